@@ -1,0 +1,1 @@
+export { parseConfig, ConfigError, env } from './parse.js';

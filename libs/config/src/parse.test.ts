@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { ConfigError, env, parseConfig } from './parse.js';
+
+const schema = z.object({
+  BOTLINK_PORT: env.port(),
+  GATEWAY_HTTP_PORT: env.port(8080),
+  OWNS_UPDATES: env.bool(false),
+  BACKEND_URL: env.url(),
+  PLATFORM_BOT_TOKEN: env.str(),
+});
+
+function problemsOf(source: Record<string, string>): readonly string[] {
+  try {
+    parseConfig(schema, source);
+  } catch (err: unknown) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+const good = { BOTLINK_PORT: '8443', BACKEND_URL: 'http://127.0.0.1:4000', PLATFORM_BOT_TOKEN: 't' };
+
+describe('parseConfig', () => {
+  it('parses and applies defaults', () => {
+    expect(parseConfig(schema, good)).toEqual({
+      BOTLINK_PORT: 8443,
+      GATEWAY_HTTP_PORT: 8080,
+      OWNS_UPDATES: false,
+      BACKEND_URL: 'http://127.0.0.1:4000',
+      PLATFORM_BOT_TOKEN: 't',
+    });
+  });
+
+  it('names a bad port', () => {
+    const problems = problemsOf({ ...good, BOTLINK_PORT: 'abc' });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^BOTLINK_PORT: must be a port number 0-65535 \(got "abc"\)/);
+  });
+
+  it('rejects a port above 65535 and a bad boolean and URL together', () => {
+    const problems = problemsOf({ ...good, BOTLINK_PORT: '70000', OWNS_UPDATES: 'maybe', BACKEND_URL: 'nope' });
+    expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(['BACKEND_URL', 'BOTLINK_PORT', 'OWNS_UPDATES']);
+  });
+
+  it('reports a missing variable and never echoes a secret', () => {
+    const { PLATFORM_BOT_TOKEN: _omit, ...rest } = good;
+    expect(problemsOf(rest)[0]).toMatch(/^PLATFORM_BOT_TOKEN: .*\(missing\)/);
+    const { BOTLINK_PORT: _p, ...noPort } = good;
+    const shown = problemsOf({ ...noPort, PLATFORM_BOT_TOKEN: '' }).join('\n');
+    expect(shown).toContain('BOTLINK_PORT');
+    const secretSchema = z.object({ PROVIDER_SECRET_KEY: z.string().min(10, 'too short') });
+    expect(() => parseConfig(secretSchema, { PROVIDER_SECRET_KEY: 'hunter2' })).toThrow(/<redacted>/);
+  });
+
+  it('treats an empty value as unset', () => {
+    expect(parseConfig(schema, { ...good, GATEWAY_HTTP_PORT: '' }).GATEWAY_HTTP_PORT).toBe(8080);
+  });
+});
