@@ -1,0 +1,80 @@
+import type http from 'node:http';
+import type http2 from 'node:http2';
+import { connectNodeAdapter } from '@connectrpc/connect-node';
+import { backendApi } from '@wordgame/contracts';
+import type { Logger } from '@wordgame/logging';
+import type { BackendConfig } from './config.js';
+import { openDatabase, type Database } from './db/database.js';
+import { migrateToLatest } from './db/migrate.js';
+import { errorEdge } from './rpc/interceptors.js';
+import { listenDual, type DualListener } from './server/listener.js';
+import { checkSystem } from './system/check.js';
+import { systemService } from './system/service.js';
+
+export const BACKEND_VERSION = process.env['npm_package_version'] ?? '0.1.0';
+
+/** A built backend: `start()` opens the database, migrates, and listens; `stop()` undoes it. */
+export interface BackendApp {
+  start(): Promise<{ url: string; port: number }>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Builds the backend service without side effects: nothing is opened until `start()`, so tests
+ * build it with their own config (port 0, a fresh database) and main.ts adds only signals.
+ */
+export function buildBackend(config: BackendConfig, logger: Logger): BackendApp {
+  let database: Database | undefined;
+  let listener: DualListener | undefined;
+  const startedAt = Date.now();
+
+  return {
+    async start() {
+      database = await openDatabase({
+        url: config.DATABASE_URL,
+        pgliteDir: config.PGLITE_DIR,
+        poolMax: config.DB_POOL_MAX,
+        statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS,
+        logger,
+      });
+      const applied = await migrateToLatest(database.db);
+      logger.info({ dialect: database.dialect, applied }, 'database ready');
+
+      const db = database;
+      const check = () => checkSystem(db, startedAt, BACKEND_VERSION);
+      const connect = connectNodeAdapter({
+        interceptors: [errorEdge(logger)],
+        routes: (router) => {
+          router.service(backendApi.SystemService, systemService(check));
+        },
+        fallback: (req, res) => void health(req, res, check),
+      });
+      listener = await listenDual(connect, config.BACKEND_HOST, config.BACKEND_PORT);
+      logger.info({ url: listener.url }, 'backend listening');
+      return { url: listener.url, port: listener.port };
+    },
+    async stop() {
+      await listener?.close();
+      await database?.close();
+      listener = undefined;
+      database = undefined;
+    },
+  };
+}
+
+type AnyRequest = http.IncomingMessage | http2.Http2ServerRequest;
+type AnyResponse = http.ServerResponse | http2.Http2ServerResponse;
+
+/** GET /health: 200 with the status when the database answers, 503 when degraded; else 404. */
+async function health(req: AnyRequest, res: AnyResponse, check: () => ReturnType<typeof checkSystem>): Promise<void> {
+  const send = (status: number, body: unknown) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
+  };
+  if (req.method !== 'GET' || (req.url !== '/health' && req.url !== '/healthz')) {
+    send(404, { error: { code: 'not_found', message: 'no such route' } });
+    return;
+  }
+  const s = await check();
+  send(s.status === 'ok' ? 200 : 503, s);
+}

@@ -1,0 +1,67 @@
+import { sql } from 'kysely';
+import type { Database } from './database.js';
+import { migrateDown, migrateToLatest, migrateToZero } from './migrate.js';
+import { migrations } from './migrations/index.js';
+import { freshPglite, freshPostgres } from '../testing/databases.js';
+
+const dialects: Array<[string, () => Promise<Database>]> = [
+  ['postgres', freshPostgres],
+  ['pglite', freshPglite],
+];
+
+describe.each(dialects)('database layer on %s', (dialect, open) => {
+  let database: Database;
+
+  beforeAll(async () => {
+    database = await open();
+  });
+  afterAll(async () => {
+    await database.close();
+  });
+
+  it('reports its dialect', () => {
+    expect(database.dialect).toBe(dialect);
+  });
+
+  it('migrates up, down and up again', async () => {
+    const names = Object.keys(migrations);
+    expect(await migrateToLatest(database.db)).toEqual(names.map((n) => `Up ${n}`));
+    expect(await migrateToLatest(database.db)).toEqual([]);
+    expect(await tables(database)).toEqual(expect.arrayContaining(['accounts', 'platform_identities']));
+
+    expect(await migrateToZero(database.db)).toEqual([...names].reverse().map((n) => `Down ${n}`));
+    expect(await tables(database)).not.toContain('accounts');
+    expect(await migrateDown(database.db)).toEqual([]);
+
+    expect(await migrateToLatest(database.db)).toEqual(names.map((n) => `Up ${n}`));
+    expect(await tables(database)).toEqual(expect.arrayContaining(['accounts', 'platform_identities']));
+  });
+
+  it('reads int8 as bigint, beyond 2^53, in rows, aggregates and arrays', async () => {
+    const big = 2n ** 62n + 7n;
+    await sql`create temporary table money_probe (amount bigint not null)`.execute(database.db);
+    await sql`insert into money_probe (amount) values (${big}), (${-5n})`.execute(database.db);
+    const rows = await sql<{ amount: bigint }>`select amount from money_probe order by amount`.execute(database.db);
+    expect(rows.rows.map((r) => r.amount)).toEqual([-5n, big]);
+    const sum = await sql<{ total: bigint }>`select sum(amount)::bigint as total from money_probe`.execute(database.db);
+    expect(sum.rows[0]?.total).toBe(big - 5n);
+    const count = await sql<{ n: bigint }>`select count(*) as n from money_probe`.execute(database.db);
+    expect(count.rows[0]?.n).toBe(2n);
+  });
+
+  it('generates bigint identity keys and enforces unique platform identities', async () => {
+    const account = await database.db.insertInto('accounts').defaultValues().returning(['id', 'status']).executeTakeFirstOrThrow();
+    expect(typeof account.id).toBe('bigint');
+    expect(account.status).toBe('active');
+    const identity = { account_id: account.id, kind: 'telegram' as const, external_id: '123456789' };
+    await database.db.insertInto('platform_identities').values(identity).execute();
+    await expect(database.db.insertInto('platform_identities').values(identity).execute()).rejects.toThrow(/unique|duplicate/i);
+  });
+});
+
+async function tables(database: Database): Promise<string[]> {
+  const result = await sql<{ name: string }>`
+    select table_name as name from information_schema.tables where table_schema = 'public'
+  `.execute(database.db);
+  return result.rows.map((r) => r.name);
+}

@@ -1,0 +1,68 @@
+import { mkdirSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, PGliteDialect, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import type { Logger } from '@wordgame/logging';
+import type { DB } from './schema.js';
+
+const INT8_OID = 20;
+const INT8_ARRAY_OID = 1016;
+
+/** An open database: kysely over PostgreSQL (pg pool) or embedded PGlite, and how to close it. */
+export interface Database {
+  readonly db: Kysely<DB>;
+  readonly dialect: 'postgres' | 'pglite';
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  /** PostgreSQL URL; absent = embedded PGlite. */
+  url?: string | undefined;
+  /** PGlite data directory, or `memory://` for a throwaway database. */
+  pgliteDir?: string;
+  poolMax?: number;
+  statementTimeoutMs?: number;
+  logger?: Logger;
+}
+
+/** int8 arrives as text from pg; parse it to bigint so both dialects agree (money is int8). */
+function pgTypes(): pg.CustomTypesConfig {
+  const parseInt8Array = pg.types.getTypeParser(INT8_ARRAY_OID);
+  return {
+    getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+      if (oid === INT8_OID) return (value: string) => BigInt(value);
+      if (oid === INT8_ARRAY_OID) return (value: string) => (parseInt8Array(value) as string[]).map((v) => BigInt(v));
+      return format === 'binary' ? pg.types.getTypeParser(oid, 'binary') : pg.types.getTypeParser(oid, 'text');
+    }) as pg.CustomTypesConfig['getTypeParser'],
+  };
+}
+
+/**
+ * Opens the database: PostgreSQL when `url` is set, else PGlite. Int8 columns read back as
+ * `bigint` on both. The pg pool has bounded waits (connect timeout, statement timeout, idle-in-
+ * transaction timeout) so a stuck database surfaces as an error instead of a hang.
+ */
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  if (options.url) {
+    const pool = new pg.Pool({
+      connectionString: options.url,
+      max: options.poolMax ?? 20,
+      connectionTimeoutMillis: 5_000,
+      idleTimeoutMillis: 30_000,
+      statement_timeout: options.statementTimeoutMs ?? 10_000,
+      idle_in_transaction_session_timeout: 30_000,
+      types: pgTypes(),
+    });
+    // An idle client losing its server (e.g. a PostgreSQL restart) must not crash the process.
+    pool.on('error', (err) => options.logger?.warn({ err }, 'idle database connection failed'));
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    return { db, dialect: 'postgres', close: () => db.destroy() };
+  }
+  const dir = options.pgliteDir ?? 'memory://';
+  if (!dir.startsWith('memory://')) mkdirSync(dir, { recursive: true });
+  const pglite = await PGlite.create(dir, {
+    parsers: { [INT8_OID]: (value: string) => BigInt(value) },
+  });
+  const db = new Kysely<DB>({ dialect: new PGliteDialect({ pglite }) });
+  return { db, dialect: 'pglite', close: () => db.destroy() };
+}

@@ -1,0 +1,72 @@
+import http from 'node:http';
+import http2 from 'node:http2';
+import net from 'node:net';
+
+type Handler = (req: http.IncomingMessage | http2.Http2ServerRequest, res: http.ServerResponse | http2.Http2ServerResponse) => void;
+
+/** A listening server that speaks HTTP/1.1 and cleartext HTTP/2 (prior knowledge) on one port. */
+export interface DualListener {
+  readonly port: number;
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+const H2_PREFACE = Buffer.from('PRI * HTTP/2.0');
+
+/**
+ * Serves `handler` over HTTP/1.1 and h2c on one port, choosing by the first bytes of each
+ * connection: the gateway talks Connect over multiplexed h2c while probes and curl use HTTP/1.1.
+ * `close()` stops accepting, lets in-flight requests finish for up to `graceMs`, then destroys
+ * whatever is left.
+ */
+export async function listenDual(handler: Handler, host: string, port: number, graceMs = 5_000): Promise<DualListener> {
+  const h1 = http.createServer(handler);
+  h1.keepAliveTimeout = 65_000;
+  const h2 = http2.createServer({}, handler);
+  const sockets = new Set<net.Socket>();
+  const sessions = new Set<http2.ServerHttp2Session>();
+  h2.on('session', (session: http2.ServerHttp2Session) => {
+    sessions.add(session);
+    session.on('close', () => sessions.delete(session));
+  });
+
+  const front = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.once('data', (chunk: Buffer) => {
+      socket.pause();
+      socket.unshift(chunk);
+      const isH2 = chunk.subarray(0, H2_PREFACE.length).equals(H2_PREFACE.subarray(0, Math.min(chunk.length, H2_PREFACE.length)));
+      // The HTTP/2 core drains the unshifted bytes itself; resuming would hand them to nobody.
+      if (isH2) {
+        h2.emit('connection', socket);
+      } else {
+        h1.emit('connection', socket);
+        socket.resume();
+      }
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    front.once('error', reject);
+    front.listen(port, host, () => resolve());
+  });
+  const address = front.address() as net.AddressInfo;
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+
+  return {
+    port: address.port,
+    url: `http://${shownHost}:${address.port}`,
+    close: async () => {
+      const closed = new Promise<void>((resolve) => front.close(() => resolve()));
+      for (const session of sessions) session.close();
+      h1.closeIdleConnections();
+      const deadline = setTimeout(() => {
+        for (const socket of sockets) socket.destroy();
+      }, graceMs);
+      deadline.unref();
+      await closed;
+      clearTimeout(deadline);
+    },
+  };
+}

@@ -1,0 +1,39 @@
+import { sql } from 'kysely';
+import type { Database } from '../db/database.js';
+
+/** What the backend reports about itself to health probes and SystemService.Check. */
+export interface SystemStatus {
+  status: 'ok' | 'degraded';
+  version: string;
+  database: 'postgres' | 'pglite';
+  databaseLatencyUs: bigint;
+  uptimeSeconds: bigint;
+}
+
+/**
+ * Probes the database with a trivial query (bounded by `timeoutMs`) and reports readiness; a
+ * database that does not answer makes the backend `degraded`, never a thrown error.
+ */
+export async function checkSystem(database: Database, startedAt: number, version: string, timeoutMs = 2_000): Promise<SystemStatus> {
+  const t0 = process.hrtime.bigint();
+  let ok = false;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('database probe timed out')), timeoutMs);
+    });
+    await Promise.race([sql`select 1`.execute(database.db), timeout]);
+    ok = true;
+  } catch {
+    ok = false;
+  } finally {
+    clearTimeout(timer);
+  }
+  return {
+    status: ok ? 'ok' : 'degraded',
+    version,
+    database: database.dialect,
+    databaseLatencyUs: ok ? (process.hrtime.bigint() - t0) / 1000n : -1n,
+    uptimeSeconds: BigInt(Math.floor((Date.now() - startedAt) / 1000)),
+  };
+}

@@ -1,0 +1,44 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { openDatabase, type Database } from '../db/database.js';
+
+/** The PostgreSQL server tests use: DATABASE_URL, else the local trust-auth server. */
+export function testServerUrl(): string {
+  return process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
+}
+
+/**
+ * A fresh, empty PostgreSQL database on the test server, dropped again by `close()`. Each suite
+ * gets its own so suites run in parallel without seeing each other's rows.
+ */
+export async function freshPostgres(): Promise<Database & { url: string }> {
+  const serverUrl = testServerUrl();
+  const name = `t_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+  await adminQuery(serverUrl, `create database ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  const database = await openDatabase({ url: url.toString(), poolMax: 10 });
+  return {
+    ...database,
+    url: url.toString(),
+    close: async () => {
+      await database.close();
+      await adminQuery(serverUrl, `drop database if exists ${name} with (force)`);
+    },
+  };
+}
+
+/** A throwaway in-memory PGlite database. */
+export function freshPglite(): Promise<Database> {
+  return openDatabase({ pgliteDir: 'memory://' });
+}
+
+async function adminQuery(serverUrl: string, text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 5_000 });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,65 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { createClient } from '@connectrpc/connect';
+import { createConnectTransport } from '@connectrpc/connect-node';
+import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
+import { createLogger } from '@wordgame/logging';
+import { buildBackend, type BackendApp } from '../src/app.js';
+import { loadBackendConfig } from '../src/config.js';
+
+const logger = createLogger('backend-test', 'silent');
+
+describe('backend service', () => {
+  let app: BackendApp;
+  let url: string;
+
+  beforeAll(async () => {
+    app = buildBackend(loadBackendConfig({ BACKEND_PORT: '0', PGLITE_DIR: 'memory://' }), logger);
+    ({ url } = await app.start());
+  });
+  afterAll(() => app.stop());
+
+  it('answers SystemService.Check over Connect on h2c with a FlatBuffers body', async () => {
+    const client = createClient(backendApi.SystemService, createConnectTransport({ baseUrl: url, httpVersion: '2' }));
+    const res = await client.check({ body: encodeTable((b) => fb.CheckRequest.createCheckRequest(b)) });
+    const status = decodeTable(res.body, (bb) => fb.CheckResponse.getRootAsCheckResponse(bb), (t) => ({
+      status: t.status(),
+      database: t.database(),
+      latency: t.databaseLatencyUs(),
+    }));
+    expect(status.status).toBe('ok');
+    expect(status.database).toBe('pglite');
+    expect(status.latency).toBeGreaterThanOrEqual(0n);
+  });
+
+  it('refuses a malformed FlatBuffers body with InvalidArgument', async () => {
+    const client = createClient(backendApi.SystemService, createConnectTransport({ baseUrl: url, httpVersion: '1.1' }));
+    await expect(client.check({ body: new Uint8Array([1, 2, 3]) })).rejects.toMatchObject({ code: 3 });
+    await expect(client.check({ body: new Uint8Array([255, 255, 255, 127, 0, 0, 0, 0, 0]) })).rejects.toMatchObject({ code: 3 });
+  });
+
+  it('serves GET /health over HTTP/1.1 and a JSON 404 elsewhere', async () => {
+    const res = await fetch(`${url}/health`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ status: 'ok', database: 'pglite' });
+    const missing = await fetch(`${url}/nope`);
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toEqual({ error: { code: 'not_found', message: 'no such route' } });
+  });
+});
+
+describe('backend main', () => {
+  const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+  const tsx = fileURLToPath(new URL('../../../node_modules/tsx/dist/cli.mjs', import.meta.url));
+
+  it('exits non-zero naming a bad variable', () => {
+    const run = spawnSync(process.execPath, [tsx, main], {
+      env: { ...process.env, BACKEND_PORT: 'abc', DATABASE_URL: 'mysql://x' },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/BACKEND_PORT: must be a port number/);
+    expect(run.stderr).toMatch(/DATABASE_URL: must be a URL/);
+  });
+});

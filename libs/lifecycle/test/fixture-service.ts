@@ -1,0 +1,21 @@
+import { createLogger } from '@wordgame/logging';
+import { runService } from '../src/index.js';
+
+const mode = process.argv[2] ?? 'ok';
+const logger = createLogger('fixture', 'info');
+
+runService(
+  {
+    start: async () => {
+      if (mode === 'fail-start') throw new Error('boom');
+      logger.info('started');
+      setInterval(() => undefined, 1000);
+    },
+    stop: async () => {
+      if (mode === 'hang-stop') await new Promise(() => undefined);
+      logger.info('stopped by service');
+    },
+  },
+  logger,
+  300,
+);
