@@ -30,6 +30,7 @@ export default tseslint.config(
             { sourceTag: 'scope:backend', onlyDependOnLibsWithTags: ['scope:shared'] },
             { sourceTag: 'scope:bot', onlyDependOnLibsWithTags: ['scope:shared'] },
             { sourceTag: 'scope:emulator', onlyDependOnLibsWithTags: ['scope:shared'] },
+            { sourceTag: 'scope:devstack', onlyDependOnLibsWithTags: ['scope:shared'] },
             { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
           ],
         },
@@ -37,8 +38,28 @@ export default tseslint.config(
     },
   },
   {
+    // Tests may also use the emulators (tools/*-emulator) and the test kit; production code may not.
     files: ['**/*.test.ts', '**/test/**/*.ts'],
-    rules: { '@typescript-eslint/unbound-method': 'off' },
+    rules: {
+      '@typescript-eslint/unbound-method': 'off',
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          enforceBuildableLibDependency: false,
+          depConstraints: [
+            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:lib', 'scope:emulator'] },
+            { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:lib', 'scope:emulator'] },
+            { sourceTag: 'type:lib', onlyDependOnLibsWithTags: ['type:lib'] },
+            { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['scope:shared', 'scope:emulator'] },
+            { sourceTag: 'scope:backend', onlyDependOnLibsWithTags: ['scope:shared', 'scope:emulator'] },
+            { sourceTag: 'scope:bot', onlyDependOnLibsWithTags: ['scope:shared', 'scope:emulator'] },
+            { sourceTag: 'scope:emulator', onlyDependOnLibsWithTags: ['scope:shared'] },
+            { sourceTag: 'scope:devstack', onlyDependOnLibsWithTags: ['scope:shared', 'scope:emulator'] },
+            { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
+          ],
+        },
+      ],
+    },
   },
   {
     files: ['**/*.js', '**/*.mjs'],

@@ -1,5 +1,3 @@
-import type http from 'node:http';
-import type http2 from 'node:http2';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
 import { backendApi } from '@wordgame/contracts';
 import type { Logger } from '@wordgame/logging';
@@ -62,8 +60,15 @@ export function buildBackend(config: BackendConfig, logger: Logger): BackendApp 
   };
 }
 
-type AnyRequest = http.IncomingMessage | http2.Http2ServerRequest;
-type AnyResponse = http.ServerResponse | http2.Http2ServerResponse;
+/** The parts of a Node request/response (HTTP/1.1 or HTTP/2) that the health route uses. */
+interface AnyRequest {
+  method?: string | undefined;
+  url?: string | undefined;
+}
+interface AnyResponse {
+  writeHead(status: number, headers: Record<string, string>): unknown;
+  end(body: string): unknown;
+}
 
 /** GET /health: 200 with the status when the database answers, 503 when degraded; else 404. */
 async function health(req: AnyRequest, res: AnyResponse, check: () => ReturnType<typeof checkSystem>): Promise<void> {

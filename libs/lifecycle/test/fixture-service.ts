@@ -6,10 +6,11 @@ const logger = createLogger('fixture', 'info');
 
 runService(
   {
-    start: async () => {
-      if (mode === 'fail-start') throw new Error('boom');
+    start: () => {
+      if (mode === 'fail-start') return Promise.reject(new Error('boom'));
       logger.info('started');
       setInterval(() => undefined, 1000);
+      return Promise.resolve();
     },
     stop: async () => {
       if (mode === 'hang-stop') await new Promise(() => undefined);

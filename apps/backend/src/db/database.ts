@@ -25,16 +25,17 @@ export interface DatabaseOptions {
   logger?: Logger;
 }
 
+type TextParser = (value: string) => unknown;
+
 /** int8 arrives as text from pg; parse it to bigint so both dialects agree (money is int8). */
 function pgTypes(): pg.CustomTypesConfig {
-  const parseInt8Array = pg.types.getTypeParser(INT8_ARRAY_OID);
-  return {
-    getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
-      if (oid === INT8_OID) return (value: string) => BigInt(value);
-      if (oid === INT8_ARRAY_OID) return (value: string) => (parseInt8Array(value) as string[]).map((v) => BigInt(v));
-      return format === 'binary' ? pg.types.getTypeParser(oid, 'binary') : pg.types.getTypeParser(oid, 'text');
-    }) as pg.CustomTypesConfig['getTypeParser'],
+  const builtin = (oid: number): TextParser => pg.types.getTypeParser(oid, 'text') as TextParser;
+  const int8Array = builtin(INT8_ARRAY_OID);
+  const parsers: Record<number, TextParser> = {
+    [INT8_OID]: (value) => BigInt(value),
+    [INT8_ARRAY_OID]: (value) => (int8Array(value) as Array<string | null>).map((v) => (v === null ? null : BigInt(v))),
   };
+  return { getTypeParser: ((oid: number) => parsers[oid] ?? builtin(oid)) as pg.CustomTypesConfig['getTypeParser'] };
 }
 
 /**

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { Migrator, NO_MIGRATIONS, type MigrationResultSet } from 'kysely/migration';
 import { migrations } from './migrations/index.js';
 
-function migrator(db: Kysely<unknown>): Migrator {
+function migrator<T>(db: Kysely<T>): Migrator {
   return new Migrator({ db, provider: { getMigrations: () => Promise.resolve(migrations) } });
 }
 
@@ -15,16 +15,16 @@ function unwrap({ error, results }: MigrationResultSet): string[] {
 }
 
 /** Applies every pending migration; returns what ran. Safe to call on every start. */
-export async function migrateToLatest(db: Kysely<unknown>): Promise<string[]> {
+export async function migrateToLatest<T>(db: Kysely<T>): Promise<string[]> {
   return unwrap(await migrator(db).migrateToLatest());
 }
 
 /** Reverts the most recent migration; returns what ran (empty when none is applied). */
-export async function migrateDown(db: Kysely<unknown>): Promise<string[]> {
+export async function migrateDown<T>(db: Kysely<T>): Promise<string[]> {
   return unwrap(await migrator(db).migrateDown());
 }
 
 /** Reverts every migration, newest first. */
-export async function migrateToZero(db: Kysely<unknown>): Promise<string[]> {
+export async function migrateToZero<T>(db: Kysely<T>): Promise<string[]> {
   return unwrap(await migrator(db).migrateTo(NO_MIGRATIONS));
 }

@@ -1,0 +1,115 @@
+import type { Logger } from '@wordgame/logging';
+import type { HealthCounters } from './health-counters.js';
+
+/** How a platform-API call ended when it did not succeed. */
+export type PlatformFailureKind = 'transport' | 'server' | 'rate_limited' | 'client';
+
+/** A failed platform-API call: 4xx (`client`, with the platform's description), 429, 5xx or transport. */
+export class PlatformError extends Error {
+  override readonly name = 'PlatformError';
+  constructor(
+    readonly kind: PlatformFailureKind,
+    readonly method: string,
+    readonly status: number | undefined,
+    readonly description: string,
+  ) {
+    super(`${method}: ${status ?? 'transport'} ${description}`);
+  }
+}
+
+export interface PlatformClientOptions {
+  apiRoot: string;
+  token: string;
+  counters: HealthCounters;
+  logger: Logger;
+  /** Upper bound on an honoured Retry-After. */
+  maxRetryAfterMs?: number;
+  /** Per-call timeout for ordinary calls; a long poll adds its own `timeout` seconds. */
+  requestTimeoutMs?: number;
+}
+
+interface CallOptions {
+  /** This call is the getUpdates long poll (its failures count as connect_failures). */
+  longPoll?: boolean;
+  signal?: AbortSignal;
+  /** Extra time to allow beyond requestTimeoutMs (the long poll's own timeout). */
+  extraTimeoutMs?: number;
+}
+
+/**
+ * The bot's one platform-API client: every call to the chat platform goes through `call()`, which
+ * feeds the Health counters (any 2xx stamps liveness; transport error or 5xx counts as a
+ * connect_failure on the long poll and as an api_error elsewhere; a 429 counts as rate_limited and
+ * pauses every further call for its Retry-After, bounded; other 4xx are ordinary outcomes counted
+ * nowhere). The token never appears in logs or errors.
+ */
+export class PlatformClient {
+  private pausedUntil = 0;
+
+  constructor(private readonly options: PlatformClientOptions) {}
+
+  /** Calls `method` with JSON params and returns its `result`, or throws PlatformError. */
+  async call<T>(method: string, params: Record<string, unknown> = {}, opts: CallOptions = {}): Promise<T> {
+    await this.waitOutPause(opts.signal);
+    const { counters } = this.options;
+    const timeout = AbortSignal.timeout((this.options.requestTimeoutMs ?? 15_000) + (opts.extraTimeoutMs ?? 0));
+    const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
+    let res: Response;
+    let body: unknown;
+    try {
+      res = await fetch(`${this.options.apiRoot}/bot${this.options.token}/${method}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(params),
+        signal,
+      });
+      body = await res.json().catch(() => undefined);
+    } catch (err: unknown) {
+      if (opts.signal?.aborted) throw err;
+      if (opts.longPoll) counters.connectFailure();
+      else counters.apiError();
+      throw new PlatformError('transport', method, undefined, err instanceof Error ? err.message : 'transport failure');
+    }
+    const envelope = (body ?? {}) as { ok?: unknown; result?: unknown; description?: unknown; parameters?: { retry_after?: unknown } };
+    const description = typeof envelope.description === 'string' ? envelope.description : res.statusText;
+    if (res.ok) {
+      counters.stampOk();
+      return envelope.result as T;
+    }
+    if (res.status === 429) {
+      counters.rateLimit();
+      const seconds = Number(envelope.parameters?.retry_after ?? res.headers.get('retry-after') ?? 1);
+      this.pause(Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 1000);
+      throw new PlatformError('rate_limited', method, 429, description);
+    }
+    if (res.status >= 500) {
+      if (opts.longPoll) counters.connectFailure();
+      else counters.apiError();
+      throw new PlatformError('server', method, res.status, description);
+    }
+    throw new PlatformError('client', method, res.status, description);
+  }
+
+  /** Milliseconds left of the shared 429 pause (0 when calls may go). */
+  pauseLeftMs(): number {
+    return Math.max(0, this.pausedUntil - Date.now());
+  }
+
+  private pause(ms: number): void {
+    const bounded = Math.min(ms, this.options.maxRetryAfterMs ?? 60_000);
+    this.pausedUntil = Math.max(this.pausedUntil, Date.now() + bounded);
+    this.options.logger.warn({ pauseMs: bounded }, 'platform rate limit: pausing calls');
+  }
+
+  private async waitOutPause(signal?: AbortSignal): Promise<void> {
+    for (let left = this.pauseLeftMs(); left > 0; left = this.pauseLeftMs()) {
+      await new Promise<void>((resolve, reject) => {
+        const t = setTimeout(resolve, left);
+        signal?.addEventListener('abort', () => {
+          clearTimeout(t);
+          reject(signal.reason as Error);
+        }, { once: true });
+      });
+    }
+  }
+}

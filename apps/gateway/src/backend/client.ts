@@ -1,0 +1,34 @@
+import { createClient, type Client } from '@connectrpc/connect';
+import { createConnectTransport } from '@connectrpc/connect-node';
+import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
+
+/** Typed Connect clients for the backend's services, over one multiplexed h2c connection. */
+export interface BackendClients {
+  system: Client<typeof backendApi.SystemService>;
+}
+
+export function createBackendClients(baseUrl: string): BackendClients {
+  const transport = createConnectTransport({ baseUrl, httpVersion: '2', defaultTimeoutMs: 10_000 });
+  return { system: createClient(backendApi.SystemService, transport) };
+}
+
+/** The backend's own view of its status, decoded from the FlatBuffers body. */
+export interface BackendStatus {
+  status: string;
+  version: string;
+  database: string;
+  databaseLatencyUs: string;
+  uptimeSeconds: string;
+}
+
+/** Calls SystemService.Check with a bounded deadline. */
+export async function checkBackend(clients: BackendClients, timeoutMs = 2_000): Promise<BackendStatus> {
+  const res = await clients.system.check({ body: encodeTable((b) => fb.CheckRequest.createCheckRequest(b)) }, { timeoutMs });
+  return decodeTable(res.body, (bb) => fb.CheckResponse.getRootAsCheckResponse(bb), (t) => ({
+    status: t.status() ?? '',
+    version: t.version() ?? '',
+    database: t.database() ?? '',
+    databaseLatencyUs: t.databaseLatencyUs().toString(),
+    uptimeSeconds: t.uptimeSeconds().toString(),
+  }));
+}

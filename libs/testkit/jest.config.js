@@ -1,0 +1,3 @@
+import { base } from '../../jest.preset.js';
+
+export default { ...base, displayName: 'testkit', rootDir: import.meta.dirname };

@@ -1,0 +1,47 @@
+import { execFileSync } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ensureDevCerts, issueLeaf, makeCa } from './certs.js';
+
+describe('dev certificates', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'devcerts-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('makes a CA, a gateway server pair and a bot client pair that verify against the CA', () => {
+    const certs = ensureDevCerts(dir);
+    expect(certs.created).toBe(true);
+    const ca = new X509Certificate(readFileSync(certs.ca.cert));
+    const gateway = new X509Certificate(readFileSync(certs.gateway.cert));
+    const bot = new X509Certificate(readFileSync(certs.bot.cert));
+    expect(ca.ca).toBe(true);
+    expect(gateway.verify(ca.publicKey)).toBe(true);
+    expect(bot.verify(ca.publicKey)).toBe(true);
+    expect(gateway.subjectAltName).toContain('DNS:localhost');
+    expect(gateway.subjectAltName).toContain('IP Address:127.0.0.1');
+    expect(gateway.checkHost('localhost')).toBe('localhost');
+    expect(bot.subject).toContain('CN=bot');
+    expect(execFileSync('openssl', ['x509', '-in', certs.bot.cert, '-noout', '-ext', 'extendedKeyUsage']).toString()).toContain('TLS Web Client Authentication');
+    expect(execFileSync('openssl', ['verify', '-CAfile', certs.ca.cert, certs.gateway.cert, certs.bot.cert]).toString()).toMatch(/OK[\s\S]*OK/);
+  });
+
+  it('is idempotent: a second run touches nothing', () => {
+    const before = statSync(join(dir, 'ca.crt')).mtimeMs;
+    const again = ensureDevCerts(dir);
+    expect(again.created).toBe(false);
+    expect(statSync(join(dir, 'ca.crt')).mtimeMs).toBe(before);
+  });
+
+  it('can issue an already-expired leaf and one from another CA (for mTLS edge-case tests)', () => {
+    const ca = makeCa(join(dir, 'other'), 'other-ca');
+    const expired = issueLeaf(join(dir, 'other'), 'expired', ca, { commonName: 'bot', usage: 'client', days: 0 });
+    const cert = new X509Certificate(readFileSync(expired.cert));
+    expect(new Date(cert.validTo).getTime()).toBeLessThan(Date.now());
+    const devCa = new X509Certificate(readFileSync(join(dir, 'ca.crt')));
+    expect(cert.verify(devCa.publicKey)).toBe(false);
+  });
+});

@@ -1,0 +1,109 @@
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** PEM file paths of one certificate and its key. */
+export interface CertPair {
+  cert: string;
+  key: string;
+}
+
+/** The bot-link certificate set: a CA, the gateway's server pair and the bot's client pair. */
+export interface DevCerts {
+  ca: CertPair;
+  gateway: CertPair;
+  bot: CertPair;
+}
+
+function openssl(args: string[]): void {
+  execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+}
+
+function serial(): string {
+  return `0x${randomBytes(16).toString('hex').replace(/^[89a-f]/, '1')}`;
+}
+
+/** Makes a self-signed CA (P-256) valid for `days`. */
+export function makeCa(dir: string, name: string, days = 3650): CertPair {
+  mkdirSync(dir, { recursive: true });
+  const pair = { cert: join(dir, `${name}.crt`), key: join(dir, `${name}.key`) };
+  openssl([
+    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
+    '-keyout', pair.key, '-out', pair.cert, '-days', String(days), '-set_serial', serial(),
+    '-subj', `/O=wordgame dev/CN=${name}`,
+    '-addext', 'basicConstraints=critical,CA:TRUE',
+    '-addext', 'keyUsage=critical,keyCertSign,cRLSign',
+  ]);
+  return pair;
+}
+
+export interface LeafOptions {
+  /** Certificate subject CN; the gateway logs it to identify the bot. */
+  commonName: string;
+  usage: 'server' | 'client';
+  /** subjectAltName entries, e.g. ['DNS:localhost', 'IP:127.0.0.1']. */
+  altNames?: string[];
+  /** Validity in days; a negative value makes an already-expired certificate (for tests). */
+  days?: number;
+}
+
+/** Issues a P-256 leaf certificate signed by `ca`. */
+export function issueLeaf(dir: string, name: string, ca: CertPair, options: LeafOptions): CertPair {
+  mkdirSync(dir, { recursive: true });
+  const pair = { cert: join(dir, `${name}.crt`), key: join(dir, `${name}.key`) };
+  const work = mkdtempSync(join(tmpdir(), 'certs-'));
+  try {
+    const csr = join(work, 'leaf.csr');
+    const ext = join(work, 'leaf.ext');
+    openssl(['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', pair.key, '-out', csr, '-subj', `/O=wordgame dev/CN=${options.commonName}`]);
+    const lines = [
+      'basicConstraints=critical,CA:FALSE',
+      'keyUsage=critical,digitalSignature,keyAgreement',
+      `extendedKeyUsage=${options.usage === 'server' ? 'serverAuth' : 'clientAuth'}`,
+    ];
+    if (options.altNames?.length) lines.push(`subjectAltName=${options.altNames.join(',')}`);
+    writeFileSync(ext, `${lines.join('\n')}\n`);
+    const days = options.days ?? 825;
+    if (days > 0) {
+      openssl(['x509', '-req', '-in', csr, '-CA', ca.cert, '-CAkey', ca.key, '-set_serial', serial(), '-days', String(days), '-out', pair.cert, '-extfile', ext]);
+    } else {
+      // `openssl x509 -req` cannot backdate; `openssl ca` can, through a throwaway CA database.
+      const cnf = join(work, 'ca.cnf');
+      writeFileSync(join(work, 'index.txt'), '');
+      writeFileSync(join(work, 'serial'), `${randomBytes(8).toString('hex')}\n`);
+      writeFileSync(
+        cnf,
+        [
+          '[ca]', 'default_ca=d', '[d]', `database=${join(work, 'index.txt')}`, `new_certs_dir=${work}`,
+          `serial=${join(work, 'serial')}`, 'default_md=sha256', 'policy=p', '[p]', 'commonName=supplied', 'organizationName=optional', '',
+        ].join('\n'),
+      );
+      openssl(['ca', '-batch', '-notext', '-config', cnf, '-cert', ca.cert, '-keyfile', ca.key, '-in', csr, '-out', pair.cert, '-extfile', ext, '-startdate', '20200101000000Z', '-enddate', '20200102000000Z']);
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  return pair;
+}
+
+/**
+ * Makes the dev certificate set under `dir` (default `.data/certs`): a CA, the gateway's server
+ * certificate (localhost, 127.0.0.1, ::1, gateway) and the bot's client certificate (CN `bot`).
+ * Idempotent: when every file is present nothing is touched and `created` is false.
+ */
+export function ensureDevCerts(dir = '.data/certs'): DevCerts & { created: boolean } {
+  const names = ['ca', 'gateway', 'bot'] as const;
+  const pairs = Object.fromEntries(names.map((n) => [n, { cert: join(dir, `${n}.crt`), key: join(dir, `${n}.key`) }])) as unknown as DevCerts;
+  const present = names.every((n) => existsSync(pairs[n].cert) && existsSync(pairs[n].key));
+  if (present) return { ...pairs, created: false };
+  const ca = makeCa(dir, 'ca');
+  const gateway = issueLeaf(dir, 'gateway', ca, {
+    commonName: 'gateway',
+    usage: 'server',
+    altNames: ['DNS:localhost', 'DNS:gateway', 'IP:127.0.0.1', 'IP:::1'],
+  });
+  const bot = issueLeaf(dir, 'bot', ca, { commonName: 'bot', usage: 'client' });
+  return { ca, gateway, bot, created: true };
+}

@@ -1,0 +1,2 @@
+/** Test and dev support shared by apps and tools: certificates for the bot-link's mutual TLS. */
+export { ensureDevCerts, issueLeaf, makeCa, type CertPair, type DevCerts, type LeafOptions } from './certs.js';

@@ -1,0 +1,51 @@
+// Bundles one app (apps/<name>/src/main.ts) into dist/apps/<name>/main.js: the workspace libs are
+// inlined, third-party packages stay external and come from the app's production dependencies.
+import { build } from 'esbuild';
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+const app = process.argv[2];
+if (!app) {
+  console.error('usage: node tools/build/bundle.mjs <app-dir>');
+  process.exit(2);
+}
+const root = resolve(import.meta.dirname, '../..');
+const name = app.split('/').pop();
+const outdir = join(root, 'dist/apps', name);
+
+/** Third-party imports stay external; @wordgame/* workspace libs and relative paths are bundled. */
+const externalThirdParty = {
+  name: 'external-third-party',
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, (args) => (args.path.startsWith('@wordgame/') ? undefined : { path: args.path, external: true }));
+  },
+};
+
+await build({
+  entryPoints: [join(root, app, 'src/main.ts')],
+  outfile: join(outdir, 'main.js'),
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'esm',
+  sourcemap: true,
+  plugins: [externalThirdParty],
+  logLevel: 'warning',
+});
+
+// A package.json next to the bundle: ESM, and the production dependencies the bundle imports.
+const collect = (dir, seen = {}) => {
+  const pkg = JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8'));
+  for (const [dep, range] of Object.entries(pkg.dependencies ?? {})) {
+    if (dep.startsWith('@wordgame/')) collect(`libs/${dep.slice('@wordgame/'.length)}`, seen);
+    else seen[dep] = range;
+  }
+  return seen;
+};
+mkdirSync(outdir, { recursive: true });
+const deps = collect(app);
+writeFileSync(
+  join(outdir, 'package.json'),
+  `${JSON.stringify({ name: `@wordgame/${name}-dist`, private: true, type: 'module', main: 'main.js', dependencies: Object.fromEntries(Object.entries(deps).sort()) }, null, 2)}\n`,
+);
+console.log(`built ${app} -> ${join('dist/apps', name, 'main.js')}`);

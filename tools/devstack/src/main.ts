@@ -1,0 +1,42 @@
+import { resolve } from 'node:path';
+import { startStack } from './stack.js';
+
+/** `npm start`: runs the whole local stack until Ctrl-C, then stops every process cleanly. */
+const root = resolve(import.meta.dirname, '../../..');
+const t0 = Date.now();
+const stack = await startStack({ root, logLevel: process.env['LOG_LEVEL'] ?? 'info' }).catch((err: unknown) => {
+  process.stderr.write(`dev stack failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});
+const u = stack.urls;
+process.stdout.write(
+  [
+    '',
+    `wordgame dev stack is up in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+    `  gateway   REST /api/v1, console /_gm, /metrics, /health   ${u.gateway}`,
+    `  gateway   BotLink gRPC (mutual TLS)                       ${u.botlink}`,
+    `  backend   Connect (h2c) + /health, PGlite in .data/pglite ${u.backend}`,
+    `  bot       loopback health probe                           ${u.botHealth}/health`,
+    `  platform  chat-platform (Bot API) emulator                ${u.platform}`,
+    `  provider  payment provider (YooKassa v3) emulator         ${u.provider}/v3`,
+    '  certificates: .data/certs   Ctrl-C stops everything.',
+    '',
+  ].join('\n') + '\n',
+);
+
+let stopping = false;
+const shutdown = async (code: number) => {
+  if (stopping) return;
+  stopping = true;
+  process.stdout.write('stopping the dev stack...\n');
+  await stack.stop();
+  process.stdout.write('all processes stopped\n');
+  process.exit(code);
+};
+process.on('SIGINT', () => void shutdown(0));
+process.on('SIGTERM', () => void shutdown(0));
+void stack.firstExit.then((name) => {
+  if (stopping) return;
+  process.stderr.write(`${name} exited unexpectedly; stopping the rest\n`);
+  void shutdown(1);
+});

@@ -1,0 +1,53 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+
+/** One process of the stack. */
+export interface ProcessSpec {
+  name: string;
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+}
+
+/** A running child with its name, output prefixed line by line. */
+export interface Running {
+  spec: ProcessSpec;
+  child: ChildProcess;
+  exited: Promise<number | null>;
+}
+
+/**
+ * Starts a child in its own process group (so a terminal Ctrl-C reaches only the supervisor, which
+ * then stops each child once, in order) and prefixes its output with its name.
+ */
+export function startProcess(spec: ProcessSpec, cwd: string, write: (line: string) => void): Running {
+  const child = spawn(spec.command, spec.args, {
+    cwd,
+    env: { ...process.env, ...spec.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  const label = `[${spec.name}]`.padEnd(11);
+  for (const stream of [child.stdout, child.stderr]) {
+    if (stream) createInterface({ input: stream }).on('line', (line) => write(`${label} ${line}`));
+  }
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? (signal ? 128 : null))));
+  return { spec, child, exited };
+}
+
+/** Sends SIGTERM and waits up to `graceMs`, then SIGKILLs the group. */
+export async function stopProcess(running: Running, graceMs = 10_000): Promise<void> {
+  if (running.child.exitCode !== null || running.child.signalCode !== null) return;
+  running.child.kill('SIGTERM');
+  const timer = setTimeout(() => {
+    if (running.child.pid) {
+      try {
+        process.kill(-running.child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  }, graceMs);
+  await running.exited;
+  clearTimeout(timer);
+}

@@ -1,0 +1,165 @@
+import { join } from 'node:path';
+import { ensureDevCerts } from '@wordgame/testkit';
+import { startProcess, stopProcess, type ProcessSpec, type Running } from './processes.js';
+import { httpOk, tcpOpen, waitFor } from './wait.js';
+
+/** The ports the stack listens on (all on 127.0.0.1). */
+export interface StackPorts {
+  platform: number;
+  provider: number;
+  backend: number;
+  gatewayHttp: number;
+  botlink: number;
+  botHealth: number;
+}
+
+export const DEFAULT_PORTS: StackPorts = { platform: 8081, provider: 8082, backend: 4000, gatewayHttp: 8080, botlink: 8443, botHealth: 8090 };
+
+export interface StackOptions {
+  /** Repository root (where dist/ and node_modules/ are). */
+  root: string;
+  /** Where PGlite data, certificates and the bot outbox live (default `<root>/.data`). */
+  dataDir?: string;
+  ports?: StackPorts;
+  /** Receives every child's output line, prefixed with its name. */
+  write?: (line: string) => void;
+  readyTimeoutMs?: number;
+  logLevel?: string;
+}
+
+/** Where each part listens once the stack is up. */
+export interface StackUrls {
+  gateway: string;
+  botlink: string;
+  backend: string;
+  botHealth: string;
+  platform: string;
+  provider: string;
+}
+
+export interface Stack {
+  urls: StackUrls;
+  processes: Running[];
+  /** Stops every process, bot first and emulators last; resolves when all have exited. */
+  stop(): Promise<void>;
+  /** Resolves with the name of the first process that exits on its own. */
+  firstExit: Promise<string>;
+}
+
+const BOT_TOKEN = 'dev-bot-token';
+
+/**
+ * Starts the local stack from the built bundles in dist/ (backend on PGlite, gateway, bot) and
+ * both emulators, wired with the dev certificates, and waits until each is ready: the emulators
+ * accept connections, the backend's and gateway's /health answer 200, the bot's probe answers.
+ */
+export async function startStack(options: StackOptions): Promise<Stack> {
+  const { root } = options;
+  const data = options.dataDir ?? join(root, '.data');
+  const ports = options.ports ?? DEFAULT_PORTS;
+  const write = options.write ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const certs = ensureDevCerts(join(data, 'certs'));
+  const host = '127.0.0.1';
+  const urls: StackUrls = {
+    gateway: `http://${host}:${ports.gatewayHttp}`,
+    botlink: `https://${host}:${ports.botlink}`,
+    backend: `http://${host}:${ports.backend}`,
+    botHealth: `http://${host}:${ports.botHealth}`,
+    platform: `http://${host}:${ports.platform}`,
+    provider: `http://${host}:${ports.provider}`,
+  };
+  const node = process.execPath;
+  const tsx = join(root, 'node_modules/tsx/dist/cli.mjs');
+  const common = { LOG_LEVEL: options.logLevel ?? 'info' };
+  const tls = { BOTLINK_TLS_CA: certs.ca.cert };
+
+  const specs: ProcessSpec[] = [
+    {
+      name: 'platform',
+      command: node,
+      args: [tsx, join(root, 'tools/platform-emulator/src/main.ts')],
+      env: { ...common, PLATFORM_EMULATOR_HOST: host, PLATFORM_EMULATOR_PORT: String(ports.platform), PLATFORM_BOT_TOKEN: BOT_TOKEN },
+    },
+    {
+      name: 'provider',
+      command: node,
+      args: [tsx, join(root, 'tools/provider-emulator/src/main.ts')],
+      env: { ...common, PROVIDER_EMULATOR_HOST: host, PROVIDER_EMULATOR_PORT: String(ports.provider) },
+    },
+    {
+      name: 'backend',
+      command: node,
+      args: [join(root, 'dist/apps/backend/main.js')],
+      env: { ...common, BACKEND_HOST: host, BACKEND_PORT: String(ports.backend), PGLITE_DIR: join(data, 'pglite'), DATABASE_URL: '' },
+    },
+    {
+      name: 'gateway',
+      command: node,
+      args: [join(root, 'dist/apps/gateway/main.js')],
+      env: {
+        ...common,
+        ...tls,
+        BACKEND_URL: urls.backend,
+        GATEWAY_HOST: host,
+        GATEWAY_HTTP_PORT: String(ports.gatewayHttp),
+        BOTLINK_HOST: host,
+        BOTLINK_PORT: String(ports.botlink),
+        BOTLINK_TLS_CERT: certs.gateway.cert,
+        BOTLINK_TLS_KEY: certs.gateway.key,
+      },
+    },
+    {
+      name: 'bot',
+      command: node,
+      args: [join(root, 'dist/apps/bot/main.js')],
+      env: {
+        ...common,
+        ...tls,
+        BOTLINK_URL: urls.botlink,
+        BOTLINK_TLS_CERT: certs.bot.cert,
+        BOTLINK_TLS_KEY: certs.bot.key,
+        BOT_INSTANCE_ID: 'dev-bot-1',
+        PLATFORM_API_ROOT: urls.platform,
+        PLATFORM_BOT_TOKEN: BOT_TOKEN,
+        OWNS_UPDATES: 'true',
+        BOT_OUTBOX_PATH: join(data, 'bot-outbox.sqlite'),
+        BOT_HEALTH_HOST: host,
+        BOT_HEALTH_PORT: String(ports.botHealth),
+      },
+    },
+  ];
+
+  const processes: Running[] = [];
+  const stop = async () => {
+    for (const running of [...processes].reverse()) await stopProcess(running);
+  };
+  let exitedFirst: (name: string) => void = () => undefined;
+  const firstExit = new Promise<string>((resolve) => (exitedFirst = resolve));
+
+  const timeout = options.readyTimeoutMs ?? 60_000;
+  const ready: Record<string, () => Promise<boolean>> = {
+    platform: () => tcpOpen(host, ports.platform),
+    provider: () => tcpOpen(host, ports.provider),
+    backend: () => httpOk(`${urls.backend}/health`),
+    gateway: () => httpOk(`${urls.gateway}/health`),
+    bot: () => httpOk(`${urls.botHealth}/health`),
+  };
+  try {
+    for (const spec of specs) {
+      const running = startProcess(spec, root, write);
+      processes.push(running);
+      void running.exited.then(() => exitedFirst(spec.name));
+      const check = ready[spec.name];
+      if (!check) throw new Error(`no readiness check for ${spec.name}`);
+      const died = running.exited.then((code) => {
+        throw new Error(`${spec.name} exited with code ${code} before it was ready`);
+      });
+      await Promise.race([waitFor(spec.name, check, timeout), died]);
+      void died.catch(() => undefined);
+    }
+  } catch (err: unknown) {
+    await stop();
+    throw err;
+  }
+  return { urls, processes, stop, firstExit };
+}

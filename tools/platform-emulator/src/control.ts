@@ -1,0 +1,370 @@
+import type { CallLog, CallRecord } from './calls.js';
+import { ControlError } from './errors.js';
+import type { FaultRecord, FaultSpec, FaultTable } from './faults.js';
+import { changeMember, chatMemberJson, findUser } from './members.js';
+import type { PayResult, Payments } from './payments.js';
+import {
+  fullAdminRights,
+  unixNow,
+  type BotRecord,
+  type ChatRecord,
+  type InvoiceRecord,
+  type MemberRecord,
+  type MessageRecord,
+  type PaymentRecord,
+  type PreCheckoutRecord,
+  type World,
+} from './state.js';
+import type { EnqueueResult } from './updates.js';
+import {
+  ADMIN_RIGHT_KEYS,
+  PERMISSION_KEYS,
+  type MemberStatus,
+  type TgAdminRights,
+  type TgChat,
+  type TgChatMember,
+  type TgChatPermissions,
+  type TgMessage,
+  type TgUpdate,
+  type TgUser,
+} from './types.js';
+
+/** Creates a user, or updates the given fields of an existing one (same `id`). */
+export interface CreateUserInput {
+  id?: number;
+  firstName?: string;
+  lastName?: string;
+  username?: string;
+  languageCode?: string;
+  /** The user pressed Start: the bot may message them first. Default false. */
+  started?: boolean;
+  /** The user blocked the bot: sendMessage gets 403. Default false. */
+  blocked?: boolean;
+}
+
+/** A user as the control API shows it. */
+export interface UserView {
+  user: TgUser;
+  started: boolean;
+  blocked: boolean;
+}
+
+/** Creates (or replaces the metadata of) a group, supergroup or channel. */
+export interface CreateChatInput {
+  id?: number;
+  type: 'group' | 'supergroup' | 'channel';
+  title?: string;
+  username?: string;
+  /** The bot's own status in the chat. Default `administrator` with every right. */
+  botStatus?: 'administrator' | 'member' | 'left' | 'kicked';
+  /** Overrides of the bot's admin rights (e.g. `{ can_restrict_members: false }`). */
+  botRights?: Partial<TgAdminRights>;
+}
+
+/** Sets a member's standing directly, without an update unless `notify` is true. */
+export interface SetMemberInput {
+  chatId: number;
+  userId: number;
+  status: MemberStatus;
+  /** For `restricted`: permissions given (others false). */
+  permissions?: Partial<TgChatPermissions>;
+  /** For `restricted`: whether the user is in the chat. Default true. */
+  isMember?: boolean;
+  untilDate?: number;
+  /** For `administrator`: rights given (others false). */
+  rights?: Partial<TgAdminRights>;
+  customTitle?: string;
+  /** Also send every bot the `chat_member` update for the change. */
+  notify?: boolean;
+}
+
+/** A user joining or leaving a chat. */
+export interface MembershipInput {
+  chatId: number;
+  userId: number;
+}
+
+/** The result of a join or leave: the new ChatMember and the per-bot update outcome. */
+export interface MembershipResult {
+  member: TgChatMember;
+  updates: EnqueueResult[];
+}
+
+/** A user writing to the bot: privately (no `chatId`) or in a group. */
+export interface UserMessageInput {
+  userId: number;
+  text: string;
+  chatId?: number;
+  /** Which bot a private message goes to (default: the first token). */
+  token?: string;
+}
+
+/** Filters for the message history. */
+export interface MessageFilter {
+  chatId?: number;
+  direction?: 'from_bot' | 'to_bot';
+}
+
+/** A pre-checkout query and, if it was approved, the payment it produced. */
+export interface PreCheckoutView extends PreCheckoutRecord {
+  payment?: PaymentRecord;
+}
+
+/** One bot as the control API shows it (never its token). */
+export interface BotView {
+  id: number;
+  username: string | undefined;
+  polling: boolean;
+  allowedUpdates: string[] | null;
+  pendingUpdates: TgUpdate[];
+}
+
+/** One chat with the bot's own membership and every recorded member. */
+export interface ChatView {
+  chat: TgChat;
+  bot: TgChatMember;
+  members: TgChatMember[];
+}
+
+/** Everything in the emulator, for debugging and broad assertions. */
+export interface StateSnapshot {
+  bots: BotView[];
+  users: UserView[];
+  chats: ChatView[];
+  messages: MessageRecord[];
+  invoices: InvoiceRecord[];
+  preCheckouts: PreCheckoutRecord[];
+  payments: PaymentRecord[];
+  faults: FaultRecord[];
+}
+
+/**
+ * The test-facing control surface, used in-process (`emulator.control`) and over HTTP under
+ * `/_control`. It arranges the world (users, chats, members), plays the users' side (messages,
+ * joins, payments), injects faults and exposes what the bot did (calls, messages, state).
+ * Mistakes in its input throw ControlError (404 for unknown entities, 400 for bad input).
+ */
+export class PlatformControl {
+  constructor(
+    private readonly world: World,
+    private readonly payments: Payments,
+    private readonly faultTable: FaultTable,
+    private readonly callLog: CallLog,
+  ) {}
+
+  /** Empties users, chats, messages, invoices, payments, pending updates, faults and the call log. */
+  reset(): void {
+    this.payments.clearTimers();
+    this.world.reset();
+    this.faultTable.clear();
+    this.callLog.clear();
+  }
+
+  /** Creates or updates a user (see CreateUserInput). */
+  createUser(input: CreateUserInput = {}): UserView {
+    const id = input.id ?? this.world.newUserId();
+    const existing = this.world.users.get(id);
+    if (this.world.botById(id)) throw new ControlError(400, `id ${id} belongs to a bot`);
+    const user: TgUser = existing?.user ?? { id, is_bot: false, first_name: `User ${id}` };
+    if (input.firstName !== undefined) user.first_name = input.firstName;
+    if (input.lastName !== undefined) user.last_name = input.lastName;
+    if (input.username !== undefined) user.username = input.username;
+    if (input.languageCode !== undefined) user.language_code = input.languageCode;
+    const record = {
+      user,
+      started: input.started ?? existing?.started ?? false,
+      blocked: input.blocked ?? existing?.blocked ?? false,
+    };
+    this.world.users.set(id, record);
+    return clone(record);
+  }
+
+  /** Creates a group, supergroup or channel (or replaces its metadata, keeping members). */
+  createChat(input: CreateChatInput): TgChat {
+    const id = input.id ?? this.world.newChatId(input.type);
+    if (id >= 0) throw new ControlError(400, 'group and channel ids are negative');
+    const chat: TgChat = { id, type: input.type, title: input.title ?? `Chat ${id}` };
+    if (input.username !== undefined) chat.username = input.username;
+    const status = input.botStatus ?? 'administrator';
+    const bot: MemberRecord = { status, isMember: status === 'administrator' || status === 'member', untilDate: 0 };
+    if (status === 'administrator') bot.rights = { ...fullAdminRights(), ...input.botRights };
+    const existing = this.world.chats.get(id);
+    this.world.chats.set(id, { chat, bot, members: existing?.members ?? new Map() });
+    return clone(chat);
+  }
+
+  /** Sets a member's standing directly (see SetMemberInput). */
+  setMember(input: SetMemberInput): TgChatMember {
+    const { chat, user } = this.chatAndUser(input.chatId, input.userId);
+    const record: MemberRecord = {
+      status: input.status,
+      isMember: input.status === 'restricted' ? (input.isMember ?? true) : ['creator', 'administrator', 'member'].includes(input.status),
+      untilDate: input.untilDate ?? 0,
+    };
+    if (input.status === 'restricted') record.permissions = fill(PERMISSION_KEYS, input.permissions ?? {});
+    if (input.status === 'administrator') record.rights = fill(ADMIN_RIGHT_KEYS, input.rights ?? {});
+    if (input.customTitle !== undefined) record.customTitle = input.customTitle;
+    if (input.notify === true) changeMember(this.world, chat, user, record, user);
+    else chat.members.set(user.id, record);
+    return chatMemberJson(user, record);
+  }
+
+  /** The user joins the chat: member (or a restricted user back in), plus `chat_member` updates. */
+  join(input: MembershipInput): MembershipResult {
+    const { chat, user } = this.chatAndUser(input.chatId, input.userId);
+    const current = this.world.member(chat, user.id);
+    const next: MemberRecord =
+      current.status === 'restricted' ? { ...current, isMember: true } : { status: 'member', isMember: true, untilDate: 0 };
+    const updates = changeMember(this.world, chat, user, next, user);
+    return { member: chatMemberJson(user, next), updates };
+  }
+
+  /** The user leaves the chat, plus `chat_member` updates. */
+  leave(input: MembershipInput): MembershipResult {
+    const { chat, user } = this.chatAndUser(input.chatId, input.userId);
+    const current = this.world.member(chat, user.id);
+    const next: MemberRecord =
+      current.status === 'restricted' ? { ...current, isMember: false } : { status: 'left', isMember: false, untilDate: 0 };
+    const updates = changeMember(this.world, chat, user, next, user);
+    return { member: chatMemberJson(user, next), updates };
+  }
+
+  /** Queues a raw update payload (e.g. `{ message: {...} }`; update_id is assigned) for a bot. */
+  injectUpdate(update: Record<string, unknown>, token?: string): EnqueueResult {
+    const { update_id: _ignored, ...payload } = update;
+    return this.bot(token).queue.enqueue(payload);
+  }
+
+  /**
+   * A user writes to the bot. Privately this opens the conversation (the user counts as started,
+   * as after pressing Start); in a group the message goes to every bot. A leading /command gets
+   * its bot_command entity.
+   */
+  sendUserMessage(input: UserMessageInput): { message: TgMessage; updates: EnqueueResult[] } {
+    const userRecord = this.world.users.get(input.userId);
+    if (!userRecord) throw new ControlError(404, `no user ${input.userId}`);
+    const group = input.chatId === undefined ? undefined : this.world.chats.get(input.chatId);
+    if (input.chatId !== undefined && !group) throw new ControlError(404, `no chat ${input.chatId}`);
+    const chat = group?.chat ?? this.world.privateChat(userRecord.user);
+    const message: TgMessage = {
+      message_id: this.world.nextMessageId(chat.id),
+      from: userRecord.user,
+      date: unixNow(),
+      chat,
+      text: input.text,
+    };
+    const command = /^\/\S+/.exec(input.text);
+    if (command) message.entities = [{ type: 'bot_command', offset: 0, length: command[0].length }];
+    const bots = group ? this.world.bots : [this.bot(input.token)];
+    if (!group) {
+      userRecord.started = true;
+      userRecord.blocked = false;
+    }
+    for (const bot of bots) this.world.messages.push({ chatId: chat.id, direction: 'to_bot', botId: bot.user.id, message });
+    return { message: clone(message), updates: bots.map((bot) => bot.queue.enqueue({ message })) };
+  }
+
+  /** Registers a fault for the next calls (see FaultSpec); throws ControlError for a useless spec. */
+  addFault(spec: FaultSpec): FaultRecord {
+    try {
+      return this.faultTable.add(spec);
+    } catch (err: unknown) {
+      if (err instanceof RangeError) throw new ControlError(400, err.message);
+      throw err;
+    }
+  }
+
+  faults(): FaultRecord[] {
+    return this.faultTable.list();
+  }
+
+  clearFaults(): void {
+    this.faultTable.clear();
+  }
+
+  /** The user pays invoice `link`: the bot gets a pre_checkout_query; returns its id. */
+  pay(input: { link: string; userId: number }): PayResult {
+    return this.payments.pay(input.link, input.userId);
+  }
+
+  /** A pre-checkout query's outcome (pending, approved, rejected, expired) and its payment. */
+  preCheckout(id: string): PreCheckoutView | undefined {
+    const record = this.world.preCheckouts.get(id);
+    if (!record) return undefined;
+    const payment = this.world.payments.find((p) => p.preCheckoutQueryId === id);
+    return clone(payment ? { ...record, payment } : record);
+  }
+
+  /** The Bot API call log, optionally of one method. */
+  calls(method?: string): CallRecord[] {
+    return clone(this.callLog.list(method));
+  }
+
+  clearCalls(): void {
+    this.callLog.clear();
+  }
+
+  /** Messages sent by the bot and by users, oldest first. */
+  messages(filter: MessageFilter = {}): MessageRecord[] {
+    return clone(
+      this.world.messages.filter(
+        (m) =>
+          (filter.chatId === undefined || m.chatId === filter.chatId) &&
+          (filter.direction === undefined || m.direction === filter.direction),
+      ),
+    );
+  }
+
+  /** A copy of everything (see StateSnapshot). */
+  state(): StateSnapshot {
+    const w = this.world;
+    return clone({
+      bots: w.bots.map((b) => ({
+        id: b.user.id,
+        username: b.user.username,
+        polling: b.queue.polling,
+        allowedUpdates: b.queue.allowedUpdates,
+        pendingUpdates: [...b.queue.pendingUpdates],
+      })),
+      users: [...w.users.values()],
+      chats: [...w.chats.values()].map((c) => this.chatView(c)),
+      messages: w.messages,
+      invoices: [...w.invoices.values()],
+      preCheckouts: [...w.preCheckouts.values()],
+      payments: w.payments,
+      faults: this.faultTable.list(),
+    });
+  }
+
+  private chatView(record: ChatRecord): ChatView {
+    const members: TgChatMember[] = [];
+    for (const [userId, member] of record.members) {
+      const user = findUser(this.world, userId);
+      if (user) members.push(chatMemberJson(user, member));
+    }
+    const botUser = findUser(this.world, this.world.primaryBot.user.id) ?? this.world.primaryBot.user;
+    return { chat: record.chat, bot: chatMemberJson(botUser, record.bot), members };
+  }
+
+  private bot(token: string | undefined): BotRecord {
+    const bot = token === undefined ? this.world.primaryBot : this.world.botByToken(token);
+    if (!bot) throw new ControlError(404, 'no such bot token');
+    return bot;
+  }
+
+  private chatAndUser(chatId: number, userId: number): { chat: ChatRecord; user: TgUser } {
+    const chat = this.world.chats.get(chatId);
+    if (!chat) throw new ControlError(404, `no chat ${chatId}`);
+    const user = this.world.users.get(userId)?.user;
+    if (!user) throw new ControlError(404, `no user ${userId}`);
+    return { chat, user };
+  }
+}
+
+function fill<K extends string>(keys: readonly K[], given: Partial<Record<K, boolean>>): Record<K, boolean> {
+  return Object.fromEntries(keys.map((key) => [key, given[key] === true])) as Record<K, boolean>;
+}
+
+function clone<T>(value: T): T {
+  return structuredClone(value);
+}

@@ -1,0 +1,99 @@
+import type { ServerResponse } from 'node:http';
+import { ApiError, errorBody } from './errors.js';
+import { sendHtml, sendJson } from './http.js';
+
+/**
+ * A fault to inject into the next `times` Bot API calls of `method` (any method when absent).
+ * `delayMs` holds the call first; then `drop` destroys the socket without an answer, or `status`
+ * answers instead of the method: 429 as Telegram's flood error with `retry_after` (and a
+ * Retry-After header), 5xx as the HTML page a proxy in front of Telegram gives, other codes as a
+ * Telegram JSON error with `description` (prefixed with the status text, "Bad Request: ...",
+ * unless it already is). A delay alone lets the call proceed normally.
+ */
+export interface FaultSpec {
+  method?: string;
+  status?: number;
+  retryAfter?: number;
+  description?: string;
+  delayMs?: number;
+  drop?: boolean;
+  times?: number;
+}
+
+/** A registered fault and how many calls it still applies to. */
+export interface FaultRecord extends FaultSpec {
+  id: number;
+  remaining: number;
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  409: 'Conflict',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
+};
+
+/** The registered faults, consumed first-registered-first as matching calls arrive. */
+export class FaultTable {
+  private faults: FaultRecord[] = [];
+  private lastId = 0;
+
+  /** Registers a fault; throws RangeError for a spec that would do nothing or cannot be sent. */
+  add(spec: FaultSpec): FaultRecord {
+    const times = spec.times ?? 1;
+    if (!Number.isInteger(times) || times < 1) throw new RangeError('times must be a positive integer');
+    if (spec.status === undefined && spec.delayMs === undefined && spec.drop !== true) {
+      throw new RangeError('a fault needs status, delayMs or drop');
+    }
+    if (spec.status !== undefined && (!Number.isInteger(spec.status) || spec.status < 400 || spec.status > 599)) {
+      throw new RangeError('status must be an HTTP error status 400-599');
+    }
+    const record: FaultRecord = { ...spec, times, id: ++this.lastId, remaining: times };
+    this.faults.push(record);
+    return record;
+  }
+
+  /** Takes one use of the first fault matching `method` (case-insensitive), if any. */
+  take(method: string): FaultRecord | undefined {
+    const wanted = method.toLowerCase();
+    const fault = this.faults.find((f) => f.method === undefined || f.method.toLowerCase() === wanted);
+    if (!fault) return undefined;
+    fault.remaining -= 1;
+    if (fault.remaining <= 0) this.faults = this.faults.filter((f) => f !== fault);
+    return { ...fault };
+  }
+
+  list(): FaultRecord[] {
+    return this.faults.map((f) => ({ ...f }));
+  }
+
+  clear(): void {
+    this.faults = [];
+  }
+}
+
+/** Writes the answer of a fault that has a `status`; returns the status and description sent. */
+export function sendFault(res: ServerResponse, fault: FaultRecord & { status: number }): { status: number; description: string } {
+  const text = STATUS_TEXT[fault.status] ?? 'Error';
+  if (fault.status === 429) {
+    const retryAfter = fault.retryAfter ?? 1;
+    const err = new ApiError(429, `Too Many Requests: retry after ${retryAfter}`, retryAfter);
+    sendJson(res, 429, errorBody(err), { 'retry-after': String(retryAfter) });
+    return { status: 429, description: err.description };
+  }
+  if (fault.status >= 500) {
+    const title = `${fault.status} ${text}`;
+    sendHtml(res, fault.status, `<html><body><h1>${title}</h1></body></html>`);
+    return { status: fault.status, description: title };
+  }
+  const given = fault.description;
+  const description = given === undefined ? text : given.startsWith(text) ? given : `${text}: ${given}`;
+  sendJson(res, fault.status, errorBody(new ApiError(fault.status, description)));
+  return { status: fault.status, description };
+}

@@ -1,0 +1,73 @@
+import { forbidden } from './errors.js';
+import type { ChatRecord, MemberRecord, World } from './state.js';
+import { unixNow } from './state.js';
+import type { EnqueueResult } from './updates.js';
+import { ADMIN_RIGHT_KEYS, PERMISSION_KEYS, type TgChatMember, type TgUser } from './types.js';
+
+/** Serialises a member record as Telegram's ChatMember (one of its six status shapes). */
+export function chatMemberJson(user: TgUser, rec: MemberRecord): TgChatMember {
+  switch (rec.status) {
+    case 'creator':
+      return withTitle({ status: 'creator', user, is_anonymous: false }, rec);
+    case 'administrator': {
+      const rights = Object.fromEntries(ADMIN_RIGHT_KEYS.map((key) => [key, rec.rights?.[key] ?? false]));
+      return withTitle({ status: 'administrator', user, can_be_edited: false, ...rights }, rec);
+    }
+    case 'member':
+      return rec.untilDate > 0 ? { status: 'member', user, until_date: rec.untilDate } : { status: 'member', user };
+    case 'restricted': {
+      const perms = Object.fromEntries(PERMISSION_KEYS.map((key) => [key, rec.permissions?.[key] ?? false]));
+      return { status: 'restricted', user, is_member: rec.isMember, ...perms, until_date: rec.untilDate };
+    }
+    case 'left':
+      return { status: 'left', user };
+    case 'kicked':
+      return { status: 'kicked', user, until_date: rec.untilDate };
+  }
+}
+
+function withTitle(member: TgChatMember, rec: MemberRecord): TgChatMember {
+  return rec.customTitle === undefined ? member : { ...member, custom_title: rec.customTitle };
+}
+
+/** The User object for an id: a world user or one of the emulated bots. */
+export function findUser(world: World, id: number): TgUser | undefined {
+  const bot = world.botById(id)?.user;
+  if (bot) {
+    const { id: botId, is_bot, first_name, username } = bot;
+    return username === undefined ? { id: botId, is_bot, first_name } : { id: botId, is_bot, first_name, username };
+  }
+  return world.users.get(id)?.user;
+}
+
+/** The chat's kind as Telegram words it in membership errors ("supergroup chat", "channel chat"). */
+function chatNoun(chat: ChatRecord): string {
+  return `${chat.chat.type} chat`;
+}
+
+/** Throws Telegram's 403 when the bot has left or was removed from the chat. */
+export function assertBotInChat(chat: ChatRecord): void {
+  if (chat.bot.status === 'kicked') throw forbidden(`bot was kicked from the ${chatNoun(chat)}`);
+  if (chat.bot.status === 'left') throw forbidden(`bot is not a member of the ${chatNoun(chat)}`);
+}
+
+/**
+ * Records a member's new standing and, when it changed, sends every bot Telegram's `chat_member`
+ * update (old and new ChatMember, `from` who made the change). Returns the per-bot enqueue results.
+ */
+export function changeMember(
+  world: World,
+  chat: ChatRecord,
+  user: TgUser,
+  next: MemberRecord,
+  from: TgUser,
+): EnqueueResult[] {
+  const before = chatMemberJson(user, world.member(chat, user.id));
+  chat.members.set(user.id, next);
+  const after = chatMemberJson(user, next);
+  if (JSON.stringify(before) === JSON.stringify(after)) return [];
+  const payload = {
+    chat_member: { chat: chat.chat, from, date: unixNow(), old_chat_member: before, new_chat_member: after },
+  };
+  return world.bots.map((bot) => bot.queue.enqueue(payload));
+}

@@ -1,0 +1,111 @@
+import { boolArg, chatIdArg, intArg, jsonArg, userIdArg } from '../args.js';
+import { badRequest } from '../errors.js';
+import { assertBotInChat, changeMember, chatMemberJson, findUser } from '../members.js';
+import type { ChatRecord, MemberRecord } from '../state.js';
+import { unixNow } from '../state.js';
+import { PERMISSION_KEYS, type TgChatPermissions } from '../types.js';
+import type { MethodContext, MethodHandler } from './context.js';
+
+const MEDIA_PERMISSIONS = [
+  'can_send_audios',
+  'can_send_documents',
+  'can_send_photos',
+  'can_send_videos',
+  'can_send_video_notes',
+  'can_send_voice_notes',
+] as const;
+
+/**
+ * getChatMember: the user's ChatMember from emulator state (`left` if never recorded). Unknown
+ * users fail with PARTICIPANT_ID_INVALID, unknown chats with `chat not found`, chats the bot is
+ * not in with Telegram's 403, and a channel where the bot is no admin with `member list is
+ * inaccessible`.
+ */
+export const getChatMember: MethodHandler = ({ bot, params, world }) => {
+  const ref = chatIdArg(params);
+  const userId = userIdArg(params);
+  const target = world.findChat(ref);
+  if (!target) throw badRequest('chat not found');
+  const user = findUser(world, userId);
+  if (target.kind === 'private') {
+    if (!user) throw badRequest('PARTICIPANT_ID_INVALID');
+    const inChat = userId === target.user.user.id || userId === bot.user.id;
+    return chatMemberJson(user, { status: inChat ? 'member' : 'left', isMember: inChat, untilDate: 0 });
+  }
+  const chat = target.record;
+  assertBotInChat(chat);
+  if (chat.chat.type === 'channel' && !botIsAdmin(chat)) throw badRequest('member list is inaccessible');
+  if (!user) throw badRequest('PARTICIPANT_ID_INVALID');
+  return chatMemberJson(user, user.id === bot.user.id ? chat.bot : world.member(chat, userId));
+};
+
+/**
+ * restrictChatMember: supergroups only, needs the bot to be an admin with can_restrict_members,
+ * never restricts an admin. Permissions omitted are false; without `use_independent_chat_permissions`
+ * the broad ones imply the narrow ones as Telegram documents. All true lifts the restriction.
+ * Sends every bot the resulting `chat_member` update.
+ */
+export const restrictChatMember: MethodHandler = (ctx) => {
+  const { bot, params, world } = ctx;
+  const ref = chatIdArg(params);
+  const userId = userIdArg(params);
+  const permissions = readPermissions(ctx);
+  const target = world.findChat(ref);
+  if (!target) throw badRequest('chat not found');
+  if (target.kind === 'private' || target.record.chat.type !== 'supergroup') {
+    throw badRequest('method is available only for supergroups');
+  }
+  const chat = target.record;
+  assertBotInChat(chat);
+  if (!botIsAdmin(chat) || (chat.bot.status === 'administrator' && chat.bot.rights?.can_restrict_members !== true)) {
+    throw badRequest('not enough rights to restrict/unrestrict chat member');
+  }
+  const user = findUser(world, userId);
+  if (!user) throw badRequest('PARTICIPANT_ID_INVALID');
+  const current = user.id === bot.user.id ? chat.bot : world.member(chat, userId);
+  if (current.status === 'creator' || current.status === 'administrator') {
+    throw badRequest('user is an administrator of the chat');
+  }
+  const isMember = current.status === 'member' || (current.status === 'restricted' && current.isMember);
+  const lifted = PERMISSION_KEYS.every((key) => permissions[key]);
+  const next: MemberRecord = lifted
+    ? { status: isMember ? 'member' : 'left', isMember, untilDate: 0 }
+    : { status: 'restricted', isMember, untilDate: untilDate(intArg(params, 'until_date')), permissions };
+  const from = findUser(world, bot.user.id) ?? user;
+  changeMember(world, chat, user, next, from);
+  return true;
+};
+
+function botIsAdmin(chat: ChatRecord): boolean {
+  return chat.bot.status === 'administrator' || chat.bot.status === 'creator';
+}
+
+/** Telegram treats a restriction under 30 s or over 366 days away as forever (until_date 0). */
+function untilDate(value: number | undefined): number {
+  if (value === undefined || Number.isNaN(value) || value <= 0) return 0;
+  const now = unixNow();
+  return value < now + 30 || value > now + 366 * 86_400 ? 0 : value;
+}
+
+function readPermissions({ params }: MethodContext): TgChatPermissions {
+  const raw = jsonArg(params, 'permissions', "can't parse permissions JSON object");
+  if (raw === undefined || raw === '') throw badRequest("can't parse permissions JSON object");
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw badRequest('object expected as permissions');
+  const given = raw as Record<string, unknown>;
+  const perms = {} as TgChatPermissions;
+  for (const key of PERMISSION_KEYS) {
+    const value = given[key];
+    if (value !== undefined && typeof value !== 'boolean') {
+      throw badRequest(`can't parse chat permissions: Field "${key}" must be of type Boolean`);
+    }
+    perms[key] = value === true;
+  }
+  if (!boolArg(params, 'use_independent_chat_permissions')) {
+    if (perms.can_send_other_messages || perms.can_add_web_page_previews) {
+      perms.can_send_messages = true;
+      for (const key of MEDIA_PERMISSIONS) perms[key] = true;
+    }
+    if (perms.can_send_polls) perms.can_send_messages = true;
+  }
+  return perms;
+}

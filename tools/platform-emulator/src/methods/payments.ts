@@ -1,0 +1,85 @@
+import { boolArg, intArg, jsonArg, requiredStringArg, stringArg } from '../args.js';
+import { badRequest } from '../errors.js';
+import { newInvoiceLink } from '../payments.js';
+import type { MethodHandler } from './context.js';
+
+/** Telegram's only accepted subscription period (30 days), in seconds. */
+const SUBSCRIPTION_PERIOD = 2_592_000;
+/** Invoice options that do not exist for Telegram Stars; any of them set is STARS_INVOICE_INVALID. */
+const FIAT_ONLY_FLAGS = [
+  'need_name',
+  'need_phone_number',
+  'need_email',
+  'need_shipping_address',
+  'send_phone_number_to_provider',
+  'send_email_to_provider',
+  'is_flexible',
+];
+
+/** One LabeledPrice read from `prices`; anything malformed is Telegram's JSON parse error. */
+function readPrices(value: unknown): { label: string; amount: number }[] {
+  const parseError = badRequest("can't parse prices JSON object");
+  if (!Array.isArray(value)) throw parseError;
+  return value.map((item: unknown) => {
+    if (typeof item !== 'object' || item === null) throw parseError;
+    const { label, amount } = item as Record<string, unknown>;
+    if (typeof label !== 'string' || typeof amount !== 'number' || !Number.isSafeInteger(amount)) throw parseError;
+    return { label, amount };
+  });
+}
+
+/**
+ * createInvoiceLink for Telegram Stars only: title 1-32 characters, description 1-255, payload
+ * 1-128 bytes, currency `XTR`, no provider token, exactly one positive integer price, no tips or
+ * fiat-only options, `subscription_period` only 2592000. Returns `https://t.me/$<slug>` and keeps
+ * the invoice so the control API can pay it.
+ */
+export const createInvoiceLink: MethodHandler = ({ bot, params, world }) => {
+  const title = requiredStringArg(params, 'title');
+  const description = requiredStringArg(params, 'description');
+  const payload = requiredStringArg(params, 'payload');
+  const currency = requiredStringArg(params, 'currency');
+  const prices = readPrices(jsonArg(params, 'prices', "can't parse prices JSON object"));
+  if ([...title].length > 32) throw badRequest('INVOICE_TITLE_INVALID');
+  if ([...description].length > 255) throw badRequest('INVOICE_DESCRIPTION_INVALID');
+  if (Buffer.byteLength(payload) > 128) throw badRequest('INVOICE_PAYLOAD_INVALID');
+  if (currency !== 'XTR') throw badRequest('CURRENCY_INVALID');
+  if ((stringArg(params, 'provider_token') ?? '') !== '') throw badRequest('STARS_INVOICE_INVALID');
+  const [price, ...more] = prices;
+  if (price === undefined || more.length > 0) throw badRequest('STARS_INVOICE_INVALID');
+  if (price.amount <= 0) throw badRequest('CURRENCY_TOTAL_AMOUNT_INVALID');
+  const tips = jsonArg(params, 'suggested_tip_amounts', "can't parse suggested tip amounts JSON object");
+  const hasTips = (intArg(params, 'max_tip_amount') ?? 0) !== 0 || (Array.isArray(tips) && tips.length > 0);
+  if (hasTips || FIAT_ONLY_FLAGS.some((flag) => boolArg(params, flag))) throw badRequest('STARS_INVOICE_INVALID');
+  const period = intArg(params, 'subscription_period');
+  if (period !== undefined && period !== SUBSCRIPTION_PERIOD) throw badRequest('SUBSCRIPTION_PERIOD_INVALID');
+
+  const link = newInvoiceLink();
+  world.invoices.set(link, {
+    link,
+    botId: bot.user.id,
+    title,
+    description,
+    payload,
+    currency,
+    amount: price.amount,
+    ...(period === undefined ? {} : { subscriptionPeriod: period }),
+    createdAt: new Date().toISOString(),
+  });
+  return link;
+};
+
+/**
+ * answerPreCheckoutQuery: `error_message` is required when `ok` is false; the answer is recorded
+ * and ok=true completes the payment. Unknown or already answered ids fail with QUERY_ID_INVALID,
+ * ids past the deadline with "query is too old ...".
+ */
+export const answerPreCheckoutQuery: MethodHandler = ({ bot, params, payments }) => {
+  const ok = boolArg(params, 'ok');
+  const errorMessage = stringArg(params, 'error_message');
+  if (!ok && (errorMessage === undefined || errorMessage === '')) {
+    throw badRequest('parameter "error_message" is required');
+  }
+  payments.answer(bot, stringArg(params, 'pre_checkout_query_id') ?? '', ok, ok ? undefined : errorMessage);
+  return true;
+};

@@ -1,0 +1,232 @@
+import { createHash } from 'node:crypto';
+import { UpdateQueue } from './updates.js';
+import {
+  ADMIN_RIGHT_KEYS,
+  type MemberStatus,
+  type TgAdminRights,
+  type TgBotUser,
+  type TgChat,
+  type TgChatPermissions,
+  type TgMessage,
+  type TgUser,
+} from './types.js';
+import type { ChatRef } from './args.js';
+
+/** One accepted bot token and its own update queue. */
+export interface BotRecord {
+  token: string;
+  user: TgBotUser;
+  queue: UpdateQueue;
+}
+
+/** A user of the emulated world; `started` means the user pressed Start (the bot may write first). */
+export interface UserRecord {
+  user: TgUser;
+  started: boolean;
+  blocked: boolean;
+}
+
+/** Someone's standing in a chat; `permissions` only for `restricted`, `rights` only for admins. */
+export interface MemberRecord {
+  status: MemberStatus;
+  isMember: boolean;
+  untilDate: number;
+  permissions?: TgChatPermissions;
+  rights?: TgAdminRights;
+  customTitle?: string;
+}
+
+/** A group, supergroup or channel, with its members and the bot's own membership. */
+export interface ChatRecord {
+  chat: TgChat;
+  bot: MemberRecord;
+  members: Map<number, MemberRecord>;
+}
+
+/** A message in a chat, sent by the bot (`from_bot`) or by a user towards the bot (`to_bot`). */
+export interface MessageRecord {
+  chatId: number;
+  direction: 'from_bot' | 'to_bot';
+  botId: number;
+  message: TgMessage;
+  options?: Record<string, unknown>;
+}
+
+/** An invoice created by createInvoiceLink, addressable by its link. */
+export interface InvoiceRecord {
+  link: string;
+  botId: number;
+  title: string;
+  description: string;
+  payload: string;
+  currency: string;
+  amount: number;
+  subscriptionPeriod?: number;
+  createdAt: string;
+}
+
+export type PreCheckoutStatus = 'pending' | 'approved' | 'rejected' | 'expired';
+
+/** A pre_checkout_query sent to the bot and what became of it. */
+export interface PreCheckoutRecord {
+  id: string;
+  botId: number;
+  link: string;
+  userId: number;
+  currency: string;
+  totalAmount: number;
+  payload: string;
+  status: PreCheckoutStatus;
+  errorMessage?: string;
+  createdAt: string;
+  answeredAt?: string;
+  telegramPaymentChargeId?: string;
+}
+
+/** A completed Stars payment (the successful_payment the bot was sent). */
+export interface PaymentRecord {
+  telegramPaymentChargeId: string;
+  preCheckoutQueryId: string;
+  botId: number;
+  userId: number;
+  link: string;
+  payload: string;
+  currency: string;
+  totalAmount: number;
+  at: string;
+}
+
+/** Rights the bot holds in chats created without saying otherwise. */
+export function fullAdminRights(): TgAdminRights {
+  const rights = Object.fromEntries(ADMIN_RIGHT_KEYS.map((key) => [key, true])) as TgAdminRights;
+  rights.is_anonymous = false;
+  return rights;
+}
+
+/** Unix time in seconds, as in every Telegram `date`. */
+export function unixNow(): number {
+  return Math.floor(Date.now() / 1000);
+}
+
+/**
+ * The whole emulated world: bots (one per accepted token), users, chats and members, messages,
+ * invoices, pre-checkout queries and payments. Plain data plus lookups; the behaviour lives in
+ * the method and control modules. `reset()` empties it but keeps update ids growing.
+ */
+export class World {
+  readonly bots: BotRecord[];
+  readonly users = new Map<number, UserRecord>();
+  readonly chats = new Map<number, ChatRecord>();
+  readonly messages: MessageRecord[] = [];
+  readonly invoices = new Map<string, InvoiceRecord>();
+  readonly preCheckouts = new Map<string, PreCheckoutRecord>();
+  readonly payments: PaymentRecord[] = [];
+  private readonly messageIds = new Map<number, number>();
+  private lastUserId = 1_000_000;
+  private lastChatSeq = 0;
+
+  readonly primaryBot: BotRecord;
+
+  /** `tokens` must hold at least one token; the first is the default bot of the control API. */
+  constructor(tokens: readonly string[]) {
+    this.bots = tokens.map((token, index) => makeBot(token, index));
+    const first = this.bots[0];
+    if (!first) throw new RangeError('at least one bot token is required');
+    this.primaryBot = first;
+  }
+
+  /** Empties the world (bots and their update counters stay). */
+  reset(): void {
+    this.users.clear();
+    this.chats.clear();
+    this.messages.length = 0;
+    this.invoices.clear();
+    this.preCheckouts.clear();
+    this.payments.length = 0;
+    this.messageIds.clear();
+    for (const bot of this.bots) bot.queue.clear();
+  }
+
+  botByToken(token: string): BotRecord | undefined {
+    return this.bots.find((bot) => bot.token === token);
+  }
+
+  botById(id: number): BotRecord | undefined {
+    return this.bots.find((bot) => bot.user.id === id);
+  }
+
+  /** A fresh user id above every id handed out or chosen so far. */
+  newUserId(): number {
+    for (const id of this.users.keys()) this.lastUserId = Math.max(this.lastUserId, id);
+    return ++this.lastUserId;
+  }
+
+  /** A fresh chat id shaped like Telegram's: -100… for supergroups and channels, negative for groups. */
+  newChatId(type: 'group' | 'supergroup' | 'channel'): number {
+    this.lastChatSeq += 1;
+    const id = type === 'group' ? -(4_000_000_000 + this.lastChatSeq) : -(1_002_000_000_000 + this.lastChatSeq);
+    return this.chats.has(id) ? this.newChatId(type) : id;
+  }
+
+  /** The next message_id in a chat (ids are per chat, as in Telegram). */
+  nextMessageId(chatId: number): number {
+    const next = (this.messageIds.get(chatId) ?? 0) + 1;
+    this.messageIds.set(chatId, next);
+    return next;
+  }
+
+  /** The private chat object of a user (its id is the user's id). */
+  privateChat(user: TgUser): TgChat {
+    const chat: TgChat = { id: user.id, type: 'private', first_name: user.first_name };
+    if (user.last_name !== undefined) chat.last_name = user.last_name;
+    if (user.username !== undefined) chat.username = user.username;
+    return chat;
+  }
+
+  /** Resolves a chat_id to a group/supergroup/channel record or a user's private chat. */
+  findChat(ref: ChatRef): { kind: 'group'; record: ChatRecord } | { kind: 'private'; user: UserRecord } | undefined {
+    if ('id' in ref) {
+      const record = this.chats.get(ref.id);
+      if (record) return { kind: 'group', record };
+      const user = this.users.get(ref.id);
+      return user ? { kind: 'private', user } : undefined;
+    }
+    for (const record of this.chats.values()) {
+      if (record.chat.username?.toLowerCase() === ref.username) return { kind: 'group', record };
+    }
+    for (const user of this.users.values()) {
+      if (user.user.username?.toLowerCase() === ref.username) return { kind: 'private', user };
+    }
+    return undefined;
+  }
+
+  /** A user's standing in a chat; `left` when never recorded. */
+  member(chat: ChatRecord, userId: number): MemberRecord {
+    return chat.members.get(userId) ?? { status: 'left', isMember: false, untilDate: 0 };
+  }
+}
+
+function makeBot(token: string, index: number): BotRecord {
+  const prefix = /^(\d+):/.exec(token)?.[1];
+  const id = prefix !== undefined ? Number(prefix) : 7_000_000_000 + hashToInt(token);
+  const username = index === 0 ? 'emulator_bot' : `emulator_${index + 1}_bot`;
+  return {
+    token,
+    user: {
+      id,
+      is_bot: true,
+      first_name: index === 0 ? 'Emulated Bot' : `Emulated Bot ${index + 1}`,
+      username,
+      can_join_groups: true,
+      can_read_all_group_messages: false,
+      supports_inline_queries: false,
+      can_connect_to_business: false,
+      has_main_web_app: false,
+    },
+    queue: new UpdateQueue(100_000_000 + hashToInt(`${token}#updates`) % 800_000_000),
+  };
+}
+
+function hashToInt(text: string): number {
+  return createHash('sha256').update(text).digest().readUInt32BE(0) % 1_000_000_000;
+}
