@@ -11,7 +11,8 @@ if (!app) {
 }
 const root = resolve(import.meta.dirname, '../..');
 const name = app.split('/').pop();
-const outdir = join(root, 'dist/apps', name);
+const outRel = join('dist', app);
+const outdir = join(root, outRel);
 
 /** Third-party imports stay external; @wordgame/* workspace libs and relative paths are bundled. */
 const externalThirdParty = {
@@ -48,4 +49,4 @@ writeFileSync(
   join(outdir, 'package.json'),
   `${JSON.stringify({ name: `@wordgame/${name}-dist`, private: true, type: 'module', main: 'main.js', dependencies: Object.fromEntries(Object.entries(deps).sort()) }, null, 2)}\n`,
 );
-console.log(`built ${app} -> ${join('dist/apps', name, 'main.js')}`);
+console.log(`built ${app} -> ${join(outRel, 'main.js')}`);

@@ -189,7 +189,7 @@ export class PlatformControl {
     const bot: MemberRecord = { status, isMember: status === 'administrator' || status === 'member', untilDate: 0 };
     if (status === 'administrator') bot.rights = { ...fullAdminRights(), ...input.botRights };
     const existing = this.world.chats.get(id);
-    this.world.chats.set(id, { chat, bot, members: existing?.members ?? new Map() });
+    this.world.chats.set(id, { chat, bot, members: existing?.members ?? new Map<number, MemberRecord>() });
     return clone(chat);
   }
 

@@ -102,8 +102,8 @@ export async function startProviderEmulator(options: ProviderEmulatorOptions = {
     options.port ?? 0,
   );
   state.baseUrl = server.url;
-  control = createControl({ state, idempotence, notifier, faults, requestLog, releaseHeld: server.releaseHeld });
-  return { url: server.url, apiUrl: `${server.url}/v3`, control, stop: server.stop };
+  control = createControl({ state, idempotence, notifier, faults, requestLog, releaseHeld: () => server.releaseHeld() });
+  return { url: server.url, apiUrl: `${server.url}/v3`, control, stop: () => server.stop() };
 }
 
 function toShops(configs: readonly ShopConfig[]): Shop[] {

@@ -48,8 +48,9 @@ export class RequestLog {
     return this.#entries.map((e) => ({ ...e }));
   }
 
-  /** Empties the log. */
+  /** Empties the log; numbering starts again at 1. */
   clear(): void {
     this.#entries = [];
+    this.#sequence = 0;
   }
 }

@@ -21,7 +21,7 @@ export const getUpdates: MethodHandler = ({ bot, params, signal }) => {
       offset: offset === undefined || Number.isNaN(offset) ? undefined : offset,
       limit: limit === undefined || Number.isNaN(limit) || limit <= 0 ? 100 : Math.min(limit, 100),
       timeoutMs: timeout === undefined || Number.isNaN(timeout) ? 0 : Math.max(0, timeout) * 1000,
-      allowedUpdates: allowed as string[] | undefined,
+      allowedUpdates: allowed,
     },
     signal,
   );

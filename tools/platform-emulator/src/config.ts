@@ -1,0 +1,21 @@
+import { env, parseConfig } from '@wordgame/config';
+import { z } from 'zod';
+
+const schema = z.object({
+  PLATFORM_EMULATOR_PORT: env.port(8081),
+  PLATFORM_EMULATOR_HOST: env.str().default('127.0.0.1'),
+  PLATFORM_BOT_TOKEN: env.str().default('dev-bot-token'),
+  PLATFORM_PRECHECKOUT_TIMEOUT_MS: env.int(10_000, 1),
+  LOG_LEVEL: env.logLevel(),
+});
+
+/** The emulator's settings when run as a process (dev stack). */
+export type EmulatorConfig = z.infer<typeof schema>;
+
+/**
+ * Reads the settings from the environment; throws ConfigError naming each bad variable.
+ * PLATFORM_BOT_TOKEN is the one token accepted (the bot's own config uses the same variable).
+ */
+export function readConfig(source: Record<string, string | undefined> = process.env): EmulatorConfig {
+  return parseConfig(schema, source);
+}

@@ -1,0 +1,70 @@
+import { startPlatformEmulator, type PlatformEmulator, type StateSnapshot, type UserView } from './index.js';
+import { callApi, controlApi } from './testHelpers.js';
+
+let emu: PlatformEmulator;
+
+beforeAll(async () => {
+  emu = await startPlatformEmulator();
+});
+afterAll(() => emu.stop());
+beforeEach(() => emu.control.reset());
+
+describe('control API over HTTP', () => {
+  it('creates users and chats, joins, injects updates and shows the state', async () => {
+    const user = await controlApi<UserView>(emu, 'POST', '/users', { id: 7001, firstName: 'Cy', started: true });
+    expect(user).toEqual({
+      status: 200,
+      body: { user: { id: 7001, is_bot: false, first_name: 'Cy' }, started: true, blocked: false },
+    });
+    const chat = await controlApi<{ id: number }>(emu, 'POST', '/chats', { type: 'supergroup', title: 'G' });
+    expect(chat.body.id).toBeLessThan(-1_000_000_000_000);
+    const joined = await controlApi<{ member: { status: string } }>(emu, 'POST', '/join', {
+      chatId: chat.body.id,
+      userId: 7001,
+    });
+    expect(joined.body.member.status).toBe('member');
+    const injected = await controlApi<{ queued: boolean; update_id: number }>(emu, 'POST', '/updates', {
+      message: { message_id: 1, text: 'raw' },
+    });
+    expect(injected.body.queued).toBe(true);
+    const wrote = await controlApi(emu, 'POST', '/messages', { userId: 7001, text: 'hello bot' });
+    expect(wrote.status).toBe(200);
+
+    const state = await controlApi<StateSnapshot>(emu, 'GET', '/state');
+    expect(state.body.users).toHaveLength(1);
+    expect(state.body.chats[0]?.members).toEqual([{ status: 'member', user: { id: 7001, is_bot: false, first_name: 'Cy' } }]);
+    expect(state.body.bots[0]?.pendingUpdates).toHaveLength(2);
+    expect(JSON.stringify(state.body)).not.toContain('dev-bot-token');
+
+    const messages = await controlApi<unknown[]>(emu, 'GET', `/messages?chatId=7001&direction=to_bot`);
+    expect(messages.body).toHaveLength(1);
+  });
+
+  it('reads and clears the call log', async () => {
+    await callApi(emu, 'getMe');
+    const calls = await controlApi<{ method: string; status: number }[]>(emu, 'GET', '/calls?method=getMe');
+    expect(calls.body.map((c) => [c.method, c.status])).toEqual([['getMe', 200]]);
+    expect((await controlApi(emu, 'DELETE', '/calls')).status).toBe(200);
+    expect((await controlApi<unknown[]>(emu, 'GET', '/calls')).body).toEqual([]);
+  });
+
+  it('resets everything', async () => {
+    await controlApi(emu, 'POST', '/users', {});
+    await controlApi(emu, 'POST', '/faults', { status: 500, times: 5 });
+    expect((await controlApi(emu, 'POST', '/reset')).status).toBe(200);
+    const state = await controlApi<StateSnapshot>(emu, 'GET', '/state');
+    expect(state.body.users).toEqual([]);
+    expect(state.body.faults).toEqual([]);
+  });
+
+  it('answers 400 for bad input, 404 for unknown routes and entities, 405 for a wrong verb', async () => {
+    const bad = await controlApi<{ error: string }>(emu, 'POST', '/chats', { type: 'planet' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatch(/^type: /);
+    expect((await controlApi(emu, 'POST', '/join', { chatId: -5, userId: 1 })).status).toBe(404);
+    expect((await controlApi(emu, 'GET', '/nothing')).status).toBe(404);
+    expect((await controlApi(emu, 'GET', '/reset')).status).toBe(405);
+    const notJson = await fetch(`${emu.url}/_control/users`, { method: 'POST', body: '{' });
+    expect(notJson.status).toBe(400);
+  });
+});

@@ -1,0 +1,155 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { z } from 'zod';
+import type { PlatformControl } from './control.js';
+import { ControlError } from './errors.js';
+import { sendJson } from './http.js';
+import { readBody } from './params.js';
+import { ADMIN_RIGHT_KEYS, PERMISSION_KEYS } from './types.js';
+
+const id = z.number().int();
+const flags = <K extends string>(keys: readonly K[]) =>
+  z.partialRecord(z.enum(keys as unknown as [K, ...K[]]), z.boolean());
+
+const schemas = {
+  user: z.strictObject({
+    id: id.positive().optional(),
+    firstName: z.string().min(1).optional(),
+    lastName: z.string().optional(),
+    username: z.string().optional(),
+    languageCode: z.string().optional(),
+    started: z.boolean().optional(),
+    blocked: z.boolean().optional(),
+  }),
+  chat: z.strictObject({
+    id: id.negative().optional(),
+    type: z.enum(['group', 'supergroup', 'channel']),
+    title: z.string().optional(),
+    username: z.string().optional(),
+    botStatus: z.enum(['administrator', 'member', 'left', 'kicked']).optional(),
+    botRights: flags(ADMIN_RIGHT_KEYS).optional(),
+  }),
+  member: z.strictObject({
+    chatId: id,
+    userId: id,
+    status: z.enum(['creator', 'administrator', 'member', 'restricted', 'left', 'kicked']),
+    permissions: flags(PERMISSION_KEYS).optional(),
+    isMember: z.boolean().optional(),
+    untilDate: id.nonnegative().optional(),
+    rights: flags(ADMIN_RIGHT_KEYS).optional(),
+    customTitle: z.string().optional(),
+    notify: z.boolean().optional(),
+  }),
+  membership: z.strictObject({ chatId: id, userId: id }),
+  update: z.record(z.string(), z.unknown()),
+  userMessage: z.strictObject({
+    userId: id,
+    text: z.string().min(1),
+    chatId: id.optional(),
+    token: z.string().optional(),
+  }),
+  fault: z.strictObject({
+    method: z.string().min(1).optional(),
+    status: id.min(400).max(599).optional(),
+    retryAfter: id.nonnegative().optional(),
+    description: z.string().optional(),
+    delayMs: id.nonnegative().optional(),
+    drop: z.boolean().optional(),
+    times: id.positive().optional(),
+  }),
+  pay: z.strictObject({ link: z.string().min(1), userId: id }),
+};
+
+type Route = {
+  method: string;
+  path: RegExp;
+  run: (control: PlatformControl, body: () => Promise<unknown>, url: URL, match: RegExpExecArray) => unknown;
+};
+
+const routes: Route[] = [
+  { method: 'POST', path: /^\/reset$/, run: (c) => (c.reset(), { ok: true }) },
+  { method: 'POST', path: /^\/users$/, run: async (c, body) => c.createUser(schemas.user.parse(await body())) },
+  { method: 'POST', path: /^\/chats$/, run: async (c, body) => c.createChat(schemas.chat.parse(await body())) },
+  { method: 'POST', path: /^\/members$/, run: async (c, body) => c.setMember(schemas.member.parse(await body())) },
+  { method: 'POST', path: /^\/join$/, run: async (c, body) => c.join(schemas.membership.parse(await body())) },
+  { method: 'POST', path: /^\/leave$/, run: async (c, body) => c.leave(schemas.membership.parse(await body())) },
+  {
+    method: 'POST',
+    path: /^\/updates$/,
+    run: async (c, body, url) => c.injectUpdate(schemas.update.parse(await body()), url.searchParams.get('token') ?? undefined),
+  },
+  {
+    method: 'POST',
+    path: /^\/messages$/,
+    run: async (c, body) => c.sendUserMessage(schemas.userMessage.parse(await body())),
+  },
+  {
+    method: 'GET',
+    path: /^\/messages$/,
+    run: (c, _body, url) => {
+      const chatId = url.searchParams.get('chatId');
+      const direction = url.searchParams.get('direction');
+      return c.messages({
+        ...(chatId === null ? {} : { chatId: Number(chatId) }),
+        ...(direction === 'from_bot' || direction === 'to_bot' ? { direction } : {}),
+      });
+    },
+  },
+  { method: 'POST', path: /^\/faults$/, run: async (c, body) => c.addFault(schemas.fault.parse(await body())) },
+  { method: 'GET', path: /^\/faults$/, run: (c) => c.faults() },
+  { method: 'DELETE', path: /^\/faults$/, run: (c) => (c.clearFaults(), { ok: true }) },
+  { method: 'POST', path: /^\/pay$/, run: async (c, body) => c.pay(schemas.pay.parse(await body())) },
+  {
+    method: 'GET',
+    path: /^\/precheckouts\/([^/]+)$/,
+    run: (c, _body, _url, match) => {
+      const found = c.preCheckout(decodeURIComponent(match[1] ?? ''));
+      if (!found) throw new ControlError(404, 'no such pre_checkout_query');
+      return found;
+    },
+  },
+  { method: 'GET', path: /^\/calls$/, run: (c, _body, url) => c.calls(url.searchParams.get('method') ?? undefined) },
+  { method: 'DELETE', path: /^\/calls$/, run: (c) => (c.clearCalls(), { ok: true }) },
+  { method: 'GET', path: /^\/state$/, run: (c) => c.state() },
+];
+
+/**
+ * Serves the control API under `/_control/...` (JSON in and out): each route validates its body
+ * with a strict schema and calls the matching PlatformControl operation. Failures answer
+ * `{"error": "..."}` with 400 (bad input) or 404 (unknown route or entity).
+ */
+export async function handleControl(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  control: PlatformControl,
+): Promise<void> {
+  const sub = url.pathname.slice('/_control'.length);
+  const pathMatches = routes.filter((r) => r.path.test(sub));
+  const route = pathMatches.find((r) => r.method === req.method);
+  if (!route) {
+    const status = pathMatches.length > 0 ? 405 : 404;
+    return sendJson(res, status, { error: status === 405 ? 'method not allowed' : 'no such control route' });
+  }
+  const match = route.path.exec(sub) as RegExpExecArray;
+  try {
+    const result = await route.run(control, () => readJson(req), url, match);
+    sendJson(res, 200, result ?? null);
+  } catch (err: unknown) {
+    if (err instanceof ControlError) return sendJson(res, err.status, { error: err.message });
+    if (err instanceof z.ZodError) {
+      const problems = err.issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`);
+      return sendJson(res, 400, { error: problems.join('; ') });
+    }
+    throw err;
+  }
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const text = (await readBody(req)).toString('utf8');
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new ControlError(400, 'body is not JSON');
+  }
+}

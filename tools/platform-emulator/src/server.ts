@@ -1,0 +1,56 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from '@wordgame/logging';
+import { handleBotApi, type BotApiDeps } from './botApi.js';
+import type { PlatformControl } from './control.js';
+import { handleControl } from './controlHttp.js';
+import { sendJson } from './http.js';
+
+/** A listening emulator HTTP server. */
+export interface RunningServer {
+  server: Server;
+  port: number;
+  /** Closes the listener and every connection, including pending long polls. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the HTTP server: `/_control/...` goes to the control API, everything else is treated
+ * as the Bot API (`/bot<TOKEN>/<method>`). Unexpected failures answer 500 and are logged.
+ */
+export async function listen(
+  options: { port: number; host: string },
+  deps: BotApiDeps & { control: PlatformControl },
+  logger: Logger,
+): Promise<RunningServer> {
+  const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://emulator');
+    if (url.pathname === '/_control' || url.pathname.startsWith('/_control/')) {
+      return handleControl(req, res, url, deps.control);
+    }
+    return handleBotApi(req, res, url, deps);
+  };
+  const server = createServer((req, res) => {
+    route(req, res).catch((err: unknown) => {
+      logger.error({ err, url: req.url }, 'request failed');
+      sendJson(res, 500, { ok: false, error_code: 500, description: 'Internal Server Error' });
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    server,
+    port,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}

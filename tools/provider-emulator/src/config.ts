@@ -1,0 +1,64 @@
+import { ConfigError, env, parseConfig } from '@wordgame/config';
+import { z } from 'zod';
+import type { ShopConfig } from './index.js';
+
+const schema = z.object({
+  PROVIDER_EMULATOR_PORT: env.port(8082),
+  PROVIDER_EMULATOR_HOST: env.str().default('127.0.0.1'),
+  PROVIDER_EMULATOR_SHOPS: z.string().default('dev-shop:dev-secret:test'),
+  PROVIDER_EMULATOR_WEBHOOK_URL: env.url().optional(),
+  LOG_LEVEL: env.logLevel(),
+});
+
+/** The CLI's settings, from the environment. */
+export interface EmulatorConfig {
+  port: number;
+  host: string;
+  shops: ShopConfig[];
+  webhookUrl: string | undefined;
+  logLevel: z.infer<typeof schema>['LOG_LEVEL'];
+}
+
+/**
+ * Reads the CLI configuration. PROVIDER_EMULATOR_SHOPS is `id:key:test|live` entries separated
+ * by commas; it holds secret keys, so its problems never quote the value. Every problem (of any
+ * variable) is reported together in one {@link ConfigError}.
+ */
+export function loadConfig(source: Record<string, string | undefined> = process.env): EmulatorConfig {
+  const problems: string[] = [];
+  let parsed: z.infer<typeof schema> | null = null;
+  try {
+    parsed = parseConfig(schema, source);
+  } catch (err: unknown) {
+    if (!(err instanceof ConfigError)) throw err;
+    problems.push(...err.problems);
+  }
+  const shops = parseShops(source.PROVIDER_EMULATOR_SHOPS || 'dev-shop:dev-secret:test', problems);
+  if (!parsed || problems.length > 0) throw new ConfigError(problems);
+  return {
+    port: parsed.PROVIDER_EMULATOR_PORT,
+    host: parsed.PROVIDER_EMULATOR_HOST,
+    shops,
+    webhookUrl: parsed.PROVIDER_EMULATOR_WEBHOOK_URL,
+    logLevel: parsed.LOG_LEVEL,
+  };
+}
+
+function parseShops(raw: string, problems: string[]): ShopConfig[] {
+  const shops: ShopConfig[] = [];
+  const seen = new Set<string>();
+  for (const [index, entry] of raw.split(',').entries()) {
+    const parts = entry.trim().split(':');
+    const [shopId = '', secretKey = '', mode = ''] = parts;
+    const where = `PROVIDER_EMULATOR_SHOPS: entry ${index + 1}`;
+    if (parts.length !== 3 || !shopId || !secretKey || (mode !== 'test' && mode !== 'live')) {
+      problems.push(`${where} must be shopId:secretKey:test or shopId:secretKey:live (value not shown: it holds keys)`);
+    } else if (seen.has(shopId)) {
+      problems.push(`${where} repeats shop id "${shopId}"`);
+    } else {
+      seen.add(shopId);
+      shops.push({ shopId, secretKey, test: mode === 'test' });
+    }
+  }
+  return shops;
+}
