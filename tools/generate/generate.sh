@@ -14,5 +14,5 @@ flatc --ts -o "$out" fbs/*.fbs
 # NodeNext ESM needs explicit extensions on relative imports; flatc 2.0.8 writes none.
 find "$out" -name '*.ts' -exec sed -i -E "s#(from '\.{1,2}/[^']*)';#\1.js';#" {} +
 # flatc writes an empty *_generated.ts for schemas without a root_type; drop those.
-find "$out" -name '*_generated.ts' -size -60c -delete
+find "$out" -name '*_generated.ts' -size -80c -delete
 echo "generated: $(find libs/contracts/src/gen -name '*.ts' | wc -l) files"
