@@ -1,7 +1,8 @@
 import { env, parseConfig } from '@wordgame/config';
 import { z } from 'zod';
 
-const schema = z.object({
+/** Every variable the emulator reads (the compose file may set only these). */
+export const configSchema = z.object({
   PLATFORM_EMULATOR_PORT: env.port(8081),
   PLATFORM_EMULATOR_HOST: env.str().default('127.0.0.1'),
   PLATFORM_BOT_TOKEN: env.str().default('dev-bot-token'),
@@ -10,12 +11,12 @@ const schema = z.object({
 });
 
 /** The emulator's settings when run as a process (dev stack). */
-export type EmulatorConfig = z.infer<typeof schema>;
+export type EmulatorConfig = z.infer<typeof configSchema>;
 
 /**
  * Reads the settings from the environment; throws ConfigError naming each bad variable.
  * PLATFORM_BOT_TOKEN is the one token accepted (the bot's own config uses the same variable).
  */
 export function readConfig(source: Record<string, string | undefined> = process.env): EmulatorConfig {
-  return parseConfig(schema, source);
+  return parseConfig(configSchema, source);
 }

@@ -2,7 +2,8 @@ import { ConfigError, env, parseConfig } from '@wordgame/config';
 import { z } from 'zod';
 import type { ShopConfig } from './index.js';
 
-const schema = z.object({
+/** Every variable the emulator reads (the compose file may set only these). */
+export const configSchema = z.object({
   PROVIDER_EMULATOR_PORT: env.port(8082),
   PROVIDER_EMULATOR_HOST: env.str().default('127.0.0.1'),
   PROVIDER_EMULATOR_SHOPS: z.string().default('dev-shop:dev-secret:test'),
@@ -16,7 +17,7 @@ export interface EmulatorConfig {
   host: string;
   shops: ShopConfig[];
   webhookUrl: string | undefined;
-  logLevel: z.infer<typeof schema>['LOG_LEVEL'];
+  logLevel: z.infer<typeof configSchema>['LOG_LEVEL'];
 }
 
 /**
@@ -26,9 +27,9 @@ export interface EmulatorConfig {
  */
 export function loadConfig(source: Record<string, string | undefined> = process.env): EmulatorConfig {
   const problems: string[] = [];
-  let parsed: z.infer<typeof schema> | null = null;
+  let parsed: z.infer<typeof configSchema> | null = null;
   try {
-    parsed = parseConfig(schema, source);
+    parsed = parseConfig(configSchema, source);
   } catch (err: unknown) {
     if (!(err instanceof ConfigError)) throw err;
     problems.push(...err.problems);

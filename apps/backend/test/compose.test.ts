@@ -1,0 +1,11 @@
+import { fileURLToPath } from 'node:url';
+import { composeProblems } from '@wordgame/testkit';
+import { backendConfigSchema } from '../src/config.js';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+
+describe('docker-compose service backend', () => {
+  it('names existing paths and only variables the config knows', () => {
+    expect(composeProblems(root, 'backend', Object.keys(backendConfigSchema.shape))).toEqual([]);
+  });
+});

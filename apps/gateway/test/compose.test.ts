@@ -1,0 +1,11 @@
+import { fileURLToPath } from 'node:url';
+import { composeProblems } from '@wordgame/testkit';
+import { gatewayConfigSchema } from '../src/config.js';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+
+describe('docker-compose service gateway', () => {
+  it('names existing paths and only variables the config knows', () => {
+    expect(composeProblems(root, 'gateway', Object.keys(gatewayConfigSchema.shape))).toEqual([]);
+  });
+});

@@ -1,0 +1,71 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parse } from 'yaml';
+
+interface ComposeService {
+  build?: { context?: string; dockerfile?: string };
+  environment?: Record<string, unknown>;
+  volumes?: string[];
+}
+
+/** Variables a container may carry that belong to the runtime, not to the service's config schema. */
+const RUNTIME_VARS = new Set(['NODE_ENV']);
+
+/** Every npm workspace folder of the repository (the root package.json's `dir/*` globs). */
+export function workspaceDirs(root: string): string[] {
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { workspaces?: string[] };
+  return (pkg.workspaces ?? []).flatMap((glob) => {
+    const base = glob.replace(/\/\*$/, '');
+    return readdirSync(join(root, base), { withFileTypes: true })
+      .filter((d) => d.isDirectory() && existsSync(join(root, base, d.name, 'package.json')))
+      .map((d) => `${base}/${d.name}`);
+  });
+}
+
+/**
+ * Checks one docker-compose service against the repository, since no Docker engine runs here: the
+ * compose file parses, the build context and Dockerfile exist, every COPY source the Dockerfile takes
+ * from the context exists, every workspace manifest is copied (so `npm ci` in the image sees the
+ * lockfile's workspaces), and every variable set by compose or the Dockerfile is one the service's
+ * config schema knows. Returns the problems found; empty means consistent.
+ */
+export function composeProblems(root: string, service: string, knownVars: readonly string[]): string[] {
+  const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8')) as { services?: Record<string, ComposeService> };
+  const svc = compose.services?.[service];
+  if (!svc) return [`service ${service} is not in docker-compose.yml`];
+  const problems: string[] = [];
+  const known = new Set([...knownVars, ...RUNTIME_VARS]);
+
+  const context = resolve(root, svc.build?.context ?? '.');
+  const dockerfile = svc.build?.dockerfile ? join(context, svc.build.dockerfile) : undefined;
+  if (!existsSync(context)) problems.push(`build context ${svc.build?.context ?? '.'} does not exist`);
+  if (!dockerfile || !existsSync(dockerfile)) return [...problems, `Dockerfile ${svc.build?.dockerfile ?? '(none)'} does not exist`];
+
+  for (const name of Object.keys(svc.environment ?? {})) if (!known.has(name)) problems.push(`compose sets ${name}, unknown to ${service}'s config`);
+
+  const text = readFileSync(dockerfile, 'utf8');
+  const copied = new Set<string>();
+  for (const line of text.split('\n')) {
+    const copy = /^COPY\s+(?!--from)(?:--\S+\s+)*(.+)$/.exec(line.trim());
+    if (copy) {
+      const parts = (copy[1] as string).split(/\s+/);
+      for (const src of parts.slice(0, -1)) {
+        copied.add(src.replace(/\/$/, ''));
+        if (!existsSync(join(context, src))) problems.push(`Dockerfile copies ${src}, which does not exist`);
+      }
+    }
+    const envLine = /^ENV\s+(.+)$/.exec(line.trim());
+    if (envLine) {
+      for (const pair of (envLine[1] as string).split(/\s+/)) {
+        const name = pair.split('=')[0] as string;
+        if (!known.has(name)) problems.push(`Dockerfile sets ${name}, unknown to ${service}'s config`);
+      }
+    }
+    if (/^USER\s+root\b/.test(line.trim())) problems.push('Dockerfile runs as root');
+  }
+  if (!/^USER\s+\S+/m.test(text)) problems.push('Dockerfile never drops root (no USER)');
+  for (const dir of workspaceDirs(root)) {
+    if (!copied.has(`${dir}/package.json`)) problems.push(`Dockerfile does not copy ${dir}/package.json (npm ci needs every workspace manifest)`);
+  }
+  return problems;
+}

@@ -1,0 +1,11 @@
+import { fileURLToPath } from 'node:url';
+import { composeProblems } from '@wordgame/testkit';
+import { configSchema } from './config.js';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+
+describe('docker-compose service platform-emulator', () => {
+  it('names existing paths and only variables the config knows', () => {
+    expect(composeProblems(root, 'platform-emulator', Object.keys(configSchema.shape))).toEqual([]);
+  });
+});
