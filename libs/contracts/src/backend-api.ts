@@ -1,3 +1,6 @@
 /** The backend's Connect services (package backend.v1); one line per proto file under proto/backend/v1. */
 export * from './gen/proto/backend/v1/system_pb.js';
 export * from './gen/proto/backend/v1/bot_intake_pb.js';
+export * from './gen/proto/backend/v1/account_pb.js';
+export * from './gen/proto/backend/v1/wallet_pb.js';
+export * from './gen/proto/backend/v1/catalog_pb.js';
