@@ -5,11 +5,19 @@ import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
 /** Typed Connect clients for the backend's services, over one multiplexed h2c connection. */
 export interface BackendClients {
   system: Client<typeof backendApi.SystemService>;
+  account: Client<typeof backendApi.AccountService>;
+  wallet: Client<typeof backendApi.WalletService>;
+  catalogAdmin: Client<typeof backendApi.CatalogAdminService>;
 }
 
 export function createBackendClients(baseUrl: string): BackendClients {
   const transport = createConnectTransport({ baseUrl, httpVersion: '2', defaultTimeoutMs: 10_000 });
-  return { system: createClient(backendApi.SystemService, transport) };
+  return {
+    system: createClient(backendApi.SystemService, transport),
+    account: createClient(backendApi.AccountService, transport),
+    wallet: createClient(backendApi.WalletService, transport),
+    catalogAdmin: createClient(backendApi.CatalogAdminService, transport),
+  };
 }
 
 /** The backend's own view of its status, decoded from the FlatBuffers body. */
