@@ -8,6 +8,8 @@ export interface BackendClients {
   account: Client<typeof backendApi.AccountService>;
   wallet: Client<typeof backendApi.WalletService>;
   catalogAdmin: Client<typeof backendApi.CatalogAdminService>;
+  /** Chat eligibility, pre-checkout and payment intake behind the bot-link's unary RPCs. */
+  intake: Client<typeof backendApi.BotIntakeService>;
 }
 
 export function createBackendClients(baseUrl: string): BackendClients {
@@ -17,6 +19,7 @@ export function createBackendClients(baseUrl: string): BackendClients {
     account: createClient(backendApi.AccountService, transport),
     wallet: createClient(backendApi.WalletService, transport),
     catalogAdmin: createClient(backendApi.CatalogAdminService, transport),
+    intake: createClient(backendApi.BotIntakeService, transport),
   };
 }
 
