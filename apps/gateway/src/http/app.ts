@@ -1,30 +1,47 @@
 import express, { type Express } from 'express';
 import type { Registry } from 'prom-client';
 import type { Logger } from '@wordgame/logging';
+import { createApiRouter } from '../api/router.js';
+import { stripTrustHeaders } from '../auth/middleware.js';
+import { backendSessionResolver } from '../auth/resolver.js';
+import { SessionCache } from '../auth/session-cache.js';
 import { checkBackend, type BackendClients } from '../backend/client.js';
 import { errorHandler, notFound } from './errors.js';
+import { createApiMetrics } from './metrics.js';
+import { requestContext } from './request-context.js';
 
 export interface HttpDeps {
   logger: Logger;
   registry: Registry;
   backend: BackendClients;
+  /** GATEWAY_OPERATOR_TOKEN; undefined makes the catalog editor answer 503 (fail closed). */
+  operatorToken?: string | undefined;
+  /** GATEWAY_SESSION_CACHE_MS: how long a resolved session is reused without asking the backend. */
+  sessionCacheMs?: number;
 }
+
+/** Largest JSON body the REST edge reads; anything larger is 413 `body_too_large`. */
+export const JSON_BODY_LIMIT = '64kb';
 
 /**
  * The gateway's HTTP edge: `/health` (200 only when the backend answers ok), `/metrics`
- * (Prometheus text), `/api/v1` (REST), and JSON errors for everything else.
+ * (Prometheus text), the REST operations of `/api/v1` and the catalog editor under `/_gm/api`,
+ * and JSON errors for everything else. Every response carries `x-request-id`; bigints in JSON
+ * bodies are written as decimal strings.
  */
-export function createHttpApp({ logger, registry, backend }: HttpDeps): Express {
+export function createHttpApp({ logger, registry, backend, operatorToken, sessionCacheMs = 5_000 }: HttpDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
+  app.set('json replacer', (_key: string, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
+  app.use(requestContext(logger));
 
-  app.get('/health', async (_req, res) => {
+  app.get('/health', async (req, res) => {
     try {
       const status = await checkBackend(backend);
       res.status(status.status === 'ok' ? 200 : 503).json({ status: status.status === 'ok' ? 'ok' : 'degraded', backend: status });
     } catch (err: unknown) {
-      logger.warn({ err }, 'backend health check failed');
+      req.log.warn({ err }, 'backend health check failed');
       res.status(503).json({ status: 'degraded', backend: { status: 'unreachable' } });
     }
   });
@@ -33,9 +50,16 @@ export function createHttpApp({ logger, registry, backend }: HttpDeps): Express 
     res.type(registry.contentType).send(await registry.metrics());
   });
 
-  const api = express.Router();
-  api.use(express.json({ limit: '64kb' }));
-  app.use('/api/v1', api);
+  app.use(stripTrustHeaders);
+  app.use(['/api/v1', '/_gm/api'], express.json({ limit: JSON_BODY_LIMIT }));
+  app.use(
+    createApiRouter({
+      backend,
+      sessions: backendSessionResolver(backend.account, new SessionCache(sessionCacheMs)),
+      operatorToken,
+      metrics: createApiMetrics(registry),
+    }),
+  );
 
   app.use(notFound);
   app.use(errorHandler(logger));

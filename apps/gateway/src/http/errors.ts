@@ -1,25 +1,47 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import type { Logger } from '@wordgame/logging';
+import { fromBackendError } from './backend-errors.js';
+import { ApiError } from './api-error.js';
 
 /** Sends the one error body shape of the REST edge: `{error:{code,message}}`. */
 export function sendError(res: Response, status: number, code: string, message: string): void {
   res.status(status).json({ error: { code, message } });
 }
 
+/** Answers an ApiError with its status and body. */
+export function sendApiError(res: Response, err: ApiError): void {
+  sendError(res, err.status, err.code, err.message);
+}
+
 /** Unknown route: 404 `not_found`. */
 export const notFound: RequestHandler = (_req, res) => sendError(res, 404, 'not_found', 'no such route');
 
 /**
- * Last-resort handler: malformed JSON and oversized bodies are the client's fault (4xx with a
- * code); anything else is logged with its cause and answered 500 without detail.
+ * Last-resort handler and the edge's one mapping: ApiErrors answer as themselves, backend
+ * (Connect) failures map through `fromBackendError`, malformed JSON and oversized bodies are the
+ * client's fault (4xx with a code); anything else is logged with its cause and answered 500
+ * without detail.
  */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
+    const log = req.log ?? logger;
+    if (res.headersSent) {
+      log.error({ err }, 'failure after the response started');
+      res.end();
+      return;
+    }
+    if (err instanceof ApiError) return sendApiError(res, err);
     const e = err as { type?: unknown; status?: unknown };
-    if (e.type === 'entity.parse.failed') return sendError(res, 400, 'malformed_json', 'request body is not valid JSON');
-    if (e.type === 'entity.too.large') return sendError(res, 413, 'body_too_large', 'request body is too large');
+    if (e.type === 'entity.parse.failed') return sendApiError(res, new ApiError('malformed_json'));
+    if (e.type === 'entity.too.large') return sendApiError(res, new ApiError('body_too_large'));
+    if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') return sendApiError(res, new ApiError('unsupported_media_type'));
     if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) return sendError(res, e.status, 'bad_request', 'bad request');
-    logger.error({ err, method: req.method, path: req.path }, 'unhandled request failure');
-    return sendError(res, 500, 'internal', 'internal error');
+    const mapped = fromBackendError(err);
+    if (mapped) {
+      if (mapped.status >= 500) log.warn({ err, code: mapped.code }, 'backend call failed');
+      return sendApiError(res, mapped);
+    }
+    log.error({ err, method: req.method, path: req.path }, 'unhandled request failure');
+    return sendApiError(res, new ApiError('internal'));
   };
 }

@@ -1,0 +1,118 @@
+import { decodeTable, encodeTable, fb } from '@wordgame/contracts';
+import { z } from 'zod';
+import type { BackendClients } from '../../backend/client.js';
+import { ApiError } from '../../http/api-error.js';
+import type { Operation, OperationContext } from '../operation.js';
+import { ATOM_KINDS, PRICE_METHODS, isoFromUnix, readAtoms, readPrices, writeAtoms, writePrices, type AtomJson, type PriceJson } from '../products.js';
+import { amountParam, idParam, jsonBody, parseInput, text } from '../validation.js';
+
+/** Characters a product title must not contain: they break a platform's payment-callback signature check. */
+const TITLE_FORBIDDEN = /[&<>"']/;
+
+const draftBody = z
+  .object({
+    title: text(128).min(1, 'must not be empty'),
+    active: z.boolean().default(true),
+    atoms: z
+      .array(z.object({ kind: z.enum(ATOM_KINDS), quantity: amountParam.refine((q) => q > 0n, 'must be positive') }).strict())
+      .min(1, 'a product needs at least one atom')
+      .max(10)
+      .refine((a) => new Set(a.map((x) => x.kind)).size === a.length, 'atom kinds must be distinct'),
+    prices: z
+      .array(z.object({ method: z.enum(PRICE_METHODS), amount: amountParam, currency: z.string().regex(/^[A-Z]{3,5}$/, 'must be 3-5 capital letters') }).strict())
+      .max(5)
+      .refine((p) => new Set(p.map((x) => x.method)).size === p.length, 'price methods must be distinct'),
+  })
+  .strict();
+
+const listQuery = z.object({ include_inactive: z.enum(['true', 'false']).default('true') });
+const productPath = z.object({ id: idParam });
+
+/** A catalog product as the editor sees it. */
+export interface ProductJson {
+  product_id: bigint;
+  title: string;
+  active: boolean;
+  atoms: AtomJson[];
+  prices: PriceJson[];
+  updated_at: string | null;
+}
+
+function productOf(t: InstanceType<typeof fb.ProductRecord>): ProductJson {
+  return { product_id: t.productId(), title: t.title() ?? '', active: t.active(), atoms: readAtoms(t), prices: readPrices(t), updated_at: isoFromUnix(t.updatedAtUnix()) };
+}
+
+async function list(backend: BackendClients, includeInactive: boolean, call: OperationContext['call']): Promise<ProductJson[]> {
+  const { body } = await backend.catalogAdmin.listProducts(
+    { body: encodeTable((b) => fb.ProductListQuery.createProductListQuery(b, includeInactive)) },
+    call,
+  );
+  return decodeTable(body, (bb) => fb.ProductList.getRootAsProductList(bb), (t) => {
+    const out: ProductJson[] = [];
+    for (let i = 0; i < t.productsLength(); i++) {
+      const p = t.products(i);
+      if (p) out.push(productOf(p));
+    }
+    return out;
+  });
+}
+
+async function upsert(backend: BackendClients, productId: bigint, { req, call }: OperationContext): Promise<ProductJson> {
+  const draft = parseInput(draftBody, jsonBody(req));
+  if (TITLE_FORBIDDEN.test(draft.title)) throw new ApiError('invalid_title');
+  const body = encodeTable((b) => {
+    const title = b.createString(draft.title);
+    const atoms = writeAtoms(b, draft.atoms);
+    const prices = writePrices(b, draft.prices);
+    return fb.ProductDraft.createProductDraft(b, productId, title, draft.active, atoms, prices);
+  });
+  const res = await backend.catalogAdmin.upsertProduct({ body }, call);
+  return decodeTable(res.body, (bb) => fb.ProductRecord.getRootAsProductRecord(bb), productOf);
+}
+
+/** The operator-only catalog editor API (guarded by GATEWAY_OPERATOR_TOKEN). */
+export function catalogAdminOperations(backend: BackendClients): Operation[] {
+  return [
+    {
+      name: 'catalog_admin.list',
+      method: 'get',
+      path: '/_gm/api/catalog/products',
+      auth: 'operator',
+      async handle({ req, call }) {
+        const query = parseInput(listQuery, req.query);
+        return { status: 200, body: { products: await list(backend, query.include_inactive === 'true', call) } };
+      },
+    },
+    {
+      name: 'catalog_admin.get',
+      method: 'get',
+      path: '/_gm/api/catalog/products/:id',
+      auth: 'operator',
+      async handle({ req, call }) {
+        const { id } = parseInput(productPath, req.params);
+        const product = (await list(backend, true, call)).find((p) => p.product_id === id);
+        if (!product) throw new ApiError('unknown_product');
+        return { status: 200, body: product };
+      },
+    },
+    {
+      name: 'catalog_admin.create',
+      method: 'post',
+      path: '/_gm/api/catalog/products',
+      auth: 'operator',
+      async handle(ctx) {
+        return { status: 201, body: await upsert(backend, 0n, ctx) };
+      },
+    },
+    {
+      name: 'catalog_admin.update',
+      method: 'put',
+      path: '/_gm/api/catalog/products/:id',
+      auth: 'operator',
+      async handle(ctx) {
+        const { id } = parseInput(productPath, ctx.req.params);
+        return { status: 200, body: await upsert(backend, id, ctx) };
+      },
+    },
+  ];
+}

@@ -1,0 +1,105 @@
+import { decodeTable, encodeTable, fb } from '@wordgame/contracts';
+import { z } from 'zod';
+import { asPlatformKind, asPlatformSubtype } from '../../auth/session.js';
+import type { BackendClients } from '../../backend/client.js';
+import type { Operation } from '../operation.js';
+import { readStrings } from '../products.js';
+import { jsonBody, parseInput, text } from '../validation.js';
+
+const updateBody = z
+  .object({
+    display_name: text(64).min(1, 'must not be empty').optional(),
+    email: z.email('must be an e-mail address').max(254).optional(),
+  })
+  .strict()
+  .refine((v) => v.display_name !== undefined || v.email !== undefined, 'give display_name and/or email');
+
+const confirmToken = z.string().min(1, 'must not be empty').max(512, 'is too long');
+const confirmQuery = z.object({ token: confirmToken });
+const confirmBody = z.object({ token: confirmToken }).strict();
+
+/** The profile as JSON. Inside a mini-app host `sign_in_providers` is only `email` (the backend's gate). */
+export interface ProfileJson {
+  account_id: bigint;
+  display_name: string;
+  email: string | null;
+  email_confirmed: boolean;
+  pending_email: string | null;
+  platform: { kind: string | null; subtype: string | null };
+  sign_in_providers: string[];
+  linked_platforms: string[];
+}
+
+function readProfile(body: Uint8Array): ProfileJson {
+  return decodeTable(body, (bb) => fb.Profile.getRootAsProfile(bb), (t) => ({
+    account_id: t.accountId(),
+    display_name: t.displayName() ?? '',
+    email: t.email() || null,
+    email_confirmed: t.emailConfirmed(),
+    pending_email: t.pendingEmail() || null,
+    platform: { kind: asPlatformKind(t.platformKind() ?? ''), subtype: asPlatformSubtype(t.platformSubtype() ?? '') },
+    sign_in_providers: readStrings(t.signInProvidersLength(), (i) => t.signInProviders(i)),
+    linked_platforms: readStrings(t.linkedPlatformsLength(), (i) => t.linkedPlatforms(i)),
+  }));
+}
+
+function confirm(backend: BackendClients, token: string, call: Parameters<BackendClients['account']['confirmEmail']>[1]) {
+  return backend.account
+    .confirmEmail({ body: encodeTable((b) => fb.EmailConfirmation.createEmailConfirmation(b, b.createString(token))) }, call)
+    .then(({ body }) =>
+      decodeTable(body, (bb) => fb.EmailConfirmed.getRootAsEmailConfirmed(bb), (t) => ({ account_id: t.accountId(), email: t.email() ?? '' })),
+    );
+}
+
+/** Profile endpoints: read and change the caller's profile, and confirm a linked e-mail from its mailed token. */
+export function profileOperations(backend: BackendClients): Operation[] {
+  return [
+    {
+      name: 'profile.get',
+      method: 'get',
+      path: '/api/v1/user/profile',
+      auth: 'session',
+      async handle({ call }) {
+        const body = encodeTable((b) => fb.ProfileQuery.createProfileQuery(b));
+        return { status: 200, body: readProfile((await backend.account.getProfile({ body }, call)).body) };
+      },
+    },
+    {
+      name: 'profile.update',
+      method: 'patch',
+      path: '/api/v1/user/profile',
+      auth: 'session',
+      async handle({ req, call }) {
+        const input = parseInput(updateBody, jsonBody(req));
+        const body = encodeTable((b) =>
+          fb.ProfileUpdate.createProfileUpdate(
+            b,
+            input.display_name === undefined ? 0 : b.createString(input.display_name),
+            input.email === undefined ? 0 : b.createString(input.email),
+          ),
+        );
+        return { status: 200, body: readProfile((await backend.account.updateProfile({ body }, call)).body) };
+      },
+    },
+    {
+      name: 'profile.confirm_email',
+      method: 'get',
+      path: '/api/v1/user/profile/confirm-email',
+      auth: 'none',
+      async handle({ req, call }) {
+        const { token } = parseInput(confirmQuery, req.query, 'invalid_token');
+        return { status: 200, body: await confirm(backend, token, call) };
+      },
+    },
+    {
+      name: 'profile.confirm_email',
+      method: 'post',
+      path: '/api/v1/user/profile/confirm-email',
+      auth: 'none',
+      async handle({ req, call }) {
+        const { token } = parseInput(confirmBody, jsonBody(req), 'invalid_token');
+        return { status: 200, body: await confirm(backend, token, call) };
+      },
+    },
+  ];
+}

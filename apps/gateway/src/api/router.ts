@@ -1,0 +1,35 @@
+import express, { type Router } from 'express';
+import type { CachingSessionResolver } from '../auth/resolver.js';
+import type { BackendClients } from '../backend/client.js';
+import type { ApiMetrics } from '../http/metrics.js';
+import { catalogAdminOperations } from './catalog-admin/operations.js';
+import { mountOperations } from './mount.js';
+import type { Operation } from './operation.js';
+import { profileOperations } from './profile/operations.js';
+import { sessionOperations } from './session/operations.js';
+import { walletOperations } from './wallet/operations.js';
+
+/** What the REST API needs. */
+export interface ApiDeps {
+  backend: BackendClients;
+  sessions: CachingSessionResolver;
+  operatorToken: string | undefined;
+  metrics: ApiMetrics;
+}
+
+/** The gateway's operation table: every REST route of /api/v1 and the catalog editor under /_gm/api. */
+export function operationTable(backend: BackendClients, sessions: CachingSessionResolver): Operation[] {
+  return [
+    ...sessionOperations(backend, sessions),
+    ...profileOperations(backend),
+    ...walletOperations(backend),
+    ...catalogAdminOperations(backend),
+  ];
+}
+
+/** A router serving the whole operation table (paths are absolute, so mount it at the root). */
+export function createApiRouter(deps: ApiDeps): Router {
+  const router = express.Router();
+  mountOperations(router, operationTable(deps.backend, deps.sessions), deps);
+  return router;
+}

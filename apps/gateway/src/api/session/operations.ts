@@ -1,0 +1,106 @@
+import { decodeTable, encodeTable, fb } from '@wordgame/contracts';
+import { z } from 'zod';
+import { bearerToken } from '../../auth/bearer.js';
+import type { CachingSessionResolver } from '../../auth/resolver.js';
+import { PLATFORM_SUBTYPES, asPlatformKind, asPlatformSubtype } from '../../auth/session.js';
+import type { BackendClients } from '../../backend/client.js';
+import { ApiError } from '../../http/api-error.js';
+import type { Operation } from '../operation.js';
+import { isoFromUnix } from '../products.js';
+import { jsonBody, parseInput } from '../validation.js';
+
+const launchString = z.string().min(1, 'must not be empty').max(8192, 'is too long');
+
+const telegramBody = z.object({ init_data: launchString }).strict();
+const vkBody = z.object({ launch_params: launchString }).strict();
+const directBody = z
+  .object({
+    email: z.email('must be an e-mail address').max(254),
+    password: z.string().min(1, 'must not be empty').max(1024, 'is too long'),
+    mode: z.enum(['signup', 'signin']),
+    subtype: z.enum(PLATFORM_SUBTYPES).optional(),
+  })
+  .strict();
+
+/** The JSON a session endpoint answers: the bearer token and the platform recorded on the session. */
+export interface SessionGrantJson {
+  token: string;
+  expires_at: string | null;
+  platform: { kind: string | null; subtype: string | null };
+  account_id: bigint;
+  account_created: boolean;
+}
+
+function readGrant(body: Uint8Array): SessionGrantJson {
+  return decodeTable(body, (bb) => fb.SessionGrant.getRootAsSessionGrant(bb), (t) => ({
+    token: t.token() ?? '',
+    expires_at: isoFromUnix(t.expiresAtUnix()),
+    platform: { kind: asPlatformKind(t.platformKind() ?? ''), subtype: asPlatformSubtype(t.platformSubtype() ?? '') },
+    account_id: t.accountId(),
+    account_created: t.accountCreated(),
+  }));
+}
+
+/**
+ * Session endpoints. The platform kind is fixed by which endpoint is called (the backend method),
+ * never by a client field; only the direct endpoint takes a best-effort subtype hint.
+ */
+export function sessionOperations(backend: BackendClients, sessions: CachingSessionResolver): Operation[] {
+  return [
+    {
+      name: 'session.telegram',
+      method: 'post',
+      path: '/api/v1/session/telegram',
+      auth: 'none',
+      async handle({ req, call }) {
+        const input = parseInput(telegramBody, jsonBody(req));
+        const body = encodeTable((b) => fb.TelegramSessionOpen.createTelegramSessionOpen(b, b.createString(input.init_data), 0));
+        return { status: 200, body: readGrant((await backend.account.openTelegramSession({ body }, call)).body) };
+      },
+    },
+    {
+      name: 'session.vk',
+      method: 'post',
+      path: '/api/v1/session/vk',
+      auth: 'none',
+      async handle({ req, call }) {
+        const input = parseInput(vkBody, jsonBody(req));
+        const body = encodeTable((b) => fb.VkSessionOpen.createVkSessionOpen(b, b.createString(input.launch_params)));
+        return { status: 200, body: readGrant((await backend.account.openVkSession({ body }, call)).body) };
+      },
+    },
+    {
+      name: 'session.direct',
+      method: 'post',
+      path: '/api/v1/session/direct',
+      auth: 'none',
+      async handle({ req, call }) {
+        const input = parseInput(directBody, jsonBody(req));
+        const body = encodeTable((b) =>
+          fb.DirectSessionOpen.createDirectSessionOpen(
+            b,
+            b.createString(input.email),
+            b.createString(input.password),
+            b.createString(input.mode),
+            b.createString(input.subtype ?? ''),
+          ),
+        );
+        return { status: 200, body: readGrant((await backend.account.openDirectSession({ body }, call)).body) };
+      },
+    },
+    {
+      name: 'session.close',
+      method: 'delete',
+      path: '/api/v1/session',
+      auth: 'session',
+      async handle({ req, call }) {
+        const token = bearerToken(req);
+        if (token === undefined) throw new ApiError('unauthenticated');
+        sessions.forget(token);
+        await backend.account.closeSession({ body: encodeTable((b) => fb.SessionClose.createSessionClose(b, b.createString(token))) }, call);
+        sessions.forget(token);
+        return { status: 204 };
+      },
+    },
+  ];
+}

@@ -1,0 +1,29 @@
+import type { CallOptions } from '@connectrpc/connect';
+import type { SessionContext } from './session.js';
+
+/**
+ * The `X-Platform` value for a session, built from the session record only:
+ * `<kind>;<subtype>` (`telegram;ios`, `vk;android`, `direct;web`), `<kind>` when the session has
+ * no subtype (`direct`), and `none` for a session without a recorded platform (untrusted).
+ */
+export function platformHeader(session: SessionContext): string {
+  if (session.platformKind === null) return 'none';
+  return session.platformSubtype === null ? session.platformKind : `${session.platformKind};${session.platformSubtype}`;
+}
+
+/** Deadline of one backend call made on behalf of a REST request. */
+export const BACKEND_CALL_TIMEOUT_MS = 10_000;
+
+/**
+ * Call options for a backend call on behalf of a request: always `x-request-id`; for an
+ * authenticated caller also `X-Account-Id` (decimal) and `X-Platform`, both from the session.
+ * Nothing the client sent is copied.
+ */
+export function backendCallOptions(requestId: string, session?: SessionContext): CallOptions {
+  const headers = new Headers({ 'x-request-id': requestId });
+  if (session) {
+    headers.set('x-account-id', session.accountId.toString());
+    headers.set('x-platform', platformHeader(session));
+  }
+  return { headers, timeoutMs: BACKEND_CALL_TIMEOUT_MS };
+}

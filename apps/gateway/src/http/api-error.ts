@@ -1,0 +1,16 @@
+import { ERROR_CODES, statusOf, type ErrorCode } from './error-codes.js';
+
+/** A domain failure with its edge code; thrown by handlers and answered by `errorHandler`. */
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
+  constructor(
+    readonly code: ErrorCode,
+    message: string = ERROR_CODES[code][1],
+  ) {
+    super(message);
+  }
+
+  get status(): number {
+    return statusOf(this.code);
+  }
+}

@@ -1,0 +1,39 @@
+import { Code, ConnectError } from '@connectrpc/connect';
+import { ApiError } from './api-error.js';
+import { isErrorCode, statusOf, type ErrorCode } from './error-codes.js';
+
+/** Response metadata header in which the backend names its machine error code. */
+export const BACKEND_ERROR_CODE_HEADER = 'x-error-code';
+
+/** Edge code for a backend failure that names no machine code the edge knows, by Connect code. */
+const BY_CONNECT_CODE: Partial<Record<Code, ErrorCode>> = {
+  [Code.InvalidArgument]: 'invalid_request',
+  [Code.OutOfRange]: 'invalid_request',
+  [Code.Unauthenticated]: 'unauthenticated',
+  [Code.PermissionDenied]: 'forbidden',
+  [Code.NotFound]: 'not_found',
+  [Code.AlreadyExists]: 'conflict',
+  [Code.FailedPrecondition]: 'conflict',
+  [Code.Aborted]: 'conflict',
+  [Code.Unavailable]: 'backend_unavailable',
+  [Code.DeadlineExceeded]: 'backend_unavailable',
+  [Code.ResourceExhausted]: 'backend_unavailable',
+  [Code.Canceled]: 'backend_unavailable',
+  [Code.Unimplemented]: 'backend_unavailable',
+};
+
+/**
+ * Maps a failed backend call to the edge's error, or undefined when `err` is not a backend
+ * (Connect) failure. A machine code the backend names is kept only when it is one of the edge's
+ * client-facing (4xx) codes or `platform_not_configured`; its message is kept with it because the
+ * backend writes those for users. Everything else maps by Connect code with the edge's own
+ * message, so no backend internals leak.
+ */
+export function fromBackendError(err: unknown): ApiError | undefined {
+  if (!(err instanceof ConnectError)) return undefined;
+  const named = err.metadata.get(BACKEND_ERROR_CODE_HEADER) ?? '';
+  if (isErrorCode(named) && (statusOf(named) < 500 || named === 'platform_not_configured')) {
+    return new ApiError(named, err.rawMessage || undefined);
+  }
+  return new ApiError(BY_CONNECT_CODE[err.code] ?? 'internal');
+}

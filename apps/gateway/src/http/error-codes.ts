@@ -1,0 +1,48 @@
+/**
+ * The closed set of error codes the REST edge answers with, each with its one HTTP status and a
+ * default message. Backend machine codes outside this set are never echoed to clients.
+ */
+export const ERROR_CODES = {
+  invalid_request: [400, 'the request is not valid'],
+  malformed_json: [400, 'request body is not valid JSON'],
+  invalid_idempotency_key: [400, 'Idempotency-Key must be 1-128 characters of A-Z a-z 0-9 . _ : -'],
+  invalid_title: [400, 'the title must not contain any of & < > " \''],
+  invalid_email: [400, 'the e-mail address is not valid'],
+  invalid_password: [400, 'the password is not acceptable'],
+  invalid_token: [400, 'the confirmation token is not valid or has expired'],
+  unauthenticated: [401, 'a valid session token is required'],
+  session_invalid: [401, 'the session is unknown or has expired'],
+  launch_data_invalid: [401, 'the launch data signature does not verify'],
+  launch_data_stale: [401, 'the launch data is too old'],
+  invalid_credentials: [401, 'e-mail or password is wrong'],
+  operator_unauthenticated: [401, 'a valid operator token is required'],
+  untrusted_session: [403, 'this session has no recorded platform: it is view-only'],
+  purchase_forbidden: [403, 'purchases are not allowed in this context'],
+  forbidden: [403, 'this action is not allowed'],
+  account_suspended: [403, 'the account is suspended'],
+  account_deleted: [410, 'the account is deleted'],
+  not_found: [404, 'no such route'],
+  unknown_product: [404, 'no such product'],
+  insufficient_chips: [409, 'not enough chips for this product'],
+  email_taken: [409, 'this e-mail address is already in use'],
+  idempotency_key_reused: [409, 'this Idempotency-Key was used for a different request'],
+  conflict: [409, 'the request conflicts with the current state'],
+  body_too_large: [413, 'request body is too large'],
+  unsupported_media_type: [415, 'request body must be application/json'],
+  platform_not_configured: [503, 'this sign-in platform is not configured'],
+  operator_auth_not_configured: [503, 'operator authentication is not configured (GATEWAY_OPERATOR_TOKEN)'],
+  backend_unavailable: [503, 'the service is temporarily unavailable'],
+  internal: [500, 'internal error'],
+} as const satisfies Record<string, readonly [number, string]>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** Whether a string (for example a backend machine code) is one of the edge's codes. */
+export function isErrorCode(value: string): value is ErrorCode {
+  return Object.hasOwn(ERROR_CODES, value);
+}
+
+/** HTTP status of a code. */
+export function statusOf(code: ErrorCode): number {
+  return ERROR_CODES[code][0];
+}
