@@ -33,16 +33,28 @@ export const text = (max: number) =>
     .max(max)
     .refine((v) => !/\p{Cc}/u.test(v), 'must not contain control characters');
 
+/** The edge code of a validation failure, fixed or chosen by the offending field's path. */
+export type CodeFor = ErrorCode | ((path: readonly PropertyKey[]) => ErrorCode);
+
+/** Chooses the code by the top-level field at fault; other fields get `fallback`. */
+export function byField(codes: Readonly<Record<string, ErrorCode>>, fallback: ErrorCode = 'invalid_request'): CodeFor {
+  return (path) => {
+    const field = path[0];
+    return typeof field === 'string' && Object.hasOwn(codes, field) ? (codes[field] ?? fallback) : fallback;
+  };
+}
+
 /**
- * Parses a value with a zod schema; a failure is a 400 with `code` and a message naming the first
- * offending field, so bad input never reaches the backend.
+ * Parses a value with a zod schema; a failure is a 400 with a code (see `CodeFor`) and a message
+ * naming the first offending field, so bad input never reaches the backend.
  */
-export function parseInput<S extends z.ZodType>(schema: S, value: unknown, code: ErrorCode = 'invalid_request'): z.infer<S> {
+export function parseInput<S extends z.ZodType>(schema: S, value: unknown, code: CodeFor = 'invalid_request'): z.infer<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  const where = issue && issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
-  throw new ApiError(code, `${where}${issue?.message ?? 'invalid input'}`);
+  const path = issue?.path ?? [];
+  const where = path.length > 0 ? `${path.map(String).join('.')}: ` : '';
+  throw new ApiError(typeof code === 'function' ? code(path) : code, `${where}${issue?.message ?? 'invalid input'}`);
 }
 
 /**
@@ -56,7 +68,7 @@ export function jsonBody(req: Request): unknown {
   return req.body ?? {};
 }
 
-const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,128}$/;
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,128}$/;
 
 /** The optional `Idempotency-Key` header; present but malformed is a 400. */
 export function idempotencyKey(req: Request): string | undefined {

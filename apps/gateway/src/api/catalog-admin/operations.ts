@@ -4,14 +4,14 @@ import type { BackendClients } from '../../backend/client.js';
 import { ApiError } from '../../http/api-error.js';
 import type { Operation, OperationContext } from '../operation.js';
 import { ATOM_KINDS, PRICE_METHODS, isoFromUnix, readAtoms, readPrices, writeAtoms, writePrices, type AtomJson, type PriceJson } from '../products.js';
-import { amountParam, idParam, jsonBody, parseInput, text } from '../validation.js';
+import { amountParam, byField, idParam, jsonBody, parseInput, text } from '../validation.js';
 
 /** Characters a product title must not contain: they break a platform's payment-callback signature check. */
 const TITLE_FORBIDDEN = /[&<>"']/;
 
 const draftBody = z
   .object({
-    title: text(128).min(1, 'must not be empty'),
+    title: text(64).min(1, 'must not be empty'),
     active: z.boolean().default(true),
     atoms: z
       .array(z.object({ kind: z.enum(ATOM_KINDS), quantity: amountParam.refine((q) => q > 0n, 'must be positive') }).strict())
@@ -20,6 +20,7 @@ const draftBody = z
       .refine((a) => new Set(a.map((x) => x.kind)).size === a.length, 'atom kinds must be distinct'),
     prices: z
       .array(z.object({ method: z.enum(PRICE_METHODS), amount: amountParam, currency: z.string().regex(/^[A-Z]{3,5}$/, 'must be 3-5 capital letters') }).strict())
+      .min(1, 'a product needs at least one price')
       .max(5)
       .refine((p) => new Set(p.map((x) => x.method)).size === p.length, 'price methods must be distinct'),
   })
@@ -58,7 +59,7 @@ async function list(backend: BackendClients, includeInactive: boolean, call: Ope
 }
 
 async function upsert(backend: BackendClients, productId: bigint, { req, call }: OperationContext): Promise<ProductJson> {
-  const draft = parseInput(draftBody, jsonBody(req));
+  const draft = parseInput(draftBody, jsonBody(req), byField({ title: 'invalid_title', atoms: 'invalid_atoms', prices: 'invalid_prices' }));
   if (TITLE_FORBIDDEN.test(draft.title)) throw new ApiError('invalid_title');
   const body = encodeTable((b) => {
     const title = b.createString(draft.title);

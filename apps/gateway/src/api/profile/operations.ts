@@ -4,7 +4,7 @@ import { asPlatformKind, asPlatformSubtype } from '../../auth/session.js';
 import type { BackendClients } from '../../backend/client.js';
 import type { Operation } from '../operation.js';
 import { readStrings } from '../products.js';
-import { jsonBody, parseInput, text } from '../validation.js';
+import { byField, jsonBody, parseInput, text } from '../validation.js';
 
 const updateBody = z
   .object({
@@ -70,7 +70,7 @@ export function profileOperations(backend: BackendClients): Operation[] {
       path: '/api/v1/user/profile',
       auth: 'session',
       async handle({ req, call }) {
-        const input = parseInput(updateBody, jsonBody(req));
+        const input = parseInput(updateBody, jsonBody(req), byField({ display_name: 'invalid_display_name', email: 'invalid_email' }));
         const body = encodeTable((b) =>
           fb.ProfileUpdate.createProfileUpdate(
             b,
@@ -87,7 +87,7 @@ export function profileOperations(backend: BackendClients): Operation[] {
       path: '/api/v1/user/profile/confirm-email',
       auth: 'none',
       async handle({ req, call }) {
-        const { token } = parseInput(confirmQuery, req.query, 'invalid_token');
+        const { token } = parseInput(confirmQuery, req.query, 'confirmation_invalid');
         return { status: 200, body: await confirm(backend, token, call) };
       },
     },
@@ -97,7 +97,7 @@ export function profileOperations(backend: BackendClients): Operation[] {
       path: '/api/v1/user/profile/confirm-email',
       auth: 'none',
       async handle({ req, call }) {
-        const { token } = parseInput(confirmBody, jsonBody(req), 'invalid_token');
+        const { token } = parseInput(confirmBody, jsonBody(req), 'confirmation_invalid');
         return { status: 200, body: await confirm(backend, token, call) };
       },
     },

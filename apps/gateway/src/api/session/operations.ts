@@ -7,7 +7,7 @@ import type { BackendClients } from '../../backend/client.js';
 import { ApiError } from '../../http/api-error.js';
 import type { Operation } from '../operation.js';
 import { isoFromUnix } from '../products.js';
-import { jsonBody, parseInput } from '../validation.js';
+import { byField, jsonBody, parseInput } from '../validation.js';
 
 const launchString = z.string().min(1, 'must not be empty').max(8192, 'is too long');
 
@@ -16,7 +16,7 @@ const vkBody = z.object({ launch_params: launchString }).strict();
 const directBody = z
   .object({
     email: z.email('must be an e-mail address').max(254),
-    password: z.string().min(1, 'must not be empty').max(1024, 'is too long'),
+    password: z.string().min(1, 'must not be empty').max(256, 'is too long'),
     mode: z.enum(['signup', 'signin']),
     subtype: z.enum(PLATFORM_SUBTYPES).optional(),
   })
@@ -75,7 +75,7 @@ export function sessionOperations(backend: BackendClients, sessions: CachingSess
       path: '/api/v1/session/direct',
       auth: 'none',
       async handle({ req, call }) {
-        const input = parseInput(directBody, jsonBody(req));
+        const input = parseInput(directBody, jsonBody(req), byField({ email: 'invalid_email', password: 'invalid_password', mode: 'invalid_mode' }));
         const body = encodeTable((b) =>
           fb.DirectSessionOpen.createDirectSessionOpen(
             b,

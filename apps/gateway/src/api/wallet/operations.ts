@@ -41,7 +41,7 @@ export function walletOperations(backend: BackendClients): Operation[] {
       auth: 'trusted_session',
       async handle({ req, call }) {
         const key = idempotencyKey(req);
-        const input = parseInput(buyBody, jsonBody(req));
+        const input = parseInput(buyBody, jsonBody(req), 'invalid_product_id');
         const body = encodeTable((b) => fb.WalletBuy.createWalletBuy(b, input.product_id, key === undefined ? 0 : b.createString(key)));
         return { status: 200, body: readPurchase((await backend.wallet.buy({ body }, call)).body) };
       },
