@@ -3,25 +3,53 @@ import type { AddressInfo } from 'node:net';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
 import type { Logger } from '@wordgame/logging';
 import { createBackendClients } from './backend/client.js';
+import { PlatformHealth } from './botlink/health.js';
+import { peerContextValues } from './botlink/peer.js';
+import { botlinkRoutes } from './botlink/routes.js';
+import { listenMtls, type MtlsServer } from './botlink/tls-server.js';
+import { CommandHub } from './commands/hub.js';
+import { listenInternal, type InternalServer } from './commands/internal-server.js';
+import { commandRoutes } from './commands/internal-service.js';
 import type { GatewayConfig } from './config.js';
 import { createHttpApp } from './http/app.js';
-import { listenMtls, type MtlsServer } from './botlink/tls-server.js';
+import { createBotlinkMetrics } from './metrics/botlink-metrics.js';
 import { createRegistry } from './metrics/registry.js';
 
-/** A built gateway: `start()` listens on the HTTP port and the bot-link port; `stop()` closes both. */
+/** Where a started gateway listens. */
+export interface GatewayUrls {
+  httpUrl: string;
+  botlinkUrl: string;
+  /** gateway.v1.BotCommandService (h2c, internal). */
+  internalUrl: string;
+  httpPort: number;
+  botlinkPort: number;
+  internalPort: number;
+}
+
+/**
+ * A built gateway: `start()` listens on the HTTP port, the bot-link port and the internal command
+ * port; `stop()` ends every Link cleanly, then closes the listeners. Start once per build.
+ */
 export interface GatewayApp {
-  start(): Promise<{ httpUrl: string; botlinkUrl: string; httpPort: number; botlinkPort: number }>;
+  /** The command hub (the in-process way to push a command to the bot). */
+  readonly hub: CommandHub;
+  start(): Promise<GatewayUrls>;
   stop(): Promise<void>;
 }
 
 /** Builds the gateway without side effects until `start()`. */
 export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp {
   const registry = createRegistry();
+  const metrics = createBotlinkMetrics(registry);
   const backend = createBackendClients(config.BACKEND_URL);
+  const hub = new CommandHub({ metrics, logger, queueLimit: config.BOTLINK_SEND_QUEUE_LIMIT });
+  const health = new PlatformHealth(metrics, logger);
   let http: Server | undefined;
   let botlink: MtlsServer | undefined;
+  let internal: InternalServer | undefined;
 
   return {
+    hub,
     async start() {
       const app = createHttpApp({ logger, registry, backend });
       const httpServer = app.listen(config.GATEWAY_HTTP_PORT, config.GATEWAY_HOST);
@@ -30,7 +58,10 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
         httpServer.once('listening', resolve);
         httpServer.once('error', reject);
       });
-      const botlinkHandler = connectNodeAdapter({ routes: () => undefined });
+      const botlinkHandler = connectNodeAdapter({
+        routes: botlinkRoutes({ hub, health, metrics, logger, backend, idleTimeoutMs: config.BOTLINK_IDLE_TIMEOUT_MS }),
+        contextValues: peerContextValues,
+      });
       botlink = await listenMtls(
         {
           host: config.BOTLINK_HOST,
@@ -39,20 +70,29 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
           certPath: config.BOTLINK_TLS_CERT,
           keyPath: config.BOTLINK_TLS_KEY,
           logger,
+          pingIntervalMs: config.BOTLINK_PING_INTERVAL_MS,
+          pingTimeoutMs: config.BOTLINK_PING_TIMEOUT_MS,
+          onHandshakeRefused: () => metrics.linkRejections.inc({ reason: 'tls_handshake' }),
+          onPingTimeout: () => metrics.pingTimeouts.inc(),
         },
         botlinkHandler,
       );
+      internal = await listenInternal(config.GATEWAY_INTERNAL_HOST, config.GATEWAY_INTERNAL_PORT, commandRoutes(hub, config.BOTLINK_COMMAND_TIMEOUT_MS));
       const httpPort = (httpServer.address() as AddressInfo).port;
-      const urls = {
+      const urls: GatewayUrls = {
         httpUrl: `http://${config.GATEWAY_HOST}:${httpPort}`,
         botlinkUrl: `https://${config.BOTLINK_HOST}:${botlink.port}`,
+        internalUrl: `http://${config.GATEWAY_INTERNAL_HOST}:${internal.port}`,
         httpPort,
         botlinkPort: botlink.port,
+        internalPort: internal.port,
       };
       logger.info(urls, 'gateway listening');
       return urls;
     },
     async stop() {
+      hub.close();
+      await internal?.close();
       await botlink?.close();
       if (http) {
         const server = http;
@@ -61,6 +101,7 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
           server.closeIdleConnections();
         });
       }
+      internal = undefined;
       botlink = undefined;
       http = undefined;
     },

@@ -16,6 +16,19 @@ export const gatewayConfigSchema = z.object({
   /** The gateway's server certificate and key (PEM paths). */
   BOTLINK_TLS_CERT: env.str().default('.data/certs/gateway.crt'),
   BOTLINK_TLS_KEY: env.str().default('.data/certs/gateway.key'),
+  /** HTTP/2 ping interval on bot-link sessions (ms); with the ping timeout it bounds half-open detection. */
+  BOTLINK_PING_INTERVAL_MS: env.int(30_000, 100, 3_600_000),
+  /** A bot-link session whose ping is not answered within this time (ms) is destroyed. */
+  BOTLINK_PING_TIMEOUT_MS: env.int(20_000, 100, 3_600_000),
+  /** A Link stream that receives no message (Hello, Ack or Health) for this long (ms) is closed. */
+  BOTLINK_IDLE_TIMEOUT_MS: env.int(90_000, 100, 3_600_000),
+  /** Commands waiting to be written on one Link stream; a send beyond it fails with `queue_full`. */
+  BOTLINK_SEND_QUEUE_LIMIT: env.int(4_096, 1, 1_000_000),
+  /** Ack timeout (ms) for a command pushed without its own `timeout_ms`. */
+  BOTLINK_COMMAND_TIMEOUT_MS: env.int(10_000, 1, 120_000),
+  /** Internal h2c listener of gateway.v1.BotCommandService (backend to gateway); keep it private. */
+  GATEWAY_INTERNAL_HOST: z.string().default('127.0.0.1'),
+  GATEWAY_INTERNAL_PORT: env.port(8444),
   LOG_LEVEL: env.logLevel(),
 });
 

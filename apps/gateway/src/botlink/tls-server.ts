@@ -11,6 +11,14 @@ export interface MtlsOptions {
   certPath: string;
   keyPath: string;
   logger: Logger;
+  /** HTTP/2 ping interval per session (ms). */
+  pingIntervalMs: number;
+  /** A ping unanswered this long (ms) destroys the session: the peer is gone or half-open. */
+  pingTimeoutMs: number;
+  /** Called when a TLS handshake is refused (no, expired or foreign client certificate). */
+  onHandshakeRefused?: () => void;
+  /** Called when a session is destroyed for an unanswered ping. */
+  onPingTimeout?: () => void;
 }
 
 /** A listening HTTP/2 server that only completes handshakes with CA-signed client certificates. */
@@ -23,8 +31,10 @@ export interface MtlsServer {
 /**
  * Starts the bot-link's HTTP/2 TLS server. A client certificate is required and verified against
  * the configured CA during the handshake (no certificate, another CA's, or an expired one never
- * reaches a handler); TLS 1.3 only, no HTTP/1 fallback. HTTP/2 pings every 30 s detect half-open
- * connections. `close()` sends GOAWAY to every session and waits for them to end.
+ * reaches a handler); TLS 1.3 only, no HTTP/1 fallback. Each session is pinged every
+ * `pingIntervalMs`; an answer missing after `pingTimeoutMs` destroys it, which ends its streams
+ * (a half-open connection is detected within interval + timeout). `close()` sends GOAWAY to every
+ * session and waits for them to end.
  */
 export async function listenMtls(
   options: MtlsOptions,
@@ -45,9 +55,14 @@ export async function listenMtls(
   const sessions = new Set<http2.ServerHttp2Session>();
   server.on('session', (session: http2.ServerHttp2Session) => {
     sessions.add(session);
-    session.on('close', () => sessions.delete(session));
+    const stopPings = keepAlive(session, options);
+    session.on('close', () => {
+      stopPings();
+      sessions.delete(session);
+    });
   });
   server.on('tlsClientError', (err: Error, socket: TLSSocket) => {
+    options.onHandshakeRefused?.();
     options.logger.warn({ err: err.message, remote: socket.remoteAddress }, 'bot-link TLS handshake refused');
   });
   await new Promise<void>((resolve, reject) => {
@@ -67,5 +82,33 @@ export async function listenMtls(
       await closed;
       clearTimeout(force);
     },
+  };
+}
+
+/** Pings `session` periodically; destroys it when a ping stays unanswered. Returns the stopper. */
+function keepAlive(session: http2.ServerHttp2Session, options: MtlsOptions): () => void {
+  let deadline: NodeJS.Timeout | undefined;
+  const interval = setInterval(() => {
+    if (deadline !== undefined || session.destroyed || session.closed) return;
+    const timer = setTimeout(() => {
+      options.onPingTimeout?.();
+      options.logger.warn({ remote: session.socket?.remoteAddress, timeoutMs: options.pingTimeoutMs }, 'bot-link ping unanswered; session destroyed');
+      session.destroy();
+    }, options.pingTimeoutMs);
+    deadline = timer;
+    const answered = () => {
+      clearTimeout(timer);
+      deadline = undefined;
+    };
+    try {
+      if (!session.ping(answered)) answered();
+    } catch {
+      answered();
+    }
+  }, options.pingIntervalMs);
+  interval.unref();
+  return () => {
+    clearInterval(interval);
+    clearTimeout(deadline);
   };
 }

@@ -1,0 +1,104 @@
+import { create } from '@bufbuild/protobuf';
+import { Code, ConnectError, type HandlerContext } from '@connectrpc/connect';
+import { botlink, decodeTable, encodeTable, fb, FlatBufferDecodeError } from '@wordgame/contracts';
+import type { Logger } from '@wordgame/logging';
+import type { BackendClients } from '../backend/client.js';
+
+/** The chat platform this bot serves; the bot-link's bot is the Telegram bot. */
+export const BOT_PLATFORM = 'telegram';
+
+/**
+ * Maps a failed backend intake call to the code the bot sees: Unimplemented (the backend has no
+ * intake yet, said plainly), Unavailable (unreachable or too slow; the bot retries or fails
+ * closed), InvalidArgument (the backend rejected the request as such), else Internal, logged with
+ * its cause and answered without detail.
+ */
+export function intakeFailure(rpc: string, err: unknown, logger: Logger): ConnectError {
+  if (err instanceof FlatBufferDecodeError) {
+    logger.error({ rpc, err }, 'backend intake answered an unreadable body');
+    return new ConnectError('internal error', Code.Internal);
+  }
+  const cause = ConnectError.from(err);
+  switch (cause.code) {
+    case Code.Unimplemented:
+      logger.warn({ rpc }, 'backend intake is not implemented');
+      return new ConnectError(`${rpc} is not available on the backend yet`, Code.Unimplemented);
+    case Code.Unavailable:
+    case Code.DeadlineExceeded:
+      logger.warn({ rpc, code: Code[cause.code], err: cause.rawMessage }, 'backend intake unavailable');
+      return new ConnectError('the backend is unavailable', Code.Unavailable);
+    case Code.Canceled:
+      return new ConnectError('canceled', Code.Canceled);
+    case Code.InvalidArgument:
+      return new ConnectError(cause.rawMessage, Code.InvalidArgument);
+    default:
+      logger.error({ rpc, code: Code[cause.code], err: cause }, 'backend intake failed');
+      return new ConnectError('internal error', Code.Internal);
+  }
+}
+
+function required(value: string, field: string): string {
+  if (value === '') throw new ConnectError(`${field} is required`, Code.InvalidArgument);
+  return value;
+}
+
+/**
+ * The bot-link's unary RPCs, each proxied to backend.v1.BotIntakeService with FlatBuffers bodies.
+ * Nothing is answered locally: the result is always the backend's (or an error, never a guess).
+ */
+export function createIntakeHandlers(backend: BackendClients, logger: Logger) {
+  async function call<T>(rpc: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (err: unknown) {
+      throw intakeFailure(rpc, err, logger);
+    }
+  }
+
+  return {
+    resolveChatEligibility: async (req: botlink.ChatEligibilityRequest, ctx: HandlerContext) => {
+      const externalId = required(req.externalId, 'external_id');
+      return await call('ResolveChatEligibility', async () => {
+        const res = await backend.intake.resolveChatEligibility(
+          { body: encodeTable((b) => fb.ChatEligibilityQuery.createChatEligibilityQuery(b, b.createString(BOT_PLATFORM), b.createString(externalId))) },
+          { signal: ctx.signal },
+        );
+        return decodeTable(res.body, (bb) => fb.ChatEligibility.getRootAsChatEligibility(bb), (t) =>
+          create(botlink.ChatEligibilityResponseSchema, { registered: t.registered(), eligible: t.eligible() }),
+        );
+      });
+    },
+
+    validatePreCheckout: async (req: botlink.PreCheckoutRequest, ctx: HandlerContext) => {
+      const orderId = required(req.orderId, 'order_id');
+      const currency = required(req.currency, 'currency');
+      return await call('ValidatePreCheckout', async () => {
+        const res = await backend.intake.validatePreCheckout(
+          { body: encodeTable((b) => fb.PreCheckoutQuery.createPreCheckoutQuery(b, b.createString(orderId), req.amount, b.createString(currency))) },
+          { signal: ctx.signal },
+        );
+        return decodeTable(res.body, (bb) => fb.PreCheckoutVerdict.getRootAsPreCheckoutVerdict(bb), (t) =>
+          create(botlink.PreCheckoutResponseSchema, { ok: t.ok(), reason: t.reason() ?? '' }),
+        );
+      });
+    },
+
+    forwardPayment: async (req: botlink.ForwardPaymentRequest, ctx: HandlerContext) => {
+      const orderId = required(req.orderId, 'order_id');
+      const chargeId = required(req.platformPaymentChargeId, 'platform_payment_charge_id');
+      return await call('ForwardPayment', async () => {
+        const res = await backend.intake.forwardPayment(
+          {
+            body: encodeTable((b) =>
+              fb.PlatformPayment.createPlatformPayment(b, b.createString(orderId), b.createString(chargeId), req.amount, req.platformUserId, b.createString(BOT_PLATFORM)),
+            ),
+          },
+          { signal: ctx.signal },
+        );
+        return decodeTable(res.body, (bb) => fb.PlatformPaymentResult.getRootAsPlatformPaymentResult(bb), (t) =>
+          create(botlink.ForwardPaymentResponseSchema, { credited: t.credited() }),
+        );
+      });
+    },
+  };
+}

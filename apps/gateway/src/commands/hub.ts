@@ -1,0 +1,191 @@
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { create } from '@bufbuild/protobuf';
+import { botlink } from '@wordgame/contracts';
+import type { Logger } from '@wordgame/logging';
+import { SendQueue } from '../botlink/send-queue.js';
+import type { BotlinkMetrics, CommandOutcomeLabel, LinkEndReason } from '../metrics/botlink-metrics.js';
+import { LINK_LOST, QUEUE_FULL, type CommandPayload, type Outcome } from './outcome.js';
+
+/** Who is on the other end of a Link: Hello fields plus the client certificate subject. */
+export interface LinkIdentity {
+  instanceId: string;
+  ownsUpdates: boolean;
+  /** Client certificate subject CN. */
+  peer: string;
+}
+
+/** A command written (or waiting to be written) on one Link, until its Ack, timeout or link loss. */
+export interface InFlight {
+  readonly commandId: string;
+  readonly kind: string;
+  readonly message: botlink.ToBot;
+  readonly startedMs: number;
+  settled: boolean;
+  timer: NodeJS.Timeout | undefined;
+  resolve(outcome: Outcome): void;
+}
+
+/** One open Link stream as the hub sees it. */
+export interface Link {
+  readonly id: number;
+  readonly identity: LinkIdentity;
+  /** Commands the stream's writer takes and writes, in order. */
+  readonly queue: SendQueue<InFlight>;
+  /** Set once the Link has ended; its queue is closed then. */
+  readonly endReason: LinkEndReason | undefined;
+}
+
+interface LinkState extends Link {
+  endReason: LinkEndReason | undefined;
+  readonly inFlight: Map<string, InFlight>;
+}
+
+/** Raised by `open` once the hub is closed (the gateway is stopping). */
+export class HubClosedError extends Error {
+  override readonly name = 'HubClosedError';
+}
+
+export interface HubOptions {
+  metrics: BotlinkMetrics;
+  logger: Logger;
+  /** Per-Link bound of commands waiting to be written. */
+  queueLimit: number;
+}
+
+/** The metric label of a payload kind: the proto field name (send_to_user, chat_gate, …). */
+export function kindLabel(kind: CommandPayload['case']): string {
+  return kind.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
+
+/**
+ * The gateway's command hub: at most one Link per bot instance, commands routed to the bot that
+ * owns updates (else any connected bot), each written once with a fresh command_id and correlated
+ * with its Ack. At-most-once: nothing is queued for later; when a Link ends, everything in flight
+ * on it resolves at once as `error`/`link_lost` and is never re-sent on another Link.
+ */
+export class CommandHub {
+  private readonly links = new Map<string, LinkState>();
+  private nextId = 1;
+  private closed = false;
+
+  constructor(private readonly options: HubOptions) {}
+
+  /** Open Links. */
+  get connected(): number {
+    return this.links.size;
+  }
+
+  /**
+   * Registers a Link after its Hello. A Link already open for the same instance_id is ended as
+   * `replaced` first. Throws HubClosedError once the hub is closed.
+   */
+  open(identity: LinkIdentity): Link {
+    if (this.closed) throw new HubClosedError('the gateway is shutting down');
+    const previous = this.links.get(identity.instanceId);
+    if (previous) this.end(previous, 'replaced');
+    const link: LinkState = {
+      id: this.nextId++,
+      identity,
+      queue: new SendQueue<InFlight>(this.options.queueLimit),
+      endReason: undefined,
+      inFlight: new Map(),
+    };
+    this.links.set(identity.instanceId, link);
+    this.options.metrics.connectedBots.set(this.links.size);
+    this.options.logger.info({ linkId: link.id, instanceId: identity.instanceId, peer: identity.peer, ownsUpdates: identity.ownsUpdates, replaced: previous !== undefined }, 'bot link opened');
+    return link;
+  }
+
+  /** Ends a Link (idempotent): closes its queue and resolves its in-flight commands as link_lost. */
+  end(link: Link, reason: LinkEndReason): void {
+    const state = link as LinkState;
+    if (state.endReason !== undefined) return;
+    state.endReason = reason;
+    if (this.links.get(state.identity.instanceId) === state) this.links.delete(state.identity.instanceId);
+    state.queue.close();
+    const lost = [...state.inFlight.values()];
+    for (const command of lost) this.settle(state, command, { status: 'error', error: LINK_LOST }, 'link_lost');
+    this.options.metrics.connectedBots.set(this.links.size);
+    this.options.metrics.linkEnds.inc({ reason });
+    this.options.logger.info({ linkId: state.id, instanceId: state.identity.instanceId, peer: state.identity.peer, reason, lostCommands: lost.length }, 'bot link ended');
+  }
+
+  /**
+   * Sends one command and resolves with its outcome; never rejects. `no_bot` comes at once when no
+   * Link is open; `queue_full` at once when the chosen Link's queue is full.
+   */
+  send(payload: CommandPayload, options: { timeoutMs: number }): Promise<Outcome> {
+    const kind = kindLabel(payload.case);
+    const link = this.pick();
+    if (!link) {
+      this.options.metrics.commands.inc({ kind, outcome: 'no_bot' });
+      return Promise.resolve({ status: 'no_bot' });
+    }
+    const commandId = randomUUID();
+    return new Promise<Outcome>((resolve) => {
+      const command: InFlight = {
+        commandId,
+        kind,
+        message: create(botlink.ToBotSchema, { command: { commandId, payload } }),
+        startedMs: performance.now(),
+        settled: false,
+        timer: undefined,
+        resolve,
+      };
+      if (!link.queue.push(command)) {
+        this.options.metrics.commands.inc({ kind, outcome: 'error' });
+        this.options.logger.warn({ linkId: link.id, instanceId: link.identity.instanceId, kind, commandId }, 'bot link send queue full');
+        resolve({ status: 'error', error: QUEUE_FULL });
+        return;
+      }
+      link.inFlight.set(commandId, command);
+      command.timer = setTimeout(() => this.settle(link, command, { status: 'timeout' }, 'timeout'), options.timeoutMs);
+    });
+  }
+
+  /** Correlates an Ack with its command on the same Link; an unknown or late id is counted and dropped. */
+  ack(link: Link, ack: botlink.Ack): void {
+    const state = link as LinkState;
+    const command = state.inFlight.get(ack.commandId);
+    if (!command) {
+      this.options.metrics.unknownAcks.inc();
+      this.options.logger.debug({ linkId: state.id, instanceId: state.identity.instanceId, commandId: ack.commandId }, 'ack for an unknown command dropped');
+      return;
+    }
+    const outcome: Outcome = ack.error !== ''
+      ? { status: 'error', error: ack.error }
+      : ack.delivered
+        ? { status: 'delivered', result: ack.result }
+        : { status: 'not_delivered' };
+    this.options.metrics.ackLatency.observe({ kind: command.kind }, (performance.now() - command.startedMs) / 1000);
+    if (outcome.status === 'error') {
+      this.options.logger.warn({ linkId: state.id, instanceId: state.identity.instanceId, commandId: command.commandId, kind: command.kind, error: outcome.error }, 'bot reported a command failure');
+    }
+    this.settle(state, command, outcome, outcome.status);
+  }
+
+  /** Ends every Link as `shutdown` and refuses new ones. */
+  close(): void {
+    this.closed = true;
+    for (const link of [...this.links.values()]) this.end(link, 'shutdown');
+  }
+
+  private pick(): LinkState | undefined {
+    let any: LinkState | undefined;
+    for (const link of this.links.values()) {
+      if (link.identity.ownsUpdates) return link;
+      any ??= link;
+    }
+    return any;
+  }
+
+  private settle(link: LinkState, command: InFlight, outcome: Outcome, label: CommandOutcomeLabel): void {
+    if (command.settled) return;
+    command.settled = true;
+    clearTimeout(command.timer);
+    link.inFlight.delete(command.commandId);
+    this.options.metrics.commands.inc({ kind: command.kind, outcome: label });
+    command.resolve(outcome);
+  }
+}

@@ -1,0 +1,45 @@
+import { create } from '@bufbuild/protobuf';
+import { Code, ConnectError, type ConnectRouter } from '@connectrpc/connect';
+import { gatewayApi } from '@wordgame/contracts';
+import type { CommandHub } from './hub.js';
+import type { Outcome } from './outcome.js';
+
+/** Upper bound of a caller's `timeout_ms`. */
+export const MAX_COMMAND_TIMEOUT_MS = 120_000;
+
+const OUTCOME_CODES: Record<Outcome['status'], gatewayApi.Outcome> = {
+  delivered: gatewayApi.Outcome.DELIVERED,
+  not_delivered: gatewayApi.Outcome.NOT_DELIVERED,
+  error: gatewayApi.Outcome.ERROR,
+  timeout: gatewayApi.Outcome.TIMEOUT,
+  no_bot: gatewayApi.Outcome.NO_BOT,
+};
+
+/** The wire form of an outcome. */
+export function toSendResponse(outcome: Outcome): gatewayApi.SendResponse {
+  return create(gatewayApi.SendResponseSchema, {
+    outcome: OUTCOME_CODES[outcome.status],
+    result: outcome.status === 'delivered' ? outcome.result : '',
+    error: outcome.status === 'error' ? outcome.error : '',
+  });
+}
+
+/**
+ * Registers gateway.v1.BotCommandService: the backend's way to push a command to the bot. The
+ * hub assigns the command_id (the caller's is ignored); `timeout_ms` 0 means `defaultTimeoutMs`,
+ * larger values are capped at MAX_COMMAND_TIMEOUT_MS.
+ */
+export function commandRoutes(hub: CommandHub, defaultTimeoutMs: number) {
+  return (router: ConnectRouter): void => {
+    router.service(gatewayApi.BotCommandService, {
+      async send(req) {
+        const payload = req.command?.payload;
+        if (payload === undefined || payload.case === undefined) {
+          throw new ConnectError('command must carry exactly one payload', Code.InvalidArgument);
+        }
+        const timeoutMs = req.timeoutMs === 0 ? defaultTimeoutMs : Math.min(req.timeoutMs, MAX_COMMAND_TIMEOUT_MS);
+        return toSendResponse(await hub.send(payload, { timeoutMs }));
+      },
+    });
+  };
+}

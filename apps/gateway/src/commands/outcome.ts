@@ -1,0 +1,24 @@
+import type { botlink } from '@wordgame/contracts';
+
+/** A command's payload with its kind set (the `payload` oneof of botlink.v1.Command). */
+export type CommandPayload = Exclude<botlink.Command['payload'], { case: undefined }>;
+
+/** The payload kind: notify, send_to_user, send_to_channel, chat_gate or create_invoice (camelCase). */
+export type CommandKind = CommandPayload['case'];
+
+/**
+ * What became of one command. `error` covers the bot's Ack.error, a Link that ended before the Ack
+ * (`link_lost`) and a full send queue (`queue_full`); `timeout` means no Ack in time (the command
+ * may still have reached the bot); `no_bot` means nothing was sent.
+ */
+export type Outcome =
+  | { status: 'delivered'; result: string }
+  | { status: 'not_delivered' }
+  | { status: 'error'; error: string }
+  | { status: 'timeout' }
+  | { status: 'no_bot' };
+
+/** Outcome error when the Link ended before the command's Ack. */
+export const LINK_LOST = 'link_lost';
+/** Outcome error when the chosen Link's send queue was full. */
+export const QUEUE_FULL = 'queue_full';

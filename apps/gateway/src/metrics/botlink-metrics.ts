@@ -1,0 +1,97 @@
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+
+/** `bot_platform_errors_total{kind}`: one value per Health delta field. */
+export const PLATFORM_ERROR_KINDS = ['long_poll', 'api', 'rate_limited'] as const;
+export type PlatformErrorKind = (typeof PLATFORM_ERROR_KINDS)[number];
+
+/**
+ * `botlink_commands_total{outcome}`: the hub's outcome status, except that a command whose Link
+ * ended before its Ack is counted as `link_lost` (its Outcome is `error` with error `link_lost`).
+ */
+export const COMMAND_OUTCOMES = ['delivered', 'not_delivered', 'error', 'timeout', 'no_bot', 'link_lost'] as const;
+export type CommandOutcomeLabel = (typeof COMMAND_OUTCOMES)[number];
+
+/** `botlink_link_rejections_total{reason}`: why a bot's connection or Link never became a link. */
+export const LINK_REJECTION_REASONS = ['tls_handshake', 'no_hello', 'invalid_hello', 'shutting_down'] as const;
+export type LinkRejectionReason = (typeof LINK_REJECTION_REASONS)[number];
+
+/** `botlink_link_ends_total{reason}`: why an established Link ended. */
+export const LINK_END_REASONS = ['stream_closed', 'replaced', 'idle_timeout', 'shutdown'] as const;
+export type LinkEndReason = (typeof LINK_END_REASONS)[number];
+
+/** The bot-link's metrics; every label value comes from a closed set (no ids). */
+export interface BotlinkMetrics {
+  platformErrors: Counter<'kind'>;
+  platformLastOk: Gauge;
+  connectedBots: Gauge;
+  commands: Counter<'kind' | 'outcome'>;
+  ackLatency: Histogram<'kind'>;
+  unknownAcks: Counter;
+  linkRejections: Counter<'reason'>;
+  linkEnds: Counter<'reason'>;
+  pingTimeouts: Counter;
+}
+
+/**
+ * Registers the bot-link metrics on the gateway's registry. Closed label sets are pre-created at
+ * zero so `rate()` and `increase()` see a series before the first event.
+ */
+export function createBotlinkMetrics(registry: Registry): BotlinkMetrics {
+  const registers = [registry];
+  const metrics: BotlinkMetrics = {
+    platformErrors: new Counter({
+      name: 'bot_platform_errors_total',
+      help: 'Chat-platform API failures reported by the bot in Health deltas (long_poll: transport or 5xx on the update long-poll; api: transport or 5xx on other calls; rate_limited: 429 responses).',
+      labelNames: ['kind'],
+      registers,
+    }),
+    platformLastOk: new Gauge({
+      name: 'bot_platform_last_ok_unix',
+      help: 'Unix seconds of the bot\'s last successful chat-platform API response; never moves backwards (0 until the first report carrying a stamp).',
+      registers,
+    }),
+    connectedBots: new Gauge({ name: 'botlink_connected_bots', help: 'Bots with an open Link stream.', registers }),
+    commands: new Counter({
+      name: 'botlink_commands_total',
+      help: 'Commands sent through the hub, by payload kind and outcome (link_lost: the Link ended before the Ack).',
+      labelNames: ['kind', 'outcome'],
+      registers,
+    }),
+    ackLatency: new Histogram({
+      name: 'botlink_ack_latency_seconds',
+      help: 'Time from send to the correlated Ack, by payload kind.',
+      labelNames: ['kind'],
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    }),
+    unknownAcks: new Counter({
+      name: 'botlink_unknown_acks_total',
+      help: 'Acks whose command_id matched no in-flight command on that Link (unknown, late after a timeout, or duplicate); dropped.',
+      registers,
+    }),
+    linkRejections: new Counter({
+      name: 'botlink_link_rejections_total',
+      help: 'Bot connections or Link streams refused (tls_handshake, no_hello, invalid_hello, shutting_down).',
+      labelNames: ['reason'],
+      registers,
+    }),
+    linkEnds: new Counter({
+      name: 'botlink_link_ends_total',
+      help: 'Established Links that ended (stream_closed: the bot or the network ended it, including a failed ping; replaced; idle_timeout; shutdown).',
+      labelNames: ['reason'],
+      registers,
+    }),
+    pingTimeouts: new Counter({
+      name: 'botlink_ping_timeouts_total',
+      help: 'Bot-link HTTP/2 sessions destroyed because a ping went unanswered (half-open connection).',
+      registers,
+    }),
+  };
+  for (const kind of PLATFORM_ERROR_KINDS) metrics.platformErrors.inc({ kind }, 0);
+  for (const reason of LINK_REJECTION_REASONS) metrics.linkRejections.inc({ reason }, 0);
+  for (const reason of LINK_END_REASONS) metrics.linkEnds.inc({ reason }, 0);
+  metrics.connectedBots.set(0);
+  metrics.unknownAcks.inc(0);
+  metrics.pingTimeouts.inc(0);
+  return metrics;
+}
