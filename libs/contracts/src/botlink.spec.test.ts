@@ -160,10 +160,11 @@ export function parseSpecMessages(markdown: string): Record<string, Array<{ name
   for (const line of markdown.split('\n')) {
     const heading = /^\*\*(\w+)\*\*(.*)$/.exec(line);
     if (heading) {
-      current = heading[1];
+      const name = heading[1] ?? '';
+      current = name;
       const inline = [...(heading[2] ?? '').matchAll(/`(\w+)` \((\w+)\) = (\d+)|`(\w+)` (\w+) = (\d+)/g)];
       if (inline.length > 0) {
-        out[current] = inline.map((m) => ({ name: (m[1] ?? m[4]) as string, type: (m[2] ?? m[5]) as string, number: Number(m[3] ?? m[6]) }));
+        out[name] = inline.map((m) => ({ name: (m[1] ?? m[4]) as string, type: (m[2] ?? m[5]) as string, number: Number(m[3] ?? m[6]) }));
       }
       continue;
     }
