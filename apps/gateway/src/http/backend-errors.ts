@@ -35,5 +35,18 @@ export function fromBackendError(err: unknown): ApiError | undefined {
   if (isErrorCode(named) && (statusOf(named) < 500 || named === 'platform_not_configured')) {
     return new ApiError(named, err.rawMessage || undefined);
   }
+  if (isTransportFailure(err)) return new ApiError('backend_unavailable');
   return new ApiError(BY_CONNECT_CODE[err.code] ?? 'internal');
+}
+
+const NETWORK_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+
+/**
+ * A call that failed in the transport (the backend never answered), whatever Connect code the
+ * client library chose for it: the network error is kept as the cause. connect-node picks the
+ * code with `instanceof Error`, which a cross-realm error (jest's vm) fails, so read the errno.
+ */
+function isTransportFailure(err: ConnectError): boolean {
+  const cause = err.cause as { code?: unknown } | undefined;
+  return typeof cause?.code === 'string' && NETWORK_ERRNOS.has(cause.code);
 }

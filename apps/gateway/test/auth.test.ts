@@ -1,0 +1,180 @@
+import { Code } from '@connectrpc/connect';
+import { call, startEdge, type Edge } from './support/edge.js';
+import { startRecordingBackend, type RecordingBackend } from './support/recording-backend.js';
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+describe('gateway trust: session auth and the headers the backend sees', () => {
+  let backend: RecordingBackend;
+  let edge: Edge;
+
+  beforeAll(async () => {
+    backend = await startRecordingBackend();
+    edge = await startEdge(backend.url, { sessionCacheMs: 60_000 });
+  });
+  afterAll(async () => {
+    await edge.close();
+    await backend.close();
+  });
+  beforeEach(() => {
+    backend.calls.length = 0;
+    backend.failBuyWith = undefined;
+    backend.sessions.clear();
+    backend.sessions.set('tg-ios', { accountId: 7n, kind: 'telegram', subtype: '' });
+    backend.sessions.set('vk-android', { accountId: 8n, kind: 'vk', subtype: 'android' });
+    backend.sessions.set('untrusted', { accountId: 9n, kind: '', subtype: '' });
+    backend.sessions.set('odd-kind', { accountId: 10n, kind: 'myspace', subtype: 'web' });
+  });
+
+  it('a client-sent X-Platform / X-Account-Id never reaches the backend: the session record decides', async () => {
+    const forged = { 'x-platform': 'direct;web', 'x-account-id': '1' };
+    const res = await call(`${edge.url}/api/v1/user/wallet`, { headers: { ...bearer('tg-ios'), ...forged } });
+    expect(res.status).toBe(200);
+    const res2 = await call(`${edge.url}/api/v1/user/wallet`, { headers: { ...bearer('vk-android'), ...forged } });
+    expect(res2.status).toBe(200);
+    const seen = backend.callsTo('GetWallet').map((c) => [c.headers['x-account-id'], c.headers['x-platform']]);
+    expect(seen).toEqual([
+      ['7', 'telegram'],
+      ['8', 'vk;android'],
+    ]);
+  });
+
+  it('an untrusted session is sent as X-Platform none whatever the client claims, and an unknown kind is untrusted', async () => {
+    await call(`${edge.url}/api/v1/user/wallet`, { headers: { ...bearer('untrusted'), 'x-platform': 'direct;web' } });
+    await call(`${edge.url}/api/v1/user/wallet`, { headers: { ...bearer('odd-kind'), 'x-platform': 'telegram' } });
+    expect(backend.callsTo('GetWallet').map((c) => c.headers['x-platform'])).toEqual(['none', 'none']);
+  });
+
+  it('unauthenticated calls carry no trust headers at all, even when the client sends them', async () => {
+    const res = await call(`${edge.url}/api/v1/session/telegram`, {
+      method: 'POST',
+      headers: { 'x-platform': 'direct;web', 'x-account-id': '1' },
+      json: { init_data: 'query_id=1&hash=ab' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ token: 'tg-token', platform: { kind: 'telegram', subtype: null }, account_id: '5' });
+    const [open] = backend.callsTo('OpenTelegramSession');
+    expect(open?.headers['x-platform']).toBeUndefined();
+    expect(open?.headers['x-account-id']).toBeUndefined();
+  });
+
+  it('an untrusted session may look but not buy: 403 untrusted_session and Buy is never called', async () => {
+    expect((await call(`${edge.url}/api/v1/user/wallet`, { headers: bearer('untrusted') })).status).toBe(200);
+    const res = await call(`${edge.url}/api/v1/user/wallet`, { method: 'POST', headers: bearer('untrusted'), json: { product_id: '1' } });
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ error: { code: 'untrusted_session', message: expect.any(String) as string } });
+    expect(backend.callsTo('Buy')).toHaveLength(0);
+  });
+
+  it('refuses a missing, malformed or unknown token with 401 before any wallet call', async () => {
+    const none = await call(`${edge.url}/api/v1/user/wallet`);
+    expect(none).toMatchObject({ status: 401, body: { error: { code: 'unauthenticated' } } });
+    const basic = await call(`${edge.url}/api/v1/user/wallet`, { headers: { authorization: 'Basic dXNlcjpwdw==' } });
+    expect(basic).toMatchObject({ status: 401, body: { error: { code: 'unauthenticated' } } });
+    const unknown = await call(`${edge.url}/api/v1/user/wallet`, { headers: bearer('nope') });
+    expect(unknown).toMatchObject({ status: 401, body: { error: { code: 'session_invalid' } } });
+    expect(backend.callsTo('GetWallet')).toHaveLength(0);
+  });
+
+  it('caches a resolved session briefly and forgets it on sign-out', async () => {
+    backend.sessions.set('cached', { accountId: 11n, kind: 'direct', subtype: 'web' });
+    for (let i = 0; i < 3; i++) expect((await call(`${edge.url}/api/v1/user/wallet`, { headers: bearer('cached') })).status).toBe(200);
+    expect(backend.callsTo('ResolveSession')).toHaveLength(1);
+    const out = await call(`${edge.url}/api/v1/session`, { method: 'DELETE', headers: bearer('cached') });
+    expect(out.status).toBe(204);
+    expect(backend.callsTo('CloseSession')).toHaveLength(1);
+    const after = await call(`${edge.url}/api/v1/user/wallet`, { headers: bearer('cached') });
+    expect(after).toMatchObject({ status: 401, body: { error: { code: 'session_invalid' } } });
+  });
+
+  it('echoes a well-formed x-request-id, passes it to the backend, logs the operation name; replaces a bad one', async () => {
+    const res = await call(`${edge.url}/api/v1/user/wallet`, { headers: { ...bearer('tg-ios'), 'x-request-id': 'req-abc.1' } });
+    expect(res.headers.get('x-request-id')).toBe('req-abc.1');
+    expect(backend.callsTo('GetWallet')[0]?.headers['x-request-id']).toBe('req-abc.1');
+    const line = edge.logs.find((l) => l['requestId'] === 'req-abc.1' && l['msg'] === 'request done');
+    expect(line).toMatchObject({ operation: 'wallet.get', status: 200, accountId: '7', platformKind: 'telegram' });
+    const bad = await call(`${edge.url}/api/v1/user/wallet`, { headers: { ...bearer('tg-ios'), 'x-request-id': 'a b\u00e9' } });
+    expect(bad.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('writes amounts as decimal strings, exact beyond 2^53', async () => {
+    const res = await call(`${edge.url}/api/v1/user/wallet`, { headers: bearer('tg-ios') });
+    expect(res.body).toMatchObject({ segments: [{ segment: 'direct', balance: '9007199254740993' }], spend_order: ['direct'], can_spend: true });
+  });
+
+  it('maps backend machine codes once, at the edge, and never leaks an unknown one', async () => {
+    const cases: [Code, string, number, string][] = [
+      [Code.FailedPrecondition, 'insufficient_chips', 409, 'insufficient_chips'],
+      [Code.NotFound, 'unknown_product', 404, 'unknown_product'],
+      [Code.PermissionDenied, 'purchase_forbidden', 403, 'purchase_forbidden'],
+      [Code.FailedPrecondition, 'idempotency_key_reused', 409, 'idempotency_key_reused'],
+      [Code.InvalidArgument, 'some_new_check', 400, 'invalid_request'],
+      [Code.Internal, 'internal', 500, 'internal'],
+      [Code.Internal, 'db_password_is_hunter2', 500, 'internal'],
+      [Code.Unavailable, 'overloaded', 503, 'backend_unavailable'],
+    ];
+    for (const [code, errorCode, status, edgeCode] of cases) {
+      backend.failBuyWith = { code, errorCode, message: `backend says ${errorCode}` };
+      const res = await call(`${edge.url}/api/v1/user/wallet`, { method: 'POST', headers: bearer('vk-android'), json: { product_id: '3' } });
+      expect([res.status, res.body]).toEqual([status, { error: { code: edgeCode, message: expect.any(String) as string } }]);
+      if (status >= 500) expect(JSON.stringify(res.body)).not.toContain('backend says');
+    }
+  });
+
+  it('passes the Idempotency-Key and product id through to Buy', async () => {
+    const res = await call(`${edge.url}/api/v1/user/wallet`, {
+      method: 'POST',
+      headers: { ...bearer('vk-android'), 'idempotency-key': 'k-1' },
+      json: { product_id: '9223372036854775807' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ product_id: '9223372036854775807', price: '10', draws: [{ segment: 'direct', amount: '10' }], replayed: false });
+  });
+});
+
+describe('gateway with an unreachable backend', () => {
+  it('answers 503 backend_unavailable, not 500 or 401', async () => {
+    const edge = await startEdge('http://127.0.0.1:1');
+    try {
+      const res = await call(`${edge.url}/api/v1/user/wallet`, { headers: bearer('whatever') });
+      expect(res).toMatchObject({ status: 503, body: { error: { code: 'backend_unavailable' } } });
+    } finally {
+      await edge.close();
+    }
+  });
+});
+
+describe('operator guard of the catalog editor', () => {
+  let backend: RecordingBackend;
+  beforeAll(async () => {
+    backend = await startRecordingBackend();
+  });
+  afterAll(async () => {
+    await backend.close();
+  });
+
+  it('unset GATEWAY_OPERATOR_TOKEN: 503 operator_auth_not_configured, even with a token', async () => {
+    const edge = await startEdge(backend.url);
+    try {
+      const res = await call(`${edge.url}/_gm/api/catalog/products`, { headers: bearer('anything') });
+      expect(res).toMatchObject({ status: 503, body: { error: { code: 'operator_auth_not_configured' } } });
+    } finally {
+      await edge.close();
+    }
+  });
+
+  it('a missing, wrong or differently sized token is 401, and nothing reaches the backend', async () => {
+    const edge = await startEdge(backend.url, { operatorToken: 'op-secret-123456' });
+    try {
+      for (const headers of [{}, bearer('op-secret-123457'), bearer('op'), bearer('op-secret-123456x'), bearer('tg-ios')]) {
+        const res = await call(`${edge.url}/_gm/api/catalog/products`, { headers });
+        expect(res).toMatchObject({ status: 401, body: { error: { code: 'operator_unauthenticated' } } });
+      }
+      const post = await call(`${edge.url}/_gm/api/catalog/products`, { method: 'POST', headers: bearer('wrong'), json: { title: 'x' } });
+      expect(post.status).toBe(401);
+      expect(backend.calls).toHaveLength(0);
+    } finally {
+      await edge.close();
+    }
+  });
+});
