@@ -1,23 +1,50 @@
+import { readFileSync } from 'node:fs';
+import { create } from '@bufbuild/protobuf';
+import { botlink } from '@wordgame/contracts';
 import type { Logger } from '@wordgame/logging';
+import type { ResolveEligibility } from './chat/join.js';
+import { commandHandler } from './commands/dispatch.js';
 import type { BotConfig } from './config.js';
 import { listenHealth, type HealthServer } from './health/server.js';
+import { LinkClient } from './link/client.js';
+import { createLinkTransport, type LinkTransport } from './link/transport.js';
 import { PlatformClient, PlatformError } from './platform/client.js';
 import { HealthCounters } from './platform/health-counters.js';
+import { Backoff } from './support/backoff.js';
+import { TaskSet } from './support/tasks.js';
+import { UpdatePoller } from './updates/poller.js';
+import { updateRouter } from './updates/router.js';
 
-/** A built bot: `start()` checks the platform token and opens the loopback probe; `stop()` undoes it. */
+/** A built bot: `start()` checks the platform token, dials the gateway and (if it owns updates) polls; `stop()` undoes it. */
 export interface BotApp {
   start(): Promise<{ healthUrl?: string }>;
   stop(): Promise<void>;
+  /** True while the bot-link stream is open. */
+  readonly linkConnected: boolean;
 }
 
 /** Builds the bot without side effects until `start()`. */
 export function buildBot(config: BotConfig, logger: Logger): BotApp {
   const counters = new HealthCounters();
-  const platform = new PlatformClient({ apiRoot: config.PLATFORM_API_ROOT, token: config.PLATFORM_BOT_TOKEN, counters, logger });
+  const platform = new PlatformClient({
+    apiRoot: config.PLATFORM_API_ROOT,
+    token: config.PLATFORM_BOT_TOKEN,
+    counters,
+    logger,
+    maxRetryAfterMs: config.PLATFORM_MAX_RETRY_AFTER_MS,
+    requestTimeoutMs: config.PLATFORM_REQUEST_TIMEOUT_MS,
+  });
+  const tasks = new TaskSet();
   let health: HealthServer | undefined;
   let identity: string | undefined;
+  let transport: LinkTransport | undefined;
+  let link: LinkClient | undefined;
+  let poller: UpdatePoller | undefined;
 
   return {
+    get linkConnected() {
+      return link?.connected ?? false;
+    },
     async start() {
       try {
         const me = await platform.call<{ username?: string; id: number }>('getMe');
@@ -27,11 +54,43 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
         if (err instanceof PlatformError && err.status === 401) throw new Error('PLATFORM_BOT_TOKEN was refused by the platform (401)');
         logger.warn({ err }, 'platform not reachable at start; continuing');
       }
+      transport = createLinkTransport({
+        url: config.BOTLINK_URL,
+        ca: readPem('BOTLINK_TLS_CA', config.BOTLINK_TLS_CA),
+        cert: readPem('BOTLINK_TLS_CERT', config.BOTLINK_TLS_CERT),
+        key: readPem('BOTLINK_TLS_KEY', config.BOTLINK_TLS_KEY),
+        pingIntervalMs: config.BOTLINK_PING_INTERVAL_MS,
+      });
+      const linkClient = new LinkClient({
+        transport: transport.transport,
+        instanceId: config.BOT_INSTANCE_ID,
+        ownsUpdates: config.OWNS_UPDATES,
+        counters,
+        onCommand: commandHandler({ platform, gameChannelId: config.BOT_GAME_CHANNEL_ID, discussionChatId: config.BOT_DISCUSSION_CHAT_ID }),
+        backoff: new Backoff({ initialMs: config.BOTLINK_BACKOFF_INITIAL_MS, maxMs: config.BOTLINK_BACKOFF_MAX_MS }),
+        backoffResetAfterMs: config.BOTLINK_BACKOFF_RESET_AFTER_MS,
+        healthIntervalMs: config.BOT_HEALTH_INTERVAL_MS,
+        logger: logger.child({ part: 'botlink' }),
+      });
+      link = linkClient;
+      linkClient.start();
+      if (config.OWNS_UPDATES) {
+        const resolveEligibility: ResolveEligibility = (externalId) =>
+          linkClient.rpc.resolveChatEligibility(create(botlink.ChatEligibilityRequestSchema, { externalId }), { timeoutMs: config.BOTLINK_RPC_TIMEOUT_MS });
+        poller = new UpdatePoller({
+          platform,
+          timeoutSeconds: config.BOT_POLL_TIMEOUT_S,
+          logger: logger.child({ part: 'updates' }),
+          onUpdate: updateRouter({ platform, discussionChatId: config.BOT_DISCUSSION_CHAT_ID, resolveEligibility, tasks, logger }),
+        });
+        poller.start();
+      }
       if (config.BOT_HEALTH_PORT !== undefined) {
         health = await listenHealth(config.BOT_HEALTH_HOST, config.BOT_HEALTH_PORT, () => ({
           status: 'ok',
           instance: config.BOT_INSTANCE_ID,
           bot: identity ?? null,
+          linkConnected: link?.connected ?? false,
           platformLastOkUnix: counters.lastOkUnix,
         }));
         logger.info({ url: health.url }, 'bot health probe listening');
@@ -39,8 +98,23 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
       return health ? { healthUrl: health.url } : {};
     },
     async stop() {
+      await poller?.stop();
+      poller = undefined;
+      await tasks.settle(config.BOT_STOP_GRACE_MS);
+      await link?.stop(config.BOT_STOP_GRACE_MS);
+      transport?.close();
+      transport = undefined;
       await health?.close();
       health = undefined;
     },
   };
+}
+
+/** Reads a PEM file named by a config variable; a missing file is reported by the variable's name. */
+function readPem(variable: string, path: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (err: unknown) {
+    throw new Error(`${variable}: cannot read ${path} (${err instanceof Error && 'code' in err ? String(err.code) : 'unreadable'})`);
+  }
 }

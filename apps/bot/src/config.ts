@@ -2,6 +2,13 @@ import { hostname } from 'node:os';
 import { z } from 'zod';
 import { env, parseConfig } from '@wordgame/config';
 
+/** A chat id as the Bot API takes it: a (negative) integer or a public `@username`. */
+const chatId = () =>
+  z
+    .string()
+    .regex(/^(-?\d{1,20}|@[A-Za-z][A-Za-z0-9_]{3,31})$/, 'must be a numeric chat id or @username')
+    .optional();
+
 /** Bot configuration, parsed once at start; see the README's config table. */
 export const botConfigSchema = z.object({
   /** The gateway's BotLink address (https, mutual TLS). */
@@ -9,15 +16,43 @@ export const botConfigSchema = z.object({
   BOTLINK_TLS_CA: env.str().default('.data/certs/ca.crt'),
   BOTLINK_TLS_CERT: env.str().default('.data/certs/bot.crt'),
   BOTLINK_TLS_KEY: env.str().default('.data/certs/bot.key'),
+  /** First reconnect delay of the bot-link stream (gRPC backoff: x1.6 per failure, ±20 % jitter). */
+  BOTLINK_BACKOFF_INITIAL_MS: env.int(1_000, 1),
+  /** Upper bound of the bot-link reconnect delay (before jitter). */
+  BOTLINK_BACKOFF_MAX_MS: env.int(120_000, 1),
+  /** A stream that stayed open this long counts as healthy: the next reconnect starts from the initial delay. */
+  BOTLINK_BACKOFF_RESET_AFTER_MS: env.int(10_000, 0),
+  /** HTTP/2 PING interval on the bot-link connection; a PING unanswered for as long closes it (half-open detection). */
+  BOTLINK_PING_INTERVAL_MS: env.int(30_000, 1_000),
+  /** Deadline of the unary bot-link calls (chat eligibility, payment forwarding). */
+  BOTLINK_RPC_TIMEOUT_MS: env.int(5_000, 100),
+  /** Health report interval on the bot-link stream (the spec's 30 s). */
+  BOT_HEALTH_INTERVAL_MS: env.int(30_000, 100),
   /** Identifies this bot process in the gateway's logs. */
   BOT_INSTANCE_ID: env.str().default(hostname()),
   /** Chat-platform Bot API root, e.g. https://api.telegram.org. */
   PLATFORM_API_ROOT: env.url().default('http://127.0.0.1:8081'),
   PLATFORM_BOT_TOKEN: env.str(),
+  /** Upper bound on an honoured 429 retry_after: no platform call waits longer than this. */
+  PLATFORM_MAX_RETRY_AFTER_MS: env.int(60_000, 0),
+  /** Timeout of one ordinary platform-API call (the long poll adds its own poll timeout). */
+  PLATFORM_REQUEST_TIMEOUT_MS: env.int(15_000, 100),
   /** Exactly one bot runs the long-poll for updates. */
   OWNS_UPDATES: env.bool(true),
+  /** getUpdates long-poll timeout in seconds (the platform answers at the latest after this, keeping liveness fresh). */
+  BOT_POLL_TIMEOUT_S: env.int(30, 0, 50),
+  /** The game's announcement channel for send_to_channel; unset = such commands are cleanly not delivered. */
+  BOT_GAME_CHANNEL_ID: chatId(),
+  /** The moderated discussion supergroup for chat_gate and join eligibility; unset = both are no-ops. */
+  BOT_DISCUSSION_CHAT_ID: chatId(),
+  /** Deadline of ValidatePreCheckout, well inside the platform's 10 s answer window; later = declined. */
+  BOT_PRECHECKOUT_TIMEOUT_MS: env.int(5_000, 100, 8_000),
   /** SQLite file of the durable payment outbox. */
   BOT_OUTBOX_PATH: env.str().default('.data/bot-outbox.sqlite'),
+  /** Upper bound of the outbox forwarder's retry delay (it starts at 1 s and grows x1.6). */
+  BOT_OUTBOX_RETRY_MAX_MS: env.int(60_000, 1),
+  /** How long stop() waits for in-flight commands to be acked before closing the stream. */
+  BOT_STOP_GRACE_MS: env.int(3_000, 0),
   /** Loopback-only health probe; unset = no listener at all (the bot has no inbound port). */
   BOT_HEALTH_PORT: env.port().optional(),
   BOT_HEALTH_HOST: z.enum(['127.0.0.1', '::1', 'localhost'], { message: 'must be a loopback address' }).default('127.0.0.1'),

@@ -1,0 +1,71 @@
+import { connector } from '@wordgame/contracts';
+import type { Logger } from '@wordgame/logging';
+import type { CommandOutcome } from '../link/client.js';
+import { PlatformError, type PlatformClient } from '../platform/client.js';
+import { platformUserId } from '../chat/write-access.js';
+import { callForCommand, delivered, failed, failureOf, notDelivered } from './outcome.js';
+import { RenderError, renderNotification } from './templates.js';
+
+/**
+ * The user cannot be messaged by the bot, a clean not-delivered: 403 (they blocked the bot or never
+ * started it) or 400 "chat not found" (the platform has no private chat with them).
+ */
+function unreachableUser(err: unknown): boolean {
+  return err instanceof PlatformError && (err.status === 403 || (err.status === 400 && /chat not found/i.test(err.description)));
+}
+
+/** The platform user id of a recipient; undefined (and a reason) when it is not one of ours. */
+function recipientId(recipient: connector.PlatformIdentity | undefined): { id: number } | { problem: string } {
+  if (!recipient) return { problem: 'command has no recipient' };
+  const kind = recipient.kind;
+  if (kind !== connector.PlatformKind.TELEGRAM && kind !== connector.PlatformKind.UNSPECIFIED) {
+    return { problem: `recipient is a ${connector.PlatformKind[kind] ?? String(kind)} identity, not this platform's` };
+  }
+  const id = platformUserId(recipient.externalId);
+  return id === undefined ? { problem: 'recipient external_id is not a platform user id' } : { id };
+}
+
+/** Sends `text` privately; a user who blocked or never started the bot is a clean not-delivered. */
+async function sendPrivately(platform: PlatformClient, recipient: connector.PlatformIdentity | undefined, text: string, logger: Logger): Promise<CommandOutcome> {
+  const to = recipientId(recipient);
+  if ('problem' in to) return failed(to.problem);
+  try {
+    await callForCommand(platform, 'sendMessage', { chat_id: to.id, text });
+    return delivered();
+  } catch (err: unknown) {
+    if (unreachableUser(err)) {
+      logger.info({ reason: err instanceof PlatformError ? err.description : '' }, 'user cannot be messaged by the bot');
+      return notDelivered();
+    }
+    return failureOf(err);
+  }
+}
+
+/** send_to_user: the text as a private message. */
+export function sendToUser(platform: PlatformClient, request: connector.SendToUserRequest, logger: Logger): Promise<CommandOutcome> {
+  return sendPrivately(platform, request.recipient, request.text, logger);
+}
+
+/** notify: a payment-outcome kind rendered and sent privately; other kinds are in-app only (not delivered). */
+export async function notify(platform: PlatformClient, request: connector.NotifyRequest, logger: Logger): Promise<CommandOutcome> {
+  let text: string | undefined;
+  try {
+    text = renderNotification(request.kind, request.params);
+  } catch (err: unknown) {
+    if (err instanceof RenderError) return failed(err.message);
+    throw err;
+  }
+  if (text === undefined) return notDelivered();
+  return sendPrivately(platform, request.recipient, text, logger);
+}
+
+/** send_to_channel: a post to the configured game channel; none configured is a clean not-delivered. */
+export async function sendToChannel(platform: PlatformClient, channelId: string | undefined, request: connector.SendToGameChannelRequest): Promise<CommandOutcome> {
+  if (channelId === undefined) return notDelivered();
+  try {
+    await callForCommand(platform, 'sendMessage', { chat_id: channelId, text: request.text });
+    return delivered();
+  } catch (err: unknown) {
+    return failureOf(err);
+  }
+}

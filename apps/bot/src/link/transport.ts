@@ -1,0 +1,36 @@
+import type { Transport } from '@connectrpc/connect';
+import { Http2SessionManager, createGrpcTransport } from '@connectrpc/connect-node';
+
+/** Where and how the bot dials the gateway's BotLink service. */
+export interface LinkTransportOptions {
+  url: string;
+  /** PEM of the CA the gateway's certificate must chain to. */
+  ca: Buffer;
+  /** PEM of the bot's client certificate and its key. */
+  cert: Buffer;
+  key: Buffer;
+  /** HTTP/2 PING interval; an unanswered PING closes the connection (half-open detection). */
+  pingIntervalMs: number;
+}
+
+/** The one bot-link connection: the gRPC transport plus the HTTP/2 session under it. */
+export interface LinkTransport {
+  transport: Transport;
+  /** Closes the HTTP/2 connection and every stream on it. */
+  close(): void;
+}
+
+/**
+ * A gRPC transport over HTTP/2 with mutual TLS: the bot presents its client certificate and
+ * trusts only the configured CA. The Link stream and the three unary RPCs all share this one
+ * connection; the session manager reopens it transparently after a drop.
+ */
+export function createLinkTransport(options: LinkTransportOptions): LinkTransport {
+  const sessionManager = new Http2SessionManager(
+    options.url,
+    { pingIntervalMs: options.pingIntervalMs, pingTimeoutMs: options.pingIntervalMs, pingIdleConnection: true },
+    { ca: options.ca, cert: options.cert, key: options.key },
+  );
+  const transport = createGrpcTransport({ baseUrl: options.url, sessionManager });
+  return { transport, close: () => sessionManager.abort() };
+}
