@@ -1,0 +1,152 @@
+import { z } from 'zod';
+import { formatAmount, parseAmount } from './money.js';
+import {
+  ProviderError,
+  type CreatePaymentInput,
+  type CreateRefundInput,
+  type PaymentProvider,
+  type ProviderPayment,
+  type ProviderRefund,
+  type Receipt,
+  type Shop,
+} from './types.js';
+
+const amountSchema = z.object({ value: z.string(), currency: z.string() });
+
+const paymentSchema = z.object({
+  id: z.string().min(1),
+  status: z.enum(['pending', 'waiting_for_capture', 'succeeded', 'canceled']),
+  amount: amountSchema,
+  test: z.boolean(),
+  paid: z.boolean().default(false),
+  metadata: z.record(z.string(), z.string()).nullish(),
+  confirmation: z.object({ confirmation_url: z.string().optional() }).nullish(),
+  cancellation_details: z.object({ party: z.string(), reason: z.string() }).nullish(),
+  refunded_amount: amountSchema.nullish(),
+});
+
+const refundSchema = z.object({
+  id: z.string().min(1),
+  payment_id: z.string().min(1),
+  status: z.enum(['pending', 'succeeded', 'canceled']),
+  amount: amountSchema,
+});
+
+const errorSchema = z.object({ code: z.string().optional(), description: z.string().optional(), parameter: z.string().optional() });
+
+export interface YooKassaOptions {
+  /** API root including the version, e.g. `https://api.yookassa.ru/v3`. */
+  apiUrl: string;
+  /** Per-call deadline; a call that outlives it is `unavailable` (its outcome unknown). */
+  timeoutMs?: number;
+}
+
+function receiptBody(receipt: Receipt): Record<string, unknown> {
+  return {
+    customer: { email: receipt.email },
+    items: receipt.items.map((item) => ({
+      description: item.description.slice(0, 128),
+      quantity: '1.00',
+      amount: { value: formatAmount(item.amountMinor, item.currency), currency: item.currency },
+      vat_code: receipt.vatCode,
+      payment_subject: 'service',
+      payment_mode: 'full_payment',
+    })),
+  };
+}
+
+/**
+ * The YooKassa v3 adapter: HTTP Basic with the shop's id and secret key, `Idempotence-Key` on every
+ * POST, amounts as two-decimal strings converted from and to integer minor units. Payments are
+ * single-stage (`capture: true`) with redirect confirmation.
+ */
+export class YooKassaProvider implements PaymentProvider {
+  readonly name = 'yookassa';
+
+  constructor(private readonly options: YooKassaOptions) {}
+
+  async createPayment(shop: Shop, input: CreatePaymentInput, idempotenceKey: string): Promise<ProviderPayment> {
+    const body = {
+      amount: { value: formatAmount(input.amountMinor, input.currency), currency: input.currency },
+      capture: true,
+      confirmation: { type: 'redirect', return_url: input.returnUrl },
+      description: input.description.slice(0, 128),
+      metadata: input.metadata,
+      ...(input.receipt ? { receipt: receiptBody(input.receipt) } : {}),
+    };
+    return this.toPayment(await this.request(shop, 'create payment', 'POST', '/payments', body, idempotenceKey), paymentSchema);
+  }
+
+  async getPayment(shop: Shop, paymentId: string): Promise<ProviderPayment> {
+    return this.toPayment(await this.request(shop, 'get payment', 'GET', `/payments/${encodeURIComponent(paymentId)}`), paymentSchema);
+  }
+
+  async createRefund(shop: Shop, input: CreateRefundInput, idempotenceKey: string): Promise<ProviderRefund> {
+    const body = {
+      payment_id: input.paymentId,
+      amount: { value: formatAmount(input.amountMinor, input.currency), currency: input.currency },
+      ...(input.description ? { description: input.description.slice(0, 250) } : {}),
+      ...(input.receipt ? { receipt: receiptBody(input.receipt) } : {}),
+    };
+    return this.toRefund(await this.request(shop, 'create refund', 'POST', '/refunds', body, idempotenceKey));
+  }
+
+  async getRefund(shop: Shop, refundId: string): Promise<ProviderRefund> {
+    return this.toRefund(await this.request(shop, 'get refund', 'GET', `/refunds/${encodeURIComponent(refundId)}`));
+  }
+
+  private toPayment(raw: unknown, schema: typeof paymentSchema): ProviderPayment {
+    const p = this.parse(schema, raw, 'payment');
+    return {
+      id: p.id,
+      status: p.status,
+      amountMinor: parseAmount(p.amount.value, p.amount.currency),
+      currency: p.amount.currency,
+      test: p.test,
+      paid: p.paid,
+      metadata: p.metadata ?? {},
+      ...(p.confirmation?.confirmation_url ? { confirmationUrl: p.confirmation.confirmation_url } : {}),
+      ...(p.cancellation_details ? { cancellation: p.cancellation_details } : {}),
+      refundedMinor: p.refunded_amount ? parseAmount(p.refunded_amount.value, p.refunded_amount.currency) : 0n,
+    };
+  }
+
+  private toRefund(raw: unknown): ProviderRefund {
+    const r = this.parse(refundSchema, raw, 'refund');
+    return { id: r.id, paymentId: r.payment_id, status: r.status, amountMinor: parseAmount(r.amount.value, r.amount.currency), currency: r.amount.currency };
+  }
+
+  private parse<T>(schema: z.ZodType<T>, raw: unknown, what: string): T {
+    const parsed = schema.safeParse(raw);
+    if (!parsed.success) throw new ProviderError('unavailable', this.name, `read ${what}`, `unexpected ${what} shape: ${parsed.error.issues[0]?.path.join('.') ?? ''}`);
+    return parsed.data;
+  }
+
+  private async request(shop: Shop, operation: string, method: 'GET' | 'POST', path: string, body?: unknown, idempotenceKey?: string): Promise<unknown> {
+    const headers: Record<string, string> = {
+      authorization: `Basic ${Buffer.from(`${shop.id}:${shop.secretKey}`).toString('base64')}`,
+      accept: 'application/json',
+    };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (idempotenceKey !== undefined) headers['idempotence-key'] = idempotenceKey;
+    let res: Response;
+    let payload: unknown;
+    try {
+      res = await fetch(`${this.options.apiUrl}${path}`, {
+        method,
+        headers,
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000),
+      });
+      payload = await res.json().catch(() => undefined);
+    } catch (err: unknown) {
+      throw new ProviderError('unavailable', this.name, operation, err instanceof Error ? err.name : 'transport failure');
+    }
+    if (res.ok) return payload;
+    const e = errorSchema.safeParse(payload);
+    const detail = e.success ? [e.data.code, e.data.parameter, e.data.description].filter(Boolean).join(' ') : res.statusText;
+    if (res.status === 404) throw new ProviderError('not_found', this.name, operation, detail, 404);
+    if (res.status === 429 || res.status >= 500) throw new ProviderError('unavailable', this.name, operation, detail, res.status);
+    throw new ProviderError('rejected', this.name, operation, detail, res.status);
+  }
+}
