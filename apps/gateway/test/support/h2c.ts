@@ -1,7 +1,7 @@
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
-import { connectNodeAdapter, type ConnectRouter } from '@connectrpc/connect-node';
-import type { Interceptor } from '@connectrpc/connect';
+import type { ConnectRouter, Interceptor } from '@connectrpc/connect';
+import { connectNodeAdapter } from '@connectrpc/connect-node';
 
 /** A running cleartext HTTP/2 Connect server on an ephemeral port. */
 export interface H2cServer {

@@ -1,0 +1,137 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+
+const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+const TSX = join(ROOT, 'node_modules/tsx/dist/cli.mjs');
+
+/** The PostgreSQL server tests use: DATABASE_URL, else the local trust-auth server. */
+function serverUrl(): string {
+  return process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
+}
+
+async function admin(text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: serverUrl(), connectionTimeoutMillis: 5_000 });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A fresh, empty PostgreSQL database, dropped again by `drop()`. */
+export interface FreshDatabase {
+  url: string;
+  /** Runs one statement against the database (test fixtures such as chip grants). */
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+  drop(): Promise<void>;
+}
+
+export async function freshDatabase(): Promise<FreshDatabase> {
+  const name = `gw_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+  await admin(`create database ${name}`);
+  const url = new URL(serverUrl());
+  url.pathname = `/${name}`;
+  const pool = new pg.Pool({ connectionString: url.toString(), max: 2, connectionTimeoutMillis: 5_000 });
+  return {
+    url: url.toString(),
+    query: <R extends pg.QueryResultRow>(text: string, values?: unknown[]) => pool.query<R>(text, values),
+    drop: async () => {
+      await pool.end();
+      await admin(`drop database if exists ${name} with (force)`);
+    },
+  };
+}
+
+/** The real backend running as a child process (apps/backend/src/main.ts through tsx). */
+export interface BackendProcess {
+  url: string;
+  /** Directory of the dev mailbox (MAIL_TRANSPORT=dev), one .eml per mail. */
+  mailDir: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the real backend on port 0 against `databaseUrl` and reads its URL from the
+ * `backend listening` log line. Gateway tests cannot import the backend (module boundaries),
+ * so they run it the way production does: as its own process.
+ */
+export async function startBackendProcess(databaseUrl: string, env: Record<string, string> = {}): Promise<BackendProcess> {
+  const mailDir = mkdtempSync(join(tmpdir(), 'gw-mail-'));
+  const child = spawn(process.execPath, [TSX, join(ROOT, 'apps/backend/src/main.ts')], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      DATABASE_URL: databaseUrl,
+      BACKEND_HOST: '127.0.0.1',
+      BACKEND_PORT: '0',
+      LOG_LEVEL: 'info',
+      MAIL_TRANSPORT: 'dev',
+      MAIL_DEV_DIR: mailDir,
+      BACKEND_SEED_CATALOG: 'false',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`backend did not start within 60 s\n${stderr}`)), 60_000);
+    const lines = createInterface({ input: child.stdout });
+    lines.on('line', (line) => {
+      let entry: { msg?: unknown; url?: unknown };
+      try {
+        entry = JSON.parse(line) as { msg?: unknown; url?: unknown };
+      } catch {
+        return;
+      }
+      if (entry.msg === 'backend listening' && typeof entry.url === 'string') {
+        clearTimeout(timer);
+        resolve(entry.url);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`backend exited with ${String(code)} before listening\n${stderr}`));
+    });
+  });
+  return {
+    url,
+    mailDir,
+    stop: async () => {
+      await stopChild(child);
+      rmSync(mailDir, { recursive: true, force: true });
+    },
+  };
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const force = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    child.once('exit', () => {
+      clearTimeout(force);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+/** Runs the backend's ledger audit CLI against a database; answers its exit status and output. */
+export function runLedgerAudit(databaseUrl: string): { status: number | null; output: string } {
+  const run = spawnSync(process.execPath, [TSX, join(ROOT, 'apps/backend/src/ledger/audit-cli.ts')], {
+    cwd: ROOT,
+    env: { PATH: process.env['PATH'] ?? '', DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  return { status: run.status, output: `${run.stdout}${run.stderr}` };
+}

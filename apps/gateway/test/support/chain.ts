@@ -1,0 +1,68 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { freshDatabase, startBackendProcess, type BackendProcess, type FreshDatabase } from './backend-process.js';
+import { startEdge, type Edge } from './edge.js';
+
+/** Secrets the chain's backend is configured with, so tests can sign launch data. */
+export const TELEGRAM_BOT_TOKEN = '123456:test-bot-token';
+export const VK_APP_SECRET = 'vk-test-app-secret';
+export const OPERATOR_TOKEN = 'operator-test-token-0123456789';
+
+/** The whole chain: HTTP edge -> real backend process -> a fresh PostgreSQL database. */
+export interface Chain {
+  db: FreshDatabase;
+  backend: BackendProcess;
+  edge: Edge;
+  stop(): Promise<void>;
+}
+
+export async function startChain(): Promise<Chain> {
+  const db = await freshDatabase();
+  let backend: BackendProcess | undefined;
+  try {
+    backend = await startBackendProcess(db.url, {
+      BACKEND_TELEGRAM_BOT_TOKEN: TELEGRAM_BOT_TOKEN,
+      BACKEND_VK_APP_SECRET: VK_APP_SECRET,
+      PUBLIC_BASE_URL: 'http://gateway.test',
+    });
+    const edge = await startEdge(backend.url, { operatorToken: OPERATOR_TOKEN, sessionCacheMs: 5_000 });
+    const started = backend;
+    return {
+      db,
+      backend: started,
+      edge,
+      stop: async () => {
+        await edge.close();
+        await started.stop();
+        await db.drop();
+      },
+    };
+  } catch (err: unknown) {
+    await backend?.stop();
+    await db.drop();
+    throw err;
+  }
+}
+
+/** Credits chips to one segment the way a grant does: the balance and its ledger operation together. */
+export async function grantChips(db: FreshDatabase, accountId: string, segment: string, chips: bigint): Promise<void> {
+  await db.query(
+    `insert into wallet_segments (account_id, segment, balance) values ($1, $2, $3)
+     on conflict (account_id, segment) do update set balance = wallet_segments.balance + excluded.balance`,
+    [accountId, segment, chips.toString()],
+  );
+  await db.query(`insert into ledger_operations (account_id, kind, segment, chips_delta, note) values ($1, 'grant', $2, $3, 'test grant')`, [
+    accountId,
+    segment,
+    chips.toString(),
+  ]);
+}
+
+/** A session with no recorded platform (as sessions made before platforms were recorded): untrusted. */
+export async function untrustedSession(db: FreshDatabase, accountId: string): Promise<string> {
+  const token = randomBytes(32).toString('base64url');
+  await db.query(
+    `insert into sessions (token_hash, account_id, platform_kind, platform_subtype, expires_at) values ($1, $2, null, null, now() + interval '1 hour')`,
+    [createHash('sha256').update(token).digest('hex'), accountId],
+  );
+  return token;
+}
