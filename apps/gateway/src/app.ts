@@ -51,7 +51,13 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
   return {
     hub,
     async start() {
-      const app = createHttpApp({ logger, registry, backend });
+      const app = createHttpApp({
+        logger,
+        registry,
+        backend,
+        operatorToken: config.GATEWAY_OPERATOR_TOKEN,
+        sessionCacheMs: config.GATEWAY_SESSION_CACHE_MS,
+      });
       const httpServer = app.listen(config.GATEWAY_HTTP_PORT, config.GATEWAY_HOST);
       http = httpServer;
       await new Promise<void>((resolve, reject) => {

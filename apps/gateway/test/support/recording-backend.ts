@@ -105,6 +105,11 @@ export async function startRecordingBackend(): Promise<RecordingBackend> {
           };
         },
       });
+      router.service(backendApi.CatalogAdminService, {
+        listProducts() {
+          return { body: encodeTable((b) => fb.ProductList.createProductList(b, fb.ProductList.createProductsVector(b, []))) };
+        },
+      });
     },
     [
       (next) => async (req) => {

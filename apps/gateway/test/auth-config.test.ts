@@ -1,0 +1,55 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError } from '@wordgame/config';
+import { createLogger } from '@wordgame/logging';
+import { ensureDevCerts } from '@wordgame/testkit';
+import { buildGateway } from '../src/app.js';
+import { loadGatewayConfig } from '../src/config.js';
+import { call } from './support/edge.js';
+import { startRecordingBackend } from './support/recording-backend.js';
+
+describe('operator token and session cache configuration', () => {
+  it('refuses a short GATEWAY_OPERATOR_TOKEN and a bad GATEWAY_SESSION_CACHE_MS, naming them', () => {
+    let problems: readonly string[] = [];
+    try {
+      loadGatewayConfig({ GATEWAY_OPERATOR_TOKEN: 'short', GATEWAY_SESSION_CACHE_MS: '-1' });
+    } catch (err: unknown) {
+      if (err instanceof ConfigError) problems = err.problems;
+    }
+    expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(['GATEWAY_OPERATOR_TOKEN', 'GATEWAY_SESSION_CACHE_MS']);
+    expect(problems.join('\n')).not.toContain('short');
+    expect(loadGatewayConfig({})).toMatchObject({ GATEWAY_OPERATOR_TOKEN: undefined, GATEWAY_SESSION_CACHE_MS: 5000 });
+  });
+
+  it('the built gateway guards the catalog editor with the configured token', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gw-op-'));
+    const certs = ensureDevCerts(dir);
+    const backend = await startRecordingBackend();
+    const gateway = buildGateway(
+      loadGatewayConfig({
+        BACKEND_URL: backend.url,
+        GATEWAY_HTTP_PORT: '0',
+        BOTLINK_PORT: '0',
+        GATEWAY_INTERNAL_PORT: '0',
+        BOTLINK_TLS_CA: certs.ca.cert,
+        BOTLINK_TLS_CERT: certs.gateway.cert,
+        BOTLINK_TLS_KEY: certs.gateway.key,
+        GATEWAY_OPERATOR_TOKEN: 'configured-operator-token',
+      }),
+      createLogger('gateway-test', 'silent'),
+    );
+    try {
+      const { httpUrl } = await gateway.start();
+      const wrong = await call(`${httpUrl}/_gm/api/catalog/products`, { headers: { authorization: 'Bearer configured-operator-tokeN' } });
+      expect(wrong).toMatchObject({ status: 401, body: { error: { code: 'operator_unauthenticated' } } });
+      const right = await call(`${httpUrl}/_gm/api/catalog/products`, { headers: { authorization: 'Bearer configured-operator-token' } });
+      expect(right).toMatchObject({ status: 200, body: { products: [] } });
+      expect(backend.callsTo('ListProducts')).toHaveLength(1);
+    } finally {
+      await gateway.stop();
+      await backend.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
