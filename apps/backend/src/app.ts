@@ -1,10 +1,17 @@
 import { connectNodeAdapter } from '@connectrpc/connect-node';
 import { backendApi } from '@wordgame/contracts';
 import type { Logger } from '@wordgame/logging';
+import { accountService } from './accounts/service.js';
+import { catalogAdminService } from './catalog/service.js';
+import { seedDevCatalog } from './catalog/seed.js';
 import type { BackendConfig } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
+import { botIntakeService } from './intake/service.js';
+import { devMailbox, smtpMailer, type Mailer } from './mail/mailer.js';
 import { errorEdge } from './rpc/interceptors.js';
+import type { SessionDeps } from './sessions/open.js';
+import { walletService } from './wallet/service.js';
 import { listenDual, type DualListener } from './server/listener.js';
 import { checkSystem } from './system/check.js';
 import { systemService } from './system/service.js';
@@ -38,12 +45,22 @@ export function buildBackend(config: BackendConfig, logger: Logger): BackendApp 
       const applied = await migrateToLatest(database.db);
       logger.info({ dialect: database.dialect, applied }, 'database ready');
 
+      if (config.BACKEND_SEED_CATALOG ?? config.DATABASE_URL === undefined) {
+        const seeded = await seedDevCatalog(database.db);
+        if (seeded > 0) logger.info({ products: seeded }, 'dev catalog seeded');
+      }
+
       const db = database;
       const check = () => checkSystem(db, startedAt, BACKEND_VERSION);
+      const sessions = sessionDeps(config, db, logger);
       const connect = connectNodeAdapter({
         interceptors: [errorEdge(logger)],
         routes: (router) => {
           router.service(backendApi.SystemService, systemService(check));
+          router.service(backendApi.AccountService, accountService(sessions));
+          router.service(backendApi.WalletService, walletService(db.db, logger));
+          router.service(backendApi.CatalogAdminService, catalogAdminService(db.db, logger));
+          router.service(backendApi.BotIntakeService, { ...botIntakeService(db.db) });
         },
         fallback: (req, res) => void health(req, res, check),
       });
@@ -56,6 +73,27 @@ export function buildBackend(config: BackendConfig, logger: Logger): BackendApp 
       await database?.close();
       listener = undefined;
       database = undefined;
+    },
+  };
+}
+
+/** The mailer MAIL_TRANSPORT selects. */
+function mailerFor(config: BackendConfig): Mailer {
+  if (config.MAIL_TRANSPORT === 'smtp' && config.SMTP_URL !== undefined) return smtpMailer(config.SMTP_URL, config.MAIL_FROM);
+  return devMailbox(config.MAIL_DEV_DIR, config.MAIL_FROM);
+}
+
+function sessionDeps(config: BackendConfig, database: Database, logger: Logger): SessionDeps {
+  return {
+    db: database.db,
+    mailer: mailerFor(config),
+    publicBaseUrl: config.PUBLIC_BASE_URL,
+    logger,
+    settings: {
+      telegramBotToken: config.BACKEND_TELEGRAM_BOT_TOKEN,
+      vkAppSecret: config.BACKEND_VK_APP_SECRET,
+      launchDataMaxAgeSeconds: config.LAUNCH_DATA_MAX_AGE_SECONDS,
+      sessionTtlHours: config.SESSION_TTL_HOURS,
     },
   };
 }

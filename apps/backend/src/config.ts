@@ -2,16 +2,45 @@ import { z } from 'zod';
 import { env, parseConfig } from '@wordgame/config';
 
 /** Backend configuration, parsed once at start; see the README's config table. */
-export const backendConfigSchema = z.object({
-  /** PostgreSQL URL; unset = embedded PGlite under PGLITE_DIR (dev default). */
-  DATABASE_URL: env.url(['postgres:', 'postgresql:']).optional(),
-  PGLITE_DIR: z.string().default('.data/pglite'),
-  BACKEND_HOST: z.string().default('127.0.0.1'),
-  BACKEND_PORT: env.port(4000),
-  DB_POOL_MAX: env.int(20, 1, 500),
-  DB_STATEMENT_TIMEOUT_MS: env.int(10_000, 100, 600_000),
-  LOG_LEVEL: env.logLevel(),
-});
+export const backendConfigSchema = z
+  .object({
+    /** PostgreSQL URL; unset = embedded PGlite under PGLITE_DIR (dev default). */
+    DATABASE_URL: env.url(['postgres:', 'postgresql:']).optional(),
+    PGLITE_DIR: z.string().default('.data/pglite'),
+    BACKEND_HOST: z.string().default('127.0.0.1'),
+    BACKEND_PORT: env.port(4000),
+    DB_POOL_MAX: env.int(20, 1, 500),
+    DB_STATEMENT_TIMEOUT_MS: env.int(10_000, 100, 600_000),
+    LOG_LEVEL: env.logLevel(),
+    /** Telegram bot token that keys Mini App init data; unset = telegram sessions answer platform_not_configured. */
+    BACKEND_TELEGRAM_BOT_TOKEN: env.str().optional(),
+    /** VK Mini App secret key that signs launch params; unset = vk sessions answer platform_not_configured. */
+    BACKEND_VK_APP_SECRET: env.str().optional(),
+    /** Oldest accepted telegram auth_date / vk_ts, in seconds (default 24 h). */
+    LAUNCH_DATA_MAX_AGE_SECONDS: env.int(86_400, 60, 30 * 86_400),
+    /** Lifetime of a session token, in hours (default 30 days). */
+    SESSION_TTL_HOURS: env.int(720, 1, 24 * 365),
+    /** `dev` writes each mail as an .eml file into MAIL_DEV_DIR; `smtp` sends through SMTP_URL. */
+    MAIL_TRANSPORT: z.enum(['dev', 'smtp'], { message: 'must be dev or smtp' }).default('dev'),
+    /** Dev mailbox directory (MAIL_TRANSPORT=dev). */
+    MAIL_DEV_DIR: z.string().default('.data/mailbox'),
+    /** smtp:// or smtps:// URL with credentials; required when MAIL_TRANSPORT=smtp. */
+    SMTP_URL: env.url(['smtp:', 'smtps:']).optional(),
+    /** From header of outgoing mail. */
+    MAIL_FROM: env.str().default('Word Game <no-reply@wordgame.local>'),
+    /** Public origin of the service; e-mail confirmation links point at it. */
+    PUBLIC_BASE_URL: env.url().default('http://localhost:8080'),
+    /** Insert the small dev catalog when the catalog is empty; default: true on PGlite (no DATABASE_URL), else false. */
+    BACKEND_SEED_CATALOG: z
+      .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
+      .transform((v) => v === 'true' || v === '1' || v === 'yes')
+      .optional(),
+  })
+  .superRefine((c, ctx) => {
+    if (c.MAIL_TRANSPORT === 'smtp' && c.SMTP_URL === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['SMTP_URL'], message: 'is required when MAIL_TRANSPORT=smtp' });
+    }
+  });
 
 export type BackendConfig = z.infer<typeof backendConfigSchema>;
 

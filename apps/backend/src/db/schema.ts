@@ -1,4 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { PaymentMethod, PlatformSubtype, Segment, SessionPlatformKind } from '../gate/context.js';
 
 /** A timestamptz column: read as Date, written as Date or an SQL default. */
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -17,6 +18,11 @@ export interface AccountsTable {
   display_name: ColumnType<string, string | undefined, string>;
   created_at: Timestamp;
   deleted_at: Date | null;
+  /** Lower-cased; unique. The sign-in address of a direct account, or a confirmed linked one. */
+  email: string | null;
+  email_confirmed_at: Date | null;
+  /** `scrypt$N$r$p$salt$hash` (base64url parts); null for accounts without a password. */
+  password_hash: string | null;
 }
 
 export interface PlatformIdentitiesTable {
@@ -27,8 +33,116 @@ export interface PlatformIdentitiesTable {
   created_at: Timestamp;
 }
 
+export interface EmailConfirmationsTable {
+  id: Generated<bigint>;
+  account_id: bigint;
+  email: string;
+  /** sha256 hex of the mailed token. */
+  token_hash: string;
+  created_at: Timestamp;
+  expires_at: Date;
+  used_at: Date | null;
+}
+
+export interface SessionsTable {
+  id: Generated<bigint>;
+  /** sha256 hex of the opaque bearer token. */
+  token_hash: string;
+  account_id: bigint;
+  /** null = no recorded platform (untrusted session). */
+  platform_kind: SessionPlatformKind | null;
+  platform_subtype: PlatformSubtype | null;
+  created_at: Timestamp;
+  expires_at: Date;
+}
+
+export interface WalletSegmentsTable {
+  account_id: bigint;
+  segment: Segment;
+  balance: ColumnType<bigint, bigint | undefined, bigint>;
+}
+
+export interface BenefitsTable {
+  account_id: bigint;
+  origin: Segment;
+  no_ads_until: Date | null;
+  no_ads_forever: ColumnType<boolean, boolean | undefined, boolean>;
+  hints: ColumnType<bigint, bigint | undefined, bigint>;
+}
+
+export type AtomKind = 'chips' | 'no_ads_days' | 'no_ads_forever' | 'hints';
+
+export interface CatalogAtomsTable {
+  id: Generated<bigint>;
+  kind: AtomKind;
+  quantity: bigint;
+}
+
+export interface CatalogProductsTable {
+  id: Generated<bigint>;
+  title: string;
+  active: ColumnType<boolean, boolean | undefined, boolean>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface CatalogProductAtomsTable {
+  product_id: bigint;
+  atom_id: bigint;
+}
+
+export interface CatalogPricesTable {
+  product_id: bigint;
+  method: PaymentMethod;
+  amount: bigint;
+  currency: string;
+}
+
+export type LedgerKind = 'grant' | 'spend';
+
+/** Append-only: the database refuses UPDATE, DELETE and TRUNCATE. */
+export interface LedgerOperationsTable {
+  id: Generated<bigint>;
+  account_id: bigint;
+  kind: LedgerKind;
+  segment: Segment | null;
+  benefit_origin: Segment | null;
+  /** Settling provider; null for a chip spend. */
+  rail: string | null;
+  provider: string | null;
+  refund_id: string | null;
+  product_id: bigint | null;
+  chips_delta: ColumnType<bigint, bigint | undefined, never>;
+  money_minor: bigint | null;
+  currency: string | null;
+  hints_delta: ColumnType<bigint, bigint | undefined, never>;
+  no_ads_days: ColumnType<bigint, bigint | undefined, never>;
+  no_ads_forever: ColumnType<boolean, boolean | undefined, never>;
+  note: ColumnType<string, string | undefined, never>;
+  created_at: ColumnType<Date, Date | undefined, never>;
+}
+
+export interface BuyRequestsTable {
+  account_id: bigint;
+  idempotency_key: string;
+  product_id: bigint;
+  /** The stored first result (see wallet/purchase-record.ts); null while the first request runs. */
+  result: ColumnType<unknown, string | null, string>;
+  created_at: Timestamp;
+}
+
 /** The database as kysely sees it; grows with each migration. */
 export interface DB {
   accounts: AccountsTable;
   platform_identities: PlatformIdentitiesTable;
+  email_confirmations: EmailConfirmationsTable;
+  sessions: SessionsTable;
+  wallet_segments: WalletSegmentsTable;
+  benefits: BenefitsTable;
+  catalog_atoms: CatalogAtomsTable;
+  catalog_products: CatalogProductsTable;
+  catalog_product_atoms: CatalogProductAtomsTable;
+  catalog_prices: CatalogPricesTable;
+  ledger_operations: LedgerOperationsTable;
+  buy_requests: BuyRequestsTable;
 }

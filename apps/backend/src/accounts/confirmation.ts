@@ -1,0 +1,88 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from '@wordgame/logging';
+import type { DB } from '../db/schema.js';
+import type { Mailer } from '../mail/mailer.js';
+import { DomainError } from '../rpc/errors.js';
+import { hashToken, newToken } from '../sessions/tokens.js';
+import { isUniqueViolation } from './repository.js';
+
+/** How long a mailed confirmation link stays valid. */
+export const CONFIRMATION_TTL_HOURS = 48;
+
+/** Where confirmation links point and how they are sent. */
+export interface ConfirmationDeps {
+  db: Kysely<DB>;
+  mailer: Mailer;
+  publicBaseUrl: string;
+  logger: Logger;
+}
+
+/**
+ * Stores a hashed one-time token for (account, e-mail) and mails the confirmation link. A mail
+ * failure is logged, not raised: the address stays pending and linking it again sends a new link.
+ */
+export async function requestConfirmation(deps: ConfirmationDeps, accountId: bigint, email: string): Promise<void> {
+  const token = newToken();
+  await deps.db
+    .insertInto('email_confirmations')
+    .values({
+      account_id: accountId,
+      email,
+      token_hash: hashToken(token),
+      expires_at: new Date(Date.now() + CONFIRMATION_TTL_HOURS * 3_600_000),
+    })
+    .execute();
+  const link = new URL('/api/v1/user/profile/confirm-email', deps.publicBaseUrl);
+  link.searchParams.set('token', token);
+  try {
+    await deps.mailer.send({
+      to: email,
+      subject: 'Confirm your e-mail address',
+      text: `Open this link to confirm ${email} for your Word Game account:\n\n${link.toString()}\n\nThe link expires in ${CONFIRMATION_TTL_HOURS} hours. If you did not ask for this, ignore this message.`,
+    });
+    deps.logger.info({ accountId: String(accountId) }, 'confirmation mail sent');
+  } catch (err: unknown) {
+    deps.logger.warn({ err, accountId: String(accountId) }, 'confirmation mail failed');
+  }
+}
+
+/**
+ * Consumes a confirmation token: the account's e-mail becomes that address, confirmed. Unknown,
+ * used or expired tokens are NotFound `confirmation_invalid`; an address another account holds is
+ * `email_in_use` (the token stays unused).
+ */
+export async function confirmEmail(db: Kysely<DB>, token: string): Promise<{ accountId: bigint; email: string }> {
+  try {
+    return await db.transaction().execute(async (trx) => {
+      const row = await trx
+        .selectFrom('email_confirmations')
+        .select(['id', 'account_id', 'email'])
+        .where('token_hash', '=', hashToken(token))
+        .where('used_at', 'is', null)
+        .where('expires_at', '>', new Date())
+        .forUpdate()
+        .executeTakeFirst();
+      if (!row) throw new DomainError('confirmation_invalid', 'the confirmation link is unknown, used or expired');
+      const now = new Date();
+      await trx.updateTable('email_confirmations').set({ used_at: now }).where('id', '=', row.id).execute();
+      await trx.updateTable('accounts').set({ email: row.email, email_confirmed_at: now }).where('id', '=', row.account_id).execute();
+      return { accountId: row.account_id, email: row.email };
+    });
+  } catch (err: unknown) {
+    if (isUniqueViolation(err)) throw new DomainError('email_in_use', 'this e-mail address belongs to another account');
+    throw err;
+  }
+}
+
+/** The newest unused, unexpired address awaiting confirmation for an account, if any. */
+export async function pendingEmail(db: Kysely<DB>, accountId: bigint): Promise<string | null> {
+  const row = await db
+    .selectFrom('email_confirmations')
+    .select('email')
+    .where('account_id', '=', accountId)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', new Date())
+    .orderBy('id', 'desc')
+    .executeTakeFirst();
+  return row?.email ?? null;
+}

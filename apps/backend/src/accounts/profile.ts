@@ -1,0 +1,75 @@
+import type { Caller } from '../rpc/caller.js';
+import { DomainError } from '../rpc/errors.js';
+import { gate } from '../gate/gate.js';
+import type { SessionPlatform } from '../gate/context.js';
+import { pendingEmail, requestConfirmation, type ConfirmationDeps } from './confirmation.js';
+import { normalizeEmail } from './email.js';
+import { findAccount, linkedPlatforms } from './repository.js';
+
+/** A profile as the caller's context may see it. */
+export interface ProfileView {
+  accountId: bigint;
+  displayName: string;
+  email: string | null;
+  emailConfirmed: boolean;
+  pendingEmail: string | null;
+  platform: SessionPlatform;
+  signInProviders: readonly string[];
+  linkedPlatforms: readonly string[];
+}
+
+/** The caller's profile; sign-in providers come from the gate (inside a host only e-mail). */
+export async function getProfile(deps: ConfirmationDeps, caller: Caller): Promise<ProfileView> {
+  const account = await findAccount(deps.db, caller.accountId);
+  if (!account || account.status === 'deleted') throw new DomainError('caller_required', 'the caller account does not exist');
+  const pending = await pendingEmail(deps.db, caller.accountId);
+  const confirmed = account.email_confirmed_at !== null;
+  return {
+    accountId: account.id,
+    displayName: account.display_name,
+    email: account.email,
+    emailConfirmed: confirmed,
+    pendingEmail: pending,
+    platform: caller.platform,
+    signInProviders: gate({ ...caller.platform, emailConfirmed: confirmed }).signInProviders,
+    linkedPlatforms: await linkedPlatforms(deps.db, caller.accountId),
+  };
+}
+
+/** Validates a display name: 1-64 characters after trimming, no control characters. */
+export function normalizeDisplayName(raw: string): string {
+  const name = raw.trim();
+  // eslint-disable-next-line no-control-regex
+  if (name.length === 0 || [...name].length > 64 || /[\u0000-\u001f\u007f-\u009f]/.test(name)) {
+    throw new DomainError('invalid_display_name', 'the display name must be 1-64 printable characters');
+  }
+  return name;
+}
+
+/**
+ * Applies a profile change: a new display name, and/or an e-mail to link, which is stored as
+ * pending and confirmed through a mailed link. Linking the address the account already has
+ * confirmed changes nothing; an address another account holds is `email_in_use`.
+ */
+export async function updateProfile(
+  deps: ConfirmationDeps,
+  caller: Caller,
+  change: { displayName: string | null; email: string | null },
+): Promise<ProfileView> {
+  const displayName = change.displayName === null ? null : normalizeDisplayName(change.displayName);
+  const email = change.email === null ? null : normalizeEmail(change.email);
+  const account = await findAccount(deps.db, caller.accountId);
+  if (!account || account.status === 'deleted') throw new DomainError('caller_required', 'the caller account does not exist');
+
+  if (email !== null && !(email === account.email && account.email_confirmed_at !== null)) {
+    const holder = await deps.db.selectFrom('accounts').select('id').where('email', '=', email).executeTakeFirst();
+    if (holder && holder.id !== account.id) throw new DomainError('email_in_use', 'this e-mail address belongs to another account');
+  }
+  if (displayName !== null) {
+    await deps.db.updateTable('accounts').set({ display_name: displayName }).where('id', '=', account.id).execute();
+  }
+  if (email !== null && !(email === account.email && account.email_confirmed_at !== null)) {
+    await requestConfirmation(deps, account.id, email);
+  }
+  return getProfile(deps, caller);
+}

@@ -1,0 +1,52 @@
+import type { Builder } from 'flatbuffers';
+import { encodeTable, fb } from '@wordgame/contracts';
+import { unixSeconds } from '../rpc/fbs.js';
+import type { Product, ProductAtomView, ProductPriceView } from './product.js';
+import type { RawDraft } from './validate.js';
+
+/** Writes ProductAtom tables and returns their offsets. */
+export function writeAtoms(b: Builder, atoms: readonly ProductAtomView[]): number[] {
+  return atoms.map((a) => fb.ProductAtom.createProductAtom(b, b.createString(a.kind), a.quantity));
+}
+
+/** Writes ProductPrice tables and returns their offsets. */
+export function writePrices(b: Builder, prices: readonly ProductPriceView[]): number[] {
+  return prices.map((p) => {
+    const method = b.createString(p.method);
+    const currency = b.createString(p.currency);
+    return fb.ProductPrice.createProductPrice(b, method, p.amount, currency);
+  });
+}
+
+function writeRecord(b: Builder, p: Product): number {
+  const title = b.createString(p.title);
+  const atoms = fb.ProductRecord.createAtomsVector(b, writeAtoms(b, p.atoms));
+  const prices = fb.ProductRecord.createPricesVector(b, writePrices(b, p.prices));
+  return fb.ProductRecord.createProductRecord(b, p.id, title, p.active, atoms, prices, unixSeconds(p.updatedAt));
+}
+
+export function encodeProductRecord(p: Product): Uint8Array {
+  return encodeTable((b) => writeRecord(b, p));
+}
+
+export function encodeProductList(products: readonly Product[]): Uint8Array {
+  return encodeTable((b) => {
+    const records = products.map((p) => writeRecord(b, p));
+    return fb.ProductList.createProductList(b, fb.ProductList.createProductsVector(b, records));
+  }, 1024);
+}
+
+/** Reads a ProductDraft table into raw editor input (validated separately). */
+export function readDraft(t: InstanceType<typeof fb.ProductDraft>): RawDraft {
+  const atoms: RawDraft['atoms'] = [];
+  for (let i = 0; i < t.atomsLength(); i += 1) {
+    const a = t.atoms(i);
+    if (a) atoms.push({ kind: a.kind(), quantity: a.quantity() });
+  }
+  const prices: RawDraft['prices'] = [];
+  for (let i = 0; i < t.pricesLength(); i += 1) {
+    const p = t.prices(i);
+    if (p) prices.push({ method: p.method(), amount: p.amount(), currency: p.currency() });
+  }
+  return { id: t.productId(), title: t.title(), active: t.active(), atoms, prices };
+}

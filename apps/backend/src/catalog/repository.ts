@@ -1,0 +1,106 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { DB } from '../db/schema.js';
+import { DomainError } from '../rpc/errors.js';
+import type { Product, ProductAtomView, ProductDraftInput } from './product.js';
+
+type Db = Kysely<DB> | Transaction<DB>;
+
+/** Products (newest first) with atoms and prices; only active ones unless `includeInactive`. */
+export async function listProducts(db: Db, options: { includeInactive: boolean; ids?: readonly bigint[] }): Promise<Product[]> {
+  let query = db.selectFrom('catalog_products').select(['id', 'title', 'active', 'updated_at']).orderBy('id', 'desc');
+  if (!options.includeInactive) query = query.where('active', '=', true);
+  if (options.ids) {
+    if (options.ids.length === 0) return [];
+    query = query.where('id', 'in', options.ids);
+  }
+  const products = await query.execute();
+  if (products.length === 0) return [];
+  const ids = products.map((p) => p.id);
+  const [atoms, prices] = await Promise.all([
+    db
+      .selectFrom('catalog_product_atoms as pa')
+      .innerJoin('catalog_atoms as a', 'a.id', 'pa.atom_id')
+      .select(['pa.product_id', 'a.kind', 'a.quantity'])
+      .where('pa.product_id', 'in', ids)
+      .orderBy('a.kind')
+      .execute(),
+    db.selectFrom('catalog_prices').select(['product_id', 'method', 'amount', 'currency']).where('product_id', 'in', ids).orderBy('method').execute(),
+  ]);
+  return products.map((p) => ({
+    id: p.id,
+    title: p.title,
+    active: p.active,
+    updatedAt: p.updated_at,
+    atoms: atoms.filter((a) => a.product_id === p.id).map(({ kind, quantity }) => ({ kind, quantity })),
+    prices: prices.filter((x) => x.product_id === p.id).map(({ method, amount, currency }) => ({ method, amount, currency })),
+  }));
+}
+
+/** The chips price and atoms of an active product, for a spend; undefined when no such product. */
+export async function productForSpend(
+  trx: Db,
+  productId: bigint,
+): Promise<{ chipsPrice: bigint | null; atoms: ProductAtomView[] } | undefined> {
+  const product = await trx
+    .selectFrom('catalog_products as p')
+    .leftJoin('catalog_prices as pr', (j) => j.onRef('pr.product_id', '=', 'p.id').on('pr.method', '=', 'chips'))
+    .select(['p.id', 'pr.amount'])
+    .where('p.id', '=', productId)
+    .where('p.active', '=', true)
+    .executeTakeFirst();
+  if (!product) return undefined;
+  const atoms = await trx
+    .selectFrom('catalog_product_atoms as pa')
+    .innerJoin('catalog_atoms as a', 'a.id', 'pa.atom_id')
+    .select(['a.kind', 'a.quantity'])
+    .where('pa.product_id', '=', productId)
+    .execute();
+  return { chipsPrice: product.amount, atoms };
+}
+
+/** Creates or replaces a product with its atoms (found or created) and prices, in one transaction. */
+export async function upsertProduct(db: Kysely<DB>, draft: ProductDraftInput): Promise<Product> {
+  const id = await db.transaction().execute(async (trx) => {
+    let productId: bigint;
+    if (draft.id === 0n) {
+      ({ id: productId } = await trx
+        .insertInto('catalog_products')
+        .values({ title: draft.title, active: draft.active })
+        .returning('id')
+        .executeTakeFirstOrThrow());
+    } else {
+      const updated = await trx
+        .updateTable('catalog_products')
+        .set({ title: draft.title, active: draft.active, updated_at: new Date() })
+        .where('id', '=', draft.id)
+        .returning('id')
+        .executeTakeFirst();
+      if (!updated) throw new DomainError('unknown_product', `no product ${draft.id}`);
+      productId = updated.id;
+      await trx.deleteFrom('catalog_product_atoms').where('product_id', '=', productId).execute();
+      await trx.deleteFrom('catalog_prices').where('product_id', '=', productId).execute();
+    }
+    await trx
+      .insertInto('catalog_atoms')
+      .values(draft.atoms.map((a) => ({ kind: a.kind, quantity: a.quantity })))
+      .onConflict((oc) => oc.columns(['kind', 'quantity']).doNothing())
+      .execute();
+    for (const atom of draft.atoms) {
+      const { id: atomId } = await trx
+        .selectFrom('catalog_atoms')
+        .select('id')
+        .where('kind', '=', atom.kind)
+        .where('quantity', '=', atom.quantity)
+        .executeTakeFirstOrThrow();
+      await trx.insertInto('catalog_product_atoms').values({ product_id: productId, atom_id: atomId }).execute();
+    }
+    await trx
+      .insertInto('catalog_prices')
+      .values(draft.prices.map((p) => ({ product_id: productId, ...p })))
+      .execute();
+    return productId;
+  });
+  const [product] = await listProducts(db, { includeInactive: true, ids: [id] });
+  if (!product) throw new Error(`product ${id} vanished after upsert`);
+  return product;
+}

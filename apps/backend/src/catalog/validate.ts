@@ -1,0 +1,73 @@
+import { DomainError } from '../rpc/errors.js';
+import { PAYMENT_METHODS, type PaymentMethod } from '../gate/context.js';
+import type { AtomKind } from '../db/schema.js';
+import { ATOM_KINDS, type ProductAtomView, type ProductDraftInput, type ProductPriceView } from './product.js';
+
+/** Characters a title may not hold: one of them breaks a platform's payment-callback signature. */
+const FORBIDDEN_IN_TITLE = /[&<>"']/;
+const MAX_QUANTITY = 1_000_000_000n;
+const MAX_NO_ADS_DAYS = 36_500n;
+const MAX_AMOUNT = 1_000_000_000_000n;
+
+/** Raw editor input, as decoded from the wire (strings may be absent). */
+export interface RawDraft {
+  id: bigint;
+  title: string | null;
+  active: boolean;
+  atoms: Array<{ kind: string | null; quantity: bigint }>;
+  prices: Array<{ method: string | null; amount: bigint; currency: string | null }>;
+}
+
+/** A product title: 1-64 characters after trimming, none of & < > " ', no control characters. */
+export function validateTitle(raw: string | null): string {
+  const title = (raw ?? '').trim();
+  // eslint-disable-next-line no-control-regex
+  if (title.length === 0 || [...title].length > 64 || FORBIDDEN_IN_TITLE.test(title) || /[\u0000-\u001f\u007f]/.test(title)) {
+    throw new DomainError('invalid_title', 'a title is 1-64 characters and may not contain & < > " \'');
+  }
+  return title;
+}
+
+function validateAtoms(raw: RawDraft['atoms']): ProductAtomView[] {
+  const fail = (why: string) => new DomainError('invalid_atoms', why);
+  if (raw.length === 0 || raw.length > ATOM_KINDS.length) throw fail('a product needs 1-4 atoms of distinct kinds');
+  const seen = new Set<string>();
+  return raw.map(({ kind, quantity }) => {
+    if (kind === null || !(ATOM_KINDS as readonly string[]).includes(kind)) throw fail(`unknown atom kind ${JSON.stringify(kind)}`);
+    if (seen.has(kind)) throw fail(`atom kind ${kind} repeated`);
+    seen.add(kind);
+    const max = kind === 'no_ads_forever' ? 1n : kind === 'no_ads_days' ? MAX_NO_ADS_DAYS : MAX_QUANTITY;
+    if (quantity < 1n || quantity > max) throw fail(`atom ${kind} quantity must be 1-${max}`);
+    return { kind: kind as AtomKind, quantity };
+  });
+}
+
+function validatePrices(raw: RawDraft['prices'], atoms: readonly ProductAtomView[]): ProductPriceView[] {
+  const fail = (why: string) => new DomainError('invalid_prices', why);
+  if (raw.length === 0 || raw.length > PAYMENT_METHODS.length) throw fail('a product needs 1-3 prices of distinct methods');
+  const seen = new Set<string>();
+  return raw.map(({ method, amount, currency }) => {
+    if (method === null || !(PAYMENT_METHODS as readonly string[]).includes(method)) throw fail(`unknown price method ${JSON.stringify(method)}`);
+    if (seen.has(method)) throw fail(`price method ${method} repeated`);
+    seen.add(method);
+    if (amount < 1n || amount > MAX_AMOUNT) throw fail(`price ${method} amount must be 1-${MAX_AMOUNT}`);
+    const m = method as PaymentMethod;
+    const fixed = m === 'chips' ? 'CHIPS' : m === 'xtr' ? 'XTR' : null;
+    const cur = (currency ?? '').trim().toUpperCase();
+    if (fixed !== null) {
+      if (cur !== '' && cur !== fixed) throw fail(`price ${method} is in ${fixed}`);
+      if (m === 'chips' && atoms.some((a) => a.kind === 'chips')) throw fail('a chip pack cannot be priced in chips');
+      return { method: m, amount, currency: fixed };
+    }
+    if (!/^[A-Z]{3}$/.test(cur)) throw fail('a provider price needs an ISO 4217 currency code');
+    return { method: m, amount, currency: cur };
+  });
+}
+
+/** Validates an editor draft into a storable product, or throws the first problem as InvalidArgument. */
+export function validateDraft(raw: RawDraft): ProductDraftInput {
+  if (raw.id < 0n) throw new DomainError('invalid_product_id', 'product_id must be 0 (create) or an existing id');
+  const title = validateTitle(raw.title);
+  const atoms = validateAtoms(raw.atoms);
+  return { id: raw.id, title, active: raw.active, atoms, prices: validatePrices(raw.prices, atoms) };
+}

@@ -1,0 +1,38 @@
+import type { Kysely } from 'kysely';
+import type { ServiceImpl } from '@connectrpc/connect';
+import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
+import type { DB } from '../db/schema.js';
+import { isChatEligible } from '../accounts/status.js';
+import { DomainError } from '../rpc/errors.js';
+
+/** Chat eligibility of a platform identity: registered = maps to an account; eligible = may write. */
+export async function chatEligibility(db: Kysely<DB>, platform: string | null, externalId: string | null): Promise<{ registered: boolean; eligible: boolean }> {
+  if (platform !== 'telegram' && platform !== 'vk') throw new DomainError('invalid_platform', 'platform must be telegram or vk');
+  if (externalId === null || externalId.length === 0 || externalId.length > 64) throw new DomainError('invalid_external_id', 'external_id must be 1-64 characters');
+  const account = await db
+    .selectFrom('platform_identities as i')
+    .innerJoin('accounts as a', 'a.id', 'i.account_id')
+    .select(['a.status', 'a.suspended_until', 'a.chat_muted'])
+    .where('i.kind', '=', platform)
+    .where('i.external_id', '=', externalId)
+    .executeTakeFirst();
+  if (!account) return { registered: false, eligible: false };
+  return { registered: true, eligible: isChatEligible(account, new Date()) };
+}
+
+/**
+ * The part of backend.v1.BotIntakeService this backend implements so far: ResolveChatEligibility.
+ * connect-es answers Unimplemented for the methods left out (pre-checkout and payment intake).
+ */
+export function botIntakeService(db: Kysely<DB>): Partial<ServiceImpl<typeof backendApi.BotIntakeService>> {
+  return {
+    async resolveChatEligibility(req) {
+      const query = decodeTable(req.body, (bb) => fb.ChatEligibilityQuery.getRootAsChatEligibilityQuery(bb), (t) => ({
+        platform: t.platform(),
+        externalId: t.externalId(),
+      }));
+      const verdict = await chatEligibility(db, query.platform, query.externalId);
+      return { body: encodeTable((b) => fb.ChatEligibility.createChatEligibility(b, verdict.registered, verdict.eligible)) };
+    },
+  };
+}

@@ -1,0 +1,90 @@
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../db/schema.js';
+
+/** What the ledger audit checked and every discrepancy it found (empty `problems` = clean). */
+export interface AuditReport {
+  operations: bigint;
+  segmentsChecked: number;
+  benefitsChecked: number;
+  problems: string[];
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Proves the wallet equals the ledger, on one consistent snapshot: every segment balance is the
+ * sum of its operations' chips_delta; every origin's hints are the sum of hints_delta, its
+ * no-ads-forever flag is set exactly when an operation granted it, and its no-ads end is the
+ * replay of its granted days (each extends from max(previous end, the operation's time)).
+ */
+export async function auditLedger(db: Kysely<DB>): Promise<AuditReport> {
+  return db
+    .transaction()
+    .setIsolationLevel('repeatable read')
+    .execute(async (trx) => {
+      const problems: string[] = [];
+      const count = await sql<{ n: bigint }>`select count(*) as n from ledger_operations`.execute(trx);
+
+      const segments = await sql<{ account_id: bigint; segment: string; balance: bigint | null; total: bigint | null }>`
+        with sums as (
+          select account_id, segment, sum(chips_delta)::bigint as total
+          from ledger_operations where segment is not null group by account_id, segment
+        )
+        select coalesce(s.account_id, l.account_id) as account_id, coalesce(s.segment, l.segment) as segment,
+               s.balance, l.total
+        from wallet_segments s full outer join sums l on l.account_id = s.account_id and l.segment = s.segment
+      `.execute(trx);
+      for (const r of segments.rows) {
+        if ((r.balance ?? 0n) !== (r.total ?? 0n)) {
+          problems.push(`account ${r.account_id} segment ${r.segment}: balance ${r.balance ?? 'missing'} but ledger sums to ${r.total ?? 0n}`);
+        }
+      }
+
+      const benefits = await sql<{
+        account_id: bigint;
+        origin: string;
+        hints: bigint | null;
+        forever: boolean | null;
+        until: Date | null;
+        granted_hints: bigint | null;
+        granted_forever: boolean | null;
+      }>`
+        with grants as (
+          select account_id, benefit_origin as origin, sum(hints_delta)::bigint as granted_hints,
+                 bool_or(no_ads_forever) as granted_forever
+          from ledger_operations where benefit_origin is not null group by account_id, benefit_origin
+        )
+        select coalesce(b.account_id, g.account_id) as account_id, coalesce(b.origin, g.origin) as origin,
+               b.hints, b.no_ads_forever as forever, b.no_ads_until as until, g.granted_hints, g.granted_forever
+        from benefits b full outer join grants g on g.account_id = b.account_id and g.origin = b.origin
+      `.execute(trx);
+
+      const terms = await trx
+        .selectFrom('ledger_operations')
+        .select(['account_id', 'benefit_origin', 'no_ads_days', 'created_at'])
+        .where('no_ads_days', '>', 0n)
+        .orderBy('account_id')
+        .orderBy('benefit_origin')
+        .orderBy('id')
+        .execute();
+      const replayed = new Map<string, number>();
+      for (const t of terms) {
+        const key = `${t.account_id}/${t.benefit_origin}`;
+        const at = t.created_at.getTime();
+        const base = Math.max(replayed.get(key) ?? at, at);
+        replayed.set(key, base + Number(t.no_ads_days) * DAY_MS);
+      }
+
+      for (const r of benefits.rows) {
+        const where = `account ${r.account_id} origin ${r.origin}`;
+        if ((r.hints ?? 0n) !== (r.granted_hints ?? 0n)) problems.push(`${where}: hints ${r.hints ?? 'missing'} but grants sum to ${r.granted_hints ?? 0n}`);
+        if ((r.forever ?? false) !== (r.granted_forever ?? false)) problems.push(`${where}: no_ads_forever ${r.forever} but grants say ${r.granted_forever}`);
+        const expected = replayed.get(`${r.account_id}/${r.origin}`) ?? null;
+        const actual = r.until?.getTime() ?? null;
+        if (expected !== actual) {
+          problems.push(`${where}: no_ads_until ${r.until?.toISOString() ?? 'none'} but grants replay to ${expected === null ? 'none' : new Date(expected).toISOString()}`);
+        }
+      }
+      return { operations: count.rows[0]?.n ?? 0n, segmentsChecked: segments.rows.length, benefitsChecked: benefits.rows.length, problems };
+    });
+}

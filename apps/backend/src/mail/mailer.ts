@@ -1,0 +1,49 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import nodemailer from 'nodemailer';
+
+/** One plain-text message. */
+export interface Mail {
+  to: string;
+  subject: string;
+  text: string;
+}
+
+/** Sends mail; where it goes depends on MAIL_TRANSPORT. */
+export interface Mailer {
+  send(mail: Mail): Promise<void>;
+}
+
+/**
+ * Dev mailbox: each message becomes one RFC 5322 `.eml` file in `dir`, named so that a directory
+ * listing sorts oldest first. Any mail client (or `cat`) opens it.
+ */
+export function devMailbox(dir: string, from: string): Mailer {
+  return {
+    async send(mail) {
+      await mkdir(dir, { recursive: true });
+      const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}.eml`;
+      const headers = [
+        `From: ${from}`,
+        `To: ${mail.to}`,
+        `Subject: ${mail.subject}`,
+        `Date: ${new Date().toUTCString()}`,
+        'MIME-Version: 1.0',
+        'Content-Type: text/plain; charset=utf-8',
+        'Content-Transfer-Encoding: 8bit',
+      ];
+      await writeFile(path.join(dir, name), `${headers.join('\r\n')}\r\n\r\n${mail.text.replace(/\r?\n/g, '\r\n')}\r\n`);
+    },
+  };
+}
+
+/** Production mail through an SMTP server given as an smtp(s):// URL. */
+export function smtpMailer(url: string, from: string): Mailer {
+  const transport = nodemailer.createTransport(url);
+  return {
+    async send(mail) {
+      await transport.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text });
+    },
+  };
+}

@@ -1,0 +1,121 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/schema.js';
+import type { ConfirmationDeps } from '../accounts/confirmation.js';
+import { requestConfirmation } from '../accounts/confirmation.js';
+import { normalizeEmail } from '../accounts/email.js';
+import { hashPassword, verifyPassword } from '../accounts/password.js';
+import { accountForIdentity, findAccount, findAccountByEmail, insertAccount, isUniqueViolation } from '../accounts/repository.js';
+import { isSuspended, type AccountState } from '../accounts/status.js';
+import { isPlatformSubtype, type SessionPlatform } from '../gate/context.js';
+import { DomainError } from '../rpc/errors.js';
+import { deleteSession, findLiveSession, insertSession } from './repository.js';
+import { verifyTelegramInitData } from './telegram.js';
+import { verifyVkLaunchParams } from './vk.js';
+
+/** Settings the session flows need. */
+export interface SessionSettings {
+  telegramBotToken: string | undefined;
+  vkAppSecret: string | undefined;
+  launchDataMaxAgeSeconds: number;
+  sessionTtlHours: number;
+}
+
+export interface SessionDeps extends ConfirmationDeps {
+  settings: SessionSettings;
+}
+
+/** A session just opened. */
+export interface SessionGrantView {
+  token: string;
+  accountId: bigint;
+  platform: SessionPlatform;
+  expiresAt: Date;
+  accountCreated: boolean;
+}
+
+/** A live session as the gateway needs it. */
+export interface SessionInfoView {
+  accountId: bigint;
+  platform: SessionPlatform;
+  expiresAt: Date;
+}
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+function assertMayAct(account: AccountState | undefined): void {
+  if (!account || account.status === 'deleted') throw new DomainError('session_invalid', 'the account no longer exists');
+  if (isSuspended(account, new Date())) throw new DomainError('account_suspended', 'the account is suspended');
+}
+
+async function grant(deps: SessionDeps, accountId: bigint, platform: SessionPlatform, created: boolean): Promise<SessionGrantView> {
+  assertMayAct(await findAccount(deps.db, accountId));
+  const session = await insertSession(deps.db, accountId, platform, deps.settings.sessionTtlHours);
+  deps.logger.info({ accountId: String(accountId), kind: platform.kind, subtype: platform.subtype, created }, 'session opened');
+  return { token: session.token, accountId, platform, expiresAt: session.expiresAt, accountCreated: created };
+}
+
+/** Telegram Mini App session: kind telegram, no subtype (Telegram does not sign the client platform). */
+export async function openTelegramSession(deps: SessionDeps, initData: string): Promise<SessionGrantView> {
+  const botToken = deps.settings.telegramBotToken;
+  if (botToken === undefined) throw new DomainError('platform_not_configured', 'telegram sign-in is not configured');
+  const launch = verifyTelegramInitData(initData, botToken, nowSeconds(), deps.settings.launchDataMaxAgeSeconds);
+  const { accountId, created } = await accountForIdentity(deps.db, 'telegram', launch.userId, launch.displayName);
+  return grant(deps, accountId, { kind: 'telegram', subtype: null }, created);
+}
+
+/** VK Mini App session: kind vk, subtype from the signed vk_platform. */
+export async function openVkSession(deps: SessionDeps, launchParams: string): Promise<SessionGrantView> {
+  const secret = deps.settings.vkAppSecret;
+  if (secret === undefined) throw new DomainError('platform_not_configured', 'vk sign-in is not configured');
+  const launch = verifyVkLaunchParams(launchParams, secret, nowSeconds(), deps.settings.launchDataMaxAgeSeconds);
+  const { accountId, created } = await accountForIdentity(deps.db, 'vk', launch.userId, '');
+  return grant(deps, accountId, { kind: 'vk', subtype: launch.subtype }, created);
+}
+
+/** Direct sign-up or sign-in with e-mail and password; subtype best-effort from the client hint. */
+export async function openDirectSession(
+  deps: SessionDeps,
+  input: { email: string | null; password: string | null; mode: string | null; subtypeHint: string | null },
+): Promise<SessionGrantView> {
+  if (input.mode !== 'signup' && input.mode !== 'signin') throw new DomainError('invalid_mode', 'mode must be signup or signin');
+  const email = normalizeEmail(input.email);
+  const password = input.password ?? '';
+  const hint = input.subtypeHint ?? '';
+  const platform: SessionPlatform = { kind: 'direct', subtype: isPlatformSubtype(hint) ? hint : null };
+
+  if (input.mode === 'signin') {
+    const account = await findAccountByEmail(deps.db, email);
+    const ok = await verifyPassword(password, account?.password_hash ?? null);
+    if (!account || !ok) throw new DomainError('invalid_credentials', 'e-mail or password is wrong');
+    return grant(deps, account.id, platform, false);
+  }
+
+  if ([...password].length < 8 || [...password].length > 256) {
+    throw new DomainError('invalid_password', 'the password must be 8-256 characters');
+  }
+  const passwordHash = await hashPassword(password);
+  let accountId: bigint;
+  try {
+    accountId = await deps.db.transaction().execute((trx) =>
+      insertAccount(trx, { displayName: email.split('@')[0]?.slice(0, 64) ?? '', email, passwordHash }),
+    );
+  } catch (err: unknown) {
+    if (isUniqueViolation(err)) throw new DomainError('email_taken', 'an account with this e-mail already exists');
+    throw err;
+  }
+  await requestConfirmation(deps, accountId, email);
+  return grant(deps, accountId, platform, true);
+}
+
+/** The live session a token names; unknown, expired or deleted-account sessions are `session_invalid`. */
+export async function resolveSession(db: Kysely<DB>, token: string): Promise<SessionInfoView> {
+  const row = token.length > 0 && token.length <= 256 ? await findLiveSession(db, token) : undefined;
+  if (!row) throw new DomainError('session_invalid', 'the session is unknown or expired');
+  assertMayAct(row);
+  return { accountId: row.account_id, platform: { kind: row.platform_kind, subtype: row.platform_subtype }, expiresAt: row.expires_at };
+}
+
+/** Ends a session; false when the token named none. */
+export function closeSession(db: Kysely<DB>, token: string): Promise<boolean> {
+  return token.length > 0 && token.length <= 256 ? deleteSession(db, token) : Promise.resolve(false);
+}

@@ -1,0 +1,53 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/schema.js';
+import { listProducts } from '../catalog/repository.js';
+import type { Product, ProductPriceView } from '../catalog/product.js';
+import type { PaymentMethod } from '../gate/context.js';
+import { gate, type GateDecision } from '../gate/gate.js';
+import type { Caller } from '../rpc/caller.js';
+import { DomainError } from '../rpc/errors.js';
+
+/** The catalog as one context may see it (wallet.catalog). */
+export interface CatalogViewData {
+  products: Array<Pick<Product, 'id' | 'title' | 'atoms'> & { prices: ProductPriceView[] }>;
+  purchaseMethods: PaymentMethod[];
+  emailRequired: boolean;
+  notice: string;
+  frozen: boolean;
+  trusted: boolean;
+}
+
+/** Methods a context may pay with: chips when it may spend, plus its money methods. */
+export function usableMethods(decision: GateDecision): PaymentMethod[] {
+  return [...(decision.canSpend ? (['chips'] as const) : []), ...decision.canPurchaseMethods];
+}
+
+function noticeFor(decision: GateDecision & { emailRequired: boolean }): string {
+  if (!decision.trusted) return 'Sign in again from the app to buy or spend chips.';
+  if (decision.frozen) return 'Purchases are not available in this app on this device.';
+  if (decision.emailRequired) return 'Add and confirm an e-mail address in your profile to buy chips with a card.';
+  return '';
+}
+
+/** Keeps only the prices a context may use and drops products left without one. */
+export function projectCatalog(products: readonly Product[], decision: GateDecision & { emailRequired: boolean }): CatalogViewData {
+  const methods = usableMethods(decision);
+  return {
+    products: products
+      .map((p) => ({ id: p.id, title: p.title, atoms: p.atoms, prices: p.prices.filter((x) => methods.includes(x.method)) }))
+      .filter((p) => p.prices.length > 0),
+    purchaseMethods: methods,
+    emailRequired: decision.emailRequired,
+    notice: noticeFor(decision),
+    frozen: decision.frozen,
+    trusted: decision.trusted,
+  };
+}
+
+/** wallet.catalog for a caller: active products projected through the gate. */
+export async function catalogFor(db: Kysely<DB>, caller: Caller): Promise<CatalogViewData> {
+  const account = await db.selectFrom('accounts').select(['email_confirmed_at', 'status']).where('id', '=', caller.accountId).executeTakeFirst();
+  if (!account || account.status === 'deleted') throw new DomainError('caller_required', 'the caller account does not exist');
+  const decision = gate({ ...caller.platform, emailConfirmed: account.email_confirmed_at !== null });
+  return projectCatalog(await listProducts(db, { includeInactive: false }), decision);
+}

@@ -1,0 +1,45 @@
+import type { Kysely } from 'kysely';
+import type { ServiceImpl } from '@connectrpc/connect';
+import { backendApi, decodeTable, fb } from '@wordgame/contracts';
+import type { Logger } from '@wordgame/logging';
+import type { DB } from '../db/schema.js';
+import { gate } from '../gate/gate.js';
+import { callerFrom } from '../rpc/caller.js';
+import { buy } from './buy.js';
+import { catalogFor } from './catalog-view.js';
+import { encodeCatalog, encodePurchase, encodeWalletView } from './codec.js';
+import { readBenefits, readSegments } from './repository.js';
+import { projectWallet } from './view.js';
+
+/** backend.v1.WalletService: wallet.catalog, wallet.get, wallet.buy for the caller in the headers. */
+export function walletService(db: Kysely<DB>, logger: Logger): ServiceImpl<typeof backendApi.WalletService> {
+  return {
+    async getCatalog(req, ctx) {
+      const caller = callerFrom(ctx.requestHeader);
+      decodeTable(req.body, (bb) => fb.WalletCatalogQuery.getRootAsWalletCatalogQuery(bb), () => undefined);
+      return { body: encodeCatalog(await catalogFor(db, caller)) };
+    },
+    async getWallet(req, ctx) {
+      const caller = callerFrom(ctx.requestHeader);
+      decodeTable(req.body, (bb) => fb.WalletQuery.getRootAsWalletQuery(bb), () => undefined);
+      const [segments, benefits] = await Promise.all([readSegments(db, caller.accountId), readBenefits(db, caller.accountId)]);
+      const decision = gate({ ...caller.platform, emailConfirmed: false });
+      return { body: encodeWalletView(projectWallet(decision, segments, benefits)) };
+    },
+    async buy(req, ctx) {
+      const caller = callerFrom(ctx.requestHeader);
+      const order = decodeTable(req.body, (bb) => fb.WalletBuy.getRootAsWalletBuy(bb), (t) => ({
+        productId: t.productId(),
+        key: t.idempotencyKey(),
+      }));
+      const result = await buy(db, caller, order.productId, order.key);
+      if (!result.replayed) {
+        logger.info(
+          { accountId: String(caller.accountId), productId: String(order.productId), price: String(result.price), draws: result.draws.length },
+          'chips spent',
+        );
+      }
+      return { body: encodePurchase(result) };
+    },
+  };
+}
