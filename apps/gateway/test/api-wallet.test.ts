@@ -127,6 +127,37 @@ describe('wallet and catalog editor through gateway -> backend -> PostgreSQL', (
       expect(items.find((p) => p.product_id === products['hints'])?.prices).toEqual(expect.arrayContaining([{ method: 'chips', amount: '30', currency: 'CHIPS' }]));
     });
 
+    it('projects the catalog per context: only usable prices; a direct buyer without a confirmed e-mail is told to add one', async () => {
+      const pack = await call(editor, {
+        method: 'POST',
+        headers: op,
+        json: {
+          title: 'Chips 500',
+          atoms: [{ kind: 'chips', quantity: '500' }],
+          prices: [
+            { method: 'provider', amount: '19900', currency: 'RUB' },
+            { method: 'xtr', amount: '150', currency: 'XTR' },
+          ],
+        },
+      });
+      expect(pack.status).toBe(201);
+      const packId = (pack.body as { product_id: string }).product_id;
+      type Catalog = { products: { product_id: string; prices: { method: string }[] }[]; purchase_methods: string[]; email_required: boolean; notice: string | null };
+      const catalogOf = async (token: string) => (await call(`${api}/user/wallet/catalog`, { headers: as(token) })).body as Catalog;
+      const methodsOf = (c: Catalog, id: string) => c.products.find((p) => p.product_id === id)?.prices.map((p) => p.method) ?? [];
+
+      const direct = await catalogOf(buyer.token);
+      expect(methodsOf(direct, packId)).toEqual(['provider']);
+      expect(direct).toMatchObject({ email_required: true, notice: expect.stringMatching(/e-?mail/i) as string });
+
+      const vk = await call(`${api}/session/vk`, { method: 'POST', json: { launch_params: vkLaunchParams(VK_APP_SECRET, '4040', 'mobile_android', nowSeconds()) } });
+      const inVk = await catalogOf((vk.body as { token: string }).token);
+      for (const c of [direct, inVk]) {
+        for (const p of c.products) for (const price of p.prices) expect(c.purchase_methods).toContain(price.method);
+      }
+      expect(methodsOf(inVk, packId)).not.toContain('xtr');
+    });
+
     it('buys with chips: draws the direct segment, grants the benefit, one result per Idempotency-Key', async () => {
       const first = await buy(buyer.token, products['hints'] ?? '', 'order-1');
       expect(first.status).toBe(200);

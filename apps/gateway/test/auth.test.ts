@@ -87,6 +87,14 @@ describe('gateway trust: session auth and the headers the backend sees', () => {
     expect(after).toMatchObject({ status: 401, body: { error: { code: 'session_invalid' } } });
   });
 
+  it('concurrent requests with one uncached token share a single ResolveSession call', async () => {
+    backend.sessions.set('burst', { accountId: 12n, kind: 'vk', subtype: 'web' });
+    const results = await Promise.all(Array.from({ length: 10 }, () => call(`${edge.url}/api/v1/user/wallet`, { headers: bearer('burst') })));
+    expect(results.map((r) => r.status)).toEqual(Array<number>(10).fill(200));
+    expect(backend.callsTo('ResolveSession')).toHaveLength(1);
+    expect(backend.callsTo('GetWallet')).toHaveLength(10);
+  });
+
   it('echoes a well-formed x-request-id, passes it to the backend, logs the operation name; replaces a bad one', async () => {
     const res = await call(`${edge.url}/api/v1/user/wallet`, { headers: { ...bearer('tg-ios'), 'x-request-id': 'req-abc.1' } });
     expect(res.headers.get('x-request-id')).toBe('req-abc.1');
