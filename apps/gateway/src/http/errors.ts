@@ -2,6 +2,7 @@ import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import type { Logger } from '@wordgame/logging';
 import { fromBackendError } from './backend-errors.js';
 import { ApiError } from './api-error.js';
+import { ERROR_CODES } from './error-codes.js';
 
 /** Sends the one error body shape of the REST edge: `{error:{code,message}}`. */
 export function sendError(res: Response, status: number, code: string, message: string): void {
@@ -35,7 +36,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (e.type === 'entity.parse.failed') return sendApiError(res, new ApiError('malformed_json'));
     if (e.type === 'entity.too.large') return sendApiError(res, new ApiError('body_too_large'));
     if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') return sendApiError(res, new ApiError('unsupported_media_type'));
-    if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) return sendError(res, e.status, 'bad_request', 'bad request');
+    if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) return sendError(res, e.status, 'invalid_request', ERROR_CODES.invalid_request[1]);
     const mapped = fromBackendError(err);
     if (mapped) {
       if (mapped.status >= 500) log.warn({ err, code: mapped.code }, 'backend call failed');
