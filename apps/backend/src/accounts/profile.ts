@@ -39,7 +39,6 @@ export async function getProfile(deps: ConfirmationDeps, caller: Caller): Promis
 /** Validates a display name: 1-64 characters after trimming, no control characters. */
 export function normalizeDisplayName(raw: string): string {
   const name = raw.trim();
-  // eslint-disable-next-line no-control-regex
   if (name.length === 0 || [...name].length > 64 || /[\u0000-\u001f\u007f-\u009f]/.test(name)) {
     throw new DomainError('invalid_display_name', 'the display name must be 1-64 printable characters');
   }

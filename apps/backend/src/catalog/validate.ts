@@ -21,7 +21,6 @@ export interface RawDraft {
 /** A product title: 1-64 characters after trimming, none of & < > " ', no control characters. */
 export function validateTitle(raw: string | null): string {
   const title = (raw ?? '').trim();
-  // eslint-disable-next-line no-control-regex
   if (title.length === 0 || [...title].length > 64 || FORBIDDEN_IN_TITLE.test(title) || /[\u0000-\u001f\u007f]/.test(title)) {
     throw new DomainError('invalid_title', 'a title is 1-64 characters and may not contain & < > " \'');
   }

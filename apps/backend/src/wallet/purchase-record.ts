@@ -20,7 +20,10 @@ function segment(v: unknown): Segment {
   if (typeof v !== 'string' || !isSegment(v)) throw new Error(`stored purchase names unknown segment ${String(v)}`);
   return v;
 }
-const big = (v: unknown) => BigInt(String(v));
+const big = (v: unknown): bigint => {
+  if (typeof v !== 'string' && typeof v !== 'number') throw new Error(`stored purchase holds a non-integer ${typeof v}`);
+  return BigInt(v);
+};
 
 /** Reads a stored purchase back (jsonb arrives parsed on both dialects; text is parsed here). */
 export function deserializePurchase(stored: unknown): PurchaseResult {
@@ -36,7 +39,7 @@ export function deserializePurchase(stored: unknown): PurchaseResult {
       segments: list(w['segments']).map((s) => ({ segment: segment(s['segment']), balance: big(s['balance']) })),
       benefits: list(w['benefits']).map((b) => ({
         origin: segment(b['origin']),
-        noAdsUntil: b['noAdsUntil'] === null ? null : new Date(String(b['noAdsUntil'])),
+        noAdsUntil: typeof b['noAdsUntil'] === 'string' ? new Date(b['noAdsUntil']) : null,
         noAdsForever: b['noAdsForever'] === true,
         hints: big(b['hints']),
       })),

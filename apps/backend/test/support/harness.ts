@@ -1,0 +1,76 @@
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ConnectError, createClient, type Client } from '@connectrpc/connect';
+import { createConnectTransport } from '@connectrpc/connect-node';
+import { createLogger } from '@wordgame/logging';
+import { buildBackend, type BackendApp } from '../../src/app.js';
+import { loadBackendConfig } from '../../src/config.js';
+import type { Database } from '../../src/db/database.js';
+import { freshPostgres } from '../../src/testing/databases.js';
+
+type DescService = Parameters<typeof createClient>[0];
+
+export const TELEGRAM_BOT_TOKEN = '123456:test-telegram-bot-token';
+export const VK_APP_SECRET = 'test-vk-app-secret';
+
+/** A real backend on port 0 over a fresh PostgreSQL database, plus a direct handle on that database. */
+export interface Harness {
+  url: string;
+  database: Database;
+  mailDir: string;
+  client<S extends DescService>(service: S): Client<S>;
+  stop(): Promise<void>;
+}
+
+/** Starts buildBackend with test config; `env` overrides any variable. */
+export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
+  const pg = await freshPostgres();
+  const mailDir = await mkdtemp(path.join(tmpdir(), 'backend-mail-'));
+  const config = loadBackendConfig({
+    BACKEND_PORT: '0',
+    DATABASE_URL: pg.url,
+    BACKEND_TELEGRAM_BOT_TOKEN: TELEGRAM_BOT_TOKEN,
+    BACKEND_VK_APP_SECRET: VK_APP_SECRET,
+    MAIL_DEV_DIR: mailDir,
+    PUBLIC_BASE_URL: 'https://game.example',
+    DB_POOL_MAX: '20',
+    ...env,
+  });
+  const app: BackendApp = buildBackend(config, createLogger('backend-test', 'silent'));
+  const { url } = await app.start();
+  const transport = createConnectTransport({ baseUrl: url, httpVersion: '2' });
+  return {
+    url,
+    database: pg,
+    mailDir,
+    client: (service) => createClient(service, transport),
+    stop: async () => {
+      await app.stop();
+      await pg.close();
+      await rm(mailDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Caller headers as the gateway sets them. */
+export function as(accountId: bigint, platform: string): { headers: Record<string, string> } {
+  return { headers: { 'x-account-id': String(accountId), 'x-platform': platform } };
+}
+
+/** The Connect code and x-error-code of a rejected call. */
+export async function failure(call: Promise<unknown>): Promise<{ code: number; errorCode: string | null }> {
+  try {
+    await call;
+  } catch (err: unknown) {
+    const e = ConnectError.from(err);
+    return { code: e.code, errorCode: e.metadata.get('x-error-code') };
+  }
+  throw new Error('expected the call to fail');
+}
+
+/** Every mail in the dev mailbox, oldest first, as raw text. */
+export async function mailbox(dir: string): Promise<string[]> {
+  const names = (await readdir(dir)).filter((n) => n.endsWith('.eml')).sort();
+  return Promise.all(names.map((n) => readFile(path.join(dir, n), 'utf8')));
+}
