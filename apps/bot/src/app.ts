@@ -115,6 +115,7 @@ function readPem(variable: string, path: string): Buffer {
   try {
     return readFileSync(path);
   } catch (err: unknown) {
-    throw new Error(`${variable}: cannot read ${path} (${err instanceof Error && 'code' in err ? String(err.code) : 'unreadable'})`);
+    const code = typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : 'unreadable';
+    throw new Error(`${variable}: cannot read ${path} (${code})`);
   }
 }
