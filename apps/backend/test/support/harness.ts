@@ -17,7 +17,7 @@ export const VK_APP_SECRET = 'test-vk-app-secret';
 /** A real backend on port 0 over a fresh PostgreSQL database, plus a direct handle on that database. */
 export interface Harness {
   url: string;
-  database: Database;
+  database: Database & { url: string };
   mailDir: string;
   client<S extends DescService>(service: S): Client<S>;
   stop(): Promise<void>;
