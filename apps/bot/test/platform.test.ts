@@ -13,6 +13,12 @@ beforeAll(async () => {
 });
 afterAll(() => emu.stop());
 beforeEach(() => emu.control.reset());
+// A stopped poller's aborted getUpdates can still be finishing inside the emulator (and would take
+// the next test's fault); let it settle before the next test arranges anything.
+afterEach(async () => {
+  await waitFor(() => emu.control.state().bots[0]?.polling === false, 'no poll pending');
+  await new Promise((resolve) => setTimeout(resolve, 50));
+});
 
 /** A client with counters whose clock ticks once per stamp, so every stamp is visible. */
 function client(maxRetryAfterMs = 60_000): { platform: PlatformClient; counters: HealthCounters; stamps: () => number } {
