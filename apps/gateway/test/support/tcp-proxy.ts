@@ -1,0 +1,62 @@
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A TCP relay in front of a server, so a test can cut a connection (both sides see it end) or
+ * freeze it (bytes stop flowing both ways while both sockets stay open: a half-open link).
+ */
+export interface TcpProxy {
+  readonly port: number;
+  /** Destroys every relayed connection. */
+  cut(): void;
+  /** Stops relaying on every connection without closing anything. */
+  freeze(): void;
+  close(): Promise<void>;
+}
+
+export async function startTcpProxy(targetPort: number, host = '127.0.0.1'): Promise<TcpProxy> {
+  const pairs = new Set<[net.Socket, net.Socket]>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(targetPort, host);
+    const pair: [net.Socket, net.Socket] = [client, upstream];
+    pairs.add(pair);
+    client.pipe(upstream);
+    upstream.pipe(client);
+    const drop = () => {
+      pairs.delete(pair);
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('error', drop);
+    upstream.on('error', drop);
+    client.on('close', drop);
+    upstream.on('close', drop);
+  });
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    cut: () => {
+      for (const [client, upstream] of pairs) {
+        client.destroy();
+        upstream.destroy();
+      }
+      pairs.clear();
+    },
+    freeze: () => {
+      for (const [client, upstream] of pairs) {
+        client.unpipe(upstream);
+        upstream.unpipe(client);
+        client.pause();
+        upstream.pause();
+      }
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const [client, upstream] of pairs) {
+          client.destroy();
+          upstream.destroy();
+        }
+        server.close(() => resolve());
+      }),
+  };
+}
