@@ -10,6 +10,10 @@ import { LinkClient } from './link/client.js';
 import { createLinkTransport, type LinkTransport } from './link/transport.js';
 import { PlatformClient, PlatformError } from './platform/client.js';
 import { HealthCounters } from './platform/health-counters.js';
+import { PaymentForwarder } from './payments/forwarder.js';
+import { PaymentOutbox } from './payments/outbox.js';
+import { answerPreCheckout, type ValidatePreCheckout } from './payments/pre-checkout.js';
+import { outboxPaymentOf } from './payments/successful-payment.js';
 import { Backoff } from './support/backoff.js';
 import { TaskSet } from './support/tasks.js';
 import { UpdatePoller } from './updates/poller.js';
@@ -40,6 +44,8 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
   let transport: LinkTransport | undefined;
   let link: LinkClient | undefined;
   let poller: UpdatePoller | undefined;
+  let outbox: PaymentOutbox | undefined;
+  let forwarder: PaymentForwarder | undefined;
 
   return {
     get linkConnected() {
@@ -75,13 +81,49 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
       link = linkClient;
       linkClient.start();
       if (config.OWNS_UPDATES) {
+        const rpc = linkClient.rpc;
         const resolveEligibility: ResolveEligibility = (externalId) =>
-          linkClient.rpc.resolveChatEligibility(create(botlink.ChatEligibilityRequestSchema, { externalId }), { timeoutMs: config.BOTLINK_RPC_TIMEOUT_MS });
+          rpc.resolveChatEligibility(create(botlink.ChatEligibilityRequestSchema, { externalId }), { timeoutMs: config.BOTLINK_RPC_TIMEOUT_MS });
+        const validate: ValidatePreCheckout = (request) =>
+          rpc.validatePreCheckout(create(botlink.PreCheckoutRequestSchema, request), { timeoutMs: config.BOT_PRECHECKOUT_TIMEOUT_MS });
+        const paymentOutbox = PaymentOutbox.open(config.BOT_OUTBOX_PATH);
+        outbox = paymentOutbox;
+        const paymentForwarder = new PaymentForwarder({
+          outbox: paymentOutbox,
+          forward: (payment, signal) =>
+            rpc.forwardPayment(
+              create(botlink.ForwardPaymentRequestSchema, {
+                orderId: payment.orderId,
+                platformPaymentChargeId: payment.chargeId,
+                amount: payment.amount,
+                platformUserId: payment.platformUserId,
+              }),
+              { timeoutMs: config.BOTLINK_RPC_TIMEOUT_MS, signal },
+            ),
+          backoff: new Backoff({ initialMs: config.BOT_OUTBOX_RETRY_INITIAL_MS, maxMs: config.BOT_OUTBOX_RETRY_MAX_MS }),
+          logger: logger.child({ part: 'outbox' }),
+        });
+        forwarder = paymentForwarder;
+        paymentForwarder.start();
         poller = new UpdatePoller({
           platform,
           timeoutSeconds: config.BOT_POLL_TIMEOUT_S,
           logger: logger.child({ part: 'updates' }),
-          onUpdate: updateRouter({ platform, discussionChatId: config.BOT_DISCUSSION_CHAT_ID, resolveEligibility, tasks, logger }),
+          onUpdate: updateRouter({
+            platform,
+            discussionChatId: config.BOT_DISCUSSION_CHAT_ID,
+            resolveEligibility,
+            tasks,
+            logger,
+            onPreCheckout: (query) => answerPreCheckout(platform, validate, query, logger),
+            onSuccessfulPayment: (payment, message) => {
+              const row = outboxPaymentOf(payment, message);
+              const added = paymentOutbox.add(row);
+              logger.info({ orderId: row.orderId, chargeId: row.chargeId, amount: Number(row.amount), added }, 'successful payment stored in the outbox');
+              paymentForwarder.notify();
+              return Promise.resolve();
+            },
+          }),
         });
         poller.start();
       }
@@ -101,7 +143,11 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
       await poller?.stop();
       poller = undefined;
       await tasks.settle(config.BOT_STOP_GRACE_MS);
+      await forwarder?.stop();
+      forwarder = undefined;
       await link?.stop(config.BOT_STOP_GRACE_MS);
+      outbox?.close();
+      outbox = undefined;
       transport?.close();
       transport = undefined;
       await health?.close();

@@ -49,7 +49,9 @@ export const botConfigSchema = z.object({
   BOT_PRECHECKOUT_TIMEOUT_MS: env.int(5_000, 100, 8_000),
   /** SQLite file of the durable payment outbox. */
   BOT_OUTBOX_PATH: env.str().default('.data/bot-outbox.sqlite'),
-  /** Upper bound of the outbox forwarder's retry delay (it starts at 1 s and grows x1.6). */
+  /** First retry delay of a ForwardPayment that got no response (grows x1.6 with ±20 % jitter). */
+  BOT_OUTBOX_RETRY_INITIAL_MS: env.int(1_000, 1),
+  /** Upper bound of the outbox forwarder's retry delay. */
   BOT_OUTBOX_RETRY_MAX_MS: env.int(60_000, 1),
   /** How long stop() waits for in-flight commands to be acked before closing the stream. */
   BOT_STOP_GRACE_MS: env.int(3_000, 0),

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +13,7 @@ export function tempCerts(): DevCerts & { dir: string; cleanup(): void } {
 }
 
 /** A bot configuration for tests: real files and URLs, short timings, overridable per test. */
-export function testConfig(certs: DevCerts, urls: { botlink: string; platform: string }, overrides: Record<string, string> = {}): BotConfig {
+export function testConfig(certs: DevCerts & { dir: string }, urls: { botlink: string; platform: string }, overrides: Record<string, string> = {}): BotConfig {
   return loadBotConfig({
     BOTLINK_URL: urls.botlink,
     BOTLINK_TLS_CA: certs.ca.cert,
@@ -25,6 +26,9 @@ export function testConfig(certs: DevCerts, urls: { botlink: string; platform: s
     PLATFORM_BOT_TOKEN: 'dev-bot-token',
     BOT_POLL_TIMEOUT_S: '1',
     BOT_STOP_GRACE_MS: '1000',
+    BOT_OUTBOX_PATH: join(certs.dir, `outbox-${randomUUID()}.sqlite`),
+    BOT_OUTBOX_RETRY_INITIAL_MS: '50',
+    BOT_OUTBOX_RETRY_MAX_MS: '200',
     LOG_LEVEL: 'silent',
     ...overrides,
   });

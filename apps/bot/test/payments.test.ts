@@ -1,0 +1,214 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Code, ConnectError } from '@connectrpc/connect';
+import type { botlink } from '@wordgame/contracts';
+import { startPlatformEmulator, type PlatformEmulator } from '@wordgame/platform-emulator';
+import { PaymentOutbox } from '../src/payments/outbox.js';
+import { UNAVAILABLE_REASON } from '../src/payments/pre-checkout.js';
+import { command, startBot, type RunningBot } from './support/bot.js';
+import { tempCerts, testConfig } from './support/fixture.js';
+import { TestGateway } from './support/gateway.js';
+import { waitFor } from './support/wait.js';
+
+const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+const tsx = fileURLToPath(new URL('../../../node_modules/tsx/dist/cli.mjs', import.meta.url));
+const certs = tempCerts();
+let emu: PlatformEmulator;
+let gateway: TestGateway;
+const bots: RunningBot[] = [];
+let validations: botlink.PreCheckoutRequest[];
+let forwarded: botlink.ForwardPaymentRequest[];
+
+beforeAll(async () => {
+  emu = await startPlatformEmulator();
+  gateway = await TestGateway.start(certs);
+});
+
+afterAll(async () => {
+  await gateway.close();
+  await emu.stop();
+  certs.cleanup();
+});
+
+beforeEach(() => {
+  emu.control.reset();
+  validations = [];
+  forwarded = [];
+  gateway.handlers = {
+    validatePreCheckout: (req) => {
+      validations.push(req);
+      return Promise.resolve({ ok: true, reason: '' });
+    },
+    forwardPayment: (req) => {
+      forwarded.push(req);
+      return Promise.resolve({ credited: true });
+    },
+  };
+});
+
+afterEach(async () => {
+  for (const bot of bots.splice(0)) await bot.app.stop();
+});
+
+async function bot(overrides: Record<string, string> = {}): Promise<RunningBot> {
+  const running = await startBot(testConfig(certs, { botlink: gateway.url, platform: emu.apiRoot }, { BOT_PRECHECKOUT_TIMEOUT_MS: '300', ...overrides }), gateway);
+  bots.push(running);
+  return running;
+}
+
+/** Mints an invoice through the bot and has a new user pay it; returns the pre-checkout query id. */
+async function pay(running: RunningBot, orderId: string, amount: bigint): Promise<{ queryId: string; userId: number }> {
+  const ack = await command(running.session, { case: 'createInvoice', value: { title: 'Chips', description: '500 chips', payload: orderId, amount } });
+  expect(ack.delivered).toBe(true);
+  const userId = emu.control.createUser({ started: true }).user.id;
+  return { queryId: emu.control.pay({ link: ack.result, userId }).preCheckoutQueryId, userId };
+}
+
+const outcome = (queryId: string) => emu.control.preCheckout(queryId);
+const outboxRows = (path: string) => {
+  const outbox = PaymentOutbox.open(path);
+  try {
+    return outbox.pending();
+  } finally {
+    outbox.close();
+  }
+};
+
+describe('stars payments through the bot', () => {
+  it('approves a validated pre-checkout, stores the payment and forwards it once, then forgets it', async () => {
+    const outboxPath = join(certs.dir, 'happy.sqlite');
+    const running = await bot({ BOT_OUTBOX_PATH: outboxPath });
+    const { queryId, userId } = await pay(running, 'order-happy', 250n);
+    await waitFor(() => forwarded.length === 1, 'ForwardPayment');
+    expect(validations).toHaveLength(1);
+    expect(validations[0]).toMatchObject({ orderId: 'order-happy', amount: 250n, currency: 'XTR' });
+    const view = outcome(queryId);
+    expect(view).toMatchObject({ status: 'approved' });
+    expect(forwarded[0]).toMatchObject({ orderId: 'order-happy', amount: 250n, platformUserId: BigInt(userId), platformPaymentChargeId: view?.payment?.telegramPaymentChargeId });
+    await waitFor(() => outboxRows(outboxPath).length === 0, 'row deleted');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(forwarded).toHaveLength(1);
+  });
+
+  it('declines with the backend reason when ValidatePreCheckout says no', async () => {
+    gateway.handlers.validatePreCheckout = () => Promise.resolve({ ok: false, reason: 'This order is already paid.' });
+    const running = await bot();
+    const { queryId } = await pay(running, 'order-paid', 10n);
+    await waitFor(() => outcome(queryId)?.status !== 'pending', 'answered');
+    expect(outcome(queryId)).toMatchObject({ status: 'rejected', errorMessage: 'This order is already paid.' });
+    expect(outcome(queryId)?.payment).toBeUndefined();
+  });
+
+  it.each([
+    ['an error status from the gateway', () => Promise.reject(new ConnectError('backend down', Code.Unavailable))],
+    ['no answer within the deadline', () => new Promise<never>(() => undefined)],
+  ])('declines (fail-closed) on %s', async (_what, handler) => {
+    gateway.handlers.validatePreCheckout = handler;
+    const running = await bot();
+    const { queryId } = await pay(running, 'order-x', 10n);
+    await waitFor(() => outcome(queryId)?.status !== 'pending', 'answered');
+    expect(outcome(queryId)).toMatchObject({ status: 'rejected', errorMessage: UNAVAILABLE_REASON });
+    expect(forwarded).toHaveLength(0);
+  });
+
+  it('declines (fail-closed) when the gateway cannot be reached at all', async () => {
+    const running = await bot();
+    const ack = await command(running.session, { case: 'createInvoice', value: { title: 'Chips', description: 'd', payload: 'order-down', amount: 5n } });
+    const port = gateway.port;
+    await gateway.close();
+    try {
+      const userId = emu.control.createUser().user.id;
+      const { preCheckoutQueryId } = emu.control.pay({ link: ack.result, userId });
+      await waitFor(() => outcome(preCheckoutQueryId)?.status !== 'pending', 'answered');
+      expect(outcome(preCheckoutQueryId)).toMatchObject({ status: 'rejected', errorMessage: UNAVAILABLE_REASON });
+    } finally {
+      gateway = await TestGateway.start(certs, port);
+    }
+  });
+
+  it('retries ForwardPayment with backoff until a response arrives; credited=false still forgets the row', async () => {
+    let failures = 0;
+    gateway.handlers.forwardPayment = (req) => {
+      forwarded.push(req);
+      if (++failures <= 3) return Promise.reject(new ConnectError('backend unreachable', Code.Unavailable));
+      return Promise.resolve({ credited: false });
+    };
+    const outboxPath = join(certs.dir, 'retry.sqlite');
+    const running = await bot({ BOT_OUTBOX_PATH: outboxPath });
+    await pay(running, 'order-retry', 7n);
+    await waitFor(() => forwarded.length === 4, 'four attempts');
+    await waitFor(() => outboxRows(outboxPath).length === 0, 'row deleted after the response');
+    expect(new Set(forwarded.map((f) => f.platformPaymentChargeId)).size).toBe(1);
+    expect(running.lines.filter((l) => l.msg === 'ForwardPayment got no response; retrying')).toHaveLength(3);
+    expect(running.lines.some((l) => l.msg.startsWith('payment forwarded; it matched no creditable order'))).toBe(true);
+  });
+
+  it('stores a successful payment delivered twice as one row and forwards it once', async () => {
+    gateway.handlers.forwardPayment = () => Promise.reject(new ConnectError('hold', Code.Unavailable));
+    const outboxPath = join(certs.dir, 'dup.sqlite');
+    await bot({ BOT_OUTBOX_PATH: outboxPath, BOT_OUTBOX_RETRY_INITIAL_MS: '60000', BOT_OUTBOX_RETRY_MAX_MS: '60000' });
+    const user = emu.control.createUser({ started: true }).user;
+    const message = {
+      message_id: 9,
+      date: Math.floor(Date.now() / 1000),
+      from: user,
+      chat: { id: user.id, type: 'private', first_name: user.first_name },
+      successful_payment: { currency: 'XTR', total_amount: 42, invoice_payload: 'order-dup', telegram_payment_charge_id: 'stx-dup', provider_payment_charge_id: '' },
+    };
+    emu.control.injectUpdate({ message });
+    emu.control.injectUpdate({ message });
+    await waitFor(() => emu.control.state().bots[0]?.pendingUpdates.length === 0, 'both updates confirmed');
+    await waitFor(() => outboxRows(outboxPath)[0]?.attempts === 1, 'the first forwarding attempt failed');
+    expect(outboxRows(outboxPath)).toEqual([{ chargeId: 'stx-dup', orderId: 'order-dup', amount: 42n, platformUserId: BigInt(user.id), attempts: 1 }]);
+  });
+
+  it('forwards a payment after the bot was killed with SIGKILL between storing it and forwarding it', async () => {
+    gateway.handlers.forwardPayment = (req) => {
+      forwarded.push(req);
+      return Promise.reject(new ConnectError('backend unreachable', Code.Unavailable));
+    };
+    const outboxPath = join(certs.dir, 'killed.sqlite');
+    const before = gateway.sessions.length;
+    const child = spawn(process.execPath, [tsx, main], {
+      env: {
+        ...process.env,
+        BOTLINK_URL: gateway.url,
+        BOTLINK_TLS_CA: certs.ca.cert,
+        BOTLINK_TLS_CERT: certs.bot.cert,
+        BOTLINK_TLS_KEY: certs.bot.key,
+        PLATFORM_API_ROOT: emu.apiRoot,
+        PLATFORM_BOT_TOKEN: 'dev-bot-token',
+        BOT_OUTBOX_PATH: outboxPath,
+        BOT_OUTBOX_RETRY_INITIAL_MS: '100000',
+        BOT_OUTBOX_RETRY_MAX_MS: '100000',
+        BOT_POLL_TIMEOUT_S: '1',
+        LOG_LEVEL: 'silent',
+      },
+      stdio: 'ignore',
+    });
+    try {
+      const session = await gateway.session(before + 1, 20_000);
+      const { queryId } = await pay({ app: undefined as never, session, lines: [] }, 'order-killed', 99n);
+      await waitFor(() => outcome(queryId)?.status === 'approved', 'approved', 15_000);
+      await waitFor(() => forwarded.length === 1, 'first (failed) forward', 15_000);
+      await waitFor(() => emu.control.state().bots[0]?.pendingUpdates.length === 0, 'payment update confirmed', 15_000);
+      expect(outboxRows(outboxPath)).toHaveLength(1);
+    } finally {
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+    }
+    const chargeId = forwarded[0]?.platformPaymentChargeId;
+    forwarded = [];
+    gateway.handlers.forwardPayment = (req) => {
+      forwarded.push(req);
+      return Promise.resolve({ credited: true });
+    };
+    await bot({ BOT_OUTBOX_PATH: outboxPath });
+    await waitFor(() => forwarded.length === 1, 'forwarded after the restart');
+    await waitFor(() => outboxRows(outboxPath).length === 0, 'row deleted');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(forwarded.map((f) => [f.orderId, f.platformPaymentChargeId, f.amount])).toEqual([['order-killed', chargeId, 99n]]);
+  });
+});
