@@ -1,0 +1,94 @@
+import { Code, type Client } from '@connectrpc/connect';
+import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
+import { sql } from 'kysely';
+import { DEV_CATALOG } from '../src/catalog/seed.js';
+import { failure, startHarness, type Harness } from './support/harness.js';
+import { draftBody, readRecord, type DraftSpec } from './support/wallet.js';
+
+describe('catalog editor (CatalogAdminService)', () => {
+  let h: Harness;
+  let admin: Client<typeof backendApi.CatalogAdminService>;
+
+  beforeAll(async () => {
+    h = await startHarness();
+    admin = h.client(backendApi.CatalogAdminService);
+  });
+  afterAll(() => h.stop());
+
+  const upsert = async (d: DraftSpec) =>
+    decodeTable((await admin.upsertProduct({ body: draftBody(d) })).body, (bb) => fb.ProductRecord.getRootAsProductRecord(bb), readRecord);
+  const list = async (includeInactive: boolean) =>
+    decodeTable(
+      (await admin.listProducts({ body: encodeTable((b) => fb.ProductListQuery.createProductListQuery(b, includeInactive)) })).body,
+      (bb) => fb.ProductList.getRootAsProductList(bb),
+      (t) => Array.from({ length: t.productsLength() }, (_, i) => t.products(i)).map((p) => (p ? readRecord(p) : null)),
+    );
+  const productCount = async () => (await sql<{ n: bigint }>`select count(*) as n from catalog_products`.execute(h.database.db)).rows[0]?.n;
+
+  it('creates a product from atoms and prices, then replaces it; lists newest first, inactive on request', async () => {
+    const created = await upsert({ title: ' Starter bundle ', atoms: [['chips', 50n], ['hints', 5n]], prices: [['provider', 4_900n, 'rub'], ['xtr', 25n]] });
+    expect(created).toMatchObject({
+      title: 'Starter bundle',
+      active: true,
+      atoms: [['chips', 50n], ['hints', 5n]],
+      prices: [['provider', 4_900n, 'RUB'], ['xtr', 25n, 'XTR']],
+    });
+    const updated = await upsert({ id: created.id, title: 'Starter bundle v2', active: false, atoms: [['hints', 6n]], prices: [['chips', 30n, 'CHIPS']] });
+    expect(updated).toEqual({ id: created.id, title: 'Starter bundle v2', active: false, atoms: [['hints', 6n]], prices: [['chips', 30n, 'CHIPS']] });
+    const later = await upsert({ title: 'Later', atoms: [['no_ads_forever', 1n]], prices: [['chips', 900n]] });
+    expect((await list(true)).map((p) => p?.id)).toEqual([later.id, created.id]);
+    expect((await list(false)).map((p) => p?.id)).toEqual([later.id]);
+  });
+
+  it.each(['&', '<', '>', '"', "'"])('refuses a title containing %s with invalid_title', async (ch) => {
+    const before = await productCount();
+    expect(await failure(admin.upsertProduct({ body: draftBody({ title: `Tom ${ch} Jerry`, atoms: [['hints', 1n]], prices: [['chips', 1n]] }) }))).toEqual({
+      code: Code.InvalidArgument,
+      errorCode: 'invalid_title',
+    });
+    expect(await productCount()).toBe(before);
+  });
+
+  it.each<[string, DraftSpec, string]>([
+    ['an empty title', { title: '  ', atoms: [['hints', 1n]], prices: [['chips', 1n]] }, 'invalid_title'],
+    ['a 65-character title', { title: 'x'.repeat(65), atoms: [['hints', 1n]], prices: [['chips', 1n]] }, 'invalid_title'],
+    ['no atoms', { title: 'T', atoms: [], prices: [['chips', 1n]] }, 'invalid_atoms'],
+    ['an unknown atom', { title: 'T', atoms: [['gold', 1n]], prices: [['chips', 1n]] }, 'invalid_atoms'],
+    ['a repeated atom kind', { title: 'T', atoms: [['hints', 1n], ['hints', 2n]], prices: [['chips', 1n]] }, 'invalid_atoms'],
+    ['a zero quantity', { title: 'T', atoms: [['hints', 0n]], prices: [['chips', 1n]] }, 'invalid_atoms'],
+    ['a huge quantity', { title: 'T', atoms: [['chips', 2n ** 62n]], prices: [['xtr', 1n]] }, 'invalid_atoms'],
+    ['forever twice', { title: 'T', atoms: [['no_ads_forever', 2n]], prices: [['chips', 1n]] }, 'invalid_atoms'],
+    ['no prices', { title: 'T', atoms: [['hints', 1n]], prices: [] }, 'invalid_prices'],
+    ['an unknown method', { title: 'T', atoms: [['hints', 1n]], prices: [['paypal', 1n]] }, 'invalid_prices'],
+    ['a negative amount', { title: 'T', atoms: [['hints', 1n]], prices: [['chips', -1n]] }, 'invalid_prices'],
+    ['a huge amount', { title: 'T', atoms: [['hints', 1n]], prices: [['chips', 2n ** 63n - 1n]] }, 'invalid_prices'],
+    ['a provider price without currency', { title: 'T', atoms: [['hints', 1n]], prices: [['provider', 100n]] }, 'invalid_prices'],
+    ['stars in another currency', { title: 'T', atoms: [['hints', 1n]], prices: [['xtr', 100n, 'USD']] }, 'invalid_prices'],
+    ['a chip pack priced in chips', { title: 'T', atoms: [['chips', 10n]], prices: [['chips', 5n]] }, 'invalid_prices'],
+    ['an unknown id', { id: 987_654n, title: 'T', atoms: [['hints', 1n]], prices: [['chips', 1n]] }, 'unknown_product'],
+    ['a negative id', { id: -1n, title: 'T', atoms: [['hints', 1n]], prices: [['chips', 1n]] }, 'invalid_product_id'],
+  ])('refuses %s, writing nothing', async (_label, draft, errorCode) => {
+    const before = await productCount();
+    expect((await failure(admin.upsertProduct({ body: draftBody(draft) }))).errorCode).toBe(errorCode);
+    expect(await productCount()).toBe(before);
+  });
+
+  it('the database refuses a forbidden title even past the editor', async () => {
+    await expect(h.database.db.insertInto('catalog_products').values({ title: 'a<b' }).execute()).rejects.toThrow(/check/i);
+  });
+
+  it('seeds the dev catalog on PGlite (no DATABASE_URL) and only into an empty catalog', async () => {
+    const dev = await startHarness({ DATABASE_URL: '', PGLITE_DIR: 'memory://' });
+    try {
+      const client = dev.client(backendApi.CatalogAdminService);
+      const res = await client.listProducts({ body: encodeTable((b) => fb.ProductListQuery.createProductListQuery(b, true)) });
+      const titles = decodeTable(res.body, (bb) => fb.ProductList.getRootAsProductList(bb), (t) =>
+        Array.from({ length: t.productsLength() }, (_, i) => t.products(i)?.title()),
+      );
+      expect([...titles].sort()).toEqual(DEV_CATALOG.map((p) => p.title).sort());
+    } finally {
+      await dev.stop();
+    }
+    expect(await productCount()).toBeGreaterThan(0n);
+  });
+});
