@@ -58,13 +58,18 @@ export function as(accountId: bigint, platform: string): { headers: Record<strin
   return { headers: { 'x-account-id': String(accountId), 'x-platform': platform } };
 }
 
+/** The Connect code and x-error-code of an error a call threw. */
+export function errorOf(err: unknown): { code: number; errorCode: string | null } {
+  const e = ConnectError.from(err);
+  return { code: e.code, errorCode: e.metadata.get('x-error-code') };
+}
+
 /** The Connect code and x-error-code of a rejected call. */
 export async function failure(call: Promise<unknown>): Promise<{ code: number; errorCode: string | null }> {
   try {
     await call;
   } catch (err: unknown) {
-    const e = ConnectError.from(err);
-    return { code: e.code, errorCode: e.metadata.get('x-error-code') };
+    return errorOf(err);
   }
   throw new Error('expected the call to fail');
 }

@@ -60,7 +60,9 @@ export function newAccount(db: Kysely<DB>, email?: { address: string; confirmed:
 
 export function readWallet(t: InstanceType<typeof fb.WalletView>) {
   return {
-    segments: Object.fromEntries(Array.from({ length: t.segmentsLength() }, (_, i) => [t.segments(i)?.segment(), t.segments(i)?.balance()])),
+    segments: Object.fromEntries(
+      Array.from({ length: t.segmentsLength() }, (_, i): [string, bigint] => [String(t.segments(i)?.segment()), t.segments(i)?.balance() ?? -1n]),
+    ),
     benefits: Array.from({ length: t.benefitsLength() }, (_, i) => {
       const x = t.benefits(i);
       return { origin: x?.origin(), until: x?.noAdsUntilUnix(), forever: x?.noAdsForever(), hints: x?.hints() };
