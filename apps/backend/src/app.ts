@@ -8,6 +8,12 @@ import type { BackendConfig } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { botIntakeService } from './intake/service.js';
+import { paymentsService } from './orders/service.js';
+import { paymentDeps } from './payments/module.js';
+import { notificationService } from './payments/notifications.js';
+import { starsIntakeMethods } from './payments/stars.js';
+import { createReaper, type Reaper } from './reaper/reaper.js';
+import { refundService } from './refunds/console.js';
 import { devMailbox, smtpMailer, type Mailer } from './mail/mailer.js';
 import { errorEdge } from './rpc/interceptors.js';
 import type { SessionDeps } from './sessions/open.js';
@@ -31,6 +37,7 @@ export interface BackendApp {
 export function buildBackend(config: BackendConfig, logger: Logger): BackendApp {
   let database: Database | undefined;
   let listener: DualListener | undefined;
+  let reaper: Reaper | undefined;
   const startedAt = Date.now();
 
   return {
@@ -53,6 +60,7 @@ export function buildBackend(config: BackendConfig, logger: Logger): BackendApp 
       const db = database;
       const check = () => checkSystem(db, startedAt, BACKEND_VERSION);
       const sessions = sessionDeps(config, db, logger);
+      const payments = paymentDeps(config, db.db, logger);
       const connect = connectNodeAdapter({
         interceptors: [errorEdge(logger)],
         routes: (router) => {
@@ -60,15 +68,22 @@ export function buildBackend(config: BackendConfig, logger: Logger): BackendApp 
           router.service(backendApi.AccountService, accountService(sessions));
           router.service(backendApi.WalletService, walletService(db.db, logger));
           router.service(backendApi.CatalogAdminService, catalogAdminService(db.db, logger));
-          router.service(backendApi.BotIntakeService, { ...botIntakeService(db.db) });
+          router.service(backendApi.BotIntakeService, { ...botIntakeService(db.db), ...starsIntakeMethods(payments) });
+          router.service(backendApi.PaymentsService, paymentsService(payments));
+          router.service(backendApi.NotificationService, notificationService(payments));
+          router.service(backendApi.RefundService, refundService(payments));
         },
         fallback: (req, res) => void health(req, res, check),
       });
       listener = await listenDual(connect, config.BACKEND_HOST, config.BACKEND_PORT);
       logger.info({ url: listener.url }, 'backend listening');
+      reaper = createReaper(payments, config.REAPER_INTERVAL_MS);
+      reaper.start();
       return { url: listener.url, port: listener.port };
     },
     async stop() {
+      await reaper?.stop();
+      reaper = undefined;
       await listener?.close();
       await database?.close();
       listener = undefined;

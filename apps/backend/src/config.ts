@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { env, parseConfig } from '@wordgame/config';
+import { shopsField } from './payments/shops.js';
 
 /** Backend configuration, parsed once at start; see the README's config table. */
 export const backendConfigSchema = z
@@ -35,6 +36,26 @@ export const backendConfigSchema = z
       .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
       .transform((v) => v === 'true' || v === '1' || v === 'yes')
       .optional(),
+    /** The gateway's internal BotCommandService (create_invoice, notify); h2c. */
+    GATEWAY_INTERNAL_URL: env.url().default('http://127.0.0.1:8444'),
+    /** How long a bot command (e.g. create_invoice) may wait for the bot's Ack, in ms. */
+    BOT_COMMAND_TIMEOUT_MS: env.int(5_000, 100, 60_000),
+    /** YooKassa API root (card rail), including /v3. */
+    BACKEND_YOOKASSA_API_URL: env.url().default('https://api.yookassa.ru/v3'),
+    /** Card shops per channel: `channel:shopId:secretKey:test|live`, comma-separated (channel direct|vk); unset = no card rail. */
+    BACKEND_YOOKASSA_SHOPS: shopsField().optional(),
+    /** YooKassa vat_code (1-12) for itemised receipts on payments and refunds; unset = no receipts. */
+    BACKEND_YOOKASSA_VAT_CODE: z
+      .string()
+      .regex(/^([1-9]|1[0-2])$/, 'must be a vat_code from 1 to 12')
+      .transform(Number)
+      .optional(),
+    /** Per-call deadline of provider API calls, in ms (an expired call is "unavailable": outcome unknown). */
+    PROVIDER_TIMEOUT_MS: env.int(10_000, 500, 60_000),
+    /** Where the provider sends the customer after a card payment; default `${PUBLIC_BASE_URL}/wallet`. */
+    PAYMENT_RETURN_URL: env.url().optional(),
+    /** Reaper tick interval in ms (expire orders, re-check card orders); 0 = off. */
+    REAPER_INTERVAL_MS: env.int(15_000, 0, 3_600_000),
   })
   .superRefine((c, ctx) => {
     if (c.MAIL_TRANSPORT === 'smtp' && c.SMTP_URL === undefined) {

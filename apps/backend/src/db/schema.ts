@@ -98,7 +98,7 @@ export interface CatalogPricesTable {
   currency: string;
 }
 
-export type LedgerKind = 'grant' | 'spend';
+export type LedgerKind = 'grant' | 'spend' | 'purchase' | 'refund';
 
 /** Append-only: the database refuses UPDATE, DELETE and TRUNCATE. */
 export interface LedgerOperationsTable {
@@ -120,6 +120,8 @@ export interface LedgerOperationsTable {
   no_ads_forever: ColumnType<boolean, boolean | undefined, never>;
   note: ColumnType<string, string | undefined, never>;
   created_at: ColumnType<Date, Date | undefined, never>;
+  /** The paid order a `purchase` or `refund` row belongs to; null otherwise. */
+  order_id: ColumnType<string | null, string | null | undefined, never>;
 }
 
 export interface BuyRequestsTable {
@@ -145,4 +147,69 @@ export interface DB {
   catalog_prices: CatalogPricesTable;
   ledger_operations: LedgerOperationsTable;
   buy_requests: BuyRequestsTable;
+  orders: OrdersTable;
+  payment_events: PaymentEventsTable;
+  unmatched_payments: UnmatchedPaymentsTable;
+}
+
+/** Order rail: platform stars through the bot, or a card through the direct-rail provider. */
+export type OrderRail = 'stars' | 'card';
+/** See orders/state.ts for the state machine; `expired` = honoured-expired (still creditable). */
+export type OrderState = 'pending' | 'paid' | 'failed' | 'expired';
+export type PaymentEventKind = 'created' | 'paid' | 'failed' | 'expired' | 'refunded' | 'partial_refund';
+
+export interface OrdersTable {
+  /** uuid; also the provider Idempotence-Key, metadata.order_id and the invoice payload. */
+  id: string;
+  account_id: bigint;
+  product_id: bigint;
+  title: string;
+  rail: OrderRail;
+  /** `telegram_stars` or the card provider adapter's name. */
+  provider: string;
+  /** The channel's merchant shop id (card rail); null for stars. */
+  shop: string | null;
+  /** The wallet segment (and benefit origin) this order funds. */
+  segment: Segment;
+  amount: bigint;
+  currency: string;
+  /** Snapshot of what the pack grants, taken at order time; a refund reverses exactly this. */
+  chips: bigint;
+  hints: ColumnType<bigint, bigint | undefined, never>;
+  no_ads_days: ColumnType<bigint, bigint | undefined, never>;
+  no_ads_forever: ColumnType<boolean, boolean | undefined, never>;
+  state: ColumnType<OrderState, OrderState | undefined, OrderState>;
+  created_at: ColumnType<Date, Date, never>;
+  expires_at: ColumnType<Date, Date, never>;
+  paid_at: Date | null;
+  provider_payment_id: string | null;
+  platform_charge_id: string | null;
+  invoice_link: string | null;
+  confirmation_url: string | null;
+  failure_reason: string | null;
+  refund_id: string | null;
+  refunded_at: Date | null;
+  /** Reaper lease: the order is not re-checked with the provider before this time. */
+  recheck_after: Date | null;
+}
+
+export interface PaymentEventsTable {
+  id: Generated<bigint>;
+  order_id: string;
+  kind: PaymentEventKind;
+  detail: ColumnType<string, string | undefined, never>;
+  created_at: ColumnType<Date, Date | undefined, never>;
+}
+
+/** A platform payment that matched no creditable order; an operator follows up. */
+export interface UnmatchedPaymentsTable {
+  id: Generated<bigint>;
+  provider: string;
+  platform_charge_id: string;
+  /** The order id the payment named (raw, may not be a uuid). */
+  order_ref: string;
+  amount: bigint;
+  platform_user_id: bigint;
+  reason: string;
+  created_at: ColumnType<Date, Date | undefined, never>;
 }

@@ -14,8 +14,9 @@ const DAY_MS = 86_400_000;
 /**
  * Proves the wallet equals the ledger, on one consistent snapshot: every segment balance is the
  * sum of its operations' chips_delta; every origin's hints are the sum of hints_delta, its
- * no-ads-forever flag is set exactly when an operation granted it, and its no-ads end is the
- * replay of its granted days (each extends from max(previous end, the operation's time)).
+ * no-ads-forever flag is set exactly when more operations granted it than refunds revoked it, and
+ * its no-ads end is the replay of its granted days (each extends from max(previous end, the
+ * operation's time); a `refund` row's days move the end back).
  */
 export async function auditLedger(db: Kysely<DB>): Promise<AuditReport> {
   return db
@@ -51,7 +52,8 @@ export async function auditLedger(db: Kysely<DB>): Promise<AuditReport> {
       }>`
         with grants as (
           select account_id, benefit_origin as origin, sum(hints_delta)::bigint as granted_hints,
-                 bool_or(no_ads_forever) as granted_forever
+                 count(*) filter (where no_ads_forever and kind <> 'refund')
+                   > count(*) filter (where no_ads_forever and kind = 'refund') as granted_forever
           from ledger_operations where benefit_origin is not null group by account_id, benefit_origin
         )
         select coalesce(b.account_id, g.account_id) as account_id, coalesce(b.origin, g.origin) as origin,
@@ -61,7 +63,7 @@ export async function auditLedger(db: Kysely<DB>): Promise<AuditReport> {
 
       const terms = await trx
         .selectFrom('ledger_operations')
-        .select(['account_id', 'benefit_origin', 'no_ads_days', 'created_at'])
+        .select(['account_id', 'benefit_origin', 'no_ads_days', 'created_at', 'kind'])
         .where('no_ads_days', '>', 0n)
         .orderBy('account_id')
         .orderBy('benefit_origin')
@@ -71,8 +73,14 @@ export async function auditLedger(db: Kysely<DB>): Promise<AuditReport> {
       for (const t of terms) {
         const key = `${t.account_id}/${t.benefit_origin}`;
         const at = t.created_at.getTime();
+        const days = Number(t.no_ads_days) * DAY_MS;
+        if (t.kind === 'refund') {
+          const end = replayed.get(key);
+          if (end !== undefined) replayed.set(key, end - days);
+          continue;
+        }
         const base = Math.max(replayed.get(key) ?? at, at);
-        replayed.set(key, base + Number(t.no_ads_days) * DAY_MS);
+        replayed.set(key, base + days);
       }
 
       for (const r of benefits.rows) {

@@ -2,6 +2,7 @@ import type { Migration } from 'kysely/migration';
 import * as m0001 from './0001_identity.js';
 import * as m0002 from './0002_sessions_email.js';
 import * as m0003 from './0003_wallet_catalog_ledger.js';
+import * as m0010 from './0010_orders.js';
 
 /**
  * Every migration, in order. Names sort lexically; a new migration appends a new entry and never
@@ -11,4 +12,5 @@ export const migrations: Record<string, Migration> = {
   '0001_identity': m0001,
   '0002_sessions_email': m0002,
   '0003_wallet_catalog_ledger': m0003,
+  '0010_orders': m0010,
 };

@@ -1,0 +1,74 @@
+import { createClient } from '@connectrpc/connect';
+import { createConnectTransport } from '@connectrpc/connect-node';
+import { connector, gatewayApi } from '@wordgame/contracts';
+
+/** What became of one bot command, as the gateway reports it. */
+export type CommandOutcome =
+  | { status: 'delivered'; result: string }
+  | { status: 'not_delivered' }
+  | { status: 'error'; error: string }
+  | { status: 'timeout' }
+  | { status: 'no_bot' };
+
+/** An invoice for a stars order: the bot mints the link; `payload` is the order id. */
+export interface InvoiceCommand {
+  title: string;
+  description: string;
+  payload: string;
+  amount: bigint;
+}
+
+/** A templated notification to a user's telegram identity. */
+export interface NotifyCommand {
+  externalId: string;
+  kind: connector.NotificationKind;
+  params: Record<string, string>;
+}
+
+/**
+ * The backend's way to reach the bot (through the gateway's internal BotCommandService). At most
+ * once: a failed call is never retried here. Behind an interface so tests run a real tiny server.
+ */
+export interface BotCommands {
+  createInvoice(command: InvoiceCommand): Promise<CommandOutcome>;
+  notify(command: NotifyCommand): Promise<CommandOutcome>;
+}
+
+/** A BotCommands over the gateway's internal h2c Connect listener at `baseUrl`. */
+export function gatewayBotCommands(baseUrl: string, timeoutMs: number): BotCommands {
+  const client = createClient(gatewayApi.BotCommandService, createConnectTransport({ baseUrl, httpVersion: '2' }));
+  const send = async (command: Parameters<typeof client.send>[0]['command']): Promise<CommandOutcome> => {
+    try {
+      // The call itself may outlive the Ack wait by a little (the gateway's own answer path).
+      const res = await client.send({ command, timeoutMs }, { timeoutMs: timeoutMs + 2_000 });
+      return outcomeOf(res);
+    } catch (err: unknown) {
+      return { status: 'error', error: err instanceof Error ? err.message : 'transport failure' };
+    }
+  };
+  return {
+    createInvoice: (c) => send({ payload: { case: 'createInvoice', value: { title: c.title, description: c.description, payload: c.payload, amount: c.amount } } }),
+    notify: (c) =>
+      send({
+        payload: {
+          case: 'notify',
+          value: { recipient: { kind: connector.PlatformKind.TELEGRAM, externalId: c.externalId }, kind: c.kind, params: c.params },
+        },
+      }),
+  };
+}
+
+function outcomeOf(res: gatewayApi.SendResponse): CommandOutcome {
+  switch (res.outcome) {
+    case gatewayApi.Outcome.DELIVERED:
+      return { status: 'delivered', result: res.result };
+    case gatewayApi.Outcome.NOT_DELIVERED:
+      return { status: 'not_delivered' };
+    case gatewayApi.Outcome.TIMEOUT:
+      return { status: 'timeout' };
+    case gatewayApi.Outcome.NO_BOT:
+      return { status: 'no_bot' };
+    default:
+      return { status: 'error', error: res.error || 'unspecified outcome' };
+  }
+}

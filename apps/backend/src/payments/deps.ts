@@ -1,0 +1,32 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from '@wordgame/logging';
+import type { DB } from '../db/schema.js';
+import type { BotCommands } from './commands.js';
+import type { PaymentProvider, Shop } from './provider/types.js';
+import type { ShopTable } from './shops.js';
+
+/** The card rail: one provider adapter, its shop per channel, receipts and the return URL. */
+export interface CardRail {
+  provider: PaymentProvider;
+  shops: ShopTable;
+  /** vat_code for itemised receipts; null = no receipts are built or sent. */
+  vatCode: number | null;
+  /** Where the provider sends the customer after paying. */
+  returnUrl: string;
+}
+
+/** Everything the payment domain works with; `now` is injectable so tests control time. */
+export interface PaymentDeps {
+  db: Kysely<DB>;
+  logger: Logger;
+  bot: BotCommands;
+  /** null when no card shop is configured (the card rail answers rail_not_configured). */
+  card: CardRail | null;
+  now(): Date;
+}
+
+/** The card shop an order was placed with; undefined when configuration no longer has it. */
+export function shopOf(card: CardRail, shopId: string | null): Shop | undefined {
+  if (shopId === null) return undefined;
+  return Object.values(card.shops).find((s) => s.id === shopId);
+}

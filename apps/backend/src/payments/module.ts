@@ -1,0 +1,35 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from '@wordgame/logging';
+import type { BackendConfig } from '../config.js';
+import type { DB } from '../db/schema.js';
+import { gatewayBotCommands, type BotCommands } from './commands.js';
+import type { PaymentDeps } from './deps.js';
+import { YooKassaProvider } from './provider/yookassa.js';
+
+/** Optional replacements (tests): the bot command channel and the clock. */
+export interface PaymentOverrides {
+  bot?: BotCommands;
+  now?: () => Date;
+}
+
+/**
+ * The payment domain's dependencies from configuration: the gateway's BotCommandService client,
+ * and the card rail (YooKassa adapter + per-channel shops) when BACKEND_YOOKASSA_SHOPS is set.
+ */
+export function paymentDeps(config: BackendConfig, db: Kysely<DB>, logger: Logger, overrides: PaymentOverrides = {}): PaymentDeps {
+  const shops = config.BACKEND_YOOKASSA_SHOPS;
+  return {
+    db,
+    logger,
+    bot: overrides.bot ?? gatewayBotCommands(config.GATEWAY_INTERNAL_URL, config.BOT_COMMAND_TIMEOUT_MS),
+    card: shops
+      ? {
+          provider: new YooKassaProvider({ apiUrl: config.BACKEND_YOOKASSA_API_URL, timeoutMs: config.PROVIDER_TIMEOUT_MS }),
+          shops,
+          vatCode: config.BACKEND_YOOKASSA_VAT_CODE ?? null,
+          returnUrl: config.PAYMENT_RETURN_URL ?? `${config.PUBLIC_BASE_URL.replace(/\/$/, '')}/wallet`,
+        }
+      : null,
+    now: overrides.now ?? (() => new Date()),
+  };
+}

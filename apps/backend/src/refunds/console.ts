@@ -1,0 +1,86 @@
+import type { ServiceImpl } from '@connectrpc/connect';
+import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
+import { findOrder } from '../orders/repository.js';
+import { shopOf, type PaymentDeps } from '../payments/deps.js';
+import { isOrderId, paymentError } from '../payments/errors.js';
+import { ProviderError } from '../payments/provider/types.js';
+import { recordRefund } from './reverse.js';
+
+/** What the console shows after pressing refund. */
+export interface ConsoleRefund {
+  orderId: string;
+  status: 'succeeded' | 'pending' | 'canceled';
+  refundId: string;
+  amount: bigint;
+  currency: string;
+}
+
+/** The stable provider idempotence key of an order's console refund: pressing again gets the same refund. */
+export function refundKey(orderId: string): string {
+  return `refund-${orderId}`;
+}
+
+/**
+ * Console refund of a paid card order, provider first: the full amount is refunded with a stable
+ * idempotence key, and the refund is recorded (reversal + one ledger row) only when the provider
+ * reports it succeeded. Pending or canceled records nothing (pending: press again, which reuses the
+ * key and returns the same refund). A refund already recorded (e.g. its notification arrived
+ * first) answers succeeded without a provider call. A failed provider call records nothing and
+ * answers provider_unavailable. Stars orders are out of scope (refund_not_supported).
+ */
+export async function refundOrder(deps: PaymentDeps, orderId: string | null): Promise<ConsoleRefund> {
+  if (!isOrderId(orderId)) throw paymentError('invalid_order_id', 'order_id must be a uuid');
+  const order = await findOrder(deps.db, orderId);
+  if (!order) throw paymentError('unknown_order', 'no such order');
+  const answer = (status: ConsoleRefund['status'], refundId: string): ConsoleRefund => ({ orderId, status, refundId, amount: order.amount, currency: order.currency });
+  if (order.rail !== 'card') throw paymentError('refund_not_supported', 'stars payments are refunded by the platform, not from the console');
+  if (order.refund_id !== null) return answer('succeeded', order.refund_id);
+  if (order.state !== 'paid' || order.provider_payment_id === null) throw paymentError('order_not_paid', 'only a paid order can be refunded');
+  const card = deps.card;
+  const shop = card && card.provider.name === order.provider ? shopOf(card, order.shop) : undefined;
+  if (!card || !shop) throw paymentError('rail_not_configured', "this order's shop is not configured");
+
+  const account = await deps.db.selectFrom('accounts').select('email').where('id', '=', order.account_id).executeTakeFirst();
+  let refund;
+  try {
+    refund = await card.provider.createRefund(
+      shop,
+      {
+        paymentId: order.provider_payment_id,
+        amountMinor: order.amount,
+        currency: order.currency,
+        description: `Refund of order ${order.id}`,
+        ...(card.vatCode !== null && account?.email
+          ? { receipt: { email: account.email, vatCode: card.vatCode, items: [{ description: order.title, amountMinor: order.amount, currency: order.currency }] } }
+          : {}),
+      },
+      refundKey(order.id),
+    );
+  } catch (err: unknown) {
+    if (!(err instanceof ProviderError)) throw err;
+    deps.logger.warn({ orderId, failure: err.failure, status: err.status, detail: err.detail }, 'console refund: provider call failed; nothing recorded');
+    if (err.failure === 'unavailable') throw paymentError('provider_unavailable', 'the payment provider did not answer; nothing was recorded, try again');
+    throw paymentError('refund_rejected', 'the payment provider refused this refund; nothing was recorded');
+  }
+  if (refund.status !== 'succeeded') {
+    deps.logger.info({ orderId, refundId: refund.id, status: refund.status }, 'console refund not succeeded yet; nothing recorded');
+    return answer(refund.status, refund.id);
+  }
+  await deps.db.transaction().execute((trx) => recordRefund(trx, deps.logger, order.id, refund.id, deps.now()));
+  return answer('succeeded', refund.id);
+}
+
+/** backend.v1.RefundService (operator-only; the gateway guards it, no caller headers). */
+export function refundService(deps: PaymentDeps): ServiceImpl<typeof backendApi.RefundService> {
+  return {
+    async refundOrder(req) {
+      const orderId = decodeTable(req.body, (bb) => fb.OrderRefund.getRootAsOrderRefund(bb), (t) => t.orderId());
+      const r = await refundOrder(deps, orderId);
+      return {
+        body: encodeTable((b) =>
+          fb.OrderRefundResult.createOrderRefundResult(b, b.createString(r.orderId), b.createString(r.status), b.createString(r.refundId), r.amount, b.createString(r.currency)),
+        ),
+      };
+    },
+  };
+}
