@@ -105,6 +105,16 @@ describe('gateway trust: session auth and the headers the backend sees', () => {
     expect(bad.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it('counts requests per operation name and status in /metrics, without ids in labels', async () => {
+    await call(`${edge.url}/api/v1/user/wallet`, { headers: bearer('tg-ios') });
+    await call(`${edge.url}/api/v1/user/wallet`, { method: 'POST', headers: bearer('untrusted'), json: { product_id: '1' } });
+    const text = await (await fetch(`${edge.url}/metrics`)).text();
+    expect(text).toMatch(/^gateway_api_requests_total\{operation="wallet\.get",status="200"\} [1-9]\d*$/m);
+    expect(text).toMatch(/^gateway_api_requests_total\{operation="wallet\.buy",status="403"\} [1-9]\d*$/m);
+    expect(text).toMatch(/^gateway_api_request_duration_seconds_count\{operation="wallet\.get"\} [1-9]\d*$/m);
+    expect(text).not.toMatch(/tg-ios|account/);
+  });
+
   it('writes amounts as decimal strings, exact beyond 2^53', async () => {
     const res = await call(`${edge.url}/api/v1/user/wallet`, { headers: bearer('tg-ios') });
     expect(res.body).toMatchObject({ segments: [{ segment: 'direct', balance: '9007199254740993' }], spend_order: ['direct'], can_spend: true });
@@ -120,12 +130,14 @@ describe('gateway trust: session auth and the headers the backend sees', () => {
       [Code.Internal, 'internal', 500, 'internal'],
       [Code.Internal, 'db_password_is_hunter2', 500, 'internal'],
       [Code.Unavailable, 'overloaded', 503, 'backend_unavailable'],
+      [Code.FailedPrecondition, 'platform_not_configured', 503, 'platform_not_configured'],
+      [Code.Unauthenticated, 'caller_required', 401, 'unauthenticated'],
     ];
     for (const [code, errorCode, status, edgeCode] of cases) {
       backend.failBuyWith = { code, errorCode, message: `backend says ${errorCode}` };
       const res = await call(`${edge.url}/api/v1/user/wallet`, { method: 'POST', headers: bearer('vk-android'), json: { product_id: '3' } });
       expect([res.status, res.body]).toEqual([status, { error: { code: edgeCode, message: expect.any(String) as string } }]);
-      if (status >= 500) expect(JSON.stringify(res.body)).not.toContain('backend says');
+      if (edgeCode === 'internal' || edgeCode === 'backend_unavailable') expect(JSON.stringify(res.body)).not.toContain('backend says');
     }
   });
 
