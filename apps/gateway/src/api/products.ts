@@ -1,7 +1,5 @@
-import { fb, type encodeTable } from '@wordgame/contracts';
-
-/** The FlatBuffers builder `encodeTable` hands to its callback. */
-export type Builder = Parameters<Parameters<typeof encodeTable>[0]>[0];
+import { fb } from '@wordgame/contracts';
+import type { Builder } from './fbs-read.js';
 
 /** One building block of a product, as JSON: quantity is a bigint (a decimal string on the wire). */
 export interface AtomJson {
@@ -58,16 +56,4 @@ export function writeAtoms(b: Builder, atoms: readonly AtomJson[]): number {
 export function writePrices(b: Builder, prices: readonly PriceJson[]): number {
   const offsets = prices.map((p) => fb.ProductPrice.createProductPrice(b, b.createString(p.method), p.amount, b.createString(p.currency)));
   return fb.ProductDraft.createPricesVector(b, offsets);
-}
-
-/** Reads a vector of strings through its accessor pair. */
-export function readStrings(length: number, at: (index: number) => string | null): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < length; i++) out.push(at(i) ?? '');
-  return out;
-}
-
-/** Unix seconds to an ISO timestamp; 0 (unset) is null. */
-export function isoFromUnix(seconds: bigint): string | null {
-  return seconds === 0n ? null : new Date(Number(seconds) * 1000).toISOString();
 }

@@ -26,7 +26,7 @@ export const amountParam = z
   .transform((v) => BigInt(v))
   .refine((v) => v <= INT64_MAX, 'is too large');
 
-/** A trimmed, bounded single-line text. */
+/** A bounded text without control characters (so it stays one line in titles and names). */
 export const text = (max: number) =>
   z
     .string()

@@ -3,7 +3,8 @@ import { z } from 'zod';
 import type { BackendClients } from '../../backend/client.js';
 import { ApiError } from '../../http/api-error.js';
 import type { Operation, OperationContext } from '../operation.js';
-import { ATOM_KINDS, PRICE_METHODS, isoFromUnix, readAtoms, readPrices, writeAtoms, writePrices, type AtomJson, type PriceJson } from '../products.js';
+import { isoFromUnix } from '../fbs-read.js';
+import { ATOM_KINDS, PRICE_METHODS, readAtoms, readPrices, writeAtoms, writePrices, type AtomJson, type PriceJson } from '../products.js';
 import { amountParam, byField, idParam, jsonBody, parseInput, text } from '../validation.js';
 
 /** Characters a product title must not contain: they break a platform's payment-callback signature check. */

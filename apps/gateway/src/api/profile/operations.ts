@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { asPlatformKind, asPlatformSubtype } from '../../auth/session.js';
 import type { BackendClients } from '../../backend/client.js';
 import type { Operation } from '../operation.js';
-import { readStrings } from '../products.js';
+import { readStrings } from '../fbs-read.js';
 import { byField, jsonBody, parseInput, text } from '../validation.js';
 
 const updateBody = z

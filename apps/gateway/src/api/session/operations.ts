@@ -6,7 +6,7 @@ import { PLATFORM_SUBTYPES, asPlatformKind, asPlatformSubtype } from '../../auth
 import type { BackendClients } from '../../backend/client.js';
 import { ApiError } from '../../http/api-error.js';
 import type { Operation } from '../operation.js';
-import { isoFromUnix } from '../products.js';
+import { isoFromUnix } from '../fbs-read.js';
 import { byField, jsonBody, parseInput } from '../validation.js';
 
 const launchString = z.string().min(1, 'must not be empty').max(8192, 'is too long');

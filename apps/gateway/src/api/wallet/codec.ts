@@ -1,5 +1,6 @@
 import { decodeTable, fb } from '@wordgame/contracts';
-import { isoFromUnix, readAtoms, readPrices, readStrings, type AtomJson, type PriceJson } from '../products.js';
+import { isoFromUnix, readStrings } from '../fbs-read.js';
+import { readAtoms, readPrices, type AtomJson, type PriceJson } from '../products.js';
 
 /** The wallet as JSON (amounts are bigints, sent as decimal strings). */
 export interface WalletJson {
