@@ -5,3 +5,4 @@ export * from './gen/proto/backend/v1/account_pb.js';
 export * from './gen/proto/backend/v1/wallet_pb.js';
 export * from './gen/proto/backend/v1/catalog_pb.js';
 export * from './gen/proto/backend/v1/payments_pb.js';
+export * from './gen/proto/backend/v1/console_pb.js';
