@@ -23,8 +23,9 @@ export function refundKey(orderId: string): string {
 /**
  * Console refund of a paid card order, provider first: the full amount is refunded with a stable
  * idempotence key, and the refund is recorded (reversal + one ledger row) only when the provider
- * reports it succeeded. Pending or canceled records nothing (pending: press again, which reuses the
- * key and returns the same refund). A refund already recorded (e.g. its notification arrived
+ * reports it succeeded (a pending answer is re-read once, since a replayed key returns the first
+ * answer). Pending or canceled records nothing (pending: press again, which reuses the key and
+ * returns the same refund). A refund already recorded (e.g. its notification arrived
  * first) answers succeeded without a provider call. A failed provider call records nothing and
  * answers provider_unavailable. Stars orders are out of scope (refund_not_supported).
  */
@@ -56,6 +57,8 @@ export async function refundOrder(deps: PaymentDeps, orderId: string | null): Pr
       },
       refundKey(order.id),
     );
+    // A replayed key returns the first answer; re-read a pending refund for its current status.
+    if (refund.status === 'pending') refund = await card.provider.getRefund(shop, refund.id);
   } catch (err: unknown) {
     if (!(err instanceof ProviderError)) throw err;
     deps.logger.warn({ orderId, failure: err.failure, status: err.status, detail: err.detail }, 'console refund: provider call failed; nothing recorded');
