@@ -13,12 +13,28 @@ export const BOT_PLATFORM = 'telegram';
  * closed), InvalidArgument (the backend rejected the request as such), else Internal, logged with
  * its cause and answered without detail.
  */
+const NETWORK_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE']);
+
+/** True when a socket-level failure appears anywhere in the error's cause chain. */
+function isNetworkFailure(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; typeof e === 'object' && e !== null && depth < 8; depth++) {
+    const { code, cause } = e as { code?: unknown; cause?: unknown };
+    if (typeof code === 'string' && NETWORK_ERRORS.has(code)) return true;
+    e = cause;
+  }
+  return false;
+}
+
 export function intakeFailure(rpc: string, err: unknown, logger: Logger): ConnectError {
   if (err instanceof FlatBufferDecodeError) {
     logger.error({ rpc, err }, 'backend intake answered an unreadable body');
     return new ConnectError('internal error', Code.Internal);
   }
   const cause = ConnectError.from(err);
+  if (isNetworkFailure(cause)) {
+    logger.warn({ rpc, err: cause.rawMessage }, 'backend intake unreachable');
+    return new ConnectError('the backend is unavailable', Code.Unavailable);
+  }
   switch (cause.code) {
     case Code.Unimplemented:
       logger.warn({ rpc }, 'backend intake is not implemented');

@@ -116,7 +116,7 @@ export function createLinkHandler(deps: LinkHandlerDeps) {
     const onAbort = () => hub.end(link, 'stream_closed');
     ctx.signal.addEventListener('abort', onAbort, { once: true });
     const idle = idleWatch(idleTimeoutMs, () => hub.end(link, 'idle_timeout'));
-    void readLoop(reader, link, idle.touch);
+    void readLoop(reader, link, () => idle.touch());
     try {
       if (ctx.signal.aborted) onAbort();
       for (;;) {

@@ -1,7 +1,8 @@
+import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { botlink } from '@wordgame/contracts';
 
-/** A command's payload with its kind set (the `payload` oneof of botlink.v1.Command). */
-export type CommandPayload = Exclude<botlink.Command['payload'], { case: undefined }>;
+/** A command's payload with its kind set (the `payload` oneof of botlink.v1.Command, message or init form). */
+export type CommandPayload = Exclude<NonNullable<MessageInitShape<typeof botlink.CommandSchema>['payload']>, { case: undefined }>;
 
 /** The payload kind: notify, send_to_user, send_to_channel, chat_gate or create_invoice (camelCase). */
 export type CommandKind = CommandPayload['case'];

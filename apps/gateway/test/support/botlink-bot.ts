@@ -7,7 +7,7 @@ import { botlink } from '@wordgame/contracts';
 import type { CertPair } from '@wordgame/testkit';
 
 export type FromBotInit = MessageInitShape<typeof botlink.FromBotSchema>;
-export type AckInit = Omit<MessageInitShape<typeof botlink.AckSchema>, 'commandId'>;
+export type AckInit = Omit<MessageInitShape<typeof botlink.AckSchema>, 'commandId' | '$typeName'>;
 
 export interface TestBotOptions {
   /** https://host:port of the bot-link (or of a proxy in front of it). */
@@ -34,7 +34,6 @@ export class TestBot {
   constructor(private readonly options: TestBotOptions) {
     const transport = createGrpcTransport({
       baseUrl: options.url,
-      httpVersion: '2',
       nodeOptions: {
         ca: readFileSync(options.ca),
         ...(options.client ? { cert: readFileSync(options.client.cert), key: readFileSync(options.client.key) } : {}),

@@ -32,7 +32,7 @@ export async function startTestGateway(env: Record<string, string> = {}): Promis
       BOTLINK_TLS_KEY: certs.gateway.key,
       ...env,
     }),
-    createLogger('gateway-test', 'silent'),
+    createLogger('gateway-test', process.env.TEST_LOG_LEVEL === 'debug' ? 'debug' : 'silent'),
   );
   const urls = await gateway.start();
   return {

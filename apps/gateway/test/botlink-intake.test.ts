@@ -1,0 +1,177 @@
+import { readFileSync } from 'node:fs';
+import http2 from 'node:http2';
+import type { AddressInfo } from 'node:net';
+import { Code, ConnectError, createClient, type Client } from '@connectrpc/connect';
+import { connectNodeAdapter, createGrpcTransport } from '@connectrpc/connect-node';
+import { backendApi, botlink, decodeTable, encodeTable, fb } from '@wordgame/contracts';
+import { startTestGateway, type TestGateway } from './support/botlink-gateway.js';
+import { startStatusBackend } from './support/fake-backend.js';
+
+interface Seen {
+  eligibility: Array<{ platform: string; externalId: string }>;
+  preCheckout: Array<{ orderId: string; amount: bigint; currency: string }>;
+  payments: Array<{ orderId: string; chargeId: string; amount: bigint; userId: bigint; platform: string }>;
+}
+
+/** A real Connect (h2c) backend implementing BotIntakeService, recording what it was asked. */
+async function startIntakeBackend(failWith?: ConnectError | Error) {
+  const seen: Seen = { eligibility: [], preCheckout: [], payments: [] };
+  const fail = () => {
+    if (failWith) throw failWith;
+  };
+  const handler = connectNodeAdapter({
+    routes: (router) =>
+      router.service(backendApi.BotIntakeService, {
+        resolveChatEligibility(req) {
+          fail();
+          const q = decodeTable(req.body, (bb) => fb.ChatEligibilityQuery.getRootAsChatEligibilityQuery(bb), (t) => ({ platform: t.platform() ?? '', externalId: t.externalId() ?? '' }));
+          seen.eligibility.push(q);
+          const registered = q.externalId !== '404';
+          return { body: encodeTable((b) => fb.ChatEligibility.createChatEligibility(b, registered, registered && q.externalId !== 'muted')) };
+        },
+        validatePreCheckout(req) {
+          fail();
+          const q = decodeTable(req.body, (bb) => fb.PreCheckoutQuery.getRootAsPreCheckoutQuery(bb), (t) => ({ orderId: t.orderId() ?? '', amount: t.amount(), currency: t.currency() ?? '' }));
+          seen.preCheckout.push(q);
+          const ok = q.amount === 50n;
+          return { body: encodeTable((b) => fb.PreCheckoutVerdict.createPreCheckoutVerdict(b, ok, b.createString(ok ? '' : 'amount changed'))) };
+        },
+        forwardPayment(req) {
+          fail();
+          const p = decodeTable(req.body, (bb) => fb.PlatformPayment.getRootAsPlatformPayment(bb), (t) => ({
+            orderId: t.orderId() ?? '',
+            chargeId: t.platformPaymentChargeId() ?? '',
+            amount: t.amount(),
+            userId: t.platformUserId(),
+            platform: t.platform() ?? '',
+          }));
+          seen.payments.push(p);
+          return { body: encodeTable((b) => fb.PlatformPaymentResult.createPlatformPaymentResult(b, p.orderId === 'order-1')) };
+        },
+      }),
+  });
+  const server = http2.createServer(handler);
+  const sessions = new Set<http2.ServerHttp2Session>();
+  server.on('session', (s: http2.ServerHttp2Session) => {
+    sessions.add(s);
+    s.on('close', () => sessions.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    seen,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sessions) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function botClient(gw: TestGateway): Client<typeof botlink.BotLink> {
+  return createClient(
+    botlink.BotLink,
+    createGrpcTransport({
+      baseUrl: gw.urls.botlinkUrl,
+      nodeOptions: { ca: readFileSync(gw.certs.ca.cert), cert: readFileSync(gw.certs.bot.cert), key: readFileSync(gw.certs.bot.key) },
+    }),
+  );
+}
+
+const failure = (p: Promise<unknown>) => p.then(() => undefined, (err: unknown) => ConnectError.from(err));
+
+describe('BotLink unary RPCs proxied to the backend intake', () => {
+  let backend: Awaited<ReturnType<typeof startIntakeBackend>>;
+  let gw: TestGateway;
+  let client: Client<typeof botlink.BotLink>;
+
+  beforeAll(async () => {
+    backend = await startIntakeBackend();
+    gw = await startTestGateway({ BACKEND_URL: backend.url });
+    client = botClient(gw);
+  });
+  afterAll(async () => {
+    await gw.stop();
+    await backend.close();
+  });
+
+  it('ResolveChatEligibility asks for the Telegram identity and returns the backend verdict', async () => {
+    expect(await client.resolveChatEligibility({ externalId: '12345' })).toMatchObject({ registered: true, eligible: true });
+    expect(await client.resolveChatEligibility({ externalId: 'muted' })).toMatchObject({ registered: true, eligible: false });
+    expect(await client.resolveChatEligibility({ externalId: '404' })).toMatchObject({ registered: false, eligible: false });
+    expect(backend.seen.eligibility[0]).toEqual({ platform: 'telegram', externalId: '12345' });
+  });
+
+  it('ValidatePreCheckout passes order, amount and currency and returns ok or the reason', async () => {
+    expect(await client.validatePreCheckout({ orderId: 'order-1', amount: 50n, currency: 'XTR' })).toMatchObject({ ok: true, reason: '' });
+    expect(await client.validatePreCheckout({ orderId: 'order-1', amount: 49n, currency: 'XTR' })).toMatchObject({ ok: false, reason: 'amount changed' });
+    expect(backend.seen.preCheckout.at(-1)).toEqual({ orderId: 'order-1', amount: 49n, currency: 'XTR' });
+  });
+
+  it('ForwardPayment carries the charge id and payer and returns credited', async () => {
+    const payment = { orderId: 'order-1', platformPaymentChargeId: 'charge-9', amount: 50n, platformUserId: 9_007_199_254_740_993n };
+    expect(await client.forwardPayment(payment)).toMatchObject({ credited: true });
+    expect(await client.forwardPayment({ ...payment, orderId: 'unknown' })).toMatchObject({ credited: false });
+    expect(backend.seen.payments[0]).toEqual({ orderId: 'order-1', chargeId: 'charge-9', amount: 50n, userId: 9_007_199_254_740_993n, platform: 'telegram' });
+  });
+
+  it('refuses empty identifiers without asking the backend', async () => {
+    const asked = backend.seen.eligibility.length + backend.seen.payments.length + backend.seen.preCheckout.length;
+    expect((await failure(client.resolveChatEligibility({ externalId: '' })))?.code).toBe(Code.InvalidArgument);
+    expect((await failure(client.validatePreCheckout({ orderId: '', amount: 1n, currency: 'XTR' })))?.code).toBe(Code.InvalidArgument);
+    expect((await failure(client.forwardPayment({ orderId: 'o', platformPaymentChargeId: '' })))?.code).toBe(Code.InvalidArgument);
+    expect(backend.seen.eligibility.length + backend.seen.payments.length + backend.seen.preCheckout.length).toBe(asked);
+  });
+});
+
+describe('BotLink unary RPCs when the backend cannot answer', () => {
+  it('answers Unimplemented, saying so, while the backend has no intake service', async () => {
+    const backend = await startStatusBackend(() => 'ok');
+    const gw = await startTestGateway({ BACKEND_URL: backend.url });
+    try {
+      const client = botClient(gw);
+      const eligibility = await failure(client.resolveChatEligibility({ externalId: '1' }));
+      expect(eligibility?.code).toBe(Code.Unimplemented);
+      expect(eligibility?.rawMessage).toBe('ResolveChatEligibility is not available on the backend yet');
+      const preCheckout = await failure(client.validatePreCheckout({ orderId: 'o', amount: 1n, currency: 'XTR' }));
+      expect(preCheckout?.rawMessage).toBe('ValidatePreCheckout is not available on the backend yet');
+      const payment = await failure(client.forwardPayment({ orderId: 'o', platformPaymentChargeId: 'c', amount: 1n }));
+      expect(payment?.code).toBe(Code.Unimplemented);
+      expect(payment?.rawMessage).toBe('ForwardPayment is not available on the backend yet');
+    } finally {
+      await gw.stop();
+      await backend.close();
+    }
+  });
+
+  it('answers Unavailable when the backend is unreachable', async () => {
+    const gw = await startTestGateway({ BACKEND_URL: 'http://127.0.0.1:1' });
+    try {
+      const err = await failure(botClient(gw).forwardPayment({ orderId: 'o', platformPaymentChargeId: 'c', amount: 1n }));
+      expect(err?.code).toBe(Code.Unavailable);
+      expect(err?.rawMessage).toBe('the backend is unavailable');
+    } finally {
+      await gw.stop();
+    }
+  });
+
+  it('answers Internal without detail for an unexpected backend failure, and passes InvalidArgument through', async () => {
+    const broken = await startIntakeBackend(new Error('database password=hunter2 exploded'));
+    const picky = await startIntakeBackend(new ConnectError('order_id is not a uuid', Code.InvalidArgument));
+    const gwBroken = await startTestGateway({ BACKEND_URL: broken.url });
+    const gwPicky = await startTestGateway({ BACKEND_URL: picky.url });
+    try {
+      const internal = await failure(botClient(gwBroken).validatePreCheckout({ orderId: 'o', amount: 1n, currency: 'XTR' }));
+      expect(internal?.code).toBe(Code.Internal);
+      expect(internal?.rawMessage).toBe('internal error');
+      const invalid = await failure(botClient(gwPicky).validatePreCheckout({ orderId: 'o', amount: 1n, currency: 'XTR' }));
+      expect(invalid?.code).toBe(Code.InvalidArgument);
+      expect(invalid?.rawMessage).toBe('order_id is not a uuid');
+    } finally {
+      await gwBroken.stop();
+      await gwPicky.stop();
+      await broken.close();
+      await picky.close();
+    }
+  });
+});
