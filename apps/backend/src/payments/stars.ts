@@ -57,6 +57,11 @@ export async function forwardPayment(deps: PaymentDeps, p: PlatformPaymentInput)
 
     const order = isOrderId(p.orderRef) ? await orderForUpdate(trx, p.orderRef) : undefined;
     if (order?.platform_charge_id === p.chargeId) return { credited: true, replay: true };
+    if (order) {
+      // Under the order lock: a concurrent forward of this charge may have recorded it meanwhile.
+      const recorded = await trx.selectFrom('unmatched_payments').select('id').where('platform_charge_id', '=', p.chargeId).executeTakeFirst();
+      if (recorded) return { credited: false, replay: true };
+    }
     const reason = !order || order.rail !== 'stars' ? 'unknown_order' : !creditable(order) ? `order_${order.state}` : order.amount !== p.amount ? 'amount_mismatch' : null;
     if (reason === null) {
       await creditOrder(trx, p.orderRef, { platformChargeId: p.chargeId }, now);
