@@ -1,0 +1,33 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+import { startTestGateway } from './support/botlink-gateway.js';
+
+const alertsPath = fileURLToPath(new URL('../../../ops/prometheus/alerts.yml', import.meta.url));
+
+interface RuleFile {
+  groups: Array<{ rules: Array<{ alert: string; expr: string }> }>;
+}
+
+describe('gateway metrics', () => {
+  it('exposes every bot-link series the alerts use, with the label values they select, before any bot connects', async () => {
+    const rules = (parse(readFileSync(alertsPath, 'utf8')) as RuleFile).groups.flatMap((g) => g.rules);
+    expect(rules.map((r) => r.alert).sort()).toEqual(['BotDisconnected', 'BotPlatformUnreachable', 'BotRateLimitedSustained']);
+    const gw = await startTestGateway();
+    try {
+      const text = await gw.metrics();
+      for (const { expr } of rules) {
+        for (const [, name, labels] of expr.matchAll(/\b((?:bot_platform|botlink)_[a-z_]+)(?:\{([^}]*)\})?/g)) {
+          expect(text).toMatch(new RegExp(`^# TYPE ${name} `, 'm'));
+          for (const [, label, value] of (labels ?? '').matchAll(/(\w+)="([^"]*)"/g)) {
+            expect(text).toContain(`${name}{${label}="${value}"}`);
+          }
+        }
+      }
+      expect(text).toMatch(/^botlink_connected_bots 0$/m);
+      expect(text).not.toMatch(/[{,](instance_id|command_id|peer)="/);
+    } finally {
+      await gw.stop();
+    }
+  });
+});
