@@ -13,6 +13,9 @@ import { paymentDeps } from './payments/module.js';
 import { notificationService } from './payments/notifications.js';
 import { starsIntakeMethods } from './payments/stars.js';
 import { createReaper, type Reaper } from './reaper/reaper.js';
+import { consoleService } from './console/service.js';
+import { gatewayChatGate } from './moderation/chat-gate.js';
+import { createLapseLoop, type LapseLoop } from './moderation/lapse.js';
 import { refundService } from './refunds/console.js';
 import { devMailbox, smtpMailer, type Mailer } from './mail/mailer.js';
 import { errorEdge } from './rpc/interceptors.js';
@@ -38,6 +41,7 @@ export function buildBackend(config: BackendConfig, logger: Logger): BackendApp 
   let database: Database | undefined;
   let listener: DualListener | undefined;
   let reaper: Reaper | undefined;
+  let lapses: LapseLoop | undefined;
   const startedAt = Date.now();
 
   return {
@@ -61,6 +65,7 @@ export function buildBackend(config: BackendConfig, logger: Logger): BackendApp 
       const check = () => checkSystem(db, startedAt, BACKEND_VERSION);
       const sessions = sessionDeps(config, db, logger);
       const payments = paymentDeps(config, db.db, logger);
+      const chatGate = gatewayChatGate(config.GATEWAY_INTERNAL_URL, config.BOT_COMMAND_TIMEOUT_MS);
       const connect = connectNodeAdapter({
         interceptors: [errorEdge(logger)],
         routes: (router) => {
@@ -72,6 +77,7 @@ export function buildBackend(config: BackendConfig, logger: Logger): BackendApp 
           router.service(backendApi.PaymentsService, paymentsService(payments));
           router.service(backendApi.NotificationService, notificationService(payments));
           router.service(backendApi.RefundService, refundService(payments));
+          router.service(backendApi.ConsoleService, consoleService({ db: db.db, logger, payments, chatGate, sessionTtlHours: config.OPERATOR_SESSION_TTL_HOURS }));
         },
         fallback: (req, res) => void health(req, res, check),
       });
@@ -79,11 +85,15 @@ export function buildBackend(config: BackendConfig, logger: Logger): BackendApp 
       logger.info({ url: listener.url }, 'backend listening');
       reaper = createReaper(payments, config.REAPER_INTERVAL_MS);
       reaper.start();
+      lapses = createLapseLoop({ db: db.db, logger, chatGate }, config.MODERATION_LAPSE_INTERVAL_MS);
+      lapses.start();
       return { url: listener.url, port: listener.port };
     },
     async stop() {
       await reaper?.stop();
       reaper = undefined;
+      await lapses?.stop();
+      lapses = undefined;
       await listener?.close();
       await database?.close();
       listener = undefined;

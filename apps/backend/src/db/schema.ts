@@ -150,6 +150,9 @@ export interface DB {
   orders: OrdersTable;
   payment_events: PaymentEventsTable;
   unmatched_payments: UnmatchedPaymentsTable;
+  operators: OperatorsTable;
+  operator_sessions: OperatorSessionsTable;
+  operator_audit: OperatorAuditTable;
 }
 
 /** Order rail: platform stars through the bot, or a card through the direct-rail provider. */
@@ -212,4 +215,40 @@ export interface UnmatchedPaymentsTable {
   platform_user_id: bigint;
   reason: string;
   created_at: ColumnType<Date, Date | undefined, never>;
+}
+
+/** A console operator role; each gates its own pages and actions. */
+export type OperatorRole = 'viewer' | 'refunder' | 'catalog_editor' | 'moderator';
+
+export interface OperatorsTable {
+  id: Generated<bigint>;
+  /** Lower-cased sign-in name (an e-mail or a handle); unique. */
+  login: string;
+  /** `scrypt$N$r$p$salt$hash`, as accounts/password.ts writes it. */
+  password_hash: string;
+  roles: ColumnType<OperatorRole[], OperatorRole[] | undefined, OperatorRole[]>;
+  disabled: ColumnType<boolean, boolean | undefined, boolean>;
+  created_at: Timestamp;
+}
+
+export interface OperatorSessionsTable {
+  id: Generated<bigint>;
+  /** sha256 hex of the opaque console token. */
+  token_hash: string;
+  operator_id: bigint;
+  created_at: Timestamp;
+  expires_at: Date;
+  closed_at: Date | null;
+}
+
+/** Append-only: the database refuses UPDATE, DELETE and TRUNCATE. */
+export interface OperatorAuditTable {
+  id: Generated<bigint>;
+  /** null when no operator could be identified (e.g. a sign-in with an unknown login). */
+  operator_id: bigint | null;
+  action: string;
+  target: ColumnType<string, string | undefined, never>;
+  outcome: string;
+  detail: ColumnType<string, string | undefined, never>;
+  at: ColumnType<Date, Date | undefined, never>;
 }

@@ -3,6 +3,7 @@ import * as m0001 from './0001_identity.js';
 import * as m0002 from './0002_sessions_email.js';
 import * as m0003 from './0003_wallet_catalog_ledger.js';
 import * as m0010 from './0010_orders.js';
+import * as m0020 from './0020_operators.js';
 
 /**
  * Every migration, in order. Names sort lexically; a new migration appends a new entry and never
@@ -13,4 +14,5 @@ export const migrations: Record<string, Migration> = {
   '0002_sessions_email': m0002,
   '0003_wallet_catalog_ledger': m0003,
   '0010_orders': m0010,
+  '0020_operators': m0020,
 };

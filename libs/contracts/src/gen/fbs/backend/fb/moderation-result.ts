@@ -6,8 +6,8 @@ import { AccountSummary } from '../../backend/fb/account-summary.js';
 
 
 /**
- * chat_gate: one "<external_id>:<outcome>" per telegram identity a ChatGateCommand went to
- * (empty when eligibility did not change).
+ * chat_gate: one "<external_id>:<allow|deny>:<outcome>" per telegram identity a ChatGateCommand
+ * went to (outcome: delivered, not_delivered, error, timeout, no_bot).
  */
 export class ModerationResult {
   bb: flatbuffers.ByteBuffer|null = null;

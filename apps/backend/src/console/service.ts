@@ -1,0 +1,144 @@
+import { ConnectError, type ServiceImpl } from '@connectrpc/connect';
+import type { Kysely } from 'kysely';
+import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
+import type { Logger } from '@wordgame/logging';
+import { encodeProductList, encodeProductRecord, readDraft } from '../catalog/codec.js';
+import { listProducts, upsertProduct } from '../catalog/repository.js';
+import { validateDraft } from '../catalog/validate.js';
+import type { DB } from '../db/schema.js';
+import { findAccounts } from '../moderation/accounts.js';
+import type { ChatGate } from '../moderation/chat-gate.js';
+import { moderate } from '../moderation/moderate.js';
+import { audit } from '../operators/audit.js';
+import { consoleError } from '../operators/errors.js';
+import { OPERATOR_SESSION_HEADER, requireRole, resolveOperator, signIn, signOut } from '../operators/sessions.js';
+import type { PaymentDeps } from '../payments/deps.js';
+import { refundOrder } from '../refunds/console.js';
+import { DomainError, ERROR_CODE_HEADER } from '../rpc/errors.js';
+import { encodeAccountList, encodeGrant, encodeLedgerChunk, encodeLedgerPage, encodeModeration, encodeOperator, readFilter } from './codec.js';
+import { parseLedgerFilter } from './ledger-filter.js';
+import { exportLedger, ledgerPage, ledgerTotals } from './ledger-query.js';
+
+/** What the console service works with. */
+export interface ConsoleDeps {
+  db: Kysely<DB>;
+  logger: Logger;
+  /** The payment domain (the console refund runs P's provider-first refund). */
+  payments: PaymentDeps;
+  chatGate: ChatGate;
+  /** OPERATOR_SESSION_TTL_HOURS. */
+  sessionTtlHours: number;
+}
+
+const PAGE_DEFAULT = 50;
+const PAGE_MAX = 200;
+
+/** The machine code of a failure, for the audit row. */
+function codeOf(err: unknown): string {
+  if (err instanceof DomainError) return err.code;
+  if (err instanceof ConnectError) return err.metadata.get(ERROR_CODE_HEADER) ?? 'error';
+  return 'internal';
+}
+
+/**
+ * backend.v1.ConsoleService. Every method but SignIn resolves the operator from the
+ * x-operator-session token and checks its own role here, whatever the gateway checked; each
+ * state-changing action and each export is written to the append-only operator audit.
+ */
+export function consoleService(deps: ConsoleDeps): ServiceImpl<typeof backendApi.ConsoleService> {
+  const { db } = deps;
+  return {
+    async signIn(req) {
+      const input = decodeTable(req.body, (bb) => fb.OperatorSignIn.getRootAsOperatorSignIn(bb), (t) => ({ login: t.login() ?? '', password: t.password() ?? '' }));
+      if (input.login.length === 0 || input.login.length > 254 || input.password.length === 0 || input.password.length > 256) throw consoleError('invalid_credentials', 'wrong login or password');
+      const { token, session } = await signIn(db, input.login, input.password, deps.sessionTtlHours);
+      deps.logger.info({ operatorId: String(session.id) }, 'operator signed in');
+      return { body: encodeGrant(token, session) };
+    },
+    async resolveOperator(_req, ctx) {
+      return { body: encodeOperator(await resolveOperator(db, ctx.requestHeader.get(OPERATOR_SESSION_HEADER))) };
+    },
+    async signOut(_req, ctx) {
+      const closed = await signOut(db, ctx.requestHeader.get(OPERATOR_SESSION_HEADER));
+      return { body: encodeTable((b) => fb.OperatorSignedOut.createOperatorSignedOut(b, closed)) };
+    },
+    async queryLedger(req, ctx) {
+      await requireRole(db, ctx.requestHeader, 'viewer', 'ledger_view');
+      const q = decodeTable(req.body, (bb) => fb.LedgerQuery.getRootAsLedgerQuery(bb), (t) => ({
+        filter: readFilter(t.filter()),
+        afterCreatedUs: t.afterCreatedUs(),
+        afterId: t.afterId(),
+        limit: t.limit(),
+        withTotals: t.withTotals(),
+      }));
+      const filter = parseLedgerFilter(q.filter);
+      if (q.afterCreatedUs < 0n || q.afterId < 0n || (q.afterId === 0n) !== (q.afterCreatedUs === 0n)) throw consoleError('invalid_cursor', 'malformed page cursor');
+      if (q.limit < 0 || q.limit > PAGE_MAX) throw consoleError('invalid_filter', `a page holds 1-${PAGE_MAX} rows`);
+      const cursor = q.afterId === 0n ? null : { createdUs: q.afterCreatedUs, id: q.afterId };
+      const [page, totals] = await Promise.all([ledgerPage(db, filter, cursor, q.limit || PAGE_DEFAULT), q.withTotals ? ledgerTotals(db, filter) : Promise.resolve(null)]);
+      return { body: encodeLedgerPage(page.rows, page.hasMore, totals) };
+    },
+    async *exportLedger(req, ctx) {
+      const operator = await requireRole(db, ctx.requestHeader, 'viewer', 'ledger_export');
+      const q = decodeTable(req.body, (bb) => fb.LedgerExport.getRootAsLedgerExport(bb), (t) => ({ filter: readFilter(t.filter()), maxRows: t.maxRows() }));
+      const filter = parseLedgerFilter(q.filter);
+      let rows = 0;
+      await audit(db, { operatorId: operator.id, action: 'ledger_export', outcome: 'started', detail: JSON.stringify({ ...q.filter, maxRows: q.maxRows }, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)) });
+      for await (const batch of exportLedger(db, filter, q.maxRows)) {
+        if (ctx.signal.aborted) return;
+        rows += batch.length;
+        yield { body: encodeLedgerChunk(batch) };
+      }
+      deps.logger.info({ operatorId: String(operator.id), rows }, 'ledger exported');
+    },
+    async consoleRefund(req, ctx) {
+      const operator = await requireRole(db, ctx.requestHeader, 'refunder', 'refund');
+      const orderId = decodeTable(req.body, (bb) => fb.ConsoleRefund.getRootAsConsoleRefund(bb), (t) => t.orderId());
+      try {
+        const r = await refundOrder(deps.payments, orderId);
+        await audit(db, { operatorId: operator.id, action: 'refund', target: `order:${r.orderId}`, outcome: r.status, detail: r.refundId });
+        return {
+          body: encodeTable((b) =>
+            fb.ConsoleRefundResult.createConsoleRefundResult(b, b.createString(r.orderId), b.createString(r.status), b.createString(r.refundId), r.amount, b.createString(r.currency)),
+          ),
+        };
+      } catch (err: unknown) {
+        await audit(db, { operatorId: operator.id, action: 'refund', target: `order:${(orderId ?? '').slice(0, 64)}`, outcome: 'failed', detail: codeOf(err) });
+        throw err;
+      }
+    },
+    async consoleListProducts(_req, ctx) {
+      await requireRole(db, ctx.requestHeader, 'catalog_editor', 'catalog_view');
+      return { body: encodeProductList(await listProducts(db, { includeInactive: true })) };
+    },
+    async consoleUpsertProduct(req, ctx) {
+      const operator = await requireRole(db, ctx.requestHeader, 'catalog_editor', 'catalog_upsert');
+      const raw = decodeTable(req.body, (bb) => fb.ProductDraft.getRootAsProductDraft(bb), readDraft);
+      const target = raw.id === 0n ? 'product:new' : `product:${raw.id}`;
+      try {
+        const product = await upsertProduct(db, validateDraft(raw));
+        await audit(db, { operatorId: operator.id, action: 'catalog_upsert', target: `product:${product.id}`, outcome: 'ok', detail: raw.id === 0n ? 'created' : 'replaced' });
+        return { body: encodeProductRecord(product) };
+      } catch (err: unknown) {
+        await audit(db, { operatorId: operator.id, action: 'catalog_upsert', target, outcome: 'refused', detail: codeOf(err) });
+        throw err;
+      }
+    },
+    async findAccounts(req, ctx) {
+      await requireRole(db, ctx.requestHeader, 'moderator', 'account_search');
+      const query = decodeTable(req.body, (bb) => fb.AccountSearch.getRootAsAccountSearch(bb), (t) => t.query());
+      return { body: encodeAccountList(await findAccounts(db, query)) };
+    },
+    async moderate(req, ctx) {
+      const operator = await requireRole(db, ctx.requestHeader, 'moderator', 'moderate');
+      const input = decodeTable(req.body, (bb) => fb.ModerationAction.getRootAsModerationAction(bb), (t) => ({
+        accountId: t.accountId(),
+        action: t.action(),
+        untilUnix: t.untilUnix(),
+        reason: t.reason(),
+      }));
+      const { account, sent } = await moderate(deps, operator.id, input);
+      return { body: encodeModeration(account, sent) };
+    },
+  };
+}

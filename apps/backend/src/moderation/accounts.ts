@@ -1,0 +1,78 @@
+import type { Kysely, Transaction } from 'kysely';
+import { isChatEligible } from '../accounts/status.js';
+import type { AccountStatus, DB, PlatformKind } from '../db/schema.js';
+import { consoleError } from '../operators/errors.js';
+
+/** What the console shows of an account. */
+export interface AccountSummary {
+  id: bigint;
+  displayName: string;
+  email: string | null;
+  status: AccountStatus;
+  suspendedUntil: Date | null;
+  chatMuted: boolean;
+  chatEligible: boolean;
+  createdAt: Date;
+  identities: Array<{ kind: PlatformKind; externalId: string }>;
+}
+
+const SEARCH_LIMIT = 20;
+
+/**
+ * Accounts matching a console search: a decimal number matches an account id or any platform
+ * identity's external id; `kind:id` (telegram:123) one identity; anything with @ an e-mail
+ * (case-insensitive, exact). Newest first, at most 20.
+ */
+export async function findAccounts(db: Kysely<DB>, rawQuery: string | null, now = new Date()): Promise<AccountSummary[]> {
+  const query = (rawQuery ?? '').trim();
+  if (query.length === 0 || query.length > 254) throw consoleError('invalid_query', 'enter an account id, an e-mail or a platform identity');
+  let ids: bigint[];
+  const typed = /^(telegram|vk):(\S{1,64})$/.exec(query);
+  if (typed?.[1] !== undefined && typed[2] !== undefined) {
+    ids = await identityOwners(db, typed[2], typed[1] as PlatformKind);
+  } else if (query.includes('@')) {
+    ids = (await db.selectFrom('accounts').select('id').where('email', '=', query.toLowerCase()).execute()).map((r) => r.id);
+  } else if (/^\d{1,19}$/.test(query)) {
+    const byId = BigInt(query) <= 9_223_372_036_854_775_807n ? (await db.selectFrom('accounts').select('id').where('id', '=', BigInt(query)).execute()).map((r) => r.id) : [];
+    ids = [...byId, ...(await identityOwners(db, query, null))];
+  } else {
+    ids = await identityOwners(db, query, null);
+  }
+  return summaries(db, [...new Set(ids)].slice(0, SEARCH_LIMIT), now);
+}
+
+async function identityOwners(db: Kysely<DB>, externalId: string, kind: PlatformKind | null): Promise<bigint[]> {
+  let q = db.selectFrom('platform_identities').select('account_id').where('external_id', '=', externalId);
+  if (kind !== null) q = q.where('kind', '=', kind);
+  return (await q.execute()).map((r) => r.account_id);
+}
+
+/** Summaries of the given accounts, newest first. */
+export async function summaries(db: Kysely<DB> | Transaction<DB>, ids: readonly bigint[], now = new Date()): Promise<AccountSummary[]> {
+  if (ids.length === 0) return [];
+  const accounts = await db
+    .selectFrom('accounts')
+    .select(['id', 'display_name', 'email', 'status', 'suspended_until', 'chat_muted', 'created_at'])
+    .where('id', 'in', [...ids])
+    .orderBy('id', 'desc')
+    .execute();
+  const identities = await db.selectFrom('platform_identities').select(['account_id', 'kind', 'external_id']).where('account_id', 'in', [...ids]).orderBy('id').execute();
+  return accounts.map((a) => ({
+    id: a.id,
+    displayName: a.display_name,
+    email: a.email,
+    status: a.status,
+    suspendedUntil: a.suspended_until,
+    chatMuted: a.chat_muted,
+    chatEligible: isChatEligible(a, now),
+    createdAt: a.created_at,
+    identities: identities.filter((i) => i.account_id === a.id).map((i) => ({ kind: i.kind, externalId: i.external_id })),
+  }));
+}
+
+/** One account's summary; unknown_account when there is none. */
+export async function accountSummary(db: Kysely<DB> | Transaction<DB>, id: bigint, now = new Date()): Promise<AccountSummary> {
+  const [summary] = await summaries(db, [id], now);
+  if (!summary) throw consoleError('unknown_account', 'no such account');
+  return summary;
+}

@@ -1,0 +1,79 @@
+import type { Logger } from '@wordgame/logging';
+import { audit } from '../operators/audit.js';
+import { summaries } from './accounts.js';
+import { pushChatGate, type ModerationDeps } from './moderate.js';
+
+const BATCH = 100;
+
+/** The temporary-block lapse loop: `tick(now)` for tests, `start()`/`stop()` with the app. */
+export interface LapseLoop {
+  tick(now?: Date): Promise<number>;
+  start(): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * Ends temporary blocks whose time has come: each lapsed account is set active in a claim
+ * transaction (rows taken with FOR UPDATE SKIP LOCKED, so replicas never take the same one, and an
+ * audit row without an operator), then its new chat eligibility is pushed to the bot exactly as
+ * an unblock would. A lapse is emitted once: the row no longer matches afterwards.
+ */
+export function createLapseLoop(deps: ModerationDeps, intervalMs: number, logger: Logger = deps.logger): LapseLoop {
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<unknown> | undefined;
+  let stopped = true;
+
+  async function tick(now: Date = new Date()): Promise<number> {
+    const lapsed = await deps.db.transaction().execute(async (trx) => {
+      const rows = await trx
+        .updateTable('accounts')
+        .set({ status: 'active', suspended_until: null })
+        .where('id', 'in', (eb) =>
+          eb
+            .selectFrom('accounts')
+            .select('id')
+            .where('status', '=', 'suspended')
+            .where('suspended_until', 'is not', null)
+            .where('suspended_until', '<=', now)
+            .orderBy('suspended_until')
+            .limit(BATCH)
+            .forUpdate()
+            .skipLocked(),
+        )
+        .returning('id')
+        .execute();
+      for (const r of rows) await audit(trx, { operatorId: null, action: 'block_lapsed', target: `account:${r.id}`, outcome: 'ok' });
+      return summaries(trx, rows.map((r) => r.id), now);
+    });
+    for (const account of lapsed) await pushChatGate(deps, account, 'block_lapsed');
+    if (lapsed.length > 0) logger.info({ lapsed: lapsed.length }, 'temporary blocks lapsed');
+    return lapsed.length;
+  }
+
+  function schedule(): void {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      running = tick()
+        .catch((err: unknown) => logger.error({ err }, 'block lapse tick failed'))
+        .finally(() => {
+          running = undefined;
+          schedule();
+        });
+    }, intervalMs);
+    timer.unref();
+  }
+
+  return {
+    tick,
+    start() {
+      if (intervalMs <= 0 || !stopped) return;
+      stopped = false;
+      schedule();
+    },
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,80 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { verifyPassword } from '../accounts/password.js';
+import type { DB, OperatorRole } from '../db/schema.js';
+import { audit } from './audit.js';
+import { consoleError } from './errors.js';
+import { normaliseLogin, type Operator } from './repository.js';
+
+/** A signed-in operator and when the session ends. */
+export interface OperatorSession extends Operator {
+  expiresAt: Date;
+}
+
+function tokenHash(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+/**
+ * Checks login and password (an unknown login still costs one scrypt derivation, and a disabled
+ * operator is refused the same way), then issues an opaque 256-bit token; only its sha256 is
+ * stored. Both outcomes are audited.
+ */
+export async function signIn(db: Kysely<DB>, login: string, password: string, ttlHours: number, now = new Date()): Promise<{ token: string; session: OperatorSession }> {
+  const name = normaliseLogin(login);
+  const row = await db.selectFrom('operators').select(['id', 'login', 'roles', 'disabled', 'password_hash']).where('login', '=', name).executeTakeFirst();
+  const ok = await verifyPassword(password, row?.password_hash ?? null);
+  if (!row || !ok || row.disabled) {
+    await audit(db, { operatorId: row?.id ?? null, action: 'sign_in', target: name.slice(0, 254), outcome: 'refused', detail: !row ? 'unknown login' : row.disabled ? 'disabled' : 'wrong password' });
+    throw consoleError('invalid_credentials', 'wrong login or password');
+  }
+  const token = randomBytes(32).toString('base64url');
+  const expiresAt = new Date(now.getTime() + ttlHours * 3_600_000);
+  await db.insertInto('operator_sessions').values({ token_hash: tokenHash(token), operator_id: row.id, expires_at: expiresAt }).execute();
+  await audit(db, { operatorId: row.id, action: 'sign_in', target: row.login, outcome: 'ok' });
+  return { token, session: { id: row.id, login: row.login, roles: row.roles, disabled: false, expiresAt } };
+}
+
+/** The operator behind a token: refused when unknown, closed, expired or the operator is disabled. */
+export async function resolveOperator(db: Kysely<DB>, token: string | null | undefined, now = new Date()): Promise<OperatorSession> {
+  if (!token || token.length > 128) throw consoleError('operator_session_invalid', 'sign in again');
+  const row = await db
+    .selectFrom('operator_sessions as s')
+    .innerJoin('operators as o', 'o.id', 's.operator_id')
+    .select(['o.id', 'o.login', 'o.roles', 'o.disabled', 's.expires_at'])
+    .where('s.token_hash', '=', tokenHash(token))
+    .where('s.closed_at', 'is', null)
+    .executeTakeFirst();
+  if (!row || row.disabled || row.expires_at <= now) throw consoleError('operator_session_invalid', 'sign in again');
+  return { id: row.id, login: row.login, roles: row.roles, disabled: false, expiresAt: row.expires_at };
+}
+
+/** Closes a session; false when there was no open one (idempotent). */
+export async function signOut(db: Kysely<DB>, token: string | null | undefined): Promise<boolean> {
+  if (!token || token.length > 128) return false;
+  const closed = await db
+    .updateTable('operator_sessions')
+    .set({ closed_at: new Date() })
+    .where('token_hash', '=', tokenHash(token))
+    .where('closed_at', 'is', null)
+    .returning('operator_id')
+    .executeTakeFirst();
+  if (closed) await audit(db, { operatorId: closed.operator_id, action: 'sign_out', outcome: 'ok' });
+  return closed !== undefined;
+}
+
+/** The header that carries the console token from the gateway on every call but SignIn. */
+export const OPERATOR_SESSION_HEADER = 'x-operator-session';
+
+/**
+ * Resolves the caller's operator from the request headers and requires `role`; a missing role is
+ * audited and refused with operator_forbidden.
+ */
+export async function requireRole(db: Kysely<DB>, headers: Headers, role: OperatorRole, action: string): Promise<OperatorSession> {
+  const operator = await resolveOperator(db, headers.get(OPERATOR_SESSION_HEADER));
+  if (!operator.roles.includes(role)) {
+    await audit(db, { operatorId: operator.id, action, outcome: 'forbidden', detail: `needs ${role}` });
+    throw consoleError('operator_forbidden', `this needs the ${role} role`);
+  }
+  return operator;
+}
