@@ -57,6 +57,7 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
         backend,
         operatorToken: config.GATEWAY_OPERATOR_TOKEN,
         sessionCacheMs: config.GATEWAY_SESSION_CACHE_MS,
+        console: { backendUrl: config.BACKEND_URL, secureCookie: config.GATEWAY_CONSOLE_SECURE_COOKIE, exportCap: config.GATEWAY_CONSOLE_EXPORT_CAP },
       });
       const httpServer = app.listen(config.GATEWAY_HTTP_PORT, config.GATEWAY_HOST);
       http = httpServer;

@@ -6,6 +6,7 @@ import { stripTrustHeaders } from '../auth/middleware.js';
 import { backendSessionResolver } from '../auth/resolver.js';
 import { SessionCache } from '../auth/session-cache.js';
 import { checkBackend, type BackendClients } from '../backend/client.js';
+import { createConsoleRouter, type ConsoleOptions } from '../console/router.js';
 import { errorHandler, notFound } from './errors.js';
 import { createApiMetrics } from './metrics.js';
 import { requestContext } from './request-context.js';
@@ -18,6 +19,8 @@ export interface HttpDeps {
   operatorToken?: string | undefined;
   /** GATEWAY_SESSION_CACHE_MS: how long a resolved session is reused without asking the backend. */
   sessionCacheMs?: number;
+  /** The operator console at /_gm (server-rendered pages); absent = not mounted. */
+  console?: ConsoleOptions | undefined;
 }
 
 /** Largest JSON body the REST edge reads; anything larger is 413 `body_too_large`. */
@@ -29,7 +32,7 @@ export const JSON_BODY_LIMIT = '64kb';
  * and JSON errors for everything else. Every response carries `x-request-id`; bigints in JSON
  * bodies are written as decimal strings.
  */
-export function createHttpApp({ logger, registry, backend, operatorToken, sessionCacheMs = 5_000 }: HttpDeps): Express {
+export function createHttpApp({ logger, registry, backend, operatorToken, sessionCacheMs = 5_000, console: consoleOptions }: HttpDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
@@ -61,6 +64,7 @@ export function createHttpApp({ logger, registry, backend, operatorToken, sessio
     }),
   );
 
+  if (consoleOptions) app.use('/_gm', createConsoleRouter(consoleOptions));
   app.use(notFound);
   app.use(errorHandler(logger));
   return app;

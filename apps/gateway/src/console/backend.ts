@@ -1,0 +1,30 @@
+import { Code, ConnectError, createClient, type Client } from '@connectrpc/connect';
+import { createConnectTransport } from '@connectrpc/connect-node';
+import { backendApi } from '@wordgame/contracts';
+
+/** The backend's ConsoleService over its own h2c connection. */
+export type ConsoleClient = Client<typeof backendApi.ConsoleService>;
+
+export function createConsoleClient(baseUrl: string): ConsoleClient {
+  return createClient(backendApi.ConsoleService, createConnectTransport({ baseUrl, httpVersion: '2', defaultTimeoutMs: 15_000 }));
+}
+
+/** Call options that carry the operator's session token to the backend (which re-checks the role). */
+export function asOperator(token: string, signal?: AbortSignal): { headers: Record<string, string>; signal?: AbortSignal; timeoutMs?: number } {
+  return { headers: { 'x-operator-session': token }, ...(signal ? { signal, timeoutMs: 600_000 } : {}) };
+}
+
+/** A backend failure as the console shows it: machine code, Connect code and a safe message. */
+export interface BackendFailure {
+  errorCode: string;
+  code: Code;
+  message: string;
+}
+
+/** The machine code and safe message of a backend error (transport failures: `unavailable`). */
+export function failureOf(err: unknown): BackendFailure {
+  const e = ConnectError.from(err);
+  const errorCode = e.metadata.get('x-error-code') ?? (e.code === Code.Unavailable || e.code === Code.DeadlineExceeded ? 'unavailable' : 'internal');
+  const message = errorCode === 'internal' || errorCode === 'unavailable' ? 'the backend could not answer; try again' : e.rawMessage;
+  return { errorCode, code: e.code, message };
+}

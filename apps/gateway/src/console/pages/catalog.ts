@@ -1,0 +1,201 @@
+import type { Request, Response } from 'express';
+import { decodeTable, encodeTable, fb } from '@wordgame/contracts';
+import { asOperator, failureOf, type ConsoleClient } from '../backend.js';
+import { html } from '../html.js';
+import { csrfField, page, send, sendError } from '../layout.js';
+import { formatAmount } from '../money.js';
+import { paramId, type ConsoleOperator } from '../session.js';
+
+/** A product as the editor form holds it (strings as typed). */
+interface Draft {
+  id: string;
+  title: string;
+  active: boolean;
+  chips: string;
+  noAdsDays: string;
+  noAdsForever: boolean;
+  hints: string;
+  priceChips: string;
+  priceProvider: string;
+  providerCurrency: string;
+  priceXtr: string;
+}
+
+interface Product {
+  id: bigint;
+  title: string;
+  active: boolean;
+  atoms: Array<{ kind: string; quantity: bigint }>;
+  prices: Array<{ method: string; amount: bigint; currency: string }>;
+}
+
+/** Field errors by group: title, atoms, prices, other. */
+type Errors = Partial<Record<'title' | 'atoms' | 'prices' | 'other', string>>;
+
+const EMPTY: Draft = { id: '0', title: '', active: true, chips: '', noAdsDays: '', noAdsForever: false, hints: '', priceChips: '', priceProvider: '', providerCurrency: 'RUB', priceXtr: '' };
+
+async function listProducts(client: ConsoleClient, operator: ConsoleOperator): Promise<Product[]> {
+  const res = await client.consoleListProducts({ body: encodeTable((b) => fb.ConsoleProductQuery.createConsoleProductQuery(b)) }, asOperator(operator.token));
+  return decodeTable(res.body, (bb) => fb.ProductList.getRootAsProductList(bb), (t) =>
+    Array.from({ length: t.productsLength() }, (_, i) => {
+      const p = t.products(i);
+      return {
+        id: p?.productId() ?? 0n,
+        title: p?.title() ?? '',
+        active: p?.active() ?? false,
+        atoms: Array.from({ length: p?.atomsLength() ?? 0 }, (_, j) => ({ kind: p?.atoms(j)?.kind() ?? '', quantity: p?.atoms(j)?.quantity() ?? 0n })),
+        prices: Array.from({ length: p?.pricesLength() ?? 0 }, (_, j) => ({ method: p?.prices(j)?.method() ?? '', amount: p?.prices(j)?.amount() ?? 0n, currency: p?.prices(j)?.currency() ?? '' })),
+      };
+    }),
+  );
+}
+
+function draftOf(p: Product): Draft {
+  const atom = (k: string) => p.atoms.find((a) => a.kind === k)?.quantity.toString() ?? '';
+  const price = (m: string) => p.prices.find((x) => x.method === m);
+  return {
+    id: p.id.toString(),
+    title: p.title,
+    active: p.active,
+    chips: atom('chips'),
+    noAdsDays: atom('no_ads_days'),
+    noAdsForever: p.atoms.some((a) => a.kind === 'no_ads_forever'),
+    hints: atom('hints'),
+    priceChips: price('chips')?.amount.toString() ?? '',
+    priceProvider: price('provider')?.amount.toString() ?? '',
+    providerCurrency: price('provider')?.currency ?? 'RUB',
+    priceXtr: price('xtr')?.amount.toString() ?? '',
+  };
+}
+
+function editor(operator: ConsoleOperator, d: Draft, errors: Errors) {
+  const err = (key: keyof Errors) => (errors[key] ? html` <span class="error" id="${key}-error">${errors[key]}</span>` : '');
+  const num = (name: string, value: string, label: string) => html`<label>${label} <input name="${name}" value="${value}" inputmode="numeric" size="10"></label>`;
+  return html`${err('other')}<form method="post" action="/_gm/catalog/save" id="product-form">${csrfField(operator)}
+<input type="hidden" name="product_id" value="${d.id}">
+<p><label>Title <input name="title" value="${d.title}" maxlength="200" size="40"></label>${err('title')}</p>
+<p><label><input type="checkbox" name="active" value="1"${d.active ? html` checked` : ''}> Active</label></p>
+<fieldset><legend>Atoms (empty = not included)</legend>${num('atom_chips', d.chips, 'Chips')}${num('atom_no_ads_days', d.noAdsDays, 'No-ads days')}
+<label><input type="checkbox" name="atom_no_ads_forever" value="1"${d.noAdsForever ? html` checked` : ''}> No ads forever</label>${num('atom_hints', d.hints, 'Hints')}${err('atoms')}</fieldset>
+<fieldset><legend>Prices (empty = not sold that way; money in minor units)</legend>${num('price_chips', d.priceChips, 'Chips')}
+${num('price_provider', d.priceProvider, 'Card (minor units)')}<label>Currency <input name="price_provider_currency" value="${d.providerCurrency}" size="4"></label>
+${num('price_xtr', d.priceXtr, 'Stars (XTR)')}${err('prices')}</fieldset>
+<p><button type="submit" id="save">Save</button> <a href="/_gm/catalog">Back to the catalog</a></p></form>`;
+}
+
+/** GET /_gm/catalog (catalog_editor): every product with its atoms and prices. */
+export function catalogList(client: ConsoleClient) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const operator = req.operator;
+    if (!operator) return;
+    const products = await listProducts(client, operator);
+    const saved = typeof req.query['saved'] === 'string' && /^\d{1,19}$/.test(req.query['saved']) ? req.query['saved'] : null;
+    send(
+      res,
+      200,
+      page(
+        'Catalog',
+        html`${saved ? html`<p class="notice" id="saved">Product ${saved} saved.</p>` : ''}<p><a id="new" href="/_gm/catalog/new">New product</a></p>
+<table id="products"><tr><th>Id</th><th>Title</th><th>Active</th><th>Atoms</th><th>Prices</th><th></th></tr>
+${products.map(
+  (p) => html`<tr data-id="${p.id}"><td>${p.id}</td><td class="title">${p.title}</td><td>${p.active ? 'yes' : 'no'}</td>
+<td>${p.atoms.map((a) => `${a.kind} ${a.quantity}`).join(', ')}</td><td>${p.prices.map((x) => `${x.method}: ${formatAmount(x.amount, x.currency)}`).join(', ')}</td>
+<td><a href="/_gm/catalog/${p.id.toString()}">Edit</a></td></tr>`,
+)}</table>`,
+        operator,
+      ),
+    );
+  };
+}
+
+/** GET /_gm/catalog/new and /_gm/catalog/:id (catalog_editor): the editor form. */
+export function catalogEdit(client: ConsoleClient) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const operator = req.operator;
+    if (!operator) return;
+    const id = req.params['id'] === undefined ? undefined : paramId(req);
+    if (id === undefined) {
+      send(res, 200, page('New product', editor(operator, EMPTY, {}), operator));
+      return;
+    }
+    const product = /^\d{1,19}$/.test(id) ? (await listProducts(client, operator)).find((p) => p.id === BigInt(id)) : undefined;
+    if (!product) {
+      sendError(res, 404, 'Catalog', 'No such product.', operator);
+      return;
+    }
+    send(res, 200, page(`Edit product ${id}`, editor(operator, draftOf(product), {}), operator));
+  };
+}
+
+function field(body: Record<string, unknown>, name: string): string {
+  const v = body[name];
+  return typeof v === 'string' ? v.trim() : '';
+}
+
+/**
+ * POST /_gm/catalog/save (catalog_editor, CSRF): sends the draft to the backend's upsert; a
+ * refusal (invalid_title, invalid_atoms, invalid_prices) re-renders the form with the reason next
+ * to its field.
+ */
+export function catalogSave(client: ConsoleClient) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const operator = req.operator;
+    if (!operator) return;
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const d: Draft = {
+      id: field(body, 'product_id') || '0',
+      title: typeof body['title'] === 'string' ? body['title'] : '',
+      active: body['active'] === '1',
+      chips: field(body, 'atom_chips'),
+      noAdsDays: field(body, 'atom_no_ads_days'),
+      noAdsForever: body['atom_no_ads_forever'] === '1',
+      hints: field(body, 'atom_hints'),
+      priceChips: field(body, 'price_chips'),
+      priceProvider: field(body, 'price_provider'),
+      providerCurrency: field(body, 'price_provider_currency').toUpperCase(),
+      priceXtr: field(body, 'price_xtr'),
+    };
+    const whole = (v: string) => /^\d{1,15}$/.test(v);
+    const errors: Errors = {};
+    if (!/^\d{1,19}$/.test(d.id)) errors.other = 'Malformed product id.';
+    if (![d.chips, d.noAdsDays, d.hints].every((v) => v === '' || whole(v))) errors.atoms = 'Quantities must be whole numbers.';
+    if (![d.priceChips, d.priceProvider, d.priceXtr].every((v) => v === '' || whole(v))) errors.prices = 'Prices must be whole numbers (money in minor units).';
+    const title = d.id === '0' ? 'New product' : `Edit product ${d.id}`;
+    if (Object.keys(errors).length > 0) {
+      send(res, 400, page(title, editor(operator, d, errors), operator));
+      return;
+    }
+    const atoms: Array<[string, bigint]> = [];
+    if (d.chips) atoms.push(['chips', BigInt(d.chips)]);
+    if (d.noAdsDays) atoms.push(['no_ads_days', BigInt(d.noAdsDays)]);
+    if (d.noAdsForever) atoms.push(['no_ads_forever', 1n]);
+    if (d.hints) atoms.push(['hints', BigInt(d.hints)]);
+    const prices: Array<[string, bigint, string]> = [];
+    if (d.priceChips) prices.push(['chips', BigInt(d.priceChips), 'CHIPS']);
+    if (d.priceProvider) prices.push(['provider', BigInt(d.priceProvider), d.providerCurrency]);
+    if (d.priceXtr) prices.push(['xtr', BigInt(d.priceXtr), 'XTR']);
+    const draft = encodeTable((b) => {
+      const t = b.createString(d.title);
+      const a = atoms.map(([kind, q]) => fb.ProductAtom.createProductAtom(b, b.createString(kind), q));
+      const p = prices.map(([m, amount, cur]) => {
+        const method = b.createString(m);
+        const currency = b.createString(cur);
+        return fb.ProductPrice.createProductPrice(b, method, amount, currency);
+      });
+      return fb.ProductDraft.createProductDraft(b, BigInt(d.id), t, d.active, fb.ProductDraft.createAtomsVector(b, a), fb.ProductDraft.createPricesVector(b, p));
+    });
+    try {
+      const saved = decodeTable((await client.consoleUpsertProduct({ body: draft }, asOperator(operator.token))).body, (bb) => fb.ProductRecord.getRootAsProductRecord(bb), (t) => t.productId());
+      res.redirect(303, `/_gm/catalog?saved=${saved.toString()}`);
+    } catch (err: unknown) {
+      const f = failureOf(err);
+      const where: keyof Errors | null = f.errorCode === 'invalid_title' ? 'title' : f.errorCode === 'invalid_atoms' ? 'atoms' : f.errorCode === 'invalid_prices' ? 'prices' : f.errorCode === 'unknown_product' ? 'other' : null;
+      if (where === null) {
+        if (f.errorCode === 'internal' || f.errorCode === 'unavailable') req.log.error({ err }, 'console catalog save failed');
+        sendError(res, f.errorCode === 'operator_forbidden' ? 403 : 502, title, f.message, operator);
+        return;
+      }
+      send(res, 400, page(title, editor(operator, d, { [where]: f.message }), operator));
+    }
+  };
+}

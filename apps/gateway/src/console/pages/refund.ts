@@ -1,0 +1,97 @@
+import type { Request, Response } from 'express';
+import { decodeTable, encodeTable, fb } from '@wordgame/contracts';
+import { asOperator, failureOf, type ConsoleClient } from '../backend.js';
+import { html } from '../html.js';
+import { csrfField, page, send, sendError } from '../layout.js';
+import { formatAmount } from '../money.js';
+import type { ConsoleOperator } from '../session.js';
+import { safeReturnPath } from '../return-path.js';
+
+const ORDER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** The order and return path of a refund request, or the reason it is refused. */
+function readInput(source: Record<string, unknown>): { orderId: string; back: string } | { error: string } {
+  const orderId = source['order'];
+  if (typeof orderId !== 'string' || !ORDER_ID.test(orderId)) return { error: 'The order id is malformed.' };
+  const back = safeReturnPath(source['return']);
+  if (back === null) return { error: 'The return destination was refused: only console paths are allowed.' };
+  return { orderId, back };
+}
+
+function confirmForm(operator: ConsoleOperator, orderId: string, back: string, label: string) {
+  return html`<form method="post" action="/_gm/ledger/refund" id="refund-form">${csrfField(operator)}
+<input type="hidden" name="order" value="${orderId}"><input type="hidden" name="return" value="${back}">
+<button type="submit" id="confirm">${label}</button></form>`;
+}
+
+/** GET /_gm/ledger/refund?order=&return= (refunder): the confirmation page. */
+export function refundConfirm() {
+  return (req: Request, res: Response): void => {
+    const operator = req.operator;
+    if (!operator) return;
+    const input = readInput(req.query);
+    if ('error' in input) {
+      sendError(res, 400, 'Refund', input.error, operator);
+      return;
+    }
+    send(
+      res,
+      200,
+      page(
+        'Confirm refund',
+        html`<p>Refund order <code id="order">${input.orderId}</code> in full? The provider is asked first; the ledger records the refund only once the provider reports it succeeded.</p>
+${confirmForm(operator, input.orderId, input.back, 'Refund in full')}
+<p><a id="back" href="${input.back}">Cancel and return to the ledger</a></p>`,
+        operator,
+      ),
+    );
+  };
+}
+
+/**
+ * POST /_gm/ledger/refund (refunder, CSRF): runs the backend refund and shows its outcome —
+ * succeeded (recorded), pending (nothing recorded; press again, same idempotence key) or failed —
+ * with a link back to the same filtered ledger view.
+ */
+export function refundAction(client: ConsoleClient) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const operator = req.operator;
+    if (!operator) return;
+    const input = readInput((req.body ?? {}) as Record<string, unknown>);
+    if ('error' in input) {
+      sendError(res, 400, 'Refund', input.error, operator);
+      return;
+    }
+    const back = html`<p><a id="back" href="${input.back}">Return to the ledger</a></p>`;
+    try {
+      const res2 = await client.consoleRefund({ body: encodeTable((b) => fb.ConsoleRefund.createConsoleRefund(b, b.createString(input.orderId))) }, asOperator(operator.token));
+      const r = decodeTable(res2.body, (bb) => fb.ConsoleRefundResult.getRootAsConsoleRefundResult(bb), (t) => ({
+        status: t.status() ?? '',
+        refundId: t.refundId() ?? '',
+        amount: t.amount(),
+        currency: t.currency() ?? '',
+      }));
+      if (r.status === 'succeeded') {
+        send(res, 200, page('Refund succeeded', html`<p class="notice" id="outcome" data-outcome="succeeded">Refunded ${formatAmount(r.amount, r.currency)} (provider refund <code>${r.refundId}</code>). The ledger records it once.</p>${back}`, operator));
+      } else if (r.status === 'pending') {
+        send(
+          res,
+          202,
+          page(
+            'Refund pending',
+            html`<p id="outcome" data-outcome="pending">The provider has not finished refund <code>${r.refundId}</code> yet. Nothing is recorded; press again to check (it will not pay twice).</p>
+${confirmForm(operator, input.orderId, input.back, 'Press again')}${back}`,
+            operator,
+          ),
+        );
+      } else {
+        send(res, 409, page('Refund failed', html`<p class="error" id="outcome" data-outcome="failed">The provider refused refund <code>${r.refundId}</code> (${r.status}). Nothing was recorded.</p>${back}`, operator));
+      }
+    } catch (err: unknown) {
+      const f = failureOf(err);
+      if (f.errorCode === 'internal' || f.errorCode === 'unavailable') req.log.error({ err }, 'console refund failed');
+      const status = f.errorCode === 'operator_forbidden' ? 403 : f.errorCode === 'unknown_order' ? 404 : 409;
+      send(res, status, page('Refund failed', html`<p class="error" id="outcome" data-outcome="failed" data-code="${f.errorCode}">${f.message}. Nothing was recorded.</p>${back}`, operator));
+    }
+  };
+}

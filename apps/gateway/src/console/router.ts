@@ -1,0 +1,76 @@
+import express, { Router, type Request, type Response } from 'express';
+import { createConsoleClient } from './backend.js';
+import { html } from './html.js';
+import { page, send, sendError } from './layout.js';
+import { catalogEdit, catalogList, catalogSave } from './pages/catalog.js';
+import { ledgerExport } from './pages/export.js';
+import { ledgerPage } from './pages/ledger.js';
+import { loginAction, loginPage, logoutAction } from './pages/login.js';
+import { refundAction, refundConfirm } from './pages/refund.js';
+import { userDetail, userModerate, usersSearch } from './pages/users.js';
+import { guard } from './session.js';
+
+/** What the console needs from configuration. */
+export interface ConsoleOptions {
+  /** The backend's Connect URL (ConsoleService). */
+  backendUrl: string;
+  /** GATEWAY_CONSOLE_SECURE_COOKIE: mark the cookies Secure (behind TLS). */
+  secureCookie: boolean;
+  /** GATEWAY_CONSOLE_EXPORT_CAP: most rows one CSV export holds. */
+  exportCap: number;
+}
+
+type Handler = (req: Request, res: Response) => Promise<void> | void;
+
+/** Runs a page handler; an unexpected failure is logged and answered with an HTML error page. */
+function safe(handler: Handler) {
+  return (req: Request, res: Response): void => {
+    Promise.resolve()
+      .then(() => handler(req, res))
+      .catch((err: unknown) => {
+        req.log.error({ err }, 'console page failed');
+        if (!res.headersSent) sendError(res, 502, 'Something went wrong', 'The page could not be built; try again.', req.operator);
+        else res.destroy();
+      });
+  };
+}
+
+/**
+ * The operator console, mounted at /_gm: server-rendered pages behind sign-in. Every page, export
+ * and action checks the operator's role here (and the backend re-checks it); every POST but the
+ * sign-in form needs the session's CSRF token (the sign-in form its own pre-session nonce).
+ */
+export function createConsoleRouter(options: ConsoleOptions): Router {
+  const client = createConsoleClient(options.backendUrl);
+  const form = express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 100 });
+  const secure = options.secureCookie;
+  const router = Router();
+
+  router.get('/login', loginPage(secure));
+  router.post('/login', form, safe(loginAction(client, secure)));
+  router.post('/logout', form, guard(client, null), safe(logoutAction(client, secure)));
+  router.get('/', guard(client, null), (req, res) => {
+    const roles = req.operator?.roles ?? [];
+    const links = [
+      roles.includes('viewer') ? html`<li><a href="/_gm/ledger">Ledger</a></li>` : '',
+      roles.includes('catalog_editor') ? html`<li><a href="/_gm/catalog">Catalog</a></li>` : '',
+      roles.includes('moderator') ? html`<li><a href="/_gm/users">Users</a></li>` : '',
+    ];
+    send(res, 200, page('Console', html`<ul>${links}</ul>`, req.operator));
+  });
+
+  router.get('/ledger', guard(client, 'viewer'), safe(ledgerPage(client, options.exportCap)));
+  router.get('/ledger/export.csv', guard(client, 'viewer'), safe(ledgerExport(client, options.exportCap)));
+  router.get('/ledger/refund', guard(client, 'refunder'), safe(refundConfirm()));
+  router.post('/ledger/refund', form, guard(client, 'refunder'), safe(refundAction(client)));
+
+  router.get('/catalog', guard(client, 'catalog_editor'), safe(catalogList(client)));
+  router.get('/catalog/new', guard(client, 'catalog_editor'), safe(catalogEdit(client)));
+  router.get('/catalog/:id', guard(client, 'catalog_editor'), safe(catalogEdit(client)));
+  router.post('/catalog/save', form, guard(client, 'catalog_editor'), safe(catalogSave(client)));
+
+  router.get('/users', guard(client, 'moderator'), safe(usersSearch(client)));
+  router.get('/users/:id', guard(client, 'moderator'), safe(userDetail(client)));
+  router.post('/users/:id/moderate', form, guard(client, 'moderator'), safe(userModerate(client)));
+  return router;
+}
