@@ -31,6 +31,7 @@ export default tseslint.config(
             { sourceTag: 'scope:bot', onlyDependOnLibsWithTags: ['scope:shared'] },
             { sourceTag: 'scope:emulator', onlyDependOnLibsWithTags: ['scope:shared'] },
             { sourceTag: 'scope:devstack', onlyDependOnLibsWithTags: ['scope:shared'] },
+            { sourceTag: 'scope:bench', onlyDependOnLibsWithTags: ['scope:shared'] },
             { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
           ],
         },
@@ -55,7 +56,26 @@ export default tseslint.config(
             { sourceTag: 'scope:bot', onlyDependOnLibsWithTags: ['scope:shared', 'scope:emulator'] },
             { sourceTag: 'scope:emulator', onlyDependOnLibsWithTags: ['scope:shared'] },
             { sourceTag: 'scope:devstack', onlyDependOnLibsWithTags: ['scope:shared', 'scope:emulator'] },
+            { sourceTag: 'scope:bench', onlyDependOnLibsWithTags: ['scope:shared'] },
             { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // tools/bench measures the gateway's own hub, Link and listener in-process: the only place a
+    // tool may import app code, and only these three modules.
+    files: ['tools/bench/src/**/*.ts'],
+    rules: {
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          enforceBuildableLibDependency: false,
+          allow: ['^\\.\\./\\.\\./\\.\\./apps/gateway/src/(app|config|botlink/tls-server)\\.js$'],
+          depConstraints: [
+            { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:lib'] },
+            { sourceTag: 'scope:bench', onlyDependOnLibsWithTags: ['scope:shared'] },
           ],
         },
       ],
