@@ -26,8 +26,9 @@ export const gatewayConfigSchema = z.object({
   BOTLINK_SEND_QUEUE_LIMIT: env.int(4_096, 1, 1_000_000),
   /** Ack timeout (ms) for a command pushed without its own `timeout_ms`. */
   BOTLINK_COMMAND_TIMEOUT_MS: env.int(10_000, 1, 120_000),
-  /** Internal h2c listener of gateway.v1.BotCommandService (backend to gateway); keep it private. */
+  /** Host of the internal h2c listener (gateway.v1.BotCommandService); a private address only. */
   GATEWAY_INTERNAL_HOST: z.string().default('127.0.0.1'),
+  /** Port of the internal listener where the backend pushes bot commands; never the public port. */
   GATEWAY_INTERNAL_PORT: env.port(8444),
   /** Bearer token of the operator-only catalog editor (/_gm/api); unset = the editor answers 503. */
   GATEWAY_OPERATOR_TOKEN: env.str().min(16, 'must be at least 16 characters').optional(),

@@ -67,7 +67,7 @@ describe('BotLink over mutual TLS', () => {
     const err = await first.ended;
     expect(err?.code).toBe(Code.Aborted);
     expect(err?.rawMessage).toMatch(/replaced/);
-    expect(gw.gateway.hub.connected).toBe(1);
+    expect(gw.gateway.hub.snapshot()).toEqual([{ instanceId: 'bot-1', ownsUpdates: true, peer: 'bot' }]);
     expect(await gw.gateway.hub.send(notify, { timeoutMs: 5_000 })).toMatchObject({ status: 'delivered' });
     expect(second.received).toHaveLength(1);
     expect(first.received).toHaveLength(0);

@@ -1,5 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { Code, ConnectError, createClient } from '@connectrpc/connect';
-import { createConnectTransport } from '@connectrpc/connect-node';
+import { createConnectTransport, createGrpcTransport } from '@connectrpc/connect-node';
 import { botlink, connector, gatewayApi } from '@wordgame/contracts';
 import type { CommandPayload } from '../src/commands/outcome.js';
 import { eventually, sample, startTestGateway, type TestGateway } from './support/botlink-gateway.js';
@@ -151,6 +152,26 @@ describe('internal BotCommandService', () => {
       expect((empty as ConnectError).code).toBe(Code.InvalidArgument);
     } finally {
       await b.close();
+      await gw.stop();
+    }
+  });
+
+  it('is served only on the internal listener, not on the bot-link or HTTP port', async () => {
+    const gw = await startTestGateway();
+    try {
+      const viaBotlink = createClient(
+        gatewayApi.BotCommandService,
+        createGrpcTransport({
+          baseUrl: gw.urls.botlinkUrl,
+          nodeOptions: { ca: readFileSync(gw.certs.ca.cert), cert: readFileSync(gw.certs.bot.cert), key: readFileSync(gw.certs.bot.key) },
+        }),
+      );
+      const err = await viaBotlink.send({ command: { payload: gate('1') } }).catch((e: unknown) => ConnectError.from(e));
+      expect((err as ConnectError).code).toBe(Code.Unimplemented);
+      const viaHttp = await fetch(`${gw.urls.httpUrl}/gateway.v1.BotCommandService/Send`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      expect(viaHttp.status).toBe(404);
+      expect(gw.urls.internalPort).not.toBe(gw.urls.httpPort);
+    } finally {
       await gw.stop();
     }
   });

@@ -76,6 +76,11 @@ export class CommandHub {
     return this.links.size;
   }
 
+  /** Who is connected, for logs, health pages and tests (no command data). */
+  snapshot(): LinkIdentity[] {
+    return [...this.links.values()].map((link) => ({ ...link.identity }));
+  }
+
   /**
    * Registers a Link after its Hello. A Link already open for the same instance_id is ended as
    * `replaced` first. Throws HubClosedError once the hub is closed.
