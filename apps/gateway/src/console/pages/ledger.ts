@@ -48,6 +48,13 @@ export function ledgerPage(client: ConsoleClient, exportCap: number) {
       return;
     }
     const f = parsed.filter;
+    const encoded = encodeFilter(f);
+    const viewPath = `/_gm/ledger?${encoded}${cursor ? `&after=${cursor.createdUs}.${cursor.id}` : ''}`;
+    if (req.originalUrl !== viewPath) {
+      // One encoded filter: every view of the ledger has exactly one URL (defaults filled in).
+      res.redirect(303, viewPath);
+      return;
+    }
     let data;
     try {
       const body = encodeTable((b) => fb.LedgerQuery.createLedgerQuery(b, writeFilter(b, f), cursor?.createdUs ?? 0n, cursor?.id ?? 0n, PAGE_SIZE, true));
@@ -58,8 +65,6 @@ export function ledgerPage(client: ConsoleClient, exportCap: number) {
       sendError(res, failure.errorCode === 'operator_forbidden' ? 403 : failure.errorCode === 'invalid_filter' ? 400 : 502, 'Ledger', failure.message, operator);
       return;
     }
-    const encoded = encodeFilter(f);
-    const viewPath = `/_gm/ledger?${encoded}${cursor ? `&after=${cursor.createdUs}.${cursor.id}` : ''}`;
     const { fromUnix, toUnix } = wireRange(f);
     const canRefund = operator.roles.includes('refunder');
     send(

@@ -1,0 +1,177 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { createOperator, DISCUSSION_CHAT, EXPORT_CAP, launchChromium, OPERATOR_PASSWORD, paidCardOrder, startConsoleStack, type ConsoleStack } from './console-support.js';
+
+const DAY = 86_400_000;
+
+describe('operator console in headless Chromium (gateway + backend + bot + emulators)', () => {
+  let stack: ConsoleStack;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let account: string;
+  let product: string;
+  let orderId: string;
+
+  beforeAll(async () => {
+    stack = await startConsoleStack({ bot: true });
+    expect(createOperator(stack.db.url, 'ops@example.com', 'viewer,refunder,catalog_editor,moderator').status).toBe(0);
+    account = (await stack.db.query<{ id: string }>(`insert into accounts (display_name) values ('Payer <b>one</b>') returning id`)).rows[0]?.id ?? '';
+    product = (await stack.db.query<{ id: string }>(`insert into catalog_products (title) values ('Chip pack') returning id`)).rows[0]?.id ?? '';
+    const now = Date.now();
+    // 70 direct-wallet rows over the last 20 days, spends without a rail, and older rows outside the default range.
+    for (let i = 0; i < 70; i += 1) {
+      const at = new Date(now - (i % 20) * DAY - i * 1000).toISOString();
+      await stack.db.query(`insert into ledger_operations (account_id, kind, segment, chips_delta, note, created_at) values ($1, $2, 'direct', $3, $4, $5)`, [
+        account,
+        i % 3 === 0 ? 'spend' : 'grant',
+        String(i % 3 === 0 ? -(i + 1) : i + 10),
+        i === 5 ? '=cmd|"/c calc"!A0' : `row ${i}`,
+        at,
+      ]);
+    }
+    await stack.db.query(`insert into ledger_operations (account_id, kind, segment, chips_delta, created_at) values ($1, 'grant', 'vk', 5, now()), ($1, 'grant', 'direct', 999, now() - interval '45 days')`, [account]);
+    orderId = await paidCardOrder(stack, account, product, 49_900n, 500n, new Date(now - 2 * DAY));
+    browser = await launchChromium();
+    context = await browser.newContext();
+    page = await context.newPage();
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.stop();
+  });
+
+  const base = () => stack.urls.httpUrl;
+  const filterSql = `account_id = $1 and (segment = 'direct' or benefit_origin = 'direct') and created_at >= date_trunc('day', now(), 'UTC') - interval '29 days'`;
+  const rowIds = async () => page.$$eval('#rows tr[data-id]', (rows) => rows.map((r) => r.getAttribute('data-id')));
+
+  it('signs in from the redirect and lands on the page asked for', async () => {
+    const res = await page.goto(`${base()}/_gm/ledger`);
+    expect(new URL(page.url()).pathname).toBe('/_gm/login');
+    expect(res?.status()).toBe(200);
+    await page.fill('input[name=login]', 'ops@example.com');
+    await page.fill('input[name=password]', 'wrong password, surely');
+    await page.click('button[type=submit]');
+    expect(await page.textContent('#error')).toContain('Wrong login or password');
+    await page.fill('input[name=login]', 'ops@example.com');
+    await page.fill('input[name=password]', OPERATOR_PASSWORD);
+    await page.click('button[type=submit]');
+    expect(new URL(page.url()).pathname).toBe('/_gm/ledger');
+    const cookie = (await context.cookies()).find((c) => c.name === 'gm_session');
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/_gm', secure: false });
+    expect(await page.textContent('main')).toContain('UTC');
+  });
+
+  it('filters by wallet and account; totals per currency equal the database over the whole filter; page 2 continues', async () => {
+    await page.selectOption('select[name=wallet]', 'direct');
+    await page.fill('input[name=account]', account);
+    await page.click('#filter button[type=submit]');
+    const url = new URL(page.url());
+    expect(url.searchParams.get('wallet')).toBe('direct');
+    expect(url.searchParams.get('account')).toBe(account);
+
+    const totals = Object.fromEntries(await page.$$eval('#totals tr[data-currency]', (rows) => rows.map((r) => [r.getAttribute('data-currency'), r.getAttribute('data-minor')])));
+    const sums = (await stack.db.query<{ chips: string; rub: string; n: string }>(
+      `select sum(chips_delta)::text as chips, (sum(money_minor) filter (where currency = 'RUB'))::text as rub, count(*)::text as n from ledger_operations where ${filterSql}`,
+      [account],
+    )).rows[0];
+    expect(totals).toEqual({ CHIPS: sums?.chips, RUB: sums?.rub });
+    expect(await page.getAttribute('#matched', 'data-matched')).toBe(sums?.n);
+    expect(await page.$$eval('svg[data-chart]', (s) => s.map((e) => e.getAttribute('data-chart')))).toEqual(['CHIPS', 'RUB']);
+
+    const expected = (await stack.db.query<{ id: string }>(`select id::text from ledger_operations where ${filterSql} order by created_at desc, id desc`, [account])).rows.map((r) => r.id);
+    const first = await rowIds();
+    expect(first).toEqual(expected.slice(0, 50));
+    await page.click('#next');
+    expect(new URL(page.url()).searchParams.get('wallet')).toBe('direct');
+    expect(await rowIds()).toEqual(expected.slice(50, 100));
+    expect(await page.$('#next')).toBeNull();
+    await page.click('#first');
+    expect(await rowIds()).toEqual(expected.slice(0, 50));
+  });
+
+  it('exports the same filter as CSV: streamed, newest first, capped, times in UTC, formulas defused', async () => {
+    const href = await page.getAttribute('#export', 'href');
+    expect(await page.textContent('main')).toContain(`at most ${EXPORT_CAP} rows`);
+    const res = await context.request.get(`${base()}${href ?? ''}`);
+    expect(res.status()).toBe(200);
+    expect(res.headers()['content-type']).toContain('text/csv');
+    const lines = (await res.text()).trimEnd().split('\r\n');
+    expect(lines[0]).toContain('created_at_utc');
+    const expected = (await stack.db.query<{ id: string }>(`select id::text from ledger_operations where ${filterSql} order by created_at desc, id desc limit ${EXPORT_CAP}`, [account])).rows.map((r) => r.id);
+    expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual(expected);
+    expect(lines.slice(1).every((l) => /^\d+,\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z,/.test(l))).toBe(true);
+    const formula = lines.find((l) => l.includes('calc'));
+    expect(formula).toContain(`"'=cmd|""/c calc""!A0"`);
+  });
+
+  it('refunds a funded row: confirm, provider first, outcome, and back to the same filtered view', async () => {
+    await page.goto(`${base()}/_gm/ledger?wallet=direct&kind=purchase&account=${account}`);
+    const view = page.url();
+    await page.click(`#rows tr:has-text("${orderId}") a.refund`);
+    expect(new URL(page.url()).pathname).toBe('/_gm/ledger/refund');
+    expect(await page.textContent('#order')).toBe(orderId);
+    await page.click('#confirm');
+    expect(await page.getAttribute('#outcome', 'data-outcome')).toBe('succeeded');
+    await page.click('#back');
+    expect(new URL(view).searchParams.get('from')).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(page.url()).toBe(view);
+    expect(await page.textContent(`#rows tr:has-text("${orderId}")`)).toContain('refunded');
+    expect(await page.$(`#rows tr:has-text("${orderId}") a.refund`)).toBeNull();
+    const refunds = await stack.db.query(`select 1 from ledger_operations where order_id = $1 and kind = 'refund'`, [orderId]);
+    expect(refunds.rowCount).toBe(1);
+    expect(stack.provider.control.payments().find((p) => p.payment.metadata?.['order_id'] === orderId)?.refunds).toHaveLength(1);
+  });
+
+  it('rejects a bad product title with the reason next to the field, then saves the fixed one', async () => {
+    await page.goto(`${base()}/_gm/catalog/new`);
+    await page.fill('input[name=title]', 'Tom & Jerry');
+    await page.fill('input[name=atom_hints]', '5');
+    await page.fill('input[name=price_chips]', '50');
+    const [res] = await Promise.all([page.waitForResponse((r) => r.url().endsWith('/_gm/catalog/save')), page.click('#save')]);
+    expect(res.status()).toBe(400);
+    expect(await page.textContent('#title-error')).toMatch(/title/i);
+    expect(await page.inputValue('input[name=title]')).toBe('Tom & Jerry');
+    expect((await stack.db.query(`select 1 from catalog_products where title like 'Tom%'`)).rowCount).toBe(0);
+    await page.fill('input[name=title]', 'Tom and Jerry hints');
+    await page.click('#save');
+    expect(new URL(page.url()).pathname).toBe('/_gm/catalog');
+    expect(await page.textContent('#products')).toContain('Tom and Jerry hints');
+
+    await page.goto(`${base()}/_gm/catalog/${product}`);
+    await page.fill('input[name=title]', 'Pack "deluxe"');
+    await page.click('#save');
+    expect(await page.textContent('#title-error')).toMatch(/title/i);
+    expect((await stack.db.query<{ title: string }>(`select title from catalog_products where id = $1`, [product])).rows[0]?.title).toBe('Chip pack');
+  });
+
+  it('a block makes the platform see the chat permission revoked; unblock gives it back', async () => {
+    const platform = stack.platform;
+    if (!platform) throw new Error('no platform emulator');
+    const user = platform.control.createUser({ started: true }).user.id;
+    platform.control.join({ chatId: DISCUSSION_CHAT, userId: user });
+    await stack.db.query(`insert into platform_identities (account_id, kind, external_id) values ($1, 'telegram', $2)`, [account, String(user)]);
+    const standing = () => platform.control.state().chats.find((c) => c.chat.id === DISCUSSION_CHAT)?.members.find((m) => m.user.id === user);
+    expect(standing()).toMatchObject({ status: 'member' });
+
+    await page.goto(`${base()}/_gm/users?q=${encodeURIComponent(`telegram:${user}`)}`);
+    expect(await page.textContent('#accounts')).toContain('Payer <b>one</b>');
+    await page.click(`#accounts a[href="/_gm/users/${account}"]`);
+    await page.click('#block');
+    expect(await page.textContent('#done')).toContain(`${user}:deny:delivered`);
+    expect(await page.textContent('#status')).toBe('blocked');
+    expect(standing()).toMatchObject({ status: 'restricted', is_member: true, can_send_messages: false });
+
+    await page.click('#unblock');
+    expect(await page.textContent('#done')).toContain(`${user}:allow:delivered`);
+    expect(standing()).toMatchObject({ status: 'member' });
+  });
+
+  it('signs out: the cookie is gone and pages send the browser back to sign-in', async () => {
+    await page.goto(`${base()}/_gm/ledger`);
+    await page.click('header button[type=submit]');
+    expect(new URL(page.url()).pathname).toBe('/_gm/login');
+    await page.goto(`${base()}/_gm/users`);
+    expect(new URL(page.url()).pathname).toBe('/_gm/login');
+  });
+});
