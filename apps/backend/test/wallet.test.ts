@@ -171,6 +171,9 @@ describe('wallet over Connect on PostgreSQL', () => {
         [wallet.buy({ body: new Uint8Array([9, 9, 9]) }, as(id, 'direct')), Code.InvalidArgument, 'malformed_body'],
         [wallet.buy({ body: buyBody(hints) }), Code.Unauthenticated, 'caller_required'],
         [wallet.buy({ body: buyBody(hints) }, as(424_242n, 'direct')), Code.Unauthenticated, 'caller_required'],
+        [wallet.getWallet({ body: walletQuery }, as(424_242n, 'direct')), Code.Unauthenticated, 'caller_required'],
+        [wallet.getCatalog({ body: catalogQuery }, as(424_242n, 'direct')), Code.Unauthenticated, 'caller_required'],
+        [wallet.getWallet({ body: walletQuery }, as(id, 'direct;mac')), Code.Unauthenticated, 'caller_required'],
       ];
       for (const [call, code, errorCode] of cases) expect(await failure(call)).toEqual({ code, errorCode });
       expect(await ledgerCount()).toBe(before);

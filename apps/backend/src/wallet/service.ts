@@ -5,6 +5,7 @@ import type { Logger } from '@wordgame/logging';
 import type { DB } from '../db/schema.js';
 import { gate } from '../gate/gate.js';
 import { callerFrom } from '../rpc/caller.js';
+import { DomainError } from '../rpc/errors.js';
 import { buy } from './buy.js';
 import { catalogFor } from './catalog-view.js';
 import { encodeCatalog, encodePurchase, encodeWalletView } from './codec.js';
@@ -23,6 +24,7 @@ export function walletService(db: Kysely<DB>, logger: Logger): ServiceImpl<typeo
       const caller = callerFrom(ctx.requestHeader);
       decodeTable(req.body, (bb) => fb.WalletQuery.getRootAsWalletQuery(bb), () => undefined);
       const [segments, benefits] = await Promise.all([readSegments(db, caller.accountId), readBenefits(db, caller.accountId)]);
+      if (segments.size === 0) throw new DomainError('caller_required', 'the caller account does not exist');
       const decision = gate({ ...caller.platform, emailConfirmed: false });
       return { body: encodeWalletView(projectWallet(decision, segments, benefits)) };
     },
