@@ -2,6 +2,8 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createOperator, DISCUSSION_CHAT, EXPORT_CAP, launchChromium, OPERATOR_PASSWORD, paidCardOrder, startConsoleStack, type ConsoleStack } from './console-support.js';
 
 const DAY = 86_400_000;
+/** The part of a DOM element the page evaluations use (the test project has no DOM typings). */
+type El = { getAttribute(name: string): string | null };
 
 describe('operator console in headless Chromium (gateway + backend + bot + emulators)', () => {
   let stack: ConsoleStack;
@@ -43,7 +45,7 @@ describe('operator console in headless Chromium (gateway + backend + bot + emula
 
   const base = () => stack.urls.httpUrl;
   const filterSql = `account_id = $1 and (segment = 'direct' or benefit_origin = 'direct') and created_at >= date_trunc('day', now(), 'UTC') - interval '29 days'`;
-  const rowIds = async () => page.$$eval('#rows tr[data-id]', (rows) => rows.map((r) => r.getAttribute('data-id')));
+  const rowIds = async () => page.$$eval('#rows tr[data-id]', (rows: El[]) => rows.map((r) => r.getAttribute('data-id')));
 
   it('signs in from the redirect and lands on the page asked for', async () => {
     const res = await page.goto(`${base()}/_gm/ledger`);
@@ -70,14 +72,14 @@ describe('operator console in headless Chromium (gateway + backend + bot + emula
     expect(url.searchParams.get('wallet')).toBe('direct');
     expect(url.searchParams.get('account')).toBe(account);
 
-    const totals = Object.fromEntries(await page.$$eval('#totals tr[data-currency]', (rows) => rows.map((r) => [r.getAttribute('data-currency'), r.getAttribute('data-minor')])));
+    const totals = Object.fromEntries(await page.$$eval('#totals tr[data-currency]', (rows: El[]) => rows.map((r) => [r.getAttribute('data-currency'), r.getAttribute('data-minor')])));
     const sums = (await stack.db.query<{ chips: string; rub: string; n: string }>(
       `select sum(chips_delta)::text as chips, (sum(money_minor) filter (where currency = 'RUB'))::text as rub, count(*)::text as n from ledger_operations where ${filterSql}`,
       [account],
     )).rows[0];
     expect(totals).toEqual({ CHIPS: sums?.chips, RUB: sums?.rub });
     expect(await page.getAttribute('#matched', 'data-matched')).toBe(sums?.n);
-    expect(await page.$$eval('svg[data-chart]', (s) => s.map((e) => e.getAttribute('data-chart')))).toEqual(['CHIPS', 'RUB']);
+    expect(await page.$$eval('svg[data-chart]', (s: El[]) => s.map((e) => e.getAttribute('data-chart')))).toEqual(['CHIPS', 'RUB']);
 
     const expected = (await stack.db.query<{ id: string }>(`select id::text from ledger_operations where ${filterSql} order by created_at desc, id desc`, [account])).rows.map((r) => r.id);
     const first = await rowIds();

@@ -1,0 +1,178 @@
+import { createHmac } from 'node:crypto';
+import { createOperator, OPERATOR_PASSWORD, paidCardOrder, startConsoleStack, type ConsoleStack } from './console-support.js';
+
+/** A console HTTP client: fetch without following redirects, with an optional session cookie. */
+async function call(url: string, init: { method?: string; cookie?: string; form?: Record<string, string> } = {}) {
+  const headers: Record<string, string> = {};
+  if (init.cookie) headers['cookie'] = init.cookie;
+  let body: string | undefined;
+  if (init.form) {
+    headers['content-type'] = 'application/x-www-form-urlencoded';
+    body = new URLSearchParams(init.form).toString();
+  }
+  const res = await fetch(url, { method: init.method ?? 'GET', headers, body, redirect: 'manual' });
+  return { status: res.status, location: res.headers.get('location'), setCookie: res.headers.getSetCookie(), text: await res.text() };
+}
+
+describe('console access control, CSRF and return paths', () => {
+  let stack: ConsoleStack;
+  let account: string;
+  let orderId: string;
+  const sessions: Record<string, string> = {};
+  const csrf = (cookie: string) => createHmac('sha256', cookie.replace(/^gm_session=/, '')).update('wordgame-console-csrf-v1').digest('base64url');
+  const url = (path: string) => `${stack.urls.httpUrl}${path}`;
+
+  async function signIn(login: string): Promise<string> {
+    const form = await call(url('/_gm/login'));
+    const nonceCookie = form.setCookie.find((c) => c.startsWith('gm_login='))?.split(';')[0] ?? '';
+    const nonce = /name="_csrf" value="([^"]+)"/.exec(form.text)?.[1] ?? '';
+    const res = await call(url('/_gm/login'), { method: 'POST', cookie: nonceCookie, form: { _csrf: nonce, login, password: OPERATOR_PASSWORD } });
+    expect(res.status).toBe(303);
+    const cookie = res.setCookie.find((c) => c.startsWith('gm_session='));
+    expect(cookie).toMatch(/; Path=\/_gm; HttpOnly; SameSite=Strict; Max-Age=\d+$/);
+    return cookie?.split(';')[0] ?? '';
+  }
+
+  beforeAll(async () => {
+    stack = await startConsoleStack();
+    for (const role of ['viewer', 'refunder', 'catalog_editor', 'moderator']) {
+      expect(createOperator(stack.db.url, `${role.replace('_', '-')}@ops.test`, role).status).toBe(0);
+      sessions[role] = await signIn(`${role.replace('_', '-')}@ops.test`);
+    }
+    expect(createOperator(stack.db.url, 'all@ops.test', 'viewer,refunder,catalog_editor,moderator').status).toBe(0);
+    sessions['all'] = await signIn('all@ops.test');
+    account = (await stack.db.query<{ id: string }>(`insert into accounts (display_name) values ('<img src=x onerror=alert(1)>') returning id`)).rows[0]?.id ?? '';
+    const product = (await stack.db.query<{ id: string }>(`insert into catalog_products (title) values ('Pack') returning id`)).rows[0]?.id ?? '';
+    orderId = await paidCardOrder(stack, account, product, 9_900n, 100n, new Date());
+  }, 120_000);
+  afterAll(() => stack?.stop());
+
+  const refundQuery = () => `order=${orderId}&return=${encodeURIComponent('/_gm/ledger')}`;
+  const pages = () => [
+    ['/_gm/', null],
+    ['/_gm/ledger', 'viewer'],
+    ['/_gm/ledger/export.csv', 'viewer'],
+    [`/_gm/ledger/refund?${refundQuery()}`, 'refunder'],
+    ['/_gm/catalog', 'catalog_editor'],
+    ['/_gm/catalog/new', 'catalog_editor'],
+    ['/_gm/catalog/1', 'catalog_editor'],
+    ['/_gm/users?q=1', 'moderator'],
+    [`/_gm/users/${account}`, 'moderator'],
+  ] as const;
+  const actions = () => [
+    ['/_gm/logout', null, {}],
+    ['/_gm/ledger/refund', 'refunder', { order: orderId, return: '/_gm/ledger' }],
+    ['/_gm/catalog/save', 'catalog_editor', { product_id: '0', title: 'Sneaky', atom_hints: '1', price_chips: '5' }],
+    [`/_gm/users/${account}/moderate`, 'moderator', { action: 'block' }],
+  ] as const;
+  const untouched = async () => {
+    const state = (await stack.db.query<{ status: string; refunds: string; products: string }>(
+      `select (select status from accounts where id = $1) as status,
+              (select count(*)::text from ledger_operations where kind = 'refund') as refunds,
+              (select count(*)::text from catalog_products where title = 'Sneaky') as products`,
+      [account],
+    )).rows[0];
+    expect(state).toEqual({ status: 'active', refunds: '0', products: '0' });
+    expect(stack.provider.control.payments().flatMap((p) => p.refunds)).toEqual([]);
+  };
+
+  it('sends every page to sign-in without a session or with a forged one', async () => {
+    for (const [path] of pages()) {
+      for (const cookie of [undefined, 'gm_session=forged-token-value']) {
+        const res = await call(url(path), cookie ? { cookie } : {});
+        expect([path, res.status, res.location?.startsWith('/_gm/login')]).toEqual([path, 303, true]);
+      }
+    }
+  });
+
+  it('refuses every action without a session (401), changing nothing', async () => {
+    for (const [path, , form] of actions()) {
+      for (const cookie of [undefined, 'gm_session=forged-token-value']) {
+        const res = await call(url(path), { method: 'POST', form: { ...form, _csrf: 'x' }, ...(cookie ? { cookie } : {}) });
+        expect([path, res.status]).toEqual([path, 401]);
+      }
+    }
+    await untouched();
+  });
+
+  it('refuses every page and action to an operator without its role (403)', async () => {
+    for (const [path, role] of pages()) {
+      if (role === null) continue;
+      for (const other of ['viewer', 'refunder', 'catalog_editor', 'moderator'].filter((r) => r !== role)) {
+        const res = await call(url(path), { cookie: sessions[other] ?? '' });
+        expect([path, other, res.status]).toEqual([path, other, 403]);
+      }
+    }
+    for (const [path, role, form] of actions()) {
+      if (role === null) continue;
+      for (const other of ['viewer', 'refunder', 'catalog_editor', 'moderator'].filter((r) => r !== role)) {
+        const cookie = sessions[other] ?? '';
+        const res = await call(url(path), { method: 'POST', cookie, form: { ...form, _csrf: csrf(cookie) } });
+        expect([path, other, res.status]).toEqual([path, other, 403]);
+      }
+    }
+    await untouched();
+  });
+
+  it('refuses every action without a CSRF token, with a wrong one, or with another session\'s (403)', async () => {
+    const cookie = sessions['all'] ?? '';
+    for (const [path, , form] of actions()) {
+      for (const token of [undefined, 'wrong', csrf(sessions['viewer'] ?? '')]) {
+        const res = await call(url(path), { method: 'POST', cookie, form: token === undefined ? { ...form } : { ...form, _csrf: token } });
+        expect([path, token, res.status]).toEqual([path, token, 403]);
+      }
+    }
+    const login = await call(url('/_gm/login'), { method: 'POST', form: { login: 'all@ops.test', password: OPERATOR_PASSWORD } });
+    expect(login.status).toBe(403);
+    expect(login.setCookie.some((c) => c.startsWith('gm_session='))).toBe(false);
+    expect((await call(url('/_gm/users?q=1'), { cookie })).status).toBe(200);
+    await untouched();
+  });
+
+  it.each([
+    'https://evil.example/',
+    '//evil.example/_gm/ledger',
+    '/\\evil.example',
+    '/_gm/\\evil.example',
+    '/_gm/%2F%2Fevil.example',
+    '/_gm/%5Cevil.example',
+    '/_gm/..%2F..%2Fevil',
+    '/_gm/%252F%252Fevil.example',
+    '%2F%2Fevil.example',
+    '/_gm/ledger%0D%0ALocation:%20https://evil.example',
+    'javascript:alert(1)',
+    '/evil',
+  ])('refuses the refund return destination %j on the confirm page and the action', async (destination) => {
+    const cookie = sessions['all'] ?? '';
+    const confirm = await call(url(`/_gm/ledger/refund?order=${orderId}&return=${encodeURIComponent(destination)}`), { cookie });
+    expect(confirm.status).toBe(400);
+    expect(confirm.text).toContain('return destination was refused');
+    const action = await call(url('/_gm/ledger/refund'), { method: 'POST', cookie, form: { _csrf: csrf(cookie), order: orderId, return: destination } });
+    expect(action.status).toBe(400);
+    expect(action.text).not.toContain('evil.example"');
+    await untouched();
+  });
+
+  it('never redirects sign-in to a foreign return path, and escapes what it prints', async () => {
+    const form = await call(url(`/_gm/login?return=${encodeURIComponent('//evil.example/')}`));
+    expect(form.text).not.toContain('evil.example');
+    const cookie = sessions['all'] ?? '';
+    const found = await call(url(`/_gm/users?q=${account}`), { cookie });
+    expect(found.text).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    expect(found.text).not.toContain('<img src=x');
+    expect(found.status).toBe(200);
+    const ledger = await call(url('/_gm/ledger?wallet=%22%3E%3Cscript%3E'), { cookie });
+    expect(ledger.status).toBe(400);
+    expect(ledger.text).not.toContain('<script>');
+  });
+
+  it('answers pages with no-store, a script-free CSP and no framing; the token catalog API still works', async () => {
+    const res = await fetch(url('/_gm/ledger'), { headers: { cookie: sessions['viewer'] ?? '' } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(res.headers.get('x-frame-options')).toBe('DENY');
+    const api = await fetch(url('/_gm/api/catalog/products'), { headers: { authorization: 'Bearer operator-test-token-0123456789' } });
+    expect(api.status).toBe(200);
+  });
+});
