@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { startStack } from './stack.js';
+import { DEV_OPERATOR_TOKEN, startStack } from './stack.js';
 
 /** `npm start`: runs the whole local stack until Ctrl-C, then stops every process cleanly. */
 const root = resolve(import.meta.dirname, '../../..');
@@ -19,7 +19,9 @@ process.stdout.write(
     `  bot       loopback health probe                           ${u.botHealth}/health`,
     `  platform  chat-platform (Bot API) emulator                ${u.platform}`,
     `  provider  payment provider (YooKassa v3) emulator         ${u.provider}/v3`,
-    '  certificates: .data/certs   Ctrl-C stops everything.',
+    `  operator API token (catalog editor, refunds): ${DEV_OPERATOR_TOKEN}`,
+    '  dev mailbox (e-mail confirmation links): .data/mailbox   certificates: .data/certs',
+    '  Ctrl-C stops everything.',
     '',
   ].join('\n') + '\n',
 );

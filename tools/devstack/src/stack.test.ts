@@ -24,6 +24,7 @@ describe('the local stack', () => {
       gatewayHttp: await freePort(),
       botlink: await freePort(),
       botHealth: await freePort(),
+      gatewayInternal: await freePort(),
     };
     stack = await startStack({ root, dataDir: data, ports, write: (l) => lines.push(l), readyTimeoutMs: 60_000, logLevel: 'warn' });
   }, 90_000);
@@ -50,6 +51,18 @@ describe('the local stack', () => {
     expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
     expect(await res.text()).toMatch(/^# HELP /m);
   });
+
+  it('has the bot linked to the gateway over mutual TLS', async () => {
+    const deadline = Date.now() + 20_000;
+    let text = '';
+    while (Date.now() < deadline) {
+      text = await (await fetch(`${stack.urls.gateway}/metrics`)).text();
+      if (/^botlink_connected_bots 1$/m.test(text)) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(text).toMatch(/^botlink_connected_bots 1$/m);
+    expect(text).toMatch(/^# TYPE bot_platform_last_ok_unix gauge$/m);
+  }, 30_000);
 
   it('stops every process cleanly', async () => {
     await stack.stop();

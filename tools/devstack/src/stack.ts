@@ -11,9 +11,11 @@ export interface StackPorts {
   gatewayHttp: number;
   botlink: number;
   botHealth: number;
+  /** The gateway's internal BotCommandService (the backend pushes bot commands there). */
+  gatewayInternal: number;
 }
 
-export const DEFAULT_PORTS: StackPorts = { platform: 8081, provider: 8082, backend: 4000, gatewayHttp: 8080, botlink: 8443, botHealth: 8090 };
+export const DEFAULT_PORTS: StackPorts = { platform: 8081, provider: 8082, backend: 4000, gatewayHttp: 8080, botlink: 8443, botHealth: 8090, gatewayInternal: 8444 };
 
 export interface StackOptions {
   /** Repository root (where dist/ and node_modules/ are). */
@@ -47,6 +49,12 @@ export interface Stack {
 }
 
 const BOT_TOKEN = 'dev-bot-token';
+/** Dev-only secrets: the VK app secret the dev stack verifies launch params with, the card shop, the operator API token. */
+export const DEV_VK_APP_SECRET = 'dev-vk-app-secret';
+export const DEV_SHOP = { id: 'dev-shop', secretKey: 'dev-secret' };
+export const DEV_OPERATOR_TOKEN = 'dev-operator-token-0123456789';
+/** The gateway route the provider posts notifications to. */
+export const INTAKE_PATH = '/api/v1/payments/notifications/yookassa';
 
 /**
  * Starts the local stack from the built bundles in dist/ (backend on PGlite, gateway, bot) and
@@ -84,13 +92,32 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       name: 'provider',
       command: node,
       args: [tsx, join(root, 'tools/provider-emulator/src/main.ts')],
-      env: { ...common, PROVIDER_EMULATOR_HOST: host, PROVIDER_EMULATOR_PORT: String(ports.provider) },
+      env: {
+        ...common,
+        PROVIDER_EMULATOR_HOST: host,
+        PROVIDER_EMULATOR_PORT: String(ports.provider),
+        PROVIDER_EMULATOR_SHOPS: `${DEV_SHOP.id}:${DEV_SHOP.secretKey}:test`,
+        PROVIDER_EMULATOR_WEBHOOK_URL: `${urls.gateway}${INTAKE_PATH}`,
+      },
     },
     {
       name: 'backend',
       command: node,
       args: [join(root, 'dist/apps/backend/main.js')],
-      env: { ...common, BACKEND_HOST: host, BACKEND_PORT: String(ports.backend), PGLITE_DIR: join(data, 'pglite'), DATABASE_URL: '' },
+      env: {
+        ...common,
+        BACKEND_HOST: host,
+        BACKEND_PORT: String(ports.backend),
+        PGLITE_DIR: join(data, 'pglite'),
+        DATABASE_URL: '',
+        BACKEND_TELEGRAM_BOT_TOKEN: BOT_TOKEN,
+        BACKEND_VK_APP_SECRET: DEV_VK_APP_SECRET,
+        MAIL_DEV_DIR: join(data, 'mailbox'),
+        PUBLIC_BASE_URL: urls.gateway,
+        GATEWAY_INTERNAL_URL: `http://${host}:${ports.gatewayInternal}`,
+        BACKEND_YOOKASSA_API_URL: `${urls.provider}/v3`,
+        BACKEND_YOOKASSA_SHOPS: `direct:${DEV_SHOP.id}:${DEV_SHOP.secretKey}:test,vk:${DEV_SHOP.id}:${DEV_SHOP.secretKey}:test`,
+      },
     },
     {
       name: 'gateway',
@@ -104,6 +131,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         GATEWAY_HTTP_PORT: String(ports.gatewayHttp),
         BOTLINK_HOST: host,
         BOTLINK_PORT: String(ports.botlink),
+        GATEWAY_INTERNAL_HOST: host,
+        GATEWAY_INTERNAL_PORT: String(ports.gatewayInternal),
+        GATEWAY_OPERATOR_TOKEN: DEV_OPERATOR_TOKEN,
         BOTLINK_TLS_CERT: certs.gateway.cert,
         BOTLINK_TLS_KEY: certs.gateway.key,
       },
