@@ -72,7 +72,8 @@ describe('operator console in headless Chromium (gateway + backend + bot + emula
     expect(url.searchParams.get('wallet')).toBe('direct');
     expect(url.searchParams.get('account')).toBe(account);
 
-    const totals = Object.fromEntries(await page.$$eval('#totals tr[data-currency]', (rows: El[]) => rows.map((r) => [r.getAttribute('data-currency'), r.getAttribute('data-minor')])));
+    const pairs = await page.$$eval('#totals tr[data-currency]', (rows: El[]) => rows.map((r): [string, string] => [r.getAttribute('data-currency') ?? '', r.getAttribute('data-minor') ?? '']));
+    const totals = Object.fromEntries(pairs);
     const sums = (await stack.db.query<{ chips: string; rub: string; n: string }>(
       `select sum(chips_delta)::text as chips, (sum(money_minor) filter (where currency = 'RUB'))::text as rub, count(*)::text as n from ledger_operations where ${filterSql}`,
       [account],
