@@ -3,8 +3,11 @@ import type { CachingSessionResolver } from '../auth/resolver.js';
 import type { BackendClients } from '../backend/client.js';
 import type { ApiMetrics } from '../http/metrics.js';
 import { catalogAdminOperations } from './catalog-admin/operations.js';
+import { intakeOperations } from './intake/operations.js';
 import { mountOperations } from './mount.js';
 import type { Operation } from './operation.js';
+import { orderOperations } from './orders/operations.js';
+import { refundOperations } from './orders/refund.js';
 import { profileOperations } from './profile/operations.js';
 import { sessionOperations } from './session/operations.js';
 import { walletOperations } from './wallet/operations.js';
@@ -17,13 +20,19 @@ export interface ApiDeps {
   metrics: ApiMetrics;
 }
 
-/** The gateway's operation table: every REST route of /api/v1 and the catalog editor under /_gm/api. */
+/**
+ * The gateway's operation table: every REST route of /api/v1 (provider notifications included) and
+ * the operator APIs under /_gm/api (catalog editor, order refunds).
+ */
 export function operationTable(backend: BackendClients, sessions: CachingSessionResolver): Operation[] {
   return [
     ...sessionOperations(backend, sessions),
     ...profileOperations(backend),
     ...walletOperations(backend),
     ...catalogAdminOperations(backend),
+    ...orderOperations(backend),
+    ...refundOperations(backend),
+    ...intakeOperations(backend),
   ];
 }
 

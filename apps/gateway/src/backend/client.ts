@@ -10,6 +10,12 @@ export interface BackendClients {
   catalogAdmin: Client<typeof backendApi.CatalogAdminService>;
   /** Chat eligibility, pre-checkout and payment intake behind the bot-link's unary RPCs. */
   intake: Client<typeof backendApi.BotIntakeService>;
+  /** The caller's paid orders (caller headers required). */
+  payments: Client<typeof backendApi.PaymentsService>;
+  /** Provider notification intake (no caller headers). */
+  notification: Client<typeof backendApi.NotificationService>;
+  /** Operator refunds (no caller headers; the gateway's operator guard). */
+  refund: Client<typeof backendApi.RefundService>;
 }
 
 export function createBackendClients(baseUrl: string): BackendClients {
@@ -20,6 +26,9 @@ export function createBackendClients(baseUrl: string): BackendClients {
     wallet: createClient(backendApi.WalletService, transport),
     catalogAdmin: createClient(backendApi.CatalogAdminService, transport),
     intake: createClient(backendApi.BotIntakeService, transport),
+    payments: createClient(backendApi.PaymentsService, transport),
+    notification: createClient(backendApi.NotificationService, transport),
+    refund: createClient(backendApi.RefundService, transport),
   };
 }
 

@@ -1,6 +1,7 @@
 import express, { type Express } from 'express';
 import type { Registry } from 'prom-client';
 import type { Logger } from '@wordgame/logging';
+import { NOTIFICATION_BODY_LIMIT, NOTIFICATIONS_PATH } from '../api/intake/operations.js';
 import { createApiRouter } from '../api/router.js';
 import { stripTrustHeaders } from '../auth/middleware.js';
 import { backendSessionResolver } from '../auth/resolver.js';
@@ -54,6 +55,8 @@ export function createHttpApp({ logger, registry, backend, operatorToken, sessio
   });
 
   app.use(stripTrustHeaders);
+  // Provider notifications are forwarded as raw bytes: read them before the JSON parser, which then skips them.
+  app.use(NOTIFICATIONS_PATH, express.raw({ type: () => true, limit: NOTIFICATION_BODY_LIMIT }));
   app.use(['/api/v1', '/_gm/api'], express.json({ limit: JSON_BODY_LIMIT }));
   app.use(
     createApiRouter({

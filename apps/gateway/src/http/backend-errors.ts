@@ -23,16 +23,28 @@ const BY_CONNECT_CODE: Partial<Record<Code, ErrorCode>> = {
 };
 
 /**
+ * 5xx machine codes the backend names that are kept as they are: each tells the client what is
+ * unavailable (and the provider, for intake, to redeliver) rather than a generic outage.
+ */
+const NAMED_UNAVAILABLE: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'platform_not_configured',
+  'rail_not_configured',
+  'bot_unavailable',
+  'provider_unavailable',
+  'intake_unavailable',
+]);
+
+/**
  * Maps a failed backend call to the edge's error, or undefined when `err` is not a backend
  * (Connect) failure. A machine code the backend names is kept only when it is one of the edge's
- * client-facing (4xx) codes or `platform_not_configured`; its message is kept with it because the
+ * client-facing (4xx) codes or one of `NAMED_UNAVAILABLE`; its message is kept with it because the
  * backend writes those for users. Everything else maps by Connect code with the edge's own
  * message, so no backend internals leak.
  */
 export function fromBackendError(err: unknown): ApiError | undefined {
   if (!(err instanceof ConnectError)) return undefined;
   const named = err.metadata.get(BACKEND_ERROR_CODE_HEADER) ?? '';
-  if (isErrorCode(named) && (statusOf(named) < 500 || named === 'platform_not_configured')) {
+  if (isErrorCode(named) && (statusOf(named) < 500 || NAMED_UNAVAILABLE.has(named))) {
     return new ApiError(named, err.rawMessage || undefined);
   }
   if (isTransportFailure(err)) return new ApiError('backend_unavailable');

@@ -1,0 +1,62 @@
+import { decodeTable, encodeTable, fb } from '@wordgame/contracts';
+import type { Request } from 'express';
+import type { BackendClients } from '../../backend/client.js';
+import { ApiError } from '../../http/api-error.js';
+import type { Operation } from '../operation.js';
+
+/** Where providers post notifications; the last segment names the backend's provider adapter. */
+export const NOTIFICATIONS_PATH = '/api/v1/payments/notifications';
+
+/** Largest notification body read (YooKassa's are under 16 KiB); larger is 413 `body_too_large`. */
+export const NOTIFICATION_BODY_LIMIT = '64kb';
+
+/** Provider adapters with a notification route (one route per adapter, no path parameter). */
+const PROVIDERS = ['yookassa'] as const;
+
+/**
+ * The raw bytes of a notification, as read by the route's raw body parser (app.ts). They must be
+ * a JSON object (every provider posts one), else 400 `malformed_notification` before the backend.
+ */
+function notificationBytes(req: Request): Uint8Array {
+  const raw: unknown = req.body;
+  if (!Buffer.isBuffer(raw) || raw.length === 0) throw new ApiError('malformed_notification');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw new ApiError('malformed_notification');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new ApiError('malformed_notification');
+  return raw;
+}
+
+/**
+ * Provider notification intake (`payments.notification.<provider>`): no authentication and no sender-address
+ * check, because a notification is only a hint the backend re-reads from the provider. The raw
+ * body goes to NotificationService.Intake unchanged. Answers 200 (empty) once the backend handled
+ * or ignored it; the disposition is logged, never told to the sender. 503 when the backend could
+ * not decide or is down, so the provider redelivers.
+ */
+export function intakeOperations(backend: BackendClients): Operation[] {
+  return PROVIDERS.map((provider): Operation => ({
+    name: `payments.notification.${provider}`,
+    method: 'post',
+    path: `${NOTIFICATIONS_PATH}/${provider}`,
+    auth: 'none',
+    async handle({ req, log, call }) {
+      const bytes = notificationBytes(req);
+      const body = encodeTable((b) => {
+        const name = b.createString(provider);
+        const raw = fb.ProviderNotification.createBodyVector(b, bytes);
+        return fb.ProviderNotification.createProviderNotification(b, name, raw);
+      }, bytes.length + 64);
+      const res = await backend.notification.intake({ body }, call);
+      const outcome = decodeTable(res.body, (bb) => fb.NotificationDisposition.getRootAsNotificationDisposition(bb), (t) => ({
+        disposition: t.disposition() ?? '',
+        detail: t.detail() ?? '',
+      }));
+      log.info({ provider, ...outcome }, 'provider notification');
+      return { status: 200 };
+    },
+  }));
+}

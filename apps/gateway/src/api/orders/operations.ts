@@ -1,0 +1,57 @@
+import { encodeTable, fb } from '@wordgame/contracts';
+import { z } from 'zod';
+import type { BackendClients } from '../../backend/client.js';
+import type { Operation } from '../operation.js';
+import { byField, idParam, jsonBody, parseInput } from '../validation.js';
+import { readOrder, readOrderList } from './codec.js';
+import { orderPath } from './params.js';
+
+/** Payment rails a customer may choose: stars (inside telegram, XTR) or card (the provider). */
+export const RAILS = ['stars', 'card'] as const;
+
+const createBody = z.object({ product_id: idParam, rail: z.enum(RAILS) }).strict();
+const listQuery = z.object({ limit: z.string().regex(/^([1-9][0-9]?|100)$/, 'must be an integer from 1 to 100').transform(Number).optional() });
+
+/**
+ * The customer's paid orders under /api/v1/user/wallet: `wallet.order_create` (a trusted session:
+ * opens an order on a rail and answers the invoice link or the provider's confirmation URL),
+ * `wallet.orders` (newest first, failed ones included) and `wallet.order_get`. Only the caller's
+ * own orders are visible: another account's order is 404 `unknown_order`, as is a missing one.
+ */
+export function orderOperations(backend: BackendClients): Operation[] {
+  return [
+    {
+      name: 'wallet.order_create',
+      method: 'post',
+      path: '/api/v1/user/wallet/orders',
+      auth: 'trusted_session',
+      async handle({ req, call }) {
+        const input = parseInput(createBody, jsonBody(req), byField({ product_id: 'invalid_product_id', rail: 'invalid_rail' }));
+        const body = encodeTable((b) => fb.OrderCreate.createOrderCreate(b, input.product_id, b.createString(input.rail)));
+        return { status: 201, body: readOrder((await backend.payments.createOrder({ body }, call)).body) };
+      },
+    },
+    {
+      name: 'wallet.orders',
+      method: 'get',
+      path: '/api/v1/user/wallet/orders',
+      auth: 'session',
+      async handle({ req, call }) {
+        const query = parseInput(listQuery, req.query);
+        const body = encodeTable((b) => fb.OrderListQuery.createOrderListQuery(b, query.limit ?? 0));
+        return { status: 200, body: { orders: readOrderList((await backend.payments.listOrders({ body }, call)).body) } };
+      },
+    },
+    {
+      name: 'wallet.order_get',
+      method: 'get',
+      path: '/api/v1/user/wallet/orders/:id',
+      auth: 'session',
+      async handle({ req, call }) {
+        const { id } = parseInput(orderPath, req.params, 'invalid_order_id');
+        const body = encodeTable((b) => fb.OrderQuery.createOrderQuery(b, b.createString(id)));
+        return { status: 200, body: readOrder((await backend.payments.getOrder({ body }, call)).body) };
+      },
+    },
+  ];
+}

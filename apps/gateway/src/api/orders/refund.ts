@@ -1,0 +1,31 @@
+import { encodeTable, fb } from '@wordgame/contracts';
+import type { BackendClients } from '../../backend/client.js';
+import type { Operation } from '../operation.js';
+import { parseInput } from '../validation.js';
+import { readRefund } from './codec.js';
+import { orderPath } from './params.js';
+
+/**
+ * The operator's full refund of a paid card order (`orders_admin.refund`, guarded by the operator
+ * bearer token like the catalog editor). The provider is asked first and the refund is recorded
+ * only once it reports succeeded: 200 with status `succeeded` (exactly one refund row), `pending`
+ * (nothing recorded yet: press again, the same idempotence key returns the same refund) or
+ * `canceled` (the provider refused; nothing recorded). Failures use the edge's error table.
+ */
+export function refundOperations(backend: BackendClients): Operation[] {
+  return [
+    {
+      name: 'orders_admin.refund',
+      method: 'post',
+      path: '/_gm/api/orders/:id/refund',
+      auth: 'operator',
+      async handle({ req, log, call }) {
+        const { id } = parseInput(orderPath, req.params, 'invalid_order_id');
+        const body = encodeTable((b) => fb.OrderRefund.createOrderRefund(b, b.createString(id)));
+        const result = readRefund((await backend.refund.refundOrder({ body }, call)).body);
+        log.info({ orderId: id, refundStatus: result.status, refundId: result.refund_id }, 'operator refund');
+        return { status: 200, body: result };
+      },
+    },
+  ];
+}
