@@ -6,3 +6,5 @@ export * from './gen/proto/backend/v1/wallet_pb.js';
 export * from './gen/proto/backend/v1/catalog_pb.js';
 export * from './gen/proto/backend/v1/payments_pb.js';
 export * from './gen/proto/backend/v1/console_pb.js';
+export * from './gen/proto/backend/v1/game_pb.js';
+export * from './gen/proto/backend/v1/social_pb.js';
