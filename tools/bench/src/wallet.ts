@@ -142,6 +142,12 @@ function pgbench(url: string, productId: bigint): Figures {
   return { requests: latencies.length, errors: Number(failed ?? 0), perSecond: tps, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
 }
 
+async function stopAll(children: ChildProcess[]): Promise<void> {
+  const running = children.filter((c) => c.exitCode === null && c.signalCode === null);
+  for (const child of running) child.kill('SIGTERM');
+  await Promise.all(running.map((c) => new Promise((r) => c.once('exit', r))));
+}
+
 async function main(): Promise<void> {
   const dbName = `bench_wallet_${randomBytes(4).toString('hex')}`;
   await admin(`create database ${dbName}`);
@@ -202,6 +208,8 @@ async function main(): Promise<void> {
       const res = await request(gateway, 'POST', '/api/v1/user/wallet', { ...auth(w), 'idempotency-key': `b-${w}-${n}-${randomBytes(4).toString('hex')}` }, JSON.stringify({ product_id: String(productId) }));
       return res.status === 200;
     });
+    // The backend's pool is released before pgbench opens its own clients (max_connections is shared).
+    await stopAll(children);
     const bench = pgbench(dbUrl.toString(), productId);
 
     const audit = spawnSync(process.execPath, [tsx, 'apps/backend/src/ledger/audit-cli.ts'], { cwd: root, env: { ...process.env, DATABASE_URL: dbUrl.toString() }, encoding: 'utf8' });
@@ -219,8 +227,7 @@ async function main(): Promise<void> {
       ].join('\n'),
     );
   } finally {
-    for (const child of children) child.kill('SIGTERM');
-    await Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r)))));
+    await stopAll(children);
     agent.destroy();
     await admin(`drop database if exists ${dbName} with (force)`);
   }
