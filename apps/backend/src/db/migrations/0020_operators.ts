@@ -58,11 +58,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   await sql`create index ledger_operations_created_id_idx on ledger_operations (created_at, id)`.execute(db);
   await sql`create index ledger_operations_account_created_idx on ledger_operations (account_id, created_at, id)`.execute(db);
+  await sql`create index ledger_operations_rail_created_idx on ledger_operations (rail, created_at, id) where rail is not null`.execute(db);
   await sql`create index accounts_suspension_lapse_idx on accounts (suspended_until) where status = 'suspended' and suspended_until is not null`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`drop index accounts_suspension_lapse_idx`.execute(db);
+  await sql`drop index ledger_operations_rail_created_idx`.execute(db);
   await sql`drop index ledger_operations_account_created_idx`.execute(db);
   await sql`drop index ledger_operations_created_id_idx`.execute(db);
   await db.schema.dropTable('operator_audit').execute();
