@@ -24,6 +24,10 @@ import { walletService } from './wallet/service.js';
 import { listenDual, type DualListener } from './server/listener.js';
 import { checkSystem } from './system/check.js';
 import { systemService } from './system/service.js';
+import { systemClock, type Clock } from './game/clock.js';
+import { GameEventBus } from './game/events.js';
+import { gameService } from './game/service.js';
+import { socialService } from './social/service.js';
 
 export const BACKEND_VERSION = process.env['npm_package_version'] ?? '0.1.0';
 
@@ -33,15 +37,22 @@ export interface BackendApp {
   stop(): Promise<void>;
 }
 
+/** Optional dependencies of buildBackend (tests inject a clock). */
+export interface BackendOptions {
+  /** The server clock of the game rules (hint idle gate, daily allowance); default the system clock. */
+  now?: Clock;
+}
+
 /**
  * Builds the backend service without side effects: nothing is opened until `start()`, so tests
  * build it with their own config (port 0, a fresh database) and main.ts adds only signals.
  */
-export function buildBackend(config: BackendConfig, logger: Logger): BackendApp {
+export function buildBackend(config: BackendConfig, logger: Logger, options: BackendOptions = {}): BackendApp {
   let database: Database | undefined;
   let listener: DualListener | undefined;
   let reaper: Reaper | undefined;
   let lapses: LapseLoop | undefined;
+  let gameBus: GameEventBus | undefined;
   const startedAt = Date.now();
 
   return {
@@ -65,6 +76,8 @@ export function buildBackend(config: BackendConfig, logger: Logger): BackendApp 
       const check = () => checkSystem(db, startedAt, BACKEND_VERSION);
       const sessions = sessionDeps(config, db, logger);
       const payments = paymentDeps(config, db.db, logger);
+      gameBus = new GameEventBus();
+      const games = { db: db.db, logger, now: options.now ?? systemClock, bus: gameBus, dailyHints: config.GAME_DAILY_HINTS };
       const chatGate = gatewayChatGate(config.GATEWAY_INTERNAL_URL, config.BOT_COMMAND_TIMEOUT_MS);
       const connect = connectNodeAdapter({
         interceptors: [errorEdge(logger)],
@@ -77,6 +90,8 @@ export function buildBackend(config: BackendConfig, logger: Logger): BackendApp 
           router.service(backendApi.PaymentsService, paymentsService(payments));
           router.service(backendApi.NotificationService, notificationService(payments));
           router.service(backendApi.RefundService, refundService(payments));
+          router.service(backendApi.GameService, gameService(games));
+          router.service(backendApi.SocialService, socialService(games));
           router.service(backendApi.ConsoleService, consoleService({ db: db.db, logger, payments, chatGate, sessionTtlHours: config.OPERATOR_SESSION_TTL_HOURS }));
         },
         fallback: (req, res) => void health(req, res, check),
@@ -94,6 +109,8 @@ export function buildBackend(config: BackendConfig, logger: Logger): BackendApp 
       reaper = undefined;
       await lapses?.stop();
       lapses = undefined;
+      gameBus?.close();
+      gameBus = undefined;
       await listener?.close();
       await database?.close();
       listener = undefined;

@@ -60,6 +60,8 @@ export const backendConfigSchema = z
     OPERATOR_SESSION_TTL_HOURS: env.int(12, 1, 24 * 30),
     /** How often temporary blocks are checked for lapse (then a ChatGateCommand is sent), in ms; 0 = off. */
     MODERATION_LAPSE_INTERVAL_MS: env.int(15_000, 0, 3_600_000),
+    /** Free hints per account per UTC day in human games; beyond them a hint spends a wallet hint benefit. */
+    GAME_DAILY_HINTS: env.int(3, 0, 1_000),
   })
   .superRefine((c, ctx) => {
     if (c.MAIL_TRANSPORT === 'smtp' && c.SMTP_URL === undefined) {

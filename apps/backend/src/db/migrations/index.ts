@@ -4,6 +4,7 @@ import * as m0002 from './0002_sessions_email.js';
 import * as m0003 from './0003_wallet_catalog_ledger.js';
 import * as m0010 from './0010_orders.js';
 import * as m0020 from './0020_operators.js';
+import * as m0030 from './0030_games_social.js';
 
 /**
  * Every migration, in order. Names sort lexically; a new migration appends a new entry and never
@@ -15,4 +16,5 @@ export const migrations: Record<string, Migration> = {
   '0003_wallet_catalog_ledger': m0003,
   '0010_orders': m0010,
   '0020_operators': m0020,
+  '0030_games_social': m0030,
 };

@@ -1,0 +1,29 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/schema.js';
+import { forfeitGamesOf } from '../game/play.js';
+import { DomainError } from '../rpc/errors.js';
+
+/** What a soft delete did. */
+export interface Deletion {
+  sessionsRevoked: number;
+  /** Active games the account sat in, now finished with the other seat winning. */
+  forfeited: Array<{ gameId: bigint; seat: number }>;
+}
+
+/**
+ * Soft-deletes an account in one transaction: the row stays (ledger integrity) with status
+ * `deleted` and `deleted_at`; every session of the account is revoked (deleted, so ResolveSession
+ * answers `session_invalid` at once; gateway replicas honour it within their session cache TTL);
+ * its active games are forfeited. Its seats then show as deleted, and friend requests or blocks
+ * aimed at it are refused with `account_deleted`. A second delete is `caller_required`.
+ */
+export async function softDeleteAccount(db: Kysely<DB>, accountId: bigint, now: Date): Promise<Deletion> {
+  return db.transaction().execute(async (trx) => {
+    const account = await trx.selectFrom('accounts').select('status').where('id', '=', accountId).forUpdate().executeTakeFirst();
+    if (!account || account.status === 'deleted') throw new DomainError('caller_required', 'the caller account does not exist');
+    await trx.updateTable('accounts').set({ status: 'deleted', deleted_at: now }).where('id', '=', accountId).execute();
+    const revoked = await trx.deleteFrom('sessions').where('account_id', '=', accountId).executeTakeFirst();
+    const forfeited = await forfeitGamesOf(trx, accountId, now);
+    return { sessionsRevoked: Number(revoked.numDeletedRows), forfeited };
+  });
+}

@@ -1,0 +1,16 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from '@wordgame/logging';
+import type { DB } from '../db/schema.js';
+import type { Clock } from './clock.js';
+import type { GameEventBus } from './events.js';
+
+/** What the game and social services need. */
+export interface GameDeps {
+  db: Kysely<DB>;
+  logger: Logger;
+  /** The server clock (tests drive it). */
+  now: Clock;
+  bus: GameEventBus;
+  /** Free hints per account per UTC day in human games (GAME_DAILY_HINTS). */
+  dailyHints: number;
+}

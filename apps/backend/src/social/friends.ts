@@ -1,0 +1,72 @@
+import type { Transaction } from 'kysely';
+import { isUniqueViolation } from '../accounts/repository.js';
+import type { DB } from '../db/schema.js';
+import { requireLiveCaller } from '../game/caller.js';
+import type { GameDeps } from '../game/deps.js';
+import { gameError } from '../game/errors.js';
+import { isBlockedEitherWay, requireTarget } from './targets.js';
+
+/** The friendship between the caller and another account, from the caller's side. */
+export type FriendshipStatus = 'pending_outgoing' | 'pending_incoming' | 'friends';
+
+async function pairRow(trx: Transaction<DB>, a: bigint, b: bigint) {
+  return trx
+    .selectFrom('friendships')
+    .select(['requester_id', 'status'])
+    .where((eb) => eb.or([eb.and([eb('requester_id', '=', a), eb('addressee_id', '=', b)]), eb.and([eb('requester_id', '=', b), eb('addressee_id', '=', a)])]))
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+async function acceptRow(trx: Transaction<DB>, requester: bigint, addressee: bigint, now: Date): Promise<void> {
+  await trx
+    .updateTable('friendships')
+    .set({ status: 'accepted', accepted_at: now })
+    .where('requester_id', '=', requester)
+    .where('addressee_id', '=', addressee)
+    .execute();
+}
+
+/**
+ * Asks `targetId` for friendship. Refused for a deleted target (`account_deleted`), an unknown
+ * one, oneself, or when a block stands either way (`blocked`). Idempotent: a pending request of
+ * the caller stays pending; when the target had already asked the caller, both become friends.
+ */
+export async function sendFriendRequest(deps: GameDeps, callerId: bigint, targetId: bigint): Promise<FriendshipStatus> {
+  const now = deps.now();
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await deps.db.transaction().execute(async (trx): Promise<FriendshipStatus> => {
+        await requireLiveCaller(trx, callerId);
+        await requireTarget(trx, callerId, targetId);
+        if (await isBlockedEitherWay(trx, callerId, targetId)) throw gameError('blocked', 'a block stands between you and this player');
+        const row = await pairRow(trx, callerId, targetId);
+        if (!row) {
+          await trx.insertInto('friendships').values({ requester_id: callerId, addressee_id: targetId, status: 'pending', created_at: now }).execute();
+          return 'pending_outgoing';
+        }
+        if (row.status === 'accepted') return 'friends';
+        if (row.requester_id === callerId) return 'pending_outgoing';
+        await acceptRow(trx, targetId, callerId, now);
+        return 'friends';
+      });
+    } catch (err: unknown) {
+      // Two first requests of one pair raced on the pair key: the loser re-reads the winner's row.
+      if (attempt > 0 || !isUniqueViolation(err, 'friendships_pair_key')) throw err;
+    }
+  }
+}
+
+/** Accepts `targetId`'s pending request to the caller; `unknown_friend_request` when there is none. */
+export async function acceptFriendRequest(deps: GameDeps, callerId: bigint, targetId: bigint): Promise<FriendshipStatus> {
+  const now = deps.now();
+  return deps.db.transaction().execute(async (trx): Promise<FriendshipStatus> => {
+    await requireLiveCaller(trx, callerId);
+    await requireTarget(trx, callerId, targetId);
+    const row = await pairRow(trx, callerId, targetId);
+    if (row?.status === 'accepted') return 'friends';
+    if (!row || row.requester_id !== targetId) throw gameError('unknown_friend_request', 'this account has not asked you for friendship');
+    await acceptRow(trx, targetId, callerId, now);
+    return 'friends';
+  });
+}

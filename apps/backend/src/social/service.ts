@@ -1,0 +1,59 @@
+import type { ServiceImpl } from '@connectrpc/connect';
+import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
+import { softDeleteAccount } from '../accounts/delete.js';
+import type { GameDeps } from '../game/deps.js';
+import { loadGame } from '../game/repository.js';
+import { callerFrom } from '../rpc/caller.js';
+import { block, unblock } from './blocks.js';
+import { acceptFriendRequest, sendFriendRequest, type FriendshipStatus } from './friends.js';
+
+function targetOf(body: Uint8Array): bigint {
+  return decodeTable(body, (bb) => fb.SocialTarget.getRootAsSocialTarget(bb), (t) => t.accountId());
+}
+
+function friendship(accountId: bigint, status: FriendshipStatus): Uint8Array {
+  return encodeTable((b) => fb.FriendshipView.createFriendshipView(b, accountId, b.createString(status)));
+}
+
+function blockView(accountId: bigint, blocked: boolean): Uint8Array {
+  return encodeTable((b) => fb.BlockView.createBlockView(b, accountId, blocked));
+}
+
+/** backend.v1.SocialService: friend requests, blocks and the caller's own soft delete. */
+export function socialService(deps: GameDeps): ServiceImpl<typeof backendApi.SocialService> {
+  return {
+    async sendFriendRequest(req, ctx) {
+      const caller = callerFrom(ctx.requestHeader);
+      const target = targetOf(req.body);
+      return { body: friendship(target, await sendFriendRequest(deps, caller.accountId, target)) };
+    },
+    async acceptFriendRequest(req, ctx) {
+      const caller = callerFrom(ctx.requestHeader);
+      const target = targetOf(req.body);
+      return { body: friendship(target, await acceptFriendRequest(deps, caller.accountId, target)) };
+    },
+    async block(req, ctx) {
+      const caller = callerFrom(ctx.requestHeader);
+      const target = targetOf(req.body);
+      await block(deps, caller.accountId, target);
+      return { body: blockView(target, true) };
+    },
+    async unblock(req, ctx) {
+      const caller = callerFrom(ctx.requestHeader);
+      const target = targetOf(req.body);
+      await unblock(deps, caller.accountId, target);
+      return { body: blockView(target, false) };
+    },
+    async deleteAccount(req, ctx) {
+      const caller = callerFrom(ctx.requestHeader);
+      decodeTable(req.body, (bb) => fb.AccountDeletion.getRootAsAccountDeletion(bb), () => undefined);
+      const done = await softDeleteAccount(deps.db, caller.accountId, deps.now());
+      for (const { gameId, seat } of done.forfeited) {
+        const game = await loadGame(deps.db, gameId);
+        if (game) deps.bus.publish(gameId, { kind: 'deleted', game, seat });
+      }
+      deps.logger.info({ accountId: String(caller.accountId), sessionsRevoked: done.sessionsRevoked, gamesForfeited: done.forfeited.length }, 'account deleted');
+      return { body: encodeTable((b) => fb.AccountDeleted.createAccountDeleted(b, caller.accountId, done.sessionsRevoked)) };
+    },
+  };
+}
