@@ -1,0 +1,128 @@
+import { Code } from '@connectrpc/connect';
+import { decodeTable, encodeTable, fb } from '@wordgame/contracts';
+import { insertSession } from '../src/sessions/repository.js';
+import { as, failure } from './support/harness.js';
+import { newAccount } from './support/wallet.js';
+import { createBody, gameBody, gameEvent, moveBody, startGameHarness, targetBody, view, type GameHarness } from './game-support.js';
+
+describe('social layer and account soft delete over Connect on PostgreSQL', () => {
+  let h: GameHarness;
+  beforeAll(async () => {
+    h = await startGameHarness();
+  });
+  afterAll(() => h.stop());
+
+  const db = () => h.database.db;
+  const me = (id: bigint) => as(id, 'direct;web');
+  const friendship = (body: Uint8Array) => decodeTable(body, (bb) => fb.FriendshipView.getRootAsFriendshipView(bb), (t) => ({ accountId: t.accountId(), status: t.status() }));
+  const befriend = async (from: bigint, to: bigint) => friendship((await h.social.sendFriendRequest({ body: targetBody(to) }, me(from))).body);
+  const accept = async (by: bigint, from: bigint) => friendship((await h.social.acceptFriendRequest({ body: targetBody(from) }, me(by))).body);
+  const block = (by: bigint, target: bigint) => h.social.block({ body: targetBody(target) }, me(by));
+  const unblock = (by: bigint, target: bigint) => h.social.unblock({ body: targetBody(target) }, me(by));
+  const deleteAccount = async (id: bigint) =>
+    decodeTable(
+      (await h.social.deleteAccount({ body: encodeTable((b) => fb.AccountDeletion.createAccountDeletion(b)) }, me(id))).body,
+      (bb) => fb.AccountDeleted.getRootAsAccountDeleted(bb),
+      (t) => ({ accountId: t.accountId(), sessionsRevoked: t.sessionsRevoked() }),
+    );
+  const resolve = (token: string) => h.account.resolveSession({ body: encodeTable((b) => fb.SessionLookup.createSessionLookup(b, b.createString(token))) });
+
+  describe('friend requests', () => {
+    it('pending until accepted; asking back accepts; repeats are idempotent', async () => {
+      const a = await newAccount(db());
+      const b = await newAccount(db());
+      const c = await newAccount(db());
+      expect(await befriend(a, b)).toEqual({ accountId: b, status: 'pending_outgoing' });
+      expect(await befriend(a, b)).toEqual({ accountId: b, status: 'pending_outgoing' });
+      expect(await accept(b, a)).toEqual({ accountId: a, status: 'friends' });
+      expect(await befriend(b, a)).toEqual({ accountId: a, status: 'friends' });
+      await befriend(c, a);
+      expect(await befriend(a, c)).toEqual({ accountId: c, status: 'friends' });
+    });
+
+    it('refuses oneself, unknown accounts, a request that was never made, and a block either way', async () => {
+      const a = await newAccount(db());
+      const b = await newAccount(db());
+      expect(await failure(befriend(a, a))).toEqual({ code: Code.InvalidArgument, errorCode: 'invalid_target' });
+      expect(await failure(befriend(a, 987_654_321n))).toEqual({ code: Code.NotFound, errorCode: 'unknown_account' });
+      expect(await failure(accept(a, b))).toEqual({ code: Code.NotFound, errorCode: 'unknown_friend_request' });
+      await block(b, a);
+      expect(await failure(befriend(a, b))).toEqual({ code: Code.PermissionDenied, errorCode: 'blocked' });
+      expect(await failure(befriend(b, a))).toEqual({ code: Code.PermissionDenied, errorCode: 'blocked' });
+      expect(await failure(h.games.createGame({ body: createBody('classic', false, b) }, me(a)))).toEqual({ code: Code.PermissionDenied, errorCode: 'blocked' });
+      await unblock(b, a);
+      expect((await befriend(a, b)).status).toBe('pending_outgoing');
+    });
+
+    it('a block ends a friendship', async () => {
+      const a = await newAccount(db());
+      const b = await newAccount(db());
+      await befriend(a, b);
+      await accept(b, a);
+      await block(a, b);
+      await block(a, b);
+      await unblock(a, b);
+      expect((await befriend(b, a)).status).toBe('pending_outgoing');
+    });
+  });
+
+  describe('aimed at a deleted account: account_deleted', () => {
+    it('SendFriendRequest, AcceptFriendRequest, Block and a game invitation are refused; Unblock still cleans up', async () => {
+      const a = await newAccount(db());
+      const gone = await newAccount(db());
+      await befriend(gone, a);
+      await block(a, gone);
+      await unblock(a, gone);
+      await deleteAccount(gone);
+      const deleted = { code: Code.FailedPrecondition, errorCode: 'account_deleted' };
+      expect(await failure(befriend(a, gone))).toEqual(deleted);
+      expect(await failure(accept(a, gone))).toEqual(deleted);
+      expect(await failure(block(a, gone))).toEqual(deleted);
+      expect(await failure(h.games.createGame({ body: createBody('classic', false, gone) }, me(a)))).toEqual(deleted);
+      await expect(unblock(a, gone)).resolves.toBeDefined();
+    });
+  });
+
+  describe('DeleteAccount (soft delete)', () => {
+    it('revokes every session, shows the seat as deleted to the opponent, forfeits active games and tells watchers', async () => {
+      const alice = await newAccount(db());
+      const bob = await newAccount(db());
+      const s1 = await insertSession(db(), bob, { kind: 'telegram', subtype: null }, 24);
+      const s2 = await insertSession(db(), bob, { kind: 'direct', subtype: 'web' }, 24);
+      const keep = await insertSession(db(), alice, { kind: 'direct', subtype: 'web' }, 24);
+      const g = view((await h.games.createGame({ body: createBody('classic', false, bob) }, me(alice))).body);
+      await h.games.playMove({ body: moveBody(g.gameId, 'apple') }, me(alice));
+      const finished = view((await h.games.createGame({ body: createBody('classic', false, bob) }, me(alice))).body);
+      await h.games.resign({ body: gameBody(finished.gameId) }, me(bob));
+
+      const abort = new AbortController();
+      const events = h.games.watchGame({ body: gameBody(g.gameId) }, { ...me(alice), signal: abort.signal })[Symbol.asyncIterator]();
+      try {
+        await events.next();
+        expect(await deleteAccount(bob)).toEqual({ accountId: bob, sessionsRevoked: 2 });
+        const next = await events.next();
+        expect(next.done).toBe(false);
+        if (!next.done) {
+          expect(gameEvent(next.value.body)).toMatchObject({ kind: 'opponent_deleted', state: { status: 'finished', winner: 0, finishReason: 'opponent_deleted' } });
+        }
+      } finally {
+        abort.abort();
+      }
+
+      for (const s of [s1, s2]) expect(await failure(resolve(s.token))).toEqual({ code: Code.Unauthenticated, errorCode: 'session_invalid' });
+      await expect(resolve(keep.token)).resolves.toBeDefined();
+
+      for (const id of [g.gameId, finished.gameId]) {
+        const seen = view((await h.games.getGame({ body: gameBody(id) }, me(alice))).body);
+        expect(seen.seats[1]).toMatchObject({ accountId: bob, deleted: true, displayName: 'Deleted player', robot: false });
+        expect(seen.seats[0]).toMatchObject({ deleted: false });
+      }
+      expect(view((await h.games.getGame({ body: gameBody(g.gameId) }, me(alice))).body).state).toMatchObject({ status: 'finished', winner: 0, finishReason: 'opponent_deleted' });
+      expect(await failure(h.games.getGame({ body: gameBody(g.gameId) }, me(bob)))).toEqual({ code: Code.Unauthenticated, errorCode: 'caller_required' });
+      expect(await failure(deleteAccount(bob))).toEqual({ code: Code.Unauthenticated, errorCode: 'caller_required' });
+      const row = await db().selectFrom('accounts').select(['status', 'deleted_at']).where('id', '=', bob).executeTakeFirstOrThrow();
+      expect(row.status).toBe('deleted');
+      expect(row.deleted_at).toEqual(h.clock.now());
+    });
+  });
+});
