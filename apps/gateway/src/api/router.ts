@@ -3,6 +3,8 @@ import type { CachingSessionResolver } from '../auth/resolver.js';
 import type { BackendClients } from '../backend/client.js';
 import type { ApiMetrics } from '../http/metrics.js';
 import { catalogAdminOperations } from './catalog-admin/operations.js';
+import { mountGameEvents } from './game/events.js';
+import { gameOperations } from './game/operations.js';
 import { intakeOperations } from './intake/operations.js';
 import { mountOperations } from './mount.js';
 import type { Operation } from './operation.js';
@@ -10,6 +12,7 @@ import { orderOperations } from './orders/operations.js';
 import { refundOperations } from './orders/refund.js';
 import { profileOperations } from './profile/operations.js';
 import { sessionOperations } from './session/operations.js';
+import { socialOperations } from './social/operations.js';
 import { walletOperations } from './wallet/operations.js';
 
 /** What the REST API needs. */
@@ -33,12 +36,15 @@ export function operationTable(backend: BackendClients, sessions: CachingSession
     ...orderOperations(backend),
     ...refundOperations(backend),
     ...intakeOperations(backend),
+    ...gameOperations(backend),
+    ...socialOperations(backend, sessions),
   ];
 }
 
 /** A router serving the whole operation table (paths are absolute, so mount it at the root). */
 export function createApiRouter(deps: ApiDeps): Router {
   const router = express.Router();
+  mountGameEvents(router, deps);
   mountOperations(router, operationTable(deps.backend, deps.sessions), deps);
   return router;
 }

@@ -16,6 +16,10 @@ export interface BackendClients {
   notification: Client<typeof backendApi.NotificationService>;
   /** Operator refunds (no caller headers; the gateway's operator guard). */
   refund: Client<typeof backendApi.RefundService>;
+  /** The word game, including the WatchGame server stream (caller headers required). */
+  game: Client<typeof backendApi.GameService>;
+  /** Friend requests, blocks and account deletion (caller headers required). */
+  social: Client<typeof backendApi.SocialService>;
 }
 
 export function createBackendClients(baseUrl: string): BackendClients {
@@ -29,6 +33,8 @@ export function createBackendClients(baseUrl: string): BackendClients {
     payments: createClient(backendApi.PaymentsService, transport),
     notification: createClient(backendApi.NotificationService, transport),
     refund: createClient(backendApi.RefundService, transport),
+    game: createClient(backendApi.GameService, transport),
+    social: createClient(backendApi.SocialService, transport),
   };
 }
 
