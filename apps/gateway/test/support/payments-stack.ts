@@ -51,12 +51,15 @@ function botProcess(env: Record<string, string>): BotProcess {
   let child: ChildProcess | undefined;
   const logs: Record<string, unknown>[] = [];
   const exited = (c: ChildProcess) => c.exitCode !== null || c.signalCode !== null;
+  // tsx runs the bot in a child of its own process: signal the whole process group, so SIGKILL
+  // reaches the bot itself (a signal to the tsx wrapper alone would orphan a live bot).
   const end = (signal: NodeJS.Signals) => {
     const c = child;
-    if (!c || exited(c)) return Promise.resolve();
+    if (!c || exited(c) || c.pid === undefined) return Promise.resolve();
+    const group = c.pid;
     return new Promise<void>((resolve) => {
       c.once('exit', () => resolve());
-      c.kill(signal);
+      process.kill(-group, signal);
     });
   };
   return {
@@ -67,6 +70,7 @@ function botProcess(env: Record<string, string>): BotProcess {
         cwd: ROOT,
         env: { PATH: process.env['PATH'] ?? '', ...env },
         stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
       });
       let buffered = '';
       c.stdout?.on('data', (chunk: Buffer) => {

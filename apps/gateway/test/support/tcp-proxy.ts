@@ -11,12 +11,21 @@ export interface TcpProxy {
   cut(): void;
   /** Stops relaying on every connection without closing anything. */
   freeze(): void;
+  /** Cuts every connection and refuses new ones until `accept()` (the server looks down). */
+  refuse(): void;
+  /** Relays new connections again after `refuse()`. */
+  accept(): void;
   close(): Promise<void>;
 }
 
 export async function startTcpProxy(targetPort: number, host = '127.0.0.1'): Promise<TcpProxy> {
   const pairs = new Set<[net.Socket, net.Socket]>();
+  let refusing = false;
   const server = net.createServer((client) => {
+    if (refusing) {
+      client.destroy();
+      return;
+    }
     const upstream = net.connect(targetPort, host);
     const pair: [net.Socket, net.Socket] = [client, upstream];
     pairs.add(pair);
@@ -41,6 +50,17 @@ export async function startTcpProxy(targetPort: number, host = '127.0.0.1'): Pro
         upstream.destroy();
       }
       pairs.clear();
+    },
+    refuse: () => {
+      refusing = true;
+      for (const [client, upstream] of pairs) {
+        client.destroy();
+        upstream.destroy();
+      }
+      pairs.clear();
+    },
+    accept: () => {
+      refusing = false;
     },
     freeze: () => {
       for (const [client, upstream] of pairs) {
