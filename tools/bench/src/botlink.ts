@@ -13,11 +13,11 @@ import { median, summarize, type RunSummary } from './stats.js';
  * in one process (the bot on a worker thread). Rounds alternate echo and hub so load changes on
  * the machine hit both; the medians over rounds are compared.
  * BENCH_COMMANDS per run (default 60000), BENCH_WINDOW in flight (default 256), BENCH_ROUNDS
- * (default 3), BENCH_MAX_SECONDS per run (default 30).
+ * (default 5), BENCH_MAX_SECONDS per run (default 30).
  */
 const total = Number(process.env.BENCH_COMMANDS ?? 60_000);
 const window = Number(process.env.BENCH_WINDOW ?? 256);
-const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 const maxSeconds = Number(process.env.BENCH_MAX_SECONDS ?? 30);
 const warmup = Math.min(20_000, Math.ceil(total / 3));
 
