@@ -3,6 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { createLogger } from '@wordgame/logging';
 import { startPlatformEmulator, type PlatformEmulator } from '@wordgame/platform-emulator';
@@ -124,6 +125,8 @@ export interface PaymentsStack {
   link: TcpProxy | undefined;
   /** The bot's SQLite outbox file. */
   outboxPath: string;
+  /** The gateway's log lines (JSON, level info and up). */
+  gatewayLogs: Record<string, unknown>[];
   certs: DevCerts;
   stop(): Promise<void>;
 }
@@ -146,6 +149,13 @@ export async function startPaymentsStack(options: PaymentsStackOptions = {}): Pr
     REAPER_INTERVAL_MS: String(options.reaperIntervalMs ?? 0),
     MODERATION_LAPSE_INTERVAL_MS: '0',
   });
+  const gatewayLogs: Record<string, unknown>[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const line of chunk.toString('utf8').split('\n')) if (line) gatewayLogs.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
   const gateway = buildGateway(
     loadGatewayConfig({
       BACKEND_URL: backend.url,
@@ -158,7 +168,7 @@ export async function startPaymentsStack(options: PaymentsStackOptions = {}): Pr
       GATEWAY_OPERATOR_TOKEN: OPERATOR_TOKEN,
       GATEWAY_SESSION_CACHE_MS: '0',
     }),
-    createLogger('gateway-payments-test', process.env['TEST_LOG_LEVEL'] === 'debug' ? 'debug' : 'silent'),
+    createLogger('gateway-payments-test', 'info', sink),
   );
   const urls = await gateway.start();
   provider.control.setWebhookUrl(`${urls.httpUrl}/api/v1/payments/notifications/yookassa`);
@@ -201,6 +211,7 @@ export async function startPaymentsStack(options: PaymentsStackOptions = {}): Pr
     bot,
     link,
     outboxPath,
+    gatewayLogs,
     certs,
     stop: async () => {
       await bot?.stop();

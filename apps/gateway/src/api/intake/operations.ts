@@ -13,11 +13,23 @@ export const NOTIFICATION_BODY_LIMIT = '64kb';
 /** Provider adapters with a notification route (one route per adapter, no path parameter). */
 const PROVIDERS = ['yookassa'] as const;
 
+/** A notification as the route reads it: the raw bytes, plus its event and object id for logs only. */
+interface RawNotification {
+  bytes: Uint8Array;
+  event: string | undefined;
+  objectId: string | undefined;
+}
+
+/** A short string field of untrusted JSON, for logs. */
+function logField(value: unknown): string | undefined {
+  return typeof value === 'string' ? value.slice(0, 128) : undefined;
+}
+
 /**
  * The raw bytes of a notification, as read by the route's raw body parser (app.ts). They must be
  * a JSON object (every provider posts one), else 400 `malformed_notification` before the backend.
  */
-function notificationBytes(req: Request): Uint8Array {
+function readNotification(req: Request): RawNotification {
   const raw: unknown = req.body;
   if (!Buffer.isBuffer(raw) || raw.length === 0) throw new ApiError('malformed_notification');
   let parsed: unknown;
@@ -27,7 +39,9 @@ function notificationBytes(req: Request): Uint8Array {
     throw new ApiError('malformed_notification');
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new ApiError('malformed_notification');
-  return raw;
+  const { event, object } = parsed as { event?: unknown; object?: unknown };
+  const objectId = typeof object === 'object' && object !== null ? logField((object as { id?: unknown }).id) : undefined;
+  return { bytes: raw, event: logField(event), objectId };
 }
 
 /**
@@ -44,18 +58,18 @@ export function intakeOperations(backend: BackendClients): Operation[] {
     path: `${NOTIFICATIONS_PATH}/${provider}`,
     auth: 'none',
     async handle({ req, log, call }) {
-      const bytes = notificationBytes(req);
+      const notification = readNotification(req);
       const body = encodeTable((b) => {
         const name = b.createString(provider);
-        const raw = fb.ProviderNotification.createBodyVector(b, bytes);
+        const raw = fb.ProviderNotification.createBodyVector(b, notification.bytes);
         return fb.ProviderNotification.createProviderNotification(b, name, raw);
-      }, bytes.length + 64);
+      }, notification.bytes.length + 64);
       const res = await backend.notification.intake({ body }, call);
       const outcome = decodeTable(res.body, (bb) => fb.NotificationDisposition.getRootAsNotificationDisposition(bb), (t) => ({
         disposition: t.disposition() ?? '',
         detail: t.detail() ?? '',
       }));
-      log.info({ provider, ...outcome }, 'provider notification');
+      log.info({ provider, event: notification.event, objectId: notification.objectId, ...outcome }, 'provider notification');
       return { status: 200 };
     },
   }));
