@@ -76,9 +76,9 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
       const check = () => checkSystem(db, startedAt, BACKEND_VERSION);
       const sessions = sessionDeps(config, db, logger);
       const payments = paymentDeps(config, db.db, logger);
-      gameBus = new GameEventBus();
-      const games = { db: db.db, logger, now: options.now ?? systemClock, bus: gameBus, dailyHints: config.GAME_DAILY_HINTS };
       const chatGate = gatewayChatGate(config.GATEWAY_INTERNAL_URL, config.BOT_COMMAND_TIMEOUT_MS);
+      gameBus = new GameEventBus();
+      const games = { db: db.db, logger, now: options.now ?? systemClock, bus: gameBus, dailyHints: config.GAME_DAILY_HINTS, chatGate };
       const connect = connectNodeAdapter({
         interceptors: [errorEdge(logger)],
         routes: (router) => {

@@ -1,16 +1,22 @@
 import { Code } from '@connectrpc/connect';
 import { decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import { insertSession } from '../src/sessions/repository.js';
+import { eventually, startBotCommandServer, telegramAccount, type BotCommandServer } from './payments-support.js';
 import { as, failure } from './support/harness.js';
 import { newAccount } from './support/wallet.js';
 import { createBody, gameBody, gameEvent, moveBody, startGameHarness, targetBody, view, type GameHarness } from './game-support.js';
 
 describe('social layer and account soft delete over Connect on PostgreSQL', () => {
   let h: GameHarness;
+  let bot: BotCommandServer;
   beforeAll(async () => {
-    h = await startGameHarness();
+    bot = await startBotCommandServer();
+    h = await startGameHarness({ GATEWAY_INTERNAL_URL: bot.url });
   });
-  afterAll(() => h.stop());
+  afterAll(async () => {
+    await h.stop();
+    await bot.stop();
+  });
 
   const db = () => h.database.db;
   const me = (id: bigint) => as(id, 'direct;web');
@@ -84,6 +90,14 @@ describe('social layer and account soft delete over Connect on PostgreSQL', () =
   });
 
   describe('DeleteAccount (soft delete)', () => {
+    it('revokes the chat write permission of its telegram identities (ChatGateCommand allow=false)', async () => {
+      const leaving = await telegramAccount(db(), '5550001');
+      await deleteAccount(leaving);
+      await eventually(() => bot.commands.some((c) => c.payload.case === 'chatGate' && c.payload.value.externalId === '5550001'));
+      const gate = bot.commands.find((c) => c.payload.case === 'chatGate' && c.payload.value.externalId === '5550001');
+      expect(gate?.payload.value).toMatchObject({ externalId: '5550001', allow: false });
+    });
+
     it('revokes every session, shows the seat as deleted to the opponent, forfeits active games and tells watchers', async () => {
       const alice = await newAccount(db());
       const bob = await newAccount(db());

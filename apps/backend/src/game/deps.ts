@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from '@wordgame/logging';
 import type { DB } from '../db/schema.js';
+import type { ChatGate } from '../moderation/chat-gate.js';
 import type { Clock } from './clock.js';
 import type { GameEventBus } from './events.js';
 
@@ -13,4 +14,6 @@ export interface GameDeps {
   bus: GameEventBus;
   /** Free hints per account per UTC day in human games (GAME_DAILY_HINTS). */
   dailyHints: number;
+  /** Where a deleted account's chat write permission is revoked (ChatGateCommand allow=false). */
+  chatGate: ChatGate;
 }

@@ -19,6 +19,19 @@ function blockView(accountId: bigint, blocked: boolean): Uint8Array {
   return encodeTable((b) => fb.BlockView.createBlockView(b, accountId, blocked));
 }
 
+/**
+ * A deleted account may no longer write in the moderated chat: sends ChatGateCommand allow=false
+ * for each of its telegram identities (the bot's platform), after the commit. Best-effort and at
+ * most once like every chat gate command; the outcome is logged, never awaited by the caller.
+ */
+async function revokeChat(deps: GameDeps, accountId: bigint): Promise<void> {
+  const identities = await deps.db.selectFrom('platform_identities').select('external_id').where('account_id', '=', accountId).where('kind', '=', 'telegram').execute();
+  for (const { external_id } of identities) {
+    const outcome = await deps.chatGate.send(external_id, false);
+    deps.logger.info({ accountId: String(accountId), allow: false, outcome: outcome.status, reason: 'account_deleted' }, 'chat gate command sent');
+  }
+}
+
 /** backend.v1.SocialService: friend requests, blocks and the caller's own soft delete. */
 export function socialService(deps: GameDeps): ServiceImpl<typeof backendApi.SocialService> {
   return {
@@ -52,6 +65,7 @@ export function socialService(deps: GameDeps): ServiceImpl<typeof backendApi.Soc
         const game = await loadGame(deps.db, gameId);
         if (game) deps.bus.publish(gameId, { kind: 'deleted', game, seat });
       }
+      void revokeChat(deps, caller.accountId).catch((err: unknown) => deps.logger.warn({ err, accountId: String(caller.accountId) }, 'chat gate revocation failed'));
       deps.logger.info({ accountId: String(caller.accountId), sessionsRevoked: done.sessionsRevoked, gamesForfeited: done.forfeited.length }, 'account deleted');
       return { body: encodeTable((b) => fb.AccountDeleted.createAccountDeleted(b, caller.accountId, done.sessionsRevoked)) };
     },
