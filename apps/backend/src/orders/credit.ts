@@ -1,8 +1,6 @@
-import type { Transaction } from 'kysely';
-import type { DB } from '../db/schema.js';
-import { appendOperations } from '../ledger/repository.js';
-import { addBenefits } from '../wallet/repository.js';
-import { recordEvent, type OrderRow } from './repository.js';
+import { sql, type Kysely } from 'kysely';
+import type { DB, OrderRail } from '../db/schema.js';
+import type { OrderRow } from './repository.js';
 import { CREDITABLE_STATES } from './state.js';
 
 /** What settled the order: the platform's charge id (stars) or the provider's payment id (card). */
@@ -11,61 +9,151 @@ export interface Settlement {
   providerPaymentId?: string;
 }
 
-/**
- * Credits a creditable order exactly once, inside the caller's transaction: one conditional UPDATE
- * moves it from pending/expired to paid (a second attempt matches no row and credits nothing), then
- * the pack's chips go to the order's segment, its benefits to the same origin, and one `purchase`
- * ledger row records it all (rail = provider = the settling provider, money snapshot). The unique
- * (order_id, kind) key on the ledger backs the conditional UPDATE. Returns the paid order, or null
- * when the order was not creditable (already paid, failed or missing).
- */
-export async function creditOrder(trx: Transaction<DB>, orderId: string, settlement: Settlement, now: Date): Promise<OrderRow | null> {
-  const order = await trx
-    .updateTable('orders')
-    .set((eb) => ({
-      state: 'paid',
-      paid_at: now,
-      ...(settlement.platformChargeId !== undefined ? { platform_charge_id: settlement.platformChargeId } : {}),
-      ...(settlement.providerPaymentId !== undefined
-        ? { provider_payment_id: eb.fn.coalesce('provider_payment_id', eb.val(settlement.providerPaymentId)) }
-        : {}),
-    }))
-    .where('id', '=', orderId)
-    .where('state', 'in', CREDITABLE_STATES)
-    .returningAll()
-    .executeTakeFirst();
-  if (!order) return null;
+/** Extra conditions the order must meet to be credited (the stars fast path checks them in the same statement). */
+export interface CreditGuard {
+  /** The order's rail. */
+  rail?: OrderRail;
+  /** The order's amount must equal the paid amount. */
+  amount?: bigint;
+  /**
+   * Credit only if this platform charge id is neither on an order nor recorded as unmatched. Those
+   * checks read the statement's snapshot, so the order row must also still be the version that
+   * snapshot saw (same xmin): a writer that committed meanwhile (ForwardPayment recording this
+   * charge as unmatched touches the order under its lock) makes this statement credit nothing,
+   * and the caller falls back to its locked path.
+   */
+  newChargeId?: string;
+}
 
-  if (order.chips > 0n) {
-    await trx
-      .insertInto('wallet_segments')
-      .values({ account_id: order.account_id, segment: order.segment, balance: order.chips })
-      .onConflict((oc) => oc.columns(['account_id', 'segment']).doUpdateSet((eb) => ({ balance: eb('wallet_segments.balance', '+', order.chips) })))
-      .execute();
-  }
-  const grant = { hints: order.hints, noAdsDays: order.no_ads_days, noAdsForever: order.no_ads_forever };
-  const grantsBenefits = grant.hints > 0n || grant.noAdsDays > 0n || grant.noAdsForever;
-  if (grantsBenefits) await addBenefits(trx, order.account_id, order.segment, grant, now);
-  await appendOperations(trx, [
-    {
-      account_id: order.account_id,
-      kind: 'purchase',
-      segment: order.segment,
-      rail: order.provider,
-      provider: order.provider,
-      product_id: order.product_id,
-      order_id: order.id,
-      chips_delta: order.chips,
-      money_minor: order.amount,
-      currency: order.currency,
-      created_at: now,
-      ...(grantsBenefits
-        ? { benefit_origin: order.segment, hints_delta: grant.hints, no_ads_days: grant.noAdsDays, no_ads_forever: grant.noAdsForever }
-        : {}),
-    },
-  ]);
-  await recordEvent(trx, order.id, 'paid', settlement.platformChargeId ?? settlement.providerPaymentId ?? '');
-  return order;
+/**
+ * Credits a creditable order exactly once, in ONE statement (so one database round trip, atomic by
+ * itself or inside the caller's transaction): a conditional UPDATE moves the order from
+ * pending/expired to paid (a second attempt matches no row: PostgreSQL re-checks the condition on
+ * the latest row version after waiting for a concurrent writer, so no race credits twice), and
+ * data-modifying CTEs fed by that UPDATE's row add the pack's chips to the order's segment, its
+ * benefits to the same origin, append one `purchase` ledger row (rail = provider = the settling
+ * provider, money snapshot) and the `paid` payment event. The unique (order_id, kind) key on the
+ * ledger backs the conditional UPDATE. Returns the paid order, or null when the order was not
+ * creditable (already paid, failed, missing, or a `guard` condition failed).
+ */
+export async function creditOrder(db: Kysely<DB>, orderId: string, settlement: Settlement, now: Date, guard: CreditGuard = {}): Promise<OrderRow | null> {
+  const { rail, amount, newChargeId } = guard;
+  const detail = settlement.platformChargeId ?? settlement.providerPaymentId ?? '';
+  const grantsBenefits = sql<boolean>`(o.hints > 0 or o.no_ads_days > 0 or o.no_ads_forever)`;
+  const row = await db
+    .with('o', (q) => {
+      let update = q
+        .updateTable('orders')
+        .set((eb) => ({
+          state: 'paid',
+          paid_at: now,
+          ...(settlement.platformChargeId !== undefined ? { platform_charge_id: settlement.platformChargeId } : {}),
+          ...(settlement.providerPaymentId !== undefined
+            ? { provider_payment_id: eb.fn.coalesce('provider_payment_id', eb.val(settlement.providerPaymentId)) }
+            : {}),
+        }))
+        .where('id', '=', orderId)
+        .where('state', 'in', CREDITABLE_STATES);
+      if (rail !== undefined) update = update.where('rail', '=', rail);
+      if (amount !== undefined) update = update.where('amount', '=', amount);
+      if (newChargeId !== undefined) {
+        update = update
+          .where(sql<boolean>`orders.xmin = (select seen.xmin from orders as seen where seen.id = ${orderId})`)
+          .where((eb) => eb.not(eb.exists(eb.selectFrom('orders as prior').select('prior.id').where('prior.platform_charge_id', '=', newChargeId))))
+          .where((eb) =>
+            eb.not(eb.exists(eb.selectFrom('unmatched_payments').select('unmatched_payments.id').where('unmatched_payments.platform_charge_id', '=', newChargeId))),
+          );
+      }
+      return update.returningAll();
+    })
+    .with('seg', (q) =>
+      q
+        .insertInto('wallet_segments')
+        .columns(['account_id', 'segment', 'balance'])
+        .expression((eb) => eb.selectFrom('o').select(['o.account_id', 'o.segment', 'o.chips']).where('o.chips', '>', 0n))
+        .onConflict((oc) => oc.columns(['account_id', 'segment']).doUpdateSet({ balance: sql<bigint>`wallet_segments.balance + excluded.balance` }))
+        .returning('wallet_segments.account_id'),
+    )
+    .with('ben', (q) =>
+      q
+        .insertInto('benefits')
+        .columns(['account_id', 'origin', 'no_ads_until', 'no_ads_forever', 'hints'])
+        .expression((eb) =>
+          eb
+            .selectFrom('o')
+            .select([
+              'o.account_id',
+              'o.segment',
+              sql<Date | null>`case when o.no_ads_days > 0 then ${now}::timestamptz + o.no_ads_days * 86400 * interval '1 second' end`.as('no_ads_until'),
+              'o.no_ads_forever',
+              'o.hints',
+            ])
+            .where(grantsBenefits),
+        )
+        .onConflict((oc) =>
+          oc.columns(['account_id', 'origin']).doUpdateSet({
+            no_ads_until: sql<Date | null>`case when excluded.no_ads_until is null then benefits.no_ads_until
+              else greatest(coalesce(benefits.no_ads_until, ${now}::timestamptz), ${now}::timestamptz) + (select o.no_ads_days from o) * 86400 * interval '1 second' end`,
+            no_ads_forever: sql<boolean>`benefits.no_ads_forever or excluded.no_ads_forever`,
+            hints: sql<bigint>`benefits.hints + excluded.hints`,
+          }),
+        )
+        .returning('benefits.account_id'),
+    )
+    .with('led', (q) =>
+      q
+        .insertInto('ledger_operations')
+        .columns([
+          'account_id',
+          'kind',
+          'segment',
+          'rail',
+          'provider',
+          'product_id',
+          'order_id',
+          'chips_delta',
+          'money_minor',
+          'currency',
+          'created_at',
+          'benefit_origin',
+          'hints_delta',
+          'no_ads_days',
+          'no_ads_forever',
+        ])
+        .expression((eb) =>
+          eb
+            .selectFrom('o')
+            .select([
+              'o.account_id',
+              sql.lit('purchase').as('kind'),
+              'o.segment',
+              'o.provider as rail',
+              'o.provider',
+              'o.product_id',
+              'o.id',
+              'o.chips',
+              'o.amount',
+              'o.currency',
+              sql<Date>`${now}::timestamptz`.as('created_at'),
+              sql<string | null>`case when ${grantsBenefits} then o.segment end`.as('benefit_origin'),
+              'o.hints',
+              'o.no_ads_days',
+              'o.no_ads_forever',
+            ]),
+        )
+        .returning('ledger_operations.id'),
+    )
+    .with('ev', (q) =>
+      q
+        .insertInto('payment_events')
+        .columns(['order_id', 'kind', 'detail'])
+        .expression((eb) => eb.selectFrom('o').select(['o.id', sql.lit('paid').as('kind'), sql<string>`${detail}::text`.as('detail')]))
+        .returning('payment_events.id'),
+    )
+    .selectFrom('o')
+    .selectAll('o')
+    .executeTakeFirst();
+  return row ?? null;
 }
 
 /** Whether an order row is one a confirmed payment may still credit. */

@@ -41,14 +41,25 @@ export interface PlatformPaymentInput {
 }
 
 /**
- * ForwardPayment: idempotent on the platform charge id. A charge already credited answers true; a
- * charge already recorded as unmatched answers false; otherwise the named stars order is locked
- * and credited when creditable with an equal amount, else the payment is recorded in
- * unmatched_payments (unique on the charge id) for an operator and answers false. Any answer means
- * the payment is durably handled, so the bot may forget its outbox row.
+ * ForwardPayment: idempotent on the platform charge id. A new charge for a creditable stars order
+ * with an equal amount is credited in one statement (the common case, one round trip). Otherwise,
+ * in a transaction: a charge already credited answers true; a charge already recorded as unmatched
+ * answers false; otherwise the named stars order is locked and credited when creditable with an
+ * equal amount, else the payment is recorded in unmatched_payments (unique on the charge id) for
+ * an operator and answers false. Any answer means the payment is durably handled, so the bot may
+ * forget its outbox row.
  */
 export async function forwardPayment(deps: PaymentDeps, p: PlatformPaymentInput): Promise<boolean> {
   const now = deps.now();
+  // Fast path, one statement: a new charge for a creditable stars order of this amount is credited
+  // at once. Anything else (a replay, an unmatched payment, a race lost) takes the locked path below.
+  const credited = isOrderId(p.orderRef)
+    ? await creditOrder(deps.db, p.orderRef, { platformChargeId: p.chargeId }, now, { rail: 'stars', amount: p.amount, newChargeId: p.chargeId })
+    : null;
+  if (credited) {
+    deps.logger.info({ orderId: p.orderRef, chargeId: p.chargeId }, 'stars payment credited');
+    return true;
+  }
   const outcome = await deps.db.transaction().execute(async (trx) => {
     const credited = await trx.selectFrom('orders').select('id').where('platform_charge_id', '=', p.chargeId).executeTakeFirst();
     if (credited) return { credited: true, replay: true };
@@ -67,6 +78,9 @@ export async function forwardPayment(deps: PaymentDeps, p: PlatformPaymentInput)
       await creditOrder(trx, p.orderRef, { platformChargeId: p.chargeId }, now);
       return { credited: true, replay: false };
     }
+    // A new row version of the still creditable order: a concurrent fast-path credit of this same
+    // charge whose snapshot predates this commit then credits nothing (see CreditGuard.newChargeId).
+    if (order && creditable(order)) await trx.updateTable('orders').set((eb) => ({ state: eb.ref('state') })).where('id', '=', order.id).execute();
     await trx
       .insertInto('unmatched_payments')
       .values({ provider: STARS_PROVIDER, platform_charge_id: p.chargeId, order_ref: p.orderRef.slice(0, 200), amount: p.amount, platform_user_id: p.platformUserId, reason })
