@@ -1,5 +1,6 @@
 import type { Transport } from '@connectrpc/connect';
-import { Http2SessionManager, createGrpcTransport } from '@connectrpc/connect-node';
+import { createGrpcTransport } from '@connectrpc/connect-node';
+import { LinkSession } from './session.js';
 
 /** Where and how the bot dials the gateway's BotLink service. */
 export interface LinkTransportOptions {
@@ -23,14 +24,10 @@ export interface LinkTransport {
 /**
  * A gRPC transport over HTTP/2 with mutual TLS: the bot presents its client certificate and
  * trusts only the configured CA. The Link stream and the three unary RPCs all share this one
- * connection; the session manager reopens it transparently after a drop.
+ * connection; LinkSession reopens it transparently after a drop.
  */
 export function createLinkTransport(options: LinkTransportOptions): LinkTransport {
-  const sessionManager = new Http2SessionManager(
-    options.url,
-    { pingIntervalMs: options.pingIntervalMs, pingTimeoutMs: options.pingIntervalMs, pingIdleConnection: true },
-    { ca: options.ca, cert: options.cert, key: options.key },
-  );
+  const sessionManager = new LinkSession(options);
   const transport = createGrpcTransport({ baseUrl: options.url, sessionManager });
-  return { transport, close: () => sessionManager.abort() };
+  return { transport, close: () => sessionManager.close() };
 }

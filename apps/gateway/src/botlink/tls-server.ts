@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
+import { keepAlive } from '@wordgame/h2-keepalive';
 import type { Logger } from '@wordgame/logging';
 
 export interface MtlsOptions {
@@ -55,7 +56,14 @@ export async function listenMtls(
   const sessions = new Set<http2.ServerHttp2Session>();
   server.on('session', (session: http2.ServerHttp2Session) => {
     sessions.add(session);
-    const stopPings = keepAlive(session, options);
+    const stopPings = keepAlive(session, {
+      intervalMs: options.pingIntervalMs,
+      timeoutMs: options.pingTimeoutMs,
+      onTimeout: () => {
+        options.onPingTimeout?.();
+        options.logger.warn({ remote: session.socket?.remoteAddress, timeoutMs: options.pingTimeoutMs }, 'bot-link ping unanswered; session destroyed');
+      },
+    });
     session.on('close', () => {
       stopPings();
       sessions.delete(session);
@@ -82,33 +90,5 @@ export async function listenMtls(
       await closed;
       clearTimeout(force);
     },
-  };
-}
-
-/** Pings `session` periodically; destroys it when a ping stays unanswered. Returns the stopper. */
-function keepAlive(session: http2.ServerHttp2Session, options: MtlsOptions): () => void {
-  let deadline: NodeJS.Timeout | undefined;
-  const interval = setInterval(() => {
-    if (deadline !== undefined || session.destroyed || session.closed) return;
-    const timer = setTimeout(() => {
-      options.onPingTimeout?.();
-      options.logger.warn({ remote: session.socket?.remoteAddress, timeoutMs: options.pingTimeoutMs }, 'bot-link ping unanswered; session destroyed');
-      session.destroy();
-    }, options.pingTimeoutMs);
-    deadline = timer;
-    const answered = () => {
-      clearTimeout(timer);
-      deadline = undefined;
-    };
-    try {
-      if (!session.ping(answered)) answered();
-    } catch {
-      answered();
-    }
-  }, options.pingIntervalMs);
-  interval.unref();
-  return () => {
-    clearInterval(interval);
-    clearTimeout(deadline);
   };
 }

@@ -1,0 +1,101 @@
+import http2 from 'node:http2';
+import { Code, ConnectError } from '@connectrpc/connect';
+import type { GrpcTransportOptions } from '@connectrpc/connect-node';
+import { keepAlive } from '@wordgame/h2-keepalive';
+
+/** connect-node's session-manager contract (its interface is not exported by name). */
+type SessionManager = NonNullable<GrpcTransportOptions['sessionManager']>;
+
+export interface LinkSessionOptions {
+  url: string;
+  /** TLS material for mutual authentication (PEM). */
+  ca: Buffer;
+  cert: Buffer;
+  key: Buffer;
+  /** PING interval; a PING unanswered for as long destroys the connection (half-open detection). */
+  pingIntervalMs: number;
+}
+
+/**
+ * The bot's one HTTP/2 connection to the gateway, handed to connect-node's gRPC transport as its
+ * session manager. It opens the connection on first use and again after a drop, and keeps it
+ * honest with guarded PINGs. connect-node's own Http2SessionManager is not used because its
+ * keepalive can ping a just-destroyed session and crash the process (connectrpc/connect-es#1795).
+ */
+export class LinkSession implements SessionManager {
+  readonly authority: string;
+  private session: http2.ClientHttp2Session | undefined;
+  private opening: Promise<http2.ClientHttp2Session> | undefined;
+  private closed = false;
+
+  constructor(private readonly options: LinkSessionOptions) {
+    this.authority = new URL(options.url).origin;
+  }
+
+  async request(
+    method: string,
+    path: string,
+    headers: http2.OutgoingHttpHeaders,
+    options: Omit<http2.ClientSessionRequestOptions, 'signal'>,
+  ): Promise<http2.ClientHttp2Stream> {
+    for (let attempt = 0; ; attempt++) {
+      const session = await this.open();
+      try {
+        return session.request({ ...headers, ':method': method, ':path': path }, options);
+      } catch (err: unknown) {
+        // A session can close between open() and request(); one fresh connection is worth a try.
+        if ((session.closed || session.destroyed) && attempt === 0) continue;
+        throw ConnectError.from(err, Code.Unavailable);
+      }
+    }
+  }
+
+  notifyResponseByteRead(): void {
+    // Liveness comes from PINGs; reads need no bookkeeping here.
+  }
+
+  /** Closes the connection and refuses new requests. */
+  close(): void {
+    this.closed = true;
+    this.session?.destroy();
+    this.session = undefined;
+  }
+
+  private open(): Promise<http2.ClientHttp2Session> {
+    if (this.closed) return Promise.reject(new ConnectError('bot-link connection closed', Code.Unavailable));
+    const current = this.session;
+    if (current && !current.closed && !current.destroyed) return Promise.resolve(current);
+    this.opening ??= this.connect().finally(() => {
+      this.opening = undefined;
+    });
+    return this.opening;
+  }
+
+  private connect(): Promise<http2.ClientHttp2Session> {
+    const { ca, cert, key, pingIntervalMs } = this.options;
+    return new Promise((resolve, reject) => {
+      const session = http2.connect(this.authority, { ca, cert, key });
+      const onError = (err: Error) => {
+        session.destroy();
+        reject(ConnectError.from(err, Code.Unavailable));
+      };
+      session.once('error', onError);
+      session.once('connect', () => {
+        session.off('error', onError);
+        // Later session errors surface on its streams; the listener keeps them from being unhandled.
+        session.on('error', () => undefined);
+        session.once('close', () => {
+          if (this.session === session) this.session = undefined;
+        });
+        keepAlive(session, { intervalMs: pingIntervalMs, timeoutMs: pingIntervalMs });
+        if (this.closed) {
+          session.destroy();
+          reject(new ConnectError('bot-link connection closed', Code.Unavailable));
+          return;
+        }
+        this.session = session;
+        resolve(session);
+      });
+    });
+  }
+}
