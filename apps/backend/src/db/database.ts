@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, PGliteDialect, PostgresDialect } from 'kysely';
+import { CompiledQuery, Kysely, PGliteDialect, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Logger } from '@wordgame/logging';
 import type { DB } from './schema.js';
@@ -26,6 +26,21 @@ export interface DatabaseOptions {
 }
 
 type TextParser = (value: string) => unknown;
+type PreparedRunner = <R>(name: string, text: string, values: readonly unknown[]) => Promise<R[]>;
+
+const preparedRunners = new WeakMap<Kysely<DB>, PreparedRunner>();
+
+/**
+ * Runs one hot-path statement on its own (autocommit: the statement is its transaction). On a
+ * PostgreSQL pool opened by openDatabase it is a named prepared statement, parsed and planned once
+ * per pooled connection instead of on every call; otherwise (PGlite, a kysely built elsewhere) it
+ * goes through kysely, which serialises PGlite's single connection. `text` uses $1..$n.
+ */
+export function runPrepared<R>(db: Kysely<DB>, name: string, text: string, values: readonly unknown[]): Promise<R[]> {
+  const runner = preparedRunners.get(db);
+  if (runner) return runner<R>(name, text, values);
+  return db.executeQuery<R>(CompiledQuery.raw(text, [...values])).then((r) => r.rows);
+}
 
 /** int8 arrives as text from pg; parse it to bigint so both dialects agree (money is int8). */
 function pgTypes(): pg.CustomTypesConfig {
@@ -57,6 +72,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     // An idle client losing its server (e.g. a PostgreSQL restart) must not crash the process.
     pool.on('error', (err) => options.logger?.warn({ err }, 'idle database connection failed'));
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    const prepared = async <R>(name: string, text: string, values: readonly unknown[]): Promise<R[]> =>
+      (await pool.query<R & pg.QueryResultRow>({ name, text, values: [...values] })).rows;
+    preparedRunners.set(db, prepared);
     return { db, dialect: 'postgres', close: () => db.destroy() };
   }
   const dir = options.pgliteDir ?? 'memory://';

@@ -1,15 +1,11 @@
-import type { Kysely } from 'kysely';
+import { CompiledQuery, type Kysely } from 'kysely';
+import { runPrepared } from '../db/database.js';
 import type { DB } from '../db/schema.js';
-import { benefitsOf } from '../catalog/product.js';
-import { productForSpend } from '../catalog/repository.js';
-import { gate } from '../gate/gate.js';
-import { appendOperations } from '../ledger/repository.js';
+import { gate, type GateDecision } from '../gate/gate.js';
 import type { Caller } from '../rpc/caller.js';
 import { DomainError } from '../rpc/errors.js';
-import { benefitOriginOf, drawInOrder } from './draw.js';
-import { deserializePurchase, serializePurchase, type PurchaseResult } from './purchase-record.js';
-import { addBenefits, debitSegment, readBenefits, segmentsForUpdate } from './repository.js';
-import { projectWallet } from './view.js';
+import { BUY_STATEMENT, LOCK_ACCOUNT, type BuyRow } from './buy-statement.js';
+import { deserializePurchase, type PurchaseResult } from './purchase-record.js';
 
 const KEY = /^[\x21-\x7e]{1,128}$/;
 
@@ -20,12 +16,21 @@ export function idempotencyKey(raw: string | null): string | null {
   return raw;
 }
 
+const REFUSALS: Record<string, [DomainError['code'], string]> = {
+  caller_required: ['caller_required', 'the caller account does not exist'],
+  idempotency_key_reused: ['idempotency_key_reused', 'this Idempotency-Key was used for another product'],
+  unknown_product: ['unknown_product', 'no such active product'],
+  not_sold_for_chips: ['not_sold_for_chips', 'this product is not sold for chips'],
+  insufficient_chips: ['insufficient_chips', 'not enough chips for this product'],
+};
+
 /**
- * wallet.buy: spends chips on a value product in one transaction. The account's segment rows are
- * locked first (so spends of one account serialise), then the idempotency key is claimed (a key
- * already used returns its stored first result), the price is drawn in gate order, one `spend`
- * ledger operation is appended per segment drawn, and the product's benefits go to the origin that
- * funded the largest share (carried on that origin's operation).
+ * wallet.buy: spends chips on a value product in one transaction — BUY_STATEMENT, one round trip
+ * that locks the account's segments, claims the idempotency key (a key already used returns its
+ * stored first result), draws the price in gate order, appends one `spend` ledger operation per
+ * segment drawn and gives the product's benefits to the origin that funded the largest share.
+ * When a concurrent writer to the same account got in first (`stale`), it runs again inside a
+ * transaction that takes the account's locks before the statement's snapshot.
  */
 export async function buy(db: Kysely<DB>, caller: Caller, productId: bigint, rawKey: string | null): Promise<PurchaseResult & { replayed: boolean }> {
   const decision = gate({ ...caller.platform, emailConfirmed: false });
@@ -33,77 +38,42 @@ export async function buy(db: Kysely<DB>, caller: Caller, productId: bigint, raw
     throw new DomainError('purchase_forbidden', decision.frozen ? 'purchases are not available in this app on this device' : 'this session may not spend or buy');
   }
   if (productId <= 0n) throw new DomainError('invalid_product_id', 'product_id must be a positive integer');
-  const key = idempotencyKey(rawKey);
-  const accountId = caller.accountId;
+  const values = parameters(decision, caller.accountId, productId, idempotencyKey(rawKey));
 
-  return db.transaction().execute(async (trx) => {
-    const balances = await segmentsForUpdate(trx, accountId);
-    if (balances.size === 0) throw new DomainError('caller_required', 'the caller account does not exist');
+  let row = await runPrepared<BuyRow>(db, 'wallet_buy', BUY_STATEMENT, values).then(first);
+  if (isStale(row)) {
+    row = await db.transaction().execute(async (trx) => {
+      await trx.executeQuery(CompiledQuery.raw(LOCK_ACCOUNT, [caller.accountId]));
+      return first((await trx.executeQuery<BuyRow>(CompiledQuery.raw(BUY_STATEMENT, values))).rows);
+    });
+    if (isStale(row)) throw new Error('wallet.buy saw a changed row while holding the account locks');
+  }
+  return outcome(row, productId);
+}
 
-    if (key !== null) {
-      const claimed = await trx
-        .insertInto('buy_requests')
-        .values({ account_id: accountId, idempotency_key: key, product_id: productId, result: null })
-        .onConflict((oc) => oc.columns(['account_id', 'idempotency_key']).doNothing())
-        .returning('product_id')
-        .executeTakeFirst();
-      if (!claimed) {
-        const prior = await trx
-          .selectFrom('buy_requests')
-          .select(['product_id', 'result'])
-          .where('account_id', '=', accountId)
-          .where('idempotency_key', '=', key)
-          .executeTakeFirstOrThrow();
-        if (prior.product_id !== productId) throw new DomainError('idempotency_key_reused', 'this Idempotency-Key was used for another product');
-        if (prior.result === null) throw new Error('a committed buy request has no stored result');
-        return { ...deserializePurchase(prior.result), replayed: true };
-      }
-    }
+function parameters(decision: GateDecision, accountId: bigint, productId: bigint, key: string | null): unknown[] {
+  const flags = { spendOrder: decision.spendOrder, canSpend: decision.canSpend, frozen: decision.frozen, trusted: decision.trusted };
+  return [accountId, productId, key, [...decision.spendOrder], [...decision.visibleSegments], JSON.stringify(flags), new Date()];
+}
 
-    const product = await productForSpend(trx, productId);
-    if (!product) throw new DomainError('unknown_product', `no active product ${productId}`);
-    if (product.chipsPrice === null) throw new DomainError('not_sold_for_chips', 'this product is not sold for chips');
-    const draws = drawInOrder(balances, decision.spendOrder, product.chipsPrice);
-    if (draws === null) throw new DomainError('insufficient_chips', 'not enough chips for this product');
+function first(rows: readonly BuyRow[]): BuyRow {
+  const row = rows[0];
+  if (!row) throw new Error('wallet.buy statement returned no row');
+  return row;
+}
 
-    const origin = benefitOriginOf(draws);
-    const grant = benefitsOf(product.atoms);
-    const now = new Date();
-    for (const d of draws) {
-      await debitSegment(trx, accountId, d.segment, d.amount);
-      balances.set(d.segment, (balances.get(d.segment) ?? 0n) - d.amount);
-    }
-    await appendOperations(
-      trx,
-      draws.map((d) => ({
-        account_id: accountId,
-        kind: 'spend' as const,
-        segment: d.segment,
-        product_id: productId,
-        chips_delta: -d.amount,
-        created_at: now,
-        ...(d.segment === origin
-          ? { benefit_origin: origin, hints_delta: grant.hints, no_ads_days: grant.noAdsDays, no_ads_forever: grant.noAdsForever }
-          : {}),
-      })),
-    );
-    if (grant.hints > 0n || grant.noAdsDays > 0n || grant.noAdsForever) await addBenefits(trx, accountId, origin, grant, now);
+/** Stale: the statement saw a concurrent change, or its key claim lost a race; nothing was written. */
+function isStale(row: BuyRow): boolean {
+  return row.status === 'stale' || (row.status === 'ok' && BigInt(row.went) === 0n);
+}
 
-    const result: PurchaseResult = {
-      productId,
-      price: product.chipsPrice,
-      draws,
-      benefitOrigin: origin,
-      wallet: projectWallet(decision, balances, await readBenefits(trx, accountId)),
-    };
-    if (key !== null) {
-      await trx
-        .updateTable('buy_requests')
-        .set({ result: serializePurchase(result) })
-        .where('account_id', '=', accountId)
-        .where('idempotency_key', '=', key)
-        .execute();
-    }
-    return { ...result, replayed: false };
-  });
+function outcome(row: BuyRow, productId: bigint): PurchaseResult & { replayed: boolean } {
+  if (row.status === 'ok' || row.status === 'replay') {
+    if (row.result === null) throw new Error('a committed buy request has no stored result');
+    return { ...deserializePurchase(row.result), replayed: row.status === 'replay' };
+  }
+  const refusal = REFUSALS[row.status];
+  if (!refusal) throw new Error(`wallet.buy statement answered unknown status ${row.status}`);
+  const [code, message] = refusal;
+  throw new DomainError(code, code === 'unknown_product' ? `no active product ${productId}` : message);
 }

@@ -1,9 +1,8 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
+import { runPrepared } from '../db/database.js';
 import type { DB } from '../db/schema.js';
 import type { Segment } from '../gate/context.js';
 import type { BenefitGrant } from '../catalog/product.js';
-
-type Db = Kysely<DB> | Transaction<DB>;
 
 /** Benefits funded from one origin. */
 export interface BenefitRow {
@@ -13,46 +12,35 @@ export interface BenefitRow {
   hints: bigint;
 }
 
-/** Segment balances of an account (no row = no segment). */
-export async function readSegments(db: Db, accountId: bigint): Promise<Map<Segment, bigint>> {
-  const rows = await db.selectFrom('wallet_segments').select(['segment', 'balance']).where('account_id', '=', accountId).execute();
-  return new Map(rows.map((r) => [r.segment, r.balance]));
+const READ_WALLET = `
+SELECT 'segment' AS part, segment AS origin, balance AS amount, NULL::timestamptz AS no_ads_until, false AS no_ads_forever
+  FROM wallet_segments WHERE account_id = $1::bigint
+UNION ALL
+SELECT 'benefit', origin, hints, no_ads_until, no_ads_forever FROM benefits WHERE account_id = $1::bigint
+ORDER BY part, origin
+`;
+
+interface WalletRow {
+  part: 'segment' | 'benefit';
+  origin: Segment;
+  amount: bigint;
+  no_ads_until: Date | null;
+  no_ads_forever: boolean;
 }
 
 /**
- * Locks every segment row of an account (in a fixed order, so concurrent spends never deadlock)
- * and returns the balances; spends of one account serialise here.
+ * Segment balances and benefits of an account in one statement (one round trip, one snapshot),
+ * as a named prepared statement on PostgreSQL.
  */
-export async function segmentsForUpdate(trx: Transaction<DB>, accountId: bigint): Promise<Map<Segment, bigint>> {
-  const rows = await trx
-    .selectFrom('wallet_segments')
-    .select(['segment', 'balance'])
-    .where('account_id', '=', accountId)
-    .orderBy('segment')
-    .forUpdate()
-    .execute();
-  return new Map(rows.map((r) => [r.segment, r.balance]));
-}
-
-/** Takes chips from a locked segment; the CHECK (balance >= 0) backs the caller's arithmetic. */
-export async function debitSegment(trx: Transaction<DB>, accountId: bigint, segment: Segment, amount: bigint): Promise<void> {
-  await trx
-    .updateTable('wallet_segments')
-    .set((eb) => ({ balance: eb('balance', '-', amount) }))
-    .where('account_id', '=', accountId)
-    .where('segment', '=', segment)
-    .execute();
-}
-
-/** Benefits of an account, by origin. */
-export async function readBenefits(db: Db, accountId: bigint): Promise<BenefitRow[]> {
-  const rows = await db
-    .selectFrom('benefits')
-    .select(['origin', 'no_ads_until', 'no_ads_forever', 'hints'])
-    .where('account_id', '=', accountId)
-    .orderBy('origin')
-    .execute();
-  return rows.map((r) => ({ origin: r.origin, noAdsUntil: r.no_ads_until, noAdsForever: r.no_ads_forever, hints: r.hints }));
+export async function readWallet(db: Kysely<DB>, accountId: bigint): Promise<{ segments: Map<Segment, bigint>; benefits: BenefitRow[] }> {
+  const rows = await runPrepared<WalletRow>(db, 'wallet_read', READ_WALLET, [accountId]);
+  const segments = new Map<Segment, bigint>();
+  const benefits: BenefitRow[] = [];
+  for (const r of rows) {
+    if (r.part === 'segment') segments.set(r.origin, r.amount);
+    else benefits.push({ origin: r.origin, noAdsUntil: r.no_ads_until, noAdsForever: r.no_ads_forever, hints: r.amount });
+  }
+  return { segments, benefits };
 }
 
 /**

@@ -9,7 +9,7 @@ import { DomainError } from '../rpc/errors.js';
 import { buy } from './buy.js';
 import { catalogFor } from './catalog-view.js';
 import { encodeCatalog, encodePurchase, encodeWalletView } from './codec.js';
-import { readBenefits, readSegments } from './repository.js';
+import { readWallet } from './repository.js';
 import { projectWallet } from './view.js';
 
 /** backend.v1.WalletService: wallet.catalog, wallet.get, wallet.buy for the caller in the headers. */
@@ -23,7 +23,7 @@ export function walletService(db: Kysely<DB>, logger: Logger): ServiceImpl<typeo
     async getWallet(req, ctx) {
       const caller = callerFrom(ctx.requestHeader);
       decodeTable(req.body, (bb) => fb.WalletQuery.getRootAsWalletQuery(bb), () => undefined);
-      const [segments, benefits] = await Promise.all([readSegments(db, caller.accountId), readBenefits(db, caller.accountId)]);
+      const { segments, benefits } = await readWallet(db, caller.accountId);
       if (segments.size === 0) throw new DomainError('caller_required', 'the caller account does not exist');
       const decision = gate({ ...caller.platform, emailConfirmed: false });
       return { body: encodeWalletView(projectWallet(decision, segments, benefits)) };

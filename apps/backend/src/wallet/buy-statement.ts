@@ -1,0 +1,175 @@
+/**
+ * wallet.buy as one SQL statement (one round trip, its own transaction). Parameters:
+ * $1 account id, $2 product id, $3 Idempotency-Key or null, $4 the gate's spend order (text[]),
+ * $5 the visible segments (text[]), $6 the view flags of the context (jsonb: spendOrder, canSpend,
+ * frozen, trusted), $7 now (timestamptz).
+ *
+ * Order of work, forced by data dependencies between the CTEs: the account's segment rows are
+ * locked (FOR UPDATE, segment order), then its benefit rows (origin order, the same order every
+ * other writer uses), then the outcome is decided, then (only when it is `ok`) the key is claimed
+ * with the result stored, and only when the claim took (or there is no key) are segments debited,
+ * one `spend` ledger row appended per segment drawn (benefits on the largest draw's row) and the
+ * benefits granted. A refused purchase writes nothing.
+ *
+ * `stale`: a row locked here was changed by a transaction that committed after this statement's
+ * snapshot, so values read from the snapshot may be out of date; nothing is written and the
+ * caller re-runs the statement after taking the locks first (LOCK_ACCOUNT), when the snapshot is
+ * taken under the locks. Statuses: ok, replay, stale, caller_required, idempotency_key_reused,
+ * unknown_product, not_sold_for_chips, insufficient_chips. `result` is the stored purchase JSON
+ * (see purchase-record.ts) for ok and replay.
+ */
+export const BUY_STATEMENT = `
+WITH
+seg AS MATERIALIZED (
+  SELECT segment, balance, xmin::text AS v FROM wallet_segments
+  WHERE account_id = $1::bigint ORDER BY segment FOR UPDATE
+),
+ben AS MATERIALIZED (
+  SELECT origin, no_ads_until, no_ads_forever, hints, xmin::text AS v FROM benefits
+  WHERE account_id = $1::bigint AND (SELECT count(*) FROM seg) >= 0 ORDER BY origin FOR UPDATE
+),
+stale AS (
+  SELECT EXISTS (SELECT 1 FROM seg JOIN wallet_segments w ON w.account_id = $1::bigint AND w.segment = seg.segment WHERE w.xmin::text <> seg.v)
+      OR EXISTS (SELECT 1 FROM ben JOIN benefits b ON b.account_id = $1::bigint AND b.origin = ben.origin WHERE b.xmin::text <> ben.v) AS stale
+),
+prior AS (
+  SELECT product_id, result FROM buy_requests WHERE account_id = $1::bigint AND idempotency_key = $3::text
+),
+product AS (
+  SELECT p.id, pr.amount AS price,
+         coalesce(max(a.quantity) FILTER (WHERE a.kind = 'hints'), 0)::bigint AS hints,
+         coalesce(max(a.quantity) FILTER (WHERE a.kind = 'no_ads_days'), 0)::bigint AS days,
+         coalesce(bool_or(a.kind = 'no_ads_forever'), false) AS forever
+  FROM catalog_products p
+  LEFT JOIN catalog_prices pr ON pr.product_id = p.id AND pr.method = 'chips'
+  LEFT JOIN catalog_product_atoms pa ON pa.product_id = p.id
+  LEFT JOIN catalog_atoms a ON a.id = pa.atom_id
+  WHERE p.id = $2::bigint AND p.active
+  GROUP BY p.id, pr.amount
+),
+draws AS (
+  SELECT o.segment, o.ord,
+         least(coalesce(s.balance, 0), greatest(pr.price - coalesce(sum(coalesce(s.balance, 0)) OVER w, 0), 0))::bigint AS amount
+  FROM unnest($4::text[]) WITH ORDINALITY AS o(segment, ord)
+  LEFT JOIN seg s ON s.segment = o.segment
+  CROSS JOIN product pr
+  WINDOW w AS (ORDER BY o.ord ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+),
+drawn AS (SELECT segment, ord, amount FROM draws WHERE amount > 0),
+origin AS (SELECT segment AS origin FROM drawn ORDER BY amount DESC, ord LIMIT 1),
+status AS (
+  SELECT CASE
+    WHEN NOT EXISTS (SELECT 1 FROM seg) THEN 'caller_required'
+    WHEN (SELECT stale FROM stale) THEN 'stale'
+    WHEN EXISTS (SELECT 1 FROM prior) THEN CASE WHEN (SELECT product_id FROM prior) = $2::bigint THEN 'replay' ELSE 'idempotency_key_reused' END
+    WHEN NOT EXISTS (SELECT 1 FROM product) THEN 'unknown_product'
+    WHEN (SELECT price FROM product) IS NULL THEN 'not_sold_for_chips'
+    WHEN coalesce((SELECT sum(amount) FROM drawn), 0) < (SELECT price FROM product) THEN 'insufficient_chips'
+    ELSE 'ok' END AS status
+),
+grant_ AS (
+  SELECT o.origin, pr.hints, pr.days, pr.forever FROM origin o CROSS JOIN product pr
+  WHERE pr.hints > 0 OR pr.days > 0 OR pr.forever
+),
+newben AS (
+  SELECT g.origin,
+         CASE WHEN g.days > 0 THEN greatest(coalesce(b.no_ads_until, $7::timestamptz), $7::timestamptz) + (g.days * 86400) * interval '1 second'
+              ELSE b.no_ads_until END AS no_ads_until,
+         coalesce(b.no_ads_forever, false) OR g.forever AS no_ads_forever,
+         coalesce(b.hints, 0) + g.hints AS hints
+  FROM grant_ g LEFT JOIN ben b ON b.origin = g.origin
+),
+after AS (
+  SELECT origin, no_ads_until, no_ads_forever, hints FROM newben
+  UNION ALL
+  SELECT origin, no_ads_until, no_ads_forever, hints FROM ben WHERE origin NOT IN (SELECT origin FROM newben)
+),
+outcome AS (
+  SELECT jsonb_build_object(
+    'productId', $2::bigint::text,
+    'price', (SELECT price FROM product)::text,
+    'draws', coalesce((SELECT jsonb_agg(jsonb_build_object('segment', segment, 'amount', amount::text) ORDER BY ord) FROM drawn), '[]'::jsonb),
+    'benefitOrigin', (SELECT origin FROM origin),
+    'wallet', jsonb_build_object(
+      'segments', coalesce((
+        SELECT jsonb_agg(jsonb_build_object('segment', v.segment, 'balance', (coalesce(s.balance, 0) - coalesce(d.amount, 0))::text) ORDER BY v.ord)
+        FROM unnest($5::text[]) WITH ORDINALITY AS v(segment, ord)
+        LEFT JOIN seg s ON s.segment = v.segment
+        LEFT JOIN drawn d ON d.segment = v.segment), '[]'::jsonb),
+      'benefits', coalesce((
+        SELECT jsonb_agg(jsonb_build_object('origin', x.origin, 'noAdsUntil', x.no_ads_until, 'noAdsForever', x.no_ads_forever, 'hints', x.hints::text) ORDER BY v.ord)
+        FROM unnest($5::text[]) WITH ORDINALITY AS v(segment, ord)
+        JOIN after x ON x.origin = v.segment), '[]'::jsonb)
+    ) || $6::jsonb
+  ) AS result
+),
+claim AS (
+  INSERT INTO buy_requests (account_id, idempotency_key, product_id, result)
+  SELECT $1::bigint, $3::text, $2::bigint, o.result FROM outcome o
+  WHERE $3::text IS NOT NULL AND (SELECT status FROM status) = 'ok'
+  ON CONFLICT DO NOTHING
+  RETURNING 1 AS claimed
+),
+go AS (
+  SELECT 1 AS go WHERE (SELECT status FROM status) = 'ok' AND ($3::text IS NULL OR EXISTS (SELECT 1 FROM claim))
+),
+debit AS (
+  UPDATE wallet_segments w SET balance = w.balance - d.amount
+  FROM drawn d, go
+  WHERE w.account_id = $1::bigint AND w.segment = d.segment
+  RETURNING w.segment
+),
+spend AS (
+  INSERT INTO ledger_operations (account_id, kind, segment, product_id, chips_delta, created_at, benefit_origin, hints_delta, no_ads_days, no_ads_forever)
+  SELECT $1::bigint, 'spend', d.segment, $2::bigint, -d.amount, $7::timestamptz,
+         CASE WHEN d.segment = o.origin THEN o.origin END,
+         CASE WHEN d.segment = o.origin THEN pr.hints ELSE 0 END,
+         CASE WHEN d.segment = o.origin THEN pr.days ELSE 0 END,
+         d.segment = o.origin AND pr.forever
+  FROM drawn d CROSS JOIN origin o CROSS JOIN product pr CROSS JOIN go
+  ORDER BY d.ord
+  RETURNING id
+),
+granted AS (
+  INSERT INTO benefits AS b (account_id, origin, no_ads_until, no_ads_forever, hints)
+  SELECT $1::bigint, g.origin, CASE WHEN g.days > 0 THEN $7::timestamptz + (g.days * 86400) * interval '1 second' END, g.forever, g.hints
+  FROM grant_ g CROSS JOIN go
+  ON CONFLICT (account_id, origin) DO UPDATE SET
+    no_ads_until = CASE WHEN (SELECT days FROM grant_) > 0
+                        THEN greatest(coalesce(b.no_ads_until, $7::timestamptz), $7::timestamptz) + ((SELECT days FROM grant_) * 86400) * interval '1 second'
+                        ELSE b.no_ads_until END,
+    no_ads_forever = b.no_ads_forever OR excluded.no_ads_forever,
+    hints = b.hints + excluded.hints
+  RETURNING origin
+)
+SELECT s.status,
+       CASE s.status WHEN 'ok' THEN (SELECT result FROM outcome) WHEN 'replay' THEN (SELECT result FROM prior) END AS result,
+       (SELECT count(*) FROM go) AS went,
+       (SELECT count(*) FROM debit) AS debited,
+       (SELECT count(*) FROM spend) AS appended,
+       (SELECT count(*) FROM granted) AS granted
+FROM status s
+`;
+
+/**
+ * Locks an account's segment rows, then its benefit rows, in the statement's order; run first in
+ * a transaction so BUY_STATEMENT's snapshot is taken under the locks (it can then not be stale).
+ */
+export const LOCK_ACCOUNT = `
+WITH
+seg AS MATERIALIZED (SELECT segment FROM wallet_segments WHERE account_id = $1::bigint ORDER BY segment FOR UPDATE),
+ben AS MATERIALIZED (
+  SELECT origin FROM benefits WHERE account_id = $1::bigint AND (SELECT count(*) FROM seg) >= 0 ORDER BY origin FOR UPDATE
+)
+SELECT (SELECT count(*) FROM seg) AS segments, (SELECT count(*) FROM ben) AS benefits
+`;
+
+/** One row of BUY_STATEMENT. */
+export interface BuyRow {
+  status: string;
+  result: unknown;
+  went: bigint;
+  debited: bigint;
+  appended: bigint;
+  granted: bigint;
+}
