@@ -2,6 +2,7 @@ import type { Logger } from '@wordgame/logging';
 import { audit } from '../operators/audit.js';
 import { summaries } from './accounts.js';
 import { pushChatGate, type ModerationDeps } from './moderate.js';
+import { createTicker } from '../support/ticker.js';
 
 const BATCH = 100;
 
@@ -19,10 +20,6 @@ export interface LapseLoop {
  * an unblock would. A lapse is emitted once: the row no longer matches afterwards.
  */
 export function createLapseLoop(deps: ModerationDeps, intervalMs: number, logger: Logger = deps.logger): LapseLoop {
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> | undefined;
-  let stopped = true;
-
   async function tick(now: Date = new Date()): Promise<number> {
     const lapsed = await deps.db.transaction().execute(async (trx) => {
       const rows = await trx
@@ -50,30 +47,5 @@ export function createLapseLoop(deps: ModerationDeps, intervalMs: number, logger
     return lapsed.length;
   }
 
-  function schedule(): void {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      running = tick()
-        .catch((err: unknown) => logger.error({ err }, 'block lapse tick failed'))
-        .finally(() => {
-          running = undefined;
-          schedule();
-        });
-    }, intervalMs);
-    timer.unref();
-  }
-
-  return {
-    tick,
-    start() {
-      if (intervalMs <= 0 || !stopped) return;
-      stopped = false;
-      schedule();
-    },
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running;
-    },
-  };
+  return { tick, ...createTicker(tick, intervalMs, logger, 'block lapse tick failed') };
 }

@@ -4,6 +4,7 @@ import type { OrderRow } from '../orders/repository.js';
 import { shopOf, type PaymentDeps } from '../payments/deps.js';
 import { ProviderError } from '../payments/provider/types.js';
 import { settleFromProvider } from '../payments/settle.js';
+import { createTicker } from '../support/ticker.js';
 
 /** What one tick did. */
 export interface TickReport {
@@ -35,10 +36,6 @@ const RECHECK_LEASE_MS = 60_000;
  * which covers a lost notification.
  */
 export function createReaper(deps: PaymentDeps, intervalMs: number, logger: Logger = deps.logger): Reaper {
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> | undefined;
-  let stopped = true;
-
   async function expire(now: Date): Promise<number> {
     return deps.db.transaction().execute(async (trx) => {
       const rows = await trx
@@ -101,30 +98,5 @@ export function createReaper(deps: PaymentDeps, intervalMs: number, logger: Logg
     return report;
   }
 
-  function schedule(): void {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      running = tick()
-        .catch((err: unknown) => logger.error({ err }, 'reaper tick failed'))
-        .finally(() => {
-          running = undefined;
-          schedule();
-        });
-    }, intervalMs);
-    timer.unref();
-  }
-
-  return {
-    tick,
-    start() {
-      if (intervalMs <= 0 || !stopped) return;
-      stopped = false;
-      schedule();
-    },
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running;
-    },
-  };
+  return { tick, ...createTicker(tick, intervalMs, logger, 'reaper tick failed') };
 }
