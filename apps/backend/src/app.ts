@@ -14,7 +14,7 @@ import { notificationService } from './payments/notifications.js';
 import { starsIntakeMethods } from './payments/stars.js';
 import { createReaper, type Reaper } from './reaper/reaper.js';
 import { consoleService } from './console/service.js';
-import { gatewayChatGate } from './moderation/chat-gate.js';
+import { chatGateOver } from './moderation/chat-gate.js';
 import { createLapseLoop, type LapseLoop } from './moderation/lapse.js';
 import { refundService } from './refunds/console.js';
 import { devMailbox, smtpMailer, type Mailer } from './mail/mailer.js';
@@ -76,7 +76,7 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
       const check = () => checkSystem(db, startedAt, BACKEND_VERSION);
       const sessions = sessionDeps(config, db, logger);
       const payments = paymentDeps(config, db.db, logger);
-      const chatGate = gatewayChatGate(config.GATEWAY_INTERNAL_URL, config.BOT_COMMAND_TIMEOUT_MS);
+      const chatGate = chatGateOver(payments.bot);
       gameBus = new GameEventBus();
       const games = { db: db.db, logger, now: options.now ?? systemClock, bus: gameBus, dailyHints: config.GAME_DAILY_HINTS, chatGate };
       const connect = connectNodeAdapter({

@@ -32,6 +32,8 @@ export interface NotifyCommand {
 export interface BotCommands {
   createInvoice(command: InvoiceCommand): Promise<CommandOutcome>;
   notify(command: NotifyCommand): Promise<CommandOutcome>;
+  /** Grants (allow) or revokes write access in the discussion chat for a telegram identity. */
+  chatGate(externalId: string, allow: boolean): Promise<CommandOutcome>;
 }
 
 /** A BotCommands over the gateway's internal h2c Connect listener at `baseUrl`. */
@@ -55,6 +57,7 @@ export function gatewayBotCommands(baseUrl: string, timeoutMs: number): BotComma
           value: { recipient: { kind: connector.PlatformKind.TELEGRAM, externalId: c.externalId }, kind: c.kind, params: c.params },
         },
       }),
+    chatGate: (externalId, allow) => send({ payload: { case: 'chatGate', value: { externalId, allow } } }),
   };
 }
 
