@@ -168,18 +168,17 @@ describe('e2e: stars purchase through gateway, backend, bot and the platform emu
       const checkout = await pay(created.invoice_link ?? '');
       expect(checkout.status).toBe('approved');
       const chargeId = checkout.telegramPaymentChargeId ?? '';
-      let waiting: number[] = [];
-      await eventually(async () => {
-        const res = await holder.query<{ pid: number }>(
-          `select pid from pg_stat_activity where datname = $1 and wait_event_type = 'Lock' and pid <> pg_backend_pid()`,
-          [database],
-        );
-        waiting = res.rows.map((r) => r.pid);
-        return waiting.length > 0;
-      }, 20_000);
+      const waiting = async () =>
+        (
+          await holder.query<{ pid: number }>(`select pid from pg_stat_activity where datname = $1 and wait_event_type = 'Lock' and pid <> pg_backend_pid()`, [
+            database,
+          ])
+        ).rows.map((r) => r.pid);
+      await eventually(async () => (await waiting()).length > 0, 20_000);
 
+      // Kill the bot, then end every forward attempt still waiting on the lock: none may credit.
       await bot.kill();
-      for (const pid of waiting) await holder.query('select pg_cancel_backend($1)', [pid]);
+      for (const pid of await waiting()) await holder.query('select pg_cancel_backend($1)', [pid]);
       await holder.query('rollback');
       expect((await order(created.order_id)).state).toBe('pending');
       expect(await ledgerRows(stack.db, created.order_id, 'purchase')).toBe(0);
