@@ -4,35 +4,27 @@
  * backend and gateway processes, signs an operator in, then prints p50/p95 of a filtered first
  * ledger page with totals (the whole HTTP page: gateway -> backend -> PostgreSQL -> HTML) for
  * several filters, and the peak RSS growth of the gateway and backend during full CSV exports of
- * 10,000 and 100,000 (the cap) rows — flat memory means the two peaks are about the same.
+ * 10,000 and 100,000 (the cap) rows — flat memory means the two peaks are about the same. The
+ * gateway and backend run from their bundles (NODE_ENV=production, LOG_LEVEL=warn); every figure
+ * carries the load average; `first` is the cold first request of a filter (it may roll up the
+ * per-day totals of closed days, migration 0040), excluded from p50/p95. BENCH_KEEP_DB=1 keeps the seeded database for EXPLAIN ANALYZE.
  * Run: `npm run console -w tools/bench` (or `npx tsx tools/bench/src/console.ts`).
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { ensureDevCerts } from '@wordgame/testkit';
+import { buildBundles, freePort, loadLine, root, rssKiB, startBundle, stopAll, tsx, waitFor } from './services.js';
 import { percentile } from './stats.js';
 
-const root = fileURLToPath(new URL('../../../', import.meta.url));
-const tsx = path.join(root, 'node_modules/tsx/dist/cli.mjs');
 const serverUrl = process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 const ROWS = Number(process.env['BENCH_ROWS'] ?? 1_000_000);
 const SAMPLES = Number(process.env['BENCH_SAMPLES'] ?? 60);
 const EXPORT_CAP = 100_000;
 const PASSWORD = 'bench operator password';
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 async function query(url: string, text: string): Promise<pg.QueryResult> {
   const client = new pg.Client({ connectionString: url, statement_timeout: 0 });
@@ -43,38 +35,6 @@ async function query(url: string, text: string): Promise<pg.QueryResult> {
     await client.end();
   }
 }
-
-function start(name: string, entry: string, env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, [tsx, entry], { cwd: root, env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
-  child.stderr?.on('data', (chunk: Buffer) => process.stderr.write(`[${name}] ${chunk.toString()}`));
-  return child;
-}
-
-async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 90_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      if (await check()) return;
-    } catch {
-      // not ready yet
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`${what} did not become ready`);
-}
-
-/** Resident set size of a process in KiB (Linux /proc); the tsx launcher's child is the server. */
-function rssKiB(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-}
-
-/** The pids of a process and its descendants (tsx runs the server in a child node process). */
-function tree(pid: number): number[] {
-  const out = spawnSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' }).stdout.split('\n').map((s) => Number(s.trim())).filter((n) => n > 0);
-  return [pid, ...out.flatMap(tree)];
-}
-const treeRss = (pid: number) => tree(pid).reduce((sum, p) => sum + rssKiB(p), 0);
 
 async function seed(url: string): Promise<void> {
   await query(url, `insert into accounts (display_name) select 'bench ' || g from generate_series(1, 1000) g`);
@@ -112,10 +72,10 @@ async function main(): Promise<void> {
   try {
     const certs = ensureDevCerts(dir);
     const [backendPort, httpPort, botlinkPort, internalPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
-    const backend = start('backend', 'apps/backend/src/main.ts', {
+    buildBundles(['backend', 'gateway']);
+    const backend = startBundle('backend', {
       DATABASE_URL: dbUrl.toString(),
       BACKEND_PORT: String(backendPort),
-      LOG_LEVEL: 'warn',
       BACKEND_SEED_CATALOG: 'false',
       REAPER_INTERVAL_MS: '0',
       MODERATION_LAPSE_INTERVAL_MS: '0',
@@ -130,7 +90,7 @@ async function main(): Promise<void> {
       encoding: 'utf8',
     });
     if (cli.status !== 0) throw new Error(`operator:create failed: ${cli.stderr}`);
-    const gateway = start('gateway', 'apps/gateway/src/main.ts', {
+    const gateway = startBundle('gateway', {
       BACKEND_URL: `http://127.0.0.1:${backendPort}`,
       GATEWAY_HTTP_PORT: String(httpPort),
       BOTLINK_PORT: String(botlinkPort),
@@ -139,7 +99,6 @@ async function main(): Promise<void> {
       BOTLINK_TLS_CERT: certs.gateway.cert,
       BOTLINK_TLS_KEY: certs.gateway.key,
       GATEWAY_CONSOLE_EXPORT_CAP: String(EXPORT_CAP),
-      LOG_LEVEL: 'warn',
     });
     children.push(gateway);
     const base = `http://127.0.0.1:${httpPort}`;
@@ -167,20 +126,22 @@ async function main(): Promise<void> {
       ['365 days, account=42', `from=${yearAgo}&to=${today}&account=42`],
       ['365 days, wallet=telegram, rail=telegram_stars', `from=${yearAgo}&to=${today}&wallet=telegram&rail=telegram_stars`],
     ];
-    process.stdout.write(`\nfiltered first page with totals (HTML page through gateway -> backend -> PostgreSQL), ${SAMPLES} samples each:\n`);
+    process.stdout.write(`\nfiltered first page with totals (HTML page through gateway -> backend -> PostgreSQL), ${SAMPLES} samples each [${loadLine()}]:\n`);
     for (const [label, q] of filters) {
       const times: number[] = [];
+      let first = 0;
       let matched = '';
       for (let i = 0; i < SAMPLES + 5; i += 1) {
         const t0 = performance.now();
         const res = await fetch(`${base}/_gm/ledger?${q}`, { headers: { cookie }, redirect: 'manual' });
         const text = await res.text();
         if (res.status !== 200) throw new Error(`${label}: HTTP ${res.status}`);
+        if (i === 0) first = performance.now() - t0;
         if (i >= 5) times.push(performance.now() - t0);
         matched = /data-matched="(\d+)"/.exec(text)?.[1] ?? '?';
       }
       times.sort((a, b) => a - b);
-      process.stdout.write(`  ${label.padEnd(48)} matched ${matched.padStart(7)}  p50 ${percentile(times, 50)?.toFixed(1)} ms  p95 ${percentile(times, 95)?.toFixed(1)} ms\n`);
+      process.stdout.write(`  ${label.padEnd(48)} matched ${matched.padStart(7)}  p50 ${percentile(times, 50)?.toFixed(1)} ms  p95 ${percentile(times, 95)?.toFixed(1)} ms  first ${first.toFixed(0)} ms  [${loadLine()}]\n`);
     }
 
     process.stdout.write(`\nCSV export (cap ${EXPORT_CAP} rows), RSS growth over the idle baseline, sampled every 10 ms:\n`);
@@ -188,13 +149,13 @@ async function main(): Promise<void> {
       ['~10,000 rows (4 days)', `from=${new Date(Date.now() - 3 * 86_400_000).toISOString().slice(0, 10)}&to=${today}`],
       [`${EXPORT_CAP} rows (capped; 365 days)`, `from=${yearAgo}&to=${today}`],
     ] as const) {
-      const baseGw = treeRss(gateway.pid ?? 0);
-      const baseBe = treeRss(backend.pid ?? 0);
+      const baseGw = rssKiB(gateway.pid ?? 0);
+      const baseBe = rssKiB(backend.pid ?? 0);
       let peakGw = baseGw;
       let peakBe = baseBe;
       const sampler = setInterval(() => {
-        peakGw = Math.max(peakGw, treeRss(gateway.pid ?? 0));
-        peakBe = Math.max(peakBe, treeRss(backend.pid ?? 0));
+        peakGw = Math.max(peakGw, rssKiB(gateway.pid ?? 0));
+        peakBe = Math.max(peakBe, rssKiB(backend.pid ?? 0));
       }, 10);
       const t0 = performance.now();
       const res = await fetch(`${base}/_gm/ledger/export.csv?${q}`, { headers: { cookie } });
@@ -215,9 +176,9 @@ async function main(): Promise<void> {
       );
     }
   } finally {
-    for (const child of children) child.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 1_000));
-    await query(serverUrl, `drop database if exists ${name} with (force)`);
+    await stopAll(children);
+    if (process.env['BENCH_KEEP_DB'] === '1') process.stdout.write(`kept database ${dbUrl.toString()}\n`);
+    else await query(serverUrl, `drop database if exists ${name} with (force)`);
     rmSync(dir, { recursive: true, force: true });
   }
 }

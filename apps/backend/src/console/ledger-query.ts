@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { DB, LedgerOperationsTable } from '../db/schema.js';
+import { ceilUtcDay, dailyTotalsGroups, floorUtcDay, rollUpClosedDays, type TotalsGroup } from './daily-totals.js';
 import type { LedgerFilter } from './ledger-filter.js';
 
 /** One ledger row as the console shows it. */
@@ -74,13 +75,9 @@ export async function ledgerPage(db: Kysely<DB>, f: LedgerFilter, cursor: Ledger
   return { rows: rows.slice(0, limit), hasMore: rows.length > limit };
 }
 
-/**
- * Totals per currency over the whole filter from the rows' snapshots (chips_delta under CHIPS,
- * money_minor under its currency), the matched count, and per-UTC-day totals for the chart, in
- * one grouped scan.
- */
-export async function ledgerTotals(db: Kysely<DB>, f: LedgerFilter): Promise<LedgerTotals> {
-  const groups = await whereFilter(db.selectFrom('ledger_operations'), f)
+/** The filter's (day, currency) groups from the ledger rows themselves, in one grouped scan. */
+async function rowGroups(db: Kysely<DB>, f: LedgerFilter): Promise<TotalsGroup[]> {
+  return whereFilter(db.selectFrom('ledger_operations'), f)
     .select([
       sql<bigint>`extract(epoch from date_trunc('day', ledger_operations.created_at, 'UTC'))::bigint`.as('day'),
       'ledger_operations.currency',
@@ -91,6 +88,35 @@ export async function ledgerTotals(db: Kysely<DB>, f: LedgerFilter): Promise<Led
     ])
     .groupBy(['day', 'ledger_operations.currency'])
     .execute();
+}
+
+/**
+ * The filter's (day, currency) groups: whole closed UTC days from the per-day rollup
+ * (daily-totals.ts, rolled up on demand), the partial first day, today and any other not-yet-closed
+ * time from the rows. A filter on one account reads the rows only (its index is selective; the
+ * rollup has no account dimension).
+ */
+async function totalsGroups(db: Kysely<DB>, f: LedgerFilter): Promise<TotalsGroup[]> {
+  const firstDay = ceilUtcDay(f.from);
+  const lastDay = floorUtcDay(f.to);
+  if (f.accountId !== null || firstDay >= lastDay) return rowGroups(db, f);
+  const closedEnd = await rollUpClosedDays(db, firstDay, lastDay);
+  const summaryEnd = closedEnd < lastDay ? closedEnd : lastDay;
+  if (firstDay >= summaryEnd) return rowGroups(db, f);
+  const parts = await Promise.all([
+    dailyTotalsGroups(db, f, firstDay, summaryEnd),
+    f.from < firstDay ? rowGroups(db, { ...f, to: firstDay }) : Promise.resolve([]),
+    summaryEnd < f.to ? rowGroups(db, { ...f, from: summaryEnd }) : Promise.resolve([]),
+  ]);
+  return parts.flat();
+}
+
+/**
+ * Totals per currency over the whole filter from the rows' snapshots (chips_delta under CHIPS,
+ * money_minor under its currency), the matched count, and per-UTC-day totals for the chart.
+ */
+export async function ledgerTotals(db: Kysely<DB>, f: LedgerFilter): Promise<LedgerTotals> {
+  const groups = await totalsGroups(db, f);
 
   let matched = 0n;
   const totals = new Map<string, CurrencyTotal>();

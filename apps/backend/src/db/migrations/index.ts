@@ -5,6 +5,7 @@ import * as m0003 from './0003_wallet_catalog_ledger.js';
 import * as m0010 from './0010_orders.js';
 import * as m0020 from './0020_operators.js';
 import * as m0030 from './0030_games_social.js';
+import * as m0040 from './0040_ledger_daily_totals.js';
 
 /**
  * Every migration, in order. Names sort lexically; a new migration appends a new entry and never
@@ -17,4 +18,5 @@ export const migrations: Record<string, Migration> = {
   '0010_orders': m0010,
   '0020_operators': m0020,
   '0030_games_social': m0030,
+  '0040_ledger_daily_totals': m0040,
 };
