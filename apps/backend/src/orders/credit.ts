@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { runPrepared } from '../db/database.js';
 import type { DB, OrderRail } from '../db/schema.js';
 import type { OrderRow } from './repository.js';
 import { CREDITABLE_STATES } from './state.js';
@@ -26,8 +27,8 @@ export interface CreditGuard {
 }
 
 /**
- * Credits a creditable order exactly once, in ONE statement (so one database round trip, atomic by
- * itself or inside the caller's transaction): a conditional UPDATE moves the order from
+ * Credits a creditable order exactly once, in ONE statement (one round trip, a named prepared
+ * statement on the pool; atomic by itself or inside the caller's transaction): a conditional UPDATE moves the order from
  * pending/expired to paid (a second attempt matches no row: PostgreSQL re-checks the condition on
  * the latest row version after waiting for a concurrent writer, so no race credits twice), and
  * data-modifying CTEs fed by that UPDATE's row add the pack's chips to the order's segment, its
@@ -40,7 +41,7 @@ export async function creditOrder(db: Kysely<DB>, orderId: string, settlement: S
   const { rail, amount, newChargeId } = guard;
   const detail = settlement.platformChargeId ?? settlement.providerPaymentId ?? '';
   const grantsBenefits = sql<boolean>`(o.hints > 0 or o.no_ads_days > 0 or o.no_ads_forever)`;
-  const row = await db
+  const query = db
     .with('o', (q) => {
       let update = q
         .updateTable('orders')
@@ -152,7 +153,10 @@ export async function creditOrder(db: Kysely<DB>, orderId: string, settlement: S
     )
     .selectFrom('o')
     .selectAll('o')
-    .executeTakeFirst();
+    .compile();
+  // The statement's text depends only on which options are set: one prepared statement per shape.
+  const shape = [settlement.platformChargeId, settlement.providerPaymentId, rail, amount, newChargeId].map((v) => (v === undefined ? '0' : '1')).join('');
+  const [row] = await runPrepared<OrderRow>(db, `credit_order_${shape}`, query.sql, query.parameters);
   return row ?? null;
 }
 
