@@ -74,7 +74,7 @@ describe('bot main', () => {
       BOT_OUTBOX_PATH: `${certs.dir}/outbox-proc.sqlite`,
       LOG_LEVEL: 'info',
     };
-    const child = spawn(process.execPath, [tsx, main], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', main], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));

@@ -171,7 +171,7 @@ describe('stars payments through the bot', () => {
     };
     const outboxPath = join(certs.dir, 'killed.sqlite');
     const before = gateway.sessions.length;
-    const child = spawn(process.execPath, [tsx, main], {
+    const child = spawn(process.execPath, ['--import', 'tsx', main], {
       env: {
         ...process.env,
         BOTLINK_URL: gateway.url,

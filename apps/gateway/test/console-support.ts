@@ -88,7 +88,7 @@ export async function startConsoleStack(options: { bot?: boolean } = {}): Promis
   if (options.bot) {
     platform = await startPlatformEmulator();
     platform.control.createChat({ id: DISCUSSION_CHAT, type: 'supergroup', title: 'Discussion' });
-    bot = spawn(process.execPath, [TSX, join(ROOT, 'apps/bot/src/main.ts')], {
+    bot = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'apps/bot/src/main.ts')], {
       cwd: ROOT,
       env: {
         PATH: process.env['PATH'] ?? '',

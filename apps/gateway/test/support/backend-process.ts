@@ -64,7 +64,7 @@ export interface BackendProcess {
  */
 export async function startBackendProcess(databaseUrl: string, env: Record<string, string> = {}): Promise<BackendProcess> {
   const mailDir = mkdtempSync(join(tmpdir(), 'gw-mail-'));
-  const child = spawn(process.execPath, [TSX, join(ROOT, 'apps/backend/src/main.ts')], {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'apps/backend/src/main.ts')], {
     cwd: ROOT,
     env: {
       PATH: process.env['PATH'] ?? '',
