@@ -75,6 +75,14 @@ describe('console service (operators, ledger, refunds, catalog, moderation)', ()
       ]);
     });
 
+    it('refuses a login with NUL or other control characters as wrong credentials, without a database error', async () => {
+      for (const login of ['\u0000', 'root@ops.test\u0000', 'a\nb', 'x'.repeat(300)]) {
+        expect(await failure(signIn(login, '\u0000'))).toEqual({ code: Code.Unauthenticated, errorCode: 'invalid_credentials' });
+      }
+      const malformed = (await auditRows('sign_in')).filter((r) => r.detail === 'malformed login');
+      expect(malformed.map((r) => r.target)).toEqual(['\ufffd', 'root@ops.test\ufffd', 'a\ufffdb']);
+    });
+
     it('a closed, expired or disabled operator session no longer resolves', async () => {
       const closed = await operatorToken(h.database.db, svc, 'closer@ops.test', ['viewer']);
       await svc.signOut({ body: lookup() }, asOperator(closed));

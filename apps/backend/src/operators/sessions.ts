@@ -15,12 +15,23 @@ function tokenHash(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
+/** Control characters (NUL included) never appear in an operator login. */
+const UNUSABLE_LOGIN = /[\u0000-\u001f\u007f]/;
+const UNUSABLE_LOGIN_ALL = new RegExp(UNUSABLE_LOGIN.source, 'g');
+
 /**
  * Checks login and password (an unknown login still costs one scrypt derivation, and a disabled
  * operator is refused the same way), then issues an opaque 256-bit token; only its sha256 is
  * stored. Both outcomes are audited.
  */
 export async function signIn(db: Kysely<DB>, login: string, password: string, ttlHours: number, now = new Date()): Promise<{ token: string; session: OperatorSession }> {
+  if (UNUSABLE_LOGIN.test(login) || login.length > 254) {
+    // No operator login holds a control character (and PostgreSQL text cannot hold NUL): refuse it
+    // like a wrong password, at the same cost, without asking the database.
+    await verifyPassword(password, null);
+    await audit(db, { operatorId: null, action: 'sign_in', target: login.replace(UNUSABLE_LOGIN_ALL, '\ufffd').slice(0, 254), outcome: 'refused', detail: 'malformed login' });
+    throw consoleError('invalid_credentials', 'wrong login or password');
+  }
   const name = normaliseLogin(login);
   const row = await db.selectFrom('operators').select(['id', 'login', 'roles', 'disabled', 'password_hash']).where('login', '=', name).executeTakeFirst();
   const ok = await verifyPassword(password, row?.password_hash ?? null);
