@@ -13,7 +13,6 @@ import { TestGateway } from './support/gateway.js';
 import { waitFor } from './support/wait.js';
 
 const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
-const tsx = fileURLToPath(new URL('../../../node_modules/tsx/dist/cli.mjs', import.meta.url));
 const certs = tempCerts();
 let emu: PlatformEmulator;
 let gateway: TestGateway;
