@@ -5,6 +5,7 @@ import type { Kysely } from 'kysely';
 import type { DB, LedgerKind, OperatorRole } from '../src/db/schema.js';
 import type { Segment } from '../src/gate/context.js';
 import { upsertOperator } from '../src/operators/repository.js';
+import { formatAmount } from '../src/payments/provider/money.js';
 
 export const PASSWORD = 'correct horse battery staple';
 
@@ -116,7 +117,7 @@ export async function paidCardOrder(
       'content-type': 'application/json',
     },
     body: JSON.stringify({
-      amount: { value: (Number(amount) / 100).toFixed(2), currency: 'RUB' },
+      amount: { value: formatAmount(BigInt(amount), 'RUB'), currency: 'RUB' },
       capture: true,
       confirmation: { type: 'redirect', return_url: 'https://game.example/wallet' },
       description: 'Chip pack',

@@ -165,7 +165,7 @@ export async function paidCardOrder(stack: ConsoleStack, account: string, produc
       'content-type': 'application/json',
     },
     body: JSON.stringify({
-      amount: { value: (Number(amount) / 100).toFixed(2), currency: 'RUB' },
+      amount: { value: `${BigInt(amount) / 100n}.${String(BigInt(amount) % 100n).padStart(2, '0')}`, currency: 'RUB' },
       capture: true,
       confirmation: { type: 'redirect', return_url: 'https://game.example/wallet' },
       description: 'Chip pack',
