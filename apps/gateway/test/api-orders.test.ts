@@ -3,7 +3,6 @@ import { OPERATOR_TOKEN, untrustedSession, VK_APP_SECRET } from './support/chain
 import { call, startEdge } from './support/edge.js';
 import {
   balance,
-  freePort,
   bearer,
   createProduct,
   directCustomer,
@@ -17,6 +16,7 @@ import {
   type PaymentsStack,
 } from './support/payments-stack.js';
 import { nowSeconds, vkLaunchParams } from './support/launch-data.js';
+import { freePort } from '@wordgame/testkit';
 
 describe('orders, notification intake and operator refunds through gateway -> backend -> PostgreSQL + provider emulator', () => {
   let stack: PaymentsStack;

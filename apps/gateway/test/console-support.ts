@@ -1,13 +1,12 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createLogger } from '@wordgame/logging';
 import { startPlatformEmulator, type PlatformEmulator } from '@wordgame/platform-emulator';
 import { startProviderEmulator, type ProviderEmulator } from '@wordgame/provider-emulator';
-import { ensureDevCerts } from '@wordgame/testkit';
+import { ensureDevCerts, freePort } from '@wordgame/testkit';
 import { chromium, type Browser } from 'playwright-core';
 import { buildGateway, type GatewayApp, type GatewayUrls } from '../src/app.js';
 import { loadGatewayConfig } from '../src/config.js';
@@ -32,14 +31,6 @@ export interface ConsoleStack {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 async function until(check: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

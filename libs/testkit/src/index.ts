@@ -2,3 +2,4 @@
 export { ensureDevCerts, issueLeaf, makeCa, type CertPair, type DevCerts, type LeafOptions } from './certs.js';
 export { composeProblems, workspaceDirs } from './compose.js';
 export { undocumentedVariables } from './readme.js';
+export { freePort } from './ports.js';

@@ -10,7 +10,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +18,7 @@ import { ensureDevCerts } from '@wordgame/testkit';
 import { summarize } from './stats.js';
 import { botClient } from './tls.js';
 import { runWindowed } from './window.js';
+import { freePort } from '@wordgame/testkit';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const tsx = path.join(root, 'node_modules/tsx/dist/cli.mjs');
@@ -29,13 +29,6 @@ const duplicatePercent = Number(process.env['BENCH_DUPLICATE_PERCENT'] ?? 10);
 const serverUrl = process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 const STARS = 10n;
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 async function query<R extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<R[]> {
   const client = new pg.Client({ connectionString: url });

@@ -6,9 +6,11 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '@wordgame/testkit';
+
+export { freePort };
 
 /** The repository root. */
 export const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -23,14 +25,6 @@ export function buildBundles(apps: readonly string[]): void {
   }
 }
 
-/** A free TCP port on 127.0.0.1 (released before it is returned). */
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /**
  * Runs a bundled app with NODE_ENV=production and `env`; its stderr is echoed with a prefix.

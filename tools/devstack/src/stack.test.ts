@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { freePort } from './ports.js';
+import { freePort } from '@wordgame/testkit';
 import { startStack, type Stack, type StackPorts } from './stack.js';
 
 const root = resolve(import.meta.dirname, '../../..');

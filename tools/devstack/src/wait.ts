@@ -34,15 +34,3 @@ export function tcpOpen(host: string, port: number): Promise<boolean> {
   });
 }
 
-/** Asks the OS for `n` distinct free TCP ports on 127.0.0.1 (for tests that run a whole stack). */
-export async function freePorts(n: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from({ length: n }, () => new Promise<net.Server>((resolve) => {
-      const s = net.createServer();
-      s.listen(0, '127.0.0.1', () => resolve(s));
-    })),
-  );
-  const ports = servers.map((s) => (s.address() as net.AddressInfo).port);
-  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
-  return ports;
-}

@@ -8,7 +8,7 @@ import { buildGateway, type GatewayApp, type GatewayUrls } from '../../src/app.j
 import { loadGatewayConfig } from '../../src/config.js';
 import { freshDatabase, startBackendProcess, type BackendProcess, type FreshDatabase } from './backend-process.js';
 import { OPERATOR_TOKEN, TELEGRAM_BOT_TOKEN, VK_APP_SECRET } from './chain.js';
-import { freePort } from './ports.js';
+import { freePort } from '@wordgame/testkit';
 
 /** The card shop the hostile-input stack's backend is configured with. */
 export const FUZZ_SHOP = { shopId: 'fuzz-shop', secretKey: 'fuzz-secret', test: true };

@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -8,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { createLogger } from '@wordgame/logging';
 import { startPlatformEmulator, type PlatformEmulator } from '@wordgame/platform-emulator';
 import { startProviderEmulator, type ProviderEmulator, type ShopConfig } from '@wordgame/provider-emulator';
-import { ensureDevCerts, type DevCerts } from '@wordgame/testkit';
+import { ensureDevCerts, type DevCerts, freePort } from '@wordgame/testkit';
 import { buildGateway, type GatewayApp, type GatewayUrls } from '../../src/app.js';
 import { loadGatewayConfig } from '../../src/config.js';
 import { freshDatabase, startBackendProcess, type BackendProcess, type FreshDatabase } from './backend-process.js';
@@ -26,15 +25,6 @@ export const DIRECT_SHOP: ShopConfig = { shopId: 'direct-shop', secretKey: 'dire
 /** The vk channel's shop: the backend is told it is live while the emulator marks its payments test. */
 export const VK_SHOP: ShopConfig = { shopId: 'vk-shop', secretKey: 'vk-secret', test: true };
 
-/** A TCP port nobody listens on right now (the backend must know the gateway's internal port first). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 /** The real bot as its own process (`apps/bot/src/main.ts`), killable and restartable on the same outbox. */
 export interface BotProcess {
