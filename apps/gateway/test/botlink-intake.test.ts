@@ -1,11 +1,10 @@
 import { readFileSync } from 'node:fs';
-import http2 from 'node:http2';
-import type { AddressInfo } from 'node:net';
 import { Code, ConnectError, createClient, type Client } from '@connectrpc/connect';
-import { connectNodeAdapter, createGrpcTransport } from '@connectrpc/connect-node';
+import { createGrpcTransport } from '@connectrpc/connect-node';
 import { backendApi, botlink, decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import { startTestGateway, type TestGateway } from './support/botlink-gateway.js';
 import { startStatusBackend } from './support/fake-backend.js';
+import { serveH2c } from './support/h2c.js';
 
 interface Seen {
   eligibility: Array<{ platform: string; externalId: string }>;
@@ -19,53 +18,37 @@ async function startIntakeBackend(failWith?: ConnectError | Error) {
   const fail = () => {
     if (failWith) throw failWith;
   };
-  const handler = connectNodeAdapter({
-    routes: (router) =>
-      router.service(backendApi.BotIntakeService, {
-        resolveChatEligibility(req) {
-          fail();
-          const q = decodeTable(req.body, (bb) => fb.ChatEligibilityQuery.getRootAsChatEligibilityQuery(bb), (t) => ({ platform: t.platform() ?? '', externalId: t.externalId() ?? '' }));
-          seen.eligibility.push(q);
-          const registered = q.externalId !== '404';
-          return { body: encodeTable((b) => fb.ChatEligibility.createChatEligibility(b, registered, registered && q.externalId !== 'muted')) };
-        },
-        validatePreCheckout(req) {
-          fail();
-          const q = decodeTable(req.body, (bb) => fb.PreCheckoutQuery.getRootAsPreCheckoutQuery(bb), (t) => ({ orderId: t.orderId() ?? '', amount: t.amount(), currency: t.currency() ?? '' }));
-          seen.preCheckout.push(q);
-          const ok = q.amount === 50n;
-          return { body: encodeTable((b) => fb.PreCheckoutVerdict.createPreCheckoutVerdict(b, ok, b.createString(ok ? '' : 'amount changed'))) };
-        },
-        forwardPayment(req) {
-          fail();
-          const p = decodeTable(req.body, (bb) => fb.PlatformPayment.getRootAsPlatformPayment(bb), (t) => ({
-            orderId: t.orderId() ?? '',
-            chargeId: t.platformPaymentChargeId() ?? '',
-            amount: t.amount(),
-            userId: t.platformUserId(),
-            platform: t.platform() ?? '',
-          }));
-          seen.payments.push(p);
-          return { body: encodeTable((b) => fb.PlatformPaymentResult.createPlatformPaymentResult(b, p.orderId === 'order-1')) };
-        },
-      }),
-  });
-  const server = http2.createServer(handler);
-  const sessions = new Set<http2.ServerHttp2Session>();
-  server.on('session', (s: http2.ServerHttp2Session) => {
-    sessions.add(s);
-    s.on('close', () => sessions.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    seen,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sessions) s.destroy();
-        server.close(() => resolve());
-      }),
-  };
+  const server = await serveH2c((router) =>
+    router.service(backendApi.BotIntakeService, {
+      resolveChatEligibility(req) {
+        fail();
+        const q = decodeTable(req.body, (bb) => fb.ChatEligibilityQuery.getRootAsChatEligibilityQuery(bb), (t) => ({ platform: t.platform() ?? '', externalId: t.externalId() ?? '' }));
+        seen.eligibility.push(q);
+        const registered = q.externalId !== '404';
+        return { body: encodeTable((b) => fb.ChatEligibility.createChatEligibility(b, registered, registered && q.externalId !== 'muted')) };
+      },
+      validatePreCheckout(req) {
+        fail();
+        const q = decodeTable(req.body, (bb) => fb.PreCheckoutQuery.getRootAsPreCheckoutQuery(bb), (t) => ({ orderId: t.orderId() ?? '', amount: t.amount(), currency: t.currency() ?? '' }));
+        seen.preCheckout.push(q);
+        const ok = q.amount === 50n;
+        return { body: encodeTable((b) => fb.PreCheckoutVerdict.createPreCheckoutVerdict(b, ok, b.createString(ok ? '' : 'amount changed'))) };
+      },
+      forwardPayment(req) {
+        fail();
+        const p = decodeTable(req.body, (bb) => fb.PlatformPayment.getRootAsPlatformPayment(bb), (t) => ({
+          orderId: t.orderId() ?? '',
+          chargeId: t.platformPaymentChargeId() ?? '',
+          amount: t.amount(),
+          userId: t.platformUserId(),
+          platform: t.platform() ?? '',
+        }));
+        seen.payments.push(p);
+        return { body: encodeTable((b) => fb.PlatformPaymentResult.createPlatformPaymentResult(b, p.orderId === 'order-1')) };
+      },
+    }),
+  );
+  return { url: server.url, seen, close: () => server.close() };
 }
 
 function botClient(gw: TestGateway): Client<typeof botlink.BotLink> {
