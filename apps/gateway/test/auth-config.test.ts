@@ -8,6 +8,7 @@ import { buildGateway } from '../src/app.js';
 import { loadGatewayConfig } from '../src/config.js';
 import { call } from './support/edge.js';
 import { startRecordingBackend } from './support/recording-backend.js';
+import { testGatewayConfig } from './support/gateway-config.js';
 
 describe('operator token and session cache configuration', () => {
   it('refuses a short GATEWAY_OPERATOR_TOKEN and a bad GATEWAY_SESSION_CACHE_MS, naming them', () => {
@@ -27,14 +28,8 @@ describe('operator token and session cache configuration', () => {
     const certs = ensureDevCerts(dir);
     const backend = await startRecordingBackend();
     const gateway = buildGateway(
-      loadGatewayConfig({
+      testGatewayConfig(certs, {
         BACKEND_URL: backend.url,
-        GATEWAY_HTTP_PORT: '0',
-        BOTLINK_PORT: '0',
-        GATEWAY_INTERNAL_PORT: '0',
-        BOTLINK_TLS_CA: certs.ca.cert,
-        BOTLINK_TLS_CERT: certs.gateway.cert,
-        BOTLINK_TLS_KEY: certs.gateway.key,
         GATEWAY_OPERATOR_TOKEN: 'configured-operator-token',
       }),
       createLogger('gateway-test', 'silent'),

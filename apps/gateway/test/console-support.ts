@@ -9,8 +9,8 @@ import { startProviderEmulator, type ProviderEmulator } from '@wordgame/provider
 import { ensureDevCerts, freePort } from '@wordgame/testkit';
 import { chromium, type Browser } from 'playwright-core';
 import { buildGateway, type GatewayApp, type GatewayUrls } from '../src/app.js';
-import { loadGatewayConfig } from '../src/config.js';
 import { freshDatabase, startBackendProcess, type BackendProcess, type FreshDatabase } from './support/backend-process.js';
+import { testGatewayConfig } from './support/gateway-config.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const TSX = join(ROOT, 'node_modules/tsx/dist/cli.mjs');
@@ -60,14 +60,9 @@ export async function startConsoleStack(options: { bot?: boolean } = {}): Promis
     MODERATION_LAPSE_INTERVAL_MS: '500',
   });
   const gateway = buildGateway(
-    loadGatewayConfig({
+    testGatewayConfig(certs, {
       BACKEND_URL: backend.url,
-      GATEWAY_HTTP_PORT: '0',
-      BOTLINK_PORT: '0',
       GATEWAY_INTERNAL_PORT: String(internalPort),
-      BOTLINK_TLS_CA: certs.ca.cert,
-      BOTLINK_TLS_CERT: certs.gateway.cert,
-      BOTLINK_TLS_KEY: certs.gateway.key,
       GATEWAY_CONSOLE_EXPORT_CAP: String(EXPORT_CAP),
       GATEWAY_OPERATOR_TOKEN: 'operator-test-token-0123456789',
     }),

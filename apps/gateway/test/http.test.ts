@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { createLogger } from '@wordgame/logging';
 import { ensureDevCerts } from '@wordgame/testkit';
 import { buildGateway, type GatewayApp } from '../src/app.js';
-import { loadGatewayConfig } from '../src/config.js';
 import { startStatusBackend } from './support/fake-backend.js';
+import { testGatewayConfig } from './support/gateway-config.js';
 
 const logger = createLogger('gateway-test', 'silent');
 
@@ -21,14 +21,8 @@ describe('gateway HTTP edge', () => {
     const certs = ensureDevCerts(dir);
     backend = await startStatusBackend(() => backendStatus);
     gateway = buildGateway(
-      loadGatewayConfig({
+      testGatewayConfig(certs, {
         BACKEND_URL: backend.url,
-        GATEWAY_HTTP_PORT: '0',
-        BOTLINK_PORT: '0',
-        GATEWAY_INTERNAL_PORT: '0',
-        BOTLINK_TLS_CA: certs.ca.cert,
-        BOTLINK_TLS_CERT: certs.gateway.cert,
-        BOTLINK_TLS_KEY: certs.gateway.key,
       }),
       logger,
     );
@@ -72,15 +66,7 @@ describe('gateway without a backend', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gw-'));
     const certs = ensureDevCerts(dir);
     const gateway = buildGateway(
-      loadGatewayConfig({
-        BACKEND_URL: 'http://127.0.0.1:1',
-        GATEWAY_HTTP_PORT: '0',
-        BOTLINK_PORT: '0',
-        GATEWAY_INTERNAL_PORT: '0',
-        BOTLINK_TLS_CA: certs.ca.cert,
-        BOTLINK_TLS_CERT: certs.gateway.cert,
-        BOTLINK_TLS_KEY: certs.gateway.key,
-      }),
+      testGatewayConfig(certs),
       logger,
     );
     const { httpUrl } = await gateway.start();

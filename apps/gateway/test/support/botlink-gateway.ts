@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createLogger } from '@wordgame/logging';
 import { ensureDevCerts, type DevCerts } from '@wordgame/testkit';
 import { buildGateway, type GatewayApp, type GatewayUrls } from '../../src/app.js';
-import { loadGatewayConfig } from '../../src/config.js';
+import { testGatewayConfig } from './gateway-config.js';
 
 /** A started gateway on ephemeral ports with fresh dev certificates. */
 export interface TestGateway {
@@ -22,16 +22,7 @@ export async function startTestGateway(env: Record<string, string> = {}): Promis
   const dir = mkdtempSync(join(tmpdir(), 'gw-botlink-'));
   const certs = ensureDevCerts(dir);
   const gateway = buildGateway(
-    loadGatewayConfig({
-      BACKEND_URL: 'http://127.0.0.1:1',
-      GATEWAY_HTTP_PORT: '0',
-      BOTLINK_PORT: '0',
-      GATEWAY_INTERNAL_PORT: '0',
-      BOTLINK_TLS_CA: certs.ca.cert,
-      BOTLINK_TLS_CERT: certs.gateway.cert,
-      BOTLINK_TLS_KEY: certs.gateway.key,
-      ...env,
-    }),
+    testGatewayConfig(certs, env),
     createLogger('gateway-test', process.env.TEST_LOG_LEVEL === 'debug' ? 'debug' : 'silent'),
   );
   const urls = await gateway.start();

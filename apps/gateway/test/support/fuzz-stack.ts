@@ -5,10 +5,10 @@ import { createLogger } from '@wordgame/logging';
 import { startProviderEmulator, type ProviderEmulator } from '@wordgame/provider-emulator';
 import { ensureDevCerts } from '@wordgame/testkit';
 import { buildGateway, type GatewayApp, type GatewayUrls } from '../../src/app.js';
-import { loadGatewayConfig } from '../../src/config.js';
 import { freshDatabase, startBackendProcess, type BackendProcess, type FreshDatabase } from './backend-process.js';
 import { OPERATOR_TOKEN, TELEGRAM_BOT_TOKEN, VK_APP_SECRET } from './chain.js';
 import { freePort } from '@wordgame/testkit';
+import { testGatewayConfig } from './gateway-config.js';
 
 /** The card shop the hostile-input stack's backend is configured with. */
 export const FUZZ_SHOP = { shopId: 'fuzz-shop', secretKey: 'fuzz-secret', test: true };
@@ -44,14 +44,9 @@ export async function startFuzzStack(): Promise<FuzzStack> {
     REAPER_INTERVAL_MS: '0',
   });
   const gateway = buildGateway(
-    loadGatewayConfig({
+    testGatewayConfig(certs, {
       BACKEND_URL: backend.url,
-      GATEWAY_HTTP_PORT: '0',
-      BOTLINK_PORT: '0',
       GATEWAY_INTERNAL_PORT: String(internalPort),
-      BOTLINK_TLS_CA: certs.ca.cert,
-      BOTLINK_TLS_CERT: certs.gateway.cert,
-      BOTLINK_TLS_KEY: certs.gateway.key,
       GATEWAY_OPERATOR_TOKEN: OPERATOR_TOKEN,
     }),
     createLogger('gateway-fuzz', 'silent'),

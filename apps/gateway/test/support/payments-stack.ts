@@ -9,13 +9,13 @@ import { startPlatformEmulator, type PlatformEmulator } from '@wordgame/platform
 import { startProviderEmulator, type ProviderEmulator, type ShopConfig } from '@wordgame/provider-emulator';
 import { ensureDevCerts, type DevCerts, freePort } from '@wordgame/testkit';
 import { buildGateway, type GatewayApp, type GatewayUrls } from '../../src/app.js';
-import { loadGatewayConfig } from '../../src/config.js';
 import { freshDatabase, startBackendProcess, type BackendProcess, type FreshDatabase } from './backend-process.js';
 import { OPERATOR_TOKEN, TELEGRAM_BOT_TOKEN, VK_APP_SECRET } from './chain.js';
 import { eventually } from './botlink-gateway.js';
 import { call } from './edge.js';
 import { nowSeconds, telegramInitData, vkLaunchParams } from './launch-data.js';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
+import { testGatewayConfig } from './gateway-config.js';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const TSX = join(ROOT, 'node_modules/tsx/dist/cli.mjs');
@@ -147,14 +147,9 @@ export async function startPaymentsStack(options: PaymentsStackOptions = {}): Pr
     },
   });
   const gateway = buildGateway(
-    loadGatewayConfig({
+    testGatewayConfig(certs, {
       BACKEND_URL: backend.url,
-      GATEWAY_HTTP_PORT: '0',
-      BOTLINK_PORT: '0',
       GATEWAY_INTERNAL_PORT: String(internalPort),
-      BOTLINK_TLS_CA: certs.ca.cert,
-      BOTLINK_TLS_CERT: certs.gateway.cert,
-      BOTLINK_TLS_KEY: certs.gateway.key,
       GATEWAY_OPERATOR_TOKEN: OPERATOR_TOKEN,
       GATEWAY_SESSION_CACHE_MS: '0',
     }),

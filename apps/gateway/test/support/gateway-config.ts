@@ -1,0 +1,19 @@
+import type { DevCerts } from '@wordgame/testkit';
+import { loadGatewayConfig, type GatewayConfig } from '../../src/config.js';
+
+/**
+ * A gateway config for tests: every listener on an ephemeral port, the given dev certificates for
+ * the bot-link, an unreachable backend unless `env` names one; `env` adds or overrides variables.
+ */
+export function testGatewayConfig(certs: DevCerts, env: Record<string, string> = {}): GatewayConfig {
+  return loadGatewayConfig({
+    BACKEND_URL: 'http://127.0.0.1:1',
+    GATEWAY_HTTP_PORT: '0',
+    BOTLINK_PORT: '0',
+    GATEWAY_INTERNAL_PORT: '0',
+    BOTLINK_TLS_CA: certs.ca.cert,
+    BOTLINK_TLS_CERT: certs.gateway.cert,
+    BOTLINK_TLS_KEY: certs.gateway.key,
+    ...env,
+  });
+}
