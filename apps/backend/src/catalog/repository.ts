@@ -36,28 +36,6 @@ export async function listProducts(db: Db, options: { includeInactive: boolean; 
   }));
 }
 
-/** The chips price and atoms of an active product, for a spend; undefined when no such product. */
-export async function productForSpend(
-  trx: Db,
-  productId: bigint,
-): Promise<{ chipsPrice: bigint | null; atoms: ProductAtomView[] } | undefined> {
-  const product = await trx
-    .selectFrom('catalog_products as p')
-    .leftJoin('catalog_prices as pr', (j) => j.onRef('pr.product_id', '=', 'p.id').on('pr.method', '=', 'chips'))
-    .select(['p.id', 'pr.amount'])
-    .where('p.id', '=', productId)
-    .where('p.active', '=', true)
-    .executeTakeFirst();
-  if (!product) return undefined;
-  const atoms = await trx
-    .selectFrom('catalog_product_atoms as pa')
-    .innerJoin('catalog_atoms as a', 'a.id', 'pa.atom_id')
-    .select(['a.kind', 'a.quantity'])
-    .where('pa.product_id', '=', productId)
-    .execute();
-  return { chipsPrice: product.amount, atoms };
-}
-
 /** Creates or replaces a product with its atoms (found or created) and prices, in one transaction. */
 export async function upsertProduct(db: Kysely<DB>, draft: ProductDraftInput): Promise<Product> {
   const id = await db.transaction().execute(async (trx) => {
