@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../db/schema.js';
 import { DomainError } from '../rpc/errors.js';
-import type { Product, ProductAtomView, ProductDraftInput } from './product.js';
+import type { Product, ProductDraftInput } from './product.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
