@@ -18,10 +18,11 @@ import { chatGateOver } from './moderation/chat-gate.js';
 import { createLapseLoop, type LapseLoop } from './moderation/lapse.js';
 import { refundService } from './refunds/console.js';
 import { devMailbox, smtpMailer, type Mailer } from './mail/mailer.js';
-import { errorEdge } from './rpc/interceptors.js';
+import { edgeError, errorEdge } from './rpc/interceptors.js';
 import type { SessionDeps } from './sessions/open.js';
 import { walletService } from './wallet/service.js';
 import { listenDual, type DualListener } from './server/listener.js';
+import { unaryFastPath, type ServiceRegistration } from './server/unary-fast-path.js';
 import { checkSystem } from './system/check.js';
 import { systemService } from './system/service.js';
 import { systemClock, type Clock } from './game/clock.js';
@@ -79,24 +80,28 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
       const chatGate = chatGateOver(payments.bot);
       gameBus = new GameEventBus();
       const games = { db: db.db, logger, now: options.now ?? systemClock, bus: gameBus, dailyHints: config.GAME_DAILY_HINTS, chatGate };
+      const services: ServiceRegistration[] = [
+        { service: backendApi.SystemService, impl: systemService(check) },
+        { service: backendApi.AccountService, impl: accountService(sessions) },
+        { service: backendApi.WalletService, impl: walletService(db.db, logger) },
+        { service: backendApi.CatalogAdminService, impl: catalogAdminService(db.db, logger) },
+        { service: backendApi.BotIntakeService, impl: { ...botIntakeService(db.db), ...starsIntakeMethods(payments) } },
+        { service: backendApi.PaymentsService, impl: paymentsService(payments) },
+        { service: backendApi.NotificationService, impl: notificationService(payments) },
+        { service: backendApi.RefundService, impl: refundService(payments) },
+        { service: backendApi.GameService, impl: gameService(games) },
+        { service: backendApi.SocialService, impl: socialService(games) },
+        { service: backendApi.ConsoleService, impl: consoleService({ db: db.db, logger, payments, chatGate, sessionTtlHours: config.OPERATOR_SESSION_TTL_HOURS }) },
+      ];
       const connect = connectNodeAdapter({
         interceptors: [errorEdge(logger)],
         routes: (router) => {
-          router.service(backendApi.SystemService, systemService(check));
-          router.service(backendApi.AccountService, accountService(sessions));
-          router.service(backendApi.WalletService, walletService(db.db, logger));
-          router.service(backendApi.CatalogAdminService, catalogAdminService(db.db, logger));
-          router.service(backendApi.BotIntakeService, { ...botIntakeService(db.db), ...starsIntakeMethods(payments) });
-          router.service(backendApi.PaymentsService, paymentsService(payments));
-          router.service(backendApi.NotificationService, notificationService(payments));
-          router.service(backendApi.RefundService, refundService(payments));
-          router.service(backendApi.GameService, gameService(games));
-          router.service(backendApi.SocialService, socialService(games));
-          router.service(backendApi.ConsoleService, consoleService({ db: db.db, logger, payments, chatGate, sessionTtlHours: config.OPERATOR_SESSION_TTL_HOURS }));
+          for (const { service, impl } of services) router.service(service, impl);
         },
         fallback: (req, res) => void health(req, res, check),
       });
-      listener = await listenDual(connect, config.BACKEND_HOST, config.BACKEND_PORT);
+      const fast = unaryFastPath(services, edgeError(logger));
+      listener = await listenDual(connect, config.BACKEND_HOST, config.BACKEND_PORT, undefined, fast);
       logger.info({ url: listener.url }, 'backend listening');
       reaper = createReaper(payments, config.REAPER_INTERVAL_MS);
       reaper.start();

@@ -163,6 +163,9 @@ describe('card rail over Connect on PostgreSQL with the provider emulator', () =
       await intakeBody(notifications, JSON.stringify({ ...forged, event: 'refund.succeeded', object: { id: 'r1', payment_id: 'nope' } }));
       expect(webhook.dispositions).toEqual([{ disposition: 'ignored', detail: 'unknown_order' }]);
       expect(await intakeBody(notifications, 'not json at all')).toEqual({ disposition: 'ignored', detail: 'malformed' });
+      // A NUL in an id (found by the 10x REST fuzz: it made PostgreSQL fail and the intake answer 503 forever).
+      const nul = { ...forged, object: { id: '\u0000', status: '', metadata: { order_id: randomUUID() } } };
+      expect(await intakeBody(notifications, JSON.stringify(nul))).toEqual({ disposition: 'ignored', detail: 'malformed' });
       expect(emulator.control.requests()).toEqual([]);
     });
 

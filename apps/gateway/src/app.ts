@@ -1,11 +1,13 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
+import { botlink as botlinkApi } from '@wordgame/contracts';
 import type { Logger } from '@wordgame/logging';
 import { createBackendClients } from './backend/client.js';
 import { PlatformHealth } from './botlink/health.js';
-import { peerContextValues } from './botlink/peer.js';
-import { botlinkRoutes } from './botlink/routes.js';
+import { grpcUnaryFastPath } from './botlink/grpc-unary.js';
+import { peerContextValues, peerValues } from './botlink/peer.js';
+import { botlinkRoutes, botlinkService } from './botlink/routes.js';
 import { listenMtls, type MtlsServer } from './botlink/tls-server.js';
 import { CommandHub } from './commands/hub.js';
 import { listenInternal, type InternalServer } from './commands/internal-server.js';
@@ -65,10 +67,9 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
         httpServer.once('listening', resolve);
         httpServer.once('error', reject);
       });
-      const botlinkHandler = connectNodeAdapter({
-        routes: botlinkRoutes({ hub, health, metrics, logger, backend, idleTimeoutMs: config.BOTLINK_IDLE_TIMEOUT_MS }),
-        contextValues: peerContextValues,
-      });
+      const botlinkImpl = botlinkService({ hub, health, metrics, logger, backend, idleTimeoutMs: config.BOTLINK_IDLE_TIMEOUT_MS });
+      const botlinkHandler = connectNodeAdapter({ routes: botlinkRoutes(botlinkImpl), contextValues: peerContextValues });
+      const botlinkUnary = grpcUnaryFastPath(botlinkApi.BotLink, botlinkImpl, (stream) => peerValues(stream.session?.socket), logger);
       botlink = await listenMtls(
         {
           host: config.BOTLINK_HOST,
@@ -83,6 +84,7 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
           onPingTimeout: () => metrics.pingTimeouts.inc(),
         },
         botlinkHandler,
+        botlinkUnary,
       );
       internal = await listenInternal(config.GATEWAY_INTERNAL_HOST, config.GATEWAY_INTERNAL_PORT, commandRoutes(hub, config.BOTLINK_COMMAND_TIMEOUT_MS));
       const httpPort = (httpServer.address() as AddressInfo).port;
@@ -108,6 +110,7 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
           server.closeIdleConnections();
         });
       }
+      backend.close();
       internal = undefined;
       botlink = undefined;
       http = undefined;

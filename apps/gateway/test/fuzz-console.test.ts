@@ -153,7 +153,8 @@ describe('hostile input on the console forms (real gateway, real backend process
           if (res.status >= 500) throw new Error(`5xx: ${where}`);
           if (res.status < 400) throw new Error(`accepted: ${where}`);
           if (res.status === 413 || (res.status === 400 && !decodable(a.path))) return;
-          if (res.status === 404 && new URL(a.path, 'http://x').pathname !== a.path) return;
+          // No route is behind a path the URL parser rewrites or one with an empty segment (`/_gm/users//moderate`).
+          if (res.status === 404 && (new URL(a.path, 'http://x').pathname !== a.path || a.path.includes('//'))) return;
           if (!a.session && res.status !== 401) throw new Error(`expected 401 without a session: ${where}`);
           if (a.session && a.csrf !== 'valid' && res.status !== 403) throw new Error(`expected 403 without a valid CSRF token: ${where}`);
         }),

@@ -69,8 +69,11 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       idle_in_transaction_session_timeout: 30_000,
       types: pgTypes(),
     });
-    // An idle client losing its server (e.g. a PostgreSQL restart) must not crash the process.
-    pool.on('error', (err) => options.logger?.warn({ err }, 'idle database connection failed'));
+    // A client losing its server (e.g. a PostgreSQL restart) must not crash the process, idle or
+    // checked out (a transaction between statements): each client's error is logged once here; the
+    // pool re-emits an idle client's error (needs a listener) and drops a broken client on release.
+    pool.on('connect', (client) => client.on('error', (err) => options.logger?.warn({ err }, 'database connection failed')));
+    pool.on('error', () => undefined);
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     const prepared = async <R>(name: string, text: string, values: readonly unknown[]): Promise<R[]> =>
       (await pool.query<R & pg.QueryResultRow>({ name, text, values: [...values] })).rows;

@@ -38,8 +38,66 @@ export interface CreditGuard {
  * creditable (already paid, failed, missing, or a `guard` condition failed).
  */
 export async function creditOrder(db: Kysely<DB>, orderId: string, settlement: Settlement, now: Date, guard: CreditGuard = {}): Promise<OrderRow | null> {
+  const { name, sql: text, parameters } = creditStatement(db, orderId, settlement, now, guard);
+  const [row] = await runPrepared<OrderRow>(db, name, text, parameters);
+  return row ?? null;
+}
+
+/** The credit statement for these inputs: its prepared-statement name, SQL text and parameters. */
+export interface CreditStatement {
+  name: string;
+  sql: string;
+  parameters: unknown[];
+}
+
+type SlotName = 'orderId' | 'now' | 'detail' | 'platformChargeId' | 'providerPaymentId' | 'rail' | 'amount' | 'newChargeId';
+
+/** Stands in for one input while a statement shape is compiled; kysely passes values through untouched. */
+class Slot {
+  constructor(readonly name: SlotName) {}
+}
+
+/** Per shape: the SQL and, per parameter, the input it takes (a Slot) or a constant of the statement. */
+const shapes = new Map<string, { sql: string; slots: readonly unknown[] }>();
+
+/**
+ * The credit statement for these inputs. Its text depends only on which options are set, so each
+ * shape is compiled by kysely once, with Slots in place of the inputs, and is one named prepared
+ * statement; building and compiling the query on every payment was a fifth of the backend's CPU
+ * per ForwardPayment. Same SQL, same parameters as compiling it per call (tested).
+ */
+export function creditStatement(db: Kysely<DB>, orderId: string, settlement: Settlement, now: Date, guard: CreditGuard = {}): CreditStatement {
+  const shape = [settlement.platformChargeId, settlement.providerPaymentId, guard.rail, guard.amount, guard.newChargeId].map((v) => (v === undefined ? '0' : '1')).join('');
+  let compiled = shapes.get(shape);
+  if (!compiled) {
+    const slot = <T>(name: SlotName, present: unknown): T => (present === undefined ? undefined : new Slot(name)) as T;
+    const query = compileCredit(
+      db,
+      slot<string>('orderId', true),
+      { platformChargeId: slot<string | undefined>('platformChargeId', settlement.platformChargeId), providerPaymentId: slot<string | undefined>('providerPaymentId', settlement.providerPaymentId) },
+      slot<Date>('now', true),
+      { rail: slot<OrderRail | undefined>('rail', guard.rail), amount: slot<bigint | undefined>('amount', guard.amount), newChargeId: slot<string | undefined>('newChargeId', guard.newChargeId) },
+      slot<string>('detail', true),
+    );
+    compiled = { sql: query.sql, slots: query.parameters };
+    shapes.set(shape, compiled);
+  }
+  const values: Record<SlotName, unknown> = {
+    orderId,
+    now,
+    detail: settlement.platformChargeId ?? settlement.providerPaymentId ?? '',
+    platformChargeId: settlement.platformChargeId,
+    providerPaymentId: settlement.providerPaymentId,
+    rail: guard.rail,
+    amount: guard.amount,
+    newChargeId: guard.newChargeId,
+  };
+  return { name: `credit_order_${shape}`, sql: compiled.sql, parameters: compiled.slots.map((slot) => (slot instanceof Slot ? values[slot.name] : slot)) };
+}
+
+/** Builds and compiles the credit statement (see creditOrder for what it does). */
+export function compileCredit(db: Kysely<DB>, orderId: string, settlement: Settlement, now: Date, guard: CreditGuard, detail = settlement.platformChargeId ?? settlement.providerPaymentId ?? '') {
   const { rail, amount, newChargeId } = guard;
-  const detail = settlement.platformChargeId ?? settlement.providerPaymentId ?? '';
   const grantsBenefits = sql<boolean>`(o.hints > 0 or o.no_ads_days > 0 or o.no_ads_forever)`;
   const query = db
     .with('o', (q) => {
@@ -154,10 +212,7 @@ export async function creditOrder(db: Kysely<DB>, orderId: string, settlement: S
     .selectFrom('o')
     .selectAll('o')
     .compile();
-  // The statement's text depends only on which options are set: one prepared statement per shape.
-  const shape = [settlement.platformChargeId, settlement.providerPaymentId, rail, amount, newChargeId].map((v) => (v === undefined ? '0' : '1')).join('');
-  const [row] = await runPrepared<OrderRow>(db, `credit_order_${shape}`, query.sql, query.parameters);
-  return row ?? null;
+  return query;
 }
 
 /** Whether an order row is one a confirmed payment may still credit. */

@@ -9,11 +9,14 @@ import { isOrderId, paymentError } from './errors.js';
 import { ProviderError } from './provider/types.js';
 import { handled, ignored, settleFromProvider, type Disposition } from './settle.js';
 
+/** An id as providers write them: no control characters (PostgreSQL text cannot even hold a NUL). */
+const providerId = z.string().min(1).max(128).regex(/^[^\u0000-\u001f\u007f]+$/);
+
 const notificationSchema = z.object({
   event: z.string().min(1).max(64),
   object: z.object({
-    id: z.string().min(1).max(128),
-    payment_id: z.string().min(1).max(128).optional(),
+    id: providerId,
+    payment_id: providerId.optional(),
     metadata: z.record(z.string(), z.unknown()).nullish(),
   }),
 });

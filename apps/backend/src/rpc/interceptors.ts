@@ -1,6 +1,8 @@
+import type { DescMethod } from '@bufbuild/protobuf';
 import { Code, ConnectError, type Interceptor } from '@connectrpc/connect';
 import { FlatBufferDecodeError } from '@wordgame/contracts';
 import type { Logger } from '@wordgame/logging';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { DomainError, ERROR_CODE_HEADER, ERROR_CODES } from './errors.js';
 
 function coded(message: string, code: Code, machineCode: string): ConnectError {
@@ -8,20 +10,34 @@ function coded(message: string, code: Code, machineCode: string): ConnectError {
 }
 
 /**
- * The backend's one error edge: a DomainError becomes its Connect code with the machine code in
+ * The backend's one error mapping: a DomainError becomes its Connect code with the machine code in
  * `x-error-code`, a malformed FlatBuffers body is InvalidArgument `malformed_body`, a ConnectError
- * passes through, anything else is logged with its cause and answered as Internal without detail.
+ * passes through, a database that cannot be reached is Unavailable (the caller may retry),
+ * anything else is logged with its cause and answered as Internal without detail. Used by the
+ * Connect interceptor below and by the unary fast path (server/unary-fast-path.ts).
  */
+export function edgeError(logger: Logger): (err: unknown, method: DescMethod) => ConnectError {
+  return (err, method) => {
+    if (err instanceof DomainError) return coded(err.message, ERROR_CODES[err.code], err.code);
+    if (err instanceof ConnectError) return err;
+    if (err instanceof FlatBufferDecodeError) return coded(err.message, Code.InvalidArgument, 'malformed_body');
+    if (isDatabaseUnavailable(err)) {
+      logger.warn({ err, procedure: method.name, service: method.parent.typeName }, 'database unavailable');
+      return new ConnectError('the database is unavailable', Code.Unavailable);
+    }
+    logger.error({ err, procedure: method.name, service: method.parent.typeName }, 'unhandled rpc failure');
+    return coded('internal error', Code.Internal, 'internal');
+  };
+}
+
+/** The error edge as a Connect interceptor (the calls connect-node serves: streams, HTTP/1.1, JSON). */
 export function errorEdge(logger: Logger): Interceptor {
+  const toConnect = edgeError(logger);
   return (next) => async (req) => {
     try {
       return await next(req);
     } catch (err: unknown) {
-      if (err instanceof DomainError) throw coded(err.message, ERROR_CODES[err.code], err.code);
-      if (err instanceof ConnectError) throw err;
-      if (err instanceof FlatBufferDecodeError) throw coded(err.message, Code.InvalidArgument, 'malformed_body');
-      logger.error({ err, procedure: req.method.name, service: req.service.typeName }, 'unhandled rpc failure');
-      throw coded('internal error', Code.Internal, 'internal');
+      throw toConnect(err, req.method);
     }
   };
 }

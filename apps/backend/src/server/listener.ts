@@ -1,8 +1,10 @@
 import http from 'node:http';
 import http2 from 'node:http2';
 import net from 'node:net';
+import { takeStreamsFirst, type StreamTaker } from '@wordgame/h2-unary';
 
 type Handler = (req: http.IncomingMessage | http2.Http2ServerRequest, res: http.ServerResponse | http2.Http2ServerResponse) => void;
+
 
 /** A listening server that speaks HTTP/1.1 and cleartext HTTP/2 (prior knowledge) on one port. */
 export interface DualListener {
@@ -19,10 +21,11 @@ const H2_PREFACE = Buffer.from('PRI * HTTP/2.0');
  * `close()` stops accepting, lets in-flight requests finish for up to `graceMs`, then destroys
  * whatever is left.
  */
-export async function listenDual(handler: Handler, host: string, port: number, graceMs = 5_000): Promise<DualListener> {
+export async function listenDual(handler: Handler, host: string, port: number, graceMs = 5_000, take?: StreamTaker): Promise<DualListener> {
   const h1 = http.createServer(handler);
   h1.keepAliveTimeout = 65_000;
   const h2 = http2.createServer({}, handler);
+  if (take) takeStreamsFirst(h2, take);
   const sockets = new Set<net.Socket>();
   const sessions = new Set<http2.ServerHttp2Session>();
   h2.on('session', (session: http2.ServerHttp2Session) => {
@@ -70,3 +73,4 @@ export async function listenDual(handler: Handler, host: string, port: number, g
     },
   };
 }
+

@@ -1,8 +1,10 @@
-import type { RequestHandler, Router } from 'express';
+import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
 import { authenticate, type SessionResolver } from '../auth/middleware.js';
 import { backendCallOptions } from '../auth/backend-headers.js';
 import { requireOperator } from '../auth/operator.js';
+import { sendJson } from '../http/json.js';
 import type { ApiMetrics } from '../http/metrics.js';
+import { bindRequestLog, requestLogs } from '../http/request-context.js';
 import type { Operation } from './operation.js';
 
 /** What mounting needs besides the operations themselves. */
@@ -15,32 +17,88 @@ export interface MountDeps {
 /**
  * Mounts every operation of the table on `router`: names the request (logger field and metrics
  * label), applies the operation's auth requirement, then runs the handler and sends its reply.
- * Errors go to the app's one error handler.
+ * Errors go to the app's one error handler. Operations on fixed paths are found with one map
+ * lookup (matching as Express does: any case, optional trailing slash, HEAD served by GET);
+ * those with path parameters are Express routes.
  */
 export function mountOperations(router: Router, operations: readonly Operation[], deps: MountDeps): void {
   const operator = requireOperator(deps.operatorToken);
   const session = authenticate(deps.sessions, false);
   const trusted = authenticate(deps.sessions, true);
+  const fixed = new Map<string, RequestHandler[]>();
   for (const op of operations) {
     const guards: RequestHandler[] =
       op.auth === 'operator' ? [operator] : op.auth === 'session' ? [session] : op.auth === 'trusted_session' ? [trusted] : [];
-    router[op.method](op.path, named(op.name, deps.metrics), ...guards, async (req, res) => {
-      const reply = await op.handle({ req, log: req.log, session: req.session, call: backendCallOptions(req.requestId, req.session) });
-      res.status(reply.status);
-      if (reply.body === undefined) res.end();
-      else res.json(reply.body);
-    });
+    const chain: RequestHandler[] = [
+      named(op.name, deps.metrics),
+      ...guards,
+      async (req, res) => {
+        const reply = await op.handle({
+          req,
+          // Read on use: the request logger is only made when a handler logs.
+          get log() {
+            return req.log;
+          },
+          session: req.session,
+          call: backendCallOptions(req.requestId, req.session),
+        });
+        if (reply.body !== undefined) return sendJson(res, reply.status, reply.body);
+        res.status(reply.status).end();
+      },
+    ];
+    if (op.path.includes(':')) {
+      router[op.method](op.path, ...chain);
+      continue;
+    }
+    const method = op.method.toUpperCase();
+    fixed.set(routeKey(method, op.path), chain);
+    if (method === 'GET' && !fixed.has(routeKey('HEAD', op.path))) fixed.set(routeKey('HEAD', op.path), chain);
   }
+  router.use((req, res, next) => {
+    const chain = fixed.get(routeKey(req.method, req.path));
+    if (chain === undefined) next();
+    else runChain(chain, req, res, next);
+  });
+}
+
+/** The lookup key of a fixed route: Express matches paths case-insensitively, a trailing slash optional. */
+function routeKey(method: string, path: string): string {
+  const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+  return `${method} ${trimmed.toLowerCase()}`;
+}
+
+/** Runs handlers in order as an Express route does: `next(err)` or a rejected promise ends in `done(err)`. */
+function runChain(chain: readonly RequestHandler[], req: Request, res: Response, done: NextFunction): void {
+  let index = 0;
+  const step = (err?: unknown): void => {
+    if (err !== undefined && err !== null) {
+      if (err === 'route' || err === 'router') done();
+      else done(err);
+      return;
+    }
+    const handler = chain[index++];
+    if (handler === undefined) {
+      done();
+      return;
+    }
+    try {
+      const result: unknown = handler(req, res, step);
+      if (result instanceof Promise) result.then(undefined, (e: unknown) => done(e ?? new Error('Rejected promise')));
+    } catch (e: unknown) {
+      done(e);
+    }
+  };
+  step();
 }
 
 function named(operation: string, metrics: ApiMetrics): RequestHandler {
   return (req, res, next) => {
     const started = process.hrtime.bigint();
-    req.log = req.log.child({ operation });
+    bindRequestLog(req, { operation });
     res.once('finish', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       metrics.observe(operation, res.statusCode, seconds);
-      req.log.info({ status: res.statusCode, ms: Math.round(seconds * 1e4) / 10 }, 'request done');
+      if (requestLogs(req, 'info')) req.log.info({ status: res.statusCode, ms: Math.round(seconds * 1e4) / 10 }, 'request done');
     });
     next();
   };

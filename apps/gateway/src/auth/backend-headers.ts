@@ -20,10 +20,8 @@ export const BACKEND_CALL_TIMEOUT_MS = 10_000;
  * Nothing the client sent is copied.
  */
 export function backendCallOptions(requestId: string, session?: SessionContext): CallOptions {
-  const headers = new Headers({ 'x-request-id': requestId });
-  if (session) {
-    headers.set('x-account-id', session.accountId.toString());
-    headers.set('x-platform', platformHeader(session));
-  }
+  const headers: Record<string, string> = session
+    ? { 'x-request-id': requestId, 'x-account-id': session.accountId.toString(), 'x-platform': platformHeader(session) }
+    : { 'x-request-id': requestId };
   return { headers, timeoutMs: BACKEND_CALL_TIMEOUT_MS };
 }

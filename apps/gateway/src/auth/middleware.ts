@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import { ApiError } from '../http/api-error.js';
+import { bindRequestLog } from '../http/request-context.js';
 import { bearerToken } from './bearer.js';
 import { isTrusted, type SessionContext } from './session.js';
 
@@ -36,7 +37,7 @@ export function authenticate(resolver: SessionResolver, trusted: boolean): Reque
     const session = await resolver.resolve(token, req.requestId);
     if (session === null) throw new ApiError('session_invalid');
     req.session = session;
-    req.log = req.log.child({ accountId: session.accountId.toString(), platformKind: session.platformKind ?? 'none' });
+    bindRequestLog(req, { accountId: session.accountId.toString(), platformKind: session.platformKind ?? 'none' });
     if (trusted && !isTrusted(session)) throw new ApiError('untrusted_session');
     next();
   };

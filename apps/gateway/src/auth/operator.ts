@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { ApiError } from '../http/api-error.js';
+import { bindRequestLog } from '../http/request-context.js';
 import { bearerToken } from './bearer.js';
 
 /**
@@ -14,7 +15,7 @@ export function requireOperator(configured: string | undefined): RequestHandler 
     if (expected === undefined) throw new ApiError('operator_auth_not_configured');
     const presented = bearerToken(req);
     if (presented === undefined || !timingSafeEqual(digest(presented), expected)) throw new ApiError('operator_unauthenticated');
-    req.log = req.log.child({ operator: true });
+    bindRequestLog(req, { operator: true });
     next();
   };
 }

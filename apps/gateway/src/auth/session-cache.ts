@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { SessionContext } from './session.js';
 
 interface Entry {
@@ -53,6 +53,7 @@ export class SessionCache {
   }
 }
 
+/** SHA-256 of the token (one-shot `crypto.hash`: no Hash object per request). */
 function keyOf(token: string): string {
-  return createHash('sha256').update(token).digest('base64url');
+  return hash('sha256', token, 'base64url');
 }

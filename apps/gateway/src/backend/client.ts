@@ -1,6 +1,7 @@
 import { createClient, type Client } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
+import { createLeanConnectTransport } from './unary-transport.js';
 
 /** Typed Connect clients for the backend's services, over one multiplexed h2c connection. */
 export interface BackendClients {
@@ -20,10 +21,17 @@ export interface BackendClients {
   game: Client<typeof backendApi.GameService>;
   /** Friend requests, blocks and account deletion (caller headers required). */
   social: Client<typeof backendApi.SocialService>;
+  /** Closes the connection to the backend (gateway stop). */
+  close(): void;
 }
 
+/**
+ * Unary calls (every REST operation) go through the lean Connect transport; the one streaming
+ * method (WatchGame) through connect-node's. Both speak the Connect protocol over h2c.
+ */
 export function createBackendClients(baseUrl: string): BackendClients {
-  const transport = createConnectTransport({ baseUrl, httpVersion: '2', defaultTimeoutMs: 10_000 });
+  const streams = createConnectTransport({ baseUrl, httpVersion: '2', defaultTimeoutMs: 10_000 });
+  const transport = createLeanConnectTransport({ baseUrl, defaultTimeoutMs: 10_000, streams });
   return {
     system: createClient(backendApi.SystemService, transport),
     account: createClient(backendApi.AccountService, transport),
@@ -35,6 +43,7 @@ export function createBackendClients(baseUrl: string): BackendClients {
     refund: createClient(backendApi.RefundService, transport),
     game: createClient(backendApi.GameService, transport),
     social: createClient(backendApi.SocialService, transport),
+    close: () => transport.close(),
   };
 }
 

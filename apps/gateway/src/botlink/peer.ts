@@ -10,15 +10,29 @@ export interface PeerIdentity {
 /** Handler context key carrying the peer certificate identity. */
 export const peerKey = createContextKey<PeerIdentity>({ subject: 'unknown' }, { description: 'bot-link peer certificate' });
 
+const subjects = new WeakMap<object, string | undefined>();
+
 /**
- * connectNodeAdapter `contextValues`: reads the client certificate from the TLS socket. The
- * handshake already verified it against the CA, so only the subject is taken here.
+ * The context values of a call on `socket`: the client certificate's subject CN. The handshake
+ * already verified the certificate against the CA, so only the subject is taken; it is read once
+ * per connection (getPeerCertificate builds a fresh object on every call).
  */
-export function peerContextValues(req: { socket: unknown }): ContextValues {
+export function peerValues(socket: unknown): ContextValues {
   const values = createContextValues();
-  const socket = req.socket as Partial<Pick<TLSSocket, 'getPeerCertificate'>>;
-  const cn = typeof socket.getPeerCertificate === 'function' ? socket.getPeerCertificate().subject?.CN : undefined;
-  const subject = Array.isArray(cn) ? cn.join(',') : cn;
+  if (typeof socket !== 'object' || socket === null) return values;
+  let subject: string | undefined;
+  if (subjects.has(socket)) subject = subjects.get(socket);
+  else {
+    const tls = socket as Partial<Pick<TLSSocket, 'getPeerCertificate'>>;
+    const cn = typeof tls.getPeerCertificate === 'function' ? tls.getPeerCertificate().subject?.CN : undefined;
+    subject = Array.isArray(cn) ? cn.join(',') : cn;
+    subjects.set(socket, subject);
+  }
   if (subject) values.set(peerKey, { subject });
   return values;
+}
+
+/** connectNodeAdapter `contextValues`: the peer values of the request's connection. */
+export function peerContextValues(req: { socket: unknown }): ContextValues {
+  return peerValues(req.socket);
 }

@@ -5,11 +5,14 @@ import type { BackendClients } from '../backend/client.js';
 import { createIntakeHandlers } from './intake.js';
 import { createLinkHandler, type LinkHandlerDeps } from './link-handler.js';
 
-/** Registers botlink.v1.BotLink: the Link stream and the three unary RPCs proxied to the backend. */
-export function botlinkRoutes(deps: LinkHandlerDeps & { backend: BackendClients; logger: Logger }) {
-  const intake = createIntakeHandlers(deps.backend, deps.logger);
-  const link = createLinkHandler(deps);
+/** The botlink.v1.BotLink implementation: the Link stream and the three unary RPCs proxied to the backend. */
+export function botlinkService(deps: LinkHandlerDeps & { backend: BackendClients; logger: Logger }) {
+  return { link: createLinkHandler(deps), ...createIntakeHandlers(deps.backend, deps.logger) };
+}
+
+/** Registers `impl` as botlink.v1.BotLink on a Connect router. */
+export function botlinkRoutes(impl: ReturnType<typeof botlinkService>) {
   return (router: ConnectRouter): void => {
-    router.service(botlink.BotLink, { link, ...intake });
+    router.service(botlink.BotLink, impl);
   };
 }

@@ -3,6 +3,7 @@ import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { keepAlive } from '@wordgame/h2-keepalive';
+import { takeStreamsFirst, type StreamTaker } from '@wordgame/h2-unary';
 import type { Logger } from '@wordgame/logging';
 
 export interface MtlsOptions {
@@ -40,6 +41,8 @@ export interface MtlsServer {
 export async function listenMtls(
   options: MtlsOptions,
   handler: (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void,
+  /** Takes streams before `handler` sees them (the unary fast path); false leaves a stream to it. */
+  take?: StreamTaker,
 ): Promise<MtlsServer> {
   const server = http2.createSecureServer(
     {
@@ -53,6 +56,7 @@ export async function listenMtls(
     },
     handler,
   );
+  if (take) takeStreamsFirst(server, take);
   const sessions = new Set<http2.ServerHttp2Session>();
   server.on('session', (session: http2.ServerHttp2Session) => {
     sessions.add(session);

@@ -9,6 +9,7 @@ import { SessionCache } from '../auth/session-cache.js';
 import { checkBackend, type BackendClients } from '../backend/client.js';
 import { createConsoleRouter, type ConsoleOptions } from '../console/router.js';
 import { errorHandler, notFound } from './errors.js';
+import { bigintAsString } from './json.js';
 import { createApiMetrics } from './metrics.js';
 import { requestContext } from './request-context.js';
 
@@ -36,9 +37,11 @@ export const JSON_BODY_LIMIT = '64kb';
 export function createHttpApp({ logger, registry, backend, operatorToken, sessionCacheMs = 5_000, console: consoleOptions }: HttpDeps): Express {
   const app = express();
   app.disable('x-powered-by');
+  // API answers are per caller and never revalidated; hashing every body for an ETag was wasted CPU.
+  app.set('etag', false);
   app.set('trust proxy', false);
-  app.set('json replacer', (_key: string, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
-  app.use(requestContext(logger));
+  app.set('json replacer', bigintAsString);
+  app.use(requestContext(app, logger));
 
   app.get('/health', async (req, res) => {
     try {

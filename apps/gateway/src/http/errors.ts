@@ -3,10 +3,11 @@ import type { Logger } from '@wordgame/logging';
 import { fromBackendError } from './backend-errors.js';
 import { ApiError } from './api-error.js';
 import { ERROR_CODES } from './error-codes.js';
+import { sendJson } from './json.js';
 
 /** Sends the one error body shape of the REST edge: `{error:{code,message}}`. */
 export function sendError(res: Response, status: number, code: string, message: string): void {
-  res.status(status).json({ error: { code, message } });
+  sendJson(res, status, { error: { code, message } });
 }
 
 /** Answers an ApiError with its status and body. */

@@ -4,6 +4,7 @@ import { authenticate, type SessionResolver } from '../../auth/middleware.js';
 import { backendCallOptions } from '../../auth/backend-headers.js';
 import type { BackendClients } from '../../backend/client.js';
 import type { ApiMetrics } from '../../http/metrics.js';
+import { bindRequestLog } from '../../http/request-context.js';
 import { readGameEvent, type GameEventJson } from './codec.js';
 import { gameIdParam } from './operations.js';
 
@@ -31,7 +32,7 @@ function frame(event: GameEventJson): string {
 export function mountGameEvents(router: Router, deps: { backend: BackendClients; sessions: SessionResolver; metrics: ApiMetrics }): void {
   const named: RequestHandler = (req, res, next) => {
     const started = process.hrtime.bigint();
-    req.log = req.log.child({ operation: 'game.events' });
+    bindRequestLog(req, { operation: 'game.events' });
     res.once('close', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       deps.metrics.observe('game.events', res.statusCode, seconds);

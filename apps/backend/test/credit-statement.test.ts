@@ -1,0 +1,37 @@
+import fc from 'fast-check';
+import { Kysely, PostgresDialect } from 'kysely';
+import type { DB } from '../src/db/schema.js';
+import { compileCredit, creditStatement, type CreditGuard, type Settlement } from '../src/orders/credit.js';
+
+// Compiling needs a dialect, never a connection.
+const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: () => Promise.reject(new Error('compile only')) }) });
+
+describe('credit statement memoised per shape', () => {
+  it('has the same SQL and parameters as compiling the query for the very inputs, for every shape', () => {
+    const optional = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined });
+    fc.assert(
+      fc.property(
+        fc.uuid(),
+        fc.date({ noInvalidDate: true }),
+        fc.oneof(
+          fc.record({ platformChargeId: fc.string({ minLength: 1 }) }),
+          fc.record({ providerPaymentId: fc.string({ minLength: 1 }) }),
+        ),
+        optional(fc.constantFrom('stars' as const, 'card' as const)),
+        optional(fc.bigInt({ min: 1n, max: 2n ** 40n })),
+        optional(fc.string({ minLength: 1 })),
+        (orderId, now, settlement: Settlement, rail, amount, newChargeId) => {
+          const guard: CreditGuard = {};
+          if (rail !== undefined) guard.rail = rail;
+          if (amount !== undefined) guard.amount = amount;
+          if (newChargeId !== undefined) guard.newChargeId = newChargeId;
+          const memoised = creditStatement(db, orderId, settlement, now, guard);
+          const direct = compileCredit(db, orderId, settlement, now, guard);
+          expect(memoised.sql).toBe(direct.sql);
+          expect(memoised.parameters).toEqual(direct.parameters);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
