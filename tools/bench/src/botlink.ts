@@ -5,6 +5,7 @@ import { createLogger } from '@wordgame/logging';
 import { ensureDevCerts } from '@wordgame/testkit';
 import { runEcho } from './echo.js';
 import { runHub } from './hub.js';
+import { printResult } from './report/result.js';
 import { median, summarize, type RunSummary } from './stats.js';
 
 /**
@@ -13,7 +14,7 @@ import { median, summarize, type RunSummary } from './stats.js';
  * in one process (the bot on a worker thread). Rounds alternate echo and hub so load changes on
  * the machine hit both; the medians over rounds are compared.
  * BENCH_COMMANDS per run (default 60000), BENCH_WINDOW in flight (default 256), BENCH_ROUNDS
- * (default 5), BENCH_MAX_SECONDS per run (default 30).
+ * (default 5), BENCH_MAX_SECONDS per run (default 30). Ends with a BENCH_RESULT line.
  */
 const total = Number(process.env.BENCH_COMMANDS ?? 60_000);
 const window = Number(process.env.BENCH_WINDOW ?? 256);
@@ -50,6 +51,15 @@ try {
   out(`median hub command->Ack: ${Math.round(h.perSecond)} cmds/s, p50 ${h.p50.toFixed(3)} ms, p99 ${h.p99.toFixed(3)} ms`);
   out(`ratio hub/echo: p50 ${(h.p50 / e.p50).toFixed(2)}x, p99 ${(h.p99 / e.p99).toFixed(2)}x, throughput ${(h.perSecond / e.perSecond).toFixed(2)}x`);
   out(`targets: p99 within 1.5x of echo: ${h.p99 <= 1.5 * e.p99 ? 'met' : 'NOT met'}; >= 20000 cmds/s: ${h.perSecond >= 20_000 ? 'met' : 'NOT met'}`);
+  printResult({
+    bench: 'botlink',
+    figures: [
+      { name: 'hub command->Ack (median)', value: h.perSecond, unit: 'cmds/s', target: { on: 'value', op: '>=', limit: 20_000 }, peer: { name: 'bare echo', value: e.perSecond } },
+      { name: 'hub command->Ack p99', value: h.p99, unit: 'ms', target: { on: 'ratio', op: '<=', limit: 1.5 }, peer: { name: 'bare echo', value: e.p99 } },
+      { name: 'hub command->Ack p50', value: h.p50, unit: 'ms', peer: { name: 'bare echo', value: e.p50 } },
+    ],
+    context: `${window} in flight, ${total} commands x ${rounds} rounds, medians over rounds`,
+  });
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

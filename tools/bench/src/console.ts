@@ -8,6 +8,8 @@
  * gateway and backend run from their bundles (NODE_ENV=production, LOG_LEVEL=warn); every figure
  * carries the load average; `first` is the cold first request of a filter (it may roll up the
  * per-day totals of closed days, migration 0040), excluded from p50/p95. BENCH_KEEP_DB=1 keeps the seeded database for EXPLAIN ANALYZE.
+ * Ends with a BENCH_RESULT line: each filter's p95 (target <= 150 ms) and, for the capped export,
+ * each process's peak RSS against its idle baseline (flat: the peak within 1.25x of the baseline).
  * Run: `npm run console -w tools/bench` (or `npx tsx tools/bench/src/console.ts`).
  */
 import { spawnSync, type ChildProcess } from 'node:child_process';
@@ -17,7 +19,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { ensureDevCerts } from '@wordgame/testkit';
-import { buildBundles, freePort, loadLine, root, rssKiB, startBundle, stopAll, tsx, waitFor } from './services.js';
+import { printResult, type Figure } from './report/result.js';
+import { buildBundles, freePort, gatewayEnv, loadLine, root, rssKiB, startBundle, stopAll, tsx, waitFor } from './services.js';
 import { percentile } from './stats.js';
 
 const serverUrl = process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -25,6 +28,9 @@ const ROWS = Number(process.env['BENCH_ROWS'] ?? 1_000_000);
 const SAMPLES = Number(process.env['BENCH_SAMPLES'] ?? 60);
 const EXPORT_CAP = 100_000;
 const PASSWORD = 'bench operator password';
+const P95_TARGET_MS = 150;
+/** Flat memory: a capped export's peak RSS stays within this factor of the idle baseline. */
+const EXPORT_RSS_RATIO = 1.25;
 
 async function query(url: string, text: string): Promise<pg.QueryResult> {
   const client = new pg.Client({ connectionString: url, statement_timeout: 0 });
@@ -91,13 +97,7 @@ async function main(): Promise<void> {
     });
     if (cli.status !== 0) throw new Error(`operator:create failed: ${cli.stderr}`);
     const gateway = startBundle('gateway', {
-      BACKEND_URL: `http://127.0.0.1:${backendPort}`,
-      GATEWAY_HTTP_PORT: String(httpPort),
-      BOTLINK_PORT: String(botlinkPort),
-      GATEWAY_INTERNAL_PORT: String(internalPort),
-      BOTLINK_TLS_CA: certs.ca.cert,
-      BOTLINK_TLS_CERT: certs.gateway.cert,
-      BOTLINK_TLS_KEY: certs.gateway.key,
+      ...gatewayEnv(`http://127.0.0.1:${backendPort}`, { http: httpPort, botlink: botlinkPort, internal: internalPort }, certs),
       GATEWAY_CONSOLE_EXPORT_CAP: String(EXPORT_CAP),
     });
     children.push(gateway);
@@ -126,6 +126,7 @@ async function main(): Promise<void> {
       ['365 days, account=42', `from=${yearAgo}&to=${today}&account=42`],
       ['365 days, wallet=telegram, rail=telegram_stars', `from=${yearAgo}&to=${today}&wallet=telegram&rail=telegram_stars`],
     ];
+    const figures: Figure[] = [];
     process.stdout.write(`\nfiltered first page with totals (HTML page through gateway -> backend -> PostgreSQL), ${SAMPLES} samples each [${loadLine()}]:\n`);
     for (const [label, q] of filters) {
       const times: number[] = [];
@@ -141,13 +142,14 @@ async function main(): Promise<void> {
         matched = /data-matched="(\d+)"/.exec(text)?.[1] ?? '?';
       }
       times.sort((a, b) => a - b);
+      figures.push({ name: `ledger page p95: ${label}`, value: percentile(times, 95) ?? Number.NaN, unit: 'ms', target: { on: 'value', op: '<=', limit: P95_TARGET_MS } });
       process.stdout.write(`  ${label.padEnd(48)} matched ${matched.padStart(7)}  p50 ${percentile(times, 50)?.toFixed(1)} ms  p95 ${percentile(times, 95)?.toFixed(1)} ms  first ${first.toFixed(0)} ms  [${loadLine()}]\n`);
     }
 
     process.stdout.write(`\nCSV export (cap ${EXPORT_CAP} rows), RSS growth over the idle baseline, sampled every 10 ms:\n`);
-    for (const [label, q] of [
-      ['~10,000 rows (4 days)', `from=${new Date(Date.now() - 3 * 86_400_000).toISOString().slice(0, 10)}&to=${today}`],
-      [`${EXPORT_CAP} rows (capped; 365 days)`, `from=${yearAgo}&to=${today}`],
+    for (const [label, q, judged] of [
+      ['~10,000 rows (4 days)', `from=${new Date(Date.now() - 3 * 86_400_000).toISOString().slice(0, 10)}&to=${today}`, false],
+      [`${EXPORT_CAP} rows (capped; 365 days)`, `from=${yearAgo}&to=${today}`, true],
     ] as const) {
       const baseGw = rssKiB(gateway.pid ?? 0);
       const baseBe = rssKiB(backend.pid ?? 0);
@@ -174,7 +176,19 @@ async function main(): Promise<void> {
         `  ${label.padEnd(34)} ${String(lines - 1).padStart(7)} rows  ${(bytes / 1_048_576).toFixed(1)} MiB in ${((performance.now() - t0) / 1000).toFixed(2)} s  ` +
           `gateway +${((peakGw - baseGw) / 1024).toFixed(1)} MiB (peak ${(peakGw / 1024).toFixed(0)} MiB)  backend +${((peakBe - baseBe) / 1024).toFixed(1)} MiB (peak ${(peakBe / 1024).toFixed(0)} MiB)\n`,
       );
+      if (judged) {
+        for (const [service, peak, baseline] of [['gateway', peakGw, baseGw], ['backend', peakBe, baseBe]] as const) {
+          figures.push({
+            name: `${service} peak RSS, ${EXPORT_CAP}-row CSV export`,
+            value: peak / 1024,
+            unit: 'MiB',
+            target: { on: 'ratio', op: '<=', limit: EXPORT_RSS_RATIO },
+            peer: { name: 'idle baseline', value: baseline / 1024 },
+          });
+        }
+      }
     }
+    printResult({ bench: 'console', figures, context: `${ROWS} ledger rows, ${SAMPLES} samples per filter; ${loadLine()}` });
   } finally {
     await stopAll(children);
     if (process.env['BENCH_KEEP_DB'] === '1') process.stdout.write(`kept database ${dbUrl.toString()}\n`);

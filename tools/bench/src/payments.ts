@@ -2,33 +2,38 @@
  * Payments bench: ForwardPayment credits per second through bot-link (mTLS gRPC) -> gateway ->
  * backend -> PostgreSQL, with BENCH_DUPLICATE_PERCENT (default 10) of the calls re-sending an
  * earlier charge (the bot's outbox retry), BENCH_WINDOW calls in flight (default 64), up to
- * BENCH_PAYMENTS distinct orders (default 20000) or BENCH_MAX_SECONDS (default 30). Prints credits/s,
- * p50/p99, and the double-credit count from the ledger (must be 0), then runs the ledger audit.
- * Run: `npx tsx tools/bench/src/payments.ts`. Needs the local PostgreSQL (DATABASE_URL or
+ * BENCH_PAYMENTS distinct orders (default 40000) or BENCH_MAX_SECONDS (default 30). Prints credits/s,
+ * p50/p99, and the double-credit count from the ledger (must be 0), then runs the ledger audit, and
+ * ends with a BENCH_RESULT line. The gateway and backend run from their esbuild bundles with
+ * NODE_ENV=production and LOG_LEVEL=warn (services.ts); the backend's pool is its default 20
+ * unless BENCH_DB_POOL_MAX says otherwise. The bot side is a lean gRPC client on one mTLS session
+ * (load/grpc-unary.ts), so the load generator takes little of the shared cores; the CPU each
+ * process spent per call is printed.
+ * Run: `npm run payments -w tools/bench`. Needs the local PostgreSQL (DATABASE_URL or
  * postgres://postgres@127.0.0.1:5432/test).
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { botlink } from '@wordgame/contracts';
 import { ensureDevCerts } from '@wordgame/testkit';
+import { printResult } from './report/result.js';
+import { buildBundles, freePort, gatewayEnv, quietBackendEnv, loadLine, root, runAudit, startBundle, stopAll, waitHealthy } from './services.js';
 import { summarize } from './stats.js';
-import { botClient } from './tls.js';
+import { GrpcUnaryClient } from './load/grpc-unary.js';
+import { cpuMsOf } from './wallet-pgbench.js';
 import { runWindowed } from './window.js';
-import { freePort } from '@wordgame/testkit';
 
-const root = fileURLToPath(new URL('../../../', import.meta.url));
-const tsx = path.join(root, 'node_modules/tsx/dist/cli.mjs');
-const payments = Number(process.env['BENCH_PAYMENTS'] ?? 20_000);
+const payments = Number(process.env['BENCH_PAYMENTS'] ?? 40_000);
 const window = Number(process.env['BENCH_WINDOW'] ?? 64);
 const maxSeconds = Number(process.env['BENCH_MAX_SECONDS'] ?? 30);
 const duplicatePercent = Number(process.env['BENCH_DUPLICATE_PERCENT'] ?? 10);
+/** The backend's own default pool (20) unless BENCH_DB_POOL_MAX says otherwise; printed with the figures. */
+const poolMax = process.env['BENCH_DB_POOL_MAX'] ?? '20';
 const serverUrl = process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 const STARS = 10n;
-
+const TARGET_PER_SECOND = 1500;
 
 async function query<R extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<R[]> {
   const client = new pg.Client({ connectionString: url });
@@ -38,25 +43,6 @@ async function query<R extends pg.QueryResultRow>(url: string, text: string, val
   } finally {
     await client.end();
   }
-}
-
-function start(name: string, entry: string, env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, [tsx, entry], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
-  child.stderr?.on('data', (chunk: Buffer) => process.stderr.write(`[${name}] ${chunk.toString()}`));
-  return child;
-}
-
-async function waitHealthy(url: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      if ((await fetch(url)).status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`${url} did not become healthy`);
 }
 
 /** Inserts `n` accounts with one pending stars order each; returns the order ids in order. */
@@ -89,42 +75,27 @@ async function main(): Promise<void> {
     const [backendPort, httpPort, botlinkPort, internalPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
     const certs = ensureDevCerts(path.join(root, '.data/certs'));
     const backendUrl = `http://127.0.0.1:${backendPort}`;
+    buildBundles(['backend', 'gateway']);
     children.push(
-      start('backend', 'apps/backend/src/main.ts', {
-        DATABASE_URL: url,
-        BACKEND_PORT: String(backendPort),
-        BACKEND_SEED_CATALOG: 'false',
-        DB_POOL_MAX: String(Math.max(window, 20)),
-        LOG_LEVEL: 'warn',
-        REAPER_INTERVAL_MS: '0',
-        GATEWAY_INTERNAL_URL: `http://127.0.0.1:${internalPort}`,
-        MAIL_DEV_DIR: mkdtempSync(path.join(tmpdir(), 'bench-mail-')),
-      }),
+      startBundle('backend', quietBackendEnv(url, backendPort, internalPort, poolMax)),
     );
     await waitHealthy(`${backendUrl}/health`);
     children.push(
-      start('gateway', 'apps/gateway/src/main.ts', {
-        BACKEND_URL: backendUrl,
-        GATEWAY_HTTP_PORT: String(httpPort),
-        BOTLINK_PORT: String(botlinkPort),
-        GATEWAY_INTERNAL_PORT: String(internalPort),
-        BOTLINK_TLS_CA: certs.ca.cert,
-        BOTLINK_TLS_CERT: certs.gateway.cert,
-        BOTLINK_TLS_KEY: certs.gateway.key,
-        LOG_LEVEL: 'warn',
-      }),
+      startBundle('gateway', gatewayEnv(backendUrl, { http: httpPort, botlink: botlinkPort, internal: internalPort }, certs)),
     );
     await waitHealthy(`http://127.0.0.1:${httpPort}/health`);
 
     const orders = await seedOrders(url, payments);
-    const bot = botClient(`https://127.0.0.1:${botlinkPort}`, certs);
+    const bot = new GrpcUnaryClient(`https://127.0.0.1:${botlinkPort}`, certs);
     const charge = (k: number) => `bench-charge-${k}`;
     const forward = async (k: number) => {
-      const res = await bot.forwardPayment({ orderId: orders[k] ?? '', platformPaymentChargeId: charge(k), amount: STARS, platformUserId: BigInt(k + 1) });
+      const res = await bot.call(botlink.BotLink.method.forwardPayment, { orderId: orders[k] ?? '', platformPaymentChargeId: charge(k), amount: STARS, platformUserId: BigInt(k + 1) });
       if (!res.credited) throw new Error(`payment ${k} was not credited`);
     };
     await runWindowed(Math.min(200, payments), window, maxSeconds, (i) => forward(i));
 
+    const pids = children.map((c) => c.pid ?? 0);
+    const cpuBefore = [...pids.map(cpuMsOf), process.cpuUsage()] as const;
     let fresh = Math.min(200, payments);
     let duplicates = 0;
     const issued = fresh;
@@ -138,26 +109,43 @@ async function main(): Promise<void> {
       return forward(fresh - 1);
     });
     const s = summarize(run.latenciesMs, run.seconds);
+    const client = process.cpuUsage(cpuBefore[pids.length] as NodeJS.CpuUsage);
+    const perCall = (ms: number) => `${Math.round((ms * 1000) / Math.max(1, s.count))} us`;
+    const cpuLine = `cpu/call: backend ${perCall(cpuMsOf(pids[0] ?? 0) - (cpuBefore[0] as number))}, gateway ${perCall(cpuMsOf(pids[1] ?? 0) - (cpuBefore[1] as number))}, load generator ${perCall((client.user + client.system) / 1000)}`;
+    bot.close();
     const creditedOrders = fresh - issued;
 
     const [doubles] = await query<{ n: string }>(url, `select count(*) as n from (select order_id from ledger_operations where kind = 'purchase' group by order_id having count(*) > 1) d`);
     const [paid] = await query<{ n: string }>(url, `select count(*) as n from orders where state = 'paid'`);
     const [unmatched] = await query<{ n: string }>(url, `select count(*) as n from unmatched_payments`);
-    const audit = spawnSync(process.execPath, [tsx, 'apps/backend/src/ledger/audit-cli.ts'], { cwd: root, env: { ...process.env, DATABASE_URL: url }, encoding: 'utf8' });
+    await stopAll(children);
+    const audit = runAudit(url);
+    const creditedPerSecond = creditedOrders / s.seconds;
+    const doubleCredits = Number(doubles?.n ?? NaN);
     process.stdout.write(
       [
-        `payments bench: ForwardPayment bot-link (mTLS gRPC) -> gateway -> backend -> PostgreSQL, ${window} in flight, node ${process.version}`,
-        `calls ${s.count} in ${s.seconds.toFixed(2)} s = ${Math.round(s.perSecond)} calls/s; p50 ${s.p50Ms.toFixed(2)} ms, p99 ${s.p99Ms.toFixed(2)} ms`,
-        `new credits ${creditedOrders} = ${Math.round(creditedOrders / s.seconds)} credited/s; duplicates re-sent ${duplicates} (${((duplicates / s.count) * 100).toFixed(1)} %)`,
+        `payments bench: ForwardPayment bot-link (mTLS gRPC) -> gateway -> backend -> PostgreSQL, ${window} in flight, bundles with NODE_ENV=production LOG_LEVEL=warn, DB_POOL_MAX=${poolMax}, node ${process.version}`,
+        `calls ${s.count} in ${s.seconds.toFixed(2)} s = ${Math.round(s.perSecond)} calls/s; p50 ${s.p50Ms.toFixed(2)} ms, p99 ${s.p99Ms.toFixed(2)} ms   [${loadLine()}]`,
+        cpuLine,
+        `new credits ${creditedOrders} = ${Math.round(creditedPerSecond)} credited/s; duplicates re-sent ${duplicates} (${((duplicates / s.count) * 100).toFixed(1)} %)`,
         `orders paid ${paid?.n ?? '?'}; unmatched ${unmatched?.n ?? '?'}; double credits ${doubles?.n ?? '?'} (must be 0)`,
-        `target >= 1500 credited/s: ${creditedOrders / s.seconds >= 1500 ? 'met' : 'NOT met'}`,
-        `ledger audit: ${audit.status === 0 ? 'clean' : `PROBLEMS (exit ${audit.status})\n${audit.stdout}${audit.stderr}`}`,
+        `target >= ${TARGET_PER_SECOND} credited/s: ${creditedPerSecond >= TARGET_PER_SECOND ? 'met' : 'NOT met'}`,
+        `ledger audit: ${audit.clean ? 'clean' : `PROBLEMS\n${audit.output}`}`,
         '',
       ].join('\n'),
     );
+    printResult({
+      bench: 'payments',
+      figures: [
+        { name: 'ForwardPayment credited/s', value: creditedPerSecond, unit: '/s', target: { on: 'value', op: '>=', limit: TARGET_PER_SECOND } },
+        { name: 'ForwardPayment p99', value: s.p99Ms, unit: 'ms' },
+        { name: 'double credits', value: doubleCredits, unit: '', target: { on: 'value', op: '<=', limit: 0 } },
+        { name: 'ledger audit problems', value: audit.problems, unit: '', target: { on: 'value', op: '<=', limit: 0 } },
+      ],
+      context: `${window} in flight, ${duplicatePercent} % duplicates, DB_POOL_MAX=${poolMax}, ${loadLine()}`,
+    });
   } finally {
-    for (const child of children) child.kill('SIGTERM');
-    await Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r)))));
+    await stopAll(children);
     await query(serverUrl, `drop database if exists ${dbName} with (force)`);
   }
 }

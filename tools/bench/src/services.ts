@@ -1,14 +1,16 @@
 /**
- * Starts the real gateway and backend for a bench the way production runs them: bundled with
- * esbuild (tools/build/bundle.mjs, rebuilt at every bench start so the figures are of the working
- * tree) and run with plain `node dist/apps/<app>/main.js`, NODE_ENV=production. A bench never
- * measures tsx's loader or a development logger.
+ * Starts the real services for a bench the way production runs them: bundled with esbuild
+ * (tools/build/bundle.mjs, rebuilt at every bench start so the figures are of the working tree)
+ * and run with plain `node dist/<dir>/main.js` (dist/apps/backend, dist/tools/provider-emulator),
+ * NODE_ENV=production, one process each. A bench never measures tsx's loader or a development
+ * logger.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '@wordgame/testkit';
+import { freePort, type DevCerts } from '@wordgame/testkit';
 
 export { freePort };
 
@@ -17,14 +19,18 @@ export const root = fileURLToPath(new URL('../../../', import.meta.url));
 /** The tsx CLI (for the one-shot TypeScript commands a bench runs, e.g. the ledger audit). */
 export const tsx = path.join(root, 'node_modules/tsx/dist/cli.mjs');
 
-/** Bundles the given apps (`backend`, `gateway`) into dist/apps/<app>/main.js. */
+/** The source folder of a bundle name: `backend` is apps/backend; a path such as `tools/platform-emulator` stays as it is. */
+function sourceDir(app: string): string {
+  return app.includes('/') ? app : `apps/${app}`;
+}
+
+/** Bundles the given apps (`backend`, `gateway`, `bot`, or a path like `tools/provider-emulator`) into dist/<dir>/main.js. */
 export function buildBundles(apps: readonly string[]): void {
   for (const app of apps) {
-    const run = spawnSync(process.execPath, ['tools/build/bundle.mjs', `apps/${app}`], { cwd: root, encoding: 'utf8' });
+    const run = spawnSync(process.execPath, ['tools/build/bundle.mjs', sourceDir(app)], { cwd: root, encoding: 'utf8' });
     if (run.status !== 0) throw new Error(`bundling ${app} failed: ${run.stderr}`);
   }
 }
-
 
 /**
  * Runs a bundled app with NODE_ENV=production and `env`; its stderr is echoed with a prefix.
@@ -32,13 +38,14 @@ export function buildBundles(apps: readonly string[]): void {
  */
 export function startBundle(app: string, env: Record<string, string>): ChildProcess {
   const profDir = process.env['BENCH_CPU_PROF'];
-  const flags = profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`, `--cpu-prof-name=${app}-${Date.now()}.cpuprofile`] : [];
-  const child = spawn(process.execPath, [...flags, path.join(root, 'dist/apps', app, 'main.js')], {
+  const name = path.basename(app);
+  const flags = profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`] : [];
+  const child = spawn(process.execPath, [...flags, path.join(root, 'dist', sourceDir(app), 'main.js')], {
     cwd: root,
     env: { PATH: process.env['PATH'] ?? '', NODE_ENV: 'production', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
-  child.stderr?.on('data', (chunk: Buffer) => process.stderr.write(`[${app}] ${chunk.toString()}`));
+  child.stderr?.on('data', (chunk: Buffer) => process.stderr.write(`[${name}] ${chunk.toString()}`));
   return child;
 }
 
@@ -61,11 +68,16 @@ export function waitHealthy(url: string): Promise<void> {
   return waitFor(async () => (await fetch(url)).status === 200, url);
 }
 
-/** Sends SIGTERM to every still-running child and waits for them to exit. */
-export async function stopAll(children: readonly ChildProcess[]): Promise<void> {
+/** Sends SIGTERM to every still-running child and waits for them to exit; one still running after `graceMs` gets SIGKILL. */
+export async function stopAll(children: readonly ChildProcess[], graceMs = 10_000): Promise<void> {
   const running = children.filter((c) => c.exitCode === null && c.signalCode === null);
+  const exited = running.map((c) => new Promise((r) => c.once('exit', r)));
   for (const child of running) child.kill('SIGTERM');
-  await Promise.all(running.map((c) => new Promise((r) => c.once('exit', r))));
+  const timer = setTimeout(() => {
+    for (const child of running) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }, graceMs);
+  await Promise.all(exited);
+  clearTimeout(timer);
 }
 
 /** Resident set size of a process in KiB (Linux /proc/<pid>/status). */
@@ -77,4 +89,65 @@ export function rssKiB(pid: number): number {
 export function loadLine(): string {
   const [one, five] = readFileSync('/proc/loadavg', 'utf8').split(' ');
   return `load average ${one ?? '?'} (1 min) ${five ?? '?'} (5 min)`;
+}
+
+/** What the ledger audit (apps/backend/src/ledger/audit-cli.ts) found: `problems` is NaN when it did not run to a report. */
+export interface AuditOutcome {
+  clean: boolean;
+  problems: number;
+  output: string;
+}
+
+/** Runs the ledger audit against `dbUrl`: every segment balance equals its ledger sum, benefits match their grants. */
+export function runAudit(dbUrl: string): AuditOutcome {
+  const run = spawnSync(process.execPath, [tsx, 'apps/backend/src/ledger/audit-cli.ts'], {
+    cwd: root,
+    env: { PATH: process.env['PATH'] ?? '', DATABASE_URL: dbUrl },
+    encoding: 'utf8',
+  });
+  let problems = Number.NaN;
+  try {
+    const report = JSON.parse(run.stdout) as { problems?: unknown };
+    if (Array.isArray(report.problems)) problems = report.problems.length;
+  } catch {
+    // no report: problems stays NaN
+  }
+  return { clean: run.status === 0 && problems === 0, problems, output: `${run.stdout}${run.stderr}` };
+}
+
+/** The ports a bench gateway listens on. */
+export interface GatewayPorts {
+  http: number;
+  botlink: number;
+  internal: number;
+}
+
+/** The environment of a bench gateway: its backend, its three ports, the dev certificates for the bot-link. */
+export function gatewayEnv(backendUrl: string, ports: GatewayPorts, certs: DevCerts): Record<string, string> {
+  return {
+    BACKEND_URL: backendUrl,
+    GATEWAY_HTTP_PORT: String(ports.http),
+    BOTLINK_PORT: String(ports.botlink),
+    GATEWAY_INTERNAL_PORT: String(ports.internal),
+    BOTLINK_TLS_CA: certs.ca.cert,
+    BOTLINK_TLS_CERT: certs.gateway.cert,
+    BOTLINK_TLS_KEY: certs.gateway.key,
+  };
+}
+
+/**
+ * The environment of a bench backend with nothing running beside the requests it is sent: no
+ * seeded catalog, no reaper or moderation loop, a throwaway dev mailbox.
+ */
+export function quietBackendEnv(dbUrl: string, port: number, internalPort: number, poolMax: string): Record<string, string> {
+  return {
+    DATABASE_URL: dbUrl,
+    BACKEND_PORT: String(port),
+    BACKEND_SEED_CATALOG: 'false',
+    DB_POOL_MAX: poolMax,
+    REAPER_INTERVAL_MS: '0',
+    MODERATION_LAPSE_INTERVAL_MS: '0',
+    GATEWAY_INTERNAL_URL: `http://127.0.0.1:${internalPort}`,
+    MAIL_DEV_DIR: mkdtempSync(path.join(tmpdir(), 'bench-mail-')),
+  };
 }

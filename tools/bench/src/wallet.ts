@@ -19,27 +19,26 @@
  */
 import { type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { ensureDevCerts } from '@wordgame/testkit';
 import { runLoad } from './load/run.js';
 import type { LoadFigures, LoadSpec, RequestTemplate } from './load/spec.js';
 import { cpuMsOf, pgbench, pgbenchSpendStatement, PGBENCH_SPEND_CLASSIC } from './wallet-pgbench.js';
-import { buildBundles, freePort, loadLine, root, startBundle, stopAll, tsx, waitHealthy } from './services.js';
+import { printResult } from './report/result.js';
+import { buildBundles, freePort, gatewayEnv, quietBackendEnv, loadLine, root, runAudit, startBundle, stopAll, waitHealthy } from './services.js';
 import { median } from './stats.js';
-import { spawnSync } from 'node:child_process';
 
 const connections = Number(process.env['BENCH_CONNECTIONS'] ?? 50);
 const seconds = Number(process.env['BENCH_SECONDS'] ?? 10);
 const rounds = Number(process.env['BENCH_ROUNDS'] ?? 3);
+const warmupSeconds = Number(process.env['BENCH_WARMUP_SECONDS'] ?? 10);
 /** The backend's pool: 8 (about 4 per core) unless BENCH_DB_POOL_MAX says otherwise; printed with the figures. */
 const poolMax = process.env['BENCH_DB_POOL_MAX'] ?? '8';
 const serverUrl = process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: serverUrl });
+async function admin(sql: string, url = serverUrl): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     await client.query(sql);
@@ -57,26 +56,9 @@ interface Stack {
 async function startStack(dbUrl: string): Promise<Stack> {
   const [backendPort, httpPort, botlinkPort, internalPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
   const certs = ensureDevCerts(path.join(root, '.data/certs'));
-  const backend = startBundle('backend', {
-    DATABASE_URL: dbUrl,
-    BACKEND_PORT: String(backendPort),
-    BACKEND_SEED_CATALOG: 'false',
-    DB_POOL_MAX: poolMax,
-    REAPER_INTERVAL_MS: '0',
-    MODERATION_LAPSE_INTERVAL_MS: '0',
-    GATEWAY_INTERNAL_URL: `http://127.0.0.1:${internalPort}`,
-    MAIL_DEV_DIR: mkdtempSync(path.join(tmpdir(), 'bench-mail-')),
-  });
+  const backend = startBundle('backend', quietBackendEnv(dbUrl, backendPort, internalPort, poolMax));
   await waitHealthy(`http://127.0.0.1:${backendPort}/health`);
-  const gateway = startBundle('gateway', {
-    BACKEND_URL: `http://127.0.0.1:${backendPort}`,
-    GATEWAY_HTTP_PORT: String(httpPort),
-    BOTLINK_PORT: String(botlinkPort),
-    GATEWAY_INTERNAL_PORT: String(internalPort),
-    BOTLINK_TLS_CA: certs.ca.cert,
-    BOTLINK_TLS_CERT: certs.gateway.cert,
-    BOTLINK_TLS_KEY: certs.gateway.key,
-  });
+  const gateway = startBundle('gateway', gatewayEnv(`http://127.0.0.1:${backendPort}`, { http: httpPort, botlink: botlinkPort, internal: internalPort }, certs));
   await waitHealthy(`http://127.0.0.1:${httpPort}/health`);
   return { children: [backend, gateway], gateway: `http://127.0.0.1:${httpPort}`, port: httpPort };
 }
@@ -152,8 +134,9 @@ async function main(): Promise<void> {
       uniqueHeader: 'idempotency-key',
     }));
     const s = stack;
-    await measured(s, { mode: 'closed', seconds: 3, templates: get, expectStatus: 200 });
-    await measured(s, { mode: 'closed', seconds: 3, templates: buy, expectStatus: 200 });
+    // Warm-up (not reported): long enough for V8 to have optimised the hot paths of both services.
+    await measured(s, { mode: 'closed', seconds: warmupSeconds, templates: get, expectStatus: 200 });
+    await measured(s, { mode: 'closed', seconds: warmupSeconds, templates: buy, expectStatus: 200 });
 
     // Rounds alternate the HTTP runs with pgbench (the servers idle meanwhile; their pool of
     // DB_POOL_MAX leaves max_connections room), so each ratio compares runs taken under about the
@@ -161,13 +144,30 @@ async function main(): Promise<void> {
     const lines: string[] = [];
     const ratios: number[] = [];
     const buys: number[] = [];
+    const buyP99s: number[] = [];
+    const gets: number[] = [];
+    const getP99s: number[] = [];
+    const pgbenchRates: number[] = [];
+    const pgbenchP99s: number[] = [];
+    // Every run, ours and pgbench's, starts on vacuumed wallet rows (pgbench itself vacuums before
+    // its standard runs): a buy rewrites its account's segment and benefit rows, and 10,000 dead
+    // versions of 50 rows left by one run would otherwise tax the next run's reads.
+    const vacuum = () => admin(`vacuum wallet_segments, benefits`, dbUrl.toString());
     for (let round = 1; round <= rounds; round += 1) {
+      await vacuum();
       const getRun = await measured(s, { mode: 'closed', seconds, templates: get, expectStatus: 200 });
+      await vacuum();
       const buyRun = await measured(s, { mode: 'closed', seconds, templates: buy, expectStatus: 200 });
       const load = loadLine();
+      await vacuum();
       const bench: Row = { ...pgbench(dbUrl.toString(), pgbenchSpendStatement(root), productId, connections, seconds), load };
       ratios.push(buyRun.perSecond / bench.perSecond);
       buys.push(buyRun.perSecond);
+      buyP99s.push(buyRun.p99);
+      gets.push(getRun.perSecond);
+      getP99s.push(getRun.p99);
+      pgbenchRates.push(bench.perSecond);
+      pgbenchP99s.push(bench.p99);
       lines.push(
         row(`#${round} wallet.get (closed loop)`, getRun),
         row(`#${round} wallet.buy (closed loop)`, buyRun),
@@ -176,11 +176,12 @@ async function main(): Promise<void> {
       );
     }
     const pacedRate = Math.max(1, Math.round(median(buys) / 2));
+    await vacuum();
     const paced = await measured(s, { mode: 'paced', rate: pacedRate, seconds, templates: buy, expectStatus: 200 });
     await stopAll(s.children);
     const classic: Row = { ...pgbench(dbUrl.toString(), PGBENCH_SPEND_CLASSIC, productId, connections, seconds), load: loadLine() };
 
-    const audit = spawnSync(process.execPath, [tsx, 'apps/backend/src/ledger/audit-cli.ts'], { cwd: root, env: { ...process.env, DATABASE_URL: dbUrl.toString() }, encoding: 'utf8' });
+    const audit = runAudit(dbUrl.toString());
     process.stdout.write(
       [
         `wallet bench: ${connections} connections, ${seconds} s per run, ${rounds} rounds, bundles with NODE_ENV=production LOG_LEVEL=warn, DB_POOL_MAX=${poolMax}, PostgreSQL ${serverUrl.replace(/\/\/.*@/, '//')}`,
@@ -188,10 +189,23 @@ async function main(): Promise<void> {
         row(`wallet.buy paced ${pacedRate}/s (half)`, paced),
         row('pgbench: old 11-stmt txn', classic),
         `median wallet.buy / pgbench (same statement) = ${(median(ratios) * 100).toFixed(1)} %   (target >= 50 %, buy p99 < 20 ms, get >= 4000/s)`,
-        `ledger audit after the runs: ${audit.status === 0 ? 'clean' : `PROBLEMS (exit ${audit.status})\n${audit.stdout}${audit.stderr}`}`,
+        `ledger audit after the runs: ${audit.clean ? 'clean' : `PROBLEMS\n${audit.output}`}`,
         '',
       ].join('\n'),
     );
+    const pgbenchPeer = (value: number) => ({ name: 'pgbench, same statement', value });
+    printResult({
+      bench: 'wallet',
+      figures: [
+        { name: 'wallet.get (median of rounds)', value: median(gets), unit: '/s', target: { on: 'value', op: '>=', limit: 4000 } },
+        { name: 'wallet.get p99 (closed loop)', value: median(getP99s), unit: 'ms' },
+        { name: 'wallet.buy (median of rounds)', value: median(buys), unit: '/s', target: { on: 'ratio', op: '>=', limit: 0.5 }, peer: pgbenchPeer(median(pgbenchRates)), ratio: median(ratios) },
+        { name: 'wallet.buy p99 (closed loop)', value: median(buyP99s), unit: 'ms', target: { on: 'value', op: '<=', limit: 20 }, peer: pgbenchPeer(median(pgbenchP99s)) },
+        { name: `wallet.buy p99 (paced ${pacedRate}/s)`, value: paced.p99, unit: 'ms', target: { on: 'value', op: '<=', limit: 20 } },
+        { name: 'ledger audit problems', value: audit.problems, unit: '', target: { on: 'value', op: '<=', limit: 0 } },
+      ],
+      context: `${connections} connections, ${seconds} s x ${rounds} rounds, DB_POOL_MAX=${poolMax}; buy ratio is the median of per-round ratios; ${loadLine()}`,
+    });
   } finally {
     if (stack) await stopAll(stack.children);
     await admin(`drop database if exists ${dbName} with (force)`);
