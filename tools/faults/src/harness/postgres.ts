@@ -1,0 +1,136 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { freePort } from '@wordgame/testkit';
+
+/** The shared PostgreSQL server: DATABASE_URL, else the local trust-auth server. */
+export function sharedServerUrl(): string {
+  return process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
+}
+
+async function adminQuery(serverUrl: string, text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 5_000 });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A fresh, empty database with a small pool for the test's own reads; `drop()` removes it. */
+export interface FreshDatabase {
+  url: string;
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+  drop(): Promise<void>;
+}
+
+/** Creates a uniquely named database on `serverUrl` (the shared server by default). */
+export async function freshDatabase(serverUrl = sharedServerUrl()): Promise<FreshDatabase> {
+  const name = `faults_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+  await adminQuery(serverUrl, `create database ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  const pool = new pg.Pool({ connectionString: url.toString(), max: 2, connectionTimeoutMillis: 5_000 });
+  // The test's pool outlives a server restart: a dropped idle client is replaced on the next query.
+  pool.on('error', () => undefined);
+  return {
+    url: url.toString(),
+    query: <R extends pg.QueryResultRow>(text: string, values?: unknown[]) => pool.query<R>(text, values),
+    drop: async () => {
+      await pool.end();
+      await adminQuery(serverUrl, `drop database if exists ${name} with (force)`);
+    },
+  };
+}
+
+/** The newest installed PostgreSQL server binaries (FAULTS_PG_BIN overrides). */
+function pgBin(): string {
+  const given = process.env['FAULTS_PG_BIN'];
+  if (given) return given;
+  const base = '/usr/lib/postgresql';
+  const versions = existsSync(base) ? readdirSync(base).filter((v) => existsSync(join(base, v, 'bin/initdb'))) : [];
+  const newest = versions.sort((a, b) => Number(b) - Number(a))[0];
+  if (!newest) throw new Error('no PostgreSQL server binaries under /usr/lib/postgresql (set FAULTS_PG_BIN)');
+  return join(base, newest, 'bin');
+}
+
+/** How a restart stops the server: `fast` (clean shutdown) or `immediate` (no checkpoint: crash recovery on start). */
+export type StopMode = 'fast' | 'immediate';
+
+/**
+ * A private PostgreSQL cluster for one suite, so it can be restarted without touching the shared
+ * server: initdb (as the `postgres` OS user when run as root, since the server refuses to run as
+ * root) into a fresh directory, trust auth, listening on 127.0.0.1 at a free port with its socket in
+ * the data directory. `destroy()` stops it and removes the directory.
+ */
+export class PrivateCluster {
+  private constructor(
+    readonly dir: string,
+    readonly port: number,
+    private readonly bin: string,
+  ) {}
+
+  /** Creates and starts the cluster. */
+  static async create(): Promise<PrivateCluster> {
+    const bin = pgBin();
+    const dir = mkdtempSync(join(tmpdir(), 'faults-pg-'));
+    const cluster = new PrivateCluster(dir, await freePort(), bin);
+    if (process.getuid?.() === 0) {
+      const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
+      const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
+      chownSync(dir, uid, gid);
+    }
+    cluster.pg('initdb', ['-D', join(dir, 'data'), '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--no-sync']);
+    const options = `-p ${cluster.port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=${dir} -c max_connections=100`;
+    cluster.pg('pg_ctl', ['-D', join(dir, 'data'), '-l', join(dir, 'server.log'), '-w', '-t', '60', '-o', options, 'start']);
+    return cluster;
+  }
+
+  /** The server URL (the `postgres` database; freshDatabase makes the suite's own). */
+  get url(): string {
+    return `postgres://postgres@127.0.0.1:${this.port}/postgres`;
+  }
+
+  /**
+   * `pg_ctl restart -m <mode>` without blocking the event loop (the suite's load keeps running):
+   * resolves once the server accepts connections again, with how long it took (ms).
+   */
+  async restart(mode: StopMode): Promise<number> {
+    const started = performance.now();
+    const [command, args] = this.command('pg_ctl', ['-D', join(this.dir, 'data'), '-l', join(this.dir, 'server.log'), '-w', '-t', '60', '-m', mode, 'restart']);
+    await promisify(execFile)(command, args, { timeout: 120_000 });
+    return performance.now() - started;
+  }
+
+  /** The server's log (for failure messages). */
+  log(): string {
+    const path = join(this.dir, 'server.log');
+    return existsSync(path) ? readFileSync(path, 'utf8') : '';
+  }
+
+  /** Stops the server (immediate) and removes the directory. */
+  destroy(): void {
+    try {
+      this.pg('pg_ctl', ['-D', join(this.dir, 'data'), '-w', '-t', '30', '-m', 'immediate', 'stop']);
+    } catch {
+      // already stopped
+    }
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  private pg(tool: string, args: string[]): void {
+    const [command, all] = this.command(tool, args);
+    execFileSync(command, all, { stdio: 'pipe', timeout: 120_000 });
+  }
+
+  /** The command line of a PostgreSQL tool, run as the `postgres` user when we are root. */
+  private command(tool: string, args: string[]): [string, string[]] {
+    const path = join(this.bin, tool);
+    return process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', path, ...args]] : [path, args];
+  }
+}
