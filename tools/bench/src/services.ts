@@ -49,10 +49,15 @@ export function startBundle(app: string, env: Record<string, string>): ChildProc
   return child;
 }
 
-/** Polls `check` until it answers true (errors count as not yet), failing after `timeoutMs`. */
-export async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 90_000): Promise<void> {
+/**
+ * Polls `check` until it answers true (errors count as not yet), failing after `timeoutMs`, or at
+ * once when `gone` names a reason to stop waiting (a process the check depends on has exited).
+ */
+export async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 90_000, gone?: () => string | undefined): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
+    const reason = gone?.();
+    if (reason) throw new Error(`${what} will not become ready: ${reason}`);
     try {
       if (await check()) return;
     } catch {
@@ -63,9 +68,9 @@ export async function waitFor(check: () => Promise<boolean>, what: string, timeo
   throw new Error(`${what} did not become ready`);
 }
 
-/** Waits until GET `url` answers 200. */
-export function waitHealthy(url: string): Promise<void> {
-  return waitFor(async () => (await fetch(url)).status === 200, url);
+/** Waits until GET `url` answers 200 (see `waitFor` for `gone`). */
+export function waitHealthy(url: string, gone?: () => string | undefined): Promise<void> {
+  return waitFor(async () => (await fetch(url)).status === 200, url, 90_000, gone);
 }
 
 /** Sends SIGTERM to every still-running child and waits for them to exit; one still running after `graceMs` gets SIGKILL. */

@@ -83,6 +83,13 @@ export async function startSoakStack(serverUrl: string, rebuildApps: boolean): P
     await admin(serverUrl, `drop database if exists ${dbName} with (force)`);
     rmSync(dir, { recursive: true, force: true });
   };
+  const gone = () => {
+    const dead = SERVICES.flatMap((s) => {
+      const child = started[s];
+      return child && (child.exitCode !== null || child.signalCode !== null) ? [`${s} exited (${child.signalCode ?? `code ${child.exitCode}`})`] : [];
+    });
+    return dead.length > 0 ? dead.join(', ') : undefined;
+  };
   try {
     const certs = ensureDevCerts(path.join(dir, 'certs'));
     const apps = ['backend', 'gateway', 'bot'].filter((app) => rebuildApps || !existsSync(path.join(root, 'dist/apps', app, 'main.js')));
@@ -111,8 +118,8 @@ export async function startSoakStack(serverUrl: string, rebuildApps: boolean): P
       PROVIDER_EMULATOR_SHOPS: `${SHOP.id}:${SHOP.secretKey}:test`,
       PROVIDER_EMULATOR_WEBHOOK_URL: `${gateway}/api/v1/payments/notifications/yookassa`,
     });
-    await waitHealthy(`${platform}/bot${BOT_TOKEN}/getMe`);
-    await waitHealthy(`${provider}/_control/health`);
+    await waitHealthy(`${platform}/bot${BOT_TOKEN}/getMe`, gone);
+    await waitHealthy(`${provider}/_control/health`, gone);
     const chat = (await postJson(`${platform}/_control/chats`, { type: 'supergroup', title: 'Soak discussion', botStatus: 'administrator' })) as { id: number };
 
     started.backend = startBundle('backend', {
@@ -127,9 +134,9 @@ export async function startSoakStack(serverUrl: string, rebuildApps: boolean): P
       MAIL_DEV_DIR: mailDir,
       REAPER_INTERVAL_MS: '5000',
     });
-    await waitHealthy(`${backend}/health`);
+    await waitHealthy(`${backend}/health`, gone);
     started.gateway = startBundle('gateway', gatewayEnv(backend, { http: httpPort, botlink: botlinkPort, internal: internalPort }, certs));
-    await waitHealthy(`${gateway}/health`);
+    await waitHealthy(`${gateway}/health`, gone);
     started.bot = startBundle('bot', {
       BOTLINK_URL: `https://${host}:${botlinkPort}`,
       BOTLINK_TLS_CA: certs.ca.cert,
@@ -144,14 +151,28 @@ export async function startSoakStack(serverUrl: string, rebuildApps: boolean): P
       BOT_DISCUSSION_CHAT_ID: String(chat.id),
       BOT_INSTANCE_ID: 'soak-bot',
     });
-    await waitFor(async () => {
-      const res = await fetch(`${botHealth}/health`);
-      return res.status === 200 && ((await res.json()) as { linkConnected?: boolean }).linkConnected === true;
-    }, 'the bot and its Link');
-    await waitFor(async () => {
-      const metrics = await (await fetch(`${gateway}/metrics`)).text();
-      return Number(/^bot_platform_last_ok_unix (\S+)$/m.exec(metrics)?.[1] ?? 0) > 0;
-    }, 'the first Health report of the bot');
+    let lastBotHealth = 'no answer';
+    await waitFor(
+      async () => {
+        const res = await fetch(`${botHealth}/health`);
+        lastBotHealth = `${res.status} ${await res.text()}`;
+        return res.status === 200 && (JSON.parse(lastBotHealth.slice(4)) as { linkConnected?: boolean }).linkConnected === true;
+      },
+      'the bot and its Link',
+      90_000,
+      gone,
+    ).catch((err: unknown) => {
+      throw new Error(`${err instanceof Error ? err.message : String(err)}; the bot's last /health: ${lastBotHealth}`);
+    });
+    await waitFor(
+      async () => {
+        const metrics = await (await fetch(`${gateway}/metrics`)).text();
+        return Number(/^bot_platform_last_ok_unix (\S+)$/m.exec(metrics)?.[1] ?? 0) > 0;
+      },
+      'the first Health report of the bot',
+      90_000,
+      gone,
+    );
     const processes = started as Record<ServiceName, ChildProcess>;
     return {
       dbUrl,
