@@ -21,7 +21,7 @@ import { type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import pg from 'pg';
-import { ensureDevCerts } from '@wordgame/testkit';
+import { adminQuery, ensureDevCerts } from '@wordgame/testkit';
 import { runLoad } from './load/run.js';
 import type { LoadFigures, LoadSpec, RequestTemplate } from './load/spec.js';
 import { cpuMsOf, pgbench, pgbenchSpendStatement, PGBENCH_SPEND_CLASSIC } from './wallet-pgbench.js';
@@ -37,15 +37,7 @@ const warmupSeconds = Number(process.env['BENCH_WARMUP_SECONDS'] ?? 10);
 const poolMax = process.env['BENCH_DB_POOL_MAX'] ?? '8';
 const serverUrl = process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 
-async function admin(sql: string, url = serverUrl): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
+const admin = (sql: string, url = serverUrl): Promise<void> => adminQuery(url, sql);
 
 interface Stack {
   children: ChildProcess[];

@@ -144,14 +144,15 @@ describe('faults: bot SIGKILLed at random moments during stars payments', () => 
       const facts = await creditFacts(db, ids);
       const stored = bot.messages('successful payment stored in the outbox');
       const retries = bot.messages('ForwardPayment got no response; retrying').length;
-      // A charge stored by one run of the bot and forwarded by a later one crossed a kill in the outbox.
+      // Counted from the bot's logs, which a SIGKILL can cut short. A charge stored by one run of the
+      // bot and forwarded by a later one crossed a kill in the outbox.
       const storedIn = new Map<unknown, number>();
       for (const line of bot.logs) if (line.entry['msg'] === 'successful payment stored in the outbox' && !storedIn.has(line.entry['chargeId'])) storedIn.set(line.entry['chargeId'], line.run);
       const acrossKill = bot.logs.filter((l) => l.entry['msg'] === 'payment forwarded and credited' && (storedIn.get(l.entry['chargeId']) ?? l.run) < l.run).length;
       report(
         SUITE,
         `${PAYMENTS} payments, ${kills} SIGKILLs in ${elapsed.toFixed(1)} s; pre-checkouts: ${outcomes.approved} approved, ${outcomes.rejected} declined and ${outcomes.expired} unanswered (bot down; paid again); ` +
-          `outbox: ${stored.length} stores (${stored.filter((e) => e['added'] === false).length} updates delivered again after a kill), ${acrossKill} charges forwarded by a later bot run than stored them, ${retries} ForwardPayment retries; ` +
+          `outbox: ${stored.length} stores logged (a SIGKILL can take the log line of a committed store with it; the orders below are the truth), ${stored.filter((e) => e['added'] === false).length} updates delivered again after a kill, ${acrossKill} charges forwarded by a later bot run than stored them, ${retries} ForwardPayment retries; ` +
           `orders paid ${facts.paid}, purchase rows ${facts.purchaseRows}, double credits ${facts.doubleCredited.length}, unmatched ${facts.unmatched}`,
       );
 

@@ -1,7 +1,8 @@
 import { startPlatformEmulator, type PlatformEmulator } from '@wordgame/platform-emulator';
 import { bearer, call, createOrder, createProduct, directCustomer, telegramCustomer, type Customer, type Order } from '../src/harness/api.js';
 import { runLedgerAudit } from '../src/harness/audit.js';
-import { creditFacts, grantChips } from '../src/harness/ledger.js';
+import { grantChips } from '@wordgame/testkit';
+import { creditFacts } from '../src/harness/ledger.js';
 import { freshDatabase, PrivateCluster, type FreshDatabase, type StopMode } from '../src/harness/postgres.js';
 import { report, scaled } from '../src/harness/scale.js';
 import { startStack, TELEGRAM_BOT_TOKEN, type Stack } from '../src/harness/stack.js';

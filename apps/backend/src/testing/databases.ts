@@ -1,11 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
+import { adminQuery, testServerUrl } from '@wordgame/testkit';
 import { openDatabase, type Database } from '../db/database.js';
 
-/** The PostgreSQL server tests use: DATABASE_URL, else the local trust-auth server. */
-export function testServerUrl(): string {
-  return process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
-}
+export { testServerUrl };
 
 /**
  * A fresh, empty PostgreSQL database on the test server, dropped again by `close()`. Each suite
@@ -33,12 +30,3 @@ export function freshPglite(): Promise<Database> {
   return openDatabase({ pgliteDir: 'memory://' });
 }
 
-async function adminQuery(serverUrl: string, text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 5_000 });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}

@@ -1,52 +1,19 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
+import { freshDatabase as freshTestDatabase, type FreshDatabase } from '@wordgame/testkit';
+
+export type { FreshDatabase };
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const TSX = join(ROOT, 'node_modules/tsx/dist/cli.mjs');
 
-/** The PostgreSQL server tests use: DATABASE_URL, else the local trust-auth server. */
-function serverUrl(): string {
-  return process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
-}
-
-async function admin(text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: serverUrl(), connectionTimeoutMillis: 5_000 });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
-
-/** A fresh, empty PostgreSQL database, dropped again by `drop()`. */
-export interface FreshDatabase {
-  url: string;
-  /** Runs one statement against the database (test fixtures such as chip grants). */
-  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
-  drop(): Promise<void>;
-}
-
-export async function freshDatabase(): Promise<FreshDatabase> {
-  const name = `gw_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
-  await admin(`create database ${name}`);
-  const url = new URL(serverUrl());
-  url.pathname = `/${name}`;
-  const pool = new pg.Pool({ connectionString: url.toString(), max: 2, connectionTimeoutMillis: 5_000 });
-  return {
-    url: url.toString(),
-    query: <R extends pg.QueryResultRow>(text: string, values?: unknown[]) => pool.query<R>(text, values),
-    drop: async () => {
-      await pool.end();
-      await admin(`drop database if exists ${name} with (force)`);
-    },
-  };
+/** A fresh database (prefix `gw`) on the shared test server. */
+export function freshDatabase(): Promise<FreshDatabase> {
+  return freshTestDatabase('gw');
 }
 
 /** The real backend running as a child process (apps/backend/src/main.ts through tsx). */

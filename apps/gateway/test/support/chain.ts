@@ -2,6 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { freshDatabase, startBackendProcess, type BackendProcess, type FreshDatabase } from './backend-process.js';
 import { startEdge, type Edge } from './edge.js';
 
+export { grantChips } from '@wordgame/testkit';
+
 /** Secrets the chain's backend is configured with, so tests can sign launch data. */
 export const TELEGRAM_BOT_TOKEN = '123456:test-bot-token';
 export const VK_APP_SECRET = 'vk-test-app-secret';
@@ -41,20 +43,6 @@ export async function startChain(): Promise<Chain> {
     await db.drop();
     throw err;
   }
-}
-
-/** Credits chips to one segment the way a grant does: the balance and its ledger operation together. */
-export async function grantChips(db: FreshDatabase, accountId: string, segment: string, chips: bigint): Promise<void> {
-  await db.query(
-    `insert into wallet_segments (account_id, segment, balance) values ($1, $2, $3)
-     on conflict (account_id, segment) do update set balance = wallet_segments.balance + excluded.balance`,
-    [accountId, segment, chips.toString()],
-  );
-  await db.query(`insert into ledger_operations (account_id, kind, segment, chips_delta, note) values ($1, 'grant', $2, $3, 'test grant')`, [
-    accountId,
-    segment,
-    chips.toString(),
-  ]);
 }
 
 /** A session with no recorded platform (as sessions made before platforms were recorded): untrusted. */

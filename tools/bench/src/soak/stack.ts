@@ -3,8 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
-import { ensureDevCerts } from '@wordgame/testkit';
+import { adminQuery, ensureDevCerts } from '@wordgame/testkit';
 import { buildBundles, freePort, gatewayEnv, root, startBundle, stopAll, waitFor, waitHealthy } from '../services.js';
 
 /** The five processes a soak runs and samples. */
@@ -40,15 +39,6 @@ export interface SoakStack {
   stop(): Promise<void>;
 }
 
-async function admin(serverUrl: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 async function postJson(url: string, body: unknown): Promise<unknown> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -71,7 +61,7 @@ async function postJson(url: string, body: unknown): Promise<unknown> {
  */
 export async function startSoakStack(serverUrl: string, rebuildApps: boolean): Promise<SoakStack> {
   const dbName = `soak_${randomBytes(4).toString('hex')}`;
-  await admin(serverUrl, `create database ${dbName}`);
+  await adminQuery(serverUrl, `create database ${dbName}`);
   const url = new URL(serverUrl);
   url.pathname = `/${dbName}`;
   const dbUrl = url.toString();
@@ -80,7 +70,7 @@ export async function startSoakStack(serverUrl: string, rebuildApps: boolean): P
   const halt = () => stopAll(SERVICES.flatMap((s) => (started[s] ? [started[s]] : [])));
   const stop = async () => {
     await halt();
-    await admin(serverUrl, `drop database if exists ${dbName} with (force)`);
+    await adminQuery(serverUrl, `drop database if exists ${dbName} with (force)`);
     rmSync(dir, { recursive: true, force: true });
   };
   const gone = () => {

@@ -44,17 +44,3 @@ export async function creditFacts(db: FreshDatabase, orderIds: readonly string[]
     unmatched: unmatched.rows[0]?.n ?? 0,
   };
 }
-
-/** Credits chips to one segment as a grant does: the balance and its ledger operation together (test funding). */
-export async function grantChips(db: FreshDatabase, accountId: string, segment: string, chips: bigint): Promise<void> {
-  await db.query(
-    `insert into wallet_segments (account_id, segment, balance) values ($1, $2, $3)
-     on conflict (account_id, segment) do update set balance = wallet_segments.balance + excluded.balance`,
-    [accountId, segment, chips.toString()],
-  );
-  await db.query(`insert into ledger_operations (account_id, kind, segment, chips_delta, note) values ($1, 'grant', $2, $3, 'faults grant')`, [
-    accountId,
-    segment,
-    chips.toString(),
-  ]);
-}

@@ -1,51 +1,15 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import pg from 'pg';
-import { freePort } from '@wordgame/testkit';
+import { freePort, freshDatabase as freshTestDatabase, type FreshDatabase } from '@wordgame/testkit';
 
-/** The shared PostgreSQL server: DATABASE_URL, else the local trust-auth server. */
-export function sharedServerUrl(): string {
-  return process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
-}
+export type { FreshDatabase };
 
-async function adminQuery(serverUrl: string, text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 5_000 });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
-
-/** A fresh, empty database with a small pool for the test's own reads; `drop()` removes it. */
-export interface FreshDatabase {
-  url: string;
-  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
-  drop(): Promise<void>;
-}
-
-/** Creates a uniquely named database on `serverUrl` (the shared server by default). */
-export async function freshDatabase(serverUrl = sharedServerUrl()): Promise<FreshDatabase> {
-  const name = `faults_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
-  await adminQuery(serverUrl, `create database ${name}`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  const pool = new pg.Pool({ connectionString: url.toString(), max: 2, connectionTimeoutMillis: 5_000 });
-  // The test's pool outlives a server restart: a dropped idle client is replaced on the next query.
-  pool.on('error', () => undefined);
-  return {
-    url: url.toString(),
-    query: <R extends pg.QueryResultRow>(text: string, values?: unknown[]) => pool.query<R>(text, values),
-    drop: async () => {
-      await pool.end();
-      await adminQuery(serverUrl, `drop database if exists ${name} with (force)`);
-    },
-  };
+/** A fresh database (prefix `faults`) on `serverUrl`, the shared test server by default. */
+export function freshDatabase(serverUrl?: string): Promise<FreshDatabase> {
+  return freshTestDatabase('faults', serverUrl);
 }
 
 /** The newest installed PostgreSQL server binaries (FAULTS_PG_BIN overrides). */
