@@ -1,7 +1,10 @@
 // Bundles one app (apps/<name>/src/main.ts) into dist/apps/<name>/main.js: the workspace libs are
 // inlined, third-party packages stay external and come from the app's production dependencies.
+// Every file is written beside its target and renamed over it, so a process starting from dist/
+// while another command rebuilds it (a bench beside `npm test`) reads the old file or the new one,
+// never half of one.
 import { build } from 'esbuild';
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 const app = process.argv[2];
@@ -22,7 +25,14 @@ const externalThirdParty = {
   },
 };
 
-await build({
+/** Writes `contents` to `file` atomically (same directory, then rename). */
+const writeAtomically = (file, contents) => {
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, contents);
+  renameSync(tmp, file);
+};
+
+const result = await build({
   entryPoints: [join(root, app, 'src/main.ts')],
   outfile: join(outdir, 'main.js'),
   bundle: true,
@@ -32,7 +42,10 @@ await build({
   sourcemap: true,
   plugins: [externalThirdParty],
   logLevel: 'warning',
+  write: false,
 });
+mkdirSync(outdir, { recursive: true });
+for (const file of result.outputFiles) writeAtomically(file.path, file.contents);
 
 // A package.json next to the bundle: ESM, and the production dependencies the bundle imports.
 const collect = (dir, seen = {}) => {
@@ -43,9 +56,8 @@ const collect = (dir, seen = {}) => {
   }
   return seen;
 };
-mkdirSync(outdir, { recursive: true });
 const deps = collect(app);
-writeFileSync(
+writeAtomically(
   join(outdir, 'package.json'),
   `${JSON.stringify({ name: `@wordgame/${name}-dist`, private: true, type: 'module', main: 'main.js', dependencies: Object.fromEntries(Object.entries(deps).sort()) }, null, 2)}\n`,
 );
