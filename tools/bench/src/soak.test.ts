@@ -11,6 +11,7 @@ import { KINDS } from './soak/traffic.js';
 describe('soak, 60 s', () => {
   it('holds a mixed load: flat memory, no error growth, payments exactly once, audit clean', async () => {
     const lines: string[] = [];
+    // Printed even when the run throws: the lines so far say how far it got.
     const result = await runSoak({
       seconds: 60,
       sampleSeconds: 2,
@@ -19,8 +20,7 @@ describe('soak, 60 s', () => {
       serverUrl: process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test',
       rebuildApps: false,
       write: (line) => lines.push(line),
-    });
-    process.stdout.write(`${lines.join('\n')}\n`);
+    }).finally(() => process.stdout.write(`${lines.join('\n')}\n`));
 
     expect(result.reasons).toEqual([]);
     expect(result.passed).toBe(true);
