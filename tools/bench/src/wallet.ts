@@ -181,6 +181,7 @@ async function main(): Promise<void> {
         row(`wallet.buy paced ${pacedRate}/s (half)`, paced),
         row('pgbench: old 11-stmt txn', classic),
         `median wallet.buy / pgbench (same statement) = ${(median(ratios) * 100).toFixed(1)} %   (target >= 50 %, buy p99 < 20 ms, get >= 4000/s)`,
+        `closed loop at ${connections} connections: mean latency = ${connections} / throughput (Little's law), so a p99 under 20 ms needs more than ${Math.round(connections / 0.02)}/s; pgbench alone did ${Math.round(median(pgbenchRates))}/s (p99 ${median(pgbenchP99s).toFixed(1)} ms)`,
         `ledger audit after the runs: ${audit.clean ? 'clean' : `PROBLEMS\n${audit.output}`}`,
         '',
       ].join('\n'),
