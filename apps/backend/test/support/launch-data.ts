@@ -1,16 +1,7 @@
-import { createHmac } from 'node:crypto';
 import { stringify } from 'node:querystring';
+import { signTelegramInitData, vkSign } from '@wordgame/testkit';
 
-/** Signs Telegram Mini App init data the way Telegram does (for tests only). */
-export function signTelegramInitData(botToken: string, fields: Record<string, string>): string {
-  const dataCheckString = Object.keys(fields)
-    .sort()
-    .map((k) => `${k}=${fields[k]}`)
-    .join('\n');
-  const secret = createHmac('sha256', 'WebAppData').update(botToken).digest();
-  const hash = createHmac('sha256', secret).update(dataCheckString).digest('hex');
-  return new URLSearchParams({ ...fields, hash }).toString();
-}
+export { signTelegramInitData };
 
 /** Telegram init data for a user, signed, with auth_date `ageSeconds` in the past. */
 export function telegramInitData(botToken: string, userId: number, ageSeconds = 0, extra: Record<string, string> = {}): string {
@@ -34,7 +25,5 @@ export function vkLaunchParams(secret: string, userId: number, platform: string,
     vk_ts: String(Math.floor(Date.now() / 1000) - ageSeconds),
     vk_user_id: String(userId),
   };
-  const sorted = Object.fromEntries(Object.entries(params).sort(([a], [b]) => (a < b ? -1 : 1)));
-  const sign = createHmac('sha256', secret).update(stringify(sorted)).digest('base64url');
-  return `${stringify(params)}&sign=${sign}`;
+  return `${stringify(params)}&sign=${vkSign(secret, params)}`;
 }

@@ -1,5 +1,5 @@
-import { createHmac } from 'node:crypto';
 import { stringify } from 'node:querystring';
+import { signTelegramInitData, vkSign } from '@wordgame/testkit';
 
 /**
  * Telegram Mini App init data as Telegram.WebApp.initData carries it, signed the way Telegram
@@ -12,13 +12,7 @@ export function telegramInitData(botToken: string, user: { id: number; first_nam
     user: JSON.stringify(user),
     auth_date: String(authDate),
   };
-  const dataCheckString = Object.keys(fields)
-    .sort()
-    .map((k) => `${k}=${fields[k] ?? ''}`)
-    .join('\n');
-  const secret = createHmac('sha256', 'WebAppData').update(botToken).digest();
-  const hash = createHmac('sha256', secret).update(dataCheckString).digest('hex');
-  return new URLSearchParams({ ...fields, hash }).toString();
+  return signTelegramInitData(botToken, fields);
 }
 
 /**
@@ -35,8 +29,7 @@ export function vkLaunchParams(appSecret: string, userId: string, platform: stri
     vk_user_id: userId,
   };
   const sorted = Object.fromEntries(Object.entries(vk).sort(([a], [b]) => (a < b ? -1 : 1)));
-  const sign = createHmac('sha256', appSecret).update(stringify(sorted)).digest('base64url');
-  return stringify({ ...sorted, sign });
+  return stringify({ ...sorted, sign: vkSign(appSecret, vk) });
 }
 
 /** Unix seconds now. */

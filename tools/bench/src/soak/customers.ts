@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { signTelegramInitData } from '@wordgame/testkit';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
@@ -28,12 +28,7 @@ function telegramInitData(userId: number): string {
     user: JSON.stringify({ id: userId, first_name: `Soak ${userId}` }),
     auth_date: String(Math.floor(Date.now() / 1000)),
   };
-  const check = Object.keys(fields)
-    .sort()
-    .map((k) => `${k}=${fields[k] ?? ''}`)
-    .join('\n');
-  const secret = createHmac('sha256', 'WebAppData').update(BOT_TOKEN).digest();
-  return new URLSearchParams({ ...fields, hash: createHmac('sha256', secret).update(check).digest('hex') }).toString();
+  return signTelegramInitData(BOT_TOKEN, fields);
 }
 
 async function session(url: string, body: unknown): Promise<{ token: string; account_id: string }> {

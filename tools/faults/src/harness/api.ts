@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { signTelegramInitData } from '@wordgame/testkit';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { OPERATOR_TOKEN, TELEGRAM_BOT_TOKEN } from './stack.js';
@@ -58,12 +58,7 @@ export function telegramInitData(userId: number): string {
     user: JSON.stringify({ id: userId, first_name: 'Payer' }),
     auth_date: String(Math.floor(Date.now() / 1000)),
   };
-  const check = Object.keys(fields)
-    .sort()
-    .map((k) => `${k}=${fields[k] ?? ''}`)
-    .join('\n');
-  const secret = createHmac('sha256', 'WebAppData').update(TELEGRAM_BOT_TOKEN).digest();
-  return new URLSearchParams({ ...fields, hash: createHmac('sha256', secret).update(check).digest('hex') }).toString();
+  return signTelegramInitData(TELEGRAM_BOT_TOKEN, fields);
 }
 
 /** A telegram Mini App session for platform user `userId`. */
