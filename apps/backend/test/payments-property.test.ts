@@ -21,7 +21,7 @@ import { SHOPS, SHOPS_ENV } from './payments-support.js';
 import { newAccount } from './support/wallet.js';
 
 /** The bot channel is not exercised here (orders are stars-invoiced directly); it reports no bot. */
-const noBot: BotCommands = { createInvoice: () => Promise.resolve({ status: 'no_bot' }), notify: () => Promise.resolve({ status: 'no_bot' }), chatGate: () => Promise.resolve({ status: 'no_bot' }) };
+const noBot: BotCommands = { createInvoice: () => Promise.resolve({ status: 'no_bot' }), notify: () => Promise.resolve({ status: 'no_bot' }), chatGate: () => Promise.resolve({ status: 'no_bot' }), refundStarPayment: () => Promise.resolve({ status: 'no_bot' }) };
 
 type Action =
   | { kind: 'forward'; charge: 0 | 1; amountOk: boolean }

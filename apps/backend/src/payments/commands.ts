@@ -34,7 +34,15 @@ export interface BotCommands {
   notify(command: NotifyCommand): Promise<CommandOutcome>;
   /** Grants (allow) or revokes write access in the discussion chat for a telegram identity. */
   chatGate(externalId: string, allow: boolean): Promise<CommandOutcome>;
+  /**
+   * Returns a stars payment to its payer (platform refundStarPayment). Delivered = refunded now or
+   * earlier (result `already_refunded`); an error carries the platform's refusal.
+   */
+  refundStarPayment(userId: bigint, chargeId: string): Promise<CommandOutcome>;
 }
+
+/** Ack.result of refund_star_payment when the platform had already refunded the charge. */
+export const ALREADY_REFUNDED = 'already_refunded';
 
 /** A BotCommands over the gateway's internal h2c Connect listener at `baseUrl`. */
 export function gatewayBotCommands(baseUrl: string, timeoutMs: number): BotCommands {
@@ -58,6 +66,7 @@ export function gatewayBotCommands(baseUrl: string, timeoutMs: number): BotComma
         },
       }),
     chatGate: (externalId, allow) => send({ payload: { case: 'chatGate', value: { externalId, allow } } }),
+    refundStarPayment: (userId, chargeId) => send({ payload: { case: 'refundStarPayment', value: { userId, platformPaymentChargeId: chargeId } } }),
   };
 }
 

@@ -28,6 +28,8 @@ export function commandHandler(deps: CommandDeps): CommandHandler {
         return chatGate(deps.platform, deps.discussionChatId, payload.value, logger);
       case 'createInvoice':
         return createInvoice(deps.platform, payload.value);
+      case 'refundStarPayment':
+        return failed('refund_star_payment is not handled by this bot yet');
       case undefined:
         return failed('command has no payload');
     }

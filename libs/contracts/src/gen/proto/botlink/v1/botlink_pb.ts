@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file botlink/v1/botlink.proto.
  */
 export const file_botlink_v1_botlink: GenFile = /*@__PURE__*/
-  fileDesc("Chhib3RsaW5rL3YxL2JvdGxpbmsucHJvdG8SCmJvdGxpbmsudjEiegoHRnJvbUJvdBIiCgVoZWxsbxgBIAEoCzIRLmJvdGxpbmsudjEuSGVsbG9IABIeCgNhY2sYAiABKAsyDy5ib3RsaW5rLnYxLkFja0gAEiQKBmhlYWx0aBgDIAEoCzISLmJvdGxpbmsudjEuSGVhbHRoSABCBQoDbXNnIi0KBVRvQm90EiQKB2NvbW1hbmQYASABKAsyEy5ib3RsaW5rLnYxLkNvbW1hbmQiMgoFSGVsbG8SEwoLaW5zdGFuY2VfaWQYASABKAkSFAoMb3duc191cGRhdGVzGAIgASgIImIKBkhlYWx0aBIYChBjb25uZWN0X2ZhaWx1cmVzGAEgASgEEhIKCmFwaV9lcnJvcnMYAiABKAQSFAoMcmF0ZV9saW1pdGVkGAMgASgEEhQKDGxhc3Rfb2tfdW5peBgEIAEoAyLBAgoHQ29tbWFuZBISCgpjb21tYW5kX2lkGAEgASgJEi0KBm5vdGlmeRgCIAEoCzIbLmNvbm5lY3Rvci52MS5Ob3RpZnlSZXF1ZXN0SAASNwoMc2VuZF90b191c2VyGAMgASgLMh8uY29ubmVjdG9yLnYxLlNlbmRUb1VzZXJSZXF1ZXN0SAASQQoPc2VuZF90b19jaGFubmVsGAQgASgLMiYuY29ubmVjdG9yLnYxLlNlbmRUb0dhbWVDaGFubmVsUmVxdWVzdEgAEjAKCWNoYXRfZ2F0ZRgFIAEoCzIbLmJvdGxpbmsudjEuQ2hhdEdhdGVDb21tYW5kSAASOgoOY3JlYXRlX2ludm9pY2UYBiABKAsyIC5ib3RsaW5rLnYxLkNyZWF0ZUludm9pY2VDb21tYW5kSABCCQoHcGF5bG9hZCJLCgNBY2sSEgoKY29tbWFuZF9pZBgBIAEoCRIRCglkZWxpdmVyZWQYAiABKAgSDQoFZXJyb3IYAyABKAkSDgoGcmVzdWx0GAQgASgJIjUKD0NoYXRHYXRlQ29tbWFuZBITCgtleHRlcm5hbF9pZBgBIAEoCRINCgVhbGxvdxgCIAEoCCItChZDaGF0RWxpZ2liaWxpdHlSZXF1ZXN0EhMKC2V4dGVybmFsX2lkGAEgASgJIj8KF0NoYXRFbGlnaWJpbGl0eVJlc3BvbnNlEhIKCnJlZ2lzdGVyZWQYASABKAgSEAoIZWxpZ2libGUYAiABKAgiWwoUQ3JlYXRlSW52b2ljZUNvbW1hbmQSDQoFdGl0bGUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSDwoHcGF5bG9hZBgDIAEoCRIOCgZhbW91bnQYBCABKAMiSAoSUHJlQ2hlY2tvdXRSZXF1ZXN0EhAKCG9yZGVyX2lkGAEgASgJEg4KBmFtb3VudBgCIAEoAxIQCghjdXJyZW5jeRgDIAEoCSIxChNQcmVDaGVja291dFJlc3BvbnNlEgoKAm9rGAEgASgIEg4KBnJlYXNvbhgCIAEoCSJ3ChVGb3J3YXJkUGF5bWVudFJlcXVlc3QSEAoIb3JkZXJfaWQYASABKAkSIgoacGxhdGZvcm1fcGF5bWVudF9jaGFyZ2VfaWQYAiABKAkSDgoGYW1vdW50GAMgASgDEhgKEHBsYXRmb3JtX3VzZXJfaWQYBCABKAMiKgoWRm9yd2FyZFBheW1lbnRSZXNwb25zZRIQCghjcmVkaXRlZBgBIAEoCDLRAgoHQm90TGluaxIyCgRMaW5rEhMuYm90bGluay52MS5Gcm9tQm90GhEuYm90bGluay52MS5Ub0JvdCgBMAESYQoWUmVzb2x2ZUNoYXRFbGlnaWJpbGl0eRIiLmJvdGxpbmsudjEuQ2hhdEVsaWdpYmlsaXR5UmVxdWVzdBojLmJvdGxpbmsudjEuQ2hhdEVsaWdpYmlsaXR5UmVzcG9uc2USVgoTVmFsaWRhdGVQcmVDaGVja291dBIeLmJvdGxpbmsudjEuUHJlQ2hlY2tvdXRSZXF1ZXN0Gh8uYm90bGluay52MS5QcmVDaGVja291dFJlc3BvbnNlElcKDkZvcndhcmRQYXltZW50EiEuYm90bGluay52MS5Gb3J3YXJkUGF5bWVudFJlcXVlc3QaIi5ib3RsaW5rLnYxLkZvcndhcmRQYXltZW50UmVzcG9uc2ViBnByb3RvMw", [file_connector_v1_connector]);
+  fileDesc("Chhib3RsaW5rL3YxL2JvdGxpbmsucHJvdG8SCmJvdGxpbmsudjEiegoHRnJvbUJvdBIiCgVoZWxsbxgBIAEoCzIRLmJvdGxpbmsudjEuSGVsbG9IABIeCgNhY2sYAiABKAsyDy5ib3RsaW5rLnYxLkFja0gAEiQKBmhlYWx0aBgDIAEoCzISLmJvdGxpbmsudjEuSGVhbHRoSABCBQoDbXNnIi0KBVRvQm90EiQKB2NvbW1hbmQYASABKAsyEy5ib3RsaW5rLnYxLkNvbW1hbmQiMgoFSGVsbG8SEwoLaW5zdGFuY2VfaWQYASABKAkSFAoMb3duc191cGRhdGVzGAIgASgIImIKBkhlYWx0aBIYChBjb25uZWN0X2ZhaWx1cmVzGAEgASgEEhIKCmFwaV9lcnJvcnMYAiABKAQSFAoMcmF0ZV9saW1pdGVkGAMgASgEEhQKDGxhc3Rfb2tfdW5peBgEIAEoAyKGAwoHQ29tbWFuZBISCgpjb21tYW5kX2lkGAEgASgJEi0KBm5vdGlmeRgCIAEoCzIbLmNvbm5lY3Rvci52MS5Ob3RpZnlSZXF1ZXN0SAASNwoMc2VuZF90b191c2VyGAMgASgLMh8uY29ubmVjdG9yLnYxLlNlbmRUb1VzZXJSZXF1ZXN0SAASQQoPc2VuZF90b19jaGFubmVsGAQgASgLMiYuY29ubmVjdG9yLnYxLlNlbmRUb0dhbWVDaGFubmVsUmVxdWVzdEgAEjAKCWNoYXRfZ2F0ZRgFIAEoCzIbLmJvdGxpbmsudjEuQ2hhdEdhdGVDb21tYW5kSAASOgoOY3JlYXRlX2ludm9pY2UYBiABKAsyIC5ib3RsaW5rLnYxLkNyZWF0ZUludm9pY2VDb21tYW5kSAASQwoTcmVmdW5kX3N0YXJfcGF5bWVudBgHIAEoCzIkLmJvdGxpbmsudjEuUmVmdW5kU3RhclBheW1lbnRDb21tYW5kSABCCQoHcGF5bG9hZCJLCgNBY2sSEgoKY29tbWFuZF9pZBgBIAEoCRIRCglkZWxpdmVyZWQYAiABKAgSDQoFZXJyb3IYAyABKAkSDgoGcmVzdWx0GAQgASgJIjUKD0NoYXRHYXRlQ29tbWFuZBITCgtleHRlcm5hbF9pZBgBIAEoCRINCgVhbGxvdxgCIAEoCCItChZDaGF0RWxpZ2liaWxpdHlSZXF1ZXN0EhMKC2V4dGVybmFsX2lkGAEgASgJIj8KF0NoYXRFbGlnaWJpbGl0eVJlc3BvbnNlEhIKCnJlZ2lzdGVyZWQYASABKAgSEAoIZWxpZ2libGUYAiABKAgiWwoUQ3JlYXRlSW52b2ljZUNvbW1hbmQSDQoFdGl0bGUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSDwoHcGF5bG9hZBgDIAEoCRIOCgZhbW91bnQYBCABKAMiTwoYUmVmdW5kU3RhclBheW1lbnRDb21tYW5kEg8KB3VzZXJfaWQYASABKAMSIgoacGxhdGZvcm1fcGF5bWVudF9jaGFyZ2VfaWQYAiABKAkiSAoSUHJlQ2hlY2tvdXRSZXF1ZXN0EhAKCG9yZGVyX2lkGAEgASgJEg4KBmFtb3VudBgCIAEoAxIQCghjdXJyZW5jeRgDIAEoCSIxChNQcmVDaGVja291dFJlc3BvbnNlEgoKAm9rGAEgASgIEg4KBnJlYXNvbhgCIAEoCSJ3ChVGb3J3YXJkUGF5bWVudFJlcXVlc3QSEAoIb3JkZXJfaWQYASABKAkSIgoacGxhdGZvcm1fcGF5bWVudF9jaGFyZ2VfaWQYAiABKAkSDgoGYW1vdW50GAMgASgDEhgKEHBsYXRmb3JtX3VzZXJfaWQYBCABKAMiKgoWRm9yd2FyZFBheW1lbnRSZXNwb25zZRIQCghjcmVkaXRlZBgBIAEoCDLRAgoHQm90TGluaxIyCgRMaW5rEhMuYm90bGluay52MS5Gcm9tQm90GhEuYm90bGluay52MS5Ub0JvdCgBMAESYQoWUmVzb2x2ZUNoYXRFbGlnaWJpbGl0eRIiLmJvdGxpbmsudjEuQ2hhdEVsaWdpYmlsaXR5UmVxdWVzdBojLmJvdGxpbmsudjEuQ2hhdEVsaWdpYmlsaXR5UmVzcG9uc2USVgoTVmFsaWRhdGVQcmVDaGVja291dBIeLmJvdGxpbmsudjEuUHJlQ2hlY2tvdXRSZXF1ZXN0Gh8uYm90bGluay52MS5QcmVDaGVja291dFJlc3BvbnNlElcKDkZvcndhcmRQYXltZW50EiEuYm90bGluay52MS5Gb3J3YXJkUGF5bWVudFJlcXVlc3QaIi5ib3RsaW5rLnYxLkZvcndhcmRQYXltZW50UmVzcG9uc2ViBnByb3RvMw", [file_connector_v1_connector]);
 
 /**
  * Bot to gateway. Exactly one of msg is set.
@@ -188,6 +188,14 @@ export type Command = Message<"botlink.v1.Command"> & {
      */
     value: CreateInvoiceCommand;
     case: "createInvoice";
+  } | {
+    /**
+     * Additive (not in the spec's table): returns a stars payment to its payer.
+     *
+     * @generated from field: botlink.v1.RefundStarPaymentCommand refund_star_payment = 7;
+     */
+    value: RefundStarPaymentCommand;
+    case: "refundStarPayment";
   } | { case: undefined; value?: undefined };
 };
 
@@ -353,6 +361,36 @@ export const CreateInvoiceCommandSchema: GenMessage<CreateInvoiceCommand> = /*@_
   messageDesc(file_botlink_v1_botlink, 9);
 
 /**
+ * Asks the bot to refund a stars payment through the platform's refundStarPayment. Delivered
+ * when the platform refunded it, or answers that the charge was already refunded (result
+ * "already_refunded"); the platform's refusal comes back as Ack.error. Idempotent on the charge id.
+ *
+ * @generated from message botlink.v1.RefundStarPaymentCommand
+ */
+export type RefundStarPaymentCommand = Message<"botlink.v1.RefundStarPaymentCommand"> & {
+  /**
+   * The payer's platform user id.
+   *
+   * @generated from field: int64 user_id = 1;
+   */
+  userId: bigint;
+
+  /**
+   * The platform's charge id of the payment to return.
+   *
+   * @generated from field: string platform_payment_charge_id = 2;
+   */
+  platformPaymentChargeId: string;
+};
+
+/**
+ * Describes the message botlink.v1.RefundStarPaymentCommand.
+ * Use `create(RefundStarPaymentCommandSchema)` to create a new message.
+ */
+export const RefundStarPaymentCommandSchema: GenMessage<RefundStarPaymentCommand> = /*@__PURE__*/
+  messageDesc(file_botlink_v1_botlink, 10);
+
+/**
  * @generated from message botlink.v1.PreCheckoutRequest
  */
 export type PreCheckoutRequest = Message<"botlink.v1.PreCheckoutRequest"> & {
@@ -379,7 +417,7 @@ export type PreCheckoutRequest = Message<"botlink.v1.PreCheckoutRequest"> & {
  * Use `create(PreCheckoutRequestSchema)` to create a new message.
  */
 export const PreCheckoutRequestSchema: GenMessage<PreCheckoutRequest> = /*@__PURE__*/
-  messageDesc(file_botlink_v1_botlink, 10);
+  messageDesc(file_botlink_v1_botlink, 11);
 
 /**
  * @generated from message botlink.v1.PreCheckoutResponse
@@ -403,7 +441,7 @@ export type PreCheckoutResponse = Message<"botlink.v1.PreCheckoutResponse"> & {
  * Use `create(PreCheckoutResponseSchema)` to create a new message.
  */
 export const PreCheckoutResponseSchema: GenMessage<PreCheckoutResponse> = /*@__PURE__*/
-  messageDesc(file_botlink_v1_botlink, 11);
+  messageDesc(file_botlink_v1_botlink, 12);
 
 /**
  * @generated from message botlink.v1.ForwardPaymentRequest
@@ -443,7 +481,7 @@ export type ForwardPaymentRequest = Message<"botlink.v1.ForwardPaymentRequest"> 
  * Use `create(ForwardPaymentRequestSchema)` to create a new message.
  */
 export const ForwardPaymentRequestSchema: GenMessage<ForwardPaymentRequest> = /*@__PURE__*/
-  messageDesc(file_botlink_v1_botlink, 12);
+  messageDesc(file_botlink_v1_botlink, 13);
 
 /**
  * @generated from message botlink.v1.ForwardPaymentResponse
@@ -463,7 +501,7 @@ export type ForwardPaymentResponse = Message<"botlink.v1.ForwardPaymentResponse"
  * Use `create(ForwardPaymentResponseSchema)` to create a new message.
  */
 export const ForwardPaymentResponseSchema: GenMessage<ForwardPaymentResponse> = /*@__PURE__*/
-  messageDesc(file_botlink_v1_botlink, 13);
+  messageDesc(file_botlink_v1_botlink, 14);
 
 /**
  * @generated from service botlink.v1.BotLink
