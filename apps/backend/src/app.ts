@@ -17,6 +17,7 @@ import { consoleService } from './console/service.js';
 import { chatGateOver } from './moderation/chat-gate.js';
 import { createLapseLoop, type LapseLoop } from './moderation/lapse.js';
 import { refundService } from './refunds/console.js';
+import { createStarRefunder, type StarRefunder } from './refunds/star-refunds.js';
 import { devMailbox, smtpMailer, type Mailer } from './mail/mailer.js';
 import { edgeError, errorEdge } from './rpc/interceptors.js';
 import type { SessionDeps } from './sessions/open.js';
@@ -52,6 +53,7 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
   let database: Database | undefined;
   let listener: DualListener | undefined;
   let reaper: Reaper | undefined;
+  let starRefunds: StarRefunder | undefined;
   let lapses: LapseLoop | undefined;
   let gameBus: GameEventBus | undefined;
   const startedAt = Date.now();
@@ -105,6 +107,8 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
       logger.info({ url: listener.url }, 'backend listening');
       reaper = createReaper(payments, config.REAPER_INTERVAL_MS);
       reaper.start();
+      starRefunds = createStarRefunder(payments, { intervalMs: config.STAR_REFUND_INTERVAL_MS, retryMaxMs: config.STAR_REFUND_RETRY_MAX_MS });
+      starRefunds.start();
       lapses = createLapseLoop({ db: db.db, logger, chatGate }, config.MODERATION_LAPSE_INTERVAL_MS);
       lapses.start();
       return { url: listener.url, port: listener.port };
@@ -112,6 +116,8 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
     async stop() {
       await reaper?.stop();
       reaper = undefined;
+      await starRefunds?.stop();
+      starRefunds = undefined;
       await lapses?.stop();
       lapses = undefined;
       gameBus?.close();

@@ -56,6 +56,12 @@ export const backendConfigSchema = z
     PAYMENT_RETURN_URL: env.url().optional(),
     /** Reaper tick interval in ms (expire orders, re-check card orders); 0 = off. */
     REAPER_INTERVAL_MS: env.int(15_000, 0, 3_600_000),
+    /** How long an approved stars pre-checkout reserves its order, in ms (Telegram expects an answer within 10 s). */
+    PRECHECKOUT_HOLD_MS: env.int(10_000, 1_000, 300_000),
+    /** How often due automatic stars refunds (payments that credited nothing) are sent, in ms; 0 = off. */
+    STAR_REFUND_INTERVAL_MS: env.int(5_000, 0, 3_600_000),
+    /** Longest wait between two attempts of one automatic stars refund, in ms (backoff doubles from 5 s). */
+    STAR_REFUND_RETRY_MAX_MS: env.int(600_000, 5_000, 86_400_000),
     /** Lifetime of an operator console session, in hours (default 12). */
     OPERATOR_SESSION_TTL_HOURS: env.int(12, 1, 24 * 30),
     /** How often temporary blocks are checked for lapse (then a ChatGateCommand is sent), in ms; 0 = off. */

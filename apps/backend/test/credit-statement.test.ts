@@ -15,6 +15,7 @@ describe('credit statement memoised per shape', () => {
         fc.date({ noInvalidDate: true }),
         fc.oneof(
           fc.record({ platformChargeId: fc.string({ minLength: 1 }) }),
+          fc.record({ platformChargeId: fc.string({ minLength: 1 }), platformUserId: fc.bigInt({ min: 1n, max: 2n ** 52n }) }),
           fc.record({ providerPaymentId: fc.string({ minLength: 1 }) }),
         ),
         optional(fc.constantFrom('stars' as const, 'card' as const)),

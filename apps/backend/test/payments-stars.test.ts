@@ -103,7 +103,8 @@ describe('stars rail over Connect on PostgreSQL', () => {
     });
 
     it('approves an honoured-expired order and declines a failed one', async () => {
-      await h.database.db.updateTable('orders').set({ state: 'expired' }).where('id', '=', orderId).execute();
+      // The approval above holds the order; let that hold lapse.
+      await h.database.db.updateTable('orders').set({ state: 'expired', checkout_hold_until: null }).where('id', '=', orderId).execute();
       expect(await preCheckout(intake, orderId, 250n, 'XTR')).toEqual({ ok: true, reason: '' });
       const other = (await createOrder(payments, id, 'telegram', pack, 'stars')).orderId;
       await h.database.db.updateTable('orders').set({ state: 'failed' }).where('id', '=', other).execute();

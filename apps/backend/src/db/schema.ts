@@ -201,6 +201,10 @@ export interface OrdersTable {
   refunded_at: Date | null;
   /** Reaper lease: the order is not re-checked with the provider before this time. */
   recheck_after: Date | null;
+  /** Stars: an approved pre-checkout holds the order until then (one live approval per order). */
+  checkout_hold_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** Stars: the platform user who paid the crediting charge (refunds go back to them). */
+  platform_user_id: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
 }
 
 export interface PaymentEventsTable {
@@ -222,7 +226,16 @@ export interface UnmatchedPaymentsTable {
   platform_user_id: bigint;
   reason: string;
   created_at: ColumnType<Date, Date | undefined, never>;
+  /** The automatic return of these stars (see refunds/star-refunds.ts). */
+  refund_status: ColumnType<StarRefundStatus, StarRefundStatus | undefined, StarRefundStatus>;
+  refund_attempts: ColumnType<number, number | undefined, number>;
+  refund_next_at: ColumnType<Date, Date | undefined, Date>;
+  refund_error: ColumnType<string | null, string | null | undefined, string | null>;
+  refunded_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
+
+/** pending: to send (due at refund_next_at); refunded: the platform took it back; failed: the platform refused. */
+export type StarRefundStatus = 'pending' | 'refunded' | 'failed';
 
 /** A console operator role; each gates its own pages and actions. */
 export type OperatorRole = 'viewer' | 'refunder' | 'catalog_editor' | 'moderator';

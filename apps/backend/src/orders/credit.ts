@@ -7,6 +7,8 @@ import { CREDITABLE_STATES } from './state.js';
 /** What settled the order: the platform's charge id (stars) or the provider's payment id (card). */
 export interface Settlement {
   platformChargeId?: string;
+  /** Stars: the payer's platform user id (a refund returns the stars to them). */
+  platformUserId?: bigint;
   providerPaymentId?: string;
 }
 
@@ -50,7 +52,7 @@ export interface CreditStatement {
   parameters: unknown[];
 }
 
-type SlotName = 'orderId' | 'now' | 'detail' | 'platformChargeId' | 'providerPaymentId' | 'rail' | 'amount' | 'newChargeId';
+type SlotName = 'orderId' | 'now' | 'detail' | 'platformChargeId' | 'platformUserId' | 'providerPaymentId' | 'rail' | 'amount' | 'newChargeId';
 
 /** Stands in for one input while a statement shape is compiled; kysely passes values through untouched. */
 class Slot {
@@ -67,14 +69,17 @@ const shapes = new Map<string, { sql: string; slots: readonly unknown[] }>();
  * per ForwardPayment. Same SQL, same parameters as compiling it per call (tested).
  */
 export function creditStatement(db: Kysely<DB>, orderId: string, settlement: Settlement, now: Date, guard: CreditGuard = {}): CreditStatement {
-  const shape = [settlement.platformChargeId, settlement.providerPaymentId, guard.rail, guard.amount, guard.newChargeId].map((v) => (v === undefined ? '0' : '1')).join('');
+  const shape = [settlement.platformChargeId, settlement.platformUserId, settlement.providerPaymentId, guard.rail, guard.amount, guard.newChargeId].map((v) => (v === undefined ? '0' : '1')).join('');
   let compiled = shapes.get(shape);
   if (!compiled) {
     const slot = <T>(name: SlotName, present: unknown): T => (present === undefined ? undefined : new Slot(name)) as T;
     const query = compileCredit(
       db,
       slot<string>('orderId', true),
-      { platformChargeId: slot<string | undefined>('platformChargeId', settlement.platformChargeId), providerPaymentId: slot<string | undefined>('providerPaymentId', settlement.providerPaymentId) },
+      {
+        platformChargeId: slot<string | undefined>('platformChargeId', settlement.platformChargeId),
+        platformUserId: slot<bigint | undefined>('platformUserId', settlement.platformUserId),
+        providerPaymentId: slot<string | undefined>('providerPaymentId', settlement.providerPaymentId) },
       slot<Date>('now', true),
       { rail: slot<OrderRail | undefined>('rail', guard.rail), amount: slot<bigint | undefined>('amount', guard.amount), newChargeId: slot<string | undefined>('newChargeId', guard.newChargeId) },
       slot<string>('detail', true),
@@ -87,6 +92,7 @@ export function creditStatement(db: Kysely<DB>, orderId: string, settlement: Set
     now,
     detail: settlement.platformChargeId ?? settlement.providerPaymentId ?? '',
     platformChargeId: settlement.platformChargeId,
+    platformUserId: settlement.platformUserId,
     providerPaymentId: settlement.providerPaymentId,
     rail: guard.rail,
     amount: guard.amount,
@@ -107,6 +113,7 @@ export function compileCredit(db: Kysely<DB>, orderId: string, settlement: Settl
           state: 'paid',
           paid_at: now,
           ...(settlement.platformChargeId !== undefined ? { platform_charge_id: settlement.platformChargeId } : {}),
+          ...(settlement.platformUserId !== undefined ? { platform_user_id: settlement.platformUserId } : {}),
           ...(settlement.providerPaymentId !== undefined
             ? { provider_payment_id: eb.fn.coalesce('provider_payment_id', eb.val(settlement.providerPaymentId)) }
             : {}),

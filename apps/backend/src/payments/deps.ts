@@ -15,6 +15,12 @@ export interface CardRail {
   returnUrl: string;
 }
 
+/** The stars rail's settings. */
+export interface StarsRail {
+  /** How long an approved pre-checkout reserves its order (the platform's answer window). */
+  holdMs: number;
+}
+
 /** Everything the payment domain works with; `now` is injectable so tests control time. */
 export interface PaymentDeps {
   db: Kysely<DB>;
@@ -22,6 +28,7 @@ export interface PaymentDeps {
   bot: BotCommands;
   /** null when no card shop is configured (the card rail answers rail_not_configured). */
   card: CardRail | null;
+  stars: StarsRail;
   now(): Date;
 }
 

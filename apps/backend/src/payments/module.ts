@@ -30,6 +30,7 @@ export function paymentDeps(config: BackendConfig, db: Kysely<DB>, logger: Logge
           returnUrl: config.PAYMENT_RETURN_URL ?? `${config.PUBLIC_BASE_URL.replace(/\/$/, '')}/wallet`,
         }
       : null,
+    stars: { holdMs: config.PRECHECKOUT_HOLD_MS },
     now: overrides.now ?? (() => new Date()),
   };
 }

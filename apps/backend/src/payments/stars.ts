@@ -2,7 +2,7 @@ import type { ServiceImpl } from '@connectrpc/connect';
 import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import { creditable, creditOrder } from '../orders/credit.js';
 import { findOrder, orderForUpdate } from '../orders/repository.js';
-import { STARS_PROVIDER } from '../orders/state.js';
+import { CREDITABLE_STATES, STARS_PROVIDER } from '../orders/state.js';
 import type { PaymentDeps } from './deps.js';
 import { DomainError } from '../rpc/errors.js';
 import { isOrderId } from './errors.js';
@@ -16,20 +16,41 @@ export const DECLINE = {
   paid: 'This order is already paid.',
   failed: 'This order can no longer be paid. Please start a new purchase.',
   mismatch: 'The price does not match this order. Please start a new purchase.',
+  held: 'This order is being paid right now. Please wait a few seconds.',
 } as const;
 
 /**
  * ValidatePreCheckout: approves only an existing stars order that is pending or honoured-expired
- * (never paid) whose amount and currency (XTR) equal the query's. Reusable invoice links make this
- * the one place a repeat payment is stopped before money moves.
+ * (never paid) whose amount and currency (XTR) equal the query's, and that no other approval holds.
+ * Reusable invoice links make this the one place a repeat payment is stopped before money moves, so
+ * an approval reserves the order for `holdMs` (the platform's answer window) in ONE conditional
+ * UPDATE: of two queries racing for one order, PostgreSQL re-checks the condition of the second on
+ * the row the first wrote and it matches nothing, so at most one live approval exists per order on
+ * any number of backends. A hold whose payment never arrives lapses and the customer may pay again;
+ * a payment that arrives after its hold lapsed still credits, and a second charge that raced it ends
+ * unmatched and is returned to its payer automatically (refunds/star-refunds.ts).
  */
 export async function validatePreCheckout(deps: PaymentDeps, orderId: string | null, amount: bigint, currency: string | null): Promise<PreCheckoutVerdict> {
-  const order = isOrderId(orderId) ? await findOrder(deps.db, orderId) : undefined;
+  if (!isOrderId(orderId)) return { ok: false, reason: DECLINE.missing };
+  const now = deps.now();
+  const held = await deps.db
+    .updateTable('orders')
+    .set({ checkout_hold_until: new Date(now.getTime() + deps.stars.holdMs) })
+    .where('id', '=', orderId)
+    .where('rail', '=', 'stars')
+    .where('state', 'in', CREDITABLE_STATES)
+    .where('amount', '=', amount)
+    .where('currency', '=', currency ?? '')
+    .where((eb) => eb.or([eb('checkout_hold_until', 'is', null), eb('checkout_hold_until', '<=', now)]))
+    .returning('id')
+    .executeTakeFirst();
+  if (held) return { ok: true };
+  const order = await findOrder(deps.db, orderId);
   if (!order || order.rail !== 'stars') return { ok: false, reason: DECLINE.missing };
   if (order.state === 'paid') return { ok: false, reason: DECLINE.paid };
   if (order.state === 'failed') return { ok: false, reason: DECLINE.failed };
   if (order.amount !== amount || order.currency !== currency) return { ok: false, reason: DECLINE.mismatch };
-  return { ok: true };
+  return { ok: false, reason: DECLINE.held };
 }
 
 /** A confirmed platform payment as the bot forwards it. */
@@ -54,7 +75,7 @@ export async function forwardPayment(deps: PaymentDeps, p: PlatformPaymentInput)
   // Fast path, one statement: a new charge for a creditable stars order of this amount is credited
   // at once. Anything else (a replay, an unmatched payment, a race lost) takes the locked path below.
   const credited = isOrderId(p.orderRef)
-    ? await creditOrder(deps.db, p.orderRef, { platformChargeId: p.chargeId }, now, { rail: 'stars', amount: p.amount, newChargeId: p.chargeId })
+    ? await creditOrder(deps.db, p.orderRef, { platformChargeId: p.chargeId, platformUserId: p.platformUserId }, now, { rail: 'stars', amount: p.amount, newChargeId: p.chargeId })
     : null;
   if (credited) {
     deps.logger.info({ orderId: p.orderRef, chargeId: p.chargeId }, 'stars payment credited');
@@ -75,7 +96,7 @@ export async function forwardPayment(deps: PaymentDeps, p: PlatformPaymentInput)
     }
     const reason = !order || order.rail !== 'stars' ? 'unknown_order' : !creditable(order) ? `order_${order.state}` : order.amount !== p.amount ? 'amount_mismatch' : null;
     if (reason === null) {
-      await creditOrder(trx, p.orderRef, { platformChargeId: p.chargeId }, now);
+      await creditOrder(trx, p.orderRef, { platformChargeId: p.chargeId, platformUserId: p.platformUserId }, now);
       return { credited: true, replay: false };
     }
     // A new row version of the still creditable order: a concurrent fast-path credit of this same

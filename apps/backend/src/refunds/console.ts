@@ -5,6 +5,7 @@ import { shopOf, type PaymentDeps } from '../payments/deps.js';
 import { isOrderId, paymentError } from '../payments/errors.js';
 import { ProviderError } from '../payments/provider/types.js';
 import { recordRefund } from './reverse.js';
+import { refundStarsOrder } from './stars-console.js';
 
 /** What the console shows after pressing refund. */
 export interface ConsoleRefund {
@@ -27,14 +28,14 @@ export function refundKey(orderId: string): string {
  * answer). Pending or canceled records nothing (pending: press again, which reuses the key and
  * returns the same refund). A refund already recorded (e.g. its notification arrived
  * first) answers succeeded without a provider call. A failed provider call records nothing and
- * answers provider_unavailable. Stars orders are out of scope (refund_not_supported).
+ * answers provider_unavailable. Stars orders go back through the bot (refundStarsOrder).
  */
 export async function refundOrder(deps: PaymentDeps, orderId: string | null): Promise<ConsoleRefund> {
   if (!isOrderId(orderId)) throw paymentError('invalid_order_id', 'order_id must be a uuid');
   const order = await findOrder(deps.db, orderId);
   if (!order) throw paymentError('unknown_order', 'no such order');
   const answer = (status: ConsoleRefund['status'], refundId: string): ConsoleRefund => ({ orderId, status, refundId, amount: order.amount, currency: order.currency });
-  if (order.rail !== 'card') throw paymentError('refund_not_supported', 'stars payments are refunded by the platform, not from the console');
+  if (order.rail === 'stars') return answer('succeeded', await refundStarsOrder(deps, order));
   if (order.refund_id !== null) return answer('succeeded', order.refund_id);
   if (order.state !== 'paid' || order.provider_payment_id === null) throw paymentError('order_not_paid', 'only a paid order can be refunded');
   const card = deps.card;
