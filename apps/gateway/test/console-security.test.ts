@@ -52,6 +52,7 @@ describe('console access control, CSRF and return paths', () => {
     ['/_gm/', null],
     ['/_gm/ledger', 'viewer'],
     ['/_gm/ledger/export.csv', 'viewer'],
+    ['/_gm/unmatched', 'viewer'],
     [`/_gm/ledger/refund?${refundQuery()}`, 'refunder'],
     ['/_gm/catalog', 'catalog_editor'],
     ['/_gm/catalog/new', 'catalog_editor'],
@@ -174,5 +175,26 @@ describe('console access control, CSRF and return paths', () => {
     expect(res.headers.get('x-frame-options')).toBe('DENY');
     const api = await fetch(url('/_gm/api/catalog/products'), { headers: { authorization: 'Bearer operator-test-token-0123456789' } });
     expect(api.status).toBe(200);
+  });
+
+  it('shows unmatched stars payments with their refund outcome, escaped, by status', async () => {
+    await stack.db.query(
+      `insert into unmatched_payments (provider, platform_charge_id, order_ref, amount, platform_user_id, reason, refund_status, refund_attempts, refund_error, refunded_at)
+       values ('telegram_stars', 'ch-pending', '<script>alert(1)</script>', 5, 42, 'unknown_order', 'pending', 2, 'no ack in time', null),
+              ('telegram_stars', 'ch-refunded', 'o-2', 7, 43, 'order_paid', 'refunded', 1, null, now()),
+              ('telegram_stars', 'ch-failed', 'o-3', 9, 44, 'amount_mismatch', 'failed', 1, 'refundStarPayment: 400 Bad Request: CHARGE_NOT_FOUND', null)`,
+    );
+    const all = await call(url('/_gm/unmatched'), { cookie: sessions['viewer'] ?? '' });
+    expect(all.status).toBe(200);
+    expect(all.text).not.toContain('<script>alert(1)');
+    expect(all.text).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(all.text).toMatch(/data-pending="1" data-refunded="1" data-failed="1"/);
+    expect(all.text).toMatch(/data-charge="ch-failed" data-status="failed">[\s\S]*refund failed[\s\S]*CHARGE_NOT_FOUND/);
+    expect(all.text).toMatch(/data-charge="ch-pending" data-status="pending">[\s\S]*refund pending[\s\S]*no ack in time/);
+    const failed = await call(url('/_gm/unmatched?status=failed'), { cookie: sessions['viewer'] ?? '' });
+    expect(failed.text).toContain('ch-failed');
+    expect(failed.text).not.toContain('ch-refunded');
+    expect((await call(url('/_gm/unmatched?status=bogus'), { cookie: sessions['viewer'] ?? '' })).status).toBe(400);
+    expect((await call(url('/_gm/unmatched?before=-1'), { cookie: sessions['viewer'] ?? '' })).status).toBe(400);
   });
 });

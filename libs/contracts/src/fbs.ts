@@ -82,3 +82,6 @@ export { FriendshipView } from './gen/fbs/backend/fb/friendship-view.js';
 export { BlockView } from './gen/fbs/backend/fb/block-view.js';
 export { AccountDeletion } from './gen/fbs/backend/fb/account-deletion.js';
 export { AccountDeleted } from './gen/fbs/backend/fb/account-deleted.js';
+export { UnmatchedQuery } from './gen/fbs/backend/fb/unmatched-query.js';
+export { UnmatchedPayment } from './gen/fbs/backend/fb/unmatched-payment.js';
+export { UnmatchedList } from './gen/fbs/backend/fb/unmatched-list.js';

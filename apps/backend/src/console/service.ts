@@ -18,6 +18,7 @@ import { DomainError, ERROR_CODE_HEADER } from '../rpc/errors.js';
 import { encodeAccountList, encodeGrant, encodeLedgerChunk, encodeLedgerPage, encodeModeration, encodeOperator, readFilter } from './codec.js';
 import { parseLedgerFilter } from './ledger-filter.js';
 import { exportLedger, ledgerPage, ledgerTotals } from './ledger-query.js';
+import { unmatchedPage } from './unmatched.js';
 
 /** What the console service works with. */
 export interface ConsoleDeps {
@@ -139,6 +140,11 @@ export function consoleService(deps: ConsoleDeps): ServiceImpl<typeof backendApi
       }));
       const { account, sent } = await moderate(deps, operator.id, input);
       return { body: encodeModeration(account, sent) };
+    },
+    async listUnmatchedPayments(req, ctx) {
+      await requireRole(db, ctx.requestHeader, 'viewer', 'unmatched_view');
+      const query = decodeTable(req.body, (bb) => fb.UnmatchedQuery.getRootAsUnmatchedQuery(bb), (t) => ({ status: t.status() ?? '', beforeId: t.beforeId(), limit: t.limit() }));
+      return { body: await unmatchedPage(db, query) };
     },
   };
 }

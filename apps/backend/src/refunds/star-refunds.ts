@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { Logger } from '@wordgame/logging';
 import { ALREADY_REFUNDED } from '../payments/commands.js';
 import type { PaymentDeps } from '../payments/deps.js';
@@ -115,12 +114,4 @@ export function createStarRefunder(deps: PaymentDeps, options: StarRefunderOptio
   }
 
   return { runDue, ...createTicker(() => runDue(), options.intervalMs, logger, 'stars refund pass failed') };
-}
-
-/** Counts of automatic stars refunds by status (console and tests). */
-export async function starRefundCounts(deps: Pick<PaymentDeps, 'db'>): Promise<Record<'pending' | 'refunded' | 'failed', bigint>> {
-  const rows = await deps.db.selectFrom('unmatched_payments').select(['refund_status', sql<string>`count(*)`.as('n')]).groupBy('refund_status').execute();
-  const counts = { pending: 0n, refunded: 0n, failed: 0n };
-  for (const r of rows) counts[r.refund_status] = BigInt(r.n);
-  return counts;
 }

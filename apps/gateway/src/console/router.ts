@@ -7,6 +7,7 @@ import { ledgerExport } from './pages/export.js';
 import { ledgerPage } from './pages/ledger.js';
 import { loginAction, loginPage, logoutAction } from './pages/login.js';
 import { refundAction, refundConfirm } from './pages/refund.js';
+import { unmatchedPage } from './pages/unmatched.js';
 import { userDetail, userModerate, usersSearch } from './pages/users.js';
 import { guard } from './session.js';
 
@@ -53,6 +54,7 @@ export function createConsoleRouter(options: ConsoleOptions): Router {
     const roles = req.operator?.roles ?? [];
     const links = [
       roles.includes('viewer') ? html`<li><a href="/_gm/ledger">Ledger</a></li>` : '',
+      roles.includes('viewer') ? html`<li><a href="/_gm/unmatched">Unmatched stars payments</a></li>` : '',
       roles.includes('catalog_editor') ? html`<li><a href="/_gm/catalog">Catalog</a></li>` : '',
       roles.includes('moderator') ? html`<li><a href="/_gm/users">Users</a></li>` : '',
     ];
@@ -63,6 +65,8 @@ export function createConsoleRouter(options: ConsoleOptions): Router {
   router.get('/ledger/export.csv', guard(client, 'viewer'), safe(ledgerExport(client, options.exportCap)));
   router.get('/ledger/refund', guard(client, 'refunder'), safe(refundConfirm()));
   router.post('/ledger/refund', form, guard(client, 'refunder'), safe(refundAction(client)));
+
+  router.get('/unmatched', guard(client, 'viewer'), safe(unmatchedPage(client)));
 
   router.get('/catalog', guard(client, 'catalog_editor'), safe(catalogList(client)));
   router.get('/catalog/new', guard(client, 'catalog_editor'), safe(catalogEdit(client)));

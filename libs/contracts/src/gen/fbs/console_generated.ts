@@ -7,3 +7,4 @@ export { LedgerFilter } from './backend/fb/ledger-filter.js';
 export { LedgerRow } from './backend/fb/ledger-row.js';
 export { OperatorInfo } from './backend/fb/operator-info.js';
 export { PlatformIdentity } from './backend/fb/platform-identity.js';
+export { UnmatchedPayment } from './backend/fb/unmatched-payment.js';
