@@ -125,10 +125,10 @@ describe('stars rail: one live approval per order, unmatched stars returned, con
 
     it('records a platform refusal as failed with the platform error and stops sending', async () => {
       bot.respond = (c) =>
-        c.payload.case === 'refundStarPayment' ? { outcome: gatewayApi.Outcome.ERROR, error: 'refundStarPayment: 400 Bad Request: CHARGE_NOT_FOUND' } : deliverInvoices(c);
+        c.payload.case === 'refundStarPayment' ? { outcome: gatewayApi.Outcome.ERROR, error: 'platform 400: Bad Request: CHARGE_NOT_FOUND' } : deliverInvoices(c);
       expect(await forward(intake, 'garbage-84001', 'charge-84001', 9n, 84001n)).toBe(false);
       await refunder.runDue();
-      expect(await unmatched('charge-84001')).toMatchObject({ refund_status: 'failed', refund_error: 'refundStarPayment: 400 Bad Request: CHARGE_NOT_FOUND' });
+      expect(await unmatched('charge-84001')).toMatchObject({ refund_status: 'failed', refund_error: 'platform 400: Bad Request: CHARGE_NOT_FOUND' });
       const sent = refundCommands().length;
       await refunder.runDue(new Date(Date.now() + 86_400_000));
       expect(refundCommands().length).toBe(sent);
@@ -138,8 +138,8 @@ describe('stars rail: one live approval per order, unmatched stars returned, con
       const answers: ReturnType<Responder>[] = [
         { outcome: gatewayApi.Outcome.NO_BOT },
         { outcome: gatewayApi.Outcome.ERROR, error: 'link_lost' },
-        { outcome: gatewayApi.Outcome.ERROR, error: 'refundStarPayment: 429 Too Many Requests: retry after 3' },
-        { outcome: gatewayApi.Outcome.ERROR, error: 'refundStarPayment: 502 Bad Gateway' },
+        { outcome: gatewayApi.Outcome.ERROR, error: 'platform 429: Too Many Requests: retry after 3' },
+        { outcome: gatewayApi.Outcome.ERROR, error: 'platform 502: Bad Gateway' },
         { outcome: gatewayApi.Outcome.DELIVERED },
       ];
       bot.respond = (c) => (c.payload.case === 'refundStarPayment' ? (answers.shift() ?? { outcome: gatewayApi.Outcome.DELIVERED }) : deliverInvoices(c));
@@ -192,7 +192,7 @@ describe('stars rail: one live approval per order, unmatched stars returned, con
     it('records nothing when the platform refuses or the outcome is unknown, and records once when pressed again', async () => {
       const { orderId } = await newOrder('87002');
       expect(await forward(intake, orderId, 'charge-87002', 150n, 97002n)).toBe(true);
-      bot.respond = (c) => (c.payload.case === 'refundStarPayment' ? { outcome: gatewayApi.Outcome.ERROR, error: 'refundStarPayment: 400 Bad Request: CHARGE_NOT_FOUND' } : deliverInvoices(c));
+      bot.respond = (c) => (c.payload.case === 'refundStarPayment' ? { outcome: gatewayApi.Outcome.ERROR, error: 'platform 400: Bad Request: CHARGE_NOT_FOUND' } : deliverInvoices(c));
       expect(await failure(refund(refunds, orderId))).toEqual({ code: 9, errorCode: 'refund_rejected' });
       bot.respond = (c) => (c.payload.case === 'refundStarPayment' ? { outcome: gatewayApi.Outcome.TIMEOUT } : deliverInvoices(c));
       expect(await failure(refund(refunds, orderId))).toEqual({ code: 14, errorCode: 'bot_unavailable' });

@@ -1,0 +1,291 @@
+import { randomUUID } from 'node:crypto';
+import { ConnectError } from '@connectrpc/connect';
+import fc from 'fast-check';
+import { createLogger } from '@wordgame/logging';
+import { startProviderEmulator, type ProviderEmulator } from '@wordgame/provider-emulator';
+import { loadBackendConfig } from '../src/config.js';
+import { upsertProduct } from '../src/catalog/repository.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+import type { Database } from '../src/db/database.js';
+import { auditLedger } from '../src/ledger/audit.js';
+import { createOrder } from '../src/orders/create.js';
+import type { BotCommands, CommandOutcome } from '../src/payments/commands.js';
+import type { PaymentDeps } from '../src/payments/deps.js';
+import { paymentDeps } from '../src/payments/module.js';
+import { intakeNotification } from '../src/payments/notifications.js';
+import { forwardPayment, validatePreCheckout } from '../src/payments/stars.js';
+import { createReaper, type Reaper } from '../src/reaper/reaper.js';
+import { refundOrder } from '../src/refunds/console.js';
+import { createStarRefunder, type StarRefunder } from '../src/refunds/star-refunds.js';
+import { freshPostgres } from '../src/testing/databases.js';
+import { SHOPS, SHOPS_ENV } from './payments-support.js';
+import { newAccount } from './support/wallet.js';
+
+/** How the platform and the link treat one refund_star_payment: done, done but the Ack lost, or never reached. */
+type Fate = 'ok' | 'ack_lost' | 'unreachable';
+
+/** The chat platform as this test sees it: every charge it took, and whether it gave the stars back. */
+class Platform {
+  readonly charges = new Map<string, { user: bigint; orderRef: string; amount: bigint; refunded: boolean }>();
+  fates: Fate[] = [];
+  private turn = 0;
+
+  take(orderRef: string, amount: bigint, user: bigint): string {
+    const id = `stars-${randomUUID()}`;
+    this.charges.set(id, { user, orderRef, amount, refunded: false });
+    return id;
+  }
+
+  /** refundStarPayment as the Bot API answers it, behind a link that may lose the command or its Ack. */
+  refund(user: bigint, chargeId: string): CommandOutcome {
+    const fate = this.fates.length === 0 ? 'ok' : (this.fates[this.turn++ % this.fates.length] ?? 'ok');
+    if (fate === 'unreachable') return { status: 'no_bot' };
+    const charge = this.charges.get(chargeId);
+    if (!charge || charge.user !== user) return { status: 'error', error: 'platform 400: Bad Request: CHARGE_NOT_FOUND' };
+    const already = charge.refunded;
+    charge.refunded = true;
+    if (fate === 'ack_lost') return { status: 'timeout' };
+    return { status: 'delivered', result: already ? 'already_refunded' : '' };
+  }
+}
+
+type Action =
+  | { kind: 'pay'; user: 0 | 1 }
+  | { kind: 'strayCharge'; amountOk: boolean }
+  | { kind: 'forward'; pick: number; duplicate: boolean; answerLost: boolean }
+  | { kind: 'holdLapses' }
+  | { kind: 'starRefunds' }
+  | { kind: 'consoleRefundStars' }
+  | { kind: 'paymentNotification' }
+  | { kind: 'refundNotification' }
+  | { kind: 'tick'; expire: boolean }
+  | { kind: 'consoleRefundCard' };
+
+const action: fc.Arbitrary<Action> = fc.oneof(
+  { arbitrary: fc.record({ kind: fc.constant('pay' as const), user: fc.constantFrom(0 as const, 1 as const) }), weight: 4 },
+  fc.record({ kind: fc.constant('strayCharge' as const), amountOk: fc.boolean() }),
+  { arbitrary: fc.record({ kind: fc.constant('forward' as const), pick: fc.nat(7), duplicate: fc.boolean(), answerLost: fc.boolean() }), weight: 4 },
+  fc.constant({ kind: 'holdLapses' as const }),
+  { arbitrary: fc.constant({ kind: 'starRefunds' as const }), weight: 2 },
+  fc.constant({ kind: 'consoleRefundStars' as const }),
+  fc.constant({ kind: 'paymentNotification' as const }),
+  fc.constant({ kind: 'refundNotification' as const }),
+  fc.record({ kind: fc.constant('tick' as const), expire: fc.boolean() }),
+  fc.constant({ kind: 'consoleRefundCard' as const }),
+);
+
+/** Refusals an operator or the bot sees as an answer, not a failure of the system. */
+const EXPECTED = ['order_not_paid', 'bot_unavailable', 'refund_rejected', 'provider_unavailable'];
+
+const HOLD_MS = 10_000;
+
+describe('money conservation: random interleavings of both rails on PostgreSQL', () => {
+  let pg: Database & { url: string };
+  let emulator: ProviderEmulator;
+  let deps: PaymentDeps;
+  let reaper: Reaper;
+  let refunder: StarRefunder;
+  let productId: bigint;
+  const platform = new Platform();
+  let clock = Date.now();
+
+  beforeAll(async () => {
+    pg = await freshPostgres();
+    await migrateToLatest(pg.db);
+    emulator = await startProviderEmulator({ shops: [SHOPS.direct, SHOPS.vk], autoNotify: false });
+    const config = loadBackendConfig({ DATABASE_URL: pg.url, BACKEND_YOOKASSA_API_URL: emulator.apiUrl, BACKEND_YOOKASSA_SHOPS: SHOPS_ENV, PRECHECKOUT_HOLD_MS: String(HOLD_MS) });
+    const bot: BotCommands = {
+      createInvoice: () => Promise.resolve({ status: 'no_bot' }),
+      notify: () => Promise.resolve({ status: 'no_bot' }),
+      chatGate: () => Promise.resolve({ status: 'no_bot' }),
+      refundStarPayment: (user, charge) => Promise.resolve(platform.refund(user, charge)),
+    };
+    deps = { ...paymentDeps(config, pg.db, createLogger('money-property', 'silent')), bot, now: () => new Date(clock) };
+    reaper = createReaper(deps, 0);
+    refunder = createStarRefunder(deps, { intervalMs: 0, retryMaxMs: 60_000 });
+    ({ id: productId } = await upsertProduct(pg.db, {
+      id: 0n,
+      title: 'Conservation pack',
+      active: true,
+      atoms: [
+        { kind: 'chips', quantity: 100n },
+        { kind: 'hints', quantity: 2n },
+        { kind: 'no_ads_days', quantity: 3n },
+      ],
+      prices: [
+        { method: 'provider', amount: 5_000n, currency: 'RUB' },
+        { method: 'xtr', amount: 50n, currency: 'XTR' },
+      ],
+    }));
+  });
+  afterAll(async () => {
+    await emulator.stop();
+    await pg.close();
+  });
+
+  interface Run {
+    stars: string;
+    card: string;
+    paymentId: string;
+    /** Charges the platform took for this run, and the bot's outbox (charges not yet answered). */
+    taken: string[];
+    outbox: string[];
+    /** The operator was told "nothing recorded, press again" for the stars order. */
+    pressAgain: boolean;
+  }
+
+  const codeOf = (err: unknown) => (err instanceof ConnectError ? (err.metadata.get('x-error-code') ?? '') : '');
+
+  async function consoleRefund(orderId: string, run: Run, stars: boolean): Promise<void> {
+    try {
+      await refundOrder(deps, orderId);
+      if (stars) run.pressAgain = false;
+    } catch (err: unknown) {
+      if (!EXPECTED.includes(codeOf(err))) throw err;
+      if (stars && codeOf(err) === 'bot_unavailable') run.pressAgain = true;
+    }
+  }
+
+  async function forwardOne(run: Run, chargeId: string, answerLost: boolean): Promise<void> {
+    const charge = platform.charges.get(chargeId);
+    if (!charge) throw new Error('unknown charge');
+    await forwardPayment(deps, { orderRef: charge.orderRef, chargeId, amount: charge.amount, platformUserId: charge.user });
+    // The answer reached the bot: it forgets the outbox row (a lost answer leaves it for a retry).
+    if (!answerLost) run.outbox = run.outbox.filter((c) => c !== chargeId);
+  }
+
+  async function act(a: Action, run: Run): Promise<void> {
+    switch (a.kind) {
+      case 'pay': {
+        const verdict = await validatePreCheckout(deps, run.stars, 50n, 'XTR');
+        if (!verdict.ok) return;
+        const charge = platform.take(run.stars, 50n, 9_000n + BigInt(a.user));
+        run.taken.push(charge);
+        run.outbox.push(charge);
+        return;
+      }
+      case 'strayCharge': {
+        // A charge that never passed this backend's pre-checkout (another invoice, an old bot).
+        const charge = platform.take(a.amountOk ? run.stars : randomUUID(), a.amountOk ? 50n : 7n, 9_100n);
+        run.taken.push(charge);
+        run.outbox.push(charge);
+        return;
+      }
+      case 'forward': {
+        const chargeId = run.outbox[a.pick % Math.max(run.outbox.length, 1)];
+        if (chargeId === undefined) return;
+        await Promise.all((a.duplicate ? [1, 2] : [1]).map(() => forwardOne(run, chargeId, a.answerLost)));
+        return;
+      }
+      case 'holdLapses':
+        clock += HOLD_MS + 1_000;
+        return;
+      case 'starRefunds':
+        await refunder.runDue(new Date(clock));
+        return;
+      case 'consoleRefundStars':
+        await consoleRefund(run.stars, run, true);
+        return;
+      case 'paymentNotification':
+        await intakeNotification(deps, 'yookassa', Buffer.from(JSON.stringify({ type: 'notification', event: 'payment.succeeded', object: { id: run.paymentId } })));
+        return;
+      case 'refundNotification': {
+        const refundId = emulator.control.payment(run.paymentId).refunds[0]?.id ?? `missing-${randomUUID()}`;
+        await intakeNotification(deps, 'yookassa', Buffer.from(JSON.stringify({ type: 'notification', event: 'refund.succeeded', object: { id: refundId, payment_id: run.paymentId } })));
+        return;
+      }
+      case 'tick':
+        await reaper.tick(new Date(Date.now() + (a.expire ? 31 : 2) * 60_000));
+        return;
+      case 'consoleRefundCard':
+        await consoleRefund(run.card, run, false);
+        return;
+    }
+  }
+
+  /** What the world does afterwards: the bot forwards until answered, refunds are re-sent until done, the operator presses again. */
+  async function settle(run: Run, refundLater: boolean): Promise<void> {
+    for (const charge of [...run.outbox]) await forwardOne(run, charge, false);
+    if (refundLater) await consoleRefund(run.stars, run, true);
+    platform.fates = [];
+    for (let i = 0; i < 5; i += 1) {
+      clock += 3_600_000;
+      await refunder.runDue(new Date(clock));
+    }
+    if (run.pressAgain) await consoleRefund(run.stars, run, true);
+  }
+
+  it('every charge ends credited once or returned once, never both, never neither; refunds reverse once; the audit stays clean (1,000 runs)', async () => {
+    let runs = 0;
+    let unmatchedSeen = 0;
+    let autoRefunded = 0;
+    let consoleStarRefunds = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(action, { minLength: 3, maxLength: 10 }), fc.array(fc.constantFrom<Fate>('ok', 'ack_lost', 'unreachable'), { minLength: 1, maxLength: 4 }), fc.boolean(), async (actions, fates, refundLater) => {
+        runs += 1;
+        platform.fates = fates;
+        const account = await newAccount(pg.db, { address: `m${runs}-${randomUUID()}@example.org`, confirmed: true });
+        const card = await createOrder(deps, { accountId: account, platform: { kind: 'direct', subtype: null } }, productId, 'card');
+        const paymentId = card.provider_payment_id ?? '';
+        await emulator.control.succeedPayment(paymentId);
+        const stars = randomUUID();
+        await pg.db
+          .insertInto('orders')
+          .values({ id: stars, account_id: account, product_id: productId, title: 'Conservation pack', rail: 'stars', provider: 'telegram_stars', shop: null, segment: 'telegram', amount: 50n, currency: 'XTR', chips: 100n, hints: 2n, no_ads_days: 3n, created_at: new Date(clock), expires_at: new Date(clock + 1_800_000) })
+          .execute();
+        const run: Run = { stars, card: card.id, paymentId, taken: [], outbox: [], pressAgain: false };
+
+        await Promise.all(actions.map((a) => act(a, run)));
+        await settle(run, refundLater);
+
+        const orders = await pg.db.selectFrom('orders').select(['id', 'state', 'platform_charge_id', 'refund_id']).where('account_id', '=', account).execute();
+        const ledger = await pg.db.selectFrom('ledger_operations').select(['order_id', 'kind', 'refund_id']).where('account_id', '=', account).execute();
+        const rows = (orderId: string, kind: string) => ledger.filter((l) => l.order_id === orderId && l.kind === kind);
+        const unmatched = run.taken.length === 0 ? [] : await pg.db.selectFrom('unmatched_payments').select(['platform_charge_id', 'refund_status']).where('platform_charge_id', 'in', run.taken).execute();
+        const starsRow = orders.find((o) => o.id === stars);
+
+        for (const chargeId of run.taken) {
+          const charge = platform.charges.get(chargeId);
+          const credited = orders.filter((o) => o.platform_charge_id === chargeId);
+          const returned = unmatched.filter((u) => u.platform_charge_id === chargeId);
+          // Exactly one home for every charge the platform took.
+          expect([chargeId, credited.length + returned.length]).toEqual([chargeId, 1]);
+          if (returned.length === 1) {
+            unmatchedSeen += 1;
+            expect([chargeId, returned[0]?.refund_status, charge?.refunded]).toEqual([chargeId, 'refunded', true]);
+            autoRefunded += 1;
+          } else {
+            // Credited: the stars stay with us unless an operator refunded, and then the ledger reverses exactly once.
+            const reversals = rows(stars, 'refund');
+            expect(rows(stars, 'purchase')).toHaveLength(1);
+            expect([chargeId, charge?.refunded]).toEqual([chargeId, reversals.length === 1]);
+            expect(reversals.length).toBeLessThanOrEqual(1);
+            if (reversals.length === 1) {
+              expect(reversals[0]?.refund_id).toBe(chargeId);
+              consoleStarRefunds += 1;
+            }
+          }
+        }
+        expect(rows(stars, 'purchase')).toHaveLength(starsRow?.state === 'paid' ? 1 : 0);
+        expect(starsRow?.state === 'paid').toBe(run.taken.some((c) => starsRow?.platform_charge_id === c));
+
+        // Card: the provider took the payment; a credit happens at most once, and a reversal only for a refund the provider made.
+        const cardRow = orders.find((o) => o.id === card.id);
+        expect(rows(card.id, 'purchase').length).toBe(cardRow?.state === 'paid' ? 1 : 0);
+        const providerRefunds = emulator.control.payment(paymentId).refunds.filter((r) => r.status === 'succeeded');
+        expect(rows(card.id, 'refund').length).toBeLessThanOrEqual(1);
+        expect(rows(card.id, 'refund').length).toBe(cardRow?.refund_id ? 1 : 0);
+        if (cardRow?.refund_id) expect(providerRefunds.map((r) => r.id)).toContain(cardRow.refund_id);
+
+        if (runs % 250 === 0) expect((await auditLedger(pg.db)).problems).toEqual([]);
+      }),
+      { numRuns: 1_000 },
+    );
+    expect(runs).toBe(1_000);
+    expect((await auditLedger(pg.db)).problems).toEqual([]);
+    // The interleavings must actually reach the interesting paths.
+    expect(unmatchedSeen).toBeGreaterThan(50);
+    expect(autoRefunded).toBeGreaterThan(50);
+    expect(consoleStarRefunds).toBeGreaterThan(100);
+  }, 600_000);
+});
