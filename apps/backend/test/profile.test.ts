@@ -96,6 +96,22 @@ describe('profile and e-mail confirmation', () => {
     });
   });
 
+  it('an untrusted session (X-Platform none) reads the profile but every change is PermissionDenied untrusted_session, writing nothing', async () => {
+    const id = await telegramAccount(9005);
+    const snapshot = async () => ({
+      account: await h.database.db.selectFrom('accounts').select(['display_name', 'email', 'email_confirmed_at', 'status']).where('id', '=', id).execute(),
+      confirmations: await h.database.db.selectFrom('email_confirmations').select('email').where('account_id', '=', id).execute(),
+      mails: (await mailbox(h.mailDir)).filter((m) => m.includes('mallory@example.org')).length,
+    });
+    const before = await snapshot();
+    expect(readProfile((await accounts.getProfile({ body: query }, as(id, 'none'))).body)).toMatchObject({ displayName: 'Ada L', kind: '' });
+    for (const change of [{ displayName: 'Mallory' }, { email: 'mallory@example.org' }, { displayName: 'Mallory', email: 'mallory@example.org' }]) {
+      expect(await failure(accounts.updateProfile({ body: update(change) }, as(id, 'none')))).toEqual({ code: Code.PermissionDenied, errorCode: 'untrusted_session' });
+    }
+    expect(await snapshot()).toEqual(before);
+    expect(readProfile((await accounts.updateProfile({ body: update({ displayName: 'Ada' }) }, as(id, 'telegram'))).body).displayName).toBe('Ada');
+  });
+
   it('refuses bad profile input and a missing caller', async () => {
     const id = await telegramAccount(9004);
     for (const displayName of ['', '   ', 'x'.repeat(65), 'tab\there']) {

@@ -1,7 +1,10 @@
 import { Code, type Client } from '@connectrpc/connect';
 import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
-import { failure, startHarness, TELEGRAM_BOT_TOKEN, VK_APP_SECRET, type Harness } from './support/harness.js';
+import { formatPlatformHeader, isPlatformKind, isPlatformSubtype } from '../src/gate/context.js';
+import { grantChips } from '../src/ledger/repository.js';
+import { as, failure, startHarness, TELEGRAM_BOT_TOKEN, VK_APP_SECRET, type Harness } from './support/harness.js';
 import { signTelegramInitData, telegramInitData, vkLaunchParams } from './support/launch-data.js';
+import { buyBody, createProduct, readWallet } from './support/wallet.js';
 
 const grantOf = (body: Uint8Array) =>
   decodeTable(body, (bb) => fb.SessionGrant.getRootAsSessionGrant(bb), (t) => ({
@@ -25,9 +28,10 @@ const lookup = (token: string) => encodeTable((b) => fb.SessionLookup.createSess
 describe('sessions over Connect on PostgreSQL', () => {
   let h: Harness;
   let accounts: Client<typeof backendApi.AccountService>;
+  const warnings: Array<Record<string, unknown>> = [];
 
   beforeAll(async () => {
-    h = await startHarness();
+    h = await startHarness({}, warnings);
     accounts = h.client(backendApi.AccountService);
   });
   afterAll(() => h.stop());
@@ -91,9 +95,12 @@ describe('sessions over Connect on PostgreSQL', () => {
     it.each([
       ['mobile_iphone', 'ios'],
       ['mobile_ipad', 'ios'],
+      ['iphone_external', 'ios'],
       ['mobile_android', 'android'],
+      ['android_external', 'android'],
       ['desktop_web', 'web'],
       ['mobile_web', 'web'],
+      ['web_external', 'web'],
       ['some_new_platform', ''],
     ])('takes the subtype from the signed vk_platform %s -> %p', async (platform, subtype) => {
       const grant = grantOf((await accounts.openVkSession({ body: vkBody(vkLaunchParams(VK_APP_SECRET, 8001, platform)) })).body);
@@ -113,6 +120,85 @@ describe('sessions over Connect on PostgreSQL', () => {
       for (const params of cases) {
         expect(await failure(accounts.openVkSession({ body: vkBody(params) }))).toEqual({ code: Code.Unauthenticated, errorCode: 'launch_data_invalid' });
       }
+    });
+
+    describe('fails closed: every iOS value, a missing and an unknown vk_platform get a frozen wallet', () => {
+      let wallet: Client<typeof backendApi.WalletService>;
+      let payments: Client<typeof backendApi.PaymentsService>;
+      let hints: bigint;
+      let pack: bigint;
+      let nextUser = 8100;
+
+      beforeAll(async () => {
+        wallet = h.client(backendApi.WalletService);
+        payments = h.client(backendApi.PaymentsService);
+        const admin = h.client(backendApi.CatalogAdminService);
+        hints = await createProduct(admin, { title: 'Hints x3', atoms: [['hints', 3n]], prices: [['chips', 3n]] });
+        pack = await createProduct(admin, { title: '100 chips', atoms: [['chips', 100n]], prices: [['provider', 9_900n, 'RUB']] });
+      });
+
+      /** Opens a vk session from signed params, funds its vk segment, and answers the caller headers the gateway would send. */
+      const vkCaller = async (platform: string | null) => {
+        const grant = grantOf((await accounts.openVkSession({ body: vkBody(vkLaunchParams(VK_APP_SECRET, nextUser++, platform)) })).body);
+        const info = await resolve(grant.token);
+        const kind = info.kind ?? '';
+        const subtype = info.subtype ?? '';
+        if (!isPlatformKind(kind)) throw new Error(`session has no kind: ${kind}`);
+        const header = formatPlatformHeader({ kind, subtype: isPlatformSubtype(subtype) ? subtype : null });
+        await grantChips(h.database.db, grant.accountId, 'vk', 50n, 'test');
+        return { accountId: grant.accountId, header };
+      };
+
+      const walletOf = async (id: bigint, header: string) =>
+        decodeTable(
+          (await wallet.getWallet({ body: encodeTable((b) => fb.WalletQuery.createWalletQuery(b)) }, as(id, header))).body,
+          (bb) => fb.WalletView.getRootAsWalletView(bb),
+          readWallet,
+        );
+      const orderCreate = (id: bigint, header: string) =>
+        payments.createOrder({ body: encodeTable((b) => fb.OrderCreate.createOrderCreate(b, pack, b.createString('card'))) }, as(id, header));
+      const writes = async (id: bigint) => ({
+        ledger: (await h.database.db.selectFrom('ledger_operations').select('id').where('account_id', '=', id).execute()).length,
+        orders: (await h.database.db.selectFrom('orders').select('id').where('account_id', '=', id).execute()).length,
+      });
+
+      it.each([
+        ['mobile_iphone', 'vk;ios'],
+        ['mobile_iphone_messenger', 'vk;ios'],
+        ['mobile_ipad', 'vk;ios'],
+        ['iphone_external', 'vk;ios'],
+        ['ipad_external', 'vk;ios'],
+        [null, 'vk'],
+        ['vision_pro_external', 'vk'],
+      ])('vk_platform %p -> X-Platform %s: balances shown, buy and order create refused, nothing written', async (platform, expectedHeader) => {
+        const { accountId, header } = await vkCaller(platform);
+        expect(header).toBe(expectedHeader);
+        const before = await writes(accountId);
+        expect(await walletOf(accountId, header)).toEqual({ segments: { vk: 50n }, benefits: [], spendOrder: [], canSpend: false, frozen: true, trusted: true });
+        expect(await failure(wallet.buy({ body: buyBody(hints) }, as(accountId, header)))).toEqual({ code: Code.PermissionDenied, errorCode: 'purchase_forbidden' });
+        expect(await failure(orderCreate(accountId, header))).toEqual({ code: Code.PermissionDenied, errorCode: 'purchase_forbidden' });
+        expect(await writes(accountId)).toEqual(before);
+        expect((await walletOf(accountId, header)).segments).toEqual({ vk: 50n });
+      });
+
+      it('a known android value is not frozen: the same calls pass the gate', async () => {
+        const { accountId, header } = await vkCaller('mobile_android_messenger');
+        expect(header).toBe('vk;android');
+        expect(await walletOf(accountId, header)).toMatchObject({ segments: { vk: 50n }, canSpend: true, frozen: false });
+        await wallet.buy({ body: buyBody(hints) }, as(accountId, header));
+        expect((await walletOf(accountId, header)).segments).toEqual({ vk: 47n });
+        expect((await failure(orderCreate(accountId, header))).errorCode).toBe('email_required');
+      });
+
+      it('logs a missing or unknown value as a warning, truncated', async () => {
+        const long = `x_${'a'.repeat(500)}`;
+        const { accountId } = await vkCaller(long);
+        await vkCaller(null);
+        const lines = warnings.filter((w) => w['msg'] === 'vk_platform missing or unknown: the vk session is frozen');
+        expect(lines).toContainEqual(expect.objectContaining({ level: 40, accountId: String(accountId), vkPlatform: long.slice(0, 40) }));
+        expect(lines).toContainEqual(expect.objectContaining({ level: 40, vkPlatform: null }));
+        expect(JSON.stringify(warnings)).not.toContain(long.slice(0, 41));
+      });
     });
 
     it('refuses stale params as launch_data_stale', async () => {

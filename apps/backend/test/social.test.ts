@@ -72,6 +72,38 @@ describe('social layer and account soft delete over Connect on PostgreSQL', () =
     });
   });
 
+  describe('an untrusted session (X-Platform none) is view-only', () => {
+    it('every social write and DeleteAccount is PermissionDenied untrusted_session and changes nothing', async () => {
+      const viewer = await telegramAccount(db(), '5550100');
+      const asker = await newAccount(db());
+      const stranger = await newAccount(db());
+      const blocked = await newAccount(db());
+      await befriend(asker, viewer);
+      await block(viewer, blocked);
+      const session = await insertSession(db(), viewer, { kind: 'direct', subtype: 'web' }, 24);
+      const ids = [viewer, asker, stranger, blocked];
+      const snapshot = async () => ({
+        accounts: await db().selectFrom('accounts').select(['id', 'status', 'deleted_at']).where('id', 'in', ids).orderBy('id').execute(),
+        friendships: await db().selectFrom('friendships').selectAll().where((eb) => eb.or([eb('requester_id', 'in', ids), eb('addressee_id', 'in', ids)])).orderBy(['requester_id', 'addressee_id']).execute(),
+        blocks: await db().selectFrom('blocks').selectAll().where('blocker_id', 'in', ids).orderBy(['blocker_id', 'blocked_id']).execute(),
+        sessions: await db().selectFrom('sessions').select(['token_hash', 'expires_at']).where('account_id', '=', viewer).execute(),
+      });
+      const before = await snapshot();
+
+      const none = as(viewer, 'none');
+      const refused = { code: Code.PermissionDenied, errorCode: 'untrusted_session' };
+      expect(await failure(h.social.sendFriendRequest({ body: targetBody(stranger) }, none))).toEqual(refused);
+      expect(await failure(h.social.acceptFriendRequest({ body: targetBody(asker) }, none))).toEqual(refused);
+      expect(await failure(h.social.block({ body: targetBody(stranger) }, none))).toEqual(refused);
+      expect(await failure(h.social.unblock({ body: targetBody(blocked) }, none))).toEqual(refused);
+      expect(await failure(h.social.deleteAccount({ body: encodeTable((b) => fb.AccountDeletion.createAccountDeletion(b)) }, none))).toEqual(refused);
+
+      expect(await snapshot()).toEqual(before);
+      await expect(resolve(session.token)).resolves.toBeDefined();
+      expect(await accept(viewer, asker)).toEqual({ accountId: asker, status: 'friends' });
+    });
+  });
+
   describe('aimed at a deleted account: account_deleted', () => {
     it('SendFriendRequest, AcceptFriendRequest, Block and a game invitation are refused; Unblock still cleans up', async () => {
       const a = await newAccount(db());

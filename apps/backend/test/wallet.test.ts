@@ -101,6 +101,9 @@ describe('wallet over Connect on PostgreSQL', () => {
       ['vk;ios', { vk: 30n }, [], false, true, true],
       ['direct;web', { direct: 10n, telegram: 20n, vk: 30n }, ['direct', 'telegram', 'vk'], true, false, true],
       ['direct', { direct: 10n, telegram: 20n, vk: 30n }, ['direct', 'telegram', 'vk'], true, false, true],
+      ['direct;ios', { direct: 10n, telegram: 20n, vk: 30n }, ['direct', 'telegram', 'vk'], true, false, true],
+      ['direct;android', { direct: 10n, telegram: 20n, vk: 30n }, ['direct', 'telegram', 'vk'], true, false, true],
+      ['vk', { vk: 30n }, [], false, true, true],
       ['none', { direct: 10n, telegram: 20n, vk: 30n }, [], false, false, false],
     ])('%s', async (platform, segments, spendOrder, canSpend, frozen, trusted) => {
       const id = await funded(10n, 20n, 30n);

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startChain, TELEGRAM_BOT_TOKEN, VK_APP_SECRET, type Chain } from './support/chain.js';
+import { startChain, TELEGRAM_BOT_TOKEN, untrustedSession, VK_APP_SECRET, type Chain } from './support/chain.js';
 import { call } from './support/edge.js';
 import { nowSeconds, telegramInitData, vkLaunchParams } from './support/launch-data.js';
 
@@ -104,6 +104,29 @@ describe('sessions and profile through gateway -> backend -> PostgreSQL', () => 
     expect(confirmed).toMatchObject({ status: 200, body: { email: 'gus@example.test', account_id: tg.account_id } });
     const profile = await call(`${api}/user/profile`, { headers: auth });
     expect(profile).toMatchObject({ status: 200, body: { email: 'gus@example.test', email_confirmed: true, pending_email: null } });
+  });
+
+  it('an untrusted (X-Platform none) session is view-only: profile and wallet reads pass; profile change and account delete are 403 untrusted_session', async () => {
+    const owner = (await post('/session/direct', { email: 'ivy@example.test', password: 'ivy password 1', mode: 'signup', subtype: 'web' })).body as Grant;
+    const token = await untrustedSession(chain.db, owner.account_id);
+    const auth = { authorization: `Bearer ${token}` };
+    const state = async () => ({
+      account: (await chain.db.query('select display_name, email, status, deleted_at from accounts where id = $1', [owner.account_id])).rows,
+      confirmations: (await chain.db.query('select email from email_confirmations where account_id = $1', [owner.account_id])).rows,
+      sessions: (await chain.db.query('select count(*)::int as n from sessions where account_id = $1', [owner.account_id])).rows,
+    });
+    const before = await state();
+
+    expect(await call(`${api}/user/profile`, { headers: auth })).toMatchObject({ status: 200, body: { account_id: owner.account_id, platform: { kind: null, subtype: null } } });
+    expect(await call(`${api}/user/wallet`, { headers: auth })).toMatchObject({ status: 200, body: { trusted: false } });
+    const refused = { status: 403, body: { error: { code: 'untrusted_session' } } };
+    expect(await call(`${api}/user/profile`, { method: 'PATCH', headers: auth, json: { display_name: 'Mallory' } })).toMatchObject(refused);
+    expect(await call(`${api}/user/profile`, { method: 'PATCH', headers: auth, json: { email: 'mallory@example.test' } })).toMatchObject(refused);
+    expect(await call(`${api}/user/account`, { method: 'DELETE', headers: auth })).toMatchObject(refused);
+    expect(await state()).toEqual(before);
+
+    const trusted = { authorization: `Bearer ${owner.token}` };
+    expect(await call(`${api}/user/profile`, { method: 'PATCH', headers: trusted, json: { display_name: 'Ivy' } })).toMatchObject({ status: 200, body: { display_name: 'Ivy' } });
   });
 
   it('sign-out ends the session for the next request', async () => {

@@ -220,6 +220,23 @@ describe('wallet and catalog editor through gateway -> backend -> PostgreSQL', (
       expect(await ledgerRows()).toBe(rows);
     });
 
+    it('vk with an unknown signed vk_platform is frozen too (fail closed): no subtype, balances shown, buy and order 403', async () => {
+      const vk = await call(`${api}/session/vk`, { method: 'POST', json: { launch_params: vkLaunchParams(VK_APP_SECRET, '31338', 'tv_external', nowSeconds()) } });
+      expect(vk).toMatchObject({ status: 200, body: { platform: { kind: 'vk', subtype: null } } });
+      const { token, account_id } = vk.body as { token: string; account_id: string };
+      await grantChips(chain.db, account_id, 'vk', 100n);
+      const w = await wallet(token);
+      expect(w).toMatchObject({ frozen: true, can_spend: false, trusted: true, spend_order: [] });
+      expect(balanceOf(w, 'vk')).toBe('100');
+      const rows = await ledgerRows();
+      expect(await buy(token, products['hints'] ?? '')).toMatchObject({ status: 403, body: { error: { code: 'purchase_forbidden' } } });
+      const order = await call(`${api}/user/wallet/orders`, { method: 'POST', headers: as(token), json: { product_id: products['noAds'] ?? '', rail: 'card' } });
+      expect(order).toMatchObject({ status: 403, body: { error: { code: 'purchase_forbidden' } } });
+      expect(await ledgerRows()).toBe(rows);
+      expect((await chain.db.query('select id from orders where account_id = $1', [account_id])).rows).toEqual([]);
+      expect(balanceOf(await wallet(token), 'vk')).toBe('100');
+    });
+
     it('an untrusted session (no recorded platform) views the wallet but buying is 403 untrusted_session', async () => {
       const rich = await session('rich@example.test');
       await grantChips(chain.db, rich.accountId, 'direct', 1_000n);

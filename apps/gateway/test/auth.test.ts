@@ -66,6 +66,27 @@ describe('gateway trust: session auth and the headers the backend sees', () => {
     expect(backend.callsTo('Buy')).toHaveLength(0);
   });
 
+  it('an untrusted session may read its profile but never write: profile change, account delete and social writes are 403 untrusted_session at the edge', async () => {
+    expect(backend.callsTo('UpdateProfile')).toHaveLength(0);
+    const writes: Array<[method: 'PATCH' | 'DELETE' | 'POST' | 'PUT', path: string, json?: unknown]> = [
+      ['PATCH', '/api/v1/user/profile', { display_name: 'Mallory' }],
+      ['PATCH', '/api/v1/user/profile', { email: 'mallory@example.test' }],
+      ['DELETE', '/api/v1/user/account'],
+      ['POST', '/api/v1/social/friend-requests', { account_id: '8' }],
+      ['POST', '/api/v1/social/friend-requests/8/accept'],
+      ['PUT', '/api/v1/social/blocks/8'],
+      ['DELETE', '/api/v1/social/blocks/8'],
+    ];
+    for (const [method, path, json] of writes) {
+      const res = await call(`${edge.url}${path}`, { method, headers: bearer('untrusted'), ...(json === undefined ? {} : { json }) });
+      expect({ method, path, status: res.status, body: res.body }).toEqual({ method, path, status: 403, body: { error: { code: 'untrusted_session', message: expect.any(String) as string } } });
+    }
+    expect(backend.calls.map((c) => c.method).filter((m) => m !== 'ResolveSession')).toEqual([]);
+    const trusted = await call(`${edge.url}/api/v1/user/profile`, { method: 'PATCH', headers: bearer('vk-android'), json: { display_name: 'Vera' } });
+    expect(trusted.status).not.toBe(403);
+    expect(backend.callsTo('UpdateProfile')).toHaveLength(1);
+  });
+
   it('refuses a missing, malformed or unknown token with 401 before any wallet call', async () => {
     const none = await call(`${edge.url}/api/v1/user/wallet`);
     expect(none).toMatchObject({ status: 401, body: { error: { code: 'unauthenticated' } } });
@@ -112,7 +133,7 @@ describe('gateway trust: session auth and the headers the backend sees', () => {
     expect(text).toMatch(/^gateway_api_requests_total\{operation="wallet\.get",status="200"\} [1-9]\d*$/m);
     expect(text).toMatch(/^gateway_api_requests_total\{operation="wallet\.buy",status="403"\} [1-9]\d*$/m);
     expect(text).toMatch(/^gateway_api_request_duration_seconds_count\{operation="wallet\.get"\} [1-9]\d*$/m);
-    expect(text).not.toMatch(/tg-ios|account/);
+    expect(text).not.toMatch(/tg-ios|account_?id|untrusted|vk-android/i);
   });
 
   it('writes amounts as decimal strings, exact beyond 2^53', async () => {

@@ -1,12 +1,15 @@
 import type { ServiceImpl } from '@connectrpc/connect';
 import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
-import { callerFrom } from '../rpc/caller.js';
+import { callerFrom, writerFrom } from '../rpc/caller.js';
 import { closeSession, openDirectSession, openTelegramSession, openVkSession, resolveSession, type SessionDeps } from '../sessions/open.js';
 import { encodeProfile, encodeSessionGrant, encodeSessionInfo } from './codec.js';
 import { confirmEmail } from './confirmation.js';
 import { getProfile, updateProfile } from './profile.js';
 
-/** backend.v1.AccountService: sessions (kind fixed by the method), profile, e-mail confirmation. */
+/**
+ * backend.v1.AccountService: sessions (kind fixed by the method), profile, e-mail confirmation.
+ * A profile change needs a trusted session (writerFrom); reading the profile does not.
+ */
 export function accountService(deps: SessionDeps): ServiceImpl<typeof backendApi.AccountService> {
   return {
     async openTelegramSession(req) {
@@ -41,7 +44,7 @@ export function accountService(deps: SessionDeps): ServiceImpl<typeof backendApi
       return { body: encodeProfile(await getProfile(deps, caller)) };
     },
     async updateProfile(req, ctx) {
-      const caller = callerFrom(ctx.requestHeader);
+      const caller = writerFrom(ctx.requestHeader);
       const change = decodeTable(req.body, (bb) => fb.ProfileUpdate.getRootAsProfileUpdate(bb), (t) => ({
         displayName: t.displayName(),
         email: t.email(),

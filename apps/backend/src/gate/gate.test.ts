@@ -9,8 +9,8 @@ const rows: Row[] = [
   ['telegram on ios', { kind: 'telegram', subtype: 'ios' }, { visibleSegments: ['telegram'], spendOrder: ['telegram'], canSpend: true, canPurchaseMethods: ['xtr'], frozen: false, trusted: true }],
   ['vk (host B) android', { kind: 'vk', subtype: 'android' }, { visibleSegments: ['vk'], spendOrder: ['vk'], canSpend: true, canPurchaseMethods: ['provider'], frozen: false, trusted: true, signInProviders: ['email'] }],
   ['vk web', { kind: 'vk', subtype: 'web' }, { visibleSegments: ['vk'], spendOrder: ['vk'], canSpend: true, frozen: false }],
-  ['vk without subtype', { kind: 'vk', subtype: null }, { visibleSegments: ['vk'], spendOrder: ['vk'], canSpend: true, frozen: false }],
   ['vk + ios frozen', { kind: 'vk', subtype: 'ios' }, { visibleSegments: ['vk'], spendOrder: [], canSpend: false, canPurchaseMethods: [], fundingSegment: null, frozen: true, trusted: true }],
+  ['vk without a known subtype frozen (fail closed)', { kind: 'vk', subtype: null }, { visibleSegments: ['vk'], spendOrder: [], canSpend: false, canPurchaseMethods: [], fundingSegment: null, frozen: true, trusted: true }],
   ['direct web', { kind: 'direct', subtype: 'web' }, { visibleSegments: ['direct', 'telegram', 'vk'], spendOrder: ['direct', 'telegram', 'vk'], canSpend: true, canPurchaseMethods: ['provider'], fundingSegment: 'direct', frozen: false, signInProviders: ['email', 'telegram', 'vk'] }],
   ['direct ios', { kind: 'direct', subtype: 'ios' }, { spendOrder: ['direct', 'telegram', 'vk'], canSpend: true, canPurchaseMethods: ['provider'], frozen: false }],
   ['direct android', { kind: 'direct', subtype: 'android' }, { spendOrder: ['direct', 'telegram', 'vk'], canSpend: true, canPurchaseMethods: ['provider'], frozen: false }],
@@ -21,6 +21,21 @@ const rows: Row[] = [
 describe('store-compliance gate', () => {
   it.each(rows)('%s', (_label, platform, expected) => {
     expect(gate({ ...platform, emailConfirmed: true })).toMatchObject({ ...expected, emailRequired: false });
+  });
+
+  it('direct on ios, android or without a subtype is exactly direct on web: the hint is not a store context', () => {
+    for (const emailConfirmed of [true, false]) {
+      const web = gate({ kind: 'direct', subtype: 'web', emailConfirmed });
+      for (const subtype of ['ios', 'android', null] as const) expect(gate({ kind: 'direct', subtype, emailConfirmed })).toEqual(web);
+    }
+  });
+
+  it('a vk context spends or buys only with a known non-iOS subtype', () => {
+    for (const subtype of [null, ...PLATFORM_SUBTYPES]) {
+      const d = gate({ kind: 'vk', subtype, emailConfirmed: true });
+      const open = subtype === 'android' || subtype === 'web';
+      expect({ subtype, frozen: d.frozen, canSpend: d.canSpend, buys: d.canPurchaseMethods.length > 0 }).toEqual({ subtype, frozen: !open, canSpend: open, buys: open });
+    }
   });
 
   it('asks for a confirmed e-mail exactly where a provider purchase is offered', () => {

@@ -1,4 +1,4 @@
-import type { PaymentMethod, Segment, SessionPlatform } from './context.js';
+import type { PaymentMethod, PlatformSubtype, Segment, SessionPlatform } from './context.js';
 
 /** What a session context may see and do with the wallet (DESIGN.md "Money and wallet"). */
 export interface GateDecision {
@@ -11,7 +11,7 @@ export interface GateDecision {
   canPurchaseMethods: readonly PaymentMethod[];
   /** The segment money purchases made here fund; null when nothing may be bought. */
   fundingSegment: Segment | null;
-  /** Balances shown, nothing bought or spent (vk inside iOS). */
+  /** Balances shown, nothing bought or spent (vk inside iOS, or vk without a known signed subtype). */
   frozen: boolean;
   /** False when the session has no recorded platform. */
   trusted: boolean;
@@ -59,7 +59,14 @@ const VK: GateDecision = {
   signInProviders: ['email'],
 };
 
-const VK_IOS: GateDecision = { ...VK, spendOrder: [], canSpend: false, canPurchaseMethods: [], fundingSegment: null, frozen: true };
+const VK_FROZEN: GateDecision = { ...VK, spendOrder: [], canSpend: false, canPurchaseMethods: [], fundingSegment: null, frozen: true };
+
+/**
+ * vk by signed subtype. Only a known non-iOS subtype gets the spending row; no subtype (the
+ * launch's vk_platform was missing or unknown) is looked up as frozen in `lookup`. Keyed by every
+ * subtype, so a new one cannot compile without a decision here.
+ */
+const VK_BY_SUBTYPE: Readonly<Record<PlatformSubtype, GateDecision>> = { android: VK, web: VK, ios: VK_FROZEN };
 
 const DIRECT: GateDecision = {
   visibleSegments: ALL,
@@ -74,10 +81,13 @@ const DIRECT: GateDecision = {
 
 /**
  * The store-compliance gate: one pure table lookup on (platform kind, subtype). Host chips are
- * visible and spendable only inside that host; direct draws direct, then telegram, then vk; vk on
- * iOS is frozen; no recorded platform is untrusted (view-only). A direct-rail ("provider")
- * purchase additionally needs a confirmed e-mail: `emailRequired` is set when the context offers
- * that method but the account has none, so the buy tab asks for one and the order is refused.
+ * visible and spendable only inside that host; direct draws direct, then telegram, then vk. vk on
+ * iOS is frozen, and so is vk without a subtype (fail closed: its signed vk_platform was missing
+ * or unknown). The direct subtype is a best-effort client hint, not a store context, so every
+ * direct subtype gets the one direct row. No recorded platform is untrusted (view-only). A
+ * direct-rail ("provider") purchase additionally needs a confirmed e-mail: `emailRequired` is set
+ * when the context offers that method but the account has none, so the buy tab asks for one and
+ * the order is refused.
  */
 export function gate(ctx: GateContext): GateDecision & { emailRequired: boolean } {
   const row = lookup(ctx);
@@ -91,7 +101,7 @@ function lookup({ kind, subtype }: SessionPlatform): GateDecision {
     case 'telegram':
       return TELEGRAM;
     case 'vk':
-      return subtype === 'ios' ? VK_IOS : VK;
+      return subtype === null ? VK_FROZEN : VK_BY_SUBTYPE[subtype];
     case 'direct':
       return DIRECT;
   }

@@ -1,4 +1,5 @@
 import { parsePlatformHeader, type SessionPlatform } from '../gate/context.js';
+import { gate } from '../gate/gate.js';
 import { DomainError } from './errors.js';
 
 /** The authenticated caller as the gateway states it in request headers. */
@@ -23,4 +24,18 @@ export function callerFrom(headers: Headers): Caller {
   const platform = platformValue === null ? null : parsePlatformHeader(platformValue);
   if (platform === null) throw new DomainError('caller_required', 'X-Platform missing or malformed');
   return { accountId: BigInt(id), platform };
+}
+
+/**
+ * The caller of a method that writes to the caller's account (profile, e-mail, social, account
+ * delete): as callerFrom, and PermissionDenied `untrusted_session` when the gate says the session
+ * is not trusted (no recorded platform: view-only). The gateway refuses these writes first; this
+ * is the backend's own check, so a wiring slip at the edge still writes nothing.
+ */
+export function writerFrom(headers: Headers): Caller {
+  const caller = callerFrom(headers);
+  if (!gate({ ...caller.platform, emailConfirmed: false }).trusted) {
+    throw new DomainError('untrusted_session', 'this session has no recorded platform: it is view-only; sign in again from the app');
+  }
+  return caller;
 }

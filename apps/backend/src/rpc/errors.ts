@@ -18,6 +18,7 @@ export const ERROR_CODES = {
   invalid_credentials: Code.Unauthenticated,
   session_invalid: Code.Unauthenticated,
   account_suspended: Code.PermissionDenied,
+  untrusted_session: Code.PermissionDenied,
   invalid_display_name: Code.InvalidArgument,
   email_in_use: Code.AlreadyExists,
   confirmation_invalid: Code.NotFound,

@@ -63,13 +63,25 @@ export async function openTelegramSession(deps: SessionDeps, initData: string): 
   return grant(deps, accountId, { kind: 'telegram', subtype: null }, created);
 }
 
-/** VK Mini App session: kind vk, subtype from the signed vk_platform. */
+/** Longest part of an unknown vk_platform value written to the log. */
+const LOGGED_VK_PLATFORM_CHARS = 40;
+
+/**
+ * VK Mini App session: kind vk, subtype from the signed vk_platform. A missing or undocumented
+ * value records no subtype, which the gate freezes (fail closed); it is logged as a warning with
+ * the value truncated, so a new VK client shows up in the logs instead of spending.
+ */
 export async function openVkSession(deps: SessionDeps, launchParams: string): Promise<SessionGrantView> {
   const secret = deps.settings.vkAppSecret;
   if (secret === undefined) throw new DomainError('platform_not_configured', 'vk sign-in is not configured');
   const launch = verifyVkLaunchParams(launchParams, secret, nowSeconds(), deps.settings.launchDataMaxAgeSeconds);
   const { accountId, created } = await accountForIdentity(deps.db, 'vk', launch.userId, '');
-  return grant(deps, accountId, { kind: 'vk', subtype: launch.subtype }, created);
+  const opened = await grant(deps, accountId, { kind: 'vk', subtype: launch.subtype }, created);
+  if (launch.subtype === null) {
+    const vkPlatform = launch.vkPlatform === null ? null : [...launch.vkPlatform].slice(0, LOGGED_VK_PLATFORM_CHARS).join('');
+    deps.logger.warn({ accountId: String(accountId), vkPlatform }, 'vk_platform missing or unknown: the vk session is frozen');
+  }
+  return opened;
 }
 
 /** Direct sign-up or sign-in with e-mail and password; subtype best-effort from the client hint. */

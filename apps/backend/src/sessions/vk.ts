@@ -1,27 +1,18 @@
 import { createHmac } from 'node:crypto';
 import { stringify } from 'node:querystring';
 import type { PlatformSubtype } from '../gate/context.js';
+import { vkSubtype } from './vk-platform.js';
 import { assertFresh, invalid, sameSignature, uniquePairs } from './launch-data.js';
 
 /** The verified parts of VK Mini App launch parameters. */
 export interface VkLaunch {
   /** vk_user_id as a decimal string (the identity's external id). */
   userId: string;
-  /** From the signed vk_platform; null when the platform is not one we classify. */
+  /** The signed vk_platform as sent (attacker-influenced text: log it only truncated); null when absent. */
+  vkPlatform: string | null;
+  /** From the signed vk_platform (see vk-platform.ts); null when it is missing or unknown (frozen). */
   subtype: PlatformSubtype | null;
 }
-
-const PLATFORMS: Record<string, PlatformSubtype> = {
-  mobile_iphone: 'ios',
-  mobile_iphone_messenger: 'ios',
-  mobile_ipad: 'ios',
-  mobile_android: 'android',
-  mobile_android_messenger: 'android',
-  desktop_web: 'web',
-  desktop_web_messenger: 'web',
-  desktop_app_messenger: 'web',
-  mobile_web: 'web',
-};
 
 /**
  * Verifies VK launch parameters: sign = base64url(HMAC_SHA256(app secret, the vk_* params sorted by
@@ -39,5 +30,6 @@ export function verifyVkLaunchParams(query: string, appSecret: string, nowSecond
   assertFresh(signed['vk_ts'], nowSeconds, maxAgeSeconds, 'vk_ts');
   const userId = signed['vk_user_id'];
   if (userId === undefined || !/^[1-9][0-9]{0,18}$/.test(userId)) throw invalid('vk_user_id missing or malformed');
-  return { userId, subtype: PLATFORMS[signed['vk_platform'] ?? ''] ?? null };
+  const vkPlatform = signed['vk_platform'];
+  return { userId, vkPlatform: vkPlatform ?? null, subtype: vkSubtype(vkPlatform) };
 }

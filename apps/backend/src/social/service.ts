@@ -3,7 +3,7 @@ import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import { softDeleteAccount } from '../accounts/delete.js';
 import type { GameDeps } from '../game/deps.js';
 import { loadGame } from '../game/repository.js';
-import { callerFrom } from '../rpc/caller.js';
+import { writerFrom } from '../rpc/caller.js';
 import { block, unblock } from './blocks.js';
 import { acceptFriendRequest, sendFriendRequest, type FriendshipStatus } from './friends.js';
 
@@ -32,33 +32,36 @@ async function revokeChat(deps: GameDeps, accountId: bigint): Promise<void> {
   }
 }
 
-/** backend.v1.SocialService: friend requests, blocks and the caller's own soft delete. */
+/**
+ * backend.v1.SocialService: friend requests, blocks and the caller's own soft delete. Every method
+ * writes, so each needs a trusted session (writerFrom: `untrusted_session` otherwise).
+ */
 export function socialService(deps: GameDeps): ServiceImpl<typeof backendApi.SocialService> {
   return {
     async sendFriendRequest(req, ctx) {
-      const caller = callerFrom(ctx.requestHeader);
+      const caller = writerFrom(ctx.requestHeader);
       const target = targetOf(req.body);
       return { body: friendship(target, await sendFriendRequest(deps, caller.accountId, target)) };
     },
     async acceptFriendRequest(req, ctx) {
-      const caller = callerFrom(ctx.requestHeader);
+      const caller = writerFrom(ctx.requestHeader);
       const target = targetOf(req.body);
       return { body: friendship(target, await acceptFriendRequest(deps, caller.accountId, target)) };
     },
     async block(req, ctx) {
-      const caller = callerFrom(ctx.requestHeader);
+      const caller = writerFrom(ctx.requestHeader);
       const target = targetOf(req.body);
       await block(deps, caller.accountId, target);
       return { body: blockView(target, true) };
     },
     async unblock(req, ctx) {
-      const caller = callerFrom(ctx.requestHeader);
+      const caller = writerFrom(ctx.requestHeader);
       const target = targetOf(req.body);
       await unblock(deps, caller.accountId, target);
       return { body: blockView(target, false) };
     },
     async deleteAccount(req, ctx) {
-      const caller = callerFrom(ctx.requestHeader);
+      const caller = writerFrom(ctx.requestHeader);
       decodeTable(req.body, (bb) => fb.AccountDeletion.getRootAsAccountDeletion(bb), () => undefined);
       const done = await softDeleteAccount(deps.db, caller.accountId, deps.now());
       for (const { gameId, seat } of done.forfeited) {

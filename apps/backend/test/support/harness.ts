@@ -23,8 +23,11 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
-/** Starts buildBackend with test config; `env` overrides any variable. */
-export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
+/**
+ * Starts buildBackend with test config; `env` overrides any variable. With `warnings`, the
+ * backend's warn-and-above log lines are pushed there (parsed JSON); otherwise it logs nothing.
+ */
+export async function startHarness(env: Record<string, string> = {}, warnings?: Array<Record<string, unknown>>): Promise<Harness> {
   const pg = await freshPostgres();
   const mailDir = await mkdtemp(path.join(tmpdir(), 'backend-mail-'));
   const config = loadBackendConfig({
@@ -37,7 +40,10 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     DB_POOL_MAX: '20',
     ...env,
   });
-  const app: BackendApp = buildBackend(config, createLogger('backend-test', 'silent'));
+  const logger = warnings
+    ? createLogger('backend-test', 'warn', { write: (line: string) => void warnings.push(JSON.parse(line) as Record<string, unknown>) })
+    : createLogger('backend-test', 'silent');
+  const app: BackendApp = buildBackend(config, logger);
   const { url } = await app.start();
   const transport = createConnectTransport({ baseUrl: url, httpVersion: '2' });
   return {

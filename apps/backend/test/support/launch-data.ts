@@ -13,14 +13,17 @@ export function telegramInitData(botToken: string, userId: number, ageSeconds = 
   });
 }
 
-/** VK launch params signed as VK does: base64url HMAC-SHA256 of the sorted vk_* query string. */
-export function vkLaunchParams(secret: string, userId: number, platform: string, ageSeconds = 0): string {
+/**
+ * VK launch params signed as VK does: base64url HMAC-SHA256 of the sorted vk_* query string.
+ * A null platform leaves vk_platform out altogether.
+ */
+export function vkLaunchParams(secret: string, userId: number, platform: string | null, ageSeconds = 0): string {
   const params: Record<string, string> = {
     vk_app_id: '51234567',
     vk_are_notifications_enabled: '0',
     vk_is_app_user: '1',
     vk_language: 'ru',
-    vk_platform: platform,
+    ...(platform === null ? {} : { vk_platform: platform }),
     vk_ref: 'other',
     vk_ts: String(Math.floor(Date.now() / 1000) - ageSeconds),
     vk_user_id: String(userId),

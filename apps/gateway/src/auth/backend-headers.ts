@@ -4,7 +4,8 @@ import type { SessionContext } from './session.js';
 /**
  * The `X-Platform` value for a session, built from the session record only:
  * `<kind>;<subtype>` (`telegram;ios`, `vk;android`, `direct;web`), `<kind>` when the session has
- * no subtype (`direct`), and `none` for a session without a recorded platform (untrusted).
+ * no subtype (`direct`; `vk` whose signed vk_platform was missing or unknown, which the backend's
+ * gate freezes), and `none` for a session without a recorded platform (untrusted, view-only).
  */
 export function platformHeader(session: SessionContext): string {
   if (session.platformKind === null) return 'none';

@@ -28,7 +28,8 @@ export const stripTrustHeaders: RequestHandler = (req, _res, next) => {
 /**
  * Requires `Authorization: Bearer <session token>` resolving to a live session and puts it on
  * `req.session`. With `trusted`, a session without a recorded platform is refused with 403
- * `untrusted_session` (view-only sessions never spend or buy).
+ * `untrusted_session`: view-only sessions never write (no spend, purchase, profile, social or
+ * account change).
  */
 export function authenticate(resolver: SessionResolver, trusted: boolean): RequestHandler {
   return async (req, _res, next) => {

@@ -8,7 +8,7 @@ export type PlatformSubtype = (typeof PLATFORM_SUBTYPES)[number];
 
 /**
  * Who is calling, as recorded on the session by the backend. `platformKind` null means the
- * session has no recorded platform: it is untrusted (view-only, never spends or buys).
+ * session has no recorded platform: it is untrusted (view-only: reads, never writes or buys).
  */
 export interface SessionContext {
   accountId: bigint;

@@ -51,7 +51,10 @@ function confirm(backend: BackendClients, token: string, call: Parameters<Backen
     );
 }
 
-/** Profile endpoints: read and change the caller's profile, and confirm a linked e-mail from its mailed token. */
+/**
+ * Profile endpoints: read the caller's profile (any session), change it (a trusted session: a
+ * view-only one is 403 `untrusted_session`), and confirm a linked e-mail from its mailed token.
+ */
 export function profileOperations(backend: BackendClients): Operation[] {
   return [
     {
@@ -68,7 +71,7 @@ export function profileOperations(backend: BackendClients): Operation[] {
       name: 'profile.update',
       method: 'patch',
       path: '/api/v1/user/profile',
-      auth: 'session',
+      auth: 'trusted_session',
       async handle({ req, call }) {
         const input = parseInput(updateBody, jsonBody(req), byField({ display_name: 'invalid_display_name', email: 'invalid_email' }));
         const body = encodeTable((b) =>

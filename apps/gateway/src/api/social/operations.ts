@@ -24,8 +24,8 @@ function readBlock(body: Uint8Array) {
 }
 
 /**
- * The social layer (friend requests, blocks; trusted sessions only) and the caller's own account
- * deletion (any session: a view-only session may still delete its account). An action aimed at
+ * The social layer (friend requests, blocks) and the caller's own account deletion, all writes:
+ * trusted sessions only (a view-only session is 403 `untrusted_session`). An action aimed at
  * a deleted account is 410 `account_deleted`. After a deletion every session of the account is
  * revoked in the backend; this replica forgets the caller's token at once, others within their
  * session cache TTL.
@@ -75,7 +75,7 @@ export function socialOperations(backend: BackendClients, sessions: CachingSessi
       name: 'account.delete',
       method: 'delete',
       path: '/api/v1/user/account',
-      auth: 'session',
+      auth: 'trusted_session',
       async handle({ req, call }) {
         await backend.social.deleteAccount({ body: encodeTable((b) => fb.AccountDeletion.createAccountDeletion(b)) }, call);
         const token = bearerToken(req);
