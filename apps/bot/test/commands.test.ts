@@ -1,4 +1,6 @@
-import { connector } from '@wordgame/contracts';
+import { fromBinary, toBinary } from '@bufbuild/protobuf';
+import { BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
+import { botlink, connector } from '@wordgame/contracts';
 import { startPlatformEmulator, type PlatformEmulator } from '@wordgame/platform-emulator';
 import { command, startBot, type RunningBot } from './support/bot.js';
 import { tempCerts, testConfig } from './support/fixture.js';
@@ -213,6 +215,39 @@ describe('create_invoice', () => {
     const long = await command(bot.session, { case: 'createInvoice', value: { title: 't', description: 'd', payload: 'x'.repeat(129), amount: 5n } });
     expect(long).toMatchObject({ delivered: false, result: '' });
     expect(long.error).toMatch(/INVOICE_PAYLOAD_INVALID/);
+  });
+});
+
+describe('a command kind this bot does not know', () => {
+  /** ToBot{command: Command{command_id, <field> = an embedded message}} as a newer gateway would encode it. */
+  function futureCommand(commandId: string, field: number): Uint8Array {
+    const payload = new BinaryWriter().tag(1, WireType.Varint).int64(42n).tag(2, WireType.LengthDelimited).string('stx-future').finish();
+    const cmd = new BinaryWriter().tag(1, WireType.LengthDelimited).string(commandId).tag(field, WireType.LengthDelimited).bytes(payload).finish();
+    return new BinaryWriter().tag(1, WireType.LengthDelimited).bytes(cmd).finish();
+  }
+
+  it('acks it once with an unknown-kind error and keeps serving the Link', async () => {
+    const raw = futureCommand('future-1', 99);
+    // The test gateway re-encodes what it pushes: the unknown field must reach the wire unchanged.
+    expect(Buffer.from(toBinary(botlink.ToBotSchema, fromBinary(botlink.ToBotSchema, raw))).equals(Buffer.from(raw))).toBe(true);
+    const streams = gateway.sessions.length;
+    bot.session.pushRaw(raw);
+    await waitFor(() => bot.session.acks().some((a) => a.commandId === 'future-1'), 'ack of the unknown kind');
+    const acks = bot.session.acks().filter((a) => a.commandId === 'future-1');
+    expect(acks).toHaveLength(1);
+    expect(acks[0]).toMatchObject({ delivered: false, result: '', error: 'unknown command kind (Command field 99)' });
+    expect(bot.lines.some((l) => l.msg === 'command of a kind this bot does not know' && l['commandId'] === 'future-1')).toBe(true);
+
+    const user = emu.control.createUser({ started: true }).user.id;
+    expect(await command(bot.session, { case: 'sendToUser', value: { recipient: recipient(user), text: 'still here' } })).toMatchObject({ delivered: true, error: '' });
+    expect(sent(user)).toEqual(['still here']);
+    expect(gateway.sessions).toHaveLength(streams);
+    expect(bot.session.requestEnded).toBe(false);
+  });
+
+  it('acks a Command with no payload at all the same way', async () => {
+    const ack = await command(bot.session, undefined);
+    expect(ack).toMatchObject({ delivered: false, result: '', error: 'unknown command kind (no payload)' });
   });
 });
 

@@ -156,6 +156,40 @@ describe('internal BotCommandService', () => {
     }
   });
 
+  it('carries refund_star_payment to the bot and returns its Ack result, labelled refund_star_payment in the metrics', async () => {
+    const gw = await startTestGateway();
+    const internal = createClient(gatewayApi.BotCommandService, createConnectTransport({ baseUrl: gw.urls.internalUrl, httpVersion: '2' }));
+    const b = new TestBot({
+      url: gw.urls.botlinkUrl,
+      ca: gw.certs.ca.cert,
+      client: gw.certs.bot,
+      answer: (c) => {
+        if (c.payload.case !== 'refundStarPayment') return { delivered: false, error: 'unexpected kind' };
+        const charge = c.payload.value.platformPaymentChargeId;
+        if (charge === 'stx-missing') return { delivered: false, error: 'platform 400: Bad Request: CHARGE_NOT_FOUND' };
+        return { delivered: true, result: charge === 'stx-again' ? 'already_refunded' : '' };
+      },
+    });
+    const refund = (platformPaymentChargeId: string) =>
+      internal.send({ command: { payload: { case: 'refundStarPayment', value: { userId: 9_007_199_254_740_991n, platformPaymentChargeId } } }, timeoutMs: 5_000 });
+    try {
+      b.hello('bot-refunds', true);
+      await eventually(() => gw.gateway.hub.connected === 1);
+      expect(await refund('stx-first')).toMatchObject({ outcome: gatewayApi.Outcome.DELIVERED, result: '', error: '' });
+      expect(await refund('stx-again')).toMatchObject({ outcome: gatewayApi.Outcome.DELIVERED, result: 'already_refunded', error: '' });
+      expect(await refund('stx-missing')).toMatchObject({ outcome: gatewayApi.Outcome.ERROR, result: '', error: 'platform 400: Bad Request: CHARGE_NOT_FOUND' });
+      const payloads = b.received.map((c) => c.payload);
+      expect(payloads).toEqual(['stx-first', 'stx-again', 'stx-missing'].map((charge) => ({ case: 'refundStarPayment', value: expect.objectContaining({ userId: 9_007_199_254_740_991n, platformPaymentChargeId: charge }) as unknown })));
+      const text = await gw.metrics();
+      expect(sample(text, 'botlink_commands_total{kind="refund_star_payment",outcome="delivered"}')).toBe(2);
+      expect(sample(text, 'botlink_commands_total{kind="refund_star_payment",outcome="error"}')).toBe(1);
+      expect(sample(text, 'botlink_ack_latency_seconds_count{kind="refund_star_payment"}')).toBe(3);
+    } finally {
+      await b.close();
+      await gw.stop();
+    }
+  });
+
   it('is served only on the internal listener, not on the bot-link or HTTP port', async () => {
     const gw = await startTestGateway();
     try {

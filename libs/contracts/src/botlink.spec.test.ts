@@ -79,6 +79,24 @@ const SPEC: Record<string, SpecField[]> = {
   ForwardPaymentResponse: [{ name: 'credited', type: 'bool', number: 1 }],
 };
 
+/**
+ * Additive extensions beyond the spec's tables (allowed by its versioning rule: additive and
+ * backward-compatible only): new fields appended to spec messages, and the messages they carry.
+ * Every entry is listed here on purpose, so nothing is added to botlink.v1 by accident.
+ */
+const ADDITIVE: Record<string, SpecField[]> = {
+  Command: [{ name: 'refund_star_payment', type: 'RefundStarPaymentCommand', number: 7, oneof: 'payload' }],
+  RefundStarPaymentCommand: [
+    { name: 'user_id', type: 'int64', number: 1 },
+    { name: 'platform_payment_charge_id', type: 'string', number: 2 },
+  ],
+};
+
+/** The spec's tables with the additive extensions appended: what the generated code must declare. */
+const DECLARED: Record<string, SpecField[]> = Object.fromEntries(
+  [...new Set([...Object.keys(SPEC), ...Object.keys(ADDITIVE)])].map((name) => [name, [...(SPEC[name] ?? []), ...(ADDITIVE[name] ?? [])]]),
+);
+
 const RPCS = [
   { name: 'Link', kind: 'bidi_streaming', input: 'FromBot', output: 'ToBot' },
   { name: 'ResolveChatEligibility', kind: 'unary', input: 'ChatEligibilityRequest', output: 'ChatEligibilityResponse' },
@@ -107,12 +125,19 @@ function describeMessage(message: DescMessage): SpecField[] {
 describe('botlink.v1 generated descriptors match the spec tables', () => {
   const messages = new Map(pb.file_botlink_v1_botlink.messages.map((m) => [m.name, m]));
 
-  it('declares package botlink.v1 with exactly the spec messages', () => {
+  it('declares package botlink.v1 with exactly the spec messages and the listed additive ones', () => {
     expect(pb.file_botlink_v1_botlink.proto.package).toBe('botlink.v1');
-    expect([...messages.keys()].sort()).toEqual(Object.keys(SPEC).sort());
+    expect([...messages.keys()].sort()).toEqual(Object.keys(DECLARED).sort());
   });
 
-  it.each(Object.entries(SPEC))('%s has every field with its name, type, number and oneof', (name, fields) => {
+  it('numbers every field added to a spec message after all of that message\'s spec fields', () => {
+    for (const [name, added] of Object.entries(ADDITIVE)) {
+      const highest = Math.max(0, ...(SPEC[name] ?? []).map((f) => f.number));
+      for (const field of added) expect(field.number).toBeGreaterThan(highest);
+    }
+  });
+
+  it.each(Object.entries(DECLARED))('%s has every field with its name, type, number and oneof', (name, fields) => {
     const message = messages.get(name);
     expect(message).toBeDefined();
     expect(describeMessage(message as DescMessage)).toEqual(fields);
@@ -122,7 +147,7 @@ describe('botlink.v1 generated descriptors match the spec tables', () => {
     for (const message of messages.values()) {
       for (const field of message.fields) expect(['scalar', 'message']).toContain(field.fieldKind);
       const oneofs = message.oneofs.map((o) => o.name);
-      const expected = [...new Set((SPEC[message.name] ?? []).flatMap((f) => (f.oneof ? [f.oneof] : [])))];
+      const expected = [...new Set((DECLARED[message.name] ?? []).flatMap((f) => (f.oneof ? [f.oneof] : [])))];
       expect(oneofs).toEqual(expected);
     }
   });

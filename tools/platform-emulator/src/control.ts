@@ -110,6 +110,18 @@ export interface PreCheckoutView extends PreCheckoutRecord {
   payment?: PaymentRecord;
 }
 
+/** A Stars payment returned to its payer by refundStarPayment (one per charge, ever). */
+export interface StarRefundView {
+  telegramPaymentChargeId: string;
+  botId: number;
+  userId: number;
+  payload: string;
+  currency: string;
+  totalAmount: number;
+  paidAt: string;
+  refundedAt: string;
+}
+
 /** One bot as the control API shows it (never its token). */
 export interface BotView {
   id: number;
@@ -293,6 +305,28 @@ export class PlatformControl {
     if (!record) return undefined;
     const payment = this.world.payments.find((p) => p.preCheckoutQueryId === id);
     return clone(payment ? { ...record, payment } : record);
+  }
+
+  /**
+   * Every refunded Stars payment, oldest refund first; a user's refunded stars are the sum of
+   * their rows. A charge appears at most once, however often a refund was asked for.
+   */
+  starRefunds(filter: { userId?: number } = {}): StarRefundView[] {
+    const refunds: StarRefundView[] = [];
+    for (const p of this.world.payments) {
+      if (p.refundedAt === undefined || (filter.userId !== undefined && p.userId !== filter.userId)) continue;
+      refunds.push({
+        telegramPaymentChargeId: p.telegramPaymentChargeId,
+        botId: p.botId,
+        userId: p.userId,
+        payload: p.payload,
+        currency: p.currency,
+        totalAmount: p.totalAmount,
+        paidAt: p.at,
+        refundedAt: p.refundedAt,
+      });
+    }
+    return refunds.sort((a, b) => a.refundedAt.localeCompare(b.refundedAt));
   }
 
   /** The Bot API call log, optionally of one method. */

@@ -107,6 +107,15 @@ const routes: Route[] = [
       return found;
     },
   },
+  {
+    method: 'GET',
+    path: /^\/star-refunds$/,
+    run: (c, _body, url) => {
+      const userId = url.searchParams.get('userId');
+      if (userId !== null && !/^\d+$/.test(userId)) throw new ControlError(400, 'userId must be a user id');
+      return c.starRefunds(userId === null ? {} : { userId: Number(userId) });
+    },
+  },
   { method: 'GET', path: /^\/calls$/, run: (c, _body, url) => c.calls(url.searchParams.get('method') ?? undefined) },
   { method: 'DELETE', path: /^\/calls$/, run: (c) => (c.clearCalls(), { ok: true }) },
   { method: 'GET', path: /^\/state$/, run: (c) => c.state() },

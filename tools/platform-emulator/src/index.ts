@@ -17,6 +17,7 @@ export type {
   MessageFilter,
   PreCheckoutView,
   SetMemberInput,
+  StarRefundView,
   StateSnapshot,
   UserMessageInput,
   UserView,

@@ -92,6 +92,19 @@ export class Payments {
     this.complete(bot, record);
   }
 
+  /**
+   * The bot's refundStarPayment: returns the charge's stars to its payer, once. A charge this bot
+   * never received, or one paid by another user, is CHARGE_NOT_FOUND; a charge refunded before is
+   * CHARGE_ALREADY_REFUNDED (Telegram's text), so a repeated refund never pays twice.
+   */
+  refund(bot: BotRecord, userId: number, chargeId: string): void {
+    const payment = this.world.payments.find((p) => p.telegramPaymentChargeId === chargeId);
+    if (!payment || payment.botId !== bot.user.id || payment.userId !== userId) throw badRequest('CHARGE_NOT_FOUND');
+    if (payment.refundedAt !== undefined) throw badRequest('CHARGE_ALREADY_REFUNDED');
+    payment.refundedAt = new Date().toISOString();
+    this.logger.info({ chargeId, userId, amount: payment.totalAmount }, 'star payment refunded');
+  }
+
   /** Cancels every deadline (reset and stop). */
   clearTimers(): void {
     for (const timer of this.timers.values()) clearTimeout(timer);

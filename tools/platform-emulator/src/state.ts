@@ -83,7 +83,10 @@ export interface PreCheckoutRecord {
   telegramPaymentChargeId?: string;
 }
 
-/** A completed Stars payment (the successful_payment the bot was sent). */
+/**
+ * A completed Stars payment (the successful_payment the bot was sent): the charge, its payer and
+ * amount, and `refundedAt` once refundStarPayment returned it to the payer (at most once).
+ */
 export interface PaymentRecord {
   telegramPaymentChargeId: string;
   preCheckoutQueryId: string;
@@ -94,6 +97,7 @@ export interface PaymentRecord {
   currency: string;
   totalAmount: number;
   at: string;
+  refundedAt?: string;
 }
 
 /** Rights the bot holds in chats created without saying otherwise. */

@@ -1,9 +1,11 @@
+import type { botlink } from '@wordgame/contracts';
 import type { CommandHandler } from '../link/client.js';
 import type { PlatformClient } from '../platform/client.js';
 import { chatGate } from './chat-gate.js';
 import { createInvoice } from './create-invoice.js';
 import { notify, sendToChannel, sendToUser } from './messages.js';
 import { failed } from './outcome.js';
+import { refundStarPayment } from './refund-star-payment.js';
 
 export interface CommandDeps {
   platform: PlatformClient;
@@ -13,7 +15,20 @@ export interface CommandDeps {
   discussionChatId: string | undefined;
 }
 
-/** Routes each Command to the handler of its payload; a Command with no payload is an error Ack. */
+/**
+ * The Ack error for a Command whose payload this bot cannot handle: a payload kind added to the
+ * contract after this bot was built arrives as an unknown field (protobuf keeps it aside and the
+ * oneof reads as unset), and a Command may carry no payload at all. Names the unknown field numbers.
+ */
+export function unknownKind(command: botlink.Command): string {
+  const fields = [...new Set((command.$unknown ?? []).map((field) => field.no))];
+  return fields.length > 0 ? `unknown command kind (Command field ${fields.join(', ')})` : 'unknown command kind (no payload)';
+}
+
+/**
+ * Routes each Command to the handler of its payload. A payload this bot does not know (a newer
+ * gateway's kind) or no payload is an error Ack, never a crash: the bot keeps serving the Link.
+ */
 export function commandHandler(deps: CommandDeps): CommandHandler {
   return async (command, logger) => {
     const { payload } = command;
@@ -29,9 +44,12 @@ export function commandHandler(deps: CommandDeps): CommandHandler {
       case 'createInvoice':
         return createInvoice(deps.platform, payload.value);
       case 'refundStarPayment':
-        return failed('refund_star_payment is not handled by this bot yet');
-      case undefined:
-        return failed('command has no payload');
+        return refundStarPayment(deps.platform, payload.value, logger);
+      case undefined: {
+        const error = unknownKind(command);
+        logger.warn({ error }, 'command of a kind this bot does not know');
+        return failed(error);
+      }
     }
   };
 }

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
-import { create, type DescMessage, type MessageInitShape } from '@bufbuild/protobuf';
+import { create, fromBinary, type DescMessage, type MessageInitShape } from '@bufbuild/protobuf';
 import { Code, ConnectError, type HandlerContext } from '@connectrpc/connect';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
 import { botlink } from '@wordgame/contracts';
@@ -31,6 +31,16 @@ export class LinkSession {
   /** Pushes a command down the stream. */
   push(command: MessageInitShape<typeof botlink.CommandSchema>): void {
     this.queue.push(create(botlink.ToBotSchema, { command }));
+    this.wake?.();
+  }
+
+  /**
+   * Pushes a ToBot given as its wire bytes, as a newer gateway would send it: fields this bot's
+   * contract does not know (e.g. a later Command payload kind) stay in the message as unknown
+   * fields and go out on the wire exactly as given.
+   */
+  pushRaw(bytes: Uint8Array): void {
+    this.queue.push(fromBinary(botlink.ToBotSchema, bytes));
     this.wake?.();
   }
 

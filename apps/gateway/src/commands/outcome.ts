@@ -4,7 +4,11 @@ import type { botlink } from '@wordgame/contracts';
 /** A command's payload with its kind set (the `payload` oneof of botlink.v1.Command, message or init form). */
 export type CommandPayload = Exclude<NonNullable<MessageInitShape<typeof botlink.CommandSchema>['payload']>, { case: undefined }>;
 
-/** The payload kind: notify, send_to_user, send_to_channel, chat_gate or create_invoice (camelCase). */
+/**
+ * The payload kind: notify, send_to_user, send_to_channel, chat_gate, create_invoice or
+ * refund_star_payment (camelCase here; kindLabel gives the metric label). Every kind of the
+ * contract's oneof is carried as is: the hub never filters kinds.
+ */
 export type CommandKind = CommandPayload['case'];
 
 /**

@@ -2,7 +2,7 @@ import { deleteWebhook, getMe, getWebhookInfo } from './bot.js';
 import type { MethodHandler } from './context.js';
 import { getChatMember, restrictChatMember } from './members.js';
 import { sendMessage } from './messages.js';
-import { answerPreCheckoutQuery, createInvoiceLink } from './payments.js';
+import { answerPreCheckoutQuery, createInvoiceLink, refundStarPayment } from './payments.js';
 import { getUpdates } from './updates.js';
 
 export type { MethodContext, MethodHandler } from './context.js';
@@ -15,6 +15,7 @@ const HANDLERS: Record<string, MethodHandler> = {
   sendMessage,
   createInvoiceLink,
   answerPreCheckoutQuery,
+  refundStarPayment,
   getChatMember,
   restrictChatMember,
 };

@@ -1,4 +1,4 @@
-import { boolArg, intArg, jsonArg, requiredStringArg, stringArg } from '../args.js';
+import { boolArg, intArg, jsonArg, requiredStringArg, stringArg, userIdArg } from '../args.js';
 import { badRequest } from '../errors.js';
 import { newInvoiceLink } from '../payments.js';
 import type { MethodHandler } from './context.js';
@@ -81,5 +81,18 @@ export const answerPreCheckoutQuery: MethodHandler = ({ bot, params, payments })
     throw badRequest('parameter "error_message" is required');
   }
   payments.answer(bot, stringArg(params, 'pre_checkout_query_id') ?? '', ok, ok ? undefined : errorMessage);
+  return true;
+};
+
+/**
+ * refundStarPayment `{user_id, telegram_payment_charge_id}`: refunds a successful Stars payment
+ * of that user to this bot and returns true. Unknown or foreign charges fail with
+ * CHARGE_NOT_FOUND, a second refund with CHARGE_ALREADY_REFUNDED; a missing or non-positive
+ * user_id and a missing charge id get the usual parameter errors.
+ */
+export const refundStarPayment: MethodHandler = ({ bot, params, payments }) => {
+  const userId = userIdArg(params);
+  const chargeId = requiredStringArg(params, 'telegram_payment_charge_id');
+  payments.refund(bot, userId, chargeId);
   return true;
 };
