@@ -103,7 +103,11 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
       const fast = unaryFastPath(services, edgeError(logger));
       listener = await listenDual(connect, config.BACKEND_HOST, config.BACKEND_PORT, undefined, fast);
       logger.info({ url: listener.url }, 'backend listening');
-      reaper = createReaper(payments, config.REAPER_INTERVAL_MS);
+      reaper = createReaper(payments, {
+        intervalMs: config.REAPER_INTERVAL_MS,
+        recheckBatch: config.REAPER_RECHECK_BATCH,
+        recheckConcurrency: config.REAPER_RECHECK_CONCURRENCY,
+      });
       reaper.start();
       lapses = createLapseLoop({ db: db.db, logger, chatGate }, config.MODERATION_LAPSE_INTERVAL_MS);
       lapses.start();

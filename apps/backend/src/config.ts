@@ -56,6 +56,10 @@ export const backendConfigSchema = z
     PAYMENT_RETURN_URL: env.url().optional(),
     /** Reaper tick interval in ms (expire orders, re-check card orders); 0 = off. */
     REAPER_INTERVAL_MS: env.int(15_000, 0, 3_600_000),
+    /** Most card orders one reaper tick re-checks with the provider; the rest wait for later ticks, least recently checked first. */
+    REAPER_RECHECK_BATCH: env.int(200, 1, 10_000),
+    /** Most provider re-reads one reaper tick has in flight at once. */
+    REAPER_RECHECK_CONCURRENCY: env.int(8, 1, 64),
     /** Lifetime of an operator console session, in hours (default 12). */
     OPERATOR_SESSION_TTL_HOURS: env.int(12, 1, 24 * 30),
     /** How often temporary blocks are checked for lapse (then a ChatGateCommand is sent), in ms; 0 = off. */
