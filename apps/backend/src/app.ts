@@ -17,7 +17,7 @@ import { consoleService } from './console/service.js';
 import { chatGateOver } from './moderation/chat-gate.js';
 import { createLapseLoop, type LapseLoop } from './moderation/lapse.js';
 import { refundService } from './refunds/console.js';
-import { devMailbox, smtpMailer, type Mailer } from './mail/mailer.js';
+import { mailerFor, type Mailer } from './mail/mailer.js';
 import { edgeError, errorEdge } from './rpc/interceptors.js';
 import type { SessionDeps } from './sessions/open.js';
 import { walletService } from './wallet/service.js';
@@ -75,8 +75,9 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
 
       const db = database;
       const check = () => checkSystem(db, startedAt, BACKEND_VERSION);
-      const sessions = sessionDeps(config, db, logger);
-      const payments = paymentDeps(config, db.db, logger);
+      const mailer = mailerFor(config);
+      const sessions = sessionDeps(config, db, logger, mailer);
+      const payments = paymentDeps(config, db.db, logger, { mailer });
       const chatGate = chatGateOver(payments.bot);
       gameBus = new GameEventBus();
       const games = { db: db.db, logger, now: options.now ?? systemClock, bus: gameBus, dailyHints: config.GAME_DAILY_HINTS, chatGate };
@@ -128,16 +129,10 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
   };
 }
 
-/** The mailer MAIL_TRANSPORT selects. */
-function mailerFor(config: BackendConfig): Mailer {
-  if (config.MAIL_TRANSPORT === 'smtp' && config.SMTP_URL !== undefined) return smtpMailer(config.SMTP_URL, config.MAIL_FROM);
-  return devMailbox(config.MAIL_DEV_DIR, config.MAIL_FROM);
-}
-
-function sessionDeps(config: BackendConfig, database: Database, logger: Logger): SessionDeps {
+function sessionDeps(config: BackendConfig, database: Database, logger: Logger, mailer: Mailer): SessionDeps {
   return {
     db: database.db,
-    mailer: mailerFor(config),
+    mailer,
     publicBaseUrl: config.PUBLIC_BASE_URL,
     logger,
     settings: {
