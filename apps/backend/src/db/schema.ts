@@ -201,6 +201,8 @@ export interface OrdersTable {
   refunded_at: Date | null;
   /** Reaper lease: the order is not re-checked with the provider before this time. */
   recheck_after: Date | null;
+  /** Console refund attempt; the provider idempotence key derives from it (refunds/console.ts). */
+  refund_attempt: ColumnType<number, number | undefined, number>;
 }
 
 export interface PaymentEventsTable {
