@@ -78,8 +78,9 @@ export async function startCardFixture(extraEnv: Record<string, string> = {}): P
   };
 }
 
-/** Resets the emulator between tests and points its notifications at the fixture's webhook. */
-export function resetCardFixture(f: CardFixture): void {
+/** Resets the emulator between tests (after the last test's notifications landed) and points them at the fixture's webhook. */
+export async function resetCardFixture(f: CardFixture): Promise<void> {
+  await f.emulator.control.flushNotifications();
   f.emulator.control.reset();
   f.emulator.control.setWebhookUrl(f.webhook.url);
   f.webhook.dispositions.length = 0;

@@ -13,7 +13,7 @@ describe('reaper re-checks of card orders', () => {
   });
   afterAll(() => f.stop());
   beforeEach(async () => {
-    resetCardFixture(f);
+    await resetCardFixture(f);
     f.emulator.control.setAutoNotify(false);
     // Each test sees only its own open orders.
     await f.db().updateTable('orders').set({ state: 'failed', failure_reason: 'earlier test' }).where('state', 'in', ['pending', 'expired']).execute();
