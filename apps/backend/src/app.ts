@@ -18,7 +18,7 @@ import { chatGateOver } from './moderation/chat-gate.js';
 import { createLapseLoop, type LapseLoop } from './moderation/lapse.js';
 import { refundService } from './refunds/console.js';
 import { createStarRefunder, type StarRefunder } from './refunds/star-refunds.js';
-import { devMailbox, smtpMailer, type Mailer } from './mail/mailer.js';
+import { mailerFor, type Mailer } from './mail/mailer.js';
 import { edgeError, errorEdge } from './rpc/interceptors.js';
 import type { SessionDeps } from './sessions/open.js';
 import { walletService } from './wallet/service.js';
@@ -77,8 +77,9 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
 
       const db = database;
       const check = () => checkSystem(db, startedAt, BACKEND_VERSION);
-      const sessions = sessionDeps(config, db, logger);
-      const payments = paymentDeps(config, db.db, logger);
+      const mailer = mailerFor(config);
+      const sessions = sessionDeps(config, db, logger, mailer);
+      const payments = paymentDeps(config, db.db, logger, { mailer });
       const chatGate = chatGateOver(payments.bot);
       gameBus = new GameEventBus();
       const games = { db: db.db, logger, now: options.now ?? systemClock, bus: gameBus, dailyHints: config.GAME_DAILY_HINTS, chatGate };
@@ -105,7 +106,11 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
       const fast = unaryFastPath(services, edgeError(logger));
       listener = await listenDual(connect, config.BACKEND_HOST, config.BACKEND_PORT, undefined, fast);
       logger.info({ url: listener.url }, 'backend listening');
-      reaper = createReaper(payments, config.REAPER_INTERVAL_MS);
+      reaper = createReaper(payments, {
+        intervalMs: config.REAPER_INTERVAL_MS,
+        recheckBatch: config.REAPER_RECHECK_BATCH,
+        recheckConcurrency: config.REAPER_RECHECK_CONCURRENCY,
+      });
       reaper.start();
       starRefunds = createStarRefunder(payments, { intervalMs: config.STAR_REFUND_INTERVAL_MS, retryMaxMs: config.STAR_REFUND_RETRY_MAX_MS });
       starRefunds.start();
@@ -130,16 +135,10 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
   };
 }
 
-/** The mailer MAIL_TRANSPORT selects. */
-function mailerFor(config: BackendConfig): Mailer {
-  if (config.MAIL_TRANSPORT === 'smtp' && config.SMTP_URL !== undefined) return smtpMailer(config.SMTP_URL, config.MAIL_FROM);
-  return devMailbox(config.MAIL_DEV_DIR, config.MAIL_FROM);
-}
-
-function sessionDeps(config: BackendConfig, database: Database, logger: Logger): SessionDeps {
+function sessionDeps(config: BackendConfig, database: Database, logger: Logger, mailer: Mailer): SessionDeps {
   return {
     db: database.db,
-    mailer: mailerFor(config),
+    mailer,
     publicBaseUrl: config.PUBLIC_BASE_URL,
     logger,
     settings: {

@@ -62,6 +62,10 @@ export const backendConfigSchema = z
     STAR_REFUND_INTERVAL_MS: env.int(5_000, 0, 3_600_000),
     /** Longest wait between two attempts of one automatic stars refund, in ms (backoff doubles from 5 s). */
     STAR_REFUND_RETRY_MAX_MS: env.int(600_000, 5_000, 86_400_000),
+    /** Most card orders one reaper tick re-checks with the provider; the rest wait for later ticks, least recently checked first. */
+    REAPER_RECHECK_BATCH: env.int(200, 1, 10_000),
+    /** Most provider re-reads one reaper tick has in flight at once. */
+    REAPER_RECHECK_CONCURRENCY: env.int(8, 1, 64),
     /** Lifetime of an operator console session, in hours (default 12). */
     OPERATOR_SESSION_TTL_HOURS: env.int(12, 1, 24 * 30),
     /** How often temporary blocks are checked for lapse (then a ChatGateCommand is sent), in ms; 0 = off. */

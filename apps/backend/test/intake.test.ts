@@ -1,9 +1,6 @@
-import http2 from 'node:http2';
-import type { AddressInfo } from 'node:net';
-import { Code, createClient, type Client } from '@connectrpc/connect';
-import { connectNodeAdapter, createConnectTransport } from '@connectrpc/connect-node';
+import { Code, type Client } from '@connectrpc/connect';
 import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
-import { botIntakeService } from '../src/intake/service.js';
+import { forward, preCheckout } from './payments-support.js';
 import { failure, startHarness, type Harness } from './support/harness.js';
 import { newAccount } from './support/wallet.js';
 
@@ -53,25 +50,17 @@ describe('BotIntakeService.ResolveChatEligibility', () => {
   });
 });
 
-describe('a partial BotIntakeService implementation', () => {
-  it('is accepted by connect-es, which answers Unimplemented for the methods left out', async () => {
-    const h = await startHarness();
-    const server = http2.createServer(connectNodeAdapter({ routes: (router) => void router.service(backendApi.BotIntakeService, botIntakeService(h.database.db)) }));
-    const sessions = new Set<http2.ServerHttp2Session>();
-    server.on('session', (session: http2.ServerHttp2Session) => sessions.add(session));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+describe('BotIntakeService as the backend registers it', () => {
+  it('answers all three methods: chat eligibility (intake/service.ts), pre-checkout and payment intake (payments/stars.ts)', async () => {
+    const h = await startHarness({ REAPER_INTERVAL_MS: '0' });
     try {
-      const { port } = server.address() as AddressInfo;
-      const client = createClient(backendApi.BotIntakeService, createConnectTransport({ baseUrl: `http://127.0.0.1:${port}`, httpVersion: '2' }));
+      const client = h.client(backendApi.BotIntakeService);
       const verdict = await client.resolveChatEligibility({ body: query('telegram', 'nobody') });
       expect(decodeTable(verdict.body, (bb) => fb.ChatEligibility.getRootAsChatEligibility(bb), (t) => t.registered())).toBe(false);
-      const preCheckout = encodeTable((b) => fb.PreCheckoutQuery.createPreCheckoutQuery(b, b.createString('order'), 5n, b.createString('XTR')));
-      expect((await failure(client.validatePreCheckout({ body: preCheckout }))).code).toBe(Code.Unimplemented);
-      const payment = encodeTable((b) => fb.PlatformPayment.createPlatformPayment(b, b.createString('o'), b.createString('c'), 5n, 1n, b.createString('telegram')));
-      expect((await failure(client.forwardPayment({ body: payment }))).code).toBe(Code.Unimplemented);
+      const unknownOrder = '00000000-0000-4000-8000-00000000abcd';
+      expect(await preCheckout(client, unknownOrder, 5n, 'XTR')).toMatchObject({ ok: false });
+      expect(await forward(client, unknownOrder, 'intake-test-charge', 5n)).toBe(false);
     } finally {
-      for (const session of sessions) session.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
       await h.stop();
     }
   });

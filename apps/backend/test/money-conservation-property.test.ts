@@ -101,7 +101,7 @@ describe('money conservation: random interleavings of both rails on PostgreSQL',
       refundStarPayment: (user, charge) => Promise.resolve(platform.refund(user, charge)),
     };
     deps = { ...paymentDeps(config, pg.db, createLogger('money-property', 'silent')), bot, now: () => new Date(clock) };
-    reaper = createReaper(deps, 0);
+    reaper = createReaper(deps, { intervalMs: 0, recheckBatch: 200, recheckConcurrency: 8 });
     refunder = createStarRefunder(deps, { intervalMs: 0, retryMaxMs: 60_000 });
     ({ id: productId } = await upsertProduct(pg.db, {
       id: 0n,

@@ -62,7 +62,7 @@ describe('card rail over Connect on PostgreSQL with the provider emulator', () =
     webhook = await startWebhook(notifications);
     const config = loadBackendConfig({ ...env, DATABASE_URL: h.database.url, PUBLIC_BASE_URL: 'https://game.example' });
     deps = paymentDeps(config, h.database.db, logger);
-    reaper = createReaper(deps, 0);
+    reaper = createReaper(deps, { intervalMs: 0, recheckBatch: 200, recheckConcurrency: 8 });
     adapter = new YooKassaProvider({ apiUrl: emulator.apiUrl });
     const admin = h.client(backendApi.CatalogAdminService);
     pack = await createProduct(admin, { title: '1000 chips', atoms: [['chips', 1000n]], prices: [['provider', 29_900n, 'RUB'], ['xtr', 300n]] });
@@ -320,6 +320,52 @@ describe('card rail over Connect on PostgreSQL with the provider emulator', () =
       const posts = emulator.control.requests().filter((q) => q.method === 'POST' && q.path === '/v3/refunds');
       expect(new Set(posts.map((q) => q.idempotenceKey))).toEqual(new Set([`refund-${order.orderId}`]));
       expect(emulator.control.payment(await paymentIdOf(order.orderId)).refunds).toHaveLength(1);
+      expect((await ledgerOf(order.orderId)).filter((l) => l.kind === 'refund')).toHaveLength(1);
+      await clean();
+    });
+
+    const refundPosts = () => emulator.control.requests().filter((q) => q.method === 'POST' && q.path === '/v3/refunds' && !q.replayed);
+    const refundKeys = () => emulator.control.requests().filter((q) => q.method === 'POST' && q.path === '/v3/refunds').map((q) => q.idempotenceKey);
+
+    it('console: after the provider cancels a refund, pressing again starts a new refund under a new key; one refund row', async () => {
+      const id = await newAccount(db(), confirmed('console5'));
+      const order = await paidOrder(id);
+      emulator.control.setRefundOutcome('canceled', { times: 1 });
+      const canceled = await refund(refunds, order.orderId);
+      expect(canceled.status).toBe('canceled');
+      expect(await ledgerOf(order.orderId)).toHaveLength(1);
+      const again = await refund(refunds, order.orderId);
+      expect(again).toMatchObject({ status: 'succeeded', amount: 29_900n });
+      expect(again.refundId).not.toBe(canceled.refundId);
+      expect(refundKeys()).toEqual([`refund-${order.orderId}`, `refund-${order.orderId}-1`]);
+      expect(await refund(refunds, order.orderId)).toEqual(again);
+      expect(refundKeys()).toHaveLength(2);
+      expect(emulator.control.payment(await paymentIdOf(order.orderId)).refunds.map((r) => r.status)).toEqual(['canceled', 'succeeded']);
+      expect((await ledgerOf(order.orderId)).filter((l) => l.kind === 'refund').map((l) => l.refund_id)).toEqual([again.refundId]);
+      expect(await balance(id)).toBe(0n);
+      await clean();
+    });
+
+    it('console: a pending refund keeps its key; once the provider cancels it, two presses at once start one new attempt', async () => {
+      const id = await newAccount(db(), confirmed('console6'));
+      const order = await paidOrder(id);
+      emulator.control.setRefundOutcome('pending', { times: 1 });
+      const pending = await refund(refunds, order.orderId);
+      expect(pending.status).toBe('pending');
+      expect(await refund(refunds, order.orderId)).toEqual(pending);
+      expect(new Set(refundKeys())).toEqual(new Set([`refund-${order.orderId}`]));
+
+      await emulator.control.settleRefund(pending.refundId ?? '', 'canceled');
+      // Slow re-reads, so both presses have read the order before either sees the cancellation.
+      emulator.control.addFault({ method: 'GET', pathPrefix: '/v3/refunds', status: 'timeout', delayMs: 150 });
+      const both = await Promise.all([refund(refunds, order.orderId), refund(refunds, order.orderId)]);
+      expect(both.map((r) => r.status)).toEqual(['canceled', 'canceled']);
+      expect((await orderRow(order.orderId)).refund_attempt).toBe(1);
+      emulator.control.clearFaults();
+
+      const fresh = await refund(refunds, order.orderId);
+      expect(fresh.status).toBe('succeeded');
+      expect(refundPosts().map((q) => q.idempotenceKey)).toEqual([`refund-${order.orderId}`, `refund-${order.orderId}-1`]);
       expect((await ledgerOf(order.orderId)).filter((l) => l.kind === 'refund')).toHaveLength(1);
       await clean();
     });

@@ -51,7 +51,7 @@ describe('payments property: random interleavings on PostgreSQL', () => {
     emulator = await startProviderEmulator({ shops: [SHOPS.direct, SHOPS.vk], autoNotify: false });
     const config = loadBackendConfig({ DATABASE_URL: pg.url, BACKEND_YOOKASSA_API_URL: emulator.apiUrl, BACKEND_YOOKASSA_SHOPS: SHOPS_ENV });
     deps = { ...paymentDeps(config, pg.db, createLogger('payments-property', 'silent')), bot: noBot };
-    reaper = createReaper(deps, 0);
+    reaper = createReaper(deps, { intervalMs: 0, recheckBatch: 200, recheckConcurrency: 8 });
     ({ id: productId } = await upsertProduct(pg.db, {
       id: 0n,
       title: 'Property pack',

@@ -205,6 +205,8 @@ export interface OrdersTable {
   checkout_hold_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
   /** Stars: the platform user who paid the crediting charge (refunds go back to them). */
   platform_user_id: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
+  /** Console refund attempt; the provider idempotence key derives from it (refunds/console.ts). */
+  refund_attempt: ColumnType<number, number | undefined, number>;
 }
 
 export interface PaymentEventsTable {

@@ -21,10 +21,11 @@ export async function chatEligibility(db: Kysely<DB>, platform: string | null, e
 }
 
 /**
- * The part of backend.v1.BotIntakeService this backend implements so far: ResolveChatEligibility.
- * connect-es answers Unimplemented for the methods left out (pre-checkout and payment intake).
+ * backend.v1.BotIntakeService's ResolveChatEligibility. The service's other two methods,
+ * ValidatePreCheckout and ForwardPayment, belong to the stars rail (payments/stars.ts); app.ts
+ * registers this method and those two as one service.
  */
-export function botIntakeService(db: Kysely<DB>): Partial<ServiceImpl<typeof backendApi.BotIntakeService>> {
+export function botIntakeService(db: Kysely<DB>): Pick<ServiceImpl<typeof backendApi.BotIntakeService>, 'resolveChatEligibility'> {
   return {
     async resolveChatEligibility(req) {
       const query = decodeTable(req.body, (bb) => fb.ChatEligibilityQuery.getRootAsChatEligibilityQuery(bb), (t) => ({

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
+import type { BackendConfig } from '../config.js';
 
 /** One plain-text message. */
 export interface Mail {
@@ -46,4 +47,10 @@ export function smtpMailer(url: string, from: string): Mailer {
       await transport.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text });
     },
   };
+}
+
+/** The mailer MAIL_TRANSPORT selects: SMTP in production, the dev mailbox otherwise. */
+export function mailerFor(config: Pick<BackendConfig, 'MAIL_TRANSPORT' | 'SMTP_URL' | 'MAIL_DEV_DIR' | 'MAIL_FROM'>): Mailer {
+  if (config.MAIL_TRANSPORT === 'smtp' && config.SMTP_URL !== undefined) return smtpMailer(config.SMTP_URL, config.MAIL_FROM);
+  return devMailbox(config.MAIL_DEV_DIR, config.MAIL_FROM);
 }

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from '@wordgame/logging';
 import type { DB } from '../db/schema.js';
+import type { Mailer } from '../mail/mailer.js';
 import type { BotCommands } from './commands.js';
 import type { PaymentProvider, Shop } from './provider/types.js';
 import type { ShopTable } from './shops.js';
@@ -26,6 +27,8 @@ export interface PaymentDeps {
   db: Kysely<DB>;
   logger: Logger;
   bot: BotCommands;
+  /** Customer mail (a failed card payment is told by e-mail too). */
+  mailer: Mailer;
   /** null when no card shop is configured (the card rail answers rail_not_configured). */
   card: CardRail | null;
   stars: StarsRail;

@@ -2,19 +2,22 @@ import type { Kysely } from 'kysely';
 import type { Logger } from '@wordgame/logging';
 import type { BackendConfig } from '../config.js';
 import type { DB } from '../db/schema.js';
+import { mailerFor, type Mailer } from '../mail/mailer.js';
 import { gatewayBotCommands, type BotCommands } from './commands.js';
 import type { PaymentDeps } from './deps.js';
 import { YooKassaProvider } from './provider/yookassa.js';
 
-/** Optional replacements (tests): the bot command channel and the clock. */
+/** Optional replacements: the bot command channel and the clock (tests), the app's one mailer. */
 export interface PaymentOverrides {
   bot?: BotCommands;
+  mailer?: Mailer;
   now?: () => Date;
 }
 
 /**
  * The payment domain's dependencies from configuration: the gateway's BotCommandService client,
- * and the card rail (YooKassa adapter + per-channel shops) when BACKEND_YOOKASSA_SHOPS is set.
+ * the mailer MAIL_TRANSPORT selects, and the card rail (YooKassa adapter + per-channel shops) when
+ * BACKEND_YOOKASSA_SHOPS is set.
  */
 export function paymentDeps(config: BackendConfig, db: Kysely<DB>, logger: Logger, overrides: PaymentOverrides = {}): PaymentDeps {
   const shops = config.BACKEND_YOOKASSA_SHOPS;
@@ -22,6 +25,7 @@ export function paymentDeps(config: BackendConfig, db: Kysely<DB>, logger: Logge
     db,
     logger,
     bot: overrides.bot ?? gatewayBotCommands(config.GATEWAY_INTERNAL_URL, config.BOT_COMMAND_TIMEOUT_MS),
+    mailer: overrides.mailer ?? mailerFor(config),
     card: shops
       ? {
           provider: new YooKassaProvider({ apiUrl: config.BACKEND_YOOKASSA_API_URL, timeoutMs: config.PROVIDER_TIMEOUT_MS }),

@@ -65,7 +65,7 @@ export async function settleFromProvider(deps: PaymentDeps, order: OrderRow, sho
     });
     if (!failed) return handled('already_settled');
     deps.logger.info({ ...log, reason }, 'card payment canceled; order failed');
-    void notifyPaymentFailed(deps, failed.account_id, order.id, reason);
+    void notifyPaymentFailed(deps, { accountId: failed.account_id, orderId: order.id, title: order.title, reason });
     return handled('failed');
   }
   return handled('not_settled');

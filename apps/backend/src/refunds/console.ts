@@ -16,19 +16,42 @@ export interface ConsoleRefund {
   currency: string;
 }
 
-/** The stable provider idempotence key of an order's console refund: pressing again gets the same refund. */
-export function refundKey(orderId: string): string {
-  return `refund-${orderId}`;
+/**
+ * The provider idempotence key of an order's console refund attempt: stable within an attempt, so
+ * pressing again while a refund is pending gets the same refund. Attempt 0 keeps the original
+ * `refund-<order id>` so refunds already in flight before attempts existed keep their key.
+ */
+export function refundKey(orderId: string, attempt: number): string {
+  return attempt === 0 ? `refund-${orderId}` : `refund-${orderId}-${attempt}`;
 }
 
 /**
- * Console refund of a paid card order, provider first: the full amount is refunded with a stable
- * idempotence key, and the refund is recorded (reversal + one ledger row) only when the provider
- * reports it succeeded (a pending answer is re-read once, since a replayed key returns the first
- * answer). Pending or canceled records nothing (pending: press again, which reuses the key and
- * returns the same refund). A refund already recorded (e.g. its notification arrived
- * first) answers succeeded without a provider call. A failed provider call records nothing and
- * answers provider_unavailable. Stars orders go back through the bot (refundStarsOrder).
+ * Moves the order to its next refund attempt after the provider canceled the refund of `attempt`.
+ * Conditional on the attempt still being current, so of two presses that both saw the canceled
+ * refund only one moves it on (the other finds the attempt already moved and changes nothing).
+ */
+async function nextRefundAttempt(deps: PaymentDeps, orderId: string, attempt: number): Promise<boolean> {
+  const moved = await deps.db
+    .updateTable('orders')
+    .set({ refund_attempt: attempt + 1 })
+    .where('id', '=', orderId)
+    .where('refund_attempt', '=', attempt)
+    .where('refund_id', 'is', null)
+    .executeTakeFirst();
+  return moved.numUpdatedRows > 0n;
+}
+
+/**
+ * Console refund of a paid card order, provider first: the full amount is refunded with the
+ * idempotence key of the order's current refund attempt, and the refund is recorded (reversal + one
+ * ledger row) only when the provider reports it succeeded (a pending answer is re-read once, since
+ * a replayed key returns the first answer). Pending or canceled records nothing. Pending: press
+ * again, which reuses the key and returns the same refund. Canceled: the order moves to its next
+ * attempt, so pressing again starts a new refund under a new key (never more than one refund is
+ * live, since a new attempt starts only after the previous refund was canceled). A refund already
+ * recorded (e.g. its notification arrived first) answers succeeded without a provider call. A
+ * failed provider call records nothing and answers provider_unavailable. Stars orders go back
+ * through the bot (refundStarsOrder).
  */
 export async function refundOrder(deps: PaymentDeps, orderId: string | null): Promise<ConsoleRefund> {
   if (!isOrderId(orderId)) throw paymentError('invalid_order_id', 'order_id must be a uuid');
@@ -56,7 +79,7 @@ export async function refundOrder(deps: PaymentDeps, orderId: string | null): Pr
           ? { receipt: { email: account.email, vatCode: card.vatCode, items: [{ description: order.title, amountMinor: order.amount, currency: order.currency }] } }
           : {}),
       },
-      refundKey(order.id),
+      refundKey(order.id, order.refund_attempt),
     );
     // A replayed key returns the first answer; re-read a pending refund for its current status.
     if (refund.status === 'pending') refund = await card.provider.getRefund(shop, refund.id);
@@ -65,6 +88,11 @@ export async function refundOrder(deps: PaymentDeps, orderId: string | null): Pr
     deps.logger.warn({ orderId, failure: err.failure, status: err.status, detail: err.detail }, 'console refund: provider call failed; nothing recorded');
     if (err.failure === 'unavailable') throw paymentError('provider_unavailable', 'the payment provider did not answer; nothing was recorded, try again');
     throw paymentError('refund_rejected', 'the payment provider refused this refund; nothing was recorded');
+  }
+  if (refund.status === 'canceled') {
+    const moved = await nextRefundAttempt(deps, order.id, order.refund_attempt);
+    deps.logger.warn({ orderId, refundId: refund.id, attempt: order.refund_attempt, moved }, 'console refund canceled by the provider; nothing recorded, pressing again starts a new refund');
+    return answer('canceled', refund.id);
   }
   if (refund.status !== 'succeeded') {
     deps.logger.info({ orderId, refundId: refund.id, status: refund.status }, 'console refund not succeeded yet; nothing recorded');

@@ -8,6 +8,7 @@ import * as m0030 from './0030_games_social.js';
 import * as m0040 from './0040_ledger_daily_totals.js';
 import * as m0050 from './0050_drop_redundant_ledger_index.js';
 import * as m0060 from './0060_stars_holds_refunds.js';
+import * as m0063 from './0063_refund_attempts.js';
 
 /**
  * Every migration, in order. Names sort lexically; a new migration appends a new entry and never
@@ -23,4 +24,5 @@ export const migrations: Record<string, Migration> = {
   '0040_ledger_daily_totals': m0040,
   '0050_drop_redundant_ledger_index': m0050,
   '0060_stars_holds_refunds': m0060,
+  '0063_refund_attempts': m0063,
 };
