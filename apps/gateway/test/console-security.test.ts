@@ -197,4 +197,21 @@ describe('console access control, CSRF and return paths', () => {
     expect((await call(url('/_gm/unmatched?status=bogus'), { cookie: sessions['viewer'] ?? '' })).status).toBe(400);
     expect((await call(url('/_gm/unmatched?before=-1'), { cookie: sessions['viewer'] ?? '' })).status).toBe(400);
   });
+
+  it('offers to start a new refund after the provider canceled one, and the new one is recorded once', async () => {
+    const product = (await stack.db.query<{ id: string }>(`insert into catalog_products (title) values ('Retry pack') returning id`)).rows[0]?.id ?? '';
+    const order = await paidCardOrder(stack, account, product, 4_900n, 10n, new Date());
+    const cookie = sessions['refunder'] ?? '';
+    const form = { order, return: '/_gm/ledger', _csrf: csrf(cookie) };
+    stack.provider.control.setRefundOutcome('canceled', { times: 1 });
+    const canceled = await call(url('/_gm/ledger/refund'), { method: 'POST', cookie, form });
+    expect(canceled.status).toBe(409);
+    expect(canceled.text).toContain('data-outcome="canceled"');
+    expect(canceled.text).toMatch(/<form[^>]*action="\/_gm\/ledger\/refund"[\s\S]*Start a new refund/);
+    const again = await call(url('/_gm/ledger/refund'), { method: 'POST', cookie, form });
+    expect(again.status).toBe(200);
+    expect(again.text).toContain('data-outcome="succeeded"');
+    const rows = await stack.db.query(`select 1 from ledger_operations where order_id = $1 and kind = 'refund'`, [order]);
+    expect(rows.rowCount).toBe(1);
+  });
 });

@@ -50,7 +50,8 @@ ${confirmForm(operator, input.orderId, input.back, 'Refund in full')}
 
 /**
  * POST /_gm/ledger/refund (refunder, CSRF): runs the backend refund and shows its outcome —
- * succeeded (recorded), pending (nothing recorded; press again, same idempotence key) or failed —
+ * succeeded (recorded), pending (nothing recorded; press again, same idempotence key), canceled
+ * (nothing recorded; pressing again starts a new refund under a new key) or failed —
  * with a link back to the same filtered ledger view.
  */
 export function refundAction(client: ConsoleClient) {
@@ -85,7 +86,16 @@ ${confirmForm(operator, input.orderId, input.back, 'Press again')}${back}`,
           ),
         );
       } else {
-        send(res, 409, page('Refund failed', html`<p class="error" id="outcome" data-outcome="failed">The provider refused refund <code>${r.refundId}</code> (${r.status}). Nothing was recorded.</p>${back}`, operator));
+        send(
+          res,
+          409,
+          page(
+            'Refund canceled',
+            html`<p class="error" id="outcome" data-outcome="canceled">The provider canceled refund <code>${r.refundId}</code>. Nothing was recorded; pressing again starts a new refund.</p>
+${confirmForm(operator, input.orderId, input.back, 'Start a new refund')}${back}`,
+            operator,
+          ),
+        );
       }
     } catch (err: unknown) {
       const f = failureOf(err);
