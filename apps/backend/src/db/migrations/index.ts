@@ -7,6 +7,7 @@ import * as m0020 from './0020_operators.js';
 import * as m0030 from './0030_games_social.js';
 import * as m0040 from './0040_ledger_daily_totals.js';
 import * as m0050 from './0050_drop_redundant_ledger_index.js';
+import * as m0062 from './0062_wallet_debt.js';
 
 /**
  * Every migration, in order. Names sort lexically; a new migration appends a new entry and never
@@ -21,4 +22,5 @@ export const migrations: Record<string, Migration> = {
   '0030_games_social': m0030,
   '0040_ledger_daily_totals': m0040,
   '0050_drop_redundant_ledger_index': m0050,
+  '0062_wallet_debt': m0062,
 };
