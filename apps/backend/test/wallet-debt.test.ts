@@ -4,7 +4,7 @@ import { createLogger } from '@wordgame/logging';
 import { upsertProduct } from '../src/catalog/repository.js';
 import type { Database } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
-import { down as debtDown, up as debtUp } from '../src/db/migrations/0062_wallet_debt.js';
+import { migrations } from '../src/db/migrations/index.js';
 import { parsePlatformHeader, type Segment } from '../src/gate/context.js';
 import { useHint } from '../src/game/hint.js';
 import { auditLedger } from '../src/ledger/audit.js';
@@ -221,6 +221,8 @@ describe('wallet debt after a full refund (PostgreSQL)', () => {
 
 describe('migration 0062_wallet_debt', () => {
   it('allows negative balances; its down refuses while a debt exists and restores the checks once debts are settled', async () => {
+    const migration = migrations['0062_wallet_debt'];
+    if (!migration?.down) throw new Error('0062_wallet_debt is not registered with a down');
     const pg = await freshPostgres();
     try {
       await migrateToLatest(pg.db);
@@ -232,12 +234,12 @@ describe('migration 0062_wallet_debt', () => {
       await fullRefund(pg.db, logger, order.id);
       expect(await pg.db.selectFrom('benefits').select('hints').where('account_id', '=', id).executeTakeFirstOrThrow()).toEqual({ hints: -2n });
 
-      await expect(debtDown(pg.db)).rejects.toThrow(/wallet debts exist \(0 segments, 1 hint balances below zero\)/);
+      await expect(migration.down(pg.db)).rejects.toThrow(/wallet debts exist \(0 segments, 1 hint balances below zero\)/);
       await pg.db.updateTable('benefits').set({ hints: 0n }).where('account_id', '=', id).execute();
-      await debtDown(pg.db);
+      await migration.down(pg.db);
       await expect(pg.db.updateTable('benefits').set({ hints: -1n }).where('account_id', '=', id).execute()).rejects.toThrow(/benefits_hints_check/);
       await expect(pg.db.updateTable('wallet_segments').set({ balance: -1n }).where('account_id', '=', id).execute()).rejects.toThrow(/wallet_segments_balance_check/);
-      await debtUp(pg.db);
+      await migration.up(pg.db);
       await pg.db.updateTable('wallet_segments').set({ balance: -1n }).where('account_id', '=', id).execute();
     } finally {
       await pg.close();
