@@ -323,6 +323,26 @@ describe('console service (operators, ledger, refunds, catalog, moderation)', ()
       expect(await failure(find(' '))).toEqual({ code: Code.InvalidArgument, errorCode: 'invalid_query' });
     });
 
+    it('a summary carries the balances per segment, a debt as a negative amount', async () => {
+      const debtor = await newAccount(h.database.db);
+      await h.database.db.updateTable('wallet_segments').set({ balance: -70n }).where('account_id', '=', debtor).where('segment', '=', 'telegram').execute();
+      await h.database.db.insertInto('benefits').values({ account_id: debtor, origin: 'telegram', hints: -2n }).execute();
+      await h.database.db.insertInto('ledger_operations').values({ account_id: debtor, kind: 'refund', segment: 'telegram', chips_delta: -70n, benefit_origin: 'telegram', hints_delta: -2n, note: 'test debt' }).execute();
+      const balances = decodeTable(
+        (await svc.findAccounts({ body: encodeTable((b) => fb.AccountSearch.createAccountSearch(b, b.createString(String(debtor)))) }, asOperator(all))).body,
+        (bb) => fb.AccountList.getRootAsAccountList(bb),
+        (t) => Array.from({ length: t.accounts(0)?.balancesLength() ?? 0 }, (_, i) => {
+          const x = t.accounts(0)?.balances(i);
+          return [x?.segment(), x?.chips(), x?.hints()];
+        }),
+      );
+      expect(balances).toEqual([
+        ['direct', 0n, 0n],
+        ['telegram', -70n, -2n],
+        ['vk', 0n, 0n],
+      ]);
+    });
+
     it('block, unblock, mute and unmute each push the new eligibility to the telegram identity', async () => {
       expect(await act('block')).toEqual({ status: 'suspended', eligible: false, gate: ['777001:deny:delivered'] });
       expect(await act('mute')).toMatchObject({ eligible: false, gate: ['777001:deny:delivered'] });

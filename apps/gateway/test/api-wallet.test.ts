@@ -4,8 +4,8 @@ import { call } from './support/edge.js';
 import { nowSeconds, vkLaunchParams } from './support/launch-data.js';
 
 interface Wallet {
-  segments: { segment: string; balance: string }[];
-  benefits: { origin: string; hints: string; no_ads_until: string | null; no_ads_forever: boolean }[];
+  segments: { segment: string; balance: string; in_debt: boolean }[];
+  benefits: { origin: string; hints: string; no_ads_until: string | null; no_ads_forever: boolean; in_debt: boolean }[];
   spend_order: string[];
   can_spend: boolean;
   frozen: boolean;
@@ -202,6 +202,34 @@ describe('wallet and catalog editor through gateway -> backend -> PostgreSQL', (
       expect(await buy(buyer.token, products['hints'] ?? '', 'order-3')).toMatchObject({ status: 409, body: { error: { code: 'insufficient_chips' } } });
       expect(await ledgerRows()).toBe(rows);
       expect(balanceOf(await wallet(buyer.token), 'telegram')).toBe('10');
+    });
+
+    it('a segment in debt shows a negative balance with in_debt, pays for nothing, and the other segments still pay', async () => {
+      const debtor = await session('debtor@example.test');
+      await grantChips(chain.db, debtor.accountId, 'direct', 100n);
+      await grantChips(chain.db, debtor.accountId, 'telegram', 40n);
+      // What a full refund of a 150-chip, 2-hint direct pack leaves after 250 chips and 2 hints were spent.
+      await chain.db.query(`update wallet_segments set balance = balance - 150 where account_id = $1 and segment = 'direct'`, [debtor.accountId]);
+      await chain.db.query(`insert into benefits (account_id, origin, hints) values ($1, 'direct', -2)`, [debtor.accountId]);
+      await chain.db.query(
+        `insert into ledger_operations (account_id, kind, segment, chips_delta, benefit_origin, hints_delta, note) values ($1, 'refund', 'direct', -150, 'direct', -2, 'test debt')`,
+        [debtor.accountId],
+      );
+      const w = await wallet(debtor.token);
+      expect(w.segments).toEqual([
+        { segment: 'direct', balance: '-50', in_debt: true },
+        { segment: 'telegram', balance: '40', in_debt: false },
+        { segment: 'vk', balance: '0', in_debt: false },
+      ]);
+      expect(w.benefits).toEqual([{ origin: 'direct', hints: '-2', no_ads_until: null, no_ads_forever: false, in_debt: true }]);
+
+      const res = await buy(debtor.token, products['hints'] ?? '');
+      expect(res).toMatchObject({ status: 200, body: { price: '30', draws: [{ segment: 'telegram', amount: '30' }], benefit_origin: 'telegram' } });
+      expect((res.body as Purchase).wallet.segments.slice(0, 2)).toEqual([
+        { segment: 'direct', balance: '-50', in_debt: true },
+        { segment: 'telegram', balance: '10', in_debt: false },
+      ]);
+      expect(await buy(debtor.token, products['hints'] ?? '')).toMatchObject({ status: 409, body: { error: { code: 'insufficient_chips' } } });
     });
 
     it('an unknown product is 404 unknown_product', async () => {

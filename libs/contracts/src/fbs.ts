@@ -63,6 +63,7 @@ export { ConsoleRefundResult } from './gen/fbs/backend/fb/console-refund-result.
 export { ConsoleProductQuery } from './gen/fbs/backend/fb/console-product-query.js';
 export { AccountSearch } from './gen/fbs/backend/fb/account-search.js';
 export { PlatformIdentity } from './gen/fbs/backend/fb/platform-identity.js';
+export { AccountBalance } from './gen/fbs/backend/fb/account-balance.js';
 export { AccountSummary } from './gen/fbs/backend/fb/account-summary.js';
 export { AccountList } from './gen/fbs/backend/fb/account-list.js';
 export { ModerationAction } from './gen/fbs/backend/fb/moderation-action.js';

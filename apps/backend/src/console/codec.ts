@@ -105,7 +105,11 @@ function writeAccount(b: Builder, a: AccountSummary): number {
     b,
     a.identities.map((i) => fb.PlatformIdentity.createPlatformIdentity(b, b.createString(i.kind), b.createString(i.externalId))),
   );
-  return fb.AccountSummary.createAccountSummary(b, a.id, name, email, status, unixSeconds(a.suspendedUntil), a.chatMuted, a.chatEligible, identities, unixSeconds(a.createdAt));
+  const balances = fb.AccountSummary.createBalancesVector(
+    b,
+    a.balances.map((x) => fb.AccountBalance.createAccountBalance(b, b.createString(x.segment), x.chips, x.hints)),
+  );
+  return fb.AccountSummary.createAccountSummary(b, a.id, name, email, status, unixSeconds(a.suspendedUntil), a.chatMuted, a.chatEligible, identities, unixSeconds(a.createdAt), balances);
 }
 
 export function encodeAccountList(accounts: readonly AccountSummary[]): Uint8Array {

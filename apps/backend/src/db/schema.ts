@@ -59,6 +59,7 @@ export interface SessionsTable {
 export interface WalletSegmentsTable {
   account_id: bigint;
   segment: Segment;
+  /** Chips; below zero is a debt left by a full refund (0062): nothing is drawn from it. */
   balance: ColumnType<bigint, bigint | undefined, bigint>;
 }
 
@@ -67,6 +68,7 @@ export interface BenefitsTable {
   origin: Segment;
   no_ads_until: Date | null;
   no_ads_forever: ColumnType<boolean, boolean | undefined, boolean>;
+  /** Below zero is a debt left by a full refund (0062): no hint is taken from it. */
   hints: ColumnType<bigint, bigint | undefined, bigint>;
 }
 

@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import { isChatEligible } from '../accounts/status.js';
 import type { AccountStatus, DB, PlatformKind } from '../db/schema.js';
+import { SEGMENTS, type Segment } from '../gate/context.js';
 import { consoleError } from '../operators/errors.js';
 
 /** What the console shows of an account. */
@@ -14,6 +15,15 @@ export interface AccountSummary {
   chatEligible: boolean;
   createdAt: Date;
   identities: Array<{ kind: PlatformKind; externalId: string }>;
+  /** Per segment with a wallet or benefit row, in segment order; below zero is a debt (full refund after spending). */
+  balances: AccountBalance[];
+}
+
+/** One segment's chips and its origin's hints, as the console shows them. */
+export interface AccountBalance {
+  segment: Segment;
+  chips: bigint;
+  hints: bigint;
 }
 
 const SEARCH_LIMIT = 20;
@@ -57,6 +67,7 @@ export async function summaries(db: Kysely<DB> | Transaction<DB>, ids: readonly 
     .orderBy('id', 'desc')
     .execute();
   const identities = await db.selectFrom('platform_identities').select(['account_id', 'kind', 'external_id']).where('account_id', 'in', [...ids]).orderBy('id').execute();
+  const balances = await balancesOf(db, ids);
   return accounts.map((a) => ({
     id: a.id,
     displayName: a.display_name,
@@ -67,7 +78,24 @@ export async function summaries(db: Kysely<DB> | Transaction<DB>, ids: readonly 
     chatEligible: isChatEligible(a, now),
     createdAt: a.created_at,
     identities: identities.filter((i) => i.account_id === a.id).map((i) => ({ kind: i.kind, externalId: i.external_id })),
+    balances: balances.get(a.id) ?? [],
   }));
+}
+
+/** Chips and hints per account and segment (segment order), for segments with a wallet or benefit row. */
+async function balancesOf(db: Kysely<DB> | Transaction<DB>, ids: readonly bigint[]): Promise<Map<bigint, AccountBalance[]>> {
+  const chips = await db.selectFrom('wallet_segments').select(['account_id', 'segment', 'balance']).where('account_id', 'in', [...ids]).execute();
+  const hints = await db.selectFrom('benefits').select(['account_id', 'origin', 'hints']).where('account_id', 'in', [...ids]).execute();
+  const out = new Map<bigint, AccountBalance[]>();
+  for (const id of ids) {
+    const rows = SEGMENTS.flatMap((segment) => {
+      const c = chips.find((r) => r.account_id === id && r.segment === segment);
+      const h = hints.find((r) => r.account_id === id && r.origin === segment);
+      return c || h ? [{ segment, chips: c?.balance ?? 0n, hints: h?.hints ?? 0n }] : [];
+    });
+    out.set(id, rows);
+  }
+  return out;
 }
 
 /** One account's summary; unknown_account when there is none. */

@@ -2,90 +2,41 @@ import { sql, type Transaction } from 'kysely';
 import type { Logger } from '@wordgame/logging';
 import type { DB } from '../db/schema.js';
 import { appendOperations } from '../ledger/repository.js';
-import { orderForUpdate, recordEvent } from '../orders/repository.js';
+import { orderForUpdate, recordEvent, type OrderRow } from '../orders/repository.js';
 
 export type RefundRecord = 'recorded' | 'already_refunded' | 'not_paid';
 
-const min = (a: bigint, b: bigint) => (a < b ? a : b);
+const DAY_SECONDS = 86_400n;
 
 /**
- * Records a provider-confirmed full refund of a paid order exactly once and reverses exactly what
- * the pack funded, in the caller's transaction (order row locked first, then its segment and
- * benefits, the same order crediting uses):
- * - chips: the funded segment is debited by the pack's chips; when the customer already spent some
- *   and the balance is lower, the balance is taken to 0 and the shortfall is written in the ledger
- *   row's note and logged for an operator (a balance never goes negative);
- * - hints: the same, bounded by the hints left;
- * - no-ads days: the term end moves back by the pack's days;
+ * Records a provider-confirmed full refund of a paid order exactly once and revokes exactly what
+ * the pack funded, in the caller's transaction (order row locked first, then its segment, then its
+ * benefits: the order crediting and wallet.buy use):
+ * - chips: the funded segment is debited by the pack's chips in full; when some were already
+ *   spent the balance goes below zero, a debt (nothing is drawn from it; a later credit adds to it);
+ * - hints: the origin's hints drop by the pack's hints in full, below zero when some were used;
+ * - no-ads days: the term end moves back by exactly the pack's days, also when the term has
+ *   already lapsed (no-ads then simply stays off; days are not carried as a debt, a later grant
+ *   runs from its own time as usual);
  * - no-ads forever: revoked, unless another unrefunded grant of the same origin still holds it.
- * One `refund` ledger row carries it (negative deltas, revoked days/forever as positive markers,
- * negative money snapshot); unique (provider, refund_id) and (order_id, kind) make a second record
- * impossible, and the order keeps the refund id.
+ * One `refund` ledger row carries it (the full negative deltas, revoked days/forever as positive
+ * markers, negative money snapshot; its note names a debt it created, which is also logged as a
+ * warning), so the ledger audit stays exact. Unique (provider, refund_id) and (order_id, kind) make
+ * a second record impossible, and the order keeps the refund id.
  */
 export async function recordRefund(trx: Transaction<DB>, logger: Logger, orderId: string, refundId: string, now: Date): Promise<RefundRecord> {
   const order = await orderForUpdate(trx, orderId);
   if (!order || order.state !== 'paid') return 'not_paid';
   if (order.refund_id !== null) return 'already_refunded';
 
-  const segment = await trx
-    .selectFrom('wallet_segments')
-    .select('balance')
-    .where('account_id', '=', order.account_id)
-    .where('segment', '=', order.segment)
-    .forUpdate()
-    .executeTakeFirst();
-  const chipsDebit = min(segment?.balance ?? 0n, order.chips);
-  if (chipsDebit > 0n) {
-    await trx
-      .updateTable('wallet_segments')
-      .set((eb) => ({ balance: eb('balance', '-', chipsDebit) }))
-      .where('account_id', '=', order.account_id)
-      .where('segment', '=', order.segment)
-      .execute();
-  }
-
+  const balance = order.chips > 0n ? await debitChips(trx, order) : null;
   const grantsBenefits = order.hints > 0n || order.no_ads_days > 0n || order.no_ads_forever;
-  let hintsDebit = 0n;
-  let daysRevoked = 0n;
-  if (grantsBenefits) {
-    const benefits = await trx
-      .selectFrom('benefits')
-      .select(['hints', 'no_ads_until', 'no_ads_forever'])
-      .where('account_id', '=', order.account_id)
-      .where('origin', '=', order.segment)
-      .forUpdate()
-      .executeTakeFirst();
-    hintsDebit = min(benefits?.hints ?? 0n, order.hints);
-    daysRevoked = benefits?.no_ads_until ? order.no_ads_days : 0n;
-    let keepForever = benefits?.no_ads_forever ?? false;
-    if (order.no_ads_forever) {
-      const counts = await trx
-        .selectFrom('ledger_operations')
-        .select([
-          sql<bigint>`count(*) filter (where kind <> 'refund')`.as('grants'),
-          sql<bigint>`count(*) filter (where kind = 'refund')`.as('revokes'),
-        ])
-        .where('account_id', '=', order.account_id)
-        .where('benefit_origin', '=', order.segment)
-        .where('no_ads_forever', '=', true)
-        .executeTakeFirstOrThrow();
-      keepForever = BigInt(counts.grants) - BigInt(counts.revokes) - 1n > 0n;
-    }
-    await trx
-      .updateTable('benefits')
-      .set({
-        hints: sql<bigint>`hints - ${hintsDebit}::bigint`,
-        no_ads_until: sql<Date | null>`no_ads_until - ${daysRevoked * 86_400n}::bigint * interval '1 second'`,
-        no_ads_forever: keepForever,
-      })
-      .where('account_id', '=', order.account_id)
-      .where('origin', '=', order.segment)
-      .execute();
-  }
+  const benefits = grantsBenefits ? await revokeBenefits(trx, order) : null;
 
-  const shortfall = order.chips - chipsDebit;
-  const hintShortfall = order.hints - hintsDebit;
-  const note = shortfall > 0n || hintShortfall > 0n ? `refund shortfall: ${shortfall} chips, ${hintShortfall} hints already spent` : '';
+  const debts = [
+    ...(balance !== null && balance < 0n ? [`${order.segment} chips ${balance}`] : []),
+    ...(benefits !== null && benefits.hints < 0n && order.hints > 0n ? [`${order.segment} hints ${benefits.hints}`] : []),
+  ];
   await appendOperations(trx, [
     {
       account_id: order.account_id,
@@ -96,19 +47,80 @@ export async function recordRefund(trx: Transaction<DB>, logger: Logger, orderId
       refund_id: refundId,
       product_id: order.product_id,
       order_id: order.id,
-      chips_delta: -chipsDebit,
+      chips_delta: -order.chips,
       money_minor: -order.amount,
       currency: order.currency,
       created_at: now,
-      note,
-      ...(grantsBenefits
-        ? { benefit_origin: order.segment, hints_delta: -hintsDebit, no_ads_days: daysRevoked, no_ads_forever: order.no_ads_forever }
+      note: debts.length > 0 ? `refund left a debt: ${debts.join(', ')}` : '',
+      ...(benefits !== null
+        ? { benefit_origin: order.segment, hints_delta: -order.hints, no_ads_days: benefits.daysRevoked, no_ads_forever: order.no_ads_forever }
         : {}),
     },
   ]);
   await trx.updateTable('orders').set({ refund_id: refundId, refunded_at: now }).where('id', '=', order.id).execute();
   await recordEvent(trx, order.id, 'refunded', refundId);
-  if (note !== '') logger.warn({ orderId: order.id, refundId, shortfall: String(shortfall), hintShortfall: String(hintShortfall) }, 'refund reversed less than the pack funded (already spent)');
-  logger.info({ orderId: order.id, refundId, chips: String(chipsDebit) }, 'refund recorded');
+  if (debts.length > 0) {
+    logger.warn(
+      { accountId: String(order.account_id), orderId: order.id, refundId, segment: order.segment, balance: balance === null ? undefined : String(balance), hints: benefits === null ? undefined : String(benefits.hints) },
+      'refund left the wallet in debt (already spent)',
+    );
+  }
+  logger.info({ orderId: order.id, refundId, chips: String(order.chips), hints: String(order.hints) }, 'refund recorded');
   return 'recorded';
+}
+
+/** Takes the pack's chips from its segment in full (the row is locked by the write); answers the new balance. */
+async function debitChips(trx: Transaction<DB>, order: OrderRow): Promise<bigint> {
+  const row = await trx
+    .insertInto('wallet_segments')
+    .values({ account_id: order.account_id, segment: order.segment, balance: -order.chips })
+    .onConflict((oc) => oc.columns(['account_id', 'segment']).doUpdateSet({ balance: sql<bigint>`wallet_segments.balance - ${order.chips}::bigint` }))
+    .returning('balance')
+    .executeTakeFirstOrThrow();
+  return row.balance;
+}
+
+/**
+ * Revokes the pack's benefits from its origin (row locked before the forever count is read, so a
+ * concurrent grant cannot slip between them): hints in full, the term end back by the pack's days
+ * (0 revoked when there is no term), forever unless another unrefunded grant holds it.
+ */
+async function revokeBenefits(trx: Transaction<DB>, order: OrderRow): Promise<{ hints: bigint; daysRevoked: bigint }> {
+  const held = await trx
+    .selectFrom('benefits')
+    .select(['no_ads_until'])
+    .where('account_id', '=', order.account_id)
+    .where('origin', '=', order.segment)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!held) {
+    const row = await trx.insertInto('benefits').values({ account_id: order.account_id, origin: order.segment, hints: -order.hints }).returning('hints').executeTakeFirstOrThrow();
+    return { hints: row.hints, daysRevoked: 0n };
+  }
+  const daysRevoked = held.no_ads_until !== null ? order.no_ads_days : 0n;
+  const keepForever = order.no_ads_forever ? await foreverStillGranted(trx, order) : undefined;
+  const row = await trx
+    .updateTable('benefits')
+    .set({
+      hints: sql<bigint>`hints - ${order.hints}::bigint`,
+      no_ads_until: sql<Date | null>`no_ads_until - ${daysRevoked * DAY_SECONDS}::bigint * interval '1 second'`,
+      ...(keepForever !== undefined ? { no_ads_forever: keepForever } : {}),
+    })
+    .where('account_id', '=', order.account_id)
+    .where('origin', '=', order.segment)
+    .returning('hints')
+    .executeTakeFirstOrThrow();
+  return { hints: row.hints, daysRevoked };
+}
+
+/** True when, without this order's grant, another unrefunded no-ads-forever grant of the origin remains. */
+async function foreverStillGranted(trx: Transaction<DB>, order: OrderRow): Promise<boolean> {
+  const counts = await trx
+    .selectFrom('ledger_operations')
+    .select([sql<bigint>`count(*) filter (where kind <> 'refund')`.as('grants'), sql<bigint>`count(*) filter (where kind = 'refund')`.as('revokes')])
+    .where('account_id', '=', order.account_id)
+    .where('benefit_origin', '=', order.segment)
+    .where('no_ads_forever', '=', true)
+    .executeTakeFirstOrThrow();
+  return BigInt(counts.grants) - BigInt(counts.revokes) - 1n > 0n;
 }

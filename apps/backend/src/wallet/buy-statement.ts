@@ -4,6 +4,9 @@
  * $5 the visible segments (text[]), $6 the view flags of the context (jsonb: spendOrder, canSpend,
  * frozen, trusted), $7 now (timestamptz).
  *
+ * A segment in debt (balance below zero, left by a full refund) is spendable as 0: nothing is
+ * drawn from it and its debt does not reduce what the other segments can pay.
+ *
  * Order of work, forced by data dependencies between the CTEs: the account's segment rows are
  * locked (FOR UPDATE, segment order), then its benefit rows (origin order, the same order every
  * other writer uses), then the outcome is decided, then (only when it is `ok`) the key is claimed
@@ -47,13 +50,17 @@ product AS (
   WHERE p.id = $2::bigint AND p.active
   GROUP BY p.id, pr.amount
 ),
-draws AS (
-  SELECT o.segment, o.ord,
-         least(coalesce(s.balance, 0), greatest(pr.price - coalesce(sum(coalesce(s.balance, 0)) OVER w, 0), 0))::bigint AS amount
+held AS (
+  SELECT o.segment, o.ord, greatest(coalesce(s.balance, 0), 0)::bigint AS spendable
   FROM unnest($4::text[]) WITH ORDINALITY AS o(segment, ord)
   LEFT JOIN seg s ON s.segment = o.segment
+),
+draws AS (
+  SELECT h.segment, h.ord,
+         least(h.spendable, greatest(pr.price - coalesce(sum(h.spendable) OVER w, 0), 0))::bigint AS amount
+  FROM held h
   CROSS JOIN product pr
-  WINDOW w AS (ORDER BY o.ord ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+  WINDOW w AS (ORDER BY h.ord ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
 ),
 drawn AS (SELECT segment, ord, amount FROM draws WHERE amount > 0),
 origin AS (SELECT segment AS origin FROM drawn ORDER BY amount DESC, ord LIMIT 1),

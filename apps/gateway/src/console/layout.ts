@@ -6,7 +6,7 @@ const STYLE = raw(`body{font:14px/1.4 system-ui,sans-serif;margin:0;color:#222}
 header{background:#263238;color:#fff;padding:8px 16px;display:flex;gap:16px;align-items:center}
 header a{color:#fff}header form{margin-left:auto}main{padding:16px}
 table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ccc;padding:3px 6px;text-align:left}
-td.num{text-align:right;font-variant-numeric:tabular-nums}.error{color:#b00020}.notice{background:#e8f5e9;padding:6px}
+td.num{text-align:right;font-variant-numeric:tabular-nums}.error{color:#b00020}.debt{color:#b00020;font-weight:600}.notice{background:#e8f5e9;padding:6px}
 fieldset{margin:8px 0}label{margin-right:12px}`);
 
 /** Headers every console response carries: no caching, no framing, no scripts, no sniffing. */

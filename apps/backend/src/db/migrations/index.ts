@@ -8,6 +8,7 @@ import * as m0030 from './0030_games_social.js';
 import * as m0040 from './0040_ledger_daily_totals.js';
 import * as m0050 from './0050_drop_redundant_ledger_index.js';
 import * as m0060 from './0060_stars_holds_refunds.js';
+import * as m0062 from './0062_wallet_debt.js';
 import * as m0063 from './0063_refund_attempts.js';
 
 /**
@@ -24,5 +25,6 @@ export const migrations: Record<string, Migration> = {
   '0040_ledger_daily_totals': m0040,
   '0050_drop_redundant_ledger_index': m0050,
   '0060_stars_holds_refunds': m0060,
+  '0062_wallet_debt': m0062,
   '0063_refund_attempts': m0063,
 };

@@ -2,10 +2,14 @@ import { decodeTable, fb } from '@wordgame/contracts';
 import { isoFromUnix, readStrings } from '../fbs-read.js';
 import { readAtoms, readPrices, type AtomJson, type PriceJson } from '../products.js';
 
-/** The wallet as JSON (amounts are bigints, sent as decimal strings). */
+/**
+ * The wallet as JSON (amounts are bigints, sent as decimal strings). A balance or hint count below
+ * zero is a debt left by a full refund of a pack already spent; `in_debt` says so explicitly, and
+ * nothing is spent from it until credits bring it back above zero.
+ */
 export interface WalletJson {
-  segments: { segment: string; balance: bigint }[];
-  benefits: { origin: string; no_ads_until: string | null; no_ads_forever: boolean; hints: bigint }[];
+  segments: { segment: string; balance: bigint; in_debt: boolean }[];
+  benefits: { origin: string; no_ads_until: string | null; no_ads_forever: boolean; hints: bigint; in_debt: boolean }[];
   spend_order: string[];
   can_spend: boolean;
   frozen: boolean;
@@ -36,12 +40,12 @@ function walletOf(t: InstanceType<typeof fb.WalletView>): WalletJson {
   const segments: WalletJson['segments'] = [];
   for (let i = 0; i < t.segmentsLength(); i++) {
     const s = t.segments(i);
-    if (s) segments.push({ segment: s.segment() ?? '', balance: s.balance() });
+    if (s) segments.push({ segment: s.segment() ?? '', balance: s.balance(), in_debt: s.balance() < 0n });
   }
   const benefits: WalletJson['benefits'] = [];
   for (let i = 0; i < t.benefitsLength(); i++) {
     const x = t.benefits(i);
-    if (x) benefits.push({ origin: x.origin() ?? '', no_ads_until: isoFromUnix(x.noAdsUntilUnix()), no_ads_forever: x.noAdsForever(), hints: x.hints() });
+    if (x) benefits.push({ origin: x.origin() ?? '', no_ads_until: isoFromUnix(x.noAdsUntilUnix()), no_ads_forever: x.noAdsForever(), hints: x.hints(), in_debt: x.hints() < 0n });
   }
   return {
     segments,

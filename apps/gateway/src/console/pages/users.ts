@@ -14,6 +14,14 @@ interface Account {
   chatMuted: boolean;
   chatEligible: boolean;
   identities: string[];
+  balances: Balance[];
+}
+
+/** One wallet segment: chips and its origin's hints; below zero is a debt left by a full refund. */
+interface Balance {
+  segment: string;
+  chips: bigint;
+  hints: bigint;
 }
 
 function readAccount(a: InstanceType<typeof fb.AccountSummary> | null): Account {
@@ -26,7 +34,32 @@ function readAccount(a: InstanceType<typeof fb.AccountSummary> | null): Account 
     chatMuted: a?.chatMuted() ?? false,
     chatEligible: a?.chatEligible() ?? false,
     identities: Array.from({ length: a?.identitiesLength() ?? 0 }, (_, i) => `${a?.identities(i)?.kind() ?? ''}:${a?.identities(i)?.externalId() ?? ''}`),
+    balances: Array.from({ length: a?.balancesLength() ?? 0 }, (_, i) => {
+      const b = a?.balances(i);
+      return { segment: b?.segment() ?? '', chips: b?.chips() ?? 0n, hints: b?.hints() ?? 0n };
+    }),
   };
+}
+
+/** "direct: -700 chips, -3 hints" per segment in debt; empty when none is. */
+function debtText(a: Account): string {
+  return a.balances
+    .filter((b) => b.chips < 0n || b.hints < 0n)
+    .map((b) => `${b.segment}: ${[b.chips < 0n ? `${b.chips} chips` : '', b.hints < 0n ? `${b.hints} hints` : ''].filter((x) => x !== '').join(', ')}`)
+    .join('; ');
+}
+
+function debtCell(a: Account, id = ''): SafeHtml {
+  const text = debtText(a);
+  return html`<td${id === '' ? '' : html` id="${id}"`}${text === '' ? '' : html` class="debt"`}>${text || 'none'}</td>`;
+}
+
+const amountCell = (value: bigint) => (value < 0n ? html`<td class="debt">${value} (debt)</td>` : html`<td>${value}</td>`);
+
+function walletTable(a: Account): SafeHtml {
+  if (a.balances.length === 0) return html`<p id="wallet-empty">No wallet yet.</p>`;
+  return html`<table id="wallet"><tr><th>Segment</th><th>Chips</th><th>Hints</th></tr>
+${a.balances.map((b) => html`<tr data-segment="${b.segment}"${b.chips < 0n || b.hints < 0n ? html` class="in-debt"` : ''}><td>${b.segment}</td>${amountCell(b.chips)}${amountCell(b.hints)}</tr>`)}</table>`;
 }
 
 async function find(client: ConsoleClient, operator: ConsoleOperator, query: string): Promise<Account[]> {
@@ -59,8 +92,8 @@ export function usersSearch(client: ConsoleClient) {
         results =
           accounts.length === 0
             ? html`<p id="none">No account matches.</p>`
-            : html`<table id="accounts"><tr><th>Id</th><th>Name</th><th>E-mail</th><th>Status</th><th>Chat</th><th>Identities</th></tr>
-${accounts.map((a) => html`<tr><td><a href="/_gm/users/${a.id.toString()}">${a.id}</a></td><td>${a.displayName}</td><td>${a.email}</td><td>${statusText(a)}</td><td>${a.chatEligible ? 'may write' : 'cannot write'}</td><td>${a.identities.join(', ')}</td></tr>`)}</table>`;
+            : html`<table id="accounts"><tr><th>Id</th><th>Name</th><th>E-mail</th><th>Status</th><th>Chat</th><th>Identities</th><th>Debt</th></tr>
+${accounts.map((a) => html`<tr><td><a href="/_gm/users/${a.id.toString()}">${a.id}</a></td><td>${a.displayName}</td><td>${a.email}</td><td>${statusText(a)}</td><td>${a.chatEligible ? 'may write' : 'cannot write'}</td><td>${a.identities.join(', ')}</td>${debtCell(a)}</tr>`)}</table>`;
       } catch (err: unknown) {
         const f = failureOf(err);
         if (f.errorCode !== 'invalid_query') throw err;
@@ -79,7 +112,11 @@ function detail(operator: ConsoleOperator, a: Account, notice: SafeHtml | string
     html`${notice}${searchForm('')}
 <table id="account"><tr><th>Name</th><td>${a.displayName}</td></tr><tr><th>E-mail</th><td>${a.email}</td></tr>
 <tr><th>Status</th><td id="status">${statusText(a)}</td></tr><tr><th>Chat muted</th><td id="muted">${a.chatMuted ? 'yes' : 'no'}</td></tr>
-<tr><th>Chat</th><td id="eligible">${a.chatEligible ? 'may write' : 'cannot write'}</td></tr><tr><th>Identities</th><td>${a.identities.join(', ')}</td></tr></table>
+<tr><th>Chat</th><td id="eligible">${a.chatEligible ? 'may write' : 'cannot write'}</td></tr><tr><th>Identities</th><td>${a.identities.join(', ')}</td></tr>
+<tr><th>Debt</th>${debtCell(a, 'debt')}</tr></table>
+<h2>Wallet</h2>
+<p>A negative amount is a debt: a full refund revoked chips or hints already spent. Nothing is spent from it; credits pay it off.</p>
+${walletTable(a)}
 <h2>Moderation</h2>
 ${action('block', 'Block')}${action('temp_block', 'Block until', html`<label>End (UTC) <input type="datetime-local" name="until" required></label> `)}${action('unblock', 'Unblock')}
 ${action('mute', 'Mute in chat')}${action('unmute', 'Unmute in chat')}`,

@@ -2,11 +2,13 @@
 
 import * as flatbuffers from 'flatbuffers';
 
+import { AccountBalance } from '../../backend/fb/account-balance.js';
 import { PlatformIdentity } from '../../backend/fb/platform-identity.js';
 
 
 /**
  * status: "active" | "suspended" | "deleted"; suspended_until_unix 0 = no end (or not suspended).
+ * balances: per segment ("direct", "telegram", "vk" order) that has a wallet or benefit row.
  */
 export class AccountSummary {
   bb: flatbuffers.ByteBuffer|null = null;
@@ -82,8 +84,18 @@ createdAtUnix():bigint {
   return offset ? this.bb!.readInt64(this.bb_pos + offset) : BigInt('0');
 }
 
+balances(index: number, obj?:AccountBalance):AccountBalance|null {
+  const offset = this.bb!.__offset(this.bb_pos, 22);
+  return offset ? (obj || new AccountBalance()).__init(this.bb!.__indirect(this.bb!.__vector(this.bb_pos + offset) + index * 4), this.bb!) : null;
+}
+
+balancesLength():number {
+  const offset = this.bb!.__offset(this.bb_pos, 22);
+  return offset ? this.bb!.__vector_len(this.bb_pos + offset) : 0;
+}
+
 static startAccountSummary(builder:flatbuffers.Builder) {
-  builder.startObject(9);
+  builder.startObject(10);
 }
 
 static addAccountId(builder:flatbuffers.Builder, accountId:bigint) {
@@ -134,12 +146,28 @@ static addCreatedAtUnix(builder:flatbuffers.Builder, createdAtUnix:bigint) {
   builder.addFieldInt64(8, createdAtUnix, BigInt('0'));
 }
 
+static addBalances(builder:flatbuffers.Builder, balancesOffset:flatbuffers.Offset) {
+  builder.addFieldOffset(9, balancesOffset, 0);
+}
+
+static createBalancesVector(builder:flatbuffers.Builder, data:flatbuffers.Offset[]):flatbuffers.Offset {
+  builder.startVector(4, data.length, 4);
+  for (let i = data.length - 1; i >= 0; i--) {
+    builder.addOffset(data[i]!);
+  }
+  return builder.endVector();
+}
+
+static startBalancesVector(builder:flatbuffers.Builder, numElems:number) {
+  builder.startVector(4, numElems, 4);
+}
+
 static endAccountSummary(builder:flatbuffers.Builder):flatbuffers.Offset {
   const offset = builder.endObject();
   return offset;
 }
 
-static createAccountSummary(builder:flatbuffers.Builder, accountId:bigint, displayNameOffset:flatbuffers.Offset, emailOffset:flatbuffers.Offset, statusOffset:flatbuffers.Offset, suspendedUntilUnix:bigint, chatMuted:boolean, chatEligible:boolean, identitiesOffset:flatbuffers.Offset, createdAtUnix:bigint):flatbuffers.Offset {
+static createAccountSummary(builder:flatbuffers.Builder, accountId:bigint, displayNameOffset:flatbuffers.Offset, emailOffset:flatbuffers.Offset, statusOffset:flatbuffers.Offset, suspendedUntilUnix:bigint, chatMuted:boolean, chatEligible:boolean, identitiesOffset:flatbuffers.Offset, createdAtUnix:bigint, balancesOffset:flatbuffers.Offset):flatbuffers.Offset {
   AccountSummary.startAccountSummary(builder);
   AccountSummary.addAccountId(builder, accountId);
   AccountSummary.addDisplayName(builder, displayNameOffset);
@@ -150,6 +178,7 @@ static createAccountSummary(builder:flatbuffers.Builder, accountId:bigint, displ
   AccountSummary.addChatEligible(builder, chatEligible);
   AccountSummary.addIdentities(builder, identitiesOffset);
   AccountSummary.addCreatedAtUnix(builder, createdAtUnix);
+  AccountSummary.addBalances(builder, balancesOffset);
   return AccountSummary.endAccountSummary(builder);
 }
 }
