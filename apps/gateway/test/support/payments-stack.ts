@@ -92,6 +92,8 @@ export interface PaymentsStackOptions {
   autoNotify?: boolean;
   /** Backend REAPER_INTERVAL_MS (default 0 = off). */
   reaperIntervalMs?: number;
+  /** More backend variables (e.g. PRECHECKOUT_HOLD_MS, STAR_REFUND_INTERVAL_MS). */
+  backendEnv?: Record<string, string>;
 }
 
 /**
@@ -138,6 +140,7 @@ export async function startPaymentsStack(options: PaymentsStackOptions = {}): Pr
     PROVIDER_TIMEOUT_MS: '2000',
     REAPER_INTERVAL_MS: String(options.reaperIntervalMs ?? 0),
     MODERATION_LAPSE_INTERVAL_MS: '0',
+    ...options.backendEnv,
   });
   const gatewayLogs: Record<string, unknown>[] = [];
   const sink = new Writable({
