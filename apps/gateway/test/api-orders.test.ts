@@ -262,13 +262,14 @@ describe('orders, notification intake and operator refunds through gateway -> ba
       expect(await ledgerRows(stack.db, paid.order_id, 'refund')).toBe(0);
     });
 
-    it('refuses bad, unknown, unpaid and stars orders with their codes', async () => {
+    it('refuses bad, unknown and unpaid (card or stars) orders with their codes', async () => {
       const unpaid = await cardOrder(stranger);
       const stars = ((await call(orders, { headers: bearer(tg) })).body as { orders: OrderBody[] }).orders.find((o) => o.rail === 'stars');
       expect(await refund('12345')).toMatchObject({ status: 400, body: { error: { code: 'invalid_order_id' } } });
       expect(await refund(randomUUID())).toMatchObject({ status: 404, body: { error: { code: 'unknown_order' } } });
       expect(await refund(unpaid.order_id)).toMatchObject({ status: 409, body: { error: { code: 'order_not_paid' } } });
-      expect(await refund(stars?.order_id ?? '')).toMatchObject({ status: 409, body: { error: { code: 'refund_not_supported' } } });
+      expect(stars?.state).toBe('pending');
+      expect(await refund(stars?.order_id ?? '')).toMatchObject({ status: 409, body: { error: { code: 'order_not_paid' } } });
     });
 
     it('provider down: 503 provider_unavailable and nothing recorded', async () => {

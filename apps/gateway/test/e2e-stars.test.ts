@@ -161,10 +161,11 @@ describe('e2e: stars purchase through gateway, backend, bot and the platform emu
     const holder = new pg.Client({ connectionString: stack.db.url });
     await holder.connect();
     try {
-      // Hold the order's row lock: ForwardPayment reaches the backend and waits there, so the
+      // Stall ForwardPayment before it touches the order (the credit statement reads
+      // unmatched_payments; pre-checkouts do not): it reaches the backend and waits there, so the
       // charge is in the bot's outbox (stored before forwarding) and not yet credited.
       await holder.query('begin');
-      await holder.query('select id from orders where id = $1 for update', [created.order_id]);
+      await holder.query('lock table unmatched_payments in access exclusive mode');
       const checkout = await pay(created.invoice_link ?? '');
       expect(checkout.status).toBe('approved');
       const chargeId = checkout.telegramPaymentChargeId ?? '';
