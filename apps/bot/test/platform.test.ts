@@ -29,7 +29,7 @@ function client(maxRetryAfterMs = 60_000): { platform: PlatformClient; counters:
   return { platform, counters, stamps: () => clock - 1_700_000_000 };
 }
 
-function totals(counters: HealthCounters): Omit<HealthDeltas, 'lastOkUnix'> {
+function totals(counters: HealthCounters): Pick<HealthDeltas, 'connectFailures' | 'apiErrors' | 'rateLimited'> {
   const { connectFailures, apiErrors, rateLimited } = counters.take();
   return { connectFailures, apiErrors, rateLimited };
 }
