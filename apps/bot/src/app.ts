@@ -116,6 +116,7 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
           platform,
           park,
           timeoutSeconds: config.BOT_POLL_TIMEOUT_S,
+          backoff: new Backoff({ initialMs: config.BOT_POLL_RETRY_INITIAL_MS, maxMs: config.BOT_POLL_RETRY_MAX_MS }),
           logger: logger.child({ part: 'updates' }),
           onUpdate: updateRouter({
             platform,

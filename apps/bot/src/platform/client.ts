@@ -63,7 +63,7 @@ export class PlatformClient {
   /** Calls `method` with JSON params and returns its `result` (checked against `opts.result`), or throws PlatformError. */
   call(method: string, params?: Record<string, unknown>, opts?: CallOptions): Promise<unknown>;
   call<T>(method: string, params: Record<string, unknown>, opts: CallOptions & { result: z.ZodType<T> }): Promise<T>;
-  async call<T>(method: string, params: Record<string, unknown> = {}, opts: CallOptions & { result?: z.ZodType<T> } = {}): Promise<T | unknown> {
+  async call<T>(method: string, params: Record<string, unknown> = {}, opts: CallOptions & { result?: z.ZodType<T> } = {}): Promise<unknown> {
     await this.waitOutPause(opts.signal);
     const { counters } = this.options;
     const timeout = AbortSignal.timeout((this.options.requestTimeoutMs ?? 15_000) + (opts.extraTimeoutMs ?? 0));
