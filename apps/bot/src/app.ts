@@ -10,10 +10,13 @@ import { LinkClient } from './link/client.js';
 import { createLinkTransport, type LinkTransport } from './link/transport.js';
 import { PlatformClient, PlatformError } from './platform/client.js';
 import { HealthCounters } from './platform/health-counters.js';
+import { meResult, type RawUpdate } from './platform/shapes.js';
 import { PaymentForwarder } from './payments/forwarder.js';
 import { PaymentOutbox } from './payments/outbox.js';
 import { answerPreCheckout, type ValidatePreCheckout } from './payments/pre-checkout.js';
 import { outboxPaymentOf } from './payments/successful-payment.js';
+import { openBotDb } from './store/db.js';
+import { DeadLetters } from './store/dead-letters.js';
 import { Backoff } from './support/backoff.js';
 import { TaskSet } from './support/tasks.js';
 import { UpdatePoller } from './updates/poller.js';
@@ -53,7 +56,7 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
     },
     async start() {
       try {
-        const me = await platform.call<{ username?: string; id: number }>('getMe');
+        const me = await platform.call('getMe', {}, { result: meResult });
         identity = me.username ?? String(me.id);
         logger.info({ bot: identity, instance: config.BOT_INSTANCE_ID, ownsUpdates: config.OWNS_UPDATES }, 'platform token accepted');
       } catch (err: unknown) {
@@ -86,10 +89,14 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
           rpc.resolveChatEligibility(create(botlink.ChatEligibilityRequestSchema, { externalId }), { timeoutMs: config.BOTLINK_RPC_TIMEOUT_MS });
         const validate: ValidatePreCheckout = (request) =>
           rpc.validatePreCheckout(create(botlink.PreCheckoutRequestSchema, request), { timeoutMs: config.BOT_PRECHECKOUT_TIMEOUT_MS });
-        const paymentOutbox = PaymentOutbox.open(config.BOT_OUTBOX_PATH);
+        const db = openBotDb(config.BOT_OUTBOX_PATH);
+        const paymentOutbox = new PaymentOutbox(db);
         outbox = paymentOutbox;
+        const deadLetters = new DeadLetters(db, () => counters.deadLetter());
+        const park = (update: RawUpdate, reason: string): void => deadLetters.park('update', String(update.update_id), update, reason);
         const paymentForwarder = new PaymentForwarder({
           outbox: paymentOutbox,
+          deadLetters,
           forward: (payment, signal) =>
             rpc.forwardPayment(
               create(botlink.ForwardPaymentRequestSchema, {
@@ -100,14 +107,16 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
               }),
               { timeoutMs: config.BOTLINK_RPC_TIMEOUT_MS, signal },
             ),
-          backoff: new Backoff({ initialMs: config.BOT_OUTBOX_RETRY_INITIAL_MS, maxMs: config.BOT_OUTBOX_RETRY_MAX_MS }),
+          retry: { initialMs: config.BOT_OUTBOX_RETRY_INITIAL_MS, maxMs: config.BOT_OUTBOX_RETRY_MAX_MS },
           logger: logger.child({ part: 'outbox' }),
         });
         forwarder = paymentForwarder;
         paymentForwarder.start();
         poller = new UpdatePoller({
           platform,
+          park,
           timeoutSeconds: config.BOT_POLL_TIMEOUT_S,
+          backoff: new Backoff({ initialMs: config.BOT_POLL_RETRY_INITIAL_MS, maxMs: config.BOT_POLL_RETRY_MAX_MS }),
           logger: logger.child({ part: 'updates' }),
           onUpdate: updateRouter({
             platform,
@@ -115,6 +124,7 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
             resolveEligibility,
             tasks,
             logger,
+            park,
             onPreCheckout: (query) => answerPreCheckout(platform, validate, query, logger),
             onSuccessfulPayment: (payment, message) => {
               const row = outboxPaymentOf(payment, message);
@@ -134,6 +144,7 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
           bot: identity ?? null,
           linkConnected: link?.connected ?? false,
           platformLastOkUnix: counters.lastOkUnix,
+          updateConflicts: poller?.conflicts ?? 0,
         }));
         logger.info({ url: health.url }, 'bot health probe listening');
       }

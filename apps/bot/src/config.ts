@@ -41,6 +41,10 @@ export const botConfigSchema = z.object({
   OWNS_UPDATES: env.bool(true),
   /** getUpdates long-poll timeout in seconds (the platform answers at the latest after this, keeping liveness fresh). */
   BOT_POLL_TIMEOUT_S: env.int(30, 0, 50),
+  /** First delay after a failed long poll (grows x1.6 with ±20 % jitter per consecutive failure). */
+  BOT_POLL_RETRY_INITIAL_MS: env.int(1_000, 1),
+  /** Upper bound of the long poll's retry delay. */
+  BOT_POLL_RETRY_MAX_MS: env.int(30_000, 1),
   /** The game's announcement channel for send_to_channel; unset = such commands are cleanly not delivered. */
   BOT_GAME_CHANNEL_ID: chatId(),
   /** The moderated discussion supergroup for chat_gate and join eligibility; unset = both are no-ops. */

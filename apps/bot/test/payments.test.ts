@@ -140,7 +140,7 @@ describe('stars payments through the bot', () => {
     await waitFor(() => forwarded.length === 4, 'four attempts');
     await waitFor(() => outboxRows(outboxPath).length === 0, 'row deleted after the response');
     expect(new Set(forwarded.map((f) => f.platformPaymentChargeId)).size).toBe(1);
-    expect(running.lines.filter((l) => l.msg === 'ForwardPayment got no response; retrying')).toHaveLength(3);
+    expect(running.lines.filter((l) => l.msg === 'ForwardPayment got no response; this row retries after its backoff')).toHaveLength(3);
     expect(running.lines.some((l) => l.msg.startsWith('payment forwarded; it matched no creditable order'))).toBe(true);
   });
 
@@ -160,7 +160,7 @@ describe('stars payments through the bot', () => {
     emu.control.injectUpdate({ message });
     await waitFor(() => emu.control.state().bots[0]?.pendingUpdates.length === 0, 'both updates confirmed');
     await waitFor(() => outboxRows(outboxPath)[0]?.attempts === 1, 'the first forwarding attempt failed');
-    expect(outboxRows(outboxPath)).toEqual([{ chargeId: 'stx-dup', orderId: 'order-dup', amount: 42n, platformUserId: BigInt(user.id), attempts: 1 }]);
+    expect(outboxRows(outboxPath)).toEqual([{ chargeId: 'stx-dup', orderId: 'order-dup', amount: 42n, platformUserId: BigInt(user.id), attempts: 1, nextAttemptAt: expect.any(Number) as number }]);
   });
 
   it('forwards a payment after the bot was killed with SIGKILL between storing it and forwarding it', async () => {

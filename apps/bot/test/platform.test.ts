@@ -29,7 +29,7 @@ function client(maxRetryAfterMs = 60_000): { platform: PlatformClient; counters:
   return { platform, counters, stamps: () => clock - 1_700_000_000 };
 }
 
-function totals(counters: HealthCounters): Omit<HealthDeltas, 'lastOkUnix'> {
+function totals(counters: HealthCounters): Pick<HealthDeltas, 'connectFailures' | 'apiErrors' | 'rateLimited'> {
   const { connectFailures, apiErrors, rateLimited } = counters.take();
   return { connectFailures, apiErrors, rateLimited };
 }
@@ -196,8 +196,10 @@ describe('the update long poll', () => {
     expect(rival.status).toBe(200);
     await waitFor(() => lines.some((l) => l.level === 50 && l.msg.startsWith('misconfiguration')), 'the 409 logged at error level');
     const logged = lines.find((l) => l.msg.startsWith('misconfiguration'));
-    expect(logged).toMatchObject({ status: 409 });
-    expect(logged?.msg).toContain('OWNS_UPDATES');
+    expect(logged).toMatchObject({ status: 409, conflicts: 1 });
+    expect(logged?.msg).toContain('set OWNS_UPDATES=false on every bot but one');
+    expect(logged?.msg).toContain('no other process');
+    expect(poller.conflicts).toBe(1);
     const user = emu.control.createUser().user.id;
     emu.control.sendUserMessage({ userId: user, text: 'still there?' });
     await waitFor(() => seen.length === 1, 'polling resumed', 10_000);

@@ -102,6 +102,36 @@ describe('BotLink over mutual TLS', () => {
     await eventually(async () => sample(await gw.metrics(), 'bot_platform_last_ok_unix') === now + 1);
   });
 
+  it('adds the additive Health dead_letters deltas to bot_dead_letters_total', async () => {
+    const b = bot().hello('bot-dl', true);
+    b.health({ deadLetters: 2n });
+    b.health({ connectFailures: 1n });
+    b.health({ deadLetters: 1n });
+    await eventually(async () => sample(await gw.metrics(), 'bot_dead_letters_total') === 3);
+    const text = await gw.metrics();
+    expect(sample(text, 'bot_platform_errors_total{kind="long_poll"}')).toBe(1);
+  });
+
+  it('accepts a second owner of updates from another instance and flags it (metric and owner gauge)', async () => {
+    bot().hello('owner-a', true);
+    bot().hello('watcher', false);
+    await eventually(async () => (await connected()) === 2);
+    let text = await gw.metrics();
+    expect(sample(text, 'botlink_update_owners')).toBe(1);
+    expect(sample(text, 'botlink_duplicate_owners_total')).toBe(0);
+    bot().hello('owner-a', true);
+    await eventually(async () => sample(await gw.metrics(), 'botlink_link_ends_total{reason="replaced"}') === 1);
+    expect(sample(await gw.metrics(), 'botlink_duplicate_owners_total')).toBe(0);
+    const second = bot().hello('owner-b', true);
+    await eventually(async () => (await connected()) === 3);
+    text = await gw.metrics();
+    expect(sample(text, 'botlink_duplicate_owners_total')).toBe(1);
+    expect(sample(text, 'botlink_update_owners')).toBe(2);
+    expect(gw.gateway.hub.snapshot().filter((l) => l.ownsUpdates).map((l) => l.instanceId).sort()).toEqual(['owner-a', 'owner-b']);
+    await second.close();
+    await eventually(async () => sample(await gw.metrics(), 'botlink_update_owners') === 1);
+  });
+
   it('ends every Link cleanly when the gateway stops', async () => {
     const b = bot().hello('bot-stop');
     await eventually(async () => (await connected()) === 1);

@@ -12,12 +12,12 @@ interface RuleFile {
 describe('gateway metrics', () => {
   it('exposes every bot-link series the alerts use, with the label values they select, before any bot connects', async () => {
     const rules = (parse(readFileSync(alertsPath, 'utf8')) as RuleFile).groups.flatMap((g) => g.rules);
-    expect(rules.map((r) => r.alert).sort()).toEqual(['BotDisconnected', 'BotPlatformUnreachable', 'BotRateLimitedSustained']);
+    expect(rules.map((r) => r.alert).sort()).toEqual(['BotDeadLetters', 'BotDisconnected', 'BotDuplicateUpdateOwners', 'BotPlatformUnreachable', 'BotRateLimitedSustained']);
     const gw = await startTestGateway();
     try {
       const text = await gw.metrics();
       for (const { expr } of rules) {
-        for (const [, name, labels] of expr.matchAll(/\b((?:bot_platform|botlink)_[a-z_]+)(?:\{([^}]*)\})?/g)) {
+        for (const [, name, labels] of expr.matchAll(/\b((?:bot|botlink)_[a-z_]+)(?:\{([^}]*)\})?/g)) {
           expect(text).toMatch(new RegExp(`^# TYPE ${name} `, 'm'));
           for (const [, label, value] of (labels ?? '').matchAll(/(\w+)="([^"]*)"/g)) {
             expect(text).toContain(`${name}{${label}="${value}"}`);
@@ -25,6 +25,9 @@ describe('gateway metrics', () => {
         }
       }
       expect(text).toMatch(/^botlink_connected_bots 0$/m);
+      expect(text).toMatch(/^botlink_update_owners 0$/m);
+      expect(text).toMatch(/^bot_dead_letters_total 0$/m);
+      expect(text).toMatch(/^botlink_duplicate_owners_total 0$/m);
       expect(text).not.toMatch(/[{,](instance_id|command_id|peer)="/);
     } finally {
       await gw.stop();

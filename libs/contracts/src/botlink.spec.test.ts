@@ -85,6 +85,7 @@ const SPEC: Record<string, SpecField[]> = {
  * Every entry is listed here on purpose, so nothing is added to botlink.v1 by accident.
  */
 const ADDITIVE: Record<string, SpecField[]> = {
+  Health: [{ name: 'dead_letters', type: 'uint64', number: 5 }],
   Command: [{ name: 'refund_star_payment', type: 'RefundStarPaymentCommand', number: 7, oneof: 'payload' }],
   RefundStarPaymentCommand: [
     { name: 'user_id', type: 'int64', number: 1 },

@@ -49,7 +49,9 @@ const schemas = {
   }),
   fault: z.strictObject({
     method: z.string().min(1).optional(),
-    status: id.min(400).max(599).optional(),
+    status: id.min(200).max(599).optional(),
+    body: z.string().max(1_000_000).optional(),
+    contentType: z.string().min(1).max(200).optional(),
     retryAfter: id.nonnegative().optional(),
     description: z.string().optional(),
     delayMs: id.nonnegative().optional(),

@@ -93,8 +93,35 @@ describe('fault injection', () => {
     expect((await callApi(emu, 'getMe')).status).toBe(200);
     const useless = await controlApi<{ error: string }>(emu, 'POST', '/faults', { method: 'getMe' });
     expect(useless.status).toBe(400);
-    expect(useless.body.error).toMatch(/status, delayMs or drop/);
+    expect(useless.body.error).toMatch(/status, body, delayMs or drop/);
     const typo = await controlApi<{ error: string }>(emu, 'POST', '/faults', { stauts: 500 });
     expect(typo.status).toBe(400);
+  });
+
+  it.each([
+    ['an HTML page', '<html><body>OK</body></html>', 'text/html'],
+    ['an empty object', '{}', undefined],
+    ['an empty body', '', undefined],
+    ['a result of the wrong shape', '{"ok":true,"result":"abc"}', undefined],
+  ])('answers 2xx with %s exactly as given, instead of the method', async (_name, body, contentType) => {
+    emu.control.addFault({ method: 'getMe', body, ...(contentType ? { contentType } : {}) });
+    const res = await rawGetMe();
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe(contentType ?? 'application/json');
+    expect(await res.text()).toBe(body);
+    expect(emu.control.calls('getMe')[0]).toMatchObject({ status: 200, outcome: 'answered', faultId: expect.any(Number) as number });
+    expect((await callApi(emu, 'getMe')).body.ok).toBe(true);
+  });
+
+  it('answers a body fault with the 2xx status given, and refuses a body with an error status', async () => {
+    emu.control.addFault({ method: 'getMe', body: 'accepted', status: 202, contentType: 'text/plain' });
+    const res = await rawGetMe();
+    expect(res.status).toBe(202);
+    expect(await res.text()).toBe('accepted');
+    expect(() => emu.control.addFault({ body: '{}', status: 500 })).toThrow(/status must be 200-299/);
+    expect(() => emu.control.addFault({ status: 200 })).toThrow(/a 2xx needs a body/);
+    const overHttp = await controlApi<{ remaining: number }>(emu, 'POST', '/faults', { method: 'getUpdates', body: '<html></html>', status: 200 });
+    expect(overHttp.status).toBe(200);
+    expect(emu.control.faults()[0]).toMatchObject({ method: 'getUpdates', body: '<html></html>', status: 200 });
   });
 });

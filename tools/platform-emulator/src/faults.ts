@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { ApiError, errorBody } from './errors.js';
-import { sendHtml, sendJson } from './http.js';
+import { sendHtml, sendJson, sendRaw } from './http.js';
 
 /**
  * A fault to inject into the next `times` Bot API calls of `method` (any method when absent).
@@ -8,11 +8,18 @@ import { sendHtml, sendJson } from './http.js';
  * answers instead of the method: 429 as Telegram's flood error with `retry_after` (and a
  * Retry-After header), 5xx as the HTML page a proxy in front of Telegram gives, other codes as a
  * Telegram JSON error with `description` (prefixed with the status text, "Bad Request: ...",
- * unless it already is). A delay alone lets the call proceed normally.
+ * unless it already is). `body` answers 2xx (`status`, default 200) with exactly that text instead of
+ * the method, for a platform or proxy that says "OK" with something that is not a Bot API envelope
+ * (HTML, `{}`, an empty body, a `result` of the wrong shape). A delay alone lets the call proceed
+ * normally.
  */
 export interface FaultSpec {
   method?: string;
   status?: number;
+  /** A raw 2xx answer body (needs `status` 200-299 or none). */
+  body?: string;
+  /** Content type of a `body` answer; default application/json. */
+  contentType?: string;
   retryAfter?: number;
   description?: string;
   delayMs?: number;
@@ -48,13 +55,18 @@ export class FaultTable {
   add(spec: FaultSpec): FaultRecord {
     const times = spec.times ?? 1;
     if (!Number.isInteger(times) || times < 1) throw new RangeError('times must be a positive integer');
-    if (spec.status === undefined && spec.delayMs === undefined && spec.drop !== true) {
-      throw new RangeError('a fault needs status, delayMs or drop');
+    if (spec.status === undefined && spec.delayMs === undefined && spec.drop !== true && spec.body === undefined) {
+      throw new RangeError('a fault needs status, body, delayMs or drop');
     }
-    if (spec.status !== undefined && (!Number.isInteger(spec.status) || spec.status < 400 || spec.status > 599)) {
-      throw new RangeError('status must be an HTTP error status 400-599');
+    if (spec.body !== undefined) {
+      if (spec.status !== undefined && (!Number.isInteger(spec.status) || spec.status < 200 || spec.status > 299)) {
+        throw new RangeError('a body fault answers 2xx: status must be 200-299');
+      }
+    } else if (spec.status !== undefined && (!Number.isInteger(spec.status) || spec.status < 400 || spec.status > 599)) {
+      throw new RangeError('status must be an HTTP error status 400-599 (a 2xx needs a body)');
     }
-    const record: FaultRecord = { ...spec, times, id: ++this.lastId, remaining: times };
+    const base = spec.body === undefined ? spec : { ...spec, status: spec.status ?? 200 };
+    const record: FaultRecord = { ...base, times, id: ++this.lastId, remaining: times };
     this.faults.push(record);
     return record;
   }
@@ -80,6 +92,10 @@ export class FaultTable {
 
 /** Writes the answer of a fault that has a `status`; returns the status and description sent. */
 export function sendFault(res: ServerResponse, fault: FaultRecord & { status: number }): { status: number; description: string } {
+  if (fault.body !== undefined) {
+    sendRaw(res, fault.status, fault.body, fault.contentType ?? 'application/json');
+    return { status: fault.status, description: `raw ${fault.status} body (${Buffer.byteLength(fault.body)} bytes)` };
+  }
   const text = STATUS_TEXT[fault.status] ?? 'Error';
   if (fault.status === 429) {
     const retryAfter = fault.retryAfter ?? 1;

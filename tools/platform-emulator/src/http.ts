@@ -37,3 +37,10 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
     signal.addEventListener('abort', done, { once: true });
   });
 }
+
+/** Writes `body` exactly as given, for faults that answer something other than a Bot API envelope. */
+export function sendRaw(res: ServerResponse, status: number, body: string, contentType: string): void {
+  if (res.headersSent || res.destroyed) return;
+  res.writeHead(status, { 'content-type': contentType, 'content-length': String(Buffer.byteLength(body)) });
+  res.end(body);
+}

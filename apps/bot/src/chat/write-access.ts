@@ -1,4 +1,5 @@
 import { PlatformError, type PlatformClient } from '../platform/client.js';
+import { chatMemberResult, trueResult } from '../platform/shapes.js';
 import { isInChat, type TgChatMember } from '../platform/types.js';
 
 /** Every ChatPermissions flag; all true lifts a restriction (the chat's defaults then apply). */
@@ -30,7 +31,7 @@ export type Standing = 'absent' | 'admin' | 'member';
 export async function standingIn(platform: PlatformClient, chatId: string, userId: number): Promise<Standing> {
   let member: TgChatMember;
   try {
-    member = await platform.call<TgChatMember>('getChatMember', { chat_id: chatId, user_id: userId });
+    member = await platform.call('getChatMember', { chat_id: chatId, user_id: userId }, { result: chatMemberResult });
   } catch (err: unknown) {
     if (err instanceof PlatformError && err.status === 400 && /PARTICIPANT_ID_INVALID|user not found/i.test(err.description)) return 'absent';
     throw err;
@@ -46,7 +47,7 @@ export async function standingIn(platform: PlatformClient, chatId: string, userI
  */
 export async function setWriteAccess(platform: PlatformClient, chatId: string, userId: number, allow: boolean): Promise<void> {
   const permissions = Object.fromEntries(PERMISSION_KEYS.map((key) => [key, allow]));
-  await platform.call<boolean>('restrictChatMember', { chat_id: chatId, user_id: userId, permissions });
+  await platform.call('restrictChatMember', { chat_id: chatId, user_id: userId, permissions }, { result: trueResult });
 }
 
 /** A platform user id from an external_id string, or undefined when it is not one. */

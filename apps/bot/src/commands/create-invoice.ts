@@ -1,6 +1,7 @@
 import type { botlink } from '@wordgame/contracts';
 import type { CommandOutcome } from '../link/client.js';
 import type { PlatformClient } from '../platform/client.js';
+import { linkResult } from '../platform/shapes.js';
 import { callForCommand, delivered, failed, failureOf } from './outcome.js';
 
 /**
@@ -13,14 +14,14 @@ export async function createInvoice(platform: PlatformClient, command: botlink.C
   if (command.amount <= 0n || command.amount > BigInt(Number.MAX_SAFE_INTEGER)) return failed('amount must be a positive whole number of stars');
   if (command.payload === '') return failed('payload (the order id) is empty');
   try {
-    const link = await callForCommand<string>(platform, 'createInvoiceLink', {
+    const link = await callForCommand(platform, 'createInvoiceLink', {
       title: command.title,
       description: command.description,
       payload: command.payload,
       provider_token: '',
       currency: 'XTR',
       prices: [{ label: command.title, amount: Number(command.amount) }],
-    });
+    }, linkResult);
     return delivered(link);
   } catch (err: unknown) {
     return failureOf(err);

@@ -3,6 +3,7 @@ import type { Logger } from '@wordgame/logging';
 import type { CommandOutcome } from '../link/client.js';
 import { PlatformError, type PlatformClient } from '../platform/client.js';
 import { platformUserId } from '../chat/write-access.js';
+import { messageResult } from '../platform/shapes.js';
 import { callForCommand, delivered, failed, failureOf, notDelivered } from './outcome.js';
 import { RenderError, renderNotification } from './templates.js';
 
@@ -30,7 +31,7 @@ async function sendPrivately(platform: PlatformClient, recipient: connector.Plat
   const to = recipientId(recipient);
   if ('problem' in to) return failed(to.problem);
   try {
-    await callForCommand(platform, 'sendMessage', { chat_id: to.id, text });
+    await callForCommand(platform, 'sendMessage', { chat_id: to.id, text }, messageResult);
     return delivered();
   } catch (err: unknown) {
     if (unreachableUser(err)) {
@@ -63,7 +64,7 @@ export async function notify(platform: PlatformClient, request: connector.Notify
 export async function sendToChannel(platform: PlatformClient, channelId: string | undefined, request: connector.SendToGameChannelRequest): Promise<CommandOutcome> {
   if (channelId === undefined) return notDelivered();
   try {
-    await callForCommand(platform, 'sendMessage', { chat_id: channelId, text: request.text });
+    await callForCommand(platform, 'sendMessage', { chat_id: channelId, text: request.text }, messageResult);
     return delivered();
   } catch (err: unknown) {
     return failureOf(err);

@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { PlatformError, type PlatformClient } from '../platform/client.js';
 import type { CommandOutcome } from '../link/client.js';
 
@@ -27,10 +28,10 @@ export function failureOf(err: unknown): CommandOutcome {
  * every call until the bounded Retry-After pause is over, so the retry waits it out. Other
  * failures throw at once.
  */
-export async function callForCommand<T>(platform: PlatformClient, method: string, params: Record<string, unknown>, attempts = 3): Promise<T> {
+export async function callForCommand<T>(platform: PlatformClient, method: string, params: Record<string, unknown>, result: z.ZodType<T>, attempts = 3): Promise<T> {
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await platform.call<T>(method, params);
+      return await platform.call(method, params, { result });
     } catch (err: unknown) {
       if (!(err instanceof PlatformError && err.kind === 'rate_limited') || attempt >= attempts) throw err;
     }

@@ -2,6 +2,7 @@ import type { botlink } from '@wordgame/contracts';
 import type { Logger } from '@wordgame/logging';
 import type { CommandOutcome } from '../link/client.js';
 import { PlatformError, type PlatformClient } from '../platform/client.js';
+import { trueResult } from '../platform/shapes.js';
 import { callForCommand, delivered, failed, failureOf } from './outcome.js';
 
 /**
@@ -45,7 +46,7 @@ export async function refundStarPayment(platform: PlatformClient, command: botli
   const userId = Number(command.userId);
   const chargeId = command.platformPaymentChargeId;
   try {
-    await callForCommand<boolean>(platform, 'refundStarPayment', { user_id: userId, telegram_payment_charge_id: chargeId });
+    await callForCommand(platform, 'refundStarPayment', { user_id: userId, telegram_payment_charge_id: chargeId }, trueResult);
     logger.info({ userId, chargeId }, 'star payment refunded');
     return delivered();
   } catch (err: unknown) {

@@ -1,6 +1,5 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openBotDb } from '../store/db.js';
 
 /** A successful platform payment waiting to be forwarded (ForwardPaymentRequest's fields). */
 export interface OutboxPayment {
@@ -12,9 +11,11 @@ export interface OutboxPayment {
   platformUserId: bigint;
 }
 
-/** A stored payment and how often forwarding it has failed so far. */
+/** A stored payment, how often forwarding it has failed so far, and when it may be tried next. */
 export interface OutboxRow extends OutboxPayment {
   attempts: number;
+  /** Unix milliseconds; 0 for a row never tried. */
+  nextAttemptAt: number;
 }
 
 interface RawRow {
@@ -23,34 +24,25 @@ interface RawRow {
   amount: bigint;
   platform_user_id: bigint;
   attempts: bigint;
+  next_attempt_at: bigint;
 }
 
+const COLUMNS = 'charge_id, order_id, amount, platform_user_id, attempts, next_attempt_at';
+
 /**
- * The durable payment outbox: a SQLite file (WAL, synchronous=FULL) holding successful payments
- * until ForwardPayment got a response. `add()` commits before it returns, which is what lets the
- * update loop confirm the payment's update right after it. The same charge stored twice (an
- * update delivered again) is one row.
+ * The durable payment outbox: a table in the bot's SQLite file holding successful payments until
+ * ForwardPayment got a response (or the gateway refused the row for good, which parks it as a
+ * dead letter). `add()` commits before it returns, which is what lets the update loop confirm the
+ * payment's update right after it. The same charge stored twice (an update delivered again) is
+ * one row. Each row keeps its own `next_attempt_at`, so a row that keeps failing waits on its own
+ * backoff and never holds up the rows behind it.
  */
 export class PaymentOutbox {
-  private constructor(private readonly db: Database.Database) {}
+  constructor(private readonly db: Database.Database) {}
 
-  /** Opens (creating if needed) the outbox file and its table. */
+  /** Opens (creating or migrating if needed) the bot's SQLite file and returns its outbox. */
   static open(path: string): PaymentOutbox {
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    const db = new Database(path);
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = FULL');
-    db.pragma('busy_timeout = 5000');
-    db.defaultSafeIntegers(true);
-    db.exec(`CREATE TABLE IF NOT EXISTS payment_outbox (
-      charge_id TEXT PRIMARY KEY,
-      order_id TEXT NOT NULL,
-      amount INTEGER NOT NULL,
-      platform_user_id INTEGER NOT NULL,
-      attempts INTEGER NOT NULL DEFAULT 0,
-      created_at INTEGER NOT NULL
-    ) STRICT`);
-    return new PaymentOutbox(db);
+    return new PaymentOutbox(openBotDb(path));
   }
 
   /** Stores a payment durably; false when that charge is already waiting. */
@@ -61,17 +53,30 @@ export class PaymentOutbox {
     return result.changes > 0;
   }
 
-  /** Waiting payments, oldest first. */
+  /** Every waiting payment, oldest first. */
   pending(limit = 100): OutboxRow[] {
-    const rows = this.db
-      .prepare('SELECT charge_id, order_id, amount, platform_user_id, attempts FROM payment_outbox ORDER BY created_at, charge_id LIMIT ?')
-      .all(limit) as RawRow[];
-    return rows.map((r) => ({ chargeId: r.charge_id, orderId: r.order_id, amount: r.amount, platformUserId: r.platform_user_id, attempts: Number(r.attempts) }));
+    return this.rows(`SELECT ${COLUMNS} FROM payment_outbox ORDER BY created_at, charge_id LIMIT ?`, limit);
   }
 
-  /** Counts a failed forwarding attempt. */
-  recordFailure(chargeId: string): void {
-    this.db.prepare('UPDATE payment_outbox SET attempts = attempts + 1 WHERE charge_id = ?').run(chargeId);
+  /** Payments whose next attempt is due at `nowMs`, oldest first. */
+  due(nowMs: number, limit = 100): OutboxRow[] {
+    return this.rows(`SELECT ${COLUMNS} FROM payment_outbox WHERE next_attempt_at <= ? ORDER BY created_at, charge_id LIMIT ?`, BigInt(nowMs), limit);
+  }
+
+  /** The earliest next attempt of any waiting payment (unix ms), or undefined when none waits. */
+  nextDueAt(): number | undefined {
+    const row = this.db.prepare('SELECT MIN(next_attempt_at) AS at FROM payment_outbox').get() as { at: bigint | null };
+    return row.at === null ? undefined : Number(row.at);
+  }
+
+  /** Makes every waiting payment due now (a fresh process retries at once what an earlier one left). */
+  makeAllDue(): void {
+    this.db.prepare('UPDATE payment_outbox SET next_attempt_at = 0 WHERE next_attempt_at > 0').run();
+  }
+
+  /** Counts a failed forwarding attempt and sets when the row may be tried again. */
+  recordFailure(chargeId: string, nextAttemptAt: number): void {
+    this.db.prepare('UPDATE payment_outbox SET attempts = attempts + 1, next_attempt_at = ? WHERE charge_id = ?').run(BigInt(nextAttemptAt), chargeId);
   }
 
   /** Forgets a payment once ForwardPayment answered. */
@@ -81,5 +86,17 @@ export class PaymentOutbox {
 
   close(): void {
     this.db.close();
+  }
+
+  private rows(sql: string, ...args: (bigint | number)[]): OutboxRow[] {
+    const rows = this.db.prepare(sql).all(...args) as RawRow[];
+    return rows.map((r) => ({
+      chargeId: r.charge_id,
+      orderId: r.order_id,
+      amount: r.amount,
+      platformUserId: r.platform_user_id,
+      attempts: Number(r.attempts),
+      nextAttemptAt: Number(r.next_attempt_at),
+    }));
   }
 }

@@ -1,5 +1,6 @@
 import type { Logger } from '@wordgame/logging';
 import type { PlatformClient } from '../platform/client.js';
+import { trueResult } from '../platform/shapes.js';
 import type { TgPreCheckoutQuery } from '../platform/types.js';
 
 /** ValidatePreCheckout over the bot-link, with its deadline applied by the caller. */
@@ -28,6 +29,6 @@ export async function answerPreCheckout(platform: PlatformClient, validate: Vali
   }
   const params: Record<string, unknown> = { pre_checkout_query_id: query.id, ok: verdict.ok };
   if (!verdict.ok) params['error_message'] = verdict.reason.trim() || DECLINED_REASON;
-  await platform.call<boolean>('answerPreCheckoutQuery', params);
+  await platform.call('answerPreCheckoutQuery', params, { result: trueResult });
   log.info({ ok: verdict.ok, amount: query.total_amount, currency: query.currency }, 'pre-checkout answered');
 }

@@ -1,10 +1,14 @@
 import type { Logger } from '@wordgame/logging';
+import { z } from 'zod';
 import type { HealthCounters } from './health-counters.js';
 
-/** How a platform-API call ended when it did not succeed. */
-export type PlatformFailureKind = 'transport' | 'server' | 'rate_limited' | 'client';
+/**
+ * How a platform-API call ended when it did not succeed. `malformed`: a 2xx whose body is not a
+ * Bot API envelope `{ok: true, result}` with a result of the shape the method needs.
+ */
+export type PlatformFailureKind = 'transport' | 'server' | 'rate_limited' | 'client' | 'malformed';
 
-/** A failed platform-API call: 4xx (`client`, with the platform's description), 429, 5xx or transport. */
+/** A failed platform-API call: 4xx (`client`, with the platform's description), 429, 5xx, transport or a malformed 2xx. */
 export class PlatformError extends Error {
   override readonly name = 'PlatformError';
   constructor(
@@ -28,7 +32,8 @@ export interface PlatformClientOptions {
   requestTimeoutMs?: number;
 }
 
-interface CallOptions {
+/** Per-call options of PlatformClient.call. */
+export interface CallOptions {
   /** This call is the getUpdates long poll (its failures count as connect_failures). */
   longPoll?: boolean;
   signal?: AbortSignal;
@@ -36,20 +41,29 @@ interface CallOptions {
   extraTimeoutMs?: number;
 }
 
+/** The Bot API's success envelope; a missing `result` is malformed. */
+const okEnvelope = z.object({ ok: z.literal(true), result: z.unknown().refine((r) => r !== undefined, 'result is missing') });
+
 /**
  * The bot's one platform-API client: every call to the chat platform goes through `call()`, which
  * feeds the Health counters (any 2xx stamps liveness; transport error or 5xx counts as a
  * connect_failure on the long poll and as an api_error elsewhere; a 429 counts as rate_limited and
  * pauses every further call for its Retry-After, bounded; other 4xx are ordinary outcomes counted
- * nowhere). The token never appears in logs or errors.
+ * nowhere). A 2xx is accepted only as the envelope `{ok: true, result}` whose result has the shape
+ * the caller asks for: anything else (HTML, `{}`, an empty body, a result of the wrong type) is a
+ * `malformed` failure counted like a transport error (connect_failures on the long poll, api_errors
+ * elsewhere) and does not stamp liveness, because nothing usable came back. The token never appears
+ * in logs or errors.
  */
 export class PlatformClient {
   private pausedUntil = 0;
 
   constructor(private readonly options: PlatformClientOptions) {}
 
-  /** Calls `method` with JSON params and returns its `result`, or throws PlatformError. */
-  async call<T>(method: string, params: Record<string, unknown> = {}, opts: CallOptions = {}): Promise<T> {
+  /** Calls `method` with JSON params and returns its `result` (checked against `opts.result`), or throws PlatformError. */
+  call(method: string, params?: Record<string, unknown>, opts?: CallOptions): Promise<unknown>;
+  call<T>(method: string, params: Record<string, unknown>, opts: CallOptions & { result: z.ZodType<T> }): Promise<T>;
+  async call<T>(method: string, params: Record<string, unknown> = {}, opts: CallOptions & { result?: z.ZodType<T> } = {}): Promise<unknown> {
     await this.waitOutPause(opts.signal);
     const { counters } = this.options;
     const timeout = AbortSignal.timeout((this.options.requestTimeoutMs ?? 15_000) + (opts.extraTimeoutMs ?? 0));
@@ -73,8 +87,17 @@ export class PlatformClient {
     const envelope = (body ?? {}) as { ok?: unknown; result?: unknown; description?: unknown; parameters?: { retry_after?: unknown } };
     const description = typeof envelope.description === 'string' ? envelope.description : res.statusText;
     if (res.ok) {
+      const accepted = (opts.result ? okEnvelope.extend({ result: opts.result }) : okEnvelope).safeParse(body);
+      if (!accepted.success) {
+        if (opts.longPoll) counters.connectFailure();
+        else counters.apiError();
+        const problem = accepted.error.issues[0];
+        const why = `not a Bot API envelope: ${problem ? `${problem.path.join('.') || 'body'} ${problem.message}` : 'invalid'}`;
+        this.options.logger.warn({ method, status: res.status, why }, 'platform answered 2xx with a malformed body; counted as a failure');
+        throw new PlatformError('malformed', method, res.status, why);
+      }
       counters.stampOk();
-      return envelope.result as T;
+      return accepted.data.result;
     }
     if (res.status === 429) {
       counters.rateLimit();

@@ -1,9 +1,11 @@
-/** Deltas of platform-API outcomes since the previous report, as Health carries them. */
+/** Deltas of platform-API outcomes and dead letters since the previous report, as Health carries them. */
 export interface HealthDeltas {
   connectFailures: bigint;
   apiErrors: bigint;
   rateLimited: bigint;
   lastOkUnix: bigint;
+  /** Updates and outbox rows parked as dead letters (Health field 5, additive). */
+  deadLetters: bigint;
 }
 
 /**
@@ -14,6 +16,7 @@ export class HealthCounters {
   private connectFailures = 0n;
   private apiErrors = 0n;
   private rateLimited = 0n;
+  private deadLettered = 0n;
   private lastOk = 0n;
 
   constructor(private readonly nowUnix: () => number = () => Math.floor(Date.now() / 1000)) {}
@@ -30,13 +33,17 @@ export class HealthCounters {
   rateLimit(): void {
     this.rateLimited += 1n;
   }
+  deadLetter(): void {
+    this.deadLettered += 1n;
+  }
   get lastOkUnix(): bigint {
     return this.lastOk;
   }
 
   take(): HealthDeltas {
-    const deltas = { connectFailures: this.connectFailures, apiErrors: this.apiErrors, rateLimited: this.rateLimited, lastOkUnix: this.lastOk };
+    const deltas = { connectFailures: this.connectFailures, apiErrors: this.apiErrors, rateLimited: this.rateLimited, lastOkUnix: this.lastOk, deadLetters: this.deadLettered };
     this.connectFailures = 0n;
+    this.deadLettered = 0n;
     this.apiErrors = 0n;
     this.rateLimited = 0n;
     return deltas;

@@ -40,3 +40,16 @@ export class Backoff {
     this.current = this.options.initialMs;
   }
 }
+
+/**
+ * The delay before try number `failures + 1` of one item that has failed `failures` times: the
+ * same curve as Backoff (initial, x multiplier, capped, ±jitter) without shared state, so every
+ * item (an outbox row) keeps its own schedule.
+ */
+export function delayAfter(failures: number, options: BackoffOptions): number {
+  const multiplier = options.multiplier ?? 1.6;
+  const jitter = options.jitter ?? 0.2;
+  const base = Math.min(options.initialMs * multiplier ** Math.max(0, failures - 1), options.maxMs);
+  const spread = 1 + jitter * ((options.random ?? Math.random)() * 2 - 1);
+  return Math.max(0, Math.round(base * spread));
+}

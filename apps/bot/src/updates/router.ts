@@ -1,9 +1,11 @@
 import type { Logger } from '@wordgame/logging';
 import { gateJoiner, joinersOf, type ResolveEligibility } from '../chat/join.js';
 import type { PlatformClient } from '../platform/client.js';
-import type { TgMessage, TgPreCheckoutQuery, TgSuccessfulPayment, TgUpdate } from '../platform/types.js';
+import type { RawUpdate } from '../platform/shapes.js';
+import type { TgMessage, TgPreCheckoutQuery, TgSuccessfulPayment } from '../platform/types.js';
 import type { TaskSet } from '../support/tasks.js';
 import type { UpdateHandler } from './poller.js';
+import { parseUpdate } from './shapes.js';
 
 export interface RouterDeps {
   platform: PlatformClient;
@@ -17,17 +19,37 @@ export interface RouterDeps {
   onPreCheckout?: (query: TgPreCheckoutQuery) => Promise<void>;
   /** Makes a successful payment durable; awaited before the update is confirmed. */
   onSuccessfulPayment?: (payment: TgSuccessfulPayment, message: TgMessage) => Promise<void>;
+  /** Parks an update the bot cannot handle as a dead letter, durably; throws when it cannot. */
+  park: (update: RawUpdate, reason: string) => void;
 }
 
 /**
  * Turns each update into the bot's reactions: a user joining the discussion chat is gated by
  * their chat eligibility, a pre-checkout query is answered, a successful payment is stored for
  * forwarding. Only the payment is awaited (it must be durable before its update is confirmed);
- * the rest runs in the background with failures logged.
+ * the rest runs in the background with failures logged. Each update is first checked against the
+ * fields the bot reads: a kind the bot does not handle is ignored, a handled kind with a missing
+ * or mistyped field is parked as a dead letter (raw update and reason) before its update is
+ * confirmed, so it never blocks the updates behind it; a malformed payment is logged at error
+ * level, never dropped silently.
  */
 export function updateRouter(deps: RouterDeps): UpdateHandler {
   const { logger, tasks } = deps;
-  return async (update: TgUpdate) => {
+  return async (raw: RawUpdate) => {
+    const parsed = parseUpdate(raw);
+    if (parsed.kind === 'ignored') {
+      logger.debug({ updateId: raw.update_id, fields: Object.keys(raw) }, 'update of a kind the bot does not handle ignored');
+      return;
+    }
+    if (parsed.kind === 'malformed') {
+      deps.park(raw, `malformed update: ${parsed.reason}`);
+      const payment = isRecord(raw['message']) && raw['message']['successful_payment'] !== undefined;
+      const log = { updateId: raw.update_id, reason: parsed.reason };
+      if (payment) logger.error(log, 'malformed successful_payment parked as a dead letter; an operator must reconcile it');
+      else logger.warn(log, 'malformed update parked as a dead letter');
+      return;
+    }
+    const { update } = parsed;
     const payment = update.message?.successful_payment;
     if (payment && update.message && deps.onSuccessfulPayment) {
       await deps.onSuccessfulPayment(payment, update.message);
@@ -51,6 +73,10 @@ export function updateRouter(deps: RouterDeps): UpdateHandler {
       );
     }
   };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
 }
 
 function errorText(err: unknown): string {

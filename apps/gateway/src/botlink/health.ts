@@ -7,7 +7,9 @@ export const MAX_CLOCK_SKEW_SECONDS = 300n;
 
 /**
  * Turns Health reports into the platform metrics. The counter grows by each report's deltas
- * (kind long_poll <- connect_failures, api <- api_errors, rate_limited <- rate_limited). The
+ * (kind long_poll <- connect_failures, api <- api_errors, rate_limited <- rate_limited), and
+ * `bot_dead_letters_total` by the additive `dead_letters` delta (updates and outbox rows the bot
+ * parked; an older bot never sets it, which reads as 0). The
  * last-ok stamp is the maximum seen by this gateway across every Link and reconnect, so the gauge
  * never moves backwards; a stamp further in the future than MAX_CLOCK_SKEW_SECONDS is ignored,
  * because a bot with a broken clock would otherwise pin the gauge forever.
@@ -31,6 +33,10 @@ export class PlatformHealth {
     this.add('long_poll', report.connectFailures);
     this.add('api', report.apiErrors);
     this.add('rate_limited', report.rateLimited);
+    if (report.deadLetters > 0n) {
+      this.metrics.deadLetters.inc(Number(report.deadLetters));
+      this.logger.warn({ instanceId, deadLetters: report.deadLetters.toString() }, 'the bot parked updates or payments as dead letters; an operator must look at its dead_letters table');
+    }
     const stamp = report.lastOkUnix;
     if (stamp <= this.lastOk) return;
     if (stamp > this.nowUnix() + MAX_CLOCK_SKEW_SECONDS) {

@@ -67,9 +67,37 @@ function idleWatch(ms: number, onIdle: () => void): { touch(): void; stop(): voi
  * Link's queued commands in order. The Link ends when the bot or the network ends the call
  * (`ctx.signal`), when it is replaced by a newer Link of the same instance (Aborted), when it is
  * idle too long (DeadlineExceeded), or cleanly when the gateway stops.
+ *
+ * A second owner of updates (owns_updates=true from another instance_id while one is connected)
+ * is accepted and flagged, not refused: `botlink_duplicate_owners_total` grows, an error is
+ * logged, `botlink_update_owners` shows 2 and the BotDuplicateUpdateOwners alert fires if it
+ * lasts. Refusing would not stop the second bot polling the platform (the ping-pong is between
+ * the bots and the platform, not the gateway), would only take its commands away, and would
+ * refuse the legitimate overlap of a rolling deploy, where the new bot connects before the old
+ * one's Link is gone; a refused new bot would then wait out its backoff while the old one dies.
  */
 export function createLinkHandler(deps: LinkHandlerDeps) {
   const { hub, health, metrics, logger, idleTimeoutMs } = deps;
+
+  /** Sets `botlink_update_owners` from the hub's open Links. */
+  function countOwners(): void {
+    metrics.updateOwners.set(hub.snapshot().filter((l) => l.ownsUpdates).length);
+  }
+
+  /**
+   * A Hello with owns_updates=true while a bot of another instance_id owns updates: the platform
+   * will answer one of them 409 on every poll. The Link is accepted (see createLinkHandler) and
+   * flagged: counted, and logged at error level with what to change.
+   */
+  function flagSecondOwner(instanceId: string, peer: string): void {
+    const others = hub.snapshot().filter((l) => l.ownsUpdates && l.instanceId !== instanceId);
+    if (others.length === 0) return;
+    metrics.duplicateOwners.inc();
+    logger.error(
+      { instanceId, peer, otherOwners: others.map((l) => l.instanceId) },
+      'a second bot owns updates: the platform answers 409 to one of them on every poll; set OWNS_UPDATES=false on every bot but one',
+    );
+  }
 
   async function readLoop(reader: AsyncIterator<botlink.FromBot>, link: Link, touch: () => void): Promise<void> {
     const log = { linkId: link.id, instanceId: link.identity.instanceId };
@@ -105,6 +133,7 @@ export function createLinkHandler(deps: LinkHandlerDeps) {
       logger.warn({ peer, instanceIdLength: hello.instanceId.length }, 'bot link refused: bad instance_id');
       throw new ConnectError(`Hello.instance_id must be 1-${MAX_INSTANCE_ID_LENGTH} characters`, Code.InvalidArgument);
     }
+    if (hello.ownsUpdates) flagSecondOwner(hello.instanceId, peer);
     let link: Link;
     try {
       link = hub.open({ instanceId: hello.instanceId, ownsUpdates: hello.ownsUpdates, peer });
@@ -113,6 +142,7 @@ export function createLinkHandler(deps: LinkHandlerDeps) {
       metrics.linkRejections.inc({ reason: 'shutting_down' });
       throw new ConnectError('the gateway is shutting down', Code.Unavailable);
     }
+    countOwners();
     const onAbort = () => hub.end(link, 'stream_closed');
     ctx.signal.addEventListener('abort', onAbort, { once: true });
     const idle = idleWatch(idleTimeoutMs, () => hub.end(link, 'idle_timeout'));
@@ -131,6 +161,7 @@ export function createLinkHandler(deps: LinkHandlerDeps) {
       ctx.signal.removeEventListener('abort', onAbort);
       idle.stop();
       hub.end(link, 'stream_closed');
+      countOwners();
     }
     if (link.endReason === 'replaced') throw new ConnectError('replaced by a newer Link from the same instance_id', Code.Aborted);
     if (link.endReason === 'idle_timeout') throw new ConnectError(`no message from the bot for ${idleTimeoutMs} ms`, Code.DeadlineExceeded);

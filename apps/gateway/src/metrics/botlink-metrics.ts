@@ -23,7 +23,10 @@ export type LinkEndReason = (typeof LINK_END_REASONS)[number];
 export interface BotlinkMetrics {
   platformErrors: Counter<'kind'>;
   platformLastOk: Gauge;
+  deadLetters: Counter;
   connectedBots: Gauge;
+  updateOwners: Gauge;
+  duplicateOwners: Counter;
   commands: Counter<'kind' | 'outcome'>;
   ackLatency: Histogram<'kind'>;
   unknownAcks: Counter;
@@ -50,7 +53,22 @@ export function createBotlinkMetrics(registry: Registry): BotlinkMetrics {
       help: 'Unix seconds of the bot\'s last successful chat-platform API response; never moves backwards (0 until the first report carrying a stamp).',
       registers,
     }),
+    deadLetters: new Counter({
+      name: 'bot_dead_letters_total',
+      help: 'Updates and payment outbox rows the bot parked in its dead-letter table (sum of the additive Health dead_letters deltas); each needs an operator.',
+      registers,
+    }),
     connectedBots: new Gauge({ name: 'botlink_connected_bots', help: 'Bots with an open Link stream.', registers }),
+    updateOwners: new Gauge({
+      name: 'botlink_update_owners',
+      help: 'Open Links whose Hello said owns_updates=true; exactly one bot may own the update long poll.',
+      registers,
+    }),
+    duplicateOwners: new Counter({
+      name: 'botlink_duplicate_owners_total',
+      help: 'Links opened with owns_updates=true while a bot of another instance_id already owned updates (accepted and flagged).',
+      registers,
+    }),
     commands: new Counter({
       name: 'botlink_commands_total',
       help: 'Commands sent through the hub, by payload kind and outcome (link_lost: the Link ended before the Ack).',
@@ -91,6 +109,9 @@ export function createBotlinkMetrics(registry: Registry): BotlinkMetrics {
   for (const reason of LINK_REJECTION_REASONS) metrics.linkRejections.inc({ reason }, 0);
   for (const reason of LINK_END_REASONS) metrics.linkEnds.inc({ reason }, 0);
   metrics.connectedBots.set(0);
+  metrics.updateOwners.set(0);
+  metrics.deadLetters.inc(0);
+  metrics.duplicateOwners.inc(0);
   metrics.unknownAcks.inc(0);
   metrics.pingTimeouts.inc(0);
   return metrics;

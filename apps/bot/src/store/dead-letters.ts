@@ -1,0 +1,79 @@
+import type Database from 'better-sqlite3';
+
+/** Where a dead letter came from: an update the bot could not handle, or an outbox row the gateway refused. */
+export type DeadLetterSource = 'update' | 'outbox';
+
+/** One parked item, as operators read it back. */
+export interface DeadLetter {
+  id: number;
+  source: DeadLetterSource;
+  /** The update_id, or the outbox row's charge id. */
+  ref: string;
+  /** The raw update or row, as JSON. */
+  raw: string;
+  reason: string;
+  /** Unix milliseconds when it was parked. */
+  createdAt: number;
+}
+
+interface RawDeadLetter {
+  id: bigint;
+  source: DeadLetterSource;
+  ref: string;
+  raw: string;
+  reason: string;
+  created_at: bigint;
+}
+
+/**
+ * The dead-letter table in the bot's SQLite file: updates and outbox rows the bot could not
+ * handle and moved aside so they block nothing behind them. Nothing is dropped silently: each
+ * keeps its raw form and the reason, `park` commits before it returns, and `onParked` feeds the
+ * Health `dead_letters` delta (and so the gateway's `bot_dead_letters_total`). Operators read them
+ * with `sqlite3 $BOT_OUTBOX_PATH 'SELECT * FROM dead_letters'`.
+ */
+export class DeadLetters {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly onParked: () => void = () => undefined,
+  ) {}
+
+  /** Stores one dead letter durably; throws when the file cannot be written (the caller retries). */
+  park(source: DeadLetterSource, ref: string, raw: unknown, reason: string): void {
+    this.insert(source, ref, raw, reason);
+    this.onParked();
+  }
+
+  /**
+   * Moves an outbox row into the dead letters in one transaction: the row leaves the outbox only
+   * if its dead letter is written.
+   */
+  parkOutboxRow(chargeId: string, raw: unknown, reason: string): void {
+    this.db.transaction(() => {
+      this.insert('outbox', chargeId, raw, reason);
+      this.db.prepare('DELETE FROM payment_outbox WHERE charge_id = ?').run(chargeId);
+    })();
+    this.onParked();
+  }
+
+  /** Every dead letter, oldest first. */
+  list(): DeadLetter[] {
+    const rows = this.db.prepare('SELECT id, source, ref, raw, reason, created_at FROM dead_letters ORDER BY id').all() as RawDeadLetter[];
+    return rows.map((r) => ({ id: Number(r.id), source: r.source, ref: r.ref, raw: r.raw, reason: r.reason, createdAt: Number(r.created_at) }));
+  }
+
+  private insert(source: DeadLetterSource, ref: string, raw: unknown, reason: string): void {
+    this.db
+      .prepare('INSERT INTO dead_letters (source, ref, raw, reason, created_at) VALUES (?, ?, ?, ?, ?)')
+      .run(source, ref, jsonOf(raw), reason, BigInt(Date.now()));
+  }
+}
+
+/** JSON of anything, bigints as decimal strings; a value JSON cannot hold is kept as its String(). */
+function jsonOf(value: unknown): string {
+  try {
+    return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}

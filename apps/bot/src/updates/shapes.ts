@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { chatMemberResult, tgUser, type RawUpdate } from '../platform/shapes.js';
+import type { TgUpdate } from '../platform/types.js';
+
+const int = () => z.number().int().safe();
+const chat = z.looseObject({ id: int(), type: z.string(), username: z.string().optional() });
+
+/** A successful_payment with every field the outbox row needs. */
+const successfulPayment = z.looseObject({
+  currency: z.string().min(1),
+  total_amount: int().positive(),
+  invoice_payload: z.string().min(1),
+  telegram_payment_charge_id: z.string().min(1),
+});
+
+const message = z.looseObject({
+  message_id: int(),
+  chat,
+  from: tgUser.optional(),
+  new_chat_members: z.array(tgUser).optional(),
+  successful_payment: successfulPayment.optional(),
+});
+
+const preCheckoutQuery = z.looseObject({
+  id: z.string().min(1),
+  from: tgUser,
+  currency: z.string().min(1),
+  total_amount: int().nonnegative(),
+  invoice_payload: z.string(),
+});
+
+const chatMemberUpdated = z.looseObject({ chat, from: tgUser, old_chat_member: chatMemberResult, new_chat_member: chatMemberResult });
+
+const update = z.looseObject({
+  update_id: int().nonnegative(),
+  message: message.optional(),
+  chat_member: chatMemberUpdated.optional(),
+  pre_checkout_query: preCheckoutQuery.optional(),
+});
+
+/** The update kinds the bot handles; any other kind is ignored (nothing of it is read). */
+export const HANDLED_KINDS = ['message', 'chat_member', 'pre_checkout_query'] as const;
+
+/** What the router makes of a raw update. */
+export type ParsedUpdate = { kind: 'handled'; update: TgUpdate } | { kind: 'ignored' } | { kind: 'malformed'; reason: string };
+
+/**
+ * Checks a raw update against the fields the bot reads. An update without any handled kind is
+ * `ignored` (an unknown kind takes nothing from the bot); a handled kind whose payload lacks a
+ * field or has one of the wrong type (a successful_payment without its charge id, a message
+ * whose chat is a string) is `malformed`, with the first problem as the reason.
+ */
+export function parseUpdate(raw: RawUpdate): ParsedUpdate {
+  if (!HANDLED_KINDS.some((kind) => raw[kind] !== undefined)) return { kind: 'ignored' };
+  const parsed = update.safeParse(raw);
+  if (parsed.success) return { kind: 'handled', update: parsed.data };
+  const issue = parsed.error.issues[0];
+  return { kind: 'malformed', reason: issue ? `${issue.path.join('.')}: ${issue.message}` : 'invalid update' };
+}

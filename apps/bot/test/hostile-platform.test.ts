@@ -1,0 +1,110 @@
+import { startPlatformEmulator, type PlatformEmulator } from '@wordgame/platform-emulator';
+import { PlatformClient, PlatformError } from '../src/platform/client.js';
+import { HealthCounters } from '../src/platform/health-counters.js';
+import { Backoff } from '../src/support/backoff.js';
+import { MAX_UPDATE_ATTEMPTS, UpdatePoller } from '../src/updates/poller.js';
+import { meResult, type RawUpdate } from '../src/platform/shapes.js';
+import { captureLogs } from './support/logs.js';
+import { waitFor } from './support/wait.js';
+
+const TOKEN = 'dev-bot-token';
+let emu: PlatformEmulator;
+
+beforeAll(async () => {
+  emu = await startPlatformEmulator({ tokens: [TOKEN] });
+});
+afterAll(() => emu.stop());
+beforeEach(() => emu.control.reset());
+afterEach(async () => {
+  await waitFor(() => emu.control.state().bots[0]?.polling === false, 'no poll pending');
+  await new Promise((resolve) => setTimeout(resolve, 50));
+});
+
+function client(): { platform: PlatformClient; counters: HealthCounters } {
+  const counters = new HealthCounters();
+  const { logger } = captureLogs();
+  return { platform: new PlatformClient({ apiRoot: emu.apiRoot, token: TOKEN, counters, logger, requestTimeoutMs: 5_000 }), counters };
+}
+
+const MALFORMED_BODIES = [
+  ['an HTML page', '<html><body>Welcome to nginx!</body></html>'],
+  ['an empty object', '{}'],
+  ['an empty body', ''],
+  ['a string result', '{"ok":true,"result":"abc"}'],
+  ['ok:false with 200', '{"ok":false,"description":"nope"}'],
+  ['updates without integer ids', '{"ok":true,"result":[{"update_id":"7"}]}'],
+] as const;
+
+describe('a 2xx answer that is not a Bot API envelope', () => {
+  it.each(MALFORMED_BODIES)('on the long poll (%s): counted as connect_failures, backed off, and the poll goes on', async (_what, body) => {
+    const { platform, counters } = client();
+    const { logger, lines } = captureLogs();
+    const seen: number[] = [];
+    emu.control.addFault({ method: 'getUpdates', body, times: 3 });
+    const poller = new UpdatePoller({
+      platform,
+      onUpdate: (u) => Promise.resolve(void seen.push(u.update_id)),
+      timeoutSeconds: 1,
+      logger,
+      backoff: new Backoff({ initialMs: 100, maxMs: 200 }),
+    });
+    poller.start();
+    await waitFor(() => emu.control.faults().length === 0, 'the three malformed answers taken');
+    const user = emu.control.createUser().user.id;
+    const { updates } = emu.control.sendUserMessage({ userId: user, text: 'after the garbage' });
+    const updateId = updates[0]?.queued === true ? updates[0].update_id : -1;
+    await waitFor(() => seen.includes(updateId), 'the next real update handled');
+    await poller.stop();
+    const deltas = counters.take();
+    expect(deltas.connectFailures).toBe(3n);
+    expect(deltas.apiErrors).toBe(0n);
+    const polls = emu.control.calls('getUpdates');
+    expect(polls.every((c) => c.params['offset'] === undefined || Number.isInteger(c.params['offset']))).toBe(true);
+    const gaps = polls.slice(1, 4).map((c, i) => Date.parse(c.at) - Date.parse(polls[i]!.at));
+    expect(gaps.every((ms) => ms >= 70)).toBe(true);
+    expect(lines.some((l) => l.msg === 'getUpdates failed; retrying')).toBe(true);
+  });
+
+  it.each(MALFORMED_BODIES.slice(0, 4))('on any other call (%s): a malformed failure counted as api_errors, liveness not stamped', async (_what, body) => {
+    const { platform, counters } = client();
+    emu.control.addFault({ method: 'getMe', body });
+    const err = await platform.call('getMe', {}, { result: meResult }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(PlatformError);
+    expect((err as PlatformError).kind).toBe('malformed');
+    expect(counters.lastOkUnix).toBe(0n);
+    expect(counters.take()).toMatchObject({ connectFailures: 0n, apiErrors: 1n });
+    await expect(platform.call('getMe')).resolves.toMatchObject({ is_bot: true });
+    expect(counters.lastOkUnix).toBeGreaterThan(0n);
+  });
+});
+
+describe('an update whose handler keeps failing', () => {
+  it(`is parked after ${MAX_UPDATE_ATTEMPTS} attempts and the updates behind it are handled`, async () => {
+    const { platform } = client();
+    const { logger } = captureLogs();
+    const user = emu.control.createUser().user.id;
+    const first = emu.control.sendUserMessage({ userId: user, text: 'poison' }).updates[0];
+    emu.control.sendUserMessage({ userId: user, text: 'fine' });
+    const poisonId = first?.queued === true ? first.update_id : -1;
+    const handled: number[] = [];
+    const parked: { update: RawUpdate; reason: string }[] = [];
+    const poller = new UpdatePoller({
+      platform,
+      onUpdate: (u) => (u.update_id === poisonId ? Promise.reject(new Error('cannot handle this one')) : Promise.resolve(void handled.push(u.update_id))),
+      park: (update, reason) => void parked.push({ update, reason }),
+      timeoutSeconds: 1,
+      logger,
+      backoff: new Backoff({ initialMs: 10, maxMs: 20 }),
+    });
+    poller.start();
+    await waitFor(() => handled.length === 1, 'the update behind the poison handled');
+    await waitFor(() => emu.control.state().bots[0]?.pendingUpdates.length === 0, 'both confirmed');
+    await poller.stop();
+    expect(parked).toHaveLength(1);
+    expect(parked[0]?.update.update_id).toBe(poisonId);
+    expect(parked[0]?.reason).toBe(`handler failed ${MAX_UPDATE_ATTEMPTS} times: cannot handle this one`);
+  });
+});
