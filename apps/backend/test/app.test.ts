@@ -1,11 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createClient } from '@connectrpc/connect';
-import { createConnectTransport } from '@connectrpc/connect-node';
 import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import { createLogger } from '@wordgame/logging';
 import { buildBackend, type BackendApp } from '../src/app.js';
 import { loadBackendConfig } from '../src/config.js';
+import { TEST_SERVICE_TOKENS } from '@wordgame/testkit';
+import { backendTransport } from './support/harness.js';
 
 const logger = createLogger('backend-test', 'silent');
 
@@ -14,13 +15,13 @@ describe('backend service', () => {
   let url: string;
 
   beforeAll(async () => {
-    app = buildBackend(loadBackendConfig({ BACKEND_PORT: '0', PGLITE_DIR: 'memory://' }), logger);
+    app = buildBackend(loadBackendConfig({ ...TEST_SERVICE_TOKENS, BACKEND_PORT: '0', PGLITE_DIR: 'memory://' }), logger);
     ({ url } = await app.start());
   });
   afterAll(() => app.stop());
 
   it('answers SystemService.Check over Connect on h2c with a FlatBuffers body', async () => {
-    const client = createClient(backendApi.SystemService, createConnectTransport({ baseUrl: url, httpVersion: '2' }));
+    const client = createClient(backendApi.SystemService, backendTransport(url));
     const res = await client.check({ body: encodeTable((b) => fb.CheckRequest.createCheckRequest(b)) });
     const status = decodeTable(res.body, (bb) => fb.CheckResponse.getRootAsCheckResponse(bb), (t) => ({
       status: t.status(),
@@ -33,7 +34,7 @@ describe('backend service', () => {
   });
 
   it('refuses a malformed FlatBuffers body with InvalidArgument', async () => {
-    const client = createClient(backendApi.SystemService, createConnectTransport({ baseUrl: url, httpVersion: '1.1' }));
+    const client = createClient(backendApi.SystemService, backendTransport(url, '1.1'));
     await expect(client.check({ body: new Uint8Array([1, 2, 3]) })).rejects.toMatchObject({ code: 3 });
     await expect(client.check({ body: new Uint8Array([255, 255, 255, 127, 0, 0, 0, 0, 0]) })).rejects.toMatchObject({ code: 3 });
   });

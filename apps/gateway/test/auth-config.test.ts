@@ -8,19 +8,19 @@ import { buildGateway } from '../src/app.js';
 import { loadGatewayConfig } from '../src/config.js';
 import { call } from './support/edge.js';
 import { startRecordingBackend } from './support/recording-backend.js';
-import { testGatewayConfig } from './support/gateway-config.js';
+import { REQUIRED_TEST_ENV, testGatewayConfig } from './support/gateway-config.js';
 
 describe('operator token and session cache configuration', () => {
   it('refuses a short GATEWAY_OPERATOR_TOKEN and a bad GATEWAY_SESSION_CACHE_MS, naming them', () => {
     let problems: readonly string[] = [];
     try {
-      loadGatewayConfig({ GATEWAY_OPERATOR_TOKEN: 'short', GATEWAY_SESSION_CACHE_MS: '-1' });
+      loadGatewayConfig({ ...REQUIRED_TEST_ENV, GATEWAY_OPERATOR_TOKEN: 'short', GATEWAY_SESSION_CACHE_MS: '-1' });
     } catch (err: unknown) {
       if (err instanceof ConfigError) problems = err.problems;
     }
     expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(['GATEWAY_OPERATOR_TOKEN', 'GATEWAY_SESSION_CACHE_MS']);
     expect(problems.join('\n')).not.toContain('short');
-    expect(loadGatewayConfig({})).toMatchObject({ GATEWAY_OPERATOR_TOKEN: undefined, GATEWAY_SESSION_CACHE_MS: 5000 });
+    expect(loadGatewayConfig(REQUIRED_TEST_ENV)).toMatchObject({ GATEWAY_OPERATOR_TOKEN: undefined, GATEWAY_SESSION_CACHE_MS: 5000 });
   });
 
   it('the built gateway guards the catalog editor with the configured token', async () => {
