@@ -4,6 +4,7 @@ import { createClient } from '@connectrpc/connect';
 import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import { createLogger } from '@wordgame/logging';
 import { buildBackend, type BackendApp } from '../src/app.js';
+import { ConfigError } from '@wordgame/config';
 import { loadBackendConfig } from '../src/config.js';
 import { TEST_SERVICE_TOKENS } from '@wordgame/testkit';
 import { backendTransport } from './support/harness.js';
@@ -39,11 +40,12 @@ describe('backend service', () => {
     await expect(client.check({ body: new Uint8Array([255, 255, 255, 127, 0, 0, 0, 0, 0]) })).rejects.toMatchObject({ code: 3 });
   });
 
-  it('serves GET /health over HTTP/1.1 and a JSON 404 elsewhere', async () => {
+  it('serves GET /health over HTTP/1.1 without a token, and a JSON 404 elsewhere to the gateway', async () => {
     const res = await fetch(`${url}/health`);
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ status: 'ok', database: 'pglite' });
-    const missing = await fetch(`${url}/nope`);
+    expect((await fetch(`${url}/nope`)).status).toBe(401);
+    const missing = await fetch(`${url}/nope`, { headers: { authorization: `Bearer ${TEST_SERVICE_TOKENS.BACKEND_SERVICE_TOKEN}` } });
     expect(missing.status).toBe(404);
     expect(await missing.json()).toEqual({ error: { code: 'not_found', message: 'no such route' } });
   });
@@ -62,5 +64,24 @@ describe('backend main', () => {
     expect(run.status).toBe(1);
     expect(run.stderr).toMatch(/BACKEND_PORT: must be a port number/);
     expect(run.stderr).toMatch(/DATABASE_URL: must be a URL/);
+  });
+
+  it('refuses to start without both service tokens, with a short one, or with one token for both directions; never echoing them', () => {
+    const problems = (env: Record<string, string>) => {
+      try {
+        loadBackendConfig(env);
+      } catch (err: unknown) {
+        if (err instanceof ConfigError) return err.problems.join('\n');
+        throw err;
+      }
+      return '';
+    };
+    expect(problems({})).toMatch(/BACKEND_SERVICE_TOKEN: .*\(missing\)[\s\S]*GATEWAY_INTERNAL_TOKEN: .*\(missing\)/);
+    const short = problems({ ...TEST_SERVICE_TOKENS, BACKEND_SERVICE_TOKEN: 'short-secret-value' });
+    expect(short).toMatch(/BACKEND_SERVICE_TOKEN: must be at least 32 characters/);
+    expect(short).not.toContain('short-secret-value');
+    const same = TEST_SERVICE_TOKENS.BACKEND_SERVICE_TOKEN;
+    expect(problems({ BACKEND_SERVICE_TOKEN: same, GATEWAY_INTERNAL_TOKEN: same })).toMatch(/GATEWAY_INTERNAL_TOKEN: must differ from BACKEND_SERVICE_TOKEN/);
+    expect(problems({ ...TEST_SERVICE_TOKENS })).toBe('');
   });
 });

@@ -23,6 +23,26 @@ describe('operator token and session cache configuration', () => {
     expect(loadGatewayConfig(REQUIRED_TEST_ENV)).toMatchObject({ GATEWAY_OPERATOR_TOKEN: undefined, GATEWAY_SESSION_CACHE_MS: 5000 });
   });
 
+  it('needs both service tokens (32+ characters, one per direction) and a valid BOTLINK_ALLOWED_CLIENTS, never echoing a token', () => {
+    const problemsOf = (env: Record<string, string>) => {
+      try {
+        loadGatewayConfig(env);
+      } catch (err: unknown) {
+        if (err instanceof ConfigError) return err.problems.join('\n');
+        throw err;
+      }
+      return '';
+    };
+    expect(problemsOf({})).toMatch(/BACKEND_SERVICE_TOKEN: .*\(missing\)[\s\S]*GATEWAY_INTERNAL_TOKEN: .*\(missing\)[\s\S]*BOTLINK_ALLOWED_CLIENTS: .*\(missing\)/);
+    const short = problemsOf({ ...REQUIRED_TEST_ENV, GATEWAY_INTERNAL_TOKEN: 'too-short-internal' });
+    expect(short).toMatch(/GATEWAY_INTERNAL_TOKEN: must be at least 32 characters/);
+    expect(short).not.toContain('too-short-internal');
+    const same = REQUIRED_TEST_ENV['BACKEND_SERVICE_TOKEN'] ?? '';
+    expect(problemsOf({ ...REQUIRED_TEST_ENV, GATEWAY_INTERNAL_TOKEN: same })).toMatch(/GATEWAY_INTERNAL_TOKEN: must differ/);
+    expect(problemsOf({ ...REQUIRED_TEST_ENV, BOTLINK_ALLOWED_CLIENTS: 'bot,,x' })).toMatch(/BOTLINK_ALLOWED_CLIENTS: must be comma-separated/);
+    expect(loadGatewayConfig({ ...REQUIRED_TEST_ENV, BOTLINK_ALLOWED_CLIENTS: 'bot-1, bot-2.example' }).BOTLINK_ALLOWED_CLIENTS).toEqual(['bot-1', 'bot-2.example']);
+  });
+
   it('the built gateway guards the catalog editor with the configured token', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gw-op-'));
     const certs = ensureDevCerts(dir);
