@@ -20,7 +20,7 @@ export interface ServiceGateOptions {
   /** The shared secret a caller presents as `Authorization: Bearer <token>`. */
   token: string;
   /** Called once per refused call (count it, log it). */
-  onRefused(refusal: Refusal): void;
+  onRefused: (refusal: Refusal) => void;
   /** Requests that need no token (e.g. the readiness probe); they must act as nobody. Default: none. */
   open?: (method: string, path: string) => boolean;
 }

@@ -59,7 +59,7 @@ export function floodRequest(url: string, headers: http2.OutgoingHttpHeaders, to
       status = Number(h[':status']);
       answer = h;
     });
-    stream.on('trailers', (t) => {
+    stream.on('trailers', (t: http2.IncomingHttpHeaders) => {
       answer = { ...answer, ...t };
       finish(false);
     });

@@ -20,7 +20,7 @@ export interface InternalAccess {
   /** GATEWAY_INTERNAL_TOKEN: the bearer token the backend presents. */
   token: string;
   /** Called once per refused call (counted and logged by the caller). */
-  onRefused(refusal: Refusal): void;
+  onRefused: (refusal: Refusal) => void;
 }
 
 /**
