@@ -23,7 +23,8 @@ import { edgeError, errorEdge } from './rpc/interceptors.js';
 import type { SessionDeps } from './sessions/open.js';
 import { walletService } from './wallet/service.js';
 import { listenDual, type DualListener } from './server/listener.js';
-import { unaryFastPath, type ServiceRegistration } from './server/unary-fast-path.js';
+import { backendGate } from './server/service-auth.js';
+import { MAX_BODY_BYTES, unaryFastPath, type ServiceRegistration } from './server/unary-fast-path.js';
 import { checkSystem } from './system/check.js';
 import { systemService } from './system/service.js';
 import { systemClock, type Clock } from './game/clock.js';
@@ -97,6 +98,7 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
         { service: backendApi.ConsoleService, impl: consoleService({ db: db.db, logger, payments, chatGate, sessionTtlHours: config.OPERATOR_SESSION_TTL_HOURS }) },
       ];
       const connect = connectNodeAdapter({
+        readMaxBytes: MAX_BODY_BYTES,
         interceptors: [errorEdge(logger)],
         routes: (router) => {
           for (const { service, impl } of services) router.service(service, impl);
@@ -104,7 +106,8 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
         fallback: (req, res) => void health(req, res, check),
       });
       const fast = unaryFastPath(services, edgeError(logger));
-      listener = await listenDual(connect, config.BACKEND_HOST, config.BACKEND_PORT, undefined, fast);
+      const gate = backendGate(config.BACKEND_SERVICE_TOKEN, logger);
+      listener = await listenDual(gate.handler(connect), config.BACKEND_HOST, config.BACKEND_PORT, undefined, gate.taker(fast));
       logger.info({ url: listener.url }, 'backend listening');
       reaper = createReaper(payments, {
         intervalMs: config.REAPER_INTERVAL_MS,

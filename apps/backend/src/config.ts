@@ -2,12 +2,24 @@ import { z } from 'zod';
 import { env, parseConfig } from '@wordgame/config';
 import { shopsField } from './payments/shops.js';
 
+const database = {
+  /** PostgreSQL URL; unset = embedded PGlite under PGLITE_DIR (dev default). */
+  DATABASE_URL: env.url(['postgres:', 'postgresql:']).optional(),
+  PGLITE_DIR: z.string().default('.data/pglite'),
+};
+
+/** Shortest accepted service token: 32 characters (the dev stack makes 43 from 32 random bytes). */
+export const SERVICE_TOKEN_MIN = 32;
+const serviceToken = () => env.str().min(SERVICE_TOKEN_MIN, `must be at least ${SERVICE_TOKEN_MIN} characters`);
+
 /** Backend configuration, parsed once at start; see the README's config table. */
 export const backendConfigSchema = z
   .object({
-    /** PostgreSQL URL; unset = embedded PGlite under PGLITE_DIR (dev default). */
-    DATABASE_URL: env.url(['postgres:', 'postgresql:']).optional(),
-    PGLITE_DIR: z.string().default('.data/pglite'),
+    ...database,
+    /** Secret the gateway presents on every call (`Authorization: Bearer`); required, never logged. */
+    BACKEND_SERVICE_TOKEN: serviceToken(),
+    /** Secret this backend presents to the gateway's internal listener; required, never logged. */
+    GATEWAY_INTERNAL_TOKEN: serviceToken(),
     BACKEND_HOST: z.string().default('127.0.0.1'),
     BACKEND_PORT: env.port(4000),
     DB_POOL_MAX: env.int(20, 1, 500),
@@ -77,6 +89,9 @@ export const backendConfigSchema = z
     if (c.MAIL_TRANSPORT === 'smtp' && c.SMTP_URL === undefined) {
       ctx.addIssue({ code: 'custom', path: ['SMTP_URL'], message: 'is required when MAIL_TRANSPORT=smtp' });
     }
+    if (c.BACKEND_SERVICE_TOKEN === c.GATEWAY_INTERNAL_TOKEN) {
+      ctx.addIssue({ code: 'custom', path: ['GATEWAY_INTERNAL_TOKEN'], message: 'must differ from BACKEND_SERVICE_TOKEN (one secret per direction)' });
+    }
   });
 
 export type BackendConfig = z.infer<typeof backendConfigSchema>;
@@ -84,4 +99,12 @@ export type BackendConfig = z.infer<typeof backendConfigSchema>;
 /** Reads the backend's configuration from the environment; throws ConfigError naming bad variables. */
 export function loadBackendConfig(source: Record<string, string | undefined> = process.env): BackendConfig {
   return parseConfig(backendConfigSchema, source);
+}
+
+/** The database settings alone: what the operator and audit commands need (no service secrets). */
+export const databaseConfigSchema = z.object(database);
+
+/** Reads only the database settings (operator:create, the ledger audit); throws ConfigError. */
+export function loadDatabaseConfig(source: Record<string, string | undefined> = process.env): z.infer<typeof databaseConfigSchema> {
+  return parseConfig(databaseConfigSchema, source);
 }

@@ -1,11 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createClient } from '@connectrpc/connect';
-import { createConnectTransport } from '@connectrpc/connect-node';
 import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import { createLogger } from '@wordgame/logging';
 import { buildBackend, type BackendApp } from '../src/app.js';
+import { ConfigError } from '@wordgame/config';
 import { loadBackendConfig } from '../src/config.js';
+import { TEST_SERVICE_TOKENS } from '@wordgame/testkit';
+import { backendTransport } from './support/harness.js';
 
 const logger = createLogger('backend-test', 'silent');
 
@@ -14,13 +16,13 @@ describe('backend service', () => {
   let url: string;
 
   beforeAll(async () => {
-    app = buildBackend(loadBackendConfig({ BACKEND_PORT: '0', PGLITE_DIR: 'memory://' }), logger);
+    app = buildBackend(loadBackendConfig({ ...TEST_SERVICE_TOKENS, BACKEND_PORT: '0', PGLITE_DIR: 'memory://' }), logger);
     ({ url } = await app.start());
   });
   afterAll(() => app.stop());
 
   it('answers SystemService.Check over Connect on h2c with a FlatBuffers body', async () => {
-    const client = createClient(backendApi.SystemService, createConnectTransport({ baseUrl: url, httpVersion: '2' }));
+    const client = createClient(backendApi.SystemService, backendTransport(url));
     const res = await client.check({ body: encodeTable((b) => fb.CheckRequest.createCheckRequest(b)) });
     const status = decodeTable(res.body, (bb) => fb.CheckResponse.getRootAsCheckResponse(bb), (t) => ({
       status: t.status(),
@@ -33,16 +35,17 @@ describe('backend service', () => {
   });
 
   it('refuses a malformed FlatBuffers body with InvalidArgument', async () => {
-    const client = createClient(backendApi.SystemService, createConnectTransport({ baseUrl: url, httpVersion: '1.1' }));
+    const client = createClient(backendApi.SystemService, backendTransport(url, '1.1'));
     await expect(client.check({ body: new Uint8Array([1, 2, 3]) })).rejects.toMatchObject({ code: 3 });
     await expect(client.check({ body: new Uint8Array([255, 255, 255, 127, 0, 0, 0, 0, 0]) })).rejects.toMatchObject({ code: 3 });
   });
 
-  it('serves GET /health over HTTP/1.1 and a JSON 404 elsewhere', async () => {
+  it('serves GET /health over HTTP/1.1 without a token, and a JSON 404 elsewhere to the gateway', async () => {
     const res = await fetch(`${url}/health`);
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ status: 'ok', database: 'pglite' });
-    const missing = await fetch(`${url}/nope`);
+    expect((await fetch(`${url}/nope`)).status).toBe(401);
+    const missing = await fetch(`${url}/nope`, { headers: { authorization: `Bearer ${TEST_SERVICE_TOKENS.BACKEND_SERVICE_TOKEN}` } });
     expect(missing.status).toBe(404);
     expect(await missing.json()).toEqual({ error: { code: 'not_found', message: 'no such route' } });
   });
@@ -61,5 +64,24 @@ describe('backend main', () => {
     expect(run.status).toBe(1);
     expect(run.stderr).toMatch(/BACKEND_PORT: must be a port number/);
     expect(run.stderr).toMatch(/DATABASE_URL: must be a URL/);
+  });
+
+  it('refuses to start without both service tokens, with a short one, or with one token for both directions; never echoing them', () => {
+    const problems = (env: Record<string, string>) => {
+      try {
+        loadBackendConfig(env);
+      } catch (err: unknown) {
+        if (err instanceof ConfigError) return err.problems.join('\n');
+        throw err;
+      }
+      return '';
+    };
+    expect(problems({})).toMatch(/BACKEND_SERVICE_TOKEN: .*\(missing\)[\s\S]*GATEWAY_INTERNAL_TOKEN: .*\(missing\)/);
+    const short = problems({ ...TEST_SERVICE_TOKENS, BACKEND_SERVICE_TOKEN: 'short-secret-value' });
+    expect(short).toMatch(/BACKEND_SERVICE_TOKEN: must be at least 32 characters/);
+    expect(short).not.toContain('short-secret-value');
+    const same = TEST_SERVICE_TOKENS.BACKEND_SERVICE_TOKEN;
+    expect(problems({ BACKEND_SERVICE_TOKEN: same, GATEWAY_INTERNAL_TOKEN: same })).toMatch(/GATEWAY_INTERNAL_TOKEN: must differ from BACKEND_SERVICE_TOKEN/);
+    expect(problems({ ...TEST_SERVICE_TOKENS })).toBe('');
   });
 });

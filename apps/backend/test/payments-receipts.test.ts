@@ -1,5 +1,4 @@
 import { createClient } from '@connectrpc/connect';
-import { createConnectTransport } from '@connectrpc/connect-node';
 import { backendApi } from '@wordgame/contracts';
 import { createLogger } from '@wordgame/logging';
 import { buildBackend } from '../src/app.js';
@@ -8,6 +7,8 @@ import { refundOrder } from '../src/refunds/console.js';
 import { paymentIdOf, resetCardFixture, startCardFixture, type CardFixture } from './card-support.js';
 import { createOrder, refund, SHOPS_ENV } from './payments-support.js';
 import { newAccount } from './support/wallet.js';
+import { TEST_SERVICE_TOKENS } from '@wordgame/testkit';
+import { backendTransport } from './support/harness.js';
 
 /** Itemised fiscal receipts reach the provider only when BACKEND_YOOKASSA_VAT_CODE is set. */
 describe('fiscal receipts', () => {
@@ -66,6 +67,7 @@ describe('fiscal receipts', () => {
       BACKEND_YOOKASSA_VAT_CODE: '7',
       REAPER_INTERVAL_MS: '0',
       MODERATION_LAPSE_INTERVAL_MS: '0',
+      ...TEST_SERVICE_TOKENS,
     };
     const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
     Object.assign(process.env, env);
@@ -82,7 +84,7 @@ describe('fiscal receipts', () => {
     const app = buildBackend(config, createLogger('receipts-env', 'silent'));
     const { url } = await app.start();
     try {
-      const payments = createClient(backendApi.PaymentsService, createConnectTransport({ baseUrl: url, httpVersion: '2' }));
+      const payments = createClient(backendApi.PaymentsService, backendTransport(url));
       const id = await newAccount(f.db(), { address: 'env-receipt@example.org', confirmed: true });
       const order = await createOrder(payments, id, 'direct;web', f.pack, 'card');
       const view = f.emulator.control.payment(await paymentIdOf(f.db(), order.orderId));

@@ -4,8 +4,9 @@ import { connectNodeAdapter } from '@connectrpc/connect-node';
 import { botlink as botlinkApi } from '@wordgame/contracts';
 import type { Logger } from '@wordgame/logging';
 import { createBackendClients } from './backend/client.js';
+import { BotIdentityGate } from './botlink/client-identity.js';
 import { PlatformHealth } from './botlink/health.js';
-import { grpcUnaryFastPath } from './botlink/grpc-unary.js';
+import { grpcUnaryFastPath, MAX_MESSAGE_BYTES } from './botlink/grpc-unary.js';
 import { peerContextValues, peerValues } from './botlink/peer.js';
 import { botlinkRoutes, botlinkService } from './botlink/routes.js';
 import { listenMtls, type MtlsServer } from './botlink/tls-server.js';
@@ -15,6 +16,7 @@ import { commandRoutes } from './commands/internal-service.js';
 import type { GatewayConfig } from './config.js';
 import { createHttpApp } from './http/app.js';
 import { createBotlinkMetrics } from './metrics/botlink-metrics.js';
+import { createInternalMetrics } from './metrics/internal-metrics.js';
 import { createRegistry } from './metrics/registry.js';
 
 /** Where a started gateway listens. */
@@ -43,7 +45,8 @@ export interface GatewayApp {
 export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp {
   const registry = createRegistry();
   const metrics = createBotlinkMetrics(registry);
-  const backend = createBackendClients(config.BACKEND_URL);
+  const internalMetrics = createInternalMetrics(registry);
+  const backend = createBackendClients(config.BACKEND_URL, config.BACKEND_SERVICE_TOKEN);
   const hub = new CommandHub({ metrics, logger, queueLimit: config.BOTLINK_SEND_QUEUE_LIMIT });
   const health = new PlatformHealth(metrics, logger);
   let http: Server | undefined;
@@ -59,7 +62,7 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
         backend,
         operatorToken: config.GATEWAY_OPERATOR_TOKEN,
         sessionCacheMs: config.GATEWAY_SESSION_CACHE_MS,
-        console: { backendUrl: config.BACKEND_URL, secureCookie: config.GATEWAY_CONSOLE_SECURE_COOKIE, exportCap: config.GATEWAY_CONSOLE_EXPORT_CAP },
+        console: { backendUrl: config.BACKEND_URL, backendToken: config.BACKEND_SERVICE_TOKEN, secureCookie: config.GATEWAY_CONSOLE_SECURE_COOKIE, exportCap: config.GATEWAY_CONSOLE_EXPORT_CAP },
       });
       const httpServer = app.listen(config.GATEWAY_HTTP_PORT, config.GATEWAY_HOST);
       http = httpServer;
@@ -68,8 +71,12 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
         httpServer.once('error', reject);
       });
       const botlinkImpl = botlinkService({ hub, health, metrics, logger, backend, idleTimeoutMs: config.BOTLINK_IDLE_TIMEOUT_MS });
-      const botlinkHandler = connectNodeAdapter({ routes: botlinkRoutes(botlinkImpl), contextValues: peerContextValues });
-      const botlinkUnary = grpcUnaryFastPath(botlinkApi.BotLink, botlinkImpl, (stream) => peerValues(stream.session?.socket), logger);
+      const identity = new BotIdentityGate(config.BOTLINK_ALLOWED_CLIENTS, (refused) => {
+        metrics.linkRejections.inc({ reason: 'client_identity' });
+        logger.warn(refused, 'bot-link call refused: client certificate is not an allowed bot');
+      });
+      const botlinkHandler = identity.handler(connectNodeAdapter({ routes: botlinkRoutes(botlinkImpl), contextValues: peerContextValues, readMaxBytes: MAX_MESSAGE_BYTES }));
+      const botlinkUnary = identity.taker(grpcUnaryFastPath(botlinkApi.BotLink, botlinkImpl, (stream) => peerValues(stream.session?.socket), logger));
       botlink = await listenMtls(
         {
           host: config.BOTLINK_HOST,
@@ -86,7 +93,13 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
         botlinkHandler,
         botlinkUnary,
       );
-      internal = await listenInternal(config.GATEWAY_INTERNAL_HOST, config.GATEWAY_INTERNAL_PORT, commandRoutes(hub, config.BOTLINK_COMMAND_TIMEOUT_MS));
+      internal = await listenInternal(config.GATEWAY_INTERNAL_HOST, config.GATEWAY_INTERNAL_PORT, commandRoutes(hub, config.BOTLINK_COMMAND_TIMEOUT_MS), {
+        token: config.GATEWAY_INTERNAL_TOKEN,
+        onRefused: (refusal) => {
+          internalMetrics.refusals.inc({ reason: refusal.reason });
+          logger.warn(refusal, 'internal call refused: no valid service token');
+        },
+      });
       const httpPort = (httpServer.address() as AddressInfo).port;
       const urls: GatewayUrls = {
         httpUrl: `http://${config.GATEWAY_HOST}:${httpPort}`,

@@ -1,45 +1,68 @@
 import { z } from 'zod';
 import { env, parseConfig } from '@wordgame/config';
 
+/** Shortest accepted service token: 32 characters (the dev stack makes 43 from 32 random bytes). */
+export const SERVICE_TOKEN_MIN = 32;
+const serviceToken = () => env.str().min(SERVICE_TOKEN_MIN, `must be at least ${SERVICE_TOKEN_MIN} characters`);
+const CLIENT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,252}$/;
+
 /** Gateway configuration, parsed once at start; see the README's config table. */
-export const gatewayConfigSchema = z.object({
-  /** Where the backend's Connect service listens (h2c). */
-  BACKEND_URL: env.url().default('http://127.0.0.1:4000'),
-  GATEWAY_HOST: z.string().default('127.0.0.1'),
-  /** REST /api/v1, the console /_gm, provider notifications, /metrics, /health. */
-  GATEWAY_HTTP_PORT: env.port(8080),
-  BOTLINK_HOST: z.string().default('127.0.0.1'),
-  /** BotLink gRPC over HTTP/2 with mutual TLS. */
-  BOTLINK_PORT: env.port(8443),
-  /** CA that signs bot client certificates (PEM path). */
-  BOTLINK_TLS_CA: env.str().default('.data/certs/ca.crt'),
-  /** The gateway's server certificate and key (PEM paths). */
-  BOTLINK_TLS_CERT: env.str().default('.data/certs/gateway.crt'),
-  BOTLINK_TLS_KEY: env.str().default('.data/certs/gateway.key'),
-  /** HTTP/2 ping interval on bot-link sessions (ms); with the ping timeout it bounds half-open detection. */
-  BOTLINK_PING_INTERVAL_MS: env.int(30_000, 100, 3_600_000),
-  /** A bot-link session whose ping is not answered within this time (ms) is destroyed. */
-  BOTLINK_PING_TIMEOUT_MS: env.int(20_000, 100, 3_600_000),
-  /** A Link stream that receives no message (Hello, Ack or Health) for this long (ms) is closed. */
-  BOTLINK_IDLE_TIMEOUT_MS: env.int(90_000, 100, 3_600_000),
-  /** Commands waiting to be written on one Link stream; a send beyond it fails with `queue_full`. */
-  BOTLINK_SEND_QUEUE_LIMIT: env.int(4_096, 1, 1_000_000),
-  /** Ack timeout (ms) for a command pushed without its own `timeout_ms`. */
-  BOTLINK_COMMAND_TIMEOUT_MS: env.int(10_000, 1, 120_000),
-  /** Host of the internal h2c listener (gateway.v1.BotCommandService); a private address only. */
-  GATEWAY_INTERNAL_HOST: z.string().default('127.0.0.1'),
-  /** Port of the internal listener where the backend pushes bot commands; never the public port. */
-  GATEWAY_INTERNAL_PORT: env.port(8444),
-  /** Bearer token of the operator-only catalog editor (/_gm/api); unset = the editor answers 503. */
-  GATEWAY_OPERATOR_TOKEN: env.str().min(16, 'must be at least 16 characters').optional(),
-  /** How long (ms) a resolved session token is reused without asking the backend; 0 = always ask. */
-  GATEWAY_SESSION_CACHE_MS: env.int(5_000, 0, 60_000),
-  /** Mark the operator console's cookies Secure; set true when the console is served over TLS. */
-  GATEWAY_CONSOLE_SECURE_COOKIE: env.bool(false),
-  /** Most rows one console ledger CSV export holds (stated on the ledger page). */
-  GATEWAY_CONSOLE_EXPORT_CAP: env.int(100_000, 1, 1_000_000),
-  LOG_LEVEL: env.logLevel(),
-});
+export const gatewayConfigSchema = z
+  .object({
+    /** Where the backend's Connect service listens (h2c). */
+    BACKEND_URL: env.url().default('http://127.0.0.1:4000'),
+    /** Secret the gateway presents to the backend on every call; required, never logged. */
+    BACKEND_SERVICE_TOKEN: serviceToken(),
+    /** Secret the backend must present on the internal listener; required, never logged. */
+    GATEWAY_INTERNAL_TOKEN: serviceToken(),
+    GATEWAY_HOST: z.string().default('127.0.0.1'),
+    /** REST /api/v1, the console /_gm, provider notifications, /metrics, /health. */
+    GATEWAY_HTTP_PORT: env.port(8080),
+    BOTLINK_HOST: z.string().default('127.0.0.1'),
+    /** BotLink gRPC over HTTP/2 with mutual TLS. */
+    BOTLINK_PORT: env.port(8443),
+    /** CA that signs bot client certificates (PEM path). */
+    BOTLINK_TLS_CA: env.str().default('.data/certs/ca.crt'),
+    /** The gateway's server certificate and key (PEM paths). */
+    BOTLINK_TLS_CERT: env.str().default('.data/certs/gateway.crt'),
+    BOTLINK_TLS_KEY: env.str().default('.data/certs/gateway.key'),
+    /**
+     * Bot identities allowed on the bot-link: comma-separated names matched exactly against the
+     * client certificate's subject CN or a DNS subjectAltName (which must also carry clientAuth).
+     */
+    BOTLINK_ALLOWED_CLIENTS: env
+      .str()
+      .transform((v) => v.split(',').map((n) => n.trim()))
+      .refine((names) => names.every((n) => CLIENT_NAME.test(n)), 'must be comma-separated certificate names (CN or DNS name; letters, digits, . _ -)'),
+    /** HTTP/2 ping interval on bot-link sessions (ms); with the ping timeout it bounds half-open detection. */
+    BOTLINK_PING_INTERVAL_MS: env.int(30_000, 100, 3_600_000),
+    /** A bot-link session whose ping is not answered within this time (ms) is destroyed. */
+    BOTLINK_PING_TIMEOUT_MS: env.int(20_000, 100, 3_600_000),
+    /** A Link stream that receives no message (Hello, Ack or Health) for this long (ms) is closed. */
+    BOTLINK_IDLE_TIMEOUT_MS: env.int(90_000, 100, 3_600_000),
+    /** Commands waiting to be written on one Link stream; a send beyond it fails with `queue_full`. */
+    BOTLINK_SEND_QUEUE_LIMIT: env.int(4_096, 1, 1_000_000),
+    /** Ack timeout (ms) for a command pushed without its own `timeout_ms`. */
+    BOTLINK_COMMAND_TIMEOUT_MS: env.int(10_000, 1, 120_000),
+    /** Host of the internal h2c listener (gateway.v1.BotCommandService); a private address only. */
+    GATEWAY_INTERNAL_HOST: z.string().default('127.0.0.1'),
+    /** Port of the internal listener where the backend pushes bot commands; never the public port. */
+    GATEWAY_INTERNAL_PORT: env.port(8444),
+    /** Bearer token of the operator-only catalog editor (/_gm/api); unset = the editor answers 503. */
+    GATEWAY_OPERATOR_TOKEN: env.str().min(16, 'must be at least 16 characters').optional(),
+    /** How long (ms) a resolved session token is reused without asking the backend; 0 = always ask. */
+    GATEWAY_SESSION_CACHE_MS: env.int(5_000, 0, 60_000),
+    /** Mark the operator console's cookies Secure; set true when the console is served over TLS. */
+    GATEWAY_CONSOLE_SECURE_COOKIE: env.bool(false),
+    /** Most rows one console ledger CSV export holds (stated on the ledger page). */
+    GATEWAY_CONSOLE_EXPORT_CAP: env.int(100_000, 1, 1_000_000),
+    LOG_LEVEL: env.logLevel(),
+  })
+  .superRefine((c, ctx) => {
+    if (c.BACKEND_SERVICE_TOKEN === c.GATEWAY_INTERNAL_TOKEN) {
+      ctx.addIssue({ code: 'custom', path: ['GATEWAY_INTERNAL_TOKEN'], message: 'must differ from BACKEND_SERVICE_TOKEN (one secret per direction)' });
+    }
+  });
 
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
 

@@ -8,19 +8,39 @@ import { buildGateway } from '../src/app.js';
 import { loadGatewayConfig } from '../src/config.js';
 import { call } from './support/edge.js';
 import { startRecordingBackend } from './support/recording-backend.js';
-import { testGatewayConfig } from './support/gateway-config.js';
+import { REQUIRED_TEST_ENV, testGatewayConfig } from './support/gateway-config.js';
 
 describe('operator token and session cache configuration', () => {
   it('refuses a short GATEWAY_OPERATOR_TOKEN and a bad GATEWAY_SESSION_CACHE_MS, naming them', () => {
     let problems: readonly string[] = [];
     try {
-      loadGatewayConfig({ GATEWAY_OPERATOR_TOKEN: 'short', GATEWAY_SESSION_CACHE_MS: '-1' });
+      loadGatewayConfig({ ...REQUIRED_TEST_ENV, GATEWAY_OPERATOR_TOKEN: 'short', GATEWAY_SESSION_CACHE_MS: '-1' });
     } catch (err: unknown) {
       if (err instanceof ConfigError) problems = err.problems;
     }
     expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(['GATEWAY_OPERATOR_TOKEN', 'GATEWAY_SESSION_CACHE_MS']);
     expect(problems.join('\n')).not.toContain('short');
-    expect(loadGatewayConfig({})).toMatchObject({ GATEWAY_OPERATOR_TOKEN: undefined, GATEWAY_SESSION_CACHE_MS: 5000 });
+    expect(loadGatewayConfig(REQUIRED_TEST_ENV)).toMatchObject({ GATEWAY_OPERATOR_TOKEN: undefined, GATEWAY_SESSION_CACHE_MS: 5000 });
+  });
+
+  it('needs both service tokens (32+ characters, one per direction) and a valid BOTLINK_ALLOWED_CLIENTS, never echoing a token', () => {
+    const problemsOf = (env: Record<string, string>) => {
+      try {
+        loadGatewayConfig(env);
+      } catch (err: unknown) {
+        if (err instanceof ConfigError) return err.problems.join('\n');
+        throw err;
+      }
+      return '';
+    };
+    expect(problemsOf({})).toMatch(/BACKEND_SERVICE_TOKEN: .*\(missing\)[\s\S]*GATEWAY_INTERNAL_TOKEN: .*\(missing\)[\s\S]*BOTLINK_ALLOWED_CLIENTS: .*\(missing\)/);
+    const short = problemsOf({ ...REQUIRED_TEST_ENV, GATEWAY_INTERNAL_TOKEN: 'too-short-internal' });
+    expect(short).toMatch(/GATEWAY_INTERNAL_TOKEN: must be at least 32 characters/);
+    expect(short).not.toContain('too-short-internal');
+    const same = REQUIRED_TEST_ENV['BACKEND_SERVICE_TOKEN'] ?? '';
+    expect(problemsOf({ ...REQUIRED_TEST_ENV, GATEWAY_INTERNAL_TOKEN: same })).toMatch(/GATEWAY_INTERNAL_TOKEN: must differ/);
+    expect(problemsOf({ ...REQUIRED_TEST_ENV, BOTLINK_ALLOWED_CLIENTS: 'bot,,x' })).toMatch(/BOTLINK_ALLOWED_CLIENTS: must be comma-separated/);
+    expect(loadGatewayConfig({ ...REQUIRED_TEST_ENV, BOTLINK_ALLOWED_CLIENTS: 'bot-1, bot-2.example' }).BOTLINK_ALLOWED_CLIENTS).toEqual(['bot-1', 'bot-2.example']);
   });
 
   it('the built gateway guards the catalog editor with the configured token', async () => {

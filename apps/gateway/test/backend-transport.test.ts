@@ -32,6 +32,8 @@ async function serve(port: number, check: Check): Promise<{ close(): Promise<voi
   };
 }
 
+const SERVICE_TOKEN = 'transport-test-service-token-0123456789';
+
 const unusedStreams: Transport = {
   unary: () => Promise.reject(new Error('unary calls must not reach the streams transport')),
   stream: () => Promise.reject(new Error('no streams here')),
@@ -46,7 +48,7 @@ describe('lean Connect unary transport (gateway -> backend)', () => {
   beforeEach(async () => {
     hang = false;
     port = await freePort();
-    transport = createLeanConnectTransport({ baseUrl: `http://127.0.0.1:${port}`, defaultTimeoutMs: 2_000, streams: unusedStreams });
+    transport = createLeanConnectTransport({ baseUrl: `http://127.0.0.1:${port}`, token: SERVICE_TOKEN, defaultTimeoutMs: 2_000, streams: unusedStreams });
     server = await serve(port, (req, ctx) => handler(req, ctx));
   });
   afterEach(async () => {
@@ -54,10 +56,15 @@ describe('lean Connect unary transport (gateway -> backend)', () => {
     await server?.close();
   });
 
-  it('sends the message and the call headers and decodes the answer', async () => {
-    let seen: { account: string | null; requestId: string | null; timeoutMs: number | undefined } | undefined;
+  it('sends the message, the call headers and the service token, and decodes the answer', async () => {
+    let seen: { account: string | null; requestId: string | null; authorization: string | null; timeoutMs: number | undefined } | undefined;
     handler = (req, ctx) => {
-      seen = { account: ctx.requestHeader.get('x-account-id'), requestId: ctx.requestHeader.get('x-request-id'), timeoutMs: ctx.timeoutMs() };
+      seen = {
+        account: ctx.requestHeader.get('x-account-id'),
+        requestId: ctx.requestHeader.get('x-request-id'),
+        authorization: ctx.requestHeader.get('authorization'),
+        timeoutMs: ctx.timeoutMs(),
+      };
       return { body: Uint8Array.from([...req.body].reverse()) };
     };
     const client = createClient(backendApi.SystemService, transport);
@@ -65,6 +72,7 @@ describe('lean Connect unary transport (gateway -> backend)', () => {
     expect([...res.body]).toEqual([3, 2, 1]);
     expect(seen?.account).toBe('42');
     expect(seen?.requestId).toBe('req-1');
+    expect(seen?.authorization).toBe(`Bearer ${SERVICE_TOKEN}`);
     expect(seen?.timeoutMs).toBeGreaterThan(1_000);
     expect(seen?.timeoutMs).toBeLessThanOrEqual(1_500);
   });
@@ -149,7 +157,7 @@ describe('lean Connect unary transport (gateway -> backend)', () => {
         return Promise.reject(new ConnectError('recorded', Code.Unimplemented));
       },
     };
-    const lean = createLeanConnectTransport({ baseUrl: `http://127.0.0.1:${port}`, defaultTimeoutMs: 1_000, streams });
+    const lean = createLeanConnectTransport({ baseUrl: `http://127.0.0.1:${port}`, token: SERVICE_TOKEN, defaultTimeoutMs: 1_000, streams });
     const game = createClient(backendApi.GameService, lean);
     const it = game.watchGame({ body: new Uint8Array() })[Symbol.asyncIterator]();
     await expect(it.next()).rejects.toThrow('recorded');

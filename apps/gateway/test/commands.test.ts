@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { Code, ConnectError, createClient } from '@connectrpc/connect';
 import { createConnectTransport, createGrpcTransport } from '@connectrpc/connect-node';
 import { botlink, connector, gatewayApi } from '@wordgame/contracts';
+import { withServiceToken } from '@wordgame/h2-unary';
+import { TEST_SERVICE_TOKENS } from '@wordgame/testkit';
 import type { CommandPayload } from '../src/commands/outcome.js';
 import { eventually, sample, startTestGateway, type TestGateway } from './support/botlink-gateway.js';
 import { TestBot, type TestBotOptions } from './support/botlink-bot.js';
@@ -124,7 +126,7 @@ describe('command hub over a real Link', () => {
 describe('internal BotCommandService', () => {
   it('carries a backend command through the hub to a real bot over mTLS and returns its outcome', async () => {
     const gw = await startTestGateway();
-    const internal = createClient(gatewayApi.BotCommandService, createConnectTransport({ baseUrl: gw.urls.internalUrl, httpVersion: '2' }));
+    const internal = createClient(gatewayApi.BotCommandService, createConnectTransport({ baseUrl: gw.urls.internalUrl, httpVersion: '2', interceptors: [withServiceToken(TEST_SERVICE_TOKENS.GATEWAY_INTERNAL_TOKEN)] }));
     const b = new TestBot({
       url: gw.urls.botlinkUrl,
       ca: gw.certs.ca.cert,
@@ -158,7 +160,7 @@ describe('internal BotCommandService', () => {
 
   it('carries refund_star_payment to the bot and returns its Ack result, labelled refund_star_payment in the metrics', async () => {
     const gw = await startTestGateway();
-    const internal = createClient(gatewayApi.BotCommandService, createConnectTransport({ baseUrl: gw.urls.internalUrl, httpVersion: '2' }));
+    const internal = createClient(gatewayApi.BotCommandService, createConnectTransport({ baseUrl: gw.urls.internalUrl, httpVersion: '2', interceptors: [withServiceToken(TEST_SERVICE_TOKENS.GATEWAY_INTERNAL_TOKEN)] }));
     const b = new TestBot({
       url: gw.urls.botlinkUrl,
       ca: gw.certs.ca.cert,

@@ -3,8 +3,10 @@ import { connect as tcpConnect } from 'node:net';
 import { join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
 import { readFileSync } from 'node:fs';
-import { connector } from '@wordgame/contracts';
-import { issueLeaf, makeCa } from '@wordgame/testkit';
+import { Code, ConnectError, createClient } from '@connectrpc/connect';
+import { createGrpcTransport } from '@connectrpc/connect-node';
+import { botlink, connector } from '@wordgame/contracts';
+import { issueLeaf, makeCa, type CertPair } from '@wordgame/testkit';
 import fc from 'fast-check';
 import { eventually, sample, startTestGateway, type TestGateway } from './support/botlink-gateway.js';
 import { TestBot } from './support/botlink-bot.js';
@@ -55,6 +57,20 @@ function handshake(port: number, ca: string, options: { cert?: string; key?: str
   });
 }
 
+/** ForwardPayment from a bot presenting `client` (binary: the fast path; JSON: connect-node); answers the Connect code. */
+async function forwardPayment(port: number, ca: string, client: CertPair, binary = true): Promise<Code> {
+  const transport = createGrpcTransport({
+    baseUrl: `https://localhost:${port}`,
+    useBinaryFormat: binary,
+    nodeOptions: { ca: readFileSync(ca), cert: readFileSync(client.cert), key: readFileSync(client.key) },
+  });
+  const request = { orderId: '00000000-0000-4000-8000-000000000001', platformPaymentChargeId: 'forged-charge', amount: 100n, platformUserId: 7n };
+  const err = await createClient(botlink.BotLink, transport)
+    .forwardPayment(request, { timeoutMs: 3_000 })
+    .then(() => undefined, (e: unknown) => ConnectError.from(e));
+  return err?.code ?? Code.Unknown;
+}
+
 describe('bot-link mutual TLS edge cases and junk on the port', () => {
   let gw: TestGateway;
   let port: number;
@@ -94,6 +110,44 @@ describe('bot-link mutual TLS edge cases and junk on the port', () => {
     expect(sample(text, 'botlink_connected_bots')).toBe(0);
     expect(sample(text, 'botlink_link_rejections_total{reason="no_hello"}')).toBe(0);
     expect(await gw.gateway.hub.send(notify, { timeoutMs: 1_000 })).toEqual({ status: 'no_bot' });
+  }, 60_000);
+
+  it('takes only a clientAuth certificate naming an allowed bot: no EKU or a name off BOTLINK_ALLOWED_CLIENTS is refused for Link and ForwardPayment, and counted', async () => {
+    const dir = join(gw.dir, 'identity');
+    const ca = { cert: gw.certs.ca.cert, key: gw.certs.ca.key };
+    const noUsage = issueLeaf(dir, 'no-usage', ca, { commonName: 'bot', usage: 'none' });
+    const stranger = issueLeaf(dir, 'stranger', ca, { commonName: 'mallory', usage: 'client', altNames: ['DNS:mallory.example'] });
+    const bySan = issueLeaf(dir, 'by-san', ca, { commonName: 'bot-7', usage: 'client', altNames: ['DNS:bot'] });
+    const rejections = async () => sample(await gw.metrics(), 'botlink_link_rejections_total{reason="client_identity"}') ?? 0;
+    expect(await rejections()).toBe(0);
+
+    // The TLS handshake itself completes (the CA signed both): the refusal is the gateway's own.
+    expect(await handshake(port, gw.certs.ca.cert, { ...noUsage })).toBe(true);
+    for (const [client, code] of [
+      [noUsage, Code.Unauthenticated],
+      [stranger, Code.PermissionDenied],
+    ] as const) {
+      const b = new TestBot({ url: gw.urls.botlinkUrl, ca: gw.certs.ca.cert, client });
+      bots.push(b);
+      b.hello('impostor', true);
+      expect((await b.ended)?.code).toBe(code);
+      expect(await forwardPayment(port, gw.certs.ca.cert, client)).toBe(code);
+      expect(await forwardPayment(port, gw.certs.ca.cert, client, false)).toBe(code);
+    }
+    expect(await rejections()).toBe(6);
+    expect(sample(await gw.metrics(), 'botlink_connected_bots')).toBe(0);
+    expect(await gw.gateway.hub.send(notify, { timeoutMs: 1_000 })).toEqual({ status: 'no_bot' });
+
+    // An allowed name in a DNS subjectAltName is taken; the call reaches the (here unreachable) backend.
+    expect(await forwardPayment(port, gw.certs.ca.cert, bySan)).toBe(Code.Unavailable);
+    expect(await forwardPayment(port, gw.certs.ca.cert, gw.certs.bot)).toBe(Code.Unavailable);
+    const good = new TestBot({ url: gw.urls.botlinkUrl, ca: gw.certs.ca.cert, client: bySan });
+    bots.push(good);
+    good.hello('by-san', true);
+    await eventually(async () => sample(await gw.metrics(), 'botlink_connected_bots') === 1);
+    await good.close();
+    await eventually(async () => sample(await gw.metrics(), 'botlink_connected_bots') === 0);
+    expect(await rejections()).toBe(6);
   }, 60_000);
 
   it('survives random bytes and truncated handshakes on the bot-link port; a real bot still links and gets commands', async () => {

@@ -169,3 +169,5 @@ export function handlerContext(
     url: `${scheme}://${headers[':authority'] ?? 'localhost'}${headers[':path'] ?? ''}`,
   };
 }
+
+export { ServiceGate, REFUSAL_BODY, serviceAuthorization, withServiceToken, type Refusal, type RefusalReason, type ServiceGateOptions } from './service-gate.js';

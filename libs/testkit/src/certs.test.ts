@@ -26,6 +26,7 @@ describe('dev certificates', () => {
     expect(gateway.checkHost('localhost')).toBe('localhost');
     expect(bot.subject).toContain('CN=bot');
     expect(execFileSync('openssl', ['x509', '-in', certs.bot.cert, '-noout', '-ext', 'extendedKeyUsage']).toString()).toContain('TLS Web Client Authentication');
+    expect(execFileSync('openssl', ['x509', '-in', certs.gateway.cert, '-noout', '-ext', 'extendedKeyUsage']).toString()).toContain('TLS Web Server Authentication');
     expect(execFileSync('openssl', ['verify', '-CAfile', certs.ca.cert, certs.gateway.cert, certs.bot.cert]).toString()).toMatch(/OK[\s\S]*OK/);
   });
 
@@ -34,6 +35,12 @@ describe('dev certificates', () => {
     const again = ensureDevCerts(dir);
     expect(again.created).toBe(false);
     expect(statSync(join(dir, 'ca.crt')).mtimeMs).toBe(before);
+  });
+
+  it('can issue a leaf without any extended key usage (for the bot-link identity tests)', () => {
+    const ca = { cert: join(dir, 'ca.crt'), key: join(dir, 'ca.key') };
+    const bare = issueLeaf(join(dir, 'bare'), 'bare', ca, { commonName: 'bot', usage: 'none' });
+    expect(new X509Certificate(readFileSync(bare.cert)).keyUsage).toBeUndefined();
   });
 
   it('can issue an already-expired leaf and one from another CA (for mTLS edge-case tests)', () => {

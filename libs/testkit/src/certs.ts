@@ -42,7 +42,8 @@ export function makeCa(dir: string, name: string, days = 3650): CertPair {
 export interface LeafOptions {
   /** Certificate subject CN; the gateway logs it to identify the bot. */
   commonName: string;
-  usage: 'server' | 'client';
+  /** Extended key usage: serverAuth, clientAuth, or `none` (no extension at all; for tests). */
+  usage: 'server' | 'client' | 'none';
   /** subjectAltName entries, e.g. ['DNS:localhost', 'IP:127.0.0.1']. */
   altNames?: string[];
   /** Validity in days; a negative value makes an already-expired certificate (for tests). */
@@ -58,11 +59,8 @@ export function issueLeaf(dir: string, name: string, ca: CertPair, options: Leaf
     const csr = join(work, 'leaf.csr');
     const ext = join(work, 'leaf.ext');
     openssl(['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', pair.key, '-out', csr, '-subj', `/O=wordgame dev/CN=${options.commonName}`]);
-    const lines = [
-      'basicConstraints=critical,CA:FALSE',
-      'keyUsage=critical,digitalSignature,keyAgreement',
-      `extendedKeyUsage=${options.usage === 'server' ? 'serverAuth' : 'clientAuth'}`,
-    ];
+    const lines = ['basicConstraints=critical,CA:FALSE', 'keyUsage=critical,digitalSignature,keyAgreement'];
+    if (options.usage !== 'none') lines.push(`extendedKeyUsage=${options.usage === 'server' ? 'serverAuth' : 'clientAuth'}`);
     if (options.altNames?.length) lines.push(`subjectAltName=${options.altNames.join(',')}`);
     writeFileSync(ext, `${lines.join('\n')}\n`);
     const days = options.days ?? 825;
@@ -88,6 +86,9 @@ export function issueLeaf(dir: string, name: string, ca: CertPair, options: Leaf
   return pair;
 }
 
+/** Subject CN of the dev bot's client certificate: the dev stack's BOTLINK_ALLOWED_CLIENTS. */
+export const DEV_BOT_CLIENT_NAME = 'bot';
+
 /**
  * Makes the dev certificate set under `dir` (default `.data/certs`): a CA, the gateway's server
  * certificate (localhost, 127.0.0.1, ::1, gateway) and the bot's client certificate (CN `bot`).
@@ -104,6 +105,6 @@ export function ensureDevCerts(dir = '.data/certs'): DevCerts & { created: boole
     usage: 'server',
     altNames: ['DNS:localhost', 'DNS:gateway', 'IP:127.0.0.1', 'IP:::1'],
   });
-  const bot = issueLeaf(dir, 'bot', ca, { commonName: 'bot', usage: 'client' });
+  const bot = issueLeaf(dir, 'bot', ca, { commonName: DEV_BOT_CLIENT_NAME, usage: 'client' });
   return { ca, gateway, bot, created: true };
 }

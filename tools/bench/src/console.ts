@@ -18,7 +18,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { ensureDevCerts } from '@wordgame/testkit';
+import { ensureDevCerts, TEST_SERVICE_TOKENS } from '@wordgame/testkit';
 import { printResult, type Figure } from './report/result.js';
 import { buildBundles, freePort, gatewayEnv, loadLine, root, rssKiB, startBundle, stopAll, tsx, waitFor } from './services.js';
 import { percentile } from './stats.js';
@@ -80,6 +80,7 @@ async function main(): Promise<void> {
     const [backendPort, httpPort, botlinkPort, internalPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
     buildBundles(['backend', 'gateway']);
     const backend = startBundle('backend', {
+      ...TEST_SERVICE_TOKENS,
       DATABASE_URL: dbUrl.toString(),
       BACKEND_PORT: String(backendPort),
       BACKEND_SEED_CATALOG: 'false',

@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, type DevCerts } from '@wordgame/testkit';
+import { DEV_BOT_CLIENT_NAME, freePort, TEST_SERVICE_TOKENS, type DevCerts } from '@wordgame/testkit';
 
 export { freePort };
 
@@ -127,9 +127,14 @@ export interface GatewayPorts {
   internal: number;
 }
 
-/** The environment of a bench gateway: its backend, its three ports, the dev certificates for the bot-link. */
+/**
+ * The environment of a bench gateway: its backend, its three ports, the dev certificates for the
+ * bot-link and the dev bot's name, the (fixed, loopback-only) service tokens.
+ */
 export function gatewayEnv(backendUrl: string, ports: GatewayPorts, certs: DevCerts): Record<string, string> {
   return {
+    ...TEST_SERVICE_TOKENS,
+    BOTLINK_ALLOWED_CLIENTS: DEV_BOT_CLIENT_NAME,
     BACKEND_URL: backendUrl,
     GATEWAY_HTTP_PORT: String(ports.http),
     BOTLINK_PORT: String(ports.botlink),
@@ -146,6 +151,7 @@ export function gatewayEnv(backendUrl: string, ports: GatewayPorts, certs: DevCe
  */
 export function quietBackendEnv(dbUrl: string, port: number, internalPort: number, poolMax: string): Record<string, string> {
   return {
+    ...TEST_SERVICE_TOKENS,
     DATABASE_URL: dbUrl,
     BACKEND_PORT: String(port),
     BACKEND_SEED_CATALOG: 'false',

@@ -45,6 +45,13 @@ describe('the local stack', () => {
     expect(existsSync(join(data, 'pglite'))).toBe(true);
   });
 
+  it('wires the generated service tokens: the gateway reaches the backend, a caller without the token does not', async () => {
+    const gateway = (await (await fetch(`${stack.urls.gateway}/health`)).json()) as { backend?: { status?: string } };
+    expect(gateway.backend).toMatchObject({ status: 'ok' });
+    const stranger = await fetch(`${stack.urls.backend}/backend.v1.SystemService/Check`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(stranger.status).toBe(401);
+  });
+
   it('serves gateway metrics in Prometheus text format', async () => {
     const res = await fetch(`${stack.urls.gateway}/metrics`);
     expect(res.status).toBe(200);

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { ensureDevCerts } from '@wordgame/testkit';
+import { DEV_BOT_CLIENT_NAME, ensureDevCerts, randomServiceTokens } from '@wordgame/testkit';
 import { startProcess, stopProcess, type ProcessSpec, type Running } from './processes.js';
 import { httpOk, tcpOpen, waitFor } from './wait.js';
 
@@ -79,6 +79,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const node = process.execPath;
   const tsx = join(root, 'node_modules/tsx/dist/cli.mjs');
   const common = { LOG_LEVEL: options.logLevel ?? 'info' };
+  // Fresh per start, held only in the two processes' environments: nothing else can call either private port.
+  const tokens = randomServiceTokens();
   const tls = { BOTLINK_TLS_CA: certs.ca.cert };
 
   const specs: ProcessSpec[] = [
@@ -106,6 +108,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       args: [join(root, 'dist/apps/backend/main.js')],
       env: {
         ...common,
+        ...tokens,
         BACKEND_HOST: host,
         BACKEND_PORT: String(ports.backend),
         PGLITE_DIR: join(data, 'pglite'),
@@ -126,6 +129,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       env: {
         ...common,
         ...tls,
+        ...tokens,
+        BOTLINK_ALLOWED_CLIENTS: DEV_BOT_CLIENT_NAME,
         BACKEND_URL: urls.backend,
         GATEWAY_HOST: host,
         GATEWAY_HTTP_PORT: String(ports.gatewayHttp),

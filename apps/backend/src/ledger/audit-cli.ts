@@ -1,5 +1,5 @@
 import { ConfigError } from '@wordgame/config';
-import { loadBackendConfig } from '../config.js';
+import { loadDatabaseConfig } from '../config.js';
 import { openDatabase } from '../db/database.js';
 import { auditLedger } from './audit.js';
 
@@ -8,7 +8,7 @@ import { auditLedger } from './audit.js';
  * ledger of the database the backend's config names; prints a JSON report, exits 1 on any problem.
  */
 async function main(): Promise<number> {
-  const config = loadBackendConfig();
+  const config = loadDatabaseConfig();
   const database = await openDatabase({ url: config.DATABASE_URL, pgliteDir: config.PGLITE_DIR, poolMax: 2 });
   try {
     const report = await auditLedger(database.db);

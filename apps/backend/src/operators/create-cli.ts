@@ -1,5 +1,5 @@
 import { ConfigError } from '@wordgame/config';
-import { loadBackendConfig } from '../config.js';
+import { loadDatabaseConfig } from '../config.js';
 import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { upsertOperator } from './repository.js';
@@ -18,7 +18,7 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const roles = parseRoles(roleList);
-  const config = loadBackendConfig();
+  const config = loadDatabaseConfig();
   const database = await openDatabase({ url: config.DATABASE_URL, pgliteDir: config.PGLITE_DIR, poolMax: 2 });
   try {
     await migrateToLatest(database.db);

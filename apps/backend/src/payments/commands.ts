@@ -1,6 +1,7 @@
 import { createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { connector, gatewayApi } from '@wordgame/contracts';
+import { withServiceToken } from '@wordgame/h2-unary';
 
 /** What became of one bot command, as the gateway reports it. */
 export type CommandOutcome =
@@ -44,9 +45,12 @@ export interface BotCommands {
 /** Ack.result of refund_star_payment when the platform had already refunded the charge. */
 export const ALREADY_REFUNDED = 'already_refunded';
 
-/** A BotCommands over the gateway's internal h2c Connect listener at `baseUrl`. */
-export function gatewayBotCommands(baseUrl: string, timeoutMs: number): BotCommands {
-  const client = createClient(gatewayApi.BotCommandService, createConnectTransport({ baseUrl, httpVersion: '2' }));
+/**
+ * A BotCommands over the gateway's internal h2c Connect listener at `baseUrl`; every call presents
+ * `token` (GATEWAY_INTERNAL_TOKEN), without which the gateway refuses it.
+ */
+export function gatewayBotCommands(baseUrl: string, token: string, timeoutMs: number): BotCommands {
+  const client = createClient(gatewayApi.BotCommandService, createConnectTransport({ baseUrl, httpVersion: '2', interceptors: [withServiceToken(token)] }));
   const send = async (command: Parameters<typeof client.send>[0]['command']): Promise<CommandOutcome> => {
     try {
       // The call itself may outlive the Ack wait by a little (the gateway's own answer path).

@@ -24,7 +24,7 @@ export function paymentDeps(config: BackendConfig, db: Kysely<DB>, logger: Logge
   return {
     db,
     logger,
-    bot: overrides.bot ?? gatewayBotCommands(config.GATEWAY_INTERNAL_URL, config.BOT_COMMAND_TIMEOUT_MS),
+    bot: overrides.bot ?? gatewayBotCommands(config.GATEWAY_INTERNAL_URL, config.GATEWAY_INTERNAL_TOKEN, config.BOT_COMMAND_TIMEOUT_MS),
     mailer: overrides.mailer ?? mailerFor(config),
     card: shops
       ? {

@@ -15,16 +15,20 @@ export interface DualListener {
 
 const H2_PREFACE = Buffer.from('PRI * HTTP/2.0');
 
+/** Most concurrent HTTP/2 streams one connection may open (the gateway multiplexes on one or two). */
+export const MAX_CONCURRENT_STREAMS = 256;
+
 /**
  * Serves `handler` over HTTP/1.1 and h2c on one port, choosing by the first bytes of each
  * connection: the gateway talks Connect over multiplexed h2c while probes and curl use HTTP/1.1.
+ * An HTTP/2 connection may hold at most MAX_CONCURRENT_STREAMS streams at once.
  * `close()` stops accepting, lets in-flight requests finish for up to `graceMs`, then destroys
  * whatever is left.
  */
 export async function listenDual(handler: Handler, host: string, port: number, graceMs = 5_000, take?: StreamTaker): Promise<DualListener> {
   const h1 = http.createServer(handler);
   h1.keepAliveTimeout = 65_000;
-  const h2 = http2.createServer({}, handler);
+  const h2 = http2.createServer({ settings: { maxConcurrentStreams: MAX_CONCURRENT_STREAMS } }, handler);
   if (take) takeStreamsFirst(h2, take);
   const sockets = new Set<net.Socket>();
   const sessions = new Set<http2.ServerHttp2Session>();

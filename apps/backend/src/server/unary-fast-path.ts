@@ -13,8 +13,12 @@ export interface ServiceRegistration {
 /** Maps any failure of a handler to the ConnectError to answer (the backend's error edge). */
 export type ErrorEdge = (err: unknown, method: DescMethod) => ConnectError;
 
-/** Largest request body the fast path reads (the gateway's REST limit is far below it). */
-const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/**
+ * Largest request body the backend reads, on the fast path and through connect-node
+ * (`readMaxBytes`); counted while reading, so a larger body is refused (ResourceExhausted) before
+ * it is buffered. The gateway's REST limit (64 kB) is far below it.
+ */
+export const MAX_BODY_BYTES = 4 * 1024 * 1024;
 const TIMEOUT = /^\d{1,10}$/;
 
 /**

@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ConnectError, createClient, type Client } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
+import { withServiceToken } from '@wordgame/h2-unary';
 import { createLogger } from '@wordgame/logging';
+import { TEST_SERVICE_TOKENS } from '@wordgame/testkit';
 import { buildBackend, type BackendApp } from '../../src/app.js';
 import { loadBackendConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/database.js';
@@ -38,6 +40,7 @@ export async function startHarness(env: Record<string, string> = {}, warnings?: 
     MAIL_DEV_DIR: mailDir,
     PUBLIC_BASE_URL: 'https://game.example',
     DB_POOL_MAX: '20',
+    ...TEST_SERVICE_TOKENS,
     ...env,
   });
   const logger = warnings
@@ -45,7 +48,7 @@ export async function startHarness(env: Record<string, string> = {}, warnings?: 
     : createLogger('backend-test', 'silent');
   const app: BackendApp = buildBackend(config, logger);
   const { url } = await app.start();
-  const transport = createConnectTransport({ baseUrl: url, httpVersion: '2' });
+  const transport = backendTransport(url);
   return {
     url,
     database: pg,
@@ -57,6 +60,11 @@ export async function startHarness(env: Record<string, string> = {}, warnings?: 
       await rm(mailDir, { recursive: true, force: true });
     },
   };
+}
+
+/** A Connect transport to a test backend that presents the service token, as the gateway does. */
+export function backendTransport(baseUrl: string, httpVersion: '1.1' | '2' = '2'): ReturnType<typeof createConnectTransport> {
+  return createConnectTransport({ baseUrl, httpVersion, interceptors: [withServiceToken(TEST_SERVICE_TOKENS.BACKEND_SERVICE_TOKEN)] });
 }
 
 /** Caller headers as the gateway sets them. */

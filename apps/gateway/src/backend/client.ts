@@ -1,6 +1,7 @@
 import { createClient, type Client } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
+import { withServiceToken } from '@wordgame/h2-unary';
 import { createLeanConnectTransport } from './unary-transport.js';
 
 /** Typed Connect clients for the backend's services, over one multiplexed h2c connection. */
@@ -27,11 +28,12 @@ export interface BackendClients {
 
 /**
  * Unary calls (every REST operation) go through the lean Connect transport; the one streaming
- * method (WatchGame) through connect-node's. Both speak the Connect protocol over h2c.
+ * method (WatchGame) through connect-node's. Both speak the Connect protocol over h2c and present
+ * `token` (BACKEND_SERVICE_TOKEN) on every call, without which the backend refuses it.
  */
-export function createBackendClients(baseUrl: string): BackendClients {
-  const streams = createConnectTransport({ baseUrl, httpVersion: '2', defaultTimeoutMs: 10_000 });
-  const transport = createLeanConnectTransport({ baseUrl, defaultTimeoutMs: 10_000, streams });
+export function createBackendClients(baseUrl: string, token: string): BackendClients {
+  const streams = createConnectTransport({ baseUrl, httpVersion: '2', defaultTimeoutMs: 10_000, interceptors: [withServiceToken(token)] });
+  const transport = createLeanConnectTransport({ baseUrl, token, defaultTimeoutMs: 10_000, streams });
   return {
     system: createClient(backendApi.SystemService, transport),
     account: createClient(backendApi.AccountService, transport),

@@ -3,12 +3,14 @@ import { create, fromBinary, toBinary, type DescMessage, type DescMethodUnary, t
 import { Code, ConnectError, type Transport, type UnaryResponse } from '@connectrpc/connect';
 import { codeFromHttpStatus, errorFromJsonBytes } from '@connectrpc/connect/protocol-connect';
 import { keepAlive } from '@wordgame/h2-keepalive';
-import { headersOf } from '@wordgame/h2-unary';
+import { headersOf, serviceAuthorization } from '@wordgame/h2-unary';
 
 /** Options of the lean Connect transport. */
 export interface LeanTransportOptions {
   /** `http://host:port`: the backend's cleartext HTTP/2 (prior knowledge) listener. */
   baseUrl: string;
+  /** The service token presented on every call (`Authorization: Bearer`). */
+  token: string;
   /** Deadline of a call that names none. */
   defaultTimeoutMs: number;
   /** Handles the streaming methods (connect-node's transport over its own connection). */
@@ -30,7 +32,7 @@ type CallHeaders = Parameters<Transport['unary']>[3];
  * A Connect-protocol transport for unary calls written straight onto one multiplexed h2c
  * session: POST `/<service>/<method>` with `application/proto`, `Connect-Timeout-Ms`, the call's
  * headers, and the answer decoded as the Connect spec says (200 = the message; anything else = a
- * JSON error whose metadata is the response headers). It speaks the same wire as connect-node's
+ * JSON error whose metadata is the response headers), always with the service token. It speaks the same wire as connect-node's
  * transport but skips its per-call machinery (linked abort controllers, async-iterable pipes,
  * envelope and compression negotiation), which was a quarter of the gateway's CPU per REST
  * request. Streaming methods go to `streams`. A failed connection is reopened on the next call.
@@ -38,6 +40,7 @@ type CallHeaders = Parameters<Transport['unary']>[3];
 export function createLeanConnectTransport(options: LeanTransportOptions): ClosableTransport {
   const base = new URL(options.baseUrl);
   const prefix = base.pathname.replace(/\/+$/, '');
+  const authorization = serviceAuthorization(options.token);
   let session: http2.ClientHttp2Session | undefined;
   let closed = false;
 
@@ -76,6 +79,7 @@ export function createLeanConnectTransport(options: LeanTransportOptions): Closa
       };
       if (timeout !== undefined) outgoing['connect-timeout-ms'] = String(timeout);
       copyHeaders(header, outgoing);
+      outgoing['authorization'] = authorization;
       let stream: http2.ClientHttp2Stream;
       try {
         stream = open().request(outgoing);

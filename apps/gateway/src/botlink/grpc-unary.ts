@@ -4,8 +4,11 @@ import { Code, ConnectError, type ContextValues } from '@connectrpc/connect';
 import { handlerContext, parseInput, serveUnary, unaryRoutes, type StreamTaker } from '@wordgame/h2-unary';
 import type { Logger } from '@wordgame/logging';
 
-/** Largest request message the fast path reads (bot-link requests are a few hundred bytes). */
-const MAX_MESSAGE_BYTES = 1024 * 1024;
+/**
+ * Largest request message the bot-link reads, on the fast path and through connect-node
+ * (`readMaxBytes`); bot-link requests are a few hundred bytes.
+ */
+export const MAX_MESSAGE_BYTES = 1024 * 1024;
 const GRPC_TIMEOUT = /^(\d{1,8})([HMSmun])$/;
 const TIMEOUT_UNIT_MS: Record<string, number> = { H: 3_600_000, M: 60_000, S: 1_000, m: 1, u: 0.001, n: 0.000001 };
 

@@ -6,6 +6,9 @@ import { keepAlive } from '@wordgame/h2-keepalive';
 import { takeStreamsFirst, type StreamTaker } from '@wordgame/h2-unary';
 import type { Logger } from '@wordgame/logging';
 
+/** Most concurrent streams one bot-link connection may open (a bot uses one Link plus a few unary calls). */
+export const BOTLINK_MAX_CONCURRENT_STREAMS = 256;
+
 export interface MtlsOptions {
   host: string;
   port: number;
@@ -33,7 +36,8 @@ export interface MtlsServer {
 /**
  * Starts the bot-link's HTTP/2 TLS server. A client certificate is required and verified against
  * the configured CA during the handshake (no certificate, another CA's, or an expired one never
- * reaches a handler); TLS 1.3 only, no HTTP/1 fallback. Each session is pinged every
+ * reaches a handler); TLS 1.3 only, no HTTP/1 fallback, BOTLINK_MAX_CONCURRENT_STREAMS per
+ * connection. Each session is pinged every
  * `pingIntervalMs`; an answer missing after `pingTimeoutMs` destroys it, which ends its streams
  * (a half-open connection is detected within interval + timeout). `close()` sends GOAWAY to every
  * session and waits for them to end.
@@ -53,6 +57,7 @@ export async function listenMtls(
       rejectUnauthorized: true,
       minVersion: 'TLSv1.3',
       allowHTTP1: false,
+      settings: { maxConcurrentStreams: BOTLINK_MAX_CONCURRENT_STREAMS },
     },
     handler,
   );

@@ -2,6 +2,7 @@ import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import type { ConnectRouter } from '@connectrpc/connect';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
+import { ServiceGate, type Refusal } from '@wordgame/h2-unary';
 
 /** A listening internal h2c server. */
 export interface InternalServer {
@@ -9,13 +10,39 @@ export interface InternalServer {
   close(): Promise<void>;
 }
 
+/** Largest request the internal listener reads (a bot command is a few hundred bytes). */
+export const INTERNAL_MAX_BODY_BYTES = 1024 * 1024;
+/** Most concurrent streams one connection to the internal listener may open. */
+export const INTERNAL_MAX_CONCURRENT_STREAMS = 256;
+
+/** Who may call the internal listener, and what happens to everyone else. */
+export interface InternalAccess {
+  /** GATEWAY_INTERNAL_TOKEN: the bearer token the backend presents. */
+  token: string;
+  /** Called once per refused call (counted and logged by the caller). */
+  onRefused: (refusal: Refusal) => void;
+}
+
 /**
  * Starts the gateway's internal Connect listener (h2c, no TLS): for the backend on a private
- * network or loopback, never the public port. `close()` sends GOAWAY and waits for open calls;
- * sessions still open after `graceMs` are destroyed.
+ * network or loopback, never the public port. Every call must present the internal token
+ * (Unauthenticated otherwise, before its body is read), a request body is read up to
+ * INTERNAL_MAX_BODY_BYTES (counted while reading; larger is ResourceExhausted), and a connection
+ * holds at most INTERNAL_MAX_CONCURRENT_STREAMS streams. `close()` sends GOAWAY and waits for open
+ * calls; sessions still open after `graceMs` are destroyed.
  */
-export async function listenInternal(host: string, port: number, routes: (router: ConnectRouter) => void, graceMs = 5_000): Promise<InternalServer> {
-  const server = http2.createServer(connectNodeAdapter({ routes }));
+export async function listenInternal(
+  host: string,
+  port: number,
+  routes: (router: ConnectRouter) => void,
+  access: InternalAccess,
+  graceMs = 5_000,
+): Promise<InternalServer> {
+  const gate = new ServiceGate({ token: access.token, onRefused: access.onRefused });
+  const server = http2.createServer(
+    { settings: { maxConcurrentStreams: INTERNAL_MAX_CONCURRENT_STREAMS } },
+    gate.handler(connectNodeAdapter({ routes, readMaxBytes: INTERNAL_MAX_BODY_BYTES })),
+  );
   const sessions = new Set<http2.ServerHttp2Session>();
   server.on('session', (session: http2.ServerHttp2Session) => {
     sessions.add(session);

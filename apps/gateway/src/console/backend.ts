@@ -1,12 +1,17 @@
 import { Code, ConnectError, createClient, type Client } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { backendApi } from '@wordgame/contracts';
+import { withServiceToken } from '@wordgame/h2-unary';
 
 /** The backend's ConsoleService over its own h2c connection. */
 export type ConsoleClient = Client<typeof backendApi.ConsoleService>;
 
-export function createConsoleClient(baseUrl: string): ConsoleClient {
-  return createClient(backendApi.ConsoleService, createConnectTransport({ baseUrl, httpVersion: '2', defaultTimeoutMs: 15_000 }));
+/** A ConsoleService client on its own connection; every call presents the service `token`. */
+export function createConsoleClient(baseUrl: string, token: string): ConsoleClient {
+  return createClient(
+    backendApi.ConsoleService,
+    createConnectTransport({ baseUrl, httpVersion: '2', defaultTimeoutMs: 15_000, interceptors: [withServiceToken(token)] }),
+  );
 }
 
 /** Call options that carry the operator's session token to the backend (which re-checks the role). */

@@ -15,6 +15,8 @@ import { guard } from './session.js';
 export interface ConsoleOptions {
   /** The backend's Connect URL (ConsoleService). */
   backendUrl: string;
+  /** BACKEND_SERVICE_TOKEN, presented on every console call to the backend. */
+  backendToken: string;
   /** GATEWAY_CONSOLE_SECURE_COOKIE: mark the cookies Secure (behind TLS). */
   secureCookie: boolean;
   /** GATEWAY_CONSOLE_EXPORT_CAP: most rows one CSV export holds. */
@@ -42,7 +44,7 @@ function safe(handler: Handler) {
  * sign-in form needs the session's CSRF token (the sign-in form its own pre-session nonce).
  */
 export function createConsoleRouter(options: ConsoleOptions): Router {
-  const client = createConsoleClient(options.backendUrl);
+  const client = createConsoleClient(options.backendUrl, options.backendToken);
   const form = express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 100 });
   const secure = options.secureCookie;
   const router = Router();

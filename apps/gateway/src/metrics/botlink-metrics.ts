@@ -12,7 +12,7 @@ export const COMMAND_OUTCOMES = ['delivered', 'not_delivered', 'error', 'timeout
 export type CommandOutcomeLabel = (typeof COMMAND_OUTCOMES)[number];
 
 /** `botlink_link_rejections_total{reason}`: why a bot's connection or Link never became a link. */
-export const LINK_REJECTION_REASONS = ['tls_handshake', 'no_hello', 'invalid_hello', 'shutting_down'] as const;
+export const LINK_REJECTION_REASONS = ['tls_handshake', 'client_identity', 'no_hello', 'invalid_hello', 'shutting_down'] as const;
 export type LinkRejectionReason = (typeof LINK_REJECTION_REASONS)[number];
 
 /** `botlink_link_ends_total{reason}`: why an established Link ended. */
@@ -89,7 +89,7 @@ export function createBotlinkMetrics(registry: Registry): BotlinkMetrics {
     }),
     linkRejections: new Counter({
       name: 'botlink_link_rejections_total',
-      help: 'Bot connections or Link streams refused (tls_handshake, no_hello, invalid_hello, shutting_down).',
+      help: 'Bot connections, Link streams or bot-link calls refused (tls_handshake, client_identity: a CA-signed certificate without clientAuth or off BOTLINK_ALLOWED_CLIENTS, one per call; no_hello, invalid_hello, shutting_down).',
       labelNames: ['reason'],
       registers,
     }),

@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { createLogger } from '@wordgame/logging';
+import { TEST_SERVICE_TOKENS } from '@wordgame/testkit';
 import { createBackendClients } from '../../src/backend/client.js';
 import { createHttpApp } from '../../src/http/app.js';
 import { createRegistry } from '../../src/metrics/registry.js';
@@ -25,7 +26,7 @@ export async function startEdge(backendUrl: string, options: { operatorToken?: s
   const app = createHttpApp({
     logger: createLogger('gateway-test', 'info', sink),
     registry: createRegistry(),
-    backend: createBackendClients(backendUrl),
+    backend: createBackendClients(backendUrl, TEST_SERVICE_TOKENS.BACKEND_SERVICE_TOKEN),
     ...options,
   });
   const server: Server = await new Promise((resolve) => {

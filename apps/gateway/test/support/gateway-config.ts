@@ -1,5 +1,8 @@
-import type { DevCerts } from '@wordgame/testkit';
+import { DEV_BOT_CLIENT_NAME, TEST_SERVICE_TOKENS, type DevCerts } from '@wordgame/testkit';
 import { loadGatewayConfig, type GatewayConfig } from '../../src/config.js';
+
+/** The variables every gateway needs and tests fix: the service tokens and the dev bot's name. */
+export const REQUIRED_TEST_ENV: Record<string, string> = { ...TEST_SERVICE_TOKENS, BOTLINK_ALLOWED_CLIENTS: DEV_BOT_CLIENT_NAME };
 
 /**
  * A gateway config for tests: every listener on an ephemeral port, the given dev certificates for
@@ -7,6 +10,7 @@ import { loadGatewayConfig, type GatewayConfig } from '../../src/config.js';
  */
 export function testGatewayConfig(certs: DevCerts, env: Record<string, string> = {}): GatewayConfig {
   return loadGatewayConfig({
+    ...REQUIRED_TEST_ENV,
     BACKEND_URL: 'http://127.0.0.1:1',
     GATEWAY_HTTP_PORT: '0',
     BOTLINK_PORT: '0',

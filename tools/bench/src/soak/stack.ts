@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { adminQuery, ensureDevCerts } from '@wordgame/testkit';
+import { adminQuery, ensureDevCerts, TEST_SERVICE_TOKENS } from '@wordgame/testkit';
 import { buildBundles, freePort, gatewayEnv, root, startBundle, stopAll, waitFor, waitHealthy } from '../services.js';
 
 /** The five processes a soak runs and samples. */
@@ -113,6 +113,7 @@ export async function startSoakStack(serverUrl: string, rebuildApps: boolean): P
     const chat = (await postJson(`${platform}/_control/chats`, { type: 'supergroup', title: 'Soak discussion', botStatus: 'administrator' })) as { id: number };
 
     started.backend = startBundle('backend', {
+      ...TEST_SERVICE_TOKENS,
       DATABASE_URL: dbUrl,
       BACKEND_PORT: String(backendPort),
       BACKEND_SEED_CATALOG: 'true',

@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { createClient, type Client } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { connector, gatewayApi } from '@wordgame/contracts';
+import { TEST_SERVICE_TOKENS } from '@wordgame/testkit';
 import type { Customer, Customers } from './customers.js';
 import { call, expectStatus, field, until } from './http.js';
 import type { SoakStack } from './stack.js';
@@ -57,7 +58,11 @@ export class Traffic {
     private readonly tally: Tally,
     private readonly rate: number,
   ) {
-    this.commands = createClient(gatewayApi.BotCommandService, createConnectTransport({ baseUrl: stack.internal, httpVersion: '2' }));
+    this.commands = createClient(gatewayApi.BotCommandService, createConnectTransport({
+        baseUrl: stack.internal,
+        httpVersion: '2',
+        interceptors: [(next) => (req) => (req.header.set('authorization', `Bearer ${TEST_SERVICE_TOKENS.GATEWAY_INTERNAL_TOKEN}`), next(req))],
+      }));
   }
 
   /** Runs every paced kind until `endAt` (performance.now() time), then waits for every operation still running. */

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureDevCerts, freePort, type DevCerts } from '@wordgame/testkit';
+import { DEV_BOT_CLIENT_NAME, ensureDevCerts, freePort, TEST_SERVICE_TOKENS, type DevCerts } from '@wordgame/testkit';
 import { ServiceProcess } from './service.js';
 
 /** Secrets the stack is wired with, so a suite can sign launch data and call the operator API. */
@@ -83,6 +83,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     'backend',
     'backend',
     {
+      ...TEST_SERVICE_TOKENS,
       LOG_LEVEL: logLevel,
       DATABASE_URL: options.databaseUrl,
       BACKEND_HOST: host,
@@ -106,6 +107,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     'gateway',
     'gateway',
     {
+      ...TEST_SERVICE_TOKENS,
+      BOTLINK_ALLOWED_CLIENTS: DEV_BOT_CLIENT_NAME,
       LOG_LEVEL: logLevel,
       BACKEND_URL: urls.backend,
       GATEWAY_HOST: host,
