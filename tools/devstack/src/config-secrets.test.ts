@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
+import { insecureComposeDefaults } from '@wordgame/testkit';
 
 const root = resolve(import.meta.dirname, '../../..');
 const tsx = resolve(root, 'node_modules/tsx/dist/cli.mjs');
@@ -75,4 +76,11 @@ describe('configuration errors never print secrets', () => {
     for (const name of Object.keys(c.env).filter((n) => n !== 'PLATFORM_BOT_TOKEN' || c.service !== 'bot')) expect(run.stderr).toContain(name);
     expect(run.stderr).not.toContain(MARK);
   }, 40_000);
+});
+
+/** Compose never starts a non-dev service on a publicly known secret (e.g. `dev-bot-token`). */
+describe('docker-compose secrets', () => {
+  it('has no fixed fallback for any secret outside the dev profile', () => {
+    expect(insecureComposeDefaults(root)).toEqual([]);
+  });
 });

@@ -1,13 +1,15 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ConnectError, createClient, type Client } from '@connectrpc/connect';
+import { ConnectError, createClient, type Client, type Interceptor } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { createLogger } from '@wordgame/logging';
 import { buildBackend, type BackendApp } from '../../src/app.js';
 import { loadBackendConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/database.js';
 import { freshPostgres } from '../../src/testing/databases.js';
+import { upsertOperator } from '../../src/operators/repository.js';
+import { OPERATOR_SESSION_HEADER, signIn } from '../../src/operators/sessions.js';
 
 type DescService = Parameters<typeof createClient>[0];
 
@@ -19,7 +21,12 @@ export interface Harness {
   url: string;
   database: Database & { url: string };
   mailDir: string;
+  /** A client whose calls name the harness operator (every role) unless a call sets its own x-operator-session. */
   client<S extends DescService>(service: S): Client<S>;
+  /** A client that names no operator: what any caller of the backend's port could do. */
+  bareClient<S extends DescService>(service: S): Client<S>;
+  /** The harness operator's session token. */
+  operatorToken: string;
   stop(): Promise<void>;
 }
 
@@ -44,13 +51,22 @@ export async function startHarness(env: Record<string, string> = {}, warnings?: 
     ? createLogger('backend-test', 'warn', { write: (line: string) => void warnings.push(JSON.parse(line) as Record<string, unknown>) })
     : createLogger('backend-test', 'silent');
   const app: BackendApp = buildBackend(config, logger);
-  const { url } = await app.start();
-  const transport = createConnectTransport({ baseUrl: url, httpVersion: '2' });
+  const { url, db } = await app.start();
+  await upsertOperator(db, 'harness-operator', 'harness operator password', ['viewer', 'refunder', 'catalog_editor', 'moderator']);
+  const { token: operatorToken } = await signIn(db, 'harness-operator', 'harness operator password', 24);
+  const namesOperator: Interceptor = (next) => (req) => {
+    if (!req.header.has(OPERATOR_SESSION_HEADER)) req.header.set(OPERATOR_SESSION_HEADER, operatorToken);
+    return next(req);
+  };
+  const transport = createConnectTransport({ baseUrl: url, httpVersion: '2', interceptors: [namesOperator] });
+  const bare = createConnectTransport({ baseUrl: url, httpVersion: '2' });
   return {
     url,
     database: pg,
     mailDir,
+    operatorToken,
     client: (service) => createClient(service, transport),
+    bareClient: (service) => createClient(service, bare),
     stop: async () => {
       await app.stop();
       await pg.close();
