@@ -32,8 +32,8 @@ export const gatewayConfigSchema = z.object({
   GATEWAY_INTERNAL_PORT: env.port(8444),
   /** How long (ms) a resolved session token is reused without asking the backend; 0 = always ask. */
   GATEWAY_SESSION_CACHE_MS: env.int(5_000, 0, 60_000),
-  /** Mark the operator console's cookies Secure; set true when the console is served over TLS. */
-  GATEWAY_CONSOLE_SECURE_COOKIE: env.bool(false),
+  /** Mark the operator console's cookies Secure (default); only a plain-HTTP dev stack sets false. */
+  GATEWAY_CONSOLE_SECURE_COOKIE: env.bool(true),
   /** Most rows one console ledger CSV export holds (stated on the ledger page). */
   GATEWAY_CONSOLE_EXPORT_CAP: env.int(100_000, 1, 1_000_000),
   LOG_LEVEL: env.logLevel(),

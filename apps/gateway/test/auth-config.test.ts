@@ -8,7 +8,7 @@ import { buildGateway } from '../src/app.js';
 import { loadGatewayConfig } from '../src/config.js';
 import { call } from './support/edge.js';
 import { startRecordingBackend } from './support/recording-backend.js';
-import { testGatewayConfig } from './support/gateway-config.js';
+import { testGatewayConfig, testGatewayConfigEnv } from './support/gateway-config.js';
 
 describe('operator API and session cache configuration', () => {
   it('refuses a bad GATEWAY_SESSION_CACHE_MS naming it; no static operator token exists any more', () => {
@@ -21,6 +21,25 @@ describe('operator API and session cache configuration', () => {
     expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(['GATEWAY_SESSION_CACHE_MS']);
     expect(loadGatewayConfig({})).toMatchObject({ GATEWAY_SESSION_CACHE_MS: 5000 });
     expect(Object.keys(loadGatewayConfig({}))).not.toContain('GATEWAY_OPERATOR_TOKEN');
+  });
+
+  it('marks console cookies Secure unless configured otherwise', async () => {
+    expect(loadGatewayConfig({}).GATEWAY_CONSOLE_SECURE_COOKIE).toBe(true);
+    const dir = mkdtempSync(join(tmpdir(), 'gw-cookie-'));
+    const certs = ensureDevCerts(dir);
+    const backend = await startRecordingBackend();
+    const secureByDefault = loadGatewayConfig({ ...testGatewayConfigEnv(certs), BACKEND_URL: backend.url });
+    const gateway = buildGateway(secureByDefault, createLogger('gateway-test', 'silent'));
+    try {
+      const { httpUrl } = await gateway.start();
+      const res = await fetch(`${httpUrl}/_gm/login`);
+      expect(res.headers.getSetCookie().length).toBeGreaterThan(0);
+      for (const cookie of res.headers.getSetCookie()) expect(cookie).toMatch(/; Secure(;|$)/);
+    } finally {
+      await gateway.stop();
+      await backend.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('the built gateway passes the operator session token to the backend, which judges it', async () => {

@@ -129,6 +129,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         BACKEND_URL: urls.backend,
         GATEWAY_HOST: host,
         GATEWAY_HTTP_PORT: String(ports.gatewayHttp),
+        // Plain HTTP on loopback: the one place the console's cookies are not Secure.
+        GATEWAY_CONSOLE_SECURE_COOKIE: 'false',
         BOTLINK_HOST: host,
         BOTLINK_PORT: String(ports.botlink),
         GATEWAY_INTERNAL_HOST: host,
