@@ -1,3 +1,5 @@
+import type { Kysely } from 'kysely';
+import type { DB } from './db/schema.js';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
 import { backendApi } from '@wordgame/contracts';
 import type { Logger } from '@wordgame/logging';
@@ -36,7 +38,8 @@ export const BACKEND_VERSION = process.env['npm_package_version'] ?? '0.1.0';
 
 /** A built backend: `start()` opens the database, migrates, and listens; `stop()` undoes it. */
 export interface BackendApp {
-  start(): Promise<{ url: string; port: number }>;
+  /** Opens the database and listens; answers where, and the database handle (tests seed operators through it). */
+  start(): Promise<{ url: string; port: number; db: Kysely<DB> }>;
   stop(): Promise<void>;
 }
 
@@ -119,7 +122,7 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
       starRefunds.start();
       lapses = createLapseLoop({ db: db.db, logger, chatGate }, config.MODERATION_LAPSE_INTERVAL_MS);
       lapses.start();
-      return { url: listener.url, port: listener.port };
+      return { url: listener.url, port: listener.port, db: db.db };
     },
     async stop() {
       await reaper?.stop();

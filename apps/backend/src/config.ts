@@ -4,7 +4,7 @@ import { shopsField } from './payments/shops.js';
 
 const database = {
   /** PostgreSQL URL; unset = embedded PGlite under PGLITE_DIR (dev default). */
-  DATABASE_URL: env.url(['postgres:', 'postgresql:']).optional(),
+  DATABASE_URL: env.secretUrl(['postgres:', 'postgresql:']).optional(),
   PGLITE_DIR: z.string().default('.data/pglite'),
 };
 
@@ -26,9 +26,9 @@ export const backendConfigSchema = z
     DB_STATEMENT_TIMEOUT_MS: env.int(10_000, 100, 600_000),
     LOG_LEVEL: env.logLevel(),
     /** Telegram bot token that keys Mini App init data; unset = telegram sessions answer platform_not_configured. */
-    BACKEND_TELEGRAM_BOT_TOKEN: env.str().optional(),
+    BACKEND_TELEGRAM_BOT_TOKEN: env.token().optional(),
     /** VK Mini App secret key that signs launch params; unset = vk sessions answer platform_not_configured. */
-    BACKEND_VK_APP_SECRET: env.str().optional(),
+    BACKEND_VK_APP_SECRET: env.token().optional(),
     /** Oldest accepted telegram auth_date / vk_ts, in seconds (default 24 h). */
     LAUNCH_DATA_MAX_AGE_SECONDS: env.int(86_400, 60, 30 * 86_400),
     /** Lifetime of a session token, in hours (default 30 days). */
@@ -38,7 +38,7 @@ export const backendConfigSchema = z
     /** Dev mailbox directory (MAIL_TRANSPORT=dev). */
     MAIL_DEV_DIR: z.string().default('.data/mailbox'),
     /** smtp:// or smtps:// URL with credentials; required when MAIL_TRANSPORT=smtp. */
-    SMTP_URL: env.url(['smtp:', 'smtps:']).optional(),
+    SMTP_URL: env.secretUrl(['smtp:', 'smtps:']).optional(),
     /** From header of outgoing mail. */
     MAIL_FROM: env.str().default('Word Game <no-reply@wordgame.local>'),
     /** Public origin of the service; e-mail confirmation links point at it. */
@@ -55,7 +55,7 @@ export const backendConfigSchema = z
     /** YooKassa API root (card rail), including /v3. */
     BACKEND_YOOKASSA_API_URL: env.url().default('https://api.yookassa.ru/v3'),
     /** Card shops per channel: `channel:shopId:secretKey:test|live`, comma-separated (channel direct|vk); unset = no card rail. */
-    BACKEND_YOOKASSA_SHOPS: shopsField().optional(),
+    BACKEND_YOOKASSA_SHOPS: env.secret(shopsField()).optional(),
     /** YooKassa vat_code (1-12) for itemised receipts on payments and refunds; unset = no receipts. */
     BACKEND_YOOKASSA_VAT_CODE: z
       .string()

@@ -40,7 +40,7 @@ describe('catalog editor (CatalogAdminService)', () => {
     expect((await list(false)).map((p) => p?.id)).toEqual([later.id]);
   });
 
-  it.each(['&', '<', '>', '"', "'"])('refuses a title containing %s with invalid_title', async (ch) => {
+  it.each(['&', '<', '>', '"', "'", '\u202e', '\u202a', '\u2066', '\u2069', '\u200e', '\u200f', '\u061c', '\u2028', '\u2029', '\u0085', '\u001b'])('refuses a title containing %j with invalid_title', async (ch) => {
     const before = await productCount();
     expect(await failure(admin.upsertProduct({ body: draftBody({ title: `Tom ${ch} Jerry`, atoms: [['hints', 1n]], prices: [['chips', 1n]] }) }))).toEqual({
       code: Code.InvalidArgument,

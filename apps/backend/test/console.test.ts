@@ -30,7 +30,7 @@ describe('console service (operators, ledger, refunds, catalog, moderation)', ()
       REAPER_INTERVAL_MS: '0',
       MODERATION_LAPSE_INTERVAL_MS: '200',
     });
-    svc = h.client(backendApi.ConsoleService);
+    svc = h.bareClient(backendApi.ConsoleService);
     all = await operatorToken(h.database.db, svc, 'root@ops.test', ['viewer', 'refunder', 'catalog_editor', 'moderator']);
     viewer = await operatorToken(h.database.db, svc, 'viewer@ops.test', ['viewer']);
   });

@@ -60,7 +60,6 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
         logger,
         registry,
         backend,
-        operatorToken: config.GATEWAY_OPERATOR_TOKEN,
         sessionCacheMs: config.GATEWAY_SESSION_CACHE_MS,
         console: { backendUrl: config.BACKEND_URL, backendToken: config.BACKEND_SERVICE_TOKEN, secureCookie: config.GATEWAY_CONSOLE_SECURE_COOKIE, exportCap: config.GATEWAY_CONSOLE_EXPORT_CAP },
       });

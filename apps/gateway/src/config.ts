@@ -48,12 +48,10 @@ export const gatewayConfigSchema = z
     GATEWAY_INTERNAL_HOST: z.string().default('127.0.0.1'),
     /** Port of the internal listener where the backend pushes bot commands; never the public port. */
     GATEWAY_INTERNAL_PORT: env.port(8444),
-    /** Bearer token of the operator-only catalog editor (/_gm/api); unset = the editor answers 503. */
-    GATEWAY_OPERATOR_TOKEN: env.str().min(16, 'must be at least 16 characters').optional(),
     /** How long (ms) a resolved session token is reused without asking the backend; 0 = always ask. */
     GATEWAY_SESSION_CACHE_MS: env.int(5_000, 0, 60_000),
-    /** Mark the operator console's cookies Secure; set true when the console is served over TLS. */
-    GATEWAY_CONSOLE_SECURE_COOKIE: env.bool(false),
+    /** Mark the operator console's cookies Secure (default); only a plain-HTTP dev stack sets false. */
+    GATEWAY_CONSOLE_SECURE_COOKIE: env.bool(true),
     /** Most rows one console ledger CSV export holds (stated on the ledger page). */
     GATEWAY_CONSOLE_EXPORT_CAP: env.int(100_000, 1, 1_000_000),
     LOG_LEVEL: env.logLevel(),

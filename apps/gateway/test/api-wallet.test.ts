@@ -1,5 +1,5 @@
 import { runLedgerAudit } from './support/backend-process.js';
-import { grantChips, OPERATOR_TOKEN, startChain, untrustedSession, VK_APP_SECRET, type Chain } from './support/chain.js';
+import { grantChips, startChain, untrustedSession, VK_APP_SECRET, type Chain } from './support/chain.js';
 import { call } from './support/edge.js';
 import { nowSeconds, vkLaunchParams } from './support/launch-data.js';
 
@@ -26,7 +26,7 @@ describe('wallet and catalog editor through gateway -> backend -> PostgreSQL', (
   let chain: Chain;
   let api: string;
   let editor: string;
-  const op = { authorization: `Bearer ${OPERATOR_TOKEN}` };
+  let op: Record<string, string> = {};
   const products: Record<string, string> = {};
   let buyer: { token: string; accountId: string };
 
@@ -45,6 +45,7 @@ describe('wallet and catalog editor through gateway -> backend -> PostgreSQL', (
     chain = await startChain();
     api = `${chain.edge.url}/api/v1`;
     editor = `${chain.edge.url}/_gm/api/catalog/products`;
+    op = { authorization: `Bearer ${chain.operatorToken}` };
     buyer = await session('buyer@example.test');
   }, 90_000);
   afterAll(async () => {

@@ -8,19 +8,19 @@ import { buildGateway } from '../src/app.js';
 import { loadGatewayConfig } from '../src/config.js';
 import { call } from './support/edge.js';
 import { startRecordingBackend } from './support/recording-backend.js';
-import { REQUIRED_TEST_ENV, testGatewayConfig } from './support/gateway-config.js';
+import { REQUIRED_TEST_ENV, testGatewayConfig, testGatewayConfigEnv } from './support/gateway-config.js';
 
-describe('operator token and session cache configuration', () => {
-  it('refuses a short GATEWAY_OPERATOR_TOKEN and a bad GATEWAY_SESSION_CACHE_MS, naming them', () => {
+describe('operator API and session cache configuration', () => {
+  it('refuses a bad GATEWAY_SESSION_CACHE_MS naming it; no static operator token exists any more', () => {
     let problems: readonly string[] = [];
     try {
-      loadGatewayConfig({ ...REQUIRED_TEST_ENV, GATEWAY_OPERATOR_TOKEN: 'short', GATEWAY_SESSION_CACHE_MS: '-1' });
+      loadGatewayConfig({ ...REQUIRED_TEST_ENV, GATEWAY_SESSION_CACHE_MS: '-1' });
     } catch (err: unknown) {
       if (err instanceof ConfigError) problems = err.problems;
     }
-    expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(['GATEWAY_OPERATOR_TOKEN', 'GATEWAY_SESSION_CACHE_MS']);
-    expect(problems.join('\n')).not.toContain('short');
-    expect(loadGatewayConfig(REQUIRED_TEST_ENV)).toMatchObject({ GATEWAY_OPERATOR_TOKEN: undefined, GATEWAY_SESSION_CACHE_MS: 5000 });
+    expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(['GATEWAY_SESSION_CACHE_MS']);
+    expect(loadGatewayConfig(REQUIRED_TEST_ENV)).toMatchObject({ GATEWAY_SESSION_CACHE_MS: 5000 });
+    expect(Object.keys(loadGatewayConfig(REQUIRED_TEST_ENV))).not.toContain('GATEWAY_OPERATOR_TOKEN');
   });
 
   it('needs both service tokens (32+ characters, one per direction) and a valid BOTLINK_ALLOWED_CLIENTS, never echoing a token', () => {
@@ -43,24 +43,42 @@ describe('operator token and session cache configuration', () => {
     expect(loadGatewayConfig({ ...REQUIRED_TEST_ENV, BOTLINK_ALLOWED_CLIENTS: 'bot-1, bot-2.example' }).BOTLINK_ALLOWED_CLIENTS).toEqual(['bot-1', 'bot-2.example']);
   });
 
-  it('the built gateway guards the catalog editor with the configured token', async () => {
+  it('marks console cookies Secure unless configured otherwise', async () => {
+    expect(loadGatewayConfig(REQUIRED_TEST_ENV).GATEWAY_CONSOLE_SECURE_COOKIE).toBe(true);
+    const dir = mkdtempSync(join(tmpdir(), 'gw-cookie-'));
+    const certs = ensureDevCerts(dir);
+    const backend = await startRecordingBackend();
+    const secureByDefault = loadGatewayConfig({ ...testGatewayConfigEnv(certs), BACKEND_URL: backend.url });
+    const gateway = buildGateway(secureByDefault, createLogger('gateway-test', 'silent'));
+    try {
+      const { httpUrl } = await gateway.start();
+      const res = await fetch(`${httpUrl}/_gm/login`);
+      expect(res.headers.getSetCookie().length).toBeGreaterThan(0);
+      for (const cookie of res.headers.getSetCookie()) expect(cookie).toMatch(/; Secure(;|$)/);
+    } finally {
+      await gateway.stop();
+      await backend.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('the built gateway passes the operator session token to the backend, which judges it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gw-op-'));
     const certs = ensureDevCerts(dir);
     const backend = await startRecordingBackend();
     const gateway = buildGateway(
       testGatewayConfig(certs, {
         BACKEND_URL: backend.url,
-        GATEWAY_OPERATOR_TOKEN: 'configured-operator-token',
       }),
       createLogger('gateway-test', 'silent'),
     );
     try {
       const { httpUrl } = await gateway.start();
-      const wrong = await call(`${httpUrl}/_gm/api/catalog/products`, { headers: { authorization: 'Bearer configured-operator-tokeN' } });
-      expect(wrong).toMatchObject({ status: 401, body: { error: { code: 'operator_unauthenticated' } } });
-      const right = await call(`${httpUrl}/_gm/api/catalog/products`, { headers: { authorization: 'Bearer configured-operator-token' } });
-      expect(right).toMatchObject({ status: 200, body: { products: [] } });
-      expect(backend.callsTo('ListProducts')).toHaveLength(1);
+      const none = await call(`${httpUrl}/_gm/api/catalog/products`);
+      expect(none).toMatchObject({ status: 401, body: { error: { code: 'operator_unauthenticated' } } });
+      const named = await call(`${httpUrl}/_gm/api/catalog/products`, { headers: { authorization: 'Bearer an-operator-session' } });
+      expect(named).toMatchObject({ status: 200, body: { products: [] } });
+      expect(backend.callsTo('ListProducts').map((c) => c.headers['x-operator-session'])).toEqual(['an-operator-session']);
     } finally {
       await gateway.stop();
       await backend.close();

@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,10 +13,9 @@ import { freshDatabase, startBackendProcess, type BackendProcess, type FreshData
 import { testGatewayConfig } from './support/gateway-config.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const TSX = join(ROOT, 'node_modules/tsx/dist/cli.mjs');
 
 export const SHOP = { shopId: 'console-shop', secretKey: 'console-secret', test: true };
-export const OPERATOR_PASSWORD = 'correct horse battery staple';
+export { createOperator, OPERATOR_PASSWORD } from './support/operator-api.js';
 export const EXPORT_CAP = 40;
 export const DISCUSSION_CHAT = -1001234567890;
 
@@ -64,7 +63,6 @@ export async function startConsoleStack(options: { bot?: boolean } = {}): Promis
       BACKEND_URL: backend.url,
       GATEWAY_INTERNAL_PORT: String(internalPort),
       GATEWAY_CONSOLE_EXPORT_CAP: String(EXPORT_CAP),
-      GATEWAY_OPERATOR_TOKEN: 'operator-test-token-0123456789',
     }),
     createLogger('gateway-console-test', 'silent'),
   );
@@ -119,17 +117,6 @@ export async function startConsoleStack(options: { bot?: boolean } = {}): Promis
       rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-/** Creates (or resets) an operator through the backend's CLI, as a deploy would. */
-export function createOperator(databaseUrl: string, login: string, roles: string): { status: number | null; output: string } {
-  const run = spawnSync(process.execPath, [TSX, join(ROOT, 'apps/backend/src/operators/create-cli.ts'), login, roles], {
-    cwd: ROOT,
-    env: { PATH: process.env['PATH'] ?? '', DATABASE_URL: databaseUrl, OPERATOR_PASSWORD, LOG_LEVEL: 'silent' },
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-  return { status: run.status, output: `${run.stdout}${run.stderr}` };
 }
 
 /** Headless Debian chromium driven by playwright-core (no browser download). */

@@ -1,6 +1,5 @@
 import fc from 'fast-check';
 import { ERROR_CODES } from '../src/http/error-codes.js';
-import { OPERATOR_TOKEN } from './support/chain.js';
 import { databaseFingerprint, startFuzzStack, type FuzzStack } from './support/fuzz-stack.js';
 import {
   FUZZ_SCALE,
@@ -180,7 +179,7 @@ describe('hostile input on every REST endpoint (real gateway, real backend proce
   async function send(a: Attempt): Promise<{ status: number; type: string; text: string }> {
     const headers: Record<string, string> = { ...a.headers };
     if (a.auth === 'session') headers['authorization'] = `Bearer ${token}`;
-    else if (a.auth === 'operator') headers['authorization'] = `Bearer ${OPERATOR_TOKEN}`;
+    else if (a.auth === 'operator') headers['authorization'] = `Bearer ${stack.operatorToken}`;
     else if (typeof a.auth === 'object') headers['authorization'] = a.auth.header.replace(/[^\t\x20-\x7e]/g, '?');
     let body: string | undefined;
     if (a.body && 'json' in a.body) {
@@ -220,7 +219,8 @@ describe('hostile input on every REST endpoint (real gateway, real backend proce
   }
 
   it(`answers ${RUNS} generated inputs per endpoint without 5xx, with a clear error body, writing nothing`, async () => {
-    const before = await databaseFingerprint(stack.db);
+    // Operator API calls are audited (refused ones too), by design.
+    const before = await databaseFingerprint(stack.db, ['operator_audit']);
     for (const [index, target] of targets().entries()) {
       let tried = 0;
       await fc.assert(
@@ -233,7 +233,7 @@ describe('hostile input on every REST endpoint (real gateway, real backend proce
       total += tried;
       if (process.env['FUZZ_VERBOSE']) process.stderr.write(`${target.name}: ${tried}\n`);
       await stillUp();
-      expect([target.name, await databaseFingerprint(stack.db)]).toEqual([target.name, before]);
+      expect([target.name, await databaseFingerprint(stack.db, ['operator_audit'])]).toEqual([target.name, before]);
     }
     expect(stack.provider.control.payments()).toEqual([]);
     expect(total).toBeGreaterThanOrEqual(RUNS * targets().length);

@@ -36,7 +36,6 @@ describe('operation mounting (fixed paths by lookup, parameterised by Express)',
     const router = express.Router();
     mountOperations(router, operations, {
       sessions: { resolve: () => Promise.resolve(null) },
-      operatorToken: undefined,
       metrics: { observe: (operation, status) => seen.push(`${operation} ${status}`) },
     });
     app.use(router);
@@ -95,7 +94,7 @@ describe('request logging', () => {
       bindRequestLog(req, { accountId: '42' });
       req.log.info('inside');
       return Promise.resolve({ status: 204 });
-    } }], { sessions: { resolve: () => Promise.resolve(null) }, operatorToken: undefined, metrics: { observe: () => undefined } });
+    } }], { sessions: { resolve: () => Promise.resolve(null) }, metrics: { observe: () => undefined } });
     app.use(router);
     const server = app.listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));

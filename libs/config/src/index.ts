@@ -1,1 +1,2 @@
 export { parseConfig, ConfigError, env } from './parse.js';
+export { stripCredentials } from './secret.js';

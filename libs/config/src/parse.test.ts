@@ -53,6 +53,32 @@ describe('parseConfig', () => {
     expect(() => parseConfig(secretSchema, { PROVIDER_SECRET_KEY: 'hunter2' })).toThrow(/<redacted>/);
   });
 
+  it('never echoes a field marked secret, through optional, default and transform', () => {
+    const marked = z.object({
+      DB: env.secretUrl(['postgres:']).optional(),
+      SHOPS: env.secret(z.string().transform((v, ctx) => (v.includes(':') ? v : (ctx.addIssue({ code: 'custom', message: 'bad' }), z.NEVER)))).optional(),
+      TOKEN_VALUE: env.token().default('dev'),
+    });
+    const shown = (() => {
+      try {
+        parseConfig(marked, { DB: 'mysql://u:pw-1@h/db', SHOPS: 'pw-2', TOKEN_VALUE: 'pw 3' });
+      } catch (err: unknown) {
+        if (err instanceof ConfigError) return err.message;
+      }
+      throw new Error('expected a ConfigError');
+    })();
+    expect(shown).toMatch(/DB: .*\(got <redacted>\)/);
+    expect(shown).toMatch(/SHOPS: bad \(got <redacted>\)/);
+    expect(shown).toMatch(/TOKEN_VALUE: must not contain spaces or control characters \(got <redacted>\)/);
+    expect(shown).not.toMatch(/pw-1|pw-2|pw 3/);
+  });
+
+  it('strips user-info and query from any echoed URL, malformed or not', () => {
+    const shown = problemsOf({ ...good, BACKEND_URL: 'ftp://svc:pw@backend:4000/x?token=t0k' }).join('\n');
+    expect(shown).toContain('(got "ftp://…@backend:4000/x?…")');
+    expect(problemsOf({ ...good, BACKEND_URL: 'http//a:b@c@host' })[0]).toContain('(got "…@host")');
+  });
+
   it('treats an empty value as unset', () => {
     expect(parseConfig(schema, { ...good, GATEWAY_HTTP_PORT: '' }).GATEWAY_HTTP_PORT).toBe(8080);
   });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { describeValue, isSecretField, markSecret } from './secret.js';
 
 /** A configuration problem; `problems` names each bad or missing variable. */
 export class ConfigError extends Error {
@@ -10,8 +11,10 @@ export class ConfigError extends Error {
 
 /**
  * Parses the process environment once, at start, against a schema whose keys are the variable
- * names. Every problem is collected and reported by variable name; values are never echoed for
- * variables whose name suggests a secret.
+ * names. Every problem is collected and reported by variable name and problem. A value is never
+ * echoed for a field marked {@link env.secret} (or whose name says KEY, SECRET, TOKEN or
+ * PASSWORD), and any other echoed value loses URL user-info and query first, so a malformed
+ * credential never reaches a terminal or a log collector.
  */
 export function parseConfig<S extends z.ZodObject>(
   schema: S,
@@ -25,15 +28,14 @@ export function parseConfig<S extends z.ZodObject>(
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const problems = result.error.issues.map((issue) => {
+    const key = String(issue.path[0] ?? '');
     const name = issue.path.join('.') || '(config)';
-    const raw = input[String(issue.path[0])];
-    const shown = raw === undefined ? 'missing' : SECRET.test(name) ? 'got <redacted>' : `got ${JSON.stringify(raw)}`;
-    return `${name}: ${issue.message} (${shown})`;
+    const raw = input[key];
+    const secret = isSecretField(key, schema.shape[key]);
+    return `${name}: ${issue.message} (${describeValue(raw, secret)})`;
   });
   throw new ConfigError(problems);
 }
-
-const SECRET = /KEY|SECRET|TOKEN|PASSWORD/i;
 
 /** Field builders for environment variables (all arrive as strings). */
 export const env = {
@@ -60,7 +62,7 @@ export const env = {
       .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
       .transform((v) => v === 'true' || v === '1' || v === 'yes')
       .default(fallback),
-  /** An absolute http(s) or postgres URL. */
+  /** An absolute URL of one of `protocols`; a problem never echoes its user-info or query. */
   url: (protocols: readonly string[] = ['http:', 'https:']) =>
     z.string().refine((v) => {
       try {
@@ -69,8 +71,20 @@ export const env = {
         return false;
       }
     }, `must be a URL (${protocols.join(', ')})`),
+  /** A URL that carries credentials (database, SMTP): secret, never echoed at all. */
+  secretUrl: (protocols: readonly string[]) => markSecret(env.url(protocols)),
   /** A non-empty string. */
   str: () => z.string().min(1, 'must not be empty'),
+  /** A credential (token, key, password): non-empty, no whitespace or control characters; secret. */
+  token: (minLength = 1) =>
+    markSecret(
+      z
+        .string()
+        .min(minLength, minLength > 1 ? `must be at least ${minLength} characters` : 'must not be empty')
+        .regex(/^[^\s\u0000-\u001f\u007f]+$/, 'must not contain spaces or control characters'),
+    ),
+  /** Marks any field secret: a problem names the variable and the problem, never the value. */
+  secret: markSecret,
   logLevel: () =>
     z
       .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {

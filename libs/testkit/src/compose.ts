@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
 
 interface ComposeService {
+  profiles?: string[];
   build?: { context?: string; dockerfile?: string };
   environment?: Record<string, unknown>;
   volumes?: string[];
@@ -66,6 +67,29 @@ export function composeProblems(root: string, service: string, knownVars: readon
   if (!/^USER\s+\S+/m.test(text)) problems.push('Dockerfile never drops root (no USER)');
   for (const dir of workspaceDirs(root)) {
     if (!copied.has(`${dir}/package.json`)) problems.push(`Dockerfile does not copy ${dir}/package.json (npm ci needs every workspace manifest)`);
+  }
+  return problems;
+}
+
+/** A variable name that says it carries a credential. */
+const SECRET_VAR = /TOKEN|SECRET|KEY|PASSWORD|SHOPS/;
+
+/**
+ * Secrets that the compose file falls back to a fixed value for (`${VAR:-value}` or
+ * `${VAR-value}`) in a service outside the `dev` profile: such a default would run a production
+ * stack on a publicly known credential. Outside dev, a secret must be required (`${VAR:?message}`)
+ * or default to empty (feature off). Returns one problem per offending variable.
+ */
+export function insecureComposeDefaults(root: string): string[] {
+  const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8')) as { services?: Record<string, ComposeService> };
+  const problems: string[] = [];
+  for (const [name, svc] of Object.entries(compose.services ?? {})) {
+    if (svc.profiles?.includes('dev')) continue;
+    for (const [variable, value] of Object.entries(svc.environment ?? {})) {
+      for (const m of String(value).matchAll(/\$\{([A-Z0-9_]+)(:?-)([^}]*)\}/g)) {
+        if ((SECRET_VAR.test(variable) || SECRET_VAR.test(m[1] as string)) && (m[3] as string) !== '') problems.push(`${name}: ${variable} falls back to a fixed secret`);
+      }
+    }
   }
   return problems;
 }

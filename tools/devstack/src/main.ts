@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
-import { DEV_OPERATOR_TOKEN, startStack } from './stack.js';
+import { DEV_OPERATOR } from './operator.js';
+import { startStack } from './stack.js';
 
 /** `npm start`: runs the whole local stack until Ctrl-C, then stops every process cleanly. */
 const root = resolve(import.meta.dirname, '../../..');
@@ -19,7 +20,7 @@ process.stdout.write(
     `  bot       loopback health probe                           ${u.botHealth}/health`,
     `  platform  chat-platform (Bot API) emulator                ${u.platform}`,
     `  provider  payment provider (YooKassa v3) emulator         ${u.provider}/v3`,
-    `  operator API token (catalog editor, refunds): ${DEV_OPERATOR_TOKEN}`,
+    `  operator (console /_gm, operator API POST /_gm/api/session): ${DEV_OPERATOR.login} / ${DEV_OPERATOR.password}`,
     '  dev mailbox (e-mail confirmation links): .data/mailbox   certificates: .data/certs',
     '  Ctrl-C stops everything.',
     '',

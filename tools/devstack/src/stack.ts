@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { DEV_BOT_CLIENT_NAME, ensureDevCerts, randomServiceTokens } from '@wordgame/testkit';
+import { ensureDevOperator } from './operator.js';
 import { startProcess, stopProcess, type ProcessSpec, type Running } from './processes.js';
 import { httpOk, tcpOpen, waitFor } from './wait.js';
 
@@ -49,10 +50,9 @@ export interface Stack {
 }
 
 const BOT_TOKEN = 'dev-bot-token';
-/** Dev-only secrets: the VK app secret the dev stack verifies launch params with, the card shop, the operator API token. */
+/** Dev-only secrets: the VK app secret the dev stack verifies launch params with, the card shop. */
 export const DEV_VK_APP_SECRET = 'dev-vk-app-secret';
 export const DEV_SHOP = { id: 'dev-shop', secretKey: 'dev-secret' };
-export const DEV_OPERATOR_TOKEN = 'dev-operator-token-0123456789';
 /** The gateway route the provider posts notifications to. */
 export const INTAKE_PATH = '/api/v1/payments/notifications/yookassa';
 
@@ -134,11 +134,12 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         BACKEND_URL: urls.backend,
         GATEWAY_HOST: host,
         GATEWAY_HTTP_PORT: String(ports.gatewayHttp),
+        // Plain HTTP on loopback: the one place the console's cookies are not Secure.
+        GATEWAY_CONSOLE_SECURE_COOKIE: 'false',
         BOTLINK_HOST: host,
         BOTLINK_PORT: String(ports.botlink),
         GATEWAY_INTERNAL_HOST: host,
         GATEWAY_INTERNAL_PORT: String(ports.gatewayInternal),
-        GATEWAY_OPERATOR_TOKEN: DEV_OPERATOR_TOKEN,
         BOTLINK_TLS_CERT: certs.gateway.cert,
         BOTLINK_TLS_KEY: certs.gateway.key,
       },
@@ -180,6 +181,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     bot: () => httpOk(`${urls.botHealth}/health`),
   };
   try {
+    ensureDevOperator(root, join(data, 'pglite'));
     for (const spec of specs) {
       const running = startProcess(spec, root, write);
       processes.push(running);

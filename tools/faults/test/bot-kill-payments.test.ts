@@ -48,7 +48,7 @@ describe('faults: bot SIGKILLed at random moments during stars payments', () => 
       platformApiRoot: platform.apiRoot,
       botEnv: { BOTLINK_BACKOFF_INITIAL_MS: '200', BOTLINK_BACKOFF_MAX_MS: '1000', BOT_OUTBOX_RETRY_INITIAL_MS: '200', BOT_OUTBOX_RETRY_MAX_MS: '2000' },
     });
-    product = await createProduct(stack.urls.gateway, { title: 'Chips 10', atoms: [{ kind: 'chips', quantity: CHIPS }], prices: [{ method: 'xtr', amount: STARS, currency: 'XTR' }] });
+    product = await createProduct(stack.urls.gateway, { title: 'Chips 10', atoms: [{ kind: 'chips', quantity: CHIPS }], prices: [{ method: 'xtr', amount: STARS, currency: 'XTR' }] }, stack.operatorToken);
     payers = [];
     for (let i = 0; i < PAYERS; i += 1) {
       const userId = 7_000 + i;

@@ -57,8 +57,8 @@ describe('faults: PostgreSQL restarted under steady wallet and payment load', ()
       backendEnv: { DB_POOL_MAX: '8' },
       botEnv: { BOTLINK_BACKOFF_INITIAL_MS: '200', BOTLINK_BACKOFF_MAX_MS: '1000', BOT_OUTBOX_RETRY_INITIAL_MS: '200', BOT_OUTBOX_RETRY_MAX_MS: '2000' },
     });
-    hint = await createProduct(stack.urls.gateway, { title: 'One hint', atoms: [{ kind: 'hints', quantity: 1n }], prices: [{ method: 'chips', amount: 1n, currency: 'CHIPS' }] });
-    pack = await createProduct(stack.urls.gateway, { title: 'Chips 10', atoms: [{ kind: 'chips', quantity: PACK_CHIPS }], prices: [{ method: 'xtr', amount: 5n, currency: 'XTR' }] });
+    hint = await createProduct(stack.urls.gateway, { title: 'One hint', atoms: [{ kind: 'hints', quantity: 1n }], prices: [{ method: 'chips', amount: 1n, currency: 'CHIPS' }] }, stack.operatorToken);
+    pack = await createProduct(stack.urls.gateway, { title: 'Chips 10', atoms: [{ kind: 'chips', quantity: PACK_CHIPS }], prices: [{ method: 'xtr', amount: 5n, currency: 'XTR' }] }, stack.operatorToken);
     buyers = [];
     for (let i = 0; i < BUYERS; i += 1) {
       const buyer = await directCustomer(stack.urls.api, `faults-buyer-${i}@example.test`);

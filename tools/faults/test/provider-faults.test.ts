@@ -49,7 +49,7 @@ describe('faults: the card provider answering 500 or timing out', () => {
       backendEnv: { REAPER_INTERVAL_MS: String(REAPER_MS), PROVIDER_TIMEOUT_MS: String(PROVIDER_TIMEOUT_MS) },
     });
     provider.control.setWebhookUrl(`${stack.urls.gateway}${INTAKE_PATH}`);
-    product = await createProduct(stack.urls.gateway, { title: 'Chips 250', atoms: [{ kind: 'chips', quantity: CHIPS }], prices: [{ method: 'provider', amount: PRICE, currency: 'RUB' }] });
+    product = await createProduct(stack.urls.gateway, { title: 'Chips 250', atoms: [{ kind: 'chips', quantity: CHIPS }], prices: [{ method: 'provider', amount: PRICE, currency: 'RUB' }] }, stack.operatorToken);
     buyer = await directCustomer(stack.urls.api, 'faults-card@example.test', stack.mailDir);
   }, 120_000);
 
@@ -141,7 +141,7 @@ describe('faults: the card provider answering 500 or timing out', () => {
     const attempts: string[] = [];
     const press = async (fault: FaultSpec) => {
       provider.control.addFault(fault);
-      const res = await call(refundUrl, { method: 'POST', headers: operator() });
+      const res = await call(refundUrl, { method: 'POST', headers: operator(stack.operatorToken) });
       provider.control.clearFaults();
       provider.control.releaseHeld();
       const error = (res.body as { error?: { code?: string; message?: string } }).error;
@@ -165,10 +165,10 @@ describe('faults: the card provider answering 500 or timing out', () => {
       expect(held).toHaveLength(1);
 
       // Recovered: pressing again reuses the key and records that one refund, once.
-      const again = await call(refundUrl, { method: 'POST', headers: operator() });
+      const again = await call(refundUrl, { method: 'POST', headers: operator(stack.operatorToken) });
       expect(again.status).toBe(200);
       expect(again.body).toMatchObject({ status: 'succeeded', refund_id: held[0]?.id });
-      const third = await call(refundUrl, { method: 'POST', headers: operator() });
+      const third = await call(refundUrl, { method: 'POST', headers: operator(stack.operatorToken) });
       expect(third.body).toMatchObject({ status: 'succeeded', refund_id: held[0]?.id });
     } finally {
       provider.control.setAutoNotify(true);

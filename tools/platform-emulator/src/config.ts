@@ -5,7 +5,7 @@ import { z } from 'zod';
 export const configSchema = z.object({
   PLATFORM_EMULATOR_PORT: env.port(8081),
   PLATFORM_EMULATOR_HOST: env.str().default('127.0.0.1'),
-  PLATFORM_BOT_TOKEN: env.str().default('dev-bot-token'),
+  PLATFORM_BOT_TOKEN: env.token().default('dev-bot-token'),
   PLATFORM_PRECHECKOUT_TIMEOUT_MS: env.int(10_000, 1),
   LOG_LEVEL: env.logLevel(),
 });

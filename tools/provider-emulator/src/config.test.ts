@@ -49,6 +49,6 @@ describe('loadConfig', () => {
     expect(message).toContain('PROVIDER_EMULATOR_SHOPS: entry 2');
     expect(message).not.toContain('very-secret-key');
     expect(message).not.toContain('other-secret');
-    expect(problemsOf({ PROVIDER_EMULATOR_SHOPS: 'a:k1:test,a:k2:test' })).toContain('repeats shop id "a"');
+    expect(problemsOf({ PROVIDER_EMULATOR_SHOPS: 'a:k1:test,a:k2:test' })).toContain('entry 2 repeats the shop id of an earlier entry');
   });
 });

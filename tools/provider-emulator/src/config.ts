@@ -6,7 +6,7 @@ import type { ShopConfig } from './index.js';
 export const configSchema = z.object({
   PROVIDER_EMULATOR_PORT: env.port(8082),
   PROVIDER_EMULATOR_HOST: env.str().default('127.0.0.1'),
-  PROVIDER_EMULATOR_SHOPS: z.string().default('dev-shop:dev-secret:test'),
+  PROVIDER_EMULATOR_SHOPS: env.secret(z.string()).default('dev-shop:dev-secret:test'),
   PROVIDER_EMULATOR_WEBHOOK_URL: env.url().optional(),
   LOG_LEVEL: env.logLevel(),
 });
@@ -55,7 +55,7 @@ function parseShops(raw: string, problems: string[]): ShopConfig[] {
     if (parts.length !== 3 || !shopId || !secretKey || (mode !== 'test' && mode !== 'live')) {
       problems.push(`${where} must be shopId:secretKey:test or shopId:secretKey:live (value not shown: it holds keys)`);
     } else if (seen.has(shopId)) {
-      problems.push(`${where} repeats shop id "${shopId}"`);
+      problems.push(`${where} repeats the shop id of an earlier entry (value not shown)`);
     } else {
       seen.add(shopId);
       shops.push({ shopId, secretKey, test: mode === 'test' });

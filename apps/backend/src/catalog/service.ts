@@ -3,21 +3,27 @@ import type { ServiceImpl } from '@connectrpc/connect';
 import { backendApi, decodeTable, fb } from '@wordgame/contracts';
 import type { Logger } from '@wordgame/logging';
 import type { DB } from '../db/schema.js';
+import { operatorUpsertProduct } from '../operators/actions.js';
+import { requireRole } from '../operators/sessions.js';
 import { encodeProductList, encodeProductRecord, readDraft } from './codec.js';
-import { listProducts, upsertProduct } from './repository.js';
-import { validateDraft } from './validate.js';
+import { listProducts } from './repository.js';
 
-/** backend.v1.CatalogAdminService: the operator's catalog editor (the gateway guards access). */
+/**
+ * backend.v1.CatalogAdminService: the operator API's catalog editor. Like the console, every call
+ * names its operator (x-operator-session) and needs the catalog_editor role here, whatever the
+ * gateway checked; every change is audited.
+ */
 export function catalogAdminService(db: Kysely<DB>, logger: Logger): ServiceImpl<typeof backendApi.CatalogAdminService> {
   return {
-    async listProducts(req) {
+    async listProducts(req, ctx) {
+      await requireRole(db, ctx.requestHeader, 'catalog_editor', 'catalog_view');
       const includeInactive = decodeTable(req.body, (bb) => fb.ProductListQuery.getRootAsProductListQuery(bb), (t) => t.includeInactive());
       return { body: encodeProductList(await listProducts(db, { includeInactive })) };
     },
-    async upsertProduct(req) {
-      const draft = validateDraft(decodeTable(req.body, (bb) => fb.ProductDraft.getRootAsProductDraft(bb), readDraft));
-      const product = await upsertProduct(db, draft);
-      logger.info({ productId: String(product.id), created: draft.id === 0n, active: product.active }, 'catalog product saved');
+    async upsertProduct(req, ctx) {
+      const raw = decodeTable(req.body, (bb) => fb.ProductDraft.getRootAsProductDraft(bb), readDraft);
+      const product = await operatorUpsertProduct(db, ctx.requestHeader, raw);
+      logger.info({ productId: String(product.id), created: raw.id === 0n, active: product.active }, 'catalog product saved');
       return { body: encodeProductRecord(product) };
     },
   };

@@ -18,11 +18,18 @@ export interface RawDraft {
   prices: Array<{ method: string | null; amount: bigint; currency: string | null }>;
 }
 
-/** A product title: 1-64 characters after trimming, none of & < > " ', no control characters. */
+/**
+ * Characters that change how a title reads without being seen: C0/C1 controls, the bidi marks,
+ * embeddings, overrides and isolates (U+200E/F, U+202A-E, U+2066-9, U+061C) that can reverse the
+ * amount or name an invoice shows, and the line and paragraph separators (U+2028/9).
+ */
+const INVISIBLE_IN_TITLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+
+/** A product title: 1-64 characters after trimming, none of & < > " ', no control, bidi or separator characters. */
 export function validateTitle(raw: string | null): string {
   const title = (raw ?? '').trim();
-  if (title.length === 0 || [...title].length > 64 || FORBIDDEN_IN_TITLE.test(title) || /[\u0000-\u001f\u007f]/.test(title)) {
-    throw new DomainError('invalid_title', 'a title is 1-64 characters and may not contain & < > " \'');
+  if (title.length === 0 || [...title].length > 64 || FORBIDDEN_IN_TITLE.test(title) || INVISIBLE_IN_TITLE.test(title)) {
+    throw new DomainError('invalid_title', 'a title is 1-64 characters and may not contain & < > " \' or control, bidi or line-separator characters');
   }
   return title;
 }

@@ -1,20 +1,18 @@
-import { ConnectError, type ServiceImpl } from '@connectrpc/connect';
+import type { ServiceImpl } from '@connectrpc/connect';
 import type { Kysely } from 'kysely';
 import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import type { Logger } from '@wordgame/logging';
 import { encodeProductList, encodeProductRecord, readDraft } from '../catalog/codec.js';
-import { listProducts, upsertProduct } from '../catalog/repository.js';
-import { validateDraft } from '../catalog/validate.js';
+import { listProducts } from '../catalog/repository.js';
 import type { DB } from '../db/schema.js';
 import { findAccounts } from '../moderation/accounts.js';
 import type { ChatGate } from '../moderation/chat-gate.js';
 import { moderate } from '../moderation/moderate.js';
+import { operatorRefund, operatorUpsertProduct } from '../operators/actions.js';
 import { audit } from '../operators/audit.js';
 import { consoleError } from '../operators/errors.js';
 import { OPERATOR_SESSION_HEADER, requireRole, resolveOperator, signIn, signOut } from '../operators/sessions.js';
 import type { PaymentDeps } from '../payments/deps.js';
-import { refundOrder } from '../refunds/console.js';
-import { DomainError, ERROR_CODE_HEADER } from '../rpc/errors.js';
 import { encodeAccountList, encodeGrant, encodeLedgerChunk, encodeLedgerPage, encodeModeration, encodeOperator, readFilter } from './codec.js';
 import { parseLedgerFilter } from './ledger-filter.js';
 import { exportLedger, ledgerPage, ledgerTotals } from './ledger-query.js';
@@ -33,13 +31,6 @@ export interface ConsoleDeps {
 
 const PAGE_DEFAULT = 50;
 const PAGE_MAX = 200;
-
-/** The machine code of a failure, for the audit row. */
-function codeOf(err: unknown): string {
-  if (err instanceof DomainError) return err.code;
-  if (err instanceof ConnectError) return err.metadata.get(ERROR_CODE_HEADER) ?? 'error';
-  return 'internal';
-}
 
 /**
  * backend.v1.ConsoleService. Every method but SignIn resolves the operator from the
@@ -93,37 +84,21 @@ export function consoleService(deps: ConsoleDeps): ServiceImpl<typeof backendApi
       deps.logger.info({ operatorId: String(operator.id), rows }, 'ledger exported');
     },
     async consoleRefund(req, ctx) {
-      const operator = await requireRole(db, ctx.requestHeader, 'refunder', 'refund');
       const orderId = decodeTable(req.body, (bb) => fb.ConsoleRefund.getRootAsConsoleRefund(bb), (t) => t.orderId());
-      try {
-        const r = await refundOrder(deps.payments, orderId);
-        await audit(db, { operatorId: operator.id, action: 'refund', target: `order:${r.orderId}`, outcome: r.status, detail: r.refundId });
-        return {
-          body: encodeTable((b) =>
-            fb.ConsoleRefundResult.createConsoleRefundResult(b, b.createString(r.orderId), b.createString(r.status), b.createString(r.refundId), r.amount, b.createString(r.currency)),
-          ),
-        };
-      } catch (err: unknown) {
-        await audit(db, { operatorId: operator.id, action: 'refund', target: `order:${(orderId ?? '').slice(0, 64)}`, outcome: 'failed', detail: codeOf(err) });
-        throw err;
-      }
+      const r = await operatorRefund(db, deps.payments, ctx.requestHeader, orderId);
+      return {
+        body: encodeTable((b) =>
+          fb.ConsoleRefundResult.createConsoleRefundResult(b, b.createString(r.orderId), b.createString(r.status), b.createString(r.refundId), r.amount, b.createString(r.currency)),
+        ),
+      };
     },
     async consoleListProducts(_req, ctx) {
       await requireRole(db, ctx.requestHeader, 'catalog_editor', 'catalog_view');
       return { body: encodeProductList(await listProducts(db, { includeInactive: true })) };
     },
     async consoleUpsertProduct(req, ctx) {
-      const operator = await requireRole(db, ctx.requestHeader, 'catalog_editor', 'catalog_upsert');
       const raw = decodeTable(req.body, (bb) => fb.ProductDraft.getRootAsProductDraft(bb), readDraft);
-      const target = raw.id === 0n ? 'product:new' : `product:${raw.id}`;
-      try {
-        const product = await upsertProduct(db, validateDraft(raw));
-        await audit(db, { operatorId: operator.id, action: 'catalog_upsert', target: `product:${product.id}`, outcome: 'ok', detail: raw.id === 0n ? 'created' : 'replaced' });
-        return { body: encodeProductRecord(product) };
-      } catch (err: unknown) {
-        await audit(db, { operatorId: operator.id, action: 'catalog_upsert', target, outcome: 'refused', detail: codeOf(err) });
-        throw err;
-      }
+      return { body: encodeProductRecord(await operatorUpsertProduct(db, ctx.requestHeader, raw)) };
     },
     async findAccounts(req, ctx) {
       await requireRole(db, ctx.requestHeader, 'moderator', 'account_search');

@@ -1,7 +1,7 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ConnectError, createClient, type Client } from '@connectrpc/connect';
+import { ConnectError, createClient, type Client, type Interceptor } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { withServiceToken } from '@wordgame/h2-unary';
 import { createLogger } from '@wordgame/logging';
@@ -10,6 +10,8 @@ import { buildBackend, type BackendApp } from '../../src/app.js';
 import { loadBackendConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/database.js';
 import { freshPostgres } from '../../src/testing/databases.js';
+import { upsertOperator } from '../../src/operators/repository.js';
+import { OPERATOR_SESSION_HEADER, signIn } from '../../src/operators/sessions.js';
 
 type DescService = Parameters<typeof createClient>[0];
 
@@ -21,7 +23,12 @@ export interface Harness {
   url: string;
   database: Database & { url: string };
   mailDir: string;
+  /** A client whose calls name the harness operator (every role) unless a call sets its own x-operator-session. */
   client<S extends DescService>(service: S): Client<S>;
+  /** A client that names no operator: what any caller of the backend's port could do. */
+  bareClient<S extends DescService>(service: S): Client<S>;
+  /** The harness operator's session token. */
+  operatorToken: string;
   stop(): Promise<void>;
 }
 
@@ -47,13 +54,22 @@ export async function startHarness(env: Record<string, string> = {}, warnings?: 
     ? createLogger('backend-test', 'warn', { write: (line: string) => void warnings.push(JSON.parse(line) as Record<string, unknown>) })
     : createLogger('backend-test', 'silent');
   const app: BackendApp = buildBackend(config, logger);
-  const { url } = await app.start();
-  const transport = backendTransport(url);
+  const { url, db } = await app.start();
+  await upsertOperator(db, 'harness-operator', 'harness operator password', ['viewer', 'refunder', 'catalog_editor', 'moderator']);
+  const { token: operatorToken } = await signIn(db, 'harness-operator', 'harness operator password', 24);
+  const namesOperator: Interceptor = (next) => (req) => {
+    if (!req.header.has(OPERATOR_SESSION_HEADER)) req.header.set(OPERATOR_SESSION_HEADER, operatorToken);
+    return next(req);
+  };
+  const transport = backendTransport(url, '2', [namesOperator]);
+  const bare = backendTransport(url);
   return {
     url,
     database: pg,
     mailDir,
+    operatorToken,
     client: (service) => createClient(service, transport),
+    bareClient: (service) => createClient(service, bare),
     stop: async () => {
       await app.stop();
       await pg.close();
@@ -63,8 +79,8 @@ export async function startHarness(env: Record<string, string> = {}, warnings?: 
 }
 
 /** A Connect transport to a test backend that presents the service token, as the gateway does. */
-export function backendTransport(baseUrl: string, httpVersion: '1.1' | '2' = '2'): ReturnType<typeof createConnectTransport> {
-  return createConnectTransport({ baseUrl, httpVersion, interceptors: [withServiceToken(TEST_SERVICE_TOKENS.BACKEND_SERVICE_TOKEN)] });
+export function backendTransport(baseUrl: string, httpVersion: '1.1' | '2' = '2', interceptors: Interceptor[] = []): ReturnType<typeof createConnectTransport> {
+  return createConnectTransport({ baseUrl, httpVersion, interceptors: [withServiceToken(TEST_SERVICE_TOKENS.BACKEND_SERVICE_TOKEN), ...interceptors] });
 }
 
 /** Caller headers as the gateway sets them. */

@@ -1,7 +1,8 @@
 import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
 import { authenticate, type SessionResolver } from '../auth/middleware.js';
 import { backendCallOptions } from '../auth/backend-headers.js';
-import { requireOperator } from '../auth/operator.js';
+import { bearerToken } from '../auth/bearer.js';
+import { operatorCallOptions, requireOperator } from '../auth/operator.js';
 import { sendJson } from '../http/json.js';
 import type { ApiMetrics } from '../http/metrics.js';
 import { bindRequestLog, requestLogs } from '../http/request-context.js';
@@ -10,7 +11,6 @@ import type { Operation } from './operation.js';
 /** What mounting needs besides the operations themselves. */
 export interface MountDeps {
   sessions: SessionResolver;
-  operatorToken: string | undefined;
   metrics: ApiMetrics;
 }
 
@@ -22,7 +22,7 @@ export interface MountDeps {
  * those with path parameters are Express routes.
  */
 export function mountOperations(router: Router, operations: readonly Operation[], deps: MountDeps): void {
-  const operator = requireOperator(deps.operatorToken);
+  const operator = requireOperator();
   const session = authenticate(deps.sessions, false);
   const trusted = authenticate(deps.sessions, true);
   const fixed = new Map<string, RequestHandler[]>();
@@ -40,7 +40,7 @@ export function mountOperations(router: Router, operations: readonly Operation[]
             return req.log;
           },
           session: req.session,
-          call: backendCallOptions(req.requestId, req.session),
+          call: op.auth === 'operator' ? operatorCallOptions(req.requestId, bearerToken(req) ?? '') : backendCallOptions(req.requestId, req.session),
         });
         if (reply.body !== undefined) return sendJson(res, reply.status, reply.body);
         res.status(reply.status).end();

@@ -8,6 +8,7 @@ import { gameOperations } from './game/operations.js';
 import { intakeOperations } from './intake/operations.js';
 import { mountOperations } from './mount.js';
 import type { Operation } from './operation.js';
+import { operatorSessionOperations } from './operator-session/operations.js';
 import { orderOperations } from './orders/operations.js';
 import { refundOperations } from './orders/refund.js';
 import { profileOperations } from './profile/operations.js';
@@ -19,7 +20,6 @@ import { walletOperations } from './wallet/operations.js';
 export interface ApiDeps {
   backend: BackendClients;
   sessions: CachingSessionResolver;
-  operatorToken: string | undefined;
   metrics: ApiMetrics;
 }
 
@@ -32,6 +32,7 @@ export function operationTable(backend: BackendClients, sessions: CachingSession
     ...sessionOperations(backend, sessions),
     ...profileOperations(backend),
     ...walletOperations(backend),
+    ...operatorSessionOperations(backend),
     ...catalogAdminOperations(backend),
     ...orderOperations(backend),
     ...refundOperations(backend),

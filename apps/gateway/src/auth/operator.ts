@@ -1,25 +1,33 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import type { CallOptions } from '@connectrpc/connect';
 import type { RequestHandler } from 'express';
 import { ApiError } from '../http/api-error.js';
 import { bindRequestLog } from '../http/request-context.js';
+import { BACKEND_CALL_TIMEOUT_MS } from './backend-headers.js';
 import { bearerToken } from './bearer.js';
 
+/** The backend header that names the operator of a call (its console session token). */
+export const OPERATOR_SESSION_HEADER = 'x-operator-session';
+
+/** Longest operator session token the backend accepts. */
+const TOKEN_MAX = 128;
+
 /**
- * Guards the operator-only catalog editor with a static bearer token (`GATEWAY_OPERATOR_TOKEN`).
- * Unset: every request is 503 `operator_auth_not_configured` (fail closed). The comparison hashes
- * both sides and compares the digests in constant time, so neither content nor length leaks.
+ * Guards the operator API (/_gm/api): the caller presents an operator console session token as
+ * `Authorization: Bearer` (from `POST /_gm/api/session`); a missing or malformed one is 401
+ * `operator_unauthenticated`. The gateway does not judge the token: the backend resolves it to
+ * the operator, checks that operator's role for the action and audits it, the same door as the
+ * console's, so no action runs without a named operator.
  */
-export function requireOperator(configured: string | undefined): RequestHandler {
-  const expected = configured === undefined ? undefined : digest(configured);
+export function requireOperator(): RequestHandler {
   return (req, _res, next) => {
-    if (expected === undefined) throw new ApiError('operator_auth_not_configured');
-    const presented = bearerToken(req);
-    if (presented === undefined || !timingSafeEqual(digest(presented), expected)) throw new ApiError('operator_unauthenticated');
+    const token = bearerToken(req);
+    if (token === undefined || token.length > TOKEN_MAX) throw new ApiError('operator_unauthenticated');
     bindRequestLog(req, { operator: true });
     next();
   };
 }
 
-function digest(value: string): Buffer {
-  return createHash('sha256').update(value).digest();
+/** Backend call options for an operator API request: `x-request-id` and the operator's session token. */
+export function operatorCallOptions(requestId: string, token: string): CallOptions {
+  return { headers: { 'x-request-id': requestId, [OPERATOR_SESSION_HEADER]: token }, timeoutMs: BACKEND_CALL_TIMEOUT_MS };
 }

@@ -16,7 +16,9 @@ export interface BackendClients {
   payments: Client<typeof backendApi.PaymentsService>;
   /** Provider notification intake (no caller headers). */
   notification: Client<typeof backendApi.NotificationService>;
-  /** Operator refunds (no caller headers; the gateway's operator guard). */
+  /** Operator API sign-in and sign-out (ConsoleService.SignIn / SignOut). */
+  console: Client<typeof backendApi.ConsoleService>;
+  /** Operator refunds (the operator's session token in x-operator-session; the backend checks the role). */
   refund: Client<typeof backendApi.RefundService>;
   /** The word game, including the WatchGame server stream (caller headers required). */
   game: Client<typeof backendApi.GameService>;
@@ -42,6 +44,7 @@ export function createBackendClients(baseUrl: string, token: string): BackendCli
     intake: createClient(backendApi.BotIntakeService, transport),
     payments: createClient(backendApi.PaymentsService, transport),
     notification: createClient(backendApi.NotificationService, transport),
+    console: createClient(backendApi.ConsoleService, transport),
     refund: createClient(backendApi.RefundService, transport),
     game: createClient(backendApi.GameService, transport),
     social: createClient(backendApi.SocialService, transport),

@@ -17,8 +17,6 @@ export interface HttpDeps {
   logger: Logger;
   registry: Registry;
   backend: BackendClients;
-  /** GATEWAY_OPERATOR_TOKEN; undefined makes the catalog editor answer 503 (fail closed). */
-  operatorToken?: string | undefined;
   /** GATEWAY_SESSION_CACHE_MS: how long a resolved session is reused without asking the backend. */
   sessionCacheMs?: number;
   /** The operator console at /_gm (server-rendered pages); absent = not mounted. */
@@ -34,7 +32,7 @@ export const JSON_BODY_LIMIT = '64kb';
  * and JSON errors for everything else. Every response carries `x-request-id`; bigints in JSON
  * bodies are written as decimal strings.
  */
-export function createHttpApp({ logger, registry, backend, operatorToken, sessionCacheMs = 5_000, console: consoleOptions }: HttpDeps): Express {
+export function createHttpApp({ logger, registry, backend, sessionCacheMs = 5_000, console: consoleOptions }: HttpDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   // API answers are per caller and never revalidated; hashing every body for an ETag was wasted CPU.
@@ -65,7 +63,6 @@ export function createHttpApp({ logger, registry, backend, operatorToken, sessio
     createApiRouter({
       backend,
       sessions: backendSessionResolver(backend.account, new SessionCache(sessionCacheMs)),
-      operatorToken,
       metrics: createApiMetrics(registry),
     }),
   );

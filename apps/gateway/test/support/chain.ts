@@ -1,19 +1,21 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { freshDatabase, startBackendProcess, type BackendProcess, type FreshDatabase } from './backend-process.js';
 import { startEdge, type Edge } from './edge.js';
+import { operatorApiToken } from './operator-api.js';
 
 export { grantChips } from '@wordgame/testkit';
 
 /** Secrets the chain's backend is configured with, so tests can sign launch data. */
 export const TELEGRAM_BOT_TOKEN = '123456:test-bot-token';
 export const VK_APP_SECRET = 'vk-test-app-secret';
-export const OPERATOR_TOKEN = 'operator-test-token-0123456789';
 
 /** The whole chain: HTTP edge -> real backend process -> a fresh PostgreSQL database. */
 export interface Chain {
   db: FreshDatabase;
   backend: BackendProcess;
   edge: Edge;
+  /** Bearer token of an operator (refunder, catalog_editor) signed in through the operator API. */
+  operatorToken: string;
   stop(): Promise<void>;
 }
 
@@ -26,12 +28,14 @@ export async function startChain(): Promise<Chain> {
       BACKEND_VK_APP_SECRET: VK_APP_SECRET,
       PUBLIC_BASE_URL: 'http://gateway.test',
     });
-    const edge = await startEdge(backend.url, { operatorToken: OPERATOR_TOKEN, sessionCacheMs: 5_000 });
+    const edge = await startEdge(backend.url, { sessionCacheMs: 5_000 });
+    const operatorToken = await operatorApiToken(db.url, edge.url);
     const started = backend;
     return {
       db,
       backend: started,
       edge,
+      operatorToken,
       stop: async () => {
         await edge.close();
         await started.stop();

@@ -6,7 +6,8 @@ import { startProviderEmulator, type ProviderEmulator } from '@wordgame/provider
 import { ensureDevCerts } from '@wordgame/testkit';
 import { buildGateway, type GatewayApp, type GatewayUrls } from '../../src/app.js';
 import { freshDatabase, startBackendProcess, type BackendProcess, type FreshDatabase } from './backend-process.js';
-import { OPERATOR_TOKEN, TELEGRAM_BOT_TOKEN, VK_APP_SECRET } from './chain.js';
+import { TELEGRAM_BOT_TOKEN, VK_APP_SECRET } from './chain.js';
+import { operatorApiToken } from './operator-api.js';
 import { freePort } from '@wordgame/testkit';
 import { testGatewayConfig } from './gateway-config.js';
 
@@ -25,6 +26,8 @@ export interface FuzzStack {
   gateway: GatewayApp;
   urls: GatewayUrls;
   provider: ProviderEmulator;
+  /** Bearer token of an operator (refunder, catalog_editor) signed in through the operator API. */
+  operatorToken: string;
   stop(): Promise<void>;
 }
 
@@ -47,16 +50,17 @@ export async function startFuzzStack(): Promise<FuzzStack> {
     testGatewayConfig(certs, {
       BACKEND_URL: backend.url,
       GATEWAY_INTERNAL_PORT: String(internalPort),
-      GATEWAY_OPERATOR_TOKEN: OPERATOR_TOKEN,
     }),
     createLogger('gateway-fuzz', 'silent'),
   );
   const urls = await gateway.start();
+  const operatorToken = await operatorApiToken(db.url, urls.httpUrl);
   return {
     db,
     backend,
     gateway,
     urls,
+    operatorToken,
     provider,
     stop: async () => {
       await gateway.stop();

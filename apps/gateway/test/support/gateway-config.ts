@@ -10,6 +10,16 @@ export const REQUIRED_TEST_ENV: Record<string, string> = { ...TEST_SERVICE_TOKEN
  */
 export function testGatewayConfig(certs: DevCerts, env: Record<string, string> = {}): GatewayConfig {
   return loadGatewayConfig({
+    ...testGatewayConfigEnv(certs),
+    // The test stacks serve the console over plain HTTP, like the dev stack.
+    GATEWAY_CONSOLE_SECURE_COOKIE: 'false',
+    ...env,
+  });
+}
+
+/** The listener and certificate variables of a test gateway, without any console cookie choice. */
+export function testGatewayConfigEnv(certs: DevCerts): Record<string, string> {
+  return {
     ...REQUIRED_TEST_ENV,
     BACKEND_URL: 'http://127.0.0.1:1',
     GATEWAY_HTTP_PORT: '0',
@@ -18,6 +28,5 @@ export function testGatewayConfig(certs: DevCerts, env: Record<string, string> =
     BOTLINK_TLS_CA: certs.ca.cert,
     BOTLINK_TLS_CERT: certs.gateway.cert,
     BOTLINK_TLS_KEY: certs.gateway.key,
-    ...env,
-  });
+  };
 }

@@ -10,7 +10,8 @@ import { startProviderEmulator, type ProviderEmulator, type ShopConfig } from '@
 import { ensureDevCerts, type DevCerts, freePort } from '@wordgame/testkit';
 import { buildGateway, type GatewayApp, type GatewayUrls } from '../../src/app.js';
 import { freshDatabase, startBackendProcess, type BackendProcess, type FreshDatabase } from './backend-process.js';
-import { OPERATOR_TOKEN, TELEGRAM_BOT_TOKEN, VK_APP_SECRET } from './chain.js';
+import { TELEGRAM_BOT_TOKEN, VK_APP_SECRET } from './chain.js';
+import { operatorApiToken } from './operator-api.js';
 import { eventually } from './botlink-gateway.js';
 import { call } from './edge.js';
 import { nowSeconds, telegramInitData, vkLaunchParams } from './launch-data.js';
@@ -117,6 +118,8 @@ export interface PaymentsStack {
   link: TcpProxy | undefined;
   /** The bot's SQLite outbox file. */
   outboxPath: string;
+  /** Bearer token of an operator (refunder, catalog_editor) signed in through the operator API. */
+  operatorToken: string;
   /** The gateway's log lines (JSON, level info and up). */
   gatewayLogs: Record<string, unknown>[];
   certs: DevCerts;
@@ -153,7 +156,6 @@ export async function startPaymentsStack(options: PaymentsStackOptions = {}): Pr
     testGatewayConfig(certs, {
       BACKEND_URL: backend.url,
       GATEWAY_INTERNAL_PORT: String(internalPort),
-      GATEWAY_OPERATOR_TOKEN: OPERATOR_TOKEN,
       GATEWAY_SESSION_CACHE_MS: '0',
     }),
     createLogger('gateway-payments-test', 'info', sink),
@@ -193,6 +195,7 @@ export async function startPaymentsStack(options: PaymentsStackOptions = {}): Pr
     backend,
     gateway,
     urls,
+    operatorToken: await operatorApiToken(db.url, urls.httpUrl),
     api: `${urls.httpUrl}/api/v1`,
     provider,
     platform,
@@ -281,7 +284,7 @@ export const bearer = (c: Customer): Record<string, string> => ({ authorization:
 
 /** Creates a catalog product through the operator catalog editor; answers its id. */
 export async function createProduct(
-  stack: Pick<PaymentsStack, 'urls'>,
+  stack: Pick<PaymentsStack, 'urls' | 'operatorToken'>,
   title: string,
   chips: bigint,
   prices: { xtr?: bigint; rub?: bigint },
@@ -292,7 +295,7 @@ export async function createProduct(
   ];
   const res = await call(`${stack.urls.httpUrl}/_gm/api/catalog/products`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
+    headers: { authorization: `Bearer ${stack.operatorToken}` },
     json: { title, atoms: [{ kind: 'chips', quantity: chips.toString() }], prices: list },
   });
   if (res.status !== 201) throw new Error(`create product: ${res.status} ${JSON.stringify(res.body)}`);

@@ -1,7 +1,7 @@
 import { signTelegramInitData } from '@wordgame/testkit';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { OPERATOR_TOKEN, TELEGRAM_BOT_TOKEN } from './stack.js';
+import { TELEGRAM_BOT_TOKEN } from './stack.js';
 import { waitFor } from './wait.js';
 
 /** One HTTP answer: status and parsed JSON body (undefined when empty or not JSON). */
@@ -39,8 +39,8 @@ export interface Customer {
 /** The Authorization header of a customer. */
 export const bearer = (c: Customer): Record<string, string> => ({ authorization: `Bearer ${c.token}` });
 
-/** The operator API's Authorization header. */
-export const operator = (): Record<string, string> => ({ authorization: `Bearer ${OPERATOR_TOKEN}` });
+/** The operator API's Authorization header for an operator session token. */
+export const operator = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });
 
 function session(res: Answer, what: string): Customer {
   if (res.status !== 200) throw new Error(`${what}: ${res.status} ${JSON.stringify(res.body)}`);
@@ -99,11 +99,11 @@ export interface ProductDraft {
   prices: { method: 'chips' | 'xtr' | 'provider'; amount: bigint; currency: string }[];
 }
 
-/** Creates a product through the operator API; answers its id. */
-export async function createProduct(gateway: string, draft: ProductDraft): Promise<string> {
+/** Creates a product through the operator API as the operator of `operatorToken`; answers its id. */
+export async function createProduct(gateway: string, draft: ProductDraft, operatorToken: string): Promise<string> {
   const res = await call(`${gateway}/_gm/api/catalog/products`, {
     method: 'POST',
-    headers: operator(),
+    headers: operator(operatorToken),
     json: {
       title: draft.title,
       atoms: draft.atoms.map((a) => ({ kind: a.kind, quantity: a.quantity.toString() })),

@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEV_BOT_CLIENT_NAME, ensureDevCerts, freePort, TEST_SERVICE_TOKENS, type DevCerts } from '@wordgame/testkit';
+import { signInOperator } from './operator.js';
 import { ServiceProcess } from './service.js';
 
 /** Secrets the stack is wired with, so a suite can sign launch data and call the operator API. */
 export const TELEGRAM_BOT_TOKEN = '123456:faults-bot-token';
-export const OPERATOR_TOKEN = 'faults-operator-token-0123456789';
 /** The direct channel's card shop (a test shop on both sides). */
 export const CARD_SHOP = { shopId: 'faults-shop', secretKey: 'faults-secret', test: true } as const;
 /** The gateway route the provider posts notifications to. */
@@ -47,6 +47,8 @@ export interface Stack {
   /** The bot's SQLite outbox (kept across bot restarts). */
   outboxPath: string;
   certs: DevCerts;
+  /** Bearer token of the stack's operator (refunder, catalog_editor) on the operator API. */
+  operatorToken: string;
   /** Stops bot, gateway, backend (SIGTERM) and removes the stack's files. */
   stop(): Promise<void>;
 }
@@ -120,7 +122,6 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       BOTLINK_TLS_CA: certs.ca.cert,
       BOTLINK_TLS_CERT: certs.gateway.cert,
       BOTLINK_TLS_KEY: certs.gateway.key,
-      GATEWAY_OPERATOR_TOKEN: OPERATOR_TOKEN,
       ...options.gatewayEnv,
     },
     (self) => self.messages('gateway listening', self.starts).length > 0,
@@ -154,15 +155,17 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     for (const service of [...started].reverse()) await service.stop();
     rmSync(dir, { recursive: true, force: true });
   };
+  let operatorToken: string;
   try {
     for (const service of [backend, gateway, bot]) {
       if (!service) continue;
       started.push(service);
       await service.start();
     }
+    operatorToken = await signInOperator(options.databaseUrl, urls.gateway);
   } catch (err: unknown) {
     await stop();
     throw err;
   }
-  return { backend, gateway, bot, urls, mailDir, outboxPath, certs, stop };
+  return { backend, gateway, bot, urls, mailDir, outboxPath, certs, operatorToken, stop };
 }

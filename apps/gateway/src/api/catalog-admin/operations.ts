@@ -72,7 +72,7 @@ async function upsert(backend: BackendClients, productId: bigint, { req, call }:
   return decodeTable(res.body, (bb) => fb.ProductRecord.getRootAsProductRecord(bb), productOf);
 }
 
-/** The operator-only catalog editor API (guarded by GATEWAY_OPERATOR_TOKEN). */
+/** The operator-only catalog editor API (an operator session with catalog_editor, checked and audited by the backend). */
 export function catalogAdminOperations(backend: BackendClients): Operation[] {
   return [
     {

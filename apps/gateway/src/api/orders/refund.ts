@@ -6,8 +6,8 @@ import { readRefund } from './codec.js';
 import { orderPath } from './params.js';
 
 /**
- * The operator's full refund of a paid card order (`orders_admin.refund`, guarded by the operator
- * bearer token like the catalog editor). The provider is asked first and the refund is recorded
+ * The operator's full refund of a paid card order (`orders_admin.refund`, guarded by an operator
+ * session with the refunder role, checked and audited by the backend like the catalog editor). The provider is asked first and the refund is recorded
  * only once it reports succeeded: 200 with status `succeeded` (exactly one refund row), `pending`
  * (nothing recorded yet: press again, the same idempotence key returns the same refund) or
  * `canceled` (the provider refused; nothing recorded). Failures use the edge's error table.

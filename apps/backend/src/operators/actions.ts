@@ -1,0 +1,52 @@
+import { ConnectError } from '@connectrpc/connect';
+import type { Kysely } from 'kysely';
+import { upsertProduct } from '../catalog/repository.js';
+import type { Product } from '../catalog/product.js';
+import { validateDraft, type RawDraft } from '../catalog/validate.js';
+import type { DB } from '../db/schema.js';
+import type { PaymentDeps } from '../payments/deps.js';
+import { refundOrder, type ConsoleRefund } from '../refunds/console.js';
+import { DomainError, ERROR_CODE_HEADER } from '../rpc/errors.js';
+import { audit } from './audit.js';
+import { requireRole } from './sessions.js';
+
+/** The machine code of a failure, for the audit row. */
+export function codeOf(err: unknown): string {
+  if (err instanceof DomainError) return err.code;
+  if (err instanceof ConnectError) return err.metadata.get(ERROR_CODE_HEADER) ?? 'error';
+  return 'internal';
+}
+
+/**
+ * A refund on behalf of the operator named by the caller's x-operator-session token: refused
+ * without a `refunder` session, and audited whatever the outcome. The one door for every
+ * refund an operator asks for (console page or operator API).
+ */
+export async function operatorRefund(db: Kysely<DB>, payments: PaymentDeps, headers: Headers, orderId: string | null): Promise<ConsoleRefund> {
+  const operator = await requireRole(db, headers, 'refunder', 'refund');
+  try {
+    const r = await refundOrder(payments, orderId);
+    await audit(db, { operatorId: operator.id, action: 'refund', target: `order:${r.orderId}`, outcome: r.status, detail: r.refundId });
+    return r;
+  } catch (err: unknown) {
+    await audit(db, { operatorId: operator.id, action: 'refund', target: `order:${(orderId ?? '').slice(0, 64)}`, outcome: 'failed', detail: codeOf(err) });
+    throw err;
+  }
+}
+
+/**
+ * A catalog change on behalf of the operator named by the caller's x-operator-session token:
+ * refused without a `catalog_editor` session, validated, and audited whatever the outcome.
+ */
+export async function operatorUpsertProduct(db: Kysely<DB>, headers: Headers, raw: RawDraft): Promise<Product> {
+  const operator = await requireRole(db, headers, 'catalog_editor', 'catalog_upsert');
+  const target = raw.id === 0n ? 'product:new' : `product:${raw.id}`;
+  try {
+    const product = await upsertProduct(db, validateDraft(raw));
+    await audit(db, { operatorId: operator.id, action: 'catalog_upsert', target: `product:${product.id}`, outcome: 'ok', detail: raw.id === 0n ? 'created' : 'replaced' });
+    return product;
+  } catch (err: unknown) {
+    await audit(db, { operatorId: operator.id, action: 'catalog_upsert', target, outcome: 'refused', detail: codeOf(err) });
+    throw err;
+  }
+}
