@@ -173,7 +173,10 @@ describe('console access control, CSRF and return paths', () => {
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
     expect(res.headers.get('x-frame-options')).toBe('DENY');
-    const api = await fetch(url('/_gm/api/catalog/products'), { headers: { authorization: 'Bearer operator-test-token-0123456789' } });
+    const session = await fetch(url('/_gm/api/session'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: 'catalog-editor@ops.test', password: OPERATOR_PASSWORD }) });
+    expect(session.status).toBe(200);
+    const { token } = (await session.json()) as { token: string };
+    const api = await fetch(url('/_gm/api/catalog/products'), { headers: { authorization: `Bearer ${token}` } });
     expect(api.status).toBe(200);
   });
 
