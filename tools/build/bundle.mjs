@@ -37,7 +37,7 @@ const result = await build({
   outfile: join(outdir, 'main.js'),
   bundle: true,
   platform: 'node',
-  target: 'node20',
+  target: 'node24',
   format: 'esm',
   sourcemap: true,
   plugins: [externalThirdParty],
