@@ -6,6 +6,7 @@
 import { build } from 'esbuild';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { externalThirdParty, metafileProblems } from './deps-check.mjs';
 
 const app = process.argv[2];
 if (!app) {
@@ -17,14 +18,6 @@ const name = app.split('/').pop();
 const outRel = join('dist', app);
 const outdir = join(root, outRel);
 
-/** Third-party imports stay external; @wordgame/* workspace libs and relative paths are bundled. */
-const externalThirdParty = {
-  name: 'external-third-party',
-  setup(b) {
-    b.onResolve({ filter: /^[^./]/ }, (args) => (args.path.startsWith('@wordgame/') ? undefined : { path: args.path, external: true }));
-  },
-};
-
 /** Writes `contents` to `file` atomically (same directory, then rename). */
 const writeAtomically = (file, contents) => {
   const tmp = `${file}.${process.pid}.tmp`;
@@ -33,7 +26,8 @@ const writeAtomically = (file, contents) => {
 };
 
 const result = await build({
-  entryPoints: [join(root, app, 'src/main.ts')],
+  absWorkingDir: root,
+  entryPoints: [join(app, 'src/main.ts')],
   outfile: join(outdir, 'main.js'),
   bundle: true,
   platform: 'node',
@@ -43,7 +37,15 @@ const result = await build({
   plugins: [externalThirdParty],
   logLevel: 'warning',
   write: false,
+  metafile: true,
 });
+// A bundle that imports a package its project does not declare would crash where only the declared
+// dependencies are installed (an image): refuse to write it.
+const problems = metafileProblems(root, result.metafile);
+if (problems.length > 0) {
+  for (const p of problems) console.error(p);
+  process.exit(1);
+}
 mkdirSync(outdir, { recursive: true });
 for (const file of result.outputFiles) writeAtomically(file.path, file.contents);
 
