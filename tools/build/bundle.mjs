@@ -1,5 +1,7 @@
-// Bundles one app (apps/<name>/src/main.ts) into dist/apps/<name>/main.js: the workspace libs are
-// inlined, third-party packages stay external and come from the app's production dependencies.
+// Bundles one app (apps/<name>/src/main.ts) into dist/apps/<name>/main.js, and each of the app's
+// commands (package.json `"commands": {"operator-create": "src/operators/create-cli.ts"}`) into
+// dist/apps/<name>/<command>.js: the workspace libs are inlined, third-party packages stay external
+// and come from the app's production dependencies. tools/build/entrypoint.sh runs them in an image.
 // Every file is written beside its target and renamed over it, so a process starting from dist/
 // while another command rebuilds it (a bench beside `npm test`) reads the old file or the new one,
 // never half of one.
@@ -25,10 +27,12 @@ const writeAtomically = (file, contents) => {
   renameSync(tmp, file);
 };
 
+const manifest = JSON.parse(readFileSync(join(root, app, 'package.json'), 'utf8'));
+const entryPoints = { main: join(app, 'src/main.ts'), ...Object.fromEntries(Object.entries(manifest.commands ?? {}).map(([cmd, src]) => [cmd, join(app, src)])) };
 const result = await build({
   absWorkingDir: root,
-  entryPoints: [join(app, 'src/main.ts')],
-  outfile: join(outdir, 'main.js'),
+  entryPoints,
+  outdir,
   bundle: true,
   platform: 'node',
   target: 'node24',
@@ -63,4 +67,4 @@ writeAtomically(
   join(outdir, 'package.json'),
   `${JSON.stringify({ name: `@wordgame/${name}-dist`, private: true, type: 'module', main: 'main.js', dependencies: Object.fromEntries(Object.entries(deps).sort()) }, null, 2)}\n`,
 );
-console.log(`built ${app} -> ${join(outRel, 'main.js')}`);
+console.log(`built ${app} -> ${Object.keys(entryPoints).map((e) => join(outRel, `${e}.js`)).join(', ')}`);
