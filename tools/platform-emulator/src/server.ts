@@ -15,7 +15,7 @@ export interface RunningServer {
 }
 
 /**
- * Starts the HTTP server: `/_control/...` goes to the control API, everything else is treated
+ * Starts the HTTP server: `/livez` and `/readyz` answer 200, `/_control/...` goes to the control API, everything else is treated
  * as the Bot API (`/bot<TOKEN>/<method>`). Unexpected failures answer 500 and are logged.
  */
 export async function listen(
@@ -25,6 +25,10 @@ export async function listen(
 ): Promise<RunningServer> {
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://emulator');
+    if (req.method === 'GET' && (url.pathname === '/livez' || url.pathname === '/readyz')) {
+      // No dependencies: serving at all is both alive and ready (container health checks).
+      return sendJson(res, 200, { status: 'ok' });
+    }
     if (url.pathname === '/_control' || url.pathname.startsWith('/_control/')) {
       return handleControl(req, res, url, deps.control);
     }

@@ -131,7 +131,10 @@ export async function startServer(parts: ServerParts, host: string, port: number
     const method = request.method ?? 'GET';
     try {
       const rawBody = await readBody(request);
-      if (path.startsWith('/_control/')) {
+      if (method === 'GET' && (path === '/livez' || path === '/readyz')) {
+        // No dependencies: serving at all is both alive and ready (container health checks).
+        sendJson(response, 200, JSON.stringify({ status: 'ok' }));
+      } else if (path.startsWith('/_control/')) {
         const answer = await handleControl(parts.control(), method, path.slice('/_control'.length), rawBody);
         sendJson(response, answer.status, JSON.stringify(answer.body));
       } else if (path === CHECKOUT_PATH) {

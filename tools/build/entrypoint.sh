@@ -1,0 +1,13 @@
+#!/bin/sh
+# The images' entrypoint: no argument runs the service (main.js); a first argument naming a bundled
+# command (operator-create, migrate, ledger-audit, … a <name>.js beside main.js) runs that command
+# with the remaining arguments (`docker compose run --rm backend operator-create alice viewer`);
+# anything else is executed as given (`… backend node --version`).
+set -e
+cd /app
+if [ $# -eq 0 ]; then exec node --enable-source-maps main.js; fi
+case "$1" in
+  */* | main | *.js) ;;
+  *) if [ -f "/app/$1.js" ]; then cmd=$1; shift; exec node --enable-source-maps "/app/$cmd.js" "$@"; fi ;;
+esac
+exec "$@"
