@@ -34,6 +34,8 @@ export interface ConsoleDeps {
 }
 
 const PAGE_DEFAULT = 50;
+/** Latest page-cursor time: 9999-12-31T23:59:59.999999Z in microseconds; later ones overflow PostgreSQL's timestamp arithmetic. */
+const CURSOR_MAX_US = 253_402_300_799_999_999n;
 const PAGE_MAX = 200;
 
 /**
@@ -68,7 +70,7 @@ export function consoleService(deps: ConsoleDeps): ServiceImpl<typeof backendApi
         withTotals: t.withTotals(),
       }));
       const filter = parseLedgerFilter(q.filter);
-      if (q.afterCreatedUs < 0n || q.afterId < 0n || (q.afterId === 0n) !== (q.afterCreatedUs === 0n)) throw consoleError('invalid_cursor', 'malformed page cursor');
+      if (q.afterCreatedUs < 0n || q.afterCreatedUs > CURSOR_MAX_US || q.afterId < 0n || (q.afterId === 0n) !== (q.afterCreatedUs === 0n)) throw consoleError('invalid_cursor', 'malformed page cursor');
       if (q.limit < 0 || q.limit > PAGE_MAX) throw consoleError('invalid_filter', `a page holds 1-${PAGE_MAX} rows`);
       const cursor = q.afterId === 0n ? null : { createdUs: q.afterCreatedUs, id: q.afterId };
       const [page, totals] = await Promise.all([ledgerPage(db, filter, cursor, q.limit || PAGE_DEFAULT), q.withTotals ? ledgerTotals(db, filter) : Promise.resolve(null)]);
