@@ -15,6 +15,7 @@ import { paymentDeps } from './payments/module.js';
 import { notificationService } from './payments/notifications.js';
 import { starsIntakeMethods } from './payments/stars.js';
 import { createReaper, type Reaper } from './reaper/reaper.js';
+import { createLimits, type LimitSettings, type Limits } from './limits/index.js';
 import { consoleService } from './console/service.js';
 import { chatGateOver } from './moderation/chat-gate.js';
 import { createLapseLoop, type LapseLoop } from './moderation/lapse.js';
@@ -82,7 +83,8 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
       const db = database;
       const check = () => checkSystem(db, startedAt, BACKEND_VERSION);
       const mailer = mailerFor(config);
-      const sessions = sessionDeps(config, db, logger, mailer);
+      const limits = createLimits(limitSettings(config), db.pool ? { kind: 'postgres', pool: db.pool } : { kind: 'memory' });
+      const sessions = sessionDeps(config, db, logger, mailer, limits);
       const payments = paymentDeps(config, db.db, logger, { mailer });
       const chatGate = chatGateOver(payments.bot);
       gameBus = new GameEventBus();
@@ -93,12 +95,12 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
         { service: backendApi.WalletService, impl: walletService(db.db, logger) },
         { service: backendApi.CatalogAdminService, impl: catalogAdminService(db.db, logger) },
         { service: backendApi.BotIntakeService, impl: { ...botIntakeService(db.db), ...starsIntakeMethods(payments) } },
-        { service: backendApi.PaymentsService, impl: paymentsService(payments) },
+        { service: backendApi.PaymentsService, impl: paymentsService(payments, limits.orderCreate) },
         { service: backendApi.NotificationService, impl: notificationService(payments) },
         { service: backendApi.RefundService, impl: refundService(payments) },
         { service: backendApi.GameService, impl: gameService(games) },
         { service: backendApi.SocialService, impl: socialService(games) },
-        { service: backendApi.ConsoleService, impl: consoleService({ db: db.db, logger, payments, chatGate, sessionTtlHours: config.OPERATOR_SESSION_TTL_HOURS }) },
+        { service: backendApi.ConsoleService, impl: consoleService({ db: db.db, logger, payments, chatGate, sessionTtlHours: config.OPERATOR_SESSION_TTL_HOURS, signInLimit: limits.operatorSignIn }) },
       ];
       const connect = connectNodeAdapter({
         readMaxBytes: MAX_BODY_BYTES,
@@ -141,10 +143,11 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
   };
 }
 
-function sessionDeps(config: BackendConfig, database: Database, logger: Logger, mailer: Mailer): SessionDeps {
+function sessionDeps(config: BackendConfig, database: Database, logger: Logger, mailer: Mailer, limits: Limits): SessionDeps {
   return {
     db: database.db,
     mailer,
+    limits,
     publicBaseUrl: config.PUBLIC_BASE_URL,
     logger,
     settings: {
@@ -153,6 +156,19 @@ function sessionDeps(config: BackendConfig, database: Database, logger: Logger, 
       launchDataMaxAgeSeconds: config.LAUNCH_DATA_MAX_AGE_SECONDS,
       sessionTtlHours: config.SESSION_TTL_HOURS,
     },
+  };
+}
+
+/** The rate limits as configured (README "Rate limits"). */
+function limitSettings(config: BackendConfig): LimitSettings {
+  return {
+    signInWindowSeconds: config.SIGNIN_WINDOW_SECONDS,
+    signInMaxFailures: config.SIGNIN_MAX_FAILURES,
+    signInAddressMaxFailures: config.SIGNIN_ADDRESS_MAX_FAILURES,
+    orderCreateMax: config.ORDER_CREATE_MAX,
+    orderCreateAddressMax: config.ORDER_CREATE_ADDRESS_MAX,
+    confirmationMailMax: config.CONFIRMATION_MAIL_MAX,
+    confirmationMailAddressMax: config.CONFIRMATION_MAIL_ADDRESS_MAX,
   };
 }
 

@@ -84,6 +84,20 @@ export const backendConfigSchema = z
     MODERATION_LAPSE_INTERVAL_MS: env.int(15_000, 0, 3_600_000),
     /** Free hints per account per UTC day in human games; beyond them a hint spends a wallet hint benefit. */
     GAME_DAILY_HINTS: env.int(3, 0, 1_000),
+    /** Window of the sign-in failure counters, in seconds (default 15 minutes). */
+    SIGNIN_WINDOW_SECONDS: env.int(900, 1, 86_400),
+    /** Failed sign-ins per login (e-mail or operator login) per window; the next attempt is rate_limited. */
+    SIGNIN_MAX_FAILURES: env.int(10, 1, 1_000_000),
+    /** Failed sign-ins per client address per window (many people may share one address). */
+    SIGNIN_ADDRESS_MAX_FAILURES: env.int(100, 1, 1_000_000),
+    /** Orders one account may create per hour. */
+    ORDER_CREATE_MAX: env.int(30, 1, 1_000_000),
+    /** Orders one client address may create per hour. */
+    ORDER_CREATE_ADDRESS_MAX: env.int(300, 1, 1_000_000),
+    /** Confirmation mails (profile e-mail changes) one account may cause per hour. */
+    CONFIRMATION_MAIL_MAX: env.int(5, 1, 1_000_000),
+    /** Confirmation mails one client address may cause per hour. */
+    CONFIRMATION_MAIL_ADDRESS_MAX: env.int(30, 1, 1_000_000),
   })
   .superRefine((c, ctx) => {
     if (c.MAIL_TRANSPORT === 'smtp' && c.SMTP_URL === undefined) {

@@ -12,7 +12,7 @@ import { YooKassaProvider } from '../src/payments/provider/yookassa.js';
 import { startHarness, type Harness } from './support/harness.js';
 import { createProduct } from './support/wallet.js';
 import { SHOPS, SHOPS_ENV, startBotCommandServer, startWebhook, type BotCommandServer, type Webhook } from './payments-support.js';
-import { TEST_SERVICE_TOKENS } from '@wordgame/testkit';
+import { TEST_RATE_LIMITS, TEST_SERVICE_TOKENS } from '@wordgame/testkit';
 
 /**
  * A backend with the card rail on the provider emulator: the harness (real PostgreSQL, Connect),
@@ -51,7 +51,7 @@ export async function startCardFixture(extraEnv: Record<string, string> = {}): P
   const h = await startHarness(env);
   const notifications = h.client(backendApi.NotificationService);
   const webhook = await startWebhook(notifications);
-  const config = loadBackendConfig({ ...TEST_SERVICE_TOKENS, ...env, DATABASE_URL: h.database.url, PUBLIC_BASE_URL: 'https://game.example', MAIL_DEV_DIR: h.mailDir });
+  const config = loadBackendConfig({ ...TEST_SERVICE_TOKENS, ...TEST_RATE_LIMITS, ...env, DATABASE_URL: h.database.url, PUBLIC_BASE_URL: 'https://game.example', MAIL_DEV_DIR: h.mailDir });
   const pack = await createProduct(h.client(backendApi.CatalogAdminService), {
     title: '1000 chips',
     atoms: [['chips', 1000n]],

@@ -222,6 +222,10 @@ describe('console service (operators, ledger, refunds, catalog, moderation)', ()
         expect(await failure(query(f))).toEqual({ code: Code.InvalidArgument, errorCode: 'invalid_filter' });
       }
       expect(await failure(query({}, 10, false, { createdUs: 0n, id: 5n }))).toEqual({ code: Code.InvalidArgument, errorCode: 'invalid_cursor' });
+      // Beyond what a timestamp holds (int64 max microseconds, or past year 9999): refused, never an internal error.
+      for (const createdUs of [2n ** 63n - 1n, 253_402_300_800_000_000n]) {
+        expect(await failure(query({}, 10, false, { createdUs, id: 1n }))).toEqual({ code: Code.InvalidArgument, errorCode: 'invalid_cursor' });
+      }
     });
 
     it('streams the export newest first in batches, capped at max_rows, and audits it', async () => {

@@ -11,7 +11,7 @@ import type { Segment } from '../src/gate/context.js';
 import { appendOperations } from '../src/ledger/repository.js';
 import { freshPostgres } from '../src/testing/databases.js';
 import { addBenefits } from '../src/wallet/repository.js';
-import { TEST_SERVICE_TOKENS } from '@wordgame/testkit';
+import { TEST_RATE_LIMITS, TEST_SERVICE_TOKENS } from '@wordgame/testkit';
 import { backendTransport } from './support/harness.js';
 
 /** A clock tests move by hand; the backend's game rules read it through `now()`. */
@@ -40,7 +40,7 @@ export async function startGameHarness(env: Record<string, string> = {}): Promis
   const pg = await freshPostgres();
   const mailDir = await mkdtemp(path.join(tmpdir(), 'game-mail-'));
   const clock = new TestClock(Date.parse('2030-01-15T10:00:00.000Z'));
-  const config = loadBackendConfig({ ...TEST_SERVICE_TOKENS, BACKEND_PORT: '0', DATABASE_URL: pg.url, MAIL_DEV_DIR: mailDir, REAPER_INTERVAL_MS: '0', MODERATION_LAPSE_INTERVAL_MS: '0', ...env });
+  const config = loadBackendConfig({ ...TEST_SERVICE_TOKENS, ...TEST_RATE_LIMITS, BACKEND_PORT: '0', DATABASE_URL: pg.url, MAIL_DEV_DIR: mailDir, REAPER_INTERVAL_MS: '0', MODERATION_LAPSE_INTERVAL_MS: '0', ...env });
   const app = buildBackend(config, createLogger('game-test', 'silent'), { now: clock.now });
   const { url } = await app.start();
   const transport = backendTransport(url);

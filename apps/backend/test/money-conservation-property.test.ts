@@ -20,7 +20,7 @@ import { createStarRefunder, type StarRefunder } from '../src/refunds/star-refun
 import { freshPostgres } from '../src/testing/databases.js';
 import { SHOPS, SHOPS_ENV } from './payments-support.js';
 import { newAccount } from './support/wallet.js';
-import { TEST_SERVICE_TOKENS } from '@wordgame/testkit';
+import { TEST_RATE_LIMITS, TEST_SERVICE_TOKENS } from '@wordgame/testkit';
 
 /** How the platform and the link treat one refund_star_payment: done, done but the Ack lost, or never reached. */
 type Fate = 'ok' | 'ack_lost' | 'unreachable';
@@ -94,7 +94,7 @@ describe('money conservation: random interleavings of both rails on PostgreSQL',
     pg = await freshPostgres();
     await migrateToLatest(pg.db);
     emulator = await startProviderEmulator({ shops: [SHOPS.direct, SHOPS.vk], autoNotify: false });
-    const config = loadBackendConfig({ ...TEST_SERVICE_TOKENS, DATABASE_URL: pg.url, BACKEND_YOOKASSA_API_URL: emulator.apiUrl, BACKEND_YOOKASSA_SHOPS: SHOPS_ENV, PRECHECKOUT_HOLD_MS: String(HOLD_MS) });
+    const config = loadBackendConfig({ ...TEST_SERVICE_TOKENS, ...TEST_RATE_LIMITS, DATABASE_URL: pg.url, BACKEND_YOOKASSA_API_URL: emulator.apiUrl, BACKEND_YOOKASSA_SHOPS: SHOPS_ENV, PRECHECKOUT_HOLD_MS: String(HOLD_MS) });
     const bot: BotCommands = {
       createInvoice: () => Promise.resolve({ status: 'no_bot' }),
       notify: () => Promise.resolve({ status: 'no_bot' }),

@@ -12,7 +12,7 @@ import { YooKassaProvider } from '../src/payments/provider/yookassa.js';
 import { createReaper, type Reaper } from '../src/reaper/reaper.js';
 import { as, failure, startHarness, type Harness } from './support/harness.js';
 import { createProduct, newAccount } from './support/wallet.js';
-import { TEST_SERVICE_TOKENS } from '@wordgame/testkit';
+import { TEST_RATE_LIMITS, TEST_SERVICE_TOKENS } from '@wordgame/testkit';
 import {
   createOrder,
   eventually,
@@ -61,7 +61,7 @@ describe('card rail over Connect on PostgreSQL with the provider emulator', () =
     notifications = h.client(backendApi.NotificationService);
     refunds = h.client(backendApi.RefundService);
     webhook = await startWebhook(notifications);
-    const config = loadBackendConfig({ ...TEST_SERVICE_TOKENS, ...env, DATABASE_URL: h.database.url, PUBLIC_BASE_URL: 'https://game.example' });
+    const config = loadBackendConfig({ ...TEST_SERVICE_TOKENS, ...TEST_RATE_LIMITS, ...env, DATABASE_URL: h.database.url, PUBLIC_BASE_URL: 'https://game.example' });
     deps = paymentDeps(config, h.database.db, logger);
     reaper = createReaper(deps, { intervalMs: 0, recheckBatch: 200, recheckConcurrency: 8 });
     adapter = new YooKassaProvider({ apiUrl: emulator.apiUrl });

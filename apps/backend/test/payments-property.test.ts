@@ -19,7 +19,7 @@ import { refundOrder } from '../src/refunds/console.js';
 import { freshPostgres } from '../src/testing/databases.js';
 import { SHOPS, SHOPS_ENV } from './payments-support.js';
 import { newAccount } from './support/wallet.js';
-import { TEST_SERVICE_TOKENS } from '@wordgame/testkit';
+import { TEST_RATE_LIMITS, TEST_SERVICE_TOKENS } from '@wordgame/testkit';
 
 /** The bot channel is not exercised here (orders are stars-invoiced directly); it reports no bot. */
 const noBot: BotCommands = { createInvoice: () => Promise.resolve({ status: 'no_bot' }), notify: () => Promise.resolve({ status: 'no_bot' }), chatGate: () => Promise.resolve({ status: 'no_bot' }), refundStarPayment: () => Promise.resolve({ status: 'no_bot' }) };
@@ -50,7 +50,7 @@ describe('payments property: random interleavings on PostgreSQL', () => {
     pg = await freshPostgres();
     await migrateToLatest(pg.db);
     emulator = await startProviderEmulator({ shops: [SHOPS.direct, SHOPS.vk], autoNotify: false });
-    const config = loadBackendConfig({ ...TEST_SERVICE_TOKENS, DATABASE_URL: pg.url, BACKEND_YOOKASSA_API_URL: emulator.apiUrl, BACKEND_YOOKASSA_SHOPS: SHOPS_ENV });
+    const config = loadBackendConfig({ ...TEST_SERVICE_TOKENS, ...TEST_RATE_LIMITS, DATABASE_URL: pg.url, BACKEND_YOOKASSA_API_URL: emulator.apiUrl, BACKEND_YOOKASSA_SHOPS: SHOPS_ENV });
     deps = { ...paymentDeps(config, pg.db, createLogger('payments-property', 'silent')), bot: noBot };
     reaper = createReaper(deps, { intervalMs: 0, recheckBatch: 200, recheckConcurrency: 8 });
     ({ id: productId } = await upsertProduct(pg.db, {

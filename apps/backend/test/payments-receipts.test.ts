@@ -7,7 +7,7 @@ import { refundOrder } from '../src/refunds/console.js';
 import { paymentIdOf, resetCardFixture, startCardFixture, type CardFixture } from './card-support.js';
 import { createOrder, refund, SHOPS_ENV } from './payments-support.js';
 import { newAccount } from './support/wallet.js';
-import { TEST_SERVICE_TOKENS } from '@wordgame/testkit';
+import { TEST_RATE_LIMITS, TEST_SERVICE_TOKENS } from '@wordgame/testkit';
 import { backendTransport } from './support/harness.js';
 
 /** Itemised fiscal receipts reach the provider only when BACKEND_YOOKASSA_VAT_CODE is set. */
@@ -68,6 +68,7 @@ describe('fiscal receipts', () => {
       REAPER_INTERVAL_MS: '0',
       MODERATION_LAPSE_INTERVAL_MS: '0',
       ...TEST_SERVICE_TOKENS,
+      ...TEST_RATE_LIMITS,
     };
     const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
     Object.assign(process.env, env);

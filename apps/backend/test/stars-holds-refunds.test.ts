@@ -9,7 +9,7 @@ import { createStarRefunder, retryDelayMs, type StarRefunder } from '../src/refu
 import { failure, startHarness, type Harness } from './support/harness.js';
 import { createProduct } from './support/wallet.js';
 import { createOrder, deliverInvoices, forward, preCheckout, refund, startBotCommandServer, telegramAccount, type BotCommandServer, type Responder } from './payments-support.js';
-import { TEST_SERVICE_TOKENS } from '@wordgame/testkit';
+import { TEST_RATE_LIMITS, TEST_SERVICE_TOKENS } from '@wordgame/testkit';
 
 const HOLD_MS = 1_000;
 
@@ -44,7 +44,7 @@ describe('stars rail: one live approval per order, unmatched stars returned, con
     payments = h.client(backendApi.PaymentsService);
     intake = h.client(backendApi.BotIntakeService);
     refunds = h.client(backendApi.RefundService);
-    const config = loadBackendConfig({ ...TEST_SERVICE_TOKENS, ...env, DATABASE_URL: h.database.url });
+    const config = loadBackendConfig({ ...TEST_SERVICE_TOKENS, ...TEST_RATE_LIMITS, ...env, DATABASE_URL: h.database.url });
     refunder = createStarRefunder(paymentDeps(config, h.database.db, createLogger('star-refunds', 'silent')), { intervalMs: 0, retryMaxMs: 60_000 });
     pack = await createProduct(h.client(backendApi.CatalogAdminService), { title: 'Stars pack', atoms: [['chips', 300n], ['hints', 1n]], prices: [['xtr', 150n]] });
   });
@@ -159,7 +159,7 @@ describe('stars rail: one live approval per order, unmatched stars returned, con
       const platform = refundingPlatform();
       bot.respond = platform.respond;
       for (let i = 0; i < 12; i += 1) expect(await forward(intake, `garbage-86${i}`, `charge-86-${i}`, 3n, 86000n + BigInt(i))).toBe(false);
-      const config = loadBackendConfig({ ...TEST_SERVICE_TOKENS, DATABASE_URL: h.database.url, GATEWAY_INTERNAL_URL: bot.url });
+      const config = loadBackendConfig({ ...TEST_SERVICE_TOKENS, ...TEST_RATE_LIMITS, DATABASE_URL: h.database.url, GATEWAY_INTERNAL_URL: bot.url });
       const other = createStarRefunder(paymentDeps(config, h.database.db, createLogger('star-refunds-2', 'silent')), { intervalMs: 0, retryMaxMs: 60_000, batch: 5 });
       const before = refundCommands().length;
       await Promise.all([refunder.runDue(), other.runDue(), refunder.runDue(), other.runDue(), other.runDue(), refunder.runDue()]);

@@ -18,6 +18,7 @@ import { createHttpApp } from './http/app.js';
 import { createBotlinkMetrics } from './metrics/botlink-metrics.js';
 import { createInternalMetrics } from './metrics/internal-metrics.js';
 import { createRegistry } from './metrics/registry.js';
+import { listenMetrics, type MetricsServer } from './metrics/server.js';
 
 /** Where a started gateway listens. */
 export interface GatewayUrls {
@@ -28,6 +29,9 @@ export interface GatewayUrls {
   httpPort: number;
   botlinkPort: number;
   internalPort: number;
+  /** The `/metrics` listener (GATEWAY_METRICS_HOST/PORT), apart from the public REST port. */
+  metricsUrl: string;
+  metricsPort: number;
 }
 
 /**
@@ -52,6 +56,7 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
   let http: Server | undefined;
   let botlink: MtlsServer | undefined;
   let internal: InternalServer | undefined;
+  let metricsServer: MetricsServer | undefined;
 
   return {
     hub,
@@ -61,6 +66,7 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
         registry,
         backend,
         sessionCacheMs: config.GATEWAY_SESSION_CACHE_MS,
+        trustProxy: config.GATEWAY_TRUST_PROXY,
         console: { backendUrl: config.BACKEND_URL, backendToken: config.BACKEND_SERVICE_TOKEN, secureCookie: config.GATEWAY_CONSOLE_SECURE_COOKIE, exportCap: config.GATEWAY_CONSOLE_EXPORT_CAP },
       });
       const httpServer = app.listen(config.GATEWAY_HTTP_PORT, config.GATEWAY_HOST);
@@ -99,6 +105,7 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
           logger.warn(refusal, 'internal call refused: no valid service token');
         },
       });
+      metricsServer = await listenMetrics(config.GATEWAY_METRICS_HOST, config.GATEWAY_METRICS_PORT, registry, logger);
       const httpPort = (httpServer.address() as AddressInfo).port;
       const urls: GatewayUrls = {
         httpUrl: `http://${config.GATEWAY_HOST}:${httpPort}`,
@@ -107,12 +114,16 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
         httpPort,
         botlinkPort: botlink.port,
         internalPort: internal.port,
+        metricsUrl: `http://${config.GATEWAY_METRICS_HOST}:${metricsServer.port}/metrics`,
+        metricsPort: metricsServer.port,
       };
       logger.info(urls, 'gateway listening');
       return urls;
     },
     async stop() {
       hub.close();
+      await metricsServer?.close();
+      metricsServer = undefined;
       await internal?.close();
       await botlink?.close();
       if (http) {

@@ -6,6 +6,17 @@ export const SERVICE_TOKEN_MIN = 32;
 const serviceToken = () => env.str().min(SERVICE_TOKEN_MIN, `must be at least ${SERVICE_TOKEN_MIN} characters`);
 const CLIENT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,252}$/;
 
+const PROXY_NAME = String.raw`(?:loopback|linklocal|uniquelocal|[0-9A-Fa-f.:]+(?:/\d{1,3})?)`;
+const TRUST_PROXY = new RegExp(String.raw`^(?:false|true|\d{1,2}|${PROXY_NAME}(?:\s*,\s*${PROXY_NAME})*)$`);
+
+/** The express `trust proxy` setting a valid GATEWAY_TRUST_PROXY stands for. */
+function trustProxyValue(raw: string): boolean | number | string[] {
+  const v = raw.trim();
+  if (v === 'false' || v === 'true') return v === 'true';
+  if (/^\d+$/.test(v)) return Number(v);
+  return v.split(',').map((s) => s.trim());
+}
+
 /** Gateway configuration, parsed once at start; see the README's config table. */
 export const gatewayConfigSchema = z
   .object({
@@ -16,8 +27,22 @@ export const gatewayConfigSchema = z
     /** Secret the backend must present on the internal listener; required, never logged. */
     GATEWAY_INTERNAL_TOKEN: serviceToken(),
     GATEWAY_HOST: z.string().default('127.0.0.1'),
-    /** REST /api/v1, the console /_gm, provider notifications, /metrics, /health. */
+    /** REST /api/v1, the console /_gm, provider notifications, /health (public). */
     GATEWAY_HTTP_PORT: env.port(8080),
+    /** Host of the Prometheus `/metrics` listener: a private address only (default loopback). */
+    GATEWAY_METRICS_HOST: z.string().default('127.0.0.1'),
+    /** Port of the `/metrics` listener, separate from the public REST port. */
+    GATEWAY_METRICS_PORT: env.port(9464),
+    /**
+     * Express `trust proxy`: which peer may state the client address in X-Forwarded-For. `false`
+     * (default) = the socket address; `true`; a hop count; or comma-separated addresses, CIDR
+     * ranges or loopback/linklocal/uniquelocal.
+     */
+    GATEWAY_TRUST_PROXY: z
+      .string()
+      .default('false')
+      .refine((v) => TRUST_PROXY.test(v.trim()), 'must be false, true, a hop count, or comma-separated addresses, CIDR ranges or loopback/linklocal/uniquelocal')
+      .transform(trustProxyValue),
     BOTLINK_HOST: z.string().default('127.0.0.1'),
     /** BotLink gRPC over HTTP/2 with mutual TLS. */
     BOTLINK_PORT: env.port(8443),

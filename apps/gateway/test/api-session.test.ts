@@ -76,6 +76,19 @@ describe('sessions and profile through gateway -> backend -> PostgreSQL', () => 
     });
   });
 
+  it('a deleted account releases its e-mail: the person signs up afresh as a new account; the old password opens nothing', async () => {
+    const first = await post('/session/direct', { email: 'erin@example.test', password: 'first password 1', mode: 'signup' });
+    expect(first.status).toBe(200);
+    const old = first.body as Grant;
+    const gone = await call(`${api}/user/account`, { method: 'DELETE', headers: { authorization: `Bearer ${old.token}` } });
+    expect(gone.status).toBeLessThan(300);
+    expect(await post('/session/direct', { email: 'erin@example.test', password: 'first password 1', mode: 'signin' })).toMatchObject({ status: 401, body: { error: { code: 'invalid_credentials' } } });
+    const again = await post('/session/direct', { email: 'Erin@example.test', password: 'second password 2', mode: 'signup' });
+    expect(again).toMatchObject({ status: 200, body: { account_created: true } });
+    expect((again.body as Grant).account_id).not.toBe(old.account_id);
+    expect((await post('/session/direct', { email: 'erin@example.test', password: 'second password 2', mode: 'signin' })).status).toBe(200);
+  });
+
   it('profile: inside a mini-app host only e-mail linking is offered; direct offers the platforms too', async () => {
     const tg = (await post('/session/telegram', { init_data: telegramInitData(TELEGRAM_BOT_TOKEN, { id: 5151, first_name: 'Eve' }, nowSeconds()) })).body as Grant;
     const inHost = await call(`${api}/user/profile`, { headers: { authorization: `Bearer ${tg.token}` } });

@@ -129,7 +129,7 @@ describe('gateway trust: session auth and the headers the backend sees', () => {
   it('counts requests per operation name and status in /metrics, without ids in labels', async () => {
     await call(`${edge.url}/api/v1/user/wallet`, { headers: bearer('tg-ios') });
     await call(`${edge.url}/api/v1/user/wallet`, { method: 'POST', headers: bearer('untrusted'), json: { product_id: '1' } });
-    const text = await (await fetch(`${edge.url}/metrics`)).text();
+    const text = await edge.metrics();
     expect(text).toMatch(/^gateway_api_requests_total\{operation="wallet\.get",status="200"\} [1-9]\d*$/m);
     expect(text).toMatch(/^gateway_api_requests_total\{operation="wallet\.buy",status="403"\} [1-9]\d*$/m);
     expect(text).toMatch(/^gateway_api_request_duration_seconds_count\{operation="wallet\.get"\} [1-9]\d*$/m);

@@ -154,6 +154,18 @@ describe('console access control, CSRF and return paths', () => {
     await untouched();
   });
 
+  it('answers a page cursor beyond int64 or past any timestamp with 400, never a 5xx', async () => {
+    const cookie = sessions['viewer'] ?? '';
+    const canonical = (await call(url('/_gm/ledger'), { cookie })).location ?? '';
+    expect(canonical).toMatch(/^\/_gm\/ledger\?/);
+    for (const after of ['99999999999999999999.1', '9999999999999999999.1', '9223372036854775807.1', '253402300800000000.1', '1.9223372036854775808', '0.5', '5.0']) {
+      const res = await call(url(`${canonical}&after=${after}`), { cookie });
+      expect([after, res.status]).toEqual([after, 400]);
+    }
+    const last = await call(url(`${canonical}&after=253402300799999999.9223372036854775807`), { cookie });
+    expect(last.status).toBe(200);
+  });
+
   it('never redirects sign-in to a foreign return path, and escapes what it prints', async () => {
     const form = await call(url(`/_gm/login?return=${encodeURIComponent('//evil.example/')}`));
     expect(form.text).not.toContain('evil.example');

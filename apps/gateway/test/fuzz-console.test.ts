@@ -108,7 +108,7 @@ describe('hostile input on the console forms (real gateway, real backend process
   });
 
   /** Refused attempts are audited by design (append-only); what matters is that none was audited as done. */
-  const fingerprint = () => databaseFingerprint(stack.db, ['operator_audit']);
+  const fingerprint = () => databaseFingerprint(stack.db, ['operator_audit', 'rate_limits']);
   const auditedSuccesses = async () =>
     (await stack.db.query<{ n: number }>(`select count(*)::int as n from operator_audit where outcome not in ('failed', 'forbidden', 'refused') and action <> 'login'`)).rows[0]?.n;
 

@@ -15,6 +15,7 @@ describe('gateway HTTP edge', () => {
   let backend: Awaited<ReturnType<typeof startStatusBackend>>;
   let gateway: GatewayApp;
   let base: string;
+  let metricsUrl: string;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'gw-'));
@@ -26,7 +27,7 @@ describe('gateway HTTP edge', () => {
       }),
       logger,
     );
-    base = (await gateway.start()).httpUrl;
+    ({ httpUrl: base, metricsUrl } = await gateway.start());
   });
   afterAll(async () => {
     await gateway.stop();
@@ -44,8 +45,13 @@ describe('gateway HTTP edge', () => {
     backendStatus = 'ok';
   });
 
-  it('/metrics serves Prometheus text', async () => {
-    const res = await fetch(`${base}/metrics`);
+  it('/metrics serves Prometheus text on its own listener only; the public port answers 404', async () => {
+    expect(new URL(metricsUrl).port).not.toBe(new URL(base).port);
+    const hidden = await fetch(`${base}/metrics`);
+    expect(hidden.status).toBe(404);
+    expect(await hidden.json()).toEqual({ error: { code: 'not_found', message: 'no such route' } });
+    expect((await fetch(new URL('/other', metricsUrl))).status).toBe(404);
+    const res = await fetch(metricsUrl);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/text\/plain/);
     expect(await res.text()).toMatch(/^# HELP gateway_process_cpu_user_seconds_total/m);

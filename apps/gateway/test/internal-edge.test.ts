@@ -108,6 +108,7 @@ describe('gateway request size limits (a child process, its RSS measured)', () =
         GATEWAY_HTTP_PORT: '0',
         BOTLINK_PORT: '0',
         GATEWAY_INTERNAL_PORT: '0',
+        GATEWAY_METRICS_PORT: '0',
         BOTLINK_TLS_CA: certs.ca.cert,
         BOTLINK_TLS_CERT: certs.gateway.cert,
         BOTLINK_TLS_KEY: certs.gateway.key,

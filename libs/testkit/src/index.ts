@@ -1,6 +1,7 @@
-/** Test and dev support shared by apps and tools: bot-link certificates, service tokens, free ports, fresh PostgreSQL databases, signed launch data, README and compose checks. */
+/** Test and dev support shared by apps and tools: bot-link certificates, service tokens, generous rate limits, free ports, fresh PostgreSQL databases, signed launch data, README and compose checks. */
 export { DEV_BOT_CLIENT_NAME, ensureDevCerts, issueLeaf, makeCa, type CertPair, type DevCerts, type LeafOptions } from './certs.js';
 export { randomServiceTokens, TEST_SERVICE_TOKENS, type ServiceTokens } from './service-tokens.js';
+export { TEST_RATE_LIMITS } from './rate-limits.js';
 export { composeProblems, insecureComposeDefaults, workspaceDirs } from './compose.js';
 export { undocumentedVariables } from './readme.js';
 export { freePort } from './ports.js';

@@ -18,7 +18,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { ensureDevCerts, TEST_SERVICE_TOKENS } from '@wordgame/testkit';
+import { ensureDevCerts, TEST_RATE_LIMITS, TEST_SERVICE_TOKENS } from '@wordgame/testkit';
 import { printResult, type Figure } from './report/result.js';
 import { buildBundles, freePort, gatewayEnv, loadLine, root, rssKiB, startBundle, stopAll, tsx, waitFor } from './services.js';
 import { percentile } from './stats.js';
@@ -81,6 +81,7 @@ async function main(): Promise<void> {
     buildBundles(['backend', 'gateway']);
     const backend = startBundle('backend', {
       ...TEST_SERVICE_TOKENS,
+      ...TEST_RATE_LIMITS,
       DATABASE_URL: dbUrl.toString(),
       BACKEND_PORT: String(backendPort),
       BACKEND_SEED_CATALOG: 'false',

@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEV_BOT_CLIENT_NAME, freePort, TEST_SERVICE_TOKENS, type DevCerts } from '@wordgame/testkit';
+import { DEV_BOT_CLIENT_NAME, freePort, TEST_RATE_LIMITS, TEST_SERVICE_TOKENS, type DevCerts } from '@wordgame/testkit';
 
 export { freePort };
 
@@ -125,10 +125,12 @@ export interface GatewayPorts {
   http: number;
   botlink: number;
   internal: number;
+  /** The `/metrics` listener; absent = an ephemeral port nobody scrapes. */
+  metrics?: number;
 }
 
 /**
- * The environment of a bench gateway: its backend, its three ports, the dev certificates for the
+ * The environment of a bench gateway: its backend, its ports (metrics on its own listener), the dev certificates for the
  * bot-link and the dev bot's name, the (fixed, loopback-only) service tokens.
  */
 export function gatewayEnv(backendUrl: string, ports: GatewayPorts, certs: DevCerts): Record<string, string> {
@@ -139,6 +141,7 @@ export function gatewayEnv(backendUrl: string, ports: GatewayPorts, certs: DevCe
     GATEWAY_HTTP_PORT: String(ports.http),
     BOTLINK_PORT: String(ports.botlink),
     GATEWAY_INTERNAL_PORT: String(ports.internal),
+    GATEWAY_METRICS_PORT: String(ports.metrics ?? 0),
     BOTLINK_TLS_CA: certs.ca.cert,
     BOTLINK_TLS_CERT: certs.gateway.cert,
     BOTLINK_TLS_KEY: certs.gateway.key,
@@ -147,11 +150,13 @@ export function gatewayEnv(backendUrl: string, ports: GatewayPorts, certs: DevCe
 
 /**
  * The environment of a bench backend with nothing running beside the requests it is sent: no
- * seeded catalog, no reaper or moderation loop, a throwaway dev mailbox.
+ * seeded catalog, no reaper or moderation loop, a throwaway dev mailbox, and rate limits the load
+ * cannot reach (it signs in and orders fast from one address).
  */
 export function quietBackendEnv(dbUrl: string, port: number, internalPort: number, poolMax: string): Record<string, string> {
   return {
     ...TEST_SERVICE_TOKENS,
+    ...TEST_RATE_LIMITS,
     DATABASE_URL: dbUrl,
     BACKEND_PORT: String(port),
     BACKEND_SEED_CATALOG: 'false',

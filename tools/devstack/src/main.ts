@@ -14,7 +14,8 @@ process.stdout.write(
   [
     '',
     `wordgame dev stack is up in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
-    `  gateway   REST /api/v1, console /_gm, /metrics, /health   ${u.gateway}`,
+    `  gateway   REST /api/v1, console /_gm, /health             ${u.gateway}`,
+    `  gateway   Prometheus /metrics (loopback only)             ${u.metrics}`,
     `  gateway   BotLink gRPC (mutual TLS)                       ${u.botlink}`,
     `  backend   Connect (h2c) + /health, PGlite in .data/pglite ${u.backend}`,
     `  bot       loopback health probe                           ${u.botHealth}/health`,

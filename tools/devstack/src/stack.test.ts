@@ -25,6 +25,7 @@ describe('the local stack', () => {
       botlink: await freePort(),
       botHealth: await freePort(),
       gatewayInternal: await freePort(),
+      gatewayMetrics: await freePort(),
     };
     stack = await startStack({ root, dataDir: data, ports, write: (l) => lines.push(l), readyTimeoutMs: 60_000, logLevel: 'warn' });
   }, 90_000);
@@ -52,8 +53,9 @@ describe('the local stack', () => {
     expect(stranger.status).toBe(401);
   });
 
-  it('serves gateway metrics in Prometheus text format', async () => {
-    const res = await fetch(`${stack.urls.gateway}/metrics`);
+  it('serves gateway metrics in Prometheus text format on the metrics port only', async () => {
+    expect((await fetch(`${stack.urls.gateway}/metrics`)).status).toBe(404);
+    const res = await fetch(stack.urls.metrics);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
     expect(await res.text()).toMatch(/^# HELP /m);
@@ -63,7 +65,7 @@ describe('the local stack', () => {
     const deadline = Date.now() + 20_000;
     let text = '';
     while (Date.now() < deadline) {
-      text = await (await fetch(`${stack.urls.gateway}/metrics`)).text();
+      text = await (await fetch(stack.urls.metrics)).text();
       if (/^botlink_connected_bots 1$/m.test(text)) break;
       await new Promise((r) => setTimeout(r, 200));
     }

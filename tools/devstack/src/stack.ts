@@ -14,9 +14,11 @@ export interface StackPorts {
   botHealth: number;
   /** The gateway's internal BotCommandService (the backend pushes bot commands there). */
   gatewayInternal: number;
+  /** The gateway's `/metrics` listener (loopback), apart from its public REST port. */
+  gatewayMetrics: number;
 }
 
-export const DEFAULT_PORTS: StackPorts = { platform: 8081, provider: 8082, backend: 4000, gatewayHttp: 8080, botlink: 8443, botHealth: 8090, gatewayInternal: 8444 };
+export const DEFAULT_PORTS: StackPorts = { platform: 8081, provider: 8082, backend: 4000, gatewayHttp: 8080, botlink: 8443, botHealth: 8090, gatewayInternal: 8444, gatewayMetrics: 9464 };
 
 export interface StackOptions {
   /** Repository root (where dist/ and node_modules/ are). */
@@ -33,6 +35,8 @@ export interface StackOptions {
 /** Where each part listens once the stack is up. */
 export interface StackUrls {
   gateway: string;
+  /** The gateway's Prometheus endpoint, full URL. */
+  metrics: string;
   botlink: string;
   backend: string;
   botHealth: string;
@@ -70,6 +74,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const host = '127.0.0.1';
   const urls: StackUrls = {
     gateway: `http://${host}:${ports.gatewayHttp}`,
+    metrics: `http://${host}:${ports.gatewayMetrics}/metrics`,
     botlink: `https://${host}:${ports.botlink}`,
     backend: `http://${host}:${ports.backend}`,
     botHealth: `http://${host}:${ports.botHealth}`,
@@ -140,6 +145,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         BOTLINK_PORT: String(ports.botlink),
         GATEWAY_INTERNAL_HOST: host,
         GATEWAY_INTERNAL_PORT: String(ports.gatewayInternal),
+        GATEWAY_METRICS_HOST: host,
+        GATEWAY_METRICS_PORT: String(ports.gatewayMetrics),
         BOTLINK_TLS_CERT: certs.gateway.cert,
         BOTLINK_TLS_KEY: certs.gateway.key,
       },

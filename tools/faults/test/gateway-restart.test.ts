@@ -39,7 +39,7 @@ describe('faults: gateway restart with the bot connected', () => {
   let stack: Stack;
   let linkedAt = 0;
 
-  const metrics = (): Promise<Samples> => scrape(`${stack.urls.gateway}/metrics`);
+  const metrics = (): Promise<Samples> => scrape(stack.urls.metrics);
   const errors = async () => {
     const s = await metrics();
     return { api: sample(s, 'bot_platform_errors_total', { kind: 'api' }), longPoll: sample(s, 'bot_platform_errors_total', { kind: 'long_poll' }), lastOk: sample(s, 'bot_platform_last_ok_unix') };

@@ -15,13 +15,16 @@ export interface Deletion {
  * `deleted` and `deleted_at`; every session of the account is revoked (deleted, so ResolveSession
  * answers `session_invalid` at once; gateway replicas honour it within their session cache TTL);
  * its active games are forfeited. Its seats then show as deleted, and friend requests or blocks
- * aimed at it are refused with `account_deleted`. A second delete is `caller_required`.
+ * aimed at it are refused with `account_deleted`. Its e-mail is released (cleared, with any pending
+ * confirmation links) so the person can sign up afresh with it; the old account stays deleted and
+ * keeps its ledger. A second delete is `caller_required`.
  */
 export async function softDeleteAccount(db: Kysely<DB>, accountId: bigint, now: Date): Promise<Deletion> {
   return db.transaction().execute(async (trx) => {
     const account = await trx.selectFrom('accounts').select('status').where('id', '=', accountId).forUpdate().executeTakeFirst();
     if (!account || account.status === 'deleted') throw new DomainError('caller_required', 'the caller account does not exist');
-    await trx.updateTable('accounts').set({ status: 'deleted', deleted_at: now }).where('id', '=', accountId).execute();
+    await trx.updateTable('accounts').set({ status: 'deleted', deleted_at: now, email: null, email_confirmed_at: null }).where('id', '=', accountId).execute();
+    await trx.deleteFrom('email_confirmations').where('account_id', '=', accountId).execute();
     const revoked = await trx.deleteFrom('sessions').where('account_id', '=', accountId).executeTakeFirst();
     const forfeited = await forfeitGamesOf(trx, accountId, now);
     return { sessionsRevoked: Number(revoked.numDeletedRows), forfeited };

@@ -1,3 +1,4 @@
+import type { Limits } from '../limits/index.js';
 import type { Caller } from '../rpc/caller.js';
 import { DomainError } from '../rpc/errors.js';
 import { gate } from '../gate/gate.js';
@@ -48,12 +49,14 @@ export function normalizeDisplayName(raw: string): string {
 /**
  * Applies a profile change: a new display name, and/or an e-mail to link, which is stored as
  * pending and confirmed through a mailed link. Linking the address the account already has
- * confirmed changes nothing; an address another account holds is `email_in_use`.
+ * confirmed changes nothing; an address another account holds is `email_in_use`. Each mailed link
+ * takes one unit of the confirmation-mail quota (per account and client address): `rate_limited`.
  */
 export async function updateProfile(
-  deps: ConfirmationDeps,
+  deps: ConfirmationDeps & { limits: Pick<Limits, 'confirmationMail'> },
   caller: Caller,
   change: { displayName: string | null; email: string | null },
+  address: string | null = null,
 ): Promise<ProfileView> {
   const displayName = change.displayName === null ? null : normalizeDisplayName(change.displayName);
   const email = change.email === null ? null : normalizeEmail(change.email);
@@ -63,6 +66,8 @@ export async function updateProfile(
   if (email !== null && !(email === account.email && account.email_confirmed_at !== null)) {
     const holder = await deps.db.selectFrom('accounts').select('id').where('email', '=', email).executeTakeFirst();
     if (holder && holder.id !== account.id) throw new DomainError('email_in_use', 'this e-mail address belongs to another account');
+    // Counted before anything changes: a refused change leaves the profile as it was.
+    await deps.limits.confirmationMail.take(account.id, address);
   }
   if (displayName !== null) {
     await deps.db.updateTable('accounts').set({ display_name: displayName }).where('id', '=', account.id).execute();

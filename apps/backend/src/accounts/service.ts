@@ -1,5 +1,6 @@
 import type { ServiceImpl } from '@connectrpc/connect';
 import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
+import { clientAddressOf } from '../limits/index.js';
 import { callerFrom, writerFrom } from '../rpc/caller.js';
 import { closeSession, openDirectSession, openTelegramSession, openVkSession, resolveSession, type SessionDeps } from '../sessions/open.js';
 import { encodeProfile, encodeSessionGrant, encodeSessionInfo } from './codec.js';
@@ -20,14 +21,14 @@ export function accountService(deps: SessionDeps): ServiceImpl<typeof backendApi
       const params = decodeTable(req.body, (bb) => fb.VkSessionOpen.getRootAsVkSessionOpen(bb), (t) => t.launchParams() ?? '');
       return { body: encodeSessionGrant(await openVkSession(deps, params)) };
     },
-    async openDirectSession(req) {
+    async openDirectSession(req, ctx) {
       const input = decodeTable(req.body, (bb) => fb.DirectSessionOpen.getRootAsDirectSessionOpen(bb), (t) => ({
         email: t.email(),
         password: t.password(),
         mode: t.mode(),
         subtypeHint: t.subtypeHint(),
       }));
-      return { body: encodeSessionGrant(await openDirectSession(deps, input)) };
+      return { body: encodeSessionGrant(await openDirectSession(deps, input, clientAddressOf(ctx.requestHeader))) };
     },
     async resolveSession(req) {
       const token = decodeTable(req.body, (bb) => fb.SessionLookup.getRootAsSessionLookup(bb), (t) => t.token() ?? '');
@@ -49,7 +50,7 @@ export function accountService(deps: SessionDeps): ServiceImpl<typeof backendApi
         displayName: t.displayName(),
         email: t.email(),
       }));
-      return { body: encodeProfile(await updateProfile(deps, caller, change)) };
+      return { body: encodeProfile(await updateProfile(deps, caller, change, clientAddressOf(ctx.requestHeader))) };
     },
     async confirmEmail(req) {
       const token = decodeTable(req.body, (bb) => fb.EmailConfirmation.getRootAsEmailConfirmation(bb), (t) => t.token() ?? '');

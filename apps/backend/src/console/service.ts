@@ -5,12 +5,14 @@ import type { Logger } from '@wordgame/logging';
 import { encodeProductList, encodeProductRecord, readDraft } from '../catalog/codec.js';
 import { listProducts } from '../catalog/repository.js';
 import type { DB } from '../db/schema.js';
+import { clientAddressOf, type SignInLimit } from '../limits/index.js';
 import { findAccounts } from '../moderation/accounts.js';
 import type { ChatGate } from '../moderation/chat-gate.js';
 import { moderate } from '../moderation/moderate.js';
 import { operatorRefund, operatorUpsertProduct } from '../operators/actions.js';
 import { audit } from '../operators/audit.js';
 import { consoleError } from '../operators/errors.js';
+import { normaliseLogin } from '../operators/repository.js';
 import { OPERATOR_SESSION_HEADER, requireRole, resolveOperator, signIn, signOut } from '../operators/sessions.js';
 import type { PaymentDeps } from '../payments/deps.js';
 import { encodeAccountList, encodeGrant, encodeLedgerChunk, encodeLedgerPage, encodeModeration, encodeOperator, readFilter } from './codec.js';
@@ -27,9 +29,13 @@ export interface ConsoleDeps {
   chatGate: ChatGate;
   /** OPERATOR_SESSION_TTL_HOURS. */
   sessionTtlHours: number;
+  /** Failed operator sign-ins per login and client address. */
+  signInLimit: SignInLimit;
 }
 
 const PAGE_DEFAULT = 50;
+/** Latest page-cursor time: 9999-12-31T23:59:59.999999Z in microseconds; later ones overflow PostgreSQL's timestamp arithmetic. */
+const CURSOR_MAX_US = 253_402_300_799_999_999n;
 const PAGE_MAX = 200;
 
 /**
@@ -40,10 +46,10 @@ const PAGE_MAX = 200;
 export function consoleService(deps: ConsoleDeps): ServiceImpl<typeof backendApi.ConsoleService> {
   const { db } = deps;
   return {
-    async signIn(req) {
+    async signIn(req, ctx) {
       const input = decodeTable(req.body, (bb) => fb.OperatorSignIn.getRootAsOperatorSignIn(bb), (t) => ({ login: t.login() ?? '', password: t.password() ?? '' }));
       if (input.login.length === 0 || input.login.length > 254 || input.password.length === 0 || input.password.length > 256) throw consoleError('invalid_credentials', 'wrong login or password');
-      const { token, session } = await signIn(db, input.login, input.password, deps.sessionTtlHours);
+      const { token, session } = await limitedSignIn(deps, input.login, input.password, clientAddressOf(ctx.requestHeader));
       deps.logger.info({ operatorId: String(session.id) }, 'operator signed in');
       return { body: encodeGrant(token, session) };
     },
@@ -64,7 +70,7 @@ export function consoleService(deps: ConsoleDeps): ServiceImpl<typeof backendApi
         withTotals: t.withTotals(),
       }));
       const filter = parseLedgerFilter(q.filter);
-      if (q.afterCreatedUs < 0n || q.afterId < 0n || (q.afterId === 0n) !== (q.afterCreatedUs === 0n)) throw consoleError('invalid_cursor', 'malformed page cursor');
+      if (q.afterCreatedUs < 0n || q.afterCreatedUs > CURSOR_MAX_US || q.afterId < 0n || (q.afterId === 0n) !== (q.afterCreatedUs === 0n)) throw consoleError('invalid_cursor', 'malformed page cursor');
       if (q.limit < 0 || q.limit > PAGE_MAX) throw consoleError('invalid_filter', `a page holds 1-${PAGE_MAX} rows`);
       const cursor = q.afterId === 0n ? null : { createdUs: q.afterCreatedUs, id: q.afterId };
       const [page, totals] = await Promise.all([ledgerPage(db, filter, cursor, q.limit || PAGE_DEFAULT), q.withTotals ? ledgerTotals(db, filter) : Promise.resolve(null)]);
@@ -122,4 +128,25 @@ export function consoleService(deps: ConsoleDeps): ServiceImpl<typeof backendApi
       return { body: await unmatchedPage(db, query) };
     },
   };
+}
+
+/**
+ * Operator sign-in under the sign-in limit: a refused attempt (limit used up) is `rate_limited`
+ * and checks no password; the failure that uses up a counter writes a `sign_in_locked` audit row
+ * naming what was locked (the login, or the client address) and until when.
+ */
+async function limitedSignIn(deps: ConsoleDeps, login: string, password: string, address: string | null): ReturnType<typeof signIn> {
+  const name = normaliseLogin(login);
+  const attempt = await deps.signInLimit.begin(name, address);
+  try {
+    const granted = await signIn(deps.db, login, password, deps.sessionTtlHours);
+    await attempt.succeeded();
+    return granted;
+  } catch (err: unknown) {
+    const outcome = attempt.failed();
+    if (outcome.loginLocked) await audit(deps.db, { operatorId: null, action: 'sign_in_locked', target: name.slice(0, 254), outcome: 'locked', detail: 'too many failed sign-ins for this login' });
+    if (outcome.addressLocked) await audit(deps.db, { operatorId: null, action: 'sign_in_locked', target: address ?? '', outcome: 'locked', detail: 'too many failed sign-ins from this client address' });
+    if (outcome.loginLocked || outcome.addressLocked) deps.logger.warn({ login: outcome.loginLocked, address: outcome.addressLocked }, 'operator sign-in locked out');
+    throw err;
+  }
 }

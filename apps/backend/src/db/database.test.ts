@@ -57,6 +57,19 @@ describe.each(dialects)('database layer on %s', (dialect, open) => {
     await database.db.insertInto('platform_identities').values(identity).execute();
     await expect(database.db.insertInto('platform_identities').values(identity).execute()).rejects.toThrow(/unique|duplicate/i);
   });
+
+  it('refuses a product title the validator refuses: & < > " \', controls, bidi and separators; down restores the old check', async () => {
+    const insert = (title: string) => database.db.insertInto('catalog_products').values({ title }).execute();
+    const refused = ['a&b', 'a<b', 'a"b', "a'b", 'a\u0001b', 'a\u0085b', 'a\u061cb', 'a\u200eb', 'a\u200fb', 'a\u202eb', 'a\u2066b', 'a\u2069b', 'a\u2028b', 'a\u2029b'];
+    for (const title of refused) await expect(insert(title)).rejects.toThrow(/catalog_products_title_check/);
+    await insert('100 chips \u2014 \u00e9t\u00e9 \ud83c\udf81');
+    await migrateDown(database.db);
+    await insert('a\u202eb');
+    await expect(insert('a&b')).rejects.toThrow(/catalog_products_title_check/);
+    await sql`delete from catalog_products where title = ${'a\u202eb'}`.execute(database.db);
+    await migrateToLatest(database.db);
+    await expect(insert('a\u202eb')).rejects.toThrow(/catalog_products_title_check/);
+  });
 });
 
 async function tables(database: Database): Promise<string[]> {

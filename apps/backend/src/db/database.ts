@@ -12,6 +12,8 @@ const INT8_ARRAY_OID = 1016;
 export interface Database {
   readonly db: Kysely<DB>;
   readonly dialect: 'postgres' | 'pglite';
+  /** The pg pool behind `db` on PostgreSQL (shared by the rate limits; never a second pool); absent on PGlite. */
+  readonly pool?: pg.Pool;
   close(): Promise<void>;
 }
 
@@ -78,7 +80,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     const prepared = async <R>(name: string, text: string, values: readonly unknown[]): Promise<R[]> =>
       (await pool.query<R & pg.QueryResultRow>({ name, text, values: [...values] })).rows;
     preparedRunners.set(db, prepared);
-    return { db, dialect: 'postgres', close: () => db.destroy() };
+    return { db, dialect: 'postgres', pool, close: () => db.destroy() };
   }
   const dir = options.pgliteDir ?? 'memory://';
   if (!dir.startsWith('memory://')) mkdirSync(dir, { recursive: true });

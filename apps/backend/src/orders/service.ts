@@ -1,5 +1,6 @@
 import type { ServiceImpl } from '@connectrpc/connect';
 import { backendApi, decodeTable, fb } from '@wordgame/contracts';
+import { clientAddressOf, type Quota } from '../limits/index.js';
 import { callerFrom } from '../rpc/caller.js';
 import type { PaymentDeps } from '../payments/deps.js';
 import { isOrderId, paymentError } from '../payments/errors.js';
@@ -10,12 +11,16 @@ import { findOrder, recentOrders } from './repository.js';
 const DEFAULT_LIST = 20;
 const MAX_LIST = 100;
 
-/** backend.v1.PaymentsService: the caller's paid orders (caller headers required on every method). */
-export function paymentsService(deps: PaymentDeps): ServiceImpl<typeof backendApi.PaymentsService> {
+/**
+ * backend.v1.PaymentsService: the caller's paid orders (caller headers required on every method).
+ * Each CreateOrder takes one unit of `orderQuota` (per account and client address) first.
+ */
+export function paymentsService(deps: PaymentDeps, orderQuota: Quota): ServiceImpl<typeof backendApi.PaymentsService> {
   return {
     async createOrder(req, ctx) {
       const caller = callerFrom(ctx.requestHeader);
       const q = decodeTable(req.body, (bb) => fb.OrderCreate.getRootAsOrderCreate(bb), (t) => ({ productId: t.productId(), rail: t.rail() }));
+      await orderQuota.take(caller.accountId, clientAddressOf(ctx.requestHeader));
       const order = await createOrder(deps, caller, q.productId, q.rail);
       deps.logger.info({ orderId: order.id, accountId: String(caller.accountId), rail: order.rail, productId: String(order.product_id) }, 'order created');
       return { body: encodeOrder(order) };

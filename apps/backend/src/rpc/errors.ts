@@ -34,6 +34,7 @@ export const ERROR_CODES = {
   invalid_prices: Code.InvalidArgument,
   invalid_platform: Code.InvalidArgument,
   invalid_external_id: Code.InvalidArgument,
+  rate_limited: Code.ResourceExhausted,
 } as const satisfies Record<string, Code>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -49,5 +50,18 @@ export class DomainError extends Error {
     message: string,
   ) {
     super(message);
+  }
+}
+
+/** Metadata header that carries the whole seconds a `rate_limited` caller must wait. */
+export const RETRY_AFTER_HEADER = 'x-retry-after';
+
+/**
+ * A refusal by a rate limit (limits/): ResourceExhausted `rate_limited`, with the whole seconds
+ * until the limit lets the caller try again, which the edge sends as `x-retry-after`.
+ */
+export class RateLimited extends DomainError {
+  constructor(readonly retryAfterSeconds: number) {
+    super('rate_limited', `too many attempts; try again in ${retryAfterSeconds} seconds`);
   }
 }

@@ -3,7 +3,7 @@ import { Code, ConnectError, type Interceptor } from '@connectrpc/connect';
 import { FlatBufferDecodeError } from '@wordgame/contracts';
 import type { Logger } from '@wordgame/logging';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
-import { DomainError, ERROR_CODE_HEADER, ERROR_CODES } from './errors.js';
+import { DomainError, ERROR_CODE_HEADER, ERROR_CODES, RateLimited, RETRY_AFTER_HEADER } from './errors.js';
 
 function coded(message: string, code: Code, machineCode: string): ConnectError {
   return new ConnectError(message, code, { [ERROR_CODE_HEADER]: machineCode });
@@ -11,13 +11,16 @@ function coded(message: string, code: Code, machineCode: string): ConnectError {
 
 /**
  * The backend's one error mapping: a DomainError becomes its Connect code with the machine code in
- * `x-error-code`, a malformed FlatBuffers body is InvalidArgument `malformed_body`, a ConnectError
+ * `x-error-code` (a RateLimited also carries `x-retry-after`), a malformed FlatBuffers body is InvalidArgument `malformed_body`, a ConnectError
  * passes through, a database that cannot be reached is Unavailable (the caller may retry),
  * anything else is logged with its cause and answered as Internal without detail. Used by the
  * Connect interceptor below and by the unary fast path (server/unary-fast-path.ts).
  */
 export function edgeError(logger: Logger): (err: unknown, method: DescMethod) => ConnectError {
   return (err, method) => {
+    if (err instanceof RateLimited) {
+      return new ConnectError(err.message, Code.ResourceExhausted, { [ERROR_CODE_HEADER]: err.code, [RETRY_AFTER_HEADER]: String(err.retryAfterSeconds) });
+    }
     if (err instanceof DomainError) return coded(err.message, ERROR_CODES[err.code], err.code);
     if (err instanceof ConnectError) return err;
     if (err instanceof FlatBufferDecodeError) return coded(err.message, Code.InvalidArgument, 'malformed_body');

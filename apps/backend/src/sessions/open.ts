@@ -7,6 +7,7 @@ import { hashPassword, verifyPassword } from '../accounts/password.js';
 import { accountForIdentity, findAccount, findAccountByEmail, insertAccount, isUniqueViolation } from '../accounts/repository.js';
 import { isSuspended, type AccountState } from '../accounts/status.js';
 import { isPlatformSubtype, type SessionPlatform } from '../gate/context.js';
+import type { Limits } from '../limits/index.js';
 import { DomainError } from '../rpc/errors.js';
 import { deleteSession, findLiveSession, insertSession } from './repository.js';
 import { verifyTelegramInitData } from './telegram.js';
@@ -22,6 +23,8 @@ export interface SessionSettings {
 
 export interface SessionDeps extends ConfirmationDeps {
   settings: SessionSettings;
+  /** Sign-in failures and confirmation mails are counted here. */
+  limits: Pick<Limits, 'directSignIn' | 'confirmationMail'>;
 }
 
 /** A session just opened. */
@@ -88,6 +91,7 @@ export async function openVkSession(deps: SessionDeps, launchParams: string): Pr
 export async function openDirectSession(
   deps: SessionDeps,
   input: { email: string | null; password: string | null; mode: string | null; subtypeHint: string | null },
+  address: string | null = null,
 ): Promise<SessionGrantView> {
   if (input.mode !== 'signup' && input.mode !== 'signin') throw new DomainError('invalid_mode', 'mode must be signup or signin');
   const email = normalizeEmail(input.email);
@@ -96,9 +100,15 @@ export async function openDirectSession(
   const platform: SessionPlatform = { kind: 'direct', subtype: isPlatformSubtype(hint) ? hint : null };
 
   if (input.mode === 'signin') {
+    const attempt = await deps.limits.directSignIn.begin(email, address);
     const account = await findAccountByEmail(deps.db, email);
     const ok = await verifyPassword(password, account?.password_hash ?? null);
-    if (!account || !ok) throw new DomainError('invalid_credentials', 'e-mail or password is wrong');
+    if (!account || !ok) {
+      const outcome = attempt.failed();
+      if (outcome.loginLocked || outcome.addressLocked) deps.logger.warn({ login: outcome.loginLocked, address: outcome.addressLocked }, 'direct sign-in locked out');
+      throw new DomainError('invalid_credentials', 'e-mail or password is wrong');
+    }
+    await attempt.succeeded();
     return grant(deps, account.id, platform, false);
   }
 

@@ -5,7 +5,7 @@ import { ConnectError, createClient, type Client, type Interceptor } from '@conn
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { withServiceToken } from '@wordgame/h2-unary';
 import { createLogger } from '@wordgame/logging';
-import { TEST_SERVICE_TOKENS } from '@wordgame/testkit';
+import { TEST_RATE_LIMITS, TEST_SERVICE_TOKENS } from '@wordgame/testkit';
 import { buildBackend, type BackendApp } from '../../src/app.js';
 import { loadBackendConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/database.js';
@@ -48,6 +48,7 @@ export async function startHarness(env: Record<string, string> = {}, warnings?: 
     PUBLIC_BASE_URL: 'https://game.example',
     DB_POOL_MAX: '20',
     ...TEST_SERVICE_TOKENS,
+    ...TEST_RATE_LIMITS,
     ...env,
   });
   const logger = warnings

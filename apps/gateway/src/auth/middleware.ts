@@ -5,7 +5,7 @@ import { bearerToken } from './bearer.js';
 import { isTrusted, type SessionContext } from './session.js';
 
 /** Headers only the gateway may set on backend calls; a client's copies are dropped on arrival. */
-export const TRUST_HEADERS = ['x-platform', 'x-account-id'] as const;
+export const TRUST_HEADERS = ['x-platform', 'x-account-id', 'x-client-address'] as const;
 
 /** Resolves an opaque session token to its session, or null when it is unknown or expired. */
 export interface SessionResolver {

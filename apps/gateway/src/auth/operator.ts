@@ -2,7 +2,7 @@ import type { CallOptions } from '@connectrpc/connect';
 import type { RequestHandler } from 'express';
 import { ApiError } from '../http/api-error.js';
 import { bindRequestLog } from '../http/request-context.js';
-import { BACKEND_CALL_TIMEOUT_MS } from './backend-headers.js';
+import { BACKEND_CALL_TIMEOUT_MS, edgeHeaders } from './backend-headers.js';
 import { bearerToken } from './bearer.js';
 
 /** The backend header that names the operator of a call (its console session token). */
@@ -27,7 +27,7 @@ export function requireOperator(): RequestHandler {
   };
 }
 
-/** Backend call options for an operator API request: `x-request-id` and the operator's session token. */
-export function operatorCallOptions(requestId: string, token: string): CallOptions {
-  return { headers: { 'x-request-id': requestId, [OPERATOR_SESSION_HEADER]: token }, timeoutMs: BACKEND_CALL_TIMEOUT_MS };
+/** Backend call options for an operator API request: the edge headers and the operator's session token. */
+export function operatorCallOptions(requestId: string, token: string, clientAddress?: string): CallOptions {
+  return { headers: { ...edgeHeaders(requestId, clientAddress), [OPERATOR_SESSION_HEADER]: token }, timeoutMs: BACKEND_CALL_TIMEOUT_MS };
 }

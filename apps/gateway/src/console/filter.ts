@@ -77,11 +77,20 @@ export function wireRange(f: ConsoleFilter): { fromUnix: bigint; toUnix: bigint;
   };
 }
 
-/** Reads a page cursor `after=<created_us>.<id>`; null when absent, undefined when malformed. */
+/** Latest cursor time: 9999-12-31T23:59:59.999999Z in microseconds (the backend's bound too). */
+export const CURSOR_MAX_US = 253_402_300_799_999_999n;
+const INT64_MAX = 2n ** 63n - 1n;
+
+/**
+ * Reads a page cursor `after=<created_us>.<id>`; null when absent, undefined when malformed or out
+ * of range (time 1..CURSOR_MAX_US, id 1..int64 max), so the page answers 400 before any backend call.
+ */
 export function parseCursor(value: unknown): { createdUs: bigint; id: bigint } | null | undefined {
   if (value === undefined || value === '') return null;
   if (typeof value !== 'string') return undefined;
   const m = /^(\d{1,19})\.(\d{1,19})$/.exec(value);
   if (!m?.[1] || !m[2]) return undefined;
-  return { createdUs: BigInt(m[1]), id: BigInt(m[2]) };
+  const cursor = { createdUs: BigInt(m[1]), id: BigInt(m[2]) };
+  if (cursor.createdUs < 1n || cursor.createdUs > CURSOR_MAX_US || cursor.id < 1n || cursor.id > INT64_MAX) return undefined;
+  return cursor;
 }

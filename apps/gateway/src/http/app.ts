@@ -21,23 +21,25 @@ export interface HttpDeps {
   sessionCacheMs?: number;
   /** The operator console at /_gm (server-rendered pages); absent = not mounted. */
   console?: ConsoleOptions | undefined;
+  /** Express `trust proxy` (GATEWAY_TRUST_PROXY): whose X-Forwarded-For names the client address; default none. */
+  trustProxy?: boolean | number | string[];
 }
 
 /** Largest JSON body the REST edge reads; anything larger is 413 `body_too_large`. */
 export const JSON_BODY_LIMIT = '64kb';
 
 /**
- * The gateway's HTTP edge: `/health` (200 only when the backend answers ok), `/metrics`
- * (Prometheus text), the REST operations of `/api/v1` and the catalog editor under `/_gm/api`,
- * and JSON errors for everything else. Every response carries `x-request-id`; bigints in JSON
+ * The gateway's public HTTP edge: `/health` (200 only when the backend answers ok), the REST operations of `/api/v1` and the catalog editor under `/_gm/api`,
+ * and JSON errors for everything else (`/metrics` is not here: it has its own listener). Every
+ * response carries `x-request-id`; every request gets `req.clientAddress`; bigints in JSON
  * bodies are written as decimal strings.
  */
-export function createHttpApp({ logger, registry, backend, sessionCacheMs = 5_000, console: consoleOptions }: HttpDeps): Express {
+export function createHttpApp({ logger, registry, backend, sessionCacheMs = 5_000, console: consoleOptions, trustProxy = false }: HttpDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   // API answers are per caller and never revalidated; hashing every body for an ETag was wasted CPU.
   app.set('etag', false);
-  app.set('trust proxy', false);
+  app.set('trust proxy', trustProxy);
   app.set('json replacer', bigintAsString);
   app.use(requestContext(app, logger));
 
@@ -49,10 +51,6 @@ export function createHttpApp({ logger, registry, backend, sessionCacheMs = 5_00
       req.log.warn({ err }, 'backend health check failed');
       res.status(503).json({ status: 'degraded', backend: { status: 'unreachable' } });
     }
-  });
-
-  app.get('/metrics', async (_req, res) => {
-    res.type(registry.contentType).send(await registry.metrics());
   });
 
   app.use(stripTrustHeaders);

@@ -65,6 +65,7 @@ export const ERROR_CODES = {
   refund_not_supported: [409, 'this order cannot be refunded from the console'],
   order_not_paid: [409, 'the order is not paid'],
   refund_rejected: [409, 'the payment provider refused the refund; nothing was recorded'],
+  rate_limited: [429, 'too many attempts; try again later (see Retry-After)'],
   body_too_large: [413, 'request body is too large'],
   unsupported_media_type: [415, 'request body must be application/json'],
   platform_not_configured: [503, 'this sign-in platform is not configured'],

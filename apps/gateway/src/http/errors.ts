@@ -10,8 +10,9 @@ export function sendError(res: Response, status: number, code: string, message: 
   sendJson(res, status, { error: { code, message } });
 }
 
-/** Answers an ApiError with its status and body. */
+/** Answers an ApiError with its status and body (and `Retry-After` when it carries a wait). */
 export function sendApiError(res: Response, err: ApiError): void {
+  if (err.retryAfterSeconds !== undefined) res.setHeader('retry-after', String(err.retryAfterSeconds));
   sendError(res, err.status, err.code, err.message);
 }
 

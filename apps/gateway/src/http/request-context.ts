@@ -11,6 +11,8 @@ declare module 'express-serve-static-core' {
     log: Logger;
     /** The caller's session, set by the auth middleware on authenticated operations. */
     session?: SessionContext;
+    /** The client's address (`req.ip`: the socket's, or a trusted proxy's X-Forwarded-For per GATEWAY_TRUST_PROXY). */
+    clientAddress: string;
   }
 }
 
@@ -52,6 +54,7 @@ export function requestContext(app: Express, logger: Logger): RequestHandler {
     req.requestId = incoming !== undefined && SAFE_ID.test(incoming) ? incoming : randomUUID();
     (req as WithLogState)[STATE] = { base: logger, bindings: { requestId: req.requestId } };
     res.setHeader('x-request-id', req.requestId);
+    req.clientAddress = req.ip ?? req.socket.remoteAddress ?? '';
     next();
   };
 }

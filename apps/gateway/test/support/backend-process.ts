@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { freshDatabase as freshTestDatabase, TEST_SERVICE_TOKENS, type FreshDatabase } from '@wordgame/testkit';
+import { freshDatabase as freshTestDatabase, TEST_RATE_LIMITS, TEST_SERVICE_TOKENS, type FreshDatabase } from '@wordgame/testkit';
 
 export type { FreshDatabase };
 
@@ -43,6 +43,7 @@ export async function startBackendProcess(databaseUrl: string, env: Record<strin
       MAIL_DEV_DIR: mailDir,
       BACKEND_SEED_CATALOG: 'false',
       ...TEST_SERVICE_TOKENS,
+      ...TEST_RATE_LIMITS,
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

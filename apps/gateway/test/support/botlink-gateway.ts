@@ -12,7 +12,7 @@ export interface TestGateway {
   urls: GatewayUrls;
   certs: DevCerts;
   dir: string;
-  /** GET /metrics text. */
+  /** GET /metrics text (from the metrics listener). */
   metrics(): Promise<string>;
   stop(): Promise<void>;
 }
@@ -31,7 +31,7 @@ export async function startTestGateway(env: Record<string, string> = {}): Promis
     urls,
     certs,
     dir,
-    metrics: async () => (await fetch(`${urls.httpUrl}/metrics`)).text(),
+    metrics: async () => (await fetch(urls.metricsUrl)).text(),
     stop: async () => {
       await gateway.stop();
       rmSync(dir, { recursive: true, force: true });

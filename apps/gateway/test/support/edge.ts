@@ -11,6 +11,8 @@ import { createRegistry } from '../../src/metrics/registry.js';
 export interface Edge {
   url: string;
   logs: Record<string, unknown>[];
+  /** The edge's metrics as the metrics listener would serve them. */
+  metrics(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -23,9 +25,10 @@ export async function startEdge(backendUrl: string, options: { sessionCacheMs?: 
       done();
     },
   });
+  const registry = createRegistry();
   const app = createHttpApp({
     logger: createLogger('gateway-test', 'info', sink),
-    registry: createRegistry(),
+    registry,
     backend: createBackendClients(backendUrl, TEST_SERVICE_TOKENS.BACKEND_SERVICE_TOKEN),
     ...options,
   });
@@ -35,6 +38,7 @@ export async function startEdge(backendUrl: string, options: { sessionCacheMs?: 
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     logs,
+    metrics: () => registry.metrics(),
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

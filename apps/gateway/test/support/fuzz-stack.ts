@@ -75,7 +75,8 @@ export async function startFuzzStack(): Promise<FuzzStack> {
 /**
  * A fingerprint of everything the database holds: per table of the public schema, its row count
  * and an md5 over its rows in a stable order. Equal fingerprints before and after mean nothing
- * was written. `ignore` names tables a read legitimately touches (none by default).
+ * was written. `ignore` names tables a refused request legitimately writes (the operator audit, the
+ * rate-limit counters); none by default.
  */
 export async function databaseFingerprint(db: FreshDatabase, ignore: readonly string[] = []): Promise<Record<string, string>> {
   const tables = await db.query<{ name: string }>(

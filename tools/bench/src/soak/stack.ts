@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { adminQuery, ensureDevCerts, TEST_SERVICE_TOKENS } from '@wordgame/testkit';
+import { adminQuery, ensureDevCerts, TEST_RATE_LIMITS, TEST_SERVICE_TOKENS } from '@wordgame/testkit';
 import { buildBundles, freePort, gatewayEnv, root, startBundle, stopAll, waitFor, waitHealthy } from '../services.js';
 
 /** The five processes a soak runs and samples. */
@@ -18,8 +18,10 @@ export const SHOP = { id: 'soak-shop', secretKey: 'soak-shop-secret' };
 /** Where everything listens, the fresh database, and the processes. */
 export interface SoakStack {
   dbUrl: string;
-  /** The gateway's HTTP base (REST under /api/v1, /metrics, /health). */
+  /** The gateway's HTTP base (REST under /api/v1, /health). */
   gateway: string;
+  /** The gateway's `/metrics` listener, full URL. */
+  metrics: string;
   /** The gateway's internal BotCommandService (h2c), where the backend pushes bot commands. */
   internal: string;
   backend: string;
@@ -84,7 +86,8 @@ export async function startSoakStack(serverUrl: string, rebuildApps: boolean): P
     const certs = ensureDevCerts(path.join(dir, 'certs'));
     const apps = ['backend', 'gateway', 'bot'].filter((app) => rebuildApps || !existsSync(path.join(root, 'dist/apps', app, 'main.js')));
     buildBundles([...apps, 'tools/platform-emulator', 'tools/provider-emulator']);
-    const [platformPort, providerPort, backendPort, httpPort, botlinkPort, internalPort, botHealthPort] = [
+    const [platformPort, providerPort, backendPort, httpPort, botlinkPort, internalPort, botHealthPort, metricsPort] = [
+      await freePort(),
       await freePort(),
       await freePort(),
       await freePort(),
@@ -98,6 +101,7 @@ export async function startSoakStack(serverUrl: string, rebuildApps: boolean): P
     const platform = `http://${host}:${platformPort}`;
     const provider = `http://${host}:${providerPort}`;
     const backend = `http://${host}:${backendPort}`;
+    const metrics = `http://${host}:${metricsPort}/metrics`;
     const internal = `http://${host}:${internalPort}`;
     const botHealth = `http://${host}:${botHealthPort}`;
     const mailDir = path.join(dir, 'mailbox');
@@ -114,6 +118,7 @@ export async function startSoakStack(serverUrl: string, rebuildApps: boolean): P
 
     started.backend = startBundle('backend', {
       ...TEST_SERVICE_TOKENS,
+      ...TEST_RATE_LIMITS,
       DATABASE_URL: dbUrl,
       BACKEND_PORT: String(backendPort),
       BACKEND_SEED_CATALOG: 'true',
@@ -126,7 +131,7 @@ export async function startSoakStack(serverUrl: string, rebuildApps: boolean): P
       REAPER_INTERVAL_MS: '5000',
     });
     await waitHealthy(`${backend}/health`, gone);
-    started.gateway = startBundle('gateway', gatewayEnv(backend, { http: httpPort, botlink: botlinkPort, internal: internalPort }, certs));
+    started.gateway = startBundle('gateway', gatewayEnv(backend, { http: httpPort, botlink: botlinkPort, internal: internalPort, metrics: metricsPort }, certs));
     await waitHealthy(`${gateway}/health`, gone);
     started.bot = startBundle('bot', {
       BOTLINK_URL: `https://${host}:${botlinkPort}`,
@@ -157,8 +162,8 @@ export async function startSoakStack(serverUrl: string, rebuildApps: boolean): P
     });
     await waitFor(
       async () => {
-        const metrics = await (await fetch(`${gateway}/metrics`)).text();
-        return Number(/^bot_platform_last_ok_unix (\S+)$/m.exec(metrics)?.[1] ?? 0) > 0;
+        const text = await (await fetch(metrics)).text();
+        return Number(/^bot_platform_last_ok_unix (\S+)$/m.exec(text)?.[1] ?? 0) > 0;
       },
       'the first Health report of the bot',
       90_000,
@@ -168,6 +173,7 @@ export async function startSoakStack(serverUrl: string, rebuildApps: boolean): P
     return {
       dbUrl,
       gateway,
+      metrics,
       internal,
       backend,
       botHealth,

@@ -228,7 +228,7 @@ export class Traffic {
 
   /** The bot is linked and its Health reports keep the platform liveness fresh; every service answers its health check. */
   private async health(): Promise<void> {
-    const metrics = await call(`${this.stack.gateway}/metrics`);
+    const metrics = await call(this.stack.metrics);
     expectStatus(metrics, 200, 'metrics');
     const text = String(metrics.body);
     const gauge = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN);

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEV_BOT_CLIENT_NAME, ensureDevCerts, freePort, TEST_SERVICE_TOKENS, type DevCerts } from '@wordgame/testkit';
+import { DEV_BOT_CLIENT_NAME, ensureDevCerts, freePort, TEST_RATE_LIMITS, TEST_SERVICE_TOKENS, type DevCerts } from '@wordgame/testkit';
 import { signInOperator } from './operator.js';
 import { ServiceProcess } from './service.js';
 
@@ -34,6 +34,8 @@ export interface StackUrls {
   /** The gateway's internal h2c BotCommandService. */
   internal: string;
   backend: string;
+  /** The gateway's `/metrics` listener (GATEWAY_METRICS_PORT), full URL. */
+  metrics: string;
 }
 
 /** The three services as restartable processes plus the files they share. */
@@ -69,13 +71,14 @@ const httpOk = async (url: string): Promise<boolean> => {
 export async function startStack(options: StackOptions): Promise<Stack> {
   const dir = mkdtempSync(join(tmpdir(), 'faults-stack-'));
   const certs = ensureDevCerts(join(dir, 'certs'));
-  const [backendPort, httpPort, botlinkPort, internalPort, botHealthPort] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
+  const [backendPort, httpPort, botlinkPort, internalPort, botHealthPort, metricsPort] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
   const host = '127.0.0.1';
   const urls: StackUrls = {
     gateway: `http://${host}:${httpPort}`,
     api: `http://${host}:${httpPort}/api/v1`,
     internal: `http://${host}:${internalPort}`,
     backend: `http://${host}:${backendPort}`,
+    metrics: `http://${host}:${metricsPort}/metrics`,
   };
   const logLevel = options.logLevel ?? 'info';
   const mailDir = join(dir, 'mail');
@@ -86,6 +89,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     'backend',
     {
       ...TEST_SERVICE_TOKENS,
+      ...TEST_RATE_LIMITS,
       LOG_LEVEL: logLevel,
       DATABASE_URL: options.databaseUrl,
       BACKEND_HOST: host,
@@ -119,6 +123,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       BOTLINK_PORT: String(botlinkPort),
       GATEWAY_INTERNAL_HOST: host,
       GATEWAY_INTERNAL_PORT: String(internalPort),
+      GATEWAY_METRICS_HOST: host,
+      GATEWAY_METRICS_PORT: String(metricsPort),
       BOTLINK_TLS_CA: certs.ca.cert,
       BOTLINK_TLS_CERT: certs.gateway.cert,
       BOTLINK_TLS_KEY: certs.gateway.key,

@@ -10,6 +10,7 @@ import * as m0050 from './0050_drop_redundant_ledger_index.js';
 import * as m0060 from './0060_stars_holds_refunds.js';
 import * as m0062 from './0062_wallet_debt.js';
 import * as m0063 from './0063_refund_attempts.js';
+import * as m0070 from './0070_rate_limits.js';
 
 /**
  * Every migration, in order. Names sort lexically; a new migration appends a new entry and never
@@ -27,4 +28,5 @@ export const migrations: Record<string, Migration> = {
   '0060_stars_holds_refunds': m0060,
   '0062_wallet_debt': m0062,
   '0063_refund_attempts': m0063,
+  '0070_rate_limits': m0070,
 };

@@ -47,7 +47,7 @@ async function stream(backend: BackendClients, req: Request, res: Response): Pro
   const gameId = gameIdParam(req);
   const abort = new AbortController();
   res.once('close', () => abort.abort());
-  const call = { ...backendCallOptions(req.requestId, req.session), timeoutMs: 0, signal: abort.signal };
+  const call = { ...backendCallOptions(req.requestId, req.session, req.clientAddress), timeoutMs: 0, signal: abort.signal };
   const events = backend.game.watchGame({ body: encodeTable((b) => fb.GameQuery.createGameQuery(b, gameId)) }, call)[Symbol.asyncIterator]();
   const first = await events.next();
   if (first.done) throw new Error('the backend ended the game stream before its snapshot');

@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
+import { ConnectError } from '@connectrpc/connect';
 import { decodeTable, encodeTable, fb } from '@wordgame/contracts';
+import { edgeHeaders } from '../../auth/backend-headers.js';
+import { retryAfterOf } from '../../http/backend-errors.js';
 import { asOperator, failureOf, type ConsoleClient } from '../backend.js';
 import { cookieHeader, LOGIN_COOKIE, readCookie, SESSION_COOKIE } from '../cookies.js';
 import { html } from '../html.js';
@@ -32,8 +35,9 @@ export function loginPage(secure: boolean) {
 }
 
 /**
- * POST /_gm/login: checks the pre-session CSRF nonce, signs in through the backend, sets the
- * HttpOnly SameSite=Strict session cookie and goes to the return path when it is a console path.
+ * POST /_gm/login: checks the pre-session CSRF nonce, signs in through the backend (stating the
+ * client address for its sign-in limits), sets the HttpOnly SameSite=Strict session cookie and
+ * goes to the return path when it is a console path. A limited sign-in is 429 with Retry-After.
  */
 export function loginAction(client: ConsoleClient, secure: boolean) {
   return async (req: Request, res: Response): Promise<void> => {
@@ -47,7 +51,10 @@ export function loginAction(client: ConsoleClient, secure: boolean) {
     const login = typeof body['login'] === 'string' ? body['login'] : '';
     const password = typeof body['password'] === 'string' ? body['password'] : '';
     try {
-      const grant = await client.signIn({ body: encodeTable((b) => fb.OperatorSignIn.createOperatorSignIn(b, b.createString(login), b.createString(password))) });
+      const grant = await client.signIn(
+        { body: encodeTable((b) => fb.OperatorSignIn.createOperatorSignIn(b, b.createString(login), b.createString(password))) },
+        { headers: edgeHeaders(req.requestId, req.clientAddress) },
+      );
       const { token, expiresAt } = decodeTable(grant.body, (bb) => fb.OperatorGrant.getRootAsOperatorGrant(bb), (t) => ({
         token: t.token() ?? '',
         expiresAt: t.operator()?.expiresAtUnix() ?? 0n,
@@ -60,6 +67,12 @@ export function loginAction(client: ConsoleClient, secure: boolean) {
       const f = failureOf(err);
       if (f.errorCode === 'invalid_credentials') {
         form(res, 401, secure, returnTo, 'Wrong login or password.');
+        return;
+      }
+      if (f.errorCode === 'rate_limited') {
+        const seconds = retryAfterOf(ConnectError.from(err));
+        res.setHeader('retry-after', String(seconds));
+        form(res, 429, secure, returnTo, `Too many attempts; try again in ${Math.ceil(seconds / 60)} minutes.`);
         return;
       }
       req.log.error({ err }, 'console sign-in failed');

@@ -1,0 +1,48 @@
+import { quotaOver, type Quota } from './quota.js';
+import { signInLimitOver, type SignInLimit } from './sign-in.js';
+import { limiterFor, type CounterStore } from './store.js';
+
+export { clientAddressOf, CLIENT_ADDRESS_HEADER } from './keys.js';
+export type { Quota } from './quota.js';
+export type { FailureOutcome, SignInAttempt, SignInLimit } from './sign-in.js';
+export type { CounterStore } from './store.js';
+
+/** The limits as configured (backend config.ts; README "Rate limits"). */
+export interface LimitSettings {
+  signInWindowSeconds: number;
+  signInMaxFailures: number;
+  signInAddressMaxFailures: number;
+  orderCreateMax: number;
+  orderCreateAddressMax: number;
+  confirmationMailMax: number;
+  confirmationMailAddressMax: number;
+}
+
+/** Every rate limit of the backend: the one place that decides how often a caller may try. */
+export interface Limits {
+  /** Direct (e-mail) sign-in: failures per e-mail and per client address. */
+  directSignIn: SignInLimit;
+  /** Console and operator-API sign-in: failures per operator login and per client address. */
+  operatorSignIn: SignInLimit;
+  /** Order creation per account and per client address, per hour. */
+  orderCreate: Quota;
+  /** Confirmation mails from profile e-mail changes per account and per client address, per hour. */
+  confirmationMail: Quota;
+}
+
+const HOUR = 3_600;
+
+/**
+ * Builds the limits over `store`: PostgreSQL when the backend runs on it, so every replica shares
+ * one count; memory on PGlite (dev, one process). Each limit has its own key prefix.
+ */
+export function createLimits(settings: LimitSettings, store: CounterStore): Limits {
+  const window = settings.signInWindowSeconds;
+  const make = (prefix: string, points: number, durationSeconds: number, sweeper = false) => limiterFor(store, { prefix, points, durationSeconds }, sweeper);
+  return {
+    directSignIn: signInLimitOver(make('signin_login', settings.signInMaxFailures, window, true), make('signin_addr', settings.signInAddressMaxFailures, window)),
+    operatorSignIn: signInLimitOver(make('opsignin_login', settings.signInMaxFailures, window), make('opsignin_addr', settings.signInAddressMaxFailures, window)),
+    orderCreate: quotaOver(make('order_acct', settings.orderCreateMax, HOUR), make('order_addr', settings.orderCreateAddressMax, HOUR)),
+    confirmationMail: quotaOver(make('mail_acct', settings.confirmationMailMax, HOUR), make('mail_addr', settings.confirmationMailAddressMax, HOUR)),
+  };
+}

@@ -1,0 +1,21 @@
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import { keyOf, refusal } from './keys.js';
+
+/** A per-account and per-address allowance of some costly action (order creation, confirmation mail). */
+export interface Quota {
+  /**
+   * Takes one unit for the account and, when known, the client address; throws RateLimited with
+   * the wait when either is spent (a refused call still counts, so hammering does not help).
+   */
+  take(accountId: bigint, address: string | null): Promise<void>;
+}
+
+/** A quota over two limiters: one keyed by account, one by client address. */
+export function quotaOver(perAccount: RateLimiterAbstract, perAddress: RateLimiterAbstract): Quota {
+  return {
+    async take(accountId, address) {
+      if (address !== null) await perAddress.consume(keyOf(address)).catch(refusal);
+      await perAccount.consume(accountId.toString()).catch(refusal);
+    },
+  };
+}
