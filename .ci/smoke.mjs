@@ -18,7 +18,7 @@ import { parse } from 'yaml';
 
 const root = resolve(import.meta.dirname, '..');
 const tag = process.argv[2] ?? 'smoke';
-const POD = 'wordgame-smoke';
+const POD = `wordgame-smoke-${process.pid}`;
 const UID = 10001; // the images' USER
 const started = Date.now();
 const say = (msg) => console.log(`[smoke ${((Date.now() - started) / 1000).toFixed(1)}s] ${msg}`);
