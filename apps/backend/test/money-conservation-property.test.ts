@@ -2,10 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ConnectError } from '@connectrpc/connect';
 import fc from 'fast-check';
 import { createLogger } from '@wordgame/logging';
-import { startProviderEmulator, type ProviderEmulator } from '@wordgame/provider-emulator';
-import { loadBackendConfig } from '../src/config.js';
-import { upsertProduct } from '../src/catalog/repository.js';
-import { migrateToLatest } from '../src/db/migrate.js';
+import type { ProviderEmulator } from '@wordgame/provider-emulator';
 import type { Database } from '../src/db/database.js';
 import { auditLedger } from '../src/ledger/audit.js';
 import { createOrder } from '../src/orders/create.js';
@@ -17,10 +14,8 @@ import { forwardPayment, validatePreCheckout } from '../src/payments/stars.js';
 import { createReaper, type Reaper } from '../src/reaper/reaper.js';
 import { refundOrder } from '../src/refunds/console.js';
 import { createStarRefunder, type StarRefunder } from '../src/refunds/star-refunds.js';
-import { freshPostgres } from '../src/testing/databases.js';
-import { SHOPS, SHOPS_ENV } from './payments-support.js';
+import { startPropertyWorld, type PropertyWorld } from './support/property-world.js';
 import { newAccount } from './support/wallet.js';
-import { TEST_RATE_LIMITS, TEST_SERVICE_TOKENS } from '@wordgame/testkit';
 
 /** How the platform and the link treat one refund_star_payment: done, done but the Ack lost, or never reached. */
 type Fate = 'ok' | 'ack_lost' | 'unreachable';
@@ -87,14 +82,14 @@ describe('money conservation: random interleavings of both rails on PostgreSQL',
   let reaper: Reaper;
   let refunder: StarRefunder;
   let productId: bigint;
+  let world: PropertyWorld;
   const platform = new Platform();
   let clock = Date.now();
 
   beforeAll(async () => {
-    pg = await freshPostgres();
-    await migrateToLatest(pg.db);
-    emulator = await startProviderEmulator({ shops: [SHOPS.direct, SHOPS.vk], autoNotify: false });
-    const config = loadBackendConfig({ ...TEST_SERVICE_TOKENS, ...TEST_RATE_LIMITS, DATABASE_URL: pg.url, BACKEND_YOOKASSA_API_URL: emulator.apiUrl, BACKEND_YOOKASSA_SHOPS: SHOPS_ENV, PRECHECKOUT_HOLD_MS: String(HOLD_MS) });
+    world = await startPropertyWorld('Conservation pack', { PRECHECKOUT_HOLD_MS: String(HOLD_MS) });
+    ({ pg, emulator, productId } = world);
+    const config = world.config;
     const bot: BotCommands = {
       createInvoice: () => Promise.resolve({ status: 'no_bot' }),
       notify: () => Promise.resolve({ status: 'no_bot' }),
@@ -104,24 +99,9 @@ describe('money conservation: random interleavings of both rails on PostgreSQL',
     deps = { ...paymentDeps(config, pg.db, createLogger('money-property', 'silent')), bot, now: () => new Date(clock) };
     reaper = createReaper(deps, { intervalMs: 0, recheckBatch: 200, recheckConcurrency: 8 });
     refunder = createStarRefunder(deps, { intervalMs: 0, retryMaxMs: 60_000 });
-    ({ id: productId } = await upsertProduct(pg.db, {
-      id: 0n,
-      title: 'Conservation pack',
-      active: true,
-      atoms: [
-        { kind: 'chips', quantity: 100n },
-        { kind: 'hints', quantity: 2n },
-        { kind: 'no_ads_days', quantity: 3n },
-      ],
-      prices: [
-        { method: 'provider', amount: 5_000n, currency: 'RUB' },
-        { method: 'xtr', amount: 50n, currency: 'XTR' },
-      ],
-    }));
   });
   afterAll(async () => {
-    await emulator.stop();
-    await pg.close();
+    await world.stop();
   });
 
   interface Run {

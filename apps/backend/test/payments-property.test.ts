@@ -2,10 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ConnectError } from '@connectrpc/connect';
 import fc from 'fast-check';
 import { createLogger } from '@wordgame/logging';
-import { startProviderEmulator, type ProviderEmulator } from '@wordgame/provider-emulator';
-import { loadBackendConfig } from '../src/config.js';
-import { upsertProduct } from '../src/catalog/repository.js';
-import { migrateToLatest } from '../src/db/migrate.js';
+import type { ProviderEmulator } from '@wordgame/provider-emulator';
 import type { Database } from '../src/db/database.js';
 import { auditLedger } from '../src/ledger/audit.js';
 import { createOrder } from '../src/orders/create.js';
@@ -16,10 +13,8 @@ import { intakeNotification } from '../src/payments/notifications.js';
 import { forwardPayment } from '../src/payments/stars.js';
 import { createReaper, type Reaper } from '../src/reaper/reaper.js';
 import { refundOrder } from '../src/refunds/console.js';
-import { freshPostgres } from '../src/testing/databases.js';
-import { SHOPS, SHOPS_ENV } from './payments-support.js';
+import { startPropertyWorld, type PropertyWorld } from './support/property-world.js';
 import { newAccount } from './support/wallet.js';
-import { TEST_RATE_LIMITS, TEST_SERVICE_TOKENS } from '@wordgame/testkit';
 
 /** The bot channel is not exercised here (orders are stars-invoiced directly); it reports no bot. */
 const noBot: BotCommands = { createInvoice: () => Promise.resolve({ status: 'no_bot' }), notify: () => Promise.resolve({ status: 'no_bot' }), chatGate: () => Promise.resolve({ status: 'no_bot' }), refundStarPayment: () => Promise.resolve({ status: 'no_bot' }) };
@@ -45,32 +40,17 @@ describe('payments property: random interleavings on PostgreSQL', () => {
   let deps: PaymentDeps;
   let reaper: Reaper;
   let productId: bigint;
+  let world: PropertyWorld;
 
   beforeAll(async () => {
-    pg = await freshPostgres();
-    await migrateToLatest(pg.db);
-    emulator = await startProviderEmulator({ shops: [SHOPS.direct, SHOPS.vk], autoNotify: false });
-    const config = loadBackendConfig({ ...TEST_SERVICE_TOKENS, ...TEST_RATE_LIMITS, DATABASE_URL: pg.url, BACKEND_YOOKASSA_API_URL: emulator.apiUrl, BACKEND_YOOKASSA_SHOPS: SHOPS_ENV });
+    world = await startPropertyWorld('Property pack');
+    ({ pg, emulator, productId } = world);
+    const config = world.config;
     deps = { ...paymentDeps(config, pg.db, createLogger('payments-property', 'silent')), bot: noBot };
     reaper = createReaper(deps, { intervalMs: 0, recheckBatch: 200, recheckConcurrency: 8 });
-    ({ id: productId } = await upsertProduct(pg.db, {
-      id: 0n,
-      title: 'Property pack',
-      active: true,
-      atoms: [
-        { kind: 'chips', quantity: 100n },
-        { kind: 'hints', quantity: 2n },
-        { kind: 'no_ads_days', quantity: 3n },
-      ],
-      prices: [
-        { method: 'provider', amount: 5_000n, currency: 'RUB' },
-        { method: 'xtr', amount: 50n, currency: 'XTR' },
-      ],
-    }));
   });
   afterAll(async () => {
-    await emulator.stop();
-    await pg.close();
+    await world.stop();
   });
 
   /** Runs one action; expected domain refusals (e.g. refunding an unpaid order) are outcomes, not failures. */
