@@ -19,7 +19,7 @@ import { createLimits, type LimitSettings, type Limits } from './limits/index.js
 import { consoleService } from './console/service.js';
 import { chatGateOver } from './moderation/chat-gate.js';
 import { createLapseLoop, type LapseLoop } from './moderation/lapse.js';
-import { refundService } from './refunds/console.js';
+import { refundService } from './operators/refund-service.js';
 import { createStarRefunder, type StarRefunder } from './refunds/star-refunds.js';
 import { mailerFor, type Mailer } from './mail/mailer.js';
 import { edgeError, errorEdge } from './rpc/interceptors.js';

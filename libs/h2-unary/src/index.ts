@@ -2,8 +2,9 @@ import http2 from 'node:http2';
 import { fromBinary, type DescMessage, type DescMethodUnary, type DescService, type MessageShape } from '@bufbuild/protobuf';
 import { Code, ConnectError, type ContextValues, type HandlerContext } from '@connectrpc/connect';
 
-/** Takes an HTTP/2 stream before a server's compat layer does; false leaves it to the request handler. */
-export type StreamTaker = (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders) => boolean;
+import type { StreamTaker } from './stream-taker.js';
+
+export type { StreamTaker } from './stream-taker.js';
 
 /**
  * Puts `take` in front of the compat layer of an HTTP/2 server made with a request handler. Node

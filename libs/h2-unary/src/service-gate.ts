@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import http2 from 'node:http2';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Interceptor } from '@connectrpc/connect';
-import type { StreamTaker } from './index.js';
+import type { StreamTaker } from './stream-taker.js';
 
 /** Why a call was refused at a service edge. */
 export type RefusalReason = 'missing_token' | 'wrong_token';
