@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import { html, raw, type SafeHtml } from './html.js';
-import type { ConsoleOperator } from './session.js';
+import type { ConsoleOperator } from './operator.js';
 
 const STYLE = raw(`body{font:14px/1.4 system-ui,sans-serif;margin:0;color:#222}
 header{background:#263238;color:#fff;padding:8px 16px;display:flex;gap:16px;align-items:center}

@@ -6,19 +6,9 @@ import { csrfToken, csrfValid } from './csrf.js';
 import { sendError } from './layout.js';
 import { safeReturnPath } from './return-path.js';
 
-/** Console roles; each gates its own pages and actions. */
-export type ConsoleRole = 'viewer' | 'refunder' | 'catalog_editor' | 'moderator';
+import type { ConsoleOperator, ConsoleRole } from './operator.js';
 
-/** The signed-in operator of a console request. */
-export interface ConsoleOperator {
-  id: bigint;
-  login: string;
-  roles: string[];
-  /** The session token (sent to the backend, which trusts only it). */
-  token: string;
-  /** This session's CSRF token. */
-  csrf: string;
-}
+export type { ConsoleOperator, ConsoleRole } from './operator.js';
 
 declare module 'express-serve-static-core' {
   interface Request {

@@ -1,4 +1,4 @@
-import type { SoakResult } from './run.js';
+import type { SoakResult } from './result.js';
 import { SERVICES } from './stack.js';
 import type { Count } from './tally.js';
 import { MEMORY_SLACK_FRACTION, MEMORY_SLACK_MIB, RAMP_MIB, RAMP_SECONDS } from './verdict.js';

@@ -1,12 +1,13 @@
 import { performance } from 'node:perf_hooks';
-import { loadLine, rssKiB, runAudit, type AuditOutcome } from '../services.js';
+import { loadLine, rssKiB, runAudit } from '../services.js';
 import { signInCustomers, soakProducts } from './customers.js';
-import { checkPayments, type PaymentsCheck } from './payments-check.js';
+import { checkPayments } from './payments-check.js';
 import { sampleHeader, sampleRow, summary } from './print.js';
+import type { SoakResult } from './result.js';
 import { SERVICES, startSoakStack, type ServiceName, type SoakStack } from './stack.js';
-import { Tally, type KindTotal } from './tally.js';
+import { Tally } from './tally.js';
 import { BASE_RATES, KINDS, Traffic } from './traffic.js';
-import { errorVerdict, memoryVerdict, MIN_SAMPLES_PER_THIRD, type ErrorVerdict, type MemoryVerdict } from './verdict.js';
+import { errorVerdict, memoryVerdict, MIN_SAMPLES_PER_THIRD, type MemoryVerdict } from './verdict.js';
 
 /** How long and how hard a soak runs. */
 export interface SoakOptions {
@@ -24,17 +25,7 @@ export interface SoakOptions {
   write: (line: string) => void;
 }
 
-/** Everything a soak measured and its verdict; `passed` is false when any reason was found. */
-export interface SoakResult {
-  passed: boolean;
-  reasons: string[];
-  seconds: number;
-  kinds: KindTotal[];
-  memory: Record<ServiceName, MemoryVerdict>;
-  errors: ErrorVerdict;
-  payments: PaymentsCheck;
-  audit: AuditOutcome;
-}
+export type { SoakResult } from './result.js';
 
 /**
  * Empties the emulators' request logs (the platform's Bot API call log, the provider's /v3 request
