@@ -9,6 +9,7 @@ import { SessionCache } from '../auth/session-cache.js';
 import { checkBackend, type BackendClients } from '../backend/client.js';
 import { createConsoleRouter, type ConsoleOptions } from '../console/router.js';
 import { errorHandler, notFound } from './errors.js';
+import { walletPageBuilt, walletPageRouter } from '../wallet-page/router.js';
 import { bigintAsString } from './json.js';
 import { createApiMetrics } from './metrics.js';
 import { requestContext } from './request-context.js';
@@ -21,6 +22,8 @@ export interface HttpDeps {
   sessionCacheMs?: number;
   /** The operator console at /_gm (server-rendered pages); absent = not mounted. */
   console?: ConsoleOptions | undefined;
+  /** GATEWAY_WALLET_DIR: the built wallet page served at /wallet; absent or not built = not mounted. */
+  walletDir?: string | undefined;
 }
 
 /** Largest JSON body the REST edge reads; anything larger is 413 `body_too_large`. */
@@ -28,11 +31,11 @@ export const JSON_BODY_LIMIT = '64kb';
 
 /**
  * The gateway's HTTP edge: `/health` (200 only when the backend answers ok), `/metrics`
- * (Prometheus text), the REST operations of `/api/v1` and the catalog editor under `/_gm/api`,
+ * (Prometheus text), the wallet page at `/wallet` (static, strict CSP), the REST operations of `/api/v1` and the catalog editor under `/_gm/api`,
  * and JSON errors for everything else. Every response carries `x-request-id`; bigints in JSON
  * bodies are written as decimal strings.
  */
-export function createHttpApp({ logger, registry, backend, sessionCacheMs = 5_000, console: consoleOptions }: HttpDeps): Express {
+export function createHttpApp({ logger, registry, backend, sessionCacheMs = 5_000, console: consoleOptions, walletDir }: HttpDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   // API answers are per caller and never revalidated; hashing every body for an ETag was wasted CPU.
@@ -55,6 +58,10 @@ export function createHttpApp({ logger, registry, backend, sessionCacheMs = 5_00
     res.type(registry.contentType).send(await registry.metrics());
   });
 
+  if (walletDir !== undefined) {
+    if (walletPageBuilt(walletDir)) app.use(walletPageRouter(walletDir));
+    else logger.warn({ walletDir }, 'wallet page not built: /wallet answers 404 (run: npx nx build wallet-web)');
+  }
   app.use(stripTrustHeaders);
   // Provider notifications are forwarded as raw bytes: read them before the JSON parser, which then skips them.
   app.use(NOTIFICATIONS_PATH, express.raw({ type: () => true, limit: NOTIFICATION_BODY_LIMIT }));
