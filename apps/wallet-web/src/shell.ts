@@ -77,7 +77,7 @@ export function startShell(root: HTMLElement, t: Translator, session: Session, o
     'header',
     {},
     el('h1', {}, t.t('wallet.title')),
-    el('p', { id: 'context', 'data-kind': kind ?? 'none', 'data-subtype': session.profile.platform.subtype ?? '' }, contextName(t, kind), ' · ', session.profile.display_name),
+    el('p', { id: 'context', 'data-kind': kind ?? 'none', 'data-subtype': session.profile.platform.subtype ?? '' }, contextName(t, kind), session.profile.display_name && ` · ${session.profile.display_name}`),
     signOutButton,
   );
   replace(root, header, tablist, status, panel);

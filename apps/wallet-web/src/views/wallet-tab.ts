@@ -30,19 +30,7 @@ export async function walletTab(app: App): Promise<HTMLElement> {
       ),
     ),
   );
-  const benefits = el(
-    'ul',
-    { id: 'benefits', class: 'cards' },
-    ...wallet.benefits.map((b) =>
-      el(
-        'li',
-        { 'data-origin': b.origin },
-        el('span', { class: 'label' }, t.t('wallet.benefits_of', { origin: segmentName(t, b.origin) })),
-        el('span', {}, noAds(app, b.no_ads_forever, b.no_ads_until)),
-        el('span', {}, b.in_debt ? t.t('wallet.hints_debt', { count: amount(b.hints.replace(/^-/, ''), lang) }) : t.t('wallet.hints_count', { count: amount(b.hints, lang) })),
-      ),
-    ),
-  );
+  const benefits = benefitList(app, wallet);
   const order =
     wallet.spend_order.length > 0
       ? el('ol', { id: 'spend-order' }, ...wallet.spend_order.map((s) => el('li', {}, segmentName(t, s))))
@@ -57,6 +45,25 @@ export async function walletTab(app: App): Promise<HTMLElement> {
     benefits,
     el('h2', {}, t.t('wallet.spend_order')),
     order,
+  );
+}
+
+function benefitList(app: App, wallet: WalletJson): HTMLElement {
+  const { t } = app;
+  const lang = t.language;
+  if (wallet.benefits.length === 0) return el('p', { id: 'benefits' }, t.t('wallet.benefits_none'));
+  return el(
+    'ul',
+    { id: 'benefits', class: 'cards' },
+    ...wallet.benefits.map((b) =>
+      el(
+        'li',
+        { 'data-origin': b.origin },
+        el('span', { class: 'label' }, t.t('wallet.benefits_of', { origin: segmentName(t, b.origin) })),
+        el('span', {}, noAds(app, b.no_ads_forever, b.no_ads_until)),
+        el('span', {}, b.in_debt ? t.t('wallet.hints_debt', { count: amount(b.hints.replace(/^-/, ''), lang) }) : t.t('wallet.hints_count', { count: amount(b.hints, lang) })),
+      ),
+    ),
   );
 }
 
