@@ -7,7 +7,6 @@ import { el, replace } from './ui/dom.js';
 import { errorText } from './ui/words.js';
 import { confirmPage } from './views/confirm-page.js';
 import { signInView } from './views/sign-in.js';
-import './style.css';
 
 /**
  * Boots the page: detects the launch context and language, then routes: `/wallet/confirm?token=`
