@@ -112,6 +112,16 @@ describe('the wallet page in headless Chromium on the real stack', () => {
     await page.waitForSelector('#order-status[data-state="paid"]', { timeout: 20_000 });
     await page.waitForSelector('li[data-segment="direct"][data-balance="500"]');
 
+    // A declined payment: the return page says the order failed and why, and nothing is credited.
+    await showTab(page, 'buy');
+    await page.click(card);
+    await page.waitForURL((url) => url.pathname.startsWith('/checkout/'));
+    await page.click('button[value="decline"]');
+    await page.waitForURL((url) => url.origin === base && url.pathname === '/wallet');
+    await page.waitForSelector('#order-status[data-state="failed"]', { timeout: 20_000 });
+    expect(await page.textContent('#order-status')).toContain('insufficient_funds');
+    expect(await page.getAttribute('li[data-segment="direct"]', 'data-balance')).toBe('500');
+
     const account = await accountOf(email);
     await showTab(page, 'buy');
     await page.dblclick(`li[data-product-id="${hints}"] button[data-method="chips"]`);
