@@ -16,6 +16,7 @@ import { PaymentOutbox } from './payments/outbox.js';
 import { answerPreCheckout, type ValidatePreCheckout } from './payments/pre-checkout.js';
 import { outboxPaymentOf } from './payments/successful-payment.js';
 import { openBotDb } from './store/db.js';
+import { UserLanguages } from './store/user-languages.js';
 import { DeadLetters } from './store/dead-letters.js';
 import { Backoff } from './support/backoff.js';
 import { TaskSet } from './support/tasks.js';
@@ -48,6 +49,8 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
   let link: LinkClient | undefined;
   let poller: UpdatePoller | undefined;
   let outbox: PaymentOutbox | undefined;
+  /** Users' languages, known once the bot owns the updates (it learns them from the updates). */
+  let languages: UserLanguages | undefined;
   let forwarder: PaymentForwarder | undefined;
 
   return {
@@ -75,7 +78,12 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
         instanceId: config.BOT_INSTANCE_ID,
         ownsUpdates: config.OWNS_UPDATES,
         counters,
-        onCommand: commandHandler({ platform, gameChannelId: config.BOT_GAME_CHANNEL_ID, discussionChatId: config.BOT_DISCUSSION_CHAT_ID }),
+        onCommand: commandHandler({
+          platform,
+          gameChannelId: config.BOT_GAME_CHANNEL_ID,
+          discussionChatId: config.BOT_DISCUSSION_CHAT_ID,
+          languageFor: (userId) => (userId === undefined ? undefined : languages?.languageOf(userId)) ?? config.BOT_DEFAULT_LANGUAGE,
+        }),
         backoff: new Backoff({ initialMs: config.BOTLINK_BACKOFF_INITIAL_MS, maxMs: config.BOTLINK_BACKOFF_MAX_MS }),
         backoffResetAfterMs: config.BOTLINK_BACKOFF_RESET_AFTER_MS,
         healthIntervalMs: config.BOT_HEALTH_INTERVAL_MS,
@@ -91,6 +99,8 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
           rpc.validatePreCheckout(create(botlink.PreCheckoutRequestSchema, request), { timeoutMs: config.BOT_PRECHECKOUT_TIMEOUT_MS });
         const db = openBotDb(config.BOT_OUTBOX_PATH);
         const paymentOutbox = new PaymentOutbox(db);
+        const userLanguages = new UserLanguages(db);
+        languages = userLanguages;
         outbox = paymentOutbox;
         const deadLetters = new DeadLetters(db, () => counters.deadLetter());
         const park = (update: RawUpdate, reason: string): void => deadLetters.park('update', String(update.update_id), update, reason);
@@ -125,6 +135,7 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
             tasks,
             logger,
             park,
+            onSender: (user) => userLanguages.remember(user.id, typeof user.language_code === 'string' ? user.language_code : undefined),
             onPreCheckout: (query) => answerPreCheckout(platform, validate, query, logger),
             onSuccessfulPayment: (payment, message) => {
               const row = outboxPaymentOf(payment, message);

@@ -47,6 +47,8 @@ export const botConfigSchema = z.object({
   BOT_POLL_RETRY_MAX_MS: env.int(30_000, 1),
   /** The game's announcement channel for send_to_channel; unset = such commands are cleanly not delivered. */
   BOT_GAME_CHANNEL_ID: chatId(),
+  /** Language of the bot's messages to a user whose Telegram `language_code` it has not seen or has no catalogue for (`en` or `ru`). */
+  BOT_DEFAULT_LANGUAGE: z.enum(['en', 'ru']).default('en'),
   /** The moderated discussion supergroup for chat_gate and join eligibility; unset = both are no-ops. */
   BOT_DISCUSSION_CHAT_ID: chatId(),
   /** Deadline of ValidatePreCheckout, well inside the platform's 10 s answer window; later = declined. */

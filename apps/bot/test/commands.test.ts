@@ -65,6 +65,20 @@ describe('notify', () => {
     expect(sent(user).slice(1)).toEqual(['Your payment for order o-2 did not go through: card declined.', 'Your purchase (order o-3) was refunded.']);
   });
 
+  it('writes in the language Telegram gave for the user (learned from their updates, kept in the bot file); others get the default', async () => {
+    const russian = emu.control.createUser({ started: true, languageCode: 'ru-RU' }).user.id;
+    const german = emu.control.createUser({ started: true, languageCode: 'de' }).user.id;
+    const updates = [russian, german].map((userId) => emu.control.sendUserMessage({ userId, text: '/start' }).updates[0]);
+    const last = Math.max(...updates.map((u) => (u?.queued ? u.update_id : 0)));
+    await waitFor(() => emu.control.calls('getUpdates').some((c) => Number(c.params['offset'] ?? 0) > last), 'the bot to confirm the users\' messages');
+    const params = { order_id: 'o-9', product_title: 'Pile of chips', chips: '500' };
+    for (const user of [russian, german]) {
+      expect(await command(bot.session, { case: 'notify', value: { recipient: recipient(user), kind: NotificationKind.PAYMENT_CREDITED, params } })).toMatchObject({ delivered: true });
+    }
+    expect(sent(russian)).toEqual(['Оплата получена: Pile of chips. В кошелёк зачислено фишек: 500. Заказ o-9.']);
+    expect(sent(german)).toEqual(['Payment received: Pile of chips. 500 chips were added to your wallet. Order o-9.']);
+  });
+
   it.each([NotificationKind.YOUR_TURN, NotificationKind.FRIEND_REQUEST, NotificationKind.UNSPECIFIED])(
     'does not render kind %i out-of-app: delivered=false with no error, nothing sent',
     async (kind) => {

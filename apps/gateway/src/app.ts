@@ -67,6 +67,7 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
         backend,
         sessionCacheMs: config.GATEWAY_SESSION_CACHE_MS,
         trustProxy: config.GATEWAY_TRUST_PROXY,
+        walletDir: config.GATEWAY_WALLET_DIR,
         console: { backendUrl: config.BACKEND_URL, backendToken: config.BACKEND_SERVICE_TOKEN, secureCookie: config.GATEWAY_CONSOLE_SECURE_COOKIE, exportCap: config.GATEWAY_CONSOLE_EXPORT_CAP },
       });
       const httpServer = app.listen(config.GATEWAY_HTTP_PORT, config.GATEWAY_HOST);

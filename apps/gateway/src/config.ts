@@ -79,6 +79,8 @@ export const gatewayConfigSchema = z
     GATEWAY_CONSOLE_SECURE_COOKIE: env.bool(true),
     /** Most rows one console ledger CSV export holds (stated on the ledger page). */
     GATEWAY_CONSOLE_EXPORT_CAP: env.int(100_000, 1, 1_000_000),
+    /** The built wallet page (`npx nx build wallet-web`), served at /wallet; relative to the working directory. */
+    GATEWAY_WALLET_DIR: env.str().default('dist/apps/wallet-web'),
     LOG_LEVEL: env.logLevel(),
   })
   .superRefine((c, ctx) => {

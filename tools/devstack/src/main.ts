@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { walletLaunchLinks } from './launch-links.js';
 import { DEV_OPERATOR } from './operator.js';
 import { startStack } from './stack.js';
 
@@ -10,6 +11,7 @@ const stack = await startStack({ root, logLevel: process.env['LOG_LEVEL'] ?? 'in
   process.exit(1);
 });
 const u = stack.urls;
+const links = walletLaunchLinks(u.gateway);
 process.stdout.write(
   [
     '',
@@ -23,6 +25,10 @@ process.stdout.write(
     `  provider  payment provider (YooKassa v3) emulator         ${u.provider}/v3`,
     `  operator (console /_gm, operator API POST /_gm/api/session): ${DEV_OPERATOR.login} / ${DEV_OPERATOR.password}`,
     '  dev mailbox (e-mail confirmation links): .data/mailbox   certificates: .data/certs',
+    '  wallet page, one link per context (fresh ones: npm run dev:links):',
+    `    web       ${links.web}`,
+    `    telegram  ${links.telegram}`,
+    `    vk        ${links.vk}`,
     '  Ctrl-C stops everything.',
     '',
   ].join('\n') + '\n',

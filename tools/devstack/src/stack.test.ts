@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort } from '@wordgame/testkit';
+import { walletLaunchLinks } from './launch-links.js';
 import { startStack, type Stack, type StackPorts } from './stack.js';
 
 const root = resolve(import.meta.dirname, '../../..');
@@ -51,6 +52,19 @@ describe('the local stack', () => {
     expect(gateway.backend).toMatchObject({ status: 'ok' });
     const stranger = await fetch(`${stack.urls.backend}/backend.v1.SystemService/Check`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(stranger.status).toBe(401);
+  });
+
+  it('prints wallet links that open each context: the built page, signed Telegram init data and signed VK launch parameters', async () => {
+    const links = walletLaunchLinks(stack.urls.gateway);
+    const page = await fetch(links.web);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
+    expect(await page.text()).toMatch(/<script type="module" crossorigin src="\/wallet\/assets\/[^"]+\.js"><\/script>/);
+    const session = async (path: string, body: unknown) =>
+      (await (await fetch(`${stack.urls.gateway}/api/v1/session/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()) as { platform?: unknown };
+    const initData = new URLSearchParams(new URL(links.telegram).hash.slice(1)).get('tgWebAppData');
+    expect(await session('telegram', { init_data: initData })).toMatchObject({ platform: { kind: 'telegram' } });
+    expect(await session('vk', { launch_params: new URL(links.vk).search.slice(1) })).toMatchObject({ platform: { kind: 'vk', subtype: 'android' } });
   });
 
   it('serves gateway metrics in Prometheus text format on the metrics port only', async () => {

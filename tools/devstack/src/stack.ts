@@ -53,7 +53,9 @@ export interface Stack {
   firstExit: Promise<string>;
 }
 
-const BOT_TOKEN = 'dev-bot-token';
+/** The dev stack's bot token (the platform emulator's bot; the backend verifies Telegram init data with it). */
+export const DEV_BOT_TOKEN = 'dev-bot-token';
+const BOT_TOKEN = DEV_BOT_TOKEN;
 /** Dev-only secrets: the VK app secret the dev stack verifies launch params with, the card shop. */
 export const DEV_VK_APP_SECRET = 'dev-vk-app-secret';
 export const DEV_SHOP = { id: 'dev-shop', secretKey: 'dev-secret' };
@@ -147,6 +149,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         GATEWAY_INTERNAL_PORT: String(ports.gatewayInternal),
         GATEWAY_METRICS_HOST: host,
         GATEWAY_METRICS_PORT: String(ports.gatewayMetrics),
+        GATEWAY_WALLET_DIR: join(root, 'dist/apps/wallet-web'),
         BOTLINK_TLS_CERT: certs.gateway.cert,
         BOTLINK_TLS_KEY: certs.gateway.key,
       },

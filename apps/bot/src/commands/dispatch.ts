@@ -3,7 +3,7 @@ import type { CommandHandler } from '../link/client.js';
 import type { PlatformClient } from '../platform/client.js';
 import { chatGate } from './chat-gate.js';
 import { createInvoice } from './create-invoice.js';
-import { notify, sendToChannel, sendToUser } from './messages.js';
+import { notify, sendToChannel, sendToUser, type LanguageFor } from './messages.js';
 import { failed } from './outcome.js';
 import { refundStarPayment } from './refund-star-payment.js';
 
@@ -13,6 +13,8 @@ export interface CommandDeps {
   gameChannelId: string | undefined;
   /** BOT_DISCUSSION_CHAT_ID. */
   discussionChatId: string | undefined;
+  /** The language of a user's notifications (the one learned from their updates, else the default). */
+  languageFor: LanguageFor;
 }
 
 /**
@@ -34,7 +36,7 @@ export function commandHandler(deps: CommandDeps): CommandHandler {
     const { payload } = command;
     switch (payload.case) {
       case 'notify':
-        return notify(deps.platform, payload.value, logger);
+        return notify(deps.platform, payload.value, logger, deps.languageFor);
       case 'sendToUser':
         return sendToUser(deps.platform, payload.value, logger);
       case 'sendToChannel':

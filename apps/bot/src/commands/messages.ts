@@ -1,4 +1,5 @@
 import { connector } from '@wordgame/contracts';
+import type { Language } from '@wordgame/i18n';
 import type { Logger } from '@wordgame/logging';
 import type { CommandOutcome } from '../link/client.js';
 import { PlatformError, type PlatformClient } from '../platform/client.js';
@@ -47,11 +48,18 @@ export function sendToUser(platform: PlatformClient, request: connector.SendToUs
   return sendPrivately(platform, request.recipient, request.text, logger);
 }
 
-/** notify: a payment-outcome kind rendered and sent privately; other kinds are in-app only (not delivered). */
-export async function notify(platform: PlatformClient, request: connector.NotifyRequest, logger: Logger): Promise<CommandOutcome> {
+/** The language to write to a platform user in: theirs when the bot has seen it, else the configured default. */
+export type LanguageFor = (platformUserId: number | undefined) => Language;
+
+/**
+ * notify: a payment-outcome kind rendered in the recipient's language and sent privately; other
+ * kinds are in-app only (not delivered).
+ */
+export async function notify(platform: PlatformClient, request: connector.NotifyRequest, logger: Logger, languageFor: LanguageFor): Promise<CommandOutcome> {
   let text: string | undefined;
   try {
-    text = renderNotification(request.kind, request.params);
+    const to = recipientId(request.recipient);
+    text = renderNotification(request.kind, request.params, languageFor('id' in to ? to.id : undefined));
   } catch (err: unknown) {
     if (err instanceof RenderError) return failed(err.message);
     throw err;

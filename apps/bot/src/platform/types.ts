@@ -8,6 +8,8 @@ export interface TgUser {
   is_bot: boolean;
   first_name?: string;
   username?: string;
+  /** IETF language tag of the user's client, when Telegram sends it (read only as an unknown value). */
+  language_code?: unknown;
 }
 
 export interface TgChat {

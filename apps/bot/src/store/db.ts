@@ -41,4 +41,9 @@ function migrate(db: Database.Database): void {
     reason TEXT NOT NULL,
     created_at INTEGER NOT NULL
   ) STRICT`);
+  db.exec(`CREATE TABLE IF NOT EXISTS user_languages (
+    user_id INTEGER PRIMARY KEY,
+    language TEXT NOT NULL,
+    updated_at INTEGER NOT NULL
+  ) STRICT`);
 }

@@ -2,7 +2,7 @@ import type { Logger } from '@wordgame/logging';
 import { gateJoiner, joinersOf, type ResolveEligibility } from '../chat/join.js';
 import type { PlatformClient } from '../platform/client.js';
 import type { RawUpdate } from '../platform/shapes.js';
-import type { TgMessage, TgPreCheckoutQuery, TgSuccessfulPayment } from '../platform/types.js';
+import type { TgMessage, TgPreCheckoutQuery, TgSuccessfulPayment, TgUser } from '../platform/types.js';
 import type { TaskSet } from '../support/tasks.js';
 import type { UpdateHandler } from './poller.js';
 import { parseUpdate } from './shapes.js';
@@ -21,6 +21,8 @@ export interface RouterDeps {
   onSuccessfulPayment?: (payment: TgSuccessfulPayment, message: TgMessage) => Promise<void>;
   /** Parks an update the bot cannot handle as a dead letter, durably; throws when it cannot. */
   park: (update: RawUpdate, reason: string) => void;
+  /** Told the sender of each handled update (message, pre-checkout query, chat-member change). */
+  onSender?: (user: TgUser) => void;
 }
 
 /**
@@ -50,6 +52,8 @@ export function updateRouter(deps: RouterDeps): UpdateHandler {
       return;
     }
     const { update } = parsed;
+    const sender = update.message?.from ?? update.pre_checkout_query?.from ?? update.chat_member?.from;
+    if (sender) deps.onSender?.(sender);
     const payment = update.message?.successful_payment;
     if (payment && update.message && deps.onSuccessfulPayment) {
       await deps.onSuccessfulPayment(payment, update.message);

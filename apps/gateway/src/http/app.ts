@@ -9,6 +9,7 @@ import { SessionCache } from '../auth/session-cache.js';
 import { checkBackend, type BackendClients } from '../backend/client.js';
 import { createConsoleRouter, type ConsoleOptions } from '../console/router.js';
 import { errorHandler, notFound } from './errors.js';
+import { walletPageBuilt, walletPageRouter } from '../wallet-page/router.js';
 import { bigintAsString } from './json.js';
 import { createApiMetrics } from './metrics.js';
 import { requestContext } from './request-context.js';
@@ -23,18 +24,21 @@ export interface HttpDeps {
   console?: ConsoleOptions | undefined;
   /** Express `trust proxy` (GATEWAY_TRUST_PROXY): whose X-Forwarded-For names the client address; default none. */
   trustProxy?: boolean | number | string[];
+  /** GATEWAY_WALLET_DIR: the built wallet page served at /wallet; absent or not built = not mounted. */
+  walletDir?: string | undefined;
 }
 
 /** Largest JSON body the REST edge reads; anything larger is 413 `body_too_large`. */
 export const JSON_BODY_LIMIT = '64kb';
 
 /**
- * The gateway's public HTTP edge: `/health` (200 only when the backend answers ok), the REST operations of `/api/v1` and the catalog editor under `/_gm/api`,
- * and JSON errors for everything else (`/metrics` is not here: it has its own listener). Every
- * response carries `x-request-id`; every request gets `req.clientAddress`; bigints in JSON
+ * The gateway's public HTTP edge: `/health` (200 only when the backend answers ok), the wallet page
+ * at `/wallet` (static, strict CSP), the REST operations of `/api/v1` and the catalog editor under
+ * `/_gm/api`, and JSON errors for everything else (`/metrics` is not here: it has its own listener).
+ * Every response carries `x-request-id`; every request gets `req.clientAddress`; bigints in JSON
  * bodies are written as decimal strings.
  */
-export function createHttpApp({ logger, registry, backend, sessionCacheMs = 5_000, console: consoleOptions, trustProxy = false }: HttpDeps): Express {
+export function createHttpApp({ logger, registry, backend, sessionCacheMs = 5_000, console: consoleOptions, trustProxy = false, walletDir }: HttpDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   // API answers are per caller and never revalidated; hashing every body for an ETag was wasted CPU.
@@ -53,6 +57,10 @@ export function createHttpApp({ logger, registry, backend, sessionCacheMs = 5_00
     }
   });
 
+  if (walletDir !== undefined) {
+    if (walletPageBuilt(walletDir)) app.use(walletPageRouter(walletDir));
+    else logger.warn({ walletDir }, 'wallet page not built: /wallet answers 404 (run: npx nx build wallet-web)');
+  }
   app.use(stripTrustHeaders);
   // Provider notifications are forwarded as raw bytes: read them before the JSON parser, which then skips them.
   app.use(NOTIFICATIONS_PATH, express.raw({ type: () => true, limit: NOTIFICATION_BODY_LIMIT }));

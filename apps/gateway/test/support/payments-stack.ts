@@ -95,6 +95,11 @@ export interface PaymentsStackOptions {
   reaperIntervalMs?: number;
   /** More backend variables (e.g. PRECHECKOUT_HOLD_MS, STAR_REFUND_INTERVAL_MS). */
   backendEnv?: Record<string, string>;
+  /**
+   * A built wallet page for the gateway to serve; the gateway then listens on a port chosen up
+   * front, and that address is the backend's PUBLIC_BASE_URL (card return page, mailed links).
+   */
+  walletDir?: string;
 }
 
 /**
@@ -132,10 +137,11 @@ export async function startPaymentsStack(options: PaymentsStackOptions = {}): Pr
   const db = await freshDatabase();
   const provider = await startProviderEmulator({ shops: [DIRECT_SHOP, VK_SHOP], autoNotify: options.autoNotify ?? true });
   const internalPort = await freePort();
+  const httpPort = options.walletDir === undefined ? 0 : await freePort();
   const backend = await startBackendProcess(db.url, {
     BACKEND_TELEGRAM_BOT_TOKEN: TELEGRAM_BOT_TOKEN,
     BACKEND_VK_APP_SECRET: VK_APP_SECRET,
-    PUBLIC_BASE_URL: 'http://gateway.test',
+    PUBLIC_BASE_URL: httpPort === 0 ? 'http://gateway.test' : `http://127.0.0.1:${httpPort}`,
     GATEWAY_INTERNAL_URL: `http://127.0.0.1:${internalPort}`,
     BOT_COMMAND_TIMEOUT_MS: '5000',
     BACKEND_YOOKASSA_API_URL: provider.apiUrl,
@@ -157,6 +163,7 @@ export async function startPaymentsStack(options: PaymentsStackOptions = {}): Pr
       BACKEND_URL: backend.url,
       GATEWAY_INTERNAL_PORT: String(internalPort),
       GATEWAY_SESSION_CACHE_MS: '0',
+      ...(options.walletDir === undefined ? {} : { GATEWAY_HTTP_PORT: String(httpPort), GATEWAY_WALLET_DIR: options.walletDir }),
     }),
     createLogger('gateway-payments-test', 'info', sink),
   );

@@ -1,0 +1,84 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createLogger } from '@wordgame/logging';
+import { ensureDevCerts } from '@wordgame/testkit';
+import { buildGateway, type GatewayApp } from '../src/app.js';
+import { startStatusBackend } from './support/fake-backend.js';
+import { testGatewayConfig } from './support/gateway-config.js';
+
+const INDEX = '<!doctype html><title>wallet</title><script type="module" src="/wallet/assets/index-abc.js"></script>';
+
+describe('the wallet page at /wallet', () => {
+  let dir: string;
+  let backend: Awaited<ReturnType<typeof startStatusBackend>>;
+  let gateway: GatewayApp;
+  let unbuilt: GatewayApp;
+  let base: string;
+  let unbuiltBase: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'gw-wallet-'));
+    const certs = ensureDevCerts(dir);
+    const site = join(dir, 'site');
+    mkdirSync(join(site, 'assets'), { recursive: true });
+    writeFileSync(join(site, 'index.html'), INDEX);
+    writeFileSync(join(site, 'assets/index-abc.js'), 'console.log(1);');
+    writeFileSync(join(dir, 'secret.txt'), 'outside the site');
+    backend = await startStatusBackend(() => 'ok');
+    gateway = buildGateway(testGatewayConfig(certs, { BACKEND_URL: backend.url, GATEWAY_WALLET_DIR: site }), createLogger('gw', 'silent'));
+    unbuilt = buildGateway(testGatewayConfig(certs, { BACKEND_URL: backend.url, GATEWAY_WALLET_DIR: join(dir, 'missing') }), createLogger('gw', 'silent'));
+    base = (await gateway.start()).httpUrl;
+    unbuiltBase = (await unbuilt.start()).httpUrl;
+  });
+  afterAll(async () => {
+    await gateway.stop();
+    await unbuilt.stop();
+    await backend.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it.each(['/wallet', '/wallet/', '/wallet/return?order=1', '/wallet/confirm?token=abc'])('serves the page at %s with the strict CSP, uncached', async (path) => {
+    const res = await fetch(`${base}${path}`, { redirect: 'manual' });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await res.text()).toBe(INDEX);
+    expect(res.headers.get('cache-control')).toBe('no-cache');
+    const csp = res.headers.get('content-security-policy') ?? '';
+    expect(csp.split('; ')).toEqual(
+      expect.arrayContaining(["default-src 'self'", "script-src 'self'", "style-src 'self'", "object-src 'none'", "base-uri 'none'"]),
+    );
+    expect(csp).toContain("frame-ancestors 'self' https://web.telegram.org https://vk.com https://*.vk.com https://vk.ru https://*.vk.ru");
+    expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|\*(?!\.vk)/);
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+  });
+
+  it('serves hashed assets for a year, and nothing outside the build or unknown', async () => {
+    const asset = await fetch(`${base}/wallet/assets/index-abc.js`);
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(asset.headers.get('content-security-policy')).toContain("default-src 'self'");
+    for (const path of ['/wallet/assets/nope.js', '/wallet/assets/..%2F..%2Fsecret.txt', '/wallet/other', '/wallet/index.html/x']) {
+      const res = await fetch(`${base}${path}`);
+      expect([path, res.status]).toEqual([path, 404]);
+    }
+  });
+
+  it('sends a browser opening the mailed confirmation link to the confirmation page; an API client keeps JSON', async () => {
+    const browser = await fetch(`${base}/api/v1/user/profile/confirm-email?token=tok_en-1`, { redirect: 'manual', headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
+    expect(browser.status).toBe(303);
+    expect(browser.headers.get('location')).toBe('/wallet/confirm?token=tok_en-1');
+    const api = await fetch(`${base}/api/v1/user/profile/confirm-email?token=tok_en-1`, { redirect: 'manual' });
+    expect(api.status).not.toBe(303);
+    expect(api.headers.get('content-type')).toMatch(/json/);
+    const odd = await fetch(`${base}/api/v1/user/profile/confirm-email?token=%3Cscript%3E`, { redirect: 'manual', headers: { accept: 'text/html' } });
+    expect(odd.status).not.toBe(303);
+  });
+
+  it('is not mounted when the page is not built: /wallet is the JSON 404', async () => {
+    const res = await fetch(`${unbuiltBase}/wallet`);
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual({ error: { code: 'not_found', message: 'no such route' } });
+  });
+});

@@ -1,0 +1,38 @@
+import { createTranslator } from '@wordgame/i18n';
+import { detectLaunch } from './launch/context.js';
+import { chooseLanguage } from './launch/language.js';
+import { pendingOrder, resumeSession, type Session } from './session.js';
+import { startShell } from './shell.js';
+import { el, replace } from './ui/dom.js';
+import { errorText } from './ui/words.js';
+import { confirmPage } from './views/confirm-page.js';
+import { signInView } from './views/sign-in.js';
+
+/**
+ * Boots the page: detects the launch context and language, then routes: `/wallet/confirm?token=`
+ * confirms an e-mail; anything else is the wallet (`?order=` or the card order remembered before
+ * the checkout is followed), signed in from the launch data, the stored web session, or the form.
+ */
+function boot(): void {
+  const root = document.getElementById('app');
+  if (!root) return;
+  const webApp = window.Telegram?.WebApp;
+  webApp?.ready?.();
+  const launch = detectLaunch({ search: window.location.search, hash: window.location.hash, telegramInitData: webApp?.initData });
+  const t = createTranslator(chooseLanguage(launch, navigator.languages));
+  document.documentElement.lang = t.language;
+  document.title = t.t('wallet.title');
+  const query = new URLSearchParams(window.location.search);
+  if (window.location.pathname.replace(/\/$/, '') === '/wallet/confirm') {
+    replace(root, el('header', {}, el('h1', {}, t.t('wallet.title'))), confirmPage(t, query.get('token')));
+    return;
+  }
+  const orderId = query.get('order') ?? pendingOrder();
+  const start = (session: Session) => startShell(root, t, session, orderId);
+  replace(root, el('p', { role: 'status' }, t.t('wallet.loading')));
+  resumeSession(launch)
+    .then((session) => (session ? start(session) : replace(root, el('header', {}, el('h1', {}, t.t('wallet.title'))), signInView(t, start))))
+    .catch((err: unknown) => replace(root, el('header', {}, el('h1', {}, t.t('wallet.title'))), el('p', { role: 'alert', class: 'notice', id: 'fatal' }, errorText(t, err))));
+}
+
+boot();

@@ -1,0 +1,93 @@
+import type { Translator } from '@wordgame/i18n';
+import type { App, TabId } from './app.js';
+import type { OrderJson } from './api/types.js';
+import { trackOrder } from './orders/progress.js';
+import { pendingOrder, rememberPendingOrder, signOut, type Session } from './session.js';
+import { el, replace } from './ui/dom.js';
+import { contextName, errorText } from './ui/words.js';
+import { buyTab } from './views/buy-tab.js';
+import { profileTab } from './views/profile-tab.js';
+import { walletTab } from './views/wallet-tab.js';
+
+const TABS: readonly TabId[] = ['wallet', 'buy', 'profile'];
+const RENDER: Readonly<Record<TabId, (app: App) => Promise<HTMLElement>>> = { wallet: walletTab, buy: buyTab, profile: profileTab };
+
+/**
+ * The signed-in page: a header naming the context, three tabs (balance, buy, profile; arrow keys
+ * move between them), the order status line, and the chosen tab's panel. `orderId` (the card order
+ * the provider's checkout returned from) is followed from the start.
+ */
+export function startShell(root: HTMLElement, t: Translator, session: Session, orderId: string | null): void {
+  const kind = session.profile.platform.kind;
+  const panel = el('div', { id: 'panel', role: 'tabpanel', tabindex: '0' });
+  const status = el('div', { id: 'order-status', role: 'status', 'aria-live': 'polite' });
+  const buttons = new Map<TabId, HTMLButtonElement>();
+  let current: TabId = 'wallet';
+  let stopTracking: (() => void) | undefined;
+  let generation = 0;
+
+  const app: App = {
+    t,
+    session,
+    show(tab) {
+      current = tab;
+      for (const [id, button] of buttons) {
+        button.setAttribute('aria-selected', String(id === tab));
+        button.tabIndex = id === tab ? 0 : -1;
+      }
+      panel.setAttribute('aria-labelledby', `tab-${tab}`);
+      panel.dataset['tab'] = tab;
+      panel.setAttribute('aria-busy', 'true');
+      const mine = ++generation;
+      RENDER[tab](app)
+        .then((content) => mine === generation && replace(panel, content))
+        .catch((err: unknown) => mine === generation && replace(panel, el('p', { role: 'alert', class: 'notice' }, errorText(t, err))))
+        .finally(() => mine === generation && panel.removeAttribute('aria-busy'));
+    },
+    follow(id, invoiceLink) {
+      stopTracking?.();
+      const extra = invoiceLink ? openInvoice(t, invoiceLink) : undefined;
+      stopTracking = trackOrder(t, session.token, id, status, (order: OrderJson | null) => {
+        if (pendingOrder() === id) rememberPendingOrder(null);
+        if (order?.state === 'paid' && current !== 'profile') app.show(current);
+      }, extra);
+    },
+  };
+
+  const tablist = el('div', { role: 'tablist', 'aria-label': t.t('wallet.tabs_label'), id: 'tabs' });
+  for (const tab of TABS) {
+    const button = el('button', { type: 'button', role: 'tab', id: `tab-${tab}`, 'aria-controls': 'panel' }, t.t(`wallet.tab_${tab}`));
+    button.addEventListener('click', () => app.show(tab));
+    button.addEventListener('keydown', (event) => {
+      const step = event.key === 'ArrowRight' ? 1 : event.key === 'ArrowLeft' ? -1 : 0;
+      if (step === 0) return;
+      const next = TABS[(TABS.indexOf(tab) + step + TABS.length) % TABS.length] ?? 'wallet';
+      app.show(next);
+      buttons.get(next)?.focus();
+    });
+    buttons.set(tab, button);
+    tablist.append(button);
+  }
+  const signOutButton =
+    kind === 'telegram' || kind === 'vk'
+      ? undefined
+      : el('button', { type: 'button', id: 'sign-out', class: 'link' }, t.t('wallet.sign_out'));
+  signOutButton?.addEventListener('click', () => void signOut(session).then(() => window.location.assign('/wallet')));
+  const header = el(
+    'header',
+    {},
+    el('h1', {}, t.t('wallet.title')),
+    el('p', { id: 'context', 'data-kind': kind ?? 'none', 'data-subtype': session.profile.platform.subtype ?? '' }, contextName(t, kind), session.profile.display_name && ` · ${session.profile.display_name}`),
+    signOutButton,
+  );
+  replace(root, header, tablist, status, panel);
+  app.show('wallet');
+  if (orderId) app.follow(orderId);
+}
+
+/** The stars invoice: opened by Telegram's WebApp API when the host provides it, else a link to it. */
+function openInvoice(t: Translator, link: string): Node {
+  const webApp = window.Telegram?.WebApp;
+  if (webApp?.openInvoice) webApp.openInvoice(link);
+  return el('a', { id: 'invoice-link', href: link, target: '_blank', rel: 'noopener noreferrer' }, t.t('wallet.open_invoice'));
+}

@@ -1,0 +1,3 @@
+import { base } from '../../jest.preset.js';
+
+export default { ...base, displayName: 'i18n', rootDir: import.meta.dirname };
