@@ -27,7 +27,8 @@ export interface HttpDeps {
 export const JSON_BODY_LIMIT = '64kb';
 
 /**
- * The gateway's HTTP edge: `/health` (200 only when the backend answers ok), `/metrics`
+ * The gateway's HTTP edge: `/livez` (the process serves), `/readyz` and `/health` (200 only when
+ * the backend answers ok to a call carrying the service token), `/metrics`
  * (Prometheus text), the REST operations of `/api/v1` and the catalog editor under `/_gm/api`,
  * and JSON errors for everything else. Every response carries `x-request-id`; bigints in JSON
  * bodies are written as decimal strings.
@@ -41,7 +42,11 @@ export function createHttpApp({ logger, registry, backend, sessionCacheMs = 5_00
   app.set('json replacer', bigintAsString);
   app.use(requestContext(app, logger));
 
-  app.get('/health', async (req, res) => {
+  app.get('/livez', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+
+  app.get(['/readyz', '/health'], async (req, res) => {
     try {
       const status = await checkBackend(backend);
       res.status(status.status === 'ok' ? 200 : 503).json({ status: status.status === 'ok' ? 'ok' : 'degraded', backend: status });
