@@ -1,16 +1,19 @@
-// The compose smoke test: starts the stack exactly as docker-compose.yml describes it (services of
-// the default and dev profiles, their environment with ${VAR} interpolation, volumes, ports,
-// commands, depends_on order and conditions, health checks) with podman, from images already
-// built as localhost/wordgame/<service>:<tag>, then checks it end to end through the containers:
-// every service healthy, the bot linked, a stars purchase and a card purchase credited, a console
-// sign-in by an operator made with the backend image's bundled command, and a clean stop (each
-// container exits 0 on SIGTERM). All services share one pod, so each service name resolves to the
-// pod's loopback. A service that only names a public image (postgres) cannot be pulled here: it is
-// stood in for by the machine's PostgreSQL (role and database from its POSTGRES_* variables).
+// The compose smoke test: starts the stack exactly as `docker compose --env-file ops/dev.env up`
+// would (ops/dev.env's settings and profiles, with fresh random values for every secret in it;
+// environment with ${VAR} interpolation, volumes, ports, commands, depends_on order and conditions,
+// health checks) with podman, from images already built as localhost/wordgame/<service>:<tag>, then
+// checks it end to end through the containers: every service ready (its HEALTHCHECK asks /readyz),
+// the bot linked, an operator made with the backend image's bundled command signs in to the operator
+// API, a stars purchase and a card purchase credited (the confirmation mail read from the mail
+// catcher), a console sign-in, and a clean stop (each container exits 0 on SIGTERM). All services
+// share one pod, so each service name resolves to the pod's loopback. Public images are out of reach
+// here: postgres is stood in for by the machine's PostgreSQL (role, password and database from its
+// POSTGRES_* variables); any other service whose image is neither present nor pullable (prometheus,
+// alertmanager) is skipped, and the test says so.
 // Usage: node .ci/smoke.mjs <image-tag>   (run as root, after .ci/images.sh built the images)
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -20,6 +23,7 @@ const root = resolve(import.meta.dirname, '..');
 const tag = process.argv[2] ?? 'smoke';
 const POD = `wordgame-smoke-${process.pid}`;
 const UID = 10001; // the images' USER
+const ENV_FILE = 'ops/dev.env';
 const started = Date.now();
 const say = (msg) => console.log(`[smoke ${((Date.now() - started) / 1000).toFixed(1)}s] ${msg}`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -102,15 +106,29 @@ async function json(url, init = {}) {
   return { status: res.status, body, headers: res.headers };
 }
 
+/** KEY=VALUE lines of a compose env file (comments and blank lines skipped). */
+const envFile = (path) =>
+  Object.fromEntries(
+    readFileSync(path, 'utf8')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l && !l.startsWith('#'))
+      .map((l) => l.split(/=(.*)/s).slice(0, 2)),
+  );
+
 const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'));
-const services = Object.fromEntries(Object.entries(compose.services).filter(([, s]) => !s.profiles || s.profiles.includes('dev')));
-const order = startOrder(services);
-const work = mkdtempSync(join(tmpdir(), 'wordgame-smoke-'));
+// The dev sandbox's settings, each secret in it replaced by a fresh value: nothing may depend on the published dev ones.
 const env = {
+  ...envFile(join(root, ENV_FILE)),
+  POSTGRES_PASSWORD: randomBytes(16).toString('hex'),
+  BACKEND_SERVICE_TOKEN: randomBytes(24).toString('hex'),
+  GATEWAY_INTERNAL_TOKEN: randomBytes(24).toString('hex'),
   PLATFORM_BOT_TOKEN: `12345:${randomBytes(12).toString('hex')}`,
-  GATEWAY_OPERATOR_TOKEN: randomBytes(24).toString('hex'),
   BACKEND_VK_APP_SECRET: randomBytes(12).toString('hex'),
 };
+const profiles = (env.COMPOSE_PROFILES ?? '').split(',').filter(Boolean);
+const services = Object.fromEntries(Object.entries(compose.services).filter(([, s]) => !s.profiles || s.profiles.some((p) => profiles.includes(p))));
+const work = mkdtempSync(join(tmpdir(), 'wordgame-smoke-'));
 const containers = [];
 const volumes = [];
 let substituteDb;
@@ -126,20 +144,31 @@ function cleanup() {
 try {
   cleanup();
   mkdirSync(work, { recursive: true });
-  // The project directory compose's relative paths refer to: dev certificates as `npm run certs` makes them.
+  // The project directory compose's relative paths refer to: dev certificates exactly as `npm run certs`
+  // lays them out (per-service folders, keys group-readable by the containers' uid); nothing is fixed up here.
   execFileSync('npx', ['--no-install', 'tsx', 'tools/devstack/src/certs-cli.ts', join(work, '.data/certs')], { cwd: root, stdio: 'ignore' });
-  for (const f of readdirSync(join(work, '.data/certs'))) {
-    // Readable by the containers' uid (the README's deploy section: keys owned by 10001, mode 0600).
-    chownSync(join(work, '.data/certs', f), UID, UID);
-    chmodSync(join(work, '.data/certs', f), f.endsWith('.key') ? 0o600 : 0o644);
+  for (const service of ['gateway', 'bot']) {
+    const key = statSync(join(work, '.data/certs', service, 'tls.key'));
+    if (!(key.mode & 0o004 || (key.mode & 0o040 && key.gid === UID))) throw new Error(`npm run certs left ${service}/tls.key unreadable by uid ${UID}`);
   }
+  // Services whose image is neither built here nor present nor pullable (Docker Hub is out of reach): skipped, said so.
+  for (const [name, svc] of Object.entries(services)) {
+    if (svc.build || /^postgres(:|$)/.test(svc.image ?? '')) continue;
+    const image = interpolate(svc.image, env);
+    const here = podman(['image', 'exists', image]).status === 0 || podman(['pull', '-q', image], { timeout: 20_000 }).status === 0;
+    if (!here) {
+      say(`${name}: SKIPPED (image ${image} cannot be pulled here; a real deploy pulls it)`);
+      delete services[name];
+    }
+  }
+  const order = startOrder(services);
 
   // One pod: every service name resolves to its loopback; the stand-in database is the host's.
   const ports = new Map();
   const podArgs = ['pod', 'create', '--name', POD, '--network', 'slirp4netns:allow_host_loopback=true'];
   for (const name of order) {
-    if (services[name].build) podArgs.push('--add-host', `${name}:127.0.0.1`);
-    else podArgs.push('--add-host', `${name}:10.0.2.2`);
+    if (/^postgres(:|$)/.test(services[name].image ?? '') && !services[name].build) podArgs.push('--add-host', `${name}:10.0.2.2`);
+    else podArgs.push('--add-host', `${name}:127.0.0.1`);
     for (const p of services[name].ports ?? []) {
       const container = Number(String(interpolate(p, env)).split(':').pop());
       const host = await freePort();
@@ -151,7 +180,7 @@ try {
 
   const healthy = async (name) => {
     const svc = services[name];
-    if (!svc.build) return; // the stand-in: ready once created below
+    if (!svc.build && /^postgres(:|$)/.test(svc.image ?? '')) return; // the stand-in: ready once created below
     await eventually(`${name} healthy`, () => podman(['healthcheck', 'run', `${POD}-${name}`]).status === 0, 90_000);
   };
 
@@ -161,12 +190,13 @@ try {
       if (condition === 'service_healthy') await healthy(dep);
     }
     const vars = envOf(svc, env);
-    if (!svc.build) {
+    if (!svc.build && /^postgres(:|$)/.test(svc.image ?? '')) {
       // postgres:15 is on Docker Hub, unreachable here: the machine's PostgreSQL with this service's role and database.
       const user = vars.POSTGRES_USER ?? 'postgres';
       substituteDb = vars.POSTGRES_DB ?? user;
       const sql = (q) => execFileSync('psql', ['-h', '127.0.0.1', '-U', 'postgres', '-d', 'postgres', '-qtAc', q], { encoding: 'utf8' });
-      if (!sql(`select 1 from pg_roles where rolname = '${user}'`).trim()) sql(`create role "${user}" login password '${vars.POSTGRES_PASSWORD ?? ''}'`);
+      if (!sql(`select 1 from pg_roles where rolname = '${user}'`).trim()) sql(`create role "${user}" login`);
+      sql(`alter role "${user}" password '${vars.POSTGRES_PASSWORD ?? ''}'`);
       sql(`drop database if exists "${substituteDb}" with (force)`);
       sql(`create database "${substituteDb}" owner "${user}"`);
       say(`${name}: stood in by the machine's PostgreSQL (database ${substituteDb})`);
@@ -176,7 +206,8 @@ try {
     for (const [k, v] of Object.entries(vars)) args.push('-e', `${k}=${v}`);
     for (const v of svc.volumes ?? []) {
       const [src, dst, mode] = interpolate(v, env).split(':');
-      if (src.startsWith('.') || src.startsWith('/')) args.push('-v', `${resolve(work, src)}:${dst}${mode ? `:${mode}` : ''}`);
+      // Relative paths are the project directory's: its .data (certificates) is this run's, the rest the checkout's.
+      if (src.startsWith('.') || src.startsWith('/')) args.push('-v', `${resolve(src.startsWith('./.data') ? work : root, src)}:${dst}${mode ? `:${mode}` : ''}`);
       else {
         const vol = `${POD}-${src}`;
         volumes.push(vol);
@@ -184,7 +215,11 @@ try {
       }
     }
     if (svc.entrypoint) args.push('--entrypoint', JSON.stringify([].concat(svc.entrypoint)));
-    args.push(`localhost/wordgame/${name}:${tag}`);
+    if (svc.healthcheck?.test) {
+      const test = [].concat(svc.healthcheck.test);
+      args.push('--health-cmd', test[0] === 'CMD-SHELL' ? test[1] : JSON.stringify(test.slice(test[0] === 'CMD' ? 1 : 0)));
+    }
+    args.push(svc.build ? `localhost/wordgame/${name}:${tag}` : interpolate(svc.image, env));
     if (svc.command) args.push(...[].concat(svc.command).map((c) => interpolate(c, env)));
     must(args);
     containers.push(name);
@@ -196,16 +231,34 @@ try {
   const gw = `http://127.0.0.1:${ports.get(8080)}`;
   const platform = `http://127.0.0.1:${ports.get(8081)}/_control`;
   const provider = `http://127.0.0.1:${ports.get(8082)}`;
+  const mail = `http://127.0.0.1:${ports.get(1080)}`;
   const api = `${gw}/api/v1`;
+
+  // Liveness and readiness as the images' HEALTHCHECKs ask them (published ports: gateway, mail catcher).
+  for (const base of [gw, mail]) {
+    for (const probe of ['/livez', '/readyz']) {
+      const r = await fetch(`${base}${probe}`);
+      if (r.status !== 200) throw new Error(`${base}${probe}: ${r.status}`);
+    }
+  }
+  say('gateway and mail catcher answer /livez and /readyz');
 
   // The bot linked.
   await eventually('botlink_connected_bots 1', async () => /^botlink_connected_bots(\{[^}]*\})? 1$/m.test(await (await fetch(`${gw}/metrics`)).text()));
   say('bot linked (gateway /metrics botlink_connected_bots 1)');
 
+  // The first operator, made with the backend image's bundled command (as the README's deploy section does it).
+  const backendVars = envOf(services.backend, env);
+  const create = podman(['run', '--rm', '--pod', POD, ...Object.entries({ ...backendVars, OPERATOR_PASSWORD: 'smoke operator password' }).flatMap(([k, v]) => ['-e', `${k}=${v}`]), `localhost/wordgame/backend:${tag}`, 'operator-create', 'smoke', 'viewer,catalog_editor']);
+  if (create.status !== 0) throw new Error(`operator-create: ${create.stderr}`);
+  const operator = await json(`${gw}/_gm/api/session`, { method: 'POST', body: { login: 'smoke', password: 'smoke operator password' } });
+  if (operator.status !== 200 || !operator.body.token) throw new Error(`operator API sign-in: ${operator.status} ${JSON.stringify(operator.body)}`);
+  say('operator made by `backend operator-create` signed in to the operator API');
+
   // A product with both rails, through the operator API.
   const product = await json(`${gw}/_gm/api/catalog/products`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${env.GATEWAY_OPERATOR_TOKEN}` },
+    headers: { authorization: `Bearer ${operator.body.token}` },
     body: { title: 'Smoke chips', atoms: [{ kind: 'chips', quantity: '100' }], prices: [{ method: 'xtr', amount: '50', currency: 'XTR' }, { method: 'provider', amount: '19900', currency: 'RUB' }] },
   });
   if (product.status !== 201) throw new Error(`create product: ${product.status} ${JSON.stringify(product.body)}`);
@@ -224,22 +277,24 @@ try {
   if (tg.status !== 200) throw new Error(`telegram session: ${tg.status} ${JSON.stringify(tg.body)}`);
   const stars = await json(`${api}/user/wallet/orders`, { method: 'POST', headers: bearer(tg.body.token), body: { product_id: productId, rail: 'stars' } });
   if (stars.status !== 201 || !stars.body.invoice_link) throw new Error(`stars order: ${stars.status} ${JSON.stringify(stars.body)}`);
-  const paid = await json(`${platform}/pay`, { method: 'POST', body: { link: stars.body.invoice_link, userId } });
+  const paid = await json(`${platform}/pay`, { method: 'POST', body: { link: stars.body.invoice_link, user_id: userId } });
   if (paid.status !== 200) throw new Error(`pay: ${paid.status} ${JSON.stringify(paid.body)}`);
   await eventually('stars order paid', async () => (await json(`${api}/user/wallet/orders/${stars.body.order_id}`, { headers: bearer(tg.body.token) })).body.state === 'paid');
   const starsChips = await segment(tg.body.token, 'telegram');
   if (starsChips !== '100') throw new Error(`stars purchase credited ${starsChips} chips, expected 100`);
   say('stars purchase credited (100 chips on the telegram segment)');
 
-  // Card: a direct customer confirms the e-mail from the backend's mailbox, pays on the provider's checkout page.
+  // Card: a direct customer confirms the e-mail caught by the mail catcher (backend SMTP), pays on the provider's checkout page.
   const email = 'smoke@example.test';
   const direct = await json(`${api}/session/direct`, { method: 'POST', body: { email, password: 'smoke password 1', mode: 'signup', subtype: 'web' } });
   if (direct.status !== 200) throw new Error(`direct session: ${direct.status} ${JSON.stringify(direct.body)}`);
-  const token = await eventually('confirmation mail', () => {
-    const r = podman(['exec', `${POD}-backend`, 'sh', '-c', 'cat .data/mailbox/* 2>/dev/null']);
-    return /confirm-email\?token=([A-Za-z0-9_%=-]+)/.exec(r.stdout.replace(/=\r?\n/g, ''))?.[1];
+  const token = await eventually('confirmation mail in the mail catcher', async () => {
+    const [latest] = (await json(`${mail}/messages?to=${encodeURIComponent(email)}`)).body.messages ?? [];
+    if (!latest) return undefined;
+    const text = (await json(`${mail}/messages/${latest.id}`)).body.text ?? '';
+    return /confirm-email\?token=([A-Za-z0-9_%=-]+)/.exec(text)?.[1];
   });
-  const confirmed = await json(`${api}/user/profile/confirm-email`, { method: 'POST', body: { token: decodeURIComponent(token.replace(/=3D/g, '=')) } });
+  const confirmed = await json(`${api}/user/profile/confirm-email`, { method: 'POST', body: { token: decodeURIComponent(token) } });
   if (confirmed.status !== 200) throw new Error(`confirm e-mail: ${confirmed.status} ${JSON.stringify(confirmed.body)}`);
   const card = await json(`${api}/user/wallet/orders`, { method: 'POST', headers: bearer(direct.body.token), body: { product_id: productId, rail: 'card' } });
   if (card.status !== 201 || !card.body.confirmation_url) throw new Error(`card order: ${card.status} ${JSON.stringify(card.body)}`);
@@ -257,10 +312,7 @@ try {
   if (cardChips !== '100') throw new Error(`card purchase credited ${cardChips} chips, expected 100`);
   say('card purchase credited (provider checkout -> notification -> 100 chips on the direct segment)');
 
-  // Console: an operator made with the backend image's bundled command, then a sign-in.
-  const backendVars = envOf(services.backend, env);
-  const create = podman(['run', '--rm', '--pod', POD, ...Object.entries({ ...backendVars, OPERATOR_PASSWORD: 'smoke operator password' }).flatMap(([k, v]) => ['-e', `${k}=${v}`]), `localhost/wordgame/backend:${tag}`, 'operator-create', 'smoke', 'viewer']);
-  if (create.status !== 0) throw new Error(`operator-create: ${create.stderr}`);
+  // Console: the same operator signs in through the login form.
   const loginPage = await fetch(`${gw}/_gm/login`);
   const nonce = /gm_login=([^;]+)/.exec(loginPage.headers.get('set-cookie') ?? '')?.[1];
   const signIn = await fetch(`${gw}/_gm/login`, {

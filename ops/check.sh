@@ -12,10 +12,14 @@ done
 promtool check rules prometheus/alerts.yml
 promtool test rules prometheus/alerts.test.yml
 promtool check config prometheus/prometheus.yml
-amtool check-config alertmanager/alertmanager.yml
-# Every bot-link alert reaches the operators' mailbox (labels as alerts.yml sets them).
-for alert in BotDisconnected BotPlatformUnreachable BotRateLimitedSustained BotDeadLetters BotDuplicateUpdateOwners; do
-  amtool config routes test --config.file=alertmanager/alertmanager.yml --verify.receivers=operator-email \
-    "alertname=$alert" component=botlink >/dev/null 2>&1 || { echo "ops/check.sh: $alert does not route to operator-email" >&2; exit 1; }
+# The deploy's config and the dev sandbox's (the mail catcher as smarthost, no TLS) route alike.
+for config in alertmanager/alertmanager.yml alertmanager/alertmanager.dev.yml; do
+  amtool check-config "$config"
+  # Every bot-link alert reaches the operators' mailbox (labels as alerts.yml sets them).
+  for alert in BotDisconnected BotPlatformUnreachable BotRateLimitedSustained BotDeadLetters BotDuplicateUpdateOwners; do
+    amtool config routes test --config.file="$config" --verify.receivers=operator-email \
+      "alertname=$alert" component=botlink >/dev/null 2>&1 || { echo "ops/check.sh: $alert does not route to operator-email in $config" >&2; exit 1; }
+  done
 done
+grep -q '^  smtp_smarthost: mailcatcher:1025$' alertmanager/alertmanager.dev.yml || { echo "ops/check.sh: the dev Alertmanager does not send to the mail catcher" >&2; exit 1; }
 echo "ops/check.sh: ok"

@@ -182,13 +182,17 @@ interface AnyResponse {
   end(body: string): unknown;
 }
 
-/** GET /health: 200 with the status when the database answers, 503 when degraded; else 404. */
+/** GET /livez: 200 while the process serves. GET /readyz (and /health, /healthz): 200 with the status when the database answers, 503 when degraded; else 404. */
 async function health(req: AnyRequest, res: AnyResponse, check: () => ReturnType<typeof checkSystem>): Promise<void> {
   const send = (status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
   };
-  if (req.method !== 'GET' || (req.url !== '/health' && req.url !== '/healthz')) {
+  if (req.method === 'GET' && req.url === '/livez') {
+    send(200, { status: 'ok' });
+    return;
+  }
+  if (req.method !== 'GET' || (req.url !== '/health' && req.url !== '/healthz' && req.url !== '/readyz')) {
     send(404, { error: { code: 'not_found', message: 'no such route' } });
     return;
   }

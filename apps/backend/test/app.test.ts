@@ -85,3 +85,23 @@ describe('backend main', () => {
     expect(problems({ ...TEST_SERVICE_TOKENS })).toBe('');
   });
 });
+
+describe('backend probes', () => {
+  it('answers /livez while the process serves and /readyz only while the database answers, both without a token', async () => {
+    const app = buildBackend(loadBackendConfig({ ...TEST_SERVICE_TOKENS, BACKEND_PORT: '0', PGLITE_DIR: 'memory://', REAPER_INTERVAL_MS: '0', MODERATION_LAPSE_INTERVAL_MS: '0', STAR_REFUND_INTERVAL_MS: '0' }), logger);
+    const { url, db } = await app.start();
+    try {
+      expect((await fetch(`${url}/livez`)).status).toBe(200);
+      const ready = await fetch(`${url}/readyz`);
+      expect(ready.status).toBe(200);
+      expect(await ready.json()).toMatchObject({ status: 'ok', database: 'pglite' });
+      await db.destroy();
+      const notReady = await fetch(`${url}/readyz`);
+      expect(notReady.status).toBe(503);
+      expect(await notReady.json()).toMatchObject({ status: 'degraded' });
+      expect((await fetch(`${url}/livez`)).status).toBe(200);
+    } finally {
+      await app.stop().catch(() => undefined);
+    }
+  });
+});

@@ -5,6 +5,7 @@ import type { Logger } from '@wordgame/logging';
 import type { ResolveEligibility } from './chat/join.js';
 import { commandHandler } from './commands/dispatch.js';
 import type { BotConfig } from './config.js';
+import { createReadiness } from './health/readiness.js';
 import { listenHealth, type HealthServer } from './health/server.js';
 import { LinkClient } from './link/client.js';
 import { createLinkTransport, type LinkTransport } from './link/transport.js';
@@ -66,15 +67,16 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
         if (err instanceof PlatformError && err.status === 401) throw new Error('PLATFORM_BOT_TOKEN was refused by the platform (401)');
         logger.warn({ err }, 'platform not reachable at start; continuing');
       }
-      transport = createLinkTransport({
+      const linkTransport = createLinkTransport({
         url: config.BOTLINK_URL,
         ca: readPem('BOTLINK_TLS_CA', config.BOTLINK_TLS_CA),
         cert: readPem('BOTLINK_TLS_CERT', config.BOTLINK_TLS_CERT),
         key: readPem('BOTLINK_TLS_KEY', config.BOTLINK_TLS_KEY),
         pingIntervalMs: config.BOTLINK_PING_INTERVAL_MS,
       });
+      transport = linkTransport;
       const linkClient = new LinkClient({
-        transport: transport.transport,
+        transport: linkTransport.transport,
         instanceId: config.BOT_INSTANCE_ID,
         ownsUpdates: config.OWNS_UPDATES,
         counters,
@@ -87,6 +89,7 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
         backoff: new Backoff({ initialMs: config.BOTLINK_BACKOFF_INITIAL_MS, maxMs: config.BOTLINK_BACKOFF_MAX_MS }),
         backoffResetAfterMs: config.BOTLINK_BACKOFF_RESET_AFTER_MS,
         healthIntervalMs: config.BOT_HEALTH_INTERVAL_MS,
+        answered: () => linkTransport.answered(),
         logger: logger.child({ part: 'botlink' }),
       });
       link = linkClient;
@@ -156,6 +159,12 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
           linkConnected: link?.connected ?? false,
           platformLastOkUnix: counters.lastOkUnix,
           updateConflicts: poller?.conflicts ?? 0,
+        }), createReadiness({
+          linkConnected: () => link?.connected ?? false,
+          lastOkUnix: () => counters.lastOkUnix,
+          probePlatform: () => platform.call('getMe', {}, { result: meResult }),
+          // Long polls answer at least every BOT_POLL_TIMEOUT_S; allow two of them, and never less than a minute.
+          windowS: Math.max(60, 2 * config.BOT_POLL_TIMEOUT_S),
         }));
         logger.info({ url: health.url }, 'bot health probe listening');
       }

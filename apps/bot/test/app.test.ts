@@ -115,7 +115,25 @@ describe('bot start', () => {
     expect(await res.json()).toMatchObject({ status: 'ok', linkConnected: true, platformLastOkUnix: expect.stringMatching(/^\d+$/) as string });
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(emu.control.calls('getUpdates')).toHaveLength(0);
+    expect((await fetch(`${healthUrl}/livez`)).status).toBe(200);
+    const ready = await fetch(`${healthUrl}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ status: 'ok', linkConnected: true, platformRecent: true });
     await app.stop();
     expect(app.linkConnected).toBe(false);
+  });
+
+  it('is live but not ready while no gateway accepted its link', async () => {
+    const { logger } = captureLogs();
+    const app = buildBot(testConfig(certs, { botlink: 'https://127.0.0.1:1', platform: emu.apiRoot }, { OWNS_UPDATES: 'false', BOT_HEALTH_PORT: '0' }), logger);
+    const { healthUrl } = await app.start();
+    try {
+      expect((await fetch(`${healthUrl}/livez`)).status).toBe(200);
+      const ready = await fetch(`${healthUrl}/readyz`);
+      expect(ready.status).toBe(503);
+      expect(await ready.json()).toMatchObject({ status: 'degraded', linkConnected: false });
+    } finally {
+      await app.stop();
+    }
   });
 });

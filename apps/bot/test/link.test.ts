@@ -43,6 +43,7 @@ function startLink(options: StartOptions = {}): { client: LinkClient; lines: Log
     backoff: new Backoff({ initialMs: 50, maxMs: 200 }),
     backoffResetAfterMs: options.backoffResetAfterMs ?? 60_000,
     healthIntervalMs: options.healthIntervalMs ?? 60_000,
+    answered: () => transport.answered(),
     logger,
   });
   client.start();
@@ -70,13 +71,14 @@ afterAll(() => certs.cleanup());
 
 describe('bot-link client', () => {
   it('opens the stream over mutual TLS with Hello {instance_id, owns_updates} as the first message', async () => {
-    const { client } = startLink();
+    const { client, lines } = startLink();
     const session = await gateway.session(1);
     await waitFor(() => session.received.length > 0, 'hello');
     const first = session.received[0]?.msg;
     expect(first?.case).toBe('hello');
     expect(first?.value).toMatchObject({ instanceId: 'bot-a', ownsUpdates: true });
-    expect(client.connected).toBe(true);
+    await waitFor(() => client.connected, 'gateway accepted the stream');
+    expect(lines.filter((l) => l.msg === 'bot-link stream opened')).toHaveLength(1);
   });
 
   it('acks every one of 500 concurrent commands exactly once through the single sender, with Health interleaved', async () => {
@@ -259,5 +261,7 @@ describe('bot-link client', () => {
     await waitFor(() => delays(lines).length >= 2, 'two failed attempts');
     expect(gateway.sessions).toHaveLength(0);
     expect(client.connected).toBe(false);
+    // Refused at the TLS layer: the stream never opened, and the log never says it did.
+    expect(lines.filter((l) => l.msg === 'bot-link stream opened')).toEqual([]);
   });
 });

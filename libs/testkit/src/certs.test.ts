@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureDevCerts, issueLeaf, makeCa } from './certs.js';
+import { CONTAINER_UID, ensureDevCerts, issueLeaf, makeCa } from './certs.js';
 
 describe('dev certificates', () => {
   let dir: string;
@@ -28,6 +28,24 @@ describe('dev certificates', () => {
     expect(execFileSync('openssl', ['x509', '-in', certs.bot.cert, '-noout', '-ext', 'extendedKeyUsage']).toString()).toContain('TLS Web Client Authentication');
     expect(execFileSync('openssl', ['x509', '-in', certs.gateway.cert, '-noout', '-ext', 'extendedKeyUsage']).toString()).toContain('TLS Web Server Authentication');
     expect(execFileSync('openssl', ['verify', '-CAfile', certs.ca.cert, certs.gateway.cert, certs.bot.cert]).toString()).toMatch(/OK[\s\S]*OK/);
+  });
+
+  it('lays out per-service folders with only that service\'s pair and the CA certificate, readable by the containers\' uid', () => {
+    ensureDevCerts(dir);
+    for (const service of ['gateway', 'bot']) {
+      const folder = join(dir, service);
+      expect(readdirSync(folder).sort()).toEqual(['ca.crt', 'tls.crt', 'tls.key']);
+      expect(readFileSync(join(folder, 'tls.crt'), 'utf8')).toBe(readFileSync(join(dir, `${service}.crt`), 'utf8'));
+      expect(readFileSync(join(folder, 'tls.key'), 'utf8')).toBe(readFileSync(join(dir, `${service}.key`), 'utf8'));
+      expect(readFileSync(join(folder, 'ca.crt'), 'utf8')).toBe(readFileSync(join(dir, 'ca.crt'), 'utf8'));
+      // The CA key is never in a folder a container mounts.
+      expect(readdirSync(folder).some((f) => readFileSync(join(folder, f), 'utf8') === readFileSync(join(dir, 'ca.key'), 'utf8'))).toBe(false);
+      const key = statSync(join(folder, 'tls.key'));
+      const readableByContainer = (key.mode & 0o004) !== 0 || ((key.mode & 0o040) !== 0 && key.gid === CONTAINER_UID) || key.uid === CONTAINER_UID;
+      expect(readableByContainer).toBe(true);
+      expect(key.mode & 0o002).toBe(0);
+    }
+    expect(existsSync(join(dir, 'gateway', 'ca.key'))).toBe(false);
   });
 
   it('is idempotent: a second run touches nothing', () => {

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -89,16 +89,59 @@ export function issueLeaf(dir: string, name: string, ca: CertPair, options: Leaf
 /** Subject CN of the dev bot's client certificate: the dev stack's BOTLINK_ALLOWED_CLIENTS. */
 export const DEV_BOT_CLIENT_NAME = 'bot';
 
+/** The containers' user (every Dockerfile's `USER 10001:10001`): the per-service keys must be readable by it. */
+export const CONTAINER_UID = 10001;
+
+/** One service's mount folder as docker-compose.yml mounts it at /certs. */
+export interface ServiceCertDir {
+  dir: string;
+  cert: string;
+  key: string;
+  ca: string;
+}
+
+/**
+ * Lays out what each container mounts, and nothing more: `<dir>/<service>/{tls.crt,tls.key,ca.crt}`
+ * for the gateway and the bot, so the CA key never enters a container. Certificates are 0644; a key
+ * is 0640 with group CONTAINER_UID when this process may chown (root, as CI runs), else 0644 — a dev
+ * key has to be readable by a container user the host does not know (the deploy section of the
+ * README chowns real keys instead). Rewrites the layout from the flat pairs each time (cheap, idempotent).
+ */
+export function writeServiceCertDirs(dir: string, certs: DevCerts): Record<'gateway' | 'bot', ServiceCertDir> {
+  const asRoot = process.getuid?.() === 0;
+  const layout = (service: 'gateway' | 'bot'): ServiceCertDir => {
+    const target = join(dir, service);
+    mkdirSync(target, { recursive: true, mode: 0o755 });
+    chmodSync(target, 0o755);
+    const out = { dir: target, cert: join(target, 'tls.crt'), key: join(target, 'tls.key'), ca: join(target, 'ca.crt') };
+    copyFileSync(certs[service].cert, out.cert);
+    copyFileSync(certs.ca.cert, out.ca);
+    copyFileSync(certs[service].key, out.key);
+    chmodSync(out.cert, 0o644);
+    chmodSync(out.ca, 0o644);
+    if (asRoot) {
+      chownSync(out.key, 0, CONTAINER_UID);
+      chmodSync(out.key, 0o640);
+    } else chmodSync(out.key, 0o644);
+    return out;
+  };
+  return { gateway: layout('gateway'), bot: layout('bot') };
+}
+
 /**
  * Makes the dev certificate set under `dir` (default `.data/certs`): a CA, the gateway's server
- * certificate (localhost, 127.0.0.1, ::1, gateway) and the bot's client certificate (CN `bot`).
- * Idempotent: when every file is present nothing is touched and `created` is false.
+ * certificate (localhost, 127.0.0.1, ::1, gateway) and the bot's client certificate (CN `bot`),
+ * plus the per-service folders the compose containers mount ({@link writeServiceCertDirs}).
+ * Idempotent: when every pair is present no key is remade and `created` is false.
  */
 export function ensureDevCerts(dir = '.data/certs'): DevCerts & { created: boolean } {
   const names = ['ca', 'gateway', 'bot'] as const;
   const pairs = Object.fromEntries(names.map((n) => [n, { cert: join(dir, `${n}.crt`), key: join(dir, `${n}.key`) }])) as unknown as DevCerts;
   const present = names.every((n) => existsSync(pairs[n].cert) && existsSync(pairs[n].key));
-  if (present) return { ...pairs, created: false };
+  if (present) {
+    writeServiceCertDirs(dir, pairs);
+    return { ...pairs, created: false };
+  }
   const ca = makeCa(dir, 'ca');
   const gateway = issueLeaf(dir, 'gateway', ca, {
     commonName: 'gateway',
@@ -106,5 +149,6 @@ export function ensureDevCerts(dir = '.data/certs'): DevCerts & { created: boole
     altNames: ['DNS:localhost', 'DNS:gateway', 'IP:127.0.0.1', 'IP:::1'],
   });
   const bot = issueLeaf(dir, 'bot', ca, { commonName: DEV_BOT_CLIENT_NAME, usage: 'client' });
+  writeServiceCertDirs(dir, { ca, gateway, bot });
   return { ca, gateway, bot, created: true };
 }

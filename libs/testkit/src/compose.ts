@@ -75,10 +75,11 @@ export function composeProblems(root: string, service: string, knownVars: readon
 const SECRET_VAR = /TOKEN|SECRET|KEY|PASSWORD|SHOPS/;
 
 /**
- * Secrets that the compose file falls back to a fixed value for (`${VAR:-value}` or
- * `${VAR-value}`) in a service outside the `dev` profile: such a default would run a production
- * stack on a publicly known credential. Outside dev, a secret must be required (`${VAR:?message}`)
- * or default to empty (feature off). Returns one problem per offending variable.
+ * Secrets that the compose file fixes in a service outside the `dev` profile — a fallback
+ * (`${VAR:-value}` or `${VAR-value}`), a literal value (`POSTGRES_PASSWORD: wordgame`), or a
+ * password written into a URL (`postgres://user:pass@…`): each would run a production stack on a
+ * publicly known credential. Outside dev, a secret must be required (`${VAR:?message}`) or default
+ * to empty (feature off). Returns one problem per offending variable.
  */
 export function insecureComposeDefaults(root: string): string[] {
   const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8')) as { services?: Record<string, ComposeService> };
@@ -86,6 +87,10 @@ export function insecureComposeDefaults(root: string): string[] {
   for (const [name, svc] of Object.entries(compose.services ?? {})) {
     if (svc.profiles?.includes('dev')) continue;
     for (const [variable, value] of Object.entries(svc.environment ?? {})) {
+      const literal = String(value).replace(/\$\{[^}]*\}/g, '');
+      // A path (BOTLINK_TLS_KEY: /certs/tls.key) names where a secret is, not the secret.
+      if (SECRET_VAR.test(variable) && literal.trim() !== '' && !literal.startsWith('/')) problems.push(`${name}: ${variable} is a fixed secret`);
+      if (/^[a-z][a-z0-9+.-]*:\/\/[^/@:]*:[^@]+@/i.test(String(value)) && /:\/\/[^/@:]*:(?!\$\{)/.test(String(value))) problems.push(`${name}: ${variable} carries a fixed password in its URL`);
       for (const m of String(value).matchAll(/\$\{([A-Z0-9_]+)(:?-)([^}]*)\}/g)) {
         if ((SECRET_VAR.test(variable) || SECRET_VAR.test(m[1] as string)) && (m[3] as string) !== '') problems.push(`${name}: ${variable} falls back to a fixed secret`);
       }

@@ -1,5 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { resolve } from 'node:path';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { insecureComposeDefaults } from '@wordgame/testkit';
 
 const root = resolve(import.meta.dirname, '../../..');
@@ -82,5 +84,37 @@ describe('configuration errors never print secrets', () => {
 describe('docker-compose secrets', () => {
   it('has no fixed fallback for any secret outside the dev profile', () => {
     expect(insecureComposeDefaults(root)).toEqual([]);
+  });
+
+  it('flags a fallback, a literal secret and a password fixed in a URL (as the database once was)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'compose-secrets-'));
+    try {
+      writeFileSync(
+        join(dir, 'docker-compose.yml'),
+        [
+          'services:',
+          '  postgres:',
+          '    environment:',
+          '      POSTGRES_PASSWORD: wordgame',
+          '  backend:',
+          '    environment:',
+          '      DATABASE_URL: postgres://wordgame:wordgame@postgres:5432/wordgame',
+          '      GOOD_URL: postgres://wordgame:${POSTGRES_PASSWORD:?required}@postgres:5432/wordgame',
+          '      BACKEND_SERVICE_TOKEN: ${BACKEND_SERVICE_TOKEN:-dev-token}',
+          '  emulator:',
+          '    profiles: [dev]',
+          '    environment:',
+          '      PLATFORM_BOT_TOKEN: dev-bot-token',
+          '',
+        ].join('\n'),
+      );
+      expect(insecureComposeDefaults(dir)).toEqual([
+        'postgres: POSTGRES_PASSWORD is a fixed secret',
+        'backend: DATABASE_URL carries a fixed password in its URL',
+        'backend: BACKEND_SERVICE_TOKEN falls back to a fixed secret',
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -53,7 +53,7 @@ export interface Stack {
   firstExit: Promise<string>;
 }
 
-/** The dev stack's bot token (the platform emulator's bot; the backend verifies Telegram init data with it). */
+/** The dev stack's platform bot token (the platform emulator's; ops/dev.env's PLATFORM_BOT_TOKEN). */
 export const DEV_BOT_TOKEN = 'dev-bot-token';
 const BOT_TOKEN = DEV_BOT_TOKEN;
 /** Dev-only secrets: the VK app secret the dev stack verifies launch params with, the card shop. */
@@ -107,6 +107,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         PROVIDER_EMULATOR_PORT: String(ports.provider),
         PROVIDER_EMULATOR_SHOPS: `${DEV_SHOP.id}:${DEV_SHOP.secretKey}:test`,
         PROVIDER_EMULATOR_WEBHOOK_URL: `${urls.gateway}${INTAKE_PATH}`,
+        // Beside .data/pglite: the payments the stored orders refer to survive a restart with them.
+        PROVIDER_EMULATOR_STATE_FILE: join(data, 'provider-emulator.json'),
       },
     },
     {

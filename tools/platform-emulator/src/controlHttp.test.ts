@@ -10,6 +10,22 @@ afterAll(() => emu.stop());
 beforeEach(() => emu.control.reset());
 
 describe('control API over HTTP', () => {
+  it('accepts the project\'s snake_case field names (user_id, first_name, chat_id) besides camelCase', async () => {
+    const user = await controlApi<UserView>(emu, 'POST', '/users', { id: 7002, first_name: 'Sn', started: true });
+    expect(user.body.user).toEqual({ id: 7002, is_bot: false, first_name: 'Sn' });
+    const chat = await controlApi<{ id: number }>(emu, 'POST', '/chats', { type: 'supergroup', title: 'S' });
+    const joined = await controlApi<{ member: { status: string } }>(emu, 'POST', '/join', { chat_id: chat.body.id, user_id: 7002 });
+    expect(joined.body.member.status).toBe('member');
+    expect((await controlApi(emu, 'POST', '/messages', { user_id: 7002, text: 'snake' })).status).toBe(200);
+    const messages = await controlApi<unknown[]>(emu, 'GET', '/messages?chat_id=7002&direction=to_bot');
+    expect(messages.body).toHaveLength(1);
+    expect((await controlApi(emu, 'GET', '/star-refunds?user_id=7002')).status).toBe(200);
+    expect((await controlApi(emu, 'GET', '/star-refunds?user_id=x')).status).toBe(400);
+    const twice = await controlApi<{ error: string }>(emu, 'POST', '/messages', { user_id: 7002, userId: 7002, text: 'x' });
+    expect(twice.status).toBe(400);
+    expect(twice.body.error).toContain('userId is given twice');
+  });
+
   it('creates users and chats, joins, injects updates and shows the state', async () => {
     const user = await controlApi<UserView>(emu, 'POST', '/users', { id: 7001, firstName: 'Cy', started: true });
     expect(user).toEqual({

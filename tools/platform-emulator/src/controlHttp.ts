@@ -10,6 +10,27 @@ const id = z.number().int();
 const flags = <K extends string>(keys: readonly K[]) =>
   z.partialRecord(z.enum(keys as unknown as [K, ...K[]]), z.boolean());
 
+/**
+ * Accepts the project's snake_case spelling of a control body's top-level fields (`user_id`,
+ * `first_name`, `chat_id`, …) besides the emulator's camelCase; naming one field both ways is a 400.
+ * Nested values (rights, permissions, raw updates) keep the platform's own keys.
+ */
+export function camelTopLevel(body: unknown): unknown {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(body)) {
+    const camel = key.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
+    if (camel in out) throw new ControlError(400, `${camel} is given twice (${key} and ${camel})`);
+    out[camel] = value;
+  }
+  return out;
+}
+
+/** A query parameter by its camelCase name or its snake_case one (`userId` or `user_id`). */
+function param(url: URL, camel: string): string | null {
+  return url.searchParams.get(camel) ?? url.searchParams.get(camel.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`));
+}
+
 const schemas = {
   user: z.strictObject({
     id: id.positive().optional(),
@@ -69,11 +90,11 @@ type Route = {
 
 const routes: Route[] = [
   { method: 'POST', path: /^\/reset$/, run: (c) => (c.reset(), { ok: true }) },
-  { method: 'POST', path: /^\/users$/, run: async (c, body) => c.createUser(schemas.user.parse(await body())) },
-  { method: 'POST', path: /^\/chats$/, run: async (c, body) => c.createChat(schemas.chat.parse(await body())) },
-  { method: 'POST', path: /^\/members$/, run: async (c, body) => c.setMember(schemas.member.parse(await body())) },
-  { method: 'POST', path: /^\/join$/, run: async (c, body) => c.join(schemas.membership.parse(await body())) },
-  { method: 'POST', path: /^\/leave$/, run: async (c, body) => c.leave(schemas.membership.parse(await body())) },
+  { method: 'POST', path: /^\/users$/, run: async (c, body) => c.createUser(schemas.user.parse(camelTopLevel(await body()))) },
+  { method: 'POST', path: /^\/chats$/, run: async (c, body) => c.createChat(schemas.chat.parse(camelTopLevel(await body()))) },
+  { method: 'POST', path: /^\/members$/, run: async (c, body) => c.setMember(schemas.member.parse(camelTopLevel(await body()))) },
+  { method: 'POST', path: /^\/join$/, run: async (c, body) => c.join(schemas.membership.parse(camelTopLevel(await body()))) },
+  { method: 'POST', path: /^\/leave$/, run: async (c, body) => c.leave(schemas.membership.parse(camelTopLevel(await body()))) },
   {
     method: 'POST',
     path: /^\/updates$/,
@@ -82,13 +103,13 @@ const routes: Route[] = [
   {
     method: 'POST',
     path: /^\/messages$/,
-    run: async (c, body) => c.sendUserMessage(schemas.userMessage.parse(await body())),
+    run: async (c, body) => c.sendUserMessage(schemas.userMessage.parse(camelTopLevel(await body()))),
   },
   {
     method: 'GET',
     path: /^\/messages$/,
     run: (c, _body, url) => {
-      const chatId = url.searchParams.get('chatId');
+      const chatId = param(url, 'chatId');
       const direction = url.searchParams.get('direction');
       return c.messages({
         ...(chatId === null ? {} : { chatId: Number(chatId) }),
@@ -96,10 +117,10 @@ const routes: Route[] = [
       });
     },
   },
-  { method: 'POST', path: /^\/faults$/, run: async (c, body) => c.addFault(schemas.fault.parse(await body())) },
+  { method: 'POST', path: /^\/faults$/, run: async (c, body) => c.addFault(schemas.fault.parse(camelTopLevel(await body()))) },
   { method: 'GET', path: /^\/faults$/, run: (c) => c.faults() },
   { method: 'DELETE', path: /^\/faults$/, run: (c) => (c.clearFaults(), { ok: true }) },
-  { method: 'POST', path: /^\/pay$/, run: async (c, body) => c.pay(schemas.pay.parse(await body())) },
+  { method: 'POST', path: /^\/pay$/, run: async (c, body) => c.pay(schemas.pay.parse(camelTopLevel(await body()))) },
   {
     method: 'GET',
     path: /^\/precheckouts\/([^/]+)$/,
@@ -113,8 +134,8 @@ const routes: Route[] = [
     method: 'GET',
     path: /^\/star-refunds$/,
     run: (c, _body, url) => {
-      const userId = url.searchParams.get('userId');
-      if (userId !== null && !/^\d+$/.test(userId)) throw new ControlError(400, 'userId must be a user id');
+      const userId = param(url, 'userId');
+      if (userId !== null && !/^\d+$/.test(userId)) throw new ControlError(400, 'user_id must be a user id');
       return c.starRefunds(userId === null ? {} : { userId: Number(userId) });
     },
   },

@@ -8,6 +8,8 @@ export const configSchema = z.object({
   PROVIDER_EMULATOR_HOST: env.str().default('127.0.0.1'),
   PROVIDER_EMULATOR_SHOPS: env.secret(z.string()).default('dev-shop:dev-secret:test'),
   PROVIDER_EMULATOR_WEBHOOK_URL: env.url().optional(),
+  /** JSON file keeping payments and refunds across restarts (beside the stack's data); unset = memory only. */
+  PROVIDER_EMULATOR_STATE_FILE: env.str().optional(),
   LOG_LEVEL: env.logLevel(),
 });
 
@@ -17,6 +19,7 @@ export interface EmulatorConfig {
   host: string;
   shops: ShopConfig[];
   webhookUrl: string | undefined;
+  stateFile: string | undefined;
   logLevel: z.infer<typeof configSchema>['LOG_LEVEL'];
 }
 
@@ -41,6 +44,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     host: parsed.PROVIDER_EMULATOR_HOST,
     shops,
     webhookUrl: parsed.PROVIDER_EMULATOR_WEBHOOK_URL,
+    stateFile: parsed.PROVIDER_EMULATOR_STATE_FILE,
     logLevel: parsed.LOG_LEVEL,
   };
 }

@@ -5,6 +5,7 @@ import { IdempotenceStore } from './idempotence.js';
 import { Notifier } from './notifications.js';
 import { RequestLog } from './request-log.js';
 import { startServer } from './server.js';
+import { persistState } from './persist.js';
 import { EmulatorState, type Shop } from './state.js';
 
 export type { ControlPaymentView, ControlRefundView, NotifyRequest, ProviderEmulatorControl } from './control.js';
@@ -54,6 +55,8 @@ export interface ProviderEmulatorOptions {
   feeBasisPoints?: number;
   /** How long a webhook receiver may take to answer (default 5000 ms). */
   notificationTimeoutMs?: number;
+  /** A JSON file that keeps payments and refunds across restarts (see persistState); unset = memory only. */
+  stateFile?: string;
 }
 
 /** A running emulator. */
@@ -73,13 +76,15 @@ export const DEFAULT_SHOP: ShopConfig = { shopId: 'dev-shop', secretKey: 'dev-se
 
 /**
  * Starts an emulator of the YooKassa API v3 subset used for card payments (payments, refunds,
- * notifications) with a control API for tests and the dev stack. Everything is in memory.
+ * notifications) with a control API for tests and the dev stack. Everything is in memory, and
+ * payments and refunds also in `stateFile` when one is given.
  */
 export async function startProviderEmulator(options: ProviderEmulatorOptions = {}): Promise<ProviderEmulator> {
   const shopConfigs = options.shops ?? [DEFAULT_SHOP];
   const shops = toShops(shopConfigs);
   const logger = options.logger ?? createLogger('provider-emulator', 'silent');
   const state = new EmulatorState(shops, options.feeBasisPoints ?? 350);
+  const persisted = options.stateFile === undefined ? undefined : persistState(state, options.stateFile);
   const idempotence = new IdempotenceStore();
   const faults = new FaultTable();
   const requestLog = new RequestLog();
@@ -103,7 +108,15 @@ export async function startProviderEmulator(options: ProviderEmulatorOptions = {
   );
   state.baseUrl = server.url;
   control = createControl({ state, idempotence, notifier, faults, requestLog, releaseHeld: () => server.releaseHeld() });
-  return { url: server.url, apiUrl: `${server.url}/v3`, control, stop: () => server.stop() };
+  return {
+    url: server.url,
+    apiUrl: `${server.url}/v3`,
+    control,
+    stop: async () => {
+      await server.stop();
+      persisted?.stop();
+    },
+  };
 }
 
 function toShops(configs: readonly ShopConfig[]): Shop[] {

@@ -23,6 +23,7 @@ async function main(): Promise<void> {
     shops: config.shops,
     logger,
     ...(config.webhookUrl === undefined ? {} : { webhookUrl: config.webhookUrl }),
+    ...(config.stateFile === undefined ? {} : { stateFile: config.stateFile }),
   });
   logger.info(
     { url: emulator.url, apiUrl: emulator.apiUrl, shops: config.shops.map((s) => s.shopId) },

@@ -7,12 +7,24 @@ export interface HealthServer {
   close(): Promise<void>;
 }
 
-/** Serves GET /health with `report()` as JSON: 200 when `report().status` is ok, 503 otherwise. */
-export async function listenHealth(host: string, port: number, report: () => { status: 'ok' | 'degraded' } & Record<string, unknown>): Promise<HealthServer> {
+type Report = { status: 'ok' | 'degraded' } & Record<string, unknown>;
+
+/**
+ * Serves GET /health with `report()` as JSON, GET /livez (the process answers) and GET /readyz
+ * with `ready()`: 200 when the status is ok, 503 otherwise; 404 for anything else.
+ */
+export async function listenHealth(host: string, port: number, report: () => Report, ready: () => Promise<Report>): Promise<HealthServer> {
+  const answer = async (req: http.IncomingMessage): Promise<Report | undefined> => {
+    if (req.method !== 'GET') return undefined;
+    if (req.url === '/livez') return { status: 'ok' };
+    if (req.url === '/readyz') return ready();
+    return req.url === '/health' ? report() : undefined;
+  };
   const server = http.createServer((req, res) => {
-    const body = req.method === 'GET' && req.url === '/health' ? report() : undefined;
-    res.writeHead(body ? (body.status === 'ok' ? 200 : 503) : 404, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(body ?? { error: { code: 'not_found', message: 'no such route' } }, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
+    void answer(req).then((body) => {
+      res.writeHead(body ? (body.status === 'ok' ? 200 : 503) : 404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body ?? { error: { code: 'not_found', message: 'no such route' } }, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
+    });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -28,6 +28,12 @@ export interface LinkClientOptions {
   backoff: Backoff;
   backoffResetAfterMs: number;
   healthIntervalMs: number;
+  /**
+   * Whether the gateway answered on the stream's connection (LinkTransport.answered). The gateway
+   * sends no response headers until its first command, so this is how the bot learns that the
+   * stream was accepted; without it only response headers count.
+   */
+  answered?: () => Promise<boolean>;
   logger: Logger;
 }
 
@@ -52,15 +58,16 @@ export class LinkClient {
   private running: Promise<void> | undefined;
   private call: AbortController | undefined;
   private sender: LinkSender | undefined;
+  private accepted = false;
   private streams = 0;
 
   constructor(private readonly options: LinkClientOptions) {
     this.rpc = createClient(botlink.BotLink, options.transport);
   }
 
-  /** True while a Link stream is open. */
+  /** True while a Link stream is open: the gateway answered its headers (it accepted the stream). */
   get connected(): boolean {
-    return this.sender !== undefined;
+    return this.accepted;
   }
 
   /** How many Link streams were opened so far. */
@@ -113,13 +120,22 @@ export class LinkClient {
     this.sender = sender;
     this.call = call;
     this.streams += 1;
-    const responses = this.rpc.link(sender.requests, { signal: call.signal });
-    void sender.send({ case: 'hello', value: create(botlink.HelloSchema, { instanceId, ownsUpdates }) });
+    // The stream counts as open only once the gateway accepted it (response headers, or an answer
+    // on its connection after the stream went out): a refused client certificate or a refusal
+    // status never gets there, so the log never says "opened" for a stream that was not.
+    const accept = (): void => {
+      if (this.sender !== sender || call.signal.aborted || this.accepted) return;
+      this.accepted = true;
+      logger.info({ instanceId, ownsUpdates }, 'bot-link stream opened');
+    };
+    const responses = this.rpc.link(sender.requests, { signal: call.signal, onHeader: accept });
+    void sender.send({ case: 'hello', value: create(botlink.HelloSchema, { instanceId, ownsUpdates }) }).then(async (written) => {
+      if (written && (await this.options.answered?.())) accept();
+    });
     const health = setInterval(() => {
       const deltas = counters.take();
       void sender.send({ case: 'health', value: create(botlink.HealthSchema, deltas) });
     }, this.options.healthIntervalMs);
-    logger.info({ instanceId, ownsUpdates }, 'bot-link stream opened');
     try {
       for await (const message of responses) {
         if (message.command) this.dispatch(message.command, sender);
@@ -127,7 +143,10 @@ export class LinkClient {
     } finally {
       clearInterval(health);
       sender.close();
-      if (this.sender === sender) this.sender = undefined;
+      if (this.sender === sender) {
+        this.sender = undefined;
+        this.accepted = false;
+      }
     }
   }
 

@@ -50,6 +50,23 @@ export class LinkSession implements SessionManager {
     }
   }
 
+  /**
+   * Resolves true once the gateway has answered a PING on the current connection: its HTTP/2
+   * layer exists only after it accepted the bot's client certificate, and a stream it refuses by
+   * identity is answered before it reads a later PING. False when there is no live connection.
+   */
+  answered(): Promise<boolean> {
+    const session = this.session;
+    if (!session || session.closed || session.destroyed) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      try {
+        session.ping((err) => setImmediate(() => resolve(err === null && !session.destroyed)));
+      } catch {
+        resolve(false);
+      }
+    });
+  }
+
   notifyResponseByteRead(): void {
     // Liveness comes from PINGs; reads need no bookkeeping here.
   }

@@ -19,6 +19,8 @@ export interface LinkTransport {
   transport: Transport;
   /** Closes the HTTP/2 connection and every stream on it. */
   close(): void;
+  /** True once the gateway answered on the current connection (see LinkSession.answered). */
+  answered(): Promise<boolean>;
 }
 
 /**
@@ -29,5 +31,5 @@ export interface LinkTransport {
 export function createLinkTransport(options: LinkTransportOptions): LinkTransport {
   const sessionManager = new LinkSession(options);
   const transport = createGrpcTransport({ baseUrl: options.url, sessionManager });
-  return { transport, close: () => sessionManager.close() };
+  return { transport, close: () => sessionManager.close(), answered: () => sessionManager.answered() };
 }

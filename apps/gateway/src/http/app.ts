@@ -32,9 +32,10 @@ export interface HttpDeps {
 export const JSON_BODY_LIMIT = '64kb';
 
 /**
- * The gateway's public HTTP edge: `/health` (200 only when the backend answers ok), the wallet page
- * at `/wallet` (static, strict CSP), the REST operations of `/api/v1` and the catalog editor under
- * `/_gm/api`, and JSON errors for everything else (`/metrics` is not here: it has its own listener).
+ * The gateway's public HTTP edge: `/livez` (the process serves), `/readyz` and `/health` (200 only
+ * when the backend answers ok to a call carrying the service token), the wallet page at `/wallet`
+ * (static, strict CSP), the REST operations of `/api/v1` and the catalog editor under `/_gm/api`,
+ * and JSON errors for everything else (`/metrics` is not here: it has its own listener).
  * Every response carries `x-request-id`; every request gets `req.clientAddress`; bigints in JSON
  * bodies are written as decimal strings.
  */
@@ -47,7 +48,11 @@ export function createHttpApp({ logger, registry, backend, sessionCacheMs = 5_00
   app.set('json replacer', bigintAsString);
   app.use(requestContext(app, logger));
 
-  app.get('/health', async (req, res) => {
+  app.get('/livez', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+
+  app.get(['/readyz', '/health'], async (req, res) => {
     try {
       const status = await checkBackend(backend);
       res.status(status.status === 'ok' ? 200 : 503).json({ status: status.status === 'ok' ? 'ok' : 'degraded', backend: status });
