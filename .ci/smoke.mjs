@@ -242,10 +242,18 @@ try {
     }
   }
   say('gateway and mail catcher answer /livez and /readyz');
+  const wallet = await fetch(`${gw}/wallet`);
+  if (wallet.status !== 200 || !(wallet.headers.get('content-security-policy') ?? '').includes("default-src 'self'")) throw new Error(`/wallet: ${wallet.status}, csp ${wallet.headers.get('content-security-policy')}`);
+  say('the gateway image serves the wallet page (/wallet, strict CSP)');
 
   // The bot linked.
-  await eventually('botlink_connected_bots 1', async () => /^botlink_connected_bots(\{[^}]*\})? 1$/m.test(await (await fetch(`${gw}/metrics`)).text()));
-  say('bot linked (gateway /metrics botlink_connected_bots 1)');
+  // /metrics has its own port (GATEWAY_METRICS_PORT), reachable inside the pod only, as in compose.
+  const metricsPort = envOf(services.gateway, env).GATEWAY_METRICS_PORT ?? '9464';
+  const metrics = () =>
+    podman(['exec', `${POD}-gateway`, 'node', '-e', `fetch('http://127.0.0.1:${metricsPort}/metrics').then((r) => r.text()).then((t) => process.stdout.write(t))`]).stdout;
+  if ((await fetch(`${gw}/metrics`)).status !== 404) throw new Error('the public port serves /metrics');
+  await eventually('botlink_connected_bots 1', async () => /^botlink_connected_bots(\{[^}]*\})? 1$/m.test(metrics()));
+  say(`bot linked (gateway metrics port ${metricsPort}: botlink_connected_bots 1; the public port answers 404 for /metrics)`);
 
   // The first operator, made with the backend image's bundled command (as the README's deploy section does it).
   const backendVars = envOf(services.backend, env);
