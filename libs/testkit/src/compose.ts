@@ -79,13 +79,25 @@ const SECRET_VAR = /TOKEN|SECRET|KEY|PASSWORD|SHOPS/;
  * (`${VAR:-value}` or `${VAR-value}`), a literal value (`POSTGRES_PASSWORD: wordgame`), or a
  * password written into a URL (`postgres://user:pass@…`): each would run a production stack on a
  * publicly known credential. Outside dev, a secret must be required (`${VAR:?message}`) or default
- * to empty (feature off). Returns one problem per offending variable.
+ * to empty (feature off). Nor may a variable default to a service that runs only in the `dev`
+ * profile (an emulator or the mail catcher): a plain `up` would talk to nothing. Returns one
+ * problem per offending variable.
  */
 export function insecureComposeDefaults(root: string): string[] {
   const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8')) as { services?: Record<string, ComposeService> };
   const problems: string[] = [];
+  const devOnly = Object.entries(compose.services ?? {})
+    .filter(([, svc]) => svc.profiles?.includes('dev'))
+    .map(([name]) => name);
   for (const [name, svc] of Object.entries(compose.services ?? {})) {
     if (svc.profiles?.includes('dev')) continue;
+    for (const [variable, value] of Object.entries(svc.environment ?? {})) {
+      // What the variable becomes with nothing set: a literal, or a `${VAR:-default}` default.
+      const unset = String(value).replace(/\$\{[A-Z0-9_]+(?::?-([^}]*)|:?\?[^}]*)?\}/g, (_m, fallback: string | undefined) => fallback ?? '');
+      for (const dev of devOnly) {
+        if (new RegExp(`(^|[/@.:\\s])${dev}([:/.]|$)`).test(unset)) problems.push(`${name}: ${variable} points at ${dev}, which runs only in the dev profile`);
+      }
+    }
     for (const [variable, value] of Object.entries(svc.environment ?? {})) {
       const literal = String(value).replace(/\$\{[^}]*\}/g, '');
       // A path (BOTLINK_TLS_KEY: /certs/tls.key) names where a secret is, not the secret.

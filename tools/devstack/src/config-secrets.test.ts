@@ -86,7 +86,7 @@ describe('docker-compose secrets', () => {
     expect(insecureComposeDefaults(root)).toEqual([]);
   });
 
-  it('flags a fallback, a literal secret and a password fixed in a URL (as the database once was)', () => {
+  it('flags a fallback, a literal secret, a password fixed in a URL (as the database once was) and a default pointing at a dev-only service (as the platform URL once did)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'compose-secrets-'));
     try {
       writeFileSync(
@@ -101,6 +101,8 @@ describe('docker-compose secrets', () => {
           '      DATABASE_URL: postgres://wordgame:wordgame@postgres:5432/wordgame',
           '      GOOD_URL: postgres://wordgame:${POSTGRES_PASSWORD:?required}@postgres:5432/wordgame',
           '      BACKEND_SERVICE_TOKEN: ${BACKEND_SERVICE_TOKEN:-dev-token}',
+          '      PLATFORM_API_ROOT: ${PLATFORM_API_ROOT:-http://emulator:8081}',
+          '      SMTP_URL: "${SMTP_URL:?required (dev: smtp://emulator:1025)}"',
           '  emulator:',
           '    profiles: [dev]',
           '    environment:',
@@ -110,6 +112,7 @@ describe('docker-compose secrets', () => {
       );
       expect(insecureComposeDefaults(dir)).toEqual([
         'postgres: POSTGRES_PASSWORD is a fixed secret',
+        'backend: PLATFORM_API_ROOT points at emulator, which runs only in the dev profile',
         'backend: DATABASE_URL carries a fixed password in its URL',
         'backend: BACKEND_SERVICE_TOKEN falls back to a fixed secret',
       ]);
