@@ -135,6 +135,14 @@ describe('stars rail: one live approval per order, unmatched stars returned, con
       expect(refundCommands().length).toBe(sent);
     });
 
+    it('hands a payment forwarded without a valid payer id to an operator at once, sending nothing', async () => {
+      const sent = refundCommands().length;
+      expect(await forward(intake, 'garbage-84101', 'charge-84101', 9n, 0n)).toBe(false);
+      await refunder.runDue();
+      expect(await unmatched('charge-84101')).toMatchObject({ refund_status: 'failed', refund_error: 'no valid payer id was forwarded with this payment' });
+      expect(refundCommands().length).toBe(sent);
+    });
+
     it('keeps retrying on no bot, a link lost, a 429 or a platform 5xx', async () => {
       const answers: ReturnType<Responder>[] = [
         { outcome: gatewayApi.Outcome.NO_BOT },

@@ -211,6 +211,8 @@ describe('console access control, CSRF and return paths', () => {
     expect(failed.text).not.toContain('ch-refunded');
     expect((await call(url('/_gm/unmatched?status=bogus'), { cookie: sessions['viewer'] ?? '' })).status).toBe(400);
     expect((await call(url('/_gm/unmatched?before=-1'), { cookie: sessions['viewer'] ?? '' })).status).toBe(400);
+    expect((await call(url('/_gm/unmatched?before=9223372036854775808'), { cookie: sessions['viewer'] ?? '' })).status).toBe(400);
+    expect((await call(url('/_gm/unmatched?before=9223372036854775807'), { cookie: sessions['viewer'] ?? '' })).status).toBe(200);
   });
 
   it('offers to start a new refund after the provider canceled one, and the new one is recorded once', async () => {

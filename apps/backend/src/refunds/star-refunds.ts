@@ -75,7 +75,11 @@ export function createStarRefunder(deps: PaymentDeps, options: StarRefunderOptio
 
   async function refundOne(row: Claimed, report: StarRefundReport): Promise<void> {
     const log = { chargeId: row.platform_charge_id, orderRef: row.order_ref.slice(0, 64), attempt: row.refund_attempts };
-    const verdict = starRefundVerdict(await deps.bot.refundStarPayment(row.platform_user_id, row.platform_charge_id), ALREADY_REFUNDED);
+    // A payer id the platform never issues can only be refused, on every attempt: an operator's case at once.
+    const verdict =
+      row.platform_user_id <= 0n
+        ? ({ kind: 'refused', error: 'no valid payer id was forwarded with this payment' } as const)
+        : starRefundVerdict(await deps.bot.refundStarPayment(row.platform_user_id, row.platform_charge_id), ALREADY_REFUNDED);
     const now = deps.now();
     const pending = deps.db.updateTable('unmatched_payments').where('id', '=', row.id).where('refund_status', '=', 'pending');
     if (verdict.kind === 'refunded') {

@@ -5,6 +5,7 @@ import { html } from '../html.js';
 import { page, send, sendError } from '../layout.js';
 
 const PAGE_SIZE = 50;
+const INT64_MAX = 9_223_372_036_854_775_807n;
 const STATUSES = ['', 'pending', 'refunded', 'failed'] as const;
 
 interface Row {
@@ -64,7 +65,7 @@ export function unmatchedPage(client: ConsoleClient) {
     if (!operator) return;
     const status = typeof req.query['status'] === 'string' ? req.query['status'] : '';
     const beforeRaw = typeof req.query['before'] === 'string' ? req.query['before'] : '';
-    if (!(STATUSES as readonly string[]).includes(status) || (beforeRaw !== '' && !/^[1-9][0-9]{0,18}$/.test(beforeRaw))) {
+    if (!(STATUSES as readonly string[]).includes(status) || (beforeRaw !== '' && (!/^[1-9][0-9]{0,18}$/.test(beforeRaw) || BigInt(beforeRaw) > INT64_MAX))) {
       sendError(res, 400, 'Unmatched stars payments', 'Unknown status or malformed page position.', operator);
       return;
     }
