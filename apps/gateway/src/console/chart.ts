@@ -15,7 +15,7 @@ const PLOT_H = 140;
 const LEFT = 96;
 const TOP = 16;
 const BOTTOM = 34;
-const W = LEFT + PLOT_W + 8;
+const W = LEFT + PLOT_W + 40;
 const H = TOP + PLOT_H + BOTTOM;
 /** Least room a date label needs, and a bar needs to carry its value as text. */
 const DATE_LABEL_PX = 84;
