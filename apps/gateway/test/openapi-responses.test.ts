@@ -113,7 +113,7 @@ describe('real answers match the API document (gateway -> backend -> PostgreSQL)
     while (!frame.includes('\n\n')) {
       const chunk = await reader?.read();
       if (!chunk || chunk.done) break;
-      frame += new TextDecoder().decode(chunk.value);
+      frame += new TextDecoder().decode(chunk.value as Uint8Array);
     }
     await reader?.cancel();
     const data = JSON.parse(/^data: (.*)$/m.exec(frame)?.[1] ?? 'null') as unknown;
