@@ -45,6 +45,13 @@ describe('the committed API document (apps/gateway/openapi.json)', () => {
     expect(validator.version).toBe('3.1');
   });
 
+  it('resolves every $ref inside the document', () => {
+    const schemas = (committed['components'] as { schemas: Obj }).schemas;
+    const refs = [...JSON.stringify(committed).matchAll(/"\$ref":"([^"]*)"/g)].map((m) => m[1] ?? '');
+    expect(refs.length).toBeGreaterThan(50);
+    for (const ref of new Set(refs)) expect([ref, ref.startsWith('#/components/schemas/') && Object.hasOwn(schemas, ref.slice(21))]).toEqual([ref, true]);
+  });
+
   it('lists every route the API router mounts, and nothing it does not', () => {
     const router = createApiRouter({
       backend,

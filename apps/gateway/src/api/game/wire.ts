@@ -41,7 +41,8 @@ export const gameWire = z
     state: stateWire,
     words: z.array(z.string()),
   })
-  .strict() satisfies z.ZodType<Wire<GameJson>>;
+  .strict()
+  .meta({ title: 'Game' }) satisfies z.ZodType<Wire<GameJson>>;
 
 /** A hint: a valid next word, where it came from, and the daily allowance left. */
 export const hintWire = z
@@ -53,7 +54,8 @@ export const hintWire = z
     allowance_left: z.int(),
     state: stateWire,
   })
-  .strict() satisfies z.ZodType<Wire<ReturnType<typeof readHint>>>;
+  .strict()
+  .meta({ title: 'Hint' }) satisfies z.ZodType<Wire<ReturnType<typeof readHint>>>;
 
 /** The `data` of one server-sent event of the game's live stream (its `event:` is `kind`). */
 export const gameEventWire = z
@@ -65,4 +67,5 @@ export const gameEventWire = z
     state: stateWire.optional(),
     seats: z.array(seatWire).optional(),
   })
-  .strict() satisfies z.ZodType<Wire<GameEventJson>>;
+  .strict()
+  .meta({ title: 'GameEvent' }) satisfies z.ZodType<Wire<GameEventJson>>;

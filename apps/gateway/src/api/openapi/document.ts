@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { DocumentedRoute } from '../doc.js';
-import { errorResponses } from './errors.js';
+import { ERROR_SCHEMA, errorResponses } from './errors.js';
 import { jsonSchemaOf, templatePath, type Json, type JsonObject } from './json-schema.js';
 
 /** Where the gateway serves the document. */
@@ -37,7 +37,21 @@ const IDEMPOTENCY_KEY: JsonObject = {
   schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,128}$' },
 };
 
-function operationOf(route: DocumentedRoute, operationId: string): JsonObject {
+/**
+ * A response body's schema: one with a title (a named wire schema) goes to components.schemas once
+ * and is referenced, so a shape shared by several routes is written once.
+ */
+function bodySchema(schema: z.ZodType, components: JsonObject): JsonObject {
+  const json = jsonSchemaOf(schema, 'output');
+  const title = json['title'];
+  if (typeof title !== 'string') return json;
+  const known = components[title];
+  if (known !== undefined && JSON.stringify(known) !== JSON.stringify(json)) throw new Error(`two different response schemas are titled ${title}`);
+  components[title] = json;
+  return { $ref: `#/components/schemas/${title}` };
+}
+
+function operationOf(route: DocumentedRoute, operationId: string, components: JsonObject): JsonObject {
   const { doc } = route;
   const parameters = [...parametersOf(doc.params, 'path'), ...parametersOf(doc.query, 'query'), ...(doc.idempotencyKey === true ? [IDEMPOTENCY_KEY] : [])];
   const operation: JsonObject = { operationId, 'x-operation': route.name, 'x-auth': route.auth, tags: [doc.tag], summary: doc.summary };
@@ -54,8 +68,8 @@ function operationOf(route: DocumentedRoute, operationId: string): JsonObject {
     const mediaType = doc.success.mediaType ?? 'application/json';
     success['content'] =
       mediaType === 'text/event-stream'
-        ? { [mediaType]: { schema: { type: 'string' }, 'x-event-data': jsonSchemaOf(doc.success.body, 'output') } }
-        : { [mediaType]: { schema: jsonSchemaOf(doc.success.body, 'output') } };
+        ? { [mediaType]: { schema: { type: 'string' }, 'x-event-data': bodySchema(doc.success.body, components) } }
+        : { [mediaType]: { schema: bodySchema(doc.success.body, components) } };
   }
   operation['responses'] = { [String(doc.success.status)]: success, ...errorResponses(route) };
   return operation;
@@ -73,11 +87,12 @@ export function apiDocument(routes: readonly DocumentedRoute[]): JsonObject {
   for (const r of routes) names.set(r.name, (names.get(r.name) ?? 0) + 1);
   const paths: JsonObject = {};
   const tags: string[] = [];
+  const schemas: JsonObject = { Error: ERROR_SCHEMA };
   for (const route of routes) {
     const path = templatePath(route.path);
     const item = (paths[path] ?? {}) as JsonObject;
     const operationId = (names.get(route.name) ?? 0) > 1 ? `${route.name}.${route.method}` : route.name;
-    item[route.method] = operationOf(route, operationId);
+    item[route.method] = operationOf(route, operationId, schemas);
     paths[path] = item;
     if (!tags.includes(route.doc.tag)) tags.push(route.doc.tag);
   }
@@ -91,6 +106,6 @@ export function apiDocument(routes: readonly DocumentedRoute[]): JsonObject {
     },
     tags: tags.map((name) => ({ name })),
     paths,
-    components: { securitySchemes: SECURITY_SCHEMES },
+    components: { schemas, securitySchemes: SECURITY_SCHEMES },
   };
 }

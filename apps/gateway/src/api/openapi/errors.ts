@@ -32,21 +32,24 @@ export function errorCodesOf(route: DocumentedRoute): ErrorCode[] {
   return [...codes];
 }
 
-/** The error body of one status: `{error:{code,message}}` with the codes this route answers with it. */
-function errorBodySchema(codes: readonly ErrorCode[]): JsonObject {
-  return {
-    type: 'object',
-    required: ['error'],
-    additionalProperties: false,
-    properties: {
-      error: {
-        type: 'object',
-        required: ['code', 'message'],
-        additionalProperties: false,
-        properties: { code: { type: 'string', enum: [...codes] }, message: { type: 'string' } },
-      },
+/** The one error body of the edge (components.schemas.Error): `{error:{code,message}}`. */
+export const ERROR_SCHEMA: JsonObject = {
+  type: 'object',
+  required: ['error'],
+  additionalProperties: false,
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message'],
+      additionalProperties: false,
+      properties: { code: { type: 'string', enum: Object.keys(ERROR_CODES) }, message: { type: 'string' } },
     },
-  };
+  },
+};
+
+/** The error body of one status, its code narrowed to the codes this route answers with it. */
+function errorBodySchema(codes: readonly ErrorCode[]): JsonObject {
+  return { allOf: [{ $ref: '#/components/schemas/Error' }], properties: { error: { properties: { code: { enum: [...codes] } } } } };
 }
 
 const RETRY_AFTER: JsonObject = {

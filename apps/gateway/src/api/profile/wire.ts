@@ -15,7 +15,8 @@ export const profileWire = z
     sign_in_providers: z.array(z.string()),
     linked_platforms: z.array(z.string()),
   })
-  .strict() satisfies z.ZodType<Wire<ProfileJson>>;
+  .strict()
+  .meta({ title: 'Profile' }) satisfies z.ZodType<Wire<ProfileJson>>;
 
 /** A confirmed e-mail and the account it now belongs to. */
-export const emailConfirmedWire = z.object({ account_id: bigintString, email: z.string() }).strict();
+export const emailConfirmedWire = z.object({ account_id: bigintString, email: z.string() }).strict().meta({ title: 'EmailConfirmed' });

@@ -9,4 +9,5 @@ export const platformWire = z.object({ kind: z.enum(PLATFORM_KINDS).nullable(), 
 /** What a session endpoint answers: the bearer token for every other call. */
 export const sessionGrantWire = z
   .object({ token: z.string(), expires_at: isoTime, platform: platformWire, account_id: bigintString, account_created: z.boolean() })
-  .strict() satisfies z.ZodType<Wire<SessionGrantJson>>;
+  .strict()
+  .meta({ title: 'SessionGrant' }) satisfies z.ZodType<Wire<SessionGrantJson>>;

@@ -20,7 +20,8 @@ export const walletWire = z
     frozen: z.boolean(),
     trusted: z.boolean(),
   })
-  .strict() satisfies z.ZodType<Wire<WalletJson>>;
+  .strict()
+  .meta({ title: 'Wallet' }) satisfies z.ZodType<Wire<WalletJson>>;
 
 /** The catalog as offered in the caller's context. */
 export const catalogWire = z
@@ -32,7 +33,8 @@ export const catalogWire = z
     frozen: z.boolean(),
     trusted: z.boolean(),
   })
-  .strict() satisfies z.ZodType<Wire<CatalogJson>>;
+  .strict()
+  .meta({ title: 'Catalog' }) satisfies z.ZodType<Wire<CatalogJson>>;
 
 /** A chip purchase; `replayed` marks the stored first answer of a repeated Idempotency-Key. */
 export const purchaseWire = z
@@ -44,4 +46,5 @@ export const purchaseWire = z
     wallet: walletWire.nullable(),
     replayed: z.boolean(),
   })
-  .strict() satisfies z.ZodType<Wire<PurchaseJson>>;
+  .strict()
+  .meta({ title: 'Purchase' }) satisfies z.ZodType<Wire<PurchaseJson>>;
