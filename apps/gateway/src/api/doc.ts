@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { AuthRequirement } from '../auth/middleware.js';
-import type { ErrorCode } from '../http/error-codes.js';
+import type { DocErrorCode } from './openapi/error-table.js';
 
 /** The success answer of a route: its status and, unless empty, its body's wire schema and media type. */
 export interface SuccessDoc {
@@ -32,7 +32,7 @@ export interface OperationDoc {
   /** The route reads an optional `Idempotency-Key` header. */
   idempotencyKey?: boolean;
   success: SuccessDoc;
-  errors: readonly ErrorCode[];
+  errors: readonly DocErrorCode[];
   /** The route does not call the backend (no `backend_unavailable`). */
   local?: boolean;
 }

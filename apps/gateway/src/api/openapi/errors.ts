@@ -1,5 +1,5 @@
-import { ERROR_CODES, statusOf, type ErrorCode } from '../../http/error-codes.js';
 import type { DocumentedRoute } from '../doc.js';
+import { ALL_ERROR_CODES, errorMessage, errorStatus, type DocErrorCode as ErrorCode } from './error-table.js';
 import type { JsonObject } from './json-schema.js';
 
 const AUTH_ERRORS: Record<DocumentedRoute['auth'], readonly ErrorCode[]> = {
@@ -42,7 +42,7 @@ export const ERROR_SCHEMA: JsonObject = {
       type: 'object',
       required: ['code', 'message'],
       additionalProperties: false,
-      properties: { code: { type: 'string', enum: Object.keys(ERROR_CODES) }, message: { type: 'string' } },
+      properties: { code: { type: 'string', enum: ALL_ERROR_CODES }, message: { type: 'string' } },
     },
   },
 };
@@ -59,12 +59,12 @@ const RETRY_AFTER: JsonObject = {
 /** The error responses of a route, by status, each naming its codes and their default messages. */
 export function errorResponses(route: DocumentedRoute): JsonObject {
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of errorCodesOf(route)) byStatus.set(statusOf(code), [...(byStatus.get(statusOf(code)) ?? []), code]);
+  for (const code of errorCodesOf(route)) byStatus.set(errorStatus(code), [...(byStatus.get(errorStatus(code)) ?? []), code]);
   const out: JsonObject = {};
   for (const status of [...byStatus.keys()].sort((a, b) => a - b)) {
     const codes = byStatus.get(status) ?? [];
     const response: JsonObject = {
-      description: codes.map((c) => `\`${c}\`: ${ERROR_CODES[c][1]}`).join('; '),
+      description: codes.map((c) => `\`${c}\`: ${errorMessage(c)}`).join('; '),
       content: { 'application/json': { schema: errorBodySchema(codes) } },
     };
     if (codes.includes('rate_limited') || codes.includes('hint_locked')) response['headers'] = RETRY_AFTER;
