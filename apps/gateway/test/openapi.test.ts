@@ -1,10 +1,7 @@
 import { readFileSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Registry } from 'prom-client';
-import { createLogger } from '@wordgame/logging';
 import { mountedRoutes } from '../src/api/mount.js';
 import { generateDocument, OPENAPI_FILE, renderDocument } from '../src/api/openapi/generate.js';
 import { templatePath } from '../src/api/openapi/json-schema.js';
@@ -14,8 +11,8 @@ import { createApiRouter, documentedRoutes, operationTable } from '../src/api/ro
 import { backendSessionResolver } from '../src/auth/resolver.js';
 import { SessionCache } from '../src/auth/session-cache.js';
 import { createBackendClients, type BackendClients } from '../src/backend/client.js';
-import { createHttpApp } from '../src/http/app.js';
 import { createApiMetrics } from '../src/http/metrics.js';
+import { startEdge, type Edge } from './support/edge.js';
 
 type Obj = Record<string, unknown>;
 const committedPath = resolve(import.meta.dirname, '../../..', OPENAPI_FILE);
@@ -120,18 +117,15 @@ describe('the committed API document (apps/gateway/openapi.json)', () => {
 });
 
 describe('GET /api/v1/openapi.json', () => {
-  let server: Server;
-  let base: string;
+  let edge: Edge;
   beforeAll(async () => {
-    const app = createHttpApp({ logger: createLogger('openapi-test', 'silent'), registry: new Registry(), backend });
-    server = app.listen(0, '127.0.0.1');
-    await new Promise((r) => server.once('listening', r));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    // The real HTTP edge; its backend address has no listener, and this route never calls it.
+    edge = await startEdge('http://127.0.0.1:9');
   });
-  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+  afterAll(() => edge.close());
 
   it('serves the committed document without authentication', async () => {
-    const res = await fetch(`${base}${OPENAPI_PATH}`);
+    const res = await fetch(`${edge.url}${OPENAPI_PATH}`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     expect(await res.json()).toEqual(committed);
