@@ -81,6 +81,14 @@ describe('operator console in headless Chromium (gateway + backend + bot + emula
     expect(totals).toEqual({ CHIPS: sums?.chips, RUB: sums?.rub });
     expect(await page.getAttribute('#matched', 'data-matched')).toBe(sums?.n);
     expect(await page.$$eval('svg[data-chart]', (s: El[]) => s.map((e) => e.getAttribute('data-chart')))).toEqual(['CHIPS', 'RUB']);
+    // The charts say what they show: a summary as the accessible name, a title per day, dated axis; the page is kept for a look.
+    expect(await page.$$eval('svg[data-chart]', (s: El[]) => s.map((e) => e.getAttribute('aria-label') ?? ''))).toEqual([
+      expect.stringMatching(/^Daily totals in CHIPS, \d{4}-\d{2}-\d{2} to \d{4}-\d{2}-\d{2} \(UTC\): total -?\d+ CHIPS/),
+      expect.stringMatching(/^Daily totals in RUB, /),
+    ]);
+    expect(await page.locator('svg[data-chart=CHIPS] g.bar > title').count()).toBe(30);
+    expect(await page.locator('svg[data-chart=CHIPS] .tick-date').count()).toBeGreaterThanOrEqual(2);
+    await page.screenshot({ path: `${import.meta.dirname}/../../../.reports/console-ledger.png`, fullPage: true });
 
     const expected = (await stack.db.query<{ id: string }>(`select id::text from ledger_operations where ${filterSql} order by created_at desc, id desc`, [account])).rows.map((r) => r.id);
     const first = await rowIds();

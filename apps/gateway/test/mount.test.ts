@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import express from 'express';
 import { createLogger } from '@wordgame/logging';
-import { mountOperations } from '../src/api/mount.js';
+import type { OperationDoc } from '../src/api/doc.js';
+import { mountedRoutes, mountOperations } from '../src/api/mount.js';
 import type { Operation } from '../src/api/operation.js';
 import { ApiError } from '../src/http/api-error.js';
 import { errorHandler, notFound } from '../src/http/errors.js';
@@ -11,18 +12,21 @@ import { bindRequestLog, requestContext } from '../src/http/request-context.js';
 
 const logger = createLogger('mount-test', 'silent');
 
+const doc: OperationDoc = { tag: 'test', summary: 'a test route', success: { status: 200, description: 'ok' }, errors: [] };
+
 const operations: Operation[] = [
-  { name: 'fixed.get', method: 'get', path: '/api/v1/things', auth: 'none', handle: () => Promise.resolve({ status: 200, body: { op: 'fixed.get' } }) },
-  { name: 'fixed.post', method: 'post', path: '/api/v1/things', auth: 'none', handle: () => Promise.resolve({ status: 201, body: { op: 'fixed.post' } }) },
+  { name: 'fixed.get', method: 'get', path: '/api/v1/things', auth: 'none', doc, handle: () => Promise.resolve({ status: 200, body: { op: 'fixed.get' } }) },
+  { name: 'fixed.post', method: 'post', path: '/api/v1/things', auth: 'none', doc, handle: () => Promise.resolve({ status: 201, body: { op: 'fixed.post' } }) },
   {
     name: 'param.get',
     method: 'get',
     path: '/api/v1/things/:id',
     auth: 'none',
+    doc,
     handle: ({ req }) => Promise.resolve({ status: 200, body: { op: 'param.get', id: req.params['id'] } }),
   },
-  { name: 'fails', method: 'get', path: '/api/v1/fails', auth: 'none', handle: () => Promise.reject(new ApiError('unknown_product')) },
-  { name: 'guarded', method: 'get', path: '/api/v1/guarded', auth: 'session', handle: () => Promise.resolve({ status: 200, body: {} }) },
+  { name: 'fails', method: 'get', path: '/api/v1/fails', auth: 'none', doc, handle: () => Promise.reject(new ApiError('unknown_product')) },
+  { name: 'guarded', method: 'get', path: '/api/v1/guarded', auth: 'session', doc, handle: () => Promise.resolve({ status: 200, body: {} }) },
 ];
 
 describe('operation mounting (fixed paths by lookup, parameterised by Express)', () => {
@@ -67,6 +71,20 @@ describe('operation mounting (fixed paths by lookup, parameterised by Express)',
     expect((await body('/api/v1/thing')).status).toBe(404);
   });
 
+  it('lists every mounted route, fixed ones from the mount table and parameterised ones from the Express stack', () => {
+    const router = express.Router();
+    mountOperations(router, operations, { sessions: { resolve: () => Promise.resolve(null) }, metrics: { observe: () => undefined } });
+    router.get('/api/v1/direct/:x', (_req, res) => res.end());
+    expect(mountedRoutes(router)).toEqual([
+      { method: 'GET', path: '/api/v1/things' },
+      { method: 'POST', path: '/api/v1/things' },
+      { method: 'GET', path: '/api/v1/fails' },
+      { method: 'GET', path: '/api/v1/guarded' },
+      { method: 'GET', path: '/api/v1/things/:id' },
+      { method: 'GET', path: '/api/v1/direct/:x' },
+    ]);
+  });
+
   it('still routes parameterised paths', async () => {
     expect(await body('/api/v1/things/42')).toEqual({ status: 200, json: { op: 'param.get', id: '42' } });
   });
@@ -90,7 +108,7 @@ describe('request logging', () => {
     const app = express();
     app.use(requestContext(app, createLogger('mount-log-test', 'info', sink)));
     const router = express.Router();
-    mountOperations(router, [{ name: 'logged.op', method: 'get', path: '/logged', auth: 'none', handle: ({ req }) => {
+    mountOperations(router, [{ name: 'logged.op', method: 'get', path: '/logged', auth: 'none', doc, handle: ({ req }) => {
       bindRequestLog(req, { accountId: '42' });
       req.log.info('inside');
       return Promise.resolve({ status: 204 });

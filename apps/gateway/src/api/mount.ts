@@ -8,6 +8,31 @@ import type { ApiMetrics } from '../http/metrics.js';
 import { bindRequestLog, requestLogs } from '../http/request-context.js';
 import type { Operation } from './operation.js';
 
+/** A route as mounted: method (upper case) and Express path. */
+export interface MountedRoute {
+  method: string;
+  path: string;
+}
+
+/** The fixed-path routes `mountOperations` put on each router (they are not Express routes, so not in its stack). */
+const fixedRoutes = new WeakMap<Router, MountedRoute[]>();
+
+/**
+ * Every route mounted on `router`: its Express routes (path parameters, streams, anything mounted
+ * directly) and the fixed-path operations of `mountOperations`. HEAD served by GET is not listed.
+ */
+export function mountedRoutes(router: Router): MountedRoute[] {
+  const out: MountedRoute[] = [...(fixedRoutes.get(router) ?? [])];
+  for (const layer of router.stack) {
+    const route = layer.route;
+    if (route === undefined) continue;
+    const paths = Array.isArray(route.path) ? route.path : [route.path];
+    const methods = Object.keys((route as unknown as { methods: Record<string, boolean> }).methods).filter((m) => m !== '_all');
+    for (const path of paths) for (const method of methods) out.push({ method: method.toUpperCase(), path: String(path) });
+  }
+  return out;
+}
+
 /** What mounting needs besides the operations themselves. */
 export interface MountDeps {
   sessions: SessionResolver;
@@ -26,6 +51,8 @@ export function mountOperations(router: Router, operations: readonly Operation[]
   const session = authenticate(deps.sessions, false);
   const trusted = authenticate(deps.sessions, true);
   const fixed = new Map<string, RequestHandler[]>();
+  const listed = fixedRoutes.get(router) ?? [];
+  fixedRoutes.set(router, listed);
   for (const op of operations) {
     const guards: RequestHandler[] =
       op.auth === 'operator' ? [operator] : op.auth === 'session' ? [session] : op.auth === 'trusted_session' ? [trusted] : [];
@@ -52,6 +79,7 @@ export function mountOperations(router: Router, operations: readonly Operation[]
     }
     const method = op.method.toUpperCase();
     fixed.set(routeKey(method, op.path), chain);
+    listed.push({ method, path: op.path });
     if (method === 'GET' && !fixed.has(routeKey('HEAD', op.path))) fixed.set(routeKey('HEAD', op.path), chain);
   }
   router.use((req, res, next) => {

@@ -3,6 +3,7 @@ import type { Request } from 'express';
 import type { Logger } from '@wordgame/logging';
 import type { AuthRequirement } from '../auth/middleware.js';
 import type { SessionContext } from '../auth/session.js';
+import type { DocumentedRoute } from './doc.js';
 
 /** What a handler gets: the request, its logger, the caller's session (when required) and backend call options. */
 export interface OperationContext {
@@ -23,9 +24,9 @@ export interface Reply {
 /**
  * One named gateway operation: the row of the edge's table that logs and metrics are keyed by
  * (`wallet.buy`), its route, what it requires of the caller, and the handler that makes the
- * backend call.
+ * backend call; `doc` is its entry in the API document (openapi/).
  */
-export interface Operation {
+export interface Operation extends DocumentedRoute {
   name: string;
   method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** Express path from the root, e.g. `/api/v1/user/wallet`. */

@@ -3,11 +3,15 @@ import type { CachingSessionResolver } from '../auth/resolver.js';
 import type { BackendClients } from '../backend/client.js';
 import type { ApiMetrics } from '../http/metrics.js';
 import { catalogAdminOperations } from './catalog-admin/operations.js';
-import { mountGameEvents } from './game/events.js';
+import type { DocumentedRoute } from './doc.js';
+import { GAME_EVENTS_ROUTE, mountGameEvents } from './game/events.js';
 import { gameOperations } from './game/operations.js';
 import { intakeOperations } from './intake/operations.js';
 import { mountOperations } from './mount.js';
 import type { Operation } from './operation.js';
+import { apiDocument } from './openapi/document.js';
+import type { JsonObject } from './openapi/json-schema.js';
+import { OPENAPI_ROUTE, openApiOperation } from './openapi/route.js';
 import { operatorSessionOperations } from './operator-session/operations.js';
 import { orderOperations } from './orders/operations.js';
 import { refundOperations } from './orders/refund.js';
@@ -42,10 +46,24 @@ export function operationTable(backend: BackendClients, sessions: CachingSession
   ];
 }
 
-/** A router serving the whole operation table (paths are absolute, so mount it at the root). */
+/** Every route the API router serves, as the API document lists them: the table, the event stream, the document itself. */
+export function documentedRoutes(table: readonly Operation[]): DocumentedRoute[] {
+  return [...table, GAME_EVENTS_ROUTE, OPENAPI_ROUTE];
+}
+
+/** The API document of the operation table (what GET /api/v1/openapi.json serves and `npm run openapi` writes). */
+export function documentOf(table: readonly Operation[]): JsonObject {
+  return apiDocument(documentedRoutes(table));
+}
+
+/**
+ * A router serving the whole operation table, the game's event stream and the API document built
+ * from them (paths are absolute, so mount it at the root).
+ */
 export function createApiRouter(deps: ApiDeps): Router {
   const router = express.Router();
+  const table = operationTable(deps.backend, deps.sessions);
   mountGameEvents(router, deps);
-  mountOperations(router, operationTable(deps.backend, deps.sessions), deps);
+  mountOperations(router, [...table, openApiOperation(documentOf(table))], deps);
   return router;
 }

@@ -6,6 +6,7 @@ import type { Operation, OperationContext } from '../operation.js';
 import { isoFromUnix } from '../fbs-read.js';
 import { ATOM_KINDS, PRICE_METHODS, readAtoms, readPrices, writeAtoms, writePrices, type AtomJson, type PriceJson } from '../products.js';
 import { amountParam, byField, idParam, jsonBody, parseInput, text } from '../validation.js';
+import { productListWire, productWire } from './wire.js';
 
 /** Characters a product title must not contain: they break a platform's payment-callback signature check. */
 const TITLE_FORBIDDEN = /[&<>"']/;
@@ -29,6 +30,12 @@ const draftBody = z
 
 const listQuery = z.object({ include_inactive: z.enum(['true', 'false']).default('true') });
 const productPath = z.object({ id: idParam });
+
+const draftExamples = {
+  chips: { title: 'Chips x100', active: true, atoms: [{ kind: 'chips', quantity: '100' }], prices: [{ method: 'provider', amount: '9900', currency: 'RUB' }, { method: 'xtr', amount: '50', currency: 'XTR' }] },
+  hints: { title: 'Hints x5', atoms: [{ kind: 'hints', quantity: '5' }], prices: [{ method: 'chips', amount: '30', currency: 'CHIPS' }] },
+};
+const draftErrors = ['invalid_title', 'invalid_atoms', 'invalid_prices'] as const;
 
 /** A catalog product as the editor sees it. */
 export interface ProductJson {
@@ -80,6 +87,7 @@ export function catalogAdminOperations(backend: BackendClients): Operation[] {
       method: 'get',
       path: '/_gm/api/catalog/products',
       auth: 'operator',
+      doc: { tag: 'operator', summary: 'Every catalog product (catalog_editor role)', query: listQuery, success: { status: 200, description: 'The products.', body: productListWire }, errors: [] },
       async handle({ req, call }) {
         const query = parseInput(listQuery, req.query);
         return { status: 200, body: { products: await list(backend, query.include_inactive === 'true', call) } };
@@ -90,6 +98,7 @@ export function catalogAdminOperations(backend: BackendClients): Operation[] {
       method: 'get',
       path: '/_gm/api/catalog/products/:id',
       auth: 'operator',
+      doc: { tag: 'operator', summary: 'One catalog product (catalog_editor role)', params: productPath, success: { status: 200, description: 'The product.', body: productWire }, errors: ['unknown_product'] },
       async handle({ req, call }) {
         const { id } = parseInput(productPath, req.params);
         const product = (await list(backend, true, call)).find((p) => p.product_id === id);
@@ -102,6 +111,15 @@ export function catalogAdminOperations(backend: BackendClients): Operation[] {
       method: 'post',
       path: '/_gm/api/catalog/products',
       auth: 'operator',
+      doc: {
+        tag: 'operator',
+        summary: 'Create a catalog product (catalog_editor role)',
+        description: 'The title must not contain any of & < > " \' (they break a platform\'s payment-callback signature).',
+        body: draftBody,
+        examples: draftExamples,
+        success: { status: 201, description: 'The product created.', body: productWire },
+        errors: draftErrors,
+      },
       async handle(ctx) {
         return { status: 201, body: await upsert(backend, 0n, ctx) };
       },
@@ -111,6 +129,15 @@ export function catalogAdminOperations(backend: BackendClients): Operation[] {
       method: 'put',
       path: '/_gm/api/catalog/products/:id',
       auth: 'operator',
+      doc: {
+        tag: 'operator',
+        summary: 'Replace a catalog product (catalog_editor role)',
+        params: productPath,
+        body: draftBody,
+        examples: draftExamples,
+        success: { status: 200, description: 'The product as stored.', body: productWire },
+        errors: [...draftErrors, 'unknown_product'],
+      },
       async handle(ctx) {
         const { id } = parseInput(productPath, ctx.req.params);
         return { status: 200, body: await upsert(backend, id, ctx) };

@@ -6,10 +6,29 @@ import type { BackendClients } from '../../backend/client.js';
 import type { ApiMetrics } from '../../http/metrics.js';
 import { bindRequestLog } from '../../http/request-context.js';
 import { readGameEvent, type GameEventJson } from './codec.js';
-import { gameIdParam } from './operations.js';
+import type { DocumentedRoute } from '../doc.js';
+import { gameIdParam, gamePath } from './operations.js';
+import { gameEventWire } from './wire.js';
 
 /** Path of the live event stream of one game. */
 export const GAME_EVENTS_PATH = '/api/v1/games/:id/events';
+
+/** The event stream as the API document describes it. */
+export const GAME_EVENTS_ROUTE: DocumentedRoute = {
+  name: 'game.events',
+  method: 'get',
+  path: GAME_EVENTS_PATH,
+  auth: 'session',
+  doc: {
+    tag: 'game',
+    summary: 'The game\'s live events (server-sent events)',
+    description:
+      'First `snapshot` (the whole game), then `opponent_moved`, `opponent_resigned`, `opponent_deleted`; each `data:` is the JSON in `x-event-data`. An idle stream sends a comment every 15 s. Failures before the first event are JSON errors; a reconnect gets a fresh snapshot.',
+    params: gamePath,
+    success: { status: 200, description: 'The event stream.', body: gameEventWire, mediaType: 'text/event-stream' },
+    errors: ['invalid_game_id', 'unknown_game'],
+  },
+};
 
 /** How often an idle stream sends an SSE comment so proxies and clients keep it open. */
 export const SSE_HEARTBEAT_MS = 15_000;
@@ -40,7 +59,7 @@ export function mountGameEvents(router: Router, deps: { backend: BackendClients;
     });
     next();
   };
-  router.get(GAME_EVENTS_PATH, named, authenticate(deps.sessions, false), (req, res) => stream(deps.backend, req, res));
+  router[GAME_EVENTS_ROUTE.method](GAME_EVENTS_ROUTE.path, named, authenticate(deps.sessions, false), (req, res) => stream(deps.backend, req, res));
 }
 
 async function stream(backend: BackendClients, req: Request, res: Response): Promise<void> {

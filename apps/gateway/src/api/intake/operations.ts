@@ -1,6 +1,7 @@
 import { decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import type { Request } from 'express';
 import type { BackendClients } from '../../backend/client.js';
+import { z } from 'zod';
 import { ApiError } from '../../http/api-error.js';
 import type { Operation } from '../operation.js';
 
@@ -20,6 +21,9 @@ interface RawNotification {
   objectId: string | undefined;
 }
 
+/** A notification body: any JSON object (the backend re-reads the payment, so its fields are only hints). */
+const notificationBody = z.record(z.string(), z.unknown());
+
 /** A short string field of untrusted JSON, for logs. */
 function logField(value: unknown): string | undefined {
   return typeof value === 'string' ? value.slice(0, 128) : undefined;
@@ -38,8 +42,9 @@ function readNotification(req: Request): RawNotification {
   } catch {
     throw new ApiError('malformed_notification');
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new ApiError('malformed_notification');
-  const { event, object } = parsed as { event?: unknown; object?: unknown };
+  const checked = notificationBody.safeParse(parsed);
+  if (!checked.success) throw new ApiError('malformed_notification');
+  const { event, object } = checked.data;
   const objectId = typeof object === 'object' && object !== null ? logField((object as { id?: unknown }).id) : undefined;
   return { bytes: raw, event: logField(event), objectId };
 }
@@ -57,6 +62,22 @@ export function intakeOperations(backend: BackendClients): Operation[] {
     method: 'post',
     path: `${NOTIFICATIONS_PATH}/${provider}`,
     auth: 'none',
+    doc: {
+      tag: 'payments',
+      summary: `Payment notification from ${provider}`,
+      description: 'The raw body goes to the backend, which re-reads the payment from the provider. 503 asks the provider to redeliver.',
+      body: notificationBody,
+      rawBody: true,
+      examples: {
+        succeeded: {
+          type: 'notification',
+          event: 'payment.succeeded',
+          object: { id: '2f8b1c4e-000f-5000-8000-1a2b3c4d5e6f', status: 'succeeded', paid: true, amount: { value: '99.00', currency: 'RUB' } },
+        },
+      },
+      success: { status: 200, description: 'Handled or ignored (empty body).' },
+      errors: ['malformed_notification', 'intake_unavailable'],
+    },
     async handle({ req, log, call }) {
       const notification = readNotification(req);
       const body = encodeTable((b) => {

@@ -4,6 +4,7 @@ import type { BackendClients } from '../../backend/client.js';
 import { isoFromUnix } from '../fbs-read.js';
 import type { Operation } from '../operation.js';
 import { jsonBody, parseInput } from '../validation.js';
+import { operatorGrantWire } from './wire.js';
 
 const signInBody = z
   .object({
@@ -24,6 +25,14 @@ export function operatorSessionOperations(backend: BackendClients): Operation[] 
       method: 'post',
       path: '/_gm/api/session',
       auth: 'none',
+      doc: {
+        tag: 'operator',
+        summary: 'Operator sign-in',
+        body: signInBody,
+        examples: { signIn: { login: 'alice', password: 'operator password' } },
+        success: { status: 200, description: 'The operator session.', body: operatorGrantWire },
+        errors: ['invalid_credentials', 'rate_limited'],
+      },
       async handle({ req, call }) {
         const input = parseInput(signInBody, jsonBody(req));
         const body = encodeTable((b) => fb.OperatorSignIn.createOperatorSignIn(b, b.createString(input.login), b.createString(input.password)));
@@ -44,6 +53,7 @@ export function operatorSessionOperations(backend: BackendClients): Operation[] 
       method: 'delete',
       path: '/_gm/api/session',
       auth: 'operator',
+      doc: { tag: 'operator', summary: 'Operator sign-out', success: { status: 204, description: 'Signed out.' }, errors: [] },
       async handle({ call }) {
         await backend.console.signOut({ body: encodeTable((b) => fb.OperatorLookup.createOperatorLookup(b)) }, call);
         return { status: 204 };

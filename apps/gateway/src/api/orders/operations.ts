@@ -5,6 +5,7 @@ import type { Operation } from '../operation.js';
 import { byField, idParam, jsonBody, parseInput } from '../validation.js';
 import { readOrder, readOrderList } from './codec.js';
 import { orderPath } from './params.js';
+import { orderListWire, orderWire } from './wire.js';
 
 /** Payment rails a customer may choose: stars (inside telegram, XTR) or card (the provider). */
 export const RAILS = ['stars', 'card'] as const;
@@ -25,6 +26,27 @@ export function orderOperations(backend: BackendClients): Operation[] {
       method: 'post',
       path: '/api/v1/user/wallet/orders',
       auth: 'trusted_session',
+      doc: {
+        tag: 'orders',
+        summary: 'Open an order on a payment rail',
+        description: 'stars: answers the invoice link (inside Telegram); card: the provider\'s confirmation URL.',
+        body: createBody,
+        examples: { card: { product_id: '12', rail: 'card' }, stars: { product_id: '12', rail: 'stars' } },
+        success: { status: 201, description: 'The pending order.', body: orderWire },
+        errors: [
+          'invalid_product_id',
+          'invalid_rail',
+          'unknown_product',
+          'rail_not_offered',
+          'not_sold_on_rail',
+          'email_required',
+          'purchase_forbidden',
+          'payment_rejected',
+          'rail_not_configured',
+          'bot_unavailable',
+          'provider_unavailable',
+        ],
+      },
       async handle({ req, call }) {
         const input = parseInput(createBody, jsonBody(req), byField({ product_id: 'invalid_product_id', rail: 'invalid_rail' }));
         const body = encodeTable((b) => fb.OrderCreate.createOrderCreate(b, input.product_id, b.createString(input.rail)));
@@ -36,6 +58,7 @@ export function orderOperations(backend: BackendClients): Operation[] {
       method: 'get',
       path: '/api/v1/user/wallet/orders',
       auth: 'session',
+      doc: { tag: 'orders', summary: 'The caller\'s orders, newest first', query: listQuery, success: { status: 200, description: 'The orders.', body: orderListWire }, errors: [] },
       async handle({ req, call }) {
         const query = parseInput(listQuery, req.query);
         const body = encodeTable((b) => fb.OrderListQuery.createOrderListQuery(b, query.limit ?? 0));
@@ -47,6 +70,7 @@ export function orderOperations(backend: BackendClients): Operation[] {
       method: 'get',
       path: '/api/v1/user/wallet/orders/:id',
       auth: 'session',
+      doc: { tag: 'orders', summary: 'One of the caller\'s orders', params: orderPath, success: { status: 200, description: 'The order.', body: orderWire }, errors: ['invalid_order_id', 'unknown_order'] },
       async handle({ req, call }) {
         const { id } = parseInput(orderPath, req.params, 'invalid_order_id');
         const body = encodeTable((b) => fb.OrderQuery.createOrderQuery(b, b.createString(id)));

@@ -4,6 +4,7 @@ import type { Operation } from '../operation.js';
 import { parseInput } from '../validation.js';
 import { readRefund } from './codec.js';
 import { orderPath } from './params.js';
+import { refundWire } from './wire.js';
 
 /**
  * The operator's full refund of a paid card order (`orders_admin.refund`, guarded by an operator
@@ -19,6 +20,13 @@ export function refundOperations(backend: BackendClients): Operation[] {
       method: 'post',
       path: '/_gm/api/orders/:id/refund',
       auth: 'operator',
+      doc: {
+        tag: 'operator',
+        summary: 'Refund a paid card order in full (refunder role)',
+        params: orderPath,
+        success: { status: 200, description: 'The refund: succeeded, pending (press again) or canceled.', body: refundWire },
+        errors: ['invalid_order_id', 'unknown_order', 'order_not_paid', 'refund_not_supported', 'refund_rejected', 'provider_unavailable'],
+      },
       async handle({ req, log, call }) {
         const { id } = parseInput(orderPath, req.params, 'invalid_order_id');
         const body = encodeTable((b) => fb.OrderRefund.createOrderRefund(b, b.createString(id)));

@@ -5,6 +5,7 @@ import type { BackendClients } from '../../backend/client.js';
 import type { Operation } from '../operation.js';
 import { readStrings } from '../fbs-read.js';
 import { byField, jsonBody, parseInput, text } from '../validation.js';
+import { emailConfirmedWire, profileWire } from './wire.js';
 
 const updateBody = z
   .object({
@@ -62,6 +63,7 @@ export function profileOperations(backend: BackendClients): Operation[] {
       method: 'get',
       path: '/api/v1/user/profile',
       auth: 'session',
+      doc: { tag: 'profile', summary: 'The caller\'s profile', success: { status: 200, description: 'The profile.', body: profileWire }, errors: [] },
       async handle({ call }) {
         const body = encodeTable((b) => fb.ProfileQuery.createProfileQuery(b));
         return { status: 200, body: readProfile((await backend.account.getProfile({ body }, call)).body) };
@@ -72,6 +74,15 @@ export function profileOperations(backend: BackendClients): Operation[] {
       method: 'patch',
       path: '/api/v1/user/profile',
       auth: 'trusted_session',
+      doc: {
+        tag: 'profile',
+        summary: 'Change the display name and/or link an e-mail',
+        description: 'A new e-mail is pending until confirmed from the mailed link.',
+        body: updateBody,
+        examples: { name: { display_name: 'Wordsmith' }, email: { email: 'player@example.com' } },
+        success: { status: 200, description: 'The profile after the change.', body: profileWire },
+        errors: ['invalid_display_name', 'invalid_email', 'email_in_use', 'rate_limited'],
+      },
       async handle({ req, call }) {
         const input = parseInput(updateBody, jsonBody(req), byField({ display_name: 'invalid_display_name', email: 'invalid_email' }));
         const body = encodeTable((b) =>
@@ -89,6 +100,13 @@ export function profileOperations(backend: BackendClients): Operation[] {
       method: 'get',
       path: '/api/v1/user/profile/confirm-email',
       auth: 'none',
+      doc: {
+        tag: 'profile',
+        summary: 'Confirm a linked e-mail (the mailed link)',
+        query: confirmQuery,
+        success: { status: 200, description: 'The confirmed e-mail.', body: emailConfirmedWire },
+        errors: ['confirmation_invalid', 'email_in_use'],
+      },
       async handle({ req, call }) {
         const { token } = parseInput(confirmQuery, req.query, 'confirmation_invalid');
         return { status: 200, body: await confirm(backend, token, call) };
@@ -99,6 +117,14 @@ export function profileOperations(backend: BackendClients): Operation[] {
       method: 'post',
       path: '/api/v1/user/profile/confirm-email',
       auth: 'none',
+      doc: {
+        tag: 'profile',
+        summary: 'Confirm a linked e-mail with the mailed token',
+        body: confirmBody,
+        examples: { token: { token: 'k3Jx9c2Qe1' } },
+        success: { status: 200, description: 'The confirmed e-mail.', body: emailConfirmedWire },
+        errors: ['confirmation_invalid', 'email_in_use'],
+      },
       async handle({ req, call }) {
         const { token } = parseInput(confirmBody, jsonBody(req), 'confirmation_invalid');
         return { status: 200, body: await confirm(backend, token, call) };

@@ -8,6 +8,7 @@ import { ApiError } from '../../http/api-error.js';
 import type { Operation } from '../operation.js';
 import { isoFromUnix } from '../fbs-read.js';
 import { byField, jsonBody, parseInput } from '../validation.js';
+import { sessionGrantWire } from './wire.js';
 
 const launchString = z.string().min(1, 'must not be empty').max(8192, 'is too long');
 
@@ -52,6 +53,15 @@ export function sessionOperations(backend: BackendClients, sessions: CachingSess
       method: 'post',
       path: '/api/v1/session/telegram',
       auth: 'none',
+      doc: {
+        tag: 'session',
+        summary: 'Open a session from Telegram mini-app launch data',
+        description: 'The signed `initData` of the mini-app; the session records platform telegram (trusted).',
+        body: telegramBody,
+        examples: { launch: { init_data: 'query_id=AAH&user=%7B%22id%22%3A42%7D&auth_date=1764100000&hash=5f1c0d' } },
+        success: { status: 200, description: 'The session grant.', body: sessionGrantWire },
+        errors: ['launch_data_invalid', 'launch_data_stale', 'account_suspended', 'platform_not_configured'],
+      },
       async handle({ req, call }) {
         const input = parseInput(telegramBody, jsonBody(req));
         const body = encodeTable((b) => fb.TelegramSessionOpen.createTelegramSessionOpen(b, b.createString(input.init_data), 0));
@@ -63,6 +73,15 @@ export function sessionOperations(backend: BackendClients, sessions: CachingSess
       method: 'post',
       path: '/api/v1/session/vk',
       auth: 'none',
+      doc: {
+        tag: 'session',
+        summary: 'Open a session from VK mini-app launch parameters',
+        description: 'The signed launch query string; the session records platform vk (trusted).',
+        body: vkBody,
+        examples: { launch: { launch_params: 'vk_app_id=1&vk_user_id=42&vk_ts=1764100000&sign=abc' } },
+        success: { status: 200, description: 'The session grant.', body: sessionGrantWire },
+        errors: ['launch_data_invalid', 'launch_data_stale', 'account_suspended', 'platform_not_configured'],
+      },
       async handle({ req, call }) {
         const input = parseInput(vkBody, jsonBody(req));
         const body = encodeTable((b) => fb.VkSessionOpen.createVkSessionOpen(b, b.createString(input.launch_params)));
@@ -74,6 +93,18 @@ export function sessionOperations(backend: BackendClients, sessions: CachingSess
       method: 'post',
       path: '/api/v1/session/direct',
       auth: 'none',
+      doc: {
+        tag: 'session',
+        summary: 'Sign up or sign in with e-mail and password',
+        description: '`subtype` is a best-effort hint of the client (ios, android, web).',
+        body: directBody,
+        examples: {
+          signup: { email: 'player@example.com', password: 'correct horse battery', mode: 'signup', subtype: 'web' },
+          signin: { email: 'player@example.com', password: 'correct horse battery', mode: 'signin' },
+        },
+        success: { status: 200, description: 'The session grant.', body: sessionGrantWire },
+        errors: ['invalid_email', 'invalid_password', 'invalid_mode', 'invalid_credentials', 'email_taken', 'account_suspended', 'rate_limited'],
+      },
       async handle({ req, call }) {
         const input = parseInput(directBody, jsonBody(req), byField({ email: 'invalid_email', password: 'invalid_password', mode: 'invalid_mode' }));
         const body = encodeTable((b) =>
@@ -93,6 +124,7 @@ export function sessionOperations(backend: BackendClients, sessions: CachingSess
       method: 'delete',
       path: '/api/v1/session',
       auth: 'session',
+      doc: { tag: 'session', summary: 'Close the caller\'s session', success: { status: 204, description: 'Closed.' }, errors: [] },
       async handle({ req, call }) {
         const token = bearerToken(req);
         if (token === undefined) throw new ApiError('unauthenticated');

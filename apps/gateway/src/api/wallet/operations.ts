@@ -4,6 +4,7 @@ import type { BackendClients } from '../../backend/client.js';
 import type { Operation } from '../operation.js';
 import { idParam, idempotencyKey, jsonBody, parseInput } from '../validation.js';
 import { readCatalog, readPurchase, readWallet } from './codec.js';
+import { catalogWire, purchaseWire, walletWire } from './wire.js';
 
 const buyBody = z.object({ product_id: idParam }).strict();
 
@@ -19,6 +20,7 @@ export function walletOperations(backend: BackendClients): Operation[] {
       method: 'get',
       path: '/api/v1/user/wallet/catalog',
       auth: 'session',
+      doc: { tag: 'wallet', summary: 'The catalog offered in the caller\'s context', success: { status: 200, description: 'The catalog.', body: catalogWire }, errors: [] },
       async handle({ call }) {
         const body = encodeTable((b) => fb.WalletCatalogQuery.createWalletCatalogQuery(b));
         return { status: 200, body: readCatalog((await backend.wallet.getCatalog({ body }, call)).body) };
@@ -29,6 +31,7 @@ export function walletOperations(backend: BackendClients): Operation[] {
       method: 'get',
       path: '/api/v1/user/wallet',
       auth: 'session',
+      doc: { tag: 'wallet', summary: 'The caller\'s wallet', success: { status: 200, description: 'The wallet.', body: walletWire }, errors: [] },
       async handle({ call }) {
         const body = encodeTable((b) => fb.WalletQuery.createWalletQuery(b));
         return { status: 200, body: readWallet((await backend.wallet.getWallet({ body }, call)).body) };
@@ -39,6 +42,16 @@ export function walletOperations(backend: BackendClients): Operation[] {
       method: 'post',
       path: '/api/v1/user/wallet',
       auth: 'trusted_session',
+      doc: {
+        tag: 'wallet',
+        summary: 'Buy a product with chips',
+        description: 'A repeated `Idempotency-Key` answers the stored first result (`replayed: true`).',
+        body: buyBody,
+        examples: { buy: { product_id: '12' } },
+        idempotencyKey: true,
+        success: { status: 200, description: 'The purchase and the wallet after it.', body: purchaseWire },
+        errors: ['invalid_product_id', 'invalid_idempotency_key', 'unknown_product', 'insufficient_chips', 'not_sold_for_chips', 'purchase_forbidden', 'idempotency_key_reused'],
+      },
       async handle({ req, call }) {
         const key = idempotencyKey(req);
         const input = parseInput(buyBody, jsonBody(req), 'invalid_product_id');

@@ -1,0 +1,22 @@
+import { z } from 'zod';
+import { platformWire } from '../session/wire.js';
+import { bigintString, type Wire } from '../wire.js';
+import type { ProfileJson } from './operations.js';
+
+/** The caller's profile. */
+export const profileWire = z
+  .object({
+    account_id: bigintString,
+    display_name: z.string(),
+    email: z.string().nullable(),
+    email_confirmed: z.boolean(),
+    pending_email: z.string().nullable(),
+    platform: platformWire,
+    sign_in_providers: z.array(z.string()),
+    linked_platforms: z.array(z.string()),
+  })
+  .strict()
+  .meta({ title: 'Profile' }) satisfies z.ZodType<Wire<ProfileJson>>;
+
+/** A confirmed e-mail and the account it now belongs to. */
+export const emailConfirmedWire = z.object({ account_id: bigintString, email: z.string() }).strict().meta({ title: 'EmailConfirmed' });

@@ -1,0 +1,13 @@
+import { z } from 'zod';
+import { PLATFORM_KINDS, PLATFORM_SUBTYPES } from '../../auth/session.js';
+import { bigintString, isoTime, type Wire } from '../wire.js';
+import type { SessionGrantJson } from './operations.js';
+
+/** The platform recorded on a session (null when none: a view-only session). */
+export const platformWire = z.object({ kind: z.enum(PLATFORM_KINDS).nullable(), subtype: z.enum(PLATFORM_SUBTYPES).nullable() }).strict();
+
+/** What a session endpoint answers: the bearer token for every other call. */
+export const sessionGrantWire = z
+  .object({ token: z.string(), expires_at: isoTime, platform: platformWire, account_id: bigintString, account_created: z.boolean() })
+  .strict()
+  .meta({ title: 'SessionGrant' }) satisfies z.ZodType<Wire<SessionGrantJson>>;

@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { ATOM_KINDS, PRICE_METHODS } from '../products.js';
+import { bigintString, isoTime, type Wire } from '../wire.js';
+import type { CatalogJson, PurchaseJson, WalletJson } from './codec.js';
+
+/** One building block of a product. */
+export const atomWire = z.object({ kind: z.enum(ATOM_KINDS), quantity: bigintString }).strict();
+/** One way to pay for a product, in the currency's minor units (XTR and CHIPS: whole units). */
+export const priceWire = z.object({ method: z.enum(PRICE_METHODS), amount: bigintString, currency: z.string() }).strict();
+
+/** The caller's wallet; a negative balance or hint count is a debt (`in_debt`). */
+export const walletWire = z
+  .object({
+    segments: z.array(z.object({ segment: z.string(), balance: bigintString, in_debt: z.boolean() }).strict()),
+    benefits: z.array(
+      z.object({ origin: z.string(), no_ads_until: isoTime, no_ads_forever: z.boolean(), hints: bigintString, in_debt: z.boolean() }).strict(),
+    ),
+    spend_order: z.array(z.string()),
+    can_spend: z.boolean(),
+    frozen: z.boolean(),
+    trusted: z.boolean(),
+  })
+  .strict()
+  .meta({ title: 'Wallet' }) satisfies z.ZodType<Wire<WalletJson>>;
+
+/** The catalog as offered in the caller's context. */
+export const catalogWire = z
+  .object({
+    products: z.array(z.object({ product_id: bigintString, title: z.string(), atoms: z.array(atomWire), prices: z.array(priceWire) }).strict()),
+    purchase_methods: z.array(z.string()),
+    email_required: z.boolean(),
+    notice: z.string().nullable(),
+    frozen: z.boolean(),
+    trusted: z.boolean(),
+  })
+  .strict()
+  .meta({ title: 'Catalog' }) satisfies z.ZodType<Wire<CatalogJson>>;
+
+/** A chip purchase; `replayed` marks the stored first answer of a repeated Idempotency-Key. */
+export const purchaseWire = z
+  .object({
+    product_id: bigintString,
+    price: bigintString,
+    draws: z.array(z.object({ segment: z.string(), amount: bigintString }).strict()),
+    benefit_origin: z.string(),
+    wallet: walletWire.nullable(),
+    replayed: z.boolean(),
+  })
+  .strict()
+  .meta({ title: 'Purchase' }) satisfies z.ZodType<Wire<PurchaseJson>>;
