@@ -41,6 +41,7 @@ export async function startHarness(env: Record<string, string> = {}, warnings?: 
   const mailDir = await mkdtemp(path.join(tmpdir(), 'backend-mail-'));
   const config = loadBackendConfig({
     BACKEND_PORT: '0',
+    BACKEND_METRICS_PORT: '0',
     DATABASE_URL: pg.url,
     BACKEND_TELEGRAM_BOT_TOKEN: TELEGRAM_BOT_TOKEN,
     BACKEND_VK_APP_SECRET: VK_APP_SECRET,
