@@ -20,7 +20,7 @@ node -e '
   const fs = require("fs");
   const rules = [];
   for (const f of fs.readdirSync("grafana/dashboards").filter((n) => n.endsWith(".json"))) {
-    const walk = (ps) => { for (const p of ps ?? []) { for (const t of p.targets ?? []) rules.push({ record: "panel:expr", expr: t.expr }); walk(p.panels); } };
+    const walk = (ps) => { for (const p of ps ?? []) { for (const t of p.targets ?? []) rules.push({ record: `panel:expr_${rules.length}`, expr: t.expr }); walk(p.panels); } };
     walk(JSON.parse(fs.readFileSync(`grafana/dashboards/${f}`, "utf8")).panels);
   }
   if (rules.length === 0) { console.error("ops/check.sh: no panel expressions found"); process.exit(1); }
