@@ -93,6 +93,7 @@ describe('backend metrics', () => {
     await eventually(async () => recorded(await scrape()) === 1, 8_000);
     const text = await scrape();
     expect(sample(text, 'backend_rate_limit_refusals_total', { method: 'PaymentsService/CreateOrder' })).toBe(1);
+    expect(sample(text, 'backend_rate_limit_refusals_total', { method: 'ConsoleService/SignIn' })).toBe(0);
     expect(sample(text, 'backend_rpc_requests_total', { method: 'PaymentsService/CreateOrder', code: 'resource_exhausted' })).toBe(1);
     // A replayed ForwardPayment is not a second unmatched payment.
     expect(sample(text, 'backend_unmatched_payments_total', { rail: 'stars', reason: 'unknown_order' })).toBe(1);
