@@ -9,8 +9,8 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
   for (const line of text.split('\n')) {
     const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{([^}]*)\})? (\S+)$/.exec(line);
     if (!m || m[1] !== name) continue;
-    const got = Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1], l[2]]));
-    if (Object.entries(labels).every(([k, v]) => got[k] === v)) return Number(m[3]);
+    const got = new Map([...(m[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((l): [string, string] => [l[1] ?? '', l[2] ?? '']));
+    if (Object.entries(labels).every(([k, v]) => got.get(k) === v)) return Number(m[3]);
   }
   return undefined;
 }
