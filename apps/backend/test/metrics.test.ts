@@ -109,6 +109,7 @@ describe('backend metrics', () => {
     expect(sample(text, 'backend_db_pool_max')).toBe(20);
     expect(sample(text, 'backend_db_pool_connections', { state: 'idle' })).toBeGreaterThanOrEqual(0);
     expect(sample(text, 'backend_db_pool_waiting')).toBeGreaterThanOrEqual(0);
+    expect(sample(text, 'backend_db_pool_acquire_seconds_count')).toBeGreaterThan(10);
     expect(sample(text, 'backend_process_cpu_seconds_total')).toBeGreaterThan(0);
     // No order, payment, account or charge id in any label value.
     expect(text).not.toMatch(/="[^"]*[0-9a-f]{8}-[0-9a-f]{4}-/);

@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { Gauge, type Registry } from 'prom-client';
 import type { Logger } from '@wordgame/logging';
 import type { DB } from '../db/schema.js';
+import { measurePool } from './pool.js';
 
 /** Age buckets of open orders (label `age`): upper bounds in seconds, the last one open-ended. */
 export const AGE_BUCKETS: ReadonlyArray<readonly [string, number]> = [
@@ -39,8 +40,8 @@ export interface StateSources {
 /**
  * Registers the series read on scrape: `backend_orders_open{rail,state,age,payment}` (pending and
  * honoured-expired orders; `payment` = yes when the provider payment or platform charge id is
- * recorded), `backend_unmatched_payments{refund_status}`, `backend_ready`, and on PostgreSQL
- * `backend_db_pool_connections{state}`, `backend_db_pool_waiting`, `backend_db_pool_max`. The two
+ * recorded), `backend_unmatched_payments{refund_status}`, `backend_ready`, and on PostgreSQL the
+ * pool's series (pool.ts). The two
  * counts come from ONE statement (the open-orders partial index and the small unmatched table),
  * read at most every 5 s whatever the number of scrapers; a failed read leaves those series out
  * of that scrape (logged) and backend_ready says why. Answers a function that unregisters them
@@ -91,39 +92,12 @@ export function registerStateCollector(registry: Registry, sources: StateSources
       this.set((await sources.ready()) ? 1 : 0);
     },
   });
-  const names = ['backend_orders_open', 'backend_unmatched_payments', 'backend_ready', 'backend_db_pool_connections', 'backend_db_pool_waiting', 'backend_db_pool_max'];
-  const unregister = () => {
+  const names = ['backend_orders_open', 'backend_unmatched_payments', 'backend_ready'];
+  const unpool = sources.pool ? measurePool(registry, sources.pool) : () => undefined;
+  return () => {
     for (const name of names) registry.removeSingleMetric(name);
+    unpool();
   };
-  const pool = sources.pool;
-  if (!pool) return unregister;
-  new Gauge({
-    name: 'backend_db_pool_connections',
-    help: 'PostgreSQL pool connections by state: in_use (checked out), idle.',
-    labelNames: ['state'],
-    registers,
-    collect() {
-      this.set({ state: 'idle' }, pool.idleCount);
-      this.set({ state: 'in_use' }, pool.totalCount - pool.idleCount);
-    },
-  });
-  new Gauge({
-    name: 'backend_db_pool_waiting',
-    help: 'Queries waiting for a free pool connection now (above 0 for long: DB_POOL_MAX too small or slow statements).',
-    registers,
-    collect() {
-      this.set(pool.waitingCount);
-    },
-  });
-  new Gauge({
-    name: 'backend_db_pool_max',
-    help: 'The pool size (DB_POOL_MAX).',
-    registers,
-    collect() {
-      this.set(pool.options.max ?? 10);
-    },
-  });
-  return unregister;
 }
 
 /** The one statement behind the order and unmatched gauges. */
