@@ -41,11 +41,10 @@ export interface StateSources {
  * Registers the series read on scrape: `backend_orders_open{rail,state,age,payment}` (pending and
  * honoured-expired orders; `payment` = yes when the provider payment or platform charge id is
  * recorded), `backend_unmatched_payments{refund_status}`, `backend_ready`, and on PostgreSQL the
- * pool's series (pool.ts). The two
- * counts come from ONE statement (the open-orders partial index and the small unmatched table),
- * read at most every 5 s whatever the number of scrapers; a failed read leaves those series out
- * of that scrape (logged) and backend_ready says why. Answers a function that unregisters them
- * (the database they read is closed).
+ * pool's series (pool.ts). The order and unmatched counts come from ONE statement (the open-orders
+ * partial index and the small unmatched table), read at most every 5 s whatever the number of
+ * scrapers; a failed read leaves those series out of that scrape and is logged. Answers a function
+ * that unregisters them all (before the database they read is closed).
  */
 export function registerStateCollector(registry: Registry, sources: StateSources): () => void {
   let cached: { at: number; rows: Promise<StateRow[] | null> } | undefined;
