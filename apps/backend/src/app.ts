@@ -22,6 +22,7 @@ import { createLapseLoop, type LapseLoop } from './moderation/lapse.js';
 import { refundService } from './operators/refund-service.js';
 import { createStarRefunder, type StarRefunder } from './refunds/star-refunds.js';
 import { mailerFor, type Mailer } from './mail/mailer.js';
+import { createBackendMetrics, instrumentServices, listenMetrics, registerStateCollector, type BackendMetrics, type MetricsListener } from './metrics/index.js';
 import { edgeError, errorEdge } from './rpc/interceptors.js';
 import type { SessionDeps } from './sessions/open.js';
 import { walletService } from './wallet/service.js';
@@ -39,9 +40,11 @@ export const BACKEND_VERSION = process.env['npm_package_version'] ?? '0.1.0';
 
 /** A built backend: `start()` opens the database, migrates, and listens; `stop()` undoes it. */
 export interface BackendApp {
-  /** Opens the database and listens; answers where, and the database handle (tests seed operators through it). */
-  start(): Promise<{ url: string; port: number; db: Kysely<DB> }>;
+  /** Opens the database and listens; answers where (Connect and /metrics), and the database handle (tests seed operators through it). */
+  start(): Promise<{ url: string; port: number; metricsUrl: string; db: Kysely<DB> }>;
   stop(): Promise<void>;
+  /** This backend's metrics (its own prom-client Registry; other jobs register their series on `metrics.registry`). */
+  readonly metrics: BackendMetrics;
 }
 
 /** Optional dependencies of buildBackend (tests inject a clock). */
@@ -61,9 +64,13 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
   let starRefunds: StarRefunder | undefined;
   let lapses: LapseLoop | undefined;
   let gameBus: GameEventBus | undefined;
+  let metricsListener: MetricsListener | undefined;
+  let unregisterState: (() => void) | undefined;
   const startedAt = Date.now();
+  const metrics = createBackendMetrics();
 
   return {
+    metrics,
     async start() {
       database = await openDatabase({
         url: config.DATABASE_URL,
@@ -85,11 +92,11 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
       const mailer = mailerFor(config);
       const limits = createLimits(limitSettings(config), db.pool ? { kind: 'postgres', pool: db.pool } : { kind: 'memory' });
       const sessions = sessionDeps(config, db, logger, mailer, limits);
-      const payments = paymentDeps(config, db.db, logger, { mailer });
+      const payments = paymentDeps(config, db.db, logger, { mailer, metrics });
       const chatGate = chatGateOver(payments.bot);
       gameBus = new GameEventBus();
       const games = { db: db.db, logger, now: options.now ?? systemClock, bus: gameBus, dailyHints: config.GAME_DAILY_HINTS, chatGate };
-      const services: ServiceRegistration[] = [
+      const services: ServiceRegistration[] = instrumentServices([
         { service: backendApi.SystemService, impl: systemService(check) },
         { service: backendApi.AccountService, impl: accountService(sessions) },
         { service: backendApi.WalletService, impl: walletService(db.db, logger) },
@@ -101,7 +108,10 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
         { service: backendApi.GameService, impl: gameService(games) },
         { service: backendApi.SocialService, impl: socialService(games) },
         { service: backendApi.ConsoleService, impl: consoleService({ db: db.db, logger, payments, chatGate, sessionTtlHours: config.OPERATOR_SESSION_TTL_HOURS, signInLimit: limits.operatorSignIn }) },
-      ];
+      ], metrics.rpc);
+      unregisterState = registerStateCollector(metrics.registry, { db: db.db, pool: db.pool, ready: async () => (await check()).status === 'ok', logger });
+      metricsListener = await listenMetrics(config.BACKEND_METRICS_HOST, config.BACKEND_METRICS_PORT, metrics.registry, logger);
+      logger.info({ url: metricsListener.url }, 'backend metrics listening');
       const connect = connectNodeAdapter({
         readMaxBytes: MAX_BODY_BYTES,
         interceptors: [errorEdge(logger)],
@@ -124,7 +134,7 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
       starRefunds.start();
       lapses = createLapseLoop({ db: db.db, logger, chatGate }, config.MODERATION_LAPSE_INTERVAL_MS);
       lapses.start();
-      return { url: listener.url, port: listener.port, db: db.db };
+      return { url: listener.url, port: listener.port, metricsUrl: metricsListener.url, db: db.db };
     },
     async stop() {
       await reaper?.stop();
@@ -136,6 +146,10 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
       gameBus?.close();
       gameBus = undefined;
       await listener?.close();
+      await metricsListener?.close();
+      metricsListener = undefined;
+      unregisterState?.();
+      unregisterState = undefined;
       await database?.close();
       listener = undefined;
       database = undefined;

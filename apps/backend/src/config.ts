@@ -22,6 +22,10 @@ export const backendConfigSchema = z
     GATEWAY_INTERNAL_TOKEN: serviceToken(),
     BACKEND_HOST: z.string().default('127.0.0.1'),
     BACKEND_PORT: env.port(4000),
+    /** Host of the Prometheus `/metrics` listener: a private address only (default loopback). */
+    BACKEND_METRICS_HOST: z.string().default('127.0.0.1'),
+    /** Port of the `/metrics` listener, apart from the Connect port (which needs the service token). */
+    BACKEND_METRICS_PORT: env.port(9465),
     DB_POOL_MAX: env.int(20, 1, 500),
     DB_STATEMENT_TIMEOUT_MS: env.int(10_000, 100, 600_000),
     LOG_LEVEL: env.logLevel(),

@@ -16,7 +16,7 @@ describe('backend service', () => {
   let url: string;
 
   beforeAll(async () => {
-    app = buildBackend(loadBackendConfig({ ...TEST_SERVICE_TOKENS, BACKEND_PORT: '0', PGLITE_DIR: 'memory://' }), logger);
+    app = buildBackend(loadBackendConfig({ ...TEST_SERVICE_TOKENS, BACKEND_PORT: '0', BACKEND_METRICS_PORT: '0', PGLITE_DIR: 'memory://' }), logger);
     ({ url } = await app.start());
   });
   afterAll(() => app.stop());
@@ -88,7 +88,7 @@ describe('backend main', () => {
 
 describe('backend probes', () => {
   it('answers /livez while the process serves and /readyz only while the database answers, both without a token', async () => {
-    const app = buildBackend(loadBackendConfig({ ...TEST_SERVICE_TOKENS, BACKEND_PORT: '0', PGLITE_DIR: 'memory://', REAPER_INTERVAL_MS: '0', MODERATION_LAPSE_INTERVAL_MS: '0', STAR_REFUND_INTERVAL_MS: '0' }), logger);
+    const app = buildBackend(loadBackendConfig({ ...TEST_SERVICE_TOKENS, BACKEND_PORT: '0', BACKEND_METRICS_PORT: '0', PGLITE_DIR: 'memory://', REAPER_INTERVAL_MS: '0', MODERATION_LAPSE_INTERVAL_MS: '0', STAR_REFUND_INTERVAL_MS: '0' }), logger);
     const { url, db } = await app.start();
     try {
       expect((await fetch(`${url}/livez`)).status).toBe(200);

@@ -59,6 +59,7 @@ describe('fiscal receipts', () => {
   it('BACKEND_YOOKASSA_VAT_CODE in the environment, through the config parse, puts a receipt on the payment', async () => {
     const env: Record<string, string> = {
       BACKEND_PORT: '0',
+      BACKEND_METRICS_PORT: '0',
       DATABASE_URL: f.h.database.url,
       MAIL_DEV_DIR: f.h.mailDir,
       GATEWAY_INTERNAL_URL: f.bot.url,

@@ -77,7 +77,7 @@ describe('backend request size limit (a child process, its RSS measured)', () =>
     backend = await startChildService(
       ROOT,
       'apps/backend/src/main.ts',
-      { ...TEST_SERVICE_TOKENS, BACKEND_PORT: '0', PGLITE_DIR: 'memory://', LOG_LEVEL: 'info', REAPER_INTERVAL_MS: '0', MODERATION_LAPSE_INTERVAL_MS: '0', STAR_REFUND_INTERVAL_MS: '0' },
+      { ...TEST_SERVICE_TOKENS, BACKEND_PORT: '0', BACKEND_METRICS_PORT: '0', PGLITE_DIR: 'memory://', LOG_LEVEL: 'info', REAPER_INTERVAL_MS: '0', MODERATION_LAPSE_INTERVAL_MS: '0', STAR_REFUND_INTERVAL_MS: '0' },
       (line) => line['msg'] === 'backend listening',
     );
     url = String(backend.ready['url']);

@@ -6,12 +6,12 @@ import { startTestGateway } from './support/botlink-gateway.js';
 const alertsPath = fileURLToPath(new URL('../../../ops/prometheus/alerts.yml', import.meta.url));
 
 interface RuleFile {
-  groups: Array<{ rules: Array<{ alert: string; expr: string }> }>;
+  groups: Array<{ name: string; rules: Array<{ alert: string; expr: string }> }>;
 }
 
 describe('gateway metrics', () => {
   it('exposes every bot-link series the alerts use, with the label values they select, before any bot connects', async () => {
-    const rules = (parse(readFileSync(alertsPath, 'utf8')) as RuleFile).groups.flatMap((g) => g.rules);
+    const rules = (parse(readFileSync(alertsPath, 'utf8')) as RuleFile).groups.filter((g) => g.name === 'botlink').flatMap((g) => g.rules);
     expect(rules.map((r) => r.alert).sort()).toEqual(['BotDeadLetters', 'BotDisconnected', 'BotDuplicateUpdateOwners', 'BotPlatformUnreachable', 'BotRateLimitedSustained']);
     const gw = await startTestGateway();
     try {

@@ -84,6 +84,7 @@ async function main(): Promise<void> {
       ...TEST_RATE_LIMITS,
       DATABASE_URL: dbUrl.toString(),
       BACKEND_PORT: String(backendPort),
+      BACKEND_METRICS_PORT: '0',
       BACKEND_SEED_CATALOG: 'false',
       REAPER_INTERVAL_MS: '0',
       MODERATION_LAPSE_INTERVAL_MS: '0',

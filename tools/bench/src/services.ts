@@ -159,6 +159,7 @@ export function quietBackendEnv(dbUrl: string, port: number, internalPort: numbe
     ...TEST_RATE_LIMITS,
     DATABASE_URL: dbUrl,
     BACKEND_PORT: String(port),
+    BACKEND_METRICS_PORT: '0',
     BACKEND_SEED_CATALOG: 'false',
     DB_POOL_MAX: poolMax,
     REAPER_INTERVAL_MS: '0',

@@ -28,6 +28,7 @@ describe('the local stack', () => {
       botHealth: await freePort(),
       gatewayInternal: await freePort(),
       gatewayMetrics: await freePort(),
+      backendMetrics: await freePort(),
     };
     stack = await startStack({ root, dataDir: data, ports, write: (l) => lines.push(l), readyTimeoutMs: 60_000, logLevel: 'warn' });
   }, 90_000);

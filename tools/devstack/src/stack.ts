@@ -16,9 +16,10 @@ export interface StackPorts {
   gatewayInternal: number;
   /** The gateway's `/metrics` listener (loopback), apart from its public REST port. */
   gatewayMetrics: number;
+  backendMetrics: number;
 }
 
-export const DEFAULT_PORTS: StackPorts = { platform: 8081, provider: 8082, backend: 4000, gatewayHttp: 8080, botlink: 8443, botHealth: 8090, gatewayInternal: 8444, gatewayMetrics: 9464 };
+export const DEFAULT_PORTS: StackPorts = { platform: 8081, provider: 8082, backend: 4000, gatewayHttp: 8080, botlink: 8443, botHealth: 8090, gatewayInternal: 8444, gatewayMetrics: 9464, backendMetrics: 9465 };
 
 export interface StackOptions {
   /** Repository root (where dist/ and node_modules/ are). */
@@ -120,6 +121,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         ...tokens,
         BACKEND_HOST: host,
         BACKEND_PORT: String(ports.backend),
+        BACKEND_METRICS_PORT: String(ports.backendMetrics),
         PGLITE_DIR: join(data, 'pglite'),
         DATABASE_URL: '',
         BACKEND_TELEGRAM_BOT_TOKEN: BOT_TOKEN,

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from '@wordgame/logging';
 import type { DB } from '../db/schema.js';
 import type { Mailer } from '../mail/mailer.js';
+import type { PaymentMetrics } from '../metrics/payments.js';
 import type { BotCommands } from './commands.js';
 import type { PaymentProvider, Shop } from './provider/types.js';
 import type { ShopTable } from './shops.js';
@@ -32,6 +33,8 @@ export interface PaymentDeps {
   /** null when no card shop is configured (the card rail answers rail_not_configured). */
   card: CardRail | null;
   stars: StarsRail;
+  /** Credits, refunds, unmatched payments, reaper ticks and notices, as metrics. */
+  metrics: PaymentMetrics;
   now(): Date;
 }
 

@@ -3,6 +3,7 @@ import type { Logger } from '@wordgame/logging';
 import type { BackendConfig } from '../config.js';
 import type { DB } from '../db/schema.js';
 import { mailerFor, type Mailer } from '../mail/mailer.js';
+import { createBackendMetrics, instrumentProvider, type PaymentMetrics, type ProviderMetrics } from '../metrics/index.js';
 import { gatewayBotCommands, type BotCommands } from './commands.js';
 import type { PaymentDeps } from './deps.js';
 import { YooKassaProvider } from './provider/yookassa.js';
@@ -12,15 +13,18 @@ export interface PaymentOverrides {
   bot?: BotCommands;
   mailer?: Mailer;
   now?: () => Date;
+  /** The app's metrics; default a fresh set on a registry of its own (tests that build deps alone). */
+  metrics?: { payments: PaymentMetrics; provider: ProviderMetrics };
 }
 
 /**
  * The payment domain's dependencies from configuration: the gateway's BotCommandService client,
- * the mailer MAIL_TRANSPORT selects, and the card rail (YooKassa adapter + per-channel shops) when
- * BACKEND_YOOKASSA_SHOPS is set.
+ * the mailer MAIL_TRANSPORT selects, and the card rail (YooKassa adapter, measured, + per-channel
+ * shops) when BACKEND_YOOKASSA_SHOPS is set.
  */
 export function paymentDeps(config: BackendConfig, db: Kysely<DB>, logger: Logger, overrides: PaymentOverrides = {}): PaymentDeps {
   const shops = config.BACKEND_YOOKASSA_SHOPS;
+  const metrics = overrides.metrics ?? createBackendMetrics();
   return {
     db,
     logger,
@@ -28,13 +32,14 @@ export function paymentDeps(config: BackendConfig, db: Kysely<DB>, logger: Logge
     mailer: overrides.mailer ?? mailerFor(config),
     card: shops
       ? {
-          provider: new YooKassaProvider({ apiUrl: config.BACKEND_YOOKASSA_API_URL, timeoutMs: config.PROVIDER_TIMEOUT_MS }),
+          provider: instrumentProvider(new YooKassaProvider({ apiUrl: config.BACKEND_YOOKASSA_API_URL, timeoutMs: config.PROVIDER_TIMEOUT_MS }), metrics.provider),
           shops,
           vatCode: config.BACKEND_YOOKASSA_VAT_CODE ?? null,
           returnUrl: config.PAYMENT_RETURN_URL ?? `${config.PUBLIC_BASE_URL.replace(/\/$/, '')}/wallet`,
         }
       : null,
     stars: { holdMs: config.PRECHECKOUT_HOLD_MS },
+    metrics: metrics.payments,
     now: overrides.now ?? (() => new Date()),
   };
 }

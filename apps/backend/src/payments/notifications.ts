@@ -88,6 +88,7 @@ async function refundHint(deps: PaymentDeps, card: CardRail, refundId: string, p
     return handled('partial_refund');
   }
   const result = await deps.db.transaction().execute((trx) => recordRefund(trx, deps.logger, order.id, refund.id, deps.now()));
+  if (result === 'recorded') deps.metrics.refunded(order.rail);
   if (result === 'not_paid') {
     deps.logger.warn(log, 'refund for an order that was never credited; nothing to reverse');
     return handled('refund_of_unpaid_order');

@@ -24,6 +24,8 @@ type ChannelOutcome = 'sent' | 'skipped' | 'failed' | CommandOutcome['status'];
  */
 export async function notifyPaymentFailed(deps: PaymentDeps, failed: FailedPayment): Promise<void> {
   const [bot, email] = await Promise.all([viaBot(deps, failed), viaMail(deps, failed)]);
+  deps.metrics.notice('failed', 'bot', bot);
+  deps.metrics.notice('failed', 'email', email);
   deps.logger.info({ orderId: failed.orderId, accountId: String(failed.accountId), bot, email }, 'payment failure notice');
 }
 

@@ -2,6 +2,7 @@ import { creditOrder } from '../orders/credit.js';
 import { recordEvent, type OrderRow } from '../orders/repository.js';
 import { CREDITABLE_STATES } from '../orders/state.js';
 import type { PaymentDeps } from './deps.js';
+import { onCredited } from './credited.js';
 import { notifyPaymentFailed } from './notify.js';
 import type { ProviderPayment, Shop } from './provider/types.js';
 
@@ -47,7 +48,10 @@ export async function settleFromProvider(deps: PaymentDeps, order: OrderRow, sho
       return ignored('refunded_before_credit');
     }
     const paid = await deps.db.transaction().execute((trx) => creditOrder(trx, order.id, { providerPaymentId: payment.id }, now));
-    if (paid) deps.logger.info({ ...log, accountId: String(paid.account_id) }, 'card payment credited');
+    if (paid) {
+      deps.logger.info({ ...log, accountId: String(paid.account_id) }, 'card payment credited');
+      onCredited(deps, paid);
+    }
     return handled(paid ? 'credited' : 'already_settled');
   }
   if (payment.status === 'canceled') {

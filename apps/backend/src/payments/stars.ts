@@ -3,6 +3,7 @@ import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import { creditable, creditOrder } from '../orders/credit.js';
 import { findOrder, orderForUpdate } from '../orders/repository.js';
 import { CREDITABLE_STATES, STARS_PROVIDER } from '../orders/state.js';
+import { onCredited } from './credited.js';
 import type { PaymentDeps } from './deps.js';
 import { DomainError } from '../rpc/errors.js';
 import { isOrderId } from './errors.js';
@@ -79,6 +80,7 @@ export async function forwardPayment(deps: PaymentDeps, p: PlatformPaymentInput)
     : null;
   if (credited) {
     deps.logger.info({ orderId: p.orderRef, chargeId: p.chargeId }, 'stars payment credited');
+    onCredited(deps, credited);
     return true;
   }
   const outcome = await deps.db.transaction().execute(async (trx) => {
@@ -96,8 +98,8 @@ export async function forwardPayment(deps: PaymentDeps, p: PlatformPaymentInput)
     }
     const reason = !order || order.rail !== 'stars' ? 'unknown_order' : !creditable(order) ? `order_${order.state}` : order.amount !== p.amount ? 'amount_mismatch' : null;
     if (reason === null) {
-      await creditOrder(trx, p.orderRef, { platformChargeId: p.chargeId, platformUserId: p.platformUserId }, now);
-      return { credited: true, replay: false };
+      const paid = await creditOrder(trx, p.orderRef, { platformChargeId: p.chargeId, platformUserId: p.platformUserId }, now);
+      return { credited: true, replay: false, paid };
     }
     // A new row version of the still creditable order: a concurrent fast-path credit of this same
     // charge whose snapshot predates this commit then credits nothing (see CreditGuard.newChargeId).
@@ -112,6 +114,8 @@ export async function forwardPayment(deps: PaymentDeps, p: PlatformPaymentInput)
   if (!outcome.replay) {
     if (outcome.credited) deps.logger.info({ orderId: p.orderRef, chargeId: p.chargeId }, 'stars payment credited');
     else deps.logger.warn({ orderRef: p.orderRef.slice(0, 200), chargeId: p.chargeId, reason: outcome.reason }, 'stars payment matched no creditable order; recorded as unmatched');
+    if ('paid' in outcome && outcome.paid) onCredited(deps, outcome.paid);
+    if ('reason' in outcome && outcome.reason !== undefined) deps.metrics.unmatched('stars', outcome.reason);
   }
   return outcome.credited;
 }

@@ -125,5 +125,16 @@ export function createReaper(deps: PaymentDeps, options: ReaperOptions, logger: 
     return report;
   }
 
-  return { tick, ...createTicker(tick, options.intervalMs, logger, 'reaper tick failed') };
+  const observed = async (now?: Date): Promise<TickReport> => {
+    const started = performance.now();
+    try {
+      const report = await tick(now);
+      deps.metrics.reaperTick(report, (performance.now() - started) / 1000);
+      return report;
+    } catch (err: unknown) {
+      deps.metrics.reaperTick(null, (performance.now() - started) / 1000);
+      throw err;
+    }
+  };
+  return { tick: observed, ...createTicker(observed, options.intervalMs, logger, 'reaper tick failed') };
 }

@@ -96,6 +96,7 @@ export async function refundOrder(deps: PaymentDeps, orderId: string | null): Pr
     deps.logger.info({ orderId, refundId: refund.id, status: refund.status }, 'console refund not succeeded yet; nothing recorded');
     return answer(refund.status, refund.id);
   }
-  await deps.db.transaction().execute((trx) => recordRefund(trx, deps.logger, order.id, refund.id, deps.now()));
+  const recorded = await deps.db.transaction().execute((trx) => recordRefund(trx, deps.logger, order.id, refund.id, deps.now()));
+  if (recorded === 'recorded') deps.metrics.refunded(order.rail);
   return answer('succeeded', refund.id);
 }

@@ -30,7 +30,8 @@ export async function refundStarsOrder(deps: PaymentDeps, order: OrderRow): Prom
     deps.logger.warn({ ...log, error: verdict.error }, 'console stars refund not confirmed; nothing recorded');
     throw paymentError('bot_unavailable', 'the payment bot did not confirm the refund; nothing was recorded, press again');
   }
-  await deps.db.transaction().execute((trx) => recordRefund(trx, deps.logger, order.id, chargeId, deps.now()));
+  const recorded = await deps.db.transaction().execute((trx) => recordRefund(trx, deps.logger, order.id, chargeId, deps.now()));
+  if (recorded === 'recorded') deps.metrics.refunded(order.rail);
   return chargeId;
 }
 

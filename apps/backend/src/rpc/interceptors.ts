@@ -18,12 +18,8 @@ function coded(message: string, code: Code, machineCode: string): ConnectError {
  */
 export function edgeError(logger: Logger): (err: unknown, method: DescMethod) => ConnectError {
   return (err, method) => {
-    if (err instanceof RateLimited) {
-      return new ConnectError(err.message, Code.ResourceExhausted, { [ERROR_CODE_HEADER]: err.code, [RETRY_AFTER_HEADER]: String(err.retryAfterSeconds) });
-    }
-    if (err instanceof DomainError) return coded(err.message, ERROR_CODES[err.code], err.code);
-    if (err instanceof ConnectError) return err;
-    if (err instanceof FlatBufferDecodeError) return coded(err.message, Code.InvalidArgument, 'malformed_body');
+    const known = knownError(err);
+    if (known) return known;
     if (isDatabaseUnavailable(err)) {
       logger.warn({ err, procedure: method.name, service: method.parent.typeName }, 'database unavailable');
       return new ConnectError('the database is unavailable', Code.Unavailable);
@@ -31,6 +27,22 @@ export function edgeError(logger: Logger): (err: unknown, method: DescMethod) =>
     logger.error({ err, procedure: method.name, service: method.parent.typeName }, 'unhandled rpc failure');
     return coded('internal error', Code.Internal, 'internal');
   };
+}
+
+/** The errors the edge maps without logging; undefined for an unexpected one. */
+function knownError(err: unknown): ConnectError | undefined {
+  if (err instanceof RateLimited) {
+    return new ConnectError(err.message, Code.ResourceExhausted, { [ERROR_CODE_HEADER]: err.code, [RETRY_AFTER_HEADER]: String(err.retryAfterSeconds) });
+  }
+  if (err instanceof DomainError) return coded(err.message, ERROR_CODES[err.code], err.code);
+  if (err instanceof ConnectError) return err;
+  if (err instanceof FlatBufferDecodeError) return coded(err.message, Code.InvalidArgument, 'malformed_body');
+  return undefined;
+}
+
+/** The Connect code the edge answers a failure with (the same mapping as edgeError, without logging). */
+export function edgeCode(err: unknown): Code {
+  return knownError(err)?.code ?? (isDatabaseUnavailable(err) ? Code.Unavailable : Code.Internal);
 }
 
 /** The error edge as a Connect interceptor (the calls connect-node serves: streams, HTTP/1.1, JSON). */

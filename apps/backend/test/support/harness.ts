@@ -21,6 +21,8 @@ export const VK_APP_SECRET = 'test-vk-app-secret';
 /** A real backend on port 0 over a fresh PostgreSQL database, plus a direct handle on that database. */
 export interface Harness {
   url: string;
+  /** The backend's Prometheus endpoint (BACKEND_METRICS_PORT, port 0 here). */
+  metricsUrl: string;
   database: Database & { url: string };
   mailDir: string;
   /** A client whose calls name the harness operator (every role) unless a call sets its own x-operator-session. */
@@ -41,6 +43,7 @@ export async function startHarness(env: Record<string, string> = {}, warnings?: 
   const mailDir = await mkdtemp(path.join(tmpdir(), 'backend-mail-'));
   const config = loadBackendConfig({
     BACKEND_PORT: '0',
+    BACKEND_METRICS_PORT: '0',
     DATABASE_URL: pg.url,
     BACKEND_TELEGRAM_BOT_TOKEN: TELEGRAM_BOT_TOKEN,
     BACKEND_VK_APP_SECRET: VK_APP_SECRET,
@@ -55,7 +58,7 @@ export async function startHarness(env: Record<string, string> = {}, warnings?: 
     ? createLogger('backend-test', 'warn', { write: (line: string) => void warnings.push(JSON.parse(line) as Record<string, unknown>) })
     : createLogger('backend-test', 'silent');
   const app: BackendApp = buildBackend(config, logger);
-  const { url, db } = await app.start();
+  const { url, metricsUrl, db } = await app.start();
   await upsertOperator(db, 'harness-operator', 'harness operator password', ['viewer', 'refunder', 'catalog_editor', 'moderator']);
   const { token: operatorToken } = await signIn(db, 'harness-operator', 'harness operator password', 24);
   const namesOperator: Interceptor = (next) => (req) => {
@@ -66,6 +69,7 @@ export async function startHarness(env: Record<string, string> = {}, warnings?: 
   const bare = backendTransport(url);
   return {
     url,
+    metricsUrl,
     database: pg,
     mailDir,
     operatorToken,

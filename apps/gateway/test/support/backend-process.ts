@@ -38,6 +38,7 @@ export async function startBackendProcess(databaseUrl: string, env: Record<strin
       DATABASE_URL: databaseUrl,
       BACKEND_HOST: '127.0.0.1',
       BACKEND_PORT: '0',
+      BACKEND_METRICS_PORT: '0',
       LOG_LEVEL: 'info',
       MAIL_TRANSPORT: 'dev',
       MAIL_DEV_DIR: mailDir,

@@ -121,6 +121,7 @@ export async function startSoakStack(serverUrl: string, rebuildApps: boolean): P
       ...TEST_RATE_LIMITS,
       DATABASE_URL: dbUrl,
       BACKEND_PORT: String(backendPort),
+      BACKEND_METRICS_PORT: '0',
       BACKEND_SEED_CATALOG: 'true',
       BACKEND_TELEGRAM_BOT_TOKEN: BOT_TOKEN,
       PUBLIC_BASE_URL: gateway,

@@ -94,6 +94,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       DATABASE_URL: options.databaseUrl,
       BACKEND_HOST: host,
       BACKEND_PORT: String(backendPort),
+      BACKEND_METRICS_PORT: '0',
       BACKEND_SEED_CATALOG: 'false',
       BACKEND_TELEGRAM_BOT_TOKEN: TELEGRAM_BOT_TOKEN,
       PUBLIC_BASE_URL: urls.gateway,

@@ -1,0 +1,24 @@
+import type { Registry } from 'prom-client';
+import { createPaymentMetrics, type PaymentMetrics } from './payments.js';
+import { createProviderMetrics, type ProviderMetrics } from './provider.js';
+import { createBackendRegistry } from './registry.js';
+import { createRpcMetrics, type RpcMetrics } from './rpc.js';
+
+export { listenMetrics, type MetricsListener } from './server.js';
+export { instrumentServices } from './rpc.js';
+export { instrumentProvider, type ProviderMetrics } from './provider.js';
+export { registerStateCollector } from './state.js';
+export type { PaymentMetrics, ReaperTickCounts } from './payments.js';
+
+/** Every metric family of one backend, on its own registry (README "Operating it"). */
+export interface BackendMetrics {
+  registry: Registry;
+  rpc: RpcMetrics;
+  payments: PaymentMetrics;
+  provider: ProviderMetrics;
+}
+
+/** Creates the backend's registry and registers its event series; scrape-time series are added by registerStateCollector once the database is open. */
+export function createBackendMetrics(registry: Registry = createBackendRegistry()): BackendMetrics {
+  return { registry, rpc: createRpcMetrics(registry), payments: createPaymentMetrics(registry), provider: createProviderMetrics(registry) };
+}

@@ -1,0 +1,102 @@
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { OrderRail } from '../db/schema.js';
+
+/** Rails as label values (a closed set). */
+export const RAILS: readonly OrderRail[] = ['stars', 'card'];
+
+/** Reaper tick outcome counts (the reaper's TickReport, without importing it). */
+export interface ReaperTickCounts {
+  expired: number;
+  rechecked: number;
+  credited: number;
+  failed: number;
+  errors: number;
+}
+
+/** How one channel of a customer notice went (`sent`, `skipped`, a bot outcome, `failed`). */
+export type NoticeChannel = 'bot' | 'email';
+
+/**
+ * What the payment domain reports, by name rather than by metric object, so the domain code stays
+ * free of prom-client: credits and refunds by rail, unmatched stars payments by reason, reaper
+ * ticks, customer notices. Label values are closed sets; never an id.
+ */
+export interface PaymentMetrics {
+  /** An order was credited (exactly once per order); `latencySeconds` = paid_at - created_at. */
+  credited(rail: OrderRail, latencySeconds: number): void;
+  /** A full refund of an order was recorded. */
+  refunded(rail: OrderRail): void;
+  /** A stars payment credited nothing and was recorded in unmatched_payments (reason: unknown_order, order_paid, order_failed, amount_mismatch). */
+  unmatched(rail: OrderRail, reason: string): void;
+  /** One reaper tick finished (`counts`) or failed (null). */
+  reaperTick(counts: ReaperTickCounts | null, seconds: number): void;
+  /** One channel of a customer notice (credit or failure) ended with `outcome`. */
+  notice(kind: 'credited' | 'failed', channel: NoticeChannel, outcome: string): void;
+}
+
+const UNMATCHED_REASONS = ['unknown_order', 'order_paid', 'order_failed', 'amount_mismatch'];
+const REAPER_OUTCOMES = ['expired', 'rechecked', 'credited', 'failed', 'errors'] as const;
+
+/** Registers the payment series on `registry`, every closed label set pre-created at zero. */
+export function createPaymentMetrics(registry: Registry): PaymentMetrics {
+  const registers = [registry];
+  const credits = new Counter({ name: 'backend_credits_total', help: 'Orders credited (chips and benefits granted), by rail; exactly once per order.', labelNames: ['rail'], registers });
+  const creditLatency = new Histogram({
+    name: 'backend_credit_latency_seconds',
+    help: 'Time from order creation to its credit, by rail (includes the customer paying).',
+    labelNames: ['rail'],
+    buckets: [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 21600, 86400],
+    registers,
+  });
+  const refunds = new Counter({ name: 'backend_refunds_total', help: 'Full order refunds recorded (reversal + ledger row), by rail.', labelNames: ['rail'], registers });
+  const unmatched = new Counter({
+    name: 'backend_unmatched_payments_total',
+    help: 'Payments that credited nothing and were recorded in unmatched_payments (returned to the payer automatically), by rail and reason.',
+    labelNames: ['rail', 'reason'],
+    registers,
+  });
+  const ticks = new Counter({ name: 'backend_reaper_ticks_total', help: 'Reaper ticks, by outcome (ok, error: the tick threw and was logged).', labelNames: ['outcome'], registers });
+  const tickOrders = new Counter({
+    name: 'backend_reaper_orders_total',
+    help: 'What reaper ticks did to orders: expired, rechecked (provider re-read), credited, failed, errors (re-check failed; retried next tick).',
+    labelNames: ['outcome'],
+    registers,
+  });
+  const tickDuration = new Histogram({ name: 'backend_reaper_tick_duration_seconds', help: 'Duration of one reaper tick.', buckets: [0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60], registers });
+  const lastTick = new Gauge({ name: 'backend_reaper_last_tick_timestamp_seconds', help: 'Unix time the last reaper tick ended without throwing (0 before the first).', registers });
+  const notices = new Counter({
+    name: 'backend_customer_notices_total',
+    help: 'Customer notices about money (kind credited or failed) by channel (bot, email) and outcome (sent/delivered, skipped: the account has no such channel, failed, or the bot command outcome).',
+    labelNames: ['kind', 'channel', 'outcome'],
+    registers,
+  });
+  for (const rail of RAILS) {
+    credits.inc({ rail }, 0);
+    refunds.inc({ rail }, 0);
+  }
+  for (const reason of UNMATCHED_REASONS) unmatched.inc({ rail: 'stars', reason }, 0);
+  for (const outcome of ['ok', 'error']) ticks.inc({ outcome }, 0);
+  for (const outcome of REAPER_OUTCOMES) tickOrders.inc({ outcome }, 0);
+  lastTick.set(0);
+  return {
+    credited(rail, latencySeconds) {
+      credits.inc({ rail });
+      creditLatency.observe({ rail }, Math.max(0, latencySeconds));
+    },
+    refunded: (rail) => refunds.inc({ rail }),
+    unmatched(rail, reason) {
+      unmatched.inc({ rail, reason: UNMATCHED_REASONS.includes(reason) ? reason : 'other' });
+    },
+    reaperTick(counts, seconds) {
+      tickDuration.observe(seconds);
+      if (counts === null) {
+        ticks.inc({ outcome: 'error' });
+        return;
+      }
+      ticks.inc({ outcome: 'ok' });
+      lastTick.set(Date.now() / 1000);
+      for (const outcome of REAPER_OUTCOMES) if (counts[outcome] > 0) tickOrders.inc({ outcome }, counts[outcome]);
+    },
+    notice: (kind, channel, outcome) => notices.inc({ kind, channel, outcome }),
+  };
+}

@@ -1,0 +1,105 @@
+import type { DescService } from '@bufbuild/protobuf';
+import { Code } from '@connectrpc/connect';
+import { Counter, Histogram, type Registry } from 'prom-client';
+import { RateLimited } from '../rpc/errors.js';
+import { edgeCode } from '../rpc/interceptors.js';
+import type { ServiceRegistration } from '../server/unary-fast-path.js';
+
+/** RPC series: one `method` label per procedure (`Service/Method`), a closed set; no ids. */
+export interface RpcMetrics {
+  requests: Counter<'method' | 'code'>;
+  duration: Histogram<'method'>;
+  rateLimited: Counter<'method'>;
+}
+
+/** Registers `backend_rpc_requests_total{method,code}`, `backend_rpc_duration_seconds{method}`, `backend_rate_limit_refusals_total{method}`. */
+export function createRpcMetrics(registry: Registry): RpcMetrics {
+  const registers = [registry];
+  return {
+    requests: new Counter({
+      name: 'backend_rpc_requests_total',
+      help: 'Connect calls served, by procedure and answered code (ok, or the Connect code in snake_case: invalid_argument, unavailable, internal, ...).',
+      labelNames: ['method', 'code'],
+      registers,
+    }),
+    duration: new Histogram({
+      name: 'backend_rpc_duration_seconds',
+      help: 'Time to answer a unary Connect call, by procedure (handler start to answer or error).',
+      labelNames: ['method'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    }),
+    rateLimited: new Counter({
+      name: 'backend_rate_limit_refusals_total',
+      help: 'Calls refused by a rate limit (sign-in failures, order creation, confirmation mails), by procedure.',
+      labelNames: ['method'],
+      registers,
+    }),
+  };
+}
+
+/** `resource_exhausted` for Code.ResourceExhausted: the label value of a Connect code. */
+export function codeLabel(code: Code): string {
+  return (Code[code] ?? 'unknown').replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase();
+}
+
+type Handler = (req: unknown, ctx: unknown) => unknown;
+
+/** The procedures a rate limit guards (limits/): their refusal series exist at zero from the start. */
+const RATE_LIMITED = new Set(['AccountService/OpenDirectSession', 'AccountService/UpdateProfile', 'PaymentsService/CreateOrder', 'ConsoleService/SignIn']);
+
+/**
+ * Wraps every method of every registered implementation so both ways a call arrives (the unary
+ * fast path and connect-node, which a Connect interceptor alone would not cover) are measured:
+ * unary calls get their duration and code, streams their code when they end. The code is the
+ * one the error edge answers with (edgeCode). Registrations are returned new; impls are untouched.
+ */
+export function instrumentServices(registrations: readonly ServiceRegistration[], metrics: RpcMetrics): ServiceRegistration[] {
+  return registrations.map(({ service, impl }) => ({ service, impl: instrumentImpl(service, impl as Record<string, unknown>, metrics) }));
+}
+
+function instrumentImpl(service: DescService, impl: Record<string, unknown>, metrics: RpcMetrics): object {
+  const out: Record<string, unknown> = { ...impl };
+  for (const method of service.methods) {
+    const handler = impl[method.localName];
+    if (typeof handler !== 'function') continue;
+    const label = `${service.name}/${method.name}`;
+    metrics.requests.inc({ method: label, code: 'ok' }, 0);
+    if (RATE_LIMITED.has(label)) metrics.rateLimited.inc({ method: label }, 0);
+    out[method.localName] = method.methodKind === 'unary' ? unary(label, (handler as Handler).bind(impl), metrics) : streaming(label, (handler as Handler).bind(impl), metrics);
+  }
+  return out;
+}
+
+function failed(label: string, err: unknown, metrics: RpcMetrics): void {
+  if (err instanceof RateLimited) metrics.rateLimited.inc({ method: label });
+  metrics.requests.inc({ method: label, code: codeLabel(edgeCode(err)) });
+}
+
+function unary(label: string, handler: Handler, metrics: RpcMetrics): Handler {
+  return async (req, ctx) => {
+    const end = metrics.duration.startTimer({ method: label });
+    try {
+      const res = await handler(req, ctx);
+      metrics.requests.inc({ method: label, code: 'ok' });
+      return res;
+    } catch (err: unknown) {
+      failed(label, err, metrics);
+      throw err;
+    } finally {
+      end();
+    }
+  };
+}
+
+function streaming(label: string, handler: Handler, metrics: RpcMetrics): Handler {
+  return async function* (req, ctx) {
+    try {
+      yield* handler(req, ctx) as AsyncIterable<unknown>;
+      metrics.requests.inc({ method: label, code: 'ok' });
+    } catch (err: unknown) {
+      failed(label, err, metrics);
+      throw err;
+    }
+  };
+}

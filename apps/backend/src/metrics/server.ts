@@ -1,0 +1,49 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Registry } from 'prom-client';
+import type { Logger } from '@wordgame/logging';
+
+/** The backend's `/metrics` listener: where it is and how to close it. */
+export interface MetricsListener {
+  readonly port: number;
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves `GET /metrics` (Prometheus text of `registry`) on its own listener, apart from the Connect
+ * port (which needs the service token), so only what reaches BACKEND_METRICS_HOST (default
+ * loopback) can scrape it; any other path or method is 404. Reads no request body.
+ */
+export async function listenMetrics(host: string, port: number, registry: Registry, logger: Logger): Promise<MetricsListener> {
+  const server: Server = createServer((req, res) => {
+    const path = (req.url ?? '').split('?')[0];
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || path !== '/metrics') {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+      return;
+    }
+    registry.metrics().then(
+      (text) => res.writeHead(200, { 'content-type': registry.contentType }).end(req.method === 'HEAD' ? undefined : text),
+      (err: unknown) => {
+        logger.error({ err }, 'metrics collection failed');
+        res.writeHead(500, { 'content-type': 'text/plain' }).end('metrics failed\n');
+      },
+    );
+  });
+  server.requestTimeout = 10_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const bound = (server.address() as AddressInfo).port;
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    port: bound,
+    url: `http://${shownHost}:${bound}/metrics`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
