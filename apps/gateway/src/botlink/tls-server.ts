@@ -61,7 +61,7 @@ export async function listenMtls(
     },
   );
   // No request handler on the TLS server itself: streams `take` declines go to a compat server's.
-  serveStreams(server, take ?? (() => false), http2.createServer(handler as (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void));
+  serveStreams(server, take ?? (() => false), http2.createServer(handler));
   const sessions = new Set<http2.ServerHttp2Session>();
   server.on('session', (session: http2.ServerHttp2Session) => {
     sessions.add(session);

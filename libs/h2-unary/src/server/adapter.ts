@@ -33,7 +33,7 @@ export function unaryServers(
     readMaxBytes: options.readMaxBytes,
     interceptors: options.interceptors ?? [],
     routes: (router) => {
-      for (const { service, impl } of options.services) router.service(service, impl as never);
+      for (const { service, impl } of options.services) router.service(service, impl);
     },
     ...(contextValues ? { contextValues: (req: { socket: unknown }) => contextValues(req.socket) } : {}),
     ...(fallback ? { fallback } : {}),

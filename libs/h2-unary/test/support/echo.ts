@@ -34,7 +34,7 @@ function impl(seen: Seen) {
       ctx.responseTrailer.set('x-t', 't');
       if (command.startsWith('ok:')) return { body: bytes(command.slice(3)) };
       if (command === 'big') return { body: new Uint8Array(2048).fill(65) };
-      if (command.startsWith('err:')) throw new ConnectError(`failed with ${command.slice(4)}: 100% é`, Number(command.slice(4)) as Code, { 'x-meta': 'm' });
+      if (command.startsWith('err:')) throw new ConnectError(`failed with ${command.slice(4)}: 100% é`, Number(command.slice(4)), { 'x-meta': 'm' });
       if (command === 'details') {
         throw new ConnectError('with details', Code.FailedPrecondition, undefined, [{ desc: StringValueSchema, value: { value: 'the detail' } }]);
       }
@@ -159,7 +159,7 @@ export function send(url: string, path: string, headers: http2.OutgoingHttpHeade
       answer.status = Number(h[':status']);
       answer.headers = sorted(h);
     });
-    req.on('trailers', (t) => (answer.trailers = sorted(t)));
+    req.on('trailers', (t: http2.IncomingHttpHeaders) => (answer.trailers = sorted(t)));
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('error', () => undefined);
     req.on('close', () => {
