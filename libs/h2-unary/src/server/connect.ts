@@ -1,4 +1,4 @@
-import type http2 from 'node:http2';
+import http2 from 'node:http2';
 import { fromBinary, toBinary } from '@bufbuild/protobuf';
 import { Code, ConnectError, createContextValues } from '@connectrpc/connect';
 import { compressionNegotiate, mergeNonProtocolHeaders } from '@connectrpc/connect/protocol';
@@ -51,12 +51,12 @@ export function connectUnaryTaker(options: UnaryServerOptions, scheme: 'http' | 
         return toBinary(method.output, output);
       },
       succeed(s, message, exchange) {
-        void answer(s, 200, message, exchange.responseHeader, exchange.responseTrailer);
+        answer(s, 200, message, exchange.responseHeader, exchange.responseTrailer).catch(() => s.close(http2.constants.NGHTTP2_INTERNAL_ERROR));
       },
       fail(s, err, exchange) {
         exchange.responseHeader.set('content-type', 'application/json');
         if (!err.isWireError) mergeNonProtocolHeaders(exchange.responseHeader, err.metadata);
-        void answer(s, codeToHttpStatus(err.code), errorToJsonBytes(err, {}), exchange.responseHeader, exchange.responseTrailer);
+        answer(s, codeToHttpStatus(err.code), errorToJsonBytes(err, {}), exchange.responseHeader, exchange.responseTrailer).catch(() => s.close(http2.constants.NGHTTP2_INTERNAL_ERROR));
       },
     });
     return true;

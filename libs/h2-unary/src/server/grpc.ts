@@ -1,4 +1,4 @@
-import type http2 from 'node:http2';
+import http2 from 'node:http2';
 import { fromBinary, toBinary, type DescMessage } from '@bufbuild/protobuf';
 import { Code, ConnectError, createContextValues } from '@connectrpc/connect';
 import { compressionNegotiate } from '@connectrpc/connect/protocol';
@@ -55,7 +55,7 @@ export function grpcUnaryTaker(options: UnaryServerOptions, scheme: 'http' | 'ht
         return toBinary(method.output, await invokeRoute(route, context, input, interceptors));
       },
       succeed(s, message, exchange) {
-        void (async () => {
+        (async () => {
           let flags = 0;
           let bytes = message;
           if (compression.response !== null && bytes.byteLength >= COMPRESS_MIN_BYTES) {
@@ -67,7 +67,7 @@ export function grpcUnaryTaker(options: UnaryServerOptions, scheme: 'http' | 'ht
           envelope.writeUInt32BE(bytes.length, 1);
           envelope.set(bytes, 5);
           end(s, exchange.responseHeader, exchange.responseTrailer, envelope);
-        })();
+        })().catch(() => s.close(http2.constants.NGHTTP2_INTERNAL_ERROR));
       },
       fail(s, err, exchange) {
         end(s, exchange.responseHeader, setTrailerStatus(exchange.responseTrailer, err));
