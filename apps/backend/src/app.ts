@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from './db/schema.js';
-import { connectNodeAdapter } from '@connectrpc/connect-node';
 import { backendApi } from '@wordgame/contracts';
+import { unaryServers, type ServiceRegistration } from '@wordgame/h2-unary';
 import type { Logger } from '@wordgame/logging';
 import { accountService } from './accounts/service.js';
 import { catalogAdminService } from './catalog/service.js';
@@ -23,12 +23,12 @@ import { refundService } from './operators/refund-service.js';
 import { createStarRefunder, type StarRefunder } from './refunds/star-refunds.js';
 import { mailerFor, type Mailer } from './mail/mailer.js';
 import { createBackendMetrics, instrumentServices, listenMetrics, registerStateCollector, type BackendMetrics, type MetricsListener } from './metrics/index.js';
-import { edgeError, errorEdge } from './rpc/interceptors.js';
+import { errorEdge } from './rpc/interceptors.js';
 import type { SessionDeps } from './sessions/open.js';
 import { walletService } from './wallet/service.js';
 import { listenDual, type DualListener } from './server/listener.js';
 import { backendGate } from './server/service-auth.js';
-import { MAX_BODY_BYTES, unaryFastPath, type ServiceRegistration } from './server/unary-fast-path.js';
+import { MAX_BODY_BYTES } from './server/limits.js';
 import { checkSystem } from './system/check.js';
 import { systemService } from './system/service.js';
 import { systemClock, type Clock } from './game/clock.js';
@@ -112,17 +112,15 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
       unregisterState = registerStateCollector(metrics.registry, { db: db.db, pool: db.pool, ready: async () => (await check()).status === 'ok', logger });
       metricsListener = await listenMetrics(config.BACKEND_METRICS_HOST, config.BACKEND_METRICS_PORT, metrics.registry, logger);
       logger.info({ url: metricsListener.url }, 'backend metrics listening');
-      const connect = connectNodeAdapter({
-        readMaxBytes: MAX_BODY_BYTES,
-        interceptors: [errorEdge(logger)],
-        routes: (router) => {
-          for (const { service, impl } of services) router.service(service, impl);
-        },
-        fallback: (req, res) => void health(req, res, check),
-      });
-      const fast = unaryFastPath(services, edgeError(logger));
+      // One options object for connect-node and the fast path: the error edge is registered once.
+      const servers = unaryServers(
+        { services, interceptors: [errorEdge(logger)], readMaxBytes: MAX_BODY_BYTES, fast: config.BACKEND_FAST_PATH },
+        ['connect'],
+        'http',
+        (req, res) => void health(req, res, check),
+      );
       const gate = backendGate(config.BACKEND_SERVICE_TOKEN, logger);
-      listener = await listenDual(gate.handler(connect), config.BACKEND_HOST, config.BACKEND_PORT, undefined, gate.taker(fast));
+      listener = await listenDual(gate.handler(servers.handler), config.BACKEND_HOST, config.BACKEND_PORT, undefined, gate.taker(servers.take));
       logger.info({ url: listener.url }, 'backend listening');
       reaper = createReaper(payments, {
         intervalMs: config.REAPER_INTERVAL_MS,

@@ -52,6 +52,8 @@ export const backendConfigSchema = z
       .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
       .transform((v) => v === 'true' || v === '1' || v === 'yes')
       .optional(),
+    /** Serve binary Connect unary calls on the HTTP/2 fast path (libs/h2-unary); false = connect-node for every call. */
+    BACKEND_FAST_PATH: env.bool(true),
     /** The gateway's internal BotCommandService (create_invoice, notify); h2c. */
     GATEWAY_INTERNAL_URL: env.url().default('http://127.0.0.1:8444'),
     /** How long a bot command (e.g. create_invoice) may wait for the bot's Ack, in ms. */

@@ -1,12 +1,12 @@
 import http2 from 'node:http2';
 import { Code, ConnectError, createClient, type ServiceImpl } from '@connectrpc/connect';
-import { connectNodeAdapter, createConnectTransport } from '@connectrpc/connect-node';
+import { createConnectTransport } from '@connectrpc/connect-node';
 import { backendApi } from '@wordgame/contracts';
 import { createLogger } from '@wordgame/logging';
-import { edgeError, errorEdge } from '../src/rpc/interceptors.js';
+import { unaryServers, type ServiceRegistration } from '@wordgame/h2-unary';
+import { errorEdge } from '../src/rpc/interceptors.js';
 import { DomainError } from '../src/rpc/errors.js';
 import { listenDual, type DualListener } from '../src/server/listener.js';
-import { unaryFastPath, type ServiceRegistration } from '../src/server/unary-fast-path.js';
 
 const logger = createLogger('fast-path-test', 'silent');
 
@@ -19,8 +19,7 @@ describe('unary fast path (Connect unary straight off the HTTP/2 stream)', () =>
 
   beforeAll(async () => {
     const services: ServiceRegistration[] = [{ service: backendApi.SystemService, impl: { check: (req: never, ctx: never) => check(req, ctx) } }];
-    const adapter = connectNodeAdapter({ interceptors: [errorEdge(logger)], routes: (r) => r.service(backendApi.SystemService, { check: (req, ctx) => check(req, ctx) }) });
-    const fast = unaryFastPath(services, edgeError(logger));
+    const { handler: adapter, take: fast } = unaryServers({ services, interceptors: [errorEdge(logger)], readMaxBytes: 4 * 1024 * 1024 }, ['connect'], 'http');
     listener = await listenDual(
       (req, res) => {
         served.push('adapter');
@@ -95,19 +94,19 @@ describe('unary fast path (Connect unary straight off the HTTP/2 stream)', () =>
     expect(err.rawMessage).toBe('the database is unavailable');
   });
 
-  it('refuses a body that is not the request message with InvalidArgument', async () => {
+  it('answers a body that is not the request message as connect-node does (Internal "parse binary")', async () => {
     const status = await rawCall(listener.url, '/backend.v1.SystemService/Check', { 'content-type': 'application/proto' }, Buffer.from([0xff, 0xff, 0xff]));
-    expect(status.status).toBe(400);
-    expect(JSON.parse(status.body) as { code: string }).toMatchObject({ code: 'invalid_argument' });
+    expect(status.status).toBe(500);
+    expect(JSON.parse(status.body) as { code: string; message: string }).toMatchObject({ code: 'internal' });
   });
 
-  it('answers DeadlineExceeded when the handler outlives Connect-Timeout-Ms, and aborts its signal', async () => {
+  it('aborts the handler signal with DeadlineExceeded at Connect-Timeout-Ms; its rejection is the answer (as connect-node)', async () => {
     let aborted: unknown;
     check = (_req, ctx) =>
-      new Promise((resolve) => {
+      new Promise((_resolve, reject) => {
         ctx.signal.addEventListener('abort', () => {
           aborted = ctx.signal.reason;
-          resolve({ body: new Uint8Array() });
+          reject(ctx.signal.reason as Error);
         });
       });
     // A raw call with no client-side deadline, so the answer is the server's own.

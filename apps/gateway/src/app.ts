@@ -1,14 +1,12 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { connectNodeAdapter } from '@connectrpc/connect-node';
 import { botlink as botlinkApi } from '@wordgame/contracts';
 import type { Logger } from '@wordgame/logging';
 import { createBackendClients } from './backend/client.js';
 import { BotIdentityGate } from './botlink/client-identity.js';
 import { PlatformHealth } from './botlink/health.js';
-import { grpcUnaryFastPath, MAX_MESSAGE_BYTES } from './botlink/grpc-unary.js';
-import { peerContextValues, peerValues } from './botlink/peer.js';
-import { botlinkRoutes, botlinkService } from './botlink/routes.js';
+import { botlinkServers } from './botlink/grpc-unary.js';
+import { botlinkService } from './botlink/routes.js';
 import { listenMtls, type MtlsServer } from './botlink/tls-server.js';
 import { CommandHub } from './commands/hub.js';
 import { listenInternal, type InternalServer } from './commands/internal-server.js';
@@ -50,7 +48,7 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
   const registry = createRegistry();
   const metrics = createBotlinkMetrics(registry);
   const internalMetrics = createInternalMetrics(registry);
-  const backend = createBackendClients(config.BACKEND_URL, config.BACKEND_SERVICE_TOKEN);
+  const backend = createBackendClients(config.BACKEND_URL, config.BACKEND_SERVICE_TOKEN, config.GATEWAY_FAST_PATH);
   const hub = new CommandHub({ metrics, logger, queueLimit: config.BOTLINK_SEND_QUEUE_LIMIT });
   const health = new PlatformHealth(metrics, logger);
   let http: Server | undefined;
@@ -81,8 +79,9 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
         metrics.linkRejections.inc({ reason: 'client_identity' });
         logger.warn(refused, 'bot-link call refused: client certificate is not an allowed bot');
       });
-      const botlinkHandler = identity.handler(connectNodeAdapter({ routes: botlinkRoutes(botlinkImpl), contextValues: peerContextValues, readMaxBytes: MAX_MESSAGE_BYTES }));
-      const botlinkUnary = identity.taker(grpcUnaryFastPath(botlinkApi.BotLink, botlinkImpl, (stream) => peerValues(stream.session?.socket), logger));
+      const servers = botlinkServers(botlinkApi.BotLink, botlinkImpl, logger, config.GATEWAY_FAST_PATH);
+      const botlinkHandler = identity.handler(servers.handler);
+      const botlinkUnary = identity.taker(servers.take);
       botlink = await listenMtls(
         {
           host: config.BOTLINK_HOST,

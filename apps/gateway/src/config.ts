@@ -43,6 +43,8 @@ export const gatewayConfigSchema = z
       .default('false')
       .refine((v) => TRUST_PROXY.test(v.trim()), 'must be false, true, a hop count, or comma-separated addresses, CIDR ranges or loopback/linklocal/uniquelocal')
       .transform(trustProxyValue),
+    /** Serve bot-link unary calls and call the backend on the HTTP/2 fast paths (libs/h2-unary); false = connect-node both ways. */
+    GATEWAY_FAST_PATH: env.bool(true),
     BOTLINK_HOST: z.string().default('127.0.0.1'),
     /** BotLink gRPC over HTTP/2 with mutual TLS. */
     BOTLINK_PORT: env.port(8443),

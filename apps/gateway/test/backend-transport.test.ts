@@ -3,7 +3,7 @@ import { Code, ConnectError, createClient, type ServiceImpl, type Transport } fr
 import { connectNodeAdapter } from '@connectrpc/connect-node';
 import { backendApi } from '@wordgame/contracts';
 import { freePort } from '@wordgame/testkit';
-import { createLeanConnectTransport, type ClosableTransport } from '../src/backend/unary-transport.js';
+import { createConnectUnaryTransport as createLeanConnectTransport, type ClosableTransport } from '@wordgame/h2-unary';
 
 type Check = ServiceImpl<typeof backendApi.SystemService>['check'];
 

@@ -1,12 +1,12 @@
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { create, toBinary } from '@bufbuild/protobuf';
-import { Code, ConnectError, createClient, createContextValues, type HandlerContext } from '@connectrpc/connect';
-import { compressionGzip, connectNodeAdapter, createGrpcTransport } from '@connectrpc/connect-node';
+import { Code, ConnectError, createClient, type HandlerContext } from '@connectrpc/connect';
+import { compressionGzip, createGrpcTransport } from '@connectrpc/connect-node';
 import { botlink } from '@wordgame/contracts';
 import { createLogger } from '@wordgame/logging';
-import { takeStreamsFirst } from '@wordgame/h2-unary';
-import { grpcUnaryFastPath, parseTimeout } from '../src/botlink/grpc-unary.js';
+import { parseGrpcTimeout as parseTimeout, serveStreams } from '@wordgame/h2-unary';
+import { botlinkServers } from '../src/botlink/grpc-unary.js';
 
 const logger = createLogger('grpc-unary-test', 'silent');
 type Forward = (req: botlink.ForwardPaymentRequest, ctx: HandlerContext) => Promise<botlink.ForwardPaymentResponse> | botlink.ForwardPaymentResponse;
@@ -28,17 +28,21 @@ describe('bot-link gRPC unary fast path', () => {
   };
 
   beforeAll(async () => {
-    const adapter = connectNodeAdapter({ routes: (r) => r.service(botlink.BotLink, impl) });
-    server = http2.createServer((req, res) => {
+    const { handler: adapter, take: fast } = botlinkServers(botlink.BotLink, impl, logger, true);
+    server = http2.createServer();
+    const compat = http2.createServer((req, res) => {
       served.push('adapter');
       adapter(req, res);
     });
-    const fast = grpcUnaryFastPath(botlink.BotLink, impl, () => createContextValues(), logger);
-    takeStreamsFirst(server, (stream, headers) => {
-      const taken = fast(stream, headers);
-      if (taken) served.push('fast');
-      return taken;
-    });
+    serveStreams(
+      server,
+      (stream, headers) => {
+        const taken = fast(stream, headers);
+        if (taken) served.push('fast');
+        return taken;
+      },
+      compat,
+    );
     server.on('session', (s: http2.ServerHttp2Session) => {
       sessions.add(s);
       s.on('close', () => sessions.delete(s));
@@ -88,20 +92,22 @@ describe('bot-link gRPC unary fast path', () => {
     expect(hidden.rawMessage).toBe('internal error');
   });
 
-  it('refuses a body that is not one uncompressed message with InvalidArgument', async () => {
+  it('answers a body that is not one uncompressed message as connect-node does', async () => {
     const message = toBinary(botlink.ForwardPaymentRequestSchema, create(botlink.ForwardPaymentRequestSchema, { orderId: 'o' }));
     const truncated = Buffer.concat([Buffer.from([0, 0, 0, 0, message.length + 3]), message]);
-    expect((await raw(url, truncated)).status).toBe('3');
-    expect((await raw(url, Buffer.from([0, 0]))).status).toBe('3');
+    expect((await raw(url, truncated)).status).toBe(String(Code.InvalidArgument)); // incomplete envelope
+    expect((await raw(url, Buffer.from([0, 0]))).status).toBe(String(Code.InvalidArgument));
+    const compressed = Buffer.concat([Buffer.from([1, 0, 0, 0, message.length]), message]);
+    expect((await raw(url, compressed)).status).toBe(String(Code.Internal)); // compressed flag on an identity call
   });
 
-  it('answers DeadlineExceeded at grpc-timeout and aborts the handler signal', async () => {
+  it('aborts the handler signal with DeadlineExceeded at grpc-timeout; its rejection is the answer', async () => {
     let reason: unknown;
     forward = (_req, ctx) =>
-      new Promise((resolve) =>
+      new Promise((_resolve, reject) =>
         ctx.signal.addEventListener('abort', () => {
           reason = ctx.signal.reason;
-          resolve(create(botlink.ForwardPaymentResponseSchema, {}));
+          reject(ctx.signal.reason as Error);
         }),
       );
     const message = toBinary(botlink.ForwardPaymentRequestSchema, create(botlink.ForwardPaymentRequestSchema, { orderId: 'o' }));
@@ -124,10 +130,10 @@ describe('bot-link gRPC unary fast path', () => {
     expect(parseTimeout('250m')).toBe(250);
     expect(parseTimeout('1M')).toBe(60_000);
     expect(parseTimeout('1H')).toBe(3_600_000);
-    expect(parseTimeout('1500u')).toBe(2);
-    expect(parseTimeout('5n')).toBe(1);
-    expect(parseTimeout('10')).toBeUndefined();
-    expect(parseTimeout('123456789S')).toBeUndefined();
+    expect(parseTimeout('1500u')).toBe(1.5);
+    expect(parseTimeout('5n')).toBeCloseTo(0.000005, 12);
+    expect(parseTimeout('10')).toBeNull();
+    expect(parseTimeout('123456789S')).toBeNull();
     expect(parseTimeout(undefined)).toBeUndefined();
   });
 });

@@ -49,6 +49,19 @@ export function pgbenchSpendStatement(root: string): string {
   return `\\set aid :client_id + 1\n\\set key random(1, 1000000000000)\n${sqlText.trim()};\n`;
 }
 
+/**
+ * wallet.get's own statement: READ_WALLET read from the backend's source (so the two cannot
+ * drift), the caller's account = pgbench client id + 1, run prepared like the backend runs it.
+ */
+export function pgbenchReadStatement(root: string): string {
+  const source = readFileSync(path.join(root, 'apps/backend/src/wallet/repository.ts'), 'utf8');
+  const statement = /const READ_WALLET = `([\s\S]*?)`;/.exec(source)?.[1];
+  if (!statement) throw new Error('READ_WALLET not found in apps/backend/src/wallet/repository.ts');
+  const sqlText = statement.replaceAll('$1::bigint', ':aid::bigint');
+  if (/\$\d/.test(sqlText)) throw new Error('READ_WALLET has a parameter the pgbench script does not bind');
+  return `\\set aid :client_id + 1\n${sqlText.trim()};\n`;
+}
+
 /** pgbench's figures in the load generator's shape. */
 export interface PgbenchFigures {
   requests: number;
@@ -58,21 +71,29 @@ export interface PgbenchFigures {
   p99: number;
 }
 
-/** Runs `scriptText` with `clients` clients (2 threads) for `seconds` against `url` (`-M prepared`). */
-export function pgbench(url: string, scriptText: string, productId: bigint, clients: number, seconds: number): PgbenchFigures {
+/**
+ * Runs `scriptText` with `clients` clients (2 threads) for `seconds` against `url` (`-M prepared`),
+ * closed loop, or paced at `rate` transactions/s (`-R`): then each latency counts from the
+ * transaction's scheduled start (pgbench's time plus its schedule lag), as the paced HTTP run
+ * counts from each request's scheduled send time.
+ */
+export function pgbench(url: string, scriptText: string, productId: bigint, clients: number, seconds: number, rate?: number): PgbenchFigures {
   const dir = mkdtempSync(path.join(tmpdir(), 'pgbench-wallet-'));
   const script = path.join(dir, 'spend.sql');
   writeFileSync(script, scriptText);
   const run = spawnSync(
     'pgbench',
-    ['-n', '-M', 'prepared', '-c', String(clients), '-j', '2', '-T', String(seconds), '-D', `pid=${productId}`, '-f', script, '-l', `--log-prefix=${path.join(dir, 'log')}`, url],
+    ['-n', '-M', 'prepared', '-c', String(clients), '-j', '2', '-T', String(seconds), ...(rate === undefined ? [] : ['-R', String(rate)]), '-D', `pid=${productId}`, '-f', script, '-l', `--log-prefix=${path.join(dir, 'log')}`, url],
     { encoding: 'utf8' },
   );
   if (run.status !== 0) throw new Error(`pgbench failed: ${run.stderr}`);
   const latencies = readdirSync(dir)
     .filter((f) => f.startsWith('log'))
     .flatMap((f) => readFileSync(path.join(dir, f), 'utf8').trim().split('\n'))
-    .map((line) => Number(line.split(' ')[2]) / 1000)
+    .map((line) => {
+      const fields = line.split(' ');
+      return (Number(fields[2]) + (rate === undefined ? 0 : Number(fields[6] ?? 0))) / 1000;
+    })
     .sort((a, b) => a - b);
   const failed = /number of failed transactions: (\d+)/.exec(run.stdout)?.[1];
   const tps = Number(/tps = ([\d.]+)/.exec(run.stdout)?.[1] ?? NaN);

@@ -3,7 +3,7 @@ import { Code } from '@connectrpc/connect';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { RateLimited } from '../rpc/errors.js';
 import { edgeCode } from '../rpc/interceptors.js';
-import type { ServiceRegistration } from '../server/unary-fast-path.js';
+import type { ServiceRegistration } from '@wordgame/h2-unary';
 
 /** RPC series: one `method` label per procedure (`Service/Method`), a closed set; no ids. */
 export interface RpcMetrics {

@@ -13,8 +13,8 @@ function coded(message: string, code: Code, machineCode: string): ConnectError {
  * The backend's one error mapping: a DomainError becomes its Connect code with the machine code in
  * `x-error-code` (a RateLimited also carries `x-retry-after`), a malformed FlatBuffers body is InvalidArgument `malformed_body`, a ConnectError
  * passes through, a database that cannot be reached is Unavailable (the caller may retry),
- * anything else is logged with its cause and answered as Internal without detail. Used by the
- * Connect interceptor below and by the unary fast path (server/unary-fast-path.ts).
+ * anything else is logged with its cause and answered as Internal without detail. Run through
+ * the interceptor below, which connect-node and the fast path share (one registration).
  */
 export function edgeError(logger: Logger): (err: unknown, method: DescMethod) => ConnectError {
   return (err, method) => {
@@ -45,7 +45,7 @@ export function edgeCode(err: unknown): Code {
   return knownError(err)?.code ?? (isDatabaseUnavailable(err) ? Code.Unavailable : Code.Internal);
 }
 
-/** The error edge as a Connect interceptor (the calls connect-node serves: streams, HTTP/1.1, JSON). */
+/** The error edge as a Connect interceptor: every call, on connect-node and on the fast path alike. */
 export function errorEdge(logger: Logger): Interceptor {
   const toConnect = edgeError(logger);
   return (next) => async (req) => {

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import http2 from 'node:http2';
 import net from 'node:net';
-import { takeStreamsFirst, type StreamTaker } from '@wordgame/h2-unary';
+import { serveStreams, type StreamTaker } from '@wordgame/h2-unary';
 
 type Handler = (req: http.IncomingMessage | http2.Http2ServerRequest, res: http.ServerResponse | http2.Http2ServerResponse) => void;
 
@@ -28,8 +28,9 @@ export const MAX_CONCURRENT_STREAMS = 256;
 export async function listenDual(handler: Handler, host: string, port: number, graceMs = 5_000, take?: StreamTaker): Promise<DualListener> {
   const h1 = http.createServer(handler);
   h1.keepAliveTimeout = 65_000;
-  const h2 = http2.createServer({ settings: { maxConcurrentStreams: MAX_CONCURRENT_STREAMS } }, handler);
-  if (take) takeStreamsFirst(h2, take);
+  // The front server has no request handler; streams the fast path declines go to `compat`'s.
+  const h2 = http2.createServer({ settings: { maxConcurrentStreams: MAX_CONCURRENT_STREAMS } });
+  serveStreams(h2, take ?? (() => false), http2.createServer(handler));
   const sockets = new Set<net.Socket>();
   const sessions = new Set<http2.ServerHttp2Session>();
   h2.on('session', (session: http2.ServerHttp2Session) => {

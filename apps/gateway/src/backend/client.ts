@@ -1,8 +1,7 @@
 import { createClient, type Client } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
-import { withServiceToken } from '@wordgame/h2-unary';
-import { createLeanConnectTransport } from './unary-transport.js';
+import { createConnectUnaryTransport, withServiceToken } from '@wordgame/h2-unary';
 
 /** Typed Connect clients for the backend's services, over one multiplexed h2c connection. */
 export interface BackendClients {
@@ -29,13 +28,14 @@ export interface BackendClients {
 }
 
 /**
- * Unary calls (every REST operation) go through the lean Connect transport; the one streaming
+ * Unary calls (every REST operation) go through the fast Connect unary transport (libs/h2-unary); the one streaming
  * method (WatchGame) through connect-node's. Both speak the Connect protocol over h2c and present
- * `token` (BACKEND_SERVICE_TOKEN) on every call, without which the backend refuses it.
+ * `token` (BACKEND_SERVICE_TOKEN) on every call, without which the backend refuses it. `fast`
+ * false sends unary calls through connect-node too (GATEWAY_FAST_PATH).
  */
-export function createBackendClients(baseUrl: string, token: string): BackendClients {
+export function createBackendClients(baseUrl: string, token: string, fast = true): BackendClients {
   const streams = createConnectTransport({ baseUrl, httpVersion: '2', defaultTimeoutMs: 10_000, interceptors: [withServiceToken(token)] });
-  const transport = createLeanConnectTransport({ baseUrl, token, defaultTimeoutMs: 10_000, streams });
+  const transport = createConnectUnaryTransport({ baseUrl, token, defaultTimeoutMs: 10_000, streams, fast });
   return {
     system: createClient(backendApi.SystemService, transport),
     account: createClient(backendApi.AccountService, transport),

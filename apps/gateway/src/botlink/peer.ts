@@ -31,8 +31,3 @@ export function peerValues(socket: unknown): ContextValues {
   if (subject) values.set(peerKey, { subject });
   return values;
 }
-
-/** connectNodeAdapter `contextValues`: the peer values of the request's connection. */
-export function peerContextValues(req: { socket: unknown }): ContextValues {
-  return peerValues(req.socket);
-}

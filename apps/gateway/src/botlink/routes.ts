@@ -1,5 +1,3 @@
-import type { ConnectRouter } from '@connectrpc/connect';
-import { botlink } from '@wordgame/contracts';
 import type { Logger } from '@wordgame/logging';
 import type { BackendClients } from '../backend/client.js';
 import { createIntakeHandlers } from './intake.js';
@@ -8,11 +6,4 @@ import { createLinkHandler, type LinkHandlerDeps } from './link-handler.js';
 /** The botlink.v1.BotLink implementation: the Link stream and the three unary RPCs proxied to the backend. */
 export function botlinkService(deps: LinkHandlerDeps & { backend: BackendClients; logger: Logger }) {
   return { link: createLinkHandler(deps), ...createIntakeHandlers(deps.backend, deps.logger) };
-}
-
-/** Registers `impl` as botlink.v1.BotLink on a Connect router. */
-export function botlinkRoutes(impl: ReturnType<typeof botlinkService>) {
-  return (router: ConnectRouter): void => {
-    router.service(botlink.BotLink, impl);
-  };
 }

@@ -3,7 +3,7 @@ import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { keepAlive } from '@wordgame/h2-keepalive';
-import { takeStreamsFirst, type StreamTaker } from '@wordgame/h2-unary';
+import { serveStreams, type StreamTaker } from '@wordgame/h2-unary';
 import type { Logger } from '@wordgame/logging';
 
 /** Most concurrent streams one bot-link connection may open (a bot uses one Link plus a few unary calls). */
@@ -59,9 +59,9 @@ export async function listenMtls(
       allowHTTP1: false,
       settings: { maxConcurrentStreams: BOTLINK_MAX_CONCURRENT_STREAMS },
     },
-    handler,
   );
-  if (take) takeStreamsFirst(server, take);
+  // No request handler on the TLS server itself: streams `take` declines go to a compat server's.
+  serveStreams(server, take ?? (() => false), http2.createServer(handler));
   const sessions = new Set<http2.ServerHttp2Session>();
   server.on('session', (session: http2.ServerHttp2Session) => {
     sessions.add(session);

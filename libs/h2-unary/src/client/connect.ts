@@ -1,12 +1,14 @@
 import http2 from 'node:http2';
 import { create, fromBinary, toBinary, type DescMessage, type DescMethodUnary, type MessageInitShape } from '@bufbuild/protobuf';
-import { Code, ConnectError, type Transport, type UnaryResponse } from '@connectrpc/connect';
-import { codeFromHttpStatus, errorFromJsonBytes } from '@connectrpc/connect/protocol-connect';
+import { appendHeaders, Code, ConnectError, type Transport, type UnaryResponse } from '@connectrpc/connect';
+import { errorFromJsonBytes, trailerDemux, validateResponseWithCompression } from '@connectrpc/connect/protocol-connect';
 import { keepAlive } from '@wordgame/h2-keepalive';
-import { headersOf, serviceAuthorization } from '@wordgame/h2-unary';
+import { ADAPTER_COMPRESSIONS } from '../server/options.js';
+import { headersOf } from '../server/lifecycle.js';
+import { serviceAuthorization } from '../service-gate.js';
 
-/** Options of the lean Connect transport. */
-export interface LeanTransportOptions {
+/** Options of the fast Connect unary transport (one connection to one URL). */
+export interface ConnectUnaryTransportOptions {
   /** `http://host:port`: the backend's cleartext HTTP/2 (prior knowledge) listener. */
   baseUrl: string;
   /** The service token presented on every call (`Authorization: Bearer`). */
@@ -17,6 +19,8 @@ export interface LeanTransportOptions {
   streams: Transport;
   /** PING interval of the connection; an unanswered PING destroys it (half-open detection). */
   pingIntervalMs?: number;
+  /** False sends unary calls through `streams` too (connect-node; the bench's comparison). Default true. */
+  fast?: boolean;
 }
 
 /** A Connect transport that can also close its connection. */
@@ -30,14 +34,17 @@ type CallHeaders = Parameters<Transport['unary']>[3];
 
 /**
  * A Connect-protocol transport for unary calls written straight onto one multiplexed h2c
- * session: POST `/<service>/<method>` with `application/proto`, `Connect-Timeout-Ms`, the call's
- * headers, and the answer decoded as the Connect spec says (200 = the message; anything else = a
- * JSON error whose metadata is the response headers), always with the service token. It speaks the same wire as connect-node's
- * transport but skips its per-call machinery (linked abort controllers, async-iterable pipes,
- * envelope and compression negotiation), which was a quarter of the gateway's CPU per REST
- * request. Streaming methods go to `streams`. A failed connection is reopened on the next call.
+ * session to one URL (a pool makes one per address): POST `/<service>/<method>` with
+ * `application/proto`, `Connect-Timeout-Ms`, the call's headers and the service token. The answer
+ * is read with connect's own response checks, so a call ends as it would through connect-node's
+ * transport: the message with its headers and `trailer-*` trailers, or the ConnectError with its
+ * code, message, details and metadata (headers and trailers). It skips connect-node's per-call
+ * machinery (linked abort controllers, async-iterable pipes), which was a quarter of the
+ * gateway's CPU per REST request. Streaming methods go to `streams`. A failed connection is
+ * reopened on the next call.
  */
-export function createLeanConnectTransport(options: LeanTransportOptions): ClosableTransport {
+export function createConnectUnaryTransport(options: ConnectUnaryTransportOptions): ClosableTransport {
+  if (options.fast === false) return { unary: options.streams.unary.bind(options.streams), stream: options.streams.stream.bind(options.streams), close: () => undefined };
   const base = new URL(options.baseUrl);
   const prefix = base.pathname.replace(/\/+$/, '');
   const authorization = serviceAuthorization(options.token);
@@ -119,11 +126,10 @@ export function createLeanConnectTransport(options: LeanTransportOptions): Closa
       });
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => {
-        try {
-          settle(undefined, decode(method, status, responseHeaders, chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)));
-        } catch (err: unknown) {
-          settle(ConnectError.from(err, Code.Internal));
-        }
+        decode(method, status, responseHeaders, chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)).then(
+          (response) => settle(undefined, response),
+          (err: unknown) => settle(ConnectError.from(err, Code.Internal)),
+        );
       });
       stream.on('error', (err: Error) => settle(ConnectError.from(networkCause(err), Code.Unavailable)));
       stream.on('close', () => {
@@ -144,21 +150,24 @@ export function createLeanConnectTransport(options: LeanTransportOptions): Closa
 }
 
 /** Turns one complete answer into the response or the Connect error it carries. */
-function decode<I extends DescMessage, O extends DescMessage>(
+async function decode<I extends DescMessage, O extends DescMessage>(
   method: DescMethodUnary<I, O>,
   status: number,
   raw: http2.IncomingHttpHeaders,
-  body: Buffer,
-): UnaryResponse<I, O> {
-  const header = headersOf(raw);
-  if (status !== 200) {
-    throw errorFromJsonBytes(body, header, new ConnectError(`HTTP ${status}`, codeFromHttpStatus(status), header));
+  bytes: Buffer,
+): Promise<UnaryResponse<I, O>> {
+  const all = headersOf(raw);
+  const { compression, isUnaryError, unaryError } = validateResponseWithCompression(method.methodKind, ADAPTER_COMPRESSIONS, true, status, all);
+  const [header, trailer] = trailerDemux(all);
+  const body = compression ? await compression.decompress(bytes, 0xffffffff) : bytes;
+  if (isUnaryError) throw errorFromJsonBytes(body, appendHeaders(header, trailer), unaryError);
+  let message: ReturnType<typeof fromBinary<O>>;
+  try {
+    message = fromBinary(method.output, body);
+  } catch (err: unknown) {
+    throw new ConnectError(`parse binary: ${err instanceof Error ? err.message : String(err)}`, Code.Internal);
   }
-  const type = raw['content-type'];
-  if (type !== 'application/proto') throw new ConnectError(`unsupported content type ${type ?? '(none)'}`, Code.Internal, header);
-  const encoding = raw['content-encoding'];
-  if (encoding !== undefined && encoding !== 'identity') throw new ConnectError(`unsupported response encoding "${encoding}"`, Code.Internal, header);
-  return { stream: false, service: method.parent, method, header, message: fromBinary(method.output, body), trailer: new Headers() };
+  return { stream: false, service: method.parent, method, header, message, trailer };
 }
 
 /**
