@@ -7,7 +7,7 @@ import { SEGMENTS, parsePlatformHeader, type Segment } from '../src/gate/context
 import { gate } from '../src/gate/gate.js';
 import { useHint } from '../src/game/hint.js';
 import { auditLedger } from '../src/ledger/audit.js';
-import type { OrderRow } from '../src/orders/repository.js';
+import type { OrderRow } from '../src/payments/orders/repository.js';
 import type { Caller } from '../src/rpc/caller.js';
 import { freshPostgres } from '../src/testing/databases.js';
 import { buy } from '../src/wallet/buy.js';

@@ -14,7 +14,7 @@ import { audit } from '../operators/audit.js';
 import { consoleError } from '../operators/errors.js';
 import { normaliseLogin } from '../operators/repository.js';
 import { OPERATOR_SESSION_HEADER, requireRole, resolveOperator, signIn, signOut } from '../operators/sessions.js';
-import type { PaymentDeps } from '../payments/deps.js';
+import type { PaymentDeps } from '../payments/index.js';
 import { encodeAccountList, encodeGrant, encodeLedgerChunk, encodeLedgerPage, encodeModeration, encodeOperator, readFilter } from './codec.js';
 import { parseLedgerFilter } from './ledger-filter.js';
 import { exportLedger, ledgerPage, ledgerTotals } from './ledger-query.js';

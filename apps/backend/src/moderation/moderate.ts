@@ -3,7 +3,7 @@ import type { Logger } from '@wordgame/logging';
 import type { DB } from '../db/schema.js';
 import { audit } from '../operators/audit.js';
 import { consoleError } from '../operators/errors.js';
-import type { CommandOutcome } from '../payments/commands.js';
+import type { CommandOutcome } from '../payments/index.js';
 import { accountSummary, type AccountSummary } from './accounts.js';
 import type { ChatGate } from './chat-gate.js';
 

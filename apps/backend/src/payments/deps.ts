@@ -3,7 +3,7 @@ import type { Logger } from '@wordgame/logging';
 import type { DB } from '../db/schema.js';
 import type { Mailer } from '../mail/mailer.js';
 import type { BotCommands } from './commands.js';
-import type { PaymentProvider, Shop } from './provider/types.js';
+import type { PaymentProvider, Shop } from './card/provider/types.js';
 import type { ShopTable } from './shops.js';
 
 /** The card rail: one provider adapter, its shop per channel, receipts and the return URL. */

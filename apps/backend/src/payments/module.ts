@@ -5,7 +5,7 @@ import type { DB } from '../db/schema.js';
 import { mailerFor, type Mailer } from '../mail/mailer.js';
 import { gatewayBotCommands, type BotCommands } from './commands.js';
 import type { PaymentDeps } from './deps.js';
-import { YooKassaProvider } from './provider/yookassa.js';
+import { YooKassaProvider } from './card/provider/yookassa.js';
 
 /** Optional replacements: the bot command channel and the clock (tests), the app's one mailer. */
 export interface PaymentOverrides {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Shop } from './provider/types.js';
+import type { Shop } from './card/provider/types.js';
 
 /** Sales channels that buy with a card: each has its own merchant shop (and test flag). */
 export const CARD_CHANNELS = ['direct', 'vk'] as const;

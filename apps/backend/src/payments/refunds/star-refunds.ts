@@ -1,7 +1,7 @@
 import type { Logger } from '@wordgame/logging';
-import { ALREADY_REFUNDED } from '../payments/commands.js';
-import type { PaymentDeps } from '../payments/deps.js';
-import { createTicker, type Ticker } from '../support/ticker.js';
+import { ALREADY_REFUNDED } from '../commands.js';
+import type { PaymentDeps } from '../deps.js';
+import { createTicker, type Ticker } from '../../support/ticker.js';
 import { starRefundVerdict } from './star-outcome.js';
 
 /** What one pass over the due automatic stars refunds did. */

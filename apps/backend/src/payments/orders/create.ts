@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { listProducts } from '../catalog/repository.js';
-import type { Product } from '../catalog/product.js';
-import { gate } from '../gate/gate.js';
-import type { Caller } from '../rpc/caller.js';
-import { DomainError } from '../rpc/errors.js';
-import type { OrderRail } from '../db/schema.js';
-import type { PaymentDeps } from '../payments/deps.js';
-import { paymentError } from '../payments/errors.js';
-import { ProviderError } from '../payments/provider/types.js';
-import type { CardChannel } from '../payments/shops.js';
+import { listProducts } from '../../catalog/repository.js';
+import type { Product } from '../../catalog/product.js';
+import { gate } from '../../gate/gate.js';
+import type { Caller } from '../../rpc/caller.js';
+import { DomainError } from '../../rpc/errors.js';
+import type { OrderRail } from '../../db/schema.js';
+import type { PaymentDeps } from '../deps.js';
+import { paymentError } from '../errors.js';
+import { ProviderError } from '../card/provider/types.js';
+import type { CardChannel } from '../shops.js';
 import { insertOrder, recordEvent, type OrderRow } from './repository.js';
 import { ORDER_LIFETIME_MS, STARS_PROVIDER } from './state.js';
 

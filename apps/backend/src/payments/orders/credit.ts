@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
-import { runPrepared } from '../db/database.js';
-import type { DB, OrderRail } from '../db/schema.js';
+import { runPrepared } from '../../db/database.js';
+import type { DB, OrderRail } from '../../db/schema.js';
 import type { OrderRow } from './repository.js';
 import { CREDITABLE_STATES } from './state.js';
 

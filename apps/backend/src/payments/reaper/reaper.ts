@@ -1,11 +1,11 @@
 import type { Logger } from '@wordgame/logging';
 import { CREDITABLE_STATES, RECHECK_AGE_MS } from '../orders/state.js';
 import type { OrderRow } from '../orders/repository.js';
-import { shopOf, type CardRail, type PaymentDeps } from '../payments/deps.js';
-import { ProviderError } from '../payments/provider/types.js';
-import { settleFromProvider } from '../payments/settle.js';
-import { forEachPooled } from '../support/pool.js';
-import { createTicker } from '../support/ticker.js';
+import { shopOf, type CardRail, type PaymentDeps } from '../deps.js';
+import { ProviderError } from '../card/provider/types.js';
+import { settleFromProvider } from '../card/settle.js';
+import { forEachPooled } from '../../support/pool.js';
+import { createTicker } from '../../support/ticker.js';
 
 /** What one tick did. */
 export interface TickReport {

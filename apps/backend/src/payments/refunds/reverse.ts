@@ -1,7 +1,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { Logger } from '@wordgame/logging';
-import type { DB } from '../db/schema.js';
-import { appendOperations } from '../ledger/repository.js';
+import type { DB } from '../../db/schema.js';
+import { appendOperations } from '../../ledger/repository.js';
 import { orderForUpdate, recordEvent, type OrderRow } from '../orders/repository.js';
 
 export type RefundRecord = 'recorded' | 'already_refunded' | 'not_paid';

@@ -4,8 +4,8 @@ import { z } from 'zod';
 import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import { findOrder, orderByProviderPayment, type OrderRow } from '../orders/repository.js';
 import { recordRefund } from '../refunds/reverse.js';
-import { shopOf, type CardRail, type PaymentDeps } from './deps.js';
-import { isOrderId, paymentError } from './errors.js';
+import { shopOf, type CardRail, type PaymentDeps } from '../deps.js';
+import { isOrderId, paymentError } from '../errors.js';
 import { ProviderError } from './provider/types.js';
 import { handled, ignored, settleFromProvider, type Disposition } from './settle.js';
 

@@ -1,7 +1,7 @@
 import { findOrder } from '../orders/repository.js';
-import { shopOf, type PaymentDeps } from '../payments/deps.js';
-import { isOrderId, paymentError } from '../payments/errors.js';
-import { ProviderError } from '../payments/provider/types.js';
+import { shopOf, type PaymentDeps } from '../deps.js';
+import { isOrderId, paymentError } from '../errors.js';
+import { ProviderError } from '../card/provider/types.js';
 import { recordRefund } from './reverse.js';
 import { refundStarsOrder } from './stars-console.js';
 

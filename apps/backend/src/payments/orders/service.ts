@@ -1,9 +1,9 @@
 import type { ServiceImpl } from '@connectrpc/connect';
 import { backendApi, decodeTable, fb } from '@wordgame/contracts';
-import { clientAddressOf, type Quota } from '../limits/index.js';
-import { callerFrom } from '../rpc/caller.js';
-import type { PaymentDeps } from '../payments/deps.js';
-import { isOrderId, paymentError } from '../payments/errors.js';
+import { clientAddressOf, type Quota } from '../../limits/index.js';
+import { callerFrom } from '../../rpc/caller.js';
+import type { PaymentDeps } from '../deps.js';
+import { isOrderId, paymentError } from '../errors.js';
 import { encodeOrder, encodeOrderList } from './codec.js';
 import { createOrder } from './create.js';
 import { findOrder, recentOrders } from './repository.js';

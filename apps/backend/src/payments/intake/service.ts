@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { ServiceImpl } from '@connectrpc/connect';
 import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
-import type { DB } from '../db/schema.js';
-import { isChatEligible } from '../accounts/status.js';
-import { DomainError } from '../rpc/errors.js';
+import type { DB } from '../../db/schema.js';
+import { isChatEligible } from '../../accounts/status.js';
+import { DomainError } from '../../rpc/errors.js';
 
 /** Chat eligibility of a platform identity: registered = maps to an account; eligible = may write. */
 export async function chatEligibility(db: Kysely<DB>, platform: string | null, externalId: string | null): Promise<{ registered: boolean; eligible: boolean }> {

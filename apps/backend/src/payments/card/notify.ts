@@ -1,6 +1,6 @@
 import { connector } from '@wordgame/contracts';
-import type { CommandOutcome } from './commands.js';
-import type { PaymentDeps } from './deps.js';
+import type { CommandOutcome } from '../commands.js';
+import type { PaymentDeps } from '../deps.js';
 
 /** The failed card order a customer is told about. */
 export interface FailedPayment {

@@ -1,6 +1,6 @@
-import { ALREADY_REFUNDED } from '../payments/commands.js';
-import type { PaymentDeps } from '../payments/deps.js';
-import { paymentError } from '../payments/errors.js';
+import { ALREADY_REFUNDED } from '../commands.js';
+import type { PaymentDeps } from '../deps.js';
+import { paymentError } from '../errors.js';
 import type { OrderRow } from '../orders/repository.js';
 import { recordRefund } from './reverse.js';
 import { starRefundVerdict } from './star-outcome.js';

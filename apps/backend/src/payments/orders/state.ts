@@ -1,4 +1,4 @@
-import type { OrderState } from '../db/schema.js';
+import type { OrderState } from '../../db/schema.js';
 
 /**
  * Order lifecycle (both rails):

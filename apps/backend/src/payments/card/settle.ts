@@ -1,7 +1,7 @@
 import { creditOrder } from '../orders/credit.js';
 import { recordEvent, type OrderRow } from '../orders/repository.js';
 import { CREDITABLE_STATES } from '../orders/state.js';
-import type { PaymentDeps } from './deps.js';
+import type { PaymentDeps } from '../deps.js';
 import { notifyPaymentFailed } from './notify.js';
 import type { ProviderPayment, Shop } from './provider/types.js';
 

@@ -3,9 +3,9 @@ import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import { creditable, creditOrder } from '../orders/credit.js';
 import { findOrder, orderForUpdate } from '../orders/repository.js';
 import { CREDITABLE_STATES, STARS_PROVIDER } from '../orders/state.js';
-import type { PaymentDeps } from './deps.js';
-import { DomainError } from '../rpc/errors.js';
-import { isOrderId } from './errors.js';
+import type { PaymentDeps } from '../deps.js';
+import { DomainError } from '../../rpc/errors.js';
+import { isOrderId } from '../errors.js';
 
 /** A pre-checkout answer: ok, or a short user-facing reason. */
 export type PreCheckoutVerdict = { ok: true } | { ok: false; reason: string };
