@@ -3,7 +3,7 @@ import { backendApi } from '@wordgame/contracts';
 import { createLogger } from '@wordgame/logging';
 import { startProviderEmulator, type ProviderEmulator } from '@wordgame/provider-emulator';
 import type { Kysely } from 'kysely';
-import { loadBackendConfig } from '../src/config.js';
+import { loadBackendConfig } from '../src/config/index.js';
 import type { DB } from '../src/db/schema.js';
 import type { PaymentDeps } from '../src/payments/deps.js';
 import { paymentDeps } from '../src/payments/module.js';

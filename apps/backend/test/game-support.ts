@@ -5,7 +5,7 @@ import { createClient, type Client } from '@connectrpc/connect';
 import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import { createLogger } from '@wordgame/logging';
 import { buildBackend } from '../src/app.js';
-import { loadBackendConfig } from '../src/config.js';
+import { loadBackendConfig } from '../src/config/index.js';
 import type { Database } from '../src/db/database.js';
 import type { Segment } from '../src/gate/context.js';
 import { appendOperations } from '../src/ledger/repository.js';

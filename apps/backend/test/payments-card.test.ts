@@ -3,7 +3,7 @@ import type { Client } from '@connectrpc/connect';
 import { backendApi, connector, encodeTable, fb } from '@wordgame/contracts';
 import { createLogger } from '@wordgame/logging';
 import { startProviderEmulator, type ProviderEmulator } from '@wordgame/provider-emulator';
-import { loadBackendConfig } from '../src/config.js';
+import { loadBackendConfig } from '../src/config/index.js';
 import { auditLedger } from '../src/ledger/audit.js';
 import { createOrder as createOrderDirect } from '../src/payments/orders/create.js';
 import type { PaymentDeps } from '../src/payments/deps.js';

@@ -2,7 +2,7 @@ import { createClient } from '@connectrpc/connect';
 import { backendApi } from '@wordgame/contracts';
 import { createLogger } from '@wordgame/logging';
 import { buildBackend } from '../src/app.js';
-import { loadBackendConfig, type BackendConfig } from '../src/config.js';
+import { loadBackendConfig, type BackendConfig } from '../src/config/index.js';
 import { refundOrder } from '../src/payments/refunds/console.js';
 import { paymentIdOf, resetCardFixture, startCardFixture, type CardFixture } from './card-support.js';
 import { createOrder, refund, SHOPS_ENV } from './payments-support.js';

@@ -1,7 +1,7 @@
 import type { Client } from '@connectrpc/connect';
 import { backendApi, gatewayApi } from '@wordgame/contracts';
 import { createLogger } from '@wordgame/logging';
-import { loadBackendConfig } from '../src/config.js';
+import { loadBackendConfig } from '../src/config/index.js';
 import { auditLedger } from '../src/ledger/audit.js';
 import { paymentDeps } from '../src/payments/module.js';
 import { DECLINE } from '../src/payments/stars/intake.js';

@@ -3,7 +3,7 @@ import type { Logger } from '@wordgame/logging';
 import type { DB } from '../db/schema.js';
 import type { Mailer } from '../mail/mailer.js';
 import { DomainError } from '../rpc/errors.js';
-import { hashToken, newToken } from '../sessions/tokens.js';
+import { hashToken, newToken } from './sessions/tokens.js';
 import { isUniqueViolation } from './repository.js';
 
 /** How long a mailed confirmation link stays valid. */

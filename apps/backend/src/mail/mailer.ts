@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
-import type { BackendConfig } from '../config.js';
+import type { BackendConfig } from '../config/index.js';
 
 /** One plain-text message. */
 export interface Mail {

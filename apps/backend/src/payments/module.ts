@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from '@wordgame/logging';
-import type { BackendConfig } from '../config.js';
+import type { BackendConfig } from '../config/index.js';
 import type { DB } from '../db/schema.js';
 import { mailerFor, type Mailer } from '../mail/mailer.js';
 import { gatewayBotCommands, type BotCommands } from './commands.js';

@@ -7,7 +7,7 @@ import { withServiceToken } from '@wordgame/h2-unary';
 import { createLogger } from '@wordgame/logging';
 import { TEST_RATE_LIMITS, TEST_SERVICE_TOKENS } from '@wordgame/testkit';
 import { buildBackend, type BackendApp } from '../../src/app.js';
-import { loadBackendConfig } from '../../src/config.js';
+import { loadBackendConfig } from '../../src/config/index.js';
 import type { Database } from '../../src/db/database.js';
 import { freshPostgres } from '../../src/testing/databases.js';
 import { upsertOperator } from '../../src/operators/repository.js';

@@ -8,7 +8,7 @@ import type { OrderRail } from '../../db/schema.js';
 import type { PaymentDeps } from '../deps.js';
 import { paymentError } from '../errors.js';
 import { ProviderError } from '../card/provider/types.js';
-import type { CardChannel } from '../shops.js';
+import type { CardChannel } from '../../config/shops.js';
 import { insertOrder, recordEvent, type OrderRow } from './repository.js';
 import { ORDER_LIFETIME_MS, STARS_PROVIDER } from './state.js';
 

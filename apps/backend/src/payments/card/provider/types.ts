@@ -1,14 +1,11 @@
+import type { Shop } from '../../../config/shops.js';
+
 /** Provider-side payment status, as the provider reports it. */
 export type ProviderPaymentStatus = 'pending' | 'waiting_for_capture' | 'succeeded' | 'canceled';
 /** Provider-side refund status. */
 export type ProviderRefundStatus = 'pending' | 'succeeded' | 'canceled';
 
-/** A merchant shop of one sales channel: its credentials and whether it is a test shop. */
-export interface Shop {
-  id: string;
-  secretKey: string;
-  test: boolean;
-}
+export type { Shop };
 
 /** One line of an itemised fiscal receipt. */
 export interface ReceiptItem {

@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import type { Shop } from './card/provider/types.js';
+
+/** A merchant shop of one sales channel: its credentials and whether it is a test shop. */
+export interface Shop {
+  id: string;
+  secretKey: string;
+  test: boolean;
+}
 
 /** Sales channels that buy with a card: each has its own merchant shop (and test flag). */
 export const CARD_CHANNELS = ['direct', 'vk'] as const;

@@ -3,10 +3,10 @@ import type { ServiceImpl } from '@connectrpc/connect';
 import { backendApi, decodeTable, fb } from '@wordgame/contracts';
 import type { Logger } from '@wordgame/logging';
 import type { DB } from '../db/schema.js';
-import { operatorUpsertProduct } from '../operators/actions.js';
-import { requireRole } from '../operators/sessions.js';
-import { encodeProductList, encodeProductRecord, readDraft } from './codec.js';
-import { listProducts } from './repository.js';
+import { operatorUpsertProduct } from './actions.js';
+import { requireRole } from './sessions.js';
+import { encodeProductList, encodeProductRecord, readDraft } from '../catalog/codec.js';
+import { listProducts } from '../catalog/repository.js';
 
 /**
  * backend.v1.CatalogAdminService: the operator API's catalog editor. Like the console, every call

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { env, parseConfig } from '@wordgame/config';
-import { shopsField } from './payments/shops.js';
+import { shopsField } from './shops.js';
 
 const database = {
   /** PostgreSQL URL; unset = embedded PGlite under PGLITE_DIR (dev default). */

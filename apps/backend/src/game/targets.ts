@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../db/schema.js';
-import { gameError, type GameErrorCode } from '../game/errors.js';
+import { gameError, type GameErrorCode } from './errors.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
