@@ -8,7 +8,7 @@ import { migrations } from '../src/db/migrations/index.js';
 import { parsePlatformHeader, type Segment } from '../src/gate/context.js';
 import { useHint } from '../src/game/hint.js';
 import { auditLedger } from '../src/ledger/audit.js';
-import { grantChips } from '../src/ledger/repository.js';
+import { grantChips } from '../src/ledger/postings/append.js';
 import type { Caller } from '../src/rpc/caller.js';
 import { freshPostgres } from '../src/testing/databases.js';
 import { buy } from '../src/wallet/buy.js';

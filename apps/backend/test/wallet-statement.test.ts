@@ -5,7 +5,7 @@ import { upsertProduct } from '../src/catalog/repository.js';
 import { gate } from '../src/gate/gate.js';
 import { parsePlatformHeader, type Segment } from '../src/gate/context.js';
 import { auditLedger } from '../src/ledger/audit.js';
-import { grantChips } from '../src/ledger/repository.js';
+import { grantChips } from '../src/ledger/postings/append.js';
 import { freshPglite, freshPostgres } from '../src/testing/databases.js';
 import { buy } from '../src/wallet/buy.js';
 import { benefitOriginOf, drawInOrder } from '../src/wallet/draw.js';

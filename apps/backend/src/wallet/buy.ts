@@ -4,7 +4,7 @@ import type { DB } from '../db/schema.js';
 import { gate, type GateDecision } from '../gate/gate.js';
 import type { Caller } from '../rpc/caller.js';
 import { DomainError } from '../rpc/errors.js';
-import { BUY_STATEMENT, LOCK_ACCOUNT, type BuyRow } from './buy-statement.js';
+import { BUY_STATEMENT, LOCK_ACCOUNT, type BuyRow } from '../ledger/postings/index.js';
 import { deserializePurchase, type PurchaseResult } from './purchase-record.js';
 
 const KEY = /^[\x21-\x7e]{1,128}$/;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { listProducts } from '../../catalog/repository.js';
-import type { Product } from '../../catalog/product.js';
+import { packGrant, type Product } from '../../catalog/product.js';
 import { gate } from '../../gate/gate.js';
 import type { Caller } from '../../rpc/caller.js';
 import { DomainError } from '../../rpc/errors.js';
@@ -12,10 +12,10 @@ import type { CardChannel } from '../../config/shops.js';
 import { insertOrder, recordEvent, type OrderRow } from './repository.js';
 import { ORDER_LIFETIME_MS, STARS_PROVIDER } from './state.js';
 
-/** What a pack grants, summed from its atoms (snapshotted on the order). */
+/** What a pack grants (catalog's packGrant), in the order row's columns (snapshotted on the order). */
 function packOf(product: Product) {
-  const qty = (kind: string) => product.atoms.filter((a) => a.kind === kind).reduce((s, a) => s + a.quantity, 0n);
-  return { chips: qty('chips'), hints: qty('hints'), no_ads_days: qty('no_ads_days'), no_ads_forever: qty('no_ads_forever') > 0n };
+  const g = packGrant(product.atoms);
+  return { chips: g.chips, hints: g.hints, no_ads_days: g.noAdsDays, no_ads_forever: g.noAdsForever };
 }
 
 /** A short invoice description listing what the pack grants. */

@@ -1,4 +1,5 @@
 import type { OrderState } from '../../db/schema.js';
+import { CREDITABLE_STATES } from '../../ledger/postings/index.js';
 
 /**
  * Order lifecycle (both rails):
@@ -14,8 +15,9 @@ import type { OrderState } from '../../db/schema.js';
  * but a payment that still arrives credits it. `paid` and `failed` are terminal. Crediting is one
  * conditional UPDATE (`state in ('pending','expired')`) in the same transaction as the wallet credit
  * and the ledger row, so no race can credit twice; a second confirmation finds the order paid.
+ * The creditable states are a posting rule and live with the credit statement (ledger/postings).
  */
-export const CREDITABLE_STATES: readonly OrderState[] = ['pending', 'expired'];
+export { CREDITABLE_STATES };
 
 /** How long a customer may take to pay before the order becomes honoured-expired. */
 export const ORDER_LIFETIME_MS = 30 * 60_000;

@@ -1,12 +1,10 @@
-import { sql, type Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { Logger } from '@wordgame/logging';
 import type { DB } from '../../db/schema.js';
-import { appendOperations } from '../../ledger/repository.js';
+import { postRefund } from '../../ledger/postings/index.js';
 import { orderForUpdate, recordEvent, type OrderRow } from '../orders/repository.js';
 
 export type RefundRecord = 'recorded' | 'already_refunded' | 'not_paid';
-
-const DAY_SECONDS = 86_400n;
 
 /**
  * Records a provider-confirmed full refund of a paid order exactly once and revokes exactly what
@@ -29,34 +27,7 @@ export async function recordRefund(trx: Transaction<DB>, logger: Logger, orderId
   if (!order || order.state !== 'paid') return 'not_paid';
   if (order.refund_id !== null) return 'already_refunded';
 
-  const balance = order.chips > 0n ? await debitChips(trx, order) : null;
-  const grantsBenefits = order.hints > 0n || order.no_ads_days > 0n || order.no_ads_forever;
-  const benefits = grantsBenefits ? await revokeBenefits(trx, order) : null;
-
-  const debts = [
-    ...(balance !== null && balance < 0n ? [`${order.segment} chips ${balance}`] : []),
-    ...(benefits !== null && benefits.hints < 0n && order.hints > 0n ? [`${order.segment} hints ${benefits.hints}`] : []),
-  ];
-  await appendOperations(trx, [
-    {
-      account_id: order.account_id,
-      kind: 'refund',
-      segment: order.segment,
-      rail: order.provider,
-      provider: order.provider,
-      refund_id: refundId,
-      product_id: order.product_id,
-      order_id: order.id,
-      chips_delta: -order.chips,
-      money_minor: -order.amount,
-      currency: order.currency,
-      created_at: now,
-      note: debts.length > 0 ? `refund left a debt: ${debts.join(', ')}` : '',
-      ...(benefits !== null
-        ? { benefit_origin: order.segment, hints_delta: -order.hints, no_ads_days: benefits.daysRevoked, no_ads_forever: order.no_ads_forever }
-        : {}),
-    },
-  ]);
+  const { balance, benefits, debts } = await postRefund(trx, order, refundId, now);
   await trx.updateTable('orders').set({ refund_id: refundId, refunded_at: now }).where('id', '=', order.id).execute();
   await recordEvent(trx, order.id, 'refunded', refundId);
   if (debts.length > 0) {
@@ -67,60 +38,4 @@ export async function recordRefund(trx: Transaction<DB>, logger: Logger, orderId
   }
   logger.info({ orderId: order.id, refundId, chips: String(order.chips), hints: String(order.hints) }, 'refund recorded');
   return 'recorded';
-}
-
-/** Takes the pack's chips from its segment in full (the row is locked by the write); answers the new balance. */
-async function debitChips(trx: Transaction<DB>, order: OrderRow): Promise<bigint> {
-  const row = await trx
-    .insertInto('wallet_segments')
-    .values({ account_id: order.account_id, segment: order.segment, balance: -order.chips })
-    .onConflict((oc) => oc.columns(['account_id', 'segment']).doUpdateSet({ balance: sql<bigint>`wallet_segments.balance - ${order.chips}::bigint` }))
-    .returning('balance')
-    .executeTakeFirstOrThrow();
-  return row.balance;
-}
-
-/**
- * Revokes the pack's benefits from its origin (row locked before the forever count is read, so a
- * concurrent grant cannot slip between them): hints in full, the term end back by the pack's days
- * (0 revoked when there is no term), forever unless another unrefunded grant holds it.
- */
-async function revokeBenefits(trx: Transaction<DB>, order: OrderRow): Promise<{ hints: bigint; daysRevoked: bigint }> {
-  const held = await trx
-    .selectFrom('benefits')
-    .select(['no_ads_until'])
-    .where('account_id', '=', order.account_id)
-    .where('origin', '=', order.segment)
-    .forUpdate()
-    .executeTakeFirst();
-  if (!held) {
-    const row = await trx.insertInto('benefits').values({ account_id: order.account_id, origin: order.segment, hints: -order.hints }).returning('hints').executeTakeFirstOrThrow();
-    return { hints: row.hints, daysRevoked: 0n };
-  }
-  const daysRevoked = held.no_ads_until !== null ? order.no_ads_days : 0n;
-  const keepForever = order.no_ads_forever ? await foreverStillGranted(trx, order) : undefined;
-  const row = await trx
-    .updateTable('benefits')
-    .set({
-      hints: sql<bigint>`hints - ${order.hints}::bigint`,
-      no_ads_until: sql<Date | null>`no_ads_until - ${daysRevoked * DAY_SECONDS}::bigint * interval '1 second'`,
-      ...(keepForever !== undefined ? { no_ads_forever: keepForever } : {}),
-    })
-    .where('account_id', '=', order.account_id)
-    .where('origin', '=', order.segment)
-    .returning('hints')
-    .executeTakeFirstOrThrow();
-  return { hints: row.hints, daysRevoked };
-}
-
-/** True when, without this order's grant, another unrefunded no-ads-forever grant of the origin remains. */
-async function foreverStillGranted(trx: Transaction<DB>, order: OrderRow): Promise<boolean> {
-  const counts = await trx
-    .selectFrom('ledger_operations')
-    .select([sql<bigint>`count(*) filter (where kind <> 'refund')`.as('grants'), sql<bigint>`count(*) filter (where kind = 'refund')`.as('revokes')])
-    .where('account_id', '=', order.account_id)
-    .where('benefit_origin', '=', order.segment)
-    .where('no_ads_forever', '=', true)
-    .executeTakeFirstOrThrow();
-  return BigInt(counts.grants) - BigInt(counts.revokes) - 1n > 0n;
 }

@@ -1,6 +1,6 @@
 import type { ServiceImpl } from '@connectrpc/connect';
 import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
-import { creditable, creditOrder } from '../orders/credit.js';
+import { creditable, creditOrder } from '../../ledger/postings/index.js';
 import { findOrder, orderForUpdate } from '../orders/repository.js';
 import { CREDITABLE_STATES, STARS_PROVIDER } from '../orders/state.js';
 import type { PaymentDeps } from '../deps.js';

@@ -1,8 +1,13 @@
 import { sql, type Kysely } from 'kysely';
 import { runPrepared } from '../../db/database.js';
-import type { DB, OrderRail } from '../../db/schema.js';
-import type { OrderRow } from './repository.js';
-import { CREDITABLE_STATES } from './state.js';
+import { noAdsExtended } from './no-ads.js';
+import type { Selectable } from 'kysely';
+import type { DB, OrderRail, OrdersTable, OrderState } from '../../db/schema.js';
+
+type OrderRow = Selectable<OrdersTable>;
+
+/** States a confirmed payment may still credit; an expired order is still credited when its payment arrives late. */
+export const CREDITABLE_STATES: readonly OrderState[] = ['pending', 'expired'];
 
 /** What settled the order: the platform's charge id (stars) or the provider's payment id (card). */
 export interface Settlement {
@@ -159,7 +164,7 @@ export function compileCredit(db: Kysely<DB>, orderId: string, settlement: Settl
         .onConflict((oc) =>
           oc.columns(['account_id', 'origin']).doUpdateSet({
             no_ads_until: sql<Date | null>`case when excluded.no_ads_until is null then benefits.no_ads_until
-              else greatest(coalesce(benefits.no_ads_until, ${now}::timestamptz), ${now}::timestamptz) + (select o.no_ads_days from o) * 86400 * interval '1 second' end`,
+              else ${noAdsExtended(sql`benefits.no_ads_until`, sql`${now}::timestamptz`, sql`(select o.no_ads_days from o)`)} end`,
             no_ads_forever: sql<boolean>`benefits.no_ads_forever or excluded.no_ads_forever`,
             hints: sql<bigint>`benefits.hints + excluded.hints`,
           }),
