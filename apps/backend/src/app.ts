@@ -24,7 +24,7 @@ import { backendGate } from './server/service-auth.js';
 import { MAX_BODY_BYTES, unaryFastPath, type ServiceRegistration } from './server/unary-fast-path.js';
 import { checkSystem } from './system/check.js';
 import { systemService } from './system/service.js';
-import { systemClock, type Clock } from './game/clock.js';
+import { systemClock, type Clock } from './support/clock.js';
 import { GameEventBus } from './game/events.js';
 import { gameService } from './game/service.js';
 import { socialService } from './social/service.js';
@@ -40,7 +40,7 @@ export interface BackendApp {
 
 /** Optional dependencies of buildBackend (tests inject a clock). */
 export interface BackendOptions {
-  /** The server clock of the game rules (hint idle gate, daily allowance); default the system clock. */
+  /** The backend's one clock (support/clock.ts): every time-dependent rule reads it; default the system clock. */
   now?: Clock;
 }
 
@@ -55,7 +55,8 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
   let starRefunds: StarRefunder | undefined;
   let lapses: LapseLoop | undefined;
   let gameBus: GameEventBus | undefined;
-  const startedAt = Date.now();
+  const clock = options.now ?? systemClock;
+  const startedAt = clock().getTime();
 
   return {
     async start() {
@@ -70,31 +71,31 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
       logger.info({ dialect: database.dialect, applied }, 'database ready');
 
       if (config.BACKEND_SEED_CATALOG ?? config.DATABASE_URL === undefined) {
-        const seeded = await seedDevCatalog(database.db);
+        const seeded = await seedDevCatalog(database.db, clock());
         if (seeded > 0) logger.info({ products: seeded }, 'dev catalog seeded');
       }
 
       const db = database;
-      const check = () => checkSystem(db, startedAt, BACKEND_VERSION);
-      const mailer = mailerFor(config);
+      const check = () => checkSystem(db, startedAt, BACKEND_VERSION, clock);
+      const mailer = mailerFor(config, clock);
       const limits = createLimits(limitSettings(config), db.pool ? { kind: 'postgres', pool: db.pool } : { kind: 'memory' });
-      const sessions = sessionDeps(config, db, logger, mailer, limits);
-      const payments = paymentDeps(config, db.db, logger, { mailer });
+      const sessions = sessionDeps(config, db, logger, mailer, limits, clock);
+      const payments = paymentDeps(config, db.db, logger, { mailer, now: clock });
       const chatGate = chatGateOver(payments.bot);
       gameBus = new GameEventBus();
-      const games = { db: db.db, logger, now: options.now ?? systemClock, bus: gameBus, dailyHints: config.GAME_DAILY_HINTS, chatGate };
+      const games = { db: db.db, logger, now: clock, bus: gameBus, dailyHints: config.GAME_DAILY_HINTS, chatGate };
       const services: ServiceRegistration[] = [
         { service: backendApi.SystemService, impl: systemService(check) },
         { service: backendApi.AccountService, impl: accountService(sessions) },
-        { service: backendApi.WalletService, impl: walletService(db.db, logger) },
-        { service: backendApi.CatalogAdminService, impl: catalogAdminService(db.db, logger) },
-        { service: backendApi.BotIntakeService, impl: { ...botIntakeService(db.db), ...starsIntakeMethods(payments) } },
+        { service: backendApi.WalletService, impl: walletService(db.db, logger, clock) },
+        { service: backendApi.CatalogAdminService, impl: catalogAdminService(db.db, logger, clock) },
+        { service: backendApi.BotIntakeService, impl: { ...botIntakeService(db.db, clock), ...starsIntakeMethods(payments) } },
         { service: backendApi.PaymentsService, impl: paymentsService(payments, limits.orderCreate) },
         { service: backendApi.NotificationService, impl: notificationService(payments) },
         { service: backendApi.RefundService, impl: refundService(payments) },
         { service: backendApi.GameService, impl: gameService(games) },
         { service: backendApi.SocialService, impl: socialService(games) },
-        { service: backendApi.ConsoleService, impl: consoleService({ db: db.db, logger, payments, chatGate, sessionTtlHours: config.OPERATOR_SESSION_TTL_HOURS, signInLimit: limits.operatorSignIn }) },
+        { service: backendApi.ConsoleService, impl: consoleService({ db: db.db, logger, now: clock, payments, chatGate, sessionTtlHours: config.OPERATOR_SESSION_TTL_HOURS, signInLimit: limits.operatorSignIn }) },
       ];
       const connect = connectNodeAdapter({
         readMaxBytes: MAX_BODY_BYTES,
@@ -116,7 +117,7 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
       reaper.start();
       starRefunds = createStarRefunder(payments, { intervalMs: config.STAR_REFUND_INTERVAL_MS, retryMaxMs: config.STAR_REFUND_RETRY_MAX_MS });
       starRefunds.start();
-      lapses = createLapseLoop({ db: db.db, logger, chatGate }, config.MODERATION_LAPSE_INTERVAL_MS);
+      lapses = createLapseLoop({ db: db.db, logger, chatGate, now: clock }, config.MODERATION_LAPSE_INTERVAL_MS);
       lapses.start();
       return { url: listener.url, port: listener.port, db: db.db };
     },
@@ -137,9 +138,10 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
   };
 }
 
-function sessionDeps(config: BackendConfig, database: Database, logger: Logger, mailer: Mailer, limits: Limits): SessionDeps {
+function sessionDeps(config: BackendConfig, database: Database, logger: Logger, mailer: Mailer, limits: Limits, now: Clock): SessionDeps {
   return {
     db: database.db,
+    now,
     mailer,
     limits,
     publicBaseUrl: config.PUBLIC_BASE_URL,

@@ -6,6 +6,7 @@ import { mailerFor, type Mailer } from '../mail/mailer.js';
 import { gatewayBotCommands, type BotCommands } from './commands.js';
 import type { PaymentDeps } from './deps.js';
 import { YooKassaProvider } from './card/provider/yookassa.js';
+import { systemClock } from '../support/clock.js';
 
 /** Optional replacements: the bot command channel and the clock (tests), the app's one mailer. */
 export interface PaymentOverrides {
@@ -25,7 +26,7 @@ export function paymentDeps(config: BackendConfig, db: Kysely<DB>, logger: Logge
     db,
     logger,
     bot: overrides.bot ?? gatewayBotCommands(config.GATEWAY_INTERNAL_URL, config.GATEWAY_INTERNAL_TOKEN, config.BOT_COMMAND_TIMEOUT_MS),
-    mailer: overrides.mailer ?? mailerFor(config),
+    mailer: overrides.mailer ?? mailerFor(config, overrides.now ?? systemClock),
     card: shops
       ? {
           provider: new YooKassaProvider({ apiUrl: config.BACKEND_YOOKASSA_API_URL, timeoutMs: config.PROVIDER_TIMEOUT_MS }),
@@ -35,6 +36,6 @@ export function paymentDeps(config: BackendConfig, db: Kysely<DB>, logger: Logge
         }
       : null,
     stars: { holdMs: config.PRECHECKOUT_HOLD_MS },
-    now: overrides.now ?? (() => new Date()),
+    now: overrides.now ?? systemClock,
   };
 }

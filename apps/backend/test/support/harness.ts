@@ -57,7 +57,7 @@ export async function startHarness(env: Record<string, string> = {}, warnings?: 
   const app: BackendApp = buildBackend(config, logger);
   const { url, db } = await app.start();
   await upsertOperator(db, 'harness-operator', 'harness operator password', ['viewer', 'refunder', 'catalog_editor', 'moderator']);
-  const { token: operatorToken } = await signIn(db, 'harness-operator', 'harness operator password', 24);
+  const { token: operatorToken } = await signIn(db, 'harness-operator', 'harness operator password', 24, new Date());
   const namesOperator: Interceptor = (next) => (req) => {
     if (!req.header.has(OPERATOR_SESSION_HEADER)) req.header.set(OPERATOR_SESSION_HEADER, operatorToken);
     return next(req);

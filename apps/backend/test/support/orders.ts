@@ -18,7 +18,7 @@ export interface PackSpec {
 
 /** A catalog product to hang test orders on (orders reference a product; their snapshot is what counts). */
 export async function orderProduct(db: Kysely<DB>): Promise<bigint> {
-  const p = await upsertProduct(db, { id: 0n, title: 'Test pack', active: true, atoms: [{ kind: 'chips', quantity: 1n }], prices: [{ method: 'provider', amount: 100n, currency: 'RUB' }] });
+  const p = await upsertProduct(db, { id: 0n, title: 'Test pack', active: true, atoms: [{ kind: 'chips', quantity: 1n }], prices: [{ method: 'provider', amount: 100n, currency: 'RUB' }] }, new Date());
   return p.id;
 }
 

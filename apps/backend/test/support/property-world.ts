@@ -36,7 +36,7 @@ export async function startPropertyWorld(title: string, env: Record<string, stri
       { method: 'provider', amount: 5_000n, currency: 'RUB' },
       { method: 'xtr', amount: 50n, currency: 'XTR' },
     ],
-  });
+  }, new Date());
   return {
     pg,
     emulator,

@@ -43,16 +43,17 @@ export interface SessionInfoView {
   expiresAt: Date;
 }
 
-const nowSeconds = () => Math.floor(Date.now() / 1000);
+const secondsOf = (now: Date) => Math.floor(now.getTime() / 1000);
 
-function assertMayAct(account: AccountState | undefined): void {
+function assertMayAct(account: AccountState | undefined, now: Date): void {
   if (!account || account.status === 'deleted') throw new DomainError('session_invalid', 'the account no longer exists');
-  if (isSuspended(account, new Date())) throw new DomainError('account_suspended', 'the account is suspended');
+  if (isSuspended(account, now)) throw new DomainError('account_suspended', 'the account is suspended');
 }
 
 async function grant(deps: SessionDeps, accountId: bigint, platform: SessionPlatform, created: boolean): Promise<SessionGrantView> {
-  assertMayAct(await findAccount(deps.db, accountId));
-  const session = await insertSession(deps.db, accountId, platform, deps.settings.sessionTtlHours);
+  const now = deps.now();
+  assertMayAct(await findAccount(deps.db, accountId), now);
+  const session = await insertSession(deps.db, accountId, platform, deps.settings.sessionTtlHours, now);
   deps.logger.info({ accountId: String(accountId), kind: platform.kind, subtype: platform.subtype, created }, 'session opened');
   return { token: session.token, accountId, platform, expiresAt: session.expiresAt, accountCreated: created };
 }
@@ -61,7 +62,7 @@ async function grant(deps: SessionDeps, accountId: bigint, platform: SessionPlat
 export async function openTelegramSession(deps: SessionDeps, initData: string): Promise<SessionGrantView> {
   const botToken = deps.settings.telegramBotToken;
   if (botToken === undefined) throw new DomainError('platform_not_configured', 'telegram sign-in is not configured');
-  const launch = verifyTelegramInitData(initData, botToken, nowSeconds(), deps.settings.launchDataMaxAgeSeconds);
+  const launch = verifyTelegramInitData(initData, botToken, secondsOf(deps.now()), deps.settings.launchDataMaxAgeSeconds);
   const { accountId, created } = await accountForIdentity(deps.db, 'telegram', launch.userId, launch.displayName);
   return grant(deps, accountId, { kind: 'telegram', subtype: null }, created);
 }
@@ -77,7 +78,7 @@ const LOGGED_VK_PLATFORM_CHARS = 40;
 export async function openVkSession(deps: SessionDeps, launchParams: string): Promise<SessionGrantView> {
   const secret = deps.settings.vkAppSecret;
   if (secret === undefined) throw new DomainError('platform_not_configured', 'vk sign-in is not configured');
-  const launch = verifyVkLaunchParams(launchParams, secret, nowSeconds(), deps.settings.launchDataMaxAgeSeconds);
+  const launch = verifyVkLaunchParams(launchParams, secret, secondsOf(deps.now()), deps.settings.launchDataMaxAgeSeconds);
   const { accountId, created } = await accountForIdentity(deps.db, 'vk', launch.userId, '');
   const opened = await grant(deps, accountId, { kind: 'vk', subtype: launch.subtype }, created);
   if (launch.subtype === null) {
@@ -130,10 +131,10 @@ export async function openDirectSession(
 }
 
 /** The live session a token names; unknown, expired or deleted-account sessions are `session_invalid`. */
-export async function resolveSession(db: Kysely<DB>, token: string): Promise<SessionInfoView> {
-  const row = token.length > 0 && token.length <= 256 ? await findLiveSession(db, token) : undefined;
+export async function resolveSession(db: Kysely<DB>, token: string, now: Date): Promise<SessionInfoView> {
+  const row = token.length > 0 && token.length <= 256 ? await findLiveSession(db, token, now) : undefined;
   if (!row) throw new DomainError('session_invalid', 'the session is unknown or expired');
-  assertMayAct(row);
+  assertMayAct(row, now);
   return { accountId: row.account_id, platform: { kind: row.platform_kind, subtype: row.platform_subtype }, expiresAt: row.expires_at };
 }
 

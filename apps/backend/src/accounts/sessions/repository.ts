@@ -10,9 +10,9 @@ export interface NewSession {
 }
 
 /** Stores a session (sha256 of a fresh token) for an account with its platform; returns the token. */
-export async function insertSession(db: Kysely<DB>, accountId: bigint, platform: SessionPlatform, ttlHours: number): Promise<NewSession> {
+export async function insertSession(db: Kysely<DB>, accountId: bigint, platform: SessionPlatform, ttlHours: number, now: Date): Promise<NewSession> {
   const token = newToken();
-  const expiresAt = new Date(Date.now() + ttlHours * 3_600_000);
+  const expiresAt = new Date(now.getTime() + ttlHours * 3_600_000);
   await db
     .insertInto('sessions')
     .values({
@@ -27,7 +27,7 @@ export async function insertSession(db: Kysely<DB>, accountId: bigint, platform:
 }
 
 /** The unexpired session a token names, with its account's state; undefined when none. */
-export async function findLiveSession(db: Kysely<DB>, token: string) {
+export async function findLiveSession(db: Kysely<DB>, token: string, now: Date) {
   return db
     .selectFrom('sessions')
     .innerJoin('accounts', 'accounts.id', 'sessions.account_id')
@@ -41,7 +41,7 @@ export async function findLiveSession(db: Kysely<DB>, token: string) {
       'accounts.chat_muted',
     ])
     .where('sessions.token_hash', '=', hashToken(token))
-    .where('sessions.expires_at', '>', new Date())
+    .where('sessions.expires_at', '>', now)
     .executeTakeFirst();
 }
 
