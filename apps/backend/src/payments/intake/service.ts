@@ -23,7 +23,7 @@ export async function chatEligibility(db: Kysely<DB>, platform: string | null, e
 
 /**
  * backend.v1.BotIntakeService's ResolveChatEligibility. The service's other two methods,
- * ValidatePreCheckout and ForwardPayment, belong to the stars rail (payments/stars.ts); app.ts
+ * ValidatePreCheckout and ForwardPayment, belong to the stars rail (payments/stars/intake.ts); app.ts
  * registers this method and those two as one service.
  */
 export function botIntakeService(db: Kysely<DB>, clock: Clock): Pick<ServiceImpl<typeof backendApi.BotIntakeService>, 'resolveChatEligibility'> {
