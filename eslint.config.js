@@ -84,6 +84,18 @@ export default tseslint.config(
     },
   },
   {
+    // One clock in the backend: time is read through the injected Clock (apps/backend/src/support/clock.ts).
+    files: ['apps/backend/src/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'Read the time from the injected Clock (support/clock.ts), not new Date().' },
+        { selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']", message: 'Read the time from the injected Clock (support/clock.ts), not Date.now().' },
+      ],
+    },
+  },
+  {
     files: ['**/*.js', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
   },

@@ -4,34 +4,28 @@ import { backendApi } from '@wordgame/contracts';
 import { unaryServers, type ServiceRegistration } from '@wordgame/h2-unary';
 import type { Logger } from '@wordgame/logging';
 import { accountService } from './accounts/service.js';
-import { catalogAdminService } from './catalog/service.js';
+import { catalogAdminService } from './operators/catalog-service.js';
 import { seedDevCatalog } from './catalog/seed.js';
-import type { BackendConfig } from './config.js';
+import type { BackendConfig } from './config/index.js';
 import { openDatabase, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
-import { botIntakeService } from './intake/service.js';
-import { paymentsService } from './orders/service.js';
-import { paymentDeps } from './payments/module.js';
-import { notificationService } from './payments/notifications.js';
-import { starsIntakeMethods } from './payments/stars.js';
-import { createReaper, type Reaper } from './reaper/reaper.js';
+import { botIntakeService, createReaper, createStarRefunder, notificationService, paymentDeps, paymentsService, starsIntakeMethods, type Reaper, type StarRefunder } from './payments/index.js';
 import { createLimits, type LimitSettings, type Limits } from './limits/index.js';
 import { consoleService } from './console/service.js';
 import { chatGateOver } from './moderation/chat-gate.js';
 import { createLapseLoop, type LapseLoop } from './moderation/lapse.js';
 import { refundService } from './operators/refund-service.js';
-import { createStarRefunder, type StarRefunder } from './refunds/star-refunds.js';
 import { mailerFor, type Mailer } from './mail/mailer.js';
 import { createBackendMetrics, instrumentServices, listenMetrics, registerStateCollector, type BackendMetrics, type MetricsListener } from './metrics/index.js';
 import { errorEdge } from './rpc/interceptors.js';
-import type { SessionDeps } from './sessions/open.js';
+import type { SessionDeps } from './accounts/sessions/open.js';
 import { walletService } from './wallet/service.js';
 import { listenDual, type DualListener } from './server/listener.js';
 import { backendGate } from './server/service-auth.js';
 import { MAX_BODY_BYTES } from './server/limits.js';
 import { checkSystem } from './system/check.js';
 import { systemService } from './system/service.js';
-import { systemClock, type Clock } from './game/clock.js';
+import { systemClock, type Clock } from './support/clock.js';
 import { GameEventBus } from './game/events.js';
 import { gameService } from './game/service.js';
 import { socialService } from './social/service.js';
@@ -49,7 +43,7 @@ export interface BackendApp {
 
 /** Optional dependencies of buildBackend (tests inject a clock). */
 export interface BackendOptions {
-  /** The server clock of the game rules (hint idle gate, daily allowance); default the system clock. */
+  /** The backend's one clock (support/clock.ts): every time-dependent rule reads it; default the system clock. */
   now?: Clock;
 }
 
@@ -66,7 +60,8 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
   let gameBus: GameEventBus | undefined;
   let metricsListener: MetricsListener | undefined;
   let unregisterState: (() => void) | undefined;
-  const startedAt = Date.now();
+  const clock = options.now ?? systemClock;
+  const startedAt = clock().getTime();
   const metrics = createBackendMetrics();
 
   return {
@@ -83,31 +78,31 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
       logger.info({ dialect: database.dialect, applied }, 'database ready');
 
       if (config.BACKEND_SEED_CATALOG ?? config.DATABASE_URL === undefined) {
-        const seeded = await seedDevCatalog(database.db);
+        const seeded = await seedDevCatalog(database.db, clock());
         if (seeded > 0) logger.info({ products: seeded }, 'dev catalog seeded');
       }
 
       const db = database;
-      const check = () => checkSystem(db, startedAt, BACKEND_VERSION);
-      const mailer = mailerFor(config);
+      const check = () => checkSystem(db, startedAt, BACKEND_VERSION, clock);
+      const mailer = mailerFor(config, clock);
       const limits = createLimits(limitSettings(config), db.pool ? { kind: 'postgres', pool: db.pool } : { kind: 'memory' });
-      const sessions = sessionDeps(config, db, logger, mailer, limits);
-      const payments = paymentDeps(config, db.db, logger, { mailer, metrics });
+      const sessions = sessionDeps(config, db, logger, mailer, limits, clock);
+      const payments = paymentDeps(config, db.db, logger, { mailer, metrics, now: clock });
       const chatGate = chatGateOver(payments.bot);
       gameBus = new GameEventBus();
-      const games = { db: db.db, logger, now: options.now ?? systemClock, bus: gameBus, dailyHints: config.GAME_DAILY_HINTS, chatGate };
+      const games = { db: db.db, logger, now: clock, bus: gameBus, dailyHints: config.GAME_DAILY_HINTS, chatGate };
       const services: ServiceRegistration[] = instrumentServices([
         { service: backendApi.SystemService, impl: systemService(check) },
         { service: backendApi.AccountService, impl: accountService(sessions) },
-        { service: backendApi.WalletService, impl: walletService(db.db, logger) },
-        { service: backendApi.CatalogAdminService, impl: catalogAdminService(db.db, logger) },
-        { service: backendApi.BotIntakeService, impl: { ...botIntakeService(db.db), ...starsIntakeMethods(payments) } },
+        { service: backendApi.WalletService, impl: walletService(db.db, logger, clock) },
+        { service: backendApi.CatalogAdminService, impl: catalogAdminService(db.db, logger, clock) },
+        { service: backendApi.BotIntakeService, impl: { ...botIntakeService(db.db, clock), ...starsIntakeMethods(payments) } },
         { service: backendApi.PaymentsService, impl: paymentsService(payments, limits.orderCreate) },
         { service: backendApi.NotificationService, impl: notificationService(payments) },
         { service: backendApi.RefundService, impl: refundService(payments) },
         { service: backendApi.GameService, impl: gameService(games) },
         { service: backendApi.SocialService, impl: socialService(games) },
-        { service: backendApi.ConsoleService, impl: consoleService({ db: db.db, logger, payments, chatGate, sessionTtlHours: config.OPERATOR_SESSION_TTL_HOURS, signInLimit: limits.operatorSignIn }) },
+        { service: backendApi.ConsoleService, impl: consoleService({ db: db.db, logger, now: clock, payments, chatGate, sessionTtlHours: config.OPERATOR_SESSION_TTL_HOURS, signInLimit: limits.operatorSignIn }) },
       ], metrics.rpc);
       unregisterState = registerStateCollector(metrics.registry, { db: db.db, pool: db.pool, ready: async () => (await check()).status === 'ok', logger });
       metricsListener = await listenMetrics(config.BACKEND_METRICS_HOST, config.BACKEND_METRICS_PORT, metrics.registry, logger);
@@ -130,7 +125,7 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
       reaper.start();
       starRefunds = createStarRefunder(payments, { intervalMs: config.STAR_REFUND_INTERVAL_MS, retryMaxMs: config.STAR_REFUND_RETRY_MAX_MS });
       starRefunds.start();
-      lapses = createLapseLoop({ db: db.db, logger, chatGate }, config.MODERATION_LAPSE_INTERVAL_MS);
+      lapses = createLapseLoop({ db: db.db, logger, chatGate, now: clock }, config.MODERATION_LAPSE_INTERVAL_MS);
       lapses.start();
       return { url: listener.url, port: listener.port, metricsUrl: metricsListener.url, db: db.db };
     },
@@ -155,9 +150,10 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
   };
 }
 
-function sessionDeps(config: BackendConfig, database: Database, logger: Logger, mailer: Mailer, limits: Limits): SessionDeps {
+function sessionDeps(config: BackendConfig, database: Database, logger: Logger, mailer: Mailer, limits: Limits, now: Clock): SessionDeps {
   return {
     db: database.db,
+    now,
     mailer,
     limits,
     publicBaseUrl: config.PUBLIC_BASE_URL,

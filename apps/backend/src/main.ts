@@ -1,7 +1,7 @@
 import { ConfigError } from '@wordgame/config';
 import { createLogger } from '@wordgame/logging';
 import { buildBackend } from './app.js';
-import { loadBackendConfig } from './config.js';
+import { loadBackendConfig } from './config/index.js';
 import { runService } from '@wordgame/lifecycle';
 
 try {

@@ -5,7 +5,7 @@ import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import { createLogger } from '@wordgame/logging';
 import { buildBackend, type BackendApp } from '../src/app.js';
 import { ConfigError } from '@wordgame/config';
-import { loadBackendConfig } from '../src/config.js';
+import { loadBackendConfig } from '../src/config/index.js';
 import { TEST_SERVICE_TOKENS } from '@wordgame/testkit';
 import { backendTransport } from './support/harness.js';
 

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { composeProblems, undocumentedVariables } from '@wordgame/testkit';
-import { backendConfigSchema } from '../src/config.js';
+import { backendConfigSchema } from '../src/config/index.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 

@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely';
 import type { DB, LedgerKind, OperatorRole } from '../src/db/schema.js';
 import type { Segment } from '../src/gate/context.js';
 import { upsertOperator } from '../src/operators/repository.js';
-import { formatAmount } from '../src/payments/provider/money.js';
+import { formatAmount } from '../src/payments/card/provider/money.js';
 
 export const PASSWORD = 'correct horse battery staple';
 

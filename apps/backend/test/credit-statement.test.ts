@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { Kysely, PostgresDialect } from 'kysely';
 import type { DB } from '../src/db/schema.js';
-import { compileCredit, creditStatement, type CreditGuard, type Settlement } from '../src/orders/credit.js';
+import { compileCredit, creditStatement, type CreditGuard, type Settlement } from '../src/ledger/postings/credit.js';
 
 // Compiling needs a dialect, never a connection.
 const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: () => Promise.reject(new Error('compile only')) }) });

@@ -5,12 +5,12 @@ import { createClient, type Client } from '@connectrpc/connect';
 import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import { createLogger } from '@wordgame/logging';
 import { buildBackend } from '../src/app.js';
-import { loadBackendConfig } from '../src/config.js';
+import { loadBackendConfig } from '../src/config/index.js';
 import type { Database } from '../src/db/database.js';
 import type { Segment } from '../src/gate/context.js';
-import { appendOperations } from '../src/ledger/repository.js';
+import { appendOperations } from '../src/ledger/postings/append.js';
 import { freshPostgres } from '../src/testing/databases.js';
-import { addBenefits } from '../src/wallet/repository.js';
+import { addBenefits } from '../src/ledger/postings/index.js';
 import { TEST_RATE_LIMITS, TEST_SERVICE_TOKENS } from '@wordgame/testkit';
 import { backendTransport } from './support/harness.js';
 

@@ -1,5 +1,5 @@
 import { backendApi, connector, gatewayApi, type botlink } from '@wordgame/contracts';
-import { forwardPayment } from '../src/payments/stars.js';
+import { forwardPayment } from '../src/payments/stars/intake.js';
 import { paymentIdOf, resetCardFixture, startCardFixture, type CardFixture } from './card-support.js';
 import { createOrder, deliverInvoices, eventually, forward, telegramAccount } from './payments-support.js';
 import { mailbox } from './support/harness.js';

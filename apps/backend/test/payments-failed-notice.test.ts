@@ -1,5 +1,5 @@
 import { connector } from '@wordgame/contracts';
-import { notifyPaymentFailed } from '../src/payments/notify.js';
+import { notifyPaymentFailed } from '../src/payments/card/notify.js';
 import { paymentIdOf, resetCardFixture, startCardFixture, type CardFixture } from './card-support.js';
 import { createOrder, deliverInvoices, eventually, listOrders, telegramAccount } from './payments-support.js';
 import { mailbox } from './support/harness.js';

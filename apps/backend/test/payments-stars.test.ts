@@ -1,7 +1,7 @@
 import type { Client } from '@connectrpc/connect';
 import { backendApi, encodeTable, fb, gatewayApi } from '@wordgame/contracts';
 import { auditLedger } from '../src/ledger/audit.js';
-import { DECLINE } from '../src/payments/stars.js';
+import { DECLINE } from '../src/payments/stars/intake.js';
 import { as, failure, startHarness, type Harness } from './support/harness.js';
 import { createProduct, newAccount } from './support/wallet.js';
 import { createOrder, deliverInvoices, forward, listOrders, preCheckout, startBotCommandServer, telegramAccount, type BotCommandServer } from './payments-support.js';

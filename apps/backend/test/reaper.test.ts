@@ -1,4 +1,4 @@
-import { createReaper, type ReaperOptions } from '../src/reaper/reaper.js';
+import { createReaper, type ReaperOptions } from '../src/payments/reaper/reaper.js';
 import type { PaymentDeps } from '../src/payments/deps.js';
 import { countingProvider, paymentIdOf, resetCardFixture, startCardFixture, type CardFixture, type CountingProvider } from './card-support.js';
 import { createOrder } from './payments-support.js';

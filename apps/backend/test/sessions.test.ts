@@ -1,7 +1,7 @@
 import { Code, type Client } from '@connectrpc/connect';
 import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import { formatPlatformHeader, isPlatformKind, isPlatformSubtype } from '../src/gate/context.js';
-import { grantChips } from '../src/ledger/repository.js';
+import { grantChips } from '../src/ledger/postings/append.js';
 import { as, failure, startHarness, TELEGRAM_BOT_TOKEN, VK_APP_SECRET, type Harness } from './support/harness.js';
 import { signTelegramInitData, telegramInitData, vkLaunchParams } from './support/launch-data.js';
 import { buyBody, createProduct, readWallet } from './support/wallet.js';

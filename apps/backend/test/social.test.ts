@@ -1,6 +1,6 @@
 import { Code } from '@connectrpc/connect';
 import { decodeTable, encodeTable, fb } from '@wordgame/contracts';
-import { insertSession } from '../src/sessions/repository.js';
+import { insertSession } from '../src/accounts/sessions/repository.js';
 import { eventually, startBotCommandServer, telegramAccount, type BotCommandServer } from './payments-support.js';
 import { as, failure } from './support/harness.js';
 import { newAccount } from './support/wallet.js';
@@ -80,7 +80,7 @@ describe('social layer and account soft delete over Connect on PostgreSQL', () =
       const blocked = await newAccount(db());
       await befriend(asker, viewer);
       await block(viewer, blocked);
-      const session = await insertSession(db(), viewer, { kind: 'direct', subtype: 'web' }, 24);
+      const session = await insertSession(db(), viewer, { kind: 'direct', subtype: 'web' }, 24, new Date());
       const ids = [viewer, asker, stranger, blocked];
       const snapshot = async () => ({
         accounts: await db().selectFrom('accounts').select(['id', 'status', 'deleted_at']).where('id', 'in', ids).orderBy('id').execute(),
@@ -133,9 +133,9 @@ describe('social layer and account soft delete over Connect on PostgreSQL', () =
     it('revokes every session, shows the seat as deleted to the opponent, forfeits active games and tells watchers', async () => {
       const alice = await newAccount(db());
       const bob = await newAccount(db());
-      const s1 = await insertSession(db(), bob, { kind: 'telegram', subtype: null }, 24);
-      const s2 = await insertSession(db(), bob, { kind: 'direct', subtype: 'web' }, 24);
-      const keep = await insertSession(db(), alice, { kind: 'direct', subtype: 'web' }, 24);
+      const s1 = await insertSession(db(), bob, { kind: 'telegram', subtype: null }, 24, new Date());
+      const s2 = await insertSession(db(), bob, { kind: 'direct', subtype: 'web' }, 24, new Date());
+      const keep = await insertSession(db(), alice, { kind: 'direct', subtype: 'web' }, 24, new Date());
       const g = view((await h.games.createGame({ body: createBody('classic', false, bob) }, me(alice))).body);
       await h.games.playMove({ body: moveBody(g.gameId, 'apple') }, me(alice));
       const finished = view((await h.games.createGame({ body: createBody('classic', false, bob) }, me(alice))).body);

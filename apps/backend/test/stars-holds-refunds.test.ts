@@ -1,11 +1,11 @@
 import type { Client } from '@connectrpc/connect';
 import { backendApi, gatewayApi } from '@wordgame/contracts';
 import { createLogger } from '@wordgame/logging';
-import { loadBackendConfig } from '../src/config.js';
+import { loadBackendConfig } from '../src/config/index.js';
 import { auditLedger } from '../src/ledger/audit.js';
 import { paymentDeps } from '../src/payments/module.js';
-import { DECLINE } from '../src/payments/stars.js';
-import { createStarRefunder, retryDelayMs, type StarRefunder } from '../src/refunds/star-refunds.js';
+import { DECLINE } from '../src/payments/stars/intake.js';
+import { createStarRefunder, retryDelayMs, type StarRefunder } from '../src/payments/refunds/star-refunds.js';
 import { failure, startHarness, type Harness } from './support/harness.js';
 import { createProduct } from './support/wallet.js';
 import { createOrder, deliverInvoices, forward, preCheckout, refund, startBotCommandServer, telegramAccount, type BotCommandServer, type Responder } from './payments-support.js';

@@ -7,7 +7,7 @@ import { SEGMENTS, parsePlatformHeader, type Segment } from '../src/gate/context
 import { gate } from '../src/gate/gate.js';
 import { useHint } from '../src/game/hint.js';
 import { auditLedger } from '../src/ledger/audit.js';
-import type { OrderRow } from '../src/orders/repository.js';
+import type { OrderRow } from '../src/payments/orders/repository.js';
 import type { Caller } from '../src/rpc/caller.js';
 import { freshPostgres } from '../src/testing/databases.js';
 import { buy } from '../src/wallet/buy.js';
@@ -65,7 +65,7 @@ describe('wallet debts under random credits, buys, hints and refunds', () => {
   const spendProduct = async (price: bigint) => {
     const known = products.get(price);
     if (known !== undefined) return known;
-    const p = await upsertProduct(db(), { id: 0n, title: `Spend ${price}`, active: true, atoms: [{ kind: 'hints', quantity: 1n }], prices: [{ method: 'chips', amount: price, currency: 'CHIPS' }] });
+    const p = await upsertProduct(db(), { id: 0n, title: `Spend ${price}`, active: true, atoms: [{ kind: 'hints', quantity: 1n }], prices: [{ method: 'chips', amount: price, currency: 'CHIPS' }] }, new Date());
     products.set(price, p.id);
     return p.id;
   };
@@ -83,7 +83,7 @@ describe('wallet debts under random credits, buys, hints and refunds', () => {
           const segment = SEGMENTS[i];
           if (segment === undefined || owed === 0n) continue;
           const order = await paidOrder(db(), productId, id, segment, { chips: owed });
-          await buy(db(), caller(id, SPENDS_ONLY[segment]), await spendProduct(owed), null);
+          await buy(db(), caller(id, SPENDS_ONLY[segment]), await spendProduct(owed), null, new Date());
           await fullRefund(db(), logger, order.id);
           expect((await balances(id)).get(segment)).toBe(-owed);
         }
@@ -94,7 +94,7 @@ describe('wallet debts under random credits, buys, hints and refunds', () => {
             const who = caller(id, s.context);
             const before = await balances(id);
             const expected = drawInOrder(before, gate({ ...who.platform, emailConfirmed: false }).spendOrder, s.price);
-            const outcome = await buy(db(), who, await spendProduct(s.price), null).catch((e: unknown) => e);
+            const outcome = await buy(db(), who, await spendProduct(s.price), null, new Date()).catch((e: unknown) => e);
             const after = await balances(id);
             if (expected === null) {
               expect(outcome).toMatchObject({ code: 'insufficient_chips' });

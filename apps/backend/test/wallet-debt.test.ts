@@ -8,7 +8,7 @@ import { migrations } from '../src/db/migrations/index.js';
 import { parsePlatformHeader, type Segment } from '../src/gate/context.js';
 import { useHint } from '../src/game/hint.js';
 import { auditLedger } from '../src/ledger/audit.js';
-import { grantChips } from '../src/ledger/repository.js';
+import { grantChips } from '../src/ledger/postings/append.js';
 import type { Caller } from '../src/rpc/caller.js';
 import { freshPostgres } from '../src/testing/databases.js';
 import { buy } from '../src/wallet/buy.js';
@@ -58,7 +58,7 @@ describe('wallet debt after a full refund (PostgreSQL)', () => {
   const spendProduct = async (price: bigint) => {
     const known = priced.get(price);
     if (known !== undefined) return known;
-    const p = await upsertProduct(db(), { id: 0n, title: `Spend ${price}`, active: true, atoms: [{ kind: 'hints', quantity: 1n }], prices: [{ method: 'chips', amount: price, currency: 'CHIPS' }] });
+    const p = await upsertProduct(db(), { id: 0n, title: `Spend ${price}`, active: true, atoms: [{ kind: 'hints', quantity: 1n }], prices: [{ method: 'chips', amount: price, currency: 'CHIPS' }] }, new Date());
     priced.set(price, p.id);
     return p.id;
   };
@@ -76,7 +76,7 @@ describe('wallet debt after a full refund (PostgreSQL)', () => {
     expect(before).toMatchObject({ hints: 3n, no_ads_forever: true, no_ads_until: new Date(paidAt.getTime() + 7 * DAY) });
 
     const me = caller(id, 'direct;web');
-    expect((await buy(db(), me, await spendProduct(700n), null)).draws).toEqual([{ segment: 'direct', amount: 700n }]);
+    expect((await buy(db(), me, await spendProduct(700n), null, new Date())).draws).toEqual([{ segment: 'direct', amount: 700n }]);
     const deps = walletHintDeps(db(), logger);
     const game = await gameToHintIn(deps, me);
     for (let i = 0; i < 4; i += 1) expect((await useHint(deps, me, game)).hint).toMatchObject({ source: 'wallet', benefitOrigin: 'direct' });
@@ -106,16 +106,16 @@ describe('wallet debt after a full refund (PostgreSQL)', () => {
     const id = await newAccount(db());
     const order = await paidOrder(db(), productId, id, 'direct', { chips: 100n });
     const web = caller(id, 'direct;web');
-    await buy(db(), web, await spendProduct(50n), null);
+    await buy(db(), web, await spendProduct(50n), null, new Date());
     await fullRefund(db(), logger, order.id);
     expect(await segments(id)).toMatchObject({ direct: -50n });
 
-    const refusal = await buy(db(), web, await spendProduct(1n), 'debt-1').catch((e: unknown) => e);
+    const refusal = await buy(db(), web, await spendProduct(1n), 'debt-1', new Date()).catch((e: unknown) => e);
     expect(refusal).toMatchObject({ code: 'insufficient_chips' });
     expect(await db().selectFrom('buy_requests').select('idempotency_key').where('account_id', '=', id).execute()).toEqual([]);
 
     await grantChips(db(), id, 'telegram', 100n);
-    const paidByTelegram = await buy(db(), web, await spendProduct(100n), null);
+    const paidByTelegram = await buy(db(), web, await spendProduct(100n), null, new Date());
     expect(paidByTelegram.draws).toEqual([{ segment: 'telegram', amount: 100n }]);
     expect(paidByTelegram.benefitOrigin).toBe('telegram');
     expect(paidByTelegram.wallet.segments).toEqual([
@@ -127,17 +127,17 @@ describe('wallet debt after a full refund (PostgreSQL)', () => {
 
     await grantChips(db(), id, 'telegram', 60n);
     await grantChips(db(), id, 'vk', 60n);
-    const split = await buy(db(), web, await spendProduct(100n), null);
+    const split = await buy(db(), web, await spendProduct(100n), null, new Date());
     expect(split.draws).toEqual([
       { segment: 'telegram', amount: 60n },
       { segment: 'vk', amount: 40n },
     ]);
     expect(await segments(id)).toEqual({ direct: -50n, telegram: 0n, vk: 20n });
-    await expect(buy(db(), web, await spendProduct(50n), null)).rejects.toMatchObject({ code: 'insufficient_chips' });
+    await expect(buy(db(), web, await spendProduct(50n), null, new Date())).rejects.toMatchObject({ code: 'insufficient_chips' });
 
     await paidOrder(db(), productId, id, 'direct', { chips: 80n });
     expect(await segments(id)).toMatchObject({ direct: 30n });
-    expect((await buy(db(), web, await spendProduct(50n), null)).draws).toEqual([
+    expect((await buy(db(), web, await spendProduct(50n), null, new Date())).draws).toEqual([
       { segment: 'direct', amount: 30n },
       { segment: 'vk', amount: 20n },
     ]);
@@ -202,7 +202,7 @@ describe('wallet debt after a full refund (PostgreSQL)', () => {
     const logger = createLogger('wallet-debt-test', 'silent');
     const id = await newAccount(db());
     const order = await paidOrder(db(), productId, id, 'vk', { chips: 40n, hints: 2n });
-    await buy(db(), caller(id, 'vk;android'), await spendProduct(30n), null);
+    await buy(db(), caller(id, 'vk;android'), await spendProduct(30n), null, new Date());
     await fullRefund(db(), logger, order.id);
     expect(await segments(id)).toMatchObject({ vk: -30n });
     await clean();

@@ -5,7 +5,7 @@ import { upsertProduct } from '../src/catalog/repository.js';
 import { gate } from '../src/gate/gate.js';
 import { parsePlatformHeader, type Segment } from '../src/gate/context.js';
 import { auditLedger } from '../src/ledger/audit.js';
-import { grantChips } from '../src/ledger/repository.js';
+import { grantChips } from '../src/ledger/postings/append.js';
 import { freshPglite, freshPostgres } from '../src/testing/databases.js';
 import { buy } from '../src/wallet/buy.js';
 import { benefitOriginOf, drawInOrder } from '../src/wallet/draw.js';
@@ -20,7 +20,7 @@ function caller(accountId: bigint, header: string) {
 }
 
 async function product(db: Database, price: bigint, hints: bigint): Promise<bigint> {
-  const p = await upsertProduct(db.db, { id: 0n, title: `Hints ${hints} for ${price}`, active: true, atoms: [{ kind: 'hints', quantity: hints }], prices: [{ method: 'chips', amount: price, currency: 'CHIPS' }] });
+  const p = await upsertProduct(db.db, { id: 0n, title: `Hints ${hints} for ${price}`, active: true, atoms: [{ kind: 'hints', quantity: hints }], prices: [{ method: 'chips', amount: price, currency: 'CHIPS' }] }, new Date());
   return p.id;
 }
 
@@ -61,7 +61,7 @@ describe('wallet.buy statement follows the draw rules', () => {
           const before = await balances(pgdb, id);
           const expected = drawInOrder(before, decision.spendOrder, price);
 
-          const attempt = buy(pgdb.db, who, productId, `k-${id}`);
+          const attempt = buy(pgdb.db, who, productId, `k-${id}`, new Date());
           if (expected === null) {
             await expect(attempt).rejects.toMatchObject({ code: 'insufficient_chips' });
             expect(await balances(pgdb, id)).toEqual(before);
@@ -79,7 +79,7 @@ describe('wallet.buy statement follows the draw rules', () => {
           expect(result.wallet.benefits).toEqual([{ origin, noAdsUntil: null, noAdsForever: false, hints }]);
           const ops = await pgdb.db.selectFrom('ledger_operations').select(['segment', 'chips_delta', 'benefit_origin', 'hints_delta']).where('account_id', '=', id).where('kind', '=', 'spend').orderBy('id').execute();
           expect(ops).toEqual(expected.map((x) => ({ segment: x.segment, chips_delta: -x.amount, benefit_origin: x.segment === origin ? origin : null, hints_delta: x.segment === origin ? hints : 0n })));
-          expect(await buy(pgdb.db, who, productId, `k-${id}`)).toEqual({ ...result, replayed: true });
+          expect(await buy(pgdb.db, who, productId, `k-${id}`, new Date())).toEqual({ ...result, replayed: true });
         },
       ),
       { numRuns: 60 },
@@ -95,11 +95,11 @@ describe('wallet.buy statement follows the draw rules', () => {
       await grantChips(lite.db, id, 'direct', 4n);
       await grantChips(lite.db, id, 'vk', 10n);
       const productId = await product(lite, 9n, 2n);
-      const first = await buy(lite.db, caller(id, 'direct;web'), productId, 'lite-1');
+      const first = await buy(lite.db, caller(id, 'direct;web'), productId, 'lite-1', new Date());
       expect(first.draws).toEqual([{ segment: 'direct', amount: 4n }, { segment: 'vk', amount: 5n }]);
       expect(first.benefitOrigin).toBe('vk');
-      expect(await buy(lite.db, caller(id, 'direct;web'), productId, 'lite-1')).toEqual({ ...first, replayed: true });
-      await expect(buy(lite.db, caller(id, 'direct;web'), productId, 'lite-2')).rejects.toMatchObject({ code: 'insufficient_chips' });
+      expect(await buy(lite.db, caller(id, 'direct;web'), productId, 'lite-1', new Date())).toEqual({ ...first, replayed: true });
+      await expect(buy(lite.db, caller(id, 'direct;web'), productId, 'lite-2', new Date())).rejects.toMatchObject({ code: 'insufficient_chips' });
       expect((await auditLedger(lite.db)).problems).toEqual([]);
     } finally {
       await lite.close();

@@ -4,7 +4,7 @@ import { Code, type Client } from '@connectrpc/connect';
 import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import { sql } from 'kysely';
 import { auditLedger } from '../src/ledger/audit.js';
-import { grantChips } from '../src/ledger/repository.js';
+import { grantChips } from '../src/ledger/postings/append.js';
 import { as, errorOf, failure, startHarness, type Harness } from './support/harness.js';
 import { buyBody, createProduct, newAccount, readPurchase, readWallet } from './support/wallet.js';
 

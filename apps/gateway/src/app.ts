@@ -12,7 +12,7 @@ import { CommandHub } from './commands/hub.js';
 import { listenInternal, type InternalServer } from './commands/internal-server.js';
 import { commandRoutes } from './commands/internal-service.js';
 import type { GatewayConfig } from './config.js';
-import { createHttpApp } from './http/app.js';
+import { createHttpApp } from './http-app.js';
 import { createBotlinkMetrics } from './metrics/botlink-metrics.js';
 import { createInternalMetrics } from './metrics/internal-metrics.js';
 import { createRegistry } from './metrics/registry.js';

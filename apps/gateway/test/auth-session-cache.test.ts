@@ -1,5 +1,5 @@
 import { SessionCache } from '../src/auth/session-cache.js';
-import type { SessionContext } from '../src/auth/session.js';
+import type { SessionContext } from '../src/http/session.js';
 
 const session = (accountId: bigint, expiresAt = new Date(10_000_000)): SessionContext => ({
   accountId,

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { SendQueue } from '../src/botlink/send-queue.js';
+import { SendQueue } from '../src/commands/send-queue.js';
 
 type Op = { op: 'push'; value: number } | { op: 'shift' };
 

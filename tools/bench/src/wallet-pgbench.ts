@@ -30,9 +30,9 @@ END;
  * caller's account = pgbench client id + 1, run as a prepared statement like the backend does.
  */
 export function pgbenchSpendStatement(root: string): string {
-  const source = readFileSync(path.join(root, 'apps/backend/src/wallet/buy-statement.ts'), 'utf8');
+  const source = readFileSync(path.join(root, 'apps/backend/src/ledger/postings/buy.ts'), 'utf8');
   const statement = /export const BUY_STATEMENT = `([\s\S]*?)`;/.exec(source)?.[1];
-  if (!statement) throw new Error('BUY_STATEMENT not found in apps/backend/src/wallet/buy-statement.ts');
+  if (!statement) throw new Error('BUY_STATEMENT not found in apps/backend/src/ledger/postings/buy.ts');
   const order = `ARRAY['direct','telegram','vk']`;
   // Built with functions: pgbench would take the colons of a JSON literal for its variables.
   const flags = `jsonb_build_object('spendOrder', jsonb_build_array('direct','telegram','vk'), 'canSpend', true, 'frozen', false, 'trusted', true)`;

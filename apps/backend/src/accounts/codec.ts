@@ -1,6 +1,6 @@
 import { encodeTable, fb } from '@wordgame/contracts';
 import { stringVector, unixSeconds } from '../rpc/fbs.js';
-import type { SessionGrantView, SessionInfoView } from '../sessions/open.js';
+import type { SessionGrantView, SessionInfoView } from './sessions/open.js';
 import type { ProfileView } from './profile.js';
 
 /** FlatBuffers body of a SessionGrant. */

@@ -2,8 +2,9 @@ import type { Kysely } from 'kysely';
 import type { Logger } from '@wordgame/logging';
 import type { DB } from '../db/schema.js';
 import type { Mailer } from '../mail/mailer.js';
+import type { Clock } from '../support/clock.js';
 import { DomainError } from '../rpc/errors.js';
-import { hashToken, newToken } from '../sessions/tokens.js';
+import { hashToken, newToken } from './sessions/tokens.js';
 import { isUniqueViolation } from './repository.js';
 
 /** How long a mailed confirmation link stays valid. */
@@ -15,6 +16,8 @@ export interface ConfirmationDeps {
   mailer: Mailer;
   publicBaseUrl: string;
   logger: Logger;
+  /** The backend clock (confirmation expiry). */
+  now: Clock;
 }
 
 /**
@@ -29,7 +32,7 @@ export async function requestConfirmation(deps: ConfirmationDeps, accountId: big
       account_id: accountId,
       email,
       token_hash: hashToken(token),
-      expires_at: new Date(Date.now() + CONFIRMATION_TTL_HOURS * 3_600_000),
+      expires_at: new Date(deps.now().getTime() + CONFIRMATION_TTL_HOURS * 3_600_000),
     })
     .execute();
   const link = new URL('/api/v1/user/profile/confirm-email', deps.publicBaseUrl);
@@ -51,7 +54,7 @@ export async function requestConfirmation(deps: ConfirmationDeps, accountId: big
  * used or expired tokens are NotFound `confirmation_invalid`; an address another account holds is
  * `email_in_use` (the token stays unused).
  */
-export async function confirmEmail(db: Kysely<DB>, token: string): Promise<{ accountId: bigint; email: string }> {
+export async function confirmEmail(db: Kysely<DB>, token: string, now: Date): Promise<{ accountId: bigint; email: string }> {
   try {
     return await db.transaction().execute(async (trx) => {
       const row = await trx
@@ -59,11 +62,10 @@ export async function confirmEmail(db: Kysely<DB>, token: string): Promise<{ acc
         .select(['id', 'account_id', 'email'])
         .where('token_hash', '=', hashToken(token))
         .where('used_at', 'is', null)
-        .where('expires_at', '>', new Date())
+        .where('expires_at', '>', now)
         .forUpdate()
         .executeTakeFirst();
       if (!row) throw new DomainError('confirmation_invalid', 'the confirmation link is unknown, used or expired');
-      const now = new Date();
       await trx.updateTable('email_confirmations').set({ used_at: now }).where('id', '=', row.id).execute();
       await trx.updateTable('accounts').set({ email: row.email, email_confirmed_at: now }).where('id', '=', row.account_id).execute();
       return { accountId: row.account_id, email: row.email };
@@ -75,13 +77,13 @@ export async function confirmEmail(db: Kysely<DB>, token: string): Promise<{ acc
 }
 
 /** The newest unused, unexpired address awaiting confirmation for an account, if any. */
-export async function pendingEmail(db: Kysely<DB>, accountId: bigint): Promise<string | null> {
+export async function pendingEmail(db: Kysely<DB>, accountId: bigint, now: Date): Promise<string | null> {
   const row = await db
     .selectFrom('email_confirmations')
     .select('email')
     .where('account_id', '=', accountId)
     .where('used_at', 'is', null)
-    .where('expires_at', '>', new Date())
+    .where('expires_at', '>', now)
     .orderBy('id', 'desc')
     .executeTakeFirst();
   return row?.email ?? null;

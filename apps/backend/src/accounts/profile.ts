@@ -23,7 +23,7 @@ export interface ProfileView {
 export async function getProfile(deps: ConfirmationDeps, caller: Caller): Promise<ProfileView> {
   const account = await findAccount(deps.db, caller.accountId);
   if (!account || account.status === 'deleted') throw new DomainError('caller_required', 'the caller account does not exist');
-  const pending = await pendingEmail(deps.db, caller.accountId);
+  const pending = await pendingEmail(deps.db, caller.accountId, deps.now());
   const confirmed = account.email_confirmed_at !== null;
   return {
     accountId: account.id,

@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DB, PlatformKind } from '../db/schema.js';
-import { SEGMENTS } from '../gate/context.js';
+import { openWallet } from '../ledger/postings/index.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -22,10 +22,7 @@ export async function insertAccount(
     .values({ display_name: values.displayName, email: values.email ?? null, password_hash: values.passwordHash ?? null })
     .returning('id')
     .executeTakeFirstOrThrow();
-  await trx
-    .insertInto('wallet_segments')
-    .values(SEGMENTS.map((segment) => ({ account_id: id, segment })))
-    .execute();
+  await openWallet(trx, id);
   return id;
 }
 

@@ -2,7 +2,7 @@ import type { ServiceImpl } from '@connectrpc/connect';
 import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import { clientAddressOf } from '../limits/index.js';
 import { callerFrom, writerFrom } from '../rpc/caller.js';
-import { closeSession, openDirectSession, openTelegramSession, openVkSession, resolveSession, type SessionDeps } from '../sessions/open.js';
+import { closeSession, openDirectSession, openTelegramSession, openVkSession, resolveSession, type SessionDeps } from './sessions/open.js';
 import { encodeProfile, encodeSessionGrant, encodeSessionInfo } from './codec.js';
 import { confirmEmail } from './confirmation.js';
 import { getProfile, updateProfile } from './profile.js';
@@ -32,7 +32,7 @@ export function accountService(deps: SessionDeps): ServiceImpl<typeof backendApi
     },
     async resolveSession(req) {
       const token = decodeTable(req.body, (bb) => fb.SessionLookup.getRootAsSessionLookup(bb), (t) => t.token() ?? '');
-      return { body: encodeSessionInfo(await resolveSession(deps.db, token)) };
+      return { body: encodeSessionInfo(await resolveSession(deps.db, token, deps.now())) };
     },
     async closeSession(req) {
       const token = decodeTable(req.body, (bb) => fb.SessionClose.getRootAsSessionClose(bb), (t) => t.token() ?? '');
@@ -54,7 +54,7 @@ export function accountService(deps: SessionDeps): ServiceImpl<typeof backendApi
     },
     async confirmEmail(req) {
       const token = decodeTable(req.body, (bb) => fb.EmailConfirmation.getRootAsEmailConfirmation(bb), (t) => t.token() ?? '');
-      const confirmed = await confirmEmail(deps.db, token);
+      const confirmed = await confirmEmail(deps.db, token, deps.now());
       return {
         body: encodeTable((b) => fb.EmailConfirmed.createEmailConfirmed(b, confirmed.accountId, b.createString(confirmed.email))),
       };

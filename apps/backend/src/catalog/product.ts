@@ -42,7 +42,17 @@ export interface BenefitGrant {
   noAdsForever: boolean;
 }
 
-export function benefitsOf(atoms: readonly ProductAtomView[]): BenefitGrant {
-  const qty = (kind: AtomKind) => atoms.find((a) => a.kind === kind)?.quantity ?? 0n;
-  return { hints: qty('hints'), noAdsDays: qty('no_ads_days'), noAdsForever: qty('no_ads_forever') > 0n };
+/** What a pack grants: chips and its benefits. */
+export interface PackGrant extends BenefitGrant {
+  chips: bigint;
+}
+
+/**
+ * What a pack grants, the one rule (orders snapshot it; wallet.buy's statement reads the same atoms
+ * in SQL): each kind's quantities summed. The catalog holds at most one atom per kind, so sum, max
+ * and the first match agree; summing is the rule should that ever change.
+ */
+export function packGrant(atoms: readonly ProductAtomView[]): PackGrant {
+  const qty = (kind: AtomKind) => atoms.filter((a) => a.kind === kind).reduce((s, a) => s + a.quantity, 0n);
+  return { chips: qty('chips'), hints: qty('hints'), noAdsDays: qty('no_ads_days'), noAdsForever: qty('no_ads_forever') > 0n };
 }

@@ -37,7 +37,7 @@ export async function listProducts(db: Db, options: { includeInactive: boolean; 
 }
 
 /** Creates or replaces a product with its atoms (found or created) and prices, in one transaction. */
-export async function upsertProduct(db: Kysely<DB>, draft: ProductDraftInput): Promise<Product> {
+export async function upsertProduct(db: Kysely<DB>, draft: ProductDraftInput, now: Date): Promise<Product> {
   const id = await db.transaction().execute(async (trx) => {
     let productId: bigint;
     if (draft.id === 0n) {
@@ -49,7 +49,7 @@ export async function upsertProduct(db: Kysely<DB>, draft: ProductDraftInput): P
     } else {
       const updated = await trx
         .updateTable('catalog_products')
-        .set({ title: draft.title, active: draft.active, updated_at: new Date() })
+        .set({ title: draft.title, active: draft.active, updated_at: now })
         .where('id', '=', draft.id)
         .returning('id')
         .executeTakeFirst();

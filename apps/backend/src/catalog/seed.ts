@@ -31,9 +31,9 @@ export const DEV_CATALOG: readonly ProductDraftInput[] = [
 ];
 
 /** Inserts DEV_CATALOG when the catalog is empty; returns how many products it added. */
-export async function seedDevCatalog(db: Kysely<DB>): Promise<number> {
+export async function seedDevCatalog(db: Kysely<DB>, now: Date): Promise<number> {
   const any = await db.selectFrom('catalog_products').select('id').limit(1).executeTakeFirst();
   if (any) return 0;
-  for (const product of DEV_CATALOG) await upsertProduct(db, product);
+  for (const product of DEV_CATALOG) await upsertProduct(db, product, now);
   return DEV_CATALOG.length;
 }

@@ -40,7 +40,7 @@ function utcDayStart(now: Date, daysBack: number): Date {
  * range needs from < to and at most MAX_RANGE_DAYS. Unknown wallet/kind values, a malformed rail
  * name or a negative account are invalid_filter (never silently widened).
  */
-export function parseLedgerFilter(raw: RawLedgerFilter, now = new Date()): LedgerFilter {
+export function parseLedgerFilter(raw: RawLedgerFilter, now: Date): LedgerFilter {
   let from: Date;
   let to: Date;
   if (raw.fromUnix === 0n && raw.toUnix === 0n) {

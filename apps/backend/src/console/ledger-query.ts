@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { DB, LedgerOperationsTable } from '../db/schema.js';
-import { ceilUtcDay, dailyTotalsGroups, floorUtcDay, rollUpClosedDays, type TotalsGroup } from './daily-totals.js';
+import { rollUpClosedDays } from '../ledger/postings/index.js';
+import { ceilUtcDay, dailyTotalsGroups, floorUtcDay, type TotalsGroup } from './daily-totals.js';
 import type { LedgerFilter } from './ledger-filter.js';
 
 /** One ledger row as the console shows it. */

@@ -14,11 +14,12 @@ import { audit } from '../operators/audit.js';
 import { consoleError } from '../operators/errors.js';
 import { normaliseLogin } from '../operators/repository.js';
 import { OPERATOR_SESSION_HEADER, requireRole, resolveOperator, signIn, signOut } from '../operators/sessions.js';
-import type { PaymentDeps } from '../payments/deps.js';
+import type { PaymentDeps } from '../payments/index.js';
 import { encodeAccountList, encodeGrant, encodeLedgerChunk, encodeLedgerPage, encodeModeration, encodeOperator, readFilter } from './codec.js';
 import { parseLedgerFilter } from './ledger-filter.js';
 import { exportLedger, ledgerPage, ledgerTotals } from './ledger-query.js';
 import { unmatchedPage } from './unmatched.js';
+import type { Clock } from '../support/clock.js';
 
 /** What the console service works with. */
 export interface ConsoleDeps {
@@ -27,6 +28,8 @@ export interface ConsoleDeps {
   /** The payment domain (the console refund runs P's provider-first refund). */
   payments: PaymentDeps;
   chatGate: ChatGate;
+  /** The backend clock (operator sessions, ledger windows, moderation terms). */
+  now: Clock;
   /** OPERATOR_SESSION_TTL_HOURS. */
   sessionTtlHours: number;
   /** Failed operator sign-ins per login and client address. */
@@ -54,14 +57,14 @@ export function consoleService(deps: ConsoleDeps): ServiceImpl<typeof backendApi
       return { body: encodeGrant(token, session) };
     },
     async resolveOperator(_req, ctx) {
-      return { body: encodeOperator(await resolveOperator(db, ctx.requestHeader.get(OPERATOR_SESSION_HEADER))) };
+      return { body: encodeOperator(await resolveOperator(db, ctx.requestHeader.get(OPERATOR_SESSION_HEADER), deps.now())) };
     },
     async signOut(_req, ctx) {
-      const closed = await signOut(db, ctx.requestHeader.get(OPERATOR_SESSION_HEADER));
+      const closed = await signOut(db, ctx.requestHeader.get(OPERATOR_SESSION_HEADER), deps.now());
       return { body: encodeTable((b) => fb.OperatorSignedOut.createOperatorSignedOut(b, closed)) };
     },
     async queryLedger(req, ctx) {
-      await requireRole(db, ctx.requestHeader, 'viewer', 'ledger_view');
+      await requireRole(db, ctx.requestHeader, 'viewer', 'ledger_view', deps.now());
       const q = decodeTable(req.body, (bb) => fb.LedgerQuery.getRootAsLedgerQuery(bb), (t) => ({
         filter: readFilter(t.filter()),
         afterCreatedUs: t.afterCreatedUs(),
@@ -69,7 +72,7 @@ export function consoleService(deps: ConsoleDeps): ServiceImpl<typeof backendApi
         limit: t.limit(),
         withTotals: t.withTotals(),
       }));
-      const filter = parseLedgerFilter(q.filter);
+      const filter = parseLedgerFilter(q.filter, deps.now());
       if (q.afterCreatedUs < 0n || q.afterCreatedUs > CURSOR_MAX_US || q.afterId < 0n || (q.afterId === 0n) !== (q.afterCreatedUs === 0n)) throw consoleError('invalid_cursor', 'malformed page cursor');
       if (q.limit < 0 || q.limit > PAGE_MAX) throw consoleError('invalid_filter', `a page holds 1-${PAGE_MAX} rows`);
       const cursor = q.afterId === 0n ? null : { createdUs: q.afterCreatedUs, id: q.afterId };
@@ -77,9 +80,9 @@ export function consoleService(deps: ConsoleDeps): ServiceImpl<typeof backendApi
       return { body: encodeLedgerPage(page.rows, page.hasMore, totals) };
     },
     async *exportLedger(req, ctx) {
-      const operator = await requireRole(db, ctx.requestHeader, 'viewer', 'ledger_export');
+      const operator = await requireRole(db, ctx.requestHeader, 'viewer', 'ledger_export', deps.now());
       const q = decodeTable(req.body, (bb) => fb.LedgerExport.getRootAsLedgerExport(bb), (t) => ({ filter: readFilter(t.filter()), maxRows: t.maxRows() }));
-      const filter = parseLedgerFilter(q.filter);
+      const filter = parseLedgerFilter(q.filter, deps.now());
       let rows = 0;
       await audit(db, { operatorId: operator.id, action: 'ledger_export', outcome: 'started', detail: JSON.stringify({ ...q.filter, maxRows: q.maxRows }, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)) });
       for await (const batch of exportLedger(db, filter, q.maxRows)) {
@@ -99,20 +102,20 @@ export function consoleService(deps: ConsoleDeps): ServiceImpl<typeof backendApi
       };
     },
     async consoleListProducts(_req, ctx) {
-      await requireRole(db, ctx.requestHeader, 'catalog_editor', 'catalog_view');
+      await requireRole(db, ctx.requestHeader, 'catalog_editor', 'catalog_view', deps.now());
       return { body: encodeProductList(await listProducts(db, { includeInactive: true })) };
     },
     async consoleUpsertProduct(req, ctx) {
       const raw = decodeTable(req.body, (bb) => fb.ProductDraft.getRootAsProductDraft(bb), readDraft);
-      return { body: encodeProductRecord(await operatorUpsertProduct(db, ctx.requestHeader, raw)) };
+      return { body: encodeProductRecord(await operatorUpsertProduct(db, ctx.requestHeader, raw, deps.now())) };
     },
     async findAccounts(req, ctx) {
-      await requireRole(db, ctx.requestHeader, 'moderator', 'account_search');
+      await requireRole(db, ctx.requestHeader, 'moderator', 'account_search', deps.now());
       const query = decodeTable(req.body, (bb) => fb.AccountSearch.getRootAsAccountSearch(bb), (t) => t.query());
-      return { body: encodeAccountList(await findAccounts(db, query)) };
+      return { body: encodeAccountList(await findAccounts(db, query, deps.now())) };
     },
     async moderate(req, ctx) {
-      const operator = await requireRole(db, ctx.requestHeader, 'moderator', 'moderate');
+      const operator = await requireRole(db, ctx.requestHeader, 'moderator', 'moderate', deps.now());
       const input = decodeTable(req.body, (bb) => fb.ModerationAction.getRootAsModerationAction(bb), (t) => ({
         accountId: t.accountId(),
         action: t.action(),
@@ -123,7 +126,7 @@ export function consoleService(deps: ConsoleDeps): ServiceImpl<typeof backendApi
       return { body: encodeModeration(account, sent) };
     },
     async listUnmatchedPayments(req, ctx) {
-      await requireRole(db, ctx.requestHeader, 'viewer', 'unmatched_view');
+      await requireRole(db, ctx.requestHeader, 'viewer', 'unmatched_view', deps.now());
       const query = decodeTable(req.body, (bb) => fb.UnmatchedQuery.getRootAsUnmatchedQuery(bb), (t) => ({ status: t.status() ?? '', beforeId: t.beforeId(), limit: t.limit() }));
       return { body: await unmatchedPage(db, query) };
     },
@@ -139,7 +142,7 @@ async function limitedSignIn(deps: ConsoleDeps, login: string, password: string,
   const name = normaliseLogin(login);
   const attempt = await deps.signInLimit.begin(name, address);
   try {
-    const granted = await signIn(deps.db, login, password, deps.sessionTtlHours);
+    const granted = await signIn(deps.db, login, password, deps.sessionTtlHours, deps.now());
     await attempt.succeeded();
     return granted;
   } catch (err: unknown) {

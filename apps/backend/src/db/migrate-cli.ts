@@ -1,5 +1,5 @@
 import { ConfigError } from '@wordgame/config';
-import { loadBackendConfig } from '../config.js';
+import { loadBackendConfig } from '../config/index.js';
 import { openDatabase } from './database.js';
 import { migrateToLatest } from './migrate.js';
 

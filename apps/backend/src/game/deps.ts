@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from '@wordgame/logging';
 import type { DB } from '../db/schema.js';
 import type { ChatGate } from '../moderation/chat-gate.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../support/clock.js';
 import type { GameEventBus } from './events.js';
 
 /** What the game and social services need. */

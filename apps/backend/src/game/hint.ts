@@ -2,7 +2,7 @@ import { sql, type Transaction } from 'kysely';
 import type { DB } from '../db/schema.js';
 import type { Segment } from '../gate/context.js';
 import { gate } from '../gate/gate.js';
-import { appendOperations } from '../ledger/repository.js';
+import { spendWalletHint } from '../ledger/postings/index.js';
 import type { Caller } from '../rpc/caller.js';
 import type { HintResult } from './codec.js';
 import type { GameDeps } from './deps.js';
@@ -93,15 +93,7 @@ async function takeWalletHint(trx: Transaction<DB>, caller: Caller, gameId: bigi
   const held = new Map(rows.map((r) => [r.origin, r.hints]));
   const origin = decision.spendOrder.find((o) => (held.get(o) ?? 0n) > 0n);
   if (origin === undefined) throw gameError('no_hints_left', 'no free hints left today and no hints in the wallet');
-  await trx
-    .updateTable('benefits')
-    .set((eb) => ({ hints: eb('hints', '-', 1n) }))
-    .where('account_id', '=', caller.accountId)
-    .where('origin', '=', origin)
-    .execute();
-  await appendOperations(trx, [
-    { account_id: caller.accountId, kind: 'spend', benefit_origin: origin, hints_delta: -1n, note: `hint in game ${gameId}`, created_at: now },
-  ]);
+  await spendWalletHint(trx, caller.accountId, origin, `hint in game ${gameId}`, now);
   return origin;
 }
 

@@ -8,7 +8,7 @@ import { chooseWord } from './dictionary.js';
 import { gameError } from './errors.js';
 import { loadGame, seatOf, type GameRecord } from './repository.js';
 import { checkWord, isVariant, MAX_MOVES, normaliseWord, pointsOf, requiredLetter, VARIANTS, winnerByScore } from './rules.js';
-import { isBlockedEitherWay, requireTarget } from '../social/targets.js';
+import { isBlockedEitherWay, requireTarget } from './targets.js';
 
 /** A new game's settings as the caller asks for them. */
 export interface NewGame {

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
-import type { BackendConfig } from '../config.js';
+import type { BackendConfig } from '../config/index.js';
+import { systemClock, type Clock } from '../support/clock.js';
 
 /** One plain-text message. */
 export interface Mail {
@@ -20,16 +21,17 @@ export interface Mailer {
  * Dev mailbox: each message becomes one RFC 5322 `.eml` file in `dir`, named so that a directory
  * listing sorts oldest first. Any mail client (or `cat`) opens it.
  */
-export function devMailbox(dir: string, from: string): Mailer {
+export function devMailbox(dir: string, from: string, clock: Clock = systemClock): Mailer {
   return {
     async send(mail) {
+      const now = clock();
       await mkdir(dir, { recursive: true });
-      const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}.eml`;
+      const name = `${now.toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}.eml`;
       const headers = [
         `From: ${from}`,
         `To: ${mail.to}`,
         `Subject: ${mail.subject}`,
-        `Date: ${new Date().toUTCString()}`,
+        `Date: ${now.toUTCString()}`,
         'MIME-Version: 1.0',
         'Content-Type: text/plain; charset=utf-8',
         'Content-Transfer-Encoding: 8bit',
@@ -50,7 +52,7 @@ export function smtpMailer(url: string, from: string): Mailer {
 }
 
 /** The mailer MAIL_TRANSPORT selects: SMTP in production, the dev mailbox otherwise. */
-export function mailerFor(config: Pick<BackendConfig, 'MAIL_TRANSPORT' | 'SMTP_URL' | 'MAIL_DEV_DIR' | 'MAIL_FROM'>): Mailer {
+export function mailerFor(config: Pick<BackendConfig, 'MAIL_TRANSPORT' | 'SMTP_URL' | 'MAIL_DEV_DIR' | 'MAIL_FROM'>, clock: Clock = systemClock): Mailer {
   if (config.MAIL_TRANSPORT === 'smtp' && config.SMTP_URL !== undefined) return smtpMailer(config.SMTP_URL, config.MAIL_FROM);
-  return devMailbox(config.MAIL_DEV_DIR, config.MAIL_FROM);
+  return devMailbox(config.MAIL_DEV_DIR, config.MAIL_FROM, clock);
 }

@@ -6,7 +6,7 @@ import { createRpcMetrics, type RpcMetrics } from './rpc.js';
 
 export { listenMetrics, type MetricsListener } from './server.js';
 export { instrumentServices } from './rpc.js';
-export { instrumentProvider, type ProviderMetrics } from './provider.js';
+export { PROVIDER_OUTCOMES, type ProviderMetrics, type ProviderOutcome } from './provider.js';
 export { registerStateCollector } from './state.js';
 export type { PaymentMetrics, ReaperTickCounts } from './payments.js';
 

@@ -94,7 +94,7 @@ export function createPaymentMetrics(registry: Registry): PaymentMetrics {
         return;
       }
       ticks.inc({ outcome: 'ok' });
-      lastTick.set(Date.now() / 1000);
+      lastTick.setToCurrentTime();
       for (const outcome of REAPER_OUTCOMES) if (counts[outcome] > 0) tickOrders.inc({ outcome }, counts[outcome]);
     },
     notice: (kind, channel, outcome) => notices.inc({ kind, channel, outcome }),

@@ -49,7 +49,7 @@ export interface StateSources {
 export function registerStateCollector(registry: Registry, sources: StateSources): () => void {
   let cached: { at: number; rows: Promise<StateRow[] | null> } | undefined;
   const read = (): Promise<StateRow[] | null> => {
-    const now = Date.now();
+    const now = performance.now();
     if (cached && now - cached.at < CACHE_MS) return cached.rows;
     const rows = readState(sources.db).catch((err: unknown) => {
       sources.logger.warn({ err }, 'metrics: reading order and unmatched counts failed');

@@ -33,7 +33,7 @@ const SEARCH_LIMIT = 20;
  * identity's external id; `kind:id` (telegram:123) one identity; anything with @ an e-mail
  * (case-insensitive, exact). Newest first, at most 20.
  */
-export async function findAccounts(db: Kysely<DB>, rawQuery: string | null, now = new Date()): Promise<AccountSummary[]> {
+export async function findAccounts(db: Kysely<DB>, rawQuery: string | null, now: Date): Promise<AccountSummary[]> {
   const query = (rawQuery ?? '').trim();
   if (query.length === 0 || query.length > 254) throw consoleError('invalid_query', 'enter an account id, an e-mail or a platform identity');
   let ids: bigint[];
@@ -58,7 +58,7 @@ async function identityOwners(db: Kysely<DB>, externalId: string, kind: Platform
 }
 
 /** Summaries of the given accounts, newest first. */
-export async function summaries(db: Kysely<DB> | Transaction<DB>, ids: readonly bigint[], now = new Date()): Promise<AccountSummary[]> {
+export async function summaries(db: Kysely<DB> | Transaction<DB>, ids: readonly bigint[], now: Date): Promise<AccountSummary[]> {
   if (ids.length === 0) return [];
   const accounts = await db
     .selectFrom('accounts')
@@ -99,7 +99,7 @@ async function balancesOf(db: Kysely<DB> | Transaction<DB>, ids: readonly bigint
 }
 
 /** One account's summary; unknown_account when there is none. */
-export async function accountSummary(db: Kysely<DB> | Transaction<DB>, id: bigint, now = new Date()): Promise<AccountSummary> {
+export async function accountSummary(db: Kysely<DB> | Transaction<DB>, id: bigint, now: Date): Promise<AccountSummary> {
   const [summary] = await summaries(db, [id], now);
   if (!summary) throw consoleError('unknown_account', 'no such account');
   return summary;

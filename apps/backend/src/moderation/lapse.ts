@@ -20,7 +20,7 @@ export interface LapseLoop {
  * an unblock would. A lapse is emitted once: the row no longer matches afterwards.
  */
 export function createLapseLoop(deps: ModerationDeps, intervalMs: number, logger: Logger = deps.logger): LapseLoop {
-  async function tick(now: Date = new Date()): Promise<number> {
+  async function tick(now: Date = deps.now()): Promise<number> {
     const lapsed = await deps.db.transaction().execute(async (trx) => {
       const rows = await trx
         .updateTable('accounts')

@@ -3,9 +3,10 @@ import type { Logger } from '@wordgame/logging';
 import type { DB } from '../db/schema.js';
 import { audit } from '../operators/audit.js';
 import { consoleError } from '../operators/errors.js';
-import type { CommandOutcome } from '../payments/commands.js';
+import type { CommandOutcome } from '../payments/index.js';
 import { accountSummary, type AccountSummary } from './accounts.js';
 import type { ChatGate } from './chat-gate.js';
+import type { Clock } from '../support/clock.js';
 
 export type ModerationKind = 'block' | 'temp_block' | 'unblock' | 'mute' | 'unmute';
 const KINDS: readonly ModerationKind[] = ['block', 'temp_block', 'unblock', 'mute', 'unmute'];
@@ -23,6 +24,8 @@ export interface ModerationDeps {
   db: Kysely<DB>;
   logger: Logger;
   chatGate: ChatGate;
+  /** The backend clock (block terms). */
+  now: Clock;
 }
 
 /**
@@ -48,7 +51,7 @@ export async function moderate(
   deps: ModerationDeps,
   operatorId: bigint,
   input: { accountId: bigint; action: string | null; untilUnix: bigint; reason: string | null },
-  now = new Date(),
+  now: Date = deps.now(),
 ): Promise<{ account: AccountSummary; sent: GateSent[] }> {
   const action = input.action as ModerationKind;
   if (!KINDS.includes(action)) throw consoleError('invalid_action', 'unknown moderation action');

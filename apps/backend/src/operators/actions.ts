@@ -4,8 +4,7 @@ import { upsertProduct } from '../catalog/repository.js';
 import type { Product } from '../catalog/product.js';
 import { validateDraft, type RawDraft } from '../catalog/validate.js';
 import type { DB } from '../db/schema.js';
-import type { PaymentDeps } from '../payments/deps.js';
-import { refundOrder, type ConsoleRefund } from '../refunds/console.js';
+import { refundOrder, type ConsoleRefund, type PaymentDeps } from '../payments/index.js';
 import { DomainError, ERROR_CODE_HEADER } from '../rpc/errors.js';
 import { audit } from './audit.js';
 import { requireRole } from './sessions.js';
@@ -23,7 +22,7 @@ export function codeOf(err: unknown): string {
  * refund an operator asks for (console page or operator API).
  */
 export async function operatorRefund(db: Kysely<DB>, payments: PaymentDeps, headers: Headers, orderId: string | null): Promise<ConsoleRefund> {
-  const operator = await requireRole(db, headers, 'refunder', 'refund');
+  const operator = await requireRole(db, headers, 'refunder', 'refund', payments.now());
   try {
     const r = await refundOrder(payments, orderId);
     await audit(db, { operatorId: operator.id, action: 'refund', target: `order:${r.orderId}`, outcome: r.status, detail: r.refundId });
@@ -38,11 +37,11 @@ export async function operatorRefund(db: Kysely<DB>, payments: PaymentDeps, head
  * A catalog change on behalf of the operator named by the caller's x-operator-session token:
  * refused without a `catalog_editor` session, validated, and audited whatever the outcome.
  */
-export async function operatorUpsertProduct(db: Kysely<DB>, headers: Headers, raw: RawDraft): Promise<Product> {
-  const operator = await requireRole(db, headers, 'catalog_editor', 'catalog_upsert');
+export async function operatorUpsertProduct(db: Kysely<DB>, headers: Headers, raw: RawDraft, now: Date): Promise<Product> {
+  const operator = await requireRole(db, headers, 'catalog_editor', 'catalog_upsert', now);
   const target = raw.id === 0n ? 'product:new' : `product:${raw.id}`;
   try {
-    const product = await upsertProduct(db, validateDraft(raw));
+    const product = await upsertProduct(db, validateDraft(raw), now);
     await audit(db, { operatorId: operator.id, action: 'catalog_upsert', target: `product:${product.id}`, outcome: 'ok', detail: raw.id === 0n ? 'created' : 'replaced' });
     return product;
   } catch (err: unknown) {

@@ -1,5 +1,5 @@
 import { ConfigError } from '@wordgame/config';
-import { loadDatabaseConfig } from '../config.js';
+import { loadDatabaseConfig } from '../config/index.js';
 import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { upsertOperator } from './repository.js';

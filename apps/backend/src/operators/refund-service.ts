@@ -1,6 +1,6 @@
 import type { ServiceImpl } from '@connectrpc/connect';
 import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
-import type { PaymentDeps } from '../payments/deps.js';
+import type { PaymentDeps } from '../payments/index.js';
 import { operatorRefund } from './actions.js';
 
 /**

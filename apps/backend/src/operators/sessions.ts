@@ -24,7 +24,7 @@ const UNUSABLE_LOGIN_ALL = new RegExp(UNUSABLE_LOGIN.source, 'g');
  * operator is refused the same way), then issues an opaque 256-bit token; only its sha256 is
  * stored. Both outcomes are audited.
  */
-export async function signIn(db: Kysely<DB>, login: string, password: string, ttlHours: number, now = new Date()): Promise<{ token: string; session: OperatorSession }> {
+export async function signIn(db: Kysely<DB>, login: string, password: string, ttlHours: number, now: Date): Promise<{ token: string; session: OperatorSession }> {
   if (UNUSABLE_LOGIN.test(login) || login.length > 254) {
     // No operator login holds a control character (and PostgreSQL text cannot hold NUL): refuse it
     // like a wrong password, at the same cost, without asking the database.
@@ -47,7 +47,7 @@ export async function signIn(db: Kysely<DB>, login: string, password: string, tt
 }
 
 /** The operator behind a token: refused when unknown, closed, expired or the operator is disabled. */
-export async function resolveOperator(db: Kysely<DB>, token: string | null | undefined, now = new Date()): Promise<OperatorSession> {
+export async function resolveOperator(db: Kysely<DB>, token: string | null | undefined, now: Date): Promise<OperatorSession> {
   if (!token || token.length > 128) throw consoleError('operator_session_invalid', 'sign in again');
   const row = await db
     .selectFrom('operator_sessions as s')
@@ -61,11 +61,11 @@ export async function resolveOperator(db: Kysely<DB>, token: string | null | und
 }
 
 /** Closes a session; false when there was no open one (idempotent). */
-export async function signOut(db: Kysely<DB>, token: string | null | undefined): Promise<boolean> {
+export async function signOut(db: Kysely<DB>, token: string | null | undefined, now: Date): Promise<boolean> {
   if (!token || token.length > 128) return false;
   const closed = await db
     .updateTable('operator_sessions')
-    .set({ closed_at: new Date() })
+    .set({ closed_at: now })
     .where('token_hash', '=', tokenHash(token))
     .where('closed_at', 'is', null)
     .returning('operator_id')
@@ -81,8 +81,8 @@ export const OPERATOR_SESSION_HEADER = 'x-operator-session';
  * Resolves the caller's operator from the request headers and requires `role`; a missing role is
  * audited and refused with operator_forbidden.
  */
-export async function requireRole(db: Kysely<DB>, headers: Headers, role: OperatorRole, action: string): Promise<OperatorSession> {
-  const operator = await resolveOperator(db, headers.get(OPERATOR_SESSION_HEADER));
+export async function requireRole(db: Kysely<DB>, headers: Headers, role: OperatorRole, action: string, now: Date): Promise<OperatorSession> {
+  const operator = await resolveOperator(db, headers.get(OPERATOR_SESSION_HEADER), now);
   if (!operator.roles.includes(role)) {
     await audit(db, { operatorId: operator.id, action, outcome: 'forbidden', detail: `needs ${role}` });
     throw consoleError('operator_forbidden', `this needs the ${role} role`);

@@ -1,4 +1,4 @@
-import type { OrderRow } from '../orders/repository.js';
+import type { OrderRow } from './orders/repository.js';
 import { notifyPaymentCredited } from './credit-notice.js';
 import type { PaymentDeps } from './deps.js';
 

@@ -4,8 +4,8 @@ import type { DB } from '../db/schema.js';
 import type { Mailer } from '../mail/mailer.js';
 import type { PaymentMetrics } from '../metrics/payments.js';
 import type { BotCommands } from './commands.js';
-import type { PaymentProvider, Shop } from './provider/types.js';
-import type { ShopTable } from './shops.js';
+import type { PaymentProvider, Shop } from './card/provider/types.js';
+import type { ShopTable } from '../config/shops.js';
 
 /** The card rail: one provider adapter, its shop per channel, receipts and the return URL. */
 export interface CardRail {

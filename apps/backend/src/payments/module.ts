@@ -1,12 +1,14 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from '@wordgame/logging';
-import type { BackendConfig } from '../config.js';
+import type { BackendConfig } from '../config/index.js';
 import type { DB } from '../db/schema.js';
 import { mailerFor, type Mailer } from '../mail/mailer.js';
-import { createBackendMetrics, instrumentProvider, type PaymentMetrics, type ProviderMetrics } from '../metrics/index.js';
+import { createBackendMetrics, type PaymentMetrics, type ProviderMetrics } from '../metrics/index.js';
+import { instrumentProvider } from './card/provider/metered.js';
 import { gatewayBotCommands, type BotCommands } from './commands.js';
 import type { PaymentDeps } from './deps.js';
-import { YooKassaProvider } from './provider/yookassa.js';
+import { YooKassaProvider } from './card/provider/yookassa.js';
+import { systemClock } from '../support/clock.js';
 
 /** Optional replacements: the bot command channel and the clock (tests), the app's one mailer. */
 export interface PaymentOverrides {
@@ -29,7 +31,7 @@ export function paymentDeps(config: BackendConfig, db: Kysely<DB>, logger: Logge
     db,
     logger,
     bot: overrides.bot ?? gatewayBotCommands(config.GATEWAY_INTERNAL_URL, config.GATEWAY_INTERNAL_TOKEN, config.BOT_COMMAND_TIMEOUT_MS),
-    mailer: overrides.mailer ?? mailerFor(config),
+    mailer: overrides.mailer ?? mailerFor(config, overrides.now ?? systemClock),
     card: shops
       ? {
           provider: instrumentProvider(new YooKassaProvider({ apiUrl: config.BACKEND_YOOKASSA_API_URL, timeoutMs: config.PROVIDER_TIMEOUT_MS }), metrics.provider),
@@ -40,6 +42,6 @@ export function paymentDeps(config: BackendConfig, db: Kysely<DB>, logger: Logge
       : null,
     stars: { holdMs: config.PRECHECKOUT_HOLD_MS },
     metrics: metrics.payments,
-    now: overrides.now ?? (() => new Date()),
+    now: overrides.now ?? systemClock,
   };
 }

@@ -1,7 +1,7 @@
 import { requireLiveCaller } from '../game/caller.js';
 import type { GameDeps } from '../game/deps.js';
 import { gameError } from '../game/errors.js';
-import { requireTarget } from './targets.js';
+import { requireTarget } from '../game/targets.js';
 
 /**
  * Blocks `targetId`: refused for a deleted target (`account_deleted`), an unknown one or oneself.

@@ -4,7 +4,7 @@ import type { DB } from '../db/schema.js';
 import { requireLiveCaller } from '../game/caller.js';
 import type { GameDeps } from '../game/deps.js';
 import { gameError } from '../game/errors.js';
-import { isBlockedEitherWay, requireTarget } from './targets.js';
+import { isBlockedEitherWay, requireTarget } from '../game/targets.js';
 
 /** The friendship between the caller and another account, from the caller's side. */
 export type FriendshipStatus = 'pending_outgoing' | 'pending_incoming' | 'friends';

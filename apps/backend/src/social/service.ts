@@ -1,6 +1,6 @@
 import type { ServiceImpl } from '@connectrpc/connect';
 import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
-import { softDeleteAccount } from '../accounts/delete.js';
+import { softDeleteAccount } from './delete-account.js';
 import type { GameDeps } from '../game/deps.js';
 import { loadGame } from '../game/repository.js';
 import { writerFrom } from '../rpc/caller.js';

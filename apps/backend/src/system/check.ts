@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Database } from '../db/database.js';
+import type { Clock } from '../support/clock.js';
 
 /** What the backend reports about itself to health probes and SystemService.Check. */
 export interface SystemStatus {
@@ -14,7 +15,7 @@ export interface SystemStatus {
  * Probes the database with a trivial query (bounded by `timeoutMs`) and reports readiness; a
  * database that does not answer makes the backend `degraded`, never a thrown error.
  */
-export async function checkSystem(database: Database, startedAt: number, version: string, timeoutMs = 2_000): Promise<SystemStatus> {
+export async function checkSystem(database: Database, startedAt: number, version: string, clock: Clock, timeoutMs = 2_000): Promise<SystemStatus> {
   const t0 = process.hrtime.bigint();
   let ok = false;
   let timer: NodeJS.Timeout | undefined;
@@ -34,6 +35,6 @@ export async function checkSystem(database: Database, startedAt: number, version
     version,
     database: database.dialect,
     databaseLatencyUs: ok ? (process.hrtime.bigint() - t0) / 1000n : -1n,
-    uptimeSeconds: BigInt(Math.floor((Date.now() - startedAt) / 1000)),
+    uptimeSeconds: BigInt(Math.floor((clock().getTime() - startedAt) / 1000)),
   };
 }

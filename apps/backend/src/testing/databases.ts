@@ -10,6 +10,7 @@ export { testServerUrl };
  */
 export async function freshPostgres(): Promise<Database & { url: string }> {
   const serverUrl = testServerUrl();
+  // eslint-disable-next-line no-restricted-syntax -- a unique database name, not a rule that depends on time
   const name = `t_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
   await adminQuery(serverUrl, `create database ${name}`);
   const url = new URL(serverUrl);

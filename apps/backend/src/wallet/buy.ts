@@ -4,7 +4,7 @@ import type { DB } from '../db/schema.js';
 import { gate, type GateDecision } from '../gate/gate.js';
 import type { Caller } from '../rpc/caller.js';
 import { DomainError } from '../rpc/errors.js';
-import { BUY_STATEMENT, LOCK_ACCOUNT, type BuyRow } from './buy-statement.js';
+import { BUY_STATEMENT, LOCK_ACCOUNT, type BuyRow } from '../ledger/postings/index.js';
 import { deserializePurchase, type PurchaseResult } from './purchase-record.js';
 
 const KEY = /^[\x21-\x7e]{1,128}$/;
@@ -32,13 +32,13 @@ const REFUSALS: Record<string, [DomainError['code'], string]> = {
  * When a concurrent writer to the same account got in first (`stale`), it runs again inside a
  * transaction that takes the account's locks before the statement's snapshot.
  */
-export async function buy(db: Kysely<DB>, caller: Caller, productId: bigint, rawKey: string | null): Promise<PurchaseResult & { replayed: boolean }> {
+export async function buy(db: Kysely<DB>, caller: Caller, productId: bigint, rawKey: string | null, now: Date): Promise<PurchaseResult & { replayed: boolean }> {
   const decision = gate({ ...caller.platform, emailConfirmed: false });
   if (!decision.canSpend) {
     throw new DomainError('purchase_forbidden', decision.frozen ? 'purchases are not available in this app on this device' : 'this session may not spend or buy');
   }
   if (productId <= 0n) throw new DomainError('invalid_product_id', 'product_id must be a positive integer');
-  const values = parameters(decision, caller.accountId, productId, idempotencyKey(rawKey));
+  const values = parameters(decision, caller.accountId, productId, idempotencyKey(rawKey), now);
 
   let row = await runPrepared<BuyRow>(db, 'wallet_buy', BUY_STATEMENT, values).then(first);
   if (isStale(row)) {
@@ -51,9 +51,9 @@ export async function buy(db: Kysely<DB>, caller: Caller, productId: bigint, raw
   return outcome(row, productId);
 }
 
-function parameters(decision: GateDecision, accountId: bigint, productId: bigint, key: string | null): unknown[] {
+function parameters(decision: GateDecision, accountId: bigint, productId: bigint, key: string | null, now: Date): unknown[] {
   const flags = { spendOrder: decision.spendOrder, canSpend: decision.canSpend, frozen: decision.frozen, trusted: decision.trusted };
-  return [accountId, productId, key, [...decision.spendOrder], [...decision.visibleSegments], JSON.stringify(flags), new Date()];
+  return [accountId, productId, key, [...decision.spendOrder], [...decision.visibleSegments], JSON.stringify(flags), now];
 }
 
 function first(rows: readonly BuyRow[]): BuyRow {

@@ -1,8 +1,7 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import { runPrepared } from '../db/database.js';
 import type { DB } from '../db/schema.js';
 import type { Segment } from '../gate/context.js';
-import type { BenefitGrant } from '../catalog/product.js';
 
 /** Benefits funded from one origin. */
 export interface BenefitRow {
@@ -41,33 +40,4 @@ export async function readWallet(db: Kysely<DB>, accountId: bigint): Promise<{ s
     else benefits.push({ origin: r.origin, noAdsUntil: r.no_ads_until, noAdsForever: r.no_ads_forever, hints: r.amount });
   }
   return { segments, benefits };
-}
-
-/**
- * Adds a grant to an origin's benefits: hints add up, forever sticks, and a no-ads term extends
- * from max(current end, `now`) by whole 86 400 s days (the ledger audit replays the same rule).
- */
-export async function addBenefits(trx: Transaction<DB>, accountId: bigint, origin: Segment, grant: BenefitGrant, now: Date): Promise<void> {
-  const seconds = grant.noAdsDays * 86_400n;
-  const extended = sql<Date>`${now}::timestamptz + ${seconds}::bigint * interval '1 second'`;
-  await trx
-    .insertInto('benefits')
-    .values({
-      account_id: accountId,
-      origin,
-      no_ads_until: grant.noAdsDays > 0n ? extended : null,
-      no_ads_forever: grant.noAdsForever,
-      hints: grant.hints,
-    })
-    .onConflict((oc) =>
-      oc.columns(['account_id', 'origin']).doUpdateSet({
-        no_ads_until:
-          grant.noAdsDays > 0n
-            ? sql<Date>`greatest(coalesce(benefits.no_ads_until, ${now}::timestamptz), ${now}::timestamptz) + ${seconds}::bigint * interval '1 second'`
-            : sql<Date | null>`benefits.no_ads_until`,
-        no_ads_forever: sql<boolean>`benefits.no_ads_forever or excluded.no_ads_forever`,
-        hints: sql<bigint>`benefits.hints + excluded.hints`,
-      }),
-    )
-    .execute();
 }

@@ -11,9 +11,10 @@ import { catalogFor } from './catalog-view.js';
 import { encodeCatalog, encodePurchase, encodeWalletView } from './codec.js';
 import { readWallet } from './repository.js';
 import { projectWallet } from './view.js';
+import type { Clock } from '../support/clock.js';
 
 /** backend.v1.WalletService: wallet.catalog, wallet.get, wallet.buy for the caller in the headers. */
-export function walletService(db: Kysely<DB>, logger: Logger): ServiceImpl<typeof backendApi.WalletService> {
+export function walletService(db: Kysely<DB>, logger: Logger, clock: Clock): ServiceImpl<typeof backendApi.WalletService> {
   return {
     async getCatalog(req, ctx) {
       const caller = callerFrom(ctx.requestHeader);
@@ -34,7 +35,7 @@ export function walletService(db: Kysely<DB>, logger: Logger): ServiceImpl<typeo
         productId: t.productId(),
         key: t.idempotencyKey(),
       }));
-      const result = await buy(db, caller, order.productId, order.key);
+      const result = await buy(db, caller, order.productId, order.key, clock());
       if (!result.replayed) {
         logger.info(
           { accountId: String(caller.accountId), productId: String(order.productId), price: String(result.price), draws: result.draws.length },

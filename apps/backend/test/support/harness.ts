@@ -7,7 +7,7 @@ import { withServiceToken } from '@wordgame/h2-unary';
 import { createLogger } from '@wordgame/logging';
 import { TEST_RATE_LIMITS, TEST_SERVICE_TOKENS } from '@wordgame/testkit';
 import { buildBackend, type BackendApp } from '../../src/app.js';
-import { loadBackendConfig } from '../../src/config.js';
+import { loadBackendConfig } from '../../src/config/index.js';
 import type { Database } from '../../src/db/database.js';
 import { freshPostgres } from '../../src/testing/databases.js';
 import { upsertOperator } from '../../src/operators/repository.js';
@@ -60,7 +60,7 @@ export async function startHarness(env: Record<string, string> = {}, warnings?: 
   const app: BackendApp = buildBackend(config, logger);
   const { url, metricsUrl, db } = await app.start();
   await upsertOperator(db, 'harness-operator', 'harness operator password', ['viewer', 'refunder', 'catalog_editor', 'moderator']);
-  const { token: operatorToken } = await signIn(db, 'harness-operator', 'harness operator password', 24);
+  const { token: operatorToken } = await signIn(db, 'harness-operator', 'harness operator password', 24, new Date());
   const namesOperator: Interceptor = (next) => (req) => {
     if (!req.header.has(OPERATOR_SESSION_HEADER)) req.header.set(OPERATOR_SESSION_HEADER, operatorToken);
     return next(req);

@@ -4,9 +4,9 @@ import type { Logger } from '@wordgame/logging';
 import { upsertProduct } from '../../src/catalog/repository.js';
 import type { DB } from '../../src/db/schema.js';
 import type { Segment } from '../../src/gate/context.js';
-import { creditOrder } from '../../src/orders/credit.js';
-import { insertOrder, type OrderRow } from '../../src/orders/repository.js';
-import { recordRefund, type RefundRecord } from '../../src/refunds/reverse.js';
+import { creditOrder } from '../../src/ledger/postings/credit.js';
+import { insertOrder, type OrderRow } from '../../src/payments/orders/repository.js';
+import { recordRefund, type RefundRecord } from '../../src/payments/refunds/reverse.js';
 
 /** What a test pack grants (the order's snapshot). */
 export interface PackSpec {
@@ -18,7 +18,7 @@ export interface PackSpec {
 
 /** A catalog product to hang test orders on (orders reference a product; their snapshot is what counts). */
 export async function orderProduct(db: Kysely<DB>): Promise<bigint> {
-  const p = await upsertProduct(db, { id: 0n, title: 'Test pack', active: true, atoms: [{ kind: 'chips', quantity: 1n }], prices: [{ method: 'provider', amount: 100n, currency: 'RUB' }] });
+  const p = await upsertProduct(db, { id: 0n, title: 'Test pack', active: true, atoms: [{ kind: 'chips', quantity: 1n }], prices: [{ method: 'provider', amount: 100n, currency: 'RUB' }] }, new Date());
   return p.id;
 }
 

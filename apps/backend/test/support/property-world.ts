@@ -1,7 +1,7 @@
 import { TEST_RATE_LIMITS, TEST_SERVICE_TOKENS } from '@wordgame/testkit';
 import { startProviderEmulator, type ProviderEmulator } from '@wordgame/provider-emulator';
 import { upsertProduct } from '../../src/catalog/repository.js';
-import { loadBackendConfig, type BackendConfig } from '../../src/config.js';
+import { loadBackendConfig, type BackendConfig } from '../../src/config/index.js';
 import type { Database } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { freshPostgres } from '../../src/testing/databases.js';
@@ -36,7 +36,7 @@ export async function startPropertyWorld(title: string, env: Record<string, stri
       { method: 'provider', amount: 5_000n, currency: 'RUB' },
       { method: 'xtr', amount: 50n, currency: 'XTR' },
     ],
-  });
+  }, new Date());
   return {
     pg,
     emulator,

@@ -2,7 +2,7 @@ import type { CallOptions } from '@connectrpc/connect';
 import type { Request } from 'express';
 import type { Logger } from '@wordgame/logging';
 import type { AuthRequirement } from '../auth/middleware.js';
-import type { SessionContext } from '../auth/session.js';
+import type { SessionContext } from '../http/session.js';
 import type { DocumentedRoute } from './doc.js';
 
 /** What a handler gets: the request, its logger, the caller's session (when required) and backend call options. */

@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import type { SessionContext } from './session.js';
+import type { SessionContext } from '../http/session.js';
 
 interface Entry {
   session: SessionContext;

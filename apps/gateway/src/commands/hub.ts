@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { create } from '@bufbuild/protobuf';
 import { botlink } from '@wordgame/contracts';
 import type { Logger } from '@wordgame/logging';
-import { SendQueue } from '../botlink/send-queue.js';
+import { SendQueue } from './send-queue.js';
 import type { BotlinkMetrics, CommandOutcomeLabel, LinkEndReason } from '../metrics/botlink-metrics.js';
 import { LINK_LOST, QUEUE_FULL, type CommandPayload, type Outcome } from './outcome.js';
 

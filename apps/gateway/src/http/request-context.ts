@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Express, Request, RequestHandler } from 'express';
 import type { Logger } from '@wordgame/logging';
-import type { SessionContext } from '../auth/session.js';
+import type { SessionContext } from './session.js';
 
 declare module 'express-serve-static-core' {
   interface Request {

@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import { createLogger } from '@wordgame/logging';
 import { TEST_SERVICE_TOKENS } from '@wordgame/testkit';
 import { createBackendClients } from '../../src/backend/client.js';
-import { createHttpApp } from '../../src/http/app.js';
+import { createHttpApp } from '../../src/http-app.js';
 import { createRegistry } from '../../src/metrics/registry.js';
 
 /** The gateway's HTTP edge listening on an ephemeral port, with its log lines captured. */

@@ -1,6 +1,6 @@
 import { decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import { z } from 'zod';
-import { asPlatformKind, asPlatformSubtype } from '../../auth/session.js';
+import { asPlatformKind, asPlatformSubtype } from '../../http/session.js';
 import type { BackendClients } from '../../backend/client.js';
 import type { Operation } from '../operation.js';
 import { readStrings } from '../fbs-read.js';

@@ -2,7 +2,7 @@ import { decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import { z } from 'zod';
 import { bearerToken } from '../../auth/bearer.js';
 import type { CachingSessionResolver } from '../../auth/resolver.js';
-import { PLATFORM_SUBTYPES, asPlatformKind, asPlatformSubtype } from '../../auth/session.js';
+import { PLATFORM_SUBTYPES, asPlatformKind, asPlatformSubtype } from '../../http/session.js';
 import type { BackendClients } from '../../backend/client.js';
 import { ApiError } from '../../http/api-error.js';
 import type { Operation } from '../operation.js';

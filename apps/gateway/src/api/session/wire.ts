@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PLATFORM_KINDS, PLATFORM_SUBTYPES } from '../../auth/session.js';
+import { PLATFORM_KINDS, PLATFORM_SUBTYPES } from '../../http/session.js';
 import { bigintString, isoTime, type Wire } from '../wire.js';
 import type { SessionGrantJson } from './operations.js';
 

@@ -1,0 +1,130 @@
+import { z } from 'zod';
+import { env, parseConfig } from '@wordgame/config';
+import { shopsField } from './shops.js';
+
+const database = {
+  /** PostgreSQL URL; unset = embedded PGlite under PGLITE_DIR (dev default). */
+  DATABASE_URL: env.secretUrl(['postgres:', 'postgresql:']).optional(),
+  PGLITE_DIR: z.string().default('.data/pglite'),
+};
+
+/** Shortest accepted service token: 32 characters (the dev stack makes 43 from 32 random bytes). */
+export const SERVICE_TOKEN_MIN = 32;
+const serviceToken = () => env.str().min(SERVICE_TOKEN_MIN, `must be at least ${SERVICE_TOKEN_MIN} characters`);
+
+/** Backend configuration, parsed once at start; see the README's config table. */
+export const backendConfigSchema = z
+  .object({
+    ...database,
+    /** Secret the gateway presents on every call (`Authorization: Bearer`); required, never logged. */
+    BACKEND_SERVICE_TOKEN: serviceToken(),
+    /** Secret this backend presents to the gateway's internal listener; required, never logged. */
+    GATEWAY_INTERNAL_TOKEN: serviceToken(),
+    BACKEND_HOST: z.string().default('127.0.0.1'),
+    BACKEND_PORT: env.port(4000),
+    /** Host of the Prometheus `/metrics` listener: a private address only (default loopback). */
+    BACKEND_METRICS_HOST: z.string().default('127.0.0.1'),
+    /** Port of the `/metrics` listener, apart from the Connect port (which needs the service token). */
+    BACKEND_METRICS_PORT: env.port(9465),
+    DB_POOL_MAX: env.int(20, 1, 500),
+    DB_STATEMENT_TIMEOUT_MS: env.int(10_000, 100, 600_000),
+    LOG_LEVEL: env.logLevel(),
+    /** Telegram bot token that keys Mini App init data; unset = telegram sessions answer platform_not_configured. */
+    BACKEND_TELEGRAM_BOT_TOKEN: env.token().optional(),
+    /** VK Mini App secret key that signs launch params; unset = vk sessions answer platform_not_configured. */
+    BACKEND_VK_APP_SECRET: env.token().optional(),
+    /** Oldest accepted telegram auth_date / vk_ts, in seconds (default 24 h). */
+    LAUNCH_DATA_MAX_AGE_SECONDS: env.int(86_400, 60, 30 * 86_400),
+    /** Lifetime of a session token, in hours (default 30 days). */
+    SESSION_TTL_HOURS: env.int(720, 1, 24 * 365),
+    /** `dev` writes each mail as an .eml file into MAIL_DEV_DIR; `smtp` sends through SMTP_URL. */
+    MAIL_TRANSPORT: z.enum(['dev', 'smtp'], { message: 'must be dev or smtp' }).default('dev'),
+    /** Dev mailbox directory (MAIL_TRANSPORT=dev). */
+    MAIL_DEV_DIR: z.string().default('.data/mailbox'),
+    /** smtp:// or smtps:// URL with credentials; required when MAIL_TRANSPORT=smtp. */
+    SMTP_URL: env.secretUrl(['smtp:', 'smtps:']).optional(),
+    /** From header of outgoing mail. */
+    MAIL_FROM: env.str().default('Word Game <no-reply@wordgame.local>'),
+    /** Public origin of the service; e-mail confirmation links point at it. */
+    PUBLIC_BASE_URL: env.url().default('http://localhost:8080'),
+    /** Insert the small dev catalog when the catalog is empty; default: true on PGlite (no DATABASE_URL), else false. */
+    BACKEND_SEED_CATALOG: z
+      .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
+      .transform((v) => v === 'true' || v === '1' || v === 'yes')
+      .optional(),
+    /** Serve binary Connect unary calls on the HTTP/2 fast path (libs/h2-unary); false = connect-node for every call. */
+    BACKEND_FAST_PATH: env.bool(true),
+    /** The gateway's internal BotCommandService (create_invoice, notify); h2c. */
+    GATEWAY_INTERNAL_URL: env.url().default('http://127.0.0.1:8444'),
+    /** How long a bot command (e.g. create_invoice) may wait for the bot's Ack, in ms. */
+    BOT_COMMAND_TIMEOUT_MS: env.int(5_000, 100, 60_000),
+    /** YooKassa API root (card rail), including /v3. */
+    BACKEND_YOOKASSA_API_URL: env.url().default('https://api.yookassa.ru/v3'),
+    /** Card shops per channel: `channel:shopId:secretKey:test|live`, comma-separated (channel direct|vk); unset = no card rail. */
+    BACKEND_YOOKASSA_SHOPS: env.secret(shopsField()).optional(),
+    /** YooKassa vat_code (1-12) for itemised receipts on payments and refunds; unset = no receipts. */
+    BACKEND_YOOKASSA_VAT_CODE: z
+      .string()
+      .regex(/^([1-9]|1[0-2])$/, 'must be a vat_code from 1 to 12')
+      .transform(Number)
+      .optional(),
+    /** Per-call deadline of provider API calls, in ms (an expired call is "unavailable": outcome unknown). */
+    PROVIDER_TIMEOUT_MS: env.int(10_000, 500, 60_000),
+    /** Where the provider sends the customer after a card payment; default `${PUBLIC_BASE_URL}/wallet`. */
+    PAYMENT_RETURN_URL: env.url().optional(),
+    /** Reaper tick interval in ms (expire orders, re-check card orders); 0 = off. */
+    REAPER_INTERVAL_MS: env.int(15_000, 0, 3_600_000),
+    /** How long an approved stars pre-checkout reserves its order, in ms (Telegram expects an answer within 10 s). */
+    PRECHECKOUT_HOLD_MS: env.int(10_000, 1_000, 300_000),
+    /** How often due automatic stars refunds (payments that credited nothing) are sent, in ms; 0 = off. */
+    STAR_REFUND_INTERVAL_MS: env.int(5_000, 0, 3_600_000),
+    /** Longest wait between two attempts of one automatic stars refund, in ms (backoff doubles from 5 s). */
+    STAR_REFUND_RETRY_MAX_MS: env.int(600_000, 5_000, 86_400_000),
+    /** Most card orders one reaper tick re-checks with the provider; the rest wait for later ticks, least recently checked first. */
+    REAPER_RECHECK_BATCH: env.int(200, 1, 10_000),
+    /** Most provider re-reads one reaper tick has in flight at once. */
+    REAPER_RECHECK_CONCURRENCY: env.int(8, 1, 64),
+    /** Lifetime of an operator console session, in hours (default 12). */
+    OPERATOR_SESSION_TTL_HOURS: env.int(12, 1, 24 * 30),
+    /** How often temporary blocks are checked for lapse (then a ChatGateCommand is sent), in ms; 0 = off. */
+    MODERATION_LAPSE_INTERVAL_MS: env.int(15_000, 0, 3_600_000),
+    /** Free hints per account per UTC day in human games; beyond them a hint spends a wallet hint benefit. */
+    GAME_DAILY_HINTS: env.int(3, 0, 1_000),
+    /** Window of the sign-in failure counters, in seconds (default 15 minutes). */
+    SIGNIN_WINDOW_SECONDS: env.int(900, 1, 86_400),
+    /** Failed sign-ins per login (e-mail or operator login) per window; the next attempt is rate_limited. */
+    SIGNIN_MAX_FAILURES: env.int(10, 1, 1_000_000),
+    /** Failed sign-ins per client address per window (many people may share one address). */
+    SIGNIN_ADDRESS_MAX_FAILURES: env.int(100, 1, 1_000_000),
+    /** Orders one account may create per hour. */
+    ORDER_CREATE_MAX: env.int(30, 1, 1_000_000),
+    /** Orders one client address may create per hour. */
+    ORDER_CREATE_ADDRESS_MAX: env.int(300, 1, 1_000_000),
+    /** Confirmation mails (profile e-mail changes) one account may cause per hour. */
+    CONFIRMATION_MAIL_MAX: env.int(5, 1, 1_000_000),
+    /** Confirmation mails one client address may cause per hour. */
+    CONFIRMATION_MAIL_ADDRESS_MAX: env.int(30, 1, 1_000_000),
+  })
+  .superRefine((c, ctx) => {
+    if (c.MAIL_TRANSPORT === 'smtp' && c.SMTP_URL === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['SMTP_URL'], message: 'is required when MAIL_TRANSPORT=smtp' });
+    }
+    if (c.BACKEND_SERVICE_TOKEN === c.GATEWAY_INTERNAL_TOKEN) {
+      ctx.addIssue({ code: 'custom', path: ['GATEWAY_INTERNAL_TOKEN'], message: 'must differ from BACKEND_SERVICE_TOKEN (one secret per direction)' });
+    }
+  });
+
+export type BackendConfig = z.infer<typeof backendConfigSchema>;
+
+/** Reads the backend's configuration from the environment; throws ConfigError naming bad variables. */
+export function loadBackendConfig(source: Record<string, string | undefined> = process.env): BackendConfig {
+  return parseConfig(backendConfigSchema, source);
+}
+
+/** The database settings alone: what the operator and audit commands need (no service secrets). */
+export const databaseConfigSchema = z.object(database);
+
+/** Reads only the database settings (operator:create, the ledger audit); throws ConfigError. */
+export function loadDatabaseConfig(source: Record<string, string | undefined> = process.env): z.infer<typeof databaseConfigSchema> {
+  return parseConfig(databaseConfigSchema, source);
+}

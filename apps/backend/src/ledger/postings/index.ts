@@ -1,0 +1,14 @@
+/**
+ * The one writer of money: only the modules in this folder write wallet segments, benefits, ledger
+ * operations and the ledger's daily totals (test/money-writers.test.ts fails on any other writer).
+ * One-statement paths (the order credit, wallet.buy) stay one statement: the statement is built
+ * here and the caller runs it. Lock order of every writer: segments, then benefits, then the ledger.
+ */
+export { appendOperations, grantChips, type NewLedgerOperation } from './append.js';
+export { addBenefits, spendWalletHint } from './benefits.js';
+export { BUY_STATEMENT, LOCK_ACCOUNT, type BuyRow } from './buy.js';
+export { compileCredit, creditable, creditOrder, creditStatement, CREDITABLE_STATES, type CreditGuard, type CreditStatement, type Settlement } from './credit.js';
+export { rollUpClosedDays } from './daily-totals.js';
+export { noAdsExtended, noAdsExtendedText } from './no-ads.js';
+export { postRefund, type RefundPosting } from './refund.js';
+export { openWallet } from './wallet.js';

@@ -1,0 +1,122 @@
+import type { ServiceImpl } from '@connectrpc/connect';
+import { ConnectError } from '@connectrpc/connect';
+import { z } from 'zod';
+import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
+import { findOrder, orderByProviderPayment, type OrderRow } from '../orders/repository.js';
+import { recordRefund } from '../refunds/reverse.js';
+import { shopOf, type CardRail, type PaymentDeps } from '../deps.js';
+import { isOrderId, paymentError } from '../errors.js';
+import { ProviderError } from './provider/types.js';
+import { handled, ignored, settleFromProvider, type Disposition } from './settle.js';
+
+/** An id as providers write them: no control characters (PostgreSQL text cannot even hold a NUL). */
+const providerId = z.string().min(1).max(128).regex(/^[^\u0000-\u001f\u007f]+$/);
+
+const notificationSchema = z.object({
+  event: z.string().min(1).max(64),
+  object: z.object({
+    id: providerId,
+    payment_id: providerId.optional(),
+    metadata: z.record(z.string(), z.unknown()).nullish(),
+  }),
+});
+
+/**
+ * Handles one provider notification. It is only a hint: the body names an event and an object,
+ * nothing in it is believed. The order is found first (payment: by the recorded provider payment
+ * id, falling back to metadata.order_id only to find a candidate; refund: by its payment_id); an
+ * unknown order ends here with no provider call. Otherwise the object is re-read from the provider
+ * with the order's shop and only that answer is acted on (settleFromProvider; refunds bind through
+ * the re-read refund's payment id). Throws intake_unavailable when it could not decide (provider
+ * unreachable, database failure) so the provider redelivers.
+ */
+export async function intakeNotification(deps: PaymentDeps, providerName: string | null, body: Uint8Array): Promise<Disposition> {
+  const card = deps.card;
+  if (!card || providerName !== card.provider.name) throw paymentError('unknown_provider', 'no card provider by this name');
+  let parsed: z.infer<typeof notificationSchema>;
+  try {
+    const result = notificationSchema.safeParse(JSON.parse(Buffer.from(body).toString('utf8')));
+    if (!result.success) return ignored('malformed');
+    parsed = result.data;
+  } catch {
+    return ignored('malformed');
+  }
+  const { event, object } = parsed;
+  try {
+    if (event.startsWith('payment.')) return await paymentHint(deps, card, object.id, object.metadata?.['order_id']);
+    if (event === 'refund.succeeded') return await refundHint(deps, card, object.id, object.payment_id);
+    return ignored('unhandled_event');
+  } catch (err: unknown) {
+    if (err instanceof ConnectError) throw err;
+    deps.logger.warn({ err, event, objectId: object.id }, 'notification intake could not decide; the provider will redeliver');
+    throw paymentError('intake_unavailable', 'could not decide now; redeliver later');
+  }
+}
+
+async function paymentHint(deps: PaymentDeps, card: CardRail, paymentId: string, metadataOrderId: unknown): Promise<Disposition> {
+  let order: OrderRow | undefined = await orderByProviderPayment(deps.db, card.provider.name, paymentId);
+  if (!order && typeof metadataOrderId === 'string' && isOrderId(metadataOrderId)) {
+    const candidate = await findOrder(deps.db, metadataOrderId);
+    if (candidate?.rail === 'card' && candidate.provider === card.provider.name) order = candidate;
+  }
+  if (!order) return ignored('unknown_order');
+  const shop = shopOf(card, order.shop);
+  if (!shop) {
+    deps.logger.error({ orderId: order.id, shop: order.shop }, 'order shop is no longer configured');
+    throw new Error('order shop is not configured');
+  }
+  const payment = await reread(() => card.provider.getPayment(shop, paymentId));
+  if (payment === null) return ignored('not_found');
+  return settleFromProvider(deps, order, shop, payment);
+}
+
+async function refundHint(deps: PaymentDeps, card: CardRail, refundId: string, paymentId: string | undefined): Promise<Disposition> {
+  const order = paymentId === undefined ? undefined : await orderByProviderPayment(deps.db, card.provider.name, paymentId);
+  if (!order) return ignored('unknown_order');
+  const shop = shopOf(card, order.shop);
+  if (!shop) throw new Error('order shop is not configured');
+  const refund = await reread(() => card.provider.getRefund(shop, refundId));
+  if (refund === null) return ignored('not_found');
+  const log = { orderId: order.id, refundId: refund.id, paymentId: refund.paymentId };
+  if (refund.paymentId !== order.provider_payment_id) {
+    deps.logger.warn(log, 'refund does not belong to the order it was named with; ignored');
+    return ignored('refund_mismatch');
+  }
+  if (refund.status !== 'succeeded') return handled('refund_not_succeeded');
+  if (refund.amountMinor !== order.amount || refund.currency !== order.currency) {
+    deps.logger.warn({ ...log, amount: String(refund.amountMinor), orderAmount: String(order.amount) }, 'partial refund: nothing recorded; an operator decides');
+    return handled('partial_refund');
+  }
+  const result = await deps.db.transaction().execute((trx) => recordRefund(trx, deps.logger, order.id, refund.id, deps.now()));
+  if (result === 'recorded') deps.metrics.refunded(order.rail);
+  if (result === 'not_paid') {
+    deps.logger.warn(log, 'refund for an order that was never credited; nothing to reverse');
+    return handled('refund_of_unpaid_order');
+  }
+  return handled(result === 'recorded' ? 'refund_recorded' : 'already_refunded');
+}
+
+/** A provider re-read: null when the object does not exist for the shop; other failures propagate. */
+async function reread<T>(call: () => Promise<T>): Promise<T | null> {
+  try {
+    return await call();
+  } catch (err: unknown) {
+    if (err instanceof ProviderError && err.failure === 'not_found') return null;
+    throw err;
+  }
+}
+
+/** backend.v1.NotificationService (no caller headers: the gateway's intake route). */
+export function notificationService(deps: PaymentDeps): ServiceImpl<typeof backendApi.NotificationService> {
+  return {
+    async intake(req) {
+      const n = decodeTable(req.body, (bb) => fb.ProviderNotification.getRootAsProviderNotification(bb), (t) => ({
+        provider: t.provider(),
+        body: t.bodyArray() ?? new Uint8Array(),
+      }));
+      const d = await intakeNotification(deps, n.provider, n.body);
+      deps.logger.info({ provider: n.provider, disposition: d.disposition, detail: d.detail }, 'provider notification');
+      return { body: encodeTable((b) => fb.NotificationDisposition.createNotificationDisposition(b, b.createString(d.disposition), b.createString(d.detail))) };
+    },
+  };
+}

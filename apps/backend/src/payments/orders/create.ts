@@ -1,0 +1,131 @@
+import { randomUUID } from 'node:crypto';
+import { listProducts } from '../../catalog/repository.js';
+import { packGrant, type Product } from '../../catalog/product.js';
+import { gate } from '../../gate/gate.js';
+import type { Caller } from '../../rpc/caller.js';
+import { DomainError } from '../../rpc/errors.js';
+import type { OrderRail } from '../../db/schema.js';
+import type { PaymentDeps } from '../deps.js';
+import { paymentError } from '../errors.js';
+import { ProviderError } from '../card/provider/types.js';
+import type { CardChannel } from '../../config/shops.js';
+import { insertOrder, recordEvent, type OrderRow } from './repository.js';
+import { ORDER_LIFETIME_MS, STARS_PROVIDER } from './state.js';
+
+/** What a pack grants (catalog's packGrant), in the order row's columns (snapshotted on the order). */
+function packOf(product: Product) {
+  const g = packGrant(product.atoms);
+  return { chips: g.chips, hints: g.hints, no_ads_days: g.noAdsDays, no_ads_forever: g.noAdsForever };
+}
+
+/** A short invoice description listing what the pack grants. */
+function describe(pack: ReturnType<typeof packOf>): string {
+  const parts: string[] = [];
+  if (pack.chips > 0n) parts.push(`${pack.chips} chips`);
+  if (pack.hints > 0n) parts.push(`${pack.hints} hints`);
+  if (pack.no_ads_forever) parts.push('no ads forever');
+  else if (pack.no_ads_days > 0n) parts.push(`no ads for ${pack.no_ads_days} days`);
+  return parts.join(', ') || 'Word game pack';
+}
+
+/**
+ * Opens an order for a pack on one rail, after the store-compliance gate: untrusted or frozen
+ * contexts are refused (purchase_forbidden); stars only where the gate offers `xtr` (telegram),
+ * card only where it offers `provider` and the account has a confirmed e-mail (email_required).
+ * Stars: the bot mints the invoice link (create_invoice, payload = order id); any outcome but
+ * delivered answers bot_unavailable and the order stays pending (it simply expires). Card: the
+ * provider creates a single-stage redirect payment keyed by the order id (Idempotence-Key and
+ * metadata.order_id); unavailable leaves the order pending without a payment id (a retry with the
+ * same key is safe), a rejection fails the order.
+ */
+export async function createOrder(deps: PaymentDeps, caller: Caller, productId: bigint, rail: string | null): Promise<OrderRow> {
+  if (rail !== 'stars' && rail !== 'card') throw paymentError('invalid_rail', 'rail must be stars or card');
+  if (productId <= 0n) throw new DomainError('invalid_product_id', 'product_id must be a positive integer');
+  const account = await deps.db
+    .selectFrom('accounts')
+    .select(['email', 'email_confirmed_at'])
+    .where('id', '=', caller.accountId)
+    .where('status', '<>', 'deleted')
+    .executeTakeFirst();
+  if (!account) throw new DomainError('caller_required', 'the caller account does not exist');
+  const emailConfirmed = account.email !== null && account.email_confirmed_at !== null;
+  const decision = gate({ ...caller.platform, emailConfirmed });
+  if (!decision.trusted || decision.frozen || decision.fundingSegment === null) {
+    throw new DomainError('purchase_forbidden', decision.frozen ? 'purchases are not available in this app on this device' : 'this session may not buy');
+  }
+  const method = rail === 'stars' ? 'xtr' : 'provider';
+  if (!decision.canPurchaseMethods.includes(method)) throw paymentError('rail_not_offered', `paying by ${rail} is not offered here`);
+  if (rail === 'card' && decision.emailRequired) throw paymentError('email_required', 'add and confirm an e-mail in your profile to pay by card');
+
+  const [product] = await listProducts(deps.db, { includeInactive: false, ids: [productId] });
+  if (!product) throw new DomainError('unknown_product', `no active product ${productId}`);
+  const price = product.prices.find((p) => p.method === method);
+  if (!price) throw paymentError('not_sold_on_rail', `this product is not sold by ${rail}`);
+  const pack = packOf(product);
+  const orderRail: OrderRail = rail;
+  const now = deps.now();
+  const base = {
+    id: randomUUID(),
+    account_id: caller.accountId,
+    product_id: product.id,
+    title: product.title,
+    rail: orderRail,
+    segment: decision.fundingSegment,
+    amount: price.amount,
+    currency: price.currency,
+    ...pack,
+    created_at: now,
+    expires_at: new Date(now.getTime() + ORDER_LIFETIME_MS),
+  };
+
+  if (rail === 'stars') {
+    const order = await insertOrder(deps.db, { ...base, provider: STARS_PROVIDER, shop: null });
+    await recordEvent(deps.db, order.id, 'created');
+    const outcome = await deps.bot.createInvoice({ title: product.title, description: describe(pack), payload: order.id, amount: price.amount });
+    if (outcome.status !== 'delivered' || outcome.result === '') {
+      deps.logger.warn({ orderId: order.id, outcome: outcome.status }, 'create_invoice not delivered');
+      throw paymentError('bot_unavailable', 'the payment bot is not reachable right now; try again shortly');
+    }
+    return deps.db.updateTable('orders').set({ invoice_link: outcome.result }).where('id', '=', order.id).returningAll().executeTakeFirstOrThrow();
+  }
+
+  const card = deps.card;
+  const shop = card?.shops[decision.fundingSegment as CardChannel];
+  if (!card || !shop) throw paymentError('rail_not_configured', 'card payments are not configured here');
+  const order = await insertOrder(deps.db, { ...base, provider: card.provider.name, shop: shop.id });
+  await recordEvent(deps.db, order.id, 'created');
+  try {
+    const payment = await card.provider.createPayment(
+      shop,
+      {
+        amountMinor: price.amount,
+        currency: price.currency,
+        description: product.title,
+        returnUrl: card.returnUrl,
+        metadata: { order_id: order.id },
+        ...(card.vatCode !== null && account.email !== null
+          ? { receipt: { email: account.email, vatCode: card.vatCode, items: [{ description: product.title, amountMinor: price.amount, currency: price.currency }] } }
+          : {}),
+      },
+      order.id,
+    );
+    return await deps.db
+      .updateTable('orders')
+      .set({ provider_payment_id: payment.id, confirmation_url: payment.confirmationUrl ?? null })
+      .where('id', '=', order.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  } catch (err: unknown) {
+    if (!(err instanceof ProviderError)) throw err;
+    if (err.failure === 'unavailable') {
+      deps.logger.warn({ orderId: order.id, provider: err.provider, status: err.status }, 'create payment: provider unavailable');
+      throw paymentError('provider_unavailable', 'the payment provider is not reachable right now; try again shortly');
+    }
+    deps.logger.warn({ orderId: order.id, provider: err.provider, status: err.status, detail: err.detail }, 'create payment rejected');
+    await deps.db.transaction().execute(async (trx) => {
+      await trx.updateTable('orders').set({ state: 'failed', failure_reason: 'rejected by the provider' }).where('id', '=', order.id).where('state', '=', 'pending').execute();
+      await recordEvent(trx, order.id, 'failed', 'create rejected');
+    });
+    throw paymentError('payment_rejected', 'the payment provider refused this payment');
+  }
+}

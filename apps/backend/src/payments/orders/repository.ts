@@ -1,0 +1,37 @@
+import type { Insertable, Kysely, Selectable, Transaction } from 'kysely';
+import type { DB, OrdersTable, PaymentEventKind } from '../../db/schema.js';
+
+type Db = Kysely<DB> | Transaction<DB>;
+
+/** An order row as read. */
+export type OrderRow = Selectable<OrdersTable>;
+
+/** Inserts a new order. */
+export async function insertOrder(db: Db, order: Insertable<OrdersTable>): Promise<OrderRow> {
+  return db.insertInto('orders').values(order).returningAll().executeTakeFirstOrThrow();
+}
+
+/** An order by id, or undefined. */
+export async function findOrder(db: Db, orderId: string): Promise<OrderRow | undefined> {
+  return db.selectFrom('orders').selectAll().where('id', '=', orderId).executeTakeFirst();
+}
+
+/** An order by id, row-locked until the transaction ends (serialises everything that settles it). */
+export async function orderForUpdate(trx: Transaction<DB>, orderId: string): Promise<OrderRow | undefined> {
+  return trx.selectFrom('orders').selectAll().where('id', '=', orderId).forUpdate().executeTakeFirst();
+}
+
+/** The order a provider payment id was recorded on, for one provider. */
+export async function orderByProviderPayment(db: Db, provider: string, paymentId: string): Promise<OrderRow | undefined> {
+  return db.selectFrom('orders').selectAll().where('provider', '=', provider).where('provider_payment_id', '=', paymentId).executeTakeFirst();
+}
+
+/** The caller's most recent orders, newest first. */
+export async function recentOrders(db: Db, accountId: bigint, limit: number): Promise<OrderRow[]> {
+  return db.selectFrom('orders').selectAll().where('account_id', '=', accountId).orderBy('created_at', 'desc').orderBy('id').limit(limit).execute();
+}
+
+/** Appends a payment event (the order's audit trail: created, paid, failed, expired, refunded). */
+export async function recordEvent(db: Db, orderId: string, kind: PaymentEventKind, detail = ''): Promise<void> {
+  await db.insertInto('payment_events').values({ order_id: orderId, kind, detail }).execute();
+}

@@ -1,0 +1,33 @@
+import type { OrderState } from '../../db/schema.js';
+import { CREDITABLE_STATES } from '../../ledger/postings/index.js';
+
+/**
+ * Order lifecycle (both rails):
+ *
+ *   pending --(30 min pass; reaper)--------------------------------> expired
+ *   pending | expired --(confirmed payment: ForwardPayment with a
+ *       matching amount, or the provider's re-read "succeeded")----> paid      (credited exactly once)
+ *   pending | expired --(provider re-read "canceled", or the
+ *       provider rejected the payment at creation)-----------------> failed    (terminal; customer told)
+ *   paid --(full refund recorded)---------------------------------> paid, refund_id set (reversed once)
+ *
+ * `expired` is honoured-expired: the customer no longer gets a fresh invoice/confirmation for it,
+ * but a payment that still arrives credits it. `paid` and `failed` are terminal. Crediting is one
+ * conditional UPDATE (`state in ('pending','expired')`) in the same transaction as the wallet credit
+ * and the ledger row, so no race can credit twice; a second confirmation finds the order paid.
+ * The creditable states are a posting rule and live with the credit statement (ledger/postings).
+ */
+export { CREDITABLE_STATES };
+
+/** How long a customer may take to pay before the order becomes honoured-expired. */
+export const ORDER_LIFETIME_MS = 30 * 60_000;
+
+/** A card order this old with a provider payment id is re-checked by the reaper (lost notification). */
+export const RECHECK_AGE_MS = 60_000;
+
+/** The stars rail's provider name on orders and ledger rows. */
+export const STARS_PROVIDER = 'telegram_stars';
+
+export function isCreditable(state: OrderState): boolean {
+  return CREDITABLE_STATES.includes(state);
+}

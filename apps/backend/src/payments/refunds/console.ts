@@ -1,0 +1,102 @@
+import { findOrder } from '../orders/repository.js';
+import { shopOf, type PaymentDeps } from '../deps.js';
+import { isOrderId, paymentError } from '../errors.js';
+import { ProviderError } from '../card/provider/types.js';
+import { recordRefund } from './reverse.js';
+import { refundStarsOrder } from './stars-console.js';
+
+/** What the console shows after pressing refund. */
+export interface ConsoleRefund {
+  orderId: string;
+  status: 'succeeded' | 'pending' | 'canceled';
+  refundId: string;
+  amount: bigint;
+  currency: string;
+}
+
+/**
+ * The provider idempotence key of an order's console refund attempt: stable within an attempt, so
+ * pressing again while a refund is pending gets the same refund. Attempt 0 keeps the original
+ * `refund-<order id>` so refunds already in flight before attempts existed keep their key.
+ */
+export function refundKey(orderId: string, attempt: number): string {
+  return attempt === 0 ? `refund-${orderId}` : `refund-${orderId}-${attempt}`;
+}
+
+/**
+ * Moves the order to its next refund attempt after the provider canceled the refund of `attempt`.
+ * Conditional on the attempt still being current, so of two presses that both saw the canceled
+ * refund only one moves it on (the other finds the attempt already moved and changes nothing).
+ */
+async function nextRefundAttempt(deps: PaymentDeps, orderId: string, attempt: number): Promise<boolean> {
+  const moved = await deps.db
+    .updateTable('orders')
+    .set({ refund_attempt: attempt + 1 })
+    .where('id', '=', orderId)
+    .where('refund_attempt', '=', attempt)
+    .where('refund_id', 'is', null)
+    .executeTakeFirst();
+  return moved.numUpdatedRows > 0n;
+}
+
+/**
+ * Console refund of a paid card order, provider first: the full amount is refunded with the
+ * idempotence key of the order's current refund attempt, and the refund is recorded (reversal + one
+ * ledger row) only when the provider reports it succeeded (a pending answer is re-read once, since
+ * a replayed key returns the first answer). Pending or canceled records nothing. Pending: press
+ * again, which reuses the key and returns the same refund. Canceled: the order moves to its next
+ * attempt, so pressing again starts a new refund under a new key (never more than one refund is
+ * live, since a new attempt starts only after the previous refund was canceled). A refund already
+ * recorded (e.g. its notification arrived first) answers succeeded without a provider call. A
+ * failed provider call records nothing and answers provider_unavailable. Stars orders go back
+ * through the bot (refundStarsOrder).
+ */
+export async function refundOrder(deps: PaymentDeps, orderId: string | null): Promise<ConsoleRefund> {
+  if (!isOrderId(orderId)) throw paymentError('invalid_order_id', 'order_id must be a uuid');
+  const order = await findOrder(deps.db, orderId);
+  if (!order) throw paymentError('unknown_order', 'no such order');
+  const answer = (status: ConsoleRefund['status'], refundId: string): ConsoleRefund => ({ orderId, status, refundId, amount: order.amount, currency: order.currency });
+  if (order.rail === 'stars') return answer('succeeded', await refundStarsOrder(deps, order));
+  if (order.refund_id !== null) return answer('succeeded', order.refund_id);
+  if (order.state !== 'paid' || order.provider_payment_id === null) throw paymentError('order_not_paid', 'only a paid order can be refunded');
+  const card = deps.card;
+  const shop = card && card.provider.name === order.provider ? shopOf(card, order.shop) : undefined;
+  if (!card || !shop) throw paymentError('rail_not_configured', "this order's shop is not configured");
+
+  const account = await deps.db.selectFrom('accounts').select('email').where('id', '=', order.account_id).executeTakeFirst();
+  let refund;
+  try {
+    refund = await card.provider.createRefund(
+      shop,
+      {
+        paymentId: order.provider_payment_id,
+        amountMinor: order.amount,
+        currency: order.currency,
+        description: `Refund of order ${order.id}`,
+        ...(card.vatCode !== null && account?.email
+          ? { receipt: { email: account.email, vatCode: card.vatCode, items: [{ description: order.title, amountMinor: order.amount, currency: order.currency }] } }
+          : {}),
+      },
+      refundKey(order.id, order.refund_attempt),
+    );
+    // A replayed key returns the first answer; re-read a pending refund for its current status.
+    if (refund.status === 'pending') refund = await card.provider.getRefund(shop, refund.id);
+  } catch (err: unknown) {
+    if (!(err instanceof ProviderError)) throw err;
+    deps.logger.warn({ orderId, failure: err.failure, status: err.status, detail: err.detail }, 'console refund: provider call failed; nothing recorded');
+    if (err.failure === 'unavailable') throw paymentError('provider_unavailable', 'the payment provider did not answer; nothing was recorded, try again');
+    throw paymentError('refund_rejected', 'the payment provider refused this refund; nothing was recorded');
+  }
+  if (refund.status === 'canceled') {
+    const moved = await nextRefundAttempt(deps, order.id, order.refund_attempt);
+    deps.logger.warn({ orderId, refundId: refund.id, attempt: order.refund_attempt, moved }, 'console refund canceled by the provider; nothing recorded, pressing again starts a new refund');
+    return answer('canceled', refund.id);
+  }
+  if (refund.status !== 'succeeded') {
+    deps.logger.info({ orderId, refundId: refund.id, status: refund.status }, 'console refund not succeeded yet; nothing recorded');
+    return answer(refund.status, refund.id);
+  }
+  const recorded = await deps.db.transaction().execute((trx) => recordRefund(trx, deps.logger, order.id, refund.id, deps.now()));
+  if (recorded === 'recorded') deps.metrics.refunded(order.rail);
+  return answer('succeeded', refund.id);
+}

@@ -1,0 +1,41 @@
+import type { Transaction } from 'kysely';
+import type { Logger } from '@wordgame/logging';
+import type { DB } from '../../db/schema.js';
+import { postRefund } from '../../ledger/postings/index.js';
+import { orderForUpdate, recordEvent } from '../orders/repository.js';
+
+export type RefundRecord = 'recorded' | 'already_refunded' | 'not_paid';
+
+/**
+ * Records a provider-confirmed full refund of a paid order exactly once and revokes exactly what
+ * the pack funded, in the caller's transaction (order row locked first, then its segment, then its
+ * benefits: the order crediting and wallet.buy use):
+ * - chips: the funded segment is debited by the pack's chips in full; when some were already
+ *   spent the balance goes below zero, a debt (nothing is drawn from it; a later credit adds to it);
+ * - hints: the origin's hints drop by the pack's hints in full, below zero when some were used;
+ * - no-ads days: the term end moves back by exactly the pack's days, also when the term has
+ *   already lapsed (no-ads then simply stays off; days are not carried as a debt, a later grant
+ *   runs from its own time as usual);
+ * - no-ads forever: revoked, unless another unrefunded grant of the same origin still holds it.
+ * One `refund` ledger row carries it (the full negative deltas, revoked days/forever as positive
+ * markers, negative money snapshot; its note names a debt it created, which is also logged as a
+ * warning), so the ledger audit stays exact. Unique (provider, refund_id) and (order_id, kind) make
+ * a second record impossible, and the order keeps the refund id.
+ */
+export async function recordRefund(trx: Transaction<DB>, logger: Logger, orderId: string, refundId: string, now: Date): Promise<RefundRecord> {
+  const order = await orderForUpdate(trx, orderId);
+  if (!order || order.state !== 'paid') return 'not_paid';
+  if (order.refund_id !== null) return 'already_refunded';
+
+  const { balance, benefits, debts } = await postRefund(trx, order, refundId, now);
+  await trx.updateTable('orders').set({ refund_id: refundId, refunded_at: now }).where('id', '=', order.id).execute();
+  await recordEvent(trx, order.id, 'refunded', refundId);
+  if (debts.length > 0) {
+    logger.warn(
+      { accountId: String(order.account_id), orderId: order.id, refundId, segment: order.segment, balance: balance === null ? undefined : String(balance), hints: benefits === null ? undefined : String(benefits.hints) },
+      'refund left the wallet in debt (already spent)',
+    );
+  }
+  logger.info({ orderId: order.id, refundId, chips: String(order.chips), hints: String(order.hints) }, 'refund recorded');
+  return 'recorded';
+}

@@ -1,0 +1,121 @@
+import type { Logger } from '@wordgame/logging';
+import { ALREADY_REFUNDED } from '../commands.js';
+import type { PaymentDeps } from '../deps.js';
+import { createTicker, type Ticker } from '../../support/ticker.js';
+import { starRefundVerdict } from './star-outcome.js';
+
+/** What one pass over the due automatic stars refunds did. */
+export interface StarRefundReport {
+  attempted: number;
+  refunded: number;
+  refused: number;
+  retrying: number;
+}
+
+/** The loop that returns unmatched stars payments: `runDue(now)` for tests, start/stop with the app. */
+export interface StarRefunder extends Ticker {
+  runDue(now?: Date): Promise<StarRefundReport>;
+}
+
+export interface StarRefunderOptions {
+  intervalMs: number;
+  /** Longest wait between two attempts of one refund. */
+  retryMaxMs: number;
+  /** Rows claimed per pass. */
+  batch?: number;
+  /** Refund commands in flight at once. */
+  concurrency?: number;
+}
+
+const FIRST_RETRY_MS = 5_000;
+/** A claimed row is left to its claimer this long (longer than any command's Ack wait). */
+const CLAIM_LEASE_MS = 120_000;
+
+/** Wait before attempt `attempts + 1`: 5 s doubling, capped at `maxMs`. */
+export function retryDelayMs(attempts: number, maxMs: number): number {
+  return Math.min(maxMs, FIRST_RETRY_MS * 2 ** Math.min(Math.max(attempts - 1, 0), 20));
+}
+
+/**
+ * Returns every stars payment that credited nothing (unmatched_payments: unknown order, order
+ * already paid or failed, amount mismatch) to its payer through the bot's refund_star_payment,
+ * exactly once. Command delivery is at-most-once, so the backend owns the retry: due rows are
+ * claimed with `FOR UPDATE SKIP LOCKED` and a lease (safe with several backends and across
+ * restarts: an unanswered claim is taken again when its lease ends), the command is sent, and the
+ * row becomes `refunded` when the Ack says done or that the platform had already refunded the
+ * charge (the platform refunds a charge once, so re-sending after an unknown outcome is safe),
+ * `failed` with the platform's answer when the platform refuses (shown to operators), or stays
+ * `pending` with a doubling delay when the outcome is unknown.
+ */
+export function createStarRefunder(deps: PaymentDeps, options: StarRefunderOptions, logger: Logger = deps.logger): StarRefunder {
+  const batch = options.batch ?? 50;
+  const concurrency = options.concurrency ?? 4;
+
+  async function claim(now: Date) {
+    return deps.db
+      .updateTable('unmatched_payments')
+      .set((eb) => ({ refund_next_at: new Date(now.getTime() + CLAIM_LEASE_MS), refund_attempts: eb('refund_attempts', '+', 1) }))
+      .where('id', 'in', (eb) =>
+        eb
+          .selectFrom('unmatched_payments')
+          .select('id')
+          .where('refund_status', '=', 'pending')
+          .where('refund_next_at', '<=', now)
+          .orderBy('refund_next_at')
+          .limit(batch)
+          .forUpdate()
+          .skipLocked(),
+      )
+      .where('refund_status', '=', 'pending')
+      .returning(['id', 'platform_charge_id', 'platform_user_id', 'order_ref', 'amount', 'refund_attempts'])
+      .execute();
+  }
+
+  type Claimed = Awaited<ReturnType<typeof claim>>[number];
+
+  async function refundOne(row: Claimed, report: StarRefundReport): Promise<void> {
+    const log = { chargeId: row.platform_charge_id, orderRef: row.order_ref.slice(0, 64), attempt: row.refund_attempts };
+    // A payer id the platform never issues can only be refused, on every attempt: an operator's case at once.
+    const verdict =
+      row.platform_user_id <= 0n
+        ? ({ kind: 'refused', error: 'no valid payer id was forwarded with this payment' } as const)
+        : starRefundVerdict(await deps.bot.refundStarPayment(row.platform_user_id, row.platform_charge_id), ALREADY_REFUNDED);
+    const now = deps.now();
+    const pending = deps.db.updateTable('unmatched_payments').where('id', '=', row.id).where('refund_status', '=', 'pending');
+    if (verdict.kind === 'refunded') {
+      await pending.set({ refund_status: 'refunded', refunded_at: now, refund_error: null }).execute();
+      report.refunded += 1;
+      logger.info({ ...log, already: verdict.already, stars: String(row.amount) }, 'unmatched stars payment returned to the payer');
+    } else if (verdict.kind === 'refused') {
+      await pending.set({ refund_status: 'failed', refund_error: verdict.error }).execute();
+      report.refused += 1;
+      logger.error({ ...log, error: verdict.error }, 'platform refused to return an unmatched stars payment; an operator follows up');
+    } else {
+      const next = new Date(now.getTime() + retryDelayMs(row.refund_attempts, options.retryMaxMs));
+      await pending.set({ refund_next_at: next, refund_error: verdict.error }).execute();
+      report.retrying += 1;
+      logger.warn({ ...log, error: verdict.error, next: next.toISOString() }, 'stars refund outcome unknown; sent again later');
+    }
+  }
+
+  async function runDue(now: Date = deps.now()): Promise<StarRefundReport> {
+    const report: StarRefundReport = { attempted: 0, refunded: 0, refused: 0, retrying: 0 };
+    const rows = await claim(now);
+    report.attempted = rows.length;
+    let next = 0;
+    const worker = async () => {
+      for (let row = rows[next++]; row !== undefined; row = rows[next++]) {
+        try {
+          await refundOne(row, report);
+        } catch (err: unknown) {
+          // The claim's lease brings the row back; nothing is lost.
+          logger.error({ err, chargeId: row.platform_charge_id }, 'stars refund attempt failed; retried when its lease ends');
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrency, rows.length) }, worker));
+    return report;
+  }
+
+  return { runDue, ...createTicker(() => runDue(), options.intervalMs, logger, 'stars refund pass failed') };
+}

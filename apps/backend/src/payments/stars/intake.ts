@@ -1,0 +1,148 @@
+import type { ServiceImpl } from '@connectrpc/connect';
+import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
+import { creditable, creditOrder } from '../../ledger/postings/index.js';
+import { findOrder, orderForUpdate } from '../orders/repository.js';
+import { CREDITABLE_STATES, STARS_PROVIDER } from '../orders/state.js';
+import { onCredited } from '../credited.js';
+import type { PaymentDeps } from '../deps.js';
+import { DomainError } from '../../rpc/errors.js';
+import { isOrderId } from '../errors.js';
+
+/** A pre-checkout answer: ok, or a short user-facing reason. */
+export type PreCheckoutVerdict = { ok: true } | { ok: false; reason: string };
+
+/** Decline reasons shown to the payer by the platform. */
+export const DECLINE = {
+  missing: 'This order does not exist.',
+  paid: 'This order is already paid.',
+  failed: 'This order can no longer be paid. Please start a new purchase.',
+  mismatch: 'The price does not match this order. Please start a new purchase.',
+  held: 'This order is being paid right now. Please wait a few seconds.',
+} as const;
+
+/**
+ * ValidatePreCheckout: approves only an existing stars order that is pending or honoured-expired
+ * (never paid) whose amount and currency (XTR) equal the query's, and that no other approval holds.
+ * Reusable invoice links make this the one place a repeat payment is stopped before money moves, so
+ * an approval reserves the order for `holdMs` (the platform's answer window) in ONE conditional
+ * UPDATE: of two queries racing for one order, PostgreSQL re-checks the condition of the second on
+ * the row the first wrote and it matches nothing, so at most one live approval exists per order on
+ * any number of backends. A hold whose payment never arrives lapses and the customer may pay again;
+ * a payment that arrives after its hold lapsed still credits, and a second charge that raced it ends
+ * unmatched and is returned to its payer automatically (refunds/star-refunds.ts).
+ */
+export async function validatePreCheckout(deps: PaymentDeps, orderId: string | null, amount: bigint, currency: string | null): Promise<PreCheckoutVerdict> {
+  if (!isOrderId(orderId)) return { ok: false, reason: DECLINE.missing };
+  const now = deps.now();
+  const held = await deps.db
+    .updateTable('orders')
+    .set({ checkout_hold_until: new Date(now.getTime() + deps.stars.holdMs) })
+    .where('id', '=', orderId)
+    .where('rail', '=', 'stars')
+    .where('state', 'in', CREDITABLE_STATES)
+    .where('amount', '=', amount)
+    .where('currency', '=', currency ?? '')
+    .where((eb) => eb.or([eb('checkout_hold_until', 'is', null), eb('checkout_hold_until', '<=', now)]))
+    .returning('id')
+    .executeTakeFirst();
+  if (held) return { ok: true };
+  const order = await findOrder(deps.db, orderId);
+  if (!order || order.rail !== 'stars') return { ok: false, reason: DECLINE.missing };
+  if (order.state === 'paid') return { ok: false, reason: DECLINE.paid };
+  if (order.state === 'failed') return { ok: false, reason: DECLINE.failed };
+  if (order.amount !== amount || order.currency !== currency) return { ok: false, reason: DECLINE.mismatch };
+  return { ok: false, reason: DECLINE.held };
+}
+
+/** A confirmed platform payment as the bot forwards it. */
+export interface PlatformPaymentInput {
+  orderRef: string;
+  chargeId: string;
+  amount: bigint;
+  platformUserId: bigint;
+}
+
+/**
+ * ForwardPayment: idempotent on the platform charge id. A new charge for a creditable stars order
+ * with an equal amount is credited in one statement (the common case, one round trip). Otherwise,
+ * in a transaction: a charge already credited answers true; a charge already recorded as unmatched
+ * answers false; otherwise the named stars order is locked and credited when creditable with an
+ * equal amount, else the payment is recorded in unmatched_payments (unique on the charge id) for
+ * an operator and answers false. Any answer means the payment is durably handled, so the bot may
+ * forget its outbox row.
+ */
+export async function forwardPayment(deps: PaymentDeps, p: PlatformPaymentInput): Promise<boolean> {
+  const now = deps.now();
+  // Fast path, one statement: a new charge for a creditable stars order of this amount is credited
+  // at once. Anything else (a replay, an unmatched payment, a race lost) takes the locked path below.
+  const credited = isOrderId(p.orderRef)
+    ? await creditOrder(deps.db, p.orderRef, { platformChargeId: p.chargeId, platformUserId: p.platformUserId }, now, { rail: 'stars', amount: p.amount, newChargeId: p.chargeId })
+    : null;
+  if (credited) {
+    deps.logger.info({ orderId: p.orderRef, chargeId: p.chargeId }, 'stars payment credited');
+    onCredited(deps, credited);
+    return true;
+  }
+  const outcome = await deps.db.transaction().execute(async (trx) => {
+    const credited = await trx.selectFrom('orders').select('id').where('platform_charge_id', '=', p.chargeId).executeTakeFirst();
+    if (credited) return { credited: true, replay: true };
+    const unmatched = await trx.selectFrom('unmatched_payments').select('id').where('platform_charge_id', '=', p.chargeId).executeTakeFirst();
+    if (unmatched) return { credited: false, replay: true };
+
+    const order = isOrderId(p.orderRef) ? await orderForUpdate(trx, p.orderRef) : undefined;
+    if (order?.platform_charge_id === p.chargeId) return { credited: true, replay: true };
+    if (order) {
+      // Under the order lock: a concurrent forward of this charge may have recorded it meanwhile.
+      const recorded = await trx.selectFrom('unmatched_payments').select('id').where('platform_charge_id', '=', p.chargeId).executeTakeFirst();
+      if (recorded) return { credited: false, replay: true };
+    }
+    const reason = !order || order.rail !== 'stars' ? 'unknown_order' : !creditable(order) ? `order_${order.state}` : order.amount !== p.amount ? 'amount_mismatch' : null;
+    if (reason === null) {
+      const paid = await creditOrder(trx, p.orderRef, { platformChargeId: p.chargeId, platformUserId: p.platformUserId }, now);
+      return { credited: true, replay: false, paid };
+    }
+    // A new row version of the still creditable order: a concurrent fast-path credit of this same
+    // charge whose snapshot predates this commit then credits nothing (see CreditGuard.newChargeId).
+    if (order && creditable(order)) await trx.updateTable('orders').set((eb) => ({ state: eb.ref('state') })).where('id', '=', order.id).execute();
+    await trx
+      .insertInto('unmatched_payments')
+      .values({ provider: STARS_PROVIDER, platform_charge_id: p.chargeId, order_ref: p.orderRef.slice(0, 200), amount: p.amount, platform_user_id: p.platformUserId, reason })
+      .onConflict((oc) => oc.column('platform_charge_id').doNothing())
+      .execute();
+    return { credited: false, replay: false, reason };
+  });
+  if (!outcome.replay) {
+    if (outcome.credited) deps.logger.info({ orderId: p.orderRef, chargeId: p.chargeId }, 'stars payment credited');
+    else deps.logger.warn({ orderRef: p.orderRef.slice(0, 200), chargeId: p.chargeId, reason: outcome.reason }, 'stars payment matched no creditable order; recorded as unmatched');
+    if ('paid' in outcome && outcome.paid) onCredited(deps, outcome.paid);
+    if ('reason' in outcome && outcome.reason !== undefined) deps.metrics.unmatched('stars', outcome.reason);
+  }
+  return outcome.credited;
+}
+
+/** The BotIntakeService methods of the stars rail, merged with chat eligibility in app.ts. */
+export function starsIntakeMethods(deps: PaymentDeps): Pick<ServiceImpl<typeof backendApi.BotIntakeService>, 'validatePreCheckout' | 'forwardPayment'> {
+  return {
+    async validatePreCheckout(req) {
+      const q = decodeTable(req.body, (bb) => fb.PreCheckoutQuery.getRootAsPreCheckoutQuery(bb), (t) => ({ orderId: t.orderId(), amount: t.amount(), currency: t.currency() }));
+      const verdict = await validatePreCheckout(deps, q.orderId, q.amount, q.currency);
+      if (!verdict.ok) deps.logger.info({ orderRef: (q.orderId ?? '').slice(0, 64), reason: verdict.reason }, 'pre-checkout declined');
+      return {
+        body: encodeTable((b) => fb.PreCheckoutVerdict.createPreCheckoutVerdict(b, verdict.ok, b.createString(verdict.ok ? '' : verdict.reason))),
+      };
+    },
+    async forwardPayment(req) {
+      const p = decodeTable(req.body, (bb) => fb.PlatformPayment.getRootAsPlatformPayment(bb), (t) => ({
+        orderRef: t.orderId() ?? '',
+        chargeId: t.platformPaymentChargeId() ?? '',
+        amount: t.amount(),
+        platformUserId: t.platformUserId(),
+      }));
+      if (p.chargeId === '' || p.chargeId.length > 256) {
+        throw new DomainError('malformed_body', 'platform_payment_charge_id must be 1-256 characters');
+      }
+      const credited = await forwardPayment(deps, p);
+      return { body: encodeTable((b) => fb.PlatformPaymentResult.createPlatformPaymentResult(b, credited)) };
+    },
+  };
+}

@@ -1,0 +1,85 @@
+import express, { type Express } from 'express';
+import type { Registry } from 'prom-client';
+import type { Logger } from '@wordgame/logging';
+import { NOTIFICATION_BODY_LIMIT, NOTIFICATIONS_PATH } from './api/intake/operations.js';
+import { createApiRouter } from './api/router.js';
+import { stripTrustHeaders } from './auth/middleware.js';
+import { backendSessionResolver } from './auth/resolver.js';
+import { SessionCache } from './auth/session-cache.js';
+import { checkBackend, type BackendClients } from './backend/client.js';
+import { createConsoleRouter, type ConsoleOptions } from './console/router.js';
+import { errorHandler, notFound } from './http/errors.js';
+import { walletPageBuilt, walletPageRouter } from './wallet-page/router.js';
+import { bigintAsString } from './http/json.js';
+import { createApiMetrics } from './http/metrics.js';
+import { requestContext } from './http/request-context.js';
+
+export interface HttpDeps {
+  logger: Logger;
+  registry: Registry;
+  backend: BackendClients;
+  /** GATEWAY_SESSION_CACHE_MS: how long a resolved session is reused without asking the backend. */
+  sessionCacheMs?: number;
+  /** The operator console at /_gm (server-rendered pages); absent = not mounted. */
+  console?: ConsoleOptions | undefined;
+  /** Express `trust proxy` (GATEWAY_TRUST_PROXY): whose X-Forwarded-For names the client address; default none. */
+  trustProxy?: boolean | number | string[];
+  /** GATEWAY_WALLET_DIR: the built wallet page served at /wallet; absent or not built = not mounted. */
+  walletDir?: string | undefined;
+}
+
+/** Largest JSON body the REST edge reads; anything larger is 413 `body_too_large`. */
+export const JSON_BODY_LIMIT = '64kb';
+
+/**
+ * The gateway's public HTTP edge: `/livez` (the process serves), `/readyz` and `/health` (200 only
+ * when the backend answers ok to a call carrying the service token), the wallet page at `/wallet`
+ * (static, strict CSP), the REST operations of `/api/v1` and the catalog editor under `/_gm/api`,
+ * and JSON errors for everything else (`/metrics` is not here: it has its own listener).
+ * Every response carries `x-request-id`; every request gets `req.clientAddress`; bigints in JSON
+ * bodies are written as decimal strings.
+ */
+export function createHttpApp({ logger, registry, backend, sessionCacheMs = 5_000, console: consoleOptions, trustProxy = false, walletDir }: HttpDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  // API answers are per caller and never revalidated; hashing every body for an ETag was wasted CPU.
+  app.set('etag', false);
+  app.set('trust proxy', trustProxy);
+  app.set('json replacer', bigintAsString);
+  app.use(requestContext(app, logger));
+
+  app.get('/livez', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+
+  app.get(['/readyz', '/health'], async (req, res) => {
+    try {
+      const status = await checkBackend(backend);
+      res.status(status.status === 'ok' ? 200 : 503).json({ status: status.status === 'ok' ? 'ok' : 'degraded', backend: status });
+    } catch (err: unknown) {
+      req.log.warn({ err }, 'backend health check failed');
+      res.status(503).json({ status: 'degraded', backend: { status: 'unreachable' } });
+    }
+  });
+
+  if (walletDir !== undefined) {
+    if (walletPageBuilt(walletDir)) app.use(walletPageRouter(walletDir));
+    else logger.warn({ walletDir }, 'wallet page not built: /wallet answers 404 (run: npx nx build wallet-web)');
+  }
+  app.use(stripTrustHeaders);
+  // Provider notifications are forwarded as raw bytes: read them before the JSON parser, which then skips them.
+  app.use(NOTIFICATIONS_PATH, express.raw({ type: () => true, limit: NOTIFICATION_BODY_LIMIT }));
+  app.use(['/api/v1', '/_gm/api'], express.json({ limit: JSON_BODY_LIMIT }));
+  app.use(
+    createApiRouter({
+      backend,
+      sessions: backendSessionResolver(backend.account, new SessionCache(sessionCacheMs)),
+      metrics: createApiMetrics(registry),
+    }),
+  );
+
+  if (consoleOptions) app.use('/_gm', createConsoleRouter(consoleOptions));
+  app.use(notFound);
+  app.use(errorHandler(logger));
+  return app;
+}

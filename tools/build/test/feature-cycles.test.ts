@@ -1,0 +1,77 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const script = join(root, 'tools/check/feature-cycles.mjs');
+
+/** Runs the check as CI does (a real node process) from the repository root. */
+function run(...args: string[]): { status: number | null; out: string } {
+  const r = spawnSync(process.execPath, [script, ...args], { cwd: root, encoding: 'utf8' });
+  return { status: r.status, out: r.stdout + r.stderr };
+}
+
+/** A src folder with three features: a -> b -> c, plus whatever extra files the case adds. */
+function fixture(extra: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'feature-cycles-'));
+  const files: Record<string, string> = {
+    'a/index.ts': "import { b } from '../b/index.js';\nexport const a = b + 1;\n",
+    'b/index.ts': "import { c } from '../c/deep/leaf.js';\nexport const b = c + 1;\n",
+    'c/deep/leaf.ts': 'export const c = 1;\n',
+    'c/deep/leaf.test.ts': "import { a } from '../../a/index.js';\nexport const t = a;\n",
+    ...extra,
+  };
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
+  return dir;
+}
+
+describe('feature-folder import cycle check', () => {
+  it('passes on the repository: backend, gateway and bot feature folders import without cycles', () => {
+    const r = run();
+    expect(r.out).toContain('apps/backend/src:');
+    expect(r.out).toContain('apps/gateway/src:');
+    expect(r.out).toContain('apps/bot/src:');
+    expect(r.out).not.toContain('CYCLE');
+    expect(r.status).toBe(0);
+  });
+
+  it('passes on an acyclic tree (a test file importing upwards does not count)', () => {
+    const dir = fixture({});
+    try {
+      const r = run(dir);
+      expect(r.out).toContain('3 features, 0 import cycle(s), depth 3, 0 arrow(s) pointing back up');
+      expect(r.status).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('fails on a cycle through a type-only import and names the cycle and the importing file', () => {
+    const dir = fixture({ 'c/deep/up.ts': "import type { a } from '../../a/index.js';\nexport type Up = typeof a;\n" });
+    try {
+      const r = run(dir);
+      expect(r.status).toBe(1);
+      expect(r.out).toContain('CYCLE a -> b -> c -> a');
+      expect(r.out).toContain('c/deep/up.ts -> ../../a/index.js');
+      expect(r.out).toContain('1 arrow(s) pointing back up (1 import(s))');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('counts a root file as its own feature', () => {
+    const dir = fixture({ 'config.ts': "import { a } from './a/index.js';\nexport const cfg = a;\n", 'c/cfg.ts': "export { cfg } from '../config.js';\n" });
+    try {
+      const r = run(dir);
+      expect(r.status).toBe(1);
+      expect(r.out).toContain('CYCLE a -> b -> c -> config.ts -> a');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
