@@ -34,6 +34,9 @@ import { systemClock, type Clock } from './game/clock.js';
 import { GameEventBus } from './game/events.js';
 import { gameService } from './game/service.js';
 import { socialService } from './social/service.js';
+import { Registry } from 'prom-client';
+import type { Reconciler } from './reconciliation/job.js';
+import { reconcilerFor, type ReconcilerOverrides } from './reconciliation/module.js';
 
 export const BACKEND_VERSION = process.env['npm_package_version'] ?? '0.1.0';
 
@@ -42,12 +45,20 @@ export interface BackendApp {
   /** Opens the database and listens; answers where, and the database handle (tests seed operators through it). */
   start(): Promise<{ url: string; port: number; db: Kysely<DB> }>;
   stop(): Promise<void>;
+  /** The backend's prom-client registry (reconciliation metrics are on it; the metrics port serves it). */
+  metricsRegistry(): Registry;
+  /** The reconciliation job once started (the console and tests run it on demand). */
+  reconciler(): Reconciler | undefined;
 }
 
 /** Optional dependencies of buildBackend (tests inject a clock). */
 export interface BackendOptions {
   /** The server clock of the game rules (hint idle gate, daily allowance); default the system clock. */
   now?: Clock;
+  /** The metrics registry to register on; default a new one. */
+  registry?: Registry;
+  /** Reconciliation replacements (tests). */
+  reconciliation?: ReconcilerOverrides;
 }
 
 /**
@@ -61,6 +72,8 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
   let starRefunds: StarRefunder | undefined;
   let lapses: LapseLoop | undefined;
   let gameBus: GameEventBus | undefined;
+  let reconciler: Reconciler | undefined;
+  const registry = options.registry ?? new Registry();
   const startedAt = Date.now();
 
   return {
@@ -124,9 +137,15 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
       starRefunds.start();
       lapses = createLapseLoop({ db: db.db, logger, chatGate }, config.MODERATION_LAPSE_INTERVAL_MS);
       lapses.start();
+      reconciler = reconcilerFor(config, payments, registry, options.reconciliation);
+      reconciler.start();
       return { url: listener.url, port: listener.port, db: db.db };
     },
+    metricsRegistry: () => registry,
+    reconciler: () => reconciler,
     async stop() {
+      await reconciler?.stop();
+      reconciler = undefined;
       await reaper?.stop();
       reaper = undefined;
       await starRefunds?.stop();
