@@ -26,6 +26,8 @@ const PROVIDER = STARS_PROVIDER;
  */
 export async function reconcileStars(db: Kysely<DB>, source: StarTransactionSource, window: Window): Promise<Finding[]> {
   const txs = await readSince(source, new Date(window.from.getTime() - STAR_MARGIN_MS));
+  // The platform dates transactions in whole seconds: the window's start is taken to its second.
+  const seconds = { from: new Date(Math.floor(window.from.getTime() / 1000) * 1000), to: window.to };
   const payments = txs.filter((t) => t.kind === 'payment');
   const refunds = txs.filter((t) => t.kind === 'refund');
   const base = { rail: 'stars' as const, provider: PROVIDER, providerCurrency: 'XTR' };
@@ -49,7 +51,7 @@ export async function reconcileStars(db: Kysely<DB>, source: StarTransactionSour
   const unmatchedBy = new Map(unmatched.map((u) => [u.platform_charge_id, u]));
 
   for (const tx of payments) {
-    if (!inWindow(tx.date, window) || unmatchedBy.has(tx.id)) continue;
+    if (!inWindow(tx.date, seconds) || unmatchedBy.has(tx.id)) continue;
     const order = byCharge.get(tx.id);
     const seen = { paymentRef: tx.id, payerRef: tx.userId?.toString() ?? null, providerAmount: tx.amount, occurredAt: tx.date };
     if (order?.state !== 'paid') {
@@ -59,7 +61,7 @@ export async function reconcileStars(db: Kysely<DB>, source: StarTransactionSour
     }
   }
   for (const tx of refunds) {
-    if (!inWindow(tx.date, window)) continue;
+    if (!inWindow(tx.date, seconds)) continue;
     const order = byCharge.get(tx.id);
     if (order?.refund_id === tx.id || unmatchedBy.get(tx.id)?.refund_status === 'refunded') continue;
     findings.push(finding({ ...base, kind: 'refund_provider_only', orderId: order?.id ?? null, paymentRef: tx.id, refundRef: tx.id, payerRef: tx.userId?.toString() ?? null, providerAmount: tx.amount, occurredAt: tx.date }));
