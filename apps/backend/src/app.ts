@@ -37,6 +37,7 @@ import { socialService } from './social/service.js';
 import { Registry } from 'prom-client';
 import type { Reconciler } from './reconciliation/job.js';
 import { reconcilerFor, type ReconcilerOverrides } from './reconciliation/module.js';
+import { reconciliationService } from './reconciliation/service.js';
 
 export const BACKEND_VERSION = process.env['npm_package_version'] ?? '0.1.0';
 
@@ -111,6 +112,7 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
         { service: backendApi.PaymentsService, impl: paymentsService(payments, limits.orderCreate) },
         { service: backendApi.NotificationService, impl: notificationService(payments) },
         { service: backendApi.RefundService, impl: refundService(payments) },
+        { service: backendApi.ReconciliationService, impl: reconciliationService(payments) },
         { service: backendApi.GameService, impl: gameService(games) },
         { service: backendApi.SocialService, impl: socialService(games) },
         { service: backendApi.ConsoleService, impl: consoleService({ db: db.db, logger, payments, chatGate, sessionTtlHours: config.OPERATOR_SESSION_TTL_HOURS, signInLimit: limits.operatorSignIn }) },

@@ -1,4 +1,7 @@
+import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import { createLogger } from '@wordgame/logging';
+import { asOperator, operatorToken } from './console-support.js';
+import { failure } from './support/harness.js';
 import type { Reconciler } from '../src/reconciliation/job.js';
 import { createReconciler } from '../src/reconciliation/job.js';
 import { resetCardFixture, paymentIdOf, startCardFixture, type CardFixture } from './card-support.js';
@@ -108,6 +111,56 @@ describe('card reconciliation against the provider emulator on PostgreSQL', () =
     const later = await reconciler.run({ from: new Date(Date.now() + 2_000), to: new Date(Date.now() + 3_000) }, 'cli');
     expect(later.run.outcome).toBe('clean');
     expect(await sample(f, 'reconciliation_mismatches{kind="taken_not_credited"}')).toBe(0);
+  });
+
+  it('a refunder acts on a row through the money paths: credit, refund, resolve; audited; a viewer reads only', async () => {
+    const from = new Date(Date.now() - 1_000);
+    const account = await newAccount(f.db(), confirmed('act'));
+    const pending = await createOrder(f.payments, account, 'direct;web', f.pack, 'card');
+    const quietPayment = await paymentIdOf(f.db(), pending.orderId);
+    f.emulator.control.payQuietly(quietPayment);
+    const stranger = f.emulator.control.createUnknownPayment({ shopId: f.directShop.id, amount: { value: '15.00', currency: 'RUB' } });
+    const vanished = await paidOrder('act-vanished');
+    f.emulator.control.removePayment(vanished.paymentId);
+    const report = await reconciler.run(window(from), 'cli');
+    const idOf = (payment: string) => report.mismatches.find((m) => m.payment_ref === payment)?.id ?? -1n;
+
+    const svc = f.h.client(backendApi.ReconciliationService);
+    const act = async (id: bigint, action: string, token?: string) => {
+      const res = await svc.actOnMismatch(
+        { body: encodeTable((b) => fb.ReconciliationAction.createReconciliationAction(b, id, b.createString(action))) },
+        token === undefined ? {} : asOperator(token),
+      );
+      return decodeTable(res.body, (bb) => fb.ReconciliationActionResult.getRootAsReconciliationActionResult(bb), (t) => ({ outcome: t.outcome(), detail: t.detail() }));
+    };
+    const viewer = await operatorToken(f.db(), f.h.client(backendApi.ConsoleService), 'recon-viewer', ['viewer']);
+    expect(await failure(act(idOf(quietPayment), 'credit', viewer))).toEqual({ code: 7, errorCode: 'operator_forbidden' });
+    const read = await svc.getReconciliationReport({ body: encodeTable((b) => fb.ReconciliationQuery.createReconciliationQuery(b)) }, asOperator(viewer));
+    const shown = decodeTable(read.body, (bb) => fb.ReconciliationReport.getRootAsReconciliationReport(bb), (t) => ({ has: t.hasRun(), outcome: t.outcome(), rows: t.mismatchesLength() }));
+    expect(shown).toEqual({ has: true, outcome: 'mismatches', rows: 3 });
+
+    expect(await act(idOf(quietPayment), 'credit')).toEqual({ outcome: 'credited', detail: pending.orderId });
+    const order = await f.db().selectFrom('orders').select('state').where('id', '=', pending.orderId).executeTakeFirstOrThrow();
+    expect(order.state).toBe('paid');
+    const refunded = await act(idOf(stranger.id), 'refund');
+    expect(refunded.outcome).toBe('refunded');
+    expect(f.emulator.control.payment(stranger.id).refunds).toEqual([expect.objectContaining({ id: refunded.detail, status: 'succeeded', amount: { value: '15.00', currency: 'RUB' } })]);
+    expect(await failure(act(idOf(stranger.id), 'refund'))).toEqual({ code: 9, errorCode: 'already_resolved' });
+    expect(await failure(act(idOf(vanished.paymentId), 'refund'))).toEqual({ code: 9, errorCode: 'action_not_allowed' });
+    expect(await failure(act(idOf(vanished.paymentId), 'pay-twice'))).toEqual({ code: 3, errorCode: 'invalid_action' });
+    expect(await act(idOf(vanished.paymentId), 'resolve')).toEqual({ outcome: 'resolved', detail: '' });
+    expect(await sample(f, 'reconciliation_mismatches{kind="credited_not_taken"}')).toBe(0);
+
+    const audits = await f.db().selectFrom('operator_audit').select(['action', 'target', 'outcome']).where('action', 'like', 'reconciliation_%').orderBy('id').execute();
+    expect(audits).toEqual([
+      { action: 'reconciliation_act', target: '', outcome: 'forbidden' },
+      { action: 'reconciliation_credit', target: `mismatch:${idOf(quietPayment)}`, outcome: 'credited' },
+      { action: 'reconciliation_refund', target: `mismatch:${idOf(stranger.id)}`, outcome: 'refunded' },
+      { action: 'reconciliation_refund', target: `mismatch:${idOf(stranger.id)}`, outcome: 'failed' },
+      { action: 'reconciliation_refund', target: `mismatch:${idOf(vanished.paymentId)}`, outcome: 'failed' },
+      { action: 'reconciliation_paytwice', target: `mismatch:${idOf(vanished.paymentId)}`, outcome: 'failed' },
+      { action: 'reconciliation_resolve', target: `mismatch:${idOf(vanished.paymentId)}`, outcome: 'resolved' },
+    ]);
   });
 
   it('pages through provider lists longer than one page', async () => {
