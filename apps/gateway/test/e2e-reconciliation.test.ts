@@ -65,7 +65,7 @@ describe('e2e: provider reconciliation, CLI and console', () => {
         BOT_COMMAND_TIMEOUT_MS: '5000',
         BACKEND_YOOKASSA_API_URL: stack.provider.apiUrl,
         BACKEND_YOOKASSA_SHOPS: `direct:${DIRECT_SHOP.shopId}:${DIRECT_SHOP.secretKey}:test,vk:${VK_SHOP.shopId}:${VK_SHOP.secretKey}:live`,
-        LOG_LEVEL: 'warn',
+        LOG_LEVEL: 'error',
         ...TEST_SERVICE_TOKENS,
         ...TEST_RATE_LIMITS,
       },
@@ -91,12 +91,21 @@ describe('e2e: provider reconciliation, CLI and console', () => {
     if (!stack.platform) throw new Error('no platform emulator');
     platform = stack.platform;
     platform.control.createUser({ id: PAYER, firstName: 'Payer', started: true });
-    pack = await createProduct(stack, 'Chips 300', 300n, { rub: 29_900n, xtr: 30n });
-    cardBuyer = await directCustomer(stack, 'recon-card@example.test', true);
-    starsBuyer = await telegramCustomer(stack.api, PAYER);
+    const step = async <T>(name: string, run: () => Promise<T>): Promise<T> => {
+      try {
+        return await run();
+      } catch (err: unknown) {
+        throw new Error(`${name}: ${String(err)} ${String((err as { cause?: unknown }).cause)}`);
+      }
+    };
+    pack = await step('product', () => createProduct(stack, 'Chips 300', 300n, { rub: 29_900n, xtr: 30n }));
+    cardBuyer = await step('card buyer', () => directCustomer(stack, 'recon-card@example.test', true));
+    starsBuyer = await step('stars buyer', () => telegramCustomer(stack.api, PAYER));
+    for (const role of ['viewer', 'refunder']) expect(createOperator(stack.db.url, `recon-${role}@ops.test`, role === 'viewer' ? 'viewer' : 'viewer,refunder').status).toBe(0);
+    // createOperator blocks this process while the CLI runs: a pooled keep-alive socket the
+    // gateway closed meanwhile fails the first request on it, so sign-in gets one retry.
     for (const role of ['viewer', 'refunder']) {
-      expect(createOperator(stack.db.url, `recon-${role}@ops.test`, role).status).toBe(0);
-      sessions[role] = await signIn(`recon-${role}@ops.test`);
+      sessions[role] = await step(`sign in ${role}`, () => signIn(`recon-${role}@ops.test`).catch(() => signIn(`recon-${role}@ops.test`)));
     }
   }, 240_000);
   afterAll(async () => {
@@ -174,7 +183,7 @@ describe('e2e: provider reconciliation, CLI and console', () => {
     ]);
     const after = await gm(url('/_gm/reconciliation'), { cookie: refunder });
     expect(after.text).toContain('data-open="2"');
-  });
+  }, 180_000);
 
   it('a clean window reports nothing and the CLI exits 0; bad arguments exit 2', async () => {
     const later = new Date(Date.now() + 60_000);
@@ -186,5 +195,5 @@ describe('e2e: provider reconciliation, CLI and console', () => {
     expect(bad.stderr).toMatch(/--from must be an ISO 8601 time/);
     const page = await gm(url('/_gm/reconciliation'), { cookie: sessions['viewer'] ?? '' });
     expect(page.text).toContain('data-outcome="clean"');
-  });
+  }, 180_000);
 });
