@@ -54,7 +54,7 @@ describe('get_star_transactions', () => {
       ['payment', b.chargeId, 45, b.userId],
       ['payment', a.chargeId, 30, a.userId],
     ]);
-    expect(txs[1]).toMatchObject({ payload: 'order-45', date: expect.any(Number) });
+    expect(txs[1]).toMatchObject({ payload: 'order-45', date: expect.any(Number) as number });
     expect(emu.control.calls('getStarTransactions').map((c) => c.params)).toEqual([{ offset: 0, limit: 100 }]);
     expect(parsed((await list(1n, 1n)).result).map((t) => t.id)).toEqual([b.chargeId]);
   });

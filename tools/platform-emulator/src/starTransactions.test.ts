@@ -44,7 +44,7 @@ describe('getStarTransactions', () => {
       [b.chargeId, 20, 'in'],
       [a.chargeId, 10, 'in'],
     ]);
-    expect(txs[1]).toMatchObject({ source: { type: 'user', user: { id: b.userId }, invoice_payload: 'order-20' }, date: expect.any(Number) });
+    expect(txs[1]).toMatchObject({ source: { type: 'user', user: { id: b.userId }, invoice_payload: 'order-20' }, date: expect.any(Number) as number });
     expect(txs[0]).toMatchObject({ receiver: { type: 'user', user: { id: a.userId } } });
     expect(txs[0]?.source).toBeUndefined();
   });

@@ -29,7 +29,7 @@ export function reconcilerFor(config: BackendConfig, payments: PaymentDeps, regi
       card: rails.has('card') ? payments.card : null,
       stars: rails.has('stars') ? stars : null,
       ...(registry ? { metrics: reconciliationMetrics(registry, payments.db, payments.logger) } : {}),
-      now: payments.now,
+      now: () => payments.now(),
     },
     { intervalMs: config.RECONCILIATION_INTERVAL_MS, windowMs: config.RECONCILIATION_WINDOW_MS, lagMs: config.RECONCILIATION_LAG_MS },
   );
