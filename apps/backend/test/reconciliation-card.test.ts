@@ -10,6 +10,12 @@ import { newAccount } from './support/wallet.js';
 
 const confirmed = (n: string) => ({ address: `${n}@example.org`, confirmed: true });
 
+/** A window start after everything earlier tests made (their orders must fall outside it). */
+async function windowStart(): Promise<Date> {
+  await new Promise((r) => setTimeout(r, 5));
+  return new Date();
+}
+
 /** A metric sample from the registry's text exposition. */
 async function sample(f: CardFixture, line: string): Promise<number | undefined> {
   const text = await f.h.app.metricsRegistry().metrics();
@@ -43,7 +49,7 @@ describe('card reconciliation against the provider emulator on PostgreSQL', () =
   }
 
   it('a clean window reports nothing, and the metrics say so', async () => {
-    const from = new Date(Date.now() - 1_000);
+    const from = await windowStart();
     await paidOrder('clean');
     const report = await reconciler.run(window(from), 'cli');
     expect(report.run).toMatchObject({ outcome: 'clean', rails: 'card', error: null });
@@ -54,7 +60,7 @@ describe('card reconciliation against the provider emulator on PostgreSQL', () =
   });
 
   it('reports each kind of mismatch with its order, payment and refund ids, and counts them per kind', async () => {
-    const from = new Date(Date.now() - 1_000);
+    const from = await windowStart();
     // money taken, never credited: a lost notification, and a payment we never created
     const quiet = await newAccount(f.db(), confirmed('quiet'));
     const pending = await createOrder(f.payments, quiet, 'direct;web', f.pack, 'card');
@@ -114,7 +120,7 @@ describe('card reconciliation against the provider emulator on PostgreSQL', () =
   });
 
   it('a refunder acts on a row through the money paths: credit, refund, resolve; audited; a viewer reads only', async () => {
-    const from = new Date(Date.now() - 1_000);
+    const from = await windowStart();
     const account = await newAccount(f.db(), confirmed('act'));
     const pending = await createOrder(f.payments, account, 'direct;web', f.pack, 'card');
     const quietPayment = await paymentIdOf(f.db(), pending.orderId);
@@ -164,7 +170,7 @@ describe('card reconciliation against the provider emulator on PostgreSQL', () =
   });
 
   it('pages through provider lists longer than one page', async () => {
-    const from = new Date(Date.now() - 1_000);
+    const from = await windowStart();
     for (let i = 0; i < 105; i += 1) f.emulator.control.createUnknownPayment({ shopId: f.directShop.id, amount: { value: '1.00', currency: 'RUB' } });
     const report = await reconciler.run(window(from), 'cli');
     expect(report.mismatches.filter((m) => m.kind === 'taken_not_credited')).toHaveLength(105);
