@@ -106,6 +106,11 @@ describe('stars reconciliation against the platform emulator on PostgreSQL', () 
     expect(report.mismatches.find((m) => m.kind === 'taken_not_credited')?.payer_ref).toBe(String(userId));
     const text = await f.h.app.metricsRegistry().metrics();
     expect(text).toContain('reconciliation_mismatches{kind="refund_ledger_only"} 1');
+
+    // once the lost charge went back to its payer, the next run no longer reports it
+    platform.control.platformRefund(lost);
+    const next = await reconciler.run(window(from), 'cli');
+    expect(next.mismatches.filter((m) => m.payment_ref === lost)).toEqual([]);
   });
 
   it('pages through more than one page of transactions, and fails the run when the bot cannot answer', async () => {

@@ -22,7 +22,8 @@ const PROVIDER = STARS_PROVIDER;
  * window must have credited the order it names (the invoice payload) with its charge id and amount,
  * unless it is a recorded unmatched payment (those have their own page and automatic refund). Each
  * refund in the window must be recorded on its order or its unmatched payment. The other way round,
- * every stars order credited and every refund recorded in the window must appear in the list.
+ * every stars order credited and every refund recorded in the window must appear in the list. A
+ * charge that credited nothing and was refunded (e.g. by a reconciliation action) is balanced.
  */
 export async function reconcileStars(db: Kysely<DB>, source: StarTransactionSource, window: Window): Promise<Finding[]> {
   const txs = await readSince(source, new Date(window.from.getTime() - STAR_MARGIN_MS));
@@ -50,8 +51,11 @@ export async function reconcileStars(db: Kysely<DB>, source: StarTransactionSour
     chargeIds.length === 0 ? [] : await db.selectFrom('unmatched_payments').select(['platform_charge_id', 'refund_status']).where('platform_charge_id', 'in', chargeIds).execute();
   const unmatchedBy = new Map(unmatched.map((u) => [u.platform_charge_id, u]));
 
+  // A charge refunded that never credited anything is balanced (money back): neither side is reported.
+  const refundedIds = new Set(refunds.map((t) => t.id));
+  const balanced = new Set(payments.filter((t) => refundedIds.has(t.id) && byCharge.get(t.id)?.state !== 'paid').map((t) => t.id));
   for (const tx of payments) {
-    if (!inWindow(tx.date, seconds) || unmatchedBy.has(tx.id)) continue;
+    if (!inWindow(tx.date, seconds) || unmatchedBy.has(tx.id) || balanced.has(tx.id)) continue;
     const order = byCharge.get(tx.id);
     const seen = { paymentRef: tx.id, payerRef: tx.userId?.toString() ?? null, providerAmount: tx.amount, occurredAt: tx.date };
     if (order?.state !== 'paid') {
@@ -63,7 +67,7 @@ export async function reconcileStars(db: Kysely<DB>, source: StarTransactionSour
   for (const tx of refunds) {
     if (!inWindow(tx.date, seconds)) continue;
     const order = byCharge.get(tx.id);
-    if (order?.refund_id === tx.id || unmatchedBy.get(tx.id)?.refund_status === 'refunded') continue;
+    if (order?.refund_id === tx.id || unmatchedBy.get(tx.id)?.refund_status === 'refunded' || balanced.has(tx.id)) continue;
     findings.push(finding({ ...base, kind: 'refund_provider_only', orderId: order?.id ?? null, paymentRef: tx.id, refundRef: tx.id, payerRef: tx.userId?.toString() ?? null, providerAmount: tx.amount, occurredAt: tx.date }));
   }
 
