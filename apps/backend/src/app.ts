@@ -29,6 +29,10 @@ import { systemClock, type Clock } from './support/clock.js';
 import { GameEventBus } from './game/events.js';
 import { gameService } from './game/service.js';
 import { socialService } from './social/service.js';
+import { Registry } from 'prom-client';
+import type { Reconciler } from './reconciliation/job.js';
+import { reconcilerFor, type ReconcilerOverrides } from './reconciliation/module.js';
+import { reconciliationService } from './reconciliation/service.js';
 
 export const BACKEND_VERSION = process.env['npm_package_version'] ?? '0.1.0';
 
@@ -39,12 +43,20 @@ export interface BackendApp {
   stop(): Promise<void>;
   /** This backend's metrics (its own prom-client Registry; other jobs register their series on `metrics.registry`). */
   readonly metrics: BackendMetrics;
+  /** The backend's prom-client registry (`metrics.registry`; reconciliation metrics are on it; the metrics port serves it). */
+  metricsRegistry(): Registry;
+  /** The reconciliation job once started (the console and tests run it on demand). */
+  reconciler(): Reconciler | undefined;
 }
 
 /** Optional dependencies of buildBackend (tests inject a clock). */
 export interface BackendOptions {
   /** The backend's one clock (support/clock.ts): every time-dependent rule reads it; default the system clock. */
   now?: Clock;
+  /** The metrics registry to register on; default a new one. */
+  registry?: Registry;
+  /** Reconciliation replacements (tests). */
+  reconciliation?: ReconcilerOverrides;
 }
 
 /**
@@ -60,9 +72,10 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
   let gameBus: GameEventBus | undefined;
   let metricsListener: MetricsListener | undefined;
   let unregisterState: (() => void) | undefined;
+  let reconciler: Reconciler | undefined;
   const clock = options.now ?? systemClock;
   const startedAt = clock().getTime();
-  const metrics = createBackendMetrics();
+  const metrics = createBackendMetrics(options.registry);
 
   return {
     metrics,
@@ -100,6 +113,7 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
         { service: backendApi.PaymentsService, impl: paymentsService(payments, limits.orderCreate) },
         { service: backendApi.NotificationService, impl: notificationService(payments) },
         { service: backendApi.RefundService, impl: refundService(payments) },
+        { service: backendApi.ReconciliationService, impl: reconciliationService(payments) },
         { service: backendApi.GameService, impl: gameService(games) },
         { service: backendApi.SocialService, impl: socialService(games) },
         { service: backendApi.ConsoleService, impl: consoleService({ db: db.db, logger, now: clock, payments, chatGate, sessionTtlHours: config.OPERATOR_SESSION_TTL_HOURS, signInLimit: limits.operatorSignIn }) },
@@ -127,9 +141,15 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
       starRefunds.start();
       lapses = createLapseLoop({ db: db.db, logger, chatGate, now: clock }, config.MODERATION_LAPSE_INTERVAL_MS);
       lapses.start();
+      reconciler = reconcilerFor(config, payments, metrics.registry, options.reconciliation);
+      reconciler.start();
       return { url: listener.url, port: listener.port, metricsUrl: metricsListener.url, db: db.db };
     },
+    metricsRegistry: () => metrics.registry,
+    reconciler: () => reconciler,
     async stop() {
+      await reconciler?.stop();
+      reconciler = undefined;
       await reaper?.stop();
       reaper = undefined;
       await starRefunds?.stop();

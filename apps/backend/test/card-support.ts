@@ -120,6 +120,8 @@ export function countingProvider(inner: PaymentProvider): CountingProvider {
     createPayment: (shop, input, key) => inner.createPayment(shop, input, key),
     createRefund: (shop, input, key) => inner.createRefund(shop, input, key),
     getRefund: (shop, refundId) => inner.getRefund(shop, refundId),
+    listPayments: (shop, query) => inner.listPayments(shop, query),
+    listRefunds: (shop, query) => inner.listRefunds(shop, query),
   };
   return counting;
 }

@@ -53,6 +53,7 @@ describe('console access control, CSRF and return paths', () => {
     ['/_gm/ledger', 'viewer'],
     ['/_gm/ledger/export.csv', 'viewer'],
     ['/_gm/unmatched', 'viewer'],
+    ['/_gm/reconciliation', 'viewer'],
     [`/_gm/ledger/refund?${refundQuery()}`, 'refunder'],
     ['/_gm/catalog', 'catalog_editor'],
     ['/_gm/catalog/new', 'catalog_editor'],
@@ -63,6 +64,7 @@ describe('console access control, CSRF and return paths', () => {
   const actions = () => [
     ['/_gm/logout', null, {}],
     ['/_gm/ledger/refund', 'refunder', { order: orderId, return: '/_gm/ledger' }],
+    ['/_gm/reconciliation/act', 'refunder', { mismatch: '1', action: 'resolve' }],
     ['/_gm/catalog/save', 'catalog_editor', { product_id: '0', title: 'Sneaky', atom_hints: '1', price_chips: '5' }],
     [`/_gm/users/${account}/moderate`, 'moderator', { action: 'block' }],
   ] as const;

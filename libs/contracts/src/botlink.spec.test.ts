@@ -86,10 +86,17 @@ const SPEC: Record<string, SpecField[]> = {
  */
 const ADDITIVE: Record<string, SpecField[]> = {
   Health: [{ name: 'dead_letters', type: 'uint64', number: 5 }],
-  Command: [{ name: 'refund_star_payment', type: 'RefundStarPaymentCommand', number: 7, oneof: 'payload' }],
+  Command: [
+    { name: 'refund_star_payment', type: 'RefundStarPaymentCommand', number: 7, oneof: 'payload' },
+    { name: 'get_star_transactions', type: 'GetStarTransactionsCommand', number: 8, oneof: 'payload' },
+  ],
   RefundStarPaymentCommand: [
     { name: 'user_id', type: 'int64', number: 1 },
     { name: 'platform_payment_charge_id', type: 'string', number: 2 },
+  ],
+  GetStarTransactionsCommand: [
+    { name: 'offset', type: 'int64', number: 1 },
+    { name: 'limit', type: 'int64', number: 2 },
   ],
 };
 

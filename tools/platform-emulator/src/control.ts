@@ -15,6 +15,7 @@ import {
   type PreCheckoutRecord,
   type World,
 } from './state.js';
+import { alterCharge, forgetCharge, platformRefund, starTransactions, unforwardedCharge, type TgStarTransaction } from './starTransactions.js';
 import type { EnqueueResult } from './updates.js';
 import {
   ADMIN_RIGHT_KEYS,
@@ -305,6 +306,37 @@ export class PlatformControl {
     if (!record) return undefined;
     const payment = this.world.payments.find((p) => p.preCheckoutQueryId === id);
     return clone(payment ? { ...record, payment } : record);
+  }
+
+  /** The first bot's Stars transactions as getStarTransactions reports them (newest first). */
+  starTransactions(): TgStarTransaction[] {
+    return starTransactions(this.world, this.firstBotId());
+  }
+
+  /** Discrepancy: a charge the platform took whose successful_payment never reached the bot; answers its id. */
+  unforwardedCharge(input: { userId: number; amount: number; payload: string }): { telegramPaymentChargeId: string } {
+    return { telegramPaymentChargeId: unforwardedCharge(this.world, { ...input, botId: this.firstBotId() }) };
+  }
+
+  /** Discrepancy: the platform refunds a charge the bot never asked to refund. */
+  platformRefund(chargeId: string): void {
+    platformRefund(this.world, chargeId);
+  }
+
+  /** Discrepancy: the platform reports another amount for a charge. */
+  alterCharge(chargeId: string, amount: number): void {
+    alterCharge(this.world, chargeId, amount);
+  }
+
+  /** Discrepancy: the platform forgets a charge (credited, never taken). */
+  forgetCharge(chargeId: string): void {
+    forgetCharge(this.world, chargeId);
+  }
+
+  private firstBotId(): number {
+    const bot = this.world.bots[0];
+    if (!bot) throw new ControlError(404, 'no bot');
+    return bot.user.id;
   }
 
   /**

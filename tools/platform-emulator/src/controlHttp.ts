@@ -139,6 +139,31 @@ const routes: Route[] = [
       return c.starRefunds(userId === null ? {} : { userId: Number(userId) });
     },
   },
+  { method: 'GET', path: /^\/star-transactions$/, run: (c) => c.starTransactions() },
+  {
+    method: 'POST',
+    path: /^\/star-transactions\/unforwarded$/,
+    run: async (c, body) =>
+      c.unforwardedCharge(
+        z.strictObject({ userId: id.positive(), amount: id.positive(), payload: z.string().max(128).default('') }).parse(camelTopLevel(await body())),
+      ),
+  },
+  {
+    method: 'POST',
+    path: /^\/star-transactions\/([^/]+)\/refund$/,
+    run: (c, _body, _url, match) => (c.platformRefund(decodeURIComponent(match[1] ?? '')), { ok: true }),
+  },
+  {
+    method: 'POST',
+    path: /^\/star-transactions\/([^/]+)\/amount$/,
+    run: async (c, body, _url, match) =>
+      (c.alterCharge(decodeURIComponent(match[1] ?? ''), z.strictObject({ amount: id.positive() }).parse(await body()).amount), { ok: true }),
+  },
+  {
+    method: 'DELETE',
+    path: /^\/star-transactions\/([^/]+)$/,
+    run: (c, _body, _url, match) => (c.forgetCharge(decodeURIComponent(match[1] ?? '')), { ok: true }),
+  },
   { method: 'GET', path: /^\/calls$/, run: (c, _body, url) => c.calls(url.searchParams.get('method') ?? undefined) },
   { method: 'DELETE', path: /^\/calls$/, run: (c) => (c.clearCalls(), { ok: true }) },
   { method: 'GET', path: /^\/state$/, run: (c) => c.state() },

@@ -23,6 +23,7 @@ export type {
   UserView,
 } from './control.js';
 export type { CallRecord } from './calls.js';
+export type { TgStarTransaction, TgTransactionPartnerUser } from './starTransactions.js';
 export type { FaultRecord, FaultSpec } from './faults.js';
 export type { PayResult } from './payments.js';
 export type { InvoiceRecord, MessageRecord, PaymentRecord, PreCheckoutRecord, PreCheckoutStatus } from './state.js';

@@ -161,7 +161,7 @@ describe('create and get payments', () => {
 
   it('answers unknown API paths with 404 and a wrong method with 405', async () => {
     expectError(await client(emulator).get('/nothing'), 404, 'not_found');
-    expect((await client(emulator).get('/payments')).status).toBe(405);
+    expect((await client(emulator).get('/payments/x/capture')).status).toBe(405);
   });
 });
 

@@ -4,6 +4,7 @@ import { ApiError, invalidRequest, notFound } from './errors.js';
 import { fingerprintOf, IdempotenceStore, requireIdempotenceKey } from './idempotence.js';
 import type { NotificationEvent } from './notifications.js';
 import { cancelPayment, capturePayment, createPayment, getPayment } from './payments.js';
+import { listPayments, listRefunds } from './lists.js';
 import { createRefund, getRefund } from './refunds.js';
 import type { EmulatorState, Shop } from './state.js';
 
@@ -13,6 +14,8 @@ export interface ApiRequest {
   path: string;
   headers: IncomingHttpHeaders;
   rawBody: string;
+  /** The query string (list filters); empty for other routes. */
+  query?: URLSearchParams;
 }
 
 /** A notification a request's state change fires, with the object as it was right after. */
@@ -39,10 +42,12 @@ interface Result {
   notices: Notice[];
 }
 
-type Handler = (state: EmulatorState, shop: Shop, id: string, body: unknown) => Result;
+type Handler = (state: EmulatorState, shop: Shop, id: string, body: unknown, query: URLSearchParams) => Result;
 
 const ID = '([^/]+)';
 const ROUTES: Array<{ method: 'GET' | 'POST'; pattern: RegExp; handler: Handler }> = [
+  { method: 'GET', pattern: /^\/v3\/payments$/, handler: (state, shop, _id, _body, query) => ok(listPayments(state, shop, query)) },
+  { method: 'GET', pattern: /^\/v3\/refunds$/, handler: (state, shop, _id, _body, query) => ok(listRefunds(state, shop, query)) },
   { method: 'POST', pattern: /^\/v3\/payments$/, handler: (state, shop, _id, body) => ok(createPayment(state, shop, body).object) },
   { method: 'GET', pattern: new RegExp(`^/v3/payments/${ID}$`), handler: (state, shop, id) => ok(getPayment(state, shop, id).object) },
   {
@@ -78,7 +83,7 @@ export function handleApi(state: EmulatorState, idempotence: IdempotenceStore, r
     const shop = authenticate(request.headers.authorization, state.shops);
     response.shopId = shop.shopId;
     const { handler, id } = route(request.method, request.path);
-    if (request.method !== 'POST') return answer(response, run(handler, state, shop, id, undefined));
+    if (request.method !== 'POST') return answer(response, run(handler, state, shop, id, undefined, request.query ?? new URLSearchParams()));
 
     const key = requireIdempotenceKey(request.headers['idempotence-key']);
     response.idempotenceKey = key;
@@ -86,7 +91,7 @@ export function handleApi(state: EmulatorState, idempotence: IdempotenceStore, r
     const fingerprint = fingerprintOf(request.method, request.path, body);
     const stored = idempotence.lookup(shop.shopId, key, fingerprint);
     if (stored) return { ...response, status: stored.status, json: stored.json, replayed: true };
-    answer(response, run(handler, state, shop, id, body));
+    answer(response, run(handler, state, shop, id, body, new URLSearchParams()));
     idempotence.remember(shop.shopId, key, fingerprint, { status: response.status, json: response.json });
     return response;
   } catch (err: unknown) {
@@ -95,9 +100,9 @@ export function handleApi(state: EmulatorState, idempotence: IdempotenceStore, r
   }
 }
 
-function run(handler: Handler, state: EmulatorState, shop: Shop, id: string, body: unknown): Result {
+function run(handler: Handler, state: EmulatorState, shop: Shop, id: string, body: unknown, query: URLSearchParams): Result {
   try {
-    return handler(state, shop, id, body);
+    return handler(state, shop, id, body, query);
   } catch (err: unknown) {
     if (!(err instanceof ApiError)) throw err;
     return { status: err.status, body: err.body(), notices: [] };

@@ -82,6 +82,36 @@ const ROUTES: Route[] = [
     run: (c, id, body) => c.cancelPayment(id, parse(paymentCancellation, body)),
   },
   { method: 'GET', pattern: new RegExp(`^/refunds/${ID}$`), run: (c, id) => c.refund(id) },
+  { method: 'POST', pattern: new RegExp(`^/payments/${ID}/pay-quietly$`), run: (c, id) => c.payQuietly(id) },
+  {
+    method: 'POST',
+    pattern: /^\/discrepancies\/unknown-payment$/,
+    run: (c, _id, body) =>
+      c.createUnknownPayment(
+        parse(
+          z.object({
+            shopId: z.string().min(1),
+            amount: z.object({ value: z.string(), currency: z.string().regex(/^[A-Z]{3}$/) }),
+            metadata: z.record(z.string(), z.string()).optional(),
+            description: z.string().max(128).optional(),
+          }),
+          body,
+        ),
+      ),
+  },
+  {
+    method: 'POST',
+    pattern: new RegExp(`^/payments/${ID}/alter$`),
+    run: (c, id, body) =>
+      c.alterPayment(id, parse(z.object({ value: z.string().optional(), currency: z.string().regex(/^[A-Z]{3}$/).optional() }), body)),
+  },
+  {
+    method: 'POST',
+    pattern: new RegExp(`^/payments/${ID}/provider-refund$`),
+    run: (c, id, body) => c.createProviderRefund(id, parse(z.object({ value: z.string().optional() }), body).value),
+  },
+  { method: 'DELETE', pattern: new RegExp(`^/payments/${ID}$`), run: (c, id) => (c.removePayment(id), OK) },
+  { method: 'DELETE', pattern: new RegExp(`^/refunds/${ID}$`), run: (c, id) => (c.removeRefund(id), OK) },
   {
     method: 'POST',
     pattern: /^\/refund-outcome$/,

@@ -4,8 +4,10 @@ import type { IdempotenceStore } from './idempotence.js';
 import type { Delivery, NotificationEvent, Notifier } from './notifications.js';
 import { declinePayment, paymentForControl, settlePayment, type PaymentChange } from './payments.js';
 import { refundForControl, setRefundOutcome, settleRefund } from './refunds.js';
+import { alterPayment, createProviderRefund, createUnknownPayment, removePayment, removeRefund } from './discrepancies.js';
 import type { LoggedRequest, RequestLog } from './request-log.js';
 import type {
+  Amount,
   Card,
   EmulatorState,
   Payment,
@@ -56,6 +58,18 @@ export interface ProviderEmulatorControl {
   refund(id: string): ControlRefundView;
   /** The customer pays: pending -> succeeded (capture: true) or waiting_for_capture (capture: false). */
   succeedPayment(id: string, options?: { card?: Partial<Card> }): Promise<{ payment: Payment; notification: Delivery }>;
+  /** Discrepancy: the customer pays a pending payment and the notification is lost (no attempt is made). */
+  payQuietly(id: string): { payment: Payment };
+  /** Discrepancy: a succeeded payment the merchant never heard of (money taken, nothing credited). */
+  createUnknownPayment(input: { shopId: string; amount: Amount; metadata?: Record<string, string>; description?: string }): Payment;
+  /** Discrepancy: the provider now reports another amount and/or currency for a payment. */
+  alterPayment(id: string, change: { value?: string; currency?: string }): Payment;
+  /** Discrepancy: a succeeded refund made at the provider only (default: the whole remainder). */
+  createProviderRefund(paymentId: string, value?: string): Refund;
+  /** Discrepancy: the provider forgets a payment and its refunds (credited but never taken). */
+  removePayment(id: string): void;
+  /** Discrepancy: the provider forgets a refund (refunded in the merchant's books only). */
+  removeRefund(id: string): void;
   /** The payment is declined or expires: pending/waiting_for_capture -> canceled with these details. */
   cancelPayment(id: string, details: PaymentCancellationDetails): Promise<{ payment: Payment; notification: Delivery }>;
   /** Outcome of the next `times` refund creations (all, when absent); default is succeeded. */
@@ -140,6 +154,12 @@ export function createControl(deps: ControlDeps): ProviderEmulatorControl {
     refund: (id) => viewRefund(refundForControl(state, id)),
     succeedPayment: async (id, options) => announce(settlePayment(state, id, options?.card)),
     cancelPayment: async (id, details) => announce(declinePayment(state, id, details)),
+    payQuietly: (id) => ({ payment: structuredClone(settlePayment(state, id).record.object) }),
+    createUnknownPayment: (input) => createUnknownPayment(state, input),
+    alterPayment: (id, change) => alterPayment(state, id, change),
+    createProviderRefund: (paymentId, value) => createProviderRefund(state, paymentId, value),
+    removePayment: (id) => removePayment(state, id),
+    removeRefund: (id) => removeRefund(state, id),
     setRefundOutcome: (outcome, options) =>
       setRefundOutcome(state, outcome, options?.times, options?.cancellationDetails),
     async settleRefund(id, status, cancellationDetails) {

@@ -73,14 +73,14 @@ export async function startServer(parts: ServerParts, host: string, port: number
     for (const notice of response.notices) void parts.notifier.notifyChange(notice.shopId, notice.event, notice.object);
   };
 
-  const serveApi = (request: IncomingMessage, response: ServerResponse, path: string, rawBody: string): void => {
+  const serveApi = (request: IncomingMessage, response: ServerResponse, path: string, rawBody: string, query: URLSearchParams): void => {
     const method = request.method ?? 'GET';
     const entry = parts.requestLog.start(method, path);
     entry.shopId = identifyShop(request.headers.authorization, state.shops)?.shopId ?? null;
     const key = request.headers['idempotence-key'];
     entry.idempotenceKey = typeof key === 'string' ? key : null;
     const process = (): ApiResponse =>
-      handleApi(state, parts.idempotence, { method, path, headers: request.headers, rawBody });
+      handleApi(state, parts.idempotence, { method, path, headers: request.headers, rawBody, query });
     const answer = (result: ApiResponse): void => {
       sendJson(response, result.status, result.json);
       complete(entry, result.status, result.replayed);
@@ -140,7 +140,7 @@ export async function startServer(parts: ServerParts, host: string, port: number
       } else if (path === CHECKOUT_PATH) {
         await serveCheckout(parts.control(), response, method, url.searchParams, rawBody);
       } else if (path === '/v3' || path.startsWith('/v3/')) {
-        serveApi(request, response, path, rawBody);
+        serveApi(request, response, path, rawBody, url.searchParams);
       } else {
         sendJson(response, 404, JSON.stringify(new ApiError(404, `No such path: ${path}`).body()));
       }

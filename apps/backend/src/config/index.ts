@@ -84,6 +84,18 @@ export const backendConfigSchema = z
     REAPER_RECHECK_BATCH: env.int(200, 1, 10_000),
     /** Most provider re-reads one reaper tick has in flight at once. */
     REAPER_RECHECK_CONCURRENCY: env.int(8, 1, 64),
+    /** How often the provider reconciliation runs (one replica per interval), in ms; 0 = off. Default one hour. */
+    RECONCILIATION_INTERVAL_MS: env.int(3_600_000, 0, 7 * 86_400_000),
+    /** The window a scheduled reconciliation compares, in ms (default 24 hours). */
+    RECONCILIATION_WINDOW_MS: env.int(86_400_000, 60_000, 31 * 86_400_000),
+    /** How far before now a scheduled window ends, in ms, so payments still settling are not reported (default 15 minutes). */
+    RECONCILIATION_LAG_MS: env.int(900_000, 0, 86_400_000),
+    /** The rails reconciled: `card`, `stars` or both, comma-separated (card is skipped without a card shop). */
+    RECONCILIATION_RAILS: z
+      .string()
+      .regex(/^(card|stars)(,(card|stars))?$/, 'must be card, stars or card,stars')
+      .default('card,stars')
+      .transform((v) => new Set(v.split(','))),
     /** Lifetime of an operator console session, in hours (default 12). */
     OPERATOR_SESSION_TTL_HOURS: env.int(12, 1, 24 * 30),
     /** How often temporary blocks are checked for lapse (then a ChatGateCommand is sent), in ms; 0 = off. */

@@ -1,5 +1,6 @@
 import type { ColumnType, Generated } from 'kysely';
 import type { PaymentMethod, PlatformSubtype, Segment, SessionPlatformKind } from '../gate/context.js';
+import type { ReconciliationTables } from './reconciliation-schema.js';
 
 /** A timestamptz column: read as Date, written as Date or an SQL default. */
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -136,7 +137,7 @@ export interface BuyRequestsTable {
 }
 
 /** The database as kysely sees it; grows with each migration. */
-export interface DB {
+export interface DB extends ReconciliationTables {
   accounts: AccountsTable;
   platform_identities: PlatformIdentitiesTable;
   email_confirmations: EmailConfirmationsTable;

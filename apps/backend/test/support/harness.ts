@@ -31,6 +31,8 @@ export interface Harness {
   bareClient<S extends DescService>(service: S): Client<S>;
   /** The harness operator's session token. */
   operatorToken: string;
+  /** The running backend (its metrics registry and reconciler). */
+  app: BackendApp;
   stop(): Promise<void>;
 }
 
@@ -73,6 +75,7 @@ export async function startHarness(env: Record<string, string> = {}, warnings?: 
     database: pg,
     mailDir,
     operatorToken,
+    app,
     client: (service) => createClient(service, transport),
     bareClient: (service) => createClient(service, bare),
     stop: async () => {

@@ -6,6 +6,7 @@ import { createInvoice } from './create-invoice.js';
 import { notify, sendToChannel, sendToUser, type LanguageFor } from './messages.js';
 import { failed } from './outcome.js';
 import { refundStarPayment } from './refund-star-payment.js';
+import { getStarTransactions } from './star-transactions.js';
 
 export interface CommandDeps {
   platform: PlatformClient;
@@ -47,6 +48,8 @@ export function commandHandler(deps: CommandDeps): CommandHandler {
         return createInvoice(deps.platform, payload.value);
       case 'refundStarPayment':
         return refundStarPayment(deps.platform, payload.value, logger);
+      case 'getStarTransactions':
+        return getStarTransactions(deps.platform, payload.value, logger);
       case undefined: {
         const error = unknownKind(command);
         logger.warn({ error }, 'command of a kind this bot does not know');

@@ -37,3 +37,21 @@ export const messageResult = z.looseObject({ message_id: int() });
 
 /** createInvoiceLink: the link. */
 export const linkResult = z.string().min(1);
+
+/** A TransactionPartner: only the user kind (payments from and refunds to users) is read. */
+const transactionPartner = z.looseObject({ type: z.string(), user: tgUser.optional(), invoice_payload: z.string().optional() });
+
+/** getStarTransactions: StarTransactions `{transactions: StarTransaction[]}`, at most 100 per call. */
+export const starTransactionsResult = z.looseObject({
+  transactions: z
+    .array(
+      z.looseObject({
+        id: z.string().min(1).max(256),
+        amount: int().nonnegative(),
+        date: int().nonnegative(),
+        source: transactionPartner.optional(),
+        receiver: transactionPartner.optional(),
+      }),
+    )
+    .max(100),
+});

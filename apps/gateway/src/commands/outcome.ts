@@ -6,7 +6,7 @@ export type CommandPayload = Exclude<NonNullable<MessageInitShape<typeof botlink
 
 /**
  * The payload kind: notify, send_to_user, send_to_channel, chat_gate, create_invoice or
- * refund_star_payment (camelCase here; kindLabel gives the metric label). Every kind of the
+ * refund_star_payment, get_star_transactions (camelCase here; kindLabel gives the metric label). Every kind of the
  * contract's oneof is carried as is: the hub never filters kinds.
  */
 export type CommandKind = CommandPayload['case'];

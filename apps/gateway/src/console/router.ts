@@ -6,6 +6,7 @@ import { catalogEdit, catalogList, catalogSave } from './pages/catalog.js';
 import { ledgerExport } from './pages/export.js';
 import { ledgerPage } from './pages/ledger.js';
 import { loginAction, loginPage, logoutAction } from './pages/login.js';
+import { reconciliationAct, reconciliationPage, createReconciliationClient } from './pages/reconciliation.js';
 import { refundAction, refundConfirm } from './pages/refund.js';
 import { unmatchedPage } from './pages/unmatched.js';
 import { userDetail, userModerate, usersSearch } from './pages/users.js';
@@ -45,6 +46,7 @@ function safe(handler: Handler) {
  */
 export function createConsoleRouter(options: ConsoleOptions): Router {
   const client = createConsoleClient(options.backendUrl, options.backendToken);
+  const reconciliation = createReconciliationClient(options.backendUrl, options.backendToken);
   const form = express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 100 });
   const secure = options.secureCookie;
   const router = Router();
@@ -57,6 +59,7 @@ export function createConsoleRouter(options: ConsoleOptions): Router {
     const links = [
       roles.includes('viewer') ? html`<li><a href="/_gm/ledger">Ledger</a></li>` : '',
       roles.includes('viewer') ? html`<li><a href="/_gm/unmatched">Unmatched stars payments</a></li>` : '',
+      roles.includes('viewer') ? html`<li><a href="/_gm/reconciliation">Provider reconciliation</a></li>` : '',
       roles.includes('catalog_editor') ? html`<li><a href="/_gm/catalog">Catalog</a></li>` : '',
       roles.includes('moderator') ? html`<li><a href="/_gm/users">Users</a></li>` : '',
     ];
@@ -69,6 +72,8 @@ export function createConsoleRouter(options: ConsoleOptions): Router {
   router.post('/ledger/refund', form, guard(client, 'refunder'), safe(refundAction(client)));
 
   router.get('/unmatched', guard(client, 'viewer'), safe(unmatchedPage(client)));
+  router.get('/reconciliation', guard(client, 'viewer'), safe(reconciliationPage(reconciliation)));
+  router.post('/reconciliation/act', form, guard(client, 'refunder'), safe(reconciliationAct(reconciliation)));
 
   router.get('/catalog', guard(client, 'catalog_editor'), safe(catalogList(client)));
   router.get('/catalog/new', guard(client, 'catalog_editor'), safe(catalogEdit(client)));

@@ -2,7 +2,7 @@ import { deleteWebhook, getMe, getWebhookInfo } from './bot.js';
 import type { MethodHandler } from './context.js';
 import { getChatMember, restrictChatMember } from './members.js';
 import { sendMessage } from './messages.js';
-import { answerPreCheckoutQuery, createInvoiceLink, refundStarPayment } from './payments.js';
+import { answerPreCheckoutQuery, createInvoiceLink, getStarTransactions, refundStarPayment } from './payments.js';
 import { getUpdates } from './updates.js';
 
 export type { MethodContext, MethodHandler } from './context.js';
@@ -16,6 +16,7 @@ const HANDLERS: Record<string, MethodHandler> = {
   createInvoiceLink,
   answerPreCheckoutQuery,
   refundStarPayment,
+  getStarTransactions,
   getChatMember,
   restrictChatMember,
 };

@@ -1,6 +1,7 @@
 import { boolArg, intArg, jsonArg, requiredStringArg, stringArg, userIdArg } from '../args.js';
 import { badRequest } from '../errors.js';
 import { newInvoiceLink } from '../payments.js';
+import { starTransactions } from '../starTransactions.js';
 import type { MethodHandler } from './context.js';
 
 /** Telegram's only accepted subscription period (30 days), in seconds. */
@@ -95,4 +96,17 @@ export const refundStarPayment: MethodHandler = ({ bot, params, payments }) => {
   const chargeId = requiredStringArg(params, 'telegram_payment_charge_id');
   payments.refund(bot, userId, chargeId);
   return true;
+};
+
+/**
+ * getStarTransactions `{offset?, limit?}`: the bot's Stars transactions, newest first, skipping
+ * `offset` and returning at most `limit` (1-100, default 100; values outside are clamped as
+ * Telegram does with getUpdates). Answers a StarTransactions object `{transactions}`.
+ */
+export const getStarTransactions: MethodHandler = ({ bot, params, world }) => {
+  const offset = intArg(params, 'offset') ?? 0;
+  const limit = intArg(params, 'limit') ?? 100;
+  if (Number.isNaN(offset) || Number.isNaN(limit)) throw badRequest('invalid offset or limit specified');
+  const from = Math.max(0, offset);
+  return { transactions: starTransactions(world, bot.user.id).slice(from, from + Math.min(100, Math.max(1, limit))) };
 };

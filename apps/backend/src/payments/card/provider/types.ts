@@ -43,6 +43,8 @@ export interface ProviderPayment {
   confirmationUrl?: string;
   cancellation?: { party: string; reason: string };
   refundedMinor: bigint;
+  /** When the provider created it (present on listed payments; reconciliation windows use it). */
+  createdAt?: Date;
 }
 
 export interface CreateRefundInput {
@@ -60,6 +62,24 @@ export interface ProviderRefund {
   status: ProviderRefundStatus;
   amountMinor: bigint;
   currency: string;
+  /** When the provider created it (present on listed refunds). */
+  createdAt?: Date;
+}
+
+/** A time window of a provider list: created at or after `from` and before `to`. */
+export interface ListQuery {
+  from: Date;
+  to: Date;
+  /** The previous page's `nextCursor`; absent for the first page. */
+  cursor?: string;
+  /** Page size, 1..100. */
+  limit?: number;
+}
+
+/** One page of a provider list; `nextCursor` null on the last page. */
+export interface ListPage<T> {
+  items: T[];
+  nextCursor: string | null;
 }
 
 /**
@@ -94,4 +114,8 @@ export interface PaymentProvider {
   getPayment(shop: Shop, paymentId: string): Promise<ProviderPayment>;
   createRefund(shop: Shop, input: CreateRefundInput, idempotenceKey: string): Promise<ProviderRefund>;
   getRefund(shop: Shop, refundId: string): Promise<ProviderRefund>;
+  /** One page of the shop's payments created in the window, newest first (reconciliation reads these). */
+  listPayments(shop: Shop, query: ListQuery): Promise<ListPage<ProviderPayment>>;
+  /** One page of the shop's refunds created in the window, newest first. */
+  listRefunds(shop: Shop, query: ListQuery): Promise<ListPage<ProviderRefund>>;
 }

@@ -4,6 +4,8 @@ import {
   ProviderError,
   type CreatePaymentInput,
   type CreateRefundInput,
+  type ListPage,
+  type ListQuery,
   type PaymentProvider,
   type ProviderPayment,
   type ProviderRefund,
@@ -23,6 +25,7 @@ const paymentSchema = z.object({
   confirmation: z.object({ confirmation_url: z.string().optional() }).nullish(),
   cancellation_details: z.object({ party: z.string(), reason: z.string() }).nullish(),
   refunded_amount: amountSchema.nullish(),
+  created_at: z.string().optional(),
 });
 
 const refundSchema = z.object({
@@ -30,7 +33,10 @@ const refundSchema = z.object({
   payment_id: z.string().min(1),
   status: z.enum(['pending', 'succeeded', 'canceled']),
   amount: amountSchema,
+  created_at: z.string().optional(),
 });
+
+const listSchema = z.object({ type: z.literal('list'), items: z.array(z.unknown()), next_cursor: z.string().min(1).nullish() });
 
 const errorSchema = z.object({ code: z.string().optional(), description: z.string().optional(), parameter: z.string().optional() });
 
@@ -39,6 +45,23 @@ export interface YooKassaOptions {
   apiUrl: string;
   /** Per-call deadline; a call that outlives it is `unavailable` (its outcome unknown). */
   timeoutMs?: number;
+}
+
+/** The list filters YooKassa documents: created_at.gte / created_at.lt, limit (≤ 100), cursor. */
+function listParams(query: ListQuery): string {
+  const params = new URLSearchParams({
+    'created_at.gte': query.from.toISOString(),
+    'created_at.lt': query.to.toISOString(),
+    limit: String(Math.min(100, Math.max(1, query.limit ?? 100))),
+  });
+  if (query.cursor !== undefined) params.set('cursor', query.cursor);
+  return params.toString();
+}
+
+function createdAtOf(raw: string | undefined): { createdAt?: Date } {
+  if (raw === undefined) return {};
+  const at = new Date(raw);
+  return Number.isNaN(at.getTime()) ? {} : { createdAt: at };
 }
 
 function receiptBody(receipt: Receipt): Record<string, unknown> {
@@ -95,6 +118,16 @@ export class YooKassaProvider implements PaymentProvider {
     return this.toRefund(await this.request(shop, 'get refund', 'GET', `/refunds/${encodeURIComponent(refundId)}`));
   }
 
+  async listPayments(shop: Shop, query: ListQuery): Promise<ListPage<ProviderPayment>> {
+    const page = this.parse(listSchema, await this.request(shop, 'list payments', 'GET', `/payments?${listParams(query)}`), 'payment list');
+    return { items: page.items.map((raw) => this.toPayment(raw, paymentSchema)), nextCursor: page.next_cursor ?? null };
+  }
+
+  async listRefunds(shop: Shop, query: ListQuery): Promise<ListPage<ProviderRefund>> {
+    const page = this.parse(listSchema, await this.request(shop, 'list refunds', 'GET', `/refunds?${listParams(query)}`), 'refund list');
+    return { items: page.items.map((raw) => this.toRefund(raw)), nextCursor: page.next_cursor ?? null };
+  }
+
   private toPayment(raw: unknown, schema: typeof paymentSchema): ProviderPayment {
     const p = this.parse(schema, raw, 'payment');
     return {
@@ -108,12 +141,20 @@ export class YooKassaProvider implements PaymentProvider {
       ...(p.confirmation?.confirmation_url ? { confirmationUrl: p.confirmation.confirmation_url } : {}),
       ...(p.cancellation_details ? { cancellation: p.cancellation_details } : {}),
       refundedMinor: p.refunded_amount ? parseAmount(p.refunded_amount.value, p.refunded_amount.currency) : 0n,
+      ...createdAtOf(p.created_at),
     };
   }
 
   private toRefund(raw: unknown): ProviderRefund {
     const r = this.parse(refundSchema, raw, 'refund');
-    return { id: r.id, paymentId: r.payment_id, status: r.status, amountMinor: parseAmount(r.amount.value, r.amount.currency), currency: r.amount.currency };
+    return {
+      id: r.id,
+      paymentId: r.payment_id,
+      status: r.status,
+      amountMinor: parseAmount(r.amount.value, r.amount.currency),
+      currency: r.amount.currency,
+      ...createdAtOf(r.created_at),
+    };
   }
 
   private parse<T>(schema: z.ZodType<T>, raw: unknown, what: string): T {

@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file botlink/v1/botlink.proto.
  */
 export const file_botlink_v1_botlink: GenFile = /*@__PURE__*/
-  fileDesc("Chhib3RsaW5rL3YxL2JvdGxpbmsucHJvdG8SCmJvdGxpbmsudjEiegoHRnJvbUJvdBIiCgVoZWxsbxgBIAEoCzIRLmJvdGxpbmsudjEuSGVsbG9IABIeCgNhY2sYAiABKAsyDy5ib3RsaW5rLnYxLkFja0gAEiQKBmhlYWx0aBgDIAEoCzISLmJvdGxpbmsudjEuSGVhbHRoSABCBQoDbXNnIi0KBVRvQm90EiQKB2NvbW1hbmQYASABKAsyEy5ib3RsaW5rLnYxLkNvbW1hbmQiMgoFSGVsbG8SEwoLaW5zdGFuY2VfaWQYASABKAkSFAoMb3duc191cGRhdGVzGAIgASgIIngKBkhlYWx0aBIYChBjb25uZWN0X2ZhaWx1cmVzGAEgASgEEhIKCmFwaV9lcnJvcnMYAiABKAQSFAoMcmF0ZV9saW1pdGVkGAMgASgEEhQKDGxhc3Rfb2tfdW5peBgEIAEoAxIUCgxkZWFkX2xldHRlcnMYBSABKAQihgMKB0NvbW1hbmQSEgoKY29tbWFuZF9pZBgBIAEoCRItCgZub3RpZnkYAiABKAsyGy5jb25uZWN0b3IudjEuTm90aWZ5UmVxdWVzdEgAEjcKDHNlbmRfdG9fdXNlchgDIAEoCzIfLmNvbm5lY3Rvci52MS5TZW5kVG9Vc2VyUmVxdWVzdEgAEkEKD3NlbmRfdG9fY2hhbm5lbBgEIAEoCzImLmNvbm5lY3Rvci52MS5TZW5kVG9HYW1lQ2hhbm5lbFJlcXVlc3RIABIwCgljaGF0X2dhdGUYBSABKAsyGy5ib3RsaW5rLnYxLkNoYXRHYXRlQ29tbWFuZEgAEjoKDmNyZWF0ZV9pbnZvaWNlGAYgASgLMiAuYm90bGluay52MS5DcmVhdGVJbnZvaWNlQ29tbWFuZEgAEkMKE3JlZnVuZF9zdGFyX3BheW1lbnQYByABKAsyJC5ib3RsaW5rLnYxLlJlZnVuZFN0YXJQYXltZW50Q29tbWFuZEgAQgkKB3BheWxvYWQiSwoDQWNrEhIKCmNvbW1hbmRfaWQYASABKAkSEQoJZGVsaXZlcmVkGAIgASgIEg0KBWVycm9yGAMgASgJEg4KBnJlc3VsdBgEIAEoCSI1Cg9DaGF0R2F0ZUNvbW1hbmQSEwoLZXh0ZXJuYWxfaWQYASABKAkSDQoFYWxsb3cYAiABKAgiLQoWQ2hhdEVsaWdpYmlsaXR5UmVxdWVzdBITCgtleHRlcm5hbF9pZBgBIAEoCSI/ChdDaGF0RWxpZ2liaWxpdHlSZXNwb25zZRISCgpyZWdpc3RlcmVkGAEgASgIEhAKCGVsaWdpYmxlGAIgASgIIlsKFENyZWF0ZUludm9pY2VDb21tYW5kEg0KBXRpdGxlGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEg8KB3BheWxvYWQYAyABKAkSDgoGYW1vdW50GAQgASgDIk8KGFJlZnVuZFN0YXJQYXltZW50Q29tbWFuZBIPCgd1c2VyX2lkGAEgASgDEiIKGnBsYXRmb3JtX3BheW1lbnRfY2hhcmdlX2lkGAIgASgJIkgKElByZUNoZWNrb3V0UmVxdWVzdBIQCghvcmRlcl9pZBgBIAEoCRIOCgZhbW91bnQYAiABKAMSEAoIY3VycmVuY3kYAyABKAkiMQoTUHJlQ2hlY2tvdXRSZXNwb25zZRIKCgJvaxgBIAEoCBIOCgZyZWFzb24YAiABKAkidwoVRm9yd2FyZFBheW1lbnRSZXF1ZXN0EhAKCG9yZGVyX2lkGAEgASgJEiIKGnBsYXRmb3JtX3BheW1lbnRfY2hhcmdlX2lkGAIgASgJEg4KBmFtb3VudBgDIAEoAxIYChBwbGF0Zm9ybV91c2VyX2lkGAQgASgDIioKFkZvcndhcmRQYXltZW50UmVzcG9uc2USEAoIY3JlZGl0ZWQYASABKAgy0QIKB0JvdExpbmsSMgoETGluaxITLmJvdGxpbmsudjEuRnJvbUJvdBoRLmJvdGxpbmsudjEuVG9Cb3QoATABEmEKFlJlc29sdmVDaGF0RWxpZ2liaWxpdHkSIi5ib3RsaW5rLnYxLkNoYXRFbGlnaWJpbGl0eVJlcXVlc3QaIy5ib3RsaW5rLnYxLkNoYXRFbGlnaWJpbGl0eVJlc3BvbnNlElYKE1ZhbGlkYXRlUHJlQ2hlY2tvdXQSHi5ib3RsaW5rLnYxLlByZUNoZWNrb3V0UmVxdWVzdBofLmJvdGxpbmsudjEuUHJlQ2hlY2tvdXRSZXNwb25zZRJXCg5Gb3J3YXJkUGF5bWVudBIhLmJvdGxpbmsudjEuRm9yd2FyZFBheW1lbnRSZXF1ZXN0GiIuYm90bGluay52MS5Gb3J3YXJkUGF5bWVudFJlc3BvbnNlYgZwcm90bzM", [file_connector_v1_connector]);
+  fileDesc("Chhib3RsaW5rL3YxL2JvdGxpbmsucHJvdG8SCmJvdGxpbmsudjEiegoHRnJvbUJvdBIiCgVoZWxsbxgBIAEoCzIRLmJvdGxpbmsudjEuSGVsbG9IABIeCgNhY2sYAiABKAsyDy5ib3RsaW5rLnYxLkFja0gAEiQKBmhlYWx0aBgDIAEoCzISLmJvdGxpbmsudjEuSGVhbHRoSABCBQoDbXNnIi0KBVRvQm90EiQKB2NvbW1hbmQYASABKAsyEy5ib3RsaW5rLnYxLkNvbW1hbmQiMgoFSGVsbG8SEwoLaW5zdGFuY2VfaWQYASABKAkSFAoMb3duc191cGRhdGVzGAIgASgIIngKBkhlYWx0aBIYChBjb25uZWN0X2ZhaWx1cmVzGAEgASgEEhIKCmFwaV9lcnJvcnMYAiABKAQSFAoMcmF0ZV9saW1pdGVkGAMgASgEEhQKDGxhc3Rfb2tfdW5peBgEIAEoAxIUCgxkZWFkX2xldHRlcnMYBSABKAQizwMKB0NvbW1hbmQSEgoKY29tbWFuZF9pZBgBIAEoCRItCgZub3RpZnkYAiABKAsyGy5jb25uZWN0b3IudjEuTm90aWZ5UmVxdWVzdEgAEjcKDHNlbmRfdG9fdXNlchgDIAEoCzIfLmNvbm5lY3Rvci52MS5TZW5kVG9Vc2VyUmVxdWVzdEgAEkEKD3NlbmRfdG9fY2hhbm5lbBgEIAEoCzImLmNvbm5lY3Rvci52MS5TZW5kVG9HYW1lQ2hhbm5lbFJlcXVlc3RIABIwCgljaGF0X2dhdGUYBSABKAsyGy5ib3RsaW5rLnYxLkNoYXRHYXRlQ29tbWFuZEgAEjoKDmNyZWF0ZV9pbnZvaWNlGAYgASgLMiAuYm90bGluay52MS5DcmVhdGVJbnZvaWNlQ29tbWFuZEgAEkMKE3JlZnVuZF9zdGFyX3BheW1lbnQYByABKAsyJC5ib3RsaW5rLnYxLlJlZnVuZFN0YXJQYXltZW50Q29tbWFuZEgAEkcKFWdldF9zdGFyX3RyYW5zYWN0aW9ucxgIIAEoCzImLmJvdGxpbmsudjEuR2V0U3RhclRyYW5zYWN0aW9uc0NvbW1hbmRIAEIJCgdwYXlsb2FkIksKA0FjaxISCgpjb21tYW5kX2lkGAEgASgJEhEKCWRlbGl2ZXJlZBgCIAEoCBINCgVlcnJvchgDIAEoCRIOCgZyZXN1bHQYBCABKAkiNQoPQ2hhdEdhdGVDb21tYW5kEhMKC2V4dGVybmFsX2lkGAEgASgJEg0KBWFsbG93GAIgASgIIi0KFkNoYXRFbGlnaWJpbGl0eVJlcXVlc3QSEwoLZXh0ZXJuYWxfaWQYASABKAkiPwoXQ2hhdEVsaWdpYmlsaXR5UmVzcG9uc2USEgoKcmVnaXN0ZXJlZBgBIAEoCBIQCghlbGlnaWJsZRgCIAEoCCJbChRDcmVhdGVJbnZvaWNlQ29tbWFuZBINCgV0aXRsZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIPCgdwYXlsb2FkGAMgASgJEg4KBmFtb3VudBgEIAEoAyJPChhSZWZ1bmRTdGFyUGF5bWVudENvbW1hbmQSDwoHdXNlcl9pZBgBIAEoAxIiChpwbGF0Zm9ybV9wYXltZW50X2NoYXJnZV9pZBgCIAEoCSI7ChpHZXRTdGFyVHJhbnNhY3Rpb25zQ29tbWFuZBIOCgZvZmZzZXQYASABKAMSDQoFbGltaXQYAiABKAMiSAoSUHJlQ2hlY2tvdXRSZXF1ZXN0EhAKCG9yZGVyX2lkGAEgASgJEg4KBmFtb3VudBgCIAEoAxIQCghjdXJyZW5jeRgDIAEoCSIxChNQcmVDaGVja291dFJlc3BvbnNlEgoKAm9rGAEgASgIEg4KBnJlYXNvbhgCIAEoCSJ3ChVGb3J3YXJkUGF5bWVudFJlcXVlc3QSEAoIb3JkZXJfaWQYASABKAkSIgoacGxhdGZvcm1fcGF5bWVudF9jaGFyZ2VfaWQYAiABKAkSDgoGYW1vdW50GAMgASgDEhgKEHBsYXRmb3JtX3VzZXJfaWQYBCABKAMiKgoWRm9yd2FyZFBheW1lbnRSZXNwb25zZRIQCghjcmVkaXRlZBgBIAEoCDLRAgoHQm90TGluaxIyCgRMaW5rEhMuYm90bGluay52MS5Gcm9tQm90GhEuYm90bGluay52MS5Ub0JvdCgBMAESYQoWUmVzb2x2ZUNoYXRFbGlnaWJpbGl0eRIiLmJvdGxpbmsudjEuQ2hhdEVsaWdpYmlsaXR5UmVxdWVzdBojLmJvdGxpbmsudjEuQ2hhdEVsaWdpYmlsaXR5UmVzcG9uc2USVgoTVmFsaWRhdGVQcmVDaGVja291dBIeLmJvdGxpbmsudjEuUHJlQ2hlY2tvdXRSZXF1ZXN0Gh8uYm90bGluay52MS5QcmVDaGVja291dFJlc3BvbnNlElcKDkZvcndhcmRQYXltZW50EiEuYm90bGluay52MS5Gb3J3YXJkUGF5bWVudFJlcXVlc3QaIi5ib3RsaW5rLnYxLkZvcndhcmRQYXltZW50UmVzcG9uc2ViBnByb3RvMw", [file_connector_v1_connector]);
 
 /**
  * Bot to gateway. Exactly one of msg is set.
@@ -204,6 +204,14 @@ export type Command = Message<"botlink.v1.Command"> & {
      */
     value: RefundStarPaymentCommand;
     case: "refundStarPayment";
+  } | {
+    /**
+     * Additive (not in the spec's table): reads the bot's stars transactions for reconciliation.
+     *
+     * @generated from field: botlink.v1.GetStarTransactionsCommand get_star_transactions = 8;
+     */
+    value: GetStarTransactionsCommand;
+    case: "getStarTransactions";
   } | { case: undefined; value?: undefined };
 };
 
@@ -399,6 +407,36 @@ export const RefundStarPaymentCommandSchema: GenMessage<RefundStarPaymentCommand
   messageDesc(file_botlink_v1_botlink, 10);
 
 /**
+ * Asks the bot for one page of its stars transactions (the platform's getStarTransactions, newest
+ * first). Delivered with Ack.result = compact JSON {"transactions": [{"id", "amount", "date",
+ * "kind": "payment"|"refund", "user_id", "payload"}]}; the platform's refusal comes back as Ack.error.
+ *
+ * @generated from message botlink.v1.GetStarTransactionsCommand
+ */
+export type GetStarTransactionsCommand = Message<"botlink.v1.GetStarTransactionsCommand"> & {
+  /**
+   * Transactions to skip from the newest.
+   *
+   * @generated from field: int64 offset = 1;
+   */
+  offset: bigint;
+
+  /**
+   * Page size, 1..100.
+   *
+   * @generated from field: int64 limit = 2;
+   */
+  limit: bigint;
+};
+
+/**
+ * Describes the message botlink.v1.GetStarTransactionsCommand.
+ * Use `create(GetStarTransactionsCommandSchema)` to create a new message.
+ */
+export const GetStarTransactionsCommandSchema: GenMessage<GetStarTransactionsCommand> = /*@__PURE__*/
+  messageDesc(file_botlink_v1_botlink, 11);
+
+/**
  * @generated from message botlink.v1.PreCheckoutRequest
  */
 export type PreCheckoutRequest = Message<"botlink.v1.PreCheckoutRequest"> & {
@@ -425,7 +463,7 @@ export type PreCheckoutRequest = Message<"botlink.v1.PreCheckoutRequest"> & {
  * Use `create(PreCheckoutRequestSchema)` to create a new message.
  */
 export const PreCheckoutRequestSchema: GenMessage<PreCheckoutRequest> = /*@__PURE__*/
-  messageDesc(file_botlink_v1_botlink, 11);
+  messageDesc(file_botlink_v1_botlink, 12);
 
 /**
  * @generated from message botlink.v1.PreCheckoutResponse
@@ -449,7 +487,7 @@ export type PreCheckoutResponse = Message<"botlink.v1.PreCheckoutResponse"> & {
  * Use `create(PreCheckoutResponseSchema)` to create a new message.
  */
 export const PreCheckoutResponseSchema: GenMessage<PreCheckoutResponse> = /*@__PURE__*/
-  messageDesc(file_botlink_v1_botlink, 12);
+  messageDesc(file_botlink_v1_botlink, 13);
 
 /**
  * @generated from message botlink.v1.ForwardPaymentRequest
@@ -489,7 +527,7 @@ export type ForwardPaymentRequest = Message<"botlink.v1.ForwardPaymentRequest"> 
  * Use `create(ForwardPaymentRequestSchema)` to create a new message.
  */
 export const ForwardPaymentRequestSchema: GenMessage<ForwardPaymentRequest> = /*@__PURE__*/
-  messageDesc(file_botlink_v1_botlink, 13);
+  messageDesc(file_botlink_v1_botlink, 14);
 
 /**
  * @generated from message botlink.v1.ForwardPaymentResponse
@@ -509,7 +547,7 @@ export type ForwardPaymentResponse = Message<"botlink.v1.ForwardPaymentResponse"
  * Use `create(ForwardPaymentResponseSchema)` to create a new message.
  */
 export const ForwardPaymentResponseSchema: GenMessage<ForwardPaymentResponse> = /*@__PURE__*/
-  messageDesc(file_botlink_v1_botlink, 14);
+  messageDesc(file_botlink_v1_botlink, 15);
 
 /**
  * @generated from service botlink.v1.BotLink

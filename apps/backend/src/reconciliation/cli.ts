@@ -1,0 +1,37 @@
+import { systemClock } from '../support/clock.js';
+import { ConfigError } from '@wordgame/config';
+import { createLogger } from '@wordgame/logging';
+import { loadBackendConfig } from '../config/index.js';
+import { openDatabase } from '../db/database.js';
+import { paymentDeps } from '../payments/index.js';
+import { reconcilerFor } from './module.js';
+import { reportJson } from './report-json.js';
+import { parseWindowArgs } from './window-args.js';
+
+/**
+ * `reconcile --from <ISO time> --to <ISO time>` (or `--hours N`: the last N hours): compares the
+ * providers' books with the ledger of the database the backend's config names, stores the report
+ * (the console and the metrics show it) and prints it as JSON. Exits 0 clean, 1 with mismatches,
+ * 2 when the run failed or the arguments or configuration are bad.
+ */
+async function main(): Promise<number> {
+  const window = parseWindowArgs(process.argv.slice(2), systemClock());
+  const config = loadBackendConfig();
+  const logger = createLogger('reconcile', config.LOG_LEVEL, process.stderr);
+  const database = await openDatabase({ url: config.DATABASE_URL, pgliteDir: config.PGLITE_DIR, poolMax: 2 });
+  try {
+    const report = await reconcilerFor(config, paymentDeps(config, database.db, logger), null).run(window, 'cli');
+    process.stdout.write(`${JSON.stringify(reportJson(report), null, 2)}\n`);
+    return report.run.outcome === 'clean' ? 0 : report.run.outcome === 'mismatches' ? 1 : 2;
+  } finally {
+    await database.close();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`reconcile: ${err instanceof ConfigError || err instanceof RangeError ? err.message : String(err instanceof Error ? (err.stack ?? err.message) : err)}\n`);
+    process.exit(2);
+  },
+);

@@ -1,0 +1,131 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/schema.js';
+import { STARS_PROVIDER } from '../payments/index.js';
+import { finding, inWindow, isOrderId, type Finding, type Window } from './finding.js';
+import type { StarTransaction, StarTransactionSource } from './star-source.js';
+
+/** Page size of get_star_transactions (the platform's maximum). */
+const PAGE = 100;
+/** Most pages read in a run. */
+const MAX_PAGES = 1_000;
+/**
+ * How far before the window the platform's list is read: our paid_at / refunded_at trail the
+ * platform's transaction date by the time the bot took to forward it, so a credit near the window's
+ * start still finds its transaction.
+ */
+export const STAR_MARGIN_MS = 60 * 60 * 1000;
+
+const PROVIDER = STARS_PROVIDER;
+
+/**
+ * Compares the platform's stars transactions with ours for a window. Each incoming payment in the
+ * window must have credited the order it names (the invoice payload) with its charge id and amount,
+ * unless it is a recorded unmatched payment (those have their own page and automatic refund). Each
+ * refund in the window must be recorded on its order or its unmatched payment. The other way round,
+ * every stars order credited and every refund recorded in the window must appear in the list. A
+ * charge that credited nothing and was refunded (e.g. by a reconciliation action) is balanced.
+ */
+export async function reconcileStars(db: Kysely<DB>, source: StarTransactionSource, window: Window): Promise<Finding[]> {
+  const txs = await readSince(source, new Date(window.from.getTime() - STAR_MARGIN_MS));
+  // The platform dates transactions in whole seconds: the window's start is taken to its second.
+  const seconds = { from: new Date(Math.floor(window.from.getTime() / 1000) * 1000), to: window.to };
+  const payments = txs.filter((t) => t.kind === 'payment');
+  const refunds = txs.filter((t) => t.kind === 'refund');
+  const base = { rail: 'stars' as const, provider: PROVIDER, providerCurrency: 'XTR' };
+  const findings: Finding[] = [];
+
+  const chargeIds = [...new Set(txs.map((t) => t.id))];
+  const payloads = payments.map((t) => t.payload).filter(isOrderId);
+  const orders =
+    chargeIds.length === 0
+      ? []
+      : await db
+          .selectFrom('orders')
+          .selectAll()
+          .where('rail', '=', 'stars')
+          .where((w) => w.or([w('platform_charge_id', 'in', chargeIds), ...(payloads.length > 0 ? [w('id', 'in', payloads)] : [])]))
+          .execute();
+  const byCharge = new Map(orders.filter((o) => o.platform_charge_id !== null).map((o) => [o.platform_charge_id ?? '', o]));
+  const byId = new Map(orders.map((o) => [o.id, o]));
+  const unmatched =
+    chargeIds.length === 0 ? [] : await db.selectFrom('unmatched_payments').select(['platform_charge_id', 'refund_status']).where('platform_charge_id', 'in', chargeIds).execute();
+  const unmatchedBy = new Map(unmatched.map((u) => [u.platform_charge_id, u]));
+
+  // A charge refunded that never credited anything is balanced (money back): neither side is reported.
+  const refundedIds = new Set(refunds.map((t) => t.id));
+  const balanced = new Set(payments.filter((t) => refundedIds.has(t.id) && byCharge.get(t.id)?.state !== 'paid').map((t) => t.id));
+  for (const tx of payments) {
+    if (!inWindow(tx.date, seconds) || unmatchedBy.has(tx.id) || balanced.has(tx.id)) continue;
+    const order = byCharge.get(tx.id);
+    const seen = { paymentRef: tx.id, payerRef: tx.userId?.toString() ?? null, providerAmount: tx.amount, occurredAt: tx.date };
+    if (order?.state !== 'paid') {
+      findings.push(finding({ ...base, ...seen, kind: 'taken_not_credited', orderId: order?.id ?? byId.get(tx.payload)?.id ?? null }));
+    } else if (order.amount !== tx.amount) {
+      findings.push(finding({ ...base, ...seen, kind: 'amount_mismatch', orderId: order.id, ledgerAmount: order.amount, ledgerCurrency: order.currency }));
+    }
+  }
+  for (const tx of refunds) {
+    if (!inWindow(tx.date, seconds)) continue;
+    const order = byCharge.get(tx.id);
+    if (order?.refund_id === tx.id || unmatchedBy.get(tx.id)?.refund_status === 'refunded' || balanced.has(tx.id)) continue;
+    findings.push(finding({ ...base, kind: 'refund_provider_only', orderId: order?.id ?? null, paymentRef: tx.id, refundRef: tx.id, payerRef: tx.userId?.toString() ?? null, providerAmount: tx.amount, occurredAt: tx.date }));
+  }
+
+  const paidCharges = new Set(payments.map((t) => t.id));
+  const credited = await db
+    .selectFrom('orders')
+    .selectAll()
+    .where('rail', '=', 'stars')
+    .where('state', '=', 'paid')
+    .where('paid_at', '>=', window.from)
+    .where('paid_at', '<', window.to)
+    .execute();
+  for (const order of credited) {
+    if (order.platform_charge_id !== null && paidCharges.has(order.platform_charge_id)) continue;
+    findings.push(
+      finding({ ...base, kind: 'credited_not_taken', orderId: order.id, paymentRef: order.platform_charge_id ?? '', payerRef: order.platform_user_id?.toString() ?? null, ledgerAmount: order.amount, ledgerCurrency: order.currency, providerCurrency: null, occurredAt: order.paid_at }),
+    );
+  }
+
+  const refundedCharges = new Set(refunds.map((t) => t.id));
+  const refundedOrders = await db
+    .selectFrom('orders')
+    .selectAll()
+    .where('rail', '=', 'stars')
+    .where('refund_id', 'is not', null)
+    .where('refunded_at', '>=', window.from)
+    .where('refunded_at', '<', window.to)
+    .execute();
+  for (const order of refundedOrders) {
+    if (refundedCharges.has(order.refund_id ?? '')) continue;
+    findings.push(
+      finding({ ...base, kind: 'refund_ledger_only', orderId: order.id, paymentRef: order.platform_charge_id ?? '', refundRef: order.refund_id, ledgerAmount: order.amount, ledgerCurrency: order.currency, providerCurrency: null, occurredAt: order.refunded_at }),
+    );
+  }
+  const refundedUnmatched = await db
+    .selectFrom('unmatched_payments')
+    .selectAll()
+    .where('refund_status', '=', 'refunded')
+    .where('refunded_at', '>=', window.from)
+    .where('refunded_at', '<', window.to)
+    .execute();
+  for (const row of refundedUnmatched) {
+    if (refundedCharges.has(row.platform_charge_id)) continue;
+    findings.push(
+      finding({ ...base, kind: 'refund_ledger_only', paymentRef: row.platform_charge_id, refundRef: row.platform_charge_id, payerRef: row.platform_user_id.toString(), ledgerAmount: row.amount, ledgerCurrency: 'XTR', providerCurrency: null, occurredAt: row.refunded_at }),
+    );
+  }
+  return findings;
+}
+
+/** Reads pages newest first until a page ends before `since` or the list ends. */
+async function readSince(source: StarTransactionSource, since: Date): Promise<StarTransaction[]> {
+  const all: StarTransaction[] = [];
+  for (let page = 0; page < MAX_PAGES; page += 1) {
+    const txs = await source.page(page * PAGE, PAGE);
+    all.push(...txs);
+    const last = txs[txs.length - 1];
+    if (txs.length < PAGE || (last !== undefined && last.date.getTime() < since.getTime())) return all;
+  }
+  throw new Error(`stars transaction list longer than ${MAX_PAGES} pages`);
+}

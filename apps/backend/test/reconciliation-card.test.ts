@@ -1,0 +1,202 @@
+import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
+import { createLogger } from '@wordgame/logging';
+import { asOperator, operatorToken } from './console-support.js';
+import { failure } from './support/harness.js';
+import type { Reconciler } from '../src/reconciliation/job.js';
+import { createReconciler } from '../src/reconciliation/job.js';
+import { resetCardFixture, paymentIdOf, startCardFixture, type CardFixture } from './card-support.js';
+import { createOrder, refund } from './payments-support.js';
+import { newAccount } from './support/wallet.js';
+
+const confirmed = (n: string) => ({ address: `${n}@example.org`, confirmed: true });
+
+/** A window start after everything earlier tests made (their orders must fall outside it). */
+async function windowStart(): Promise<Date> {
+  await new Promise((r) => setTimeout(r, 5));
+  return new Date();
+}
+
+/** A metric sample from the registry's text exposition. */
+async function sample(f: CardFixture, line: string): Promise<number | undefined> {
+  const text = await f.h.app.metricsRegistry().metrics();
+  const found = text.split('\n').find((l) => l.startsWith(`${line} `));
+  return found === undefined ? undefined : Number(found.slice(line.length + 1));
+}
+
+describe('card reconciliation against the provider emulator on PostgreSQL', () => {
+  let f: CardFixture;
+  let reconciler: Reconciler;
+  const window = (from: Date) => ({ from, to: new Date(Date.now() + 1_000) });
+
+  beforeAll(async () => {
+    f = await startCardFixture({ RECONCILIATION_INTERVAL_MS: '0', RECONCILIATION_RAILS: 'card' });
+    const started = f.h.app.reconciler();
+    if (!started) throw new Error('no reconciler');
+    reconciler = started;
+  }, 60_000);
+  afterAll(() => f.stop());
+  beforeEach(() => resetCardFixture(f));
+
+  /** A card order the customer paid and the backend credited (notification delivered). */
+  async function paidOrder(name: string): Promise<{ orderId: string; paymentId: string }> {
+    const id = await newAccount(f.db(), confirmed(name));
+    const order = await createOrder(f.payments, id, 'direct;web', f.pack, 'card');
+    const paymentId = await paymentIdOf(f.db(), order.orderId);
+    await f.emulator.control.succeedPayment(paymentId);
+    const row = await f.db().selectFrom('orders').select('state').where('id', '=', order.orderId).executeTakeFirstOrThrow();
+    expect(row.state).toBe('paid');
+    return { orderId: order.orderId, paymentId };
+  }
+
+  it('a clean window reports nothing, and the metrics say so', async () => {
+    const from = await windowStart();
+    await paidOrder('clean');
+    const report = await reconciler.run(window(from), 'cli');
+    expect(report.run).toMatchObject({ outcome: 'clean', rails: 'card', error: null });
+    expect(report.mismatches).toEqual([]);
+    expect(await sample(f, 'reconciliation_mismatches{kind="taken_not_credited"}')).toBe(0);
+    expect(await sample(f, 'reconciliation_runs_total{outcome="clean"}')).toBeGreaterThanOrEqual(1);
+    expect(await sample(f, 'reconciliation_last_run_timestamp_seconds')).toBeCloseTo(report.run.finished_at.getTime() / 1000, 0);
+  });
+
+  it('reports each kind of mismatch with its order, payment and refund ids, and counts them per kind', async () => {
+    const from = await windowStart();
+    // money taken, never credited: a lost notification, and a payment we never created
+    const quiet = await newAccount(f.db(), confirmed('quiet'));
+    const pending = await createOrder(f.payments, quiet, 'direct;web', f.pack, 'card');
+    const quietPayment = await paymentIdOf(f.db(), pending.orderId);
+    f.emulator.control.payQuietly(quietPayment);
+    const stranger = f.emulator.control.createUnknownPayment({ shopId: f.directShop.id, amount: { value: '15.00', currency: 'RUB' } });
+    // credited, never taken
+    const vanished = await paidOrder('vanished');
+    f.emulator.control.removePayment(vanished.paymentId);
+    // amount and currency differ
+    const altered = await paidOrder('altered');
+    f.emulator.control.alterPayment(altered.paymentId, { value: '1.00', currency: 'USD' });
+    // refund on the provider only
+    const backOffice = await paidOrder('backoffice');
+    const providerRefund = f.emulator.control.createProviderRefund(backOffice.paymentId);
+    // refund in our books only
+    const ours = await paidOrder('ours');
+    const refunded = await refund(f.refunds, ours.orderId);
+    expect(refunded.status).toBe('succeeded');
+    f.emulator.control.removeRefund(refunded.refundId ?? '');
+    // and one order that is fine
+    await paidOrder('fine');
+
+    const report = await reconciler.run(window(from), 'cli');
+    expect(report.run.outcome).toBe('mismatches');
+    const rows = report.mismatches.map((m) => ({
+      kind: m.kind,
+      order: m.order_id,
+      payment: m.payment_ref,
+      refund: m.refund_ref,
+      ledger: m.ledger_amount === null ? null : `${m.ledger_amount} ${m.ledger_currency}`,
+      provider: m.provider_amount === null ? null : `${m.provider_amount} ${m.provider_currency}`,
+    }));
+    expect(rows).toEqual(
+      expect.arrayContaining([
+        { kind: 'taken_not_credited', order: pending.orderId, payment: quietPayment, refund: null, ledger: null, provider: '29900 RUB' },
+        { kind: 'taken_not_credited', order: null, payment: stranger.id, refund: null, ledger: null, provider: '1500 RUB' },
+        { kind: 'credited_not_taken', order: vanished.orderId, payment: vanished.paymentId, refund: null, ledger: '29900 RUB', provider: null },
+        { kind: 'amount_mismatch', order: altered.orderId, payment: altered.paymentId, refund: null, ledger: '29900 RUB', provider: '100 USD' },
+        { kind: 'refund_provider_only', order: backOffice.orderId, payment: backOffice.paymentId, refund: providerRefund.id, ledger: null, provider: '29900 RUB' },
+        { kind: 'refund_ledger_only', order: ours.orderId, payment: ours.paymentId, refund: refunded.refundId, ledger: '29900 RUB', provider: null },
+      ]),
+    );
+    expect(rows).toHaveLength(6);
+    expect(report.mismatches.every((m) => m.rail === 'card' && m.provider === 'yookassa' && m.shop === f.directShop.id)).toBe(true);
+
+    expect(await sample(f, 'reconciliation_mismatches{kind="taken_not_credited"}')).toBe(2);
+    for (const kind of ['credited_not_taken', 'amount_mismatch', 'refund_provider_only', 'refund_ledger_only']) {
+      expect(await sample(f, `reconciliation_mismatches{kind="${kind}"}`)).toBe(1);
+    }
+    expect(await sample(f, 'reconciliation_runs_total{outcome="mismatches"}')).toBeGreaterThanOrEqual(1);
+
+    // a window after all of it is clean again, and the gauges follow the last report
+    const later = await reconciler.run({ from: new Date(Date.now() + 2_000), to: new Date(Date.now() + 3_000) }, 'cli');
+    expect(later.run.outcome).toBe('clean');
+    expect(await sample(f, 'reconciliation_mismatches{kind="taken_not_credited"}')).toBe(0);
+  });
+
+  it('a refunder acts on a row through the money paths: credit, refund, resolve; audited; a viewer reads only', async () => {
+    const from = await windowStart();
+    const account = await newAccount(f.db(), confirmed('act'));
+    const pending = await createOrder(f.payments, account, 'direct;web', f.pack, 'card');
+    const quietPayment = await paymentIdOf(f.db(), pending.orderId);
+    f.emulator.control.payQuietly(quietPayment);
+    const stranger = f.emulator.control.createUnknownPayment({ shopId: f.directShop.id, amount: { value: '15.00', currency: 'RUB' } });
+    const vanished = await paidOrder('act-vanished');
+    f.emulator.control.removePayment(vanished.paymentId);
+    const report = await reconciler.run(window(from), 'cli');
+    const idOf = (payment: string) => report.mismatches.find((m) => m.payment_ref === payment)?.id ?? -1n;
+
+    const svc = f.h.client(backendApi.ReconciliationService);
+    const act = async (id: bigint, action: string, token?: string) => {
+      const res = await svc.actOnMismatch(
+        { body: encodeTable((b) => fb.ReconciliationAction.createReconciliationAction(b, id, b.createString(action))) },
+        token === undefined ? {} : asOperator(token),
+      );
+      return decodeTable(res.body, (bb) => fb.ReconciliationActionResult.getRootAsReconciliationActionResult(bb), (t) => ({ outcome: t.outcome(), detail: t.detail() }));
+    };
+    const viewer = await operatorToken(f.db(), f.h.client(backendApi.ConsoleService), 'recon-viewer', ['viewer']);
+    expect(await failure(act(idOf(quietPayment), 'credit', viewer))).toEqual({ code: 7, errorCode: 'operator_forbidden' });
+    const read = await svc.getReconciliationReport({ body: encodeTable((b) => fb.ReconciliationQuery.createReconciliationQuery(b)) }, asOperator(viewer));
+    const shown = decodeTable(read.body, (bb) => fb.ReconciliationReport.getRootAsReconciliationReport(bb), (t) => ({ has: t.hasRun(), outcome: t.outcome(), rows: t.mismatchesLength() }));
+    expect(shown).toEqual({ has: true, outcome: 'mismatches', rows: 3 });
+
+    expect(await act(idOf(quietPayment), 'credit')).toEqual({ outcome: 'credited', detail: pending.orderId });
+    const order = await f.db().selectFrom('orders').select('state').where('id', '=', pending.orderId).executeTakeFirstOrThrow();
+    expect(order.state).toBe('paid');
+    const refunded = await act(idOf(stranger.id), 'refund');
+    expect(refunded.outcome).toBe('refunded');
+    expect(f.emulator.control.payment(stranger.id).refunds).toEqual([expect.objectContaining({ id: refunded.detail, status: 'succeeded', amount: { value: '15.00', currency: 'RUB' } })]);
+    expect(await failure(act(idOf(stranger.id), 'refund'))).toEqual({ code: 9, errorCode: 'already_resolved' });
+    expect(await failure(act(idOf(vanished.paymentId), 'refund'))).toEqual({ code: 9, errorCode: 'action_not_allowed' });
+    expect(await failure(act(idOf(vanished.paymentId), 'pay-twice'))).toEqual({ code: 3, errorCode: 'invalid_action' });
+    expect(await act(idOf(vanished.paymentId), 'resolve')).toEqual({ outcome: 'resolved', detail: '' });
+    expect(await sample(f, 'reconciliation_mismatches{kind="credited_not_taken"}')).toBe(0);
+
+    const audits = await f.db().selectFrom('operator_audit').select(['action', 'target', 'outcome']).where('action', 'like', 'reconciliation_%').orderBy('id').execute();
+    expect(audits).toEqual([
+      { action: 'reconciliation_act', target: '', outcome: 'forbidden' },
+      { action: 'reconciliation_credit', target: `mismatch:${idOf(quietPayment)}`, outcome: 'credited' },
+      { action: 'reconciliation_refund', target: `mismatch:${idOf(stranger.id)}`, outcome: 'refunded' },
+      { action: 'reconciliation_refund', target: `mismatch:${idOf(stranger.id)}`, outcome: 'failed' },
+      { action: 'reconciliation_refund', target: `mismatch:${idOf(vanished.paymentId)}`, outcome: 'failed' },
+      { action: 'reconciliation_paytwice', target: `mismatch:${idOf(vanished.paymentId)}`, outcome: 'failed' },
+      { action: 'reconciliation_resolve', target: `mismatch:${idOf(vanished.paymentId)}`, outcome: 'resolved' },
+    ]);
+  });
+
+  it('pages through provider lists longer than one page', async () => {
+    const from = await windowStart();
+    for (let i = 0; i < 105; i += 1) f.emulator.control.createUnknownPayment({ shopId: f.directShop.id, amount: { value: '1.00', currency: 'RUB' } });
+    const report = await reconciler.run(window(from), 'cli');
+    expect(report.mismatches.filter((m) => m.kind === 'taken_not_credited')).toHaveLength(105);
+    const lists = f.emulator.control.requests().filter((r) => r.method === 'GET' && r.path === '/v3/payments' && r.shopId === f.directShop.id);
+    expect(lists.length).toBe(2);
+  });
+
+  it('stores a failed run when the provider cannot be read, and never a partial report', async () => {
+    f.emulator.control.addFault({ method: 'GET', pathPrefix: '/v3/refunds', status: 500 });
+    const report = await reconciler.run(window(new Date(Date.now() - 60_000)), 'cli');
+    expect(report.run.outcome).toBe('failed');
+    expect(report.run.error).toMatch(/list refunds: unavailable/);
+    expect(report.mismatches).toEqual([]);
+    expect(await sample(f, 'reconciliation_runs_total{outcome="failed"}')).toBeGreaterThanOrEqual(1);
+  });
+
+  it('the schedule runs on one replica per interval: two replicas ticking at once run once', async () => {
+    const replica = (name: string) =>
+      createReconciler(
+        { db: f.db(), logger: createLogger(name, 'silent'), card: f.deps.card, stars: null, now: () => new Date() },
+        { intervalMs: 60_000, windowMs: 3_600_000, lagMs: 0 },
+      );
+    const now = new Date(Date.now() + 10 * 60_000);
+    const [a, b] = await Promise.all([replica('a').tick(now), replica('b').tick(now)]);
+    expect([a, b].filter((r) => r !== null)).toHaveLength(1);
+    expect(await replica('c').tick(new Date(now.getTime() + 30_000))).toBeNull();
+    expect(await replica('c').tick(new Date(now.getTime() + 60_000))).not.toBeNull();
+  });
+});

@@ -1,0 +1,100 @@
+import { randomBytes } from 'node:crypto';
+import { ControlError } from './errors.js';
+import type { PaymentRecord, World } from './state.js';
+import type { TgUser } from './types.js';
+
+/** TransactionPartnerUser as the Bot API writes it (the subset the emulator fills). */
+export interface TgTransactionPartnerUser {
+  type: 'user';
+  user: TgUser;
+  invoice_payload?: string;
+}
+
+/** StarTransaction: incoming user payments carry `source`, refunds to a user carry `receiver`. */
+export interface TgStarTransaction {
+  /** The charge id: for a payment its telegram_payment_charge_id, for a refund the refunded charge's. */
+  id: string;
+  amount: number;
+  date: number;
+  source?: TgTransactionPartnerUser;
+  receiver?: TgTransactionPartnerUser;
+}
+
+interface Entry {
+  at: string;
+  seq: number;
+  transaction: TgStarTransaction;
+}
+
+/**
+ * The bot's Stars transactions as getStarTransactions reports them, newest first: one incoming
+ * transaction per completed payment (source = the payer, with the invoice payload) and one
+ * outgoing per refund (receiver = the payer, same id as the refunded charge).
+ */
+export function starTransactions(world: World, botId: number): TgStarTransaction[] {
+  const entries: Entry[] = [];
+  world.payments.forEach((p, index) => {
+    if (p.botId !== botId) return;
+    const user = userOf(world, p.userId);
+    entries.push({ at: p.at, seq: index * 2, transaction: { id: p.telegramPaymentChargeId, amount: p.totalAmount, date: unix(p.at), source: { type: 'user', user, invoice_payload: p.payload } } });
+    if (p.refundedAt !== undefined) {
+      entries.push({ at: p.refundedAt, seq: index * 2 + 1, transaction: { id: p.telegramPaymentChargeId, amount: p.totalAmount, date: unix(p.refundedAt), receiver: { type: 'user', user } } });
+    }
+  });
+  entries.sort((a, b) => b.at.localeCompare(a.at) || b.seq - a.seq);
+  return entries.map((e) => structuredClone(e.transaction));
+}
+
+/**
+ * Control: a Stars charge the platform took that the bot was never told of (no successful_payment
+ * reaches it): money taken, nothing credited. Returns the new charge id.
+ */
+export function unforwardedCharge(world: World, input: { botId: number; userId: number; amount: number; payload: string }): string {
+  if (!world.users.has(input.userId)) throw new ControlError(404, `no user ${input.userId}`);
+  const chargeId = `stx${randomBytes(24).toString('base64url')}`;
+  world.payments.push({
+    telegramPaymentChargeId: chargeId,
+    preCheckoutQueryId: '',
+    botId: input.botId,
+    userId: input.userId,
+    link: '',
+    payload: input.payload,
+    currency: 'XTR',
+    totalAmount: input.amount,
+    at: new Date().toISOString(),
+  });
+  return chargeId;
+}
+
+/** Control: the platform refunds a charge on its own (the bot never asked). */
+export function platformRefund(world: World, chargeId: string): void {
+  const payment = chargeOf(world, chargeId);
+  if (payment.refundedAt !== undefined) throw new ControlError(409, `charge ${chargeId} is refunded already`);
+  payment.refundedAt = new Date().toISOString();
+}
+
+/** Control: the platform now reports another amount for a charge. */
+export function alterCharge(world: World, chargeId: string, amount: number): void {
+  chargeOf(world, chargeId).totalAmount = amount;
+}
+
+/** Control: the platform forgets a charge (credited by the merchant, never taken). */
+export function forgetCharge(world: World, chargeId: string): void {
+  const index = world.payments.findIndex((p) => p.telegramPaymentChargeId === chargeId);
+  if (index < 0) throw new ControlError(404, `no charge ${chargeId}`);
+  world.payments.splice(index, 1);
+}
+
+function chargeOf(world: World, chargeId: string): PaymentRecord {
+  const payment = world.payments.find((p) => p.telegramPaymentChargeId === chargeId);
+  if (!payment) throw new ControlError(404, `no charge ${chargeId}`);
+  return payment;
+}
+
+function userOf(world: World, userId: number): TgUser {
+  return world.users.get(userId)?.user ?? { id: userId, is_bot: false, first_name: 'Deleted Account' };
+}
+
+function unix(iso: string): number {
+  return Math.floor(Date.parse(iso) / 1000);
+}
