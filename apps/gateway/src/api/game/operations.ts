@@ -1,14 +1,11 @@
 import { ConnectError } from '@connectrpc/connect';
-import { encodeTable, fb } from '@wordgame/contracts';
+import { encodeTable, fb, HINT_UNLOCK_HEADER } from '@wordgame/contracts';
 import type { Request } from 'express';
 import { z } from 'zod';
 import type { BackendClients } from '../../backend/client.js';
 import type { Operation } from '../operation.js';
 import { byField, idParam, jsonBody, parseInput } from '../validation.js';
 import { readGame, readHint } from './codec.js';
-
-/** Metadata header in which the backend states the seconds left of a `hint_locked` refusal. */
-const HINT_UNLOCK_HEADER = 'x-hint-unlock-left-seconds';
 
 const createBody = z
   .object({
