@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { ConnectError } from '@connectrpc/connect';
+import { DomainError } from '@wordgame/contracts';
 import { chooseWord, DICTIONARY, inDictionary } from '../src/game/dictionary.js';
 import { AI_HINT_IDLE_MS, checkWord, hintUnlockLeftSeconds, normaliseWord, requiredLetter, type RuleState } from '../src/game/rules.js';
 import { utcDay } from '../src/game/hint.js';
@@ -8,7 +8,8 @@ const codeOf = (fn: () => unknown): string | null => {
   try {
     fn();
   } catch (err: unknown) {
-    return ConnectError.from(err).metadata.get('x-error-code');
+    if (err instanceof DomainError) return err.code;
+    throw err;
   }
   return null;
 };

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { ConnectError } from '@connectrpc/connect';
 import fc from 'fast-check';
+import { DomainError } from '@wordgame/contracts';
 import { createLogger } from '@wordgame/logging';
 import type { ProviderEmulator } from '@wordgame/provider-emulator';
 import type { Database } from '../src/db/database.js';
@@ -115,7 +115,7 @@ describe('money conservation: random interleavings of both rails on PostgreSQL',
     pressAgain: boolean;
   }
 
-  const codeOf = (err: unknown) => (err instanceof ConnectError ? (err.metadata.get('x-error-code') ?? '') : '');
+  const codeOf = (err: unknown) => (err instanceof DomainError ? err.code : '');
 
   async function consoleRefund(orderId: string, run: Run, stars: boolean): Promise<void> {
     try {

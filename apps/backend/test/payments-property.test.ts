@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { ConnectError } from '@connectrpc/connect';
 import fc from 'fast-check';
+import { DomainError } from '@wordgame/contracts';
 import { createLogger } from '@wordgame/logging';
 import type { ProviderEmulator } from '@wordgame/provider-emulator';
 import type { Database } from '../src/db/database.js';
@@ -76,7 +76,7 @@ describe('payments property: random interleavings on PostgreSQL', () => {
           return;
       }
     } catch (err: unknown) {
-      if (err instanceof ConnectError && ['order_not_paid'].includes(err.metadata.get('x-error-code') ?? '')) return;
+      if (err instanceof DomainError && err.code === 'order_not_paid') return;
       throw err;
     }
   }

@@ -92,6 +92,7 @@ describe('unary fast path (Connect unary straight off the HTTP/2 stream)', () =>
     const err = (await h2().check({ body: new Uint8Array() }).catch((e: unknown) => e)) as ConnectError;
     expect(err.code).toBe(Code.Unavailable);
     expect(err.rawMessage).toBe('the database is unavailable');
+    expect(err.metadata.get('x-error-code')).toBe('backend_unavailable');
   });
 
   it('answers a body that is not the request message as connect-node does (Internal "parse binary")', async () => {

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { ERROR_CODES } from '../src/http/error-codes.js';
+import { ERRORS, isErrorCode } from '@wordgame/contracts';
 import { databaseFingerprint, startFuzzStack, type FuzzStack } from './support/fuzz-stack.js';
 import {
   FUZZ_SCALE,
@@ -208,9 +208,9 @@ describe('hostile input on every REST endpoint (real gateway, real backend proce
     const parsed = JSON.parse(res.text) as { error?: { code?: unknown; message?: unknown } };
     const code = parsed.error?.code;
     if (typeof code !== 'string' || typeof parsed.error?.message !== 'string' || parsed.error.message === '') throw new Error(`bad error body: ${where}`);
-    const known = (ERROR_CODES as Record<string, readonly [number, string]>)[code];
-    if (!known) throw new Error(`code outside the closed table: ${where}`);
-    if (known[0] !== res.status) throw new Error(`status ${res.status} for ${code} (table says ${known[0]}): ${where}`);
+    if (!isErrorCode(code) || ERRORS[code].audience === 'service') throw new Error(`code outside the closed table: ${where}`);
+    const known = ERRORS[code].http;
+    if (known !== res.status) throw new Error(`status ${res.status} for ${code} (table says ${known}): ${where}`);
   }
 
   async function stillUp(): Promise<void> {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { ERROR_CODES } from '../src/http/error-codes.js';
+import { ERRORS } from '@wordgame/contracts';
 
 const README = readFileSync(fileURLToPath(new URL('../../../README.md', import.meta.url)), 'utf8');
 
@@ -23,9 +23,10 @@ function documented(): Map<string, number> {
 }
 
 describe('README error table', () => {
-  it('lists every REST error code under its HTTP status', () => {
+  it('lists every error code the REST edge answers (client and edge codes of the registry) under its HTTP status', () => {
     const listed = documented();
-    const problems = Object.entries(ERROR_CODES).flatMap(([code, [status]]) => {
+    const rest = Object.entries(ERRORS).filter(([, spec]) => spec.audience !== 'service');
+    const problems = rest.flatMap(([code, { http: status }]) => {
       const at = listed.get(code) ?? (code.startsWith('invalid_') ? listed.get('invalid_*') : undefined);
       if (at === undefined) return [`${code} (${status}) is missing`];
       return at === status ? [] : [`${code} is listed under ${at}, answers ${status}`];

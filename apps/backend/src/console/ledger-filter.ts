@@ -1,6 +1,6 @@
 import type { LedgerKind } from '../db/schema.js';
 import { isSegment, type Segment } from '../gate/context.js';
-import { consoleError } from '../operators/errors.js';
+import { DomainError } from '../rpc/errors.js';
 
 const KINDS: readonly LedgerKind[] = ['grant', 'spend', 'purchase', 'refund'];
 const DAY_MS = 86_400_000;
@@ -47,17 +47,17 @@ export function parseLedgerFilter(raw: RawLedgerFilter, now: Date): LedgerFilter
     from = utcDayStart(now, DEFAULT_RANGE_DAYS - 1);
     to = utcDayStart(now, -1);
   } else {
-    if (raw.fromUnix <= 0n || raw.toUnix <= raw.fromUnix || raw.toUnix > 253_402_300_799n) throw consoleError('invalid_filter', 'the date range must have from before to');
-    if (raw.toUnix - raw.fromUnix > BigInt(MAX_RANGE_DAYS) * 86_400n) throw consoleError('invalid_filter', `the date range may span at most ${MAX_RANGE_DAYS} days`);
+    if (raw.fromUnix <= 0n || raw.toUnix <= raw.fromUnix || raw.toUnix > 253_402_300_799n) throw new DomainError('invalid_filter', 'the date range must have from before to');
+    if (raw.toUnix - raw.fromUnix > BigInt(MAX_RANGE_DAYS) * 86_400n) throw new DomainError('invalid_filter', `the date range may span at most ${MAX_RANGE_DAYS} days`);
     from = new Date(Number(raw.fromUnix) * 1000);
     to = new Date(Number(raw.toUnix) * 1000);
   }
   const wallet = raw.wallet || null;
-  if (wallet !== null && !isSegment(wallet)) throw consoleError('invalid_filter', 'unknown wallet');
+  if (wallet !== null && !isSegment(wallet)) throw new DomainError('invalid_filter', 'unknown wallet');
   const rail = raw.rail || null;
-  if (rail !== null && !/^[a-z0-9_]{1,64}$/.test(rail)) throw consoleError('invalid_filter', 'unknown rail');
+  if (rail !== null && !/^[a-z0-9_]{1,64}$/.test(rail)) throw new DomainError('invalid_filter', 'unknown rail');
   const kind = raw.kind || null;
-  if (kind !== null && !(KINDS as readonly string[]).includes(kind)) throw consoleError('invalid_filter', 'unknown kind');
-  if (raw.accountId < 0n) throw consoleError('invalid_filter', 'account must be a positive id');
+  if (kind !== null && !(KINDS as readonly string[]).includes(kind)) throw new DomainError('invalid_filter', 'unknown kind');
+  if (raw.accountId < 0n) throw new DomainError('invalid_filter', 'account must be a positive id');
   return { from, to, wallet, rail, kind: kind as LedgerKind | null, accountId: raw.accountId === 0n ? null : raw.accountId };
 }

@@ -11,7 +11,7 @@ import type { ChatGate } from '../moderation/chat-gate.js';
 import { moderate } from '../moderation/moderate.js';
 import { operatorRefund, operatorUpsertProduct } from '../operators/actions.js';
 import { audit } from '../operators/audit.js';
-import { consoleError } from '../operators/errors.js';
+import { DomainError } from '../rpc/errors.js';
 import { normaliseLogin } from '../operators/repository.js';
 import { OPERATOR_SESSION_HEADER, requireRole, resolveOperator, signIn, signOut } from '../operators/sessions.js';
 import type { PaymentDeps } from '../payments/index.js';
@@ -51,7 +51,7 @@ export function consoleService(deps: ConsoleDeps): ServiceImpl<typeof backendApi
   return {
     async signIn(req, ctx) {
       const input = decodeTable(req.body, (bb) => fb.OperatorSignIn.getRootAsOperatorSignIn(bb), (t) => ({ login: t.login() ?? '', password: t.password() ?? '' }));
-      if (input.login.length === 0 || input.login.length > 254 || input.password.length === 0 || input.password.length > 256) throw consoleError('invalid_credentials', 'wrong login or password');
+      if (input.login.length === 0 || input.login.length > 254 || input.password.length === 0 || input.password.length > 256) throw new DomainError('invalid_credentials', 'wrong login or password');
       const { token, session } = await limitedSignIn(deps, input.login, input.password, clientAddressOf(ctx.requestHeader));
       deps.logger.info({ operatorId: String(session.id) }, 'operator signed in');
       return { body: encodeGrant(token, session) };
@@ -73,8 +73,8 @@ export function consoleService(deps: ConsoleDeps): ServiceImpl<typeof backendApi
         withTotals: t.withTotals(),
       }));
       const filter = parseLedgerFilter(q.filter, deps.now());
-      if (q.afterCreatedUs < 0n || q.afterCreatedUs > CURSOR_MAX_US || q.afterId < 0n || (q.afterId === 0n) !== (q.afterCreatedUs === 0n)) throw consoleError('invalid_cursor', 'malformed page cursor');
-      if (q.limit < 0 || q.limit > PAGE_MAX) throw consoleError('invalid_filter', `a page holds 1-${PAGE_MAX} rows`);
+      if (q.afterCreatedUs < 0n || q.afterCreatedUs > CURSOR_MAX_US || q.afterId < 0n || (q.afterId === 0n) !== (q.afterCreatedUs === 0n)) throw new DomainError('invalid_cursor', 'malformed page cursor');
+      if (q.limit < 0 || q.limit > PAGE_MAX) throw new DomainError('invalid_filter', `a page holds 1-${PAGE_MAX} rows`);
       const cursor = q.afterId === 0n ? null : { createdUs: q.afterCreatedUs, id: q.afterId };
       const [page, totals] = await Promise.all([ledgerPage(db, filter, cursor, q.limit || PAGE_DEFAULT), q.withTotals ? ledgerTotals(db, filter) : Promise.resolve(null)]);
       return { body: encodeLedgerPage(page.rows, page.hasMore, totals) };

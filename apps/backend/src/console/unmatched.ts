@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { encodeTable, fb } from '@wordgame/contracts';
 import type { DB, StarRefundStatus } from '../db/schema.js';
-import { consoleError } from '../operators/errors.js';
+import { DomainError } from '../rpc/errors.js';
 
 const PAGE_DEFAULT = 50;
 const PAGE_MAX = 200;
@@ -20,7 +20,7 @@ export interface UnmatchedQuery {
  * An unknown status is invalid_filter.
  */
 export async function unmatchedPage(db: Kysely<DB>, q: UnmatchedQuery): Promise<Uint8Array> {
-  if (q.status !== '' && !STATUSES.includes(q.status as StarRefundStatus)) throw consoleError('invalid_filter', 'status must be pending, refunded or failed');
+  if (q.status !== '' && !STATUSES.includes(q.status as StarRefundStatus)) throw new DomainError('invalid_filter', 'status must be pending, refunded or failed');
   const limit = q.limit <= 0 ? PAGE_DEFAULT : Math.min(q.limit, PAGE_MAX);
   let query = db.selectFrom('unmatched_payments').selectAll().orderBy('id', 'desc').limit(limit);
   if (q.status !== '') query = query.where('refund_status', '=', q.status as StarRefundStatus);

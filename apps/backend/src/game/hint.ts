@@ -7,7 +7,7 @@ import type { Caller } from '../rpc/caller.js';
 import type { HintResult } from './codec.js';
 import type { GameDeps } from './deps.js';
 import { chooseWord } from './dictionary.js';
-import { gameError, HINT_UNLOCK_HEADER } from './errors.js';
+import { DomainError, HINT_UNLOCK_HEADER } from '../rpc/errors.js';
 import { lockSeatedGame, requireTurn } from './play.js';
 import type { GameRecord } from './repository.js';
 import { hintUnlockLeftSeconds, requiredLetter } from './rules.js';
@@ -32,10 +32,10 @@ export async function useHint(deps: GameDeps, caller: Caller, gameId: bigint): P
     requireTurn(game, seat);
     if (game.vsAi) {
       const left = hintUnlockLeftSeconds(game, seat, now);
-      if (left > 0) throw gameError('hint_locked', `hints unlock ${left} s after the robot's last move plus 30 minutes`, { [HINT_UNLOCK_HEADER]: String(left) });
+      if (left > 0) throw new DomainError('hint_locked', `hints unlock ${left} s after the robot's last move plus 30 minutes`, { [HINT_UNLOCK_HEADER]: String(left) });
     }
     const word = chooseWord(requiredLetter(game.lastWord), new Set(game.words), game.noRepeatWords);
-    if (word === null) throw gameError('no_word_available', 'no dictionary word fits this position');
+    if (word === null) throw new DomainError('no_word_available', 'no dictionary word fits this position');
     if (game.vsAi) return { game, seat, hint: { word, source: 'free', benefitOrigin: '', allowanceLeft: 0 } };
 
     const allowance = await takeAllowance(trx, caller.accountId, now, deps.dailyHints);
@@ -80,7 +80,7 @@ async function takeAllowance(trx: Transaction<DB>, accountId: bigint, now: Date,
 async function takeWalletHint(trx: Transaction<DB>, caller: Caller, gameId: bigint, now: Date): Promise<Segment> {
   const decision = gate({ ...caller.platform, emailConfirmed: false });
   if (!decision.canSpend || decision.spendOrder.length === 0) {
-    throw gameError('no_hints_left', 'no free hints left today, and wallet hints cannot be used in this app context');
+    throw new DomainError('no_hints_left', 'no free hints left today, and wallet hints cannot be used in this app context');
   }
   const rows = await trx
     .selectFrom('benefits')
@@ -92,7 +92,7 @@ async function takeWalletHint(trx: Transaction<DB>, caller: Caller, gameId: bigi
     .execute();
   const held = new Map(rows.map((r) => [r.origin, r.hints]));
   const origin = decision.spendOrder.find((o) => (held.get(o) ?? 0n) > 0n);
-  if (origin === undefined) throw gameError('no_hints_left', 'no free hints left today and no hints in the wallet');
+  if (origin === undefined) throw new DomainError('no_hints_left', 'no free hints left today and no hints in the wallet');
   await spendWalletHint(trx, caller.accountId, origin, `hint in game ${gameId}`, now);
   return origin;
 }

@@ -5,7 +5,7 @@ import { requireLiveCaller } from './caller.js';
 import type { MoveRecord } from './codec.js';
 import type { GameDeps } from './deps.js';
 import { chooseWord } from './dictionary.js';
-import { gameError } from './errors.js';
+import { DomainError } from '../rpc/errors.js';
 import { loadGame, seatOf, type GameRecord } from './repository.js';
 import { checkWord, isVariant, MAX_MOVES, normaliseWord, pointsOf, requiredLetter, VARIANTS, winnerByScore } from './rules.js';
 import { isBlockedEitherWay, requireTarget } from './targets.js';
@@ -24,17 +24,17 @@ export interface NewGame {
  */
 export async function createGame(deps: GameDeps, caller: Caller, input: NewGame): Promise<GameRecord> {
   const variant = input.variant ?? '';
-  if (!isVariant(variant)) throw gameError('invalid_variant', 'variant must be classic or no_repeat');
+  if (!isVariant(variant)) throw new DomainError('invalid_variant', 'variant must be classic or no_repeat');
   if (input.vsAi !== (input.opponentAccountId === 0n)) {
-    throw gameError('invalid_opponent', input.vsAi ? 'a game against the robot has no opponent account' : 'invite an opponent account or play the robot');
+    throw new DomainError('invalid_opponent', input.vsAi ? 'a game against the robot has no opponent account' : 'invite an opponent account or play the robot');
   }
   const now = deps.now();
   return deps.db.transaction().execute(async (trx) => {
     await requireLiveCaller(trx, caller.accountId);
     if (!input.vsAi) {
-      if (input.opponentAccountId === caller.accountId) throw gameError('invalid_opponent', 'you cannot invite yourself');
+      if (input.opponentAccountId === caller.accountId) throw new DomainError('invalid_opponent', 'you cannot invite yourself');
       await requireTarget(trx, caller.accountId, input.opponentAccountId, 'invalid_opponent');
-      if (await isBlockedEitherWay(trx, caller.accountId, input.opponentAccountId)) throw gameError('blocked', 'a block stands between you and this player');
+      if (await isBlockedEitherWay(trx, caller.accountId, input.opponentAccountId)) throw new DomainError('blocked', 'a block stands between you and this player');
     }
     const id = await insertGame(trx, variant, input.vsAi, now);
     await trx
@@ -65,18 +65,18 @@ async function mustLoad(trx: Transaction<DB>, id: bigint): Promise<GameRecord> {
 
 /** The game the caller is seated in, locked; `unknown_game` for a game the caller does not sit in. */
 export async function lockSeatedGame(trx: Transaction<DB>, caller: Caller, gameId: bigint): Promise<{ game: GameRecord; seat: number }> {
-  if (gameId <= 0n) throw gameError('invalid_game_id', 'game_id must be a positive integer');
+  if (gameId <= 0n) throw new DomainError('invalid_game_id', 'game_id must be a positive integer');
   await requireLiveCaller(trx, caller.accountId);
   const game = await loadGame(trx, gameId, true);
   const seat = game === undefined ? undefined : seatOf(game, caller.accountId);
-  if (game === undefined || seat === undefined) throw gameError('unknown_game', 'no such game');
+  if (game === undefined || seat === undefined) throw new DomainError('unknown_game', 'no such game');
   return { game, seat };
 }
 
 /** Fails unless the game is active and it is `seat`'s turn. */
 export function requireTurn(game: GameRecord, seat: number): void {
-  if (game.status !== 'active') throw gameError('game_finished', 'the game is over');
-  if (game.turn !== seat) throw gameError('not_your_turn', 'it is not your turn');
+  if (game.status !== 'active') throw new DomainError('game_finished', 'the game is over');
+  if (game.turn !== seat) throw new DomainError('not_your_turn', 'it is not your turn');
 }
 
 /** A played move plus the committed game after the call. */
@@ -168,7 +168,7 @@ export async function resign(deps: GameDeps, caller: Caller, gameId: bigint): Pr
   const now = deps.now();
   const outcome = await deps.db.transaction().execute(async (trx) => {
     const { game, seat } = await lockSeatedGame(trx, caller, gameId);
-    if (game.status !== 'active') throw gameError('game_finished', 'the game is over');
+    if (game.status !== 'active') throw new DomainError('game_finished', 'the game is over');
     finish(game, seat === 0 ? 1 : 0, 'resigned');
     await saveState(trx, game, now);
     return { game: await mustLoad(trx, game.id), seat };

@@ -1,6 +1,6 @@
 import type { FinishReason, GameVariant } from '../db/schema.js';
 import { inDictionary } from './dictionary.js';
-import { gameError } from './errors.js';
+import { DomainError } from '../rpc/errors.js';
 
 /** A game ends after this many moves in all (ten per seat). */
 export const MAX_MOVES = 20;
@@ -41,7 +41,7 @@ export function pointsOf(word: string): number {
 /** Normalises a submitted word (trim, lower-case); a word is 2-32 letters a-z. */
 export function normaliseWord(raw: string | null): string {
   const word = (raw ?? '').trim().toLowerCase();
-  if (!/^[a-z]{2,32}$/.test(word)) throw gameError('invalid_word', 'a word is 2-32 letters a-z');
+  if (!/^[a-z]{2,32}$/.test(word)) throw new DomainError('invalid_word', 'a word is 2-32 letters a-z');
   return word;
 }
 
@@ -50,10 +50,10 @@ export function normaliseWord(raw: string | null): string {
  * word's last letter, and (no_repeat variant) not played before in this game.
  */
 export function checkWord(word: string, state: Pick<RuleState, 'lastWord' | 'noRepeatWords'>, played: ReadonlySet<string>): void {
-  if (!inDictionary(word)) throw gameError('unknown_word', `"${word}" is not in the game's dictionary`);
+  if (!inDictionary(word)) throw new DomainError('unknown_word', `"${word}" is not in the game's dictionary`);
   const letter = requiredLetter(state.lastWord);
-  if (letter !== null && !word.startsWith(letter)) throw gameError('wrong_letter', `the word must start with "${letter}"`);
-  if (state.noRepeatWords && played.has(word)) throw gameError('word_repeated', `"${word}" was already played in this game`);
+  if (letter !== null && !word.startsWith(letter)) throw new DomainError('wrong_letter', `the word must start with "${letter}"`);
+  if (state.noRepeatWords && played.has(word)) throw new DomainError('word_repeated', `"${word}" was already played in this game`);
 }
 
 /** The winner by score after the last move; null on a draw. */

@@ -1,10 +1,10 @@
 import type { ServiceImpl } from '@connectrpc/connect';
 import { backendApi, decodeTable, fb } from '@wordgame/contracts';
 import { callerFrom } from '../rpc/caller.js';
+import { DomainError } from '../rpc/errors.js';
 import { requireLiveCaller } from './caller.js';
 import { encodeGameView, encodeHintGrant } from './codec.js';
 import type { GameDeps } from './deps.js';
-import { gameError, streamError } from './errors.js';
 import { useHint } from './hint.js';
 import { createGame, playMove, resign } from './play.js';
 import { loadGame, seatOf } from './repository.js';
@@ -31,11 +31,11 @@ export function gameService(deps: GameDeps): ServiceImpl<typeof backendApi.GameS
     async getGame(req, ctx) {
       const caller = callerFrom(ctx.requestHeader);
       const gameId = gameIdOf(req.body);
-      if (gameId <= 0n) throw gameError('invalid_game_id', 'game_id must be a positive integer');
+      if (gameId <= 0n) throw new DomainError('invalid_game_id', 'game_id must be a positive integer');
       await requireLiveCaller(deps.db, caller.accountId);
       const game = await loadGame(deps.db, gameId);
       const seat = game === undefined ? undefined : seatOf(game, caller.accountId);
-      if (game === undefined || seat === undefined) throw gameError('unknown_game', 'no such game');
+      if (game === undefined || seat === undefined) throw new DomainError('unknown_game', 'no such game');
       return { body: encodeGameView(game, seat, deps.now()) };
     },
     async playMove(req, ctx) {
@@ -56,12 +56,8 @@ export function gameService(deps: GameDeps): ServiceImpl<typeof backendApi.GameS
       return { body: encodeGameView(game, seat, deps.now()) };
     },
     async *watchGame(req, ctx) {
-      try {
-        const caller = callerFrom(ctx.requestHeader);
-        for await (const body of watchGame(deps, caller, gameIdOf(req.body), ctx.signal)) yield { body };
-      } catch (err: unknown) {
-        throw streamError(err, deps.logger);
-      }
+      const caller = callerFrom(ctx.requestHeader);
+      for await (const body of watchGame(deps, caller, gameIdOf(req.body), ctx.signal)) yield { body };
     },
   };
 }

@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../db/schema.js';
-import { gameError, type GameErrorCode } from './errors.js';
+import { DomainError, type DomainErrorCode } from '../rpc/errors.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -9,12 +9,12 @@ type Db = Kysely<DB> | Transaction<DB>;
  * the caller's (`selfCode` otherwise), an existing account (`unknown_account`), and not deleted
  * (`account_deleted`, HTTP 410 at the edge).
  */
-export async function requireTarget(db: Db, callerId: bigint, targetId: bigint, selfCode: GameErrorCode = 'invalid_target'): Promise<void> {
-  if (targetId <= 0n) throw gameError(selfCode, 'account_id must be a positive integer');
-  if (targetId === callerId) throw gameError(selfCode, 'you cannot aim this at yourself');
+export async function requireTarget(db: Db, callerId: bigint, targetId: bigint, selfCode: DomainErrorCode = 'invalid_target'): Promise<void> {
+  if (targetId <= 0n) throw new DomainError(selfCode, 'account_id must be a positive integer');
+  if (targetId === callerId) throw new DomainError(selfCode, 'you cannot aim this at yourself');
   const row = await db.selectFrom('accounts').select('status').where('id', '=', targetId).executeTakeFirst();
-  if (!row) throw gameError('unknown_account', 'no such account');
-  if (row.status === 'deleted') throw gameError('account_deleted', 'the account is deleted');
+  if (!row) throw new DomainError('unknown_account', 'no such account');
+  if (row.status === 'deleted') throw new DomainError('account_deleted', 'the account is deleted');
 }
 
 /** Whether either account blocks the other. */

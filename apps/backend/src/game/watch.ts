@@ -2,7 +2,7 @@ import type { Caller } from '../rpc/caller.js';
 import { requireLiveCaller } from './caller.js';
 import { encodeGameEvent } from './codec.js';
 import type { GameDeps } from './deps.js';
-import { gameError } from './errors.js';
+import { DomainError } from '../rpc/errors.js';
 import type { GameBusEvent } from './events.js';
 import { loadGame, seatOf } from './repository.js';
 
@@ -17,7 +17,7 @@ export const WATCH_QUEUE_LIMIT = 256;
  * bus closes, or the watcher falls WATCH_QUEUE_LIMIT events behind.
  */
 export async function* watchGame(deps: GameDeps, caller: Caller, gameId: bigint, signal: AbortSignal): AsyncGenerator<Uint8Array> {
-  if (gameId <= 0n) throw gameError('invalid_game_id', 'game_id must be a positive integer');
+  if (gameId <= 0n) throw new DomainError('invalid_game_id', 'game_id must be a positive integer');
   const queue: GameBusEvent[] = [];
   let wake: (() => void) | undefined;
   let overflow = false;
@@ -33,7 +33,7 @@ export async function* watchGame(deps: GameDeps, caller: Caller, gameId: bigint,
     await requireLiveCaller(deps.db, caller.accountId);
     const game = await loadGame(deps.db, gameId);
     const seat = game === undefined ? undefined : seatOf(game, caller.accountId);
-    if (game === undefined || seat === undefined) throw gameError('unknown_game', 'no such game');
+    if (game === undefined || seat === undefined) throw new DomainError('unknown_game', 'no such game');
     yield encodeGameEvent('snapshot', game, seat, deps.now());
     let seen = game.moves;
     while (!signal.aborted && !overflow) {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { RateLimiterRes } from 'rate-limiter-flexible';
-import { RateLimited } from '../rpc/errors.js';
+import { rateLimited } from '../rpc/errors.js';
 
 /** Request header in which the gateway states the client's address (set from the socket or trusted proxy, never copied from the client). */
 export const CLIENT_ADDRESS_HEADER = 'x-client-address';
@@ -28,8 +28,8 @@ export function retryAfterSeconds(res: RateLimiterRes): number {
   return Math.max(1, Math.ceil(res.msBeforeNext / 1000));
 }
 
-/** Turns the library's refusal (a RateLimiterRes) into RateLimited; a store failure is rethrown as it is. */
+/** Turns the library's refusal (a RateLimiterRes) into a `rate_limited` DomainError; a store failure is rethrown as it is. */
 export function refusal(err: unknown): never {
-  if (err instanceof RateLimiterRes) throw new RateLimited(retryAfterSeconds(err));
+  if (err instanceof RateLimiterRes) throw rateLimited(retryAfterSeconds(err));
   throw err;
 }

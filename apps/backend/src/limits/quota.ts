@@ -4,7 +4,7 @@ import { keyOf, refusal } from './keys.js';
 /** A per-account and per-address allowance of some costly action (order creation, confirmation mail). */
 export interface Quota {
   /**
-   * Takes one unit for the account and, when known, the client address; throws RateLimited with
+   * Takes one unit for the account and, when known, the client address; throws a `rate_limited` DomainError with
    * the wait when either is spent (a refused call still counts, so hammering does not help).
    */
   take(accountId: bigint, address: string | null): Promise<void>;

@@ -19,7 +19,7 @@ export interface SignInAttempt {
 export interface SignInLimit {
   /**
    * Counts an attempt for `login` (already normalised) and the address before the password is
-   * checked, atomically in the store, so parallel guesses cannot slip past; throws RateLimited
+   * checked, atomically in the store, so parallel guesses cannot slip past; throws `rate_limited`
    * when either counter is already used up.
    */
   begin(login: string, address: string | null): Promise<SignInAttempt>;

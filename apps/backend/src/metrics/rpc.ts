@@ -1,7 +1,7 @@
 import type { DescService } from '@bufbuild/protobuf';
 import { Code } from '@connectrpc/connect';
 import { Counter, Histogram, type Registry } from 'prom-client';
-import { RateLimited } from '../rpc/errors.js';
+import { DomainError } from '../rpc/errors.js';
 import { edgeCode } from '../rpc/interceptors.js';
 import type { ServiceRegistration } from '@wordgame/h2-unary';
 
@@ -72,7 +72,7 @@ function instrumentImpl(service: DescService, impl: Record<string, unknown>, met
 }
 
 function failed(label: string, err: unknown, metrics: RpcMetrics): void {
-  if (err instanceof RateLimited) metrics.rateLimited.inc({ method: label });
+  if (err instanceof DomainError && err.code === 'rate_limited') metrics.rateLimited.inc({ method: label });
   metrics.requests.inc({ method: label, code: codeLabel(edgeCode(err)) });
 }
 

@@ -2,7 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import { isChatEligible } from '../accounts/status.js';
 import type { AccountStatus, DB, PlatformKind } from '../db/schema.js';
 import { SEGMENTS, type Segment } from '../gate/context.js';
-import { consoleError } from '../operators/errors.js';
+import { DomainError } from '../rpc/errors.js';
 
 /** What the console shows of an account. */
 export interface AccountSummary {
@@ -35,7 +35,7 @@ const SEARCH_LIMIT = 20;
  */
 export async function findAccounts(db: Kysely<DB>, rawQuery: string | null, now: Date): Promise<AccountSummary[]> {
   const query = (rawQuery ?? '').trim();
-  if (query.length === 0 || query.length > 254) throw consoleError('invalid_query', 'enter an account id, an e-mail or a platform identity');
+  if (query.length === 0 || query.length > 254) throw new DomainError('invalid_query', 'enter an account id, an e-mail or a platform identity');
   let ids: bigint[];
   const typed = /^(telegram|vk):(\S{1,64})$/.exec(query);
   if (typed?.[1] !== undefined && typed[2] !== undefined) {
@@ -101,6 +101,6 @@ async function balancesOf(db: Kysely<DB> | Transaction<DB>, ids: readonly bigint
 /** One account's summary; unknown_account when there is none. */
 export async function accountSummary(db: Kysely<DB> | Transaction<DB>, id: bigint, now: Date): Promise<AccountSummary> {
   const [summary] = await summaries(db, [id], now);
-  if (!summary) throw consoleError('unknown_account', 'no such account');
+  if (!summary) throw new DomainError('unknown_account', 'no such account');
   return summary;
 }

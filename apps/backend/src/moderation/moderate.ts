@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from '@wordgame/logging';
 import type { DB } from '../db/schema.js';
 import { audit } from '../operators/audit.js';
-import { consoleError } from '../operators/errors.js';
+import { DomainError } from '../rpc/errors.js';
 import type { CommandOutcome } from '../payments/index.js';
 import { accountSummary, type AccountSummary } from './accounts.js';
 import type { ChatGate } from './chat-gate.js';
@@ -54,18 +54,18 @@ export async function moderate(
   now: Date = deps.now(),
 ): Promise<{ account: AccountSummary; sent: GateSent[] }> {
   const action = input.action as ModerationKind;
-  if (!KINDS.includes(action)) throw consoleError('invalid_action', 'unknown moderation action');
+  if (!KINDS.includes(action)) throw new DomainError('invalid_action', 'unknown moderation action');
   let until: Date | null = null;
   if (action === 'temp_block') {
     const ms = Number(input.untilUnix) * 1000;
-    if (input.untilUnix <= 0n || ms <= now.getTime() || ms > now.getTime() + MAX_TEMP_BLOCK_MS) throw consoleError('invalid_until', 'a temporary block needs an end in the future (at most 10 years)');
+    if (input.untilUnix <= 0n || ms <= now.getTime() || ms > now.getTime() + MAX_TEMP_BLOCK_MS) throw new DomainError('invalid_until', 'a temporary block needs an end in the future (at most 10 years)');
     until = new Date(ms);
   }
   const reason = (input.reason ?? '').slice(0, 200);
   const account = await deps.db.transaction().execute(async (trx) => {
     const row = await trx.selectFrom('accounts').select(['id', 'status']).where('id', '=', input.accountId).forUpdate().executeTakeFirst();
-    if (!row) throw consoleError('unknown_account', 'no such account');
-    if (row.status === 'deleted') throw consoleError('invalid_action', 'a deleted account cannot be moderated');
+    if (!row) throw new DomainError('unknown_account', 'no such account');
+    if (row.status === 'deleted') throw new DomainError('invalid_action', 'a deleted account cannot be moderated');
     const update =
       action === 'block'
         ? { status: 'suspended' as const, suspended_until: null }

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import { verifyPassword } from '../accounts/password.js';
 import type { DB, OperatorRole } from '../db/schema.js';
 import { audit } from './audit.js';
-import { consoleError } from './errors.js';
+import { DomainError } from '../rpc/errors.js';
 import { normaliseLogin, type Operator } from './repository.js';
 
 /** A signed-in operator and when the session ends. */
@@ -30,14 +30,14 @@ export async function signIn(db: Kysely<DB>, login: string, password: string, tt
     // like a wrong password, at the same cost, without asking the database.
     await verifyPassword(password, null);
     await audit(db, { operatorId: null, action: 'sign_in', target: login.replace(UNUSABLE_LOGIN_ALL, '\ufffd').slice(0, 254), outcome: 'refused', detail: 'malformed login' });
-    throw consoleError('invalid_credentials', 'wrong login or password');
+    throw new DomainError('invalid_credentials', 'wrong login or password');
   }
   const name = normaliseLogin(login);
   const row = await db.selectFrom('operators').select(['id', 'login', 'roles', 'disabled', 'password_hash']).where('login', '=', name).executeTakeFirst();
   const ok = await verifyPassword(password, row?.password_hash ?? null);
   if (!row || !ok || row.disabled) {
     await audit(db, { operatorId: row?.id ?? null, action: 'sign_in', target: name.slice(0, 254), outcome: 'refused', detail: !row ? 'unknown login' : row.disabled ? 'disabled' : 'wrong password' });
-    throw consoleError('invalid_credentials', 'wrong login or password');
+    throw new DomainError('invalid_credentials', 'wrong login or password');
   }
   const token = randomBytes(32).toString('base64url');
   const expiresAt = new Date(now.getTime() + ttlHours * 3_600_000);
@@ -48,7 +48,7 @@ export async function signIn(db: Kysely<DB>, login: string, password: string, tt
 
 /** The operator behind a token: refused when unknown, closed, expired or the operator is disabled. */
 export async function resolveOperator(db: Kysely<DB>, token: string | null | undefined, now: Date): Promise<OperatorSession> {
-  if (!token || token.length > 128) throw consoleError('operator_session_invalid', 'sign in again');
+  if (!token || token.length > 128) throw new DomainError('operator_session_invalid', 'sign in again');
   const row = await db
     .selectFrom('operator_sessions as s')
     .innerJoin('operators as o', 'o.id', 's.operator_id')
@@ -56,7 +56,7 @@ export async function resolveOperator(db: Kysely<DB>, token: string | null | und
     .where('s.token_hash', '=', tokenHash(token))
     .where('s.closed_at', 'is', null)
     .executeTakeFirst();
-  if (!row || row.disabled || row.expires_at <= now) throw consoleError('operator_session_invalid', 'sign in again');
+  if (!row || row.disabled || row.expires_at <= now) throw new DomainError('operator_session_invalid', 'sign in again');
   return { id: row.id, login: row.login, roles: row.roles, disabled: false, expiresAt: row.expires_at };
 }
 
@@ -85,7 +85,7 @@ export async function requireRole(db: Kysely<DB>, headers: Headers, role: Operat
   const operator = await resolveOperator(db, headers.get(OPERATOR_SESSION_HEADER), now);
   if (!operator.roles.includes(role)) {
     await audit(db, { operatorId: operator.id, action, outcome: 'forbidden', detail: `needs ${role}` });
-    throw consoleError('operator_forbidden', `this needs the ${role} role`);
+    throw new DomainError('operator_forbidden', `this needs the ${role} role`);
   }
   return operator;
 }

@@ -1,7 +1,6 @@
-import { Code, ConnectError } from '@connectrpc/connect';
 import { creditOrder } from '../ledger/postings/index.js';
 import { ALREADY_REFUNDED, ProviderError, settleFromProvider, shopOf, starRefundVerdict, type PaymentDeps } from '../payments/index.js';
-import { ERROR_CODE_HEADER } from '../rpc/errors.js';
+import { DomainError } from '../rpc/errors.js';
 import { resolveMismatch, type MismatchRow } from './store.js';
 
 /** What an operator can do about a mismatch. */
@@ -13,17 +12,12 @@ export interface ActionResult {
   detail: string;
 }
 
-const CODES = {
-  invalid_action: Code.InvalidArgument,
-  unknown_mismatch: Code.NotFound,
-  already_resolved: Code.FailedPrecondition,
-  action_not_allowed: Code.FailedPrecondition,
-  action_failed: Code.Unavailable,
-} as const;
+/** The registry codes a reconciliation action fails with. */
+type ActionErrorCode = 'invalid_action' | 'unknown_mismatch' | 'already_resolved' | 'action_not_allowed' | 'action_failed';
 
-/** A reconciliation action's failure: the machine code in `x-error-code`, a message safe to show. */
-export function actionError(code: keyof typeof CODES, message: string): ConnectError {
-  return new ConnectError(message, CODES[code], { [ERROR_CODE_HEADER]: code });
+/** A reconciliation action's failure: a registry code and a message safe to show the operator. */
+export function actionError(code: ActionErrorCode, message: string): DomainError {
+  return new DomainError(code, message);
 }
 
 /** Reads the action name; anything else is invalid_action. */

@@ -1,6 +1,6 @@
 import { requireLiveCaller } from '../game/caller.js';
 import type { GameDeps } from '../game/deps.js';
-import { gameError } from '../game/errors.js';
+import { DomainError } from '../rpc/errors.js';
 import { requireTarget } from '../game/targets.js';
 
 /**
@@ -28,9 +28,9 @@ export async function block(deps: GameDeps, callerId: bigint, targetId: bigint):
 
 /** Lifts the caller's block on `targetId` (also on a deleted account, so a list can be cleaned). Idempotent. */
 export async function unblock(deps: GameDeps, callerId: bigint, targetId: bigint): Promise<void> {
-  if (targetId <= 0n || targetId === callerId) throw gameError('invalid_target', 'account_id must be another account');
+  if (targetId <= 0n || targetId === callerId) throw new DomainError('invalid_target', 'account_id must be another account');
   await requireLiveCaller(deps.db, callerId);
   const target = await deps.db.selectFrom('accounts').select('id').where('id', '=', targetId).executeTakeFirst();
-  if (!target) throw gameError('unknown_account', 'no such account');
+  if (!target) throw new DomainError('unknown_account', 'no such account');
   await deps.db.deleteFrom('blocks').where('blocker_id', '=', callerId).where('blocked_id', '=', targetId).execute();
 }

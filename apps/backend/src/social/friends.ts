@@ -3,7 +3,7 @@ import { isUniqueViolation } from '../accounts/repository.js';
 import type { DB } from '../db/schema.js';
 import { requireLiveCaller } from '../game/caller.js';
 import type { GameDeps } from '../game/deps.js';
-import { gameError } from '../game/errors.js';
+import { DomainError } from '../rpc/errors.js';
 import { isBlockedEitherWay, requireTarget } from '../game/targets.js';
 
 /** The friendship between the caller and another account, from the caller's side. */
@@ -39,7 +39,7 @@ export async function sendFriendRequest(deps: GameDeps, callerId: bigint, target
       return await deps.db.transaction().execute(async (trx): Promise<FriendshipStatus> => {
         await requireLiveCaller(trx, callerId);
         await requireTarget(trx, callerId, targetId);
-        if (await isBlockedEitherWay(trx, callerId, targetId)) throw gameError('blocked', 'a block stands between you and this player');
+        if (await isBlockedEitherWay(trx, callerId, targetId)) throw new DomainError('blocked', 'a block stands between you and this player');
         const row = await pairRow(trx, callerId, targetId);
         if (!row) {
           await trx.insertInto('friendships').values({ requester_id: callerId, addressee_id: targetId, status: 'pending', created_at: now }).execute();
@@ -65,7 +65,7 @@ export async function acceptFriendRequest(deps: GameDeps, callerId: bigint, targ
     await requireTarget(trx, callerId, targetId);
     const row = await pairRow(trx, callerId, targetId);
     if (row?.status === 'accepted') return 'friends';
-    if (!row || row.requester_id !== targetId) throw gameError('unknown_friend_request', 'this account has not asked you for friendship');
+    if (!row || row.requester_id !== targetId) throw new DomainError('unknown_friend_request', 'this account has not asked you for friendship');
     await acceptRow(trx, targetId, callerId, now);
     return 'friends';
   });

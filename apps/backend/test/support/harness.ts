@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ConnectError, createClient, type Client, type Interceptor } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
+import { DomainError, toConnectError } from '@wordgame/contracts';
 import { withServiceToken } from '@wordgame/h2-unary';
 import { createLogger } from '@wordgame/logging';
 import { TEST_RATE_LIMITS, TEST_SERVICE_TOKENS } from '@wordgame/testkit';
@@ -96,9 +97,9 @@ export function as(accountId: bigint, platform: string): { headers: Record<strin
   return { headers: { 'x-account-id': String(accountId), 'x-platform': platform } };
 }
 
-/** The Connect code and x-error-code of an error a call threw. */
+/** The Connect code and x-error-code of an error a call threw (a DomainError from a direct call as the edge encodes it). */
 export function errorOf(err: unknown): { code: number; errorCode: string | null } {
-  const e = ConnectError.from(err);
+  const e = err instanceof DomainError ? toConnectError(err) : ConnectError.from(err);
   return { code: e.code, errorCode: e.metadata.get('x-error-code') };
 }
 

@@ -1,7 +1,7 @@
+import type { RestErrorCode } from '@wordgame/contracts';
 import type { Request } from 'express';
 import { z } from 'zod';
 import { ApiError } from '../http/api-error.js';
-import type { ErrorCode } from '../http/error-codes.js';
 
 const INT64_MAX = 9_223_372_036_854_775_807n;
 
@@ -34,10 +34,10 @@ export const text = (max: number) =>
     .refine((v) => !/\p{Cc}/u.test(v), 'must not contain control characters');
 
 /** The edge code of a validation failure, fixed or chosen by the offending field's path. */
-export type CodeFor = ErrorCode | ((path: readonly PropertyKey[]) => ErrorCode);
+export type CodeFor = RestErrorCode | ((path: readonly PropertyKey[]) => RestErrorCode);
 
 /** Chooses the code by the top-level field at fault; other fields get `fallback`. */
-export function byField(codes: Readonly<Record<string, ErrorCode>>, fallback: ErrorCode = 'invalid_request'): CodeFor {
+export function byField(codes: Readonly<Record<string, RestErrorCode>>, fallback: RestErrorCode = 'invalid_request'): CodeFor {
   return (path) => {
     const field = path[0];
     return typeof field === 'string' && Object.hasOwn(codes, field) ? (codes[field] ?? fallback) : fallback;

@@ -1,6 +1,6 @@
 import { Code, ConnectError, createClient, type Client } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
-import { backendApi } from '@wordgame/contracts';
+import { backendApi, ERRORS, errorCodeOf } from '@wordgame/contracts';
 import { withServiceToken } from '@wordgame/h2-unary';
 
 /** The backend's ConsoleService over its own h2c connection. */
@@ -19,17 +19,24 @@ export function asOperator(token: string, signal?: AbortSignal): { headers: Reco
   return { headers: { 'x-operator-session': token }, ...(signal ? { signal, timeoutMs: 600_000 } : {}) };
 }
 
-/** A backend failure as the console shows it: machine code, Connect code and a safe message. */
+/** A backend failure as the console shows it: machine code, Connect code, a safe message and the page's HTTP status. */
 export interface BackendFailure {
   errorCode: string;
   code: Code;
   message: string;
+  status: number;
 }
 
-/** The machine code and safe message of a backend error (transport failures: `unavailable`). */
+/**
+ * The console's use of the one error registry: a code the backend names (`client` or `service`)
+ * keeps its message (written for users and operators) and answers the registry's HTTP status;
+ * anything else (a transport failure, the backend's `internal` or `backend_unavailable`, a code
+ * this build does not know) is `unavailable` or `internal` with a generic message and 502.
+ */
 export function failureOf(err: unknown): BackendFailure {
   const e = ConnectError.from(err);
-  const errorCode = e.metadata.get('x-error-code') ?? (e.code === Code.Unavailable || e.code === Code.DeadlineExceeded ? 'unavailable' : 'internal');
-  const message = errorCode === 'internal' || errorCode === 'unavailable' ? 'the backend could not answer; try again' : e.rawMessage;
-  return { errorCode, code: e.code, message };
+  const named = errorCodeOf(e);
+  if (named !== undefined && ERRORS[named].audience !== 'edge') return { errorCode: named, code: e.code, message: e.rawMessage || ERRORS[named].message, status: ERRORS[named].http };
+  const errorCode = e.code === Code.Unavailable || e.code === Code.DeadlineExceeded ? 'unavailable' : 'internal';
+  return { errorCode, code: e.code, message: 'the backend could not answer; try again', status: 502 };
 }

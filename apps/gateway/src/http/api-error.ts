@@ -1,20 +1,21 @@
-import { ERROR_CODES, statusOf, type ErrorCode } from './error-codes.js';
+import { ERRORS, type RestErrorCode } from '@wordgame/contracts';
 
 /**
- * A domain failure with its edge code; thrown by handlers and answered by `errorHandler`.
+ * A failure the REST edge answers, by its registry code (status and default message from the one
+ * registry in @wordgame/contracts); thrown by handlers and answered by `errorHandler`.
  * `retryAfterSeconds` (a `rate_limited` refusal) is answered as the `Retry-After` header.
  */
 export class ApiError extends Error {
   override readonly name = 'ApiError';
   constructor(
-    readonly code: ErrorCode,
-    message: string = ERROR_CODES[code][1],
+    readonly code: RestErrorCode,
+    message: string = ERRORS[code].message,
     readonly retryAfterSeconds?: number,
   ) {
     super(message);
   }
 
   get status(): number {
-    return statusOf(this.code);
+    return ERRORS[this.code].http;
   }
 }

@@ -1,25 +1,19 @@
 import { Code, ConnectError } from '@connectrpc/connect';
+import { ERRORS, errorCodeOf, RETRY_AFTER_HEADER, type ErrorCode, type RestErrorCode } from '@wordgame/contracts';
 import { ApiError } from './api-error.js';
-import { isErrorCode, statusOf, type ErrorCode } from './error-codes.js';
-
-/** Response metadata header in which the backend names its machine error code. */
-export const BACKEND_ERROR_CODE_HEADER = 'x-error-code';
-
-/** Response metadata header in which the backend states a `rate_limited` caller's wait, in whole seconds. */
-export const BACKEND_RETRY_AFTER_HEADER = 'x-retry-after';
 
 /** Longest wait passed on (a day); a missing or malformed one becomes 60 seconds. */
 const RETRY_AFTER_MAX = 86_400;
 
 /** The wait of a `rate_limited` backend refusal, in whole seconds (1 to a day). */
 export function retryAfterOf(err: ConnectError): number {
-  const raw = err.metadata.get(BACKEND_RETRY_AFTER_HEADER) ?? '';
+  const raw = err.metadata.get(RETRY_AFTER_HEADER) ?? '';
   const seconds = /^[0-9]{1,6}$/.test(raw) ? Number(raw) : 60;
   return Math.min(Math.max(seconds, 1), RETRY_AFTER_MAX);
 }
 
-/** Edge code for a backend failure that names no machine code the edge knows, by Connect code. */
-const BY_CONNECT_CODE: Partial<Record<Code, ErrorCode>> = {
+/** Edge code for a backend failure that names no client-facing code, by Connect code. */
+const BY_CONNECT_CODE: Partial<Record<Code, RestErrorCode>> = {
   [Code.InvalidArgument]: 'invalid_request',
   [Code.OutOfRange]: 'invalid_request',
   [Code.Unauthenticated]: 'unauthenticated',
@@ -36,34 +30,25 @@ const BY_CONNECT_CODE: Partial<Record<Code, ErrorCode>> = {
 };
 
 /**
- * 5xx machine codes the backend names that are kept as they are: each tells the client what is
- * unavailable (and the provider, for intake, to redeliver) rather than a generic outage.
- */
-const NAMED_UNAVAILABLE: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
-  'platform_not_configured',
-  'rail_not_configured',
-  'bot_unavailable',
-  'provider_unavailable',
-  'intake_unavailable',
-]);
-
-/**
- * Maps a failed backend call to the edge's error, or undefined when `err` is not a backend
- * (Connect) failure. A machine code the backend names is kept only when it is one of the edge's
- * client-facing (4xx) codes or one of `NAMED_UNAVAILABLE`; its message is kept with it because the
- * backend writes those for users; `rate_limited` keeps the backend's wait (`x-retry-after`) for the
- * `Retry-After` header. Everything else maps by Connect code with the edge's own
- * message, so no backend internals leak.
+ * The REST edge's one mapping of a failed backend call, or undefined when `err` is not a backend
+ * (Connect) failure. A code the backend names in `x-error-code` is kept, with the backend's
+ * message (written for users), when the registry marks it `client`; `rate_limited` keeps the
+ * backend's wait (`x-retry-after`) for the `Retry-After` header. Anything else (a `service` code,
+ * the backend's `internal`, a code this build does not know because the backend is newer, or no
+ * code) maps by Connect code with the edge's own message, so no backend internals leak.
  */
 export function fromBackendError(err: unknown): ApiError | undefined {
   if (!(err instanceof ConnectError)) return undefined;
-  const named = err.metadata.get(BACKEND_ERROR_CODE_HEADER) ?? '';
-  if (named === 'rate_limited') return new ApiError(named, err.rawMessage || undefined, retryAfterOf(err));
-  if (isErrorCode(named) && (statusOf(named) < 500 || NAMED_UNAVAILABLE.has(named))) {
-    return new ApiError(named, err.rawMessage || undefined);
+  const named = errorCodeOf(err);
+  if (named !== undefined && isClientCode(named)) {
+    return new ApiError(named, err.rawMessage || undefined, named === 'rate_limited' ? retryAfterOf(err) : undefined);
   }
   if (isTransportFailure(err)) return new ApiError('backend_unavailable');
   return new ApiError(BY_CONNECT_CODE[err.code] ?? 'internal');
+}
+
+function isClientCode(code: ErrorCode): code is RestErrorCode {
+  return ERRORS[code].audience === 'client';
 }
 
 const NETWORK_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);

@@ -1,8 +1,8 @@
+import { ERRORS } from '@wordgame/contracts';
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import type { Logger } from '@wordgame/logging';
 import { fromBackendError } from './backend-errors.js';
 import { ApiError } from './api-error.js';
-import { ERROR_CODES } from './error-codes.js';
 import { sendJson } from './json.js';
 
 /** Sends the one error body shape of the REST edge: `{error:{code,message}}`. */
@@ -17,7 +17,7 @@ export function sendApiError(res: Response, err: ApiError): void {
 }
 
 /** Unknown route: 404 `not_found`. */
-export const notFound: RequestHandler = (_req, res) => sendError(res, 404, 'not_found', 'no such route');
+export const notFound: RequestHandler = (_req, res) => sendApiError(res, new ApiError('not_found'));
 
 /**
  * Last-resort handler and the edge's one mapping: ApiErrors answer as themselves, backend
@@ -38,7 +38,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (e.type === 'entity.parse.failed') return sendApiError(res, new ApiError('malformed_json'));
     if (e.type === 'entity.too.large') return sendApiError(res, new ApiError('body_too_large'));
     if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') return sendApiError(res, new ApiError('unsupported_media_type'));
-    if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) return sendError(res, e.status, 'invalid_request', ERROR_CODES.invalid_request[1]);
+    if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) return sendError(res, e.status, 'invalid_request', ERRORS.invalid_request.message);
     const mapped = fromBackendError(err);
     if (mapped) {
       if (mapped.status >= 500) log.warn({ err, code: mapped.code }, 'backend call failed');

@@ -1,5 +1,5 @@
 import { ConnectError } from '@connectrpc/connect';
-import { encodeTable, fb } from '@wordgame/contracts';
+import { encodeTable, fb, HINT_UNLOCK_HEADER } from '@wordgame/contracts';
 import type { Request } from 'express';
 import { z } from 'zod';
 import type { BackendClients } from '../../backend/client.js';
@@ -7,9 +7,6 @@ import type { Operation } from '../operation.js';
 import { byField, idParam, jsonBody, parseInput } from '../validation.js';
 import { readGame, readHint } from './codec.js';
 import { gameWire, hintWire } from './wire.js';
-
-/** Metadata header in which the backend states the seconds left of a `hint_locked` refusal. */
-const HINT_UNLOCK_HEADER = 'x-hint-unlock-left-seconds';
 
 const createBody = z
   .object({

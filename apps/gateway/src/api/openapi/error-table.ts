@@ -1,16 +1,17 @@
-import { ERROR_CODES, statusOf, type ErrorCode } from '../../http/error-codes.js';
+import { ERRORS, type RestErrorCode } from '@wordgame/contracts';
 
 /**
- * The edge's error table as the API document reads it: the one place the document and its tests
- * learn codes, statuses and default messages, so a move of the table touches only this file.
+ * The error registry as the API document reads it: the codes the REST edge may answer (client and
+ * edge codes; service codes are answered by their Connect code, never by name), their statuses and
+ * default messages.
  */
-export type DocErrorCode = ErrorCode;
+export type DocErrorCode = RestErrorCode;
 
 /** Every code the REST edge may answer. */
-export const ALL_ERROR_CODES = Object.keys(ERROR_CODES) as DocErrorCode[];
+export const ALL_ERROR_CODES = (Object.keys(ERRORS) as (keyof typeof ERRORS)[]).filter((c): c is RestErrorCode => ERRORS[c].audience !== 'service');
 
 /** The HTTP status of a code. */
-export const errorStatus = (code: DocErrorCode): number => statusOf(code);
+export const errorStatus = (code: DocErrorCode): number => ERRORS[code].http;
 
 /** The default message of a code. */
-export const errorMessage = (code: DocErrorCode): string => ERROR_CODES[code][1];
+export const errorMessage = (code: DocErrorCode): string => ERRORS[code].message;

@@ -192,7 +192,7 @@ export function catalogSave(client: ConsoleClient) {
       const where: keyof Errors | null = f.errorCode === 'invalid_title' ? 'title' : f.errorCode === 'invalid_atoms' ? 'atoms' : f.errorCode === 'invalid_prices' ? 'prices' : f.errorCode === 'unknown_product' ? 'other' : null;
       if (where === null) {
         if (f.errorCode === 'internal' || f.errorCode === 'unavailable') req.log.error({ err }, 'console catalog save failed');
-        sendError(res, f.errorCode === 'operator_forbidden' ? 403 : 502, title, f.message, operator);
+        sendError(res, f.status, title, f.message, operator);
         return;
       }
       send(res, 400, page(title, editor(operator, d, { [where]: f.message }), operator));

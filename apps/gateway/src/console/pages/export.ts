@@ -83,7 +83,7 @@ export function ledgerExport(client: ConsoleClient, cap: number) {
       first = await stream.next();
     } catch (err: unknown) {
       const failure = failureOf(err);
-      sendError(res, failure.errorCode === 'operator_forbidden' ? 403 : failure.errorCode === 'invalid_filter' ? 400 : 502, 'Export', failure.message, operator);
+      sendError(res, failure.status, 'Export', failure.message, operator);
       return;
     }
     consoleHeaders(res);

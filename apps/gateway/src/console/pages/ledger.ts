@@ -62,7 +62,7 @@ export function ledgerPage(client: ConsoleClient, exportCap: number) {
     } catch (err: unknown) {
       const failure = failureOf(err);
       if (failure.errorCode === 'internal' || failure.errorCode === 'unavailable') req.log.error({ err }, 'console ledger query failed');
-      sendError(res, failure.errorCode === 'operator_forbidden' ? 403 : failure.errorCode === 'invalid_filter' || failure.errorCode === 'invalid_cursor' ? 400 : 502, 'Ledger', failure.message, operator);
+      sendError(res, failure.status, 'Ledger', failure.message, operator);
       return;
     }
     const { fromUnix, toUnix } = wireRange(f);

@@ -100,8 +100,7 @@ ${confirmForm(operator, input.orderId, input.back, 'Start a new refund')}${back}
     } catch (err: unknown) {
       const f = failureOf(err);
       if (f.errorCode === 'internal' || f.errorCode === 'unavailable') req.log.error({ err }, 'console refund failed');
-      const status = f.errorCode === 'operator_forbidden' ? 403 : f.errorCode === 'unknown_order' ? 404 : 409;
-      send(res, status, page('Refund failed', html`<p class="error" id="outcome" data-outcome="failed" data-code="${f.errorCode}">${f.message}. Nothing was recorded.</p>${back}`, operator));
+      send(res, f.status, page('Refund failed', html`<p class="error" id="outcome" data-outcome="failed" data-code="${f.errorCode}">${f.message}. Nothing was recorded.</p>${back}`, operator));
     }
   };
 }

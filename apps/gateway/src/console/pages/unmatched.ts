@@ -77,7 +77,7 @@ export function unmatchedPage(client: ConsoleClient) {
     } catch (err: unknown) {
       const failure = failureOf(err);
       if (failure.errorCode === 'internal' || failure.errorCode === 'unavailable') req.log.error({ err }, 'console unmatched query failed');
-      sendError(res, failure.errorCode === 'operator_forbidden' ? 403 : failure.errorCode === 'invalid_filter' ? 400 : 502, 'Unmatched stars payments', failure.message, operator);
+      sendError(res, failure.status, 'Unmatched stars payments', failure.message, operator);
       return;
     }
     const last = data.rows.at(-1);

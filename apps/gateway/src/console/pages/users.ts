@@ -175,9 +175,8 @@ export function userModerate(client: ConsoleClient) {
       send(res, 200, detail(operator, account, notice));
     } catch (err: unknown) {
       const f = failureOf(err);
-      const status = f.errorCode === 'unknown_account' ? 404 : f.errorCode === 'operator_forbidden' ? 403 : f.errorCode.startsWith('invalid_') ? 400 : 502;
-      if (status === 502) req.log.error({ err }, 'console moderation failed');
-      sendError(res, status, 'Moderation refused', f.message, operator);
+      if (f.status === 502) req.log.error({ err }, 'console moderation failed');
+      sendError(res, f.status, 'Moderation refused', f.message, operator);
     }
   };
 }
