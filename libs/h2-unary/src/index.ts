@@ -172,3 +172,4 @@ export function handlerContext(
 }
 
 export { ServiceGate, REFUSAL_BODY, serviceAuthorization, withServiceToken, type Refusal, type RefusalReason, type ServiceGateOptions } from './service-gate.js';
+export { expandEndpoints, neverReached, REFUSED_STREAM_CODE, type ResolveAll } from './replicas.js';
