@@ -31,7 +31,10 @@ import { MAX_BODY_BYTES, unaryFastPath, type ServiceRegistration } from './serve
 import { checkSystem } from './system/check.js';
 import { systemService } from './system/service.js';
 import { systemClock, type Clock } from './game/clock.js';
-import { GameEventBus } from './game/events.js';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { connectNats } from './cluster/nats.js';
+import { NatsGameBus } from './cluster/game-events.js';
+import { GameEventBus, type GameBus } from './game/events.js';
 import { gameService } from './game/service.js';
 import { socialService } from './social/service.js';
 
@@ -60,7 +63,10 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
   let reaper: Reaper | undefined;
   let starRefunds: StarRefunder | undefined;
   let lapses: LapseLoop | undefined;
-  let gameBus: GameEventBus | undefined;
+  let gameBus: GameBus | undefined;
+  let nats: NatsConnection | undefined;
+  /** Set on stop: /readyz answers 503 from then on while in-flight calls finish. */
+  let draining = false;
   const startedAt = Date.now();
 
   return {
@@ -87,7 +93,8 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
       const sessions = sessionDeps(config, db, logger, mailer, limits);
       const payments = paymentDeps(config, db.db, logger, { mailer });
       const chatGate = chatGateOver(payments.bot);
-      gameBus = new GameEventBus();
+      if (config.NATS_URL) nats = await connectNats(config.NATS_URL, config.NATS_PING_INTERVAL_MS, 'backend', logger);
+      gameBus = nats ? new NatsGameBus(nats, config.NATS_SUBJECT_PREFIX, logger) : new GameEventBus();
       const games = { db: db.db, logger, now: options.now ?? systemClock, bus: gameBus, dailyHints: config.GAME_DAILY_HINTS, chatGate };
       const services: ServiceRegistration[] = [
         { service: backendApi.SystemService, impl: systemService(check) },
@@ -108,7 +115,7 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
         routes: (router) => {
           for (const { service, impl } of services) router.service(service, impl);
         },
-        fallback: (req, res) => void health(req, res, check),
+        fallback: (req, res) => void health(req, res, check, () => draining),
       });
       const fast = unaryFastPath(services, edgeError(logger));
       const gate = backendGate(config.BACKEND_SERVICE_TOKEN, logger);
@@ -127,6 +134,9 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
       return { url: listener.url, port: listener.port, db: db.db };
     },
     async stop() {
+      // Drain: not ready first (a load balancer stops sending), then GOAWAY below; in-flight calls finish.
+      draining = true;
+      if (config.BACKEND_DRAIN_DELAY_MS > 0 && listener) await new Promise((r) => setTimeout(r, config.BACKEND_DRAIN_DELAY_MS));
       await reaper?.stop();
       reaper = undefined;
       await starRefunds?.stop();
@@ -136,6 +146,8 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
       gameBus?.close();
       gameBus = undefined;
       await listener?.close();
+      await nats?.drain().catch(() => undefined);
+      nats = undefined;
       await database?.close();
       listener = undefined;
       database = undefined;
@@ -182,8 +194,8 @@ interface AnyResponse {
   end(body: string): unknown;
 }
 
-/** GET /livez: 200 while the process serves. GET /readyz (and /health, /healthz): 200 with the status when the database answers, 503 when degraded; else 404. */
-async function health(req: AnyRequest, res: AnyResponse, check: () => ReturnType<typeof checkSystem>): Promise<void> {
+/** GET /livez: 200 while the process serves. GET /readyz (and /health, /healthz): 200 with the status when the database answers, 503 when degraded or draining (SIGTERM); else 404. */
+async function health(req: AnyRequest, res: AnyResponse, check: () => ReturnType<typeof checkSystem>, draining: () => boolean): Promise<void> {
   const send = (status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
@@ -194,6 +206,10 @@ async function health(req: AnyRequest, res: AnyResponse, check: () => ReturnType
   }
   if (req.method !== 'GET' || (req.url !== '/health' && req.url !== '/healthz' && req.url !== '/readyz')) {
     send(404, { error: { code: 'not_found', message: 'no such route' } });
+    return;
+  }
+  if (draining()) {
+    send(503, { status: 'draining' });
     return;
   }
   const s = await check();
