@@ -119,6 +119,8 @@ export function createLeanConnectTransport(options: LeanTransportOptions): Closa
       });
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => {
+        // Ended without response headers: the connection went away mid-call (outcome unknown).
+        if (status === 0) return settle(new ConnectError('connection closed before an answer', Code.Unavailable));
         try {
           settle(undefined, decode(method, status, responseHeaders, chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)));
         } catch (err: unknown) {
