@@ -2,6 +2,8 @@
 // 2 + 2 in one run, each a fresh stack on a fresh database sharing NATS; prints throughput and CPU per
 // request (gateways + backends, from /proc) for each. `npm run scale -w tools/bench`
 // (SCALE_BENCH_SECONDS per phase, default 8; SCALE_BENCH_CONCURRENCY, default 16).
+/* eslint-disable @nx/enforce-module-boundaries -- the replicas bench runs the very processes of the
+   scale-out fault suite (tools/faults harness) with the emulators in-process, so both measure one topology. */
 import { readFileSync } from 'node:fs';
 import { startPlatformEmulator } from '@wordgame/platform-emulator';
 import { startProviderEmulator } from '@wordgame/provider-emulator';
@@ -9,7 +11,7 @@ import { call, bearer, createOrder, createProduct, directCustomer, telegramCusto
 import { freshDatabase } from '../../faults/src/harness/postgres.js';
 import { CARD_SHOP, INTAKE_PATH, TELEGRAM_BOT_TOKEN } from '../../faults/src/harness/stack.js';
 import { waitFor } from '../../faults/src/harness/wait.js';
-import { operatorToken, startCluster, type Cluster } from '../../scale/src/cluster.js';
+import { operatorToken, startCluster, type Cluster } from '../../faults/src/harness/cluster.js';
 
 const SECONDS = Number(process.env['SCALE_BENCH_SECONDS'] ?? 8);
 const CONCURRENCY = Number(process.env['SCALE_BENCH_CONCURRENCY'] ?? 16);

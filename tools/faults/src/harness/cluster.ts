@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { DEV_BOT_CLIENT_NAME, ensureDevCerts, freePort, TEST_RATE_LIMITS, TEST_SERVICE_TOKENS } from '@wordgame/testkit';
-import { ROOT, ServiceProcess } from '../../faults/src/harness/service.js';
-import { CARD_SHOP, TELEGRAM_BOT_TOKEN } from '../../faults/src/harness/stack.js';
+import { ROOT, ServiceProcess } from './service.js';
+import { CARD_SHOP, TELEGRAM_BOT_TOKEN } from './stack.js';
 import { startTcpBalancer, type TcpBalancer } from './tcp-balancer.js';
 
 /** The NATS server the replicas share (CI starts one at 127.0.0.1:4222). */
@@ -138,7 +138,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         BOTLINK_TLS_CERT: certs.gateway.cert,
         BOTLINK_TLS_KEY: certs.gateway.key,
       },
-      (self) => self.messages('gateway listening', self.starts).length > 0,
+      // The metrics listener starts last, once HTTP, bot-link and internal listeners are up.
+      () => httpOk(`http://${host}:${g.metrics[i] ?? 0}/metrics`),
     ),
   }));
   const balancer = await startTcpBalancer(g.botlink, host);

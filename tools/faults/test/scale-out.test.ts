@@ -1,16 +1,16 @@
 import { startPlatformEmulator, type PlatformEmulator, type PreCheckoutView } from '@wordgame/platform-emulator';
 import { startProviderEmulator, type ProviderEmulator } from '@wordgame/provider-emulator';
 import { gatewayApi } from '@wordgame/contracts';
-import { balance, bearer, call, createOrder, createProduct, directCustomer, telegramCustomer, type Customer, type Order } from '../../faults/src/harness/api.js';
-import { runLedgerAudit } from '../../faults/src/harness/audit.js';
-import { commandClient, sendToUser } from '../../faults/src/harness/commands.js';
-import { creditFacts } from '../../faults/src/harness/ledger.js';
-import { freshDatabase, type FreshDatabase } from '../../faults/src/harness/postgres.js';
-import { report } from '../../faults/src/harness/scale.js';
-import { CARD_SHOP, INTAKE_PATH, TELEGRAM_BOT_TOKEN } from '../../faults/src/harness/stack.js';
-import { delay, waitFor } from '../../faults/src/harness/wait.js';
-import { directBackend, moderate, playMove, watch, type LiveEvent } from '../src/backend-direct.js';
-import { operatorToken, startCluster, type Cluster, type GatewayReplica } from '../src/cluster.js';
+import { balance, bearer, call, createOrder, createProduct, directCustomer, telegramCustomer, type Customer, type Order } from '../src/harness/api.js';
+import { runLedgerAudit } from '../src/harness/audit.js';
+import { commandClient, sendToUser } from '../src/harness/commands.js';
+import { creditFacts } from '../src/harness/ledger.js';
+import { freshDatabase, type FreshDatabase } from '../src/harness/postgres.js';
+import { report } from '../src/harness/scale.js';
+import { CARD_SHOP, INTAKE_PATH, TELEGRAM_BOT_TOKEN } from '../src/harness/stack.js';
+import { delay, waitFor } from '../src/harness/wait.js';
+import { directBackend, moderate, playMove, watch, type LiveEvent } from '../src/harness/backend-direct.js';
+import { operatorToken, startCluster, type Cluster, type GatewayReplica } from '../src/harness/cluster.js';
 
 const SUITE = 'scale-out: 2 gateways, 2 backends, NATS';
 const CHIPS = 10n;

@@ -1,3 +1,0 @@
-import { base } from '../../jest.preset.js';
-
-export default { ...base, displayName: 'scale', rootDir: import.meta.dirname };
