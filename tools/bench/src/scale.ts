@@ -108,12 +108,11 @@ async function topology(gateways: number, backends: number): Promise<string[]> {
   }
 }
 
-const lines: string[] = [];
+process.stdout.write(`replicas bench: ${SECONDS} s per phase, wallet.buy at ${CONCURRENCY} in flight, stars payments 4 in flight (one bot)\n`);
 for (const [g, b] of [
   [1, 1],
   [1, 2],
   [2, 2],
 ] as const) {
-  lines.push(...(await topology(g, b)));
+  process.stdout.write(`${(await topology(g, b)).join('\n')}\n`);
 }
-process.stdout.write(`\nreplicas bench: ${SECONDS} s per phase, wallet.buy at ${CONCURRENCY} in flight, stars payments 4 in flight (one bot)\n${lines.join('\n')}\n`);

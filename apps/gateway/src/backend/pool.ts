@@ -107,7 +107,7 @@ export function createBackendPool(options: BackendPoolOptions): BackendPool {
       const replica = pick(tried);
       if (replica === undefined) throw noReplica();
       tried.add(replica);
-      const left = timeoutMs === undefined || timeoutMs <= 0 ? timeoutMs : Math.max(1, timeoutMs - (performance.now() - started));
+      const left = timeoutMs === undefined || timeoutMs <= 0 ? timeoutMs : Math.max(1, Math.floor(timeoutMs - (performance.now() - started)));
       replica.inFlight += 1;
       try {
         return await replica.transport.unary(method, signal, left, header, input, contextValues);

@@ -183,9 +183,10 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   };
   try {
     // The first backend migrates alone; then the rest start together.
-    await backends[0]?.process.start();
-    await Promise.all([...backends.slice(1).map((b) => b.process.start()), ...gateways.map((x) => x.process.start())]);
-    await Promise.all(bots.map((b) => b.process.start()));
+    // Generous: two cores shared with other suites can make a cold start slow.
+    await backends[0]?.process.start(120_000);
+    await Promise.all([...backends.slice(1).map((b) => b.process.start(120_000)), ...gateways.map((x) => x.process.start(120_000))]);
+    await Promise.all(bots.map((b) => b.process.start(120_000)));
   } catch (err: unknown) {
     await stop();
     throw err;
