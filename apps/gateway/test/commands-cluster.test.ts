@@ -14,10 +14,11 @@ const NATS_URL = process.env['SCALE_NATS_URL'] ?? 'nats://127.0.0.1:4222';
 /** One gateway as the cluster sees it: its own hub and router on its own NATS connection. */
 async function gateway(prefix: string) {
   const nc = await connect({ servers: NATS_URL });
-  let router: ClusterCommandRouter | undefined;
+  const late: { router?: ClusterCommandRouter } = {};
   const logger = createLogger('cluster-test', 'silent');
-  const hub = new CommandHub({ metrics: createBotlinkMetrics(new Registry()), logger, queueLimit: 16, onLinksChanged: () => router?.sync() });
-  router = new ClusterCommandRouter({ nc, hub, metrics: createBotlinkMetrics(new Registry()), logger, prefix });
+  const hub = new CommandHub({ metrics: createBotlinkMetrics(new Registry()), logger, queueLimit: 16, onLinksChanged: () => late.router?.sync() });
+  const router = new ClusterCommandRouter({ nc, hub, metrics: createBotlinkMetrics(new Registry()), logger, prefix });
+  late.router = router;
   router.sync();
   return { nc, hub, router };
 }
