@@ -26,7 +26,10 @@ import { MAX_BODY_BYTES } from './server/limits.js';
 import { checkSystem } from './system/check.js';
 import { systemService } from './system/service.js';
 import { systemClock, type Clock } from './support/clock.js';
-import { GameEventBus } from './game/events.js';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { connectNats } from './cluster/nats.js';
+import { NatsGameBus } from './game/nats-bus.js';
+import { GameEventBus, type GameBus } from './game/events.js';
 import { gameService } from './game/service.js';
 import { socialService } from './social/service.js';
 import { Registry } from 'prom-client';
@@ -69,7 +72,10 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
   let reaper: Reaper | undefined;
   let starRefunds: StarRefunder | undefined;
   let lapses: LapseLoop | undefined;
-  let gameBus: GameEventBus | undefined;
+  let gameBus: GameBus | undefined;
+  let nats: NatsConnection | undefined;
+  /** Set on stop: /readyz answers 503 from then on while in-flight calls finish. */
+  let draining = false;
   let metricsListener: MetricsListener | undefined;
   let unregisterState: (() => void) | undefined;
   let reconciler: Reconciler | undefined;
@@ -102,7 +108,8 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
       const sessions = sessionDeps(config, db, logger, mailer, limits, clock);
       const payments = paymentDeps(config, db.db, logger, { mailer, metrics, now: clock });
       const chatGate = chatGateOver(payments.bot);
-      gameBus = new GameEventBus();
+      if (config.NATS_URL) nats = await connectNats(config.NATS_URL, config.NATS_PING_INTERVAL_MS, 'backend', logger);
+      gameBus = nats ? new NatsGameBus(nats, config.NATS_SUBJECT_PREFIX, logger) : new GameEventBus();
       const games = { db: db.db, logger, now: clock, bus: gameBus, dailyHints: config.GAME_DAILY_HINTS, chatGate };
       const services: ServiceRegistration[] = instrumentServices([
         { service: backendApi.SystemService, impl: systemService(check) },
@@ -118,7 +125,7 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
         { service: backendApi.SocialService, impl: socialService(games) },
         { service: backendApi.ConsoleService, impl: consoleService({ db: db.db, logger, now: clock, payments, chatGate, sessionTtlHours: config.OPERATOR_SESSION_TTL_HOURS, signInLimit: limits.operatorSignIn }) },
       ], metrics.rpc);
-      unregisterState = registerStateCollector(metrics.registry, { db: db.db, pool: db.pool, ready: async () => (await check()).status === 'ok', logger });
+      unregisterState = registerStateCollector(metrics.registry, { db: db.db, pool: db.pool, ready: async () => !draining && (await check()).status === 'ok', logger });
       metricsListener = await listenMetrics(config.BACKEND_METRICS_HOST, config.BACKEND_METRICS_PORT, metrics.registry, logger);
       logger.info({ url: metricsListener.url }, 'backend metrics listening');
       // One options object for connect-node and the fast path: the error edge is registered once.
@@ -126,7 +133,7 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
         { services, interceptors: [errorEdge(logger)], readMaxBytes: MAX_BODY_BYTES, fast: config.BACKEND_FAST_PATH },
         ['connect'],
         'http',
-        (req, res) => void health(req, res, check),
+        (req, res) => void health(req, res, check, () => draining),
       );
       const gate = backendGate(config.BACKEND_SERVICE_TOKEN, logger);
       listener = await listenDual(gate.handler(servers.handler), config.BACKEND_HOST, config.BACKEND_PORT, undefined, gate.taker(servers.take));
@@ -148,6 +155,9 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
     metricsRegistry: () => metrics.registry,
     reconciler: () => reconciler,
     async stop() {
+      // Drain: not ready first (a load balancer stops sending), then GOAWAY below; in-flight calls finish.
+      draining = true;
+      if (config.BACKEND_DRAIN_DELAY_MS > 0 && listener) await new Promise((r) => setTimeout(r, config.BACKEND_DRAIN_DELAY_MS));
       await reconciler?.stop();
       reconciler = undefined;
       await reaper?.stop();
@@ -159,6 +169,8 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
       gameBus?.close();
       gameBus = undefined;
       await listener?.close();
+      await nats?.drain().catch(() => undefined);
+      nats = undefined;
       await metricsListener?.close();
       metricsListener = undefined;
       unregisterState?.();
@@ -210,8 +222,8 @@ interface AnyResponse {
   end(body: string): unknown;
 }
 
-/** GET /livez: 200 while the process serves. GET /readyz (and /health, /healthz): 200 with the status when the database answers, 503 when degraded; else 404. */
-async function health(req: AnyRequest, res: AnyResponse, check: () => ReturnType<typeof checkSystem>): Promise<void> {
+/** GET /livez: 200 while the process serves. GET /readyz (and /health, /healthz): 200 with the status when the database answers, 503 when degraded or draining (SIGTERM); else 404. */
+async function health(req: AnyRequest, res: AnyResponse, check: () => ReturnType<typeof checkSystem>, draining: () => boolean): Promise<void> {
   const send = (status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
@@ -222,6 +234,10 @@ async function health(req: AnyRequest, res: AnyResponse, check: () => ReturnType
   }
   if (req.method !== 'GET' || (req.url !== '/health' && req.url !== '/healthz' && req.url !== '/readyz')) {
     send(404, { error: { code: 'not_found', message: 'no such route' } });
+    return;
+  }
+  if (draining()) {
+    send(503, { status: 'draining' });
     return;
   }
   const s = await check();

@@ -8,7 +8,11 @@ import { PlatformHealth } from './botlink/health.js';
 import { botlinkServers } from './botlink/grpc-unary.js';
 import { botlinkService } from './botlink/routes.js';
 import { listenMtls, type MtlsServer } from './botlink/tls-server.js';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { ClusterCommandRouter } from './commands/cluster.js';
 import { CommandHub } from './commands/hub.js';
+import { connectNats } from './commands/nats.js';
+import type { CommandRouter } from './commands/router.js';
 import { listenInternal, type InternalServer } from './commands/internal-server.js';
 import { commandRoutes } from './commands/internal-service.js';
 import type { GatewayConfig } from './config.js';
@@ -48,8 +52,10 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
   const registry = createRegistry();
   const metrics = createBotlinkMetrics(registry);
   const internalMetrics = createInternalMetrics(registry);
-  const backend = createBackendClients(config.BACKEND_URL, config.BACKEND_SERVICE_TOKEN, config.GATEWAY_FAST_PATH);
-  const hub = new CommandHub({ metrics, logger, queueLimit: config.BOTLINK_SEND_QUEUE_LIMIT });
+  const backend = createBackendClients(config.BACKEND_URL, config.BACKEND_SERVICE_TOKEN, config.BACKEND_DNS_REFRESH_MS, logger, config.GATEWAY_FAST_PATH);
+  let cluster: ClusterCommandRouter | undefined;
+  const hub = new CommandHub({ metrics, logger, queueLimit: config.BOTLINK_SEND_QUEUE_LIMIT, onLinksChanged: () => cluster?.sync() });
+  let nats: NatsConnection | undefined;
   const health = new PlatformHealth(metrics, logger);
   let http: Server | undefined;
   let botlink: MtlsServer | undefined;
@@ -59,6 +65,12 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
   return {
     hub,
     async start() {
+      if (config.NATS_URL) {
+        nats = await connectNats(config.NATS_URL, config.NATS_PING_INTERVAL_MS, 'gateway', logger);
+        cluster = new ClusterCommandRouter({ nc: nats, hub, metrics, logger, prefix: config.NATS_SUBJECT_PREFIX });
+        cluster.sync();
+      }
+      const router: Pick<CommandRouter, 'send'> = cluster ?? hub;
       const app = createHttpApp({
         logger,
         registry,
@@ -98,7 +110,7 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
         botlinkHandler,
         botlinkUnary,
       );
-      internal = await listenInternal(config.GATEWAY_INTERNAL_HOST, config.GATEWAY_INTERNAL_PORT, commandRoutes(hub, config.BOTLINK_COMMAND_TIMEOUT_MS), {
+      internal = await listenInternal(config.GATEWAY_INTERNAL_HOST, config.GATEWAY_INTERNAL_PORT, commandRoutes(router, config.BOTLINK_COMMAND_TIMEOUT_MS), {
         token: config.GATEWAY_INTERNAL_TOKEN,
         onRefused: (refusal) => {
           internalMetrics.refusals.inc({ reason: refusal.reason });
@@ -121,6 +133,8 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
       return urls;
     },
     async stop() {
+      await cluster?.close();
+      cluster = undefined;
       hub.close();
       await metricsServer?.close();
       metricsServer = undefined;
@@ -134,6 +148,8 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
         });
       }
       backend.close();
+      await nats?.drain().catch(() => undefined);
+      nats = undefined;
       internal = undefined;
       botlink = undefined;
       http = undefined;

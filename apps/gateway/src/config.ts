@@ -20,8 +20,23 @@ function trustProxyValue(raw: string): boolean | number | string[] {
 /** Gateway configuration, parsed once at start; see the README's config table. */
 export const gatewayConfigSchema = z
   .object({
-    /** Where the backend's Connect service listens (h2c). */
-    BACKEND_URL: env.url().default('http://127.0.0.1:4000'),
+    /**
+     * Where the backend's Connect service listens (h2c): one URL, several comma-separated (one per
+     * replica), or a host name whose every DNS address is a replica (re-resolved every
+     * BACKEND_DNS_REFRESH_MS). Calls spread over all of them.
+     */
+    BACKEND_URL: env.urlList(['http:']).prefault('http://127.0.0.1:4000'),
+    /** How often host names in BACKEND_URL are resolved again (ms); 0 = only at start. */
+    BACKEND_DNS_REFRESH_MS: env.int(10_000, 0, 3_600_000),
+    /**
+     * NATS server(s) shared by every gateway (`nats://host:4222`, comma-separated for a cluster;
+     * may carry credentials, never logged). Unset = one gateway: commands go to this process's Links only.
+     */
+    NATS_URL: env.secret(env.urlList(['nats:', 'tls:'])).optional(),
+    /** Subject prefix on NATS, so several stacks can share one server. */
+    NATS_SUBJECT_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'must be dot-separated tokens of letters, digits, _ and -').default('wordgame'),
+    /** Client PING interval to NATS (ms); with 2 missed PINGs a lost server is noticed within about twice this. */
+    NATS_PING_INTERVAL_MS: env.int(2_000, 100, 600_000),
     /** Secret the gateway presents to the backend on every call; required, never logged. */
     BACKEND_SERVICE_TOKEN: serviceToken(),
     /** Secret the backend must present on the internal listener; required, never logged. */

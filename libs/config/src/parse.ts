@@ -71,6 +71,26 @@ export const env = {
         return false;
       }
     }, `must be a URL (${protocols.join(', ')})`),
+  /**
+   * One or more absolute URLs of `protocols`, comma-separated (replicas of one service); parsed
+   * into a list with blanks dropped. A problem never echoes a URL's user-info or query.
+   */
+  urlList: (protocols: readonly string[] = ['http:', 'https:']) =>
+    z
+      .string()
+      .transform((v) => v.split(',').map((u) => u.trim()).filter((u) => u !== ''))
+      .refine(
+        (urls) =>
+          urls.length > 0 &&
+          urls.every((u) => {
+            try {
+              return protocols.includes(new URL(u).protocol);
+            } catch {
+              return false;
+            }
+          }),
+        `must be one or more comma-separated URLs (${protocols.join(', ')})`,
+      ),
   /** A URL that carries credentials (database, SMTP): secret, never echoed at all. */
   secretUrl: (protocols: readonly string[]) => markSecret(env.url(protocols)),
   /** A non-empty string. */

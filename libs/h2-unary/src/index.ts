@@ -8,3 +8,4 @@ export { grpcUnaryTaker, parseGrpcTimeout } from './server/grpc.js';
 export { unaryServers, type UnaryServers } from './server/adapter.js';
 export { createConnectUnaryTransport, type ConnectUnaryTransportOptions, type ClosableTransport } from './client/connect.js';
 export { ServiceGate, REFUSAL_BODY, serviceAuthorization, withServiceToken, type Refusal, type RefusalReason, type ServiceGateOptions } from './service-gate.js';
+export { expandEndpoints, neverReached, REFUSED_STREAM_CODE, type ResolveAll } from './replicas.js';

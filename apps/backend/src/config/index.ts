@@ -54,8 +54,27 @@ export const backendConfigSchema = z
       .optional(),
     /** Serve binary Connect unary calls on the HTTP/2 fast path (libs/h2-unary); false = connect-node for every call. */
     BACKEND_FAST_PATH: env.bool(true),
-    /** The gateway's internal BotCommandService (create_invoice, notify); h2c. */
-    GATEWAY_INTERNAL_URL: env.url().default('http://127.0.0.1:8444'),
+    /**
+     * The gateways' internal BotCommandService (create_invoice, notify); h2c. One URL, several
+     * comma-separated, or a name whose every DNS address is a gateway: a call that never reached
+     * one goes to the next.
+     */
+    GATEWAY_INTERNAL_URL: env.urlList(['http:']).prefault('http://127.0.0.1:8444'),
+    /**
+     * NATS server(s) shared by every backend (`nats://host:4222`, comma-separated; may carry
+     * credentials, never logged): live game events reach watchers on every replica. Unset = one
+     * backend, events stay in this process.
+     */
+    NATS_URL: env.secret(env.urlList(['nats:', 'tls:'])).optional(),
+    /** Subject prefix on NATS, so several stacks can share one server. */
+    NATS_SUBJECT_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'must be dot-separated tokens of letters, digits, _ and -').default('wordgame'),
+    /** Client PING interval to NATS (ms). */
+    NATS_PING_INTERVAL_MS: env.int(2_000, 100, 600_000),
+    /**
+     * On SIGTERM: how long (ms) /readyz answers 503 while everything is still served, before the
+     * listener sends GOAWAY and in-flight calls finish (time for a load balancer to notice); 0 = at once.
+     */
+    BACKEND_DRAIN_DELAY_MS: env.int(0, 0, 60_000),
     /** How long a bot command (e.g. create_invoice) may wait for the bot's Ack, in ms. */
     BOT_COMMAND_TIMEOUT_MS: env.int(5_000, 100, 60_000),
     /** YooKassa API root (card rail), including /v3. */

@@ -3,7 +3,7 @@ import type { Logger } from '@wordgame/logging';
 import type { DB } from '../db/schema.js';
 import type { ChatGate } from '../moderation/chat-gate.js';
 import type { Clock } from '../support/clock.js';
-import type { GameEventBus } from './events.js';
+import type { GameBus } from './events.js';
 
 /** What the game and social services need. */
 export interface GameDeps {
@@ -11,7 +11,7 @@ export interface GameDeps {
   logger: Logger;
   /** The server clock (tests drive it). */
   now: Clock;
-  bus: GameEventBus;
+  bus: GameBus;
   /** Free hints per account per UTC day in human games (GAME_DAILY_HINTS). */
   dailyHints: number;
   /** Where a deleted account's chat write permission is revoked (ChatGateCommand allow=false). */

@@ -9,15 +9,31 @@ export type GameBusEvent =
   /** The bus is closing (backend stop): every watch ends. */
   | { kind: 'closed' };
 
-type Listener = (event: GameBusEvent) => void;
+/** A receiver of one game's events. */
+export type GameListener = (event: GameBusEvent) => void;
+type Listener = GameListener;
+
+/**
+ * Publish/subscribe of committed game events, keyed by game id: in-process (GameEventBus, one
+ * backend) or across replicas (game/nats-bus.ts over NATS).
+ */
+export interface GameBus {
+  /** Registers a listener for one game; returns the unsubscribe function. */
+  subscribe(gameId: bigint, listener: GameListener): () => void;
+  /** Resolves once every subscription made so far receives what is published after it. */
+  ready(): Promise<void>;
+  /** Delivers a committed event to every listener of the game. */
+  publish(gameId: bigint, event: GameBusEvent): void;
+  /** Tells every local listener the bus is closing. */
+  close(): void;
+}
 
 /**
  * In-process publish/subscribe of committed game events, keyed by game id. One backend process
- * sees only the events of moves made through itself: with several backend replicas a watcher
- * misses moves served by another replica, so the backend runs as one replica while the live
- * stream is fed from here (documented limit).
+ * sees only the events of moves made through itself; several replicas share NATS instead
+ * (NATS_URL, game/nats-bus.ts).
  */
-export class GameEventBus {
+export class GameEventBus implements GameBus {
   private readonly listeners = new Map<string, Set<Listener>>();
 
   /** Registers a listener for one game; returns the unsubscribe function. */
@@ -34,6 +50,11 @@ export class GameEventBus {
       current?.delete(listener);
       if (current?.size === 0) this.listeners.delete(key);
     };
+  }
+
+  /** In-process subscriptions take effect at once. */
+  ready(): Promise<void> {
+    return Promise.resolve();
   }
 
   /** Delivers a committed event to the game's current listeners, synchronously. */

@@ -30,6 +30,8 @@ export async function* watchGame(deps: GameDeps, caller: Caller, gameId: bigint,
   const onAbort = () => wake?.();
   signal.addEventListener('abort', onAbort);
   try {
+    // Across replicas the subscription must reach the broker before the snapshot is read.
+    await deps.bus.ready();
     await requireLiveCaller(deps.db, caller.accountId);
     const game = await loadGame(deps.db, gameId);
     const seat = game === undefined ? undefined : seatOf(game, caller.accountId);

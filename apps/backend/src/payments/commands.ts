@@ -2,6 +2,7 @@ import { createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { connector, gatewayApi } from '@wordgame/contracts';
 import { withServiceToken } from '@wordgame/h2-unary';
+import { failoverTransport } from '../cluster/failover.js';
 
 /** What became of one bot command, as the gateway reports it. */
 export type CommandOutcome =
@@ -46,11 +47,13 @@ export interface BotCommands {
 export const ALREADY_REFUNDED = 'already_refunded';
 
 /**
- * A BotCommands over the gateway's internal h2c Connect listener at `baseUrl`; every call presents
- * `token` (GATEWAY_INTERNAL_TOKEN), without which the gateway refuses it.
+ * A BotCommands over the gateway's internal h2c Connect listener at `baseUrl` (or any of several
+ * gateways: a call that never reached one goes to the next, see cluster/failover.ts); every call
+ * presents `token` (GATEWAY_INTERNAL_TOKEN), without which the gateway refuses it.
  */
-export function gatewayBotCommands(baseUrl: string, token: string, timeoutMs: number): BotCommands {
-  const client = createClient(gatewayApi.BotCommandService, createConnectTransport({ baseUrl, httpVersion: '2', interceptors: [withServiceToken(token)] }));
+export function gatewayBotCommands(baseUrl: string | readonly string[], token: string, timeoutMs: number): BotCommands {
+  const transportFor = (url: string) => createConnectTransport({ baseUrl: url, httpVersion: '2', interceptors: [withServiceToken(token)] });
+  const client = createClient(gatewayApi.BotCommandService, failoverTransport(typeof baseUrl === 'string' ? [baseUrl] : baseUrl, transportFor));
   const send = async (command: Parameters<typeof client.send>[0]['command']): Promise<CommandOutcome> => {
     try {
       // The call itself may outlive the Ack wait by a little (the gateway's own answer path).

@@ -3,6 +3,7 @@ import { createConnectTransport } from '@connectrpc/connect-node';
 import { gatewayApi } from '@wordgame/contracts';
 import { withServiceToken } from '@wordgame/h2-unary';
 import { z } from 'zod';
+import { failoverTransport } from '../cluster/failover.js';
 
 /** One stars transaction as the bot reports it (get_star_transactions' compact JSON). */
 export interface StarTransaction {
@@ -39,8 +40,9 @@ const pageSchema = z.object({
  * Any outcome but delivered, or an answer of the wrong shape, throws: a run that cannot see the
  * platform's side fails rather than report the whole ledger as unmatched.
  */
-export function gatewayStarSource(baseUrl: string, token: string, timeoutMs: number): StarTransactionSource {
-  const client = createClient(gatewayApi.BotCommandService, createConnectTransport({ baseUrl, httpVersion: '2', interceptors: [withServiceToken(token)] }));
+export function gatewayStarSource(baseUrls: readonly string[], token: string, timeoutMs: number): StarTransactionSource {
+  const transportFor = (baseUrl: string) => createConnectTransport({ baseUrl, httpVersion: '2', interceptors: [withServiceToken(token)] });
+  const client = createClient(gatewayApi.BotCommandService, failoverTransport(baseUrls, transportFor));
   return {
     async page(offset, limit) {
       const res = await client.send(

@@ -2,6 +2,8 @@ import { createClient, type Client } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import { createConnectUnaryTransport, withServiceToken } from '@wordgame/h2-unary';
+import type { Logger } from '@wordgame/logging';
+import { createBackendPool, type BackendPool } from './pool.js';
 
 /** Typed Connect clients for the backend's services, over one multiplexed h2c connection. */
 export interface BackendClients {
@@ -23,6 +25,8 @@ export interface BackendClients {
   game: Client<typeof backendApi.GameService>;
   /** Friend requests, blocks and account deletion (caller headers required). */
   social: Client<typeof backendApi.SocialService>;
+  /** The replicas the calls are spread over. */
+  pool: BackendPool;
   /** Closes the connection to the backend (gateway stop). */
   close(): void;
 }
@@ -30,13 +34,22 @@ export interface BackendClients {
 /**
  * Unary calls (every REST operation) go through the fast Connect unary transport (libs/h2-unary); the one streaming
  * method (WatchGame) through connect-node's. Both speak the Connect protocol over h2c and present
- * `token` (BACKEND_SERVICE_TOKEN) on every call, without which the backend refuses it. `fast`
- * false sends unary calls through connect-node too (GATEWAY_FAST_PATH).
+ * `token` (BACKEND_SERVICE_TOKEN) on every call, without which the backend refuses it. With
+ * several URLs (or a name with several DNS addresses) calls spread over the replicas (pool.ts).
+ * `fast` false sends unary calls through connect-node too (GATEWAY_FAST_PATH).
  */
-export function createBackendClients(baseUrl: string, token: string, fast = true): BackendClients {
-  const streams = createConnectTransport({ baseUrl, httpVersion: '2', defaultTimeoutMs: 10_000, interceptors: [withServiceToken(token)] });
-  const transport = createConnectUnaryTransport({ baseUrl, token, defaultTimeoutMs: 10_000, streams, fast });
+export function createBackendClients(urls: string | readonly string[], token: string, refreshMs = 10_000, logger?: Logger, fast = true): BackendClients {
+  const transport = createBackendPool({
+    urls: typeof urls === 'string' ? [urls] : urls,
+    refreshMs,
+    ...(logger ? { logger } : {}),
+    factory: (baseUrl) => {
+      const streams = createConnectTransport({ baseUrl, httpVersion: '2', defaultTimeoutMs: 10_000, interceptors: [withServiceToken(token)] });
+      return createConnectUnaryTransport({ baseUrl, token, defaultTimeoutMs: 10_000, streams, fast });
+    },
+  });
   return {
+    pool: transport,
     system: createClient(backendApi.SystemService, transport),
     account: createClient(backendApi.AccountService, transport),
     wallet: createClient(backendApi.WalletService, transport),

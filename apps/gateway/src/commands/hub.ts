@@ -51,6 +51,8 @@ export interface HubOptions {
   logger: Logger;
   /** Per-Link bound of commands waiting to be written. */
   queueLimit: number;
+  /** Called after a Link opened or ended (the cluster router follows which Links this gateway holds). */
+  onLinksChanged?: () => void;
 }
 
 /** The metric label of a payload kind: the proto field name (send_to_user, chat_gate, …). */
@@ -76,6 +78,12 @@ export class CommandHub {
     return this.links.size;
   }
 
+  /** True while a Link of a bot that owns updates is open here. */
+  get hasOwner(): boolean {
+    for (const link of this.links.values()) if (link.identity.ownsUpdates) return true;
+    return false;
+  }
+
   /** Who is connected, for logs, health pages and tests (no command data). */
   snapshot(): LinkIdentity[] {
     return [...this.links.values()].map((link) => ({ ...link.identity }));
@@ -99,6 +107,7 @@ export class CommandHub {
     this.links.set(identity.instanceId, link);
     this.options.metrics.connectedBots.set(this.links.size);
     this.options.logger.info({ linkId: link.id, instanceId: identity.instanceId, peer: identity.peer, ownsUpdates: identity.ownsUpdates, replaced: previous !== undefined }, 'bot link opened');
+    this.options.onLinksChanged?.();
     return link;
   }
 
@@ -114,6 +123,7 @@ export class CommandHub {
     this.options.metrics.connectedBots.set(this.links.size);
     this.options.metrics.linkEnds.inc({ reason });
     this.options.logger.info({ linkId: state.id, instanceId: state.identity.instanceId, peer: state.identity.peer, reason, lostCommands: lost.length }, 'bot link ended');
+    this.options.onLinksChanged?.();
   }
 
   /**

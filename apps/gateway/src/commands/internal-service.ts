@@ -1,8 +1,8 @@
 import { create } from '@bufbuild/protobuf';
 import { Code, ConnectError, type ConnectRouter } from '@connectrpc/connect';
 import { gatewayApi } from '@wordgame/contracts';
-import type { CommandHub } from './hub.js';
 import type { Outcome } from './outcome.js';
+import type { CommandRouter } from './router.js';
 
 /** Upper bound of a caller's `timeout_ms`. */
 export const MAX_COMMAND_TIMEOUT_MS = 120_000;
@@ -25,11 +25,11 @@ export function toSendResponse(outcome: Outcome): gatewayApi.SendResponse {
 }
 
 /**
- * Registers gateway.v1.BotCommandService: the backend's way to push a command to the bot. The
- * hub assigns the command_id (the caller's is ignored); `timeout_ms` 0 means `defaultTimeoutMs`,
+ * Registers gateway.v1.BotCommandService: the backend's way to push a command to the bot, through
+ * `hub` (the local CommandHub, or the cluster router when gateways share NATS). The hub assigns the command_id (the caller's is ignored); `timeout_ms` 0 means `defaultTimeoutMs`,
  * larger values are capped at MAX_COMMAND_TIMEOUT_MS.
  */
-export function commandRoutes(hub: CommandHub, defaultTimeoutMs: number) {
+export function commandRoutes(hub: Pick<CommandRouter, 'send'>, defaultTimeoutMs: number) {
   return (router: ConnectRouter): void => {
     router.service(gatewayApi.BotCommandService, {
       async send(req) {

@@ -1,17 +1,27 @@
-import { Code, ConnectError, createClient, type Client } from '@connectrpc/connect';
+import { Code, ConnectError, createClient, type Client, type Transport } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { backendApi, ERRORS, errorCodeOf } from '@wordgame/contracts';
 import { withServiceToken } from '@wordgame/h2-unary';
+import { createBackendPool } from '../backend/pool.js';
 
 /** The backend's ConsoleService over its own h2c connection. */
 export type ConsoleClient = Client<typeof backendApi.ConsoleService>;
 
-/** A ConsoleService client on its own connection; every call presents the service `token`. */
-export function createConsoleClient(baseUrl: string, token: string): ConsoleClient {
-  return createClient(
-    backendApi.ConsoleService,
-    createConnectTransport({ baseUrl, httpVersion: '2', defaultTimeoutMs: 15_000, interceptors: [withServiceToken(token)] }),
-  );
+/**
+ * A ConsoleService client on its own connections (one per backend replica, spread as the REST
+ * calls are: backend/pool.ts); every call presents the service `token`.
+ */
+export function createConsoleClient(urls: string | readonly string[], token: string): ConsoleClient {
+  return createClient(backendApi.ConsoleService, consoleTransport(urls, token, 15_000));
+}
+
+/** A connect-node transport over every backend replica (the console's calls carry `token`); `timeoutMs` per call. */
+export function consoleTransport(urls: string | readonly string[], token: string, timeoutMs: number): Transport {
+  return createBackendPool({
+    urls: typeof urls === 'string' ? [urls] : urls,
+    refreshMs: 10_000,
+    factory: (baseUrl) => ({ ...createConnectTransport({ baseUrl, httpVersion: '2', defaultTimeoutMs: timeoutMs, interceptors: [withServiceToken(token)] }), close: () => undefined }),
+  });
 }
 
 /** Call options that carry the operator's session token to the backend (which re-checks the role). */

@@ -15,7 +15,7 @@ import { guard } from './session.js';
 /** What the console needs from configuration. */
 export interface ConsoleOptions {
   /** The backend's Connect URL (ConsoleService). */
-  backendUrl: string;
+  backendUrl: string | readonly string[];
   /** BACKEND_SERVICE_TOKEN, presented on every console call to the backend. */
   backendToken: string;
   /** GATEWAY_CONSOLE_SECURE_COOKIE: mark the cookies Secure (behind TLS). */

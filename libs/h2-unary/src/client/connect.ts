@@ -126,6 +126,8 @@ export function createConnectUnaryTransport(options: ConnectUnaryTransportOption
       });
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => {
+        // Ended without response headers: the connection went away mid-call (outcome unknown).
+        if (status === 0) return settle(new ConnectError('connection closed before an answer', Code.Unavailable));
         decode(method, status, responseHeaders, chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)).then(
           (response) => settle(undefined, response),
           (err: unknown) => settle(ConnectError.from(err, Code.Internal)),

@@ -1,9 +1,7 @@
 import type { Request, Response } from 'express';
 import { createClient, type Client } from '@connectrpc/connect';
-import { createConnectTransport } from '@connectrpc/connect-node';
 import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
-import { withServiceToken } from '@wordgame/h2-unary';
-import { asOperator, failureOf } from '../backend.js';
+import { asOperator, consoleTransport, failureOf } from '../backend.js';
 import { html, type SafeHtml } from '../html.js';
 import { csrfField, page, send, sendError } from '../layout.js';
 import { formatAmount } from '../money.js';
@@ -13,11 +11,8 @@ import type { ConsoleOperator } from '../session.js';
 export type ReconciliationClient = Client<typeof backendApi.ReconciliationService>;
 
 /** A ReconciliationService client on its own connection; every call presents the service `token`. */
-export function createReconciliationClient(baseUrl: string, token: string): ReconciliationClient {
-  return createClient(
-    backendApi.ReconciliationService,
-    createConnectTransport({ baseUrl, httpVersion: '2', defaultTimeoutMs: 30_000, interceptors: [withServiceToken(token)] }),
-  );
+export function createReconciliationClient(urls: string | readonly string[], token: string): ReconciliationClient {
+  return createClient(backendApi.ReconciliationService, consoleTransport(urls, token, 30_000));
 }
 
 interface Row {
