@@ -17,12 +17,12 @@ const REFRESH_MS = 10_000;
 export function failoverTransport(urls: readonly string[], transportFor: TransportFor): Transport {
   const byUrl = new Map<string, Transport>();
   let current: string[] = urls.map((u) => u.replace(/\/+$/, ''));
-  let resolvedAt = 0;
+  let resolvedAt = -Infinity;
   let turn = 0;
 
   const replicas = async (): Promise<Transport[]> => {
-    if (Date.now() - resolvedAt > REFRESH_MS) {
-      resolvedAt = Date.now();
+    if (performance.now() - resolvedAt > REFRESH_MS) {
+      resolvedAt = performance.now();
       const expanded = await expandEndpoints(urls);
       if (expanded.length > 0) current = expanded;
     }

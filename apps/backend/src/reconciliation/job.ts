@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '@wordgame/logging';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
-import type { CardRail, OrderRow } from '../payments/index.js';
+import type { CardRail } from '../payments/index.js';
 import { createTicker } from '../support/ticker.js';
 import { reconcileCard } from './card.js';
 import type { Finding, Window } from './finding.js';
