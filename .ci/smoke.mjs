@@ -72,7 +72,10 @@ function startOrder(services) {
   for (const name of Object.keys(services)) visit(name);
   return order;
 }
-const dependsOn = (svc) => (Array.isArray(svc.depends_on) ? Object.fromEntries(svc.depends_on.map((d) => [d, { condition: 'service_started' }])) : (svc.depends_on ?? {}));
+const dependsOn = (svc) =>
+  Array.isArray(svc.depends_on)
+    ? Object.fromEntries(svc.depends_on.map((d) => [d, { condition: 'service_started' }]))
+    : (svc.depends_on ?? {});
 const envOf = (svc, env) => {
   const raw = svc.environment ?? {};
   const pairs = Array.isArray(raw) ? raw.map((l) => l.split(/=(.*)/s).slice(0, 2)) : Object.entries(raw);
@@ -95,7 +98,11 @@ async function eventually(what, fn, timeoutMs = 60_000) {
 }
 
 async function json(url, init = {}) {
-  const res = await fetch(url, { ...init, headers: { 'content-type': 'application/json', ...(init.headers ?? {}) }, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+  const res = await fetch(url, {
+    ...init,
+    headers: { 'content-type': 'application/json', ...(init.headers ?? {}) },
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
   const text = await res.text();
   let body;
   try {
@@ -127,7 +134,9 @@ const env = {
   BACKEND_VK_APP_SECRET: randomBytes(12).toString('hex'),
 };
 const profiles = (env.COMPOSE_PROFILES ?? '').split(',').filter(Boolean);
-const services = Object.fromEntries(Object.entries(compose.services).filter(([, s]) => !s.profiles || s.profiles.some((p) => profiles.includes(p))));
+const services = Object.fromEntries(
+  Object.entries(compose.services).filter(([, s]) => !s.profiles || s.profiles.some((p) => profiles.includes(p))),
+);
 const work = mkdtempSync(join(tmpdir(), 'wordgame-smoke-'));
 const containers = [];
 const volumes = [];
@@ -137,7 +146,17 @@ let failed = false;
 function cleanup() {
   podman(['pod', 'rm', '-f', '-t', '0', POD]);
   for (const v of volumes) podman(['volume', 'rm', '-f', v]);
-  if (substituteDb) spawnSync('psql', ['-h', '127.0.0.1', '-U', 'postgres', '-d', 'postgres', '-qc', `drop database if exists "${substituteDb}" with (force)`]);
+  if (substituteDb)
+    spawnSync('psql', [
+      '-h',
+      '127.0.0.1',
+      '-U',
+      'postgres',
+      '-d',
+      'postgres',
+      '-qc',
+      `drop database if exists "${substituteDb}" with (force)`,
+    ]);
   rmSync(work, { recursive: true, force: true });
 }
 
@@ -146,10 +165,14 @@ try {
   mkdirSync(work, { recursive: true });
   // The project directory compose's relative paths refer to: dev certificates exactly as `npm run certs`
   // lays them out (per-service folders, keys group-readable by the containers' uid); nothing is fixed up here.
-  execFileSync('npx', ['--no-install', 'tsx', 'tools/devstack/src/certs-cli.ts', join(work, '.data/certs')], { cwd: root, stdio: 'ignore' });
+  execFileSync('npx', ['--no-install', 'tsx', 'tools/devstack/src/certs-cli.ts', join(work, '.data/certs')], {
+    cwd: root,
+    stdio: 'ignore',
+  });
   for (const service of ['gateway', 'bot']) {
     const key = statSync(join(work, '.data/certs', service, 'tls.key'));
-    if (!(key.mode & 0o004 || (key.mode & 0o040 && key.gid === UID))) throw new Error(`npm run certs left ${service}/tls.key unreadable by uid ${UID}`);
+    if (!(key.mode & 0o004 || (key.mode & 0o040 && key.gid === UID)))
+      throw new Error(`npm run certs left ${service}/tls.key unreadable by uid ${UID}`);
   }
   // Services whose image is neither built here nor present nor pullable (Docker Hub is out of reach): skipped, said so.
   for (const [name, svc] of Object.entries(services)) {
@@ -207,7 +230,8 @@ try {
     for (const v of svc.volumes ?? []) {
       const [src, dst, mode] = interpolate(v, env).split(':');
       // Relative paths are the project directory's: its .data (certificates) is this run's, the rest the checkout's.
-      if (src.startsWith('.') || src.startsWith('/')) args.push('-v', `${resolve(src.startsWith('./.data') ? work : root, src)}:${dst}${mode ? `:${mode}` : ''}`);
+      if (src.startsWith('.') || src.startsWith('/'))
+        args.push('-v', `${resolve(src.startsWith('./.data') ? work : root, src)}:${dst}${mode ? `:${mode}` : ''}`);
       else {
         const vol = `${POD}-${src}`;
         volumes.push(vol);
@@ -243,58 +267,97 @@ try {
   }
   say('gateway and mail catcher answer /livez and /readyz');
   const wallet = await fetch(`${gw}/wallet`);
-  if (wallet.status !== 200 || !(wallet.headers.get('content-security-policy') ?? '').includes("default-src 'self'")) throw new Error(`/wallet: ${wallet.status}, csp ${wallet.headers.get('content-security-policy')}`);
+  if (wallet.status !== 200 || !(wallet.headers.get('content-security-policy') ?? '').includes("default-src 'self'"))
+    throw new Error(`/wallet: ${wallet.status}, csp ${wallet.headers.get('content-security-policy')}`);
   say('the gateway image serves the wallet page (/wallet, strict CSP)');
 
   // The bot linked.
   // /metrics has its own port (GATEWAY_METRICS_PORT), reachable inside the pod only, as in compose.
   const metricsPort = envOf(services.gateway, env).GATEWAY_METRICS_PORT ?? '9464';
   const metrics = () =>
-    podman(['exec', `${POD}-gateway`, 'node', '-e', `fetch('http://127.0.0.1:${metricsPort}/metrics').then((r) => r.text()).then((t) => process.stdout.write(t))`]).stdout;
+    podman([
+      'exec',
+      `${POD}-gateway`,
+      'node',
+      '-e',
+      `fetch('http://127.0.0.1:${metricsPort}/metrics').then((r) => r.text()).then((t) => process.stdout.write(t))`,
+    ]).stdout;
   if ((await fetch(`${gw}/metrics`)).status !== 404) throw new Error('the public port serves /metrics');
   await eventually('botlink_connected_bots 1', async () => /^botlink_connected_bots(\{[^}]*\})? 1$/m.test(metrics()));
   say(`bot linked (gateway metrics port ${metricsPort}: botlink_connected_bots 1; the public port answers 404 for /metrics)`);
 
   // The first operator, made with the backend image's bundled command (as the README's deploy section does it).
   const backendVars = envOf(services.backend, env);
-  const create = podman(['run', '--rm', '--pod', POD, ...Object.entries({ ...backendVars, OPERATOR_PASSWORD: 'smoke operator password' }).flatMap(([k, v]) => ['-e', `${k}=${v}`]), `localhost/wordgame/backend:${tag}`, 'operator-create', 'smoke', 'viewer,catalog_editor']);
+  const create = podman([
+    'run',
+    '--rm',
+    '--pod',
+    POD,
+    ...Object.entries({ ...backendVars, OPERATOR_PASSWORD: 'smoke operator password' }).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
+    `localhost/wordgame/backend:${tag}`,
+    'operator-create',
+    'smoke',
+    'viewer,catalog_editor',
+  ]);
   if (create.status !== 0) throw new Error(`operator-create: ${create.stderr}`);
   const operator = await json(`${gw}/_gm/api/session`, { method: 'POST', body: { login: 'smoke', password: 'smoke operator password' } });
-  if (operator.status !== 200 || !operator.body.token) throw new Error(`operator API sign-in: ${operator.status} ${JSON.stringify(operator.body)}`);
+  if (operator.status !== 200 || !operator.body.token)
+    throw new Error(`operator API sign-in: ${operator.status} ${JSON.stringify(operator.body)}`);
   say('operator made by `backend operator-create` signed in to the operator API');
 
   // A product with both rails, through the operator API.
   const product = await json(`${gw}/_gm/api/catalog/products`, {
     method: 'POST',
     headers: { authorization: `Bearer ${operator.body.token}` },
-    body: { title: 'Smoke chips', atoms: [{ kind: 'chips', quantity: '100' }], prices: [{ method: 'xtr', amount: '50', currency: 'XTR' }, { method: 'provider', amount: '19900', currency: 'RUB' }] },
+    body: {
+      title: 'Smoke chips',
+      atoms: [{ kind: 'chips', quantity: '100' }],
+      prices: [
+        { method: 'xtr', amount: '50', currency: 'XTR' },
+        { method: 'provider', amount: '19900', currency: 'RUB' },
+      ],
+    },
   });
   if (product.status !== 201) throw new Error(`create product: ${product.status} ${JSON.stringify(product.body)}`);
   const productId = product.body.product_id;
   const bearer = (token) => ({ authorization: `Bearer ${token}` });
-  const segment = async (token, name) => ((await json(`${api}/user/wallet`, { headers: bearer(token) })).body.segments ?? []).find((s) => s.segment === name)?.balance ?? '0';
+  const segment = async (token, name) =>
+    ((await json(`${api}/user/wallet`, { headers: bearer(token) })).body.segments ?? []).find((s) => s.segment === name)?.balance ?? '0';
 
   // Stars: a Telegram customer (init data signed with the bot token), the bot mints the invoice, the payer pays.
   const userId = 7001;
   await json(`${platform}/users`, { method: 'POST', body: { id: userId, firstName: 'Smoke', started: true } });
   const fields = { auth_date: String(Math.floor(Date.now() / 1000)), user: JSON.stringify({ id: userId, first_name: 'Smoke' }) };
-  const check = Object.keys(fields).sort().map((k) => `${k}=${fields[k]}`).join('\n');
+  const check = Object.keys(fields)
+    .sort()
+    .map((k) => `${k}=${fields[k]}`)
+    .join('\n');
   const secret = createHmac('sha256', 'WebAppData').update(env.PLATFORM_BOT_TOKEN).digest();
   const initData = new URLSearchParams({ ...fields, hash: createHmac('sha256', secret).update(check).digest('hex') }).toString();
   const tg = await json(`${api}/session/telegram`, { method: 'POST', body: { init_data: initData } });
   if (tg.status !== 200) throw new Error(`telegram session: ${tg.status} ${JSON.stringify(tg.body)}`);
-  const stars = await json(`${api}/user/wallet/orders`, { method: 'POST', headers: bearer(tg.body.token), body: { product_id: productId, rail: 'stars' } });
+  const stars = await json(`${api}/user/wallet/orders`, {
+    method: 'POST',
+    headers: bearer(tg.body.token),
+    body: { product_id: productId, rail: 'stars' },
+  });
   if (stars.status !== 201 || !stars.body.invoice_link) throw new Error(`stars order: ${stars.status} ${JSON.stringify(stars.body)}`);
   const paid = await json(`${platform}/pay`, { method: 'POST', body: { link: stars.body.invoice_link, user_id: userId } });
   if (paid.status !== 200) throw new Error(`pay: ${paid.status} ${JSON.stringify(paid.body)}`);
-  await eventually('stars order paid', async () => (await json(`${api}/user/wallet/orders/${stars.body.order_id}`, { headers: bearer(tg.body.token) })).body.state === 'paid');
+  await eventually(
+    'stars order paid',
+    async () => (await json(`${api}/user/wallet/orders/${stars.body.order_id}`, { headers: bearer(tg.body.token) })).body.state === 'paid',
+  );
   const starsChips = await segment(tg.body.token, 'telegram');
   if (starsChips !== '100') throw new Error(`stars purchase credited ${starsChips} chips, expected 100`);
   say('stars purchase credited (100 chips on the telegram segment)');
 
   // Card: a direct customer confirms the e-mail caught by the mail catcher (backend SMTP), pays on the provider's checkout page.
   const email = 'smoke@example.test';
-  const direct = await json(`${api}/session/direct`, { method: 'POST', body: { email, password: 'smoke password 1', mode: 'signup', subtype: 'web' } });
+  const direct = await json(`${api}/session/direct`, {
+    method: 'POST',
+    body: { email, password: 'smoke password 1', mode: 'signup', subtype: 'web' },
+  });
   if (direct.status !== 200) throw new Error(`direct session: ${direct.status} ${JSON.stringify(direct.body)}`);
   const token = await eventually('confirmation mail in the mail catcher', async () => {
     const [latest] = (await json(`${mail}/messages?to=${encodeURIComponent(email)}`)).body.messages ?? [];
@@ -304,10 +367,15 @@ try {
   });
   const confirmed = await json(`${api}/user/profile/confirm-email`, { method: 'POST', body: { token: decodeURIComponent(token) } });
   if (confirmed.status !== 200) throw new Error(`confirm e-mail: ${confirmed.status} ${JSON.stringify(confirmed.body)}`);
-  const card = await json(`${api}/user/wallet/orders`, { method: 'POST', headers: bearer(direct.body.token), body: { product_id: productId, rail: 'card' } });
+  const card = await json(`${api}/user/wallet/orders`, {
+    method: 'POST',
+    headers: bearer(direct.body.token),
+    body: { product_id: productId, rail: 'card' },
+  });
   if (card.status !== 201 || !card.body.confirmation_url) throw new Error(`card order: ${card.status} ${JSON.stringify(card.body)}`);
   const checkoutUrl = new URL(card.body.confirmation_url);
-  const paymentId = checkoutUrl.searchParams.get('orderId') ?? checkoutUrl.searchParams.get('paymentId') ?? card.body.confirmation_url.split(/[=/]/).pop();
+  const paymentId =
+    checkoutUrl.searchParams.get('orderId') ?? checkoutUrl.searchParams.get('paymentId') ?? card.body.confirmation_url.split(/[=/]/).pop();
   const checkout = await fetch(`${provider}${checkoutUrl.pathname}${checkoutUrl.search}`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -315,7 +383,11 @@ try {
     redirect: 'manual',
   });
   if (checkout.status < 300 || checkout.status >= 400) throw new Error(`checkout: ${checkout.status} ${await checkout.text()}`);
-  await eventually('card order paid', async () => (await json(`${api}/user/wallet/orders/${card.body.order_id}`, { headers: bearer(direct.body.token) })).body.state === 'paid');
+  await eventually(
+    'card order paid',
+    async () =>
+      (await json(`${api}/user/wallet/orders/${card.body.order_id}`, { headers: bearer(direct.body.token) })).body.state === 'paid',
+  );
   const cardChips = await segment(direct.body.token, 'direct');
   if (cardChips !== '100') throw new Error(`card purchase credited ${cardChips} chips, expected 100`);
   say('card purchase credited (provider checkout -> notification -> 100 chips on the direct segment)');

@@ -28,7 +28,10 @@ const writeAtomically = (file, contents) => {
 };
 
 const manifest = JSON.parse(readFileSync(join(root, app, 'package.json'), 'utf8'));
-const entryPoints = { main: join(app, 'src/main.ts'), ...Object.fromEntries(Object.entries(manifest.commands ?? {}).map(([cmd, src]) => [cmd, join(app, src)])) };
+const entryPoints = {
+  main: join(app, 'src/main.ts'),
+  ...Object.fromEntries(Object.entries(manifest.commands ?? {}).map(([cmd, src]) => [cmd, join(app, src)])),
+};
 const result = await build({
   absWorkingDir: root,
   entryPoints,
@@ -67,4 +70,8 @@ writeAtomically(
   join(outdir, 'package.json'),
   `${JSON.stringify({ name: `@wordgame/${name}-dist`, private: true, type: 'module', main: 'main.js', dependencies: Object.fromEntries(Object.entries(deps).sort()) }, null, 2)}\n`,
 );
-console.log(`built ${app} -> ${Object.keys(entryPoints).map((e) => join(outRel, `${e}.js`)).join(', ')}`);
+console.log(
+  `built ${app} -> ${Object.keys(entryPoints)
+    .map((e) => join(outRel, `${e}.js`))
+    .join(', ')}`,
+);

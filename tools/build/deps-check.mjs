@@ -10,7 +10,11 @@ import { join, relative, resolve, sep } from 'node:path';
 const builtins = new Set(builtinModules);
 
 /** The package a bare import specifier names (`@scope/name/sub` -> `@scope/name`, `a/b` -> `a`). */
-export const packageName = (spec) => spec.split('/').slice(0, spec.startsWith('@') ? 2 : 1).join('/');
+export const packageName = (spec) =>
+  spec
+    .split('/')
+    .slice(0, spec.startsWith('@') ? 2 : 1)
+    .join('/');
 
 /** Third-party imports stay external; @wordgame/* workspace libs and relative paths are bundled. */
 export const externalThirdParty = {
@@ -51,7 +55,8 @@ export function metafileProblems(root, metafile) {
   const projects = workspaces(root).sort((a, b) => b.length - a.length);
   const deps = new Map();
   const depsOf = (project) => {
-    if (!deps.has(project)) deps.set(project, new Set(Object.keys(JSON.parse(readFileSync(join(root, project, 'package.json'), 'utf8')).dependencies ?? {})));
+    if (!deps.has(project))
+      deps.set(project, new Set(Object.keys(JSON.parse(readFileSync(join(root, project, 'package.json'), 'utf8')).dependencies ?? {})));
     return deps.get(project);
   };
   const problems = [];
@@ -100,6 +105,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const root = resolve(import.meta.dirname, '../..');
   const problems = await dependencyProblems(root);
   for (const p of problems) console.error(p);
-  console.log(problems.length === 0 ? `bundle dependencies: every import of ${workspaces(root).length} projects is declared` : `${problems.length} undeclared import(s): add each to its project's dependencies`);
+  console.log(
+    problems.length === 0
+      ? `bundle dependencies: every import of ${workspaces(root).length} projects is declared`
+      : `${problems.length} undeclared import(s): add each to its project's dependencies`,
+  );
   process.exit(problems.length === 0 ? 0 : 1);
 }

@@ -34,7 +34,8 @@ export function closure(root, fromDir, deps) {
     if (placed.has(dir)) continue;
     const rel = relative(root, dir).split(sep);
     const target = rel.slice(rel.indexOf('node_modules')).join('/');
-    if (byTarget.has(target) && byTarget.get(target) !== dir) throw new Error(`${target} would come from both ${byTarget.get(target)} and ${dir}`);
+    if (byTarget.has(target) && byTarget.get(target) !== dir)
+      throw new Error(`${target} would come from both ${byTarget.get(target)} and ${dir}`);
     placed.set(dir, target);
     byTarget.set(target, dir);
     const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
@@ -57,7 +58,11 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const placed = closure(root, join(root, app), deps);
   rmSync(join(out, 'node_modules'), { recursive: true, force: true });
   for (const [from, target] of placed) {
-    cpSync(from, join(out, target), { recursive: true, dereference: true, filter: (src) => src === from || !relative(from, src).split(sep).includes('node_modules') });
+    cpSync(from, join(out, target), {
+      recursive: true,
+      dereference: true,
+      filter: (src) => src === from || !relative(from, src).split(sep).includes('node_modules'),
+    });
   }
   console.log(`pruned ${app}: ${placed.size} packages in ${join('dist', app, 'node_modules')}`);
 }

@@ -160,7 +160,9 @@ export function check(roots) {
     const graph = featureGraph(root);
     const found = cycles(graph);
     const { depth, backUp, backUpImports } = layering(graph);
-    lines.push(`${root}: ${graph.size} features, ${found.length} import cycle(s), depth ${depth}, ${backUp.length} arrow(s) pointing back up (${backUpImports} import(s))`);
+    lines.push(
+      `${root}: ${graph.size} features, ${found.length} import cycle(s), depth ${depth}, ${backUp.length} arrow(s) pointing back up (${backUpImports} import(s))`,
+    );
     for (const [a, b] of backUp) lines.push(`  info: back up ${a} -> ${b}`);
     for (const component of found) {
       failed = true;

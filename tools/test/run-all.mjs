@@ -9,13 +9,27 @@ const reports = join(root, '.reports/jest');
 rmSync(reports, { recursive: true, force: true });
 mkdirSync(reports, { recursive: true });
 
-const env = { ...process.env, DATABASE_URL: process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test', JEST_REPORT_DIR: reports };
-const args = ['nx', 'run-many', '-t', 'test', `--parallel=${process.env.TEST_PARALLEL ?? 2}`, '--output-style=stream', ...process.argv.slice(2)];
+const env = {
+  ...process.env,
+  DATABASE_URL: process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test',
+  JEST_REPORT_DIR: reports,
+};
+const args = [
+  'nx',
+  'run-many',
+  '-t',
+  'test',
+  `--parallel=${process.env.TEST_PARALLEL ?? 2}`,
+  '--output-style=stream',
+  ...process.argv.slice(2),
+];
 const run = spawnSync('npx', ['--no-install', ...args], { cwd: root, env, stdio: 'inherit' });
 
 let passed = 0;
 let failed = 0;
-const projects = JSON.parse(spawnSync('npx', ['--no-install', 'nx', 'show', 'projects', '--with-target', 'test', '--json'], { cwd: root, encoding: 'utf8' }).stdout);
+const projects = JSON.parse(
+  spawnSync('npx', ['--no-install', 'nx', 'show', 'projects', '--with-target', 'test', '--json'], { cwd: root, encoding: 'utf8' }).stdout,
+);
 for (const project of projects) {
   const file = join(reports, `${project}.json`);
   if (!existsSync(file)) {

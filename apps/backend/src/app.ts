@@ -9,14 +9,31 @@ import { seedDevCatalog } from './catalog/seed.js';
 import type { BackendConfig } from './config/index.js';
 import { openDatabase, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
-import { botIntakeService, createReaper, createStarRefunder, notificationService, paymentDeps, paymentsService, starsIntakeMethods, type Reaper, type StarRefunder } from './payments/index.js';
+import {
+  botIntakeService,
+  createReaper,
+  createStarRefunder,
+  notificationService,
+  paymentDeps,
+  paymentsService,
+  starsIntakeMethods,
+  type Reaper,
+  type StarRefunder,
+} from './payments/index.js';
 import { createLimits, type LimitSettings, type Limits } from './limits/index.js';
 import { consoleService } from './console/service.js';
 import { chatGateOver } from './moderation/chat-gate.js';
 import { createLapseLoop, type LapseLoop } from './moderation/lapse.js';
 import { refundService } from './operators/refund-service.js';
 import { mailerFor, type Mailer } from './mail/mailer.js';
-import { createBackendMetrics, instrumentServices, listenMetrics, registerStateCollector, type BackendMetrics, type MetricsListener } from './metrics/index.js';
+import {
+  createBackendMetrics,
+  instrumentServices,
+  listenMetrics,
+  registerStateCollector,
+  type BackendMetrics,
+  type MetricsListener,
+} from './metrics/index.js';
 import { errorEdge } from './rpc/interceptors.js';
 import type { SessionDeps } from './accounts/sessions/open.js';
 import { walletService } from './wallet/service.js';
@@ -111,21 +128,40 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
       if (config.NATS_URL) nats = await connectNats(config.NATS_URL, config.NATS_PING_INTERVAL_MS, 'backend', logger);
       gameBus = nats ? new NatsGameBus(nats, config.NATS_SUBJECT_PREFIX, logger) : new GameEventBus();
       const games = { db: db.db, logger, now: clock, bus: gameBus, dailyHints: config.GAME_DAILY_HINTS, chatGate };
-      const services: ServiceRegistration[] = instrumentServices([
-        { service: backendApi.SystemService, impl: systemService(check) },
-        { service: backendApi.AccountService, impl: accountService(sessions) },
-        { service: backendApi.WalletService, impl: walletService(db.db, logger, clock) },
-        { service: backendApi.CatalogAdminService, impl: catalogAdminService(db.db, logger, clock) },
-        { service: backendApi.BotIntakeService, impl: { ...botIntakeService(db.db, clock), ...starsIntakeMethods(payments) } },
-        { service: backendApi.PaymentsService, impl: paymentsService(payments, limits.orderCreate) },
-        { service: backendApi.NotificationService, impl: notificationService(payments) },
-        { service: backendApi.RefundService, impl: refundService(payments) },
-        { service: backendApi.ReconciliationService, impl: reconciliationService(payments) },
-        { service: backendApi.GameService, impl: gameService(games) },
-        { service: backendApi.SocialService, impl: socialService(games) },
-        { service: backendApi.ConsoleService, impl: consoleService({ db: db.db, logger, now: clock, payments, chatGate, sessionTtlHours: config.OPERATOR_SESSION_TTL_HOURS, signInLimit: limits.operatorSignIn }) },
-      ], metrics.rpc);
-      unregisterState = registerStateCollector(metrics.registry, { db: db.db, pool: db.pool, ready: async () => !draining && (await check()).status === 'ok', logger });
+      const services: ServiceRegistration[] = instrumentServices(
+        [
+          { service: backendApi.SystemService, impl: systemService(check) },
+          { service: backendApi.AccountService, impl: accountService(sessions) },
+          { service: backendApi.WalletService, impl: walletService(db.db, logger, clock) },
+          { service: backendApi.CatalogAdminService, impl: catalogAdminService(db.db, logger, clock) },
+          { service: backendApi.BotIntakeService, impl: { ...botIntakeService(db.db, clock), ...starsIntakeMethods(payments) } },
+          { service: backendApi.PaymentsService, impl: paymentsService(payments, limits.orderCreate) },
+          { service: backendApi.NotificationService, impl: notificationService(payments) },
+          { service: backendApi.RefundService, impl: refundService(payments) },
+          { service: backendApi.ReconciliationService, impl: reconciliationService(payments) },
+          { service: backendApi.GameService, impl: gameService(games) },
+          { service: backendApi.SocialService, impl: socialService(games) },
+          {
+            service: backendApi.ConsoleService,
+            impl: consoleService({
+              db: db.db,
+              logger,
+              now: clock,
+              payments,
+              chatGate,
+              sessionTtlHours: config.OPERATOR_SESSION_TTL_HOURS,
+              signInLimit: limits.operatorSignIn,
+            }),
+          },
+        ],
+        metrics.rpc,
+      );
+      unregisterState = registerStateCollector(metrics.registry, {
+        db: db.db,
+        pool: db.pool,
+        ready: async () => !draining && (await check()).status === 'ok',
+        logger,
+      });
       metricsListener = await listenMetrics(config.BACKEND_METRICS_HOST, config.BACKEND_METRICS_PORT, metrics.registry, logger);
       logger.info({ url: metricsListener.url }, 'backend metrics listening');
       // One options object for connect-node and the fast path: the error edge is registered once.
@@ -136,7 +172,13 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
         (req, res) => void health(req, res, check, () => draining),
       );
       const gate = backendGate(config.BACKEND_SERVICE_TOKEN, logger);
-      listener = await listenDual(gate.handler(servers.handler), config.BACKEND_HOST, config.BACKEND_PORT, undefined, gate.taker(servers.take));
+      listener = await listenDual(
+        gate.handler(servers.handler),
+        config.BACKEND_HOST,
+        config.BACKEND_PORT,
+        undefined,
+        gate.taker(servers.take),
+      );
       logger.info({ url: listener.url }, 'backend listening');
       reaper = createReaper(payments, {
         intervalMs: config.REAPER_INTERVAL_MS,
@@ -144,7 +186,10 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
         recheckConcurrency: config.REAPER_RECHECK_CONCURRENCY,
       });
       reaper.start();
-      starRefunds = createStarRefunder(payments, { intervalMs: config.STAR_REFUND_INTERVAL_MS, retryMaxMs: config.STAR_REFUND_RETRY_MAX_MS });
+      starRefunds = createStarRefunder(payments, {
+        intervalMs: config.STAR_REFUND_INTERVAL_MS,
+        retryMaxMs: config.STAR_REFUND_RETRY_MAX_MS,
+      });
       starRefunds.start();
       lapses = createLapseLoop({ db: db.db, logger, chatGate, now: clock }, config.MODERATION_LAPSE_INTERVAL_MS);
       lapses.start();
@@ -223,7 +268,12 @@ interface AnyResponse {
 }
 
 /** GET /livez: 200 while the process serves. GET /readyz (and /health, /healthz): 200 with the status when the database answers, 503 when degraded or draining (SIGTERM); else 404. */
-async function health(req: AnyRequest, res: AnyResponse, check: () => ReturnType<typeof checkSystem>, draining: () => boolean): Promise<void> {
+async function health(
+  req: AnyRequest,
+  res: AnyResponse,
+  check: () => ReturnType<typeof checkSystem>,
+  draining: () => boolean,
+): Promise<void> {
   const send = (status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));

@@ -16,7 +16,10 @@ describe('backend service', () => {
   let url: string;
 
   beforeAll(async () => {
-    app = buildBackend(loadBackendConfig({ ...TEST_SERVICE_TOKENS, BACKEND_PORT: '0', BACKEND_METRICS_PORT: '0', PGLITE_DIR: 'memory://' }), logger);
+    app = buildBackend(
+      loadBackendConfig({ ...TEST_SERVICE_TOKENS, BACKEND_PORT: '0', BACKEND_METRICS_PORT: '0', PGLITE_DIR: 'memory://' }),
+      logger,
+    );
     ({ url } = await app.start());
   });
   afterAll(() => app.stop());
@@ -24,11 +27,15 @@ describe('backend service', () => {
   it('answers SystemService.Check over Connect on h2c with a FlatBuffers body', async () => {
     const client = createClient(backendApi.SystemService, backendTransport(url));
     const res = await client.check({ body: encodeTable((b) => fb.CheckRequest.createCheckRequest(b)) });
-    const status = decodeTable(res.body, (bb) => fb.CheckResponse.getRootAsCheckResponse(bb), (t) => ({
-      status: t.status(),
-      database: t.database(),
-      latency: t.databaseLatencyUs(),
-    }));
+    const status = decodeTable(
+      res.body,
+      (bb) => fb.CheckResponse.getRootAsCheckResponse(bb),
+      (t) => ({
+        status: t.status(),
+        database: t.database(),
+        latency: t.databaseLatencyUs(),
+      }),
+    );
     expect(status.status).toBe('ok');
     expect(status.database).toBe('pglite');
     expect(status.latency).toBeGreaterThanOrEqual(0n);
@@ -81,14 +88,27 @@ describe('backend main', () => {
     expect(short).toMatch(/BACKEND_SERVICE_TOKEN: must be at least 32 characters/);
     expect(short).not.toContain('short-secret-value');
     const same = TEST_SERVICE_TOKENS.BACKEND_SERVICE_TOKEN;
-    expect(problems({ BACKEND_SERVICE_TOKEN: same, GATEWAY_INTERNAL_TOKEN: same })).toMatch(/GATEWAY_INTERNAL_TOKEN: must differ from BACKEND_SERVICE_TOKEN/);
+    expect(problems({ BACKEND_SERVICE_TOKEN: same, GATEWAY_INTERNAL_TOKEN: same })).toMatch(
+      /GATEWAY_INTERNAL_TOKEN: must differ from BACKEND_SERVICE_TOKEN/,
+    );
     expect(problems({ ...TEST_SERVICE_TOKENS })).toBe('');
   });
 });
 
 describe('backend probes', () => {
   it('answers /livez while the process serves and /readyz only while the database answers, both without a token', async () => {
-    const app = buildBackend(loadBackendConfig({ ...TEST_SERVICE_TOKENS, BACKEND_PORT: '0', BACKEND_METRICS_PORT: '0', PGLITE_DIR: 'memory://', REAPER_INTERVAL_MS: '0', MODERATION_LAPSE_INTERVAL_MS: '0', STAR_REFUND_INTERVAL_MS: '0' }), logger);
+    const app = buildBackend(
+      loadBackendConfig({
+        ...TEST_SERVICE_TOKENS,
+        BACKEND_PORT: '0',
+        BACKEND_METRICS_PORT: '0',
+        PGLITE_DIR: 'memory://',
+        REAPER_INTERVAL_MS: '0',
+        MODERATION_LAPSE_INTERVAL_MS: '0',
+        STAR_REFUND_INTERVAL_MS: '0',
+      }),
+      logger,
+    );
     const { url, db } = await app.start();
     try {
       expect((await fetch(`${url}/livez`)).status).toBe(200);

@@ -51,7 +51,14 @@ export async function startCardFixture(extraEnv: Record<string, string> = {}): P
   const h = await startHarness(env);
   const notifications = h.client(backendApi.NotificationService);
   const webhook = await startWebhook(notifications);
-  const config = loadBackendConfig({ ...TEST_SERVICE_TOKENS, ...TEST_RATE_LIMITS, ...env, DATABASE_URL: h.database.url, PUBLIC_BASE_URL: 'https://game.example', MAIL_DEV_DIR: h.mailDir });
+  const config = loadBackendConfig({
+    ...TEST_SERVICE_TOKENS,
+    ...TEST_RATE_LIMITS,
+    ...env,
+    DATABASE_URL: h.database.url,
+    PUBLIC_BASE_URL: 'https://game.example',
+    MAIL_DEV_DIR: h.mailDir,
+  });
   const pack = await createProduct(h.client(backendApi.CatalogAdminService), {
     title: '1000 chips',
     atoms: [['chips', 1000n]],
@@ -90,7 +97,11 @@ export async function resetCardFixture(f: CardFixture): Promise<void> {
 
 /** The provider payment id recorded on an order (throws when none is). */
 export async function paymentIdOf(db: Kysely<DB>, orderId: string): Promise<string> {
-  const { provider_payment_id: id } = await db.selectFrom('orders').select('provider_payment_id').where('id', '=', orderId).executeTakeFirstOrThrow();
+  const { provider_payment_id: id } = await db
+    .selectFrom('orders')
+    .select('provider_payment_id')
+    .where('id', '=', orderId)
+    .executeTakeFirstOrThrow();
   if (id === null) throw new Error(`order ${orderId} has no provider payment id`);
   return id;
 }

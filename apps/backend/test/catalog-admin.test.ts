@@ -26,23 +26,72 @@ describe('catalog editor (CatalogAdminService)', () => {
   const productCount = async () => (await sql<{ n: bigint }>`select count(*) as n from catalog_products`.execute(h.database.db)).rows[0]?.n;
 
   it('creates a product from atoms and prices, then replaces it; lists newest first, inactive on request', async () => {
-    const created = await upsert({ title: ' Starter bundle ', atoms: [['chips', 50n], ['hints', 5n]], prices: [['provider', 4_900n, 'rub'], ['xtr', 25n]] });
+    const created = await upsert({
+      title: ' Starter bundle ',
+      atoms: [
+        ['chips', 50n],
+        ['hints', 5n],
+      ],
+      prices: [
+        ['provider', 4_900n, 'rub'],
+        ['xtr', 25n],
+      ],
+    });
     expect(created).toMatchObject({
       title: 'Starter bundle',
       active: true,
-      atoms: [['chips', 50n], ['hints', 5n]],
-      prices: [['provider', 4_900n, 'RUB'], ['xtr', 25n, 'XTR']],
+      atoms: [
+        ['chips', 50n],
+        ['hints', 5n],
+      ],
+      prices: [
+        ['provider', 4_900n, 'RUB'],
+        ['xtr', 25n, 'XTR'],
+      ],
     });
-    const updated = await upsert({ id: created.id, title: 'Starter bundle v2', active: false, atoms: [['hints', 6n]], prices: [['chips', 30n, 'CHIPS']] });
-    expect(updated).toEqual({ id: created.id, title: 'Starter bundle v2', active: false, atoms: [['hints', 6n]], prices: [['chips', 30n, 'CHIPS']] });
+    const updated = await upsert({
+      id: created.id,
+      title: 'Starter bundle v2',
+      active: false,
+      atoms: [['hints', 6n]],
+      prices: [['chips', 30n, 'CHIPS']],
+    });
+    expect(updated).toEqual({
+      id: created.id,
+      title: 'Starter bundle v2',
+      active: false,
+      atoms: [['hints', 6n]],
+      prices: [['chips', 30n, 'CHIPS']],
+    });
     const later = await upsert({ title: 'Later', atoms: [['no_ads_forever', 1n]], prices: [['chips', 900n]] });
     expect((await list(true)).map((p) => p?.id)).toEqual([later.id, created.id]);
     expect((await list(false)).map((p) => p?.id)).toEqual([later.id]);
   });
 
-  it.each(['&', '<', '>', '"', "'", '\u202e', '\u202a', '\u2066', '\u2069', '\u200e', '\u200f', '\u061c', '\u2028', '\u2029', '\u0085', '\u001b'])('refuses a title containing %j with invalid_title', async (ch) => {
+  it.each([
+    '&',
+    '<',
+    '>',
+    '"',
+    "'",
+    '\u202e',
+    '\u202a',
+    '\u2066',
+    '\u2069',
+    '\u200e',
+    '\u200f',
+    '\u061c',
+    '\u2028',
+    '\u2029',
+    '\u0085',
+    '\u001b',
+  ])('refuses a title containing %j with invalid_title', async (ch) => {
     const before = await productCount();
-    expect(await failure(admin.upsertProduct({ body: draftBody({ title: `Tom ${ch} Jerry`, atoms: [['hints', 1n]], prices: [['chips', 1n]] }) }))).toEqual({
+    expect(
+      await failure(
+        admin.upsertProduct({ body: draftBody({ title: `Tom ${ch} Jerry`, atoms: [['hints', 1n]], prices: [['chips', 1n]] }) }),
+      ),
+    ).toEqual({
       code: Code.InvalidArgument,
       errorCode: 'invalid_title',
     });
@@ -54,7 +103,18 @@ describe('catalog editor (CatalogAdminService)', () => {
     ['a 65-character title', { title: 'x'.repeat(65), atoms: [['hints', 1n]], prices: [['chips', 1n]] }, 'invalid_title'],
     ['no atoms', { title: 'T', atoms: [], prices: [['chips', 1n]] }, 'invalid_atoms'],
     ['an unknown atom', { title: 'T', atoms: [['gold', 1n]], prices: [['chips', 1n]] }, 'invalid_atoms'],
-    ['a repeated atom kind', { title: 'T', atoms: [['hints', 1n], ['hints', 2n]], prices: [['chips', 1n]] }, 'invalid_atoms'],
+    [
+      'a repeated atom kind',
+      {
+        title: 'T',
+        atoms: [
+          ['hints', 1n],
+          ['hints', 2n],
+        ],
+        prices: [['chips', 1n]],
+      },
+      'invalid_atoms',
+    ],
     ['a zero quantity', { title: 'T', atoms: [['hints', 0n]], prices: [['chips', 1n]] }, 'invalid_atoms'],
     ['a huge quantity', { title: 'T', atoms: [['chips', 2n ** 62n]], prices: [['xtr', 1n]] }, 'invalid_atoms'],
     ['forever twice', { title: 'T', atoms: [['no_ads_forever', 2n]], prices: [['chips', 1n]] }, 'invalid_atoms'],
@@ -82,8 +142,10 @@ describe('catalog editor (CatalogAdminService)', () => {
     try {
       const client = dev.client(backendApi.CatalogAdminService);
       const res = await client.listProducts({ body: encodeTable((b) => fb.ProductListQuery.createProductListQuery(b, true)) });
-      const titles = decodeTable(res.body, (bb) => fb.ProductList.getRootAsProductList(bb), (t) =>
-        Array.from({ length: t.productsLength() }, (_, i) => t.products(i)?.title()),
+      const titles = decodeTable(
+        res.body,
+        (bb) => fb.ProductList.getRootAsProductList(bb),
+        (t) => Array.from({ length: t.productsLength() }, (_, i) => t.products(i)?.title()),
       );
       expect([...titles].sort()).toEqual(DEV_CATALOG.map((p) => p.title).sort());
     } finally {

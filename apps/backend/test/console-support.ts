@@ -10,10 +10,21 @@ import { formatAmount } from '../src/payments/card/provider/money.js';
 export const PASSWORD = 'correct horse battery staple';
 
 /** Creates an operator with `roles` and signs it in; answers the session token. */
-export async function operatorToken(db: Kysely<DB>, console: Client<typeof backendApi.ConsoleService>, login: string, roles: OperatorRole[]): Promise<string> {
+export async function operatorToken(
+  db: Kysely<DB>,
+  console: Client<typeof backendApi.ConsoleService>,
+  login: string,
+  roles: OperatorRole[],
+): Promise<string> {
   await upsertOperator(db, login, PASSWORD, roles);
-  const res = await console.signIn({ body: encodeTable((b) => fb.OperatorSignIn.createOperatorSignIn(b, b.createString(login), b.createString(PASSWORD))) });
-  return decodeTable(res.body, (bb) => fb.OperatorGrant.getRootAsOperatorGrant(bb), (t) => t.token() ?? '');
+  const res = await console.signIn({
+    body: encodeTable((b) => fb.OperatorSignIn.createOperatorSignIn(b, b.createString(login), b.createString(PASSWORD))),
+  });
+  return decodeTable(
+    res.body,
+    (bb) => fb.OperatorGrant.getRootAsOperatorGrant(bb),
+    (t) => t.token() ?? '',
+  );
 }
 
 /** Call options carrying a console session token. */
@@ -39,23 +50,48 @@ export function writeFilter(b: Parameters<Parameters<typeof encodeTable>[0]>[0],
   return fb.LedgerFilter.createLedgerFilter(b, secs(f.from), secs(f.to), wallet, rail, kind, f.account ?? 0n);
 }
 
-export function ledgerQuery(f: FilterSpec, cursor: { createdUs: bigint; id: bigint } | null, limit: number, withTotals: boolean): Uint8Array {
-  return encodeTable((b) => fb.LedgerQuery.createLedgerQuery(b, writeFilter(b, f), cursor?.createdUs ?? 0n, cursor?.id ?? 0n, limit, withTotals));
+export function ledgerQuery(
+  f: FilterSpec,
+  cursor: { createdUs: bigint; id: bigint } | null,
+  limit: number,
+  withTotals: boolean,
+): Uint8Array {
+  return encodeTable((b) =>
+    fb.LedgerQuery.createLedgerQuery(b, writeFilter(b, f), cursor?.createdUs ?? 0n, cursor?.id ?? 0n, limit, withTotals),
+  );
 }
 
 /** A decoded LedgerPage. */
 export function readPage(body: Uint8Array) {
-  return decodeTable(body, (bb) => fb.LedgerPage.getRootAsLedgerPage(bb), (t) => ({
-    rows: Array.from({ length: t.rowsLength() }, (_, i) => {
-      const r = t.rows(i);
-      return { id: r?.id() ?? 0n, createdUs: r?.createdAtUs() ?? 0n, kind: r?.kind() ?? '', refunded: r?.refunded() ?? false, orderId: r?.orderId() ?? '' };
+  return decodeTable(
+    body,
+    (bb) => fb.LedgerPage.getRootAsLedgerPage(bb),
+    (t) => ({
+      rows: Array.from({ length: t.rowsLength() }, (_, i) => {
+        const r = t.rows(i);
+        return {
+          id: r?.id() ?? 0n,
+          createdUs: r?.createdAtUs() ?? 0n,
+          kind: r?.kind() ?? '',
+          refunded: r?.refunded() ?? false,
+          orderId: r?.orderId() ?? '',
+        };
+      }),
+      totals: Array.from({ length: t.totalsLength() }, (_, i) => ({
+        currency: t.totals(i)?.currency() ?? '',
+        amount: t.totals(i)?.amount() ?? 0n,
+        operations: t.totals(i)?.operations() ?? 0n,
+      })),
+      daily: Array.from({ length: t.dailyLength() }, (_, i) => ({
+        day: t.daily(i)?.dayUnix() ?? 0n,
+        currency: t.daily(i)?.currency() ?? '',
+        amount: t.daily(i)?.amount() ?? 0n,
+      })),
+      matched: t.matched(),
+      hasMore: t.hasMore(),
+      next: t.hasMore() ? { createdUs: t.nextCreatedUs(), id: t.nextId() } : null,
     }),
-    totals: Array.from({ length: t.totalsLength() }, (_, i) => ({ currency: t.totals(i)?.currency() ?? '', amount: t.totals(i)?.amount() ?? 0n, operations: t.totals(i)?.operations() ?? 0n })),
-    daily: Array.from({ length: t.dailyLength() }, (_, i) => ({ day: t.daily(i)?.dayUnix() ?? 0n, currency: t.daily(i)?.currency() ?? '', amount: t.daily(i)?.amount() ?? 0n })),
-    matched: t.matched(),
-    hasMore: t.hasMore(),
-    next: t.hasMore() ? { createdUs: t.nextCreatedUs(), id: t.nextId() } : null,
-  }));
+  );
 }
 
 /** One ledger row to seed (directly: the console only reads the ledger). */
@@ -153,11 +189,25 @@ export async function paidCardOrder(
     await trx
       .insertInto('wallet_segments')
       .values({ account_id: account, segment: 'direct', balance: chips })
-      .onConflict((oc) => oc.columns(['account_id', 'segment']).doUpdateSet((eb) => ({ balance: eb('wallet_segments.balance', '+', chips) })))
+      .onConflict((oc) =>
+        oc.columns(['account_id', 'segment']).doUpdateSet((eb) => ({ balance: eb('wallet_segments.balance', '+', chips) })),
+      )
       .execute();
     await trx
       .insertInto('ledger_operations')
-      .values({ account_id: account, kind: 'purchase', segment: 'direct', rail: 'yookassa', provider: 'yookassa', product_id: product, order_id: orderId, chips_delta: chips, money_minor: amount, currency: 'RUB', created_at: now })
+      .values({
+        account_id: account,
+        kind: 'purchase',
+        segment: 'direct',
+        rail: 'yookassa',
+        provider: 'yookassa',
+        product_id: product,
+        order_id: orderId,
+        chips_delta: chips,
+        money_minor: amount,
+        currency: 'RUB',
+        created_at: now,
+      })
       .execute();
   });
   return orderId;

@@ -4,7 +4,18 @@ import { startProviderEmulator, type ProviderEmulator } from '@wordgame/provider
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import { setOperatorDisabled } from '../src/operators/repository.js';
-import { asOperator, ledgerQuery, operatorToken, paidCardOrder, PASSWORD, readPage, seedLedger, writeFilter, type FilterSpec, type SeedRow } from './console-support.js';
+import {
+  asOperator,
+  ledgerQuery,
+  operatorToken,
+  paidCardOrder,
+  PASSWORD,
+  readPage,
+  seedLedger,
+  writeFilter,
+  type FilterSpec,
+  type SeedRow,
+} from './console-support.js';
 import { errorOf, failure, startHarness, type Harness } from './support/harness.js';
 import { startBotCommandServer, type BotCommandServer } from './payments-support.js';
 import { createProduct, draftBody, newAccount } from './support/wallet.js';
@@ -43,19 +54,34 @@ describe('console service (operators, ledger, refunds, catalog, moderation)', ()
   const signIn = (login: string, password: string) =>
     svc.signIn({ body: encodeTable((b) => fb.OperatorSignIn.createOperatorSignIn(b, b.createString(login), b.createString(password))) });
   const resolve = async (token: string) =>
-    decodeTable((await svc.resolveOperator({ body: encodeTable((b) => fb.OperatorLookup.createOperatorLookup(b)) }, asOperator(token))).body, (bb) => fb.OperatorInfo.getRootAsOperatorInfo(bb), (t) => ({
-      login: t.login(),
-      roles: Array.from({ length: t.rolesLength() }, (_, i) => t.roles(i)),
-    }));
+    decodeTable(
+      (await svc.resolveOperator({ body: encodeTable((b) => fb.OperatorLookup.createOperatorLookup(b)) }, asOperator(token))).body,
+      (bb) => fb.OperatorInfo.getRootAsOperatorInfo(bb),
+      (t) => ({
+        login: t.login(),
+        roles: Array.from({ length: t.rolesLength() }, (_, i) => t.roles(i)),
+      }),
+    );
   const lookup = () => encodeTable((b) => fb.OperatorLookup.createOperatorLookup(b));
   const auditRows = async (action: string) =>
-    (await sql<{ operator_id: bigint | null; outcome: string; target: string; detail: string }>`select operator_id, outcome, target, detail from operator_audit where action = ${action} order by id`.execute(h.database.db)).rows;
+    (
+      await sql<{
+        operator_id: bigint | null;
+        outcome: string;
+        target: string;
+        detail: string;
+      }>`select operator_id, outcome, target, detail from operator_audit where action = ${action} order by id`.execute(h.database.db)
+    ).rows;
 
   describe('operators and sessions', () => {
     it('signs in with login and password; the token resolves to the operator and roles', async () => {
       expect(await resolve(all)).toEqual({ login: 'root@ops.test', roles: ['viewer', 'refunder', 'catalog_editor', 'moderator'] });
       expect(await resolve(viewer)).toEqual({ login: 'viewer@ops.test', roles: ['viewer'] });
-      const token = decodeTable((await signIn('  ROOT@ops.test ', PASSWORD)).body, (bb) => fb.OperatorGrant.getRootAsOperatorGrant(bb), (t) => t.token() ?? '');
+      const token = decodeTable(
+        (await signIn('  ROOT@ops.test ', PASSWORD)).body,
+        (bb) => fb.OperatorGrant.getRootAsOperatorGrant(bb),
+        (t) => t.token() ?? '',
+      );
       expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
       const stored = await h.database.db.selectFrom('operator_sessions').select('token_hash').execute();
       expect(stored.map((s) => s.token_hash)).not.toContain(token);
@@ -64,7 +90,11 @@ describe('console service (operators, ledger, refunds, catalog, moderation)', ()
     it('refuses an unknown login, a wrong password and a disabled operator alike, and audits each', async () => {
       await operatorToken(h.database.db, svc, 'gone@ops.test', ['viewer']);
       await setOperatorDisabled(h.database.db, 'gone@ops.test', true);
-      for (const [login, password] of [['nobody@ops.test', PASSWORD], ['root@ops.test', 'wrong password!'], ['gone@ops.test', PASSWORD]] as const) {
+      for (const [login, password] of [
+        ['nobody@ops.test', PASSWORD],
+        ['root@ops.test', 'wrong password!'],
+        ['gone@ops.test', PASSWORD],
+      ] as const) {
         expect(await failure(signIn(login, password))).toEqual({ code: Code.Unauthenticated, errorCode: 'invalid_credentials' });
       }
       const refused = (await auditRows('sign_in')).filter((r) => r.outcome === 'refused');
@@ -89,7 +119,9 @@ describe('console service (operators, ledger, refunds, catalog, moderation)', ()
       expect(await failure(resolve(closed))).toEqual({ code: Code.Unauthenticated, errorCode: 'operator_session_invalid' });
 
       const expired = await operatorToken(h.database.db, svc, 'expiry@ops.test', ['viewer']);
-      await sql`update operator_sessions set expires_at = now() - interval '1 second' where operator_id = (select id from operators where login = 'expiry@ops.test')`.execute(h.database.db);
+      await sql`update operator_sessions set expires_at = now() - interval '1 second' where operator_id = (select id from operators where login = 'expiry@ops.test')`.execute(
+        h.database.db,
+      );
       expect(await failure(resolve(expired))).toEqual({ code: Code.Unauthenticated, errorCode: 'operator_session_invalid' });
 
       const disabled = await operatorToken(h.database.db, svc, 'later@ops.test', ['viewer']);
@@ -107,22 +139,69 @@ describe('console service (operators, ledger, refunds, catalog, moderation)', ()
     it('every method answers only a signed-in operator holding its role', async () => {
       const calls: Array<[string, string, (o: { headers: Record<string, string> }) => Promise<unknown>]> = [
         ['QueryLedger', 'viewer', (o) => svc.queryLedger({ body: ledgerQuery({}, null, 10, true) }, o)],
-        ['ExportLedger', 'viewer', async (o) => {
-          for await (const chunk of svc.exportLedger({ body: encodeTable((b) => fb.LedgerExport.createLedgerExport(b, writeFilter(b, {}), 10)) }, o)) void chunk;
-        }],
-        ['ConsoleRefund', 'refunder', (o) => svc.consoleRefund({ body: encodeTable((b) => fb.ConsoleRefund.createConsoleRefund(b, b.createString('00000000-0000-4000-8000-000000000000'))) }, o)],
-        ['ConsoleListProducts', 'catalog_editor', (o) => svc.consoleListProducts({ body: encodeTable((b) => fb.ConsoleProductQuery.createConsoleProductQuery(b)) }, o)],
-        ['ConsoleUpsertProduct', 'catalog_editor', (o) => svc.consoleUpsertProduct({ body: draftBody({ title: 'X', atoms: [['hints', 1n]], prices: [['chips', 1n]] }) }, o)],
-        ['FindAccounts', 'moderator', (o) => svc.findAccounts({ body: encodeTable((b) => fb.AccountSearch.createAccountSearch(b, b.createString('1'))) }, o)],
-        ['Moderate', 'moderator', (o) => svc.moderate({ body: encodeTable((b) => fb.ModerationAction.createModerationAction(b, 1n, b.createString('mute'), 0n, 0)) }, o)],
+        [
+          'ExportLedger',
+          'viewer',
+          async (o) => {
+            for await (const chunk of svc.exportLedger(
+              { body: encodeTable((b) => fb.LedgerExport.createLedgerExport(b, writeFilter(b, {}), 10)) },
+              o,
+            ))
+              void chunk;
+          },
+        ],
+        [
+          'ConsoleRefund',
+          'refunder',
+          (o) =>
+            svc.consoleRefund(
+              { body: encodeTable((b) => fb.ConsoleRefund.createConsoleRefund(b, b.createString('00000000-0000-4000-8000-000000000000'))) },
+              o,
+            ),
+        ],
+        [
+          'ConsoleListProducts',
+          'catalog_editor',
+          (o) => svc.consoleListProducts({ body: encodeTable((b) => fb.ConsoleProductQuery.createConsoleProductQuery(b)) }, o),
+        ],
+        [
+          'ConsoleUpsertProduct',
+          'catalog_editor',
+          (o) => svc.consoleUpsertProduct({ body: draftBody({ title: 'X', atoms: [['hints', 1n]], prices: [['chips', 1n]] }) }, o),
+        ],
+        [
+          'FindAccounts',
+          'moderator',
+          (o) => svc.findAccounts({ body: encodeTable((b) => fb.AccountSearch.createAccountSearch(b, b.createString('1'))) }, o),
+        ],
+        [
+          'Moderate',
+          'moderator',
+          (o) =>
+            svc.moderate({ body: encodeTable((b) => fb.ModerationAction.createModerationAction(b, 1n, b.createString('mute'), 0n, 0)) }, o),
+        ],
       ];
       const roles = ['viewer', 'refunder', 'catalog_editor', 'moderator'] as const;
-      const tokens = Object.fromEntries(await Promise.all(roles.map(async (r) => [r, await operatorToken(h.database.db, svc, `only-${r.replace('_', '-')}@ops.test`, [r])] as const)));
+      const tokens = Object.fromEntries(
+        await Promise.all(
+          roles.map(async (r) => [r, await operatorToken(h.database.db, svc, `only-${r.replace('_', '-')}@ops.test`, [r])] as const),
+        ),
+      );
       for (const [name, role, call] of calls) {
-        expect([name, await failure(call({ headers: {} }))]).toEqual([name, { code: Code.Unauthenticated, errorCode: 'operator_session_invalid' }]);
-        expect([name, await failure(call(asOperator('forged-token')))]).toEqual([name, { code: Code.Unauthenticated, errorCode: 'operator_session_invalid' }]);
+        expect([name, await failure(call({ headers: {} }))]).toEqual([
+          name,
+          { code: Code.Unauthenticated, errorCode: 'operator_session_invalid' },
+        ]);
+        expect([name, await failure(call(asOperator('forged-token')))]).toEqual([
+          name,
+          { code: Code.Unauthenticated, errorCode: 'operator_session_invalid' },
+        ]);
         for (const other of roles.filter((r) => r !== role)) {
-          expect([name, other, await failure(call(asOperator(tokens[other] ?? '')))]).toEqual([name, other, { code: Code.PermissionDenied, errorCode: 'operator_forbidden' }]);
+          expect([name, other, await failure(call(asOperator(tokens[other] ?? '')))]).toEqual([
+            name,
+            other,
+            { code: Code.PermissionDenied, errorCode: 'operator_forbidden' },
+          ]);
         }
       }
       expect((await auditRows('moderate')).filter((r) => r.outcome === 'forbidden')).toHaveLength(3);
@@ -146,13 +225,43 @@ describe('console service (operators, ledger, refunds, catalog, moderation)', ()
       seed = [
         { account: a1, kind: 'grant', at: ago(0, 1000), segment: 'direct', chips: 100n },
         { account: a1, kind: 'spend', at: ago(0, 2000), segment: 'telegram', chips: -40n },
-        { account: a1, kind: 'purchase', at: ago(2), segment: 'telegram', origin: 'telegram', rail: 'telegram_stars', chips: 500n, money: 250n, currency: 'XTR', hints: 5n },
+        {
+          account: a1,
+          kind: 'purchase',
+          at: ago(2),
+          segment: 'telegram',
+          origin: 'telegram',
+          rail: 'telegram_stars',
+          chips: 500n,
+          money: 250n,
+          currency: 'XTR',
+          hints: 5n,
+        },
         { account: a2, kind: 'purchase', at: ago(3), segment: 'vk', rail: 'yookassa', chips: 1000n, money: 49_900n, currency: 'RUB' },
         { account: a2, kind: 'refund', at: ago(4), segment: 'vk', rail: 'yookassa', chips: -1000n, money: -49_900n, currency: 'RUB' },
-        { account: a2, kind: 'purchase', at: ago(5), segment: null, origin: 'vk', rail: 'yookassa', money: 9_900n, currency: 'RUB', hints: 10n },
+        {
+          account: a2,
+          kind: 'purchase',
+          at: ago(5),
+          segment: null,
+          origin: 'vk',
+          rail: 'yookassa',
+          money: 9_900n,
+          currency: 'RUB',
+          hints: 10n,
+        },
         { account: a2, kind: 'purchase', at: ago(6), segment: 'direct', rail: 'yookassa', chips: 300n, money: 19_900n, currency: 'RUB' },
         // Rows sharing one timestamp: keyset paging must neither skip nor repeat them.
-        ...Array.from({ length: 25 }, (_, i): SeedRow => ({ account: i % 2 ? a1 : a2, kind: 'grant', at: same, segment: i % 3 === 0 ? 'vk' : 'direct', chips: BigInt(i + 1) })),
+        ...Array.from(
+          { length: 25 },
+          (_, i): SeedRow => ({
+            account: i % 2 ? a1 : a2,
+            kind: 'grant',
+            at: same,
+            segment: i % 3 === 0 ? 'vk' : 'direct',
+            chips: BigInt(i + 1),
+          }),
+        ),
         { account: a1, kind: 'grant', at: ago(31), segment: 'direct', chips: 7n },
         { account: a1, kind: 'grant', at: ago(400), segment: 'direct', chips: 9n },
       ];
@@ -162,7 +271,9 @@ describe('console service (operators, ledger, refunds, catalog, moderation)', ()
     const query = async (f: FilterSpec, limit = 200, withTotals = true, cursor: { createdUs: bigint; id: bigint } | null = null) =>
       readPage((await svc.queryLedger({ body: ledgerQuery(f, cursor, limit, withTotals) }, asOperator(viewer))).body);
     const reference = async (where: ReturnType<typeof sql>) =>
-      (await sql<{ id: bigint }>`select id from ledger_operations where ${where} order by created_at desc, id desc`.execute(h.database.db)).rows.map((r) => r.id);
+      (
+        await sql<{ id: bigint }>`select id from ledger_operations where ${where} order by created_at desc, id desc`.execute(h.database.db)
+      ).rows.map((r) => r.id);
     const range = sql`created_at >= date_trunc('day', now(), 'UTC') - interval '29 days'`;
 
     it('lists the last 30 UTC days newest first by default, with totals per currency from the snapshots', async () => {
@@ -179,11 +290,14 @@ describe('console service (operators, ledger, refunds, catalog, moderation)', ()
         ['RUB', sums?.rub],
         ['XTR', sums?.xtr],
       ]);
-      for (const t of page.totals) expect(page.daily.filter((d) => d.currency === t.currency).reduce((s, d) => s + d.amount, 0n)).toBe(t.amount);
+      for (const t of page.totals)
+        expect(page.daily.filter((d) => d.currency === t.currency).reduce((s, d) => s + d.amount, 0n)).toBe(t.amount);
     });
 
     it('wallet matches the segment or the benefit origin; rail the settling provider, and a chip spend drops out', async () => {
-      expect((await query({ wallet: 'vk' })).rows.map((r) => r.id)).toEqual(await reference(sql`${range} and (segment = 'vk' or benefit_origin = 'vk')`));
+      expect((await query({ wallet: 'vk' })).rows.map((r) => r.id)).toEqual(
+        await reference(sql`${range} and (segment = 'vk' or benefit_origin = 'vk')`),
+      );
       expect((await query({ wallet: 'telegram' })).rows.map((r) => r.kind)).toEqual(['spend', 'purchase']);
       expect((await query({ wallet: 'telegram', rail: 'telegram_stars' })).rows.map((r) => r.kind)).toEqual(['purchase']);
       const yookassa = await query({ rail: 'yookassa' });
@@ -198,7 +312,15 @@ describe('console service (operators, ledger, refunds, catalog, moderation)', ()
     });
 
     it('keyset pages cover the filter exactly once, newest first, whatever the page size (property)', async () => {
-      const filters: FilterSpec[] = [{}, { wallet: 'direct' }, { wallet: 'vk' }, { kind: 'grant' }, { account: a1 }, { rail: 'yookassa' }, { from: ago(500), to: new Date(now.getTime() + DAY) }];
+      const filters: FilterSpec[] = [
+        {},
+        { wallet: 'direct' },
+        { wallet: 'vk' },
+        { kind: 'grant' },
+        { account: a1 },
+        { rail: 'yookassa' },
+        { from: ago(500), to: new Date(now.getTime() + DAY) },
+      ];
       await fc.assert(
         fc.asyncProperty(fc.constantFrom(...filters), fc.integer({ min: 1, max: 12 }), async (f, size) => {
           const whole = (await query(f, 200, false)).rows.map((r) => r.id);
@@ -218,28 +340,49 @@ describe('console service (operators, ledger, refunds, catalog, moderation)', ()
     });
 
     it('refuses a malformed filter or cursor instead of widening it', async () => {
-      for (const f of [{ wallet: 'gold' }, { kind: 'gift' }, { rail: 'Robert"); drop' }, { from: ago(1), to: ago(2) }, { from: ago(4000), to: ago(0) }]) {
+      for (const f of [
+        { wallet: 'gold' },
+        { kind: 'gift' },
+        { rail: 'Robert"); drop' },
+        { from: ago(1), to: ago(2) },
+        { from: ago(4000), to: ago(0) },
+      ]) {
         expect(await failure(query(f))).toEqual({ code: Code.InvalidArgument, errorCode: 'invalid_filter' });
       }
-      expect(await failure(query({}, 10, false, { createdUs: 0n, id: 5n }))).toEqual({ code: Code.InvalidArgument, errorCode: 'invalid_cursor' });
+      expect(await failure(query({}, 10, false, { createdUs: 0n, id: 5n }))).toEqual({
+        code: Code.InvalidArgument,
+        errorCode: 'invalid_cursor',
+      });
       // Beyond what a timestamp holds (int64 max microseconds, or past year 9999): refused, never an internal error.
       for (const createdUs of [2n ** 63n - 1n, 253_402_300_800_000_000n]) {
-        expect(await failure(query({}, 10, false, { createdUs, id: 1n }))).toEqual({ code: Code.InvalidArgument, errorCode: 'invalid_cursor' });
+        expect(await failure(query({}, 10, false, { createdUs, id: 1n }))).toEqual({
+          code: Code.InvalidArgument,
+          errorCode: 'invalid_cursor',
+        });
       }
     });
 
     it('streams the export newest first in batches, capped at max_rows, and audits it', async () => {
       const exportRows = async (f: FilterSpec, max: number) => {
         const ids: bigint[] = [];
-        for await (const chunk of svc.exportLedger({ body: encodeTable((b) => fb.LedgerExport.createLedgerExport(b, writeFilter(b, f), max)) }, asOperator(viewer))) {
-          decodeTable(chunk.body, (bb) => fb.LedgerChunk.getRootAsLedgerChunk(bb), (t) => {
-            for (let i = 0; i < t.rowsLength(); i += 1) ids.push(t.rows(i)?.id() ?? 0n);
-          });
+        for await (const chunk of svc.exportLedger(
+          { body: encodeTable((b) => fb.LedgerExport.createLedgerExport(b, writeFilter(b, f), max)) },
+          asOperator(viewer),
+        )) {
+          decodeTable(
+            chunk.body,
+            (bb) => fb.LedgerChunk.getRootAsLedgerChunk(bb),
+            (t) => {
+              for (let i = 0; i < t.rowsLength(); i += 1) ids.push(t.rows(i)?.id() ?? 0n);
+            },
+          );
         }
         return ids;
       };
       expect(await exportRows({}, 1_000)).toEqual(await reference(range));
-      expect(await exportRows({ wallet: 'direct' }, 7)).toEqual((await reference(sql`${range} and (segment = 'direct' or benefit_origin = 'direct')`)).slice(0, 7));
+      expect(await exportRows({ wallet: 'direct' }, 7)).toEqual(
+        (await reference(sql`${range} and (segment = 'direct' or benefit_origin = 'direct')`)).slice(0, 7),
+      );
       expect((await auditRows('ledger_export')).length).toBeGreaterThanOrEqual(2);
     });
   });
@@ -247,18 +390,41 @@ describe('console service (operators, ledger, refunds, catalog, moderation)', ()
   describe('refunds', () => {
     let account: bigint;
     let product: bigint;
-    const provider = () => ({ apiUrl: emulator.apiUrl, shopId: SHOP.shopId, secretKey: SHOP.secretKey, succeed: (id: string) => emulator.control.succeedPayment(id) });
+    const provider = () => ({
+      apiUrl: emulator.apiUrl,
+      shopId: SHOP.shopId,
+      secretKey: SHOP.secretKey,
+      succeed: (id: string) => emulator.control.succeedPayment(id),
+    });
     const refund = async (orderId: string, token = all) =>
-      decodeTable((await svc.consoleRefund({ body: encodeTable((b) => fb.ConsoleRefund.createConsoleRefund(b, b.createString(orderId))) }, asOperator(token))).body, (bb) => fb.ConsoleRefundResult.getRootAsConsoleRefundResult(bb), (t) => ({
-        status: t.status(),
-        refundId: t.refundId(),
-        amount: t.amount(),
-      }));
-    const refundRows = async (orderId: string) => (await sql<{ n: bigint }>`select count(*)::bigint as n from ledger_operations where order_id = ${orderId} and kind = 'refund'`.execute(h.database.db)).rows[0]?.n;
+      decodeTable(
+        (
+          await svc.consoleRefund(
+            { body: encodeTable((b) => fb.ConsoleRefund.createConsoleRefund(b, b.createString(orderId))) },
+            asOperator(token),
+          )
+        ).body,
+        (bb) => fb.ConsoleRefundResult.getRootAsConsoleRefundResult(bb),
+        (t) => ({
+          status: t.status(),
+          refundId: t.refundId(),
+          amount: t.amount(),
+        }),
+      );
+    const refundRows = async (orderId: string) =>
+      (
+        await sql<{
+          n: bigint;
+        }>`select count(*)::bigint as n from ledger_operations where order_id = ${orderId} and kind = 'refund'`.execute(h.database.db)
+      ).rows[0]?.n;
 
     beforeAll(async () => {
       account = await newAccount(h.database.db, { address: 'payer@example.com', confirmed: true });
-      product = await createProduct(h.client(backendApi.CatalogAdminService), { title: 'Pack', atoms: [['chips', 100n]], prices: [['provider', 9_900n, 'RUB']] });
+      product = await createProduct(h.client(backendApi.CatalogAdminService), {
+        title: 'Pack',
+        atoms: [['chips', 100n]],
+        prices: [['provider', 9_900n, 'RUB']],
+      });
     });
 
     it('refunds a paid card order provider first, records it once, and the ledger shows the row refunded', async () => {
@@ -267,9 +433,14 @@ describe('console service (operators, ledger, refunds, catalog, moderation)', ()
       expect(first).toMatchObject({ status: 'succeeded', amount: 9_900n });
       expect(await refund(orderId)).toEqual(first);
       expect(await refundRows(orderId)).toBe(1n);
-      const page = readPage((await svc.queryLedger({ body: ledgerQuery({ kind: 'purchase', account }, null, 10, false) }, asOperator(viewer))).body);
+      const page = readPage(
+        (await svc.queryLedger({ body: ledgerQuery({ kind: 'purchase', account }, null, 10, false) }, asOperator(viewer))).body,
+      );
       expect(page.rows.find((r) => r.orderId === orderId)?.refunded).toBe(true);
-      expect((await auditRows('refund')).filter((r) => r.target === `order:${orderId}`).map((r) => r.outcome)).toEqual(['succeeded', 'succeeded']);
+      expect((await auditRows('refund')).filter((r) => r.target === `order:${orderId}`).map((r) => r.outcome)).toEqual([
+        'succeeded',
+        'succeeded',
+      ]);
     });
 
     it('a pending provider refund records nothing (press again); a refused order id is audited as failed', async () => {
@@ -284,10 +455,21 @@ describe('console service (operators, ledger, refunds, catalog, moderation)', ()
 
   describe('catalog', () => {
     it('lists inactive products too, saves a product and refuses a bad title with invalid_title (audited)', async () => {
-      const upsert = (title: string) => svc.consoleUpsertProduct({ body: draftBody({ title, active: false, atoms: [['hints', 3n]], prices: [['chips', 30n]] }) }, asOperator(all));
-      const saved = decodeTable((await upsert('Hint pack')).body, (bb) => fb.ProductRecord.getRootAsProductRecord(bb), (t) => t.productId());
-      const listed = decodeTable((await svc.consoleListProducts({ body: encodeTable((b) => fb.ConsoleProductQuery.createConsoleProductQuery(b)) }, asOperator(all))).body, (bb) => fb.ProductList.getRootAsProductList(bb), (t) =>
-        Array.from({ length: t.productsLength() }, (_, i) => t.products(i)?.productId()),
+      const upsert = (title: string) =>
+        svc.consoleUpsertProduct(
+          { body: draftBody({ title, active: false, atoms: [['hints', 3n]], prices: [['chips', 30n]] }) },
+          asOperator(all),
+        );
+      const saved = decodeTable(
+        (await upsert('Hint pack')).body,
+        (bb) => fb.ProductRecord.getRootAsProductRecord(bb),
+        (t) => t.productId(),
+      );
+      const listed = decodeTable(
+        (await svc.consoleListProducts({ body: encodeTable((b) => fb.ConsoleProductQuery.createConsoleProductQuery(b)) }, asOperator(all)))
+          .body,
+        (bb) => fb.ProductList.getRootAsProductList(bb),
+        (t) => Array.from({ length: t.productsLength() }, (_, i) => t.products(i)?.productId()),
       );
       expect(listed).toContain(saved);
       expect(await failure(upsert('Tom & Jerry'))).toEqual({ code: Code.InvalidArgument, errorCode: 'invalid_title' });
@@ -301,16 +483,38 @@ describe('console service (operators, ledger, refunds, catalog, moderation)', ()
   describe('moderation', () => {
     let account: bigint;
     const act = async (action: string, untilUnix = 0n, id = account) =>
-      decodeTable((await svc.moderate({ body: encodeTable((b) => fb.ModerationAction.createModerationAction(b, id, b.createString(action), untilUnix, b.createString('test'))) }, asOperator(all))).body, (bb) => fb.ModerationResult.getRootAsModerationResult(bb), (t) => ({
-        status: t.account()?.status(),
-        eligible: t.account()?.chatEligible(),
-        gate: Array.from({ length: t.chatGateLength() }, (_, i) => t.chatGate(i)),
-      }));
-    const gates = () => bot.commands.filter((c) => c.payload.case === 'chatGate').map((c) => (c.payload.case === 'chatGate' ? [c.payload.value.externalId, c.payload.value.allow] : []));
+      decodeTable(
+        (
+          await svc.moderate(
+            {
+              body: encodeTable((b) =>
+                fb.ModerationAction.createModerationAction(b, id, b.createString(action), untilUnix, b.createString('test')),
+              ),
+            },
+            asOperator(all),
+          )
+        ).body,
+        (bb) => fb.ModerationResult.getRootAsModerationResult(bb),
+        (t) => ({
+          status: t.account()?.status(),
+          eligible: t.account()?.chatEligible(),
+          gate: Array.from({ length: t.chatGateLength() }, (_, i) => t.chatGate(i)),
+        }),
+      );
+    const gates = () =>
+      bot.commands
+        .filter((c) => c.payload.case === 'chatGate')
+        .map((c) => (c.payload.case === 'chatGate' ? [c.payload.value.externalId, c.payload.value.allow] : []));
 
     beforeAll(async () => {
       account = await newAccount(h.database.db, { address: 'Player@Example.com'.toLowerCase(), confirmed: true });
-      await h.database.db.insertInto('platform_identities').values([{ account_id: account, kind: 'telegram', external_id: '777001' }, { account_id: account, kind: 'vk', external_id: '555001' }]).execute();
+      await h.database.db
+        .insertInto('platform_identities')
+        .values([
+          { account_id: account, kind: 'telegram', external_id: '777001' },
+          { account_id: account, kind: 'vk', external_id: '555001' },
+        ])
+        .execute();
       bot.respond = () => ({ outcome: gatewayApi.Outcome.DELIVERED });
     });
     beforeEach(() => {
@@ -319,26 +523,56 @@ describe('console service (operators, ledger, refunds, catalog, moderation)', ()
 
     it('finds an account by id, e-mail or platform identity', async () => {
       const find = async (q: string) =>
-        decodeTable((await svc.findAccounts({ body: encodeTable((b) => fb.AccountSearch.createAccountSearch(b, b.createString(q))) }, asOperator(all))).body, (bb) => fb.AccountList.getRootAsAccountList(bb), (t) =>
-          Array.from({ length: t.accountsLength() }, (_, i) => t.accounts(i)?.accountId()),
+        decodeTable(
+          (
+            await svc.findAccounts(
+              { body: encodeTable((b) => fb.AccountSearch.createAccountSearch(b, b.createString(q))) },
+              asOperator(all),
+            )
+          ).body,
+          (bb) => fb.AccountList.getRootAsAccountList(bb),
+          (t) => Array.from({ length: t.accountsLength() }, (_, i) => t.accounts(i)?.accountId()),
         );
-      for (const q of [String(account), 'PLAYER@example.com', 'telegram:777001', '555001', 'vk:555001']) expect([q, await find(q)]).toEqual([q, [account]]);
+      for (const q of [String(account), 'PLAYER@example.com', 'telegram:777001', '555001', 'vk:555001'])
+        expect([q, await find(q)]).toEqual([q, [account]]);
       expect(await find('telegram:555001')).toEqual([]);
       expect(await failure(find(' '))).toEqual({ code: Code.InvalidArgument, errorCode: 'invalid_query' });
     });
 
     it('a summary carries the balances per segment, a debt as a negative amount', async () => {
       const debtor = await newAccount(h.database.db);
-      await h.database.db.updateTable('wallet_segments').set({ balance: -70n }).where('account_id', '=', debtor).where('segment', '=', 'telegram').execute();
+      await h.database.db
+        .updateTable('wallet_segments')
+        .set({ balance: -70n })
+        .where('account_id', '=', debtor)
+        .where('segment', '=', 'telegram')
+        .execute();
       await h.database.db.insertInto('benefits').values({ account_id: debtor, origin: 'telegram', hints: -2n }).execute();
-      await h.database.db.insertInto('ledger_operations').values({ account_id: debtor, kind: 'refund', segment: 'telegram', chips_delta: -70n, benefit_origin: 'telegram', hints_delta: -2n, note: 'test debt' }).execute();
+      await h.database.db
+        .insertInto('ledger_operations')
+        .values({
+          account_id: debtor,
+          kind: 'refund',
+          segment: 'telegram',
+          chips_delta: -70n,
+          benefit_origin: 'telegram',
+          hints_delta: -2n,
+          note: 'test debt',
+        })
+        .execute();
       const balances = decodeTable(
-        (await svc.findAccounts({ body: encodeTable((b) => fb.AccountSearch.createAccountSearch(b, b.createString(String(debtor)))) }, asOperator(all))).body,
+        (
+          await svc.findAccounts(
+            { body: encodeTable((b) => fb.AccountSearch.createAccountSearch(b, b.createString(String(debtor)))) },
+            asOperator(all),
+          )
+        ).body,
         (bb) => fb.AccountList.getRootAsAccountList(bb),
-        (t) => Array.from({ length: t.accounts(0)?.balancesLength() ?? 0 }, (_, i) => {
-          const x = t.accounts(0)?.balances(i);
-          return [x?.segment(), x?.chips(), x?.hints()];
-        }),
+        (t) =>
+          Array.from({ length: t.accounts(0)?.balancesLength() ?? 0 }, (_, i) => {
+            const x = t.accounts(0)?.balances(i);
+            return [x?.segment(), x?.chips(), x?.hints()];
+          }),
       );
       expect(balances).toEqual([
         ['direct', 0n, 0n],
@@ -370,7 +604,11 @@ describe('console service (operators, ledger, refunds, catalog, moderation)', ()
         ['777001', false],
         ['777001', true],
       ]);
-      const row = await h.database.db.selectFrom('accounts').select(['status', 'suspended_until']).where('id', '=', account).executeTakeFirstOrThrow();
+      const row = await h.database.db
+        .selectFrom('accounts')
+        .select(['status', 'suspended_until'])
+        .where('id', '=', account)
+        .executeTakeFirstOrThrow();
       expect(row).toEqual({ status: 'active', suspended_until: null });
       await new Promise((r) => setTimeout(r, 600));
       expect(gates()).toHaveLength(2);
@@ -378,8 +616,17 @@ describe('console service (operators, ledger, refunds, catalog, moderation)', ()
     });
 
     it('refuses a past or missing temporary-block end, an unknown action or account, and a deleted account', async () => {
-      const e = async (p: Promise<unknown>) => errorOf(await p.then(() => null, (err: unknown) => err));
-      expect(await e(act('temp_block', BigInt(Math.floor(Date.now() / 1000) - 10)))).toEqual({ code: Code.InvalidArgument, errorCode: 'invalid_until' });
+      const e = async (p: Promise<unknown>) =>
+        errorOf(
+          await p.then(
+            () => null,
+            (err: unknown) => err,
+          ),
+        );
+      expect(await e(act('temp_block', BigInt(Math.floor(Date.now() / 1000) - 10)))).toEqual({
+        code: Code.InvalidArgument,
+        errorCode: 'invalid_until',
+      });
       expect(await e(act('temp_block'))).toEqual({ code: Code.InvalidArgument, errorCode: 'invalid_until' });
       expect(await e(act('ban'))).toEqual({ code: Code.InvalidArgument, errorCode: 'invalid_action' });
       expect(await e(act('block', 0n, 9_999_999n))).toEqual({ code: Code.NotFound, errorCode: 'unknown_account' });

@@ -9,7 +9,9 @@ const EDGE = 'rpc/interceptors.ts';
 
 async function sources(): Promise<{ file: string; text: string }[]> {
   const entries = await readdir(SRC, { recursive: true, withFileTypes: true });
-  const files = entries.filter((e) => e.isFile() && e.name.endsWith('.ts') && !e.name.endsWith('.test.ts')).map((e) => path.join(e.parentPath, e.name));
+  const files = entries
+    .filter((e) => e.isFile() && e.name.endsWith('.ts') && !e.name.endsWith('.test.ts'))
+    .map((e) => path.join(e.parentPath, e.name));
   return Promise.all(files.map(async (f) => ({ file: path.relative(SRC, f).split(path.sep).join('/'), text: await readFile(f, 'utf8') })));
 }
 

@@ -33,13 +33,18 @@ describe('the built-in dictionary', () => {
 
   it('property: a chosen word is always in the dictionary, fits the letter, and is fresh when it can be', () => {
     fc.assert(
-      fc.property(fc.constantFrom(...'abcdefghijklmnopqrstuvwyz'.split('')), fc.subarray([...DICTIONARY]), fc.boolean(), (letter, played, noRepeat) => {
-        const used = new Set(played);
-        const word = chooseWord(letter, used, noRepeat);
-        const fresh = DICTIONARY.some((w) => w.startsWith(letter) && !used.has(w));
-        if (word === null) return noRepeat && !fresh;
-        return inDictionary(word) && word.startsWith(letter) && (!fresh || !used.has(word));
-      }),
+      fc.property(
+        fc.constantFrom(...'abcdefghijklmnopqrstuvwyz'.split('')),
+        fc.subarray([...DICTIONARY]),
+        fc.boolean(),
+        (letter, played, noRepeat) => {
+          const used = new Set(played);
+          const word = chooseWord(letter, used, noRepeat);
+          const fresh = DICTIONARY.some((w) => w.startsWith(letter) && !used.has(w));
+          if (word === null) return noRepeat && !fresh;
+          return inDictionary(word) && word.startsWith(letter) && (!fresh || !used.has(word));
+        },
+      ),
     );
   });
 });
@@ -77,7 +82,7 @@ describe('hintUnlockLeftSeconds', () => {
     expect(hintUnlockLeftSeconds(vsAi, 0, at(AI_HINT_IDLE_MS + 60_000))).toBe(0);
   });
 
-  it('is 0 in a human game, before the robot has moved, when finished, and when it is not the viewer\'s turn', () => {
+  it("is 0 in a human game, before the robot has moved, when finished, and when it is not the viewer's turn", () => {
     expect(hintUnlockLeftSeconds({ ...vsAi, vsAi: false }, 0, at(0))).toBe(0);
     expect(hintUnlockLeftSeconds({ ...vsAi, lastRobotMoveAt: null, lastWord: null }, 0, at(0))).toBe(0);
     expect(hintUnlockLeftSeconds({ ...vsAi, status: 'finished', turn: null }, 0, at(0))).toBe(0);
@@ -88,7 +93,9 @@ describe('hintUnlockLeftSeconds', () => {
     fc.assert(
       fc.property(fc.integer({ min: -AI_HINT_IDLE_MS, max: 2 * AI_HINT_IDLE_MS }), (offset) => {
         const left = hintUnlockLeftSeconds(vsAi, 0, at(offset));
-        return offset < AI_HINT_IDLE_MS ? left > 0 && left * 1000 >= AI_HINT_IDLE_MS - offset && (left - 1) * 1000 < AI_HINT_IDLE_MS - offset : left === 0;
+        return offset < AI_HINT_IDLE_MS
+          ? left > 0 && left * 1000 >= AI_HINT_IDLE_MS - offset && (left - 1) * 1000 < AI_HINT_IDLE_MS - offset
+          : left === 0;
       }),
     );
   });

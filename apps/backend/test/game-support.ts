@@ -40,7 +40,17 @@ export async function startGameHarness(env: Record<string, string> = {}): Promis
   const pg = await freshPostgres();
   const mailDir = await mkdtemp(path.join(tmpdir(), 'game-mail-'));
   const clock = new TestClock(Date.parse('2030-01-15T10:00:00.000Z'));
-  const config = loadBackendConfig({ ...TEST_SERVICE_TOKENS, ...TEST_RATE_LIMITS, BACKEND_PORT: '0', BACKEND_METRICS_PORT: '0', DATABASE_URL: pg.url, MAIL_DEV_DIR: mailDir, REAPER_INTERVAL_MS: '0', MODERATION_LAPSE_INTERVAL_MS: '0', ...env });
+  const config = loadBackendConfig({
+    ...TEST_SERVICE_TOKENS,
+    ...TEST_RATE_LIMITS,
+    BACKEND_PORT: '0',
+    BACKEND_METRICS_PORT: '0',
+    DATABASE_URL: pg.url,
+    MAIL_DEV_DIR: mailDir,
+    REAPER_INTERVAL_MS: '0',
+    MODERATION_LAPSE_INTERVAL_MS: '0',
+    ...env,
+  });
   const app = buildBackend(config, createLogger('game-test', 'silent'), { now: clock.now });
   const { url } = await app.start();
   const transport = backendTransport(url);
@@ -118,24 +128,32 @@ export function readView(t: InstanceType<typeof fb.GameView>) {
 export const view = (body: Uint8Array) => decodeTable(body, (bb) => fb.GameView.getRootAsGameView(bb), readView);
 
 export const hintGrant = (body: Uint8Array) =>
-  decodeTable(body, (bb) => fb.HintGrant.getRootAsHintGrant(bb), (t) => ({
-    word: t.word(),
-    source: t.source(),
-    benefitOrigin: t.benefitOrigin(),
-    allowanceLeft: t.allowanceLeft(),
-    state: readState(t.state()),
-  }));
+  decodeTable(
+    body,
+    (bb) => fb.HintGrant.getRootAsHintGrant(bb),
+    (t) => ({
+      word: t.word(),
+      source: t.source(),
+      benefitOrigin: t.benefitOrigin(),
+      allowanceLeft: t.allowanceLeft(),
+      state: readState(t.state()),
+    }),
+  );
 
 export const gameEvent = (body: Uint8Array) =>
-  decodeTable(body, (bb) => fb.GameEvent.getRootAsGameEvent(bb), (t) => {
-    const move = t.move();
-    const v = t.view();
-    return {
-      kind: t.kind(),
-      gameId: t.gameId(),
-      move: move && { moveNo: move.moveNo(), seat: move.seat(), word: move.word(), points: move.points(), byRobot: move.byRobot() },
-      state: t.state() === null ? null : readState(t.state()),
-      seats: readSeats(t.seatsLength(), (i) => t.seats(i)),
-      view: v && readView(v),
-    };
-  });
+  decodeTable(
+    body,
+    (bb) => fb.GameEvent.getRootAsGameEvent(bb),
+    (t) => {
+      const move = t.move();
+      const v = t.view();
+      return {
+        kind: t.kind(),
+        gameId: t.gameId(),
+        move: move && { moveNo: move.moveNo(), seat: move.seat(), word: move.word(), points: move.points(), byRobot: move.byRobot() },
+        state: t.state() === null ? null : readState(t.state()),
+        seats: readSeats(t.seatsLength(), (i) => t.seats(i)),
+        view: v && readView(v),
+      };
+    },
+  );

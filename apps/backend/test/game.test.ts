@@ -5,7 +5,18 @@ import { MAX_MOVES, requiredLetter } from '../src/game/rules.js';
 import { auditLedger } from '../src/ledger/audit.js';
 import { as, errorOf, failure } from './support/harness.js';
 import { newAccount } from './support/wallet.js';
-import { createBody, gameBody, gameEvent, grantHints, hintBody, hintGrant, moveBody, startGameHarness, view, type GameHarness } from './game-support.js';
+import {
+  createBody,
+  gameBody,
+  gameEvent,
+  grantHints,
+  hintBody,
+  hintGrant,
+  moveBody,
+  startGameHarness,
+  view,
+  type GameHarness,
+} from './game-support.js';
 
 const MINUTE = 60_000;
 
@@ -20,13 +31,22 @@ describe('the word game over Connect on PostgreSQL (test clock)', () => {
   const create = async (who: bigint, variant: string, vsAi: boolean, opponent = 0n, platform = 'direct;web') =>
     view((await h.games.createGame({ body: createBody(variant, vsAi, opponent) }, as(who, platform))).body);
   const get = async (who: bigint, gameId: bigint) => view((await h.games.getGame({ body: gameBody(gameId) }, as(who, 'direct;web'))).body);
-  const move = async (who: bigint, gameId: bigint, word: string) => view((await h.games.playMove({ body: moveBody(gameId, word) }, as(who, 'direct;web'))).body);
-  const hint = async (who: bigint, gameId: bigint, platform = 'direct;web') => hintGrant((await h.games.useHint({ body: hintBody(gameId) }, as(who, platform))).body);
+  const move = async (who: bigint, gameId: bigint, word: string) =>
+    view((await h.games.playMove({ body: moveBody(gameId, word) }, as(who, 'direct;web'))).body);
+  const hint = async (who: bigint, gameId: bigint, platform = 'direct;web') =>
+    hintGrant((await h.games.useHint({ body: hintBody(gameId) }, as(who, platform))).body);
   const nextWord = (last: string | null, played: string[]) => chooseWord(requiredLetter(last), new Set(played), true) ?? 'none';
   const counters = async (id: bigint) => ({
-    allowance: (await sql<{ n: number }>`select coalesce(sum(used), 0)::int as n from hint_allowances where account_id = ${id}`.execute(db())).rows[0]?.n,
-    stat: (await sql<{ n: bigint | null }>`select hints_used as n from player_stats where account_id = ${id}`.execute(db())).rows[0]?.n ?? 0n,
-    benefits: (await sql<{ origin: string; hints: bigint }>`select origin, hints from benefits where account_id = ${id} order by origin`.execute(db())).rows,
+    allowance: (
+      await sql<{ n: number }>`select coalesce(sum(used), 0)::int as n from hint_allowances where account_id = ${id}`.execute(db())
+    ).rows[0]?.n,
+    stat:
+      (await sql<{ n: bigint | null }>`select hints_used as n from player_stats where account_id = ${id}`.execute(db())).rows[0]?.n ?? 0n,
+    benefits: (
+      await sql<{ origin: string; hints: bigint }>`select origin, hints from benefits where account_id = ${id} order by origin`.execute(
+        db(),
+      )
+    ).rows,
     ledger: (await sql<{ n: bigint }>`select count(*) as n from ledger_operations where account_id = ${id}`.execute(db())).rows[0]?.n,
   });
 
@@ -39,7 +59,15 @@ describe('the word game over Connect on PostgreSQL (test clock)', () => {
         { seat: 0, accountId: me, displayName: 'tester', deleted: false, robot: false, score: 0, hintsUsed: 0 },
         { seat: 1, accountId: 0n, displayName: 'Robot', deleted: false, robot: true, score: 0, hintsUsed: 0 },
       ]);
-      expect(classic.state).toMatchObject({ turn: 0, lastWord: '', moves: 0, hintUnlockLeftSeconds: 0n, status: 'active', requiredLetter: '', winner: -1 });
+      expect(classic.state).toMatchObject({
+        turn: 0,
+        lastWord: '',
+        moves: 0,
+        hintUnlockLeftSeconds: 0n,
+        status: 'active',
+        requiredLetter: '',
+        winner: -1,
+      });
       expect((await create(me, 'no_repeat', true)).noRepeatWords).toBe(true);
     });
 
@@ -97,7 +125,13 @@ describe('the word game over Connect on PostgreSQL (test clock)', () => {
       const me = await newAccount(db());
       const g = await create(me, 'classic', true);
       expect(g.state.hintUnlockLeftSeconds).toBe(0n);
-      expect(await hint(me, g.gameId)).toMatchObject({ word: 'acorn', source: 'free', benefitOrigin: '', allowanceLeft: 0, state: { hintUnlockLeftSeconds: 0n } });
+      expect(await hint(me, g.gameId)).toMatchObject({
+        word: 'acorn',
+        source: 'free',
+        benefitOrigin: '',
+        allowanceLeft: 0,
+        state: { hintUnlockLeftSeconds: 0n },
+      });
     });
 
     it('locked with hint_locked until the robot move + 30 min, counting down in the state view; unlocked at the mark', async () => {
@@ -159,7 +193,11 @@ describe('the word game over Connect on PostgreSQL (test clock)', () => {
 
       const sources = [];
       for (let i = 0; i < 3; i += 1) sources.push(await hint(a, g.gameId));
-      expect(sources.map((s) => [s.source, s.allowanceLeft])).toEqual([['allowance', 2], ['allowance', 1], ['allowance', 0]]);
+      expect(sources.map((s) => [s.source, s.allowanceLeft])).toEqual([
+        ['allowance', 2],
+        ['allowance', 1],
+        ['allowance', 0],
+      ]);
       expect(await counters(a)).toMatchObject({ allowance: 3, stat: 3n });
 
       const ledgerBefore = (await counters(a)).ledger ?? 0n;
@@ -167,9 +205,21 @@ describe('the word game over Connect on PostgreSQL (test clock)', () => {
       expect(await hint(a, g.gameId)).toMatchObject({ source: 'wallet', benefitOrigin: 'vk' });
       expect(await failure(hint(a, g.gameId))).toEqual({ code: Code.FailedPrecondition, errorCode: 'no_hints_left' });
       const after = await counters(a);
-      expect(after).toMatchObject({ stat: 5n, benefits: [{ origin: 'telegram', hints: 0n }, { origin: 'vk', hints: 0n }] });
+      expect(after).toMatchObject({
+        stat: 5n,
+        benefits: [
+          { origin: 'telegram', hints: 0n },
+          { origin: 'vk', hints: 0n },
+        ],
+      });
       expect(after.ledger).toBe(ledgerBefore + 2n);
-      const rows = await db().selectFrom('ledger_operations').select(['kind', 'benefit_origin', 'hints_delta', 'chips_delta', 'segment']).where('account_id', '=', a).where('hints_delta', '<', 0n).orderBy('id').execute();
+      const rows = await db()
+        .selectFrom('ledger_operations')
+        .select(['kind', 'benefit_origin', 'hints_delta', 'chips_delta', 'segment'])
+        .where('account_id', '=', a)
+        .where('hints_delta', '<', 0n)
+        .orderBy('id')
+        .execute();
       expect(rows).toEqual([
         { kind: 'spend', benefit_origin: 'telegram', hints_delta: -1n, chips_delta: 0n, segment: null },
         { kind: 'spend', benefit_origin: 'vk', hints_delta: -1n, chips_delta: 0n, segment: null },
@@ -210,7 +260,9 @@ describe('the word game over Connect on PostgreSQL (test clock)', () => {
   describe('WatchGame: live events', () => {
     const watch = (who: bigint, gameId: bigint) => {
       const abort = new AbortController();
-      const stream = h.games.watchGame({ body: gameBody(gameId) }, { ...as(who, 'direct;web'), signal: abort.signal })[Symbol.asyncIterator]();
+      const stream = h.games
+        .watchGame({ body: gameBody(gameId) }, { ...as(who, 'direct;web'), signal: abort.signal })
+        [Symbol.asyncIterator]();
       return {
         next: async () => {
           const r = await stream.next();
@@ -248,11 +300,18 @@ describe('the word game over Connect on PostgreSQL (test clock)', () => {
         await forA.next();
         await forB.next();
         await move(a, g.gameId, 'apple');
-        expect(await forB.next()).toMatchObject({ kind: 'opponent_moved', move: { seat: 0, word: 'apple', byRobot: false }, state: { turn: 1, hintUnlockLeftSeconds: 0n } });
+        expect(await forB.next()).toMatchObject({
+          kind: 'opponent_moved',
+          move: { seat: 0, word: 'apple', byRobot: false },
+          state: { turn: 1, hintUnlockLeftSeconds: 0n },
+        });
         await move(b, g.gameId, 'eagle');
         expect(await forA.next()).toMatchObject({ kind: 'opponent_moved', move: { moveNo: 2, seat: 1, word: 'eagle' } });
         await h.games.resign({ body: gameBody(g.gameId) }, as(b, 'direct;web'));
-        expect(await forA.next()).toMatchObject({ kind: 'opponent_resigned', state: { status: 'finished', winner: 0, finishReason: 'resigned' } });
+        expect(await forA.next()).toMatchObject({
+          kind: 'opponent_resigned',
+          state: { status: 'finished', winner: 0, finishReason: 'resigned' },
+        });
       } finally {
         forA.stop();
         forB.stop();

@@ -18,12 +18,19 @@ describe('BotIntakeService.ResolveChatEligibility', () => {
   afterAll(() => h.stop());
 
   const eligibility = async (platform: string, externalId: string) =>
-    decodeTable((await intake.resolveChatEligibility({ body: query(platform, externalId) })).body, (bb) => fb.ChatEligibility.getRootAsChatEligibility(bb), (t) => ({
-      registered: t.registered(),
-      eligible: t.eligible(),
-    }));
+    decodeTable(
+      (await intake.resolveChatEligibility({ body: query(platform, externalId) })).body,
+      (bb) => fb.ChatEligibility.getRootAsChatEligibility(bb),
+      (t) => ({
+        registered: t.registered(),
+        eligible: t.eligible(),
+      }),
+    );
 
-  const identity = async (externalId: string, state: { status?: 'active' | 'suspended' | 'deleted'; suspended_until?: Date | null; chat_muted?: boolean }) => {
+  const identity = async (
+    externalId: string,
+    state: { status?: 'active' | 'suspended' | 'deleted'; suspended_until?: Date | null; chat_muted?: boolean },
+  ) => {
     const id = await newAccount(h.database.db);
     await h.database.db.insertInto('platform_identities').values({ account_id: id, kind: 'telegram', external_id: externalId }).execute();
     if (Object.keys(state).length > 0) await h.database.db.updateTable('accounts').set(state).where('id', '=', id).execute();
@@ -45,8 +52,14 @@ describe('BotIntakeService.ResolveChatEligibility', () => {
 
   it('an unknown identity is neither registered nor eligible; bad input is InvalidArgument', async () => {
     expect(await eligibility('telegram', '404')).toEqual({ registered: false, eligible: false });
-    expect(await failure(intake.resolveChatEligibility({ body: query('discord', '1') }))).toEqual({ code: Code.InvalidArgument, errorCode: 'invalid_platform' });
-    expect(await failure(intake.resolveChatEligibility({ body: query('telegram', '') }))).toEqual({ code: Code.InvalidArgument, errorCode: 'invalid_external_id' });
+    expect(await failure(intake.resolveChatEligibility({ body: query('discord', '1') }))).toEqual({
+      code: Code.InvalidArgument,
+      errorCode: 'invalid_platform',
+    });
+    expect(await failure(intake.resolveChatEligibility({ body: query('telegram', '') }))).toEqual({
+      code: Code.InvalidArgument,
+      errorCode: 'invalid_external_id',
+    });
   });
 });
 
@@ -56,7 +69,13 @@ describe('BotIntakeService as the backend registers it', () => {
     try {
       const client = h.client(backendApi.BotIntakeService);
       const verdict = await client.resolveChatEligibility({ body: query('telegram', 'nobody') });
-      expect(decodeTable(verdict.body, (bb) => fb.ChatEligibility.getRootAsChatEligibility(bb), (t) => t.registered())).toBe(false);
+      expect(
+        decodeTable(
+          verdict.body,
+          (bb) => fb.ChatEligibility.getRootAsChatEligibility(bb),
+          (t) => t.registered(),
+        ),
+      ).toBe(false);
       const unknownOrder = '00000000-0000-4000-8000-00000000abcd';
       expect(await preCheckout(client, unknownOrder, 5n, 'XTR')).toMatchObject({ ok: false });
       expect(await forward(client, unknownOrder, 'intake-test-charge', 5n)).toBe(false);

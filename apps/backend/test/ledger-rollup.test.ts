@@ -52,7 +52,8 @@ function expected(rows: readonly Row[], f: LedgerFilter): LedgerTotals {
     if (r.chips !== 0n) add(r, CHIPS, r.chips);
     if (r.currency !== null && r.money !== null) add(r, r.currency, r.money);
   }
-  const order = (a: { currency: string }, b: { currency: string }) => (a.currency === b.currency ? 0 : a.currency === CHIPS ? -1 : b.currency === CHIPS ? 1 : a.currency < b.currency ? -1 : 1);
+  const order = (a: { currency: string }, b: { currency: string }) =>
+    a.currency === b.currency ? 0 : a.currency === CHIPS ? -1 : b.currency === CHIPS ? 1 : a.currency < b.currency ? -1 : 1;
   return {
     matched: BigInt(hit.length),
     totals: [...totals.values()].sort(order),
@@ -63,7 +64,18 @@ function expected(rows: readonly Row[], f: LedgerFilter): LedgerTotals {
 async function insert(db: Database, r: Row): Promise<void> {
   await db.db
     .insertInto('ledger_operations')
-    .values({ account_id: r.accountId, kind: r.kind, segment: r.segment, benefit_origin: r.benefitOrigin, rail: r.rail, provider: r.rail, chips_delta: r.chips, money_minor: r.money, currency: r.currency, created_at: r.at })
+    .values({
+      account_id: r.accountId,
+      kind: r.kind,
+      segment: r.segment,
+      benefit_origin: r.benefitOrigin,
+      rail: r.rail,
+      provider: r.rail,
+      chips_delta: r.chips,
+      money_minor: r.money,
+      currency: r.currency,
+      created_at: r.at,
+    })
     .execute();
 }
 
@@ -120,7 +132,14 @@ describe('console ledger totals over the per-day rollup', () => {
     rail: fc.option(fc.constantFrom('yookassa', 'telegram_stars'), { nil: null }),
     kind: fc.option(fc.constantFrom(...KINDS), { nil: null }),
   });
-  const toFilter = (x: { fromAgo: number; spanMs: number; dayAligned: boolean; wallet: Segment | null; rail: string | null; kind: LedgerKind | null }): LedgerFilter => {
+  const toFilter = (x: {
+    fromAgo: number;
+    spanMs: number;
+    dayAligned: boolean;
+    wallet: Segment | null;
+    rail: string | null;
+    kind: LedgerKind | null;
+  }): LedgerFilter => {
     let from = now - x.fromAgo;
     let to = from + x.spanMs + DAY;
     if (x.dayAligned) {
@@ -143,12 +162,32 @@ describe('console ledger totals over the per-day rollup', () => {
   });
 
   it('a row back-dated into a rolled-up day invalidates that day, and the next query counts it', async () => {
-    const f: LedgerFilter = { from: new Date(Math.floor((now - 30 * DAY) / DAY) * DAY), to: new Date(Math.ceil(now / DAY) * DAY + DAY), wallet: null, rail: null, kind: null, accountId: null };
+    const f: LedgerFilter = {
+      from: new Date(Math.floor((now - 30 * DAY) / DAY) * DAY),
+      to: new Date(Math.ceil(now / DAY) * DAY + DAY),
+      wallet: null,
+      rail: null,
+      kind: null,
+      accountId: null,
+    };
     await ledgerTotals(database.db, f);
     const day = new Date(Math.floor((now - 10 * DAY) / DAY) * DAY);
-    const isRolled = async () => (await sql<{ n: bigint }>`select count(*) as n from ledger_rollup_days where day = ${day.toISOString().slice(0, 10)}::date`.execute(database.db)).rows[0]?.n;
+    const isRolled = async () =>
+      (
+        await sql<{ n: bigint }>`select count(*) as n from ledger_rollup_days where day = ${day.toISOString().slice(0, 10)}::date`.execute(
+          database.db,
+        )
+      ).rows[0]?.n;
     expect(await isRolled()).toBe(1n);
-    const late: Row = { ...(rows[0] as Row), kind: 'grant', rail: null, money: null, currency: null, chips: 777n, at: new Date(day.getTime() + 3_600_000) };
+    const late: Row = {
+      ...(rows[0] as Row),
+      kind: 'grant',
+      rail: null,
+      money: null,
+      currency: null,
+      chips: 777n,
+      at: new Date(day.getTime() + 3_600_000),
+    };
     rows.push(late);
     await insert(database, late);
     expect(await isRolled()).toBe(0n);
@@ -157,7 +196,14 @@ describe('console ledger totals over the per-day rollup', () => {
   });
 
   it('a row dated now leaves the rollup alone (the hot path skips the trigger)', async () => {
-    const f: LedgerFilter = { from: new Date(Math.floor((now - 20 * DAY) / DAY) * DAY), to: new Date(Math.ceil(Date.now() / DAY) * DAY + DAY), wallet: null, rail: null, kind: null, accountId: null };
+    const f: LedgerFilter = {
+      from: new Date(Math.floor((now - 20 * DAY) / DAY) * DAY),
+      to: new Date(Math.ceil(Date.now() / DAY) * DAY + DAY),
+      wallet: null,
+      rail: null,
+      kind: null,
+      accountId: null,
+    };
     await ledgerTotals(database.db, f);
     const before = (await sql<{ n: bigint }>`select count(*) as n from ledger_rollup_days`.execute(database.db)).rows[0]?.n;
     const fresh: Row = { ...(rows[0] as Row), kind: 'grant', rail: null, money: null, currency: null, chips: 5n, at: new Date() };

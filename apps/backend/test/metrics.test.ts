@@ -55,11 +55,17 @@ describe('backend metrics', () => {
     await f.emulator.control.succeedPayment(await paymentIdOf(f.db(), order.orderId));
     await eventually(async () => sample(await scrape(), 'backend_credits_total', { rail: 'card' }) === 1);
     // The order-state gauges are cached for 5 s: wait for the next read.
-    await eventually(async () => sample(await scrape(), 'backend_orders_open', { rail: 'card', state: 'pending', age: 'lt_1m', payment: 'yes' }) === undefined, 8_000);
+    await eventually(
+      async () =>
+        sample(await scrape(), 'backend_orders_open', { rail: 'card', state: 'pending', age: 'lt_1m', payment: 'yes' }) === undefined,
+      8_000,
+    );
     text = await scrape();
     expect(sample(text, 'backend_credits_total', { rail: 'stars' })).toBe(0);
     expect(sample(text, 'backend_credit_latency_seconds_count', { rail: 'card' })).toBe(1);
-    expect(sample(text, 'backend_provider_calls_total', { provider: 'yookassa', operation: 'get_payment', outcome: 'ok' })).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(text, 'backend_provider_calls_total', { provider: 'yookassa', operation: 'get_payment', outcome: 'ok' }),
+    ).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'backend_rpc_requests_total', { method: 'NotificationService/Intake', code: 'ok' })).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'backend_customer_notices_total', { kind: 'credited', channel: 'email', outcome: 'sent' })).toBe(1);
   });
@@ -68,16 +74,26 @@ describe('backend metrics', () => {
     const account = await newAccount(f.db(), { address: 'metrics-faults@example.org', confirmed: true });
     const order = await createOrder(f.payments, account, 'direct;web', f.pack, 'card');
     const paymentId = await paymentIdOf(f.db(), order.orderId);
-    const hint = JSON.stringify({ type: 'notification', event: 'payment.succeeded', object: { id: paymentId, status: 'succeeded', metadata: { order_id: order.orderId } } });
+    const hint = JSON.stringify({
+      type: 'notification',
+      event: 'payment.succeeded',
+      object: { id: paymentId, status: 'succeeded', metadata: { order_id: order.orderId } },
+    });
     f.emulator.control.addFault({ method: 'GET', pathPrefix: '/v3/payments', status: 500, times: 1 });
     expect(await failure(intakeBody(f.notifications, hint))).toMatchObject({ errorCode: 'intake_unavailable' });
     f.emulator.control.addFault({ method: 'GET', pathPrefix: '/v3/payments', status: 429, times: 1 });
     expect(await failure(intakeBody(f.notifications, hint))).toMatchObject({ errorCode: 'intake_unavailable' });
     const text = await scrape();
-    expect(sample(text, 'backend_provider_calls_total', { provider: 'yookassa', operation: 'get_payment', outcome: 'server_error' })).toBeGreaterThanOrEqual(1);
-    expect(sample(text, 'backend_provider_calls_total', { provider: 'yookassa', operation: 'get_payment', outcome: 'rate_limited' })).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(text, 'backend_provider_calls_total', { provider: 'yookassa', operation: 'get_payment', outcome: 'server_error' }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(text, 'backend_provider_calls_total', { provider: 'yookassa', operation: 'get_payment', outcome: 'rate_limited' }),
+    ).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'backend_rpc_requests_total', { method: 'NotificationService/Intake', code: 'unavailable' })).toBe(2);
-    expect(sample(text, 'backend_provider_call_duration_seconds_count', { provider: 'yookassa', operation: 'get_payment' })).toBeGreaterThanOrEqual(3);
+    expect(
+      sample(text, 'backend_provider_call_duration_seconds_count', { provider: 'yookassa', operation: 'get_payment' }),
+    ).toBeGreaterThanOrEqual(3);
   });
 
   it('counts rate-limit refusals by procedure and unmatched stars payments by reason', async () => {
@@ -89,7 +105,11 @@ describe('backend metrics', () => {
     expect(await forward(intake, 'no-such-order', 'metrics-charge-1', 10n)).toBe(false);
     expect(await forward(intake, 'no-such-order', 'metrics-charge-1', 10n)).toBe(false);
     // The row is pending until the automatic stars refund returns it (refunded); either way it is one.
-    const recorded = (t: string) => ['pending', 'refunded', 'failed'].reduce((n, refund_status) => n + (sample(t, 'backend_unmatched_payments', { refund_status }) ?? 0), 0);
+    const recorded = (t: string) =>
+      ['pending', 'refunded', 'failed'].reduce(
+        (n, refund_status) => n + (sample(t, 'backend_unmatched_payments', { refund_status }) ?? 0),
+        0,
+      );
     await eventually(async () => recorded(await scrape()) === 1, 8_000);
     const text = await scrape();
     expect(sample(text, 'backend_rate_limit_refusals_total', { method: 'PaymentsService/CreateOrder' })).toBe(1);

@@ -60,7 +60,10 @@ type Action =
 const action: fc.Arbitrary<Action> = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant('pay' as const), user: fc.constantFrom(0 as const, 1 as const) }), weight: 4 },
   fc.record({ kind: fc.constant('strayCharge' as const), amountOk: fc.boolean() }),
-  { arbitrary: fc.record({ kind: fc.constant('forward' as const), pick: fc.nat(7), duplicate: fc.boolean(), answerLost: fc.boolean() }), weight: 4 },
+  {
+    arbitrary: fc.record({ kind: fc.constant('forward' as const), pick: fc.nat(7), duplicate: fc.boolean(), answerLost: fc.boolean() }),
+    weight: 4,
+  },
   fc.constant({ kind: 'holdLapses' as const }),
   { arbitrary: fc.constant({ kind: 'starRefunds' as const }), weight: 2 },
   fc.constant({ kind: 'consoleRefundStars' as const }),
@@ -168,11 +171,21 @@ describe('money conservation: random interleavings of both rails on PostgreSQL',
         await consoleRefund(run.stars, run, true);
         return;
       case 'paymentNotification':
-        await intakeNotification(deps, 'yookassa', Buffer.from(JSON.stringify({ type: 'notification', event: 'payment.succeeded', object: { id: run.paymentId } })));
+        await intakeNotification(
+          deps,
+          'yookassa',
+          Buffer.from(JSON.stringify({ type: 'notification', event: 'payment.succeeded', object: { id: run.paymentId } })),
+        );
         return;
       case 'refundNotification': {
         const refundId = emulator.control.payment(run.paymentId).refunds[0]?.id ?? `missing-${randomUUID()}`;
-        await intakeNotification(deps, 'yookassa', Buffer.from(JSON.stringify({ type: 'notification', event: 'refund.succeeded', object: { id: refundId, payment_id: run.paymentId } })));
+        await intakeNotification(
+          deps,
+          'yookassa',
+          Buffer.from(
+            JSON.stringify({ type: 'notification', event: 'refund.succeeded', object: { id: refundId, payment_id: run.paymentId } }),
+          ),
+        );
         return;
       }
       case 'tick':
@@ -202,64 +215,100 @@ describe('money conservation: random interleavings of both rails on PostgreSQL',
     let autoRefunded = 0;
     let consoleStarRefunds = 0;
     await fc.assert(
-      fc.asyncProperty(fc.array(action, { minLength: 3, maxLength: 10 }), fc.array(fc.constantFrom<Fate>('ok', 'ack_lost', 'unreachable'), { minLength: 1, maxLength: 4 }), fc.boolean(), async (actions, fates, refundLater) => {
-        runs += 1;
-        platform.fates = fates;
-        const account = await newAccount(pg.db, { address: `m${runs}-${randomUUID()}@example.org`, confirmed: true });
-        const card = await createOrder(deps, { accountId: account, platform: { kind: 'direct', subtype: null } }, productId, 'card');
-        const paymentId = card.provider_payment_id ?? '';
-        await emulator.control.succeedPayment(paymentId);
-        const stars = randomUUID();
-        await pg.db
-          .insertInto('orders')
-          .values({ id: stars, account_id: account, product_id: productId, title: 'Conservation pack', rail: 'stars', provider: 'telegram_stars', shop: null, segment: 'telegram', amount: 50n, currency: 'XTR', chips: 100n, hints: 2n, no_ads_days: 3n, created_at: new Date(clock), expires_at: new Date(clock + 1_800_000) })
-          .execute();
-        const run: Run = { stars, card: card.id, paymentId, taken: [], outbox: [], pressAgain: false };
+      fc.asyncProperty(
+        fc.array(action, { minLength: 3, maxLength: 10 }),
+        fc.array(fc.constantFrom<Fate>('ok', 'ack_lost', 'unreachable'), { minLength: 1, maxLength: 4 }),
+        fc.boolean(),
+        async (actions, fates, refundLater) => {
+          runs += 1;
+          platform.fates = fates;
+          const account = await newAccount(pg.db, { address: `m${runs}-${randomUUID()}@example.org`, confirmed: true });
+          const card = await createOrder(deps, { accountId: account, platform: { kind: 'direct', subtype: null } }, productId, 'card');
+          const paymentId = card.provider_payment_id ?? '';
+          await emulator.control.succeedPayment(paymentId);
+          const stars = randomUUID();
+          await pg.db
+            .insertInto('orders')
+            .values({
+              id: stars,
+              account_id: account,
+              product_id: productId,
+              title: 'Conservation pack',
+              rail: 'stars',
+              provider: 'telegram_stars',
+              shop: null,
+              segment: 'telegram',
+              amount: 50n,
+              currency: 'XTR',
+              chips: 100n,
+              hints: 2n,
+              no_ads_days: 3n,
+              created_at: new Date(clock),
+              expires_at: new Date(clock + 1_800_000),
+            })
+            .execute();
+          const run: Run = { stars, card: card.id, paymentId, taken: [], outbox: [], pressAgain: false };
 
-        await Promise.all(actions.map((a) => act(a, run)));
-        await settle(run, refundLater);
+          await Promise.all(actions.map((a) => act(a, run)));
+          await settle(run, refundLater);
 
-        const orders = await pg.db.selectFrom('orders').select(['id', 'state', 'platform_charge_id', 'refund_id']).where('account_id', '=', account).execute();
-        const ledger = await pg.db.selectFrom('ledger_operations').select(['order_id', 'kind', 'refund_id']).where('account_id', '=', account).execute();
-        const rows = (orderId: string, kind: string) => ledger.filter((l) => l.order_id === orderId && l.kind === kind);
-        const unmatched = run.taken.length === 0 ? [] : await pg.db.selectFrom('unmatched_payments').select(['platform_charge_id', 'refund_status']).where('platform_charge_id', 'in', run.taken).execute();
-        const starsRow = orders.find((o) => o.id === stars);
+          const orders = await pg.db
+            .selectFrom('orders')
+            .select(['id', 'state', 'platform_charge_id', 'refund_id'])
+            .where('account_id', '=', account)
+            .execute();
+          const ledger = await pg.db
+            .selectFrom('ledger_operations')
+            .select(['order_id', 'kind', 'refund_id'])
+            .where('account_id', '=', account)
+            .execute();
+          const rows = (orderId: string, kind: string) => ledger.filter((l) => l.order_id === orderId && l.kind === kind);
+          const unmatched =
+            run.taken.length === 0
+              ? []
+              : await pg.db
+                  .selectFrom('unmatched_payments')
+                  .select(['platform_charge_id', 'refund_status'])
+                  .where('platform_charge_id', 'in', run.taken)
+                  .execute();
+          const starsRow = orders.find((o) => o.id === stars);
 
-        for (const chargeId of run.taken) {
-          const charge = platform.charges.get(chargeId);
-          const credited = orders.filter((o) => o.platform_charge_id === chargeId);
-          const returned = unmatched.filter((u) => u.platform_charge_id === chargeId);
-          // Exactly one home for every charge the platform took.
-          expect([chargeId, credited.length + returned.length]).toEqual([chargeId, 1]);
-          if (returned.length === 1) {
-            unmatchedSeen += 1;
-            expect([chargeId, returned[0]?.refund_status, charge?.refunded]).toEqual([chargeId, 'refunded', true]);
-            autoRefunded += 1;
-          } else {
-            // Credited: the stars stay with us unless an operator refunded, and then the ledger reverses exactly once.
-            const reversals = rows(stars, 'refund');
-            expect(rows(stars, 'purchase')).toHaveLength(1);
-            expect([chargeId, charge?.refunded]).toEqual([chargeId, reversals.length === 1]);
-            expect(reversals.length).toBeLessThanOrEqual(1);
-            if (reversals.length === 1) {
-              expect(reversals[0]?.refund_id).toBe(chargeId);
-              consoleStarRefunds += 1;
+          for (const chargeId of run.taken) {
+            const charge = platform.charges.get(chargeId);
+            const credited = orders.filter((o) => o.platform_charge_id === chargeId);
+            const returned = unmatched.filter((u) => u.platform_charge_id === chargeId);
+            // Exactly one home for every charge the platform took.
+            expect([chargeId, credited.length + returned.length]).toEqual([chargeId, 1]);
+            if (returned.length === 1) {
+              unmatchedSeen += 1;
+              expect([chargeId, returned[0]?.refund_status, charge?.refunded]).toEqual([chargeId, 'refunded', true]);
+              autoRefunded += 1;
+            } else {
+              // Credited: the stars stay with us unless an operator refunded, and then the ledger reverses exactly once.
+              const reversals = rows(stars, 'refund');
+              expect(rows(stars, 'purchase')).toHaveLength(1);
+              expect([chargeId, charge?.refunded]).toEqual([chargeId, reversals.length === 1]);
+              expect(reversals.length).toBeLessThanOrEqual(1);
+              if (reversals.length === 1) {
+                expect(reversals[0]?.refund_id).toBe(chargeId);
+                consoleStarRefunds += 1;
+              }
             }
           }
-        }
-        expect(rows(stars, 'purchase')).toHaveLength(starsRow?.state === 'paid' ? 1 : 0);
-        expect(starsRow?.state === 'paid').toBe(run.taken.some((c) => starsRow?.platform_charge_id === c));
+          expect(rows(stars, 'purchase')).toHaveLength(starsRow?.state === 'paid' ? 1 : 0);
+          expect(starsRow?.state === 'paid').toBe(run.taken.some((c) => starsRow?.platform_charge_id === c));
 
-        // Card: the provider took the payment; a credit happens at most once, and a reversal only for a refund the provider made.
-        const cardRow = orders.find((o) => o.id === card.id);
-        expect(rows(card.id, 'purchase').length).toBe(cardRow?.state === 'paid' ? 1 : 0);
-        const providerRefunds = emulator.control.payment(paymentId).refunds.filter((r) => r.status === 'succeeded');
-        expect(rows(card.id, 'refund').length).toBeLessThanOrEqual(1);
-        expect(rows(card.id, 'refund').length).toBe(cardRow?.refund_id ? 1 : 0);
-        if (cardRow?.refund_id) expect(providerRefunds.map((r) => r.id)).toContain(cardRow.refund_id);
+          // Card: the provider took the payment; a credit happens at most once, and a reversal only for a refund the provider made.
+          const cardRow = orders.find((o) => o.id === card.id);
+          expect(rows(card.id, 'purchase').length).toBe(cardRow?.state === 'paid' ? 1 : 0);
+          const providerRefunds = emulator.control.payment(paymentId).refunds.filter((r) => r.status === 'succeeded');
+          expect(rows(card.id, 'refund').length).toBeLessThanOrEqual(1);
+          expect(rows(card.id, 'refund').length).toBe(cardRow?.refund_id ? 1 : 0);
+          if (cardRow?.refund_id) expect(providerRefunds.map((r) => r.id)).toContain(cardRow.refund_id);
 
-        if (runs % 250 === 0) expect((await auditLedger(pg.db)).problems).toEqual([]);
-      }),
+          if (runs % 250 === 0) expect((await auditLedger(pg.db)).problems).toEqual([]);
+        },
+      ),
       { numRuns: 1_000 },
     );
     expect(runs).toBe(1_000);

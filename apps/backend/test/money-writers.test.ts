@@ -9,7 +9,10 @@ const MONEY_TABLES = ['wallet_segments', 'benefits', 'ledger_operations', 'ledge
 const WRITER = 'ledger/postings/';
 const tables = MONEY_TABLES.join('|');
 const KYSELY_WRITE = new RegExp(`\\.(insertInto|updateTable|deleteFrom|mergeInto|replaceInto)\\(\\s*['"\`](${tables})\\b`, 'g');
-const SQL_WRITE = new RegExp(`\\b(insert\\s+into|update|delete\\s+from|merge\\s+into|truncate(\\s+table)?)\\s+(only\\s+)?(${tables})\\b`, 'gi');
+const SQL_WRITE = new RegExp(
+  `\\b(insert\\s+into|update|delete\\s+from|merge\\s+into|truncate(\\s+table)?)\\s+(only\\s+)?(${tables})\\b`,
+  'gi',
+);
 
 /** The text with comments blanked (block comments, and line comments not preceded by a colon as in a URL). */
 function withoutComments(text: string): string {
@@ -49,8 +52,9 @@ describe('one writer of money', () => {
     const files: Record<string, string> = {
       'game/cheat.ts': "export const f = (db: any) => db\n  .updateTable('benefits').set({ hints: 99n });\n",
       'wallet/raw.ts': 'export const q = `\n  WITH x AS (\n    INSERT INTO ledger_operations (kind) VALUES (1)\n  ) SELECT 1`;\n',
-      'console/wipe.ts': "export const q = sql`delete   from ledger_daily_totals where true`;\n",
-      'ok/comment.ts': '// we never update wallet_segments here\n/* insert into benefits is documented */\nexport const u = "https://x.test/";\n',
+      'console/wipe.ts': 'export const q = sql`delete   from ledger_daily_totals where true`;\n',
+      'ok/comment.ts':
+        '// we never update wallet_segments here\n/* insert into benefits is documented */\nexport const u = "https://x.test/";\n',
       'ok/read.ts': "export const r = (db: any) => db.selectFrom('wallet_segments').selectAll();\n",
       'ledger/postings/fine.ts': "export const w = (db: any) => db.insertInto('wallet_segments');\n",
       'db/migrations/0001_init.ts': 'export const m = `insert into benefits values (1)`;\n',

@@ -23,13 +23,17 @@ describe('npm run operator:create -w apps/backend', () => {
   it.each([
     ['the repository root, with -w apps/backend', '', ['-w', 'apps/backend'], 'cli-root'],
     ['a folder inside apps/backend', 'apps/backend/src', [], 'cli-inside'],
-  ])('writes to the PGlite store named relative to the repository root when run from %s', (_where, folder, args, login) => {
-    const run = create(join(ROOT, folder), args, login);
-    expect(run.stderr).toBe('');
-    expect(run.status).toBe(0);
-    expect(JSON.parse(run.stdout.trim().split('\n').pop() ?? '{}')).toMatchObject({ login, roles: ['viewer'] });
-    // The stack's store (npm start: <root>/.data/pglite) is where the operator lands, not apps/backend/.data.
-    expect(existsSync(join(ROOT, name))).toBe(true);
-    expect(existsSync(join(ROOT, 'apps/backend', name))).toBe(false);
-  }, 150_000);
+  ])(
+    'writes to the PGlite store named relative to the repository root when run from %s',
+    (_where, folder, args, login) => {
+      const run = create(join(ROOT, folder), args, login);
+      expect(run.stderr).toBe('');
+      expect(run.status).toBe(0);
+      expect(JSON.parse(run.stdout.trim().split('\n').pop() ?? '{}')).toMatchObject({ login, roles: ['viewer'] });
+      // The stack's store (npm start: <root>/.data/pglite) is where the operator lands, not apps/backend/.data.
+      expect(existsSync(join(ROOT, name))).toBe(true);
+      expect(existsSync(join(ROOT, 'apps/backend', name))).toBe(false);
+    },
+    150_000,
+  );
 });

@@ -61,15 +61,33 @@ describe('card rail over Connect on PostgreSQL with the provider emulator', () =
     notifications = h.client(backendApi.NotificationService);
     refunds = h.client(backendApi.RefundService);
     webhook = await startWebhook(notifications);
-    const config = loadBackendConfig({ ...TEST_SERVICE_TOKENS, ...TEST_RATE_LIMITS, ...env, DATABASE_URL: h.database.url, PUBLIC_BASE_URL: 'https://game.example' });
+    const config = loadBackendConfig({
+      ...TEST_SERVICE_TOKENS,
+      ...TEST_RATE_LIMITS,
+      ...env,
+      DATABASE_URL: h.database.url,
+      PUBLIC_BASE_URL: 'https://game.example',
+    });
     deps = paymentDeps(config, h.database.db, logger);
     reaper = createReaper(deps, { intervalMs: 0, recheckBatch: 200, recheckConcurrency: 8 });
     adapter = new YooKassaProvider({ apiUrl: emulator.apiUrl });
     const admin = h.client(backendApi.CatalogAdminService);
-    pack = await createProduct(admin, { title: '1000 chips', atoms: [['chips', 1000n]], prices: [['provider', 29_900n, 'RUB'], ['xtr', 300n]] });
+    pack = await createProduct(admin, {
+      title: '1000 chips',
+      atoms: [['chips', 1000n]],
+      prices: [
+        ['provider', 29_900n, 'RUB'],
+        ['xtr', 300n],
+      ],
+    });
     bundle = await createProduct(admin, {
       title: 'Bundle',
-      atoms: [['chips', 200n], ['hints', 5n], ['no_ads_days', 7n], ['no_ads_forever', 1n]],
+      atoms: [
+        ['chips', 200n],
+        ['hints', 5n],
+        ['no_ads_days', 7n],
+        ['no_ads_forever', 1n],
+      ],
       prices: [['provider', 49_900n, 'RUB']],
     });
   });
@@ -87,14 +105,22 @@ describe('card rail over Connect on PostgreSQL with the provider emulator', () =
 
   const db = () => h.database.db;
   const balance = async (accountId: bigint, segment: 'direct' | 'vk' = 'direct') =>
-    (await db().selectFrom('wallet_segments').select('balance').where('account_id', '=', accountId).where('segment', '=', segment).executeTakeFirstOrThrow()).balance;
+    (
+      await db()
+        .selectFrom('wallet_segments')
+        .select('balance')
+        .where('account_id', '=', accountId)
+        .where('segment', '=', segment)
+        .executeTakeFirstOrThrow()
+    ).balance;
   const orderRow = (id: string) => db().selectFrom('orders').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
   const paymentIdOf = async (orderId: string) => {
     const id = (await orderRow(orderId)).provider_payment_id;
     if (id === null) throw new Error('no provider payment id');
     return id;
   };
-  const ledgerOf = (orderId: string) => db().selectFrom('ledger_operations').selectAll().where('order_id', '=', orderId).orderBy('id').execute();
+  const ledgerOf = (orderId: string) =>
+    db().selectFrom('ledger_operations').selectAll().where('order_id', '=', orderId).orderBy('id').execute();
   const clean = async () => expect((await auditLedger(db())).problems).toEqual([]);
   const paidOrder = async (accountId: bigint, product = pack) => {
     const order = await createOrder(payments, accountId, 'direct;web', product, 'card');
@@ -118,7 +144,11 @@ describe('card rail over Connect on PostgreSQL with the provider emulator', () =
     expect(order.confirmationUrl).toMatch(/^http/);
     const paymentId = await paymentIdOf(order.orderId);
     const view = emulator.control.payment(paymentId);
-    expect(view).toMatchObject({ shopId: 'shop-direct', capture: true, payment: { metadata: { order_id: order.orderId }, confirmation: { type: 'redirect', return_url: 'https://game.example/wallet' } } });
+    expect(view).toMatchObject({
+      shopId: 'shop-direct',
+      capture: true,
+      payment: { metadata: { order_id: order.orderId }, confirmation: { type: 'redirect', return_url: 'https://game.example/wallet' } },
+    });
     expect(view.receipt).toBeFalsy();
     expect(emulator.control.requests()[0]).toMatchObject({ method: 'POST', idempotenceKey: order.orderId });
 
@@ -135,7 +165,15 @@ describe('card rail over Connect on PostgreSQL with the provider emulator', () =
     expect(await balance(id)).toBe(1000n);
     const ledger = await ledgerOf(order.orderId);
     expect(ledger).toHaveLength(1);
-    expect(ledger[0]).toMatchObject({ kind: 'purchase', segment: 'direct', rail: 'yookassa', provider: 'yookassa', chips_delta: 1000n, money_minor: 29_900n, currency: 'RUB' });
+    expect(ledger[0]).toMatchObject({
+      kind: 'purchase',
+      segment: 'direct',
+      rail: 'yookassa',
+      provider: 'yookassa',
+      chips_delta: 1000n,
+      money_minor: 29_900n,
+      currency: 'RUB',
+    });
     await clean();
   });
 
@@ -144,7 +182,10 @@ describe('card rail over Connect on PostgreSQL with the provider emulator', () =
     const withVat: PaymentDeps = { ...deps, card: deps.card ? { ...deps.card, vatCode: 4 } : null };
     const order = await createOrderDirect(withVat, { accountId: id, platform: { kind: 'direct', subtype: 'web' } }, pack, 'card');
     if (order.provider_payment_id === null) throw new Error('no payment');
-    expect(emulator.control.payment(order.provider_payment_id).receipt).toMatchObject({ customer: { email: 'vat@example.org' }, items: [{ vat_code: 4, amount: { value: '299.00', currency: 'RUB' } }] });
+    expect(emulator.control.payment(order.provider_payment_id).receipt).toMatchObject({
+      customer: { email: 'vat@example.org' },
+      items: [{ vat_code: 4, amount: { value: '299.00', currency: 'RUB' } }],
+    });
   });
 
   it('answers provider_unavailable and keeps the order pending without a payment id when the provider fails', async () => {
@@ -159,7 +200,11 @@ describe('card rail over Connect on PostgreSQL with the provider emulator', () =
   describe('forged notifications credit nothing', () => {
     it('an unknown order makes no provider call at all', async () => {
       emulator.control.clearRequests();
-      const forged = { type: 'notification', event: 'payment.succeeded', object: { id: 'forged-payment-1', status: 'succeeded', metadata: { order_id: randomUUID() } } };
+      const forged = {
+        type: 'notification',
+        event: 'payment.succeeded',
+        object: { id: 'forged-payment-1', status: 'succeeded', metadata: { order_id: randomUUID() } },
+      };
       await emulator.control.notify({ rawBody: forged });
       await intakeBody(notifications, JSON.stringify({ ...forged, event: 'refund.succeeded', object: { id: 'r1', payment_id: 'nope' } }));
       expect(webhook.dispositions).toEqual([{ disposition: 'ignored', detail: 'unknown_order' }]);
@@ -184,7 +229,11 @@ describe('card rail over Connect on PostgreSQL with the provider emulator', () =
       await emulator.control.succeedPayment(foreign.id);
       const d = await intakeBody(
         notifications,
-        JSON.stringify({ type: 'notification', event: 'payment.succeeded', object: { id: foreign.id, metadata: { order_id: victim?.orderId } } }),
+        JSON.stringify({
+          type: 'notification',
+          event: 'payment.succeeded',
+          object: { id: foreign.id, metadata: { order_id: victim?.orderId } },
+        }),
       );
       expect(d).toEqual({ disposition: 'ignored', detail: 'metadata_mismatch' });
       expect(await balance(id)).toBe(0n);
@@ -214,7 +263,11 @@ describe('card rail over Connect on PostgreSQL with the provider emulator', () =
     await eventually(() => bot.commands.some((c) => c.payload.case === 'notify'));
     const notice = bot.commands.find((c) => c.payload.case === 'notify');
     if (notice?.payload.case !== 'notify') throw new Error('no notify');
-    expect(notice.payload.value).toMatchObject({ kind: connector.NotificationKind.PAYMENT_FAILED, recipient: { externalId: '90001' }, params: { order_id: order.orderId } });
+    expect(notice.payload.value).toMatchObject({
+      kind: connector.NotificationKind.PAYMENT_FAILED,
+      recipient: { externalId: '90001' },
+      params: { order_id: order.orderId },
+    });
     expect(await balance(id)).toBe(0n);
   });
 
@@ -250,7 +303,11 @@ describe('card rail over Connect on PostgreSQL with the provider emulator', () =
       const order = await paidOrder(id, bundle);
       const before = await db().selectFrom('benefits').selectAll().where('account_id', '=', id).executeTakeFirstOrThrow();
       expect(before).toMatchObject({ hints: 5n, no_ads_forever: true });
-      const r = await adapter.createRefund(directShop, { paymentId: await paymentIdOf(order.orderId), amountMinor: 49_900n, currency: 'RUB' }, 'outside-1');
+      const r = await adapter.createRefund(
+        directShop,
+        { paymentId: await paymentIdOf(order.orderId), amountMinor: 49_900n, currency: 'RUB' },
+        'outside-1',
+      );
       await emulator.control.flushNotifications();
       expect(webhook.dispositions.at(-1)).toEqual({ disposition: 'handled', detail: 'refund_recorded' });
       await emulator.control.notify({ event: 'refund.succeeded', objectId: r.id });
@@ -272,7 +329,11 @@ describe('card rail over Connect on PostgreSQL with the provider emulator', () =
     it('a partial refund records nothing', async () => {
       const id = await newAccount(db(), confirmed('partial'));
       const order = await paidOrder(id);
-      await adapter.createRefund(directShop, { paymentId: await paymentIdOf(order.orderId), amountMinor: 10_000n, currency: 'RUB' }, 'outside-2');
+      await adapter.createRefund(
+        directShop,
+        { paymentId: await paymentIdOf(order.orderId), amountMinor: 10_000n, currency: 'RUB' },
+        'outside-2',
+      );
       await emulator.control.flushNotifications();
       expect(webhook.dispositions.at(-1)).toEqual({ disposition: 'handled', detail: 'partial_refund' });
       expect(await balance(id)).toBe(1000n);
@@ -282,7 +343,11 @@ describe('card rail over Connect on PostgreSQL with the provider emulator', () =
     it('a refund after the chips were spent reverses the pack in full and leaves the spent part as a debt', async () => {
       const id = await newAccount(db(), confirmed('spent'));
       const order = await paidOrder(id);
-      const spend = await createProduct(h.client(backendApi.CatalogAdminService), { title: 'Spend 700', atoms: [['hints', 1n]], prices: [['chips', 700n]] });
+      const spend = await createProduct(h.client(backendApi.CatalogAdminService), {
+        title: 'Spend 700',
+        atoms: [['hints', 1n]],
+        prices: [['chips', 700n]],
+      });
       const wallet = h.client(backendApi.WalletService);
       await wallet.buy({ body: encodeTable((b) => fb.WalletBuy.createWalletBuy(b, spend, b.createString(''))) }, as(id, 'direct;web'));
       expect(await balance(id)).toBe(300n);
@@ -300,7 +365,12 @@ describe('card rail over Connect on PostgreSQL with the provider emulator', () =
       const r = await refund(refunds, order.orderId);
       expect(r).toMatchObject({ status: 'succeeded', amount: 29_900n });
       await emulator.control.flushNotifications();
-      expect(emulator.control.requests().filter((q) => q.method === 'POST' && q.path === '/v3/refunds').map((q) => q.idempotenceKey)).toEqual([`refund-${order.orderId}`]);
+      expect(
+        emulator.control
+          .requests()
+          .filter((q) => q.method === 'POST' && q.path === '/v3/refunds')
+          .map((q) => q.idempotenceKey),
+      ).toEqual([`refund-${order.orderId}`]);
       expect(webhook.dispositions.at(-1)).toEqual({ disposition: 'handled', detail: 'already_refunded' });
       expect(await refund(refunds, order.orderId)).toEqual(r);
       expect((await ledgerOf(order.orderId)).filter((l) => l.kind === 'refund')).toHaveLength(1);
@@ -326,7 +396,11 @@ describe('card rail over Connect on PostgreSQL with the provider emulator', () =
     });
 
     const refundPosts = () => emulator.control.requests().filter((q) => q.method === 'POST' && q.path === '/v3/refunds' && !q.replayed);
-    const refundKeys = () => emulator.control.requests().filter((q) => q.method === 'POST' && q.path === '/v3/refunds').map((q) => q.idempotenceKey);
+    const refundKeys = () =>
+      emulator.control
+        .requests()
+        .filter((q) => q.method === 'POST' && q.path === '/v3/refunds')
+        .map((q) => q.idempotenceKey);
 
     it('console: after the provider cancels a refund, pressing again starts a new refund under a new key; one refund row', async () => {
       const id = await newAccount(db(), confirmed('console5'));

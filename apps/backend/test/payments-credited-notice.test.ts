@@ -16,7 +16,11 @@ describe('payment credited notice', () => {
 
   beforeAll(async () => {
     f = await startCardFixture();
-    starsPack = await createProduct(f.h.client(backendApi.CatalogAdminService), { title: '300 chips', atoms: [['chips', 300n]], prices: [['xtr', 150n]] });
+    starsPack = await createProduct(f.h.client(backendApi.CatalogAdminService), {
+      title: '300 chips',
+      atoms: [['chips', 300n]],
+      prices: [['xtr', 150n]],
+    });
   });
   afterAll(() => f.stop());
   beforeEach(() => resetCardFixture(f));
@@ -25,7 +29,9 @@ describe('payment credited notice', () => {
   const credited = (externalId: string) =>
     f.bot.commands.filter(
       (c): c is botlink.Command & { payload: { case: 'notify' } } =>
-        c.payload.case === 'notify' && c.payload.value.kind === connector.NotificationKind.PAYMENT_CREDITED && c.payload.value.recipient?.externalId === externalId,
+        c.payload.case === 'notify' &&
+        c.payload.value.kind === connector.NotificationKind.PAYMENT_CREDITED &&
+        c.payload.value.recipient?.externalId === externalId,
     );
   /** Waits until any background notice has had time to go out, then returns what was sent. */
   const settle = () => new Promise((r) => setTimeout(r, 300));
@@ -55,7 +61,9 @@ describe('payment credited notice', () => {
     const id = await telegramAccount(f.db(), '93001', { address: 'stars-credit@example.org', confirmed: true });
     const intake = f.h.client(backendApi.BotIntakeService);
     const order = await createOrder(f.payments, id, 'telegram', starsPack, 'stars');
-    const results = await Promise.all(Array.from({ length: 5 }, () => forward(intake, order.orderId, 'credit-notice-charge-1', 150n, 93001n)));
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => forward(intake, order.orderId, 'credit-notice-charge-1', 150n, 93001n)),
+    );
     expect(results).toEqual([true, true, true, true, true]);
     expect(await forward(intake, order.orderId, 'credit-notice-charge-1', 150n, 93001n)).toBe(true);
     await eventually(async () => credited('93001').length > 0 && (await mailsTo('stars-credit@example.org')).length > 0);
@@ -85,7 +93,9 @@ describe('payment credited notice', () => {
     const deps = { ...f.deps, mailer: { send: () => Promise.reject(new Error('smtp down for broken-credit@example.org')) } };
     f.bot.respond = (c) => (c.payload.case === 'notify' ? { outcome: gatewayApi.Outcome.NO_BOT } : deliverInvoices(c));
     try {
-      await expect(forwardPayment(deps, { orderRef: order.orderId, chargeId: 'credit-notice-charge-4', amount: 150n, platformUserId: 93003n })).resolves.toBe(true);
+      await expect(
+        forwardPayment(deps, { orderRef: order.orderId, chargeId: 'credit-notice-charge-4', amount: 150n, platformUserId: 93003n }),
+      ).resolves.toBe(true);
       const row = await f.db().selectFrom('orders').select(['state']).where('id', '=', order.orderId).executeTakeFirstOrThrow();
       expect(row.state).toBe('paid');
       await eventually(() => credited('93003').length > 0);

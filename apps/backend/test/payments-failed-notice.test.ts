@@ -19,7 +19,10 @@ describe('failed card payment notice', () => {
   const notices = () => f.bot.commands.filter((c) => c.payload.case === 'notify');
   const cancel = async (accountId: bigint) => {
     const order = await createOrder(f.payments, accountId, 'direct;web', f.pack, 'card');
-    await f.emulator.control.cancelPayment(await paymentIdOf(f.db(), order.orderId), { party: 'payment_network', reason: 'insufficient_funds' });
+    await f.emulator.control.cancelPayment(await paymentIdOf(f.db(), order.orderId), {
+      party: 'payment_network',
+      reason: 'insufficient_funds',
+    });
     expect(f.webhook.dispositions).toEqual([{ disposition: 'handled', detail: 'failed' }]);
     const [listed] = await listOrders(f.payments, accountId, 'direct;web');
     expect(listed).toMatchObject({ orderId: order.orderId, state: 'failed', failureReason: 'insufficient_funds' });
@@ -44,13 +47,22 @@ describe('failed card payment notice', () => {
     await eventually(async () => notices().length > 0 && (await mailsTo('both@example.org')).length > 0);
     const notice = notices()[0];
     if (notice?.payload.case !== 'notify') throw new Error('no notify');
-    expect(notice.payload.value).toMatchObject({ kind: connector.NotificationKind.PAYMENT_FAILED, recipient: { externalId: '91001' }, params: { order_id: orderId } });
+    expect(notice.payload.value).toMatchObject({
+      kind: connector.NotificationKind.PAYMENT_FAILED,
+      recipient: { externalId: '91001' },
+      params: { order_id: orderId },
+    });
     expect(await mailsTo('both@example.org')).toHaveLength(1);
   });
 
   it('an unconfirmed e-mail gets no mail; the bot still tells the customer', async () => {
     const id = await telegramAccount(f.db(), '91002', { address: 'unconfirmed@example.org', confirmed: false });
-    await notifyPaymentFailed(f.deps, { accountId: id, orderId: '00000000-0000-4000-8000-000000000001', title: '1000 chips', reason: 'card_expired' });
+    await notifyPaymentFailed(f.deps, {
+      accountId: id,
+      orderId: '00000000-0000-4000-8000-000000000001',
+      title: '1000 chips',
+      reason: 'card_expired',
+    });
     expect(notices()).toHaveLength(1);
     expect(await mailsTo('unconfirmed@example.org')).toEqual([]);
   });
@@ -62,7 +74,9 @@ describe('failed card payment notice', () => {
       throw new Error('gateway down');
     };
     try {
-      await expect(notifyPaymentFailed(deps, { accountId: id, orderId: '00000000-0000-4000-8000-000000000002', title: 't', reason: 'r' })).resolves.toBeUndefined();
+      await expect(
+        notifyPaymentFailed(deps, { accountId: id, orderId: '00000000-0000-4000-8000-000000000002', title: 't', reason: 'r' }),
+      ).resolves.toBeUndefined();
     } finally {
       f.bot.respond = deliverInvoices;
     }

@@ -22,13 +22,27 @@ describe('money guards on re-read payments and refunds', () => {
 
   const account = (name: string) => newAccount(f.db(), { address: `${name}@example.org`, confirmed: true });
   const balance = async (accountId: bigint) =>
-    (await f.db().selectFrom('wallet_segments').select('balance').where('account_id', '=', accountId).where('segment', '=', 'direct').executeTakeFirstOrThrow()).balance;
+    (
+      await f
+        .db()
+        .selectFrom('wallet_segments')
+        .select('balance')
+        .where('account_id', '=', accountId)
+        .where('segment', '=', 'direct')
+        .executeTakeFirstOrThrow()
+    ).balance;
   const orderRow = (id: string) => f.db().selectFrom('orders').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-  const ledgerKinds = async (orderId: string) => (await f.db().selectFrom('ledger_operations').select('kind').where('order_id', '=', orderId).execute()).map((r) => r.kind);
-  const hint = (event: string, object: Record<string, unknown>) => intakeBody(f.notifications, JSON.stringify({ type: 'notification', event, object }));
+  const ledgerKinds = async (orderId: string) =>
+    (await f.db().selectFrom('ledger_operations').select('kind').where('order_id', '=', orderId).execute()).map((r) => r.kind);
+  const hint = (event: string, object: Record<string, unknown>) =>
+    intakeBody(f.notifications, JSON.stringify({ type: 'notification', event, object }));
   /** A payment made with the shop's credentials but not by the backend. */
   const outsidePayment = async (key: string, amountMinor: bigint, currency: string, orderId: string) => {
-    const p = await f.adapter.createPayment(f.directShop, { amountMinor, currency, description: 'outside', returnUrl: 'https://x.example', metadata: { order_id: orderId } }, key);
+    const p = await f.adapter.createPayment(
+      f.directShop,
+      { amountMinor, currency, description: 'outside', returnUrl: 'https://x.example', metadata: { order_id: orderId } },
+      key,
+    );
     await f.emulator.control.succeedPayment(p.id);
     return p.id;
   };
@@ -39,7 +53,10 @@ describe('money guards on re-read payments and refunds', () => {
     const recorded = await paymentIdOf(f.db(), order.orderId);
     const second = await outsidePayment(`second-${order.orderId}`, 29_900n, 'RUB', order.orderId);
     expect(second).not.toBe(recorded);
-    expect(await hint('payment.succeeded', { id: second, metadata: { order_id: order.orderId } })).toEqual({ disposition: 'ignored', detail: 'payment_mismatch' });
+    expect(await hint('payment.succeeded', { id: second, metadata: { order_id: order.orderId } })).toEqual({
+      disposition: 'ignored',
+      detail: 'payment_mismatch',
+    });
     expect(await balance(id)).toBe(0n);
     expect(await orderRow(order.orderId)).toMatchObject({ state: 'pending', provider_payment_id: recorded });
   });
@@ -52,9 +69,15 @@ describe('money guards on re-read payments and refunds', () => {
     const order = await f.db().selectFrom('orders').selectAll().where('account_id', '=', id).executeTakeFirstOrThrow();
     expect(order.provider_payment_id).toBeNull();
     const cheaper = await outsidePayment(`cheap-${order.id}`, 100n, 'RUB', order.id);
-    expect(await hint('payment.succeeded', { id: cheaper, metadata: { order_id: order.id } })).toEqual({ disposition: 'ignored', detail: 'amount_mismatch' });
+    expect(await hint('payment.succeeded', { id: cheaper, metadata: { order_id: order.id } })).toEqual({
+      disposition: 'ignored',
+      detail: 'amount_mismatch',
+    });
     const dollars = await outsidePayment(`usd-${order.id}`, 29_900n, 'USD', order.id);
-    expect(await hint('payment.succeeded', { id: dollars, metadata: { order_id: order.id } })).toEqual({ disposition: 'ignored', detail: 'amount_mismatch' });
+    expect(await hint('payment.succeeded', { id: dollars, metadata: { order_id: order.id } })).toEqual({
+      disposition: 'ignored',
+      detail: 'amount_mismatch',
+    });
     expect(await balance(id)).toBe(0n);
     expect((await orderRow(order.id)).state).toBe('pending');
     expect(await ledgerKinds(order.id)).toEqual([]);
@@ -79,9 +102,16 @@ describe('money guards on re-read payments and refunds', () => {
     await f.emulator.control.succeedPayment(paymentId);
     expect(await hint('payment.succeeded', { id: paymentId })).toEqual({ disposition: 'handled', detail: 'credited' });
     const other = await outsidePayment(`other-${order.orderId}`, 29_900n, 'RUB', 'another-order');
-    const otherRefund = await f.adapter.createRefund(f.directShop, { paymentId: other, amountMinor: 29_900n, currency: 'RUB' }, `other-refund-${order.orderId}`);
+    const otherRefund = await f.adapter.createRefund(
+      f.directShop,
+      { paymentId: other, amountMinor: 29_900n, currency: 'RUB' },
+      `other-refund-${order.orderId}`,
+    );
     expect(otherRefund.status).toBe('succeeded');
-    expect(await hint('refund.succeeded', { id: otherRefund.id, payment_id: paymentId })).toEqual({ disposition: 'ignored', detail: 'refund_mismatch' });
+    expect(await hint('refund.succeeded', { id: otherRefund.id, payment_id: paymentId })).toEqual({
+      disposition: 'ignored',
+      detail: 'refund_mismatch',
+    });
     expect(await balance(id)).toBe(1000n);
     expect(await orderRow(order.orderId)).toMatchObject({ state: 'paid', refund_id: null });
     expect(await ledgerKinds(order.orderId)).toEqual(['purchase']);

@@ -17,7 +17,12 @@ import { startPropertyWorld, type PropertyWorld } from './support/property-world
 import { newAccount } from './support/wallet.js';
 
 /** The bot channel is not exercised here (orders are stars-invoiced directly); it reports no bot. */
-const noBot: BotCommands = { createInvoice: () => Promise.resolve({ status: 'no_bot' }), notify: () => Promise.resolve({ status: 'no_bot' }), chatGate: () => Promise.resolve({ status: 'no_bot' }), refundStarPayment: () => Promise.resolve({ status: 'no_bot' }) };
+const noBot: BotCommands = {
+  createInvoice: () => Promise.resolve({ status: 'no_bot' }),
+  notify: () => Promise.resolve({ status: 'no_bot' }),
+  chatGate: () => Promise.resolve({ status: 'no_bot' }),
+  refundStarPayment: () => Promise.resolve({ status: 'no_bot' }),
+};
 
 type Action =
   | { kind: 'forward'; charge: 0 | 1; amountOk: boolean }
@@ -58,14 +63,29 @@ describe('payments property: random interleavings on PostgreSQL', () => {
     try {
       switch (a.kind) {
         case 'forward':
-          await forwardPayment(deps, { orderRef: ctx.stars, chargeId: ctx.charges[a.charge], amount: a.amountOk ? 50n : 49n, platformUserId: 1n });
+          await forwardPayment(deps, {
+            orderRef: ctx.stars,
+            chargeId: ctx.charges[a.charge],
+            amount: a.amountOk ? 50n : 49n,
+            platformUserId: 1n,
+          });
           return;
         case 'paymentNotification':
-          await intakeNotification(deps, 'yookassa', Buffer.from(JSON.stringify({ type: 'notification', event: 'payment.succeeded', object: { id: ctx.paymentId } })));
+          await intakeNotification(
+            deps,
+            'yookassa',
+            Buffer.from(JSON.stringify({ type: 'notification', event: 'payment.succeeded', object: { id: ctx.paymentId } })),
+          );
           return;
         case 'refundNotification': {
           const refundId = emulator.control.payment(ctx.paymentId).refunds[0]?.id ?? `missing-${randomUUID()}`;
-          await intakeNotification(deps, 'yookassa', Buffer.from(JSON.stringify({ type: 'notification', event: 'refund.succeeded', object: { id: refundId, payment_id: ctx.paymentId } })));
+          await intakeNotification(
+            deps,
+            'yookassa',
+            Buffer.from(
+              JSON.stringify({ type: 'notification', event: 'refund.succeeded', object: { id: refundId, payment_id: ctx.paymentId } }),
+            ),
+          );
           return;
         }
         case 'tick':
@@ -94,25 +114,49 @@ describe('payments property: random interleavings on PostgreSQL', () => {
         const stars = randomUUID();
         await pg.db
           .insertInto('orders')
-          .values({ id: stars, account_id: account, product_id: productId, title: 'Property pack', rail: 'stars', provider: 'telegram_stars', shop: null, segment: 'telegram', amount: 50n, currency: 'XTR', chips: 100n, created_at: new Date(), expires_at: new Date(Date.now() + 1_800_000) })
+          .values({
+            id: stars,
+            account_id: account,
+            product_id: productId,
+            title: 'Property pack',
+            rail: 'stars',
+            provider: 'telegram_stars',
+            shop: null,
+            segment: 'telegram',
+            amount: 50n,
+            currency: 'XTR',
+            chips: 100n,
+            created_at: new Date(),
+            expires_at: new Date(Date.now() + 1_800_000),
+          })
           .execute();
         const ctx = { stars, card: card.id, paymentId, charges: [`ch-${stars}-0`, `ch-${stars}-1`] as [string, string] };
 
         await Promise.all(actions.map((a) => run(a, ctx)));
 
-        const ledger = await pg.db.selectFrom('ledger_operations').select(['order_id', 'kind', 'chips_delta']).where('account_id', '=', account).execute();
+        const ledger = await pg.db
+          .selectFrom('ledger_operations')
+          .select(['order_id', 'kind', 'chips_delta'])
+          .where('account_id', '=', account)
+          .execute();
         const count = (orderId: string, kind: string) => ledger.filter((l) => l.order_id === orderId && l.kind === kind).length;
         expect(count(stars, 'purchase')).toBeLessThanOrEqual(1);
         expect(count(card.id, 'purchase')).toBeLessThanOrEqual(1);
         expect(count(card.id, 'refund')).toBeLessThanOrEqual(count(card.id, 'purchase'));
         expect(count(stars, 'refund')).toBe(0);
 
-        const orders = await pg.db.selectFrom('orders').select(['id', 'state', 'platform_charge_id', 'refund_id']).where('account_id', '=', account).execute();
+        const orders = await pg.db
+          .selectFrom('orders')
+          .select(['id', 'state', 'platform_charge_id', 'refund_id'])
+          .where('account_id', '=', account)
+          .execute();
         const starsRow = orders.find((o) => o.id === stars);
         const cardRow = orders.find((o) => o.id === card.id);
         const forwards = actions.filter((a) => a.kind === 'forward');
         const mayCredit = forwards.some((a) => a.amountOk);
-        const mustCredit = ([0, 1] as const).some((c) => forwards.some((a) => a.charge === c && a.amountOk) && !forwards.some((a) => a.charge === c && !a.amountOk));
+        const mustCredit = ([0, 1] as const).some(
+          (c) => forwards.some((a) => a.charge === c && a.amountOk) && !forwards.some((a) => a.charge === c && !a.amountOk),
+        );
         if (starsRow?.state === 'paid') expect(mayCredit).toBe(true);
         if (mustCredit) expect(starsRow?.state).toBe('paid');
         expect(count(stars, 'purchase')).toBe(starsRow?.state === 'paid' ? 1 : 0);
@@ -122,7 +166,11 @@ describe('payments property: random interleavings on PostgreSQL', () => {
         expect(refundsAtProvider.length).toBeLessThanOrEqual(1);
         if (cardRow?.refund_id) expect(refundsAtProvider[0]?.id).toBe(cardRow.refund_id);
 
-        const unmatched = await pg.db.selectFrom('unmatched_payments').select('platform_charge_id').where('platform_charge_id', 'in', ctx.charges).execute();
+        const unmatched = await pg.db
+          .selectFrom('unmatched_payments')
+          .select('platform_charge_id')
+          .where('platform_charge_id', 'in', ctx.charges)
+          .execute();
         const credited = starsRow?.platform_charge_id;
         for (const u of unmatched) expect(u.platform_charge_id).not.toBe(credited);
 

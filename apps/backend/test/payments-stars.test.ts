@@ -4,7 +4,16 @@ import { auditLedger } from '../src/ledger/audit.js';
 import { DECLINE } from '../src/payments/stars/intake.js';
 import { as, failure, startHarness, type Harness } from './support/harness.js';
 import { createProduct, newAccount } from './support/wallet.js';
-import { createOrder, deliverInvoices, forward, listOrders, preCheckout, startBotCommandServer, telegramAccount, type BotCommandServer } from './payments-support.js';
+import {
+  createOrder,
+  deliverInvoices,
+  forward,
+  listOrders,
+  preCheckout,
+  startBotCommandServer,
+  telegramAccount,
+  type BotCommandServer,
+} from './payments-support.js';
 
 describe('stars rail over Connect on PostgreSQL', () => {
   let bot: BotCommandServer;
@@ -20,7 +29,17 @@ describe('stars rail over Connect on PostgreSQL', () => {
     payments = h.client(backendApi.PaymentsService);
     intake = h.client(backendApi.BotIntakeService);
     const admin = h.client(backendApi.CatalogAdminService);
-    pack = await createProduct(admin, { title: '500 chips', atoms: [['chips', 500n], ['hints', 2n]], prices: [['xtr', 250n], ['provider', 19_900n, 'RUB']] });
+    pack = await createProduct(admin, {
+      title: '500 chips',
+      atoms: [
+        ['chips', 500n],
+        ['hints', 2n],
+      ],
+      prices: [
+        ['xtr', 250n],
+        ['provider', 19_900n, 'RUB'],
+      ],
+    });
     cardOnly = await createProduct(admin, { title: 'Card pack', atoms: [['chips', 10n]], prices: [['provider', 990n, 'RUB']] });
   });
   afterAll(async () => {
@@ -32,12 +51,26 @@ describe('stars rail over Connect on PostgreSQL', () => {
   });
 
   const balance = async (accountId: bigint) =>
-    (await h.database.db.selectFrom('wallet_segments').select('balance').where('account_id', '=', accountId).where('segment', '=', 'telegram').executeTakeFirstOrThrow()).balance;
+    (
+      await h.database.db
+        .selectFrom('wallet_segments')
+        .select('balance')
+        .where('account_id', '=', accountId)
+        .where('segment', '=', 'telegram')
+        .executeTakeFirstOrThrow()
+    ).balance;
 
   it('creates a stars order through create_invoice and returns the link the bot minted', async () => {
     const id = await telegramAccount(h.database.db, '1001');
     const order = await createOrder(payments, id, 'telegram', pack, 'stars');
-    expect(order).toMatchObject({ state: 'pending', rail: 'stars', provider: 'telegram_stars', amount: 250n, currency: 'XTR', chips: 500n });
+    expect(order).toMatchObject({
+      state: 'pending',
+      rail: 'stars',
+      provider: 'telegram_stars',
+      amount: 250n,
+      currency: 'XTR',
+      chips: 500n,
+    });
     expect(order.invoiceLink).toBe(`https://t.me/$invoice-${order.orderId}`);
     const sent = bot.commands.at(-1);
     expect(sent?.payload.case).toBe('createInvoice');
@@ -65,7 +98,10 @@ describe('stars rail over Connect on PostgreSQL', () => {
       const admin = down.client(backendApi.CatalogAdminService);
       const p = await createProduct(admin, { title: 'Pack', atoms: [['chips', 5n]], prices: [['xtr', 5n]] });
       const id = await telegramAccount(down.database.db, '3001');
-      expect(await failure(createOrder(down.client(backendApi.PaymentsService), id, 'telegram', p, 'stars'))).toEqual({ code: 14, errorCode: 'bot_unavailable' });
+      expect(await failure(createOrder(down.client(backendApi.PaymentsService), id, 'telegram', p, 'stars'))).toEqual({
+        code: 14,
+        errorCode: 'bot_unavailable',
+      });
     } finally {
       await down.stop();
     }
@@ -96,7 +132,10 @@ describe('stars rail over Connect on PostgreSQL', () => {
     });
 
     it('declines a missing order, an amount mismatch and a currency mismatch, each with a reason', async () => {
-      expect(await preCheckout(intake, '00000000-0000-4000-8000-000000000000', 250n, 'XTR')).toEqual({ ok: false, reason: DECLINE.missing });
+      expect(await preCheckout(intake, '00000000-0000-4000-8000-000000000000', 250n, 'XTR')).toEqual({
+        ok: false,
+        reason: DECLINE.missing,
+      });
       expect(await preCheckout(intake, 'not-a-uuid', 250n, 'XTR')).toEqual({ ok: false, reason: DECLINE.missing });
       expect(await preCheckout(intake, orderId, 249n, 'XTR')).toEqual({ ok: false, reason: DECLINE.mismatch });
       expect(await preCheckout(intake, orderId, 250n, 'USD')).toEqual({ ok: false, reason: DECLINE.mismatch });
@@ -129,7 +168,17 @@ describe('stars rail over Connect on PostgreSQL', () => {
       expect(listed).toMatchObject({ state: 'paid' });
       const ledger = await h.database.db.selectFrom('ledger_operations').selectAll().where('order_id', '=', order.orderId).execute();
       expect(ledger).toHaveLength(1);
-      expect(ledger[0]).toMatchObject({ kind: 'purchase', segment: 'telegram', rail: 'telegram_stars', provider: 'telegram_stars', chips_delta: 500n, money_minor: 250n, currency: 'XTR', hints_delta: 2n, benefit_origin: 'telegram' });
+      expect(ledger[0]).toMatchObject({
+        kind: 'purchase',
+        segment: 'telegram',
+        rail: 'telegram_stars',
+        provider: 'telegram_stars',
+        chips_delta: 500n,
+        money_minor: 250n,
+        currency: 'XTR',
+        hints_delta: 2n,
+        benefit_origin: 'telegram',
+      });
       expect((await auditLedger(h.database.db)).problems).toEqual([]);
     });
 
@@ -150,7 +199,12 @@ describe('stars rail over Connect on PostgreSQL', () => {
       expect(await forward(intake, order.orderId, 'charge-6201', 250n)).toBe(true);
       expect(await forward(intake, order.orderId, 'charge-u4', 250n)).toBe(false);
       expect(await forward(intake, order.orderId, 'charge-u4', 250n)).toBe(false);
-      const rows = await h.database.db.selectFrom('unmatched_payments').select(['platform_charge_id', 'reason']).where('platform_charge_id', 'like', 'charge-u%').orderBy('platform_charge_id').execute();
+      const rows = await h.database.db
+        .selectFrom('unmatched_payments')
+        .select(['platform_charge_id', 'reason'])
+        .where('platform_charge_id', 'like', 'charge-u%')
+        .orderBy('platform_charge_id')
+        .execute();
       expect(rows).toEqual([
         { platform_charge_id: 'charge-u1', reason: 'unknown_order' },
         { platform_charge_id: 'charge-u2', reason: 'unknown_order' },
@@ -164,7 +218,21 @@ describe('stars rail over Connect on PostgreSQL', () => {
       const id = await newAccount(h.database.db);
       const row = await h.database.db
         .insertInto('orders')
-        .values({ id: '11111111-1111-4111-8111-111111111111', account_id: id, product_id: cardOnly, title: 'Card pack', rail: 'card', provider: 'yookassa', shop: 's', segment: 'direct', amount: 990n, currency: 'RUB', chips: 10n, created_at: new Date(), expires_at: new Date(Date.now() + 60_000) })
+        .values({
+          id: '11111111-1111-4111-8111-111111111111',
+          account_id: id,
+          product_id: cardOnly,
+          title: 'Card pack',
+          rail: 'card',
+          provider: 'yookassa',
+          shop: 's',
+          segment: 'direct',
+          amount: 990n,
+          currency: 'RUB',
+          chips: 10n,
+          created_at: new Date(),
+          expires_at: new Date(Date.now() + 60_000),
+        })
         .returning('id')
         .executeTakeFirstOrThrow();
       expect(await forward(intake, row.id, 'charge-card', 990n)).toBe(false);
@@ -172,7 +240,7 @@ describe('stars rail over Connect on PostgreSQL', () => {
     });
   });
 
-  it('GetOrder shows only the caller\'s own orders', async () => {
+  it("GetOrder shows only the caller's own orders", async () => {
     const id = await telegramAccount(h.database.db, '7001');
     const other = await telegramAccount(h.database.db, '7002');
     const order = await createOrder(payments, id, 'telegram', pack, 'stars');

@@ -100,13 +100,23 @@ export async function startWebhook(intake: Client<typeof backendApi.Notification
 export async function intakeBody(intake: Client<typeof backendApi.NotificationService>, body: Uint8Array | string, provider = 'yookassa') {
   const bytes = typeof body === 'string' ? Buffer.from(body) : body;
   const res = await intake.intake({
-    body: encodeTable((b) => fb.ProviderNotification.createProviderNotification(b, b.createString(provider), fb.ProviderNotification.createBodyVector(b, bytes))),
+    body: encodeTable((b) =>
+      fb.ProviderNotification.createProviderNotification(b, b.createString(provider), fb.ProviderNotification.createBodyVector(b, bytes)),
+    ),
   });
-  return decodeTable(res.body, (bb) => fb.NotificationDisposition.getRootAsNotificationDisposition(bb), (t) => ({ disposition: t.disposition() ?? '', detail: t.detail() ?? '' }));
+  return decodeTable(
+    res.body,
+    (bb) => fb.NotificationDisposition.getRootAsNotificationDisposition(bb),
+    (t) => ({ disposition: t.disposition() ?? '', detail: t.detail() ?? '' }),
+  );
 }
 
 /** An account with a telegram identity. */
-export async function telegramAccount(db: Kysely<DB>, externalId: string, email?: { address: string; confirmed: boolean }): Promise<bigint> {
+export async function telegramAccount(
+  db: Kysely<DB>,
+  externalId: string,
+  email?: { address: string; confirmed: boolean },
+): Promise<bigint> {
   const id = await newAccount(db, email);
   await db.insertInto('platform_identities').values({ account_id: id, kind: 'telegram', external_id: externalId }).execute();
   return id;
@@ -133,19 +143,31 @@ export function readOrder(t: InstanceType<typeof fb.OrderView>) {
   };
 }
 
-export async function createOrder(client: Client<typeof backendApi.PaymentsService>, accountId: bigint, platform: string, productId: bigint, rail: string) {
-  const res = await client.createOrder({ body: encodeTable((b) => fb.OrderCreate.createOrderCreate(b, productId, b.createString(rail))) }, as(accountId, platform));
+export async function createOrder(
+  client: Client<typeof backendApi.PaymentsService>,
+  accountId: bigint,
+  platform: string,
+  productId: bigint,
+  rail: string,
+) {
+  const res = await client.createOrder(
+    { body: encodeTable((b) => fb.OrderCreate.createOrderCreate(b, productId, b.createString(rail))) },
+    as(accountId, platform),
+  );
   return decodeTable(res.body, (bb) => fb.OrderView.getRootAsOrderView(bb), readOrder);
 }
 
 export async function listOrders(client: Client<typeof backendApi.PaymentsService>, accountId: bigint, platform: string) {
   const res = await client.listOrders({ body: encodeTable((b) => fb.OrderListQuery.createOrderListQuery(b, 0)) }, as(accountId, platform));
-  return decodeTable(res.body, (bb) => fb.OrderList.getRootAsOrderList(bb), (t) =>
-    Array.from({ length: t.ordersLength() }, (_, i) => {
-      const o = t.orders(i);
-      if (!o) throw new Error('missing order');
-      return readOrder(o);
-    }),
+  return decodeTable(
+    res.body,
+    (bb) => fb.OrderList.getRootAsOrderList(bb),
+    (t) =>
+      Array.from({ length: t.ordersLength() }, (_, i) => {
+        const o = t.orders(i);
+        if (!o) throw new Error('missing order');
+        return readOrder(o);
+      }),
   );
 }
 
@@ -153,21 +175,46 @@ export async function preCheckout(intake: Client<typeof backendApi.BotIntakeServ
   const res = await intake.validatePreCheckout({
     body: encodeTable((b) => fb.PreCheckoutQuery.createPreCheckoutQuery(b, b.createString(orderId), amount, b.createString(currency))),
   });
-  return decodeTable(res.body, (bb) => fb.PreCheckoutVerdict.getRootAsPreCheckoutVerdict(bb), (t) => ({ ok: t.ok(), reason: t.reason() ?? '' }));
+  return decodeTable(
+    res.body,
+    (bb) => fb.PreCheckoutVerdict.getRootAsPreCheckoutVerdict(bb),
+    (t) => ({ ok: t.ok(), reason: t.reason() ?? '' }),
+  );
 }
 
-export async function forward(intake: Client<typeof backendApi.BotIntakeService>, orderId: string, chargeId: string, amount: bigint, userId = 777n) {
+export async function forward(
+  intake: Client<typeof backendApi.BotIntakeService>,
+  orderId: string,
+  chargeId: string,
+  amount: bigint,
+  userId = 777n,
+) {
   const res = await intake.forwardPayment({
     body: encodeTable((b) =>
-      fb.PlatformPayment.createPlatformPayment(b, b.createString(orderId), b.createString(chargeId), amount, userId, b.createString('telegram')),
+      fb.PlatformPayment.createPlatformPayment(
+        b,
+        b.createString(orderId),
+        b.createString(chargeId),
+        amount,
+        userId,
+        b.createString('telegram'),
+      ),
     ),
   });
-  return decodeTable(res.body, (bb) => fb.PlatformPaymentResult.getRootAsPlatformPaymentResult(bb), (t) => t.credited());
+  return decodeTable(
+    res.body,
+    (bb) => fb.PlatformPaymentResult.getRootAsPlatformPaymentResult(bb),
+    (t) => t.credited(),
+  );
 }
 
 export async function refund(client: Client<typeof backendApi.RefundService>, orderId: string) {
   const res = await client.refundOrder({ body: encodeTable((b) => fb.OrderRefund.createOrderRefund(b, b.createString(orderId))) });
-  return decodeTable(res.body, (bb) => fb.OrderRefundResult.getRootAsOrderRefundResult(bb), (t) => ({ status: t.status(), refundId: t.refundId(), amount: t.amount() }));
+  return decodeTable(
+    res.body,
+    (bb) => fb.OrderRefundResult.getRootAsOrderRefundResult(bb),
+    (t) => ({ status: t.status(), refundId: t.refundId(), amount: t.amount() }),
+  );
 }
 
 /** Polls until `check` holds (for best-effort side effects such as a notify command). */

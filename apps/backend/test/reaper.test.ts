@@ -1,6 +1,13 @@
 import { createReaper, type ReaperOptions } from '../src/payments/reaper/reaper.js';
 import type { PaymentDeps } from '../src/payments/deps.js';
-import { countingProvider, paymentIdOf, resetCardFixture, startCardFixture, type CardFixture, type CountingProvider } from './card-support.js';
+import {
+  countingProvider,
+  paymentIdOf,
+  resetCardFixture,
+  startCardFixture,
+  type CardFixture,
+  type CountingProvider,
+} from './card-support.js';
 import { createOrder } from './payments-support.js';
 import { newAccount } from './support/wallet.js';
 
@@ -16,10 +23,20 @@ describe('reaper re-checks of card orders', () => {
     await resetCardFixture(f);
     f.emulator.control.setAutoNotify(false);
     // Each test sees only its own open orders.
-    await f.db().updateTable('orders').set({ state: 'failed', failure_reason: 'earlier test' }).where('state', 'in', ['pending', 'expired']).execute();
+    await f
+      .db()
+      .updateTable('orders')
+      .set({ state: 'failed', failure_reason: 'earlier test' })
+      .where('state', 'in', ['pending', 'expired'])
+      .execute();
   });
 
-  const options = (o: Partial<ReaperOptions> = {}): ReaperOptions => ({ intervalMs: 1_000, recheckBatch: 200, recheckConcurrency: 8, ...o });
+  const options = (o: Partial<ReaperOptions> = {}): ReaperOptions => ({
+    intervalMs: 1_000,
+    recheckBatch: 200,
+    recheckConcurrency: 8,
+    ...o,
+  });
   const withProvider = (provider: CountingProvider): PaymentDeps => {
     if (!f.deps.card) throw new Error('no card rail');
     return { ...f.deps, card: { ...f.deps.card, provider } };

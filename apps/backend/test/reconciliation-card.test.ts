@@ -98,10 +98,38 @@ describe('card reconciliation against the provider emulator on PostgreSQL', () =
       expect.arrayContaining([
         { kind: 'taken_not_credited', order: pending.orderId, payment: quietPayment, refund: null, ledger: null, provider: '29900 RUB' },
         { kind: 'taken_not_credited', order: null, payment: stranger.id, refund: null, ledger: null, provider: '1500 RUB' },
-        { kind: 'credited_not_taken', order: vanished.orderId, payment: vanished.paymentId, refund: null, ledger: '29900 RUB', provider: null },
-        { kind: 'amount_mismatch', order: altered.orderId, payment: altered.paymentId, refund: null, ledger: '29900 RUB', provider: '100 USD' },
-        { kind: 'refund_provider_only', order: backOffice.orderId, payment: backOffice.paymentId, refund: providerRefund.id, ledger: null, provider: '29900 RUB' },
-        { kind: 'refund_ledger_only', order: ours.orderId, payment: ours.paymentId, refund: refunded.refundId, ledger: '29900 RUB', provider: null },
+        {
+          kind: 'credited_not_taken',
+          order: vanished.orderId,
+          payment: vanished.paymentId,
+          refund: null,
+          ledger: '29900 RUB',
+          provider: null,
+        },
+        {
+          kind: 'amount_mismatch',
+          order: altered.orderId,
+          payment: altered.paymentId,
+          refund: null,
+          ledger: '29900 RUB',
+          provider: '100 USD',
+        },
+        {
+          kind: 'refund_provider_only',
+          order: backOffice.orderId,
+          payment: backOffice.paymentId,
+          refund: providerRefund.id,
+          ledger: null,
+          provider: '29900 RUB',
+        },
+        {
+          kind: 'refund_ledger_only',
+          order: ours.orderId,
+          payment: ours.paymentId,
+          refund: refunded.refundId,
+          ledger: '29900 RUB',
+          provider: null,
+        },
       ]),
     );
     expect(rows).toHaveLength(6);
@@ -137,12 +165,23 @@ describe('card reconciliation against the provider emulator on PostgreSQL', () =
         { body: encodeTable((b) => fb.ReconciliationAction.createReconciliationAction(b, id, b.createString(action))) },
         token === undefined ? {} : asOperator(token),
       );
-      return decodeTable(res.body, (bb) => fb.ReconciliationActionResult.getRootAsReconciliationActionResult(bb), (t) => ({ outcome: t.outcome(), detail: t.detail() }));
+      return decodeTable(
+        res.body,
+        (bb) => fb.ReconciliationActionResult.getRootAsReconciliationActionResult(bb),
+        (t) => ({ outcome: t.outcome(), detail: t.detail() }),
+      );
     };
     const viewer = await operatorToken(f.db(), f.h.client(backendApi.ConsoleService), 'recon-viewer', ['viewer']);
     expect(await failure(act(idOf(quietPayment), 'credit', viewer))).toEqual({ code: 7, errorCode: 'operator_forbidden' });
-    const read = await svc.getReconciliationReport({ body: encodeTable((b) => fb.ReconciliationQuery.createReconciliationQuery(b)) }, asOperator(viewer));
-    const shown = decodeTable(read.body, (bb) => fb.ReconciliationReport.getRootAsReconciliationReport(bb), (t) => ({ has: t.hasRun(), outcome: t.outcome(), rows: t.mismatchesLength() }));
+    const read = await svc.getReconciliationReport(
+      { body: encodeTable((b) => fb.ReconciliationQuery.createReconciliationQuery(b)) },
+      asOperator(viewer),
+    );
+    const shown = decodeTable(
+      read.body,
+      (bb) => fb.ReconciliationReport.getRootAsReconciliationReport(bb),
+      (t) => ({ has: t.hasRun(), outcome: t.outcome(), rows: t.mismatchesLength() }),
+    );
     expect(shown).toEqual({ has: true, outcome: 'mismatches', rows: 3 });
 
     expect(await act(idOf(quietPayment), 'credit')).toEqual({ outcome: 'credited', detail: pending.orderId });
@@ -150,14 +189,22 @@ describe('card reconciliation against the provider emulator on PostgreSQL', () =
     expect(order.state).toBe('paid');
     const refunded = await act(idOf(stranger.id), 'refund');
     expect(refunded.outcome).toBe('refunded');
-    expect(f.emulator.control.payment(stranger.id).refunds).toEqual([expect.objectContaining({ id: refunded.detail, status: 'succeeded', amount: { value: '15.00', currency: 'RUB' } })]);
+    expect(f.emulator.control.payment(stranger.id).refunds).toEqual([
+      expect.objectContaining({ id: refunded.detail, status: 'succeeded', amount: { value: '15.00', currency: 'RUB' } }),
+    ]);
     expect(await failure(act(idOf(stranger.id), 'refund'))).toEqual({ code: 9, errorCode: 'already_resolved' });
     expect(await failure(act(idOf(vanished.paymentId), 'refund'))).toEqual({ code: 9, errorCode: 'action_not_allowed' });
     expect(await failure(act(idOf(vanished.paymentId), 'pay-twice'))).toEqual({ code: 3, errorCode: 'invalid_action' });
     expect(await act(idOf(vanished.paymentId), 'resolve')).toEqual({ outcome: 'resolved', detail: '' });
     expect(await sample(f, 'reconciliation_mismatches{kind="credited_not_taken"}')).toBe(0);
 
-    const audits = await f.db().selectFrom('operator_audit').select(['action', 'target', 'outcome']).where('action', 'like', 'reconciliation_%').orderBy('id').execute();
+    const audits = await f
+      .db()
+      .selectFrom('operator_audit')
+      .select(['action', 'target', 'outcome'])
+      .where('action', 'like', 'reconciliation_%')
+      .orderBy('id')
+      .execute();
     expect(audits).toEqual([
       { action: 'reconciliation_act', target: '', outcome: 'forbidden' },
       { action: 'reconciliation_credit', target: `mismatch:${idOf(quietPayment)}`, outcome: 'credited' },
@@ -171,10 +218,13 @@ describe('card reconciliation against the provider emulator on PostgreSQL', () =
 
   it('pages through provider lists longer than one page', async () => {
     const from = await windowStart();
-    for (let i = 0; i < 105; i += 1) f.emulator.control.createUnknownPayment({ shopId: f.directShop.id, amount: { value: '1.00', currency: 'RUB' } });
+    for (let i = 0; i < 105; i += 1)
+      f.emulator.control.createUnknownPayment({ shopId: f.directShop.id, amount: { value: '1.00', currency: 'RUB' } });
     const report = await reconciler.run(window(from), 'cli');
     expect(report.mismatches.filter((m) => m.kind === 'taken_not_credited')).toHaveLength(105);
-    const lists = f.emulator.control.requests().filter((r) => r.method === 'GET' && r.path === '/v3/payments' && r.shopId === f.directShop.id);
+    const lists = f.emulator.control
+      .requests()
+      .filter((r) => r.method === 'GET' && r.path === '/v3/payments' && r.shopId === f.directShop.id);
     expect(lists.length).toBe(2);
   });
 

@@ -37,8 +37,16 @@ describe('stars reconciliation against the platform emulator on PostgreSQL', () 
     platform = await startPlatformEmulator();
     f = await startCardFixture({ RECONCILIATION_INTERVAL_MS: '0', RECONCILIATION_RAILS: 'stars', STAR_REFUND_INTERVAL_MS: '0' });
     f.bot.respond = botOver(platform);
-    reconciler = f.h.app.reconciler() ?? (() => { throw new Error('no reconciler'); })();
-    pack = await createProduct(f.h.client(backendApi.CatalogAdminService), { title: '50 chips', atoms: [['chips', 50n]], prices: [['xtr', 50n]] });
+    reconciler =
+      f.h.app.reconciler() ??
+      (() => {
+        throw new Error('no reconciler');
+      })();
+    pack = await createProduct(f.h.client(backendApi.CatalogAdminService), {
+      title: '50 chips',
+      atoms: [['chips', 50n]],
+      prices: [['xtr', 50n]],
+    });
   }, 60_000);
   afterAll(async () => {
     await f.stop();

@@ -18,7 +18,12 @@ function deleteBody(): Buffer {
 }
 
 /** One raw HTTP/2 unary call; answers status and body text. */
-async function rawCall(url: string, path: string, headers: http2.OutgoingHttpHeaders, body: Buffer): Promise<{ status: number; text: string }> {
+async function rawCall(
+  url: string,
+  path: string,
+  headers: http2.OutgoingHttpHeaders,
+  body: Buffer,
+): Promise<{ status: number; text: string }> {
   const session = http2.connect(url);
   try {
     return await new Promise((done, fail) => {
@@ -43,18 +48,28 @@ describe('backend service edge: only the gateway may call, and it may not flood'
   });
   afterAll(() => h.stop());
 
-  const deletedAt = async (id: bigint) => (await h.database.db.selectFrom('accounts').select('deleted_at').where('id', '=', id).executeTakeFirstOrThrow()).deleted_at;
+  const deletedAt = async (id: bigint) =>
+    (await h.database.db.selectFrom('accounts').select('deleted_at').where('id', '=', id).executeTakeFirstOrThrow()).deleted_at;
 
   it('refuses X-Account-Id without the service token or with a wrong one (Unauthenticated, nothing acted on); with it the call acts', async () => {
     const id = await newAccount(h.database.db);
     const caller = { 'x-account-id': String(id), 'x-platform': 'direct;web' };
-    for (const auth of [{}, { authorization: 'Bearer wrong-token-of-the-right-length-0123456789' }, { authorization: TOKEN }, { authorization: `Bearer ${TOKEN}x` }]) {
+    for (const auth of [
+      {},
+      { authorization: 'Bearer wrong-token-of-the-right-length-0123456789' },
+      { authorization: TOKEN },
+      { authorization: `Bearer ${TOKEN}x` },
+    ]) {
       const res = await rawCall(h.url, DELETE_PATH, { ...caller, ...auth }, deleteBody());
       expect(res.status).toBe(401);
       expect(JSON.parse(res.text)).toMatchObject({ code: 'unauthenticated' });
     }
     // HTTP/1.1 and JSON go through connect-node, not the fast path: refused the same way.
-    const h1 = await fetch(`${h.url}${DELETE_PATH}`, { method: 'POST', headers: { ...caller, 'content-type': 'application/json' }, body: '{"body":""}' });
+    const h1 = await fetch(`${h.url}${DELETE_PATH}`, {
+      method: 'POST',
+      headers: { ...caller, 'content-type': 'application/json' },
+      body: '{"body":""}',
+    });
     expect(h1.status).toBe(401);
     expect(await h1.json()).toMatchObject({ code: 'unauthenticated' });
     expect(await deletedAt(id)).toBeNull();
@@ -77,7 +92,16 @@ describe('backend request size limit (a child process, its RSS measured)', () =>
     backend = await startChildService(
       ROOT,
       'apps/backend/src/main.ts',
-      { ...TEST_SERVICE_TOKENS, BACKEND_PORT: '0', BACKEND_METRICS_PORT: '0', PGLITE_DIR: 'memory://', LOG_LEVEL: 'info', REAPER_INTERVAL_MS: '0', MODERATION_LAPSE_INTERVAL_MS: '0', STAR_REFUND_INTERVAL_MS: '0' },
+      {
+        ...TEST_SERVICE_TOKENS,
+        BACKEND_PORT: '0',
+        BACKEND_METRICS_PORT: '0',
+        PGLITE_DIR: 'memory://',
+        LOG_LEVEL: 'info',
+        REAPER_INTERVAL_MS: '0',
+        MODERATION_LAPSE_INTERVAL_MS: '0',
+        STAR_REFUND_INTERVAL_MS: '0',
+      },
       (line) => line['msg'] === 'backend listening',
     );
     url = String(backend.ready['url']);

@@ -7,21 +7,31 @@ import { signTelegramInitData, telegramInitData, vkLaunchParams } from './suppor
 import { buyBody, createProduct, readWallet } from './support/wallet.js';
 
 const grantOf = (body: Uint8Array) =>
-  decodeTable(body, (bb) => fb.SessionGrant.getRootAsSessionGrant(bb), (t) => ({
-    token: t.token() ?? '',
-    accountId: t.accountId(),
-    kind: t.platformKind(),
-    subtype: t.platformSubtype(),
-    expires: t.expiresAtUnix(),
-    created: t.accountCreated(),
-  }));
+  decodeTable(
+    body,
+    (bb) => fb.SessionGrant.getRootAsSessionGrant(bb),
+    (t) => ({
+      token: t.token() ?? '',
+      accountId: t.accountId(),
+      kind: t.platformKind(),
+      subtype: t.platformSubtype(),
+      expires: t.expiresAtUnix(),
+      created: t.accountCreated(),
+    }),
+  );
 
 const telegramBody = (initData: string) =>
   encodeTable((b) => fb.TelegramSessionOpen.createTelegramSessionOpen(b, b.createString(initData), b.createString('ios')));
 const vkBody = (params: string) => encodeTable((b) => fb.VkSessionOpen.createVkSessionOpen(b, b.createString(params)));
 const directBody = (email: string, password: string, mode: string, hint = '') =>
   encodeTable((b) =>
-    fb.DirectSessionOpen.createDirectSessionOpen(b, b.createString(email), b.createString(password), b.createString(mode), b.createString(hint)),
+    fb.DirectSessionOpen.createDirectSessionOpen(
+      b,
+      b.createString(email),
+      b.createString(password),
+      b.createString(mode),
+      b.createString(hint),
+    ),
   );
 const lookup = (token: string) => encodeTable((b) => fb.SessionLookup.createSessionLookup(b, b.createString(token)));
 
@@ -37,11 +47,15 @@ describe('sessions over Connect on PostgreSQL', () => {
   afterAll(() => h.stop());
 
   const resolve = async (token: string) =>
-    decodeTable((await accounts.resolveSession({ body: lookup(token) })).body, (bb) => fb.SessionInfo.getRootAsSessionInfo(bb), (t) => ({
-      accountId: t.accountId(),
-      kind: t.platformKind(),
-      subtype: t.platformSubtype(),
-    }));
+    decodeTable(
+      (await accounts.resolveSession({ body: lookup(token) })).body,
+      (bb) => fb.SessionInfo.getRootAsSessionInfo(bb),
+      (t) => ({
+        accountId: t.accountId(),
+        kind: t.platformKind(),
+        subtype: t.platformSubtype(),
+      }),
+    );
 
   describe('telegram', () => {
     it('opens a session from valid init data, creating the account once; kind telegram, no subtype', async () => {
@@ -74,12 +88,16 @@ describe('sessions over Connect on PostgreSQL', () => {
 
     it('refuses stale (and far-future) init data as launch_data_stale', async () => {
       for (const age of [86_401, 10 * 86_400, -3_600]) {
-        expect(await failure(accounts.openTelegramSession({ body: telegramBody(telegramInitData(TELEGRAM_BOT_TOKEN, 7004, age)) }))).toEqual({
+        expect(
+          await failure(accounts.openTelegramSession({ body: telegramBody(telegramInitData(TELEGRAM_BOT_TOKEN, 7004, age)) })),
+        ).toEqual({
           code: Code.Unauthenticated,
           errorCode: 'launch_data_stale',
         });
       }
-      expect(grantOf((await accounts.openTelegramSession({ body: telegramBody(telegramInitData(TELEGRAM_BOT_TOKEN, 7004, 86_000)) })).body).kind).toBe('telegram');
+      expect(
+        grantOf((await accounts.openTelegramSession({ body: telegramBody(telegramInitData(TELEGRAM_BOT_TOKEN, 7004, 86_000)) })).body).kind,
+      ).toBe('telegram');
     });
 
     it('refuses signed data without a usable user', async () => {
@@ -118,7 +136,10 @@ describe('sessions over Connect on PostgreSQL', () => {
         `${good}&vk_platform=desktop_web`,
       ];
       for (const params of cases) {
-        expect(await failure(accounts.openVkSession({ body: vkBody(params) }))).toEqual({ code: Code.Unauthenticated, errorCode: 'launch_data_invalid' });
+        expect(await failure(accounts.openVkSession({ body: vkBody(params) }))).toEqual({
+          code: Code.Unauthenticated,
+          errorCode: 'launch_data_invalid',
+        });
       }
     });
 
@@ -156,7 +177,10 @@ describe('sessions over Connect on PostgreSQL', () => {
           readWallet,
         );
       const orderCreate = (id: bigint, header: string) =>
-        payments.createOrder({ body: encodeTable((b) => fb.OrderCreate.createOrderCreate(b, pack, b.createString('card'))) }, as(id, header));
+        payments.createOrder(
+          { body: encodeTable((b) => fb.OrderCreate.createOrderCreate(b, pack, b.createString('card'))) },
+          as(id, header),
+        );
       const writes = async (id: bigint) => ({
         ledger: (await h.database.db.selectFrom('ledger_operations').select('id').where('account_id', '=', id).execute()).length,
         orders: (await h.database.db.selectFrom('orders').select('id').where('account_id', '=', id).execute()).length,
@@ -170,16 +194,29 @@ describe('sessions over Connect on PostgreSQL', () => {
         ['ipad_external', 'vk;ios'],
         [null, 'vk'],
         ['vision_pro_external', 'vk'],
-      ])('vk_platform %p -> X-Platform %s: balances shown, buy and order create refused, nothing written', async (platform, expectedHeader) => {
-        const { accountId, header } = await vkCaller(platform);
-        expect(header).toBe(expectedHeader);
-        const before = await writes(accountId);
-        expect(await walletOf(accountId, header)).toEqual({ segments: { vk: 50n }, benefits: [], spendOrder: [], canSpend: false, frozen: true, trusted: true });
-        expect(await failure(wallet.buy({ body: buyBody(hints) }, as(accountId, header)))).toEqual({ code: Code.PermissionDenied, errorCode: 'purchase_forbidden' });
-        expect(await failure(orderCreate(accountId, header))).toEqual({ code: Code.PermissionDenied, errorCode: 'purchase_forbidden' });
-        expect(await writes(accountId)).toEqual(before);
-        expect((await walletOf(accountId, header)).segments).toEqual({ vk: 50n });
-      });
+      ])(
+        'vk_platform %p -> X-Platform %s: balances shown, buy and order create refused, nothing written',
+        async (platform, expectedHeader) => {
+          const { accountId, header } = await vkCaller(platform);
+          expect(header).toBe(expectedHeader);
+          const before = await writes(accountId);
+          expect(await walletOf(accountId, header)).toEqual({
+            segments: { vk: 50n },
+            benefits: [],
+            spendOrder: [],
+            canSpend: false,
+            frozen: true,
+            trusted: true,
+          });
+          expect(await failure(wallet.buy({ body: buyBody(hints) }, as(accountId, header)))).toEqual({
+            code: Code.PermissionDenied,
+            errorCode: 'purchase_forbidden',
+          });
+          expect(await failure(orderCreate(accountId, header))).toEqual({ code: Code.PermissionDenied, errorCode: 'purchase_forbidden' });
+          expect(await writes(accountId)).toEqual(before);
+          expect((await walletOf(accountId, header)).segments).toEqual({ vk: 50n });
+        },
+      );
 
       it('a known android value is not frozen: the same calls pass the gate', async () => {
         const { accountId, header } = await vkCaller('mobile_android_messenger');
@@ -202,7 +239,9 @@ describe('sessions over Connect on PostgreSQL', () => {
     });
 
     it('refuses stale params as launch_data_stale', async () => {
-      expect(await failure(accounts.openVkSession({ body: vkBody(vkLaunchParams(VK_APP_SECRET, 8004, 'desktop_web', 2 * 86_400)) }))).toEqual({
+      expect(
+        await failure(accounts.openVkSession({ body: vkBody(vkLaunchParams(VK_APP_SECRET, 8004, 'desktop_web', 2 * 86_400)) })),
+      ).toEqual({
         code: Code.Unauthenticated,
         errorCode: 'launch_data_stale',
       });
@@ -211,16 +250,24 @@ describe('sessions over Connect on PostgreSQL', () => {
 
   describe('direct', () => {
     it('signs up, then signs in; the subtype is a best-effort hint; wrong passwords and unknown e-mails look alike', async () => {
-      const up = grantOf((await accounts.openDirectSession({ body: directBody('Player@Example.com', 'correct horse', 'signup', 'android') })).body);
+      const up = grantOf(
+        (await accounts.openDirectSession({ body: directBody('Player@Example.com', 'correct horse', 'signup', 'android') })).body,
+      );
       expect(up).toMatchObject({ kind: 'direct', subtype: 'android', created: true });
-      const signin = grantOf((await accounts.openDirectSession({ body: directBody('player@example.com', 'correct horse', 'signin', 'desktop') })).body);
+      const signin = grantOf(
+        (await accounts.openDirectSession({ body: directBody('player@example.com', 'correct horse', 'signin', 'desktop') })).body,
+      );
       expect(signin).toMatchObject({ kind: 'direct', subtype: '', created: false, accountId: up.accountId });
 
       const wrong = await failure(accounts.openDirectSession({ body: directBody('player@example.com', 'wrong horse', 'signin') }));
       const unknown = await failure(accounts.openDirectSession({ body: directBody('nobody@example.com', 'correct horse', 'signin') }));
       expect(wrong).toEqual({ code: Code.Unauthenticated, errorCode: 'invalid_credentials' });
       expect(unknown).toEqual(wrong);
-      const stored = await h.database.db.selectFrom('accounts').select('password_hash').where('id', '=', up.accountId).executeTakeFirstOrThrow();
+      const stored = await h.database.db
+        .selectFrom('accounts')
+        .select('password_hash')
+        .where('id', '=', up.accountId)
+        .executeTakeFirstOrThrow();
       expect(stored.password_hash).toMatch(/^scrypt\$16384\$8\$1\$/);
       expect(stored.password_hash).not.toContain('correct horse');
     });
@@ -231,35 +278,61 @@ describe('sessions over Connect on PostgreSQL', () => {
         code: Code.AlreadyExists,
         errorCode: 'email_taken',
       });
-      expect((await failure(accounts.openDirectSession({ body: directBody('a@example.com', 'short', 'signup') }))).errorCode).toBe('invalid_password');
-      expect((await failure(accounts.openDirectSession({ body: directBody('not-an-email', 'long enough', 'signup') }))).errorCode).toBe('invalid_email');
-      expect((await failure(accounts.openDirectSession({ body: directBody('a@example.com', 'long enough', 'register') }))).errorCode).toBe('invalid_mode');
+      expect((await failure(accounts.openDirectSession({ body: directBody('a@example.com', 'short', 'signup') }))).errorCode).toBe(
+        'invalid_password',
+      );
+      expect((await failure(accounts.openDirectSession({ body: directBody('not-an-email', 'long enough', 'signup') }))).errorCode).toBe(
+        'invalid_email',
+      );
+      expect((await failure(accounts.openDirectSession({ body: directBody('a@example.com', 'long enough', 'register') }))).errorCode).toBe(
+        'invalid_mode',
+      );
     });
   });
 
   it('closes a session; the token then resolves to session_invalid, as do unknown and expired tokens', async () => {
     const grant = grantOf((await accounts.openTelegramSession({ body: telegramBody(telegramInitData(TELEGRAM_BOT_TOKEN, 7100)) })).body);
     const close = (token: string) =>
-      accounts
-        .closeSession({ body: encodeTable((b) => fb.SessionClose.createSessionClose(b, b.createString(token))) })
-        .then((r) => decodeTable(r.body, (bb) => fb.SessionClosed.getRootAsSessionClosed(bb), (t) => t.closed()));
+      accounts.closeSession({ body: encodeTable((b) => fb.SessionClose.createSessionClose(b, b.createString(token))) }).then((r) =>
+        decodeTable(
+          r.body,
+          (bb) => fb.SessionClosed.getRootAsSessionClosed(bb),
+          (t) => t.closed(),
+        ),
+      );
     expect(await close(grant.token)).toBe(true);
     expect(await close(grant.token)).toBe(false);
-    expect(await failure(accounts.resolveSession({ body: lookup(grant.token) }))).toEqual({ code: Code.Unauthenticated, errorCode: 'session_invalid' });
+    expect(await failure(accounts.resolveSession({ body: lookup(grant.token) }))).toEqual({
+      code: Code.Unauthenticated,
+      errorCode: 'session_invalid',
+    });
     expect((await failure(accounts.resolveSession({ body: lookup('no-such-token') }))).errorCode).toBe('session_invalid');
 
     const other = grantOf((await accounts.openTelegramSession({ body: telegramBody(telegramInitData(TELEGRAM_BOT_TOKEN, 7101)) })).body);
-    await h.database.db.updateTable('sessions').set({ expires_at: new Date(Date.now() - 1000) }).where('account_id', '=', other.accountId).execute();
+    await h.database.db
+      .updateTable('sessions')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where('account_id', '=', other.accountId)
+      .execute();
     expect((await failure(accounts.resolveSession({ body: lookup(other.token) }))).errorCode).toBe('session_invalid');
   });
 
   it('refuses sessions for a suspended account until the suspension lapses', async () => {
     const grant = grantOf((await accounts.openTelegramSession({ body: telegramBody(telegramInitData(TELEGRAM_BOT_TOKEN, 7200)) })).body);
     const suspend = (until: Date | null) =>
-      h.database.db.updateTable('accounts').set({ status: 'suspended', suspended_until: until }).where('id', '=', grant.accountId).execute();
+      h.database.db
+        .updateTable('accounts')
+        .set({ status: 'suspended', suspended_until: until })
+        .where('id', '=', grant.accountId)
+        .execute();
     await suspend(new Date(Date.now() + 3_600_000));
-    expect(await failure(accounts.resolveSession({ body: lookup(grant.token) }))).toEqual({ code: Code.PermissionDenied, errorCode: 'account_suspended' });
-    expect((await failure(accounts.openTelegramSession({ body: telegramBody(telegramInitData(TELEGRAM_BOT_TOKEN, 7200)) }))).errorCode).toBe('account_suspended');
+    expect(await failure(accounts.resolveSession({ body: lookup(grant.token) }))).toEqual({
+      code: Code.PermissionDenied,
+      errorCode: 'account_suspended',
+    });
+    expect(
+      (await failure(accounts.openTelegramSession({ body: telegramBody(telegramInitData(TELEGRAM_BOT_TOKEN, 7200)) }))).errorCode,
+    ).toBe('account_suspended');
     await suspend(new Date(Date.now() - 1000));
     expect((await resolve(grant.token)).accountId).toBe(grant.accountId);
   });
@@ -272,14 +345,21 @@ describe('sessions over Connect on PostgreSQL', () => {
         code: Code.FailedPrecondition,
         errorCode: 'platform_not_configured',
       });
-      expect((await failure(client.openVkSession({ body: vkBody(vkLaunchParams(VK_APP_SECRET, 1, 'desktop_web')) }))).errorCode).toBe('platform_not_configured');
+      expect((await failure(client.openVkSession({ body: vkBody(vkLaunchParams(VK_APP_SECRET, 1, 'desktop_web')) }))).errorCode).toBe(
+        'platform_not_configured',
+      );
     } finally {
       await bare.stop();
     }
   });
 
   it('answers a malformed body with InvalidArgument malformed_body, never Internal', async () => {
-    expect(await failure(accounts.openTelegramSession({ body: new Uint8Array([1, 2, 3]) }))).toEqual({ code: Code.InvalidArgument, errorCode: 'malformed_body' });
-    expect((await failure(accounts.resolveSession({ body: new Uint8Array([255, 255, 255, 127, 0, 0, 0, 0, 0]) }))).code).toBe(Code.InvalidArgument);
+    expect(await failure(accounts.openTelegramSession({ body: new Uint8Array([1, 2, 3]) }))).toEqual({
+      code: Code.InvalidArgument,
+      errorCode: 'malformed_body',
+    });
+    expect((await failure(accounts.resolveSession({ body: new Uint8Array([255, 255, 255, 127, 0, 0, 0, 0, 0]) }))).code).toBe(
+      Code.InvalidArgument,
+    );
   });
 });

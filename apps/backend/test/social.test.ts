@@ -20,9 +20,16 @@ describe('social layer and account soft delete over Connect on PostgreSQL', () =
 
   const db = () => h.database.db;
   const me = (id: bigint) => as(id, 'direct;web');
-  const friendship = (body: Uint8Array) => decodeTable(body, (bb) => fb.FriendshipView.getRootAsFriendshipView(bb), (t) => ({ accountId: t.accountId(), status: t.status() }));
-  const befriend = async (from: bigint, to: bigint) => friendship((await h.social.sendFriendRequest({ body: targetBody(to) }, me(from))).body);
-  const accept = async (by: bigint, from: bigint) => friendship((await h.social.acceptFriendRequest({ body: targetBody(from) }, me(by))).body);
+  const friendship = (body: Uint8Array) =>
+    decodeTable(
+      body,
+      (bb) => fb.FriendshipView.getRootAsFriendshipView(bb),
+      (t) => ({ accountId: t.accountId(), status: t.status() }),
+    );
+  const befriend = async (from: bigint, to: bigint) =>
+    friendship((await h.social.sendFriendRequest({ body: targetBody(to) }, me(from))).body);
+  const accept = async (by: bigint, from: bigint) =>
+    friendship((await h.social.acceptFriendRequest({ body: targetBody(from) }, me(by))).body);
   const block = (by: bigint, target: bigint) => h.social.block({ body: targetBody(target) }, me(by));
   const unblock = (by: bigint, target: bigint) => h.social.unblock({ body: targetBody(target) }, me(by));
   const deleteAccount = async (id: bigint) =>
@@ -31,7 +38,8 @@ describe('social layer and account soft delete over Connect on PostgreSQL', () =
       (bb) => fb.AccountDeleted.getRootAsAccountDeleted(bb),
       (t) => ({ accountId: t.accountId(), sessionsRevoked: t.sessionsRevoked() }),
     );
-  const resolve = (token: string) => h.account.resolveSession({ body: encodeTable((b) => fb.SessionLookup.createSessionLookup(b, b.createString(token))) });
+  const resolve = (token: string) =>
+    h.account.resolveSession({ body: encodeTable((b) => fb.SessionLookup.createSessionLookup(b, b.createString(token))) });
 
   describe('friend requests', () => {
     it('pending until accepted; asking back accepts; repeats are idempotent', async () => {
@@ -55,7 +63,10 @@ describe('social layer and account soft delete over Connect on PostgreSQL', () =
       await block(b, a);
       expect(await failure(befriend(a, b))).toEqual({ code: Code.PermissionDenied, errorCode: 'blocked' });
       expect(await failure(befriend(b, a))).toEqual({ code: Code.PermissionDenied, errorCode: 'blocked' });
-      expect(await failure(h.games.createGame({ body: createBody('classic', false, b) }, me(a)))).toEqual({ code: Code.PermissionDenied, errorCode: 'blocked' });
+      expect(await failure(h.games.createGame({ body: createBody('classic', false, b) }, me(a)))).toEqual({
+        code: Code.PermissionDenied,
+        errorCode: 'blocked',
+      });
       await unblock(b, a);
       expect((await befriend(a, b)).status).toBe('pending_outgoing');
     });
@@ -84,7 +95,12 @@ describe('social layer and account soft delete over Connect on PostgreSQL', () =
       const ids = [viewer, asker, stranger, blocked];
       const snapshot = async () => ({
         accounts: await db().selectFrom('accounts').select(['id', 'status', 'deleted_at']).where('id', 'in', ids).orderBy('id').execute(),
-        friendships: await db().selectFrom('friendships').selectAll().where((eb) => eb.or([eb('requester_id', 'in', ids), eb('addressee_id', 'in', ids)])).orderBy(['requester_id', 'addressee_id']).execute(),
+        friendships: await db()
+          .selectFrom('friendships')
+          .selectAll()
+          .where((eb) => eb.or([eb('requester_id', 'in', ids), eb('addressee_id', 'in', ids)]))
+          .orderBy(['requester_id', 'addressee_id'])
+          .execute(),
         blocks: await db().selectFrom('blocks').selectAll().where('blocker_id', 'in', ids).orderBy(['blocker_id', 'blocked_id']).execute(),
         sessions: await db().selectFrom('sessions').select(['token_hash', 'expires_at']).where('account_id', '=', viewer).execute(),
       });
@@ -96,7 +112,9 @@ describe('social layer and account soft delete over Connect on PostgreSQL', () =
       expect(await failure(h.social.acceptFriendRequest({ body: targetBody(asker) }, none))).toEqual(refused);
       expect(await failure(h.social.block({ body: targetBody(stranger) }, none))).toEqual(refused);
       expect(await failure(h.social.unblock({ body: targetBody(blocked) }, none))).toEqual(refused);
-      expect(await failure(h.social.deleteAccount({ body: encodeTable((b) => fb.AccountDeletion.createAccountDeletion(b)) }, none))).toEqual(refused);
+      expect(
+        await failure(h.social.deleteAccount({ body: encodeTable((b) => fb.AccountDeletion.createAccountDeletion(b)) }, none)),
+      ).toEqual(refused);
 
       expect(await snapshot()).toEqual(before);
       await expect(resolve(session.token)).resolves.toBeDefined();
@@ -149,13 +167,17 @@ describe('social layer and account soft delete over Connect on PostgreSQL', () =
         const next = await events.next();
         expect(next.done).toBe(false);
         if (!next.done) {
-          expect(gameEvent(next.value.body)).toMatchObject({ kind: 'opponent_deleted', state: { status: 'finished', winner: 0, finishReason: 'opponent_deleted' } });
+          expect(gameEvent(next.value.body)).toMatchObject({
+            kind: 'opponent_deleted',
+            state: { status: 'finished', winner: 0, finishReason: 'opponent_deleted' },
+          });
         }
       } finally {
         abort.abort();
       }
 
-      for (const s of [s1, s2]) expect(await failure(resolve(s.token))).toEqual({ code: Code.Unauthenticated, errorCode: 'session_invalid' });
+      for (const s of [s1, s2])
+        expect(await failure(resolve(s.token))).toEqual({ code: Code.Unauthenticated, errorCode: 'session_invalid' });
       await expect(resolve(keep.token)).resolves.toBeDefined();
 
       for (const id of [g.gameId, finished.gameId]) {
@@ -163,8 +185,15 @@ describe('social layer and account soft delete over Connect on PostgreSQL', () =
         expect(seen.seats[1]).toMatchObject({ accountId: bob, deleted: true, displayName: 'Deleted player', robot: false });
         expect(seen.seats[0]).toMatchObject({ deleted: false });
       }
-      expect(view((await h.games.getGame({ body: gameBody(g.gameId) }, me(alice))).body).state).toMatchObject({ status: 'finished', winner: 0, finishReason: 'opponent_deleted' });
-      expect(await failure(h.games.getGame({ body: gameBody(g.gameId) }, me(bob)))).toEqual({ code: Code.Unauthenticated, errorCode: 'caller_required' });
+      expect(view((await h.games.getGame({ body: gameBody(g.gameId) }, me(alice))).body).state).toMatchObject({
+        status: 'finished',
+        winner: 0,
+        finishReason: 'opponent_deleted',
+      });
+      expect(await failure(h.games.getGame({ body: gameBody(g.gameId) }, me(bob)))).toEqual({
+        code: Code.Unauthenticated,
+        errorCode: 'caller_required',
+      });
       expect(await failure(deleteAccount(bob))).toEqual({ code: Code.Unauthenticated, errorCode: 'caller_required' });
       const row = await db().selectFrom('accounts').select(['status', 'deleted_at']).where('id', '=', bob).executeTakeFirstOrThrow();
       expect(row.status).toBe('deleted');

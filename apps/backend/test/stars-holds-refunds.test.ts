@@ -8,7 +8,17 @@ import { DECLINE } from '../src/payments/stars/intake.js';
 import { createStarRefunder, retryDelayMs, type StarRefunder } from '../src/payments/refunds/star-refunds.js';
 import { failure, startHarness, type Harness } from './support/harness.js';
 import { createProduct } from './support/wallet.js';
-import { createOrder, deliverInvoices, forward, preCheckout, refund, startBotCommandServer, telegramAccount, type BotCommandServer, type Responder } from './payments-support.js';
+import {
+  createOrder,
+  deliverInvoices,
+  forward,
+  preCheckout,
+  refund,
+  startBotCommandServer,
+  telegramAccount,
+  type BotCommandServer,
+  type Responder,
+} from './payments-support.js';
 import { TEST_RATE_LIMITS, TEST_SERVICE_TOKENS } from '@wordgame/testkit';
 
 const HOLD_MS = 1_000;
@@ -39,14 +49,30 @@ describe('stars rail: one live approval per order, unmatched stars returned, con
 
   beforeAll(async () => {
     bot = await startBotCommandServer();
-    const env = { GATEWAY_INTERNAL_URL: bot.url, REAPER_INTERVAL_MS: '0', STAR_REFUND_INTERVAL_MS: '0', PRECHECKOUT_HOLD_MS: String(HOLD_MS), BOT_COMMAND_TIMEOUT_MS: '1000' };
+    const env = {
+      GATEWAY_INTERNAL_URL: bot.url,
+      REAPER_INTERVAL_MS: '0',
+      STAR_REFUND_INTERVAL_MS: '0',
+      PRECHECKOUT_HOLD_MS: String(HOLD_MS),
+      BOT_COMMAND_TIMEOUT_MS: '1000',
+    };
     h = await startHarness(env);
     payments = h.client(backendApi.PaymentsService);
     intake = h.client(backendApi.BotIntakeService);
     refunds = h.client(backendApi.RefundService);
     const config = loadBackendConfig({ ...TEST_SERVICE_TOKENS, ...TEST_RATE_LIMITS, ...env, DATABASE_URL: h.database.url });
-    refunder = createStarRefunder(paymentDeps(config, h.database.db, createLogger('star-refunds', 'silent')), { intervalMs: 0, retryMaxMs: 60_000 });
-    pack = await createProduct(h.client(backendApi.CatalogAdminService), { title: 'Stars pack', atoms: [['chips', 300n], ['hints', 1n]], prices: [['xtr', 150n]] });
+    refunder = createStarRefunder(paymentDeps(config, h.database.db, createLogger('star-refunds', 'silent')), {
+      intervalMs: 0,
+      retryMaxMs: 60_000,
+    });
+    pack = await createProduct(h.client(backendApi.CatalogAdminService), {
+      title: 'Stars pack',
+      atoms: [
+        ['chips', 300n],
+        ['hints', 1n],
+      ],
+      prices: [['xtr', 150n]],
+    });
   });
   afterAll(async () => {
     await h.stop();
@@ -60,7 +86,8 @@ describe('stars rail: one live approval per order, unmatched stars returned, con
     const id = await telegramAccount(h.database.db, externalId);
     return { accountId: id, orderId: (await createOrder(payments, id, 'telegram', pack, 'stars')).orderId };
   };
-  const unmatched = (charge: string) => h.database.db.selectFrom('unmatched_payments').selectAll().where('platform_charge_id', '=', charge).executeTakeFirstOrThrow();
+  const unmatched = (charge: string) =>
+    h.database.db.selectFrom('unmatched_payments').selectAll().where('platform_charge_id', '=', charge).executeTakeFirstOrThrow();
   const refundCommands = () => bot.commands.filter((c) => c.payload.case === 'refundStarPayment');
 
   describe('ValidatePreCheckout holds the order', () => {
@@ -101,7 +128,11 @@ describe('stars rail: one live approval per order, unmatched stars returned, con
       expect(platform.refunded.has('charge-82001-a')).toBe(false);
       expect(await unmatched('charge-82001-b')).toMatchObject({ refund_status: 'refunded', refund_attempts: 1, refund_error: null });
       await refunder.runDue(new Date(Date.now() + 86_400_000));
-      expect(refundCommands().filter((c) => c.payload.case === 'refundStarPayment' && c.payload.value.platformPaymentChargeId === 'charge-82001-b')).toHaveLength(1);
+      expect(
+        refundCommands().filter(
+          (c) => c.payload.case === 'refundStarPayment' && c.payload.value.platformPaymentChargeId === 'charge-82001-b',
+        ),
+      ).toHaveLength(1);
       expect(refundCommands().length).toBe(before + 1);
     });
 
@@ -110,7 +141,9 @@ describe('stars rail: one live approval per order, unmatched stars returned, con
       bot.respond = (c) => {
         if (c.payload.case !== 'refundStarPayment') return deliverInvoices(c);
         calls += 1;
-        return calls === 1 ? { outcome: gatewayApi.Outcome.TIMEOUT } : { outcome: gatewayApi.Outcome.DELIVERED, result: 'already_refunded' };
+        return calls === 1
+          ? { outcome: gatewayApi.Outcome.TIMEOUT }
+          : { outcome: gatewayApi.Outcome.DELIVERED, result: 'already_refunded' };
       };
       expect(await forward(intake, '00000000-0000-4000-8000-00000008a001', 'charge-83001', 7n, 83001n)).toBe(false);
       await refunder.runDue();
@@ -126,10 +159,15 @@ describe('stars rail: one live approval per order, unmatched stars returned, con
 
     it('records a platform refusal as failed with the platform error and stops sending', async () => {
       bot.respond = (c) =>
-        c.payload.case === 'refundStarPayment' ? { outcome: gatewayApi.Outcome.ERROR, error: 'platform 400: Bad Request: CHARGE_NOT_FOUND' } : deliverInvoices(c);
+        c.payload.case === 'refundStarPayment'
+          ? { outcome: gatewayApi.Outcome.ERROR, error: 'platform 400: Bad Request: CHARGE_NOT_FOUND' }
+          : deliverInvoices(c);
       expect(await forward(intake, 'garbage-84001', 'charge-84001', 9n, 84001n)).toBe(false);
       await refunder.runDue();
-      expect(await unmatched('charge-84001')).toMatchObject({ refund_status: 'failed', refund_error: 'platform 400: Bad Request: CHARGE_NOT_FOUND' });
+      expect(await unmatched('charge-84001')).toMatchObject({
+        refund_status: 'failed',
+        refund_error: 'platform 400: Bad Request: CHARGE_NOT_FOUND',
+      });
       const sent = refundCommands().length;
       await refunder.runDue(new Date(Date.now() + 86_400_000));
       expect(refundCommands().length).toBe(sent);
@@ -139,7 +177,10 @@ describe('stars rail: one live approval per order, unmatched stars returned, con
       const sent = refundCommands().length;
       expect(await forward(intake, 'garbage-84101', 'charge-84101', 9n, 0n)).toBe(false);
       await refunder.runDue();
-      expect(await unmatched('charge-84101')).toMatchObject({ refund_status: 'failed', refund_error: 'no valid payer id was forwarded with this payment' });
+      expect(await unmatched('charge-84101')).toMatchObject({
+        refund_status: 'failed',
+        refund_error: 'no valid payer id was forwarded with this payment',
+      });
       expect(refundCommands().length).toBe(sent);
     });
 
@@ -151,7 +192,8 @@ describe('stars rail: one live approval per order, unmatched stars returned, con
         { outcome: gatewayApi.Outcome.ERROR, error: 'platform 502: Bad Gateway' },
         { outcome: gatewayApi.Outcome.DELIVERED },
       ];
-      bot.respond = (c) => (c.payload.case === 'refundStarPayment' ? (answers.shift() ?? { outcome: gatewayApi.Outcome.DELIVERED }) : deliverInvoices(c));
+      bot.respond = (c) =>
+        c.payload.case === 'refundStarPayment' ? (answers.shift() ?? { outcome: gatewayApi.Outcome.DELIVERED }) : deliverInvoices(c);
       expect(await forward(intake, 'garbage-85001', 'charge-85001', 9n, 85001n)).toBe(false);
       let at = Date.now();
       for (let i = 0; i < 4; i += 1) {
@@ -167,13 +209,28 @@ describe('stars rail: one live approval per order, unmatched stars returned, con
       const platform = refundingPlatform();
       bot.respond = platform.respond;
       for (let i = 0; i < 12; i += 1) expect(await forward(intake, `garbage-86${i}`, `charge-86-${i}`, 3n, 86000n + BigInt(i))).toBe(false);
-      const config = loadBackendConfig({ ...TEST_SERVICE_TOKENS, ...TEST_RATE_LIMITS, DATABASE_URL: h.database.url, GATEWAY_INTERNAL_URL: bot.url });
-      const other = createStarRefunder(paymentDeps(config, h.database.db, createLogger('star-refunds-2', 'silent')), { intervalMs: 0, retryMaxMs: 60_000, batch: 5 });
+      const config = loadBackendConfig({
+        ...TEST_SERVICE_TOKENS,
+        ...TEST_RATE_LIMITS,
+        DATABASE_URL: h.database.url,
+        GATEWAY_INTERNAL_URL: bot.url,
+      });
+      const other = createStarRefunder(paymentDeps(config, h.database.db, createLogger('star-refunds-2', 'silent')), {
+        intervalMs: 0,
+        retryMaxMs: 60_000,
+        batch: 5,
+      });
       const before = refundCommands().length;
       await Promise.all([refunder.runDue(), other.runDue(), refunder.runDue(), other.runDue(), other.runDue(), refunder.runDue()]);
-      const sent = refundCommands().slice(before).map((c) => (c.payload.case === 'refundStarPayment' ? c.payload.value.platformPaymentChargeId : ''));
+      const sent = refundCommands()
+        .slice(before)
+        .map((c) => (c.payload.case === 'refundStarPayment' ? c.payload.value.platformPaymentChargeId : ''));
       expect(new Set(sent).size).toBe(sent.length);
-      const statuses = await h.database.db.selectFrom('unmatched_payments').select('refund_status').where('platform_charge_id', 'like', 'charge-86-%').execute();
+      const statuses = await h.database.db
+        .selectFrom('unmatched_payments')
+        .select('refund_status')
+        .where('platform_charge_id', 'like', 'charge-86-%')
+        .execute();
       expect(statuses.every((r) => r.refund_status === 'refunded')).toBe(true);
     });
   });
@@ -187,13 +244,27 @@ describe('stars rail: one live approval per order, unmatched stars returned, con
       expect(await refund(refunds, orderId)).toMatchObject({ status: 'succeeded', refundId: 'charge-87001', amount: 150n });
       expect(platform.refunded.get('charge-87001')).toBe(97001n);
       expect(await refund(refunds, orderId)).toMatchObject({ status: 'succeeded', refundId: 'charge-87001' });
-      const rows = await h.database.db.selectFrom('ledger_operations').select(['kind', 'money_minor', 'refund_id']).where('order_id', '=', orderId).orderBy('id').execute();
+      const rows = await h.database.db
+        .selectFrom('ledger_operations')
+        .select(['kind', 'money_minor', 'refund_id'])
+        .where('order_id', '=', orderId)
+        .orderBy('id')
+        .execute();
       expect(rows).toEqual([
         { kind: 'purchase', money_minor: 150n, refund_id: null },
         { kind: 'refund', money_minor: -150n, refund_id: 'charge-87001' },
       ]);
-      expect(refundCommands().filter((c) => c.payload.case === 'refundStarPayment' && c.payload.value.platformPaymentChargeId === 'charge-87001')).toHaveLength(1);
-      const wallet = await h.database.db.selectFrom('wallet_segments').select('balance').where('account_id', '=', accountId).where('segment', '=', 'telegram').executeTakeFirstOrThrow();
+      expect(
+        refundCommands().filter(
+          (c) => c.payload.case === 'refundStarPayment' && c.payload.value.platformPaymentChargeId === 'charge-87001',
+        ),
+      ).toHaveLength(1);
+      const wallet = await h.database.db
+        .selectFrom('wallet_segments')
+        .select('balance')
+        .where('account_id', '=', accountId)
+        .where('segment', '=', 'telegram')
+        .executeTakeFirstOrThrow();
       expect(wallet.balance).toBe(0n);
       expect((await auditLedger(h.database.db)).problems).toEqual([]);
     });
@@ -201,13 +272,18 @@ describe('stars rail: one live approval per order, unmatched stars returned, con
     it('records nothing when the platform refuses or the outcome is unknown, and records once when pressed again', async () => {
       const { orderId } = await newOrder('87002');
       expect(await forward(intake, orderId, 'charge-87002', 150n, 97002n)).toBe(true);
-      bot.respond = (c) => (c.payload.case === 'refundStarPayment' ? { outcome: gatewayApi.Outcome.ERROR, error: 'platform 400: Bad Request: CHARGE_NOT_FOUND' } : deliverInvoices(c));
+      bot.respond = (c) =>
+        c.payload.case === 'refundStarPayment'
+          ? { outcome: gatewayApi.Outcome.ERROR, error: 'platform 400: Bad Request: CHARGE_NOT_FOUND' }
+          : deliverInvoices(c);
       expect(await failure(refund(refunds, orderId))).toEqual({ code: 9, errorCode: 'refund_rejected' });
       bot.respond = (c) => (c.payload.case === 'refundStarPayment' ? { outcome: gatewayApi.Outcome.TIMEOUT } : deliverInvoices(c));
       expect(await failure(refund(refunds, orderId))).toEqual({ code: 14, errorCode: 'bot_unavailable' });
-      const count = () => h.database.db.selectFrom('ledger_operations').select('id').where('order_id', '=', orderId).where('kind', '=', 'refund').execute();
+      const count = () =>
+        h.database.db.selectFrom('ledger_operations').select('id').where('order_id', '=', orderId).where('kind', '=', 'refund').execute();
       expect(await count()).toHaveLength(0);
-      bot.respond = (c) => (c.payload.case === 'refundStarPayment' ? { outcome: gatewayApi.Outcome.DELIVERED, result: 'already_refunded' } : deliverInvoices(c));
+      bot.respond = (c) =>
+        c.payload.case === 'refundStarPayment' ? { outcome: gatewayApi.Outcome.DELIVERED, result: 'already_refunded' } : deliverInvoices(c);
       expect(await refund(refunds, orderId)).toMatchObject({ status: 'succeeded', refundId: 'charge-87002' });
       expect(await count()).toHaveLength(1);
     });

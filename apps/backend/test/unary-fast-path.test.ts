@@ -18,8 +18,14 @@ describe('unary fast path (Connect unary straight off the HTTP/2 stream)', () =>
   let served: string[];
 
   beforeAll(async () => {
-    const services: ServiceRegistration[] = [{ service: backendApi.SystemService, impl: { check: (req: never, ctx: never) => check(req, ctx) } }];
-    const { handler: adapter, take: fast } = unaryServers({ services, interceptors: [errorEdge(logger)], readMaxBytes: 4 * 1024 * 1024 }, ['connect'], 'http');
+    const services: ServiceRegistration[] = [
+      { service: backendApi.SystemService, impl: { check: (req: never, ctx: never) => check(req, ctx) } },
+    ];
+    const { handler: adapter, take: fast } = unaryServers(
+      { services, interceptors: [errorEdge(logger)], readMaxBytes: 4 * 1024 * 1024 },
+      ['connect'],
+      'http',
+    );
     listener = await listenDual(
       (req, res) => {
         served.push('adapter');
@@ -50,7 +56,10 @@ describe('unary fast path (Connect unary straight off the HTTP/2 stream)', () =>
       return { body: Uint8Array.from([...req.body].reverse()) };
     };
     let header: Headers | undefined;
-    const res = await h2().check({ body: Uint8Array.of(1, 2, 3) }, { headers: { 'x-account-id': '7' }, timeoutMs: 2_000, onHeader: (h) => (header = h) });
+    const res = await h2().check(
+      { body: Uint8Array.of(1, 2, 3) },
+      { headers: { 'x-account-id': '7' }, timeoutMs: 2_000, onHeader: (h) => (header = h) },
+    );
     expect([...res.body]).toEqual([3, 2, 1]);
     expect(seen?.account).toBe('7');
     expect(seen?.protocol).toBe('connect');
@@ -63,7 +72,9 @@ describe('unary fast path (Connect unary straight off the HTTP/2 stream)', () =>
     check = () => {
       throw new DomainError('insufficient_chips', 'not enough chips');
     };
-    const fastErr = (await h2().check({ body: new Uint8Array() }).catch((e: unknown) => e)) as ConnectError;
+    const fastErr = (await h2()
+      .check({ body: new Uint8Array() })
+      .catch((e: unknown) => e)) as ConnectError;
     const h1 = createClient(backendApi.SystemService, createConnectTransport({ baseUrl: listener.url, httpVersion: '1.1' }));
     const adapterErr = (await h1.check({ body: new Uint8Array() }).catch((e: unknown) => e)) as ConnectError;
     expect(served).toEqual(['fast', 'adapter']);
@@ -79,7 +90,9 @@ describe('unary fast path (Connect unary straight off the HTTP/2 stream)', () =>
     check = () => {
       throw new Error('secret database detail');
     };
-    const err = (await h2().check({ body: new Uint8Array() }).catch((e: unknown) => e)) as ConnectError;
+    const err = (await h2()
+      .check({ body: new Uint8Array() })
+      .catch((e: unknown) => e)) as ConnectError;
     expect(err.code).toBe(Code.Internal);
     expect(err.rawMessage).toBe('internal error');
     expect(err.metadata.get('x-error-code')).toBe('internal');
@@ -89,14 +102,21 @@ describe('unary fast path (Connect unary straight off the HTTP/2 stream)', () =>
     check = () => {
       throw new Error('Connection terminated unexpectedly');
     };
-    const err = (await h2().check({ body: new Uint8Array() }).catch((e: unknown) => e)) as ConnectError;
+    const err = (await h2()
+      .check({ body: new Uint8Array() })
+      .catch((e: unknown) => e)) as ConnectError;
     expect(err.code).toBe(Code.Unavailable);
     expect(err.rawMessage).toBe('the database is unavailable');
     expect(err.metadata.get('x-error-code')).toBe('backend_unavailable');
   });
 
   it('answers a body that is not the request message as connect-node does (Internal "parse binary")', async () => {
-    const status = await rawCall(listener.url, '/backend.v1.SystemService/Check', { 'content-type': 'application/proto' }, Buffer.from([0xff, 0xff, 0xff]));
+    const status = await rawCall(
+      listener.url,
+      '/backend.v1.SystemService/Check',
+      { 'content-type': 'application/proto' },
+      Buffer.from([0xff, 0xff, 0xff]),
+    );
     expect(status.status).toBe(500);
     expect(JSON.parse(status.body) as { code: string; message: string }).toMatchObject({ code: 'internal' });
   });
@@ -111,7 +131,12 @@ describe('unary fast path (Connect unary straight off the HTTP/2 stream)', () =>
         });
       });
     // A raw call with no client-side deadline, so the answer is the server's own.
-    const res = await rawCall(listener.url, '/backend.v1.SystemService/Check', { 'content-type': 'application/proto', 'connect-timeout-ms': '100' }, Buffer.alloc(0));
+    const res = await rawCall(
+      listener.url,
+      '/backend.v1.SystemService/Check',
+      { 'content-type': 'application/proto', 'connect-timeout-ms': '100' },
+      Buffer.alloc(0),
+    );
     expect(res.status).toBe(504);
     expect(JSON.parse(res.body) as { code: string }).toMatchObject({ code: 'deadline_exceeded' });
     expect((aborted as ConnectError | undefined)?.code).toBe(Code.DeadlineExceeded);
@@ -119,18 +144,31 @@ describe('unary fast path (Connect unary straight off the HTTP/2 stream)', () =>
 
   it('leaves JSON, compressed and unknown calls to connect-node', async () => {
     check = () => ({ body: Uint8Array.of(9) });
-    const json = createClient(backendApi.SystemService, createConnectTransport({ baseUrl: listener.url, httpVersion: '2', useBinaryFormat: false }));
+    const json = createClient(
+      backendApi.SystemService,
+      createConnectTransport({ baseUrl: listener.url, httpVersion: '2', useBinaryFormat: false }),
+    );
     expect([...(await json.check({ body: new Uint8Array() })).body]).toEqual([9]);
     const unknown = await rawCall(listener.url, '/backend.v1.SystemService/Nope', { 'content-type': 'application/proto' }, Buffer.alloc(0));
     expect(unknown.status).toBe(404);
-    const gzip = await rawCall(listener.url, '/backend.v1.SystemService/Check', { 'content-type': 'application/proto', 'content-encoding': 'gzip' }, Buffer.from('x'));
+    const gzip = await rawCall(
+      listener.url,
+      '/backend.v1.SystemService/Check',
+      { 'content-type': 'application/proto', 'content-encoding': 'gzip' },
+      Buffer.from('x'),
+    );
     expect(gzip.status).not.toBe(200);
     expect(served).toEqual(['adapter', 'adapter', 'adapter']);
   });
 });
 
 /** One raw HTTP/2 POST: status and body text. */
-async function rawCall(url: string, path: string, headers: http2.OutgoingHttpHeaders, body: Buffer): Promise<{ status: number; body: string }> {
+async function rawCall(
+  url: string,
+  path: string,
+  headers: http2.OutgoingHttpHeaders,
+  body: Buffer,
+): Promise<{ status: number; body: string }> {
   const session = http2.connect(url);
   try {
     return await new Promise((resolve, reject) => {

@@ -29,8 +29,21 @@ type Step =
   | { kind: 'refund'; pick: number };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
-  { arbitrary: fc.record({ kind: fc.constant('credit' as const), segment: fc.constantFrom(...SEGMENTS), chips: fc.bigInt(0n, 120n), hints: fc.bigInt(0n, 3n), days: fc.bigInt(0n, 3n), forever: fc.boolean() }), weight: 4 },
-  { arbitrary: fc.record({ kind: fc.constant('buy' as const), context: fc.constantFrom(...CONTEXTS), price: fc.bigInt(1n, 100n) }), weight: 4 },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('credit' as const),
+      segment: fc.constantFrom(...SEGMENTS),
+      chips: fc.bigInt(0n, 120n),
+      hints: fc.bigInt(0n, 3n),
+      days: fc.bigInt(0n, 3n),
+      forever: fc.boolean(),
+    }),
+    weight: 4,
+  },
+  {
+    arbitrary: fc.record({ kind: fc.constant('buy' as const), context: fc.constantFrom(...CONTEXTS), price: fc.bigInt(1n, 100n) }),
+    weight: 4,
+  },
   { arbitrary: fc.record({ kind: fc.constant('hint' as const), context: fc.constantFrom(...CONTEXTS) }), weight: 2 },
   { arbitrary: fc.record({ kind: fc.constant('refund' as const), pick: fc.nat() }), weight: 3 },
 );
@@ -65,80 +78,114 @@ describe('wallet debts under random credits, buys, hints and refunds', () => {
   const spendProduct = async (price: bigint) => {
     const known = products.get(price);
     if (known !== undefined) return known;
-    const p = await upsertProduct(db(), { id: 0n, title: `Spend ${price}`, active: true, atoms: [{ kind: 'hints', quantity: 1n }], prices: [{ method: 'chips', amount: price, currency: 'CHIPS' }] }, new Date());
+    const p = await upsertProduct(
+      db(),
+      {
+        id: 0n,
+        title: `Spend ${price}`,
+        active: true,
+        atoms: [{ kind: 'hints', quantity: 1n }],
+        prices: [{ method: 'chips', amount: price, currency: 'CHIPS' }],
+      },
+      new Date(),
+    );
     products.set(price, p.id);
     return p.id;
   };
-  const balances = async (id: bigint) => new Map((await db().selectFrom('wallet_segments').select(['segment', 'balance']).where('account_id', '=', id).execute()).map((r) => [r.segment, r.balance]));
-  const benefits = async (id: bigint) => new Map((await db().selectFrom('benefits').selectAll().where('account_id', '=', id).execute()).map((r) => [r.origin, r]));
+  const balances = async (id: bigint) =>
+    new Map(
+      (await db().selectFrom('wallet_segments').select(['segment', 'balance']).where('account_id', '=', id).execute()).map((r) => [
+        r.segment,
+        r.balance,
+      ]),
+    );
+  const benefits = async (id: bigint) =>
+    new Map((await db().selectFrom('benefits').selectAll().where('account_id', '=', id).execute()).map((r) => [r.origin, r]));
 
   it('reverses every refunded pack exactly, never spends from a debt, and keeps the audit clean (150 runs)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.tuple(fc.bigInt(0n, 80n), fc.bigInt(0n, 80n), fc.bigInt(0n, 80n)), fc.array(step, { minLength: 1, maxLength: 20 }), async (debts, steps) => {
-        const id = await newAccount(db());
-        const deps = walletHintDeps(db(), logger);
-        let game: bigint | null = null;
-        const open: OrderRow[] = [];
-        for (const [i, owed] of debts.entries()) {
-          const segment = SEGMENTS[i];
-          if (segment === undefined || owed === 0n) continue;
-          const order = await paidOrder(db(), productId, id, segment, { chips: owed });
-          await buy(db(), caller(id, SPENDS_ONLY[segment]), await spendProduct(owed), null, new Date());
-          await fullRefund(db(), logger, order.id);
-          expect((await balances(id)).get(segment)).toBe(-owed);
-        }
-        for (const s of steps) {
-          if (s.kind === 'credit') {
-            open.push(await paidOrder(db(), productId, id, s.segment, { chips: s.chips, hints: s.hints, noAdsDays: s.days, noAdsForever: s.forever }));
-          } else if (s.kind === 'buy') {
-            const who = caller(id, s.context);
-            const before = await balances(id);
-            const expected = drawInOrder(before, gate({ ...who.platform, emailConfirmed: false }).spendOrder, s.price);
-            const outcome = await buy(db(), who, await spendProduct(s.price), null, new Date()).catch((e: unknown) => e);
-            const after = await balances(id);
-            if (expected === null) {
-              expect(outcome).toMatchObject({ code: 'insufficient_chips' });
-              expect(after).toEqual(before);
-              continue;
-            }
-            expect(outcome).toMatchObject({ draws: expected });
-            for (const d of expected) {
-              expect((before.get(d.segment) ?? 0n) >= d.amount).toBe(true);
-              expect(after.get(d.segment)).toBe((before.get(d.segment) ?? 0n) - d.amount);
-            }
-            for (const [segment, balance] of before) if (balance <= 0n) expect(after.get(segment)).toBe(balance);
-          } else if (s.kind === 'hint') {
-            const who = caller(id, s.context);
-            game ??= await gameToHintIn(deps, caller(id, 'direct;web'));
-            const before = await benefits(id);
-            const from = gate({ ...who.platform, emailConfirmed: false }).spendOrder.find((o) => (before.get(o)?.hints ?? 0n) > 0n);
-            const outcome = await useHint(deps, who, game).catch((e: unknown) => e);
-            const after = await benefits(id);
-            if (from === undefined) {
-              expect(errorOf(outcome).errorCode).toBe('no_hints_left');
-              for (const [origin, b] of before) expect(after.get(origin)?.hints).toBe(b.hints);
-              continue;
-            }
-            expect(outcome).toMatchObject({ hint: { source: 'wallet', benefitOrigin: from } });
-            expect(after.get(from)?.hints).toBe((before.get(from)?.hints ?? 0n) - 1n);
-          } else if (open.length > 0) {
-            const [order] = open.splice(s.pick % open.length, 1);
-            if (!order) throw new Error('no order picked');
-            const balanceBefore = (await balances(id)).get(order.segment) ?? 0n;
-            const benefitBefore = (await benefits(id)).get(order.segment);
-            expect(await fullRefund(db(), logger, order.id)).toBe('recorded');
-            expect((await balances(id)).get(order.segment)).toBe(balanceBefore - order.chips);
-            const benefitAfter = (await benefits(id)).get(order.segment);
-            expect(benefitAfter?.hints ?? 0n).toBe((benefitBefore?.hints ?? 0n) - order.hints);
-            const until = benefitBefore?.no_ads_until;
-            expect(benefitAfter?.no_ads_until?.getTime()).toBe(until ? until.getTime() - Number(order.no_ads_days) * DAY : undefined);
-            if (order.no_ads_forever) expect(benefitAfter?.no_ads_forever).toBe(open.some((o) => o.segment === order.segment && o.no_ads_forever));
-            const row = await db().selectFrom('ledger_operations').select(['chips_delta', 'hints_delta']).where('order_id', '=', order.id).where('kind', '=', 'refund').executeTakeFirstOrThrow();
-            expect(row).toEqual({ chips_delta: -order.chips, hints_delta: -order.hints });
+      fc.asyncProperty(
+        fc.tuple(fc.bigInt(0n, 80n), fc.bigInt(0n, 80n), fc.bigInt(0n, 80n)),
+        fc.array(step, { minLength: 1, maxLength: 20 }),
+        async (debts, steps) => {
+          const id = await newAccount(db());
+          const deps = walletHintDeps(db(), logger);
+          let game: bigint | null = null;
+          const open: OrderRow[] = [];
+          for (const [i, owed] of debts.entries()) {
+            const segment = SEGMENTS[i];
+            if (segment === undefined || owed === 0n) continue;
+            const order = await paidOrder(db(), productId, id, segment, { chips: owed });
+            await buy(db(), caller(id, SPENDS_ONLY[segment]), await spendProduct(owed), null, new Date());
+            await fullRefund(db(), logger, order.id);
+            expect((await balances(id)).get(segment)).toBe(-owed);
           }
-        }
-        expect((await auditLedger(db())).problems).toEqual([]);
-      }),
+          for (const s of steps) {
+            if (s.kind === 'credit') {
+              open.push(
+                await paidOrder(db(), productId, id, s.segment, {
+                  chips: s.chips,
+                  hints: s.hints,
+                  noAdsDays: s.days,
+                  noAdsForever: s.forever,
+                }),
+              );
+            } else if (s.kind === 'buy') {
+              const who = caller(id, s.context);
+              const before = await balances(id);
+              const expected = drawInOrder(before, gate({ ...who.platform, emailConfirmed: false }).spendOrder, s.price);
+              const outcome = await buy(db(), who, await spendProduct(s.price), null, new Date()).catch((e: unknown) => e);
+              const after = await balances(id);
+              if (expected === null) {
+                expect(outcome).toMatchObject({ code: 'insufficient_chips' });
+                expect(after).toEqual(before);
+                continue;
+              }
+              expect(outcome).toMatchObject({ draws: expected });
+              for (const d of expected) {
+                expect((before.get(d.segment) ?? 0n) >= d.amount).toBe(true);
+                expect(after.get(d.segment)).toBe((before.get(d.segment) ?? 0n) - d.amount);
+              }
+              for (const [segment, balance] of before) if (balance <= 0n) expect(after.get(segment)).toBe(balance);
+            } else if (s.kind === 'hint') {
+              const who = caller(id, s.context);
+              game ??= await gameToHintIn(deps, caller(id, 'direct;web'));
+              const before = await benefits(id);
+              const from = gate({ ...who.platform, emailConfirmed: false }).spendOrder.find((o) => (before.get(o)?.hints ?? 0n) > 0n);
+              const outcome = await useHint(deps, who, game).catch((e: unknown) => e);
+              const after = await benefits(id);
+              if (from === undefined) {
+                expect(errorOf(outcome).errorCode).toBe('no_hints_left');
+                for (const [origin, b] of before) expect(after.get(origin)?.hints).toBe(b.hints);
+                continue;
+              }
+              expect(outcome).toMatchObject({ hint: { source: 'wallet', benefitOrigin: from } });
+              expect(after.get(from)?.hints).toBe((before.get(from)?.hints ?? 0n) - 1n);
+            } else if (open.length > 0) {
+              const [order] = open.splice(s.pick % open.length, 1);
+              if (!order) throw new Error('no order picked');
+              const balanceBefore = (await balances(id)).get(order.segment) ?? 0n;
+              const benefitBefore = (await benefits(id)).get(order.segment);
+              expect(await fullRefund(db(), logger, order.id)).toBe('recorded');
+              expect((await balances(id)).get(order.segment)).toBe(balanceBefore - order.chips);
+              const benefitAfter = (await benefits(id)).get(order.segment);
+              expect(benefitAfter?.hints ?? 0n).toBe((benefitBefore?.hints ?? 0n) - order.hints);
+              const until = benefitBefore?.no_ads_until;
+              expect(benefitAfter?.no_ads_until?.getTime()).toBe(until ? until.getTime() - Number(order.no_ads_days) * DAY : undefined);
+              if (order.no_ads_forever)
+                expect(benefitAfter?.no_ads_forever).toBe(open.some((o) => o.segment === order.segment && o.no_ads_forever));
+              const row = await db()
+                .selectFrom('ledger_operations')
+                .select(['chips_delta', 'hints_delta'])
+                .where('order_id', '=', order.id)
+                .where('kind', '=', 'refund')
+                .executeTakeFirstOrThrow();
+              expect(row).toEqual({ chips_delta: -order.chips, hints_delta: -order.hints });
+            }
+          }
+          expect((await auditLedger(db())).problems).toEqual([]);
+        },
+      ),
       { numRuns: 150 },
     );
   }, 240_000);

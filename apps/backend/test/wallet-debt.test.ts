@@ -58,13 +58,29 @@ describe('wallet debt after a full refund (PostgreSQL)', () => {
   const spendProduct = async (price: bigint) => {
     const known = priced.get(price);
     if (known !== undefined) return known;
-    const p = await upsertProduct(db(), { id: 0n, title: `Spend ${price}`, active: true, atoms: [{ kind: 'hints', quantity: 1n }], prices: [{ method: 'chips', amount: price, currency: 'CHIPS' }] }, new Date());
+    const p = await upsertProduct(
+      db(),
+      {
+        id: 0n,
+        title: `Spend ${price}`,
+        active: true,
+        atoms: [{ kind: 'hints', quantity: 1n }],
+        prices: [{ method: 'chips', amount: price, currency: 'CHIPS' }],
+      },
+      new Date(),
+    );
     priced.set(price, p.id);
     return p.id;
   };
   const segments = async (id: bigint) =>
-    Object.fromEntries((await db().selectFrom('wallet_segments').select(['segment', 'balance']).where('account_id', '=', id).execute()).map((r) => [r.segment, r.balance]));
-  const benefitsOf = (id: bigint, origin: Segment) => db().selectFrom('benefits').selectAll().where('account_id', '=', id).where('origin', '=', origin).executeTakeFirstOrThrow();
+    Object.fromEntries(
+      (await db().selectFrom('wallet_segments').select(['segment', 'balance']).where('account_id', '=', id).execute()).map((r) => [
+        r.segment,
+        r.balance,
+      ]),
+    );
+  const benefitsOf = (id: bigint, origin: Segment) =>
+    db().selectFrom('benefits').selectAll().where('account_id', '=', id).where('origin', '=', origin).executeTakeFirstOrThrow();
   const clean = async () => expect((await auditLedger(db())).problems).toEqual([]);
 
   it('reverses chips, hints, no-ads days and forever in full: the spent part becomes an exact debt, logged and noted', async () => {
@@ -79,7 +95,8 @@ describe('wallet debt after a full refund (PostgreSQL)', () => {
     expect((await buy(db(), me, await spendProduct(700n), null, new Date())).draws).toEqual([{ segment: 'direct', amount: 700n }]);
     const deps = walletHintDeps(db(), logger);
     const game = await gameToHintIn(deps, me);
-    for (let i = 0; i < 4; i += 1) expect((await useHint(deps, me, game)).hint).toMatchObject({ source: 'wallet', benefitOrigin: 'direct' });
+    for (let i = 0; i < 4; i += 1)
+      expect((await useHint(deps, me, game)).hint).toMatchObject({ source: 'wallet', benefitOrigin: 'direct' });
     expect(await segments(id)).toMatchObject({ direct: 300n });
     expect((await benefitsOf(id, 'direct')).hints).toBe(0n);
 
@@ -89,8 +106,21 @@ describe('wallet debt after a full refund (PostgreSQL)', () => {
     expect(after.hints).toBe(-3n);
     expect(after.no_ads_forever).toBe(false);
     expect(after.no_ads_until?.getTime()).toBe((before.no_ads_until?.getTime() ?? 0) - 7 * DAY);
-    const reversal = await db().selectFrom('ledger_operations').selectAll().where('order_id', '=', order.id).where('kind', '=', 'refund').executeTakeFirstOrThrow();
-    expect(reversal).toMatchObject({ segment: 'direct', chips_delta: -1000n, benefit_origin: 'direct', hints_delta: -3n, no_ads_days: 7n, no_ads_forever: true, money_minor: -100n });
+    const reversal = await db()
+      .selectFrom('ledger_operations')
+      .selectAll()
+      .where('order_id', '=', order.id)
+      .where('kind', '=', 'refund')
+      .executeTakeFirstOrThrow();
+    expect(reversal).toMatchObject({
+      segment: 'direct',
+      chips_delta: -1000n,
+      benefit_origin: 'direct',
+      hints_delta: -3n,
+      no_ads_days: 7n,
+      no_ads_forever: true,
+      money_minor: -100n,
+    });
     expect(reversal.note).toBe('refund left a debt: direct chips -700, direct hints -3');
     const warn = lines.find((l) => l['msg'] === 'refund left the wallet in debt (already spent)');
     expect(warn).toMatchObject({ level: 40, accountId: String(id), segment: 'direct', balance: '-700', hints: '-3' });
@@ -172,7 +202,14 @@ describe('wallet debt after a full refund (PostgreSQL)', () => {
 
     expect(await fullRefund(db(), logger, order.id, new Date(t0.getTime() + 30 * DAY))).toBe('recorded');
     expect((await benefitsOf(id, 'vk')).no_ads_until).toEqual(t0);
-    expect(await db().selectFrom('ledger_operations').select(['no_ads_days', 'hints_delta', 'note']).where('order_id', '=', order.id).where('kind', '=', 'refund').executeTakeFirstOrThrow()).toEqual({
+    expect(
+      await db()
+        .selectFrom('ledger_operations')
+        .select(['no_ads_days', 'hints_delta', 'note'])
+        .where('order_id', '=', order.id)
+        .where('kind', '=', 'refund')
+        .executeTakeFirstOrThrow(),
+    ).toEqual({
       no_ads_days: 7n,
       hints_delta: 0n,
       note: '',
@@ -232,13 +269,19 @@ describe('migration 0062_wallet_debt', () => {
       const order = await paidOrder(pg.db, productId, id, 'direct', { chips: 0n, hints: 2n });
       await pg.db.updateTable('benefits').set({ hints: 0n }).where('account_id', '=', id).execute();
       await fullRefund(pg.db, logger, order.id);
-      expect(await pg.db.selectFrom('benefits').select('hints').where('account_id', '=', id).executeTakeFirstOrThrow()).toEqual({ hints: -2n });
+      expect(await pg.db.selectFrom('benefits').select('hints').where('account_id', '=', id).executeTakeFirstOrThrow()).toEqual({
+        hints: -2n,
+      });
 
       await expect(migration.down(pg.db)).rejects.toThrow(/wallet debts exist \(0 segments, 1 hint balances below zero\)/);
       await pg.db.updateTable('benefits').set({ hints: 0n }).where('account_id', '=', id).execute();
       await migration.down(pg.db);
-      await expect(pg.db.updateTable('benefits').set({ hints: -1n }).where('account_id', '=', id).execute()).rejects.toThrow(/benefits_hints_check/);
-      await expect(pg.db.updateTable('wallet_segments').set({ balance: -1n }).where('account_id', '=', id).execute()).rejects.toThrow(/wallet_segments_balance_check/);
+      await expect(pg.db.updateTable('benefits').set({ hints: -1n }).where('account_id', '=', id).execute()).rejects.toThrow(
+        /benefits_hints_check/,
+      );
+      await expect(pg.db.updateTable('wallet_segments').set({ balance: -1n }).where('account_id', '=', id).execute()).rejects.toThrow(
+        /wallet_segments_balance_check/,
+      );
       await migration.up(pg.db);
       await pg.db.updateTable('wallet_segments').set({ balance: -1n }).where('account_id', '=', id).execute();
     } finally {

@@ -20,7 +20,17 @@ function caller(accountId: bigint, header: string) {
 }
 
 async function product(db: Database, price: bigint, hints: bigint): Promise<bigint> {
-  const p = await upsertProduct(db.db, { id: 0n, title: `Hints ${hints} for ${price}`, active: true, atoms: [{ kind: 'hints', quantity: hints }], prices: [{ method: 'chips', amount: price, currency: 'CHIPS' }] }, new Date());
+  const p = await upsertProduct(
+    db.db,
+    {
+      id: 0n,
+      title: `Hints ${hints} for ${price}`,
+      active: true,
+      atoms: [{ kind: 'hints', quantity: hints }],
+      prices: [{ method: 'chips', amount: price, currency: 'CHIPS' }],
+    },
+    new Date(),
+  );
   return p.id;
 }
 
@@ -52,7 +62,12 @@ describe('wallet.buy statement follows the draw rules', () => {
         fc.bigInt(1n, 5n),
         async ([d, t, v], context, price, hints) => {
           const id = await newAccount(pgdb.db);
-          for (const [segment, amount] of [['direct', d], ['telegram', t], ['vk', v]] as const) if (amount > 0n) await grantChips(pgdb.db, id, segment, amount);
+          for (const [segment, amount] of [
+            ['direct', d],
+            ['telegram', t],
+            ['vk', v],
+          ] as const)
+            if (amount > 0n) await grantChips(pgdb.db, id, segment, amount);
           const key = `${price}:${hints}`;
           const productId = products.get(key) ?? (await product(pgdb, price, hints));
           products.set(key, productId);
@@ -74,11 +89,27 @@ describe('wallet.buy statement follows the draw rules', () => {
           expect(result.benefitOrigin).toBe(origin);
           expect(result.replayed).toBe(false);
           const after = await balances(pgdb, id);
-          for (const [segment, amount] of before) expect(after.get(segment)).toBe(amount - (expected.find((x) => x.segment === segment)?.amount ?? 0n));
-          expect(result.wallet.segments).toEqual(decision.visibleSegments.map((segment) => ({ segment, balance: after.get(segment) ?? 0n })));
+          for (const [segment, amount] of before)
+            expect(after.get(segment)).toBe(amount - (expected.find((x) => x.segment === segment)?.amount ?? 0n));
+          expect(result.wallet.segments).toEqual(
+            decision.visibleSegments.map((segment) => ({ segment, balance: after.get(segment) ?? 0n })),
+          );
           expect(result.wallet.benefits).toEqual([{ origin, noAdsUntil: null, noAdsForever: false, hints }]);
-          const ops = await pgdb.db.selectFrom('ledger_operations').select(['segment', 'chips_delta', 'benefit_origin', 'hints_delta']).where('account_id', '=', id).where('kind', '=', 'spend').orderBy('id').execute();
-          expect(ops).toEqual(expected.map((x) => ({ segment: x.segment, chips_delta: -x.amount, benefit_origin: x.segment === origin ? origin : null, hints_delta: x.segment === origin ? hints : 0n })));
+          const ops = await pgdb.db
+            .selectFrom('ledger_operations')
+            .select(['segment', 'chips_delta', 'benefit_origin', 'hints_delta'])
+            .where('account_id', '=', id)
+            .where('kind', '=', 'spend')
+            .orderBy('id')
+            .execute();
+          expect(ops).toEqual(
+            expected.map((x) => ({
+              segment: x.segment,
+              chips_delta: -x.amount,
+              benefit_origin: x.segment === origin ? origin : null,
+              hints_delta: x.segment === origin ? hints : 0n,
+            })),
+          );
           expect(await buy(pgdb.db, who, productId, `k-${id}`, new Date())).toEqual({ ...result, replayed: true });
         },
       ),
@@ -96,10 +127,15 @@ describe('wallet.buy statement follows the draw rules', () => {
       await grantChips(lite.db, id, 'vk', 10n);
       const productId = await product(lite, 9n, 2n);
       const first = await buy(lite.db, caller(id, 'direct;web'), productId, 'lite-1', new Date());
-      expect(first.draws).toEqual([{ segment: 'direct', amount: 4n }, { segment: 'vk', amount: 5n }]);
+      expect(first.draws).toEqual([
+        { segment: 'direct', amount: 4n },
+        { segment: 'vk', amount: 5n },
+      ]);
       expect(first.benefitOrigin).toBe('vk');
       expect(await buy(lite.db, caller(id, 'direct;web'), productId, 'lite-1', new Date())).toEqual({ ...first, replayed: true });
-      await expect(buy(lite.db, caller(id, 'direct;web'), productId, 'lite-2', new Date())).rejects.toMatchObject({ code: 'insufficient_chips' });
+      await expect(buy(lite.db, caller(id, 'direct;web'), productId, 'lite-2', new Date())).rejects.toMatchObject({
+        code: 'insufficient_chips',
+      });
       expect((await auditLedger(lite.db)).problems).toEqual([]);
     } finally {
       await lite.close();

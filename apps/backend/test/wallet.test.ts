@@ -26,30 +26,58 @@ describe('wallet over Connect on PostgreSQL', () => {
     wallet = h.client(backendApi.WalletService);
     admin = h.client(backendApi.CatalogAdminService);
     hints = await createProduct(admin, { title: 'Hints x3', atoms: [['hints', 3n]], prices: [['chips', 3n]] });
-    noAds = await createProduct(admin, { title: 'No ads week', atoms: [['no_ads_days', 7n], ['hints', 1n]], prices: [['chips', 40n]] });
+    noAds = await createProduct(admin, {
+      title: 'No ads week',
+      atoms: [
+        ['no_ads_days', 7n],
+        ['hints', 1n],
+      ],
+      prices: [['chips', 40n]],
+    });
     forever = await createProduct(admin, { title: 'No ads forever', atoms: [['no_ads_forever', 1n]], prices: [['chips', 500n]] });
-    pack = await createProduct(admin, { title: '100 chips', atoms: [['chips', 100n]], prices: [['provider', 9_900n, 'RUB'], ['xtr', 50n]] });
+    pack = await createProduct(admin, {
+      title: '100 chips',
+      atoms: [['chips', 100n]],
+      prices: [
+        ['provider', 9_900n, 'RUB'],
+        ['xtr', 50n],
+      ],
+    });
     retired = await createProduct(admin, { title: 'Old hints', active: false, atoms: [['hints', 1n]], prices: [['chips', 1n]] });
   });
   afterAll(() => h.stop());
 
   const getWallet = async (id: bigint, platform: string) =>
-    decodeTable((await wallet.getWallet({ body: walletQuery }, as(id, platform))).body, (bb) => fb.WalletView.getRootAsWalletView(bb), readWallet);
+    decodeTable(
+      (await wallet.getWallet({ body: walletQuery }, as(id, platform))).body,
+      (bb) => fb.WalletView.getRootAsWalletView(bb),
+      readWallet,
+    );
 
   const getCatalog = async (id: bigint, platform: string) =>
-    decodeTable((await wallet.getCatalog({ body: catalogQuery }, as(id, platform))).body, (bb) => fb.WalletCatalog.getRootAsWalletCatalog(bb), (t) => ({
-      products: Object.fromEntries(
-        Array.from({ length: t.productsLength() }, (_, i) => {
-          const p = t.products(i);
-          return [String(p?.productId()), Array.from({ length: p?.pricesLength() ?? 0 }, (_, j) => `${p?.prices(j)?.method()}:${p?.prices(j)?.amount()}:${p?.prices(j)?.currency()}`)];
-        }),
-      ),
-      methods: Array.from({ length: t.purchaseMethodsLength() }, (_, i) => t.purchaseMethods(i)),
-      emailRequired: t.emailRequired(),
-      notice: t.notice(),
-      frozen: t.frozen(),
-      trusted: t.trusted(),
-    }));
+    decodeTable(
+      (await wallet.getCatalog({ body: catalogQuery }, as(id, platform))).body,
+      (bb) => fb.WalletCatalog.getRootAsWalletCatalog(bb),
+      (t) => ({
+        products: Object.fromEntries(
+          Array.from({ length: t.productsLength() }, (_, i) => {
+            const p = t.products(i);
+            return [
+              String(p?.productId()),
+              Array.from(
+                { length: p?.pricesLength() ?? 0 },
+                (_, j) => `${p?.prices(j)?.method()}:${p?.prices(j)?.amount()}:${p?.prices(j)?.currency()}`,
+              ),
+            ];
+          }),
+        ),
+        methods: Array.from({ length: t.purchaseMethodsLength() }, (_, i) => t.purchaseMethods(i)),
+        emailRequired: t.emailRequired(),
+        notice: t.notice(),
+        frozen: t.frozen(),
+        trusted: t.trusted(),
+      }),
+    );
 
   const funded = async (direct: bigint, telegram: bigint, vk: bigint, email?: { address: string; confirmed: boolean }) => {
     const id = await newAccount(h.database.db, email);
@@ -116,7 +144,17 @@ describe('wallet over Connect on PostgreSQL', () => {
       const id = await funded(10n, 25n, 30n);
       const before = await ledgerCount();
       const p = readPurchase((await wallet.buy({ body: buyBody(noAds) }, as(id, 'direct;web'))).body);
-      expect(p).toMatchObject({ productId: noAds, price: 40n, draws: [['direct', 10n], ['telegram', 25n], ['vk', 5n]], benefitOrigin: 'telegram', replayed: false });
+      expect(p).toMatchObject({
+        productId: noAds,
+        price: 40n,
+        draws: [
+          ['direct', 10n],
+          ['telegram', 25n],
+          ['vk', 5n],
+        ],
+        benefitOrigin: 'telegram',
+        replayed: false,
+      });
       expect(p.wallet?.segments).toEqual({ direct: 0n, telegram: 0n, vk: 25n });
       expect(p.wallet?.benefits).toEqual([{ origin: 'telegram', until: expect.any(BigInt) as bigint, forever: false, hints: 1n }]);
       const until = Number(p.wallet?.benefits[0]?.until) * 1000;
@@ -138,7 +176,10 @@ describe('wallet over Connect on PostgreSQL', () => {
 
     it('inside a host spends only that host, even when other segments could pay', async () => {
       const id = await funded(1_000n, 2n, 0n);
-      expect(await failure(wallet.buy({ body: buyBody(hints) }, as(id, 'telegram')))).toEqual({ code: Code.FailedPrecondition, errorCode: 'insufficient_chips' });
+      expect(await failure(wallet.buy({ body: buyBody(hints) }, as(id, 'telegram')))).toEqual({
+        code: Code.FailedPrecondition,
+        errorCode: 'insufficient_chips',
+      });
       await grantChips(h.database.db, id, 'telegram', 1n);
       const p = readPurchase((await wallet.buy({ body: buyBody(hints) }, as(id, 'telegram'))).body);
       expect(p.draws).toEqual([['telegram', 3n]]);
@@ -200,14 +241,21 @@ describe('wallet over Connect on PostgreSQL', () => {
 
     it('200 concurrent buys against chips for exactly 100: 100 succeed, balance 0, audit clean', async () => {
       const id = await funded(100n, 100n, 100n);
-      const results = await Promise.allSettled(Array.from({ length: 200 }, () => wallet.buy({ body: buyBody(hints) }, as(id, 'direct;web'))));
+      const results = await Promise.allSettled(
+        Array.from({ length: 200 }, () => wallet.buy({ body: buyBody(hints) }, as(id, 'direct;web'))),
+      );
       const ok = results.filter((r) => r.status === 'fulfilled');
       const refused = results.flatMap((r) => (r.status === 'rejected' ? [errorOf(r.reason)] : []));
       expect(ok).toHaveLength(100);
       expect(refused).toHaveLength(100);
       expect(new Set(refused.map((r) => r.errorCode))).toEqual(new Set(['insufficient_chips']));
       expect((await getWallet(id, 'direct')).segments).toEqual({ direct: 0n, telegram: 0n, vk: 0n });
-      const benefit = await h.database.db.selectFrom('benefits').select(['origin', 'hints']).where('account_id', '=', id).orderBy('origin').execute();
+      const benefit = await h.database.db
+        .selectFrom('benefits')
+        .select(['origin', 'hints'])
+        .where('account_id', '=', id)
+        .orderBy('origin')
+        .execute();
       expect(benefit.reduce((s, b) => s + b.hints, 0n)).toBe(300n);
       expect((await auditLedger(h.database.db)).problems).toEqual([]);
     });
@@ -215,12 +263,19 @@ describe('wallet over Connect on PostgreSQL', () => {
     it('the same Idempotency-Key sent 20 times concurrently charges once', async () => {
       const id = await funded(30n, 0n, 0n);
       const results = await Promise.all(
-        Array.from({ length: 20 }, () => wallet.buy({ body: buyBody(hints, 'double-click') }, as(id, 'direct')).then((r) => readPurchase(r.body))),
+        Array.from({ length: 20 }, () =>
+          wallet.buy({ body: buyBody(hints, 'double-click') }, as(id, 'direct')).then((r) => readPurchase(r.body)),
+        ),
       );
       expect(results.filter((r) => !r.replayed)).toHaveLength(1);
       for (const r of results) expect({ ...r, replayed: false }).toEqual({ ...results[0], replayed: false });
       expect((await getWallet(id, 'direct')).segments['direct']).toBe(27n);
-      const spends = await h.database.db.selectFrom('ledger_operations').select('id').where('account_id', '=', id).where('kind', '=', 'spend').execute();
+      const spends = await h.database.db
+        .selectFrom('ledger_operations')
+        .select('id')
+        .where('account_id', '=', id)
+        .where('kind', '=', 'spend')
+        .execute();
       expect(spends).toHaveLength(1);
     });
   });
@@ -229,7 +284,9 @@ describe('wallet over Connect on PostgreSQL', () => {
     it('is append-only in the database: UPDATE, DELETE and TRUNCATE are refused', async () => {
       const id = await funded(5n, 0n, 0n);
       const refused = /append-only/;
-      await expect(sql`update ledger_operations set chips_delta = 500 where account_id = ${id}`.execute(h.database.db)).rejects.toThrow(refused);
+      await expect(sql`update ledger_operations set chips_delta = 500 where account_id = ${id}`.execute(h.database.db)).rejects.toThrow(
+        refused,
+      );
       await expect(sql`delete from ledger_operations where account_id = ${id}`.execute(h.database.db)).rejects.toThrow(refused);
       await expect(sql`truncate ledger_operations`.execute(h.database.db)).rejects.toThrow(refused);
       const ops = await h.database.db.selectFrom('ledger_operations').select('chips_delta').where('account_id', '=', id).execute();
@@ -244,20 +301,37 @@ describe('wallet over Connect on PostgreSQL', () => {
       expect(report.benefitsChecked).toBeGreaterThan(3);
 
       const cli = () =>
-        spawnSync(process.execPath, [fileURLToPath(new URL('../../../node_modules/tsx/dist/cli.mjs', import.meta.url)), fileURLToPath(new URL('../src/ledger/audit-cli.ts', import.meta.url))], {
-          env: { ...process.env, DATABASE_URL: h.database.url },
-          encoding: 'utf8',
-          timeout: 30_000,
-        });
+        spawnSync(
+          process.execPath,
+          [
+            fileURLToPath(new URL('../../../node_modules/tsx/dist/cli.mjs', import.meta.url)),
+            fileURLToPath(new URL('../src/ledger/audit-cli.ts', import.meta.url)),
+          ],
+          {
+            env: { ...process.env, DATABASE_URL: h.database.url },
+            encoding: 'utf8',
+            timeout: 30_000,
+          },
+        );
       const clean = cli();
       expect(clean.status).toBe(0);
       expect(JSON.parse(clean.stdout)).toMatchObject({ clean: true, problems: [] });
 
       const id = await funded(5n, 0n, 0n);
-      await h.database.db.updateTable('wallet_segments').set({ balance: 6n }).where('account_id', '=', id).where('segment', '=', 'direct').execute();
+      await h.database.db
+        .updateTable('wallet_segments')
+        .set({ balance: 6n })
+        .where('account_id', '=', id)
+        .where('segment', '=', 'direct')
+        .execute();
       await h.database.db.updateTable('benefits').set({ hints: 999n }).where('origin', '=', 'telegram').execute();
       const dirty = await auditLedger(h.database.db);
-      expect(dirty.problems).toEqual(expect.arrayContaining([expect.stringMatching(new RegExp(`account ${id} segment direct: balance 6 but ledger sums to 5`)), expect.stringMatching(/hints 999/)]));
+      expect(dirty.problems).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(new RegExp(`account ${id} segment direct: balance 6 but ledger sums to 5`)),
+          expect.stringMatching(/hints 999/),
+        ]),
+      );
       expect(cli().status).toBe(1);
     });
   });

@@ -97,7 +97,9 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
       if (config.OWNS_UPDATES) {
         const rpc = linkClient.rpc;
         const resolveEligibility: ResolveEligibility = (externalId) =>
-          rpc.resolveChatEligibility(create(botlink.ChatEligibilityRequestSchema, { externalId }), { timeoutMs: config.BOTLINK_RPC_TIMEOUT_MS });
+          rpc.resolveChatEligibility(create(botlink.ChatEligibilityRequestSchema, { externalId }), {
+            timeoutMs: config.BOTLINK_RPC_TIMEOUT_MS,
+          });
         const validate: ValidatePreCheckout = (request) =>
           rpc.validatePreCheckout(create(botlink.PreCheckoutRequestSchema, request), { timeoutMs: config.BOT_PRECHECKOUT_TIMEOUT_MS });
         const db = openBotDb(config.BOT_OUTBOX_PATH);
@@ -143,7 +145,10 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
             onSuccessfulPayment: (payment, message) => {
               const row = outboxPaymentOf(payment, message);
               const added = paymentOutbox.add(row);
-              logger.info({ orderId: row.orderId, chargeId: row.chargeId, amount: Number(row.amount), added }, 'successful payment stored in the outbox');
+              logger.info(
+                { orderId: row.orderId, chargeId: row.chargeId, amount: Number(row.amount), added },
+                'successful payment stored in the outbox',
+              );
               paymentForwarder.notify();
               return Promise.resolve();
             },
@@ -152,20 +157,25 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
         poller.start();
       }
       if (config.BOT_HEALTH_PORT !== undefined) {
-        health = await listenHealth(config.BOT_HEALTH_HOST, config.BOT_HEALTH_PORT, () => ({
-          status: 'ok',
-          instance: config.BOT_INSTANCE_ID,
-          bot: identity ?? null,
-          linkConnected: link?.connected ?? false,
-          platformLastOkUnix: counters.lastOkUnix,
-          updateConflicts: poller?.conflicts ?? 0,
-        }), createReadiness({
-          linkConnected: () => link?.connected ?? false,
-          lastOkUnix: () => counters.lastOkUnix,
-          probePlatform: () => platform.call('getMe', {}, { result: meResult }),
-          // Long polls answer at least every BOT_POLL_TIMEOUT_S; allow two of them, and never less than a minute.
-          windowS: Math.max(60, 2 * config.BOT_POLL_TIMEOUT_S),
-        }));
+        health = await listenHealth(
+          config.BOT_HEALTH_HOST,
+          config.BOT_HEALTH_PORT,
+          () => ({
+            status: 'ok',
+            instance: config.BOT_INSTANCE_ID,
+            bot: identity ?? null,
+            linkConnected: link?.connected ?? false,
+            platformLastOkUnix: counters.lastOkUnix,
+            updateConflicts: poller?.conflicts ?? 0,
+          }),
+          createReadiness({
+            linkConnected: () => link?.connected ?? false,
+            lastOkUnix: () => counters.lastOkUnix,
+            probePlatform: () => platform.call('getMe', {}, { result: meResult }),
+            // Long polls answer at least every BOT_POLL_TIMEOUT_S; allow two of them, and never less than a minute.
+            windowS: Math.max(60, 2 * config.BOT_POLL_TIMEOUT_S),
+          }),
+        );
         logger.info({ url: health.url }, 'bot health probe listening');
       }
       return health ? { healthUrl: health.url } : {};

@@ -43,8 +43,18 @@ describe('bot configuration', () => {
   });
 
   it('accepts chat ids as numbers or @usernames and applies the spec defaults', () => {
-    const config = loadBotConfig({ PLATFORM_BOT_TOKEN: 't', BOT_GAME_CHANNEL_ID: '@wordgame_news', BOT_DISCUSSION_CHAT_ID: '-1001234567890' });
-    expect(config).toMatchObject({ BOT_GAME_CHANNEL_ID: '@wordgame_news', BOT_DISCUSSION_CHAT_ID: '-1001234567890', BOT_HEALTH_INTERVAL_MS: 30_000, BOTLINK_BACKOFF_INITIAL_MS: 1_000, OWNS_UPDATES: true });
+    const config = loadBotConfig({
+      PLATFORM_BOT_TOKEN: 't',
+      BOT_GAME_CHANNEL_ID: '@wordgame_news',
+      BOT_DISCUSSION_CHAT_ID: '-1001234567890',
+    });
+    expect(config).toMatchObject({
+      BOT_GAME_CHANNEL_ID: '@wordgame_news',
+      BOT_DISCUSSION_CHAT_ID: '-1001234567890',
+      BOT_HEALTH_INTERVAL_MS: 30_000,
+      BOTLINK_BACKOFF_INITIAL_MS: 1_000,
+      OWNS_UPDATES: true,
+    });
   });
 });
 
@@ -99,7 +109,10 @@ describe('bot start', () => {
 
   it('names the variable of a certificate file it cannot read', async () => {
     const { logger } = captureLogs();
-    const app = buildBot(testConfig(certs, { botlink: gateway.url, platform: emu.apiRoot }, { BOTLINK_TLS_KEY: '/nonexistent/bot.key' }), logger);
+    const app = buildBot(
+      testConfig(certs, { botlink: gateway.url, platform: emu.apiRoot }, { BOTLINK_TLS_KEY: '/nonexistent/bot.key' }),
+      logger,
+    );
     await expect(app.start()).rejects.toThrow('BOTLINK_TLS_KEY: cannot read /nonexistent/bot.key (ENOENT)');
     await app.stop();
   });
@@ -107,12 +120,19 @@ describe('bot start', () => {
   it('does not poll when it does not own updates, and serves its loopback health probe', async () => {
     emu.control.reset();
     const { logger } = captureLogs();
-    const app = buildBot(testConfig(certs, { botlink: gateway.url, platform: emu.apiRoot }, { OWNS_UPDATES: 'false', BOT_HEALTH_PORT: '0' }), logger);
+    const app = buildBot(
+      testConfig(certs, { botlink: gateway.url, platform: emu.apiRoot }, { OWNS_UPDATES: 'false', BOT_HEALTH_PORT: '0' }),
+      logger,
+    );
     const { healthUrl } = await app.start();
     await waitFor(() => app.linkConnected, 'link connected');
     const res = await fetch(`${healthUrl}/health`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ status: 'ok', linkConnected: true, platformLastOkUnix: expect.stringMatching(/^\d+$/) as string });
+    expect(await res.json()).toMatchObject({
+      status: 'ok',
+      linkConnected: true,
+      platformLastOkUnix: expect.stringMatching(/^\d+$/) as string,
+    });
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(emu.control.calls('getUpdates')).toHaveLength(0);
     expect((await fetch(`${healthUrl}/livez`)).status).toBe(200);
@@ -125,7 +145,10 @@ describe('bot start', () => {
 
   it('is live but not ready while no gateway accepted its link', async () => {
     const { logger } = captureLogs();
-    const app = buildBot(testConfig(certs, { botlink: 'https://127.0.0.1:1', platform: emu.apiRoot }, { OWNS_UPDATES: 'false', BOT_HEALTH_PORT: '0' }), logger);
+    const app = buildBot(
+      testConfig(certs, { botlink: 'https://127.0.0.1:1', platform: emu.apiRoot }, { OWNS_UPDATES: 'false', BOT_HEALTH_PORT: '0' }),
+      logger,
+    );
     const { healthUrl } = await app.start();
     try {
       expect((await fetch(`${healthUrl}/livez`)).status).toBe(200);

@@ -17,7 +17,10 @@ let eligible: Set<string>;
 beforeAll(async () => {
   emu = await startPlatformEmulator();
   gateway = await TestGateway.start(certs);
-  bot = await startBot(testConfig(certs, { botlink: gateway.url, platform: emu.apiRoot }, { BOT_DISCUSSION_CHAT_ID: String(chatId) }), gateway);
+  bot = await startBot(
+    testConfig(certs, { botlink: gateway.url, platform: emu.apiRoot }, { BOT_DISCUSSION_CHAT_ID: String(chatId) }),
+    gateway,
+  );
 });
 
 afterAll(async () => {
@@ -42,7 +45,11 @@ beforeEach(async () => {
   };
 });
 
-const member = (user: number) => emu.control.state().chats.find((c) => c.chat.id === chatId)?.members.find((m) => m.user.id === user);
+const member = (user: number) =>
+  emu.control
+    .state()
+    .chats.find((c) => c.chat.id === chatId)
+    ?.members.find((m) => m.user.id === user);
 
 describe('a user joining the discussion chat', () => {
   it('is made read-only when not eligible', async () => {

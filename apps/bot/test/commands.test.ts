@@ -27,7 +27,10 @@ beforeAll(async () => {
   channelId = -1_001_000_000_001;
   chatId = -1_001_000_000_002;
   const urls = { botlink: gateway.url, platform: emu.apiRoot };
-  bot = await startBot(testConfig(certs, urls, { BOT_GAME_CHANNEL_ID: String(channelId), BOT_DISCUSSION_CHAT_ID: String(chatId) }), gateway);
+  bot = await startBot(
+    testConfig(certs, urls, { BOT_GAME_CHANNEL_ID: String(channelId), BOT_DISCUSSION_CHAT_ID: String(chatId) }),
+    gateway,
+  );
   bare = await startBot(testConfig(certs, urls, { OWNS_UPDATES: 'false', BOT_INSTANCE_ID: 'bare' }), gateway);
 });
 
@@ -52,7 +55,11 @@ describe('notify', () => {
     const user = emu.control.createUser({ started: true }).user.id;
     const ack = await command(bot.session, {
       case: 'notify',
-      value: { recipient: recipient(user), kind: NotificationKind.PAYMENT_CREDITED, params: { order_id: 'o-1', product_title: 'Pile of chips', chips: '500' } },
+      value: {
+        recipient: recipient(user),
+        kind: NotificationKind.PAYMENT_CREDITED,
+        params: { order_id: 'o-1', product_title: 'Pile of chips', chips: '500' },
+      },
     });
     expect(ack).toMatchObject({ delivered: true, error: '', result: '' });
     expect(sent(user)).toEqual(['Payment received: Pile of chips. 500 chips were added to your wallet. Order o-1.']);
@@ -60,9 +67,15 @@ describe('notify', () => {
       [NotificationKind.PAYMENT_FAILED, { order_id: 'o-2', reason: 'card declined' }],
       [NotificationKind.PAYMENT_REFUNDED, { order_id: 'o-3' }],
     ] as const) {
-      expect(await command(bot.session, { case: 'notify', value: { recipient: recipient(user), kind, params } })).toMatchObject({ delivered: true, error: '' });
+      expect(await command(bot.session, { case: 'notify', value: { recipient: recipient(user), kind, params } })).toMatchObject({
+        delivered: true,
+        error: '',
+      });
     }
-    expect(sent(user).slice(1)).toEqual(['Your payment for order o-2 did not go through: card declined.', 'Your purchase (order o-3) was refunded.']);
+    expect(sent(user).slice(1)).toEqual([
+      'Your payment for order o-2 did not go through: card declined.',
+      'Your purchase (order o-3) was refunded.',
+    ]);
   });
 
   it('writes in the language Telegram gave for the user (learned from their updates, kept in the bot file); others get the default', async () => {
@@ -70,10 +83,18 @@ describe('notify', () => {
     const german = emu.control.createUser({ started: true, languageCode: 'de' }).user.id;
     const updates = [russian, german].map((userId) => emu.control.sendUserMessage({ userId, text: '/start' }).updates[0]);
     const last = Math.max(...updates.map((u) => (u?.queued ? u.update_id : 0)));
-    await waitFor(() => emu.control.calls('getUpdates').some((c) => Number(c.params['offset'] ?? 0) > last), 'the bot to confirm the users\' messages');
+    await waitFor(
+      () => emu.control.calls('getUpdates').some((c) => Number(c.params['offset'] ?? 0) > last),
+      "the bot to confirm the users' messages",
+    );
     const params = { order_id: 'o-9', product_title: 'Pile of chips', chips: '500' };
     for (const user of [russian, german]) {
-      expect(await command(bot.session, { case: 'notify', value: { recipient: recipient(user), kind: NotificationKind.PAYMENT_CREDITED, params } })).toMatchObject({ delivered: true });
+      expect(
+        await command(bot.session, {
+          case: 'notify',
+          value: { recipient: recipient(user), kind: NotificationKind.PAYMENT_CREDITED, params },
+        }),
+      ).toMatchObject({ delivered: true });
     }
     expect(sent(russian)).toEqual(['Оплата получена: Pile of chips. В кошелёк зачислено фишек: 500. Заказ o-9.']);
     expect(sent(german)).toEqual(['Payment received: Pile of chips. 500 chips were added to your wallet. Order o-9.']);
@@ -83,7 +104,10 @@ describe('notify', () => {
     'does not render kind %i out-of-app: delivered=false with no error, nothing sent',
     async (kind) => {
       const user = emu.control.createUser({ started: true }).user.id;
-      const ack = await command(bot.session, { case: 'notify', value: { recipient: recipient(user), kind, params: { game_id: 'g', opponent_name: 'x', from_name: 'y' } } });
+      const ack = await command(bot.session, {
+        case: 'notify',
+        value: { recipient: recipient(user), kind, params: { game_id: 'g', opponent_name: 'x', from_name: 'y' } },
+      });
       expect(ack).toMatchObject({ delivered: false, error: '' });
       expect(emu.control.calls('sendMessage')).toHaveLength(0);
     },
@@ -93,7 +117,10 @@ describe('notify', () => {
     const never = emu.control.createUser({ started: false }).user.id;
     const blocked = emu.control.createUser({ started: true, blocked: true }).user.id;
     for (const user of [never, blocked]) {
-      const ack = await command(bot.session, { case: 'notify', value: { recipient: recipient(user), kind: NotificationKind.PAYMENT_REFUNDED, params: { order_id: 'o' } } });
+      const ack = await command(bot.session, {
+        case: 'notify',
+        value: { recipient: recipient(user), kind: NotificationKind.PAYMENT_REFUNDED, params: { order_id: 'o' } },
+      });
       expect(ack).toMatchObject({ delivered: false, error: '' });
     }
     expect(emu.control.calls('sendMessage').map((c) => c.status)).toEqual([403, 403]);
@@ -101,10 +128,16 @@ describe('notify', () => {
 
   it('sets error for a render failure (missing param) and for a recipient of another platform', async () => {
     const user = emu.control.createUser({ started: true }).user.id;
-    const missing = await command(bot.session, { case: 'notify', value: { recipient: recipient(user), kind: NotificationKind.PAYMENT_CREDITED, params: { order_id: 'o' } } });
+    const missing = await command(bot.session, {
+      case: 'notify',
+      value: { recipient: recipient(user), kind: NotificationKind.PAYMENT_CREDITED, params: { order_id: 'o' } },
+    });
     expect(missing.delivered).toBe(false);
     expect(missing.error).toMatch(/needs param product_title/);
-    const vk = await command(bot.session, { case: 'notify', value: { recipient: recipient(user, PlatformKind.VK), kind: NotificationKind.PAYMENT_REFUNDED, params: { order_id: 'o' } } });
+    const vk = await command(bot.session, {
+      case: 'notify',
+      value: { recipient: recipient(user, PlatformKind.VK), kind: NotificationKind.PAYMENT_REFUNDED, params: { order_id: 'o' } },
+    });
     expect(vk.delivered).toBe(false);
     expect(vk.error).toMatch(/VK identity/);
     expect(emu.control.calls('sendMessage')).toHaveLength(0);
@@ -114,13 +147,19 @@ describe('notify', () => {
 describe('send_to_user', () => {
   it('sends the text privately', async () => {
     const user = emu.control.createUser({ started: true }).user.id;
-    expect(await command(bot.session, { case: 'sendToUser', value: { recipient: recipient(user), text: 'Welcome back' } })).toMatchObject({ delivered: true, error: '' });
+    expect(await command(bot.session, { case: 'sendToUser', value: { recipient: recipient(user), text: 'Welcome back' } })).toMatchObject({
+      delivered: true,
+      error: '',
+    });
     expect(sent(user)).toEqual(['Welcome back']);
   });
 
   it('is a clean not-delivered for a user who never started the bot', async () => {
     const user = emu.control.createUser({ started: false }).user.id;
-    expect(await command(bot.session, { case: 'sendToUser', value: { recipient: recipient(user), text: 'hi' } })).toMatchObject({ delivered: false, error: '' });
+    expect(await command(bot.session, { case: 'sendToUser', value: { recipient: recipient(user), text: 'hi' } })).toMatchObject({
+      delivered: false,
+      error: '',
+    });
   });
 
   it.each([
@@ -137,21 +176,30 @@ describe('send_to_user', () => {
   });
 
   it('sets error for an external_id that is not a platform user id', async () => {
-    const ack = await command(bot.session, { case: 'sendToUser', value: { recipient: { kind: PlatformKind.TELEGRAM, externalId: 'alice' }, text: 'hi' } });
+    const ack = await command(bot.session, {
+      case: 'sendToUser',
+      value: { recipient: { kind: PlatformKind.TELEGRAM, externalId: 'alice' }, text: 'hi' },
+    });
     expect(ack).toMatchObject({ delivered: false, error: 'recipient external_id is not a platform user id' });
   });
 
   it('waits out a 429 and delivers on the retry', async () => {
     const user = emu.control.createUser({ started: true }).user.id;
     emu.control.addFault({ method: 'sendMessage', status: 429, retryAfter: 1 });
-    expect(await command(bot.session, { case: 'sendToUser', value: { recipient: recipient(user), text: 'patience' } })).toMatchObject({ delivered: true, error: '' });
+    expect(await command(bot.session, { case: 'sendToUser', value: { recipient: recipient(user), text: 'patience' } })).toMatchObject({
+      delivered: true,
+      error: '',
+    });
     expect(emu.control.calls('sendMessage').map((c) => c.status)).toEqual([429, 200]);
   });
 });
 
 describe('send_to_channel', () => {
   it('posts to the configured game channel', async () => {
-    expect(await command(bot.session, { case: 'sendToChannel', value: { text: 'Season 2 starts today' } })).toMatchObject({ delivered: true, error: '' });
+    expect(await command(bot.session, { case: 'sendToChannel', value: { text: 'Season 2 starts today' } })).toMatchObject({
+      delivered: true,
+      error: '',
+    });
     expect(sent(channelId)).toEqual(['Season 2 starts today']);
   });
 
@@ -169,16 +217,31 @@ describe('send_to_channel', () => {
 });
 
 describe('chat_gate', () => {
-  const standing = (user: number) => emu.control.state().chats.find((c) => c.chat.id === chatId)?.members.find((m) => m.user.id === user);
+  const standing = (user: number) =>
+    emu.control
+      .state()
+      .chats.find((c) => c.chat.id === chatId)
+      ?.members.find((m) => m.user.id === user);
 
   it('checks membership first, then revokes and grants write access', async () => {
     const user = emu.control.createUser().user.id;
     emu.control.join({ chatId, userId: user });
-    expect(await command(bot.session, { case: 'chatGate', value: { externalId: String(user), allow: false } })).toMatchObject({ delivered: true, error: '' });
+    expect(await command(bot.session, { case: 'chatGate', value: { externalId: String(user), allow: false } })).toMatchObject({
+      delivered: true,
+      error: '',
+    });
     expect(standing(user)).toMatchObject({ status: 'restricted', is_member: true, can_send_messages: false });
-    expect(await command(bot.session, { case: 'chatGate', value: { externalId: String(user), allow: true } })).toMatchObject({ delivered: true, error: '' });
+    expect(await command(bot.session, { case: 'chatGate', value: { externalId: String(user), allow: true } })).toMatchObject({
+      delivered: true,
+      error: '',
+    });
     expect(standing(user)).toMatchObject({ status: 'member' });
-    expect(emu.control.calls().filter((c) => c.method !== 'getUpdates').map((c) => c.method)).toEqual(['getChatMember', 'restrictChatMember', 'getChatMember', 'restrictChatMember']);
+    expect(
+      emu.control
+        .calls()
+        .filter((c) => c.method !== 'getUpdates')
+        .map((c) => c.method),
+    ).toEqual(['getChatMember', 'restrictChatMember', 'getChatMember', 'restrictChatMember']);
   });
 
   it('is a no-op for a user not in the chat (never joined, left, or unknown), and for an admin', async () => {
@@ -189,13 +252,19 @@ describe('chat_gate', () => {
     const admin = emu.control.createUser().user.id;
     emu.control.setMember({ chatId, userId: admin, status: 'administrator' });
     for (const externalId of [String(never), String(left), '987654321', String(admin)]) {
-      expect(await command(bot.session, { case: 'chatGate', value: { externalId, allow: false } })).toMatchObject({ delivered: false, error: '' });
+      expect(await command(bot.session, { case: 'chatGate', value: { externalId, allow: false } })).toMatchObject({
+        delivered: false,
+        error: '',
+      });
     }
     expect(emu.control.calls('restrictChatMember')).toHaveLength(0);
   });
 
   it('is a clean not-delivered when no discussion chat is configured', async () => {
-    expect(await command(bare.session, { case: 'chatGate', value: { externalId: '42', allow: false } })).toMatchObject({ delivered: false, error: '' });
+    expect(await command(bare.session, { case: 'chatGate', value: { externalId: '42', allow: false } })).toMatchObject({
+      delivered: false,
+      error: '',
+    });
     expect(emu.control.calls('getChatMember')).toHaveLength(0);
   });
 
@@ -218,15 +287,30 @@ describe('create_invoice', () => {
     expect(ack).toMatchObject({ delivered: true, error: '' });
     expect(ack.result).toMatch(/^https:\/\/t\.me\/\$/);
     const [invoice] = emu.control.state().invoices;
-    expect(invoice).toMatchObject({ link: ack.result, currency: 'XTR', amount: 250, payload: '0b9f7c1e-2f4a-4d43-9a55-3d2b3c1a7e10', title: '500 chips' });
-    expect(emu.control.calls('createInvoiceLink')[0]?.params).toMatchObject({ provider_token: '', prices: [{ label: '500 chips', amount: 250 }] });
+    expect(invoice).toMatchObject({
+      link: ack.result,
+      currency: 'XTR',
+      amount: 250,
+      payload: '0b9f7c1e-2f4a-4d43-9a55-3d2b3c1a7e10',
+      title: '500 chips',
+    });
+    expect(emu.control.calls('createInvoiceLink')[0]?.params).toMatchObject({
+      provider_token: '',
+      prices: [{ label: '500 chips', amount: 250 }],
+    });
   });
 
   it('sets error for an amount that is no positive whole number of stars, and for the platform refusing the invoice', async () => {
-    const zero = await command(bot.session, { case: 'createInvoice', value: { title: 't', description: 'd', payload: 'order', amount: 0n } });
+    const zero = await command(bot.session, {
+      case: 'createInvoice',
+      value: { title: 't', description: 'd', payload: 'order', amount: 0n },
+    });
     expect(zero).toMatchObject({ delivered: false, result: '' });
     expect(zero.error).toMatch(/positive/);
-    const long = await command(bot.session, { case: 'createInvoice', value: { title: 't', description: 'd', payload: 'x'.repeat(129), amount: 5n } });
+    const long = await command(bot.session, {
+      case: 'createInvoice',
+      value: { title: 't', description: 'd', payload: 'x'.repeat(129), amount: 5n },
+    });
     expect(long).toMatchObject({ delivered: false, result: '' });
     expect(long.error).toMatch(/INVOICE_PAYLOAD_INVALID/);
   });
@@ -236,7 +320,12 @@ describe('a command kind this bot does not know', () => {
   /** ToBot{command: Command{command_id, <field> = an embedded message}} as a newer gateway would encode it. */
   function futureCommand(commandId: string, field: number): Uint8Array {
     const payload = new BinaryWriter().tag(1, WireType.Varint).int64(42n).tag(2, WireType.LengthDelimited).string('stx-future').finish();
-    const cmd = new BinaryWriter().tag(1, WireType.LengthDelimited).string(commandId).tag(field, WireType.LengthDelimited).bytes(payload).finish();
+    const cmd = new BinaryWriter()
+      .tag(1, WireType.LengthDelimited)
+      .string(commandId)
+      .tag(field, WireType.LengthDelimited)
+      .bytes(payload)
+      .finish();
     return new BinaryWriter().tag(1, WireType.LengthDelimited).bytes(cmd).finish();
   }
 
@@ -253,7 +342,10 @@ describe('a command kind this bot does not know', () => {
     expect(bot.lines.some((l) => l.msg === 'command of a kind this bot does not know' && l['commandId'] === 'future-1')).toBe(true);
 
     const user = emu.control.createUser({ started: true }).user.id;
-    expect(await command(bot.session, { case: 'sendToUser', value: { recipient: recipient(user), text: 'still here' } })).toMatchObject({ delivered: true, error: '' });
+    expect(await command(bot.session, { case: 'sendToUser', value: { recipient: recipient(user), text: 'still here' } })).toMatchObject({
+      delivered: true,
+      error: '',
+    });
     expect(sent(user)).toEqual(['still here']);
     expect(gateway.sessions).toHaveLength(streams);
     expect(bot.session.requestEnded).toBe(false);

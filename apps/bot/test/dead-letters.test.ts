@@ -43,7 +43,14 @@ afterEach(async () => {
 });
 
 async function bot(path: string, overrides: Record<string, string> = {}): Promise<RunningBot> {
-  const running = await startBot(testConfig(certs, { botlink: gateway.url, platform: emu.apiRoot }, { BOT_OUTBOX_PATH: path, BOT_HEALTH_INTERVAL_MS: '100', ...overrides }), gateway);
+  const running = await startBot(
+    testConfig(
+      certs,
+      { botlink: gateway.url, platform: emu.apiRoot },
+      { BOT_OUTBOX_PATH: path, BOT_HEALTH_INTERVAL_MS: '100', ...overrides },
+    ),
+    gateway,
+  );
   bots.push(running);
   return running;
 }
@@ -62,9 +69,21 @@ const outboxRows = (path: string) => read(path, (db) => new PaymentOutbox(db).pe
 const reportedDeadLetters = (running: RunningBot): bigint => running.session.healths().reduce((sum, h) => sum + h.deadLetters, 0n);
 
 function paymentMessage(userId: number, payment: Record<string, unknown>): Record<string, unknown> {
-  return { message_id: 1, date: 1, from: { id: userId, is_bot: false, first_name: 'Payer' }, chat: { id: userId, type: 'private' }, successful_payment: payment };
+  return {
+    message_id: 1,
+    date: 1,
+    from: { id: userId, is_bot: false, first_name: 'Payer' },
+    chat: { id: userId, type: 'private' },
+    successful_payment: payment,
+  };
 }
-const goodPayment = (charge: string, order: string) => ({ currency: 'XTR', total_amount: 5, invoice_payload: order, telegram_payment_charge_id: charge, provider_payment_charge_id: '' });
+const goodPayment = (charge: string, order: string) => ({
+  currency: 'XTR',
+  total_amount: 5,
+  invoice_payload: order,
+  telegram_payment_charge_id: charge,
+  provider_payment_charge_id: '',
+});
 
 describe('one malformed update never blocks the updates behind it (item 2)', () => {
   it('parks a successful_payment without its fields as a dead letter, moves the offset on and stores the next payment', async () => {
@@ -93,7 +112,8 @@ describe('one bad outbox row never blocks the payments behind it (item 3)', () =
     const longCharge = `stx-${'x'.repeat(300)}`;
     gateway.handlers.forwardPayment = (req) => {
       forwarded.push(req);
-      if (req.platformPaymentChargeId.length > 256) return Promise.reject(new ConnectError('platform_payment_charge_id is too long', Code.InvalidArgument));
+      if (req.platformPaymentChargeId.length > 256)
+        return Promise.reject(new ConnectError('platform_payment_charge_id is too long', Code.InvalidArgument));
       return Promise.resolve({ credited: true });
     };
     const path = join(certs.dir, `dl-${++pathSeq}.sqlite`);
@@ -105,7 +125,13 @@ describe('one bad outbox row never blocks the payments behind it (item 3)', () =
     await waitFor(() => outboxRows(path).length === 0, 'the outbox empty');
     expect(forwarded.filter((f) => f.platformPaymentChargeId === longCharge)).toHaveLength(1);
     const letters = deadLetters(path);
-    expect(letters).toEqual([expect.objectContaining({ source: 'outbox', ref: longCharge, reason: 'ForwardPayment refused: InvalidArgument: platform_payment_charge_id is too long' })]);
+    expect(letters).toEqual([
+      expect.objectContaining({
+        source: 'outbox',
+        ref: longCharge,
+        reason: 'ForwardPayment refused: InvalidArgument: platform_payment_charge_id is too long',
+      }),
+    ]);
     expect(JSON.parse(letters[0]!.raw)).toMatchObject({ orderId: 'order-long', amount: '5', platformUserId: String(user) });
     expect(running.lines.some((l) => l.level === ERROR && l.msg.startsWith('payment refused by the gateway as invalid'))).toBe(true);
     await waitFor(() => reportedDeadLetters(running) === 1n, 'Health carries the dead letter');
@@ -142,7 +168,9 @@ describe('the bot SQLite file', () => {
     for (let i = 0; i < 2; i += 1) openBotDb(path).close();
     const db = openBotDb(path);
     const outbox = new PaymentOutbox(db);
-    expect(outbox.due(Date.now())).toEqual([{ chargeId: 'stx-old', orderId: 'order-old', amount: 7n, platformUserId: 42n, attempts: 3, nextAttemptAt: 0 }]);
+    expect(outbox.due(Date.now())).toEqual([
+      { chargeId: 'stx-old', orderId: 'order-old', amount: 7n, platformUserId: 42n, attempts: 3, nextAttemptAt: 0 },
+    ]);
     new DeadLetters(db).park('update', '1', { update_id: 1 }, 'test');
     expect(new DeadLetters(db).list()).toHaveLength(1);
     db.close();

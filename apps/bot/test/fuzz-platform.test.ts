@@ -41,13 +41,17 @@ beforeAll(async () => {
     },
   };
   bot = await startBot(
-    testConfig(certs, { botlink: gateway.url, platform: emu.apiRoot }, {
-      BOT_OUTBOX_PATH: outboxPath,
-      BOT_HEALTH_INTERVAL_MS: '100',
-      BOT_POLL_RETRY_INITIAL_MS: '50',
-      BOT_POLL_RETRY_MAX_MS: '400',
-      PLATFORM_REQUEST_TIMEOUT_MS: '3000',
-    }),
+    testConfig(
+      certs,
+      { botlink: gateway.url, platform: emu.apiRoot },
+      {
+        BOT_OUTBOX_PATH: outboxPath,
+        BOT_HEALTH_INTERVAL_MS: '100',
+        BOT_POLL_RETRY_INITIAL_MS: '50',
+        BOT_POLL_RETRY_MAX_MS: '400',
+        PLATFORM_REQUEST_TIMEOUT_MS: '3000',
+      },
+    ),
     gateway,
   );
   await waitFor(() => emu.control.state().bots[0]?.polling === true, 'the bot polling');
@@ -75,20 +79,37 @@ const delay = fc.oneof(fc.constant(undefined), fc.integer({ min: 0, max: 200 }))
 /** 2xx bodies that are a Bot API envelope with an array of updates (the update kinds may still be unusable). */
 const envelopeBody: fc.Arbitrary<{ body: string; deadLetters: number }> = fc.oneof(
   fc.constant({ body: '{"ok":true,"result":[]}', deadLetters: 0 }),
-  fc.record({ id: smallId, kind: fc.constantFrom('edited_message', 'channel_post', 'callback_query', 'poll', 'my_chat_member') }).map(({ id, kind }) => ({
-    body: JSON.stringify({ ok: true, result: [{ update_id: id, [kind]: { anything: 1 } }] }),
-    deadLetters: 0,
-  })),
+  fc
+    .record({ id: smallId, kind: fc.constantFrom('edited_message', 'channel_post', 'callback_query', 'poll', 'my_chat_member') })
+    .map(({ id, kind }) => ({
+      body: JSON.stringify({ ok: true, result: [{ update_id: id, [kind]: { anything: 1 } }] }),
+      deadLetters: 0,
+    })),
   smallId.map((id) => ({
-    body: JSON.stringify({ ok: true, result: [{ update_id: id, message: { message_id: 1, chat: { id: 1, type: 'private' }, successful_payment: { currency: 'XTR' } } }] }),
+    body: JSON.stringify({
+      ok: true,
+      result: [{ update_id: id, message: { message_id: 1, chat: { id: 1, type: 'private' }, successful_payment: { currency: 'XTR' } } }],
+    }),
     deadLetters: 1,
   })),
 );
 
 /** 2xx bodies that are no usable envelope: each is one long-poll failure. */
 const malformedBody: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom('', '{}', 'null', '[]', 'true', '<html><body>OK</body></html>', '{"ok":true}', '{"ok":false}', '{"ok":"true","result":[]}'),
-  fc.constantFrom('"abc"', '{}', '1', '[1,2]', '[{"update_id":"7"}]', '[{"update_id":1.5}]', '[{"update_id":-1}]', '[null]').map((result) => `{"ok":true,"result":${result}}`),
+  fc.constantFrom(
+    '',
+    '{}',
+    'null',
+    '[]',
+    'true',
+    '<html><body>OK</body></html>',
+    '{"ok":true}',
+    '{"ok":false}',
+    '{"ok":"true","result":[]}',
+  ),
+  fc
+    .constantFrom('"abc"', '{}', '1', '[1,2]', '[{"update_id":"7"}]', '[{"update_id":1.5}]', '[{"update_id":-1}]', '[null]')
+    .map((result) => `{"ok":true,"result":${result}}`),
   fc.nat({ max: 60 }).map((n) => '{"ok":true,"result":[{"update_id":1,"message":{"message_id":1}}]}'.slice(0, n)),
 );
 
@@ -97,12 +118,23 @@ const answer: fc.Arbitrary<Answer> = fc.oneof(
     fault: { method: 'getUpdates', status, body: body.body, delayMs },
     expect: { ...none, deadLetters: body.deadLetters },
   })),
-  fc.record({ status: fc.constantFrom(200, 204), body: malformedBody, contentType: fc.constantFrom('application/json', 'text/html'), delayMs: delay }).map(({ status, body, contentType, delayMs }) => ({
-    fault: { method: 'getUpdates', status, body, contentType, delayMs },
-    expect: { ...none, connectFailures: 1 },
-  })),
-  fc.record({ status: fc.constantFrom(500, 502, 503, 504), delayMs: delay }).map(({ status, delayMs }) => ({ fault: { method: 'getUpdates', status, delayMs }, expect: { ...none, connectFailures: 1 } })),
-  fc.record({ status: fc.constantFrom(400, 401, 404, 409), delayMs: delay }).map(({ status, delayMs }) => ({ fault: { method: 'getUpdates', status, delayMs }, expect: none })),
+  fc
+    .record({
+      status: fc.constantFrom(200, 204),
+      body: malformedBody,
+      contentType: fc.constantFrom('application/json', 'text/html'),
+      delayMs: delay,
+    })
+    .map(({ status, body, contentType, delayMs }) => ({
+      fault: { method: 'getUpdates', status, body, contentType, delayMs },
+      expect: { ...none, connectFailures: 1 },
+    })),
+  fc
+    .record({ status: fc.constantFrom(500, 502, 503, 504), delayMs: delay })
+    .map(({ status, delayMs }) => ({ fault: { method: 'getUpdates', status, delayMs }, expect: { ...none, connectFailures: 1 } })),
+  fc
+    .record({ status: fc.constantFrom(400, 401, 404, 409), delayMs: delay })
+    .map(({ status, delayMs }) => ({ fault: { method: 'getUpdates', status, delayMs }, expect: none })),
   delay.map((delayMs) => ({ fault: { method: 'getUpdates', drop: true, delayMs }, expect: { ...none, connectFailures: 1 } })),
   fc.constant({ fault: { method: 'getUpdates', status: 429, retryAfter: 1 }, expect: { ...none, rateLimited: 1 } }),
   fc.integer({ min: 1, max: 300 }).map((delayMs) => ({ fault: { method: 'getUpdates', delayMs }, expect: none })),
@@ -119,16 +151,33 @@ const injected: fc.Arbitrary<Injected> = fc.oneof(
     kind: 'bad' as const,
     payload: { message: message(Object.fromEntries(Object.entries(paymentFields).filter(([k]) => !missing.includes(k)))) },
   })),
-  fc.record({ field: fc.constantFrom(...Object.keys(paymentFields)), value: fc.oneof(fc.string({ maxLength: 3 }), fc.integer(), fc.constant(null), fc.boolean(), fc.double()) })
-    .filter(({ field, value }) => typeof value !== typeof paymentFields[field as keyof typeof paymentFields] || (field === 'total_amount' && !(Number.isInteger(value) && (value as number) > 0)) || value === '')
+  fc
+    .record({
+      field: fc.constantFrom(...Object.keys(paymentFields)),
+      value: fc.oneof(fc.string({ maxLength: 3 }), fc.integer(), fc.constant(null), fc.boolean(), fc.double()),
+    })
+    .filter(
+      ({ field, value }) =>
+        typeof value !== typeof paymentFields[field as keyof typeof paymentFields] ||
+        (field === 'total_amount' && !(Number.isInteger(value) && (value as number) > 0)) ||
+        value === '',
+    )
     .map(({ field, value }) => ({ kind: 'bad' as const, payload: { message: message({ ...paymentFields, [field]: value }) } })),
-  fc.oneof(fc.string({ maxLength: 5 }), fc.integer(), fc.constant(null), fc.array(fc.integer(), { maxLength: 2 })).map((garbage) => ({ kind: 'bad' as const, payload: { message: garbage } })),
+  fc
+    .oneof(fc.string({ maxLength: 5 }), fc.integer(), fc.constant(null), fc.array(fc.integer(), { maxLength: 2 }))
+    .map((garbage) => ({ kind: 'bad' as const, payload: { message: garbage } })),
   fc.constant({ kind: 'bad' as const, payload: { chat_member: { chat: 'nope' } } }),
   fc.constant({ kind: 'bad' as const, payload: { pre_checkout_query: { id: 7 } } }),
 );
 
 function message(successfulPayment: Record<string, unknown>): Record<string, unknown> {
-  return { message_id: 1, date: 1, from: { id: 4242, is_bot: false, first_name: 'P' }, chat: { id: 4242, type: 'private' }, successful_payment: successfulPayment };
+  return {
+    message_id: 1,
+    date: 1,
+    from: { id: 4242, is_bot: false, first_name: 'P' },
+    chat: { id: 4242, type: 'private' },
+    successful_payment: successfulPayment,
+  };
 }
 
 const step = fc.oneof(
@@ -139,7 +188,14 @@ const step = fc.oneof(
 const reported = (): Expect & { rateLimited: number } =>
   gateway.sessions
     .flatMap((s) => s.healths())
-    .reduce((sum, h) => ({ connectFailures: sum.connectFailures + Number(h.connectFailures), rateLimited: sum.rateLimited + Number(h.rateLimited), deadLetters: sum.deadLetters + Number(h.deadLetters) }), { ...none });
+    .reduce(
+      (sum, h) => ({
+        connectFailures: sum.connectFailures + Number(h.connectFailures),
+        rateLimited: sum.rateLimited + Number(h.rateLimited),
+        deadLetters: sum.deadLetters + Number(h.deadLetters),
+      }),
+      { ...none },
+    );
 const apiErrors = (): number => gateway.sessions.flatMap((s) => s.healths()).reduce((sum, h) => sum + Number(h.apiErrors), 0);
 
 function maxPollsPerSecond(): number {
@@ -163,48 +219,69 @@ function stored<T>(fn: (db: Database.Database) => T): T {
 }
 
 describe('the bot against a hostile chat platform (fuzz)', () => {
-  it(`survives ${RUNS} random scenarios of answers and updates, losing no payment and counting by the spec`, async () => {
-    const expected: Expect = { ...reported() };
-    let scenario = 0;
-    await fc.assert(
-      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 12 }), async (steps) => {
-        scenario += 1;
-        const charges: string[] = [];
-        for (const [i, s] of steps.entries()) {
-          if (s.type === 'answer') {
-            emu.control.addFault(s.fault);
-            expected.connectFailures += s.expect.connectFailures;
-            expected.rateLimited += s.expect.rateLimited;
-            expected.deadLetters += s.expect.deadLetters;
-            continue;
+  it(
+    `survives ${RUNS} random scenarios of answers and updates, losing no payment and counting by the spec`,
+    async () => {
+      const expected: Expect = { ...reported() };
+      let scenario = 0;
+      await fc.assert(
+        fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 12 }), async (steps) => {
+          scenario += 1;
+          const charges: string[] = [];
+          for (const [i, s] of steps.entries()) {
+            if (s.type === 'answer') {
+              emu.control.addFault(s.fault);
+              expected.connectFailures += s.expect.connectFailures;
+              expected.rateLimited += s.expect.rateLimited;
+              expected.deadLetters += s.expect.deadLetters;
+              continue;
+            }
+            await new Promise((resolve) => setTimeout(resolve, s.pauseMs));
+            if (s.update.kind === 'good') {
+              const charge = `fz-${scenario}-${i}`;
+              charges.push(charge);
+              emu.control.injectUpdate({
+                message: message({ ...paymentFields, invoice_payload: `order-${charge}`, telegram_payment_charge_id: charge }),
+              });
+            } else if (s.update.kind === 'text') {
+              emu.control.sendUserMessage({ userId: emu.control.createUser().user.id, text: 'hello' });
+            } else {
+              expect(emu.control.injectUpdate(s.update.payload)).toMatchObject({ queued: true });
+              expected.deadLetters += 1;
+            }
           }
-          await new Promise((resolve) => setTimeout(resolve, s.pauseMs));
-          if (s.update.kind === 'good') {
-            const charge = `fz-${scenario}-${i}`;
-            charges.push(charge);
-            emu.control.injectUpdate({ message: message({ ...paymentFields, invoice_payload: `order-${charge}`, telegram_payment_charge_id: charge }) });
-          } else if (s.update.kind === 'text') {
-            emu.control.sendUserMessage({ userId: emu.control.createUser().user.id, text: 'hello' });
-          } else {
-            expect(emu.control.injectUpdate(s.update.payload)).toMatchObject({ queued: true });
-            expected.deadLetters += 1;
-          }
-        }
-        await waitFor(() => emu.control.faults().length === 0, 'every platform answer taken', 30_000);
-        await waitFor(() => emu.control.state().bots[0]?.pendingUpdates.length === 0, 'every update confirmed', 30_000);
-        await waitFor(() => charges.every((c) => forwarded.some((f) => f.platformPaymentChargeId === c)), 'every well-formed payment forwarded', 30_000);
-        const pollsBefore = emu.control.calls('getUpdates').length;
-        await waitFor(() => emu.control.calls('getUpdates').length > pollsBefore, 'the bot still polling', 30_000);
-        await waitFor(() => { const r = reported(); return r.connectFailures === expected.connectFailures && r.rateLimited === expected.rateLimited && r.deadLetters === expected.deadLetters; }, 'Health matching the classification', 5_000).catch(() => undefined);
-        expect(reported()).toEqual(expected);
-        expect(apiErrors()).toBe(0);
-        expect(bot.app.linkConnected).toBe(true);
-        for (const charge of charges) expect(forwarded.filter((f) => f.platformPaymentChargeId === charge)).toHaveLength(1);
-        expect(maxPollsPerSecond()).toBeLessThanOrEqual(MAX_POLLS_PER_SECOND);
-      }),
-      { numRuns: RUNS, endOnFailure: true },
-    );
-    expect(stored((db) => new PaymentOutbox(db).pending())).toEqual([]);
-    expect(stored((db) => new DeadLetters(db).list())).toHaveLength(expected.deadLetters);
-  }, 60_000 + RUNS * 30_000);
+          await waitFor(() => emu.control.faults().length === 0, 'every platform answer taken', 30_000);
+          await waitFor(() => emu.control.state().bots[0]?.pendingUpdates.length === 0, 'every update confirmed', 30_000);
+          await waitFor(
+            () => charges.every((c) => forwarded.some((f) => f.platformPaymentChargeId === c)),
+            'every well-formed payment forwarded',
+            30_000,
+          );
+          const pollsBefore = emu.control.calls('getUpdates').length;
+          await waitFor(() => emu.control.calls('getUpdates').length > pollsBefore, 'the bot still polling', 30_000);
+          await waitFor(
+            () => {
+              const r = reported();
+              return (
+                r.connectFailures === expected.connectFailures &&
+                r.rateLimited === expected.rateLimited &&
+                r.deadLetters === expected.deadLetters
+              );
+            },
+            'Health matching the classification',
+            5_000,
+          ).catch(() => undefined);
+          expect(reported()).toEqual(expected);
+          expect(apiErrors()).toBe(0);
+          expect(bot.app.linkConnected).toBe(true);
+          for (const charge of charges) expect(forwarded.filter((f) => f.platformPaymentChargeId === charge)).toHaveLength(1);
+          expect(maxPollsPerSecond()).toBeLessThanOrEqual(MAX_POLLS_PER_SECOND);
+        }),
+        { numRuns: RUNS, endOnFailure: true },
+      );
+      expect(stored((db) => new PaymentOutbox(db).pending())).toEqual([]);
+      expect(stored((db) => new DeadLetters(db).list())).toHaveLength(expected.deadLetters);
+    },
+    60_000 + RUNS * 30_000,
+  );
 });

@@ -65,20 +65,23 @@ describe('a 2xx answer that is not a Bot API envelope', () => {
     expect(lines.some((l) => l.msg === 'getUpdates failed; retrying')).toBe(true);
   });
 
-  it.each(MALFORMED_BODIES.slice(0, 4))('on any other call (%s): a malformed failure counted as api_errors, liveness not stamped', async (_what, body) => {
-    const { platform, counters } = client();
-    emu.control.addFault({ method: 'getMe', body });
-    const err = await platform.call('getMe', {}, { result: meResult }).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(err).toBeInstanceOf(PlatformError);
-    expect((err as PlatformError).kind).toBe('malformed');
-    expect(counters.lastOkUnix).toBe(0n);
-    expect(counters.take()).toMatchObject({ connectFailures: 0n, apiErrors: 1n });
-    await expect(platform.call('getMe')).resolves.toMatchObject({ is_bot: true });
-    expect(counters.lastOkUnix).toBeGreaterThan(0n);
-  });
+  it.each(MALFORMED_BODIES.slice(0, 4))(
+    'on any other call (%s): a malformed failure counted as api_errors, liveness not stamped',
+    async (_what, body) => {
+      const { platform, counters } = client();
+      emu.control.addFault({ method: 'getMe', body });
+      const err = await platform.call('getMe', {}, { result: meResult }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(PlatformError);
+      expect((err as PlatformError).kind).toBe('malformed');
+      expect(counters.lastOkUnix).toBe(0n);
+      expect(counters.take()).toMatchObject({ connectFailures: 0n, apiErrors: 1n });
+      await expect(platform.call('getMe')).resolves.toMatchObject({ is_bot: true });
+      expect(counters.lastOkUnix).toBeGreaterThan(0n);
+    },
+  );
 });
 
 describe('an update whose handler keeps failing', () => {
@@ -93,7 +96,8 @@ describe('an update whose handler keeps failing', () => {
     const parked: { update: RawUpdate; reason: string }[] = [];
     const poller = new UpdatePoller({
       platform,
-      onUpdate: (u) => (u.update_id === poisonId ? Promise.reject(new Error('cannot handle this one')) : Promise.resolve(void handled.push(u.update_id))),
+      onUpdate: (u) =>
+        u.update_id === poisonId ? Promise.reject(new Error('cannot handle this one')) : Promise.resolve(void handled.push(u.update_id)),
       park: (update, reason) => void parked.push({ update, reason }),
       timeoutSeconds: 1,
       logger,

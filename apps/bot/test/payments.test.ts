@@ -52,14 +52,20 @@ afterEach(async () => {
 });
 
 async function bot(overrides: Record<string, string> = {}): Promise<RunningBot> {
-  const running = await startBot(testConfig(certs, { botlink: gateway.url, platform: emu.apiRoot }, { BOT_PRECHECKOUT_TIMEOUT_MS: '300', ...overrides }), gateway);
+  const running = await startBot(
+    testConfig(certs, { botlink: gateway.url, platform: emu.apiRoot }, { BOT_PRECHECKOUT_TIMEOUT_MS: '300', ...overrides }),
+    gateway,
+  );
   bots.push(running);
   return running;
 }
 
 /** Mints an invoice through the bot and has a new user pay it; returns the pre-checkout query id. */
 async function pay(running: RunningBot, orderId: string, amount: bigint): Promise<{ queryId: string; userId: number }> {
-  const ack = await command(running.session, { case: 'createInvoice', value: { title: 'Chips', description: '500 chips', payload: orderId, amount } });
+  const ack = await command(running.session, {
+    case: 'createInvoice',
+    value: { title: 'Chips', description: '500 chips', payload: orderId, amount },
+  });
   expect(ack.delivered).toBe(true);
   const userId = emu.control.createUser({ started: true }).user.id;
   return { queryId: emu.control.pay({ link: ack.result, userId }).preCheckoutQueryId, userId };
@@ -85,7 +91,12 @@ describe('stars payments through the bot', () => {
     expect(validations[0]).toMatchObject({ orderId: 'order-happy', amount: 250n, currency: 'XTR' });
     const view = outcome(queryId);
     expect(view).toMatchObject({ status: 'approved' });
-    expect(forwarded[0]).toMatchObject({ orderId: 'order-happy', amount: 250n, platformUserId: BigInt(userId), platformPaymentChargeId: view?.payment?.telegramPaymentChargeId });
+    expect(forwarded[0]).toMatchObject({
+      orderId: 'order-happy',
+      amount: 250n,
+      platformUserId: BigInt(userId),
+      platformPaymentChargeId: view?.payment?.telegramPaymentChargeId,
+    });
     await waitFor(() => outboxRows(outboxPath).length === 0, 'row deleted');
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(forwarded).toHaveLength(1);
@@ -114,7 +125,10 @@ describe('stars payments through the bot', () => {
 
   it('declines (fail-closed) when the gateway cannot be reached at all', async () => {
     const running = await bot();
-    const ack = await command(running.session, { case: 'createInvoice', value: { title: 'Chips', description: 'd', payload: 'order-down', amount: 5n } });
+    const ack = await command(running.session, {
+      case: 'createInvoice',
+      value: { title: 'Chips', description: 'd', payload: 'order-down', amount: 5n },
+    });
     const port = gateway.port;
     await gateway.close();
     try {
@@ -154,13 +168,28 @@ describe('stars payments through the bot', () => {
       date: Math.floor(Date.now() / 1000),
       from: user,
       chat: { id: user.id, type: 'private', first_name: user.first_name },
-      successful_payment: { currency: 'XTR', total_amount: 42, invoice_payload: 'order-dup', telegram_payment_charge_id: 'stx-dup', provider_payment_charge_id: '' },
+      successful_payment: {
+        currency: 'XTR',
+        total_amount: 42,
+        invoice_payload: 'order-dup',
+        telegram_payment_charge_id: 'stx-dup',
+        provider_payment_charge_id: '',
+      },
     };
     emu.control.injectUpdate({ message });
     emu.control.injectUpdate({ message });
     await waitFor(() => emu.control.state().bots[0]?.pendingUpdates.length === 0, 'both updates confirmed');
     await waitFor(() => outboxRows(outboxPath)[0]?.attempts === 1, 'the first forwarding attempt failed');
-    expect(outboxRows(outboxPath)).toEqual([{ chargeId: 'stx-dup', orderId: 'order-dup', amount: 42n, platformUserId: BigInt(user.id), attempts: 1, nextAttemptAt: expect.any(Number) as number }]);
+    expect(outboxRows(outboxPath)).toEqual([
+      {
+        chargeId: 'stx-dup',
+        orderId: 'order-dup',
+        amount: 42n,
+        platformUserId: BigInt(user.id),
+        attempts: 1,
+        nextAttemptAt: expect.any(Number) as number,
+      },
+    ]);
   });
 
   it('forwards a payment after the bot was killed with SIGKILL between storing it and forwarding it', async () => {

@@ -31,7 +31,10 @@ beforeEach(() => emu.control.reset());
 
 /** A stars payment made through the bot (invoice, approved pre-checkout); its charge id and payer. */
 async function paid(amount: bigint): Promise<{ chargeId: string; userId: bigint }> {
-  const invoice = await command(bot.session, { case: 'createInvoice', value: { title: 'Chips', description: '500 chips', payload: `order-${amount}`, amount } });
+  const invoice = await command(bot.session, {
+    case: 'createInvoice',
+    value: { title: 'Chips', description: '500 chips', payload: `order-${amount}`, amount },
+  });
   const userId = emu.control.createUser({ started: true }).user.id;
   const { preCheckoutQueryId } = emu.control.pay({ link: invoice.result, userId });
   let chargeId: string | undefined;
@@ -39,7 +42,8 @@ async function paid(amount: bigint): Promise<{ chargeId: string; userId: bigint 
   return { chargeId: chargeId ?? '', userId: BigInt(userId) };
 }
 
-const refund = (userId: bigint, platformPaymentChargeId: string) => command(bot.session, { case: 'refundStarPayment', value: { userId, platformPaymentChargeId } });
+const refund = (userId: bigint, platformPaymentChargeId: string) =>
+  command(bot.session, { case: 'refundStarPayment', value: { userId, platformPaymentChargeId } });
 const refundCalls = () => emu.control.calls('refundStarPayment');
 const reportedApiErrors = () => gateway.sessions.flatMap((s) => s.healths()).reduce((sum, h) => sum + h.apiErrors, 0n);
 
@@ -49,7 +53,9 @@ describe('refund_star_payment', () => {
     const ack = await refund(userId, chargeId);
     expect(ack).toMatchObject({ delivered: true, error: '', result: '' });
     expect(refundCalls().map((c) => c.params)).toEqual([{ user_id: Number(userId), telegram_payment_charge_id: chargeId }]);
-    expect(emu.control.starRefunds()).toEqual([expect.objectContaining({ telegramPaymentChargeId: chargeId, userId: Number(userId), totalAmount: 250 })]);
+    expect(emu.control.starRefunds()).toEqual([
+      expect.objectContaining({ telegramPaymentChargeId: chargeId, userId: Number(userId), totalAmount: 250 }),
+    ]);
     const logged = bot.lines.find((l) => l.msg === 'star payment refunded' && l['commandId'] === ack.commandId);
     expect(logged).toMatchObject({ chargeId, command: 'refundStarPayment' });
   });
@@ -64,7 +70,7 @@ describe('refund_star_payment', () => {
     expect(emu.control.starRefunds()).toHaveLength(1);
   });
 
-  it('sets error with the platform\'s status and description for a charge it does not know or that is not the user\'s', async () => {
+  it("sets error with the platform's status and description for a charge it does not know or that is not the user's", async () => {
     const { chargeId, userId } = await paid(10n);
     const unknown = await refund(userId, 'stxNoSuchCharge');
     expect(unknown).toMatchObject({ delivered: false, result: '', error: 'platform 400: Bad Request: CHARGE_NOT_FOUND' });

@@ -30,7 +30,10 @@ afterAll(async () => {
 beforeEach(() => emu.control.reset());
 
 async function paid(amount: bigint): Promise<{ chargeId: string; userId: number }> {
-  const invoice = await command(bot.session, { case: 'createInvoice', value: { title: 'Chips', description: 'chips', payload: `order-${amount}`, amount } });
+  const invoice = await command(bot.session, {
+    case: 'createInvoice',
+    value: { title: 'Chips', description: 'chips', payload: `order-${amount}`, amount },
+  });
   const userId = emu.control.createUser({ started: true }).user.id;
   const { preCheckoutQueryId } = emu.control.pay({ link: invoice.result, userId });
   let chargeId: string | undefined;
@@ -71,7 +74,11 @@ describe('get_star_transactions', () => {
   });
 
   it('treats an answer of the wrong shape as an error', async () => {
-    emu.control.addFault({ method: 'getStarTransactions', status: 200, body: JSON.stringify({ ok: true, result: { transactions: [{ id: 5 }] } }) });
+    emu.control.addFault({
+      method: 'getStarTransactions',
+      status: 200,
+      body: JSON.stringify({ ok: true, result: { transactions: [{ id: 5 }] } }),
+    });
     const ack = await list(0n, 10n);
     expect(ack.delivered).toBe(false);
     expect(ack.error).not.toBe('');

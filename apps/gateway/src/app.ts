@@ -52,7 +52,13 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
   const registry = createRegistry();
   const metrics = createBotlinkMetrics(registry);
   const internalMetrics = createInternalMetrics(registry);
-  const backend = createBackendClients(config.BACKEND_URL, config.BACKEND_SERVICE_TOKEN, config.BACKEND_DNS_REFRESH_MS, logger, config.GATEWAY_FAST_PATH);
+  const backend = createBackendClients(
+    config.BACKEND_URL,
+    config.BACKEND_SERVICE_TOKEN,
+    config.BACKEND_DNS_REFRESH_MS,
+    logger,
+    config.GATEWAY_FAST_PATH,
+  );
   let cluster: ClusterCommandRouter | undefined;
   const hub = new CommandHub({ metrics, logger, queueLimit: config.BOTLINK_SEND_QUEUE_LIMIT, onLinksChanged: () => cluster?.sync() });
   let nats: NatsConnection | undefined;
@@ -78,7 +84,12 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
         sessionCacheMs: config.GATEWAY_SESSION_CACHE_MS,
         trustProxy: config.GATEWAY_TRUST_PROXY,
         walletDir: config.GATEWAY_WALLET_DIR,
-        console: { backendUrl: config.BACKEND_URL, backendToken: config.BACKEND_SERVICE_TOKEN, secureCookie: config.GATEWAY_CONSOLE_SECURE_COOKIE, exportCap: config.GATEWAY_CONSOLE_EXPORT_CAP },
+        console: {
+          backendUrl: config.BACKEND_URL,
+          backendToken: config.BACKEND_SERVICE_TOKEN,
+          secureCookie: config.GATEWAY_CONSOLE_SECURE_COOKIE,
+          exportCap: config.GATEWAY_CONSOLE_EXPORT_CAP,
+        },
       });
       const httpServer = app.listen(config.GATEWAY_HTTP_PORT, config.GATEWAY_HOST);
       http = httpServer;
@@ -110,13 +121,18 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
         botlinkHandler,
         botlinkUnary,
       );
-      internal = await listenInternal(config.GATEWAY_INTERNAL_HOST, config.GATEWAY_INTERNAL_PORT, commandRoutes(router, config.BOTLINK_COMMAND_TIMEOUT_MS), {
-        token: config.GATEWAY_INTERNAL_TOKEN,
-        onRefused: (refusal) => {
-          internalMetrics.refusals.inc({ reason: refusal.reason });
-          logger.warn(refusal, 'internal call refused: no valid service token');
+      internal = await listenInternal(
+        config.GATEWAY_INTERNAL_HOST,
+        config.GATEWAY_INTERNAL_PORT,
+        commandRoutes(router, config.BOTLINK_COMMAND_TIMEOUT_MS),
+        {
+          token: config.GATEWAY_INTERNAL_TOKEN,
+          onRefused: (refusal) => {
+            internalMetrics.refusals.inc({ reason: refusal.reason });
+            logger.warn(refusal, 'internal call refused: no valid service token');
+          },
         },
-      });
+      );
       metricsServer = await listenMetrics(config.GATEWAY_METRICS_HOST, config.GATEWAY_METRICS_PORT, registry, logger);
       const httpPort = (httpServer.address() as AddressInfo).port;
       const urls: GatewayUrls = {

@@ -34,7 +34,10 @@ export const gatewayConfigSchema = z
      */
     NATS_URL: env.secret(env.urlList(['nats:', 'tls:'])).optional(),
     /** Subject prefix on NATS, so several stacks can share one server. */
-    NATS_SUBJECT_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'must be dot-separated tokens of letters, digits, _ and -').default('wordgame'),
+    NATS_SUBJECT_PREFIX: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'must be dot-separated tokens of letters, digits, _ and -')
+      .default('wordgame'),
     /** Client PING interval to NATS (ms); with 2 missed PINGs a lost server is noticed within about twice this. */
     NATS_PING_INTERVAL_MS: env.int(2_000, 100, 600_000),
     /** Secret the gateway presents to the backend on every call; required, never logged. */
@@ -56,7 +59,10 @@ export const gatewayConfigSchema = z
     GATEWAY_TRUST_PROXY: z
       .string()
       .default('false')
-      .refine((v) => TRUST_PROXY.test(v.trim()), 'must be false, true, a hop count, or comma-separated addresses, CIDR ranges or loopback/linklocal/uniquelocal')
+      .refine(
+        (v) => TRUST_PROXY.test(v.trim()),
+        'must be false, true, a hop count, or comma-separated addresses, CIDR ranges or loopback/linklocal/uniquelocal',
+      )
       .transform(trustProxyValue),
     /** Serve bot-link unary calls and call the backend on the HTTP/2 fast paths (libs/h2-unary); false = connect-node both ways. */
     GATEWAY_FAST_PATH: env.bool(true),
@@ -75,7 +81,10 @@ export const gatewayConfigSchema = z
     BOTLINK_ALLOWED_CLIENTS: env
       .str()
       .transform((v) => v.split(',').map((n) => n.trim()))
-      .refine((names) => names.every((n) => CLIENT_NAME.test(n)), 'must be comma-separated certificate names (CN or DNS name; letters, digits, . _ -)'),
+      .refine(
+        (names) => names.every((n) => CLIENT_NAME.test(n)),
+        'must be comma-separated certificate names (CN or DNS name; letters, digits, . _ -)',
+      ),
     /** HTTP/2 ping interval on bot-link sessions (ms); with the ping timeout it bounds half-open detection. */
     BOTLINK_PING_INTERVAL_MS: env.int(30_000, 100, 3_600_000),
     /** A bot-link session whose ping is not answered within this time (ms) is destroyed. */
@@ -102,7 +111,11 @@ export const gatewayConfigSchema = z
   })
   .superRefine((c, ctx) => {
     if (c.BACKEND_SERVICE_TOKEN === c.GATEWAY_INTERNAL_TOKEN) {
-      ctx.addIssue({ code: 'custom', path: ['GATEWAY_INTERNAL_TOKEN'], message: 'must differ from BACKEND_SERVICE_TOKEN (one secret per direction)' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['GATEWAY_INTERNAL_TOKEN'],
+        message: 'must differ from BACKEND_SERVICE_TOKEN (one secret per direction)',
+      });
     }
   });
 

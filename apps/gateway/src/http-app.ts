@@ -39,7 +39,15 @@ export const JSON_BODY_LIMIT = '64kb';
  * Every response carries `x-request-id`; every request gets `req.clientAddress`; bigints in JSON
  * bodies are written as decimal strings.
  */
-export function createHttpApp({ logger, registry, backend, sessionCacheMs = 5_000, console: consoleOptions, trustProxy = false, walletDir }: HttpDeps): Express {
+export function createHttpApp({
+  logger,
+  registry,
+  backend,
+  sessionCacheMs = 5_000,
+  console: consoleOptions,
+  trustProxy = false,
+  walletDir,
+}: HttpDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   // API answers are per caller and never revalidated; hashing every body for an ETag was wasted CPU.

@@ -69,12 +69,16 @@ describe('word game through gateway -> backend -> PostgreSQL', () => {
   let api: string;
   const as = (token: string) => ({ authorization: `Bearer ${token}` });
   const session = async (email: string) => {
-    const res = await call(`${api}/session/direct`, { method: 'POST', json: { email, password: 'game password 1', mode: 'signup', subtype: 'web' } });
+    const res = await call(`${api}/session/direct`, {
+      method: 'POST',
+      json: { email, password: 'game password 1', mode: 'signup', subtype: 'web' },
+    });
     const body = res.body as { token: string; account_id: string };
     return { token: body.token, accountId: body.account_id };
   };
   const create = (token: string, json: unknown) => call(`${api}/games`, { method: 'POST', headers: as(token), json });
-  const move = (token: string, gameId: string, word: string) => call(`${api}/games/${gameId}/moves`, { method: 'POST', headers: as(token), json: { word } });
+  const move = (token: string, gameId: string, word: string) =>
+    call(`${api}/games/${gameId}/moves`, { method: 'POST', headers: as(token), json: { word } });
   const hint = (token: string, gameId: string) => call(`${api}/games/${gameId}/hints`, { method: 'POST', headers: as(token) });
   const get = async (token: string, gameId: string) => (await call(`${api}/games/${gameId}`, { headers: as(token) })).body as Game;
   const shiftRobotMove = (gameId: string, minutes: number) =>
@@ -99,7 +103,16 @@ describe('word game through gateway -> backend -> PostgreSQL', () => {
       expect.objectContaining({ seat: 0, account_id: me.accountId, robot: false, deleted: false }),
       expect.objectContaining({ seat: 1, account_id: null, robot: true, display_name: 'Robot' }),
     ]);
-    expect(game.state).toEqual({ turn: 0, last_word: null, moves: 0, hint_unlock_left_seconds: 0, status: 'active', required_letter: null, winner: null, finish_reason: null });
+    expect(game.state).toEqual({
+      turn: 0,
+      last_word: null,
+      moves: 0,
+      hint_unlock_left_seconds: 0,
+      status: 'active',
+      required_letter: null,
+      winner: null,
+      finish_reason: null,
+    });
     expect(((await create(me.token, { variant: 'classic', vs_ai: true })).body as Game).no_repeat_words).toBe(false);
   });
 
@@ -107,7 +120,10 @@ describe('word game through gateway -> backend -> PostgreSQL', () => {
     const me = await session('hinter@example.test');
     const game = (await create(me.token, { variant: 'classic', vs_ai: true })).body as Game;
     const first = await hint(me.token, game.game_id);
-    expect(first).toMatchObject({ status: 200, body: { word: 'acorn', source: 'free', benefit_origin: null, allowance_left: 0, state: { hint_unlock_left_seconds: 0 } } });
+    expect(first).toMatchObject({
+      status: 200,
+      body: { word: 'acorn', source: 'free', benefit_origin: null, allowance_left: 0, state: { hint_unlock_left_seconds: 0 } },
+    });
 
     const after = (await move(me.token, game.game_id, 'apple')).body as Game;
     expect(after.words).toEqual(['apple', 'eagle']);
@@ -144,17 +160,27 @@ describe('word game through gateway -> backend -> PostgreSQL', () => {
     expect((await move(b.token, game.game_id, 'apple')).status).toBe(409);
     expect((await move(a.token, game.game_id, 'zzz')).status).toBe(409);
     expect((await move(a.token, game.game_id, '1')).status).toBe(400);
-    expect(await hint(a.token, game.game_id)).toMatchObject({ status: 200, body: { source: 'allowance', allowance_left: 2, state: { hint_unlock_left_seconds: 0 } } });
+    expect(await hint(a.token, game.game_id)).toMatchObject({
+      status: 200,
+      body: { source: 'allowance', allowance_left: 2, state: { hint_unlock_left_seconds: 0 } },
+    });
     await move(a.token, game.game_id, 'apple');
-    expect(await get(b.token, game.game_id)).toMatchObject({ your_seat: 1, state: { turn: 1, required_letter: 'e', hint_unlock_left_seconds: 0 } });
+    expect(await get(b.token, game.game_id)).toMatchObject({
+      your_seat: 1,
+      state: { turn: 1, required_letter: 'e', hint_unlock_left_seconds: 0 },
+    });
     expect((await move(b.token, game.game_id, 'tiger')).body).toMatchObject({ error: { code: 'wrong_letter' } });
 
     const outsider = await session('carol@example.test');
     expect((await call(`${api}/games/${game.game_id}`, { headers: as(outsider.token) })).status).toBe(404);
     expect((await call(`${api}/games/abc`, { headers: as(a.token) })).body).toMatchObject({ error: { code: 'invalid_game_id' } });
     expect((await create(a.token, { variant: 'blitz', vs_ai: true })).body).toMatchObject({ error: { code: 'invalid_variant' } });
-    expect((await create(a.token, { variant: 'classic', opponent_account_id: '99999999' })).body).toMatchObject({ error: { code: 'unknown_account' } });
-    expect((await call(`${api}/games/${game.game_id}/resign`, { method: 'POST', headers: as(b.token) })).body).toMatchObject({ state: { status: 'finished', winner: 0, finish_reason: 'resigned' } });
+    expect((await create(a.token, { variant: 'classic', opponent_account_id: '99999999' })).body).toMatchObject({
+      error: { code: 'unknown_account' },
+    });
+    expect((await call(`${api}/games/${game.game_id}/resign`, { method: 'POST', headers: as(b.token) })).body).toMatchObject({
+      state: { status: 'finished', winner: 0, finish_reason: 'resigned' },
+    });
   });
 
   it('a view-only (untrusted) session may read a game but not play', async () => {
@@ -174,13 +200,20 @@ describe('word game through gateway -> backend -> PostgreSQL', () => {
         expect(events.res.status).toBe(200);
         expect(events.res.headers.get('content-type')).toMatch(/^text\/event-stream/);
         const snapshot = await events.next();
-        expect(snapshot).toMatchObject({ event: 'snapshot', data: { kind: 'snapshot', game_id: game.game_id, game: { game_id: game.game_id, state: { moves: 0 } } } });
+        expect(snapshot).toMatchObject({
+          event: 'snapshot',
+          data: { kind: 'snapshot', game_id: game.game_id, game: { game_id: game.game_id, state: { moves: 0 } } },
+        });
         await move(me.token, game.game_id, 'apple');
         const moved = await events.next();
         expect(moved).toMatchObject({
           event: 'opponent_moved',
           id: '2',
-          data: { kind: 'opponent_moved', move: { move_no: 2, seat: 1, word: 'eagle', points: 5, by_robot: true }, state: { turn: 0, last_word: 'eagle', required_letter: 'e' } },
+          data: {
+            kind: 'opponent_moved',
+            move: { move_no: 2, seat: 1, word: 'eagle', points: 5, by_robot: true },
+            state: { turn: 0, last_word: 'eagle', required_letter: 'e' },
+          },
         });
         const left = (moved.data['state'] as State).hint_unlock_left_seconds;
         expect(left).toBeGreaterThan(1790);
@@ -198,7 +231,10 @@ describe('word game through gateway -> backend -> PostgreSQL', () => {
       try {
         await events.next();
         await move(a.token, game.game_id, 'apple');
-        expect(await events.next()).toMatchObject({ event: 'opponent_moved', data: { move: { seat: 0, word: 'apple' }, state: { turn: 1, hint_unlock_left_seconds: 0 } } });
+        expect(await events.next()).toMatchObject({
+          event: 'opponent_moved',
+          data: { move: { seat: 0, word: 'apple' }, state: { turn: 1, hint_unlock_left_seconds: 0 } },
+        });
       } finally {
         events.close();
       }

@@ -31,7 +31,11 @@ describe('payment error codes at the edge', () => {
   });
 
   it('an unnamed Unavailable stays the generic backend_unavailable, and an unknown 5xx name never leaks', () => {
-    expect(fromBackendError(new ConnectError('db exploded at 10.0.0.5', Code.Unavailable))).toMatchObject({ code: 'backend_unavailable', status: 503, message: 'the service is temporarily unavailable' });
+    expect(fromBackendError(new ConnectError('db exploded at 10.0.0.5', Code.Unavailable))).toMatchObject({
+      code: 'backend_unavailable',
+      status: 503,
+      message: 'the service is temporarily unavailable',
+    });
     const internal = new ConnectError('stack trace', Code.Internal, { 'x-error-code': 'internal' });
     expect(fromBackendError(internal)).toMatchObject({ code: 'internal', status: 500, message: 'internal error' });
   });

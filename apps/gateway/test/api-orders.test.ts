@@ -30,7 +30,8 @@ describe('orders, notification intake and operator refunds through gateway -> ba
 
   const create = (who: Customer, json: unknown) => call(orders, { method: 'POST', headers: bearer(who), json });
   const orderCount = async () => (await stack.db.query<{ n: number }>('select count(*)::int as n from orders')).rows[0]?.n ?? 0;
-  const refund = (orderId: string, headers: Record<string, string> = { authorization: `Bearer ${stack.operatorToken}` }) => call(`${stack.urls.httpUrl}/_gm/api/orders/${orderId}/refund`, { method: 'POST', headers });
+  const refund = (orderId: string, headers: Record<string, string> = { authorization: `Bearer ${stack.operatorToken}` }) =>
+    call(`${stack.urls.httpUrl}/_gm/api/orders/${orderId}/refund`, { method: 'POST', headers });
   const notify = (raw: string, contentType = 'application/json') =>
     call(`${api}/payments/notifications/yookassa`, { method: 'POST', headers: { 'content-type': contentType }, raw });
   const cardOrder = async (who: Customer = buyer) => {
@@ -82,7 +83,11 @@ describe('orders, notification intake and operator refunds through gateway -> ba
       const payment = paymentOf(order);
       expect(order.confirmation_url).toBe(payment.confirmation?.confirmation_url);
       expect(payment).toMatchObject({ status: 'pending', amount: { value: '99.00', currency: 'RUB' }, test: true });
-      expect(stack.provider.control.requests().find((r) => r.method === 'POST' && r.path === '/v3/payments' && r.idempotenceKey === order.order_id)).toBeDefined();
+      expect(
+        stack.provider.control
+          .requests()
+          .find((r) => r.method === 'POST' && r.path === '/v3/payments' && r.idempotenceKey === order.order_id),
+      ).toBeDefined();
     });
 
     it.each([
@@ -103,18 +108,29 @@ describe('orders, notification intake and operator refunds through gateway -> ba
     it('refuses malformed JSON, a non-JSON body and an oversized body with 4xx, writing nothing', async () => {
       const before = await orderCount();
       const headers = { ...bearer(buyer), 'content-type': 'application/json' };
-      expect(await call(orders, { method: 'POST', headers, raw: '{"product_id":' })).toMatchObject({ status: 400, body: { error: { code: 'malformed_json' } } });
-      expect(await call(orders, { method: 'POST', headers: { ...bearer(buyer), 'content-type': 'text/plain' }, raw: 'card please' })).toMatchObject({
+      expect(await call(orders, { method: 'POST', headers, raw: '{"product_id":' })).toMatchObject({
+        status: 400,
+        body: { error: { code: 'malformed_json' } },
+      });
+      expect(
+        await call(orders, { method: 'POST', headers: { ...bearer(buyer), 'content-type': 'text/plain' }, raw: 'card please' }),
+      ).toMatchObject({
         status: 415,
         body: { error: { code: 'unsupported_media_type' } },
       });
       const huge = JSON.stringify({ product_id: products.pack, rail: 'card', pad: 'x'.repeat(70_000) });
-      expect(await call(orders, { method: 'POST', headers, raw: huge })).toMatchObject({ status: 413, body: { error: { code: 'body_too_large' } } });
+      expect(await call(orders, { method: 'POST', headers, raw: huge })).toMatchObject({
+        status: 413,
+        body: { error: { code: 'body_too_large' } },
+      });
       expect(await orderCount()).toBe(before);
     });
 
     it('maps the backend refusals, each with its code and status, and writes no order', async () => {
-      const frozen = await call(`${api}/session/vk`, { method: 'POST', json: { launch_params: vkLaunchParams(VK_APP_SECRET, '9101', 'mobile_iphone', nowSeconds()) } });
+      const frozen = await call(`${api}/session/vk`, {
+        method: 'POST',
+        json: { launch_params: vkLaunchParams(VK_APP_SECRET, '9101', 'mobile_iphone', nowSeconds()) },
+      });
       const ios = { token: (frozen.body as { token: string }).token, accountId: '' };
       const untrusted = { token: await untrustedSession(stack.db, buyer.accountId), accountId: buyer.accountId };
       const before = await orderCount();
@@ -140,14 +156,27 @@ describe('orders, notification intake and operator refunds through gateway -> ba
       const res = await create(tg, { product_id: products.pack, rail: 'stars' });
       expect(res).toMatchObject({ status: 503, body: { error: { code: 'bot_unavailable' } } });
       const list = (await call(orders, { headers: bearer(tg) })).body as { orders: OrderBody[] };
-      expect(list.orders[0]).toMatchObject({ rail: 'stars', provider: 'telegram_stars', state: 'pending', amount: '50', currency: 'XTR', invoice_link: null });
+      expect(list.orders[0]).toMatchObject({
+        rail: 'stars',
+        provider: 'telegram_stars',
+        state: 'pending',
+        amount: '50',
+        currency: 'XTR',
+        invoice_link: null,
+      });
     });
 
     it('provider unreachable: 503 provider_unavailable; provider refusal: 409 payment_rejected and the order failed', async () => {
       stack.provider.control.addFault({ method: 'POST', pathPrefix: '/v3/payments', status: 500, times: 1 });
-      expect(await create(buyer, { product_id: products.cardOnly, rail: 'card' })).toMatchObject({ status: 503, body: { error: { code: 'provider_unavailable' } } });
+      expect(await create(buyer, { product_id: products.cardOnly, rail: 'card' })).toMatchObject({
+        status: 503,
+        body: { error: { code: 'provider_unavailable' } },
+      });
       stack.provider.control.addFault({ method: 'POST', pathPrefix: '/v3/payments', status: 403, times: 1 });
-      expect(await create(buyer, { product_id: products.cardOnly, rail: 'card' })).toMatchObject({ status: 409, body: { error: { code: 'payment_rejected' } } });
+      expect(await create(buyer, { product_id: products.cardOnly, rail: 'card' })).toMatchObject({
+        status: 409,
+        body: { error: { code: 'payment_rejected' } },
+      });
       const list = (await call(orders, { headers: bearer(buyer) })).body as { orders: OrderBody[] };
       expect(list.orders[0]).toMatchObject({ product_id: products.cardOnly, state: 'failed', failure_reason: 'rejected by the provider' });
     });
@@ -156,11 +185,25 @@ describe('orders, notification intake and operator refunds through gateway -> ba
   describe('wallet.order_get and wallet.orders', () => {
     it('reads the caller own order; bad ids are 400; missing and foreign orders are 404 alike', async () => {
       const order = await cardOrder();
-      expect(await call(`${orders}/${order.order_id}`, { headers: bearer(buyer) })).toEqual(expect.objectContaining({ status: 200, body: order }));
-      expect(await call(`${orders}/${order.order_id.toUpperCase()}`, { headers: bearer(buyer) })).toMatchObject({ status: 200, body: { order_id: order.order_id } });
-      expect(await call(`${orders}/not-a-uuid`, { headers: bearer(buyer) })).toMatchObject({ status: 400, body: { error: { code: 'invalid_order_id' } } });
-      expect(await call(`${orders}/${randomUUID()}`, { headers: bearer(buyer) })).toMatchObject({ status: 404, body: { error: { code: 'unknown_order' } } });
-      expect(await call(`${orders}/${order.order_id}`, { headers: bearer(stranger) })).toMatchObject({ status: 404, body: { error: { code: 'unknown_order' } } });
+      expect(await call(`${orders}/${order.order_id}`, { headers: bearer(buyer) })).toEqual(
+        expect.objectContaining({ status: 200, body: order }),
+      );
+      expect(await call(`${orders}/${order.order_id.toUpperCase()}`, { headers: bearer(buyer) })).toMatchObject({
+        status: 200,
+        body: { order_id: order.order_id },
+      });
+      expect(await call(`${orders}/not-a-uuid`, { headers: bearer(buyer) })).toMatchObject({
+        status: 400,
+        body: { error: { code: 'invalid_order_id' } },
+      });
+      expect(await call(`${orders}/${randomUUID()}`, { headers: bearer(buyer) })).toMatchObject({
+        status: 404,
+        body: { error: { code: 'unknown_order' } },
+      });
+      expect(await call(`${orders}/${order.order_id}`, { headers: bearer(stranger) })).toMatchObject({
+        status: 404,
+        body: { error: { code: 'unknown_order' } },
+      });
       expect(await call(`${orders}/${order.order_id}`)).toMatchObject({ status: 401 });
     });
 
@@ -172,7 +215,10 @@ describe('orders, notification intake and operator refunds through gateway -> ba
       const one = (await call(`${orders}?limit=1`, { headers: bearer(buyer) })).body as { orders: OrderBody[] };
       expect(one.orders).toEqual([all.orders[0]]);
       for (const bad of ['0', '101', 'ten', '-1']) {
-        expect(await call(`${orders}?limit=${bad}`, { headers: bearer(buyer) })).toMatchObject({ status: 400, body: { error: { code: 'invalid_request' } } });
+        expect(await call(`${orders}?limit=${bad}`, { headers: bearer(buyer) })).toMatchObject({
+          status: 400,
+          body: { error: { code: 'invalid_request' } },
+        });
       }
       expect(await call(orders, { headers: bearer(stranger) })).toMatchObject({ status: 200, body: { orders: [] } });
     });
@@ -211,7 +257,11 @@ describe('orders, notification intake and operator refunds through gateway -> ba
 
     it('takes any content type and needs no credentials; a notification naming no known order is 200 with no provider call', async () => {
       const before = stack.provider.control.requests().length;
-      const unknown = JSON.stringify({ type: 'notification', event: 'payment.succeeded', object: { id: 'pay-unknown', status: 'succeeded', metadata: { order_id: randomUUID() } } });
+      const unknown = JSON.stringify({
+        type: 'notification',
+        event: 'payment.succeeded',
+        object: { id: 'pay-unknown', status: 'succeeded', metadata: { order_id: randomUUID() } },
+      });
       const res = await notify(unknown, 'text/plain');
       expect(res).toEqual(expect.objectContaining({ status: 200, body: undefined }));
       expect(stack.provider.control.requests()).toHaveLength(before);
@@ -239,7 +289,10 @@ describe('orders, notification intake and operator refunds through gateway -> ba
     it('503 backend_unavailable when the backend is down, so the provider redelivers', async () => {
       const edge = await startEdge(`http://127.0.0.1:${await freePort()}`);
       try {
-        const res = await call(`${edge.url}/api/v1/payments/notifications/yookassa`, { method: 'POST', json: { type: 'notification', event: 'payment.succeeded', object: { id: 'p1' } } });
+        const res = await call(`${edge.url}/api/v1/payments/notifications/yookassa`, {
+          method: 'POST',
+          json: { type: 'notification', event: 'payment.succeeded', object: { id: 'p1' } },
+        });
         expect(res).toMatchObject({ status: 503, body: { error: { code: 'backend_unavailable' } } });
       } finally {
         await edge.close();
@@ -257,7 +310,10 @@ describe('orders, notification intake and operator refunds through gateway -> ba
 
     it('needs an operator session: none is 401 at the edge, a customer token is refused by the backend', async () => {
       expect(await refund(paid.order_id, {})).toMatchObject({ status: 401, body: { error: { code: 'operator_unauthenticated' } } });
-      expect(await refund(paid.order_id, bearer(stranger))).toMatchObject({ status: 401, body: { error: { code: 'operator_session_invalid' } } });
+      expect(await refund(paid.order_id, bearer(stranger))).toMatchObject({
+        status: 401,
+        body: { error: { code: 'operator_session_invalid' } },
+      });
       expect(await ledgerRows(stack.db, paid.order_id, 'refund')).toBe(0);
     });
 
@@ -286,10 +342,15 @@ describe('orders, notification intake and operator refunds through gateway -> ba
       expect(await ledgerRows(stack.db, paid.order_id, 'refund')).toBe(0);
       expect(await refund(paid.order_id)).toMatchObject({ status: 200, body: { status: 'pending', refund_id: refundId } });
       await stack.provider.control.settleRefund(refundId, 'succeeded');
-      expect(await refund(paid.order_id)).toMatchObject({ status: 200, body: { status: 'succeeded', refund_id: refundId, amount: '9900' } });
+      expect(await refund(paid.order_id)).toMatchObject({
+        status: 200,
+        body: { status: 'succeeded', refund_id: refundId, amount: '9900' },
+      });
       expect(await ledgerRows(stack.db, paid.order_id, 'refund')).toBe(1);
       expect(await balance(api, stranger, 'direct')).toBe('0');
-      expect(await call(`${orders}/${paid.order_id}`, { headers: bearer(stranger) })).toMatchObject({ body: { state: 'paid', refunded: true } });
+      expect(await call(`${orders}/${paid.order_id}`, { headers: bearer(stranger) })).toMatchObject({
+        body: { state: 'paid', refunded: true },
+      });
       expect(stack.provider.control.payment(paymentOf(paid).id).refunds).toHaveLength(1);
     });
 
@@ -304,7 +365,10 @@ describe('orders, notification intake and operator refunds through gateway -> ba
 
   it('vk android with a confirmed e-mail buys by card through the vk shop', async () => {
     const vk = await vkCustomer(api, '9202');
-    expect(await create(vk, { product_id: products.pack, rail: 'card' })).toMatchObject({ status: 409, body: { error: { code: 'email_required' } } });
+    expect(await create(vk, { product_id: products.pack, rail: 'card' })).toMatchObject({
+      status: 409,
+      body: { error: { code: 'email_required' } },
+    });
     await linkEmail(stack, vk, 'vk-payer@example.test');
     const res = await create(vk, { product_id: products.pack, rail: 'card' });
     expect(res).toMatchObject({ status: 201, body: { rail: 'card', state: 'pending' } });

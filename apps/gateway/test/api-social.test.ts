@@ -6,11 +6,15 @@ describe('social layer and account deletion through gateway -> backend -> Postgr
   let api: string;
   const as = (token: string) => ({ authorization: `Bearer ${token}` });
   const session = async (email: string, mode: 'signup' | 'signin' = 'signup') => {
-    const res = await call(`${api}/session/direct`, { method: 'POST', json: { email, password: 'social password 1', mode, subtype: 'web' } });
+    const res = await call(`${api}/session/direct`, {
+      method: 'POST',
+      json: { email, password: 'social password 1', mode, subtype: 'web' },
+    });
     const body = res.body as { token: string; account_id: string };
     return { token: body.token, accountId: body.account_id };
   };
-  const befriend = (token: string, accountId: string) => call(`${api}/social/friend-requests`, { method: 'POST', headers: as(token), json: { account_id: accountId } });
+  const befriend = (token: string, accountId: string) =>
+    call(`${api}/social/friend-requests`, { method: 'POST', headers: as(token), json: { account_id: accountId } });
   const block = (token: string, accountId: string) => call(`${api}/social/blocks/${accountId}`, { method: 'PUT', headers: as(token) });
   const deleteAccount = (token: string) => call(`${api}/user/account`, { method: 'DELETE', headers: as(token) });
 
@@ -25,7 +29,10 @@ describe('social layer and account deletion through gateway -> backend -> Postgr
   it('friend requests: pending, accepted by the addressee; blocks end them and stop new ones', async () => {
     const a = await session('f-a@example.test');
     const b = await session('f-b@example.test');
-    expect(await befriend(a.token, b.accountId)).toMatchObject({ status: 200, body: { account_id: b.accountId, status: 'pending_outgoing' } });
+    expect(await befriend(a.token, b.accountId)).toMatchObject({
+      status: 200,
+      body: { account_id: b.accountId, status: 'pending_outgoing' },
+    });
     expect(await call(`${api}/social/friend-requests/${a.accountId}/accept`, { method: 'POST', headers: as(b.token) })).toMatchObject({
       status: 200,
       body: { account_id: a.accountId, status: 'friends' },
@@ -49,15 +56,26 @@ describe('social layer and account deletion through gateway -> backend -> Postgr
     const alice = await session('alice-social@example.test');
     const bob = await session('bob-social@example.test');
     const bobElsewhere = await session('bob-social@example.test', 'signin');
-    const game = (await call(`${api}/games`, { method: 'POST', headers: as(alice.token), json: { variant: 'classic', opponent_account_id: bob.accountId } })).body as {
+    const game = (
+      await call(`${api}/games`, {
+        method: 'POST',
+        headers: as(alice.token),
+        json: { variant: 'classic', opponent_account_id: bob.accountId },
+      })
+    ).body as {
       game_id: string;
     };
     expect((await call(`${api}/user/profile`, { headers: as(bob.token) })).status).toBe(200);
 
     expect((await deleteAccount(bob.token)).status).toBe(204);
-    expect(await call(`${api}/user/profile`, { headers: as(bob.token) })).toMatchObject({ status: 401, body: { error: { code: 'session_invalid' } } });
+    expect(await call(`${api}/user/profile`, { headers: as(bob.token) })).toMatchObject({
+      status: 401,
+      body: { error: { code: 'session_invalid' } },
+    });
     expect((await call(`${api}/user/profile`, { headers: as(bobElsewhere.token) })).status).toBe(401);
-    expect((await chain.db.query<{ n: string }>('select count(*) as n from sessions where account_id = $1', [bob.accountId])).rows[0]?.n).toBe('0');
+    expect(
+      (await chain.db.query<{ n: string }>('select count(*) as n from sessions where account_id = $1', [bob.accountId])).rows[0]?.n,
+    ).toBe('0');
 
     const gone = { status: 410, body: { error: { code: 'account_deleted', message: 'the account is deleted' } } };
     expect(await befriend(alice.token, bob.accountId)).toMatchObject(gone);

@@ -31,14 +31,21 @@ describe('wallet and catalog editor through gateway -> backend -> PostgreSQL', (
   let buyer: { token: string; accountId: string };
 
   const session = async (email: string, subtype = 'web') => {
-    const res = await call(`${api}/session/direct`, { method: 'POST', json: { email, password: 'wallet password 1', mode: 'signup', subtype } });
+    const res = await call(`${api}/session/direct`, {
+      method: 'POST',
+      json: { email, password: 'wallet password 1', mode: 'signup', subtype },
+    });
     const body = res.body as { token: string; account_id: string };
     return { token: body.token, accountId: body.account_id };
   };
   const as = (token: string, extra: Record<string, string> = {}) => ({ authorization: `Bearer ${token}`, ...extra });
   const wallet = async (token: string) => (await call(`${api}/user/wallet`, { headers: as(token) })).body as Wallet;
   const buy = (token: string, productId: string, key?: string) =>
-    call(`${api}/user/wallet`, { method: 'POST', headers: as(token, key === undefined ? {} : { 'idempotency-key': key }), json: { product_id: productId } });
+    call(`${api}/user/wallet`, {
+      method: 'POST',
+      headers: as(token, key === undefined ? {} : { 'idempotency-key': key }),
+      json: { product_id: productId },
+    });
   const ledgerRows = async () => (await chain.db.query<{ n: number }>('select count(*)::int as n from ledger_operations')).rows[0]?.n;
 
   beforeAll(async () => {
@@ -55,7 +62,11 @@ describe('wallet and catalog editor through gateway -> backend -> PostgreSQL', (
   describe('catalog editor (operator only)', () => {
     it('creates value products from atoms and prices', async () => {
       const drafts = {
-        hints: { title: 'Hints x5', atoms: [{ kind: 'hints', quantity: '5' }], prices: [{ method: 'chips', amount: '30', currency: 'CHIPS' }] },
+        hints: {
+          title: 'Hints x5',
+          atoms: [{ kind: 'hints', quantity: '5' }],
+          prices: [{ method: 'chips', amount: '30', currency: 'CHIPS' }],
+        },
         noAds: {
           title: 'No ads for a week',
           atoms: [{ kind: 'no_ads_days', quantity: '7' }],
@@ -81,11 +92,21 @@ describe('wallet and catalog editor through gateway -> backend -> PostgreSQL', (
       const put = await call(`${editor}/${id}`, {
         method: 'PUT',
         headers: op,
-        json: { title: 'No ads, one week', atoms: [{ kind: 'no_ads_days', quantity: '7' }], prices: [{ method: 'chips', amount: '50', currency: 'CHIPS' }] },
+        json: {
+          title: 'No ads, one week',
+          atoms: [{ kind: 'no_ads_days', quantity: '7' }],
+          prices: [{ method: 'chips', amount: '50', currency: 'CHIPS' }],
+        },
       });
-      expect(put).toMatchObject({ status: 200, body: { product_id: id, title: 'No ads, one week', prices: [{ method: 'chips', amount: '50' }] } });
+      expect(put).toMatchObject({
+        status: 200,
+        body: { product_id: id, title: 'No ads, one week', prices: [{ method: 'chips', amount: '50' }] },
+      });
       expect(await call(`${editor}/${id}`, { headers: op })).toMatchObject({ status: 200, body: { title: 'No ads, one week' } });
-      expect(await call(`${editor}/987654321`, { headers: op })).toMatchObject({ status: 404, body: { error: { code: 'unknown_product' } } });
+      expect(await call(`${editor}/987654321`, { headers: op })).toMatchObject({
+        status: 404,
+        body: { error: { code: 'unknown_product' } },
+      });
       const ghost = await call(`${editor}/987654321`, {
         method: 'PUT',
         headers: op,
@@ -98,7 +119,7 @@ describe('wallet and catalog editor through gateway -> backend -> PostgreSQL', (
       ['a title with &', { title: 'Tom & Jerry' }, 'invalid_title'],
       ['a title with <', { title: '<b>pack' }, 'invalid_title'],
       ['a title with a quote', { title: 'the "best"' }, 'invalid_title'],
-      ["a title with an apostrophe", { title: "Bob's pack" }, 'invalid_title'],
+      ['a title with an apostrophe', { title: "Bob's pack" }, 'invalid_title'],
       ['an empty title', { title: '' }, 'invalid_title'],
       ['no atoms', { atoms: [] }, 'invalid_atoms'],
       ['an unknown atom kind', { atoms: [{ kind: 'gold', quantity: '1' }] }, 'invalid_atoms'],
@@ -106,10 +127,24 @@ describe('wallet and catalog editor through gateway -> backend -> PostgreSQL', (
       ['a fractional amount', { prices: [{ method: 'chips', amount: '1.5', currency: 'CHIPS' }] }, 'invalid_prices'],
       ['a huge amount', { prices: [{ method: 'chips', amount: '99999999999999999999', currency: 'CHIPS' }] }, 'invalid_prices'],
       ['an out-of-range amount', { prices: [{ method: 'chips', amount: '9000000000000000000', currency: 'CHIPS' }] }, 'invalid_prices'],
-      ['duplicate methods', { prices: [{ method: 'chips', amount: '1', currency: 'CHIPS' }, { method: 'chips', amount: '2', currency: 'CHIPS' }] }, 'invalid_prices'],
+      [
+        'duplicate methods',
+        {
+          prices: [
+            { method: 'chips', amount: '1', currency: 'CHIPS' },
+            { method: 'chips', amount: '2', currency: 'CHIPS' },
+          ],
+        },
+        'invalid_prices',
+      ],
     ])('refuses %s with 400 and writes nothing', async (_name, change, code) => {
       const before = (await call(`${editor}?include_inactive=true`, { headers: op })).body;
-      const draft = { title: 'Valid', atoms: [{ kind: 'hints', quantity: '1' }], prices: [{ method: 'chips', amount: '10', currency: 'CHIPS' }], ...change };
+      const draft = {
+        title: 'Valid',
+        atoms: [{ kind: 'hints', quantity: '1' }],
+        prices: [{ method: 'chips', amount: '10', currency: 'CHIPS' }],
+        ...change,
+      };
       expect(await call(editor, { method: 'POST', headers: op, json: draft })).toMatchObject({ status: 400, body: { error: { code } } });
       expect((await call(`${editor}?include_inactive=true`, { headers: op })).body).toEqual(before);
     });
@@ -125,7 +160,9 @@ describe('wallet and catalog editor through gateway -> backend -> PostgreSQL', (
       const catalog = await call(`${api}/user/wallet/catalog`, { headers: as(buyer.token) });
       expect(catalog.status).toBe(200);
       const items = (catalog.body as { products: { product_id: string; prices: { method: string; amount: string }[] }[] }).products;
-      expect(items.find((p) => p.product_id === products['hints'])?.prices).toEqual(expect.arrayContaining([{ method: 'chips', amount: '30', currency: 'CHIPS' }]));
+      expect(items.find((p) => p.product_id === products['hints'])?.prices).toEqual(
+        expect.arrayContaining([{ method: 'chips', amount: '30', currency: 'CHIPS' }]),
+      );
     });
 
     it('projects the catalog per context: only usable prices; a direct buyer without a confirmed e-mail is told to add one', async () => {
@@ -143,7 +180,12 @@ describe('wallet and catalog editor through gateway -> backend -> PostgreSQL', (
       });
       expect(pack.status).toBe(201);
       const packId = (pack.body as { product_id: string }).product_id;
-      type Catalog = { products: { product_id: string; prices: { method: string }[] }[]; purchase_methods: string[]; email_required: boolean; notice: string | null };
+      type Catalog = {
+        products: { product_id: string; prices: { method: string }[] }[];
+        purchase_methods: string[];
+        email_required: boolean;
+        notice: string | null;
+      };
       const catalogOf = async (token: string) => (await call(`${api}/user/wallet/catalog`, { headers: as(token) })).body as Catalog;
       const methodsOf = (c: Catalog, id: string) => c.products.find((p) => p.product_id === id)?.prices.map((p) => p.method) ?? [];
 
@@ -151,7 +193,10 @@ describe('wallet and catalog editor through gateway -> backend -> PostgreSQL', (
       expect(methodsOf(direct, packId)).toEqual(['provider']);
       expect(direct).toMatchObject({ email_required: true, notice: expect.stringMatching(/e-?mail/i) as string });
 
-      const vk = await call(`${api}/session/vk`, { method: 'POST', json: { launch_params: vkLaunchParams(VK_APP_SECRET, '4040', 'mobile_android', nowSeconds()) } });
+      const vk = await call(`${api}/session/vk`, {
+        method: 'POST',
+        json: { launch_params: vkLaunchParams(VK_APP_SECRET, '4040', 'mobile_android', nowSeconds()) },
+      });
       const inVk = await catalogOf((vk.body as { token: string }).token);
       for (const c of [direct, inVk]) {
         for (const p of c.products) for (const price of p.prices) expect(c.purchase_methods).toContain(price.method);
@@ -200,7 +245,10 @@ describe('wallet and catalog editor through gateway -> backend -> PostgreSQL', (
 
     it('not enough chips is 409 insufficient_chips and nothing is written', async () => {
       const rows = await ledgerRows();
-      expect(await buy(buyer.token, products['hints'] ?? '', 'order-3')).toMatchObject({ status: 409, body: { error: { code: 'insufficient_chips' } } });
+      expect(await buy(buyer.token, products['hints'] ?? '', 'order-3')).toMatchObject({
+        status: 409,
+        body: { error: { code: 'insufficient_chips' } },
+      });
       expect(await ledgerRows()).toBe(rows);
       expect(balanceOf(await wallet(buyer.token), 'telegram')).toBe('10');
     });
@@ -210,7 +258,9 @@ describe('wallet and catalog editor through gateway -> backend -> PostgreSQL', (
       await grantChips(chain.db, debtor.accountId, 'direct', 100n);
       await grantChips(chain.db, debtor.accountId, 'telegram', 40n);
       // What a full refund of a 150-chip, 2-hint direct pack leaves after 250 chips and 2 hints were spent.
-      await chain.db.query(`update wallet_segments set balance = balance - 150 where account_id = $1 and segment = 'direct'`, [debtor.accountId]);
+      await chain.db.query(`update wallet_segments set balance = balance - 150 where account_id = $1 and segment = 'direct'`, [
+        debtor.accountId,
+      ]);
       await chain.db.query(`insert into benefits (account_id, origin, hints) values ($1, 'direct', -2)`, [debtor.accountId]);
       await chain.db.query(
         `insert into ledger_operations (account_id, kind, segment, chips_delta, benefit_origin, hints_delta, note) values ($1, 'refund', 'direct', -150, 'direct', -2, 'test debt')`,
@@ -225,12 +275,18 @@ describe('wallet and catalog editor through gateway -> backend -> PostgreSQL', (
       expect(w.benefits).toEqual([{ origin: 'direct', hints: '-2', no_ads_until: null, no_ads_forever: false, in_debt: true }]);
 
       const res = await buy(debtor.token, products['hints'] ?? '');
-      expect(res).toMatchObject({ status: 200, body: { price: '30', draws: [{ segment: 'telegram', amount: '30' }], benefit_origin: 'telegram' } });
+      expect(res).toMatchObject({
+        status: 200,
+        body: { price: '30', draws: [{ segment: 'telegram', amount: '30' }], benefit_origin: 'telegram' },
+      });
       expect((res.body as Purchase).wallet.segments.slice(0, 2)).toEqual([
         { segment: 'direct', balance: '-50', in_debt: true },
         { segment: 'telegram', balance: '10', in_debt: false },
       ]);
-      expect(await buy(debtor.token, products['hints'] ?? '')).toMatchObject({ status: 409, body: { error: { code: 'insufficient_chips' } } });
+      expect(await buy(debtor.token, products['hints'] ?? '')).toMatchObject({
+        status: 409,
+        body: { error: { code: 'insufficient_chips' } },
+      });
     });
 
     it('an unknown product is 404 unknown_product', async () => {
@@ -238,7 +294,10 @@ describe('wallet and catalog editor through gateway -> backend -> PostgreSQL', (
     });
 
     it('vk on iOS is frozen: balances shown, buying refused with 403 purchase_forbidden', async () => {
-      const vk = await call(`${api}/session/vk`, { method: 'POST', json: { launch_params: vkLaunchParams(VK_APP_SECRET, '31337', 'mobile_iphone', nowSeconds()) } });
+      const vk = await call(`${api}/session/vk`, {
+        method: 'POST',
+        json: { launch_params: vkLaunchParams(VK_APP_SECRET, '31337', 'mobile_iphone', nowSeconds()) },
+      });
       const { token, account_id } = vk.body as { token: string; account_id: string };
       await grantChips(chain.db, account_id, 'vk', 100n);
       const w = await wallet(token);
@@ -250,7 +309,10 @@ describe('wallet and catalog editor through gateway -> backend -> PostgreSQL', (
     });
 
     it('vk with an unknown signed vk_platform is frozen too (fail closed): no subtype, balances shown, buy and order 403', async () => {
-      const vk = await call(`${api}/session/vk`, { method: 'POST', json: { launch_params: vkLaunchParams(VK_APP_SECRET, '31338', 'tv_external', nowSeconds()) } });
+      const vk = await call(`${api}/session/vk`, {
+        method: 'POST',
+        json: { launch_params: vkLaunchParams(VK_APP_SECRET, '31338', 'tv_external', nowSeconds()) },
+      });
       expect(vk).toMatchObject({ status: 200, body: { platform: { kind: 'vk', subtype: null } } });
       const { token, account_id } = vk.body as { token: string; account_id: string };
       await grantChips(chain.db, account_id, 'vk', 100n);
@@ -259,7 +321,11 @@ describe('wallet and catalog editor through gateway -> backend -> PostgreSQL', (
       expect(balanceOf(w, 'vk')).toBe('100');
       const rows = await ledgerRows();
       expect(await buy(token, products['hints'] ?? '')).toMatchObject({ status: 403, body: { error: { code: 'purchase_forbidden' } } });
-      const order = await call(`${api}/user/wallet/orders`, { method: 'POST', headers: as(token), json: { product_id: products['noAds'] ?? '', rail: 'card' } });
+      const order = await call(`${api}/user/wallet/orders`, {
+        method: 'POST',
+        headers: as(token),
+        json: { product_id: products['noAds'] ?? '', rail: 'card' },
+      });
       expect(order).toMatchObject({ status: 403, body: { error: { code: 'purchase_forbidden' } } });
       expect(await ledgerRows()).toBe(rows);
       expect((await chain.db.query('select id from orders where account_id = $1', [account_id])).rows).toEqual([]);
@@ -273,7 +339,10 @@ describe('wallet and catalog editor through gateway -> backend -> PostgreSQL', (
       const w = await wallet(token);
       expect(w.trusted).toBe(false);
       const rows = await ledgerRows();
-      expect(await buy(token, products['hints'] ?? '', 'untrusted-1')).toMatchObject({ status: 403, body: { error: { code: 'untrusted_session' } } });
+      expect(await buy(token, products['hints'] ?? '', 'untrusted-1')).toMatchObject({
+        status: 403,
+        body: { error: { code: 'untrusted_session' } },
+      });
       expect(await ledgerRows()).toBe(rows);
       expect(balanceOf(await wallet(rich.token), 'direct')).toBe('1000');
     });
@@ -320,11 +389,15 @@ describe('wallet and catalog editor through gateway -> backend -> PostgreSQL', (
         status: 415,
         body: { error: { code: 'unsupported_media_type' } },
       });
-      expect(await raw(JSON.stringify({ product_id: products['hints'] }), 'application/json', { 'idempotency-key': 'has space' })).toMatchObject({
+      expect(
+        await raw(JSON.stringify({ product_id: products['hints'] }), 'application/json', { 'idempotency-key': 'has space' }),
+      ).toMatchObject({
         status: 400,
         body: { error: { code: 'invalid_idempotency_key' } },
       });
-      expect(await raw(JSON.stringify({ product_id: products['hints'] }), 'application/json', { 'idempotency-key': 'k'.repeat(129) })).toMatchObject({
+      expect(
+        await raw(JSON.stringify({ product_id: products['hints'] }), 'application/json', { 'idempotency-key': 'k'.repeat(129) }),
+      ).toMatchObject({
         status: 400,
         body: { error: { code: 'invalid_idempotency_key' } },
       });
@@ -341,7 +414,12 @@ describe('wallet and catalog editor through gateway -> backend -> PostgreSQL', (
         ['/session/vk', { launch_params: 'vk_user_id=1' }, 401, 'launch_data_invalid'],
         ['/session/direct', { email: 'not-an-email', password: 'longenough', mode: 'signup' }, 400, 'invalid_email'],
         ['/session/direct', { email: 'a@example.test', password: 'longenough', mode: 'register' }, 400, 'invalid_mode'],
-        ['/session/direct', { email: 'a@example.test', password: 'longenough', mode: 'signup', platform: 'telegram' }, 400, 'invalid_request'],
+        [
+          '/session/direct',
+          { email: 'a@example.test', password: 'longenough', mode: 'signup', platform: 'telegram' },
+          400,
+          'invalid_request',
+        ],
         ['/session/direct', { email: 'a@example.test', password: 12345678, mode: 'signup' }, 400, 'invalid_password'],
       ];
       for (const [path, json, status, code] of cases) {
@@ -370,7 +448,9 @@ describe('wallet and catalog editor through gateway -> backend -> PostgreSQL', (
     expect(spends.rows[0]?.n).toBeGreaterThanOrEqual(3);
     const audit = runLedgerAudit(chain.db.url);
     expect(audit).toMatchObject({ status: 0 });
-    await chain.db.query(`update wallet_segments set balance = balance + 1 where account_id = $1 and segment = 'direct'`, [buyer.accountId]);
+    await chain.db.query(`update wallet_segments set balance = balance + 1 where account_id = $1 and segment = 'direct'`, [
+      buyer.accountId,
+    ]);
     expect(runLedgerAudit(chain.db.url).status).toBe(1);
   });
 });

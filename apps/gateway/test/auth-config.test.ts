@@ -33,14 +33,21 @@ describe('operator API and session cache configuration', () => {
       }
       return '';
     };
-    expect(problemsOf({})).toMatch(/BACKEND_SERVICE_TOKEN: .*\(missing\)[\s\S]*GATEWAY_INTERNAL_TOKEN: .*\(missing\)[\s\S]*BOTLINK_ALLOWED_CLIENTS: .*\(missing\)/);
+    expect(problemsOf({})).toMatch(
+      /BACKEND_SERVICE_TOKEN: .*\(missing\)[\s\S]*GATEWAY_INTERNAL_TOKEN: .*\(missing\)[\s\S]*BOTLINK_ALLOWED_CLIENTS: .*\(missing\)/,
+    );
     const short = problemsOf({ ...REQUIRED_TEST_ENV, GATEWAY_INTERNAL_TOKEN: 'too-short-internal' });
     expect(short).toMatch(/GATEWAY_INTERNAL_TOKEN: must be at least 32 characters/);
     expect(short).not.toContain('too-short-internal');
     const same = REQUIRED_TEST_ENV['BACKEND_SERVICE_TOKEN'] ?? '';
     expect(problemsOf({ ...REQUIRED_TEST_ENV, GATEWAY_INTERNAL_TOKEN: same })).toMatch(/GATEWAY_INTERNAL_TOKEN: must differ/);
-    expect(problemsOf({ ...REQUIRED_TEST_ENV, BOTLINK_ALLOWED_CLIENTS: 'bot,,x' })).toMatch(/BOTLINK_ALLOWED_CLIENTS: must be comma-separated/);
-    expect(loadGatewayConfig({ ...REQUIRED_TEST_ENV, BOTLINK_ALLOWED_CLIENTS: 'bot-1, bot-2.example' }).BOTLINK_ALLOWED_CLIENTS).toEqual(['bot-1', 'bot-2.example']);
+    expect(problemsOf({ ...REQUIRED_TEST_ENV, BOTLINK_ALLOWED_CLIENTS: 'bot,,x' })).toMatch(
+      /BOTLINK_ALLOWED_CLIENTS: must be comma-separated/,
+    );
+    expect(loadGatewayConfig({ ...REQUIRED_TEST_ENV, BOTLINK_ALLOWED_CLIENTS: 'bot-1, bot-2.example' }).BOTLINK_ALLOWED_CLIENTS).toEqual([
+      'bot-1',
+      'bot-2.example',
+    ]);
   });
 
   it('marks console cookies Secure unless configured otherwise', async () => {

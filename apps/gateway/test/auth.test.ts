@@ -79,10 +79,19 @@ describe('gateway trust: session auth and the headers the backend sees', () => {
     ];
     for (const [method, path, json] of writes) {
       const res = await call(`${edge.url}${path}`, { method, headers: bearer('untrusted'), ...(json === undefined ? {} : { json }) });
-      expect({ method, path, status: res.status, body: res.body }).toEqual({ method, path, status: 403, body: { error: { code: 'untrusted_session', message: expect.any(String) as string } } });
+      expect({ method, path, status: res.status, body: res.body }).toEqual({
+        method,
+        path,
+        status: 403,
+        body: { error: { code: 'untrusted_session', message: expect.any(String) as string } },
+      });
     }
     expect(backend.calls.map((c) => c.method).filter((m) => m !== 'ResolveSession')).toEqual([]);
-    const trusted = await call(`${edge.url}/api/v1/user/profile`, { method: 'PATCH', headers: bearer('vk-android'), json: { display_name: 'Vera' } });
+    const trusted = await call(`${edge.url}/api/v1/user/profile`, {
+      method: 'PATCH',
+      headers: bearer('vk-android'),
+      json: { display_name: 'Vera' },
+    });
     expect(trusted.status).not.toBe(403);
     expect(backend.callsTo('UpdateProfile')).toHaveLength(1);
   });
@@ -110,7 +119,9 @@ describe('gateway trust: session auth and the headers the backend sees', () => {
 
   it('concurrent requests with one uncached token share a single ResolveSession call', async () => {
     backend.sessions.set('burst', { accountId: 12n, kind: 'vk', subtype: 'web' });
-    const results = await Promise.all(Array.from({ length: 10 }, () => call(`${edge.url}/api/v1/user/wallet`, { headers: bearer('burst') })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => call(`${edge.url}/api/v1/user/wallet`, { headers: bearer('burst') })),
+    );
     expect(results.map((r) => r.status)).toEqual(Array<number>(10).fill(200));
     expect(backend.callsTo('ResolveSession')).toHaveLength(1);
     expect(backend.callsTo('GetWallet')).toHaveLength(10);
@@ -138,7 +149,11 @@ describe('gateway trust: session auth and the headers the backend sees', () => {
 
   it('writes amounts as decimal strings, exact beyond 2^53', async () => {
     const res = await call(`${edge.url}/api/v1/user/wallet`, { headers: bearer('tg-ios') });
-    expect(res.body).toMatchObject({ segments: [{ segment: 'direct', balance: '9007199254740993' }], spend_order: ['direct'], can_spend: true });
+    expect(res.body).toMatchObject({
+      segments: [{ segment: 'direct', balance: '9007199254740993' }],
+      spend_order: ['direct'],
+      can_spend: true,
+    });
   });
 
   it('maps backend machine codes once, at the edge, and never leaks an unknown one', async () => {
@@ -156,7 +171,11 @@ describe('gateway trust: session auth and the headers the backend sees', () => {
     ];
     for (const [code, errorCode, status, edgeCode] of cases) {
       backend.failBuyWith = { code, errorCode, message: `backend says ${errorCode}` };
-      const res = await call(`${edge.url}/api/v1/user/wallet`, { method: 'POST', headers: bearer('vk-android'), json: { product_id: '3' } });
+      const res = await call(`${edge.url}/api/v1/user/wallet`, {
+        method: 'POST',
+        headers: bearer('vk-android'),
+        json: { product_id: '3' },
+      });
       expect([res.status, res.body]).toEqual([status, { error: { code: edgeCode, message: expect.any(String) as string } }]);
       if (edgeCode === 'internal' || edgeCode === 'backend_unavailable') expect(JSON.stringify(res.body)).not.toContain('backend says');
     }
@@ -169,7 +188,12 @@ describe('gateway trust: session auth and the headers the backend sees', () => {
       json: { product_id: '9223372036854775807' },
     });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ product_id: '9223372036854775807', price: '10', draws: [{ segment: 'direct', amount: '10' }], replayed: false });
+    expect(res.body).toMatchObject({
+      product_id: '9223372036854775807',
+      price: '10',
+      draws: [{ segment: 'direct', amount: '10' }],
+      replayed: false,
+    });
   });
 });
 
@@ -201,7 +225,11 @@ describe('operator guard of the catalog editor', () => {
         const res = await call(`${edge.url}/_gm/api/catalog/products`, { headers });
         expect(res).toMatchObject({ status: 401, body: { error: { code: 'operator_unauthenticated' } } });
       }
-      const post = await call(`${edge.url}/_gm/api/catalog/products`, { method: 'POST', headers: { 'x-operator-session': 'forged' }, json: { title: 'x' } });
+      const post = await call(`${edge.url}/_gm/api/catalog/products`, {
+        method: 'POST',
+        headers: { 'x-operator-session': 'forged' },
+        json: { title: 'x' },
+      });
       expect(post.status).toBe(401);
       expect(backend.calls).toHaveLength(0);
       await call(`${edge.url}/_gm/api/catalog/products`, { headers: { ...bearer('op-session-token'), 'x-operator-session': 'forged' } });

@@ -59,7 +59,11 @@ const TOKEN = 'pool-test-service-token-0123456789abcdef';
 const noStreams: Transport = { unary: () => Promise.reject(new Error('unused')), stream: () => Promise.reject(new Error('unused')) };
 
 function client(urls: string[]) {
-  const pool = createBackendPool({ urls, refreshMs: 0, factory: (baseUrl) => createConnectUnaryTransport({ baseUrl, token: TOKEN, defaultTimeoutMs: 5_000, streams: noStreams }) });
+  const pool = createBackendPool({
+    urls,
+    refreshMs: 0,
+    factory: (baseUrl) => createConnectUnaryTransport({ baseUrl, token: TOKEN, defaultTimeoutMs: 5_000, streams: noStreams }),
+  });
   return { pool, system: createClient(backendApi.SystemService, pool) };
 }
 
@@ -103,7 +107,12 @@ describe('backend pool: calls spread over replicas, retried elsewhere only when 
     const c = client([resetting.url, live.url]);
     const outcomes: string[] = [];
     for (let i = 0; i < 10; i += 1) {
-      outcomes.push(await c.system.check({ body: new Uint8Array() }).then(() => 'ok', (e: unknown) => (e instanceof ConnectError ? Code[e.code] : 'other')));
+      outcomes.push(
+        await c.system.check({ body: new Uint8Array() }).then(
+          () => 'ok',
+          (e: unknown) => (e instanceof ConnectError ? Code[e.code] : 'other'),
+        ),
+      );
     }
     // Every call ran exactly once somewhere: the resets were not replayed on the live replica.
     expect(live.ran() + resetting.ran()).toBe(10);

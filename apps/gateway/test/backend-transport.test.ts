@@ -48,7 +48,12 @@ describe('lean Connect unary transport (gateway -> backend)', () => {
   beforeEach(async () => {
     hang = false;
     port = await freePort();
-    transport = createLeanConnectTransport({ baseUrl: `http://127.0.0.1:${port}`, token: SERVICE_TOKEN, defaultTimeoutMs: 2_000, streams: unusedStreams });
+    transport = createLeanConnectTransport({
+      baseUrl: `http://127.0.0.1:${port}`,
+      token: SERVICE_TOKEN,
+      defaultTimeoutMs: 2_000,
+      streams: unusedStreams,
+    });
     server = await serve(port, (req, ctx) => handler(req, ctx));
   });
   afterEach(async () => {
@@ -68,7 +73,10 @@ describe('lean Connect unary transport (gateway -> backend)', () => {
       return { body: Uint8Array.from([...req.body].reverse()) };
     };
     const client = createClient(backendApi.SystemService, transport);
-    const res = await client.check({ body: Uint8Array.of(1, 2, 3) }, { headers: { 'x-account-id': '42', 'X-Request-Id': 'req-1' }, timeoutMs: 1_500 });
+    const res = await client.check(
+      { body: Uint8Array.of(1, 2, 3) },
+      { headers: { 'x-account-id': '42', 'X-Request-Id': 'req-1' }, timeoutMs: 1_500 },
+    );
     expect([...res.body]).toEqual([3, 2, 1]);
     expect(seen?.account).toBe('42');
     expect(seen?.requestId).toBe('req-1');
@@ -157,7 +165,12 @@ describe('lean Connect unary transport (gateway -> backend)', () => {
         return Promise.reject(new ConnectError('recorded', Code.Unimplemented));
       },
     };
-    const lean = createLeanConnectTransport({ baseUrl: `http://127.0.0.1:${port}`, token: SERVICE_TOKEN, defaultTimeoutMs: 1_000, streams });
+    const lean = createLeanConnectTransport({
+      baseUrl: `http://127.0.0.1:${port}`,
+      token: SERVICE_TOKEN,
+      defaultTimeoutMs: 1_000,
+      streams,
+    });
     const game = createClient(backendApi.GameService, lean);
     const it = game.watchGame({ body: new Uint8Array() })[Symbol.asyncIterator]();
     await expect(it.next()).rejects.toThrow('recorded');

@@ -22,27 +22,43 @@ async function startIntakeBackend(failWith?: ConnectError | Error) {
     router.service(backendApi.BotIntakeService, {
       resolveChatEligibility(req) {
         fail();
-        const q = decodeTable(req.body, (bb) => fb.ChatEligibilityQuery.getRootAsChatEligibilityQuery(bb), (t) => ({ platform: t.platform() ?? '', externalId: t.externalId() ?? '' }));
+        const q = decodeTable(
+          req.body,
+          (bb) => fb.ChatEligibilityQuery.getRootAsChatEligibilityQuery(bb),
+          (t) => ({ platform: t.platform() ?? '', externalId: t.externalId() ?? '' }),
+        );
         seen.eligibility.push(q);
         const registered = q.externalId !== '404';
-        return { body: encodeTable((b) => fb.ChatEligibility.createChatEligibility(b, registered, registered && q.externalId !== 'muted')) };
+        return {
+          body: encodeTable((b) => fb.ChatEligibility.createChatEligibility(b, registered, registered && q.externalId !== 'muted')),
+        };
       },
       validatePreCheckout(req) {
         fail();
-        const q = decodeTable(req.body, (bb) => fb.PreCheckoutQuery.getRootAsPreCheckoutQuery(bb), (t) => ({ orderId: t.orderId() ?? '', amount: t.amount(), currency: t.currency() ?? '' }));
+        const q = decodeTable(
+          req.body,
+          (bb) => fb.PreCheckoutQuery.getRootAsPreCheckoutQuery(bb),
+          (t) => ({ orderId: t.orderId() ?? '', amount: t.amount(), currency: t.currency() ?? '' }),
+        );
         seen.preCheckout.push(q);
         const ok = q.amount === 50n;
-        return { body: encodeTable((b) => fb.PreCheckoutVerdict.createPreCheckoutVerdict(b, ok, b.createString(ok ? '' : 'amount changed'))) };
+        return {
+          body: encodeTable((b) => fb.PreCheckoutVerdict.createPreCheckoutVerdict(b, ok, b.createString(ok ? '' : 'amount changed'))),
+        };
       },
       forwardPayment(req) {
         fail();
-        const p = decodeTable(req.body, (bb) => fb.PlatformPayment.getRootAsPlatformPayment(bb), (t) => ({
-          orderId: t.orderId() ?? '',
-          chargeId: t.platformPaymentChargeId() ?? '',
-          amount: t.amount(),
-          userId: t.platformUserId(),
-          platform: t.platform() ?? '',
-        }));
+        const p = decodeTable(
+          req.body,
+          (bb) => fb.PlatformPayment.getRootAsPlatformPayment(bb),
+          (t) => ({
+            orderId: t.orderId() ?? '',
+            chargeId: t.platformPaymentChargeId() ?? '',
+            amount: t.amount(),
+            userId: t.platformUserId(),
+            platform: t.platform() ?? '',
+          }),
+        );
         seen.payments.push(p);
         return { body: encodeTable((b) => fb.PlatformPaymentResult.createPlatformPaymentResult(b, p.orderId === 'order-1')) };
       },
@@ -61,7 +77,11 @@ function botClient(gw: TestGateway): Client<typeof botlink.BotLink> {
   );
 }
 
-const failure = (p: Promise<unknown>) => p.then(() => undefined, (err: unknown) => ConnectError.from(err));
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (err: unknown) => ConnectError.from(err),
+  );
 
 describe('BotLink unary RPCs proxied to the backend intake', () => {
   let backend: Awaited<ReturnType<typeof startIntakeBackend>>;
@@ -87,7 +107,10 @@ describe('BotLink unary RPCs proxied to the backend intake', () => {
 
   it('ValidatePreCheckout passes order, amount and currency and returns ok or the reason', async () => {
     expect(await client.validatePreCheckout({ orderId: 'order-1', amount: 50n, currency: 'XTR' })).toMatchObject({ ok: true, reason: '' });
-    expect(await client.validatePreCheckout({ orderId: 'order-1', amount: 49n, currency: 'XTR' })).toMatchObject({ ok: false, reason: 'amount changed' });
+    expect(await client.validatePreCheckout({ orderId: 'order-1', amount: 49n, currency: 'XTR' })).toMatchObject({
+      ok: false,
+      reason: 'amount changed',
+    });
     expect(backend.seen.preCheckout.at(-1)).toEqual({ orderId: 'order-1', amount: 49n, currency: 'XTR' });
   });
 
@@ -95,7 +118,13 @@ describe('BotLink unary RPCs proxied to the backend intake', () => {
     const payment = { orderId: 'order-1', platformPaymentChargeId: 'charge-9', amount: 50n, platformUserId: 9_007_199_254_740_993n };
     expect(await client.forwardPayment(payment)).toMatchObject({ credited: true });
     expect(await client.forwardPayment({ ...payment, orderId: 'unknown' })).toMatchObject({ credited: false });
-    expect(backend.seen.payments[0]).toEqual({ orderId: 'order-1', chargeId: 'charge-9', amount: 50n, userId: 9_007_199_254_740_993n, platform: 'telegram' });
+    expect(backend.seen.payments[0]).toEqual({
+      orderId: 'order-1',
+      chargeId: 'charge-9',
+      amount: 50n,
+      userId: 9_007_199_254_740_993n,
+      platform: 'telegram',
+    });
   });
 
   it('refuses empty identifiers without asking the backend', async () => {

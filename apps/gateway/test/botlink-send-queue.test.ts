@@ -5,7 +5,10 @@ type Op = { op: 'push'; value: number } | { op: 'shift' };
 
 describe('SendQueue', () => {
   it('behaves as a bounded FIFO for any sequence of pushes and shifts', () => {
-    const ops = fc.array(fc.oneof(fc.record({ op: fc.constant('push' as const), value: fc.integer() }), fc.record({ op: fc.constant('shift' as const) })), { maxLength: 3_000 });
+    const ops = fc.array(
+      fc.oneof(fc.record({ op: fc.constant('push' as const), value: fc.integer() }), fc.record({ op: fc.constant('shift' as const) })),
+      { maxLength: 3_000 },
+    );
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 40 }), ops, (limit, sequence: Op[]) => {
         const queue = new SendQueue<number>(limit);

@@ -6,7 +6,10 @@ import { eventually, sample, startTestGateway, type TestGateway } from './suppor
 import { TestBot } from './support/botlink-bot.js';
 import { startTcpProxy } from './support/tcp-proxy.js';
 
-const notify = { case: 'notify' as const, value: { recipient: { kind: connector.PlatformKind.TELEGRAM, externalId: '42' }, kind: connector.NotificationKind.PAYMENT_CREDITED } };
+const notify = {
+  case: 'notify' as const,
+  value: { recipient: { kind: connector.PlatformKind.TELEGRAM, externalId: '42' }, kind: connector.NotificationKind.PAYMENT_CREDITED },
+};
 
 describe('BotLink over mutual TLS', () => {
   let gw: TestGateway;
@@ -127,7 +130,13 @@ describe('BotLink over mutual TLS', () => {
     text = await gw.metrics();
     expect(sample(text, 'botlink_duplicate_owners_total')).toBe(1);
     expect(sample(text, 'botlink_update_owners')).toBe(2);
-    expect(gw.gateway.hub.snapshot().filter((l) => l.ownsUpdates).map((l) => l.instanceId).sort()).toEqual(['owner-a', 'owner-b']);
+    expect(
+      gw.gateway.hub
+        .snapshot()
+        .filter((l) => l.ownsUpdates)
+        .map((l) => l.instanceId)
+        .sort(),
+    ).toEqual(['owner-a', 'owner-b']);
     await second.close();
     await eventually(async () => sample(await gw.metrics(), 'botlink_update_owners') === 1);
   });
@@ -143,9 +152,18 @@ describe('BotLink over mutual TLS', () => {
 
 describe('BotLink keepalive', () => {
   it('detects a half-open connection by an unanswered ping and marks the bot disconnected', async () => {
-    const gw = await startTestGateway({ BOTLINK_PING_INTERVAL_MS: '200', BOTLINK_PING_TIMEOUT_MS: '300', BOTLINK_IDLE_TIMEOUT_MS: '600000' });
+    const gw = await startTestGateway({
+      BOTLINK_PING_INTERVAL_MS: '200',
+      BOTLINK_PING_TIMEOUT_MS: '300',
+      BOTLINK_IDLE_TIMEOUT_MS: '600000',
+    });
     const proxy = await startTcpProxy(gw.urls.botlinkPort);
-    const b = new TestBot({ url: `https://127.0.0.1:${proxy.port}`, ca: gw.certs.ca.cert, client: gw.certs.bot, answer: () => undefined }).hello('bot-ho');
+    const b = new TestBot({
+      url: `https://127.0.0.1:${proxy.port}`,
+      ca: gw.certs.ca.cert,
+      client: gw.certs.bot,
+      answer: () => undefined,
+    }).hello('bot-ho');
     try {
       await eventually(() => gw.gateway.hub.connected === 1);
       const pending = gw.gateway.hub.send(notify, { timeoutMs: 60_000 });

@@ -16,7 +16,12 @@ async function gateway(prefix: string) {
   const nc = await connect({ servers: NATS_URL });
   const late: { router?: ClusterCommandRouter } = {};
   const logger = createLogger('cluster-test', 'silent');
-  const hub = new CommandHub({ metrics: createBotlinkMetrics(new Registry()), logger, queueLimit: 16, onLinksChanged: () => late.router?.sync() });
+  const hub = new CommandHub({
+    metrics: createBotlinkMetrics(new Registry()),
+    logger,
+    queueLimit: 16,
+    onLinksChanged: () => late.router?.sync(),
+  });
   const router = new ClusterCommandRouter({ nc, hub, metrics: createBotlinkMetrics(new Registry()), logger, prefix });
   late.router = router;
   router.sync();

@@ -18,7 +18,14 @@ type Step =
 const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 4, arbitrary: fc.constant({ op: 'send' as const }) },
   { weight: 3, arbitrary: fc.record({ op: fc.constant('write' as const), count: fc.integer({ min: 1, max: 5 }) }) },
-  { weight: 3, arbitrary: fc.record({ op: fc.constant('ack' as const), pick: fc.nat(), answer: fc.constantFrom('delivered' as const, 'not_delivered' as const, 'error' as const) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      op: fc.constant('ack' as const),
+      pick: fc.nat(),
+      answer: fc.constantFrom('delivered' as const, 'not_delivered' as const, 'error' as const),
+    }),
+  },
   { weight: 1, arbitrary: fc.constant({ op: 'ackUnknown' as const }) },
   { weight: 1, arbitrary: fc.constant({ op: 'drop' as const }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('connect' as const), owns: fc.boolean() }) },
@@ -69,7 +76,9 @@ describe('command hub invariants (real hub, Links driven by the test)', () => {
                 expect(everWritten.has(command.commandId)).toBe(false);
                 everWritten.add(command.commandId);
                 written.set(command.commandId, link);
-                expectedById.set(command.commandId, { index: Number((command.message.command?.payload.value as botlink.ChatGateCommand).externalId) });
+                expectedById.set(command.commandId, {
+                  index: Number((command.message.command?.payload.value as botlink.ChatGateCommand).externalId),
+                });
               }
             }
           } else if (s.op === 'ack') {
@@ -86,7 +95,12 @@ describe('command hub invariants (real hub, Links driven by the test)', () => {
             });
             const slot = results[(expectedById.get(id) as { index: number }).index];
             if (slot && link.endReason === undefined && slot.expected === undefined) {
-              slot.expected = s.answer === 'delivered' ? { status: 'delivered', result: `r${id}` } : s.answer === 'error' ? { status: 'error', error: 'boom' } : { status: 'not_delivered' };
+              slot.expected =
+                s.answer === 'delivered'
+                  ? { status: 'delivered', result: `r${id}` }
+                  : s.answer === 'error'
+                    ? { status: 'error', error: 'boom' }
+                    : { status: 'not_delivered' };
             }
             hub.ack(link, ack);
           } else if (s.op === 'ackUnknown') {

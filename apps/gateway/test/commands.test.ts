@@ -38,7 +38,9 @@ describe('command hub over a real Link', () => {
   it('correlates 1,000 pipelined commands with 1,000 Acks', async () => {
     bot({ answer: (c) => ({ delivered: true, result: `ok:${gateIdOf(c)}` }) }).hello('bot-1k', true);
     await linked(1);
-    const outcomes = await Promise.all(Array.from({ length: 1_000 }, (_, i) => gw.gateway.hub.send(gate(String(i)), { timeoutMs: 20_000 })));
+    const outcomes = await Promise.all(
+      Array.from({ length: 1_000 }, (_, i) => gw.gateway.hub.send(gate(String(i)), { timeoutMs: 20_000 })),
+    );
     expect(outcomes).toEqual(Array.from({ length: 1_000 }, (_, i) => ({ status: 'delivered', result: `ok:${i}` })));
     const ids = new Set(bots[0]?.received.map((c) => c.commandId));
     expect(ids.size).toBe(1_000);
@@ -60,7 +62,10 @@ describe('command hub over a real Link', () => {
     await linked(1);
     expect(await gw.gateway.hub.send(gate('clean'), { timeoutMs: 5_000 })).toEqual({ status: 'not_delivered' });
     expect(await gw.gateway.hub.send(gate('broken'), { timeoutMs: 5_000 })).toEqual({ status: 'error', error: 'render failed' });
-    expect(await gw.gateway.hub.send(gate('fine'), { timeoutMs: 5_000 })).toEqual({ status: 'delivered', result: 'https://t.me/invoice/x' });
+    expect(await gw.gateway.hub.send(gate('fine'), { timeoutMs: 5_000 })).toEqual({
+      status: 'delivered',
+      result: 'https://t.me/invoice/x',
+    });
   });
 
   it('resolves in-flight commands as link_lost when the bot dies, and never re-sends them', async () => {
@@ -126,19 +131,34 @@ describe('command hub over a real Link', () => {
 describe('internal BotCommandService', () => {
   it('carries a backend command through the hub to a real bot over mTLS and returns its outcome', async () => {
     const gw = await startTestGateway();
-    const internal = createClient(gatewayApi.BotCommandService, createConnectTransport({ baseUrl: gw.urls.internalUrl, httpVersion: '2', interceptors: [withServiceToken(TEST_SERVICE_TOKENS.GATEWAY_INTERNAL_TOKEN)] }));
+    const internal = createClient(
+      gatewayApi.BotCommandService,
+      createConnectTransport({
+        baseUrl: gw.urls.internalUrl,
+        httpVersion: '2',
+        interceptors: [withServiceToken(TEST_SERVICE_TOKENS.GATEWAY_INTERNAL_TOKEN)],
+      }),
+    );
     const b = new TestBot({
       url: gw.urls.botlinkUrl,
       ca: gw.certs.ca.cert,
       client: gw.certs.bot,
-      answer: (c) => (c.payload.case === 'createInvoice' ? { delivered: true, result: `https://t.me/$${c.payload.value.payload}` } : { delivered: false }),
+      answer: (c) =>
+        c.payload.case === 'createInvoice' ? { delivered: true, result: `https://t.me/$${c.payload.value.payload}` } : { delivered: false },
     });
     try {
-      expect(await internal.send({ command: { payload: gate('1') }, timeoutMs: 1_000 })).toMatchObject({ outcome: gatewayApi.Outcome.NO_BOT, result: '', error: '' });
+      expect(await internal.send({ command: { payload: gate('1') }, timeoutMs: 1_000 })).toMatchObject({
+        outcome: gatewayApi.Outcome.NO_BOT,
+        result: '',
+        error: '',
+      });
       b.hello('bot-internal', true);
       await eventually(() => gw.gateway.hub.connected === 1);
       const invoice = await internal.send({
-        command: { commandId: 'ignored', payload: { case: 'createInvoice', value: { title: 'Chips', description: '100 chips', payload: 'order-1', amount: 50n } } },
+        command: {
+          commandId: 'ignored',
+          payload: { case: 'createInvoice', value: { title: 'Chips', description: '100 chips', payload: 'order-1', amount: 50n } },
+        },
         timeoutMs: 5_000,
       });
       expect(invoice).toMatchObject({ outcome: gatewayApi.Outcome.DELIVERED, result: 'https://t.me/$order-1', error: '' });
@@ -146,7 +166,12 @@ describe('internal BotCommandService', () => {
       expect(received?.commandId).not.toBe('ignored');
       expect(received?.commandId).toMatch(/^[0-9a-f-]{36}$/);
       const notify = await internal.send({
-        command: { payload: { case: 'notify', value: { recipient: { kind: connector.PlatformKind.TELEGRAM, externalId: '7' }, kind: connector.NotificationKind.YOUR_TURN } } },
+        command: {
+          payload: {
+            case: 'notify',
+            value: { recipient: { kind: connector.PlatformKind.TELEGRAM, externalId: '7' }, kind: connector.NotificationKind.YOUR_TURN },
+          },
+        },
       });
       expect(notify.outcome).toBe(gatewayApi.Outcome.NOT_DELIVERED);
       const empty = await internal.send({ command: {} }).catch((err: unknown) => ConnectError.from(err));
@@ -160,7 +185,14 @@ describe('internal BotCommandService', () => {
 
   it('carries refund_star_payment to the bot and returns its Ack result, labelled refund_star_payment in the metrics', async () => {
     const gw = await startTestGateway();
-    const internal = createClient(gatewayApi.BotCommandService, createConnectTransport({ baseUrl: gw.urls.internalUrl, httpVersion: '2', interceptors: [withServiceToken(TEST_SERVICE_TOKENS.GATEWAY_INTERNAL_TOKEN)] }));
+    const internal = createClient(
+      gatewayApi.BotCommandService,
+      createConnectTransport({
+        baseUrl: gw.urls.internalUrl,
+        httpVersion: '2',
+        interceptors: [withServiceToken(TEST_SERVICE_TOKENS.GATEWAY_INTERNAL_TOKEN)],
+      }),
+    );
     const b = new TestBot({
       url: gw.urls.botlinkUrl,
       ca: gw.certs.ca.cert,
@@ -173,15 +205,27 @@ describe('internal BotCommandService', () => {
       },
     });
     const refund = (platformPaymentChargeId: string) =>
-      internal.send({ command: { payload: { case: 'refundStarPayment', value: { userId: 9_007_199_254_740_991n, platformPaymentChargeId } } }, timeoutMs: 5_000 });
+      internal.send({
+        command: { payload: { case: 'refundStarPayment', value: { userId: 9_007_199_254_740_991n, platformPaymentChargeId } } },
+        timeoutMs: 5_000,
+      });
     try {
       b.hello('bot-refunds', true);
       await eventually(() => gw.gateway.hub.connected === 1);
       expect(await refund('stx-first')).toMatchObject({ outcome: gatewayApi.Outcome.DELIVERED, result: '', error: '' });
       expect(await refund('stx-again')).toMatchObject({ outcome: gatewayApi.Outcome.DELIVERED, result: 'already_refunded', error: '' });
-      expect(await refund('stx-missing')).toMatchObject({ outcome: gatewayApi.Outcome.ERROR, result: '', error: 'platform 400: Bad Request: CHARGE_NOT_FOUND' });
+      expect(await refund('stx-missing')).toMatchObject({
+        outcome: gatewayApi.Outcome.ERROR,
+        result: '',
+        error: 'platform 400: Bad Request: CHARGE_NOT_FOUND',
+      });
       const payloads = b.received.map((c) => c.payload);
-      expect(payloads).toEqual(['stx-first', 'stx-again', 'stx-missing'].map((charge) => ({ case: 'refundStarPayment', value: expect.objectContaining({ userId: 9_007_199_254_740_991n, platformPaymentChargeId: charge }) as unknown })));
+      expect(payloads).toEqual(
+        ['stx-first', 'stx-again', 'stx-missing'].map((charge) => ({
+          case: 'refundStarPayment',
+          value: expect.objectContaining({ userId: 9_007_199_254_740_991n, platformPaymentChargeId: charge }) as unknown,
+        })),
+      );
       const text = await gw.metrics();
       expect(sample(text, 'botlink_commands_total{kind="refund_star_payment",outcome="delivered"}')).toBe(2);
       expect(sample(text, 'botlink_commands_total{kind="refund_star_payment",outcome="error"}')).toBe(1);
@@ -204,7 +248,11 @@ describe('internal BotCommandService', () => {
       );
       const err = await viaBotlink.send({ command: { payload: gate('1') } }).catch((e: unknown) => ConnectError.from(e));
       expect((err as ConnectError).code).toBe(Code.Unimplemented);
-      const viaHttp = await fetch(`${gw.urls.httpUrl}/gateway.v1.BotCommandService/Send`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      const viaHttp = await fetch(`${gw.urls.httpUrl}/gateway.v1.BotCommandService/Send`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
       expect(viaHttp.status).toBe(404);
       expect(gw.urls.internalPort).not.toBe(gw.urls.httpPort);
     } finally {

@@ -1,5 +1,14 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { createOperator, DISCUSSION_CHAT, EXPORT_CAP, launchChromium, OPERATOR_PASSWORD, paidCardOrder, startConsoleStack, type ConsoleStack } from './console-support.js';
+import {
+  createOperator,
+  DISCUSSION_CHAT,
+  EXPORT_CAP,
+  launchChromium,
+  OPERATOR_PASSWORD,
+  paidCardOrder,
+  startConsoleStack,
+  type ConsoleStack,
+} from './console-support.js';
 
 const DAY = 86_400_000;
 /** The part of a DOM element the page evaluations use (the test project has no DOM typings). */
@@ -17,21 +26,24 @@ describe('operator console in headless Chromium (gateway + backend + bot + emula
   beforeAll(async () => {
     stack = await startConsoleStack({ bot: true });
     expect(createOperator(stack.db.url, 'ops@example.com', 'viewer,refunder,catalog_editor,moderator').status).toBe(0);
-    account = (await stack.db.query<{ id: string }>(`insert into accounts (display_name) values ('Payer <b>one</b>') returning id`)).rows[0]?.id ?? '';
-    product = (await stack.db.query<{ id: string }>(`insert into catalog_products (title) values ('Chip pack') returning id`)).rows[0]?.id ?? '';
+    account =
+      (await stack.db.query<{ id: string }>(`insert into accounts (display_name) values ('Payer <b>one</b>') returning id`)).rows[0]?.id ??
+      '';
+    product =
+      (await stack.db.query<{ id: string }>(`insert into catalog_products (title) values ('Chip pack') returning id`)).rows[0]?.id ?? '';
     const now = Date.now();
     // 70 direct-wallet rows over the last 20 days, spends without a rail, and older rows outside the default range.
     for (let i = 0; i < 70; i += 1) {
       const at = new Date(now - (i % 20) * DAY - i * 1000).toISOString();
-      await stack.db.query(`insert into ledger_operations (account_id, kind, segment, chips_delta, note, created_at) values ($1, $2, 'direct', $3, $4, $5)`, [
-        account,
-        i % 3 === 0 ? 'spend' : 'grant',
-        String(i % 3 === 0 ? -(i + 1) : i + 10),
-        i === 5 ? '=cmd|"/c calc"!A0' : `row ${i}`,
-        at,
-      ]);
+      await stack.db.query(
+        `insert into ledger_operations (account_id, kind, segment, chips_delta, note, created_at) values ($1, $2, 'direct', $3, $4, $5)`,
+        [account, i % 3 === 0 ? 'spend' : 'grant', String(i % 3 === 0 ? -(i + 1) : i + 10), i === 5 ? '=cmd|"/c calc"!A0' : `row ${i}`, at],
+      );
     }
-    await stack.db.query(`insert into ledger_operations (account_id, kind, segment, chips_delta, created_at) values ($1, 'grant', 'vk', 5, now()), ($1, 'grant', 'direct', 999, now() - interval '45 days')`, [account]);
+    await stack.db.query(
+      `insert into ledger_operations (account_id, kind, segment, chips_delta, created_at) values ($1, 'grant', 'vk', 5, now()), ($1, 'grant', 'direct', 999, now() - interval '45 days')`,
+      [account],
+    );
     orderId = await paidCardOrder(stack, account, product, 49_900n, 500n, new Date(now - 2 * DAY));
     browser = await launchChromium();
     context = await browser.newContext();
@@ -72,12 +84,16 @@ describe('operator console in headless Chromium (gateway + backend + bot + emula
     expect(url.searchParams.get('wallet')).toBe('direct');
     expect(url.searchParams.get('account')).toBe(account);
 
-    const pairs = await page.$$eval('#totals tr[data-currency]', (rows: El[]) => rows.map((r): [string, string] => [r.getAttribute('data-currency') ?? '', r.getAttribute('data-minor') ?? '']));
+    const pairs = await page.$$eval('#totals tr[data-currency]', (rows: El[]) =>
+      rows.map((r): [string, string] => [r.getAttribute('data-currency') ?? '', r.getAttribute('data-minor') ?? '']),
+    );
     const totals = Object.fromEntries(pairs);
-    const sums = (await stack.db.query<{ chips: string; rub: string; n: string }>(
-      `select sum(chips_delta)::text as chips, (sum(money_minor) filter (where currency = 'RUB'))::text as rub, count(*)::text as n from ledger_operations where ${filterSql}`,
-      [account],
-    )).rows[0];
+    const sums = (
+      await stack.db.query<{ chips: string; rub: string; n: string }>(
+        `select sum(chips_delta)::text as chips, (sum(money_minor) filter (where currency = 'RUB'))::text as rub, count(*)::text as n from ledger_operations where ${filterSql}`,
+        [account],
+      )
+    ).rows[0];
     expect(totals).toEqual({ CHIPS: sums?.chips, RUB: sums?.rub });
     expect(await page.getAttribute('#matched', 'data-matched')).toBe(sums?.n);
     expect(await page.$$eval('svg[data-chart]', (s: El[]) => s.map((e) => e.getAttribute('data-chart')))).toEqual(['CHIPS', 'RUB']);
@@ -90,7 +106,11 @@ describe('operator console in headless Chromium (gateway + backend + bot + emula
     expect(await page.locator('svg[data-chart=CHIPS] .tick-date').count()).toBeGreaterThanOrEqual(2);
     await page.screenshot({ path: `${import.meta.dirname}/../../../.reports/console-ledger.png`, fullPage: true });
 
-    const expected = (await stack.db.query<{ id: string }>(`select id::text from ledger_operations where ${filterSql} order by created_at desc, id desc`, [account])).rows.map((r) => r.id);
+    const expected = (
+      await stack.db.query<{ id: string }>(`select id::text from ledger_operations where ${filterSql} order by created_at desc, id desc`, [
+        account,
+      ])
+    ).rows.map((r) => r.id);
     const first = await rowIds();
     expect(first).toEqual(expected.slice(0, 50));
     await page.click('#next');
@@ -109,7 +129,12 @@ describe('operator console in headless Chromium (gateway + backend + bot + emula
     expect(res.headers()['content-type']).toContain('text/csv');
     const lines = (await res.text()).trimEnd().split('\r\n');
     expect(lines[0]).toContain('created_at_utc');
-    const expected = (await stack.db.query<{ id: string }>(`select id::text from ledger_operations where ${filterSql} order by created_at desc, id desc limit ${EXPORT_CAP}`, [account])).rows.map((r) => r.id);
+    const expected = (
+      await stack.db.query<{ id: string }>(
+        `select id::text from ledger_operations where ${filterSql} order by created_at desc, id desc limit ${EXPORT_CAP}`,
+        [account],
+      )
+    ).rows.map((r) => r.id);
     expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual(expected);
     expect(lines.slice(1).every((l) => /^\d+,\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z,/.test(l))).toBe(true);
     const formula = lines.find((l) => l.includes('calc'));
@@ -153,7 +178,9 @@ describe('operator console in headless Chromium (gateway + backend + bot + emula
     await page.fill('input[name=title]', 'Pack "deluxe"');
     await page.click('#save');
     expect(await page.textContent('#title-error')).toMatch(/title/i);
-    expect((await stack.db.query<{ title: string }>(`select title from catalog_products where id = $1`, [product])).rows[0]?.title).toBe('Chip pack');
+    expect((await stack.db.query<{ title: string }>(`select title from catalog_products where id = $1`, [product])).rows[0]?.title).toBe(
+      'Chip pack',
+    );
   });
 
   it('a block makes the platform see the chat permission revoked; unblock gives it back', async () => {
@@ -161,8 +188,15 @@ describe('operator console in headless Chromium (gateway + backend + bot + emula
     if (!platform) throw new Error('no platform emulator');
     const user = platform.control.createUser({ started: true }).user.id;
     platform.control.join({ chatId: DISCUSSION_CHAT, userId: user });
-    await stack.db.query(`insert into platform_identities (account_id, kind, external_id) values ($1, 'telegram', $2)`, [account, String(user)]);
-    const standing = () => platform.control.state().chats.find((c) => c.chat.id === DISCUSSION_CHAT)?.members.find((m) => m.user.id === user);
+    await stack.db.query(`insert into platform_identities (account_id, kind, external_id) values ($1, 'telegram', $2)`, [
+      account,
+      String(user),
+    ]);
+    const standing = () =>
+      platform.control
+        .state()
+        .chats.find((c) => c.chat.id === DISCUSSION_CHAT)
+        ?.members.find((m) => m.user.id === user);
     expect(standing()).toMatchObject({ status: 'member' });
 
     await page.goto(`${base()}/_gm/users?q=${encodeURIComponent(`telegram:${user}`)}`);

@@ -36,7 +36,13 @@ describe('console daily chart', () => {
   const week7 = dailyChart(week, from, day(7)).value;
 
   it('titles every bar with its day and amount, zero days included', () => {
-    for (const t of ['2026-11-01: 99.00 RUB', '2026-11-02: 0.00 RUB', '2026-11-03: 249.50 RUB', '2026-11-04: -99.00 RUB', '2026-11-07: 1.00 RUB'])
+    for (const t of [
+      '2026-11-01: 99.00 RUB',
+      '2026-11-02: 0.00 RUB',
+      '2026-11-03: 249.50 RUB',
+      '2026-11-04: -99.00 RUB',
+      '2026-11-07: 1.00 RUB',
+    ])
       expect(week7).toContain(`<title>${t}</title>`);
     expect(week7).toContain('<title>2026-11-02: 300 CHIPS</title>');
     expect(week7.match(/<g class="bar" /g)).toHaveLength(14);
@@ -49,7 +55,8 @@ describe('console daily chart', () => {
 
   it('labels the amount axis from the largest day down to zero, and below zero when a day is negative', () => {
     const rub = week7.slice(week7.indexOf('data-chart="RUB"'), week7.indexOf('data-chart="CHIPS"'));
-    for (const a of ['249.50 RUB', '124.75 RUB', '0.00 RUB', '-124.75 RUB', '-249.50 RUB']) expect(rub).toContain(`class="tick-amount">${a}</text>`);
+    for (const a of ['249.50 RUB', '124.75 RUB', '0.00 RUB', '-124.75 RUB', '-249.50 RUB'])
+      expect(rub).toContain(`class="tick-amount">${a}</text>`);
     const chips = week7.slice(week7.indexOf('data-chart="CHIPS"'));
     expect(chips).toContain('class="tick-amount">300 CHIPS</text>');
     expect(chips).not.toContain('-150 CHIPS');
@@ -68,12 +75,16 @@ describe('console daily chart', () => {
     expect(week7).toContain(
       'role="img" aria-label="Daily totals in RUB, 2026-11-01 to 2026-11-07 (UTC): total 250.50 RUB, largest 249.50 RUB on 2026-11-03"',
     );
-    expect(week7).toContain('aria-label="Daily totals in CHIPS, 2026-11-01 to 2026-11-07 (UTC): total 345 CHIPS, largest 300 CHIPS on 2026-11-02"');
+    expect(week7).toContain(
+      'aria-label="Daily totals in CHIPS, 2026-11-01 to 2026-11-07 (UTC): total 345 CHIPS, largest 300 CHIPS on 2026-11-02"',
+    );
   });
 
   it('says in words that a range has no operations instead of drawing an empty box', () => {
     const empty = dailyChart([], from, day(30)).value;
-    expect(empty).toBe('<p class="chart-empty" role="status">No operations in this range (2026-11-01 to 2026-11-30, UTC), so there is nothing to chart.</p>');
+    expect(empty).toBe(
+      '<p class="chart-empty" role="status">No operations in this range (2026-11-01 to 2026-11-30, UTC), so there is nothing to chart.</p>',
+    );
     expect(dailyChart([{ dayUnix: day(40), currency: 'RUB', amount: 5n }], from, day(30)).value).toContain('No operations in this range');
     expect(dailyChart([], from, from).value).toContain('No operations in this range');
   });
@@ -109,11 +120,15 @@ describe('console daily chart in a browser', () => {
     expect(await tab.locator('.tick-date').allTextContents()).toContain('2026-11-30');
     expect(await tab.locator('.chart-empty').textContent()).toContain('No operations in this range');
     // Every label sits inside its image: nothing is clipped off the left or bottom edge.
-    const clipped = await tab.$$eval('svg[role=img]', (svgs: El[]) =>
-      svgs.flatMap((svg) => {
-        const box = svg.getBoundingClientRect();
-        return [...svg.querySelectorAll('text')].map((t) => t.getBoundingClientRect()).filter((r: Box) => r.left < box.left - 0.5 || r.right > box.right + 0.5 || r.bottom > box.bottom + 0.5);
-      }).length,
+    const clipped = await tab.$$eval(
+      'svg[role=img]',
+      (svgs: El[]) =>
+        svgs.flatMap((svg) => {
+          const box = svg.getBoundingClientRect();
+          return [...svg.querySelectorAll('text')]
+            .map((t) => t.getBoundingClientRect())
+            .filter((r: Box) => r.left < box.left - 0.5 || r.right > box.right + 0.5 || r.bottom > box.bottom + 0.5);
+        }).length,
     );
     expect(clipped).toBe(0);
     const dir = resolve(import.meta.dirname, '../../../.reports');

@@ -7,7 +7,14 @@ import { formatAmount } from '../src/console/money.js';
 
 describe('console escaping and return paths', () => {
   it('escapes every HTML-significant character and nothing else (property)', () => {
-    const unescape = (s: string) => s.replace(/&#96;/g, '`').replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&gt;/g, '>').replace(/&lt;/g, '<').replace(/&amp;/g, '&');
+    const unescape = (s: string) =>
+      s
+        .replace(/&#96;/g, '`')
+        .replace(/&#39;/g, "'")
+        .replace(/&quot;/g, '"')
+        .replace(/&gt;/g, '>')
+        .replace(/&lt;/g, '<')
+        .replace(/&amp;/g, '&');
     fc.assert(
       fc.property(fc.string({ unit: 'binary' }), (s) => {
         const out = escapeHtml(s);
@@ -53,19 +60,27 @@ describe('console escaping and return paths', () => {
     expect(safeReturnPath(path)).toBeNull();
   });
 
-  it.each(['/_gm/ledger', '/_gm/ledger?from=2025-01-01&to=2025-01-31&wallet=vk&kind=purchase&account=42&after=1736000000000000.17', '/_gm/users/12'])(
-    'accepts the console path %j unchanged',
-    (path) => {
-      expect(safeReturnPath(path)).toBe(path);
-    },
-  );
+  it.each([
+    '/_gm/ledger',
+    '/_gm/ledger?from=2025-01-01&to=2025-01-31&wallet=vk&kind=purchase&account=42&after=1736000000000000.17',
+    '/_gm/users/12',
+  ])('accepts the console path %j unchanged', (path) => {
+    expect(safeReturnPath(path)).toBe(path);
+  });
 
   it('encodes one canonical filter, defaulting to the last 30 UTC days, and refuses malformed values', () => {
     const now = new Date('2025-03-10T23:59:00Z');
     const parsed = parseFilter({ wallet: 'vk', account: '42', junk: 'x' }, now);
     expect(parsed).toEqual({ filter: { from: '2025-02-09', to: '2025-03-10', wallet: 'vk', rail: '', kind: '', account: '42' } });
     if ('filter' in parsed) expect(encodeFilter(parsed.filter)).toBe('from=2025-02-09&to=2025-03-10&wallet=vk&account=42');
-    for (const bad of [{ from: '2025-02-30' }, { wallet: 'gold' }, { kind: 'x' }, { rail: 'A B' }, { account: '-1' }, { from: '2025-03-10', to: '2025-03-01' }]) {
+    for (const bad of [
+      { from: '2025-02-30' },
+      { wallet: 'gold' },
+      { kind: 'x' },
+      { rail: 'A B' },
+      { account: '-1' },
+      { from: '2025-03-10', to: '2025-03-01' },
+    ]) {
       expect(parseFilter(bad, now)).toHaveProperty('error');
     }
   });

@@ -19,14 +19,21 @@ describe('console access control, CSRF and return paths', () => {
   let account: string;
   let orderId: string;
   const sessions: Record<string, string> = {};
-  const csrf = (cookie: string) => createHmac('sha256', cookie.replace(/^gm_session=/, '')).update('wordgame-console-csrf-v1').digest('base64url');
+  const csrf = (cookie: string) =>
+    createHmac('sha256', cookie.replace(/^gm_session=/, ''))
+      .update('wordgame-console-csrf-v1')
+      .digest('base64url');
   const url = (path: string) => `${stack.urls.httpUrl}${path}`;
 
   async function signIn(login: string): Promise<string> {
     const form = await call(url('/_gm/login'));
     const nonceCookie = form.setCookie.find((c) => c.startsWith('gm_login='))?.split(';')[0] ?? '';
     const nonce = /name="_csrf" value="([^"]+)"/.exec(form.text)?.[1] ?? '';
-    const res = await call(url('/_gm/login'), { method: 'POST', cookie: nonceCookie, form: { _csrf: nonce, login, password: OPERATOR_PASSWORD } });
+    const res = await call(url('/_gm/login'), {
+      method: 'POST',
+      cookie: nonceCookie,
+      form: { _csrf: nonce, login, password: OPERATOR_PASSWORD },
+    });
     expect(res.status).toBe(303);
     const cookie = res.setCookie.find((c) => c.startsWith('gm_session='));
     expect(cookie).toMatch(/; Path=\/_gm; HttpOnly; SameSite=Strict; Max-Age=\d+$/);
@@ -41,40 +48,47 @@ describe('console access control, CSRF and return paths', () => {
     }
     expect(createOperator(stack.db.url, 'all@ops.test', 'viewer,refunder,catalog_editor,moderator').status).toBe(0);
     sessions['all'] = await signIn('all@ops.test');
-    account = (await stack.db.query<{ id: string }>(`insert into accounts (display_name) values ('<img src=x onerror=alert(1)>') returning id`)).rows[0]?.id ?? '';
-    const product = (await stack.db.query<{ id: string }>(`insert into catalog_products (title) values ('Pack') returning id`)).rows[0]?.id ?? '';
+    account =
+      (await stack.db.query<{ id: string }>(`insert into accounts (display_name) values ('<img src=x onerror=alert(1)>') returning id`))
+        .rows[0]?.id ?? '';
+    const product =
+      (await stack.db.query<{ id: string }>(`insert into catalog_products (title) values ('Pack') returning id`)).rows[0]?.id ?? '';
     orderId = await paidCardOrder(stack, account, product, 9_900n, 100n, new Date());
   }, 120_000);
   afterAll(() => stack?.stop());
 
   const refundQuery = () => `order=${orderId}&return=${encodeURIComponent('/_gm/ledger')}`;
-  const pages = () => [
-    ['/_gm/', null],
-    ['/_gm/ledger', 'viewer'],
-    ['/_gm/ledger/export.csv', 'viewer'],
-    ['/_gm/unmatched', 'viewer'],
-    ['/_gm/reconciliation', 'viewer'],
-    [`/_gm/ledger/refund?${refundQuery()}`, 'refunder'],
-    ['/_gm/catalog', 'catalog_editor'],
-    ['/_gm/catalog/new', 'catalog_editor'],
-    ['/_gm/catalog/1', 'catalog_editor'],
-    ['/_gm/users?q=1', 'moderator'],
-    [`/_gm/users/${account}`, 'moderator'],
-  ] as const;
-  const actions = () => [
-    ['/_gm/logout', null, {}],
-    ['/_gm/ledger/refund', 'refunder', { order: orderId, return: '/_gm/ledger' }],
-    ['/_gm/reconciliation/act', 'refunder', { mismatch: '1', action: 'resolve' }],
-    ['/_gm/catalog/save', 'catalog_editor', { product_id: '0', title: 'Sneaky', atom_hints: '1', price_chips: '5' }],
-    [`/_gm/users/${account}/moderate`, 'moderator', { action: 'block' }],
-  ] as const;
+  const pages = () =>
+    [
+      ['/_gm/', null],
+      ['/_gm/ledger', 'viewer'],
+      ['/_gm/ledger/export.csv', 'viewer'],
+      ['/_gm/unmatched', 'viewer'],
+      ['/_gm/reconciliation', 'viewer'],
+      [`/_gm/ledger/refund?${refundQuery()}`, 'refunder'],
+      ['/_gm/catalog', 'catalog_editor'],
+      ['/_gm/catalog/new', 'catalog_editor'],
+      ['/_gm/catalog/1', 'catalog_editor'],
+      ['/_gm/users?q=1', 'moderator'],
+      [`/_gm/users/${account}`, 'moderator'],
+    ] as const;
+  const actions = () =>
+    [
+      ['/_gm/logout', null, {}],
+      ['/_gm/ledger/refund', 'refunder', { order: orderId, return: '/_gm/ledger' }],
+      ['/_gm/reconciliation/act', 'refunder', { mismatch: '1', action: 'resolve' }],
+      ['/_gm/catalog/save', 'catalog_editor', { product_id: '0', title: 'Sneaky', atom_hints: '1', price_chips: '5' }],
+      [`/_gm/users/${account}/moderate`, 'moderator', { action: 'block' }],
+    ] as const;
   const untouched = async () => {
-    const state = (await stack.db.query<{ status: string; refunds: string; products: string }>(
-      `select (select status from accounts where id = $1) as status,
+    const state = (
+      await stack.db.query<{ status: string; refunds: string; products: string }>(
+        `select (select status from accounts where id = $1) as status,
               (select count(*)::text from ledger_operations where kind = 'refund') as refunds,
               (select count(*)::text from catalog_products where title = 'Sneaky') as products`,
-      [account],
-    )).rows[0];
+        [account],
+      )
+    ).rows[0];
     expect(state).toEqual({ status: 'active', refunds: '0', products: '0' });
     expect(stack.provider.control.payments().flatMap((p) => p.refunds)).toEqual([]);
   };
@@ -117,7 +131,7 @@ describe('console access control, CSRF and return paths', () => {
     await untouched();
   });
 
-  it('refuses every action without a CSRF token, with a wrong one, or with another session\'s (403)', async () => {
+  it("refuses every action without a CSRF token, with a wrong one, or with another session's (403)", async () => {
     const cookie = sessions['all'] ?? '';
     for (const [path, , form] of actions()) {
       for (const token of [undefined, 'wrong', csrf(sessions['viewer'] ?? '')]) {
@@ -150,7 +164,11 @@ describe('console access control, CSRF and return paths', () => {
     const confirm = await call(url(`/_gm/ledger/refund?order=${orderId}&return=${encodeURIComponent(destination)}`), { cookie });
     expect(confirm.status).toBe(400);
     expect(confirm.text).toContain('return destination was refused');
-    const action = await call(url('/_gm/ledger/refund'), { method: 'POST', cookie, form: { _csrf: csrf(cookie), order: orderId, return: destination } });
+    const action = await call(url('/_gm/ledger/refund'), {
+      method: 'POST',
+      cookie,
+      form: { _csrf: csrf(cookie), order: orderId, return: destination },
+    });
     expect(action.status).toBe(400);
     expect(action.text).not.toContain('evil.example"');
     await untouched();
@@ -160,7 +178,15 @@ describe('console access control, CSRF and return paths', () => {
     const cookie = sessions['viewer'] ?? '';
     const canonical = (await call(url('/_gm/ledger'), { cookie })).location ?? '';
     expect(canonical).toMatch(/^\/_gm\/ledger\?/);
-    for (const after of ['99999999999999999999.1', '9999999999999999999.1', '9223372036854775807.1', '253402300800000000.1', '1.9223372036854775808', '0.5', '5.0']) {
+    for (const after of [
+      '99999999999999999999.1',
+      '9999999999999999999.1',
+      '9223372036854775807.1',
+      '253402300800000000.1',
+      '1.9223372036854775808',
+      '0.5',
+      '5.0',
+    ]) {
       const res = await call(url(`${canonical}&after=${after}`), { cookie });
       expect([after, res.status]).toEqual([after, 400]);
     }
@@ -187,7 +213,11 @@ describe('console access control, CSRF and return paths', () => {
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
     expect(res.headers.get('x-frame-options')).toBe('DENY');
-    const session = await fetch(url('/_gm/api/session'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: 'catalog-editor@ops.test', password: OPERATOR_PASSWORD }) });
+    const session = await fetch(url('/_gm/api/session'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ login: 'catalog-editor@ops.test', password: OPERATOR_PASSWORD }),
+    });
     expect(session.status).toBe(200);
     const { token } = (await session.json()) as { token: string };
     const api = await fetch(url('/_gm/api/catalog/products'), { headers: { authorization: `Bearer ${token}` } });
@@ -218,7 +248,8 @@ describe('console access control, CSRF and return paths', () => {
   });
 
   it('offers to start a new refund after the provider canceled one, and the new one is recorded once', async () => {
-    const product = (await stack.db.query<{ id: string }>(`insert into catalog_products (title) values ('Retry pack') returning id`)).rows[0]?.id ?? '';
+    const product =
+      (await stack.db.query<{ id: string }>(`insert into catalog_products (title) values ('Retry pack') returning id`)).rows[0]?.id ?? '';
     const order = await paidCardOrder(stack, account, product, 4_900n, 10n, new Date());
     const cookie = sessions['refunder'] ?? '';
     const form = { order, return: '/_gm/ledger', _csrf: csrf(cookie) };

@@ -30,7 +30,6 @@ export interface ConsoleStack {
   stop(): Promise<void>;
 }
 
-
 async function until(check: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
@@ -123,12 +122,27 @@ export async function startConsoleStack(options: { bot?: boolean } = {}): Promis
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
 }
 
 /** A paid card order as crediting leaves it: a succeeded emulator payment, the order, the balance and the purchase row. */
-export async function paidCardOrder(stack: ConsoleStack, account: string, product: string, amount: bigint, chips: bigint, at: Date): Promise<string> {
+export async function paidCardOrder(
+  stack: ConsoleStack,
+  account: string,
+  product: string,
+  amount: bigint,
+  chips: bigint,
+  at: Date,
+): Promise<string> {
   const orderId = crypto.randomUUID();
   const res = await fetch(`${stack.provider.apiUrl}/payments`, {
     method: 'POST',

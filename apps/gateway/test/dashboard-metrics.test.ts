@@ -4,12 +4,34 @@ import { parse } from 'yaml';
 import { freePort } from '@wordgame/testkit';
 import { eventually } from './support/botlink-gateway.js';
 import { call } from './support/edge.js';
-import { bearer, createProduct, directCustomer, startPaymentsStack, telegramCustomer, type OrderBody, type PaymentsStack } from './support/payments-stack.js';
+import {
+  bearer,
+  createProduct,
+  directCustomer,
+  startPaymentsStack,
+  telegramCustomer,
+  type OrderBody,
+  type PaymentsStack,
+} from './support/payments-stack.js';
 
 const ops = (path: string) => fileURLToPath(new URL(`../../../ops/${path}`, import.meta.url));
 
 /** PromQL words that are not metric names. */
-const KEYWORDS = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'bool', 'and', 'or', 'unless', 'offset', 'inf', 'nan']);
+const KEYWORDS = new Set([
+  'by',
+  'without',
+  'on',
+  'ignoring',
+  'group_left',
+  'group_right',
+  'bool',
+  'and',
+  'or',
+  'unless',
+  'offset',
+  'inf',
+  'nan',
+]);
 /**
  * Series no service exports: `up` is written by Prometheus for every scrape. Metrics of the
  * reconciliation job (reconciliation_*) are kept in the expectation: they must be exported by the
@@ -53,14 +75,17 @@ function selectors(expr: string): Selected[] {
     const before = text[(m.index ?? 0) - 1] ?? '';
     if (call || KEYWORDS.has(name) || /[0-9.$"']/.test(before) || /^[0-9]/.test(name)) continue;
     if (/^[a-z]+$/.test(name) && !braces && !name.includes('_') && !FROM_PROMETHEUS.has(name)) continue;
-    const labels = [...(braces ?? '').matchAll(/(\w+)\s*(=~|!=|!~|=)\s*"([^"]*)"/g)].map(([, label = '', op, value]) => (op === '=' ? { name: label, value } : { name: label }));
+    const labels = [...(braces ?? '').matchAll(/(\w+)\s*(=~|!=|!~|=)\s*"([^"]*)"/g)].map(([, label = '', op, value]) =>
+      op === '=' ? { name: label, value } : { name: label },
+    );
     out.push({ metric: name, labels });
   }
   return out;
 }
 
 /** The sample lines of `metric` in an exposition (a histogram's _bucket/_sum/_count by their own names). */
-const samplesOf = (text: string, metric: string) => text.split('\n').filter((l) => l.startsWith(`${metric}{`) || l.startsWith(`${metric} `));
+const samplesOf = (text: string, metric: string) =>
+  text.split('\n').filter((l) => l.startsWith(`${metric}{`) || l.startsWith(`${metric} `));
 
 /**
  * Every metric a dashboard panel or an alert uses is exported by a running service: the backend
@@ -85,7 +110,11 @@ describe('dashboard and alert metrics are exported', () => {
     const pack = await createProduct(stack, 'Chips 250', 250n, { rub: 19900n, xtr: 50n });
     const buyer = await directCustomer(stack, 'dashboard@example.test', true);
     const order = async () => {
-      const res = await call(`${stack.api}/user/wallet/orders`, { method: 'POST', headers: bearer(buyer), json: { product_id: pack, rail: 'card' } });
+      const res = await call(`${stack.api}/user/wallet/orders`, {
+        method: 'POST',
+        headers: bearer(buyer),
+        json: { product_id: pack, rail: 'card' },
+      });
       expect(res.status).toBe(201);
       return res.body as OrderBody;
     };
@@ -93,11 +122,18 @@ describe('dashboard and alert metrics are exported', () => {
     const checkout = await fetch(paid.confirmation_url ?? '', {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ orderId: new URL(paid.confirmation_url ?? 'http://x/').searchParams.get('orderId') ?? '', action: 'pay' }).toString(),
+      body: new URLSearchParams({
+        orderId: new URL(paid.confirmation_url ?? 'http://x/').searchParams.get('orderId') ?? '',
+        action: 'pay',
+      }).toString(),
       redirect: 'manual',
     });
     expect(checkout.status).toBeLessThan(400);
-    await eventually(async () => ((await call(`${stack.api}/user/wallet/orders/${paid.order_id}`, { headers: bearer(buyer) })).body as OrderBody).state === 'paid', 20_000);
+    await eventually(
+      async () =>
+        ((await call(`${stack.api}/user/wallet/orders/${paid.order_id}`, { headers: bearer(buyer) })).body as OrderBody).state === 'paid',
+      20_000,
+    );
     await order(); // stays pending: the open-orders gauge has a sample
     await stack.provider.control.flushNotifications();
     if (stack.bot === undefined || stack.platform === undefined) throw new Error('no bot');
@@ -105,7 +141,11 @@ describe('dashboard and alert metrics are exported', () => {
     // A stars order: the backend sends create_invoice through the gateway's hub to the real bot.
     stack.platform.control.createUser({ id: 700_001, firstName: 'Payer', started: true });
     const payer = await telegramCustomer(stack.api, 700_001);
-    const stars = await call(`${stack.api}/user/wallet/orders`, { method: 'POST', headers: bearer(payer), json: { product_id: pack, rail: 'stars' } });
+    const stars = await call(`${stack.api}/user/wallet/orders`, {
+      method: 'POST',
+      headers: bearer(payer),
+      json: { product_id: pack, rail: 'stars' },
+    });
     expect(stars.status).toBe(201);
 
     const backend = await (await fetch(backendMetricsUrl)).text();

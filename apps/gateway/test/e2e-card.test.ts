@@ -29,9 +29,14 @@ describe('e2e: card purchase through gateway, backend and the provider emulator'
   let buyer: Customer;
   let pack: string;
 
-  const orderOf = async (who: Customer, id: string) => (await call(`${stack.api}/user/wallet/orders/${id}`, { headers: bearer(who) })).body as OrderBody;
+  const orderOf = async (who: Customer, id: string) =>
+    (await call(`${stack.api}/user/wallet/orders/${id}`, { headers: bearer(who) })).body as OrderBody;
   const newOrder = async (who: Customer = buyer) => {
-    const res = await call(`${stack.api}/user/wallet/orders`, { method: 'POST', headers: bearer(who), json: { product_id: pack, rail: 'card' } });
+    const res = await call(`${stack.api}/user/wallet/orders`, {
+      method: 'POST',
+      headers: bearer(who),
+      json: { product_id: pack, rail: 'card' },
+    });
     expect(res.status).toBe(201);
     return res.body as OrderBody;
   };
@@ -41,7 +46,9 @@ describe('e2e: card purchase through gateway, backend and the provider emulator'
   /** What the backend decided about the notifications of one object, as the gateway's intake route logged it. */
   const dispositions = (objectId: string) =>
     stack.gatewayLogs
-      .filter((l) => l['msg'] === 'provider notification' && l['operation'] === 'payments.notification.yookassa' && l['objectId'] === objectId)
+      .filter(
+        (l) => l['msg'] === 'provider notification' && l['operation'] === 'payments.notification.yookassa' && l['objectId'] === objectId,
+      )
       .map((l) => `${String(l['disposition'])}:${String(l['detail'])}`);
 
   beforeAll(async () => {
@@ -115,11 +122,18 @@ describe('e2e: card purchase through gateway, backend and the provider emulator'
   it('a declined payment fails the order with the reason, visible in the orders list; nothing is credited', async () => {
     const before = await balance(stack.api, buyer, 'direct');
     const order = await newOrder();
-    const { notification } = await stack.provider.control.cancelPayment(paymentIdOf(order), { party: 'payment_network', reason: 'insufficient_funds' });
+    const { notification } = await stack.provider.control.cancelPayment(paymentIdOf(order), {
+      party: 'payment_network',
+      reason: 'insufficient_funds',
+    });
     expect(notification.attempts.map((a) => a.status)).toEqual([200]);
     expect(dispositions(paymentIdOf(order))).toEqual(['handled:failed']);
     const list = (await call(`${stack.api}/user/wallet/orders`, { headers: bearer(buyer) })).body as { orders: OrderBody[] };
-    expect(list.orders.find((o) => o.order_id === order.order_id)).toMatchObject({ state: 'failed', failure_reason: 'insufficient_funds', paid_at: null });
+    expect(list.orders.find((o) => o.order_id === order.order_id)).toMatchObject({
+      state: 'failed',
+      failure_reason: 'insufficient_funds',
+      paid_at: null,
+    });
     expect(await balance(stack.api, buyer, 'direct')).toBe(before);
   });
 
@@ -128,7 +142,11 @@ describe('e2e: card purchase through gateway, backend and the provider emulator'
       const before = providerRequests();
       const forgedId = `forged-${randomUUID()}`;
       const forged = await stack.provider.control.notify({
-        rawBody: { type: 'notification', event: 'payment.succeeded', object: { id: forgedId, status: 'succeeded', paid: true, metadata: { order_id: randomUUID() } } },
+        rawBody: {
+          type: 'notification',
+          event: 'payment.succeeded',
+          object: { id: forgedId, status: 'succeeded', paid: true, metadata: { order_id: randomUUID() } },
+        },
       });
       expect(forged.attempts.map((a) => a.status)).toEqual([200]);
       expect(dispositions(forgedId)).toEqual(['ignored:unknown_order']);
@@ -156,7 +174,11 @@ describe('e2e: card purchase through gateway, backend and the provider emulator'
       await stack.provider.control.succeedPayment(other.id);
       expect(dispositions(other.id)).toEqual(['ignored:unknown_order']);
       const forged = await stack.provider.control.notify({
-        rawBody: { type: 'notification', event: 'payment.succeeded', object: { id: other.id, status: 'succeeded', paid: true, metadata: { order_id: victim.order_id } } },
+        rawBody: {
+          type: 'notification',
+          event: 'payment.succeeded',
+          object: { id: other.id, status: 'succeeded', paid: true, metadata: { order_id: victim.order_id } },
+        },
       });
       expect(forged.attempts.map((a) => a.status)).toEqual([200]);
       expect(dispositions(other.id)).toEqual(['ignored:unknown_order', 'ignored:metadata_mismatch']);

@@ -21,7 +21,10 @@ describe('ResolveChatEligibility through a real bot-link call: bot (mTLS) -> gat
 
   /** Signs in a Telegram user through the gateway (creating the account and its identity); answers the account id and token. */
   const telegramUser = async (id: number) => {
-    const res = await call(`${gw.urls.httpUrl}/api/v1/session/telegram`, { method: 'POST', json: { init_data: telegramInitData(TELEGRAM_BOT_TOKEN, { id, first_name: `user ${id}` }, nowSeconds()) } });
+    const res = await call(`${gw.urls.httpUrl}/api/v1/session/telegram`, {
+      method: 'POST',
+      json: { init_data: telegramInitData(TELEGRAM_BOT_TOKEN, { id, first_name: `user ${id}` }, nowSeconds()) },
+    });
     expect(res.status).toBe(200);
     const body = res.body as { account_id: string; token: string };
     return { accountId: body.account_id, token: body.token };
@@ -61,7 +64,9 @@ describe('ResolveChatEligibility through a real bot-link call: bot (mTLS) -> gat
     expect(await eligibility(700_000_003)).toMatchObject({ registered: true, eligible: false });
 
     const temporary = await telegramUser(700_000_004);
-    await db.query(`update accounts set status = 'suspended', suspended_until = now() + interval '1 day' where id = $1`, [temporary.accountId]);
+    await db.query(`update accounts set status = 'suspended', suspended_until = now() + interval '1 day' where id = $1`, [
+      temporary.accountId,
+    ]);
     expect(await eligibility(700_000_004)).toMatchObject({ registered: true, eligible: false });
     await db.query(`update accounts set suspended_until = now() - interval '1 minute' where id = $1`, [temporary.accountId]);
     expect(await eligibility(700_000_004)).toMatchObject({ registered: true, eligible: true });
@@ -77,7 +82,10 @@ describe('ResolveChatEligibility through a real bot-link call: bot (mTLS) -> gat
 
   it('a user who deleted the account (DELETE /api/v1/user/account): registered, not eligible', async () => {
     const leaving = await telegramUser(700_000_006);
-    const res = await call(`${gw.urls.httpUrl}/api/v1/user/account`, { method: 'DELETE', headers: { authorization: `Bearer ${leaving.token}` } });
+    const res = await call(`${gw.urls.httpUrl}/api/v1/user/account`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${leaving.token}` },
+    });
     expect(res.status).toBe(204);
     expect(await eligibility(700_000_006)).toMatchObject({ registered: true, eligible: false });
   });

@@ -8,7 +8,18 @@ import { eventually } from './support/botlink-gateway.js';
 import { call } from './support/edge.js';
 import { createOperator, OPERATOR_PASSWORD } from './support/operator-api.js';
 import { TELEGRAM_BOT_TOKEN, VK_APP_SECRET } from './support/chain.js';
-import { bearer, createProduct, DIRECT_SHOP, directCustomer, startPaymentsStack, telegramCustomer, VK_SHOP, type Customer, type OrderBody, type PaymentsStack } from './support/payments-stack.js';
+import {
+  bearer,
+  createProduct,
+  DIRECT_SHOP,
+  directCustomer,
+  startPaymentsStack,
+  telegramCustomer,
+  VK_SHOP,
+  type Customer,
+  type OrderBody,
+  type PaymentsStack,
+} from './support/payments-stack.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const PAYER = 8201;
@@ -40,13 +51,20 @@ describe('e2e: provider reconciliation, CLI and console', () => {
   let starsBuyer: Customer;
   const sessions: Record<string, string> = {};
   const url = (path: string) => `${stack.urls.httpUrl}${path}`;
-  const csrf = (cookie: string) => createHmac('sha256', cookie.replace(/^gm_session=/, '')).update('wordgame-console-csrf-v1').digest('base64url');
+  const csrf = (cookie: string) =>
+    createHmac('sha256', cookie.replace(/^gm_session=/, ''))
+      .update('wordgame-console-csrf-v1')
+      .digest('base64url');
 
   async function signIn(login: string): Promise<string> {
     const form = await gm(url('/_gm/login'));
     const nonceCookie = form.setCookie.find((c) => c.startsWith('gm_login='))?.split(';')[0] ?? '';
     const nonce = /name="_csrf" value="([^"]+)"/.exec(form.text)?.[1] ?? '';
-    const res = await gm(url('/_gm/login'), { method: 'POST', cookie: nonceCookie, form: { _csrf: nonce, login, password: OPERATOR_PASSWORD } });
+    const res = await gm(url('/_gm/login'), {
+      method: 'POST',
+      cookie: nonceCookie,
+      form: { _csrf: nonce, login, password: OPERATOR_PASSWORD },
+    });
     expect(res.status).toBe(303);
     return res.setCookie.find((c) => c.startsWith('gm_session='))?.split(';')[0] ?? '';
   }
@@ -84,7 +102,8 @@ describe('e2e: provider reconciliation, CLI and console', () => {
     return res.body as OrderBody;
   };
   const paymentIdOf = async (orderId: string) =>
-    (await stack.db.query<{ provider_payment_id: string }>('select provider_payment_id from orders where id = $1', [orderId])).rows[0]?.provider_payment_id ?? '';
+    (await stack.db.query<{ provider_payment_id: string }>('select provider_payment_id from orders where id = $1', [orderId])).rows[0]
+      ?.provider_payment_id ?? '';
 
   beforeAll(async () => {
     stack = await startPaymentsStack({ bot: true, backendEnv: { RECONCILIATION_INTERVAL_MS: '0', STAR_REFUND_INTERVAL_MS: '0' } });
@@ -101,7 +120,8 @@ describe('e2e: provider reconciliation, CLI and console', () => {
     pack = await step('product', () => createProduct(stack, 'Chips 300', 300n, { rub: 29_900n, xtr: 30n }));
     cardBuyer = await step('card buyer', () => directCustomer(stack, 'recon-card@example.test', true));
     starsBuyer = await step('stars buyer', () => telegramCustomer(stack.api, PAYER));
-    for (const role of ['viewer', 'refunder']) expect(createOperator(stack.db.url, `recon-${role}@ops.test`, role === 'viewer' ? 'viewer' : 'viewer,refunder').status).toBe(0);
+    for (const role of ['viewer', 'refunder'])
+      expect(createOperator(stack.db.url, `recon-${role}@ops.test`, role === 'viewer' ? 'viewer' : 'viewer,refunder').status).toBe(0);
     // createOperator blocks this process while the CLI runs: a pooled keep-alive socket the
     // gateway closed meanwhile fails the first request on it, so sign-in gets one retry.
     for (const role of ['viewer', 'refunder']) {
@@ -121,20 +141,35 @@ describe('e2e: provider reconciliation, CLI and console', () => {
     const forgotten = await order(cardBuyer, 'card');
     const forgottenPayment = await paymentIdOf(forgotten.order_id);
     await stack.provider.control.succeedPayment(forgottenPayment);
-    await eventually(async () => (await stack.db.query(`select 1 from orders where id = $1 and state = 'paid'`, [forgotten.order_id])).rowCount === 1, 20_000);
+    await eventually(
+      async () => (await stack.db.query(`select 1 from orders where id = $1 and state = 'paid'`, [forgotten.order_id])).rowCount === 1,
+      20_000,
+    );
     stack.provider.control.removePayment(forgottenPayment);
     // stars: a paid order whose charge the platform now reports with another amount, and a charge the bot never forwarded
     const paid = await order(starsBuyer, 'stars');
     platform.control.pay({ link: paid.invoice_link ?? '', userId: PAYER });
-    await eventually(async () => (await stack.db.query(`select 1 from orders where id = $1 and state = 'paid'`, [paid.order_id])).rowCount === 1, 30_000);
-    const paidCharge = (await stack.db.query<{ platform_charge_id: string }>('select platform_charge_id from orders where id = $1', [paid.order_id])).rows[0]?.platform_charge_id ?? '';
+    await eventually(
+      async () => (await stack.db.query(`select 1 from orders where id = $1 and state = 'paid'`, [paid.order_id])).rowCount === 1,
+      30_000,
+    );
+    const paidCharge =
+      (await stack.db.query<{ platform_charge_id: string }>('select platform_charge_id from orders where id = $1', [paid.order_id])).rows[0]
+        ?.platform_charge_id ?? '';
     platform.control.alterCharge(paidCharge, 29);
     const never = await order(starsBuyer, 'stars');
-    const { telegramPaymentChargeId: neverCharge } = platform.control.unforwardedCharge({ userId: PAYER, amount: 30, payload: never.order_id });
+    const { telegramPaymentChargeId: neverCharge } = platform.control.unforwardedCharge({
+      userId: PAYER,
+      amount: 30,
+      payload: never.order_id,
+    });
 
     const run = await reconcile(['--from', from.toISOString(), '--to', new Date(Date.now() + 2_000).toISOString()]);
     expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 1, stderr: '' });
-    const report = JSON.parse(run.stdout) as { run: { outcome: string; rails: string[] }; mismatches: Array<{ id: string; kind: string; rail: string; orderId: string | null; paymentId: string }> };
+    const report = JSON.parse(run.stdout) as {
+      run: { outcome: string; rails: string[] };
+      mismatches: Array<{ id: string; kind: string; rail: string; orderId: string | null; paymentId: string }>;
+    };
     expect(report.run).toMatchObject({ outcome: 'mismatches', rails: ['card', 'stars'] });
     const found = report.mismatches.map((m) => [m.kind, m.rail, m.orderId, m.paymentId]);
     expect(found).toEqual(
@@ -155,26 +190,41 @@ describe('e2e: provider reconciliation, CLI and console', () => {
     for (const id of [lost.order_id, forgotten.order_id, paid.order_id, neverCharge, lostPayment]) expect(viewed.text).toContain(id);
     expect(viewed.text).toContain('Money taken, not credited');
     expect(viewed.text).not.toContain('/_gm/reconciliation/act');
-    const refused = await gm(url('/_gm/reconciliation/act'), { method: 'POST', cookie: sessions['viewer'] ?? '', form: { _csrf: csrf(sessions['viewer'] ?? ''), mismatch: idOf(lostPayment), action: 'credit' } });
+    const refused = await gm(url('/_gm/reconciliation/act'), {
+      method: 'POST',
+      cookie: sessions['viewer'] ?? '',
+      form: { _csrf: csrf(sessions['viewer'] ?? ''), mismatch: idOf(lostPayment), action: 'credit' },
+    });
     expect(refused.status).toBe(403);
 
     // a refunder credits the card order the money was taken for, and returns the stars charge
     const refunder = sessions['refunder'] ?? '';
     const shown = await gm(url('/_gm/reconciliation'), { cookie: refunder });
     expect(shown.text).toContain('action="/_gm/reconciliation/act"');
-    const act = (payment: string, action: string) => gm(url('/_gm/reconciliation/act'), { method: 'POST', cookie: refunder, form: { _csrf: csrf(refunder), mismatch: idOf(payment), action } });
+    const act = (payment: string, action: string) =>
+      gm(url('/_gm/reconciliation/act'), {
+        method: 'POST',
+        cookie: refunder,
+        form: { _csrf: csrf(refunder), mismatch: idOf(payment), action },
+      });
     const credited = await act(lostPayment, 'credit');
     expect(credited.status).toBe(200);
     expect(credited.text).toContain('data-outcome="credited"');
-    expect((await stack.db.query<{ state: string }>('select state from orders where id = $1', [lost.order_id])).rows[0]?.state).toBe('paid');
+    expect((await stack.db.query<{ state: string }>('select state from orders where id = $1', [lost.order_id])).rows[0]?.state).toBe(
+      'paid',
+    );
     const returned = await act(neverCharge, 'refund');
     expect(returned.status).toBe(200);
     expect(returned.text).toContain('data-outcome="refunded"');
-    expect(platform.control.starRefunds()).toEqual([expect.objectContaining({ telegramPaymentChargeId: neverCharge, userId: PAYER, totalAmount: 30 })]);
+    expect(platform.control.starRefunds()).toEqual([
+      expect.objectContaining({ telegramPaymentChargeId: neverCharge, userId: PAYER, totalAmount: 30 }),
+    ]);
     const again = await act(neverCharge, 'refund');
     expect(again.status).toBe(409);
     expect(again.text).toContain('data-code="already_resolved"');
-    const audit = await stack.db.query<{ action: string; outcome: string }>(`select action, outcome from operator_audit where action like 'reconciliation_%' order by id`);
+    const audit = await stack.db.query<{ action: string; outcome: string }>(
+      `select action, outcome from operator_audit where action like 'reconciliation_%' order by id`,
+    );
     // the viewer's POST was refused by the gateway's role guard and never reached the backend
     expect(audit.rows).toEqual([
       { action: 'reconciliation_credit', outcome: 'credited' },

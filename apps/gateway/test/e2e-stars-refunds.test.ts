@@ -2,7 +2,18 @@ import pg from 'pg';
 import type { PlatformEmulator, PreCheckoutView } from '@wordgame/platform-emulator';
 import { eventually } from './support/botlink-gateway.js';
 import { call } from './support/edge.js';
-import { balance, bearer, createProduct, ledgerRows, startPaymentsStack, telegramCustomer, waitForBot, type Customer, type OrderBody, type PaymentsStack } from './support/payments-stack.js';
+import {
+  balance,
+  bearer,
+  createProduct,
+  ledgerRows,
+  startPaymentsStack,
+  telegramCustomer,
+  waitForBot,
+  type Customer,
+  type OrderBody,
+  type PaymentsStack,
+} from './support/payments-stack.js';
 
 const OWNER = 8101;
 const PAYER_A = 8102;
@@ -21,7 +32,11 @@ describe('e2e: one charge per order, unmatched stars returned once', () => {
   let pack: string;
 
   const newOrder = async () => {
-    const res = await call(`${stack.api}/user/wallet/orders`, { method: 'POST', headers: bearer(owner), json: { product_id: pack, rail: 'stars' } });
+    const res = await call(`${stack.api}/user/wallet/orders`, {
+      method: 'POST',
+      headers: bearer(owner),
+      json: { product_id: pack, rail: 'stars' },
+    });
     expect(res.status).toBe(201);
     return res.body as OrderBody;
   };
@@ -37,10 +52,17 @@ describe('e2e: one charge per order, unmatched stars returned once', () => {
   };
   const chargesFor = (link: string) => platform.control.state().payments.filter((p) => p.link === link);
   const unmatched = async () =>
-    (await stack.db.query<{ platform_charge_id: string; refund_status: string; reason: string }>('select platform_charge_id, refund_status, reason from unmatched_payments')).rows;
+    (
+      await stack.db.query<{ platform_charge_id: string; refund_status: string; reason: string }>(
+        'select platform_charge_id, refund_status, reason from unmatched_payments',
+      )
+    ).rows;
 
   beforeAll(async () => {
-    stack = await startPaymentsStack({ bot: true, backendEnv: { PRECHECKOUT_HOLD_MS: String(HOLD_MS), STAR_REFUND_INTERVAL_MS: '300', STAR_REFUND_RETRY_MAX_MS: '5000' } });
+    stack = await startPaymentsStack({
+      bot: true,
+      backendEnv: { PRECHECKOUT_HOLD_MS: String(HOLD_MS), STAR_REFUND_INTERVAL_MS: '300', STAR_REFUND_RETRY_MAX_MS: '5000' },
+    });
     if (!stack.platform) throw new Error('no platform emulator');
     platform = stack.platform;
     for (const id of [OWNER, PAYER_A, PAYER_B]) platform.control.createUser({ id, firstName: `U${id}`, started: true });
@@ -99,7 +121,11 @@ describe('e2e: one charge per order, unmatched stars returned once', () => {
     const [lost] = await unmatched();
     expect(lost?.reason).toBe('order_paid');
     const attempts = async () =>
-      (await stack.db.query<{ refund_attempts: number; refund_status: string; refund_error: string | null }>('select refund_attempts, refund_status, refund_error from unmatched_payments')).rows[0];
+      (
+        await stack.db.query<{ refund_attempts: number; refund_status: string; refund_error: string | null }>(
+          'select refund_attempts, refund_status, refund_error from unmatched_payments',
+        )
+      ).rows[0];
     await eventually(async () => ((await attempts())?.refund_error ?? null) !== null, 20_000);
     expect(await attempts()).toMatchObject({ refund_status: 'pending' });
     expect((await attempts())?.refund_error).toMatch(/^platform 502/);
@@ -113,7 +139,9 @@ describe('e2e: one charge per order, unmatched stars returned once', () => {
     const refunds = platform.control.starRefunds();
     expect(refunds).toHaveLength(1);
     expect(refunds[0]?.telegramPaymentChargeId).toBe(lost?.platform_charge_id);
-    const credited = (await stack.db.query<{ platform_charge_id: string }>('select platform_charge_id from orders where id = $1', [created.order_id])).rows[0];
+    const credited = (
+      await stack.db.query<{ platform_charge_id: string }>('select platform_charge_id from orders where id = $1', [created.order_id])
+    ).rows[0];
     expect(refunds[0]?.userId).toBe(chargesFor(link).find((c) => c.telegramPaymentChargeId === lost?.platform_charge_id)?.userId);
     expect(credited?.platform_charge_id).not.toBe(lost?.platform_charge_id);
     expect(await ledgerRows(stack.db, created.order_id, 'purchase')).toBe(1);

@@ -34,7 +34,11 @@ describe('e2e: stars purchase through gateway, backend, bot and the platform emu
 
   const orderUrl = (id: string) => `${stack.api}/user/wallet/orders/${id}`;
   const newOrder = async () => {
-    const res = await call(`${stack.api}/user/wallet/orders`, { method: 'POST', headers: bearer(payer), json: { product_id: pack, rail: 'stars' } });
+    const res = await call(`${stack.api}/user/wallet/orders`, {
+      method: 'POST',
+      headers: bearer(payer),
+      json: { product_id: pack, rail: 'stars' },
+    });
     expect(res.status).toBe(201);
     return res.body as OrderBody;
   };
@@ -55,15 +59,23 @@ describe('e2e: stars purchase through gateway, backend, bot and the platform emu
     const res = await fetch(`${platform.apiRoot}/bot${TELEGRAM_BOT_TOKEN}/createInvoiceLink`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ title: 'Chips 100', description: '100 chips', payload, currency: 'XTR', prices: [{ label: 'Chips 100', amount }] }),
+      body: JSON.stringify({
+        title: 'Chips 100',
+        description: '100 chips',
+        payload,
+        currency: 'XTR',
+        prices: [{ label: 'Chips 100', amount }],
+      }),
     });
     const body = (await res.json()) as { ok: boolean; result: string };
     if (!body.ok) throw new Error('createInvoiceLink failed');
     return body.result;
   };
-  const forwarded = (chargeId: string) => (stack.bot?.logs ?? []).filter((l) => l['msg'] === 'payment forwarded and credited' && l['chargeId'] === chargeId);
+  const forwarded = (chargeId: string) =>
+    (stack.bot?.logs ?? []).filter((l) => l['msg'] === 'payment forwarded and credited' && l['chargeId'] === chargeId);
   const chargeOf = async (orderId: string) =>
-    (await stack.db.query<{ platform_charge_id: string | null }>('select platform_charge_id from orders where id = $1', [orderId])).rows[0]?.platform_charge_id;
+    (await stack.db.query<{ platform_charge_id: string | null }>('select platform_charge_id from orders where id = $1', [orderId])).rows[0]
+      ?.platform_charge_id;
 
   beforeAll(async () => {
     stack = await startPaymentsStack({ bot: true });
@@ -79,7 +91,14 @@ describe('e2e: stars purchase through gateway, backend, bot and the platform emu
 
   it('a) the bot mints the link, the payer pays, the outbox forwards, the wallet shows the chips exactly once', async () => {
     const created = await newOrder();
-    expect(created).toMatchObject({ rail: 'stars', provider: 'telegram_stars', state: 'pending', amount: '50', currency: 'XTR', chips: '100' });
+    expect(created).toMatchObject({
+      rail: 'stars',
+      provider: 'telegram_stars',
+      state: 'pending',
+      amount: '50',
+      currency: 'XTR',
+      chips: '100',
+    });
     expect(created.invoice_link).toMatch(/^https:\/\/t\.me\/\$[A-Za-z0-9_-]+$/);
     const invoice = platform.control.state().invoices.find((i) => i.link === created.invoice_link);
     expect(invoice).toMatchObject({ payload: created.order_id, currency: 'XTR', amount: 50 });
@@ -125,9 +144,16 @@ describe('e2e: stars purchase through gateway, backend, bot and the platform emu
       const pending = await newOrder();
       const queryId = `q-${Date.now()}`;
       platform.control.injectUpdate({
-        pre_checkout_query: { id: queryId, from: { id: PAYER, is_bot: false, first_name: 'Payer' }, currency: 'USD', total_amount: 50, invoice_payload: pending.order_id },
+        pre_checkout_query: {
+          id: queryId,
+          from: { id: PAYER, is_bot: false, first_name: 'Payer' },
+          currency: 'USD',
+          total_amount: 50,
+          invoice_payload: pending.order_id,
+        },
       });
-      const answered = () => platform.control.calls('answerPreCheckoutQuery').find((c) => String(c.params['pre_checkout_query_id']) === queryId);
+      const answered = () =>
+        platform.control.calls('answerPreCheckoutQuery').find((c) => String(c.params['pre_checkout_query_id']) === queryId);
       await eventually(() => answered() !== undefined, 20_000);
       const params = answered()?.params ?? {};
       expect(String(params['ok'])).toBe('false');
@@ -171,9 +197,10 @@ describe('e2e: stars purchase through gateway, backend, bot and the platform emu
       const chargeId = checkout.telegramPaymentChargeId ?? '';
       const waiting = async () =>
         (
-          await holder.query<{ pid: number }>(`select pid from pg_stat_activity where datname = $1 and wait_event_type = 'Lock' and pid <> pg_backend_pid()`, [
-            database,
-          ])
+          await holder.query<{ pid: number }>(
+            `select pid from pg_stat_activity where datname = $1 and wait_event_type = 'Lock' and pid <> pg_backend_pid()`,
+            [database],
+          )
         ).rows.map((r) => r.pid);
       await eventually(async () => (await waiting()).length > 0, 20_000);
 

@@ -10,20 +10,27 @@ const fromBackend = all.filter((c) => ERRORS[c].audience !== 'edge' || c === 'in
 const DETAIL = 'detail from the backend (db at 10.0.0.5)';
 
 describe('the REST edge maps each registry code to its status', () => {
-  it.each(fromBackend)('%s from the backend answers its registry status; only a client code keeps its name and the backend message', (code) => {
-    const mapped = fromBackendError(codedConnectError(code, DETAIL));
-    expect(mapped?.status).toBe(ERRORS[code].http);
-    if (ERRORS[code].audience === 'client') {
-      expect(mapped).toMatchObject({ code, message: DETAIL });
-    } else {
-      expect(mapped?.message).toBe(ERRORS[mapped?.code ?? 'internal'].message);
-      expect(mapped?.message).not.toBe(DETAIL);
-    }
-  });
+  it.each(fromBackend)(
+    '%s from the backend answers its registry status; only a client code keeps its name and the backend message',
+    (code) => {
+      const mapped = fromBackendError(codedConnectError(code, DETAIL));
+      expect(mapped?.status).toBe(ERRORS[code].http);
+      if (ERRORS[code].audience === 'client') {
+        expect(mapped).toMatchObject({ code, message: DETAIL });
+      } else {
+        expect(mapped?.message).toBe(ERRORS[mapped?.code ?? 'internal'].message);
+        expect(mapped?.message).not.toBe(DETAIL);
+      }
+    },
+  );
 
   it('answers every code it raises itself with the registry status and default message', () => {
     for (const code of all.filter((c) => ERRORS[c].audience !== 'service') as RestErrorCode[]) {
-      expect({ code, status: new ApiError(code).status, message: new ApiError(code).message }).toEqual({ code, status: ERRORS[code].http, message: ERRORS[code].message });
+      expect({ code, status: new ApiError(code).status, message: new ApiError(code).message }).toEqual({
+        code,
+        status: ERRORS[code].http,
+        message: ERRORS[code].message,
+      });
     }
   });
 
@@ -31,21 +38,42 @@ describe('the REST edge maps each registry code to its status', () => {
     const future = (code: Code) => fromBackendError(new ConnectError(DETAIL, code, { [ERROR_CODE_HEADER]: 'some_future_code' }));
     expect(future(Code.FailedPrecondition)).toMatchObject({ code: 'conflict', status: 409, message: ERRORS.conflict.message });
     expect(future(Code.InvalidArgument)).toMatchObject({ code: 'invalid_request', status: 400, message: ERRORS.invalid_request.message });
-    expect(future(Code.Unavailable)).toMatchObject({ code: 'backend_unavailable', status: 503, message: ERRORS.backend_unavailable.message });
+    expect(future(Code.Unavailable)).toMatchObject({
+      code: 'backend_unavailable',
+      status: 503,
+      message: ERRORS.backend_unavailable.message,
+    });
     expect(future(Code.DataLoss)).toMatchObject({ code: 'internal', status: 500, message: 'internal error' });
   });
 });
 
 describe('the console maps backend failures through the registry', () => {
   it.each(all.filter((c) => ERRORS[c].audience !== 'edge'))('%s keeps its name and message at its registry status', (code) => {
-    expect(failureOf(codedConnectError(code, DETAIL))).toEqual({ errorCode: code, code: ERRORS[code].connect, message: DETAIL, status: ERRORS[code].http });
+    expect(failureOf(codedConnectError(code, DETAIL))).toEqual({
+      errorCode: code,
+      code: ERRORS[code].connect,
+      message: DETAIL,
+      status: ERRORS[code].http,
+    });
   });
 
   it('answers hidden, transport and unknown failures 502 with a generic message', () => {
     const generic = 'the backend could not answer; try again';
     expect(failureOf(codedConnectError('internal', DETAIL))).toMatchObject({ errorCode: 'internal', status: 502, message: generic });
-    expect(failureOf(codedConnectError('backend_unavailable', DETAIL))).toMatchObject({ errorCode: 'unavailable', status: 502, message: generic });
-    expect(failureOf(new ConnectError(DETAIL, Code.DeadlineExceeded))).toMatchObject({ errorCode: 'unavailable', status: 502, message: generic });
-    expect(failureOf(new ConnectError(DETAIL, Code.FailedPrecondition, { [ERROR_CODE_HEADER]: 'some_future_code' }))).toMatchObject({ errorCode: 'internal', status: 502, message: generic });
+    expect(failureOf(codedConnectError('backend_unavailable', DETAIL))).toMatchObject({
+      errorCode: 'unavailable',
+      status: 502,
+      message: generic,
+    });
+    expect(failureOf(new ConnectError(DETAIL, Code.DeadlineExceeded))).toMatchObject({
+      errorCode: 'unavailable',
+      status: 502,
+      message: generic,
+    });
+    expect(failureOf(new ConnectError(DETAIL, Code.FailedPrecondition, { [ERROR_CODE_HEADER]: 'some_future_code' }))).toMatchObject({
+      errorCode: 'internal',
+      status: 502,
+      message: generic,
+    });
   });
 });

@@ -12,7 +12,10 @@ import { eventually, sample, startTestGateway, type TestGateway } from './suppor
 import { TestBot } from './support/botlink-bot.js';
 import { FUZZ_SCALE, FUZZ_SEED } from './support/hostile.js';
 
-const notify = { case: 'notify' as const, value: { recipient: { kind: connector.PlatformKind.TELEGRAM, externalId: '42' }, kind: connector.NotificationKind.PAYMENT_CREDITED } };
+const notify = {
+  case: 'notify' as const,
+  value: { recipient: { kind: connector.PlatformKind.TELEGRAM, externalId: '42' }, kind: connector.NotificationKind.PAYMENT_CREDITED },
+};
 
 /** Writes bytes to the bot-link port, then waits until the gateway closes the socket (or 2 s pass). */
 function rawBytes(port: number, bytes: Buffer): Promise<void> {
@@ -31,7 +34,11 @@ function rawBytes(port: number, bytes: Buffer): Promise<void> {
 }
 
 /** A TLS handshake with the given client identity; answers whether the server accepted it (any TLS alert is a refusal). */
-function handshake(port: number, ca: string, options: { cert?: string; key?: string; minVersion?: 'TLSv1.2' | 'TLSv1.3'; maxVersion?: 'TLSv1.2' | 'TLSv1.3' }): Promise<boolean> {
+function handshake(
+  port: number,
+  ca: string,
+  options: { cert?: string; key?: string; minVersion?: 'TLSv1.2' | 'TLSv1.3'; maxVersion?: 'TLSv1.2' | 'TLSv1.3' },
+): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = tlsConnect({
       host: '127.0.0.1',
@@ -64,10 +71,18 @@ async function forwardPayment(port: number, ca: string, client: CertPair, binary
     useBinaryFormat: binary,
     nodeOptions: { ca: readFileSync(ca), cert: readFileSync(client.cert), key: readFileSync(client.key) },
   });
-  const request = { orderId: '00000000-0000-4000-8000-000000000001', platformPaymentChargeId: 'forged-charge', amount: 100n, platformUserId: 7n };
+  const request = {
+    orderId: '00000000-0000-4000-8000-000000000001',
+    platformPaymentChargeId: 'forged-charge',
+    amount: 100n,
+    platformUserId: 7n,
+  };
   const err = await createClient(botlink.BotLink, transport)
     .forwardPayment(request, { timeoutMs: 3_000 })
-    .then(() => undefined, (e: unknown) => ConnectError.from(e));
+    .then(
+      () => undefined,
+      (e: unknown) => ConnectError.from(e),
+    );
   return err?.code ?? Code.Unknown;
 }
 
@@ -87,10 +102,20 @@ describe('bot-link mutual TLS edge cases and junk on the port', () => {
 
   it('refuses an expired client certificate, one from another CA, a server certificate, none, and TLS 1.2', async () => {
     const dir = join(gw.dir, 'edge');
-    const expired = issueLeaf(dir, 'expired', { cert: gw.certs.ca.cert, key: gw.certs.ca.key }, { commonName: 'bot', usage: 'client', days: 0 });
+    const expired = issueLeaf(
+      dir,
+      'expired',
+      { cert: gw.certs.ca.cert, key: gw.certs.ca.key },
+      { commonName: 'bot', usage: 'client', days: 0 },
+    );
     const otherCa = makeCa(join(dir, 'other'), 'other-ca');
     const foreign = issueLeaf(join(dir, 'other'), 'foreign', otherCa, { commonName: 'bot', usage: 'client' });
-    const serverUsage = issueLeaf(dir, 'server-usage', { cert: gw.certs.ca.cert, key: gw.certs.ca.key }, { commonName: 'bot', usage: 'server' });
+    const serverUsage = issueLeaf(
+      dir,
+      'server-usage',
+      { cert: gw.certs.ca.cert, key: gw.certs.ca.key },
+      { commonName: 'bot', usage: 'server' },
+    );
     const ca = gw.certs.ca.cert;
 
     expect(await handshake(port, ca, { ...gw.certs.bot })).toBe(true);
@@ -156,8 +181,14 @@ describe('bot-link mutual TLS edge cases and junk on the port', () => {
       fc.asyncProperty(
         fc.oneof(
           fc.uint8Array({ maxLength: 2_048 }).map((a) => Buffer.from(a)),
-          fc.nat({ max: 200 }).map((n) => Buffer.concat([Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03]), randomBytes(n)])),
-          fc.constantFrom(Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'), Buffer.from('GET / HTTP/1.1\r\nHost: x\r\n\r\n'), Buffer.alloc(0)),
+          fc
+            .nat({ max: 200 })
+            .map((n) => Buffer.concat([Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03]), randomBytes(n)])),
+          fc.constantFrom(
+            Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'),
+            Buffer.from('GET / HTTP/1.1\r\nHost: x\r\n\r\n'),
+            Buffer.alloc(0),
+          ),
         ),
         async (bytes) => {
           tried++;

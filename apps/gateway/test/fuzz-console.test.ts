@@ -17,7 +17,11 @@ const RUNS = 300 * FUZZ_SCALE;
 const field = hostileString.filter((s) => s.length < 20_000);
 /** Sign-in fields, NUL and other control characters included (refused like a wrong password). */
 const loginField = field;
-const credentials = fc.record({ session: fc.boolean(), csrf: fc.constantFrom<'valid' | 'none' | 'junk'>('valid', 'none', 'junk'), junkCsrf: field });
+const credentials = fc.record({
+  session: fc.boolean(),
+  csrf: fc.constantFrom<'valid' | 'none' | 'junk'>('valid', 'none', 'junk'),
+  junkCsrf: field,
+});
 
 /** Each console form with fields invalid by construction (or naming nothing that exists). */
 function forms(): { name: string; attempts: fc.Arbitrary<FormAttempt> }[] {
@@ -33,7 +37,18 @@ function forms(): { name: string; attempts: fc.Arbitrary<FormAttempt> }[] {
       attempts: fc
         .tuple(
           fc.dictionary(
-            fc.constantFrom('product_id', 'active', 'atom_chips', 'atom_no_ads_days', 'atom_no_ads_forever', 'atom_hints', 'price_chips', 'price_provider', 'price_provider_currency', 'price_xtr'),
+            fc.constantFrom(
+              'product_id',
+              'active',
+              'atom_chips',
+              'atom_no_ads_days',
+              'atom_no_ads_forever',
+              'atom_hints',
+              'price_chips',
+              'price_provider',
+              'price_provider_currency',
+              'price_xtr',
+            ),
             field,
           ),
           field.map((t) => `${t}<`),
@@ -46,7 +61,10 @@ function forms(): { name: string; attempts: fc.Arbitrary<FormAttempt> }[] {
       attempts: fc
         .tuple(
           fc.oneof(hostilePathId, absentId),
-          fc.oneof(field.map((a) => `~${a}`), fc.constantFrom('block', 'temp_block', 'unblock', 'mute', 'unmute')),
+          fc.oneof(
+            field.map((a) => `~${a}`),
+            fc.constantFrom('block', 'temp_block', 'unblock', 'mute', 'unmute'),
+          ),
           fc.option(field),
           credentials,
         )
@@ -74,7 +92,13 @@ function decodable(path: string): boolean {
 async function post(url: string, form: Record<string, string>, cookie?: string) {
   const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
   if (cookie) headers['cookie'] = cookie;
-  const res = await fetch(url, { method: 'POST', headers, body: new URLSearchParams(form).toString(), redirect: 'manual', signal: AbortSignal.timeout(15_000) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers,
+    body: new URLSearchParams(form).toString(),
+    redirect: 'manual',
+    signal: AbortSignal.timeout(15_000),
+  });
   return { status: res.status, setCookie: res.headers.getSetCookie(), text: await res.text() };
 }
 
@@ -88,7 +112,11 @@ describe('hostile input on the console forms (real gateway, real backend process
     const res = await fetch(url('/_gm/login'), { redirect: 'manual' });
     const text = await res.text();
     return {
-      nonceCookie: res.headers.getSetCookie().find((c) => c.startsWith('gm_login='))?.split(';')[0] ?? '',
+      nonceCookie:
+        res.headers
+          .getSetCookie()
+          .find((c) => c.startsWith('gm_login='))
+          ?.split(';')[0] ?? '',
       nonce: /name="_csrf" value="([^"]+)"/.exec(text)?.[1] ?? '',
     };
   }
@@ -110,7 +138,11 @@ describe('hostile input on the console forms (real gateway, real backend process
   /** Refused attempts are audited by design (append-only); what matters is that none was audited as done. */
   const fingerprint = () => databaseFingerprint(stack.db, ['operator_audit', 'rate_limits']);
   const auditedSuccesses = async () =>
-    (await stack.db.query<{ n: number }>(`select count(*)::int as n from operator_audit where outcome not in ('failed', 'forbidden', 'refused') and action <> 'login'`)).rows[0]?.n;
+    (
+      await stack.db.query<{ n: number }>(
+        `select count(*)::int as n from operator_audit where outcome not in ('failed', 'forbidden', 'refused') and action <> 'login'`,
+      )
+    ).rows[0]?.n;
 
   async function stillUp(): Promise<void> {
     expect((await fetch(`${stack.backend.url}/health`)).status).toBe(200);
@@ -123,14 +155,17 @@ describe('hostile input on the console forms (real gateway, real backend process
     const { nonceCookie, nonce } = await loginForm();
     let tried = 0;
     await fc.assert(
-      fc.asyncProperty(fc.record({ login: loginField, password: loginField, withNonce: fc.boolean(), ret: fc.option(field) }), async ({ login, password, withNonce, ret }) => {
-        tried++;
-        const form = { login, password, ...(withNonce ? { _csrf: nonce } : {}), ...(ret === null ? {} : { return: ret }) };
-        const res = await post(url('/_gm/login'), form, withNonce ? nonceCookie : undefined);
-        expect(res.status).toBeLessThan(500);
-        expect(res.status).toBeGreaterThanOrEqual(400);
-        expect(res.setCookie.some((c) => c.startsWith('gm_session='))).toBe(false);
-      }),
+      fc.asyncProperty(
+        fc.record({ login: loginField, password: loginField, withNonce: fc.boolean(), ret: fc.option(field) }),
+        async ({ login, password, withNonce, ret }) => {
+          tried++;
+          const form = { login, password, ...(withNonce ? { _csrf: nonce } : {}), ...(ret === null ? {} : { return: ret }) };
+          const res = await post(url('/_gm/login'), form, withNonce ? nonceCookie : undefined);
+          expect(res.status).toBeLessThan(500);
+          expect(res.status).toBeGreaterThanOrEqual(400);
+          expect(res.setCookie.some((c) => c.startsWith('gm_session='))).toBe(false);
+        },
+      ),
       { numRuns: RUNS, seed: FUZZ_SEED },
     );
     total += tried;
@@ -148,7 +183,11 @@ describe('hostile input on the console forms (real gateway, real backend process
         fc.asyncProperty(target.attempts, async (a) => {
           tried++;
           const token = a.csrf === 'valid' ? csrfToken(cookie.replace(/^gm_session=/, '')) : a.csrf === 'junk' ? a.junkCsrf : undefined;
-          const res = await post(url(a.path), { ...a.form, ...(token === undefined ? {} : { _csrf: token }) }, a.session ? cookie : undefined);
+          const res = await post(
+            url(a.path),
+            { ...a.form, ...(token === undefined ? {} : { _csrf: token }) },
+            a.session ? cookie : undefined,
+          );
           const where = `${target.name} ${a.path.slice(0, 100)} session=${a.session} csrf=${a.csrf} -> ${res.status} ${res.text.slice(0, 200)}`;
           if (res.status >= 500) throw new Error(`5xx: ${where}`);
           if (res.status < 400) throw new Error(`accepted: ${where}`);

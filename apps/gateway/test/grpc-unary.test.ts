@@ -9,7 +9,10 @@ import { parseGrpcTimeout as parseTimeout, serveStreams } from '@wordgame/h2-una
 import { botlinkServers } from '../src/botlink/grpc-unary.js';
 
 const logger = createLogger('grpc-unary-test', 'silent');
-type Forward = (req: botlink.ForwardPaymentRequest, ctx: HandlerContext) => Promise<botlink.ForwardPaymentResponse> | botlink.ForwardPaymentResponse;
+type Forward = (
+  req: botlink.ForwardPaymentRequest,
+  ctx: HandlerContext,
+) => Promise<botlink.ForwardPaymentResponse> | botlink.ForwardPaymentResponse;
 
 describe('bot-link gRPC unary fast path', () => {
   let server: http2.Http2Server;
@@ -69,7 +72,10 @@ describe('bot-link gRPC unary fast path', () => {
       seen = { instance: ctx.requestHeader.get('x-bot-instance'), protocol: ctx.protocolName, timeoutMs: ctx.timeoutMs() };
       return create(botlink.ForwardPaymentResponseSchema, { credited: req.orderId === 'o-1' });
     };
-    const res = await client().forwardPayment({ orderId: 'o-1', platformPaymentChargeId: 'c', amount: 5n }, { headers: { 'x-bot-instance': 'b1' }, timeoutMs: 3_000 });
+    const res = await client().forwardPayment(
+      { orderId: 'o-1', platformPaymentChargeId: 'c', amount: 5n },
+      { headers: { 'x-bot-instance': 'b1' }, timeoutMs: 3_000 },
+    );
     expect(res.credited).toBe(true);
     expect(seen).toMatchObject({ instance: 'b1', protocol: 'grpc' });
     expect(seen?.timeoutMs).toBeGreaterThan(2_000);
@@ -80,14 +86,18 @@ describe('bot-link gRPC unary fast path', () => {
     forward = () => {
       throw new ConnectError('the backend is unavailable: 100% gone', Code.Unavailable, { 'x-detail': 'd' });
     };
-    const err = (await client().forwardPayment({ orderId: 'o' }).catch((e: unknown) => e)) as ConnectError;
+    const err = (await client()
+      .forwardPayment({ orderId: 'o' })
+      .catch((e: unknown) => e)) as ConnectError;
     expect(err.code).toBe(Code.Unavailable);
     expect(err.rawMessage).toBe('the backend is unavailable: 100% gone');
     expect(err.metadata.get('x-detail')).toBe('d');
     forward = () => {
       throw new Error('secret internals');
     };
-    const hidden = (await client().forwardPayment({ orderId: 'o' }).catch((e: unknown) => e)) as ConnectError;
+    const hidden = (await client()
+      .forwardPayment({ orderId: 'o' })
+      .catch((e: unknown) => e)) as ConnectError;
     expect(hidden.code).toBe(Code.Internal);
     expect(hidden.rawMessage).toBe('internal error');
   });
@@ -120,7 +130,10 @@ describe('bot-link gRPC unary fast path', () => {
     forward = () => create(botlink.ForwardPaymentResponseSchema, { credited: true });
     const json = createClient(botlink.BotLink, createGrpcTransport({ baseUrl: url, useBinaryFormat: false }));
     expect((await json.forwardPayment({ orderId: 'o' })).credited).toBe(true);
-    const gzip = createClient(botlink.BotLink, createGrpcTransport({ baseUrl: url, sendCompression: compressionGzip, compressMinBytes: 0 }));
+    const gzip = createClient(
+      botlink.BotLink,
+      createGrpcTransport({ baseUrl: url, sendCompression: compressionGzip, compressMinBytes: 0 }),
+    );
     expect((await gzip.forwardPayment({ orderId: 'o' })).credited).toBe(true);
     expect(served).toEqual(['adapter', 'adapter']);
   });
@@ -143,7 +156,13 @@ async function raw(url: string, body: Buffer, headers: http2.OutgoingHttpHeaders
   const session = http2.connect(url);
   try {
     return await new Promise((resolve, reject) => {
-      const stream = session.request({ ':method': 'POST', ':path': '/botlink.v1.BotLink/ForwardPayment', 'content-type': 'application/grpc', te: 'trailers', ...headers });
+      const stream = session.request({
+        ':method': 'POST',
+        ':path': '/botlink.v1.BotLink/ForwardPayment',
+        'content-type': 'application/grpc',
+        te: 'trailers',
+        ...headers,
+      });
       let status: string | undefined;
       stream.on('response', (h) => (status = (h['grpc-status'] as string | undefined) ?? status));
       stream.on('trailers', (h: http2.IncomingHttpHeaders) => (status = (h['grpc-status'] as string | undefined) ?? status));

@@ -71,10 +71,7 @@ describe('gateway without a backend', () => {
   it('/health is 503 when the backend is unreachable', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gw-'));
     const certs = ensureDevCerts(dir);
-    const gateway = buildGateway(
-      testGatewayConfig(certs),
-      logger,
-    );
+    const gateway = buildGateway(testGatewayConfig(certs), logger);
     const { httpUrl } = await gateway.start();
     try {
       const res = await fetch(`${httpUrl}/health`);

@@ -7,7 +7,16 @@ import { Code, ConnectError, createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { connector, gatewayApi } from '@wordgame/contracts';
 import { withServiceToken } from '@wordgame/h2-unary';
-import { DEV_BOT_CLIENT_NAME, ensureDevCerts, floodRequest, rssBytes, startChildService, TEST_SERVICE_TOKENS, type ChildService, type DevCerts } from '@wordgame/testkit';
+import {
+  DEV_BOT_CLIENT_NAME,
+  ensureDevCerts,
+  floodRequest,
+  rssBytes,
+  startChildService,
+  TEST_SERVICE_TOKENS,
+  type ChildService,
+  type DevCerts,
+} from '@wordgame/testkit';
 import { eventually, sample, startTestGateway, type TestGateway } from './support/botlink-gateway.js';
 import { TestBot } from './support/botlink-bot.js';
 
@@ -18,7 +27,15 @@ const MiB = 1024 * 1024;
 /** A Send request for a notify command, as the backend would make it. */
 function sendBody(): Buffer {
   const request = create(gatewayApi.SendRequestSchema, {
-    command: { payload: { case: 'notify', value: { recipient: { kind: connector.PlatformKind.TELEGRAM, externalId: '42' }, kind: connector.NotificationKind.PAYMENT_CREDITED } } },
+    command: {
+      payload: {
+        case: 'notify',
+        value: {
+          recipient: { kind: connector.PlatformKind.TELEGRAM, externalId: '42' },
+          kind: connector.NotificationKind.PAYMENT_CREDITED,
+        },
+      },
+    },
     timeoutMs: 2_000,
   });
   return Buffer.from(toBinary(gatewayApi.SendRequestSchema, request));
@@ -72,8 +89,17 @@ describe('gateway internal port: only the backend may make the bot speak', () =>
     expect(wrong.status).toBe(401);
     expect(JSON.parse(wrong.text)).toMatchObject({ code: 'unauthenticated' });
     // The backend's other token is not this port's.
-    const crossed = createClient(gatewayApi.BotCommandService, createConnectTransport({ baseUrl: gw.urls.internalUrl, httpVersion: '2', interceptors: [withServiceToken(TEST_SERVICE_TOKENS.BACKEND_SERVICE_TOKEN)] }));
-    const err = await crossed.send({ command: { payload: { case: 'chatGate', value: { externalId: '7', allow: true } } } }).catch((e: unknown) => e);
+    const crossed = createClient(
+      gatewayApi.BotCommandService,
+      createConnectTransport({
+        baseUrl: gw.urls.internalUrl,
+        httpVersion: '2',
+        interceptors: [withServiceToken(TEST_SERVICE_TOKENS.BACKEND_SERVICE_TOKEN)],
+      }),
+    );
+    const err = await crossed
+      .send({ command: { payload: { case: 'chatGate', value: { externalId: '7', allow: true } } } })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConnectError);
     expect((err as ConnectError).code).toBe(Code.Unauthenticated);
 
@@ -128,7 +154,12 @@ describe('gateway request size limits (a child process, its RSS measured)', () =
     const before = rssBytes(gateway.pid);
     let peak = before;
     const watch = setInterval(() => (peak = Math.max(peak, rssBytes(gateway.pid))), 50);
-    const tls = { ca: readFileSync(certs.ca.cert), cert: readFileSync(certs.bot.cert), key: readFileSync(certs.bot.key), servername: 'localhost' };
+    const tls = {
+      ca: readFileSync(certs.ca.cert),
+      cert: readFileSync(certs.bot.cert),
+      key: readFileSync(certs.bot.key),
+      servername: 'localhost',
+    };
     // A gRPC envelope header announcing one 100 MiB message.
     const envelope = Buffer.from([0, 0, 0, 0, 0]);
     envelope.writeUInt32BE(100 * MiB, 1);
@@ -137,8 +168,14 @@ describe('gateway request size limits (a child process, its RSS measured)', () =
       const internal = await floodRequest(internalUrl, { ':path': SEND_PATH, 'content-type': 'application/proto', ...token }, 100 * MiB);
       const stranger = await floodRequest(internalUrl, { ':path': SEND_PATH, 'content-type': 'application/proto' }, 100 * MiB);
       const grpc = { 'content-type': 'application/grpc', te: 'trailers' };
-      const unary = await floodRequest(botlinkUrl, { ':path': '/botlink.v1.BotLink/ForwardPayment', ...grpc }, 100 * MiB, { connect: tls, prefix: envelope });
-      const link = await floodRequest(botlinkUrl, { ':path': '/botlink.v1.BotLink/Link', ...grpc }, 100 * MiB, { connect: tls, prefix: envelope });
+      const unary = await floodRequest(botlinkUrl, { ':path': '/botlink.v1.BotLink/ForwardPayment', ...grpc }, 100 * MiB, {
+        connect: tls,
+        prefix: envelope,
+      });
+      const link = await floodRequest(botlinkUrl, { ':path': '/botlink.v1.BotLink/Link', ...grpc }, 100 * MiB, {
+        connect: tls,
+        prefix: envelope,
+      });
       for (const result of [internal, stranger, unary, link]) {
         expect(result.stalled).toBe(false);
         expect(result.sent).toBeLessThan(16 * MiB);

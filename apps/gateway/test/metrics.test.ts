@@ -12,7 +12,13 @@ interface RuleFile {
 describe('gateway metrics', () => {
   it('exposes every bot-link series the alerts use, with the label values they select, before any bot connects', async () => {
     const rules = (parse(readFileSync(alertsPath, 'utf8')) as RuleFile).groups.filter((g) => g.name === 'botlink').flatMap((g) => g.rules);
-    expect(rules.map((r) => r.alert).sort()).toEqual(['BotDeadLetters', 'BotDisconnected', 'BotDuplicateUpdateOwners', 'BotPlatformUnreachable', 'BotRateLimitedSustained']);
+    expect(rules.map((r) => r.alert).sort()).toEqual([
+      'BotDeadLetters',
+      'BotDisconnected',
+      'BotDuplicateUpdateOwners',
+      'BotPlatformUnreachable',
+      'BotRateLimitedSustained',
+    ]);
     const gw = await startTestGateway();
     try {
       const text = await gw.metrics();

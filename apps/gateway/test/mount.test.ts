@@ -15,8 +15,22 @@ const logger = createLogger('mount-test', 'silent');
 const doc: OperationDoc = { tag: 'test', summary: 'a test route', success: { status: 200, description: 'ok' }, errors: [] };
 
 const operations: Operation[] = [
-  { name: 'fixed.get', method: 'get', path: '/api/v1/things', auth: 'none', doc, handle: () => Promise.resolve({ status: 200, body: { op: 'fixed.get' } }) },
-  { name: 'fixed.post', method: 'post', path: '/api/v1/things', auth: 'none', doc, handle: () => Promise.resolve({ status: 201, body: { op: 'fixed.post' } }) },
+  {
+    name: 'fixed.get',
+    method: 'get',
+    path: '/api/v1/things',
+    auth: 'none',
+    doc,
+    handle: () => Promise.resolve({ status: 200, body: { op: 'fixed.get' } }),
+  },
+  {
+    name: 'fixed.post',
+    method: 'post',
+    path: '/api/v1/things',
+    auth: 'none',
+    doc,
+    handle: () => Promise.resolve({ status: 201, body: { op: 'fixed.post' } }),
+  },
   {
     name: 'param.get',
     method: 'get',
@@ -26,7 +40,14 @@ const operations: Operation[] = [
     handle: ({ req }) => Promise.resolve({ status: 200, body: { op: 'param.get', id: req.params['id'] } }),
   },
   { name: 'fails', method: 'get', path: '/api/v1/fails', auth: 'none', doc, handle: () => Promise.reject(new ApiError('unknown_product')) },
-  { name: 'guarded', method: 'get', path: '/api/v1/guarded', auth: 'session', doc, handle: () => Promise.resolve({ status: 200, body: {} }) },
+  {
+    name: 'guarded',
+    method: 'get',
+    path: '/api/v1/guarded',
+    auth: 'session',
+    doc,
+    handle: () => Promise.resolve({ status: 200, body: {} }),
+  },
 ];
 
 describe('operation mounting (fixed paths by lookup, parameterised by Express)', () => {
@@ -53,7 +74,10 @@ describe('operation mounting (fixed paths by lookup, parameterised by Express)',
 
   const body = async (path: string, init?: RequestInit) => {
     const res = await fetch(`${base}${path}`, init);
-    return { status: res.status, json: res.status === 200 || res.status === 201 || res.status >= 400 ? ((await res.json()) as Record<string, unknown>) : undefined };
+    return {
+      status: res.status,
+      json: res.status === 200 || res.status === 201 || res.status >= 400 ? ((await res.json()) as Record<string, unknown>) : undefined,
+    };
   };
 
   it('matches a fixed path as Express would: by method, in any case, with or without a trailing slash', async () => {
@@ -90,7 +114,10 @@ describe('operation mounting (fixed paths by lookup, parameterised by Express)',
   });
 
   it('sends a failing handler and a refusing guard to the one error handler, and names the operation in metrics', async () => {
-    expect(await body('/api/v1/fails')).toEqual({ status: 404, json: { error: { code: 'unknown_product', message: expect.any(String) as string } } });
+    expect(await body('/api/v1/fails')).toEqual({
+      status: 404,
+      json: { error: { code: 'unknown_product', message: expect.any(String) as string } },
+    });
     expect((await body('/api/v1/guarded')).status).toBe(401);
     expect(seen).toEqual(expect.arrayContaining(['fails 404', 'guarded 401', 'fixed.get 200']));
   });
@@ -108,22 +135,42 @@ describe('request logging', () => {
     const app = express();
     app.use(requestContext(app, createLogger('mount-log-test', 'info', sink)));
     const router = express.Router();
-    mountOperations(router, [{ name: 'logged.op', method: 'get', path: '/logged', auth: 'none', doc, handle: ({ req }) => {
-      bindRequestLog(req, { accountId: '42' });
-      req.log.info('inside');
-      return Promise.resolve({ status: 204 });
-    } }], { sessions: { resolve: () => Promise.resolve(null) }, metrics: { observe: () => undefined } });
+    mountOperations(
+      router,
+      [
+        {
+          name: 'logged.op',
+          method: 'get',
+          path: '/logged',
+          auth: 'none',
+          doc,
+          handle: ({ req }) => {
+            bindRequestLog(req, { accountId: '42' });
+            req.log.info('inside');
+            return Promise.resolve({ status: 204 });
+          },
+        },
+      ],
+      { sessions: { resolve: () => Promise.resolve(null) }, metrics: { observe: () => undefined } },
+    );
     app.use(router);
     const server = app.listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));
     try {
-      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/logged`, { headers: { 'x-request-id': 'req-77' } });
+      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/logged`, {
+        headers: { 'x-request-id': 'req-77' },
+      });
       expect(res.status).toBe(204);
       await new Promise((r) => setTimeout(r, 50));
     } finally {
       await new Promise<void>((r) => server.close(() => r()));
     }
     expect(lines.find((l) => l['msg'] === 'inside')).toMatchObject({ requestId: 'req-77', operation: 'logged.op', accountId: '42' });
-    expect(lines.find((l) => l['msg'] === 'request done')).toMatchObject({ requestId: 'req-77', operation: 'logged.op', accountId: '42', status: 204 });
+    expect(lines.find((l) => l['msg'] === 'request done')).toMatchObject({
+      requestId: 'req-77',
+      operation: 'logged.op',
+      accountId: '42',
+      status: 204,
+    });
   });
 });

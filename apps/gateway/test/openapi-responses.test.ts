@@ -11,11 +11,16 @@ import { grantChips, startChain, type Chain } from './support/chain.js';
 import { call } from './support/edge.js';
 
 type Obj = Record<string, unknown>;
-const document = JSON.parse(readFileSync(resolve(import.meta.dirname, '../../..', OPENAPI_FILE), 'utf8')) as { paths: Record<string, Record<string, Obj>> };
+const document = JSON.parse(readFileSync(resolve(import.meta.dirname, '../../..', OPENAPI_FILE), 'utf8')) as {
+  paths: Record<string, Record<string, Obj>>;
+};
 
 const unused = createBackendClients('http://127.0.0.1:9', 'openapi-responses-test');
 const routes = new Map<string, DocumentedRoute>(
-  documentedRoutes(operationTable(unused, backendSessionResolver(unused.account, new SessionCache(0)))).map((r) => [`${r.name} ${r.method}`, r]),
+  documentedRoutes(operationTable(unused, backendSessionResolver(unused.account, new SessionCache(0)))).map((r) => [
+    `${r.name} ${r.method}`,
+    r,
+  ]),
 );
 unused.close();
 
@@ -33,12 +38,19 @@ describe('real answers match the API document (gateway -> backend -> PostgreSQL)
   const seen = new Set<string>();
 
   /** Calls a route and checks the answer against its document entry: the success schema, or an error code listed for the status. */
-  const check = async (operation: string, method: DocumentedRoute['method'], url: string, init: { headers?: Record<string, string>; json?: unknown } = {}, expected?: number) => {
+  const check = async (
+    operation: string,
+    method: DocumentedRoute['method'],
+    url: string,
+    init: { headers?: Record<string, string>; json?: unknown } = {},
+    expected?: number,
+  ) => {
     const route = routes.get(`${operation} ${method}`);
     if (route === undefined) throw new Error(`no documented route ${operation} ${method}`);
     const res = await call(url, { ...init, method: method.toUpperCase() });
     // The body rides along so a wrong status shows what came back.
-    if (expected !== undefined) expect([operation, res.status, res.status === expected ? 'as expected' : res.body]).toEqual([operation, expected, 'as expected']);
+    if (expected !== undefined)
+      expect([operation, res.status, res.status === expected ? 'as expected' : res.body]).toEqual([operation, expected, 'as expected']);
     if (res.status === route.doc.success.status) {
       if (route.doc.success.body === undefined) expect([operation, res.body]).toEqual([operation, undefined]);
       else {
@@ -47,7 +59,11 @@ describe('real answers match the API document (gateway -> backend -> PostgreSQL)
       }
     } else {
       const code = (res.body as { error?: { code?: string } } | undefined)?.error?.code ?? '(no error code)';
-      expect([operation, res.status, documentedCodes(route, res.status)]).toEqual([operation, res.status, expect.arrayContaining([code]) as unknown]);
+      expect([operation, res.status, documentedCodes(route, res.status)]).toEqual([
+        operation,
+        res.status,
+        expect.arrayContaining([code]) as unknown,
+      ]);
     }
     seen.add(`${operation} ${res.status}`);
     return res.body as Obj;
@@ -63,12 +79,31 @@ describe('real answers match the API document (gateway -> backend -> PostgreSQL)
   });
 
   it('sessions, profile, wallet, catalog editor, orders, games, social and the document itself', async () => {
-    const signup = (email: string) => check('session.direct', 'post', `${api}/session/direct`, { json: { email, password: 'document password 1', mode: 'signup', subtype: 'web' } }, 200);
+    const signup = (email: string) =>
+      check(
+        'session.direct',
+        'post',
+        `${api}/session/direct`,
+        { json: { email, password: 'document password 1', mode: 'signup', subtype: 'web' } },
+        200,
+      );
     const me = await signup('doc-reader@example.test');
     const other = await signup('doc-friend@example.test');
     const token = me['token'] as string;
-    await check('session.direct', 'post', `${api}/session/direct`, { json: { email: 'not an address', password: 'x', mode: 'signin' } }, 400);
-    await check('session.direct', 'post', `${api}/session/direct`, { json: { email: 'doc-reader@example.test', password: 'wrong password 1', mode: 'signin' } }, 401);
+    await check(
+      'session.direct',
+      'post',
+      `${api}/session/direct`,
+      { json: { email: 'not an address', password: 'x', mode: 'signin' } },
+      400,
+    );
+    await check(
+      'session.direct',
+      'post',
+      `${api}/session/direct`,
+      { json: { email: 'doc-reader@example.test', password: 'wrong password 1', mode: 'signin' } },
+      401,
+    );
     await check('session.telegram', 'post', `${api}/session/telegram`, { json: { init_data: 'hash=forged' } });
 
     await check('profile.get', 'get', `${api}/user/profile`, { headers: as(token) }, 200);
@@ -78,24 +113,52 @@ describe('real answers match the API document (gateway -> backend -> PostgreSQL)
 
     const op = as(chain.operatorToken);
     await check('catalog_admin.list', 'get', `${chain.edge.url}/_gm/api/catalog/products`, { headers: op }, 200);
-    const product = await check('catalog_admin.create', 'post', `${chain.edge.url}/_gm/api/catalog/products`, {
-      headers: op,
-      json: { title: 'Hints x3', atoms: [{ kind: 'hints', quantity: '3' }], prices: [{ method: 'chips', amount: '30', currency: 'CHIPS' }] },
-    }, 201);
+    const product = await check(
+      'catalog_admin.create',
+      'post',
+      `${chain.edge.url}/_gm/api/catalog/products`,
+      {
+        headers: op,
+        json: {
+          title: 'Hints x3',
+          atoms: [{ kind: 'hints', quantity: '3' }],
+          prices: [{ method: 'chips', amount: '30', currency: 'CHIPS' }],
+        },
+      },
+      201,
+    );
     const productId = product['product_id'] as string;
     await check('catalog_admin.get', 'get', `${chain.edge.url}/_gm/api/catalog/products/${productId}`, { headers: op }, 200);
     await check('catalog_admin.get', 'get', `${chain.edge.url}/_gm/api/catalog/products/999999`, { headers: op }, 404);
-    await check('catalog_admin.create', 'post', `${chain.edge.url}/_gm/api/catalog/products`, { headers: op, json: { title: '<b>', atoms: [], prices: [] } }, 400);
+    await check(
+      'catalog_admin.create',
+      'post',
+      `${chain.edge.url}/_gm/api/catalog/products`,
+      { headers: op, json: { title: '<b>', atoms: [], prices: [] } },
+      400,
+    );
 
     await check('wallet.catalog', 'get', `${api}/user/wallet/catalog`, { headers: as(token) }, 200);
     await check('wallet.buy', 'post', `${api}/user/wallet`, { headers: as(token), json: { product_id: productId } }, 409);
     await grantChips(chain.db, me['account_id'] as string, 'direct', 100n);
-    await check('wallet.buy', 'post', `${api}/user/wallet`, { headers: { ...as(token), 'idempotency-key': 'doc-buy-1' }, json: { product_id: productId } }, 200);
+    await check(
+      'wallet.buy',
+      'post',
+      `${api}/user/wallet`,
+      { headers: { ...as(token), 'idempotency-key': 'doc-buy-1' }, json: { product_id: productId } },
+      200,
+    );
     await check('wallet.get', 'get', `${api}/user/wallet`, { headers: as(token) }, 200);
     await check('wallet.orders', 'get', `${api}/user/wallet/orders?limit=5`, { headers: as(token) }, 200);
     await check('wallet.orders', 'get', `${api}/user/wallet/orders?limit=500`, { headers: as(token) }, 400);
     await check('wallet.order_get', 'get', `${api}/user/wallet/orders/${crypto.randomUUID()}`, { headers: as(token) }, 404);
-    await check('wallet.order_create', 'post', `${api}/user/wallet/orders`, { headers: as(token), json: { product_id: productId, rail: 'bank' } }, 400);
+    await check(
+      'wallet.order_create',
+      'post',
+      `${api}/user/wallet/orders`,
+      { headers: as(token), json: { product_id: productId, rail: 'bank' } },
+      400,
+    );
 
     const game = await check('game.create', 'post', `${api}/games`, { headers: as(token), json: { variant: 'classic', vs_ai: true } }, 201);
     const gameId = game['game_id'] as string;
@@ -121,8 +184,20 @@ describe('real answers match the API document (gateway -> backend -> PostgreSQL)
     expect(snapshot?.success ? 'matches' : snapshot?.error.issues).toBe('matches');
 
     const friend = other['account_id'] as string;
-    await check('social.friend_request', 'post', `${api}/social/friend-requests`, { headers: as(token), json: { account_id: friend } }, 200);
-    await check('social.friend_accept', 'post', `${api}/social/friend-requests/${me['account_id'] as string}/accept`, { headers: as(other['token'] as string) }, 200);
+    await check(
+      'social.friend_request',
+      'post',
+      `${api}/social/friend-requests`,
+      { headers: as(token), json: { account_id: friend } },
+      200,
+    );
+    await check(
+      'social.friend_accept',
+      'post',
+      `${api}/social/friend-requests/${me['account_id'] as string}/accept`,
+      { headers: as(other['token'] as string) },
+      200,
+    );
     await check('social.block', 'put', `${api}/social/blocks/${friend}`, { headers: as(token) }, 200);
     await check('social.unblock', 'delete', `${api}/social/blocks/${friend}`, { headers: as(token) }, 204);
 

@@ -46,7 +46,8 @@ describe('the committed API document (apps/gateway/openapi.json)', () => {
     const schemas = (committed['components'] as { schemas: Obj }).schemas;
     const refs = [...JSON.stringify(committed).matchAll(/"\$ref":"([^"]*)"/g)].map((m) => m[1] ?? '');
     expect(refs.length).toBeGreaterThan(50);
-    for (const ref of new Set(refs)) expect([ref, ref.startsWith('#/components/schemas/') && Object.hasOwn(schemas, ref.slice(21))]).toEqual([ref, true]);
+    for (const ref of new Set(refs))
+      expect([ref, ref.startsWith('#/components/schemas/') && Object.hasOwn(schemas, ref.slice(21))]).toEqual([ref, true]);
   });
 
   it('lists every route the API router mounts, and nothing it does not', () => {
@@ -57,7 +58,9 @@ describe('the committed API document (apps/gateway/openapi.json)', () => {
     });
     const mounted = mountedRoutes(router).map((r) => `${r.method} ${templatePath(r.path)}`);
     expect(mounted.length).toBeGreaterThan(25);
-    const documented = Object.entries(paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`));
+    const documented = Object.entries(paths).flatMap(([path, item]) =>
+      Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
+    );
     expect([...documented].sort()).toEqual([...new Set(mounted)].sort());
     expect(mounted).toContain(`GET ${OPENAPI_PATH}`);
     expect(mounted).toContain('GET /api/v1/games/{id}/events');
@@ -93,7 +96,8 @@ describe('the committed API document (apps/gateway/openapi.json)', () => {
     let checked = 0;
     for (const route of routes()) {
       const op = paths[templatePath(route.path)]?.[route.method];
-      const content = (op?.['requestBody'] as { content: Record<string, { examples: Record<string, { value: unknown }> }> } | undefined)?.content;
+      const content = (op?.['requestBody'] as { content: Record<string, { examples: Record<string, { value: unknown }> }> } | undefined)
+        ?.content;
       const examples = Object.entries(content?.['application/json']?.examples ?? {});
       if (route.doc.body === undefined) {
         expect([route.name, content]).toEqual([route.name, undefined]);

@@ -43,7 +43,9 @@ describe('gateway /livez and /readyz against the real backend', () => {
   });
 
   it('is not ready when the backend refuses its service token', async () => {
-    expect(await probe(certs, { BACKEND_URL: backend.url, BACKEND_SERVICE_TOKEN: 'w'.repeat(40) }, ['/livez', '/readyz'])).toEqual([200, 503]);
+    expect(await probe(certs, { BACKEND_URL: backend.url, BACKEND_SERVICE_TOKEN: 'w'.repeat(40) }, ['/livez', '/readyz'])).toEqual([
+      200, 503,
+    ]);
   });
 
   it('is not ready when nothing answers at BACKEND_URL', async () => {

@@ -35,7 +35,10 @@ describe('rate limits: sign-in, console sign-in, orders, confirmation mails (two
     backends.push(await startBackendProcess(db.url, { ...LIMITS, REAPER_INTERVAL_MS: '0' }));
     backends.push(await startBackendProcess(db.url, { ...LIMITS, REAPER_INTERVAL_MS: '0' }));
     const start = async (backend: BackendProcess, env: Record<string, string>) => {
-      const gw = buildGateway(testGatewayConfig(certs, { BACKEND_URL: backend.url, ...env }), createLogger('gateway-limits-test', 'silent'));
+      const gw = buildGateway(
+        testGatewayConfig(certs, { BACKEND_URL: backend.url, ...env }),
+        createLogger('gateway-limits-test', 'silent'),
+      );
       gateways.push(gw);
       return (await gw.start()).httpUrl;
     };
@@ -101,7 +104,11 @@ describe('rate limits: sign-in, console sign-in, orders, confirmation mails (two
     expect(createOperator(db.url, 'locked@ops.test', 'viewer').status).toBe(0);
     const attempt = async (password: string) => {
       const form = await fetch(`${url.a}/_gm/login`, { headers: from('10.3.0.1') });
-      const nonceCookie = form.headers.getSetCookie().find((c) => c.startsWith('gm_login='))?.split(';')[0] ?? '';
+      const nonceCookie =
+        form.headers
+          .getSetCookie()
+          .find((c) => c.startsWith('gm_login='))
+          ?.split(';')[0] ?? '';
       const nonce = /name="_csrf" value="([^"]+)"/.exec(await form.text())?.[1] ?? '';
       return fetch(`${url.a}/_gm/login`, {
         method: 'POST',
@@ -117,9 +124,15 @@ describe('rate limits: sign-in, console sign-in, orders, confirmation mails (two
     expect(res.headers.getSetCookie().some((c) => c.startsWith('gm_session='))).toBe(false);
     expect(await res.text()).toMatch(/Too many attempts; try again in \d+ minutes/);
     // The operator API shares the same limit (same backend method).
-    const api = await call(`${url.b}/_gm/api/session`, { method: 'POST', headers: from('10.3.0.2'), json: { login: 'locked@ops.test', password: OPERATOR_PASSWORD } });
+    const api = await call(`${url.b}/_gm/api/session`, {
+      method: 'POST',
+      headers: from('10.3.0.2'),
+      json: { login: 'locked@ops.test', password: OPERATOR_PASSWORD },
+    });
     expectLimited(api);
-    const rows = await db.query<{ target: string; outcome: string }>(`select target, outcome from operator_audit where action = 'sign_in_locked'`);
+    const rows = await db.query<{ target: string; outcome: string }>(
+      `select target, outcome from operator_audit where action = 'sign_in_locked'`,
+    );
     expect(rows.rows).toEqual([{ target: 'locked@ops.test', outcome: 'locked' }]);
   });
 
@@ -127,7 +140,11 @@ describe('rate limits: sign-in, console sign-in, orders, confirmation mails (two
     const up = await direct(url.a, from('10.4.0.1'), 'buyer@limits.test', PASSWORD, 'signup');
     const token = (up.body as { token: string }).token;
     const order = (base: string) =>
-      call(`${base}/api/v1/user/wallet/orders`, { method: 'POST', headers: { ...from('10.4.0.1'), authorization: `Bearer ${token}` }, json: { product_id: '999999', rail: 'card' } });
+      call(`${base}/api/v1/user/wallet/orders`, {
+        method: 'POST',
+        headers: { ...from('10.4.0.1'), authorization: `Bearer ${token}` },
+        json: { product_id: '999999', rail: 'card' },
+      });
     for (const base of [url.a, url.b, url.a]) expect((await order(base)).status).not.toBe(429);
     expectLimited(await order(url.b));
   });
@@ -136,7 +153,11 @@ describe('rate limits: sign-in, console sign-in, orders, confirmation mails (two
     const up = await direct(url.a, from('10.5.0.1'), 'mailer@limits.test', PASSWORD, 'signup');
     const token = (up.body as { token: string }).token;
     const change = (base: string, email: string) =>
-      call(`${base}/api/v1/user/profile`, { method: 'PATCH', headers: { ...from('10.5.0.1'), authorization: `Bearer ${token}` }, json: { email } });
+      call(`${base}/api/v1/user/profile`, {
+        method: 'PATCH',
+        headers: { ...from('10.5.0.1'), authorization: `Bearer ${token}` },
+        json: { email },
+      });
     expect((await change(url.a, 'new1@limits.test')).status).toBe(200);
     expect((await change(url.b, 'new2@limits.test')).status).toBe(200);
     expectLimited(await change(url.a, 'new3@limits.test'));

@@ -15,7 +15,9 @@ function paragraph(heading: string): string {
 function documented(): Map<string, number> {
   const listed = new Map<string, number>();
   let status = 0;
-  for (const token of [paragraph('**Error codes**'), paragraph('Game errors:')].join(' ; ').matchAll(/(?:^|[\s;:])(\d{3})(?=\s+`)|`([a-z_*]+)`/g)) {
+  for (const token of [paragraph('**Error codes**'), paragraph('Game errors:')]
+    .join(' ; ')
+    .matchAll(/(?:^|[\s;:])(\d{3})(?=\s+`)|`([a-z_*]+)`/g)) {
     if (token[1]) status = Number(token[1]);
     else if (token[2] && status > 0 && !listed.has(token[2])) listed.set(token[2], status);
   }

@@ -8,7 +8,17 @@ import { TELEGRAM_BOT_TOKEN, VK_APP_SECRET } from './support/chain.js';
 import { call } from './support/edge.js';
 import { nowSeconds, vkLaunchParams } from './support/launch-data.js';
 import { createProduct, startPaymentsStack, type PaymentsStack } from './support/payments-stack.js';
-import { attributes, buildWalletPage, captureTabs, launchWalletChromium, SCREENSHOT_DIR, showTab, UNNAMED_CONTROLS, VIEWPORTS, watchPage } from './support/wallet-browser.js';
+import {
+  attributes,
+  buildWalletPage,
+  captureTabs,
+  launchWalletChromium,
+  SCREENSHOT_DIR,
+  showTab,
+  UNNAMED_CONTROLS,
+  VIEWPORTS,
+  watchPage,
+} from './support/wallet-browser.js';
 
 /**
  * The wallet page as players use it, in Debian's Chromium against the real stack: the page built
@@ -32,7 +42,11 @@ describe('the wallet page in headless Chromium on the real stack', () => {
     const res = await call(`${base}/_gm/api/catalog/products`, {
       method: 'POST',
       headers: { authorization: `Bearer ${stack.operatorToken}` },
-      json: { title: 'Hints x5', atoms: [{ kind: 'hints', quantity: '5' }], prices: [{ method: 'chips', amount: '100', currency: 'CHIPS' }] },
+      json: {
+        title: 'Hints x5',
+        atoms: [{ kind: 'hints', quantity: '5' }],
+        prices: [{ method: 'chips', amount: '100', currency: 'CHIPS' }],
+      },
     });
     hints = (res.body as { product_id: string }).product_id;
     browser = await launchWalletChromium();
@@ -66,8 +80,14 @@ describe('the wallet page in headless Chromium on the real stack', () => {
     return link ?? '';
   }
 
-  const accountOf = async (email: string) => (await stack.db.query<{ id: string }>('select id::text from accounts where email = $1', [email])).rows[0]?.id ?? '';
-  const spends = async (account: string) => (await stack.db.query<{ n: number }>(`select count(*)::int as n from ledger_operations where account_id = $1 and kind = 'spend'`, [account])).rows[0]?.n;
+  const accountOf = async (email: string) =>
+    (await stack.db.query<{ id: string }>('select id::text from accounts where email = $1', [email])).rows[0]?.id ?? '';
+  const spends = async (account: string) =>
+    (
+      await stack.db.query<{ n: number }>(`select count(*)::int as n from ledger_operations where account_id = $1 and kind = 'spend'`, [
+        account,
+      ])
+    ).rows[0]?.n;
 
   it('web: signs up, sees the e-mail notice, confirms from the mailbox, pays a pack by card and sees the credit, a double click spends once', async () => {
     const email = 'web.player@example.com';
@@ -143,8 +163,16 @@ describe('the wallet page in headless Chromium on the real stack', () => {
     if (!platform) throw new Error('the stack runs without the platform emulator');
     platform.control.createUser({ id: userId, firstName: 'Anna', started: true, languageCode: 'ru' });
     const user = JSON.stringify({ id: userId, first_name: 'Anna', language_code: 'ru' });
-    const initData = signTelegramInitData(TELEGRAM_BOT_TOKEN, { query_id: 'AAHdF6IQAAAAAN0XohDhrOrc', user, auth_date: String(nowSeconds()) });
-    const { page, problems } = await open(`${base}/wallet#tgWebAppData=${encodeURIComponent(initData)}&tgWebAppVersion=8.0&tgWebAppPlatform=android`, VIEWPORTS[0], 'en-US');
+    const initData = signTelegramInitData(TELEGRAM_BOT_TOKEN, {
+      query_id: 'AAHdF6IQAAAAAN0XohDhrOrc',
+      user,
+      auth_date: String(nowSeconds()),
+    });
+    const { page, problems } = await open(
+      `${base}/wallet#tgWebAppData=${encodeURIComponent(initData)}&tgWebAppVersion=8.0&tgWebAppPlatform=android`,
+      VIEWPORTS[0],
+      'en-US',
+    );
     await page.waitForSelector('#context[data-kind="telegram"]');
     expect(await page.getAttribute('html', 'lang')).toBe('ru');
 
@@ -171,7 +199,11 @@ describe('the wallet page in headless Chromium on the real stack', () => {
   });
 
   it('VK on iOS (signed launch parameters in the query): sees balances and the frozen context in words, no way to buy; the profile offers only e-mail linking', async () => {
-    const { page, problems } = await open(`${base}/wallet?${vkLaunchParams(VK_APP_SECRET, '990001', 'mobile_iphone', nowSeconds())}`, VIEWPORTS[0], 'en-US');
+    const { page, problems } = await open(
+      `${base}/wallet?${vkLaunchParams(VK_APP_SECRET, '990001', 'mobile_iphone', nowSeconds())}`,
+      VIEWPORTS[0],
+      'en-US',
+    );
     await page.waitForSelector('#context[data-kind="vk"][data-subtype="ios"]');
     expect(await page.getAttribute('html', 'lang')).toBe('ru');
     await page.waitForSelector('#frozen-notice');

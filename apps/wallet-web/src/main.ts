@@ -31,8 +31,16 @@ function boot(): void {
   const start = (session: Session) => startShell(root, t, session, orderId);
   replace(root, el('p', { role: 'status' }, t.t('wallet.loading')));
   resumeSession(launch)
-    .then((session) => (session ? start(session) : replace(root, el('header', {}, el('h1', {}, t.t('wallet.title'))), signInView(t, start))))
-    .catch((err: unknown) => replace(root, el('header', {}, el('h1', {}, t.t('wallet.title'))), el('p', { role: 'alert', class: 'notice', id: 'fatal' }, errorText(t, err))));
+    .then((session) =>
+      session ? start(session) : replace(root, el('header', {}, el('h1', {}, t.t('wallet.title'))), signInView(t, start)),
+    )
+    .catch((err: unknown) =>
+      replace(
+        root,
+        el('header', {}, el('h1', {}, t.t('wallet.title'))),
+        el('p', { role: 'alert', class: 'notice', id: 'fatal' }, errorText(t, err)),
+      ),
+    );
 }
 
 boot();

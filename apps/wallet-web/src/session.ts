@@ -39,8 +39,10 @@ export interface Session {
  * Null means the web page must ask the player to sign in or sign up.
  */
 export async function resumeSession(launch: Launch): Promise<Session | null> {
-  if (launch.kind === 'telegram') return adopt(await call<SessionJson>('/session/telegram', { method: 'POST', body: { init_data: launch.initData } }));
-  if (launch.kind === 'vk') return adopt(await call<SessionJson>('/session/vk', { method: 'POST', body: { launch_params: launch.launchParams } }));
+  if (launch.kind === 'telegram')
+    return adopt(await call<SessionJson>('/session/telegram', { method: 'POST', body: { init_data: launch.initData } }));
+  if (launch.kind === 'vk')
+    return adopt(await call<SessionJson>('/session/vk', { method: 'POST', body: { launch_params: launch.launchParams } }));
   const token = store.get(TOKEN_KEY);
   if (!token) return null;
   try {

@@ -47,10 +47,17 @@ export function startShell(root: HTMLElement, t: Translator, session: Session, o
     follow(id, invoiceLink) {
       stopTracking?.();
       const extra = invoiceLink ? openInvoice(t, invoiceLink) : undefined;
-      stopTracking = trackOrder(t, session.token, id, status, (order: OrderJson | null) => {
-        if (pendingOrder() === id) rememberPendingOrder(null);
-        if (order?.state === 'paid' && current !== 'profile') app.show(current);
-      }, extra);
+      stopTracking = trackOrder(
+        t,
+        session.token,
+        id,
+        status,
+        (order: OrderJson | null) => {
+          if (pendingOrder() === id) rememberPendingOrder(null);
+          if (order?.state === 'paid' && current !== 'profile') app.show(current);
+        },
+        extra,
+      );
     },
   };
 
@@ -77,7 +84,12 @@ export function startShell(root: HTMLElement, t: Translator, session: Session, o
     'header',
     {},
     el('h1', {}, t.t('wallet.title')),
-    el('p', { id: 'context', 'data-kind': kind ?? 'none', 'data-subtype': session.profile.platform.subtype ?? '' }, contextName(t, kind), session.profile.display_name && ` · ${session.profile.display_name}`),
+    el(
+      'p',
+      { id: 'context', 'data-kind': kind ?? 'none', 'data-subtype': session.profile.platform.subtype ?? '' },
+      contextName(t, kind),
+      session.profile.display_name && ` · ${session.profile.display_name}`,
+    ),
     signOutButton,
   );
   replace(root, header, tablist, status, panel);

@@ -2,7 +2,10 @@ import { signTelegramInitData, vkSign } from '@wordgame/testkit';
 import { detectLaunch } from '../src/launch/context.js';
 import { chooseLanguage, DEFAULT_LANGUAGE } from '../src/launch/language.js';
 
-const initData = signTelegramInitData('123:dev', { auth_date: '1700000000', user: JSON.stringify({ id: 42, first_name: 'Ann', language_code: 'en' }) });
+const initData = signTelegramInitData('123:dev', {
+  auth_date: '1700000000',
+  user: JSON.stringify({ id: 42, first_name: 'Ann', language_code: 'en' }),
+});
 
 function vkQuery(platform: string, language: string): string {
   const params = { vk_app_id: '1', vk_language: language, vk_platform: platform, vk_ts: '1700000000', vk_user_id: '7' };
@@ -33,7 +36,11 @@ describe('launch context', () => {
 
   it('reads no language from init data whose user is not JSON', () => {
     const broken = new URLSearchParams({ user: '{not json', hash: 'x' }).toString();
-    expect(detectLaunch({ search: '', hash: '', telegramInitData: broken })).toEqual({ kind: 'telegram', initData: broken, languageCode: undefined });
+    expect(detectLaunch({ search: '', hash: '', telegramInitData: broken })).toEqual({
+      kind: 'telegram',
+      initData: broken,
+      languageCode: undefined,
+    });
   });
 });
 

@@ -56,7 +56,9 @@ describe('parseConfig', () => {
   it('never echoes a field marked secret, through optional, default and transform', () => {
     const marked = z.object({
       DB: env.secretUrl(['postgres:']).optional(),
-      SHOPS: env.secret(z.string().transform((v, ctx) => (v.includes(':') ? v : (ctx.addIssue({ code: 'custom', message: 'bad' }), z.NEVER)))).optional(),
+      SHOPS: env
+        .secret(z.string().transform((v, ctx) => (v.includes(':') ? v : (ctx.addIssue({ code: 'custom', message: 'bad' }), z.NEVER))))
+        .optional(),
       TOKEN_VALUE: env.token().default('dev'),
     });
     const shown = (() => {

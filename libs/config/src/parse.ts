@@ -16,10 +16,7 @@ export class ConfigError extends Error {
  * PASSWORD), and any other echoed value loses URL user-info and query first, so a malformed
  * credential never reaches a terminal or a log collector.
  */
-export function parseConfig<S extends z.ZodObject>(
-  schema: S,
-  source: Record<string, string | undefined> = process.env,
-): z.infer<S> {
+export function parseConfig<S extends z.ZodObject>(schema: S, source: Record<string, string | undefined> = process.env): z.infer<S> {
   const input: Record<string, string | undefined> = {};
   for (const key of Object.keys(schema.shape)) {
     const value = source[key];
@@ -64,13 +61,16 @@ export const env = {
       .default(fallback),
   /** An absolute URL of one of `protocols`; a problem never echoes its user-info or query. */
   url: (protocols: readonly string[] = ['http:', 'https:']) =>
-    z.string().refine((v) => {
-      try {
-        return protocols.includes(new URL(v).protocol);
-      } catch {
-        return false;
-      }
-    }, `must be a URL (${protocols.join(', ')})`),
+    z.string().refine(
+      (v) => {
+        try {
+          return protocols.includes(new URL(v).protocol);
+        } catch {
+          return false;
+        }
+      },
+      `must be a URL (${protocols.join(', ')})`,
+    ),
   /**
    * One or more absolute URLs of `protocols`, comma-separated (replicas of one service); parsed
    * into a list with blanks dropped. A problem never echoes a URL's user-info or query.
@@ -78,7 +78,12 @@ export const env = {
   urlList: (protocols: readonly string[] = ['http:', 'https:']) =>
     z
       .string()
-      .transform((v) => v.split(',').map((u) => u.trim()).filter((u) => u !== ''))
+      .transform((v) =>
+        v
+          .split(',')
+          .map((u) => u.trim())
+          .filter((u) => u !== ''),
+      )
       .refine(
         (urls) =>
           urls.length > 0 &&

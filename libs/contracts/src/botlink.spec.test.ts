@@ -138,7 +138,7 @@ describe('botlink.v1 generated descriptors match the spec tables', () => {
     expect([...messages.keys()].sort()).toEqual(Object.keys(DECLARED).sort());
   });
 
-  it('numbers every field added to a spec message after all of that message\'s spec fields', () => {
+  it("numbers every field added to a spec message after all of that message's spec fields", () => {
     for (const [name, added] of Object.entries(ADDITIVE)) {
       const highest = Math.max(0, ...(SPEC[name] ?? []).map((f) => f.number));
       for (const field of added) expect(field.number).toBeGreaterThan(highest);

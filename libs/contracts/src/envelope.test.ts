@@ -3,7 +3,11 @@ import { decodeTable, encodeTable, FlatBufferDecodeError } from './envelope.js';
 import { CheckResponse } from './fbs.js';
 
 const read = (bytes: Uint8Array) =>
-  decodeTable(bytes, (bb) => CheckResponse.getRootAsCheckResponse(bb), (t) => ({ status: t.status(), uptime: t.uptimeSeconds(), latency: t.databaseLatencyUs() }));
+  decodeTable(
+    bytes,
+    (bb) => CheckResponse.getRootAsCheckResponse(bb),
+    (t) => ({ status: t.status(), uptime: t.uptimeSeconds(), latency: t.databaseLatencyUs() }),
+  );
 
 describe('FlatBuffers envelope', () => {
   it('round-trips a table, int64 as bigint beyond 2^53', () => {

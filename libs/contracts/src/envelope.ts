@@ -20,11 +20,7 @@ export function encodeTable(build: (builder: Builder) => number, initialSize = 2
  * TypeScript runtime has no verifier, so any out-of-bounds read on hostile or truncated bytes is
  * caught here and surfaces as a FlatBufferDecodeError instead of an arbitrary RangeError.
  */
-export function decodeTable<T, R>(
-  bytes: Uint8Array,
-  getRoot: (bb: ByteBuffer) => T,
-  read: (table: T) => R,
-): R {
+export function decodeTable<T, R>(bytes: Uint8Array, getRoot: (bb: ByteBuffer) => T, read: (table: T) => R): R {
   if (bytes.length < 8) throw new FlatBufferDecodeError(`body too short for a table: ${bytes.length} bytes`);
   try {
     const bb = new ByteBuffer(bytes);

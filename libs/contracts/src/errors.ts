@@ -22,7 +22,18 @@ function spec<A extends ErrorAudience>(connect: Code, http: number, audience: A,
   return { connect, http, message, audience };
 }
 
-const { InvalidArgument, Unauthenticated, PermissionDenied, NotFound, AlreadyExists, FailedPrecondition, ResourceExhausted, Unavailable, Internal, Aborted } = Code;
+const {
+  InvalidArgument,
+  Unauthenticated,
+  PermissionDenied,
+  NotFound,
+  AlreadyExists,
+  FailedPrecondition,
+  ResourceExhausted,
+  Unavailable,
+  Internal,
+  Aborted,
+} = Code;
 
 /**
  * The closed set of domain error codes shared by the backend and the gateway, each defined once.
@@ -171,11 +182,17 @@ export class DomainError extends Error {
 
 /** A `rate_limited` refusal that asks the caller to wait `retryAfterSeconds` (sent as `x-retry-after`). */
 export function rateLimited(retryAfterSeconds: number): DomainError {
-  return new DomainError('rate_limited', `too many attempts; try again in ${retryAfterSeconds} seconds`, { [RETRY_AFTER_HEADER]: String(retryAfterSeconds) });
+  return new DomainError('rate_limited', `too many attempts; try again in ${retryAfterSeconds} seconds`, {
+    [RETRY_AFTER_HEADER]: String(retryAfterSeconds),
+  });
 }
 
 /** A ConnectError for a registry code: its Connect code, the code in `x-error-code`, plus `metadata`. */
-export function codedConnectError(code: ErrorCode, message: string = ERRORS[code].message, metadata: Readonly<Record<string, string>> = {}): ConnectError {
+export function codedConnectError(
+  code: ErrorCode,
+  message: string = ERRORS[code].message,
+  metadata: Readonly<Record<string, string>> = {},
+): ConnectError {
   return new ConnectError(message, ERRORS[code].connect, { ...metadata, [ERROR_CODE_HEADER]: code });
 }
 

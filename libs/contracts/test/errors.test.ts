@@ -37,7 +37,8 @@ describe('the error registry', () => {
 
   it('keeps the failures nobody caused (internal, the unavailable ones) at 5xx and every client fault at 4xx', () => {
     for (const [code, spec] of entries) {
-      if (spec.connect === Code.Internal || spec.connect === Code.Unavailable) expect({ code, http: spec.http >= 500 }).toEqual({ code, http: true });
+      if (spec.connect === Code.Internal || spec.connect === Code.Unavailable)
+        expect({ code, http: spec.http >= 500 }).toEqual({ code, http: true });
       if (spec.connect === Code.InvalidArgument || spec.connect === Code.Unauthenticated || spec.connect === Code.PermissionDenied) {
         expect({ code, http: spec.http < 500 }).toEqual({ code, http: true });
       }

@@ -65,7 +65,7 @@ describe('fbs-conform.sh (additive-only FlatBuffers schemas against the previous
     expect(result.out).toMatch(/1 schema\(s\) conform to HEAD~1/);
   });
 
-  it('fails a field removed from the middle, naming the file and flatc\'s message', () => {
+  it("fails a field removed from the middle, naming the file and flatc's message", () => {
     const result = evolve(ORDER.replace('  amount: long;\n', ''));
     expect(result.code).toBe(1);
     expect(result.out).toContain('FAIL fbs/order.fbs is not an additive evolution of HEAD~1');
@@ -83,14 +83,20 @@ describe('fbs-conform.sh (additive-only FlatBuffers schemas against the previous
     const reordered = evolve(ORDER.replace('  id: string;\n  amount: long;\n', '  amount: long;\n  id: string;\n'));
     expect(reordered.code).toBe(1);
     expect(reordered.out).toMatch(/offsets differ for field: (id|amount)/);
-    const renumbered = evolve(ORDER.replace('id: string;', 'id: string (id: 2);').replace('amount: long;', 'amount: long (id: 0);').replace('currency: string;', 'currency: string (id: 1);'));
+    const renumbered = evolve(
+      ORDER.replace('id: string;', 'id: string (id: 2);')
+        .replace('amount: long;', 'amount: long (id: 0);')
+        .replace('currency: string;', 'currency: string (id: 1);'),
+    );
     expect(renumbered.code).toBe(1);
     expect(renumbered.out).toMatch(/offsets differ for field/);
   });
 
   it('fails a changed field type, a renamed field, a removed enum value and a removed table', () => {
     expect(evolve(ORDER.replace('amount: long;', 'amount: int;')).out).toContain('types differ for field: amount');
-    expect(evolve(ORDER.replace('currency: string;', 'currency_code: string;')).out).toContain('field t_Order.currency was removed or renamed');
+    expect(evolve(ORDER.replace('currency: string;', 'currency_code: string;')).out).toContain(
+      'field t_Order.currency was removed or renamed',
+    );
     expect(evolve(ORDER.replace('{ Stars, Card }', '{ Stars }')).out).toContain('enum value t_Rail.Card was removed or renamed');
     const noTable = evolve(`namespace t;\nenum Rail: byte { Stars, Card }\n`);
     expect(noTable.code).toBe(1);
@@ -98,7 +104,9 @@ describe('fbs-conform.sh (additive-only FlatBuffers schemas against the previous
   });
 
   it('fails a removed schema file and skips a new one', () => {
-    const removed = conform(repo([{ 'fbs/order.fbs': ORDER }, { 'fbs/order.fbs': null, 'fbs/other.fbs': 'namespace t;\ntable X { a: int; }\n' }]));
+    const removed = conform(
+      repo([{ 'fbs/order.fbs': ORDER }, { 'fbs/order.fbs': null, 'fbs/other.fbs': 'namespace t;\ntable X { a: int; }\n' }]),
+    );
     expect(removed.code).toBe(1);
     expect(removed.out).toContain('FAIL fbs/order.fbs: the schema was removed');
     expect(removed.out).toContain('fbs/other.fbs is new since HEAD~1: nothing to compare');
@@ -106,10 +114,17 @@ describe('fbs-conform.sh (additive-only FlatBuffers schemas against the previous
 
   it('resolves includes in both versions: a field appended to an included table passes, one removed fails', () => {
     const wallet = 'include "order.fbs";\nnamespace t;\ntable Wallet { orders: [Order]; }\n';
-    const grown = conform(repo([{ 'fbs/order.fbs': ORDER, 'fbs/wallet.fbs': wallet }, { 'fbs/order.fbs': ORDER.replace('  currency: string;\n', '  currency: string;\n  note: string;\n') }]));
+    const grown = conform(
+      repo([
+        { 'fbs/order.fbs': ORDER, 'fbs/wallet.fbs': wallet },
+        { 'fbs/order.fbs': ORDER.replace('  currency: string;\n', '  currency: string;\n  note: string;\n') },
+      ]),
+    );
     expect(grown).toMatchObject({ code: 0 });
     expect(grown.out).toContain('2 schema(s) conform');
-    const shrunk = conform(repo([{ 'fbs/order.fbs': ORDER, 'fbs/wallet.fbs': wallet }, { 'fbs/order.fbs': ORDER.replace('  currency: string;\n', '') }]));
+    const shrunk = conform(
+      repo([{ 'fbs/order.fbs': ORDER, 'fbs/wallet.fbs': wallet }, { 'fbs/order.fbs': ORDER.replace('  currency: string;\n', '') }]),
+    );
     expect(shrunk.code).toBe(1);
     expect(shrunk.out).toContain('FAIL fbs/wallet.fbs');
     expect(shrunk.out).toContain('FAIL fbs/order.fbs');

@@ -7,5 +7,13 @@ export { connectUnaryTaker } from './server/connect.js';
 export { grpcUnaryTaker, parseGrpcTimeout } from './server/grpc.js';
 export { unaryServers, type UnaryServers } from './server/adapter.js';
 export { createConnectUnaryTransport, type ConnectUnaryTransportOptions, type ClosableTransport } from './client/connect.js';
-export { ServiceGate, REFUSAL_BODY, serviceAuthorization, withServiceToken, type Refusal, type RefusalReason, type ServiceGateOptions } from './service-gate.js';
+export {
+  ServiceGate,
+  REFUSAL_BODY,
+  serviceAuthorization,
+  withServiceToken,
+  type Refusal,
+  type RefusalReason,
+  type ServiceGateOptions,
+} from './service-gate.js';
 export { expandEndpoints, neverReached, REFUSED_STREAM_CODE, type ResolveAll } from './replicas.js';

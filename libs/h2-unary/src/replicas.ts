@@ -12,7 +12,11 @@ const systemResolve: ResolveAll = async (host) => (await lookup(host, { all: tru
  * replica). A name that does not resolve is skipped (logged by the caller through `onError`); the
  * answer is deduplicated and keeps the configured order.
  */
-export async function expandEndpoints(urls: readonly string[], resolve: ResolveAll = systemResolve, onError?: (url: string, err: unknown) => void): Promise<string[]> {
+export async function expandEndpoints(
+  urls: readonly string[],
+  resolve: ResolveAll = systemResolve,
+  onError?: (url: string, err: unknown) => void,
+): Promise<string[]> {
   const out: string[] = [];
   for (const raw of urls) {
     const url = new URL(raw);
@@ -42,7 +46,16 @@ function trimSlash(url: URL): string {
 export const REFUSED_STREAM_CODE = 'ERR_HTTP2_REFUSED_STREAM';
 
 /** Error codes that mean a call never reached a server: no connection was made, or none could take a stream. */
-const NEVER_REACHED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ERR_HTTP2_GOAWAY_SESSION', 'ERR_HTTP2_INVALID_SESSION', REFUSED_STREAM_CODE]);
+const NEVER_REACHED = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'ERR_HTTP2_GOAWAY_SESSION',
+  'ERR_HTTP2_INVALID_SESSION',
+  REFUSED_STREAM_CODE,
+]);
 
 /**
  * True when a failed call surely never reached a server, so sending it to another replica cannot

@@ -78,7 +78,10 @@ export class ServiceGate {
       this.options.onRefused({ reason, method, path, remote: req.socket?.remoteAddress });
       // An HTTP/2 compat response carries its stream; HTTP/1.1 has no stream and closes instead.
       const stream = (res as { stream?: http2.Http2Stream }).stream;
-      res.writeHead(REFUSAL_STATUS, stream === undefined ? { 'content-type': 'application/json', connection: 'close' } : { 'content-type': 'application/json' });
+      res.writeHead(
+        REFUSAL_STATUS,
+        stream === undefined ? { 'content-type': 'application/json', connection: 'close' } : { 'content-type': 'application/json' },
+      );
       res.end(REFUSAL_BODY);
       if (stream !== undefined) stopSending(stream);
     };

@@ -20,7 +20,13 @@ async function call(transport: Transport, command: string, timeoutMs?: number, s
   try {
     const res = await createClient(service, transport).check(
       { body: new TextEncoder().encode(command) },
-      { headers: { 'x-in': 'v' }, onHeader: (h) => (header = h), onTrailer: (t) => (trailer = t), ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(signal ? { signal } : {}) },
+      {
+        headers: { 'x-in': 'v' },
+        onHeader: (h) => (header = h),
+        onTrailer: (t) => (trailer = t),
+        ...(timeoutMs === undefined ? {} : { timeoutMs }),
+        ...(signal ? { signal } : {}),
+      },
     );
     return { ok: true, body: new TextDecoder().decode(res.body), header: listed(header), trailer: listed(trailer) };
   } catch (err: unknown) {

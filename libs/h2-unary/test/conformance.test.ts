@@ -1,6 +1,16 @@
 import { gzipSync } from 'node:zlib';
 import { Code } from '@connectrpc/connect';
-import { envelope, READ_MAX_BYTES, requestBytes, send, service, startConnectNode, startFast, type Answer, type Running } from './support/echo.js';
+import {
+  envelope,
+  READ_MAX_BYTES,
+  requestBytes,
+  send,
+  service,
+  startConnectNode,
+  startFast,
+  type Answer,
+  type Running,
+} from './support/echo.js';
 
 /**
  * The fast path's contract: every call below, sent once to a plain connect-node server and once
@@ -19,7 +29,11 @@ interface Case {
   fast: boolean;
 }
 
-const connect = (extra: Record<string, string> = {}) => ({ 'content-type': 'application/proto', 'connect-protocol-version': '1', ...extra });
+const connect = (extra: Record<string, string> = {}) => ({
+  'content-type': 'application/proto',
+  'connect-protocol-version': '1',
+  ...extra,
+});
 const grpc = (extra: Record<string, string> = {}) => ({ 'content-type': 'application/grpc', te: 'trailers', ...extra });
 const oversized = requestBytes(new Uint8Array(READ_MAX_BYTES + 10));
 
@@ -34,19 +48,34 @@ const connectCases: Case[] = [
   { name: 'malformed deadline', headers: connect({ 'connect-timeout-ms': 'soon' }), body: requestBytes('ok:x'), fast: false },
   { name: 'oversized, no content-length', headers: connect(), body: oversized, fast: true },
   { name: 'oversized, content-length', headers: connect({ 'content-length': String(oversized.length) }), body: oversized, fast: false },
-  { name: 'content-length matching', headers: connect({ 'content-length': String(requestBytes('ok:x').length) }), body: requestBytes('ok:x'), fast: true },
+  {
+    name: 'content-length matching',
+    headers: connect({ 'content-length': String(requestBytes('ok:x').length) }),
+    body: requestBytes('ok:x'),
+    fast: true,
+  },
   { name: 'gzip request', headers: connect({ 'content-encoding': 'gzip' }), body: gzipSync(requestBytes('ok:zipped')), fast: false },
   { name: 'unknown request encoding', headers: connect({ 'content-encoding': 'snappy' }), body: requestBytes('ok:x'), fast: false },
   { name: 'large answer, gzip accepted', headers: connect({ 'accept-encoding': 'gzip' }), body: requestBytes('big'), fast: true },
   { name: 'small answer, gzip accepted', headers: connect({ 'accept-encoding': 'gzip, br' }), body: requestBytes('ok:small'), fast: true },
   { name: 'not a message', headers: connect(), body: Buffer.from([0xff, 0xff, 0xff]), fast: true },
-  { name: 'JSON', headers: { 'content-type': 'application/json', 'connect-protocol-version': '1' }, body: Buffer.from('{"body":"b2s6eA=="}'), fast: false },
+  {
+    name: 'JSON',
+    headers: { 'content-type': 'application/json', 'connect-protocol-version': '1' },
+    body: Buffer.from('{"body":"b2s6eA=="}'),
+    fast: false,
+  },
   { name: 'unknown protocol version', headers: connect({ 'connect-protocol-version': '2' }), body: requestBytes('ok:x'), fast: false },
 ];
 
 const grpcCases: Case[] = [
   { name: 'success with headers and trailers', headers: grpc({ 'x-in': 'v' }), body: envelope(requestBytes('ok:hello')), fast: true },
-  { name: 'success, application/grpc+proto', headers: grpc({ 'content-type': 'application/grpc+proto' }), body: envelope(requestBytes('ok:x')), fast: true },
+  {
+    name: 'success, application/grpc+proto',
+    headers: grpc({ 'content-type': 'application/grpc+proto' }),
+    body: envelope(requestBytes('ok:x')),
+    fast: true,
+  },
   ...CODES.map((c) => ({ name: `error code ${c}`, headers: grpc(), body: envelope(requestBytes(`err:${c}`)), fast: true })),
   { name: 'error details (grpc-status-details-bin)', headers: grpc(), body: envelope(requestBytes('details')), fast: true },
   { name: 'a failure that is not a ConnectError', headers: grpc(), body: envelope(requestBytes('throw')), fast: true },
@@ -55,14 +84,34 @@ const grpcCases: Case[] = [
   { name: 'oversized message', headers: grpc(), body: envelope(oversized), fast: true },
   { name: 'gzip request', headers: grpc({ 'grpc-encoding': 'gzip' }), body: envelope(gzipSync(requestBytes('ok:zipped')), 1), fast: false },
   { name: 'unknown request encoding', headers: grpc({ 'grpc-encoding': 'snappy' }), body: envelope(requestBytes('ok:x'), 1), fast: false },
-  { name: 'compressed flag on an identity call', headers: grpc({ 'grpc-encoding': 'identity' }), body: envelope(gzipSync(requestBytes('ok:x')), 1), fast: true },
+  {
+    name: 'compressed flag on an identity call',
+    headers: grpc({ 'grpc-encoding': 'identity' }),
+    body: envelope(gzipSync(requestBytes('ok:x')), 1),
+    fast: true,
+  },
   { name: 'compressed flag, no encoding', headers: grpc(), body: envelope(gzipSync(requestBytes('ok:x')), 1), fast: true },
-  { name: 'large answer, gzip accepted', headers: grpc({ 'grpc-accept-encoding': 'gzip' }), body: envelope(requestBytes('big')), fast: true },
+  {
+    name: 'large answer, gzip accepted',
+    headers: grpc({ 'grpc-accept-encoding': 'gzip' }),
+    body: envelope(requestBytes('big')),
+    fast: true,
+  },
   { name: 'no message', headers: grpc(), body: Buffer.alloc(0), fast: true },
-  { name: 'two messages', headers: grpc(), body: Buffer.concat([envelope(requestBytes('ok:a')), envelope(requestBytes('ok:b'))]), fast: true },
+  {
+    name: 'two messages',
+    headers: grpc(),
+    body: Buffer.concat([envelope(requestBytes('ok:a')), envelope(requestBytes('ok:b'))]),
+    fast: true,
+  },
   { name: 'incomplete envelope', headers: grpc(), body: envelope(requestBytes('ok:a')).subarray(0, 7), fast: true },
   { name: 'not a message', headers: grpc(), body: envelope(Buffer.from([0xff, 0xff, 0xff])), fast: true },
-  { name: 'JSON', headers: grpc({ 'content-type': 'application/grpc+json' }), body: envelope(Buffer.from('{"body":"b2s6eA=="}')), fast: false },
+  {
+    name: 'JSON',
+    headers: grpc({ 'content-type': 'application/grpc+json' }),
+    body: envelope(Buffer.from('{"body":"b2s6eA=="}')),
+    fast: false,
+  },
 ];
 
 describe('fast path conformance with connect-node', () => {
@@ -103,10 +152,14 @@ describe('fast path conformance with connect-node', () => {
       const before = fast.taken.length;
       reference.seen.aborted.length = 0;
       fast.seen.aborted.length = 0;
-      const [expected, actual] = await Promise.all([send(reference.url, PATH, c.headers, body, 100), send(fast.url, PATH, c.headers, body, 100)]);
+      const [expected, actual] = await Promise.all([
+        send(reference.url, PATH, c.headers, body, 100),
+        send(fast.url, PATH, c.headers, body, 100),
+      ]);
       expect(actual).toEqual(expected);
       expect(fast.taken.length - before).toBe(1);
-      for (let i = 0; i < 50 && (reference.seen.aborted.length === 0 || fast.seen.aborted.length === 0); i++) await new Promise((r) => setTimeout(r, 20));
+      for (let i = 0; i < 50 && (reference.seen.aborted.length === 0 || fast.seen.aborted.length === 0); i++)
+        await new Promise((r) => setTimeout(r, 20));
       expect(fast.seen.aborted).toEqual([Code.Canceled]);
       expect(reference.seen.aborted).toEqual([Code.Canceled]);
     });

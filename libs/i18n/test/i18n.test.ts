@@ -49,8 +49,12 @@ describe('catalogue', () => {
 
   it('renders a message in the chosen language with its values unescaped', () => {
     const params = { product_title: 'Chips & <more>', chips: '500', order_id: 'o-1' };
-    expect(createTranslator('en').t('bot.payment_credited', params)).toBe('Payment received: Chips & <more>. 500 chips were added to your wallet. Order o-1.');
-    expect(createTranslator('ru').t('bot.payment_credited', params)).toBe('Оплата получена: Chips & <more>. В кошелёк зачислено фишек: 500. Заказ o-1.');
+    expect(createTranslator('en').t('bot.payment_credited', params)).toBe(
+      'Payment received: Chips & <more>. 500 chips were added to your wallet. Order o-1.',
+    );
+    expect(createTranslator('ru').t('bot.payment_credited', params)).toBe(
+      'Оплата получена: Chips & <more>. В кошелёк зачислено фишек: 500. Заказ o-1.',
+    );
   });
 
   it('knows which keys exist (API error codes map to messages or the generic one)', () => {

@@ -9,7 +9,15 @@ function capture(): { lines: () => Array<Record<string, unknown>>; stream: Writa
       done();
     },
   });
-  return { stream, lines: () => chunks.join('').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>) };
+  return {
+    stream,
+    lines: () =>
+      chunks
+        .join('')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
+  };
 }
 
 describe('createLogger', () => {

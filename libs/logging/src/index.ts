@@ -23,11 +23,7 @@ export const REDACT_PATHS = [
  * Creates a service's structured JSON logger. Each line carries `service`; request and command ids
  * are added by child loggers where the work happens. Secrets are redacted by path.
  */
-export function createLogger(
-  service: string,
-  level: LevelWithSilent = 'info',
-  destination?: DestinationStream,
-): Logger {
+export function createLogger(service: string, level: LevelWithSilent = 'info', destination?: DestinationStream): Logger {
   const options = {
     level,
     base: { service },

@@ -25,12 +25,18 @@ describe('dev certificates', () => {
     expect(gateway.subjectAltName).toContain('IP Address:127.0.0.1');
     expect(gateway.checkHost('localhost')).toBe('localhost');
     expect(bot.subject).toContain('CN=bot');
-    expect(execFileSync('openssl', ['x509', '-in', certs.bot.cert, '-noout', '-ext', 'extendedKeyUsage']).toString()).toContain('TLS Web Client Authentication');
-    expect(execFileSync('openssl', ['x509', '-in', certs.gateway.cert, '-noout', '-ext', 'extendedKeyUsage']).toString()).toContain('TLS Web Server Authentication');
-    expect(execFileSync('openssl', ['verify', '-CAfile', certs.ca.cert, certs.gateway.cert, certs.bot.cert]).toString()).toMatch(/OK[\s\S]*OK/);
+    expect(execFileSync('openssl', ['x509', '-in', certs.bot.cert, '-noout', '-ext', 'extendedKeyUsage']).toString()).toContain(
+      'TLS Web Client Authentication',
+    );
+    expect(execFileSync('openssl', ['x509', '-in', certs.gateway.cert, '-noout', '-ext', 'extendedKeyUsage']).toString()).toContain(
+      'TLS Web Server Authentication',
+    );
+    expect(execFileSync('openssl', ['verify', '-CAfile', certs.ca.cert, certs.gateway.cert, certs.bot.cert]).toString()).toMatch(
+      /OK[\s\S]*OK/,
+    );
   });
 
-  it('lays out per-service folders with only that service\'s pair and the CA certificate, readable by the containers\' uid', () => {
+  it("lays out per-service folders with only that service's pair and the CA certificate, readable by the containers' uid", () => {
     ensureDevCerts(dir);
     for (const service of ['gateway', 'bot']) {
       const folder = join(dir, service);
@@ -39,9 +45,12 @@ describe('dev certificates', () => {
       expect(readFileSync(join(folder, 'tls.key'), 'utf8')).toBe(readFileSync(join(dir, `${service}.key`), 'utf8'));
       expect(readFileSync(join(folder, 'ca.crt'), 'utf8')).toBe(readFileSync(join(dir, 'ca.crt'), 'utf8'));
       // The CA key is never in a folder a container mounts.
-      expect(readdirSync(folder).some((f) => readFileSync(join(folder, f), 'utf8') === readFileSync(join(dir, 'ca.key'), 'utf8'))).toBe(false);
+      expect(readdirSync(folder).some((f) => readFileSync(join(folder, f), 'utf8') === readFileSync(join(dir, 'ca.key'), 'utf8'))).toBe(
+        false,
+      );
       const key = statSync(join(folder, 'tls.key'));
-      const readableByContainer = (key.mode & 0o004) !== 0 || ((key.mode & 0o040) !== 0 && key.gid === CONTAINER_UID) || key.uid === CONTAINER_UID;
+      const readableByContainer =
+        (key.mode & 0o004) !== 0 || ((key.mode & 0o040) !== 0 && key.gid === CONTAINER_UID) || key.uid === CONTAINER_UID;
       expect(readableByContainer).toBe(true);
       expect(key.mode & 0o002).toBe(0);
     }

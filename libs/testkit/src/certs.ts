@@ -22,7 +22,9 @@ function openssl(args: string[]): void {
 }
 
 function serial(): string {
-  return `0x${randomBytes(16).toString('hex').replace(/^[89a-f]/, '1')}`;
+  return `0x${randomBytes(16)
+    .toString('hex')
+    .replace(/^[89a-f]/, '1')}`;
 }
 
 /** Makes a self-signed CA (P-256) valid for `days`. */
@@ -30,11 +32,27 @@ export function makeCa(dir: string, name: string, days = 3650): CertPair {
   mkdirSync(dir, { recursive: true });
   const pair = { cert: join(dir, `${name}.crt`), key: join(dir, `${name}.key`) };
   openssl([
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
-    '-keyout', pair.key, '-out', pair.cert, '-days', String(days), '-set_serial', serial(),
-    '-subj', `/O=wordgame dev/CN=${name}`,
-    '-addext', 'basicConstraints=critical,CA:TRUE',
-    '-addext', 'keyUsage=critical,keyCertSign,cRLSign',
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-keyout',
+    pair.key,
+    '-out',
+    pair.cert,
+    '-days',
+    String(days),
+    '-set_serial',
+    serial(),
+    '-subj',
+    `/O=wordgame dev/CN=${name}`,
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
   ]);
   return pair;
 }
@@ -58,14 +76,44 @@ export function issueLeaf(dir: string, name: string, ca: CertPair, options: Leaf
   try {
     const csr = join(work, 'leaf.csr');
     const ext = join(work, 'leaf.ext');
-    openssl(['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', pair.key, '-out', csr, '-subj', `/O=wordgame dev/CN=${options.commonName}`]);
+    openssl([
+      'req',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      pair.key,
+      '-out',
+      csr,
+      '-subj',
+      `/O=wordgame dev/CN=${options.commonName}`,
+    ]);
     const lines = ['basicConstraints=critical,CA:FALSE', 'keyUsage=critical,digitalSignature,keyAgreement'];
     if (options.usage !== 'none') lines.push(`extendedKeyUsage=${options.usage === 'server' ? 'serverAuth' : 'clientAuth'}`);
     if (options.altNames?.length) lines.push(`subjectAltName=${options.altNames.join(',')}`);
     writeFileSync(ext, `${lines.join('\n')}\n`);
     const days = options.days ?? 825;
     if (days > 0) {
-      openssl(['x509', '-req', '-in', csr, '-CA', ca.cert, '-CAkey', ca.key, '-set_serial', serial(), '-days', String(days), '-out', pair.cert, '-extfile', ext]);
+      openssl([
+        'x509',
+        '-req',
+        '-in',
+        csr,
+        '-CA',
+        ca.cert,
+        '-CAkey',
+        ca.key,
+        '-set_serial',
+        serial(),
+        '-days',
+        String(days),
+        '-out',
+        pair.cert,
+        '-extfile',
+        ext,
+      ]);
     } else {
       // `openssl x509 -req` cannot backdate; `openssl ca` can, through a throwaway CA database.
       const cnf = join(work, 'ca.cnf');
@@ -74,11 +122,41 @@ export function issueLeaf(dir: string, name: string, ca: CertPair, options: Leaf
       writeFileSync(
         cnf,
         [
-          '[ca]', 'default_ca=d', '[d]', `database=${join(work, 'index.txt')}`, `new_certs_dir=${work}`,
-          `serial=${join(work, 'serial')}`, 'default_md=sha256', 'policy=p', '[p]', 'commonName=supplied', 'organizationName=optional', '',
+          '[ca]',
+          'default_ca=d',
+          '[d]',
+          `database=${join(work, 'index.txt')}`,
+          `new_certs_dir=${work}`,
+          `serial=${join(work, 'serial')}`,
+          'default_md=sha256',
+          'policy=p',
+          '[p]',
+          'commonName=supplied',
+          'organizationName=optional',
+          '',
         ].join('\n'),
       );
-      openssl(['ca', '-batch', '-notext', '-config', cnf, '-cert', ca.cert, '-keyfile', ca.key, '-in', csr, '-out', pair.cert, '-extfile', ext, '-startdate', '20200101000000Z', '-enddate', '20200102000000Z']);
+      openssl([
+        'ca',
+        '-batch',
+        '-notext',
+        '-config',
+        cnf,
+        '-cert',
+        ca.cert,
+        '-keyfile',
+        ca.key,
+        '-in',
+        csr,
+        '-out',
+        pair.cert,
+        '-extfile',
+        ext,
+        '-startdate',
+        '20200101000000Z',
+        '-enddate',
+        '20200102000000Z',
+      ]);
     }
   } finally {
     rmSync(work, { recursive: true, force: true });
@@ -136,7 +214,9 @@ export function writeServiceCertDirs(dir: string, certs: DevCerts): Record<'gate
  */
 export function ensureDevCerts(dir = '.data/certs'): DevCerts & { created: boolean } {
   const names = ['ca', 'gateway', 'bot'] as const;
-  const pairs = Object.fromEntries(names.map((n) => [n, { cert: join(dir, `${n}.crt`), key: join(dir, `${n}.key`) }])) as unknown as DevCerts;
+  const pairs = Object.fromEntries(
+    names.map((n) => [n, { cert: join(dir, `${n}.crt`), key: join(dir, `${n}.key`) }]),
+  ) as unknown as DevCerts;
   const present = names.every((n) => existsSync(pairs[n].cert) && existsSync(pairs[n].key));
   if (present) {
     writeServiceCertDirs(dir, pairs);

@@ -15,8 +15,18 @@ export interface ChildService {
  * (plus PATH), and resolves once a JSON log line satisfies `isReady`; rejects when the process
  * exits first or `timeoutMs` passes.
  */
-export function startChildService(root: string, entry: string, env: Record<string, string>, isReady: (line: Record<string, unknown>) => boolean, timeoutMs = 60_000): Promise<ChildService> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, entry)], { cwd: root, env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export function startChildService(
+  root: string,
+  entry: string,
+  env: Record<string, string>,
+  isReady: (line: Record<string, unknown>) => boolean,
+  timeoutMs = 60_000,
+): Promise<ChildService> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(root, entry)], {
+    cwd: root,
+    env: { PATH: process.env['PATH'] ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

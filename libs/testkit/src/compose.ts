@@ -42,7 +42,8 @@ export function composeProblems(root: string, service: string, knownVars: readon
   if (!existsSync(context)) problems.push(`build context ${svc.build?.context ?? '.'} does not exist`);
   if (!dockerfile || !existsSync(dockerfile)) return [...problems, `Dockerfile ${svc.build?.dockerfile ?? '(none)'} does not exist`];
 
-  for (const name of Object.keys(svc.environment ?? {})) if (!known.has(name)) problems.push(`compose sets ${name}, unknown to ${service}'s config`);
+  for (const name of Object.keys(svc.environment ?? {}))
+    if (!known.has(name)) problems.push(`compose sets ${name}, unknown to ${service}'s config`);
 
   const text = readFileSync(dockerfile, 'utf8');
   const copied = new Set<string>();
@@ -66,7 +67,8 @@ export function composeProblems(root: string, service: string, knownVars: readon
   }
   if (!/^USER\s+\S+/m.test(text)) problems.push('Dockerfile never drops root (no USER)');
   for (const dir of workspaceDirs(root)) {
-    if (!copied.has(`${dir}/package.json`)) problems.push(`Dockerfile does not copy ${dir}/package.json (npm ci needs every workspace manifest)`);
+    if (!copied.has(`${dir}/package.json`))
+      problems.push(`Dockerfile does not copy ${dir}/package.json (npm ci needs every workspace manifest)`);
   }
   return problems;
 }
@@ -93,18 +95,25 @@ export function insecureComposeDefaults(root: string): string[] {
     if (svc.profiles?.includes('dev')) continue;
     for (const [variable, value] of Object.entries(svc.environment ?? {})) {
       // What the variable becomes with nothing set: a literal, or a `${VAR:-default}` default.
-      const unset = String(value).replace(/\$\{[A-Z0-9_]+(?::?-([^}]*)|:?\?[^}]*)?\}/g, (_m, fallback: string | undefined) => fallback ?? '');
+      const unset = String(value).replace(
+        /\$\{[A-Z0-9_]+(?::?-([^}]*)|:?\?[^}]*)?\}/g,
+        (_m, fallback: string | undefined) => fallback ?? '',
+      );
       for (const dev of devOnly) {
-        if (new RegExp(`(^|[/@.:\\s])${dev}([:/.]|$)`).test(unset)) problems.push(`${name}: ${variable} points at ${dev}, which runs only in the dev profile`);
+        if (new RegExp(`(^|[/@.:\\s])${dev}([:/.]|$)`).test(unset))
+          problems.push(`${name}: ${variable} points at ${dev}, which runs only in the dev profile`);
       }
     }
     for (const [variable, value] of Object.entries(svc.environment ?? {})) {
       const literal = String(value).replace(/\$\{[^}]*\}/g, '');
       // A path (BOTLINK_TLS_KEY: /certs/tls.key) names where a secret is, not the secret.
-      if (SECRET_VAR.test(variable) && literal.trim() !== '' && !literal.startsWith('/')) problems.push(`${name}: ${variable} is a fixed secret`);
-      if (/^[a-z][a-z0-9+.-]*:\/\/[^/@:]*:[^@]+@/i.test(String(value)) && /:\/\/[^/@:]*:(?!\$\{)/.test(String(value))) problems.push(`${name}: ${variable} carries a fixed password in its URL`);
+      if (SECRET_VAR.test(variable) && literal.trim() !== '' && !literal.startsWith('/'))
+        problems.push(`${name}: ${variable} is a fixed secret`);
+      if (/^[a-z][a-z0-9+.-]*:\/\/[^/@:]*:[^@]+@/i.test(String(value)) && /:\/\/[^/@:]*:(?!\$\{)/.test(String(value)))
+        problems.push(`${name}: ${variable} carries a fixed password in its URL`);
       for (const m of String(value).matchAll(/\$\{([A-Z0-9_]+)(:?-)([^}]*)\}/g)) {
-        if ((SECRET_VAR.test(variable) || SECRET_VAR.test(m[1] as string)) && (m[3] as string) !== '') problems.push(`${name}: ${variable} falls back to a fixed secret`);
+        if ((SECRET_VAR.test(variable) || SECRET_VAR.test(m[1] as string)) && (m[3] as string) !== '')
+          problems.push(`${name}: ${variable} falls back to a fixed secret`);
       }
     }
   }

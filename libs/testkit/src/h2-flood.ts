@@ -28,7 +28,12 @@ export interface FloodOptions {
  * flow control, and stops as soon as the server answers or resets the stream: `sent` shows how
  * early an oversized body was refused.
  */
-export function floodRequest(url: string, headers: http2.OutgoingHttpHeaders, totalBytes: number, options: FloodOptions = {}): Promise<FloodResult> {
+export function floodRequest(
+  url: string,
+  headers: http2.OutgoingHttpHeaders,
+  totalBytes: number,
+  options: FloodOptions = {},
+): Promise<FloodResult> {
   const chunk = Buffer.alloc(options.chunkBytes ?? 64 * 1024);
   const stallMs = options.stallMs ?? 5_000;
   const session = http2.connect(url, options.connect ?? {});

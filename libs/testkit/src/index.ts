@@ -1,5 +1,16 @@
 /** Test and dev support shared by apps and tools: bot-link certificates, service tokens, generous rate limits, free ports, fresh PostgreSQL databases, signed launch data, README and compose checks. */
-export { CONTAINER_UID, DEV_BOT_CLIENT_NAME, ensureDevCerts, issueLeaf, makeCa, writeServiceCertDirs, type CertPair, type DevCerts, type LeafOptions, type ServiceCertDir } from './certs.js';
+export {
+  CONTAINER_UID,
+  DEV_BOT_CLIENT_NAME,
+  ensureDevCerts,
+  issueLeaf,
+  makeCa,
+  writeServiceCertDirs,
+  type CertPair,
+  type DevCerts,
+  type LeafOptions,
+  type ServiceCertDir,
+} from './certs.js';
 export { randomServiceTokens, TEST_SERVICE_TOKENS, type ServiceTokens } from './service-tokens.js';
 export { TEST_RATE_LIMITS } from './rate-limits.js';
 export { composeProblems, insecureComposeDefaults, workspaceDirs } from './compose.js';

@@ -51,11 +51,22 @@ export async function freshDatabase(prefix: string, serverUrl = testServerUrl())
  * Credits chips to one segment the way a grant does: the balance and its ledger operation together
  * (test funding written as SQL, so a change to the wallet schema must update it).
  */
-export async function grantChips(db: Pick<FreshDatabase, 'query'>, accountId: string, segment: string, chips: bigint, note = 'test grant'): Promise<void> {
+export async function grantChips(
+  db: Pick<FreshDatabase, 'query'>,
+  accountId: string,
+  segment: string,
+  chips: bigint,
+  note = 'test grant',
+): Promise<void> {
   await db.query(
     `insert into wallet_segments (account_id, segment, balance) values ($1, $2, $3)
      on conflict (account_id, segment) do update set balance = wallet_segments.balance + excluded.balance`,
     [accountId, segment, chips.toString()],
   );
-  await db.query(`insert into ledger_operations (account_id, kind, segment, chips_delta, note) values ($1, 'grant', $2, $3, $4)`, [accountId, segment, chips.toString(), note]);
+  await db.query(`insert into ledger_operations (account_id, kind, segment, chips_delta, note) values ($1, 'grant', $2, $3, $4)`, [
+    accountId,
+    segment,
+    chips.toString(),
+    note,
+  ]);
 }

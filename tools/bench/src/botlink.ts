@@ -30,8 +30,12 @@ const dir = mkdtempSync(join(tmpdir(), 'bench-botlink-'));
 const logger = createLogger('bench', 'warn');
 try {
   const certs = ensureDevCerts(dir);
-  out(`bot-link bench: one HTTP/2 mTLS stream on loopback, ${window} in flight, ${total} commands x ${rounds} rounds, node ${process.version}`);
-  out(`${'run'.padEnd(24)} ${'count'.padStart(8)} ${'seconds'.padStart(8)} ${'cmds/s'.padStart(10)} ${'p50 ms'.padStart(9)} ${'p99 ms'.padStart(9)}`);
+  out(
+    `bot-link bench: one HTTP/2 mTLS stream on loopback, ${window} in flight, ${total} commands x ${rounds} rounds, node ${process.version}`,
+  );
+  out(
+    `${'run'.padEnd(24)} ${'count'.padStart(8)} ${'seconds'.padStart(8)} ${'cmds/s'.padStart(10)} ${'p50 ms'.padStart(9)} ${'p99 ms'.padStart(9)}`,
+  );
   await runEcho(certs, logger, warmup, window, maxSeconds);
   await runHub(certs, logger, warmup, window, maxSeconds);
   const echo: RunSummary[] = [];
@@ -49,13 +53,29 @@ try {
   const h = { perSecond: med(hub, (s) => s.perSecond), p50: med(hub, (s) => s.p50Ms), p99: med(hub, (s) => s.p99Ms) };
   out(`median bare echo:        ${Math.round(e.perSecond)} cmds/s, p50 ${e.p50.toFixed(3)} ms, p99 ${e.p99.toFixed(3)} ms`);
   out(`median hub command->Ack: ${Math.round(h.perSecond)} cmds/s, p50 ${h.p50.toFixed(3)} ms, p99 ${h.p99.toFixed(3)} ms`);
-  out(`ratio hub/echo: p50 ${(h.p50 / e.p50).toFixed(2)}x, p99 ${(h.p99 / e.p99).toFixed(2)}x, throughput ${(h.perSecond / e.perSecond).toFixed(2)}x`);
-  out(`targets: p99 within 1.5x of echo: ${h.p99 <= 1.5 * e.p99 ? 'met' : 'NOT met'}; >= 20000 cmds/s: ${h.perSecond >= 20_000 ? 'met' : 'NOT met'}`);
+  out(
+    `ratio hub/echo: p50 ${(h.p50 / e.p50).toFixed(2)}x, p99 ${(h.p99 / e.p99).toFixed(2)}x, throughput ${(h.perSecond / e.perSecond).toFixed(2)}x`,
+  );
+  out(
+    `targets: p99 within 1.5x of echo: ${h.p99 <= 1.5 * e.p99 ? 'met' : 'NOT met'}; >= 20000 cmds/s: ${h.perSecond >= 20_000 ? 'met' : 'NOT met'}`,
+  );
   printResult({
     bench: 'botlink',
     figures: [
-      { name: 'hub command->Ack (median)', value: h.perSecond, unit: 'cmds/s', target: { on: 'value', op: '>=', limit: 20_000 }, peer: { name: 'bare echo', value: e.perSecond } },
-      { name: 'hub command->Ack p99', value: h.p99, unit: 'ms', target: { on: 'ratio', op: '<=', limit: 1.5 }, peer: { name: 'bare echo', value: e.p99 } },
+      {
+        name: 'hub command->Ack (median)',
+        value: h.perSecond,
+        unit: 'cmds/s',
+        target: { on: 'value', op: '>=', limit: 20_000 },
+        peer: { name: 'bare echo', value: e.perSecond },
+      },
+      {
+        name: 'hub command->Ack p99',
+        value: h.p99,
+        unit: 'ms',
+        target: { on: 'ratio', op: '<=', limit: 1.5 },
+        peer: { name: 'bare echo', value: e.p99 },
+      },
       { name: 'hub command->Ack p50', value: h.p50, unit: 'ms', peer: { name: 'bare echo', value: e.p50 } },
     ],
     context: `${window} in flight, ${total} commands x ${rounds} rounds, medians over rounds`,

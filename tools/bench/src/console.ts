@@ -108,7 +108,11 @@ async function main(): Promise<void> {
     await waitFor(async () => (await fetch(`${base}/health`)).status === 200, 'gateway');
 
     const form = await fetch(`${base}/_gm/login`);
-    const loginCookie = form.headers.getSetCookie().find((c) => c.startsWith('gm_login='))?.split(';')[0] ?? '';
+    const loginCookie =
+      form.headers
+        .getSetCookie()
+        .find((c) => c.startsWith('gm_login='))
+        ?.split(';')[0] ?? '';
     const nonce = /name="_csrf" value="([^"]+)"/.exec(await form.text())?.[1] ?? '';
     const signed = await fetch(`${base}/_gm/login`, {
       method: 'POST',
@@ -116,7 +120,11 @@ async function main(): Promise<void> {
       headers: { cookie: loginCookie, 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ _csrf: nonce, login: 'bench@ops.test', password: PASSWORD }).toString(),
     });
-    const cookie = signed.headers.getSetCookie().find((c) => c.startsWith('gm_session='))?.split(';')[0] ?? '';
+    const cookie =
+      signed.headers
+        .getSetCookie()
+        .find((c) => c.startsWith('gm_session='))
+        ?.split(';')[0] ?? '';
     if (!cookie) throw new Error('sign-in failed');
 
     const today = new Date().toISOString().slice(0, 10);
@@ -130,7 +138,9 @@ async function main(): Promise<void> {
       ['365 days, wallet=telegram, rail=telegram_stars', `from=${yearAgo}&to=${today}&wallet=telegram&rail=telegram_stars`],
     ];
     const figures: Figure[] = [];
-    process.stdout.write(`\nfiltered first page with totals (HTML page through gateway -> backend -> PostgreSQL), ${SAMPLES} samples each [${loadLine()}]:\n`);
+    process.stdout.write(
+      `\nfiltered first page with totals (HTML page through gateway -> backend -> PostgreSQL), ${SAMPLES} samples each [${loadLine()}]:\n`,
+    );
     for (const [label, q] of filters) {
       const times: number[] = [];
       let first = 0;
@@ -145,8 +155,15 @@ async function main(): Promise<void> {
         matched = /data-matched="(\d+)"/.exec(text)?.[1] ?? '?';
       }
       times.sort((a, b) => a - b);
-      figures.push({ name: `ledger page p95: ${label}`, value: percentile(times, 95) ?? Number.NaN, unit: 'ms', target: { on: 'value', op: '<=', limit: P95_TARGET_MS } });
-      process.stdout.write(`  ${label.padEnd(48)} matched ${matched.padStart(7)}  p50 ${percentile(times, 50)?.toFixed(1)} ms  p95 ${percentile(times, 95)?.toFixed(1)} ms  first ${first.toFixed(0)} ms  [${loadLine()}]\n`);
+      figures.push({
+        name: `ledger page p95: ${label}`,
+        value: percentile(times, 95) ?? Number.NaN,
+        unit: 'ms',
+        target: { on: 'value', op: '<=', limit: P95_TARGET_MS },
+      });
+      process.stdout.write(
+        `  ${label.padEnd(48)} matched ${matched.padStart(7)}  p50 ${percentile(times, 50)?.toFixed(1)} ms  p95 ${percentile(times, 95)?.toFixed(1)} ms  first ${first.toFixed(0)} ms  [${loadLine()}]\n`,
+      );
     }
 
     process.stdout.write(`\nCSV export (cap ${EXPORT_CAP} rows), RSS growth over the idle baseline, sampled every 10 ms:\n`);
@@ -180,7 +197,10 @@ async function main(): Promise<void> {
           `gateway +${((peakGw - baseGw) / 1024).toFixed(1)} MiB (peak ${(peakGw / 1024).toFixed(0)} MiB)  backend +${((peakBe - baseBe) / 1024).toFixed(1)} MiB (peak ${(peakBe / 1024).toFixed(0)} MiB)\n`,
       );
       if (judged) {
-        for (const [service, peak, baseline] of [['gateway', peakGw, baseGw], ['backend', peakBe, baseBe]] as const) {
+        for (const [service, peak, baseline] of [
+          ['gateway', peakGw, baseGw],
+          ['backend', peakBe, baseBe],
+        ] as const) {
           figures.push({
             name: `${service} peak RSS, ${EXPORT_CAP}-row CSV export`,
             value: peak / 1024,

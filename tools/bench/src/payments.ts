@@ -19,7 +19,18 @@ import pg from 'pg';
 import { botlink } from '@wordgame/contracts';
 import { ensureDevCerts } from '@wordgame/testkit';
 import { printResult } from './report/result.js';
-import { buildBundles, freePort, gatewayEnv, quietBackendEnv, loadLine, root, runAudit, startBundle, stopAll, waitHealthy } from './services.js';
+import {
+  buildBundles,
+  freePort,
+  gatewayEnv,
+  quietBackendEnv,
+  loadLine,
+  root,
+  runAudit,
+  startBundle,
+  stopAll,
+  waitHealthy,
+} from './services.js';
 import { summarize } from './stats.js';
 import { GrpcUnaryClient } from './load/grpc-unary.js';
 import { cpuMsOf } from './wallet-pgbench.js';
@@ -76,20 +87,21 @@ async function main(): Promise<void> {
     const certs = ensureDevCerts(path.join(root, '.data/certs'));
     const backendUrl = `http://127.0.0.1:${backendPort}`;
     buildBundles(['backend', 'gateway']);
-    children.push(
-      startBundle('backend', quietBackendEnv(url, backendPort, internalPort, poolMax)),
-    );
+    children.push(startBundle('backend', quietBackendEnv(url, backendPort, internalPort, poolMax)));
     await waitHealthy(`${backendUrl}/health`);
-    children.push(
-      startBundle('gateway', gatewayEnv(backendUrl, { http: httpPort, botlink: botlinkPort, internal: internalPort }, certs)),
-    );
+    children.push(startBundle('gateway', gatewayEnv(backendUrl, { http: httpPort, botlink: botlinkPort, internal: internalPort }, certs)));
     await waitHealthy(`http://127.0.0.1:${httpPort}/health`);
 
     const orders = await seedOrders(url, payments);
     const bot = new GrpcUnaryClient(`https://127.0.0.1:${botlinkPort}`, certs);
     const charge = (k: number) => `bench-charge-${k}`;
     const forward = async (k: number) => {
-      const res = await bot.call(botlink.BotLink.method.forwardPayment, { orderId: orders[k] ?? '', platformPaymentChargeId: charge(k), amount: STARS, platformUserId: BigInt(k + 1) });
+      const res = await bot.call(botlink.BotLink.method.forwardPayment, {
+        orderId: orders[k] ?? '',
+        platformPaymentChargeId: charge(k),
+        amount: STARS,
+        platformUserId: BigInt(k + 1),
+      });
       if (!res.credited) throw new Error(`payment ${k} was not credited`);
     };
     await runWindowed(Math.min(200, payments), window, maxSeconds, (i) => forward(i));
@@ -115,7 +127,10 @@ async function main(): Promise<void> {
     bot.close();
     const creditedOrders = fresh - issued;
 
-    const [doubles] = await query<{ n: string }>(url, `select count(*) as n from (select order_id from ledger_operations where kind = 'purchase' group by order_id having count(*) > 1) d`);
+    const [doubles] = await query<{ n: string }>(
+      url,
+      `select count(*) as n from (select order_id from ledger_operations where kind = 'purchase' group by order_id having count(*) > 1) d`,
+    );
     const [paid] = await query<{ n: string }>(url, `select count(*) as n from orders where state = 'paid'`);
     const [unmatched] = await query<{ n: string }>(url, `select count(*) as n from unmatched_payments`);
     await stopAll(children);
@@ -137,7 +152,12 @@ async function main(): Promise<void> {
     printResult({
       bench: 'payments',
       figures: [
-        { name: 'ForwardPayment credited/s', value: creditedPerSecond, unit: '/s', target: { on: 'value', op: '>=', limit: TARGET_PER_SECOND } },
+        {
+          name: 'ForwardPayment credited/s',
+          value: creditedPerSecond,
+          unit: '/s',
+          target: { on: 'value', op: '>=', limit: TARGET_PER_SECOND },
+        },
         { name: 'ForwardPayment p99', value: s.p99Ms, unit: 'ms' },
         { name: 'double credits', value: doubleCredits, unit: '', target: { on: 'value', op: '<=', limit: 0 } },
         { name: 'ledger audit problems', value: audit.problems, unit: '', target: { on: 'value', op: '<=', limit: 0 } },

@@ -18,7 +18,10 @@ import { loadLine, root, tsx } from './services.js';
 export const BENCHES = ['botlink', 'wallet', 'payments', 'console'] as const;
 
 function chosen(): string[] {
-  const list = process.env['REPORT_BENCHES']?.split(',').map((b) => b.trim()).filter(Boolean) ?? [...BENCHES];
+  const list = process.env['REPORT_BENCHES']
+    ?.split(',')
+    .map((b) => b.trim())
+    .filter(Boolean) ?? [...BENCHES];
   const unknown = list.filter((b) => !(BENCHES as readonly string[]).includes(b));
   if (unknown.length > 0) throw new Error(`REPORT_BENCHES: unknown bench ${unknown.join(', ')} (known: ${BENCHES.join(', ')})`);
   return list;
@@ -27,7 +30,11 @@ function chosen(): string[] {
 /** Runs one bench to its end; its stdout is kept for the result line and echoed with its stderr. */
 function runBench(bench: string): Promise<BenchOutcome> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [tsx, path.join(root, 'tools/bench/src', `${bench}.ts`)], { cwd: root, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [tsx, path.join(root, 'tools/bench/src', `${bench}.ts`)], {
+      cwd: root,
+      env: process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     const echo = (line: string) => process.stderr.write(`[${bench}] ${line}\n`);
     createInterface({ input: child.stdout }).on('line', (line) => {
@@ -54,5 +61,7 @@ for (const bench of chosen()) {
   process.stderr.write(`\n=== ${bench} [${loadLine()}]\n`);
   outcomes.push(await runBench(bench));
 }
-process.stdout.write(`\nbench report (${((Date.now() - started) / 60_000).toFixed(1)} min, node ${process.version}, ${loadLine()})\n\n${renderTable(outcomes)}`);
+process.stdout.write(
+  `\nbench report (${((Date.now() - started) / 60_000).toFixed(1)} min, node ${process.version}, ${loadLine()})\n\n${renderTable(outcomes)}`,
+);
 process.exitCode = outcomes.some((o) => 'error' in o) ? 1 : 0;

@@ -7,7 +7,16 @@
 import { readFileSync } from 'node:fs';
 import { startPlatformEmulator } from '@wordgame/platform-emulator';
 import { startProviderEmulator } from '@wordgame/provider-emulator';
-import { call, bearer, createOrder, createProduct, directCustomer, telegramCustomer, type Customer, type Order } from '../../faults/src/harness/api.js';
+import {
+  call,
+  bearer,
+  createOrder,
+  createProduct,
+  directCustomer,
+  telegramCustomer,
+  type Customer,
+  type Order,
+} from '../../faults/src/harness/api.js';
 import { freshDatabase } from '../../faults/src/harness/postgres.js';
 import { CARD_SHOP, INTAKE_PATH, TELEGRAM_BOT_TOKEN } from '../../faults/src/harness/stack.js';
 import { waitFor } from '../../faults/src/harness/wait.js';
@@ -57,15 +66,39 @@ async function topology(gateways: number, backends: number): Promise<string[]> {
   const platform = await startPlatformEmulator({ tokens: [TELEGRAM_BOT_TOKEN] });
   const provider = await startProviderEmulator({ shops: [CARD_SHOP] });
   const db = await freshDatabase();
-  const cluster = await startCluster({ databaseUrl: db.url, platformApiRoot: platform.apiRoot, providerApiUrl: provider.apiUrl, gateways, backends, bots: 1, logLevel: 'warn' });
+  const cluster = await startCluster({
+    databaseUrl: db.url,
+    platformApiRoot: platform.apiRoot,
+    providerApiUrl: provider.apiUrl,
+    gateways,
+    backends,
+    bots: 1,
+    logLevel: 'warn',
+  });
   try {
     const g0 = cluster.gateways[0];
     if (!g0) throw new Error('no gateway');
     const api = (i: number) => cluster.gateways[i % cluster.gateways.length]?.api ?? g0.api;
     const op = await operatorToken(db.url, g0.http, 'catalog_editor');
-    const pack = await createProduct(g0.http, { title: 'Chips pack', atoms: [{ kind: 'chips', quantity: 10_000_000n }], prices: [{ method: 'provider', amount: 100_000n, currency: 'RUB' }] }, op);
-    const hint = await createProduct(g0.http, { title: 'One hint', atoms: [{ kind: 'hints', quantity: 1n }], prices: [{ method: 'chips', amount: 1n, currency: 'CHIPS' }] }, op);
-    const stars = await createProduct(g0.http, { title: 'Chips 10', atoms: [{ kind: 'chips', quantity: 10n }], prices: [{ method: 'xtr', amount: 5n, currency: 'XTR' }] }, op);
+    const pack = await createProduct(
+      g0.http,
+      {
+        title: 'Chips pack',
+        atoms: [{ kind: 'chips', quantity: 10_000_000n }],
+        prices: [{ method: 'provider', amount: 100_000n, currency: 'RUB' }],
+      },
+      op,
+    );
+    const hint = await createProduct(
+      g0.http,
+      { title: 'One hint', atoms: [{ kind: 'hints', quantity: 1n }], prices: [{ method: 'chips', amount: 1n, currency: 'CHIPS' }] },
+      op,
+    );
+    const stars = await createProduct(
+      g0.http,
+      { title: 'Chips 10', atoms: [{ kind: 'chips', quantity: 10n }], prices: [{ method: 'xtr', amount: 5n, currency: 'XTR' }] },
+      op,
+    );
     provider.control.setWebhookUrl(`${g0.http}${INTAKE_PATH}`);
     // Every buyer gets chips once (a card purchase), then buys hints with them.
     const buyers: Customer[] = [];
@@ -76,7 +109,11 @@ async function topology(gateways: number, backends: number): Promise<string[]> {
       buyers.push(buyer);
     }
     const buy = await phase(cluster, async (w, i) => {
-      const res = await call(`${api(w + i)}/user/wallet`, { method: 'POST', headers: bearer(buyers[w] as Customer), json: { product_id: hint } });
+      const res = await call(`${api(w + i)}/user/wallet`, {
+        method: 'POST',
+        headers: bearer(buyers[w] as Customer),
+        json: { product_id: hint },
+      });
       return res.status === 200;
     });
     const payers: { userId: number; customer: Customer }[] = [];
@@ -108,7 +145,9 @@ async function topology(gateways: number, backends: number): Promise<string[]> {
   }
 }
 
-process.stdout.write(`replicas bench: ${SECONDS} s per phase, wallet.buy at ${CONCURRENCY} in flight, stars payments 4 in flight (one bot)\n`);
+process.stdout.write(
+  `replicas bench: ${SECONDS} s per phase, wallet.buy at ${CONCURRENCY} in flight, stars payments 4 in flight (one bot)\n`,
+);
 for (const [g, b] of [
   [1, 1],
   [1, 2],

@@ -53,7 +53,12 @@ export function startBundle(app: string, env: Record<string, string>): ChildProc
  * Polls `check` until it answers true (errors count as not yet), failing after `timeoutMs`, or at
  * once when `gone` names a reason to stop waiting (a process the check depends on has exited).
  */
-export async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 90_000, gone?: () => string | undefined): Promise<void> {
+export async function waitFor(
+  check: () => Promise<boolean>,
+  what: string,
+  timeoutMs = 90_000,
+  gone?: () => string | undefined,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const reason = gone?.();

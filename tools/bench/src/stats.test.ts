@@ -15,13 +15,17 @@ describe('percentile (nearest rank)', () => {
 
   it('returns a sample with at least p % of samples at or below it and fewer than p % strictly below', () => {
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: 0, max: 1_000 }), { minLength: 1, maxLength: 500 }), fc.integer({ min: 1, max: 100 }), (values, p) => {
-        const sorted = [...values].sort((a, b) => a - b);
-        const v = percentile(sorted, p) as number;
-        expect(sorted).toContain(v);
-        expect(sorted.filter((x) => x <= v).length / sorted.length).toBeGreaterThanOrEqual(p / 100);
-        expect(sorted.filter((x) => x < v).length / sorted.length).toBeLessThan(p / 100);
-      }),
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 1_000 }), { minLength: 1, maxLength: 500 }),
+        fc.integer({ min: 1, max: 100 }),
+        (values, p) => {
+          const sorted = [...values].sort((a, b) => a - b);
+          const v = percentile(sorted, p) as number;
+          expect(sorted).toContain(v);
+          expect(sorted.filter((x) => x <= v).length / sorted.length).toBeGreaterThanOrEqual(p / 100);
+          expect(sorted.filter((x) => x < v).length / sorted.length).toBeLessThan(p / 100);
+        },
+      ),
     );
   });
 

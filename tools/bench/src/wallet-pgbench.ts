@@ -77,13 +77,38 @@ export interface PgbenchFigures {
  * transaction's scheduled start (pgbench's time plus its schedule lag), as the paced HTTP run
  * counts from each request's scheduled send time.
  */
-export function pgbench(url: string, scriptText: string, productId: bigint, clients: number, seconds: number, rate?: number): PgbenchFigures {
+export function pgbench(
+  url: string,
+  scriptText: string,
+  productId: bigint,
+  clients: number,
+  seconds: number,
+  rate?: number,
+): PgbenchFigures {
   const dir = mkdtempSync(path.join(tmpdir(), 'pgbench-wallet-'));
   const script = path.join(dir, 'spend.sql');
   writeFileSync(script, scriptText);
   const run = spawnSync(
     'pgbench',
-    ['-n', '-M', 'prepared', '-c', String(clients), '-j', '2', '-T', String(seconds), ...(rate === undefined ? [] : ['-R', String(rate)]), '-D', `pid=${productId}`, '-f', script, '-l', `--log-prefix=${path.join(dir, 'log')}`, url],
+    [
+      '-n',
+      '-M',
+      'prepared',
+      '-c',
+      String(clients),
+      '-j',
+      '2',
+      '-T',
+      String(seconds),
+      ...(rate === undefined ? [] : ['-R', String(rate)]),
+      '-D',
+      `pid=${productId}`,
+      '-f',
+      script,
+      '-l',
+      `--log-prefix=${path.join(dir, 'log')}`,
+      url,
+    ],
     { encoding: 'utf8' },
   );
   if (run.status !== 0) throw new Error(`pgbench failed: ${run.stderr}`);
@@ -97,7 +122,13 @@ export function pgbench(url: string, scriptText: string, productId: bigint, clie
     .sort((a, b) => a - b);
   const failed = /number of failed transactions: (\d+)/.exec(run.stdout)?.[1];
   const tps = Number(/tps = ([\d.]+)/.exec(run.stdout)?.[1] ?? NaN);
-  return { requests: latencies.length, errors: Number(failed ?? 0), perSecond: tps, p50: percentile(latencies, 50) ?? NaN, p99: percentile(latencies, 99) ?? NaN };
+  return {
+    requests: latencies.length,
+    errors: Number(failed ?? 0),
+    perSecond: tps,
+    p50: percentile(latencies, 50) ?? NaN,
+    p99: percentile(latencies, 99) ?? NaN,
+  };
 }
 
 /** CPU time (user + system) a process has used so far, in ms (Linux /proc/<pid>/stat). */

@@ -32,7 +32,18 @@ import { runLoad } from './load/run.js';
 import type { LoadFigures, LoadSpec, RequestTemplate } from './load/spec.js';
 import { cpuMsOf, pgbench, pgbenchReadStatement, pgbenchSpendStatement, PGBENCH_SPEND_CLASSIC } from './wallet-pgbench.js';
 import { printResult } from './report/result.js';
-import { buildBundles, freePort, gatewayEnv, quietBackendEnv, loadLine, root, runAudit, startBundle, stopAll, waitHealthy } from './services.js';
+import {
+  buildBundles,
+  freePort,
+  gatewayEnv,
+  quietBackendEnv,
+  loadLine,
+  root,
+  runAudit,
+  startBundle,
+  stopAll,
+  waitHealthy,
+} from './services.js';
 import { median } from './stats.js';
 
 const connections = Number(process.env['BENCH_CONNECTIONS'] ?? 50);
@@ -55,9 +66,15 @@ interface Stack {
 async function startStack(dbUrl: string, fast: boolean): Promise<Stack> {
   const [backendPort, httpPort, botlinkPort, internalPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
   const certs = ensureDevCerts(path.join(root, '.data/certs'));
-  const backend = startBundle('backend', { ...quietBackendEnv(dbUrl, backendPort, internalPort, poolMax), BACKEND_FAST_PATH: String(fast) });
+  const backend = startBundle('backend', {
+    ...quietBackendEnv(dbUrl, backendPort, internalPort, poolMax),
+    BACKEND_FAST_PATH: String(fast),
+  });
   await waitHealthy(`http://127.0.0.1:${backendPort}/health`);
-  const gateway = startBundle('gateway', { ...gatewayEnv(`http://127.0.0.1:${backendPort}`, { http: httpPort, botlink: botlinkPort, internal: internalPort }, certs), GATEWAY_FAST_PATH: String(fast) });
+  const gateway = startBundle('gateway', {
+    ...gatewayEnv(`http://127.0.0.1:${backendPort}`, { http: httpPort, botlink: botlinkPort, internal: internalPort }, certs),
+    GATEWAY_FAST_PATH: String(fast),
+  });
   await waitHealthy(`http://127.0.0.1:${httpPort}/health`);
   return { children: [backend, gateway], gateway: `http://127.0.0.1:${httpPort}`, port: httpPort };
 }
@@ -83,10 +100,15 @@ async function seedProduct(dbUrl: string): Promise<bigint> {
     const product = await db.query<{ id: string }>(`insert into catalog_products (title) values ('Bench hint') returning id`);
     const productId = BigInt(product.rows[0]?.id ?? '0');
     await db.query(`insert into catalog_atoms (kind, quantity) values ('hints', 1) on conflict do nothing`);
-    await db.query(`insert into catalog_product_atoms (product_id, atom_id) select $1, id from catalog_atoms where kind = 'hints' and quantity = 1`, [productId]);
+    await db.query(
+      `insert into catalog_product_atoms (product_id, atom_id) select $1, id from catalog_atoms where kind = 'hints' and quantity = 1`,
+      [productId],
+    );
     await db.query(`insert into catalog_prices (product_id, method, amount, currency) values ($1, 'chips', 1, 'CHIPS')`, [productId]);
     await db.query(`update wallet_segments set balance = balance + 1000000000 where segment = 'direct'`);
-    await db.query(`insert into ledger_operations (account_id, kind, segment, chips_delta, note) select id, 'grant', 'direct', 1000000000, 'bench' from accounts`);
+    await db.query(
+      `insert into ledger_operations (account_id, kind, segment, chips_delta, note) select id, 'grant', 'direct', 1000000000, 'bench' from accounts`,
+    );
     await db.query('vacuum analyze');
     return productId;
   } finally {
@@ -95,18 +117,30 @@ async function seedProduct(dbUrl: string): Promise<bigint> {
 }
 
 /** Runs one load spec while measuring the CPU the gateway and backend spent on it. */
-async function measured(stack: Stack, spec: Omit<LoadSpec, 'host' | 'port' | 'uniquePrefix'>): Promise<LoadFigures & { gatewayCpuMs: number; backendCpuMs: number; load: string }> {
+async function measured(
+  stack: Stack,
+  spec: Omit<LoadSpec, 'host' | 'port' | 'uniquePrefix'>,
+): Promise<LoadFigures & { gatewayCpuMs: number; backendCpuMs: number; load: string }> {
   const [backend, gateway] = stack.children.map((c) => c.pid ?? 0) as [number, number];
   const before = [cpuMsOf(gateway), cpuMsOf(backend)];
   const figures = await runLoad({ ...spec, host: '127.0.0.1', port: stack.port, uniquePrefix: randomBytes(4).toString('hex') });
-  return { ...figures, gatewayCpuMs: cpuMsOf(gateway) - (before[0] ?? 0), backendCpuMs: cpuMsOf(backend) - (before[1] ?? 0), load: loadLine() };
+  return {
+    ...figures,
+    gatewayCpuMs: cpuMsOf(gateway) - (before[0] ?? 0),
+    backendCpuMs: cpuMsOf(backend) - (before[1] ?? 0),
+    load: loadLine(),
+  };
 }
 
-type Row = Pick<LoadFigures, 'perSecond' | 'p50' | 'p99' | 'requests' | 'errors'> & Partial<LoadFigures & { gatewayCpuMs: number; backendCpuMs: number; load: string }>;
+type Row = Pick<LoadFigures, 'perSecond' | 'p50' | 'p99' | 'requests' | 'errors'> &
+  Partial<LoadFigures & { gatewayCpuMs: number; backendCpuMs: number; load: string }>;
 
 function row(name: string, f: Row): string {
   const perReq = (ms: number | undefined) => (ms === undefined ? '' : `${((ms * 1000) / Math.max(1, f.requests)).toFixed(0)} us`);
-  const cpu = f.cpuMs === undefined ? '' : `   cpu/req: load ${perReq(f.cpuMs)}, gateway ${perReq(f.gatewayCpuMs)}, backend ${perReq(f.backendCpuMs)}`;
+  const cpu =
+    f.cpuMs === undefined
+      ? ''
+      : `   cpu/req: load ${perReq(f.cpuMs)}, gateway ${perReq(f.gatewayCpuMs)}, backend ${perReq(f.backendCpuMs)}`;
   const err = f.firstError ? `   first error: ${f.firstError}` : '';
   return `${name.padEnd(30)} ${f.perSecond.toFixed(0).padStart(6)} /s   p50 ${f.p50.toFixed(2).padStart(7)} ms   p99 ${f.p99.toFixed(2).padStart(7)} ms   n=${f.requests} errors=${f.errors}${cpu}${err}${f.load ? `   [${f.load}]` : ''}`;
 }
@@ -232,13 +266,59 @@ async function main(): Promise<void> {
     printResult({
       bench: 'wallet',
       figures: [
-        { name: 'wallet.get (median of rounds)', value: mid('get'), unit: '/s', target: { on: 'value', op: '>=', limit: 4000 }, peer: pgbenchPeer(mid('pgGet')), ratio: mid('getRatio') },
-        { name: 'wallet.get p99 (closed loop)', value: mid('getP99'), unit: 'ms', peer: pgbenchPeer(mid('pgGetP99')), ratio: mid('getP99Ratio') },
-        { name: 'wallet.buy (median of rounds)', value: mid('buy'), unit: '/s', target: { on: 'ratio', op: '>=', limit: 0.5 }, peer: pgbenchPeer(mid('pgBuy')), ratio: mid('buyRatio') },
-        { name: 'wallet.buy p99 (closed loop)', value: mid('buyP99'), unit: 'ms', target: { on: 'value', op: '<=', limit: 20 }, peer: pgbenchPeer(mid('pgBuyP99')), ratio: mid('buyP99Ratio') },
-        { name: `wallet.buy p99 (paced ${pacedRate}/s)`, value: paced.p99, unit: 'ms', target: { on: 'value', op: '<=', limit: 20 }, peer: { name: `pgbench -R ${pacedRate}`, value: pacedPeer.p99 }, ratio: paced.p99 / pacedPeer.p99 },
-        { name: 'wallet.get, fast paths on/off', value: mid('get'), unit: '/s', peer: offPeer(mid('get') / mid('getFast')), ratio: mid('getFast') },
-        { name: 'wallet.buy, fast paths on/off', value: mid('buy'), unit: '/s', peer: offPeer(mid('buy') / mid('buyFast')), ratio: mid('buyFast') },
+        {
+          name: 'wallet.get (median of rounds)',
+          value: mid('get'),
+          unit: '/s',
+          target: { on: 'value', op: '>=', limit: 4000 },
+          peer: pgbenchPeer(mid('pgGet')),
+          ratio: mid('getRatio'),
+        },
+        {
+          name: 'wallet.get p99 (closed loop)',
+          value: mid('getP99'),
+          unit: 'ms',
+          peer: pgbenchPeer(mid('pgGetP99')),
+          ratio: mid('getP99Ratio'),
+        },
+        {
+          name: 'wallet.buy (median of rounds)',
+          value: mid('buy'),
+          unit: '/s',
+          target: { on: 'ratio', op: '>=', limit: 0.5 },
+          peer: pgbenchPeer(mid('pgBuy')),
+          ratio: mid('buyRatio'),
+        },
+        {
+          name: 'wallet.buy p99 (closed loop)',
+          value: mid('buyP99'),
+          unit: 'ms',
+          target: { on: 'value', op: '<=', limit: 20 },
+          peer: pgbenchPeer(mid('pgBuyP99')),
+          ratio: mid('buyP99Ratio'),
+        },
+        {
+          name: `wallet.buy p99 (paced ${pacedRate}/s)`,
+          value: paced.p99,
+          unit: 'ms',
+          target: { on: 'value', op: '<=', limit: 20 },
+          peer: { name: `pgbench -R ${pacedRate}`, value: pacedPeer.p99 },
+          ratio: paced.p99 / pacedPeer.p99,
+        },
+        {
+          name: 'wallet.get, fast paths on/off',
+          value: mid('get'),
+          unit: '/s',
+          peer: offPeer(mid('get') / mid('getFast')),
+          ratio: mid('getFast'),
+        },
+        {
+          name: 'wallet.buy, fast paths on/off',
+          value: mid('buy'),
+          unit: '/s',
+          peer: offPeer(mid('buy') / mid('buyFast')),
+          ratio: mid('buyFast'),
+        },
         { name: 'ledger audit problems', value: audit.problems, unit: '', target: { on: 'value', op: '<=', limit: 0 } },
       ],
       context: `${connections} connections, ${seconds} s x ${rounds} rounds, DB_POOL_MAX=${poolMax}; ratios are medians of per-round ratios; ${loadLine()}`,

@@ -22,14 +22,11 @@ export function runWindowed(total: number, window: number, maxSeconds: number, i
         const i = next++;
         inFlight += 1;
         const t0 = performance.now();
-        issue(i).then(
-          () => {
-            latenciesMs.push(performance.now() - t0);
-            inFlight -= 1;
-            launch();
-          },
-          reject,
-        );
+        issue(i).then(() => {
+          latenciesMs.push(performance.now() - t0);
+          inFlight -= 1;
+          launch();
+        }, reject);
       }
       if (inFlight === 0) resolve({ latenciesMs, seconds: (performance.now() - started) / 1000 });
     };

@@ -19,10 +19,16 @@ function fixture(toolPackage: object): string {
   const dir = mkdtempSync(join(tmpdir(), 'deps-check-'));
   writeTree(dir, {
     'package.json': JSON.stringify({ name: 'fixture', private: true, workspaces: ['libs/*', 'tools/*'] }),
-    'libs/cfg/package.json': JSON.stringify({ name: '@wordgame/cfg', type: 'module', exports: { '.': { default: './src/index.ts' } }, dependencies: { zod: '^4' } }),
+    'libs/cfg/package.json': JSON.stringify({
+      name: '@wordgame/cfg',
+      type: 'module',
+      exports: { '.': { default: './src/index.ts' } },
+      dependencies: { zod: '^4' },
+    }),
     'libs/cfg/src/index.ts': "import { z } from 'zod';\nexport const port = z.coerce.number();\n",
     'tools/emu/package.json': JSON.stringify({ name: '@wordgame/emu', type: 'module', ...toolPackage }),
-    'tools/emu/src/main.ts': "import { createServer } from 'node:http';\nimport { z } from 'zod/v4';\nimport { port } from '@wordgame/cfg';\ncreateServer().listen(port.parse(z.string().parse('0')));\n",
+    'tools/emu/src/main.ts':
+      "import { createServer } from 'node:http';\nimport { z } from 'zod/v4';\nimport { port } from '@wordgame/cfg';\ncreateServer().listen(port.parse(z.string().parse('0')));\n",
   });
   mkdirSync(join(dir, 'node_modules/@wordgame'), { recursive: true });
   symlinkSync(join(dir, 'libs/cfg'), join(dir, 'node_modules/@wordgame/cfg'));
@@ -56,6 +62,10 @@ describe('bundle dependency check', () => {
   });
 
   it('reads the package of scoped and deep specifiers', () => {
-    expect([packageName('@connectrpc/connect-node'), packageName('zod/v4'), packageName('@a/b/c')]).toEqual(['@connectrpc/connect-node', 'zod', '@a/b']);
+    expect([packageName('@connectrpc/connect-node'), packageName('zod/v4'), packageName('@a/b/c')]).toEqual([
+      '@connectrpc/connect-node',
+      'zod',
+      '@a/b',
+    ]);
   });
 });

@@ -65,7 +65,10 @@ describe('feature-folder import cycle check', () => {
   });
 
   it('counts a root file as its own feature', () => {
-    const dir = fixture({ 'config.ts': "import { a } from './a/index.js';\nexport const cfg = a;\n", 'c/cfg.ts': "export { cfg } from '../config.js';\n" });
+    const dir = fixture({
+      'config.ts': "import { a } from './a/index.js';\nexport const cfg = a;\n",
+      'c/cfg.ts': "export { cfg } from '../config.js';\n",
+    });
     try {
       const r = run(dir);
       expect(r.status).toBe(1);

@@ -56,7 +56,10 @@ const cases: Case[] = [
   {
     service: 'provider-emulator',
     main: 'tools/provider-emulator/src/main.ts',
-    env: { PROVIDER_EMULATOR_SHOPS: `a:${MARK}:test,a:${MARK}2:test,b:${MARK}`, PROVIDER_EMULATOR_WEBHOOK_URL: `ftp://hook:${MARK}@intake.example` },
+    env: {
+      PROVIDER_EMULATOR_SHOPS: `a:${MARK}:test,a:${MARK}2:test,b:${MARK}`,
+      PROVIDER_EMULATOR_WEBHOOK_URL: `ftp://hook:${MARK}@intake.example`,
+    },
   },
 ];
 
@@ -66,18 +69,23 @@ const cases: Case[] = [
  * the secret anywhere.
  */
 describe('configuration errors never print secrets', () => {
-  it.each(cases.map((c) => [c.service, Object.keys(c.env).join(','), c] as const))('%s with bad %s', (_service, _vars, c) => {
-    const run = spawnSync(process.execPath, [tsx, resolve(root, c.main)], {
-      cwd: root,
-      env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/tmp', ...c.env },
-      encoding: 'utf8',
-      timeout: 30_000,
-    });
-    expect(run.status).toBe(1);
-    expect(run.stderr).toContain('invalid configuration');
-    for (const name of Object.keys(c.env).filter((n) => n !== 'PLATFORM_BOT_TOKEN' || c.service !== 'bot')) expect(run.stderr).toContain(name);
-    expect(run.stderr).not.toContain(MARK);
-  }, 40_000);
+  it.each(cases.map((c) => [c.service, Object.keys(c.env).join(','), c] as const))(
+    '%s with bad %s',
+    (_service, _vars, c) => {
+      const run = spawnSync(process.execPath, [tsx, resolve(root, c.main)], {
+        cwd: root,
+        env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/tmp', ...c.env },
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+      expect(run.status).toBe(1);
+      expect(run.stderr).toContain('invalid configuration');
+      for (const name of Object.keys(c.env).filter((n) => n !== 'PLATFORM_BOT_TOKEN' || c.service !== 'bot'))
+        expect(run.stderr).toContain(name);
+      expect(run.stderr).not.toContain(MARK);
+    },
+    40_000,
+  );
 });
 
 /** Compose never starts a non-dev service on a publicly known secret (e.g. `dev-bot-token`). */

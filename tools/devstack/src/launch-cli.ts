@@ -24,7 +24,11 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const { path, body } = sessionRequest(platform, launch);
-  const res = await fetch(new URL(path, gateway), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(new URL(path, gateway), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const answer = (await res.json()) as { token?: string };
   if (res.status !== 200 || typeof answer.token !== 'string') {
     process.stderr.write(`dev:launch: ${gateway}${path} answered ${res.status} ${JSON.stringify(answer)}\n`);

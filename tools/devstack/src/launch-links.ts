@@ -19,7 +19,11 @@ export interface WalletLinks {
  * it) and a VK mini-app launch on Android (signed `vk_*` parameters in the query).
  */
 export function walletLaunchLinks(gateway: string, nowSeconds = Math.floor(Date.now() / 1000)): WalletLinks {
-  const initData = signTelegramInitData(DEV_BOT_TOKEN, { query_id: 'AAHdevstack', user: JSON.stringify(DEV_TELEGRAM_USER), auth_date: String(nowSeconds) });
+  const initData = signTelegramInitData(DEV_BOT_TOKEN, {
+    query_id: 'AAHdevstack',
+    user: JSON.stringify(DEV_TELEGRAM_USER),
+    auth_date: String(nowSeconds),
+  });
   const vk: Record<string, string> = {
     vk_app_id: '51000001',
     vk_is_app_user: '1',

@@ -16,10 +16,18 @@ export interface LaunchSecrets {
  * or VK launch parameters (`vk_*`, `sign`; platform mobile_android) for POST /api/v1/session/vk
  * `{launch_params}`. `userId` is the platform's numeric user id.
  */
-export function launchString(platform: LaunchPlatform, userId: string, secrets: LaunchSecrets, nowUnix = Math.floor(Date.now() / 1000)): string {
+export function launchString(
+  platform: LaunchPlatform,
+  userId: string,
+  secrets: LaunchSecrets,
+  nowUnix = Math.floor(Date.now() / 1000),
+): string {
   if (!/^[1-9]\d{0,15}$/.test(userId)) throw new RangeError(`user_id must be a positive whole number (got ${JSON.stringify(userId)})`);
   if (platform === 'telegram') {
-    return signTelegramInitData(secrets.telegramBotToken, { auth_date: String(nowUnix), user: JSON.stringify({ id: Number(userId), first_name: `Dev ${userId}` }) });
+    return signTelegramInitData(secrets.telegramBotToken, {
+      auth_date: String(nowUnix),
+      user: JSON.stringify({ id: Number(userId), first_name: `Dev ${userId}` }),
+    });
   }
   const vk: Record<string, string> = {
     vk_app_id: '51234567',

@@ -52,7 +52,11 @@ describe('the local stack', () => {
   it('wires the generated service tokens: the gateway reaches the backend, a caller without the token does not', async () => {
     const gateway = (await (await fetch(`${stack.urls.gateway}/health`)).json()) as { backend?: { status?: string } };
     expect(gateway.backend).toMatchObject({ status: 'ok' });
-    const stranger = await fetch(`${stack.urls.backend}/backend.v1.SystemService/Check`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const stranger = await fetch(`${stack.urls.backend}/backend.v1.SystemService/Check`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(stranger.status).toBe(401);
   });
 
@@ -63,26 +67,46 @@ describe('the local stack', () => {
     expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
     expect(await page.text()).toMatch(/<script type="module" crossorigin src="\/wallet\/assets\/[^"]+\.js"><\/script>/);
     const session = async (path: string, body: unknown) =>
-      (await (await fetch(`${stack.urls.gateway}/api/v1/session/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()) as { platform?: unknown };
+      (await (
+        await fetch(`${stack.urls.gateway}/api/v1/session/${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        })
+      ).json()) as { platform?: unknown };
     const initData = new URLSearchParams(new URL(links.telegram).hash.slice(1)).get('tgWebAppData');
     expect(await session('telegram', { init_data: initData })).toMatchObject({ platform: { kind: 'telegram' } });
-    expect(await session('vk', { launch_params: new URL(links.vk).search.slice(1) })).toMatchObject({ platform: { kind: 'vk', subtype: 'android' } });
+    expect(await session('vk', { launch_params: new URL(links.vk).search.slice(1) })).toMatchObject({
+      platform: { kind: 'vk', subtype: 'android' },
+    });
   });
 
-  it.each(['telegram', 'vk'])('npm run dev:launch -- %s <user_id> prints a launch string the stack accepts, and --session a session token', async (platform) => {
-    const run = (args: string[]) => spawnSync('npm', ['run', '--silent', 'dev:launch', '--', platform, '424242', ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, PLATFORM_BOT_TOKEN: '', BACKEND_VK_APP_SECRET: '' } });
-    const printed = run([]);
-    expect(printed.status).toBe(0);
-    const launch = printed.stdout.trim();
-    const body = platform === 'telegram' ? { init_data: launch } : { launch_params: launch };
-    const opened = await fetch(`${stack.urls.gateway}/api/v1/session/${platform}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    expect(opened.status).toBe(200);
-    const session = run(['--session', stack.urls.gateway]);
-    expect(session.stderr).toBe('');
-    expect(session.status).toBe(0);
-    const token = session.stdout.trim();
-    expect((await fetch(`${stack.urls.gateway}/api/v1/user/wallet`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
-  });
+  it.each(['telegram', 'vk'])(
+    'npm run dev:launch -- %s <user_id> prints a launch string the stack accepts, and --session a session token',
+    async (platform) => {
+      const run = (args: string[]) =>
+        spawnSync('npm', ['run', '--silent', 'dev:launch', '--', platform, '424242', ...args], {
+          cwd: root,
+          encoding: 'utf8',
+          env: { ...process.env, PLATFORM_BOT_TOKEN: '', BACKEND_VK_APP_SECRET: '' },
+        });
+      const printed = run([]);
+      expect(printed.status).toBe(0);
+      const launch = printed.stdout.trim();
+      const body = platform === 'telegram' ? { init_data: launch } : { launch_params: launch };
+      const opened = await fetch(`${stack.urls.gateway}/api/v1/session/${platform}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      expect(opened.status).toBe(200);
+      const session = run(['--session', stack.urls.gateway]);
+      expect(session.stderr).toBe('');
+      expect(session.status).toBe(0);
+      const token = session.stdout.trim();
+      expect((await fetch(`${stack.urls.gateway}/api/v1/user/wallet`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    },
+  );
 
   it('serves gateway metrics in Prometheus text format on the metrics port only', async () => {
     expect((await fetch(`${stack.urls.gateway}/metrics`)).status).toBe(404);

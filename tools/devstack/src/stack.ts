@@ -19,7 +19,17 @@ export interface StackPorts {
   backendMetrics: number;
 }
 
-export const DEFAULT_PORTS: StackPorts = { platform: 8081, provider: 8082, backend: 4000, gatewayHttp: 8080, botlink: 8443, botHealth: 8090, gatewayInternal: 8444, gatewayMetrics: 9464, backendMetrics: 9465 };
+export const DEFAULT_PORTS: StackPorts = {
+  platform: 8081,
+  provider: 8082,
+  backend: 4000,
+  gatewayHttp: 8080,
+  botlink: 8443,
+  botHealth: 8090,
+  gatewayInternal: 8444,
+  gatewayMetrics: 9464,
+  backendMetrics: 9465,
+};
 
 export interface StackOptions {
   /** Repository root (where dist/ and node_modules/ are). */

@@ -33,4 +33,3 @@ export function tcpOpen(host: string, port: number): Promise<boolean> {
     });
   });
 }
-

@@ -46,9 +46,18 @@ describe('faults: bot SIGKILLed at random moments during stars payments', () => 
     stack = await startStack({
       databaseUrl: db.url,
       platformApiRoot: platform.apiRoot,
-      botEnv: { BOTLINK_BACKOFF_INITIAL_MS: '200', BOTLINK_BACKOFF_MAX_MS: '1000', BOT_OUTBOX_RETRY_INITIAL_MS: '200', BOT_OUTBOX_RETRY_MAX_MS: '2000' },
+      botEnv: {
+        BOTLINK_BACKOFF_INITIAL_MS: '200',
+        BOTLINK_BACKOFF_MAX_MS: '1000',
+        BOT_OUTBOX_RETRY_INITIAL_MS: '200',
+        BOT_OUTBOX_RETRY_MAX_MS: '2000',
+      },
     });
-    product = await createProduct(stack.urls.gateway, { title: 'Chips 10', atoms: [{ kind: 'chips', quantity: CHIPS }], prices: [{ method: 'xtr', amount: STARS, currency: 'XTR' }] }, stack.operatorToken);
+    product = await createProduct(
+      stack.urls.gateway,
+      { title: 'Chips 10', atoms: [{ kind: 'chips', quantity: CHIPS }], prices: [{ method: 'xtr', amount: STARS, currency: 'XTR' }] },
+      stack.operatorToken,
+    );
     payers = [];
     for (let i = 0; i < PAYERS; i += 1) {
       const userId = 7_000 + i;
@@ -82,7 +91,10 @@ describe('faults: bot SIGKILLed at random moments during stars payments', () => 
       const seed = seedFromEnv();
       const rng = new Rng(seed);
       const think = new Rng(seed + 1);
-      report(SUITE, `seed ${seed} (FAULTS_SEED=${seed} replays the kill schedule), ${PAYMENTS} payments by ${PAYERS} payers, ${WORKERS} paying at once`);
+      report(
+        SUITE,
+        `seed ${seed} (FAULTS_SEED=${seed} replays the kill schedule), ${PAYMENTS} payments by ${PAYERS} payers, ${WORKERS} paying at once`,
+      );
 
       const charges = new Map<string, string>();
       const outcomes = { approved: 0, rejected: 0, expired: 0, alreadyPaid: 0 };
@@ -90,10 +102,14 @@ describe('faults: bot SIGKILLed at random moments during stars payments', () => 
       const payOnce = async (link: string, userId: number): Promise<PreCheckoutView> => {
         const { preCheckoutQueryId } = platform.control.pay({ link, userId });
         let view: PreCheckoutView | undefined;
-        await waitFor('pre-checkout answered or expired', () => {
-          view = platform.control.preCheckout(preCheckoutQueryId);
-          return view !== undefined && view.status !== 'pending';
-        }, 30_000);
+        await waitFor(
+          'pre-checkout answered or expired',
+          () => {
+            view = platform.control.preCheckout(preCheckoutQueryId);
+            return view !== undefined && view.status !== 'pending';
+          },
+          30_000,
+        );
         if (!view) throw new Error('no pre-checkout');
         return view;
       };
@@ -121,7 +137,12 @@ describe('faults: bot SIGKILLed at random moments during stars payments', () => 
       const killPoints = Array.from({ length: KILLS }, () => rng.int(0, PAYMENTS - 1)).sort((a, b) => a - b);
       const chaos = (async () => {
         for (const point of killPoints) {
-          await waitFor('payments to reach the next kill point', () => !paying || outcomes.approved >= point, scaled(120_000, 1_800_000), 10);
+          await waitFor(
+            'payments to reach the next kill point',
+            () => !paying || outcomes.approved >= point,
+            scaled(120_000, 1_800_000),
+            10,
+          );
           await delay(rng.int(...KILL_DELAY));
           if (!paying) break;
           await bot.kill();
@@ -147,8 +168,12 @@ describe('faults: bot SIGKILLed at random moments during stars payments', () => 
       // Counted from the bot's logs, which a SIGKILL can cut short. A charge stored by one run of the
       // bot and forwarded by a later one crossed a kill in the outbox.
       const storedIn = new Map<unknown, number>();
-      for (const line of bot.logs) if (line.entry['msg'] === 'successful payment stored in the outbox' && !storedIn.has(line.entry['chargeId'])) storedIn.set(line.entry['chargeId'], line.run);
-      const acrossKill = bot.logs.filter((l) => l.entry['msg'] === 'payment forwarded and credited' && (storedIn.get(l.entry['chargeId']) ?? l.run) < l.run).length;
+      for (const line of bot.logs)
+        if (line.entry['msg'] === 'successful payment stored in the outbox' && !storedIn.has(line.entry['chargeId']))
+          storedIn.set(line.entry['chargeId'], line.run);
+      const acrossKill = bot.logs.filter(
+        (l) => l.entry['msg'] === 'payment forwarded and credited' && (storedIn.get(l.entry['chargeId']) ?? l.run) < l.run,
+      ).length;
       report(
         SUITE,
         `${PAYMENTS} payments, ${kills} SIGKILLs in ${elapsed.toFixed(1)} s; pre-checkouts: ${outcomes.approved} approved, ${outcomes.rejected} declined and ${outcomes.expired} unanswered (bot down; paid again); ` +
@@ -161,10 +186,20 @@ describe('faults: bot SIGKILLed at random moments during stars payments', () => 
       expect(platformPayments).toHaveLength(PAYMENTS);
       expect(new Set(platformPayments.map((p) => p.payload)).size).toBe(PAYMENTS);
       expect(outcomes.alreadyPaid).toBe(0);
-      const bound = await db.query<{ id: string; charge: string | null }>('select id::text as id, platform_charge_id as charge from orders where id = any($1::uuid[])', [ids]);
+      const bound = await db.query<{ id: string; charge: string | null }>(
+        'select id::text as id, platform_charge_id as charge from orders where id = any($1::uuid[])',
+        [ids],
+      );
       expect(bound.rows.filter((r) => r.charge !== charges.get(r.id))).toEqual([]);
 
-      expect(facts).toEqual({ orders: PAYMENTS, paid: PAYMENTS, purchaseRows: PAYMENTS, doubleCredited: [], inconsistent: [], unmatched: 0 });
+      expect(facts).toEqual({
+        orders: PAYMENTS,
+        paid: PAYMENTS,
+        purchaseRows: PAYMENTS,
+        doubleCredited: [],
+        inconsistent: [],
+        unmatched: 0,
+      });
       for (const payer of payers) {
         const bought = BigInt(orders.filter((o) => o.payer === payer).length);
         expect(await balance(stack.urls.api, payer.customer, 'telegram')).toBe(bought * CHIPS);

@@ -22,7 +22,10 @@ const RELINK_LIMIT_MS = 5_000;
  */
 const STABLE_MS = 3_000;
 /** The restarts: SIGTERM and SIGKILL in the short form, ten alternating in the long form. */
-const SIGNALS: NodeJS.Signals[] = scaled(['SIGTERM', 'SIGKILL'], Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? 'SIGTERM' : 'SIGKILL')));
+const SIGNALS: NodeJS.Signals[] = scaled(
+  ['SIGTERM', 'SIGKILL'],
+  Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? 'SIGTERM' : 'SIGKILL')),
+);
 const COMMANDS_PER_PHASE = scaled(5, 20);
 
 /**
@@ -42,7 +45,11 @@ describe('faults: gateway restart with the bot connected', () => {
   const metrics = (): Promise<Samples> => scrape(stack.urls.metrics);
   const errors = async () => {
     const s = await metrics();
-    return { api: sample(s, 'bot_platform_errors_total', { kind: 'api' }), longPoll: sample(s, 'bot_platform_errors_total', { kind: 'long_poll' }), lastOk: sample(s, 'bot_platform_last_ok_unix') };
+    return {
+      api: sample(s, 'bot_platform_errors_total', { kind: 'api' }),
+      longPoll: sample(s, 'bot_platform_errors_total', { kind: 'long_poll' }),
+      lastOk: sample(s, 'bot_platform_last_ok_unix'),
+    };
   };
   const connectedBots = async () => sample(await metrics(), 'botlink_connected_bots');
   /** Platform-side truth: what the bot saw fail with a 5xx (every such call is one count in the bot). */
@@ -103,7 +110,9 @@ describe('faults: gateway restart with the bot connected', () => {
         // A command in flight at the restart: the platform holds its sendMessage for 1.5 s.
         platform.control.addFault({ method: 'sendMessage', delayMs: 1_500, times: 1 });
         const inflightText = `in flight ${tag}`;
-        const inflight = sendToUser(client, USER, inflightText).catch((err: unknown) => `transport: ${err instanceof Error ? err.message : String(err)}`);
+        const inflight = sendToUser(client, USER, inflightText).catch(
+          (err: unknown) => `transport: ${err instanceof Error ? err.message : String(err)}`,
+        );
         await waitFor('the in-flight command reached the platform', () => sent(inflightText).length === 1, 10_000, 10);
 
         // Phase B: errors the bot counted just before the restart; their Health may die with the gateway.
@@ -111,7 +120,8 @@ describe('faults: gateway restart with the bot connected', () => {
         for (let i = 0; i < B; i += 1) expect(await sendToUser(client, USER, `phase B ${tag} #${i}`)).toBe('ERROR');
         // Every other cycle lets phase B reach the old gateway first: then the new one must not see it again.
         const bReportedBeforeRestart = cycle % 2 === 1;
-        if (bReportedBeforeRestart) await waitFor('phase B reported to the old gateway', async () => (await errors()).api - base.api >= A1 + B);
+        if (bReportedBeforeRestart)
+          await waitFor('phase B reported to the old gateway', async () => (await errors()).api - base.api >= A1 + B);
         const oldFinal = await errors();
         const killedPid = stack.gateway.pid;
         if (signal === 'SIGKILL') await stack.gateway.kill();
@@ -123,7 +133,10 @@ describe('faults: gateway restart with the bot connected', () => {
         const relinkMs = await waitFor('bot re-linked', async () => (await connectedBots()) === 1, 30_000, 20);
         relinks.push(relinkMs);
         linkedAt = performance.now();
-        report(SUITE, `${signal}: gateway back after ${(backAt - startedAt).toFixed(0)} ms, bot re-linked ${relinkMs.toFixed(0)} ms after that`);
+        report(
+          SUITE,
+          `${signal}: gateway back after ${(backAt - startedAt).toFixed(0)} ms, bot re-linked ${relinkMs.toFixed(0)} ms after that`,
+        );
         expect(relinkMs).toBeLessThan(RELINK_LIMIT_MS);
         const inflightOutcome = await inflight;
         expect(inflightOutcome).not.toBe('DELIVERED');

@@ -1,5 +1,14 @@
 import { startPlatformEmulator, type PlatformEmulator } from '@wordgame/platform-emulator';
-import { bearer, call, createOrder, createProduct, directCustomer, telegramCustomer, type Customer, type Order } from '../src/harness/api.js';
+import {
+  bearer,
+  call,
+  createOrder,
+  createProduct,
+  directCustomer,
+  telegramCustomer,
+  type Customer,
+  type Order,
+} from '../src/harness/api.js';
 import { runLedgerAudit } from '../src/harness/audit.js';
 import { grantChips } from '@wordgame/testkit';
 import { creditFacts } from '../src/harness/ledger.js';
@@ -55,10 +64,23 @@ describe('faults: PostgreSQL restarted under steady wallet and payment load', ()
       databaseUrl: db.url,
       platformApiRoot: platform.apiRoot,
       backendEnv: { DB_POOL_MAX: '8' },
-      botEnv: { BOTLINK_BACKOFF_INITIAL_MS: '200', BOTLINK_BACKOFF_MAX_MS: '1000', BOT_OUTBOX_RETRY_INITIAL_MS: '200', BOT_OUTBOX_RETRY_MAX_MS: '2000' },
+      botEnv: {
+        BOTLINK_BACKOFF_INITIAL_MS: '200',
+        BOTLINK_BACKOFF_MAX_MS: '1000',
+        BOT_OUTBOX_RETRY_INITIAL_MS: '200',
+        BOT_OUTBOX_RETRY_MAX_MS: '2000',
+      },
     });
-    hint = await createProduct(stack.urls.gateway, { title: 'One hint', atoms: [{ kind: 'hints', quantity: 1n }], prices: [{ method: 'chips', amount: 1n, currency: 'CHIPS' }] }, stack.operatorToken);
-    pack = await createProduct(stack.urls.gateway, { title: 'Chips 10', atoms: [{ kind: 'chips', quantity: PACK_CHIPS }], prices: [{ method: 'xtr', amount: 5n, currency: 'XTR' }] }, stack.operatorToken);
+    hint = await createProduct(
+      stack.urls.gateway,
+      { title: 'One hint', atoms: [{ kind: 'hints', quantity: 1n }], prices: [{ method: 'chips', amount: 1n, currency: 'CHIPS' }] },
+      stack.operatorToken,
+    );
+    pack = await createProduct(
+      stack.urls.gateway,
+      { title: 'Chips 10', atoms: [{ kind: 'chips', quantity: PACK_CHIPS }], prices: [{ method: 'xtr', amount: 5n, currency: 'XTR' }] },
+      stack.operatorToken,
+    );
     buyers = [];
     for (let i = 0; i < BUYERS; i += 1) {
       const buyer = await directCustomer(stack.urls.api, `faults-buyer-${i}@example.test`);
@@ -151,10 +173,14 @@ describe('faults: PostgreSQL restarted under steady wallet and payment load', ()
           while (!aborted) {
             const { preCheckoutQueryId } = platform.control.pay({ link: order.invoice_link ?? '', userId: who.userId });
             let status = 'pending';
-            await waitFor('pre-checkout answered', () => {
-              status = platform.control.preCheckout(preCheckoutQueryId)?.status ?? 'pending';
-              return status !== 'pending';
-            }, 30_000);
+            await waitFor(
+              'pre-checkout answered',
+              () => {
+                status = platform.control.preCheckout(preCheckoutQueryId)?.status ?? 'pending';
+                return status !== 'pending';
+              },
+              30_000,
+            );
             if (status === 'approved') {
               paidAtPlatform.push({ order, payer: who });
               break;
@@ -176,10 +202,17 @@ describe('faults: PostgreSQL restarted under steady wallet and payment load', ()
           const restartMs = await cluster.restart(mode);
           const back = performance.now();
           // Recovered: a buy succeeded after PostgreSQL was back, with the same backend process.
-          const recoverMs = await waitFor(`the backend serving buys again after the ${mode} restart`, () => buyLogs.some((l) => l.lastOkAt > back), 30_000, 20);
+          const recoverMs = await waitFor(
+            `the backend serving buys again after the ${mode} restart`,
+            () => buyLogs.some((l) => l.lastOkAt > back),
+            30_000,
+            20,
+          );
           expect(stack.backend.running).toBe(true);
           expect(stack.backend.pid).toBe(backendPid);
-          phases.push(`-m ${mode}: PostgreSQL down and up in ${restartMs.toFixed(0)} ms, first buy ok ${recoverMs.toFixed(0)} ms after it was back`);
+          phases.push(
+            `-m ${mode}: PostgreSQL down and up in ${restartMs.toFixed(0)} ms, first buy ok ${recoverMs.toFixed(0)} ms after it was back`,
+          );
           await delay(PHASE_MS);
           expect(acked()).toBeGreaterThan(before);
         }
@@ -188,7 +221,9 @@ describe('faults: PostgreSQL restarted under steady wallet and payment load', ()
         await load;
         const failures = new Map<string, number>();
         for (const l of buyLogs) for (const [k, v] of l.failures) failures.set(k, (failures.get(k) ?? 0) + v);
-        throw new Error(`${err instanceof Error ? err.message : String(err)}\nbuy failures: ${JSON.stringify([...failures])}\n${stack.backend.tail(30)}`);
+        throw new Error(
+          `${err instanceof Error ? err.message : String(err)}\nbuy failures: ${JSON.stringify([...failures])}\n${stack.backend.tail(30)}`,
+        );
       } finally {
         running = false;
         stoppedAt = performance.now();
@@ -224,7 +259,9 @@ describe('faults: PostgreSQL restarted under steady wallet and payment load', ()
         const row = perAccount.get(b.accountId);
         const keys = buyLogs[i]?.acked.size ?? 0;
         const keysStored = stored.rows.filter((r) => r.account_id === b.accountId).length;
-        return row && row.rows === keys && keysStored === keys && row.chips === String(keys) && row.balance === String(GRANT - BigInt(keys)) ? [] : [{ account: b.accountId, keys, keysStored, row }];
+        return row && row.rows === keys && keysStored === keys && row.chips === String(keys) && row.balance === String(GRANT - BigInt(keys))
+          ? []
+          : [{ account: b.accountId, keys, keysStored, row }];
       });
       const facts = await creditFacts(db, ids);
       const attempts = buyLogs.reduce((n, l) => n + l.attempts, 0);
@@ -246,7 +283,14 @@ describe('faults: PostgreSQL restarted under steady wallet and payment load', ()
       // A database outage is the backend's to report as unavailable (503), never an internal error.
       expect([...failures.keys()].filter((k) => k.startsWith('500'))).toEqual([]);
       expect(ids.length).toBeGreaterThan(0);
-      expect(facts).toEqual({ orders: ids.length, paid: ids.length, purchaseRows: ids.length, doubleCredited: [], inconsistent: [], unmatched: 0 });
+      expect(facts).toEqual({
+        orders: ids.length,
+        paid: ids.length,
+        purchaseRows: ids.length,
+        doubleCredited: [],
+        inconsistent: [],
+        unmatched: 0,
+      });
       const audit = runLedgerAudit(db.url);
       report(SUITE, `ledger audit: ${audit.clean ? 'clean' : 'PROBLEMS'} over ${audit.operations} operations`);
       expect(audit.output).toContain('"clean": true');

@@ -1,5 +1,15 @@
 import { startProviderEmulator, type FaultSpec, type ProviderEmulator } from '@wordgame/provider-emulator';
-import { balance, call, createOrder, createProduct, directCustomer, getOrder, operator, type Customer, type Order } from '../src/harness/api.js';
+import {
+  balance,
+  call,
+  createOrder,
+  createProduct,
+  directCustomer,
+  getOrder,
+  operator,
+  type Customer,
+  type Order,
+} from '../src/harness/api.js';
 import { runLedgerAudit } from '../src/harness/audit.js';
 import { creditFacts } from '../src/harness/ledger.js';
 import { freshDatabase, type FreshDatabase } from '../src/harness/postgres.js';
@@ -37,8 +47,10 @@ describe('faults: the card provider answering 500 or timing out', () => {
 
   const paymentIdOf = (order: Order) => new URL(order.confirmation_url ?? 'http://x/').searchParams.get('orderId') ?? '';
   const rows = async (orderId: string, kind: string) =>
-    (await db.query<{ n: number }>('select count(*)::int as n from ledger_operations where order_id = $1 and kind = $2', [orderId, kind])).rows[0]?.n ?? 0;
-  const faultHits = (paymentId: string) => provider.control.requests().filter((r) => r.path === `/v3/payments/${paymentId}` && r.fault !== null).length;
+    (await db.query<{ n: number }>('select count(*)::int as n from ledger_operations where order_id = $1 and kind = $2', [orderId, kind]))
+      .rows[0]?.n ?? 0;
+  const faultHits = (paymentId: string) =>
+    provider.control.requests().filter((r) => r.path === `/v3/payments/${paymentId}` && r.fault !== null).length;
 
   beforeAll(async () => {
     provider = await startProviderEmulator({ shops: [CARD_SHOP] });
@@ -49,7 +61,11 @@ describe('faults: the card provider answering 500 or timing out', () => {
       backendEnv: { REAPER_INTERVAL_MS: String(REAPER_MS), PROVIDER_TIMEOUT_MS: String(PROVIDER_TIMEOUT_MS) },
     });
     provider.control.setWebhookUrl(`${stack.urls.gateway}${INTAKE_PATH}`);
-    product = await createProduct(stack.urls.gateway, { title: 'Chips 250', atoms: [{ kind: 'chips', quantity: CHIPS }], prices: [{ method: 'provider', amount: PRICE, currency: 'RUB' }] }, stack.operatorToken);
+    product = await createProduct(
+      stack.urls.gateway,
+      { title: 'Chips 250', atoms: [{ kind: 'chips', quantity: CHIPS }], prices: [{ method: 'provider', amount: PRICE, currency: 'RUB' }] },
+      stack.operatorToken,
+    );
     buyer = await directCustomer(stack.urls.api, 'faults-card@example.test', stack.mailDir);
   }, 120_000);
 
@@ -87,7 +103,11 @@ describe('faults: the card provider answering 500 or timing out', () => {
       // Old enough for the reaper (the backend runs on the wall clock: the rows are aged, not the clock).
       await db.query(`update orders set created_at = created_at - interval '2 minutes' where id = any($1::uuid[])`, [ids]);
       // One tick re-checks the orders one after the other, each failing only at the backend's deadline on a timeout.
-      await waitFor('the reaper re-checked every order against the failing provider', () => orders.every((o) => faultHits(paymentIdOf(o)) >= 2), 30_000 + ids.length * (PROVIDER_TIMEOUT_MS + 500));
+      await waitFor(
+        'the reaper re-checked every order against the failing provider',
+        () => orders.every((o) => faultHits(paymentIdOf(o)) >= 2),
+        30_000 + ids.length * (PROVIDER_TIMEOUT_MS + 500),
+      );
       for (const order of orders) expect((await getOrder(stack.urls.api, buyer, order.order_id)).state).toBe('pending');
       expect((await creditFacts(db, ids)).purchaseRows).toBe(0);
       expect(await balance(stack.urls.api, buyer, 'direct')).toBe(before);
@@ -98,8 +118,16 @@ describe('faults: the card provider answering 500 or timing out', () => {
       provider.control.clearFaults();
       provider.control.releaseHeld();
       const recovered = performance.now();
-      await db.query(`update orders set created_at = created_at - interval '61 seconds', recheck_after = recheck_after - interval '61 seconds' where id = any($1::uuid[])`, [ids]);
-      await waitFor('the reaper credited every order', async () => (await creditFacts(db, ids)).paid === ids.length, 30_000 + ids.length * 200, 100);
+      await db.query(
+        `update orders set created_at = created_at - interval '61 seconds', recheck_after = recheck_after - interval '61 seconds' where id = any($1::uuid[])`,
+        [ids],
+      );
+      await waitFor(
+        'the reaper credited every order',
+        async () => (await creditFacts(db, ids)).paid === ids.length,
+        30_000 + ids.length * 200,
+        100,
+      );
       const settleMs = performance.now() - recovered;
       const facts = await creditFacts(db, ids);
       expect(facts).toMatchObject({ paid: ids.length, purchaseRows: ids.length, doubleCredited: [], inconsistent: [] });

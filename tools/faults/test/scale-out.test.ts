@@ -1,7 +1,17 @@
 import { startPlatformEmulator, type PlatformEmulator, type PreCheckoutView } from '@wordgame/platform-emulator';
 import { startProviderEmulator, type ProviderEmulator } from '@wordgame/provider-emulator';
 import { gatewayApi } from '@wordgame/contracts';
-import { balance, bearer, call, createOrder, createProduct, directCustomer, telegramCustomer, type Customer, type Order } from '../src/harness/api.js';
+import {
+  balance,
+  bearer,
+  call,
+  createOrder,
+  createProduct,
+  directCustomer,
+  telegramCustomer,
+  type Customer,
+  type Order,
+} from '../src/harness/api.js';
 import { runLedgerAudit } from '../src/harness/audit.js';
 import { commandClient, sendToUser } from '../src/harness/commands.js';
 import { creditFacts } from '../src/harness/ledger.js';
@@ -49,10 +59,14 @@ describe('scale-out: several gateways and backends stay correct', () => {
   const payStars = async (link: string, userId: number): Promise<PreCheckoutView> => {
     const { preCheckoutQueryId } = platform.control.pay({ link, userId });
     let view: PreCheckoutView | undefined;
-    await waitFor('pre-checkout answered', () => {
-      view = platform.control.preCheckout(preCheckoutQueryId);
-      return view !== undefined && view.status !== 'pending';
-    }, 20_000);
+    await waitFor(
+      'pre-checkout answered',
+      () => {
+        view = platform.control.preCheckout(preCheckoutQueryId);
+        return view !== undefined && view.status !== 'pending';
+      },
+      20_000,
+    );
     if (!view) throw new Error('no pre-checkout');
     return view;
   };
@@ -64,8 +78,20 @@ describe('scale-out: several gateways and backends stay correct', () => {
     db = await freshDatabase();
     cluster = await startCluster({ databaseUrl: db.url, platformApiRoot: platform.apiRoot, providerApiUrl: provider.apiUrl });
     operator = await operatorToken(db.url, gw(0).http, 'refunder,catalog_editor,moderator');
-    starsProduct = await createProduct(gw(0).http, { title: 'Chips 10 stars', atoms: [{ kind: 'chips', quantity: CHIPS }], prices: [{ method: 'xtr', amount: 5n, currency: 'XTR' }] }, operator);
-    cardProduct = await createProduct(gw(1).http, { title: 'Chips 10 card', atoms: [{ kind: 'chips', quantity: CHIPS }], prices: [{ method: 'provider', amount: 9900n, currency: 'RUB' }] }, operator);
+    starsProduct = await createProduct(
+      gw(0).http,
+      { title: 'Chips 10 stars', atoms: [{ kind: 'chips', quantity: CHIPS }], prices: [{ method: 'xtr', amount: 5n, currency: 'XTR' }] },
+      operator,
+    );
+    cardProduct = await createProduct(
+      gw(1).http,
+      {
+        title: 'Chips 10 card',
+        atoms: [{ kind: 'chips', quantity: CHIPS }],
+        prices: [{ method: 'provider', amount: 9900n, currency: 'RUB' }],
+      },
+      operator,
+    );
     // Both bots are linked, on either gateway, before anything is sent.
     await waitFor('both bots linked', async () => (await linkedBots()).length === 2, 20_000);
   }, 120_000);
@@ -145,7 +171,11 @@ describe('scale-out: several gateways and backends stay correct', () => {
 
   it('a watcher on one backend sees a move made through the other', async () => {
     const p = await payer(gw(0));
-    const created = await call(`${gw(0).api}/games`, { method: 'POST', headers: bearer(p.customer), json: { variant: 'classic', vs_ai: true } });
+    const created = await call(`${gw(0).api}/games`, {
+      method: 'POST',
+      headers: bearer(p.customer),
+      json: { variant: 'classic', vs_ai: true },
+    });
     expect(created.status).toBe(201);
     const gameId = BigInt((created.body as { game_id: string }).game_id);
     const [b1, b2] = cluster.backends.map((b) => directBackend(b.url));
@@ -156,7 +186,11 @@ describe('scale-out: several gateways and backends stay correct', () => {
     try {
       await waitFor('snapshot', () => seen.some((e) => e.kind === 'snapshot'), 10_000);
       expect(await playMove(b2, p.customer.accountId, gameId, 'apple')).toBe(2);
-      await waitFor('the robot move served by backend2 seen on backend1', () => seen.some((e) => e.kind === 'opponent_moved' && e.byRobot === true), 10_000);
+      await waitFor(
+        'the robot move served by backend2 seen on backend1',
+        () => seen.some((e) => e.kind === 'opponent_moved' && e.byRobot === true),
+        10_000,
+      );
       expect(seen.find((e) => e.kind === 'opponent_moved')).toMatchObject({ seat: 1, byRobot: true });
     } finally {
       stop.abort();
@@ -185,17 +219,29 @@ describe('scale-out: several gateways and backends stay correct', () => {
     await delay(500);
     const killedAt = performance.now();
     await gw(dead).process.kill();
-    const relinkMs = await waitFor('owner bot relinked to the surviving gateway', async () => (await linkedBots()).includes(`scale-bot-1@${alive}`), 10_000, 20);
+    const relinkMs = await waitFor(
+      'owner bot relinked to the surviving gateway',
+      async () => (await linkedBots()).includes(`scale-bot-1@${alive}`),
+      10_000,
+      20,
+    );
     const relinkedAt = performance.now();
     // Commands sent after the relink are delivered (the one in flight at the kill may time out).
     const firstAfter = n;
-    await waitFor('three commands sent after the relink delivered', () => [...texts.keys()].filter((t) => Number(t.slice(6)) >= firstAfter && texts.get(t) === 'DELIVERED').length >= 3, 20_000);
+    await waitFor(
+      'three commands sent after the relink delivered',
+      () => [...texts.keys()].filter((t) => Number(t.slice(6)) >= firstAfter && texts.get(t) === 'DELIVERED').length >= 3,
+      20_000,
+    );
     await delay(300);
     sending = false;
     await sender;
     const outcomes: Record<string, number> = {};
     for (const o of texts.values()) outcomes[o] = (outcomes[o] ?? 0) + 1;
-    report(SUITE, `gateway${dead + 1} SIGKILLed: owner bot relinked on gateway${alive + 1} after ${relinkMs.toFixed(0)} ms (${(relinkedAt - killedAt).toFixed(0)} ms from the kill); ${texts.size} commands: ${JSON.stringify(outcomes)}`);
+    report(
+      SUITE,
+      `gateway${dead + 1} SIGKILLed: owner bot relinked on gateway${alive + 1} after ${relinkMs.toFixed(0)} ms (${(relinkedAt - killedAt).toFixed(0)} ms from the kill); ${texts.size} commands: ${JSON.stringify(outcomes)}`,
+    );
     expect(relinkedAt - killedAt).toBeLessThan(5_000);
     // Nothing replayed: every text reached the platform at most once, and every delivered one exactly once.
     const sent = platform.control.messages({ chatId: target.userId, direction: 'from_bot' }).map((m) => m.message.text ?? '');
@@ -214,7 +260,11 @@ describe('scale-out: several gateways and backends stay correct', () => {
   }, 60_000);
 
   /** Card purchases and wallet reads through both gateways until `until` resolves; answers every status seen. */
-  const loadUntil = async (until: Promise<unknown>, buyers: Customer[], ids: { orderId: string; paymentId: string }[]): Promise<Map<number, number>> => {
+  const loadUntil = async (
+    until: Promise<unknown>,
+    buyers: Customer[],
+    ids: { orderId: string; paymentId: string }[],
+  ): Promise<Map<number, number>> => {
     const statuses = new Map<number, number>();
     const count = (s: number) => statuses.set(s, (statuses.get(s) ?? 0) + 1);
     let going = true;
@@ -240,16 +290,23 @@ describe('scale-out: several gateways and backends stay correct', () => {
 
   it('a backend SIGKILLed under load: answers are 2xx or a clean 503, nothing credited twice; the other drains on SIGTERM failing nothing', async () => {
     provider.control.setWebhookUrl(`${gw(0).http}${INTAKE_PATH}`);
-    const buyers = [await directCustomer(gw(0).api, 'scale-load-0@example.test', cluster.mailDir), await directCustomer(gw(1).api, 'scale-load-1@example.test', cluster.mailDir)];
+    const buyers = [
+      await directCustomer(gw(0).api, 'scale-load-0@example.test', cluster.mailDir),
+      await directCustomer(gw(1).api, 'scale-load-1@example.test', cluster.mailDir),
+    ];
     const [b1, b2] = cluster.backends;
     if (!b1 || !b2) throw new Error('two backends');
 
     const killIds: { orderId: string; paymentId: string }[] = [];
-    const killed = loadUntil((async () => {
-      await delay(1_500);
-      await b1.process.kill();
-      await delay(1_500);
-    })(), buyers, killIds);
+    const killed = loadUntil(
+      (async () => {
+        await delay(1_500);
+        await b1.process.kill();
+        await delay(1_500);
+      })(),
+      buyers,
+      killIds,
+    );
     const afterKill = await killed;
     report(SUITE, `backend1 SIGKILLed under load: answers ${JSON.stringify(Object.fromEntries(afterKill))}`);
     expect([...afterKill.keys()].every((s) => s === 200 || s === 201 || s === 503)).toBe(true);
@@ -258,13 +315,20 @@ describe('scale-out: several gateways and backends stay correct', () => {
 
     const drainIds: { orderId: string; paymentId: string }[] = [];
     let drained: { code: number | null } | undefined;
-    const draining = loadUntil((async () => {
-      await delay(1_500);
-      drained = await b2.process.stop();
-      await delay(1_000);
-    })(), buyers, drainIds);
+    const draining = loadUntil(
+      (async () => {
+        await delay(1_500);
+        drained = await b2.process.stop();
+        await delay(1_000);
+      })(),
+      buyers,
+      drainIds,
+    );
     const afterDrain = await draining;
-    report(SUITE, `backend2 drained on SIGTERM under load (exit ${String(drained?.code)}): answers ${JSON.stringify(Object.fromEntries(afterDrain))}`);
+    report(
+      SUITE,
+      `backend2 drained on SIGTERM under load (exit ${String(drained?.code)}): answers ${JSON.stringify(Object.fromEntries(afterDrain))}`,
+    );
     expect(drained?.code).toBe(0);
     expect([...afterDrain.keys()].every((s) => s === 200 || s === 201)).toBe(true);
     await b2.process.start();
@@ -273,9 +337,17 @@ describe('scale-out: several gateways and backends stay correct', () => {
     const load = [...killIds, ...drainIds];
     const succeeded = load.filter((o) => provider.control.payment(o.paymentId).payment.status === 'succeeded').map((o) => o.orderId);
     orderIds.push(...load.map((o) => o.orderId));
-    await waitFor('every order paid at the provider credited', async () => (await creditFacts(db, succeeded)).paid === succeeded.length, 30_000, 250);
+    await waitFor(
+      'every order paid at the provider credited',
+      async () => (await creditFacts(db, succeeded)).paid === succeeded.length,
+      30_000,
+      250,
+    );
     const facts = await creditFacts(db, orderIds);
-    report(SUITE, `${orderIds.length} orders (${load.length} under load, ${succeeded.length} of them paid at the provider): ${facts.paid} paid, ${facts.purchaseRows} purchase rows, ${facts.doubleCredited.length} double credits`);
+    report(
+      SUITE,
+      `${orderIds.length} orders (${load.length} under load, ${succeeded.length} of them paid at the provider): ${facts.paid} paid, ${facts.purchaseRows} purchase rows, ${facts.doubleCredited.length} double credits`,
+    );
     expect(facts.doubleCredited).toEqual([]);
     expect(facts.inconsistent).toEqual([]);
     expect(facts.purchaseRows).toBe(facts.paid);

@@ -31,12 +31,19 @@ describe('mail catcher', () => {
     await catcher.stop();
   });
 
-  it('catches a message sent by nodemailer (the backend\'s SMTP transport) and shows it as JSON', async () => {
+  it("catches a message sent by nodemailer (the backend's SMTP transport) and shows it as JSON", async () => {
     const transport = nodemailer.createTransport({ host: '127.0.0.1', port: catcher.smtpPort, secure: false, ignoreTLS: true });
     const link = `http://x/confirm-email?token=${'A'.repeat(90)}=`;
-    await transport.sendMail({ from: 'noreply@wordgame.test', to: 'ann@example.test', subject: 'Подтвердите адрес', text: `Здравствуйте! Подтвердите адрес: ${link}\n` });
+    await transport.sendMail({
+      from: 'noreply@wordgame.test',
+      to: 'ann@example.test',
+      subject: 'Подтвердите адрес',
+      text: `Здравствуйте! Подтвердите адрес: ${link}\n`,
+    });
     transport.close();
-    const list = (await (await fetch(`${catcher.url}/messages`)).json()) as { messages: Array<{ id: string; to: string[]; from: string; subject: string; raw?: string }> };
+    const list = (await (await fetch(`${catcher.url}/messages`)).json()) as {
+      messages: Array<{ id: string; to: string[]; from: string; subject: string; raw?: string }>;
+    };
     expect(list.messages).toHaveLength(1);
     const [mail] = list.messages;
     expect(mail).toMatchObject({ from: 'noreply@wordgame.test', to: ['ann@example.test'], subject: 'Подтвердите адрес' });
@@ -63,10 +70,14 @@ describe('mail catcher', () => {
     expect(replies).toMatch(/^220 /);
     expect(replies).toContain('250 OK: message caught');
     expect(replies).toContain('221 bye');
-    const byTo = (await (await fetch(`${catcher.url}/messages?to=oncall@example.test`)).json()) as { messages: Array<{ id: string; subject: string }> };
+    const byTo = (await (await fetch(`${catcher.url}/messages?to=oncall@example.test`)).json()) as {
+      messages: Array<{ id: string; subject: string }>;
+    };
     expect(byTo.messages.map((m) => m.subject)).toEqual(['BotDisconnected']);
     expect(catcher.store.get(byTo.messages[0]?.id ?? '')?.raw).toBe('Subject: BotDisconnected\r\n\r\n.leading dot\r\nbody\r\n');
-    expect(((await (await fetch(`${catcher.url}/messages?to=nobody@example.test`)).json()) as { messages: unknown[] }).messages).toEqual([]);
+    expect(((await (await fetch(`${catcher.url}/messages?to=nobody@example.test`)).json()) as { messages: unknown[] }).messages).toEqual(
+      [],
+    );
     await fetch(`${catcher.url}/messages`, { method: 'DELETE' });
     expect(catcher.store.list()).toEqual([]);
   });
@@ -74,7 +85,13 @@ describe('mail catcher', () => {
   it('refuses out-of-order commands and messages over the size limit, and keeps only the newest maxMessages', async () => {
     const early = await converse(catcher.smtpPort, ['RCPT TO:<a@example.test>', 'DATA', 'MAIL FROM:<a@example.test>', 'DATA']);
     expect(early.match(/^503 /gm)).toHaveLength(3);
-    const big = await converse(catcher.smtpPort, ['HELO t', 'MAIL FROM:<a@example.test>', 'RCPT TO:<b@example.test>', 'DATA', `Subject: big\r\n\r\n${'x'.repeat(3000)}\r\n.`]);
+    const big = await converse(catcher.smtpPort, [
+      'HELO t',
+      'MAIL FROM:<a@example.test>',
+      'RCPT TO:<b@example.test>',
+      'DATA',
+      `Subject: big\r\n\r\n${'x'.repeat(3000)}\r\n.`,
+    ]);
     expect(big).toMatch(/^552 /m);
     expect(catcher.store.list()).toEqual([]);
     for (const n of [1, 2, 3, 4]) {
@@ -84,7 +101,13 @@ describe('mail catcher', () => {
   });
 
   it('answers /livez and /readyz, and shows an HTML list with values escaped', async () => {
-    await converse(catcher.smtpPort, ['HELO t', 'MAIL FROM:<a@example.test>', 'RCPT TO:<b@example.test>', 'DATA', 'Subject: <script>x</script>\r\n\r\nx\r\n.']);
+    await converse(catcher.smtpPort, [
+      'HELO t',
+      'MAIL FROM:<a@example.test>',
+      'RCPT TO:<b@example.test>',
+      'DATA',
+      'Subject: <script>x</script>\r\n\r\nx\r\n.',
+    ]);
     for (const path of ['/livez', '/readyz']) expect((await fetch(`${catcher.url}${path}`)).status).toBe(200);
     const html = await (await fetch(`${catcher.url}/`)).text();
     expect(html).toContain('&#60;script&#62;x&#60;/script&#62;');

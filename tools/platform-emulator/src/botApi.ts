@@ -61,8 +61,7 @@ export async function handleBotApi(req: IncomingMessage, res: ServerResponse, ur
   const finish = deps.calls.start(method.name, bot.user.id, params);
   const fault = deps.faults.take(method.name);
   if (fault) deps.logger.info({ method: method.name, fault }, 'injecting fault');
-  const end = (outcome: Omit<CallEnd, 'faultId'>): void =>
-    finish(fault ? { ...outcome, faultId: fault.id } : outcome);
+  const end = (outcome: Omit<CallEnd, 'faultId'>): void => finish(fault ? { ...outcome, faultId: fault.id } : outcome);
 
   if (fault?.delayMs !== undefined) await sleep(fault.delayMs, signal);
   if (client.signal.aborted) return end({ status: 0, outcome: 'client_closed' });
@@ -87,7 +86,11 @@ export async function handleBotApi(req: IncomingMessage, res: ServerResponse, ur
   sendJson(res, answer.status, answer.body, answer.err ? retryHeader(answer.err) : {});
   deps.logger.debug({ method: method.name, status: answer.status }, 'bot api call');
   const description = answer.err?.description;
-  end(description === undefined ? { status: answer.status, outcome: 'answered' } : { status: answer.status, description, outcome: 'answered' });
+  end(
+    description === undefined
+      ? { status: answer.status, outcome: 'answered' }
+      : { status: answer.status, description, outcome: 'answered' },
+  );
 }
 
 function sendApiError(res: ServerResponse, err: ApiError): void {

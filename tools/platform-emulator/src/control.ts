@@ -15,7 +15,14 @@ import {
   type PreCheckoutRecord,
   type World,
 } from './state.js';
-import { alterCharge, forgetCharge, platformRefund, starTransactions, unforwardedCharge, type TgStarTransaction } from './starTransactions.js';
+import {
+  alterCharge,
+  forgetCharge,
+  platformRefund,
+  starTransactions,
+  unforwardedCharge,
+  type TgStarTransaction,
+} from './starTransactions.js';
 import type { EnqueueResult } from './updates.js';
 import {
   ADMIN_RIGHT_KEYS,

@@ -10,7 +10,7 @@ afterAll(() => emu.stop());
 beforeEach(() => emu.control.reset());
 
 describe('control API over HTTP', () => {
-  it('accepts the project\'s snake_case field names (user_id, first_name, chat_id) besides camelCase', async () => {
+  it("accepts the project's snake_case field names (user_id, first_name, chat_id) besides camelCase", async () => {
     const user = await controlApi<UserView>(emu, 'POST', '/users', { id: 7002, first_name: 'Sn', started: true });
     expect(user.body.user).toEqual({ id: 7002, is_bot: false, first_name: 'Sn' });
     const chat = await controlApi<{ id: number }>(emu, 'POST', '/chats', { type: 'supergroup', title: 'S' });

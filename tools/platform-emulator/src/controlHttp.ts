@@ -7,8 +7,7 @@ import { readBody } from './params.js';
 import { ADMIN_RIGHT_KEYS, PERMISSION_KEYS } from './types.js';
 
 const id = z.number().int();
-const flags = <K extends string>(keys: readonly K[]) =>
-  z.partialRecord(z.enum(keys as unknown as [K, ...K[]]), z.boolean());
+const flags = <K extends string>(keys: readonly K[]) => z.partialRecord(z.enum(keys as unknown as [K, ...K[]]), z.boolean());
 
 /**
  * Accepts the project's snake_case spelling of a control body's top-level fields (`user_id`,
@@ -145,7 +144,9 @@ const routes: Route[] = [
     path: /^\/star-transactions\/unforwarded$/,
     run: async (c, body) =>
       c.unforwardedCharge(
-        z.strictObject({ userId: id.positive(), amount: id.positive(), payload: z.string().max(128).default('') }).parse(camelTopLevel(await body())),
+        z
+          .strictObject({ userId: id.positive(), amount: id.positive(), payload: z.string().max(128).default('') })
+          .parse(camelTopLevel(await body())),
       ),
   },
   {
@@ -156,8 +157,10 @@ const routes: Route[] = [
   {
     method: 'POST',
     path: /^\/star-transactions\/([^/]+)\/amount$/,
-    run: async (c, body, _url, match) =>
-      (c.alterCharge(decodeURIComponent(match[1] ?? ''), z.strictObject({ amount: id.positive() }).parse(await body()).amount), { ok: true }),
+    run: async (c, body, _url, match) => (
+      c.alterCharge(decodeURIComponent(match[1] ?? ''), z.strictObject({ amount: id.positive() }).parse(await body()).amount),
+      { ok: true }
+    ),
   },
   {
     method: 'DELETE',
@@ -174,12 +177,7 @@ const routes: Route[] = [
  * with a strict schema and calls the matching PlatformControl operation. Failures answer
  * `{"error": "..."}` with 400 (bad input) or 404 (unknown route or entity).
  */
-export async function handleControl(
-  req: IncomingMessage,
-  res: ServerResponse,
-  url: URL,
-  control: PlatformControl,
-): Promise<void> {
+export async function handleControl(req: IncomingMessage, res: ServerResponse, url: URL, control: PlatformControl): Promise<void> {
   const sub = url.pathname.slice('/_control'.length);
   const pathMatches = routes.filter((r) => r.path.test(sub));
   const route = pathMatches.find((r) => r.method === req.method);

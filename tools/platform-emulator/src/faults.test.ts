@@ -120,7 +120,11 @@ describe('fault injection', () => {
     expect(await res.text()).toBe('accepted');
     expect(() => emu.control.addFault({ body: '{}', status: 500 })).toThrow(/status must be 200-299/);
     expect(() => emu.control.addFault({ status: 200 })).toThrow(/a 2xx needs a body/);
-    const overHttp = await controlApi<{ remaining: number }>(emu, 'POST', '/faults', { method: 'getUpdates', body: '<html></html>', status: 200 });
+    const overHttp = await controlApi<{ remaining: number }>(emu, 'POST', '/faults', {
+      method: 'getUpdates',
+      body: '<html></html>',
+      status: 200,
+    });
     expect(overHttp.status).toBe(200);
     expect(emu.control.faults()[0]).toMatchObject({ method: 'getUpdates', body: '<html></html>', status: 200 });
   });

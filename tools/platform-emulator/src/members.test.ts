@@ -75,9 +75,21 @@ describe('restrictChatMember', () => {
     expect(member).toMatchObject({ status: 'restricted', is_member: true, can_send_messages: false, until_date: 0 });
 
     const all = Object.fromEntries(
-      ['can_send_messages', 'can_send_audios', 'can_send_documents', 'can_send_photos', 'can_send_videos',
-        'can_send_video_notes', 'can_send_voice_notes', 'can_send_polls', 'can_send_other_messages',
-        'can_add_web_page_previews', 'can_change_info', 'can_invite_users', 'can_pin_messages', 'can_manage_topics',
+      [
+        'can_send_messages',
+        'can_send_audios',
+        'can_send_documents',
+        'can_send_photos',
+        'can_send_videos',
+        'can_send_video_notes',
+        'can_send_voice_notes',
+        'can_send_polls',
+        'can_send_other_messages',
+        'can_add_web_page_previews',
+        'can_change_info',
+        'can_invite_users',
+        'can_pin_messages',
+        'can_manage_topics',
       ].map((k) => [k, true]),
     );
     await callApi(emu, 'restrictChatMember', { chat_id: chatId, user_id: userId, permissions: all });
@@ -86,11 +98,16 @@ describe('restrictChatMember', () => {
 
   it('lets broad permissions imply narrow ones unless independent', async () => {
     const { chatId, userId } = setUp();
-    await callApi(emu, 'restrictChatMember', {
-      chat_id: chatId,
-      user_id: userId,
-      permissions: JSON.stringify({ can_send_polls: true }),
-    }, { encoding: 'form' });
+    await callApi(
+      emu,
+      'restrictChatMember',
+      {
+        chat_id: chatId,
+        user_id: userId,
+        permissions: JSON.stringify({ can_send_polls: true }),
+      },
+      { encoding: 'form' },
+    );
     expect((await getMember(chatId, userId)).body.result).toMatchObject({
       status: 'restricted',
       is_member: false,
@@ -124,9 +141,7 @@ describe('restrictChatMember', () => {
     const group = emu.control.createChat({ type: 'group' }).id;
     expect((await restrict({ chat_id: group })).body.description).toBe('Bad Request: method is available only for supergroups');
     const weak = emu.control.createChat({ type: 'supergroup', botRights: { can_restrict_members: false } }).id;
-    expect((await restrict({ chat_id: weak })).body.description).toBe(
-      'Bad Request: not enough rights to restrict/unrestrict chat member',
-    );
+    expect((await restrict({ chat_id: weak })).body.description).toBe('Bad Request: not enough rights to restrict/unrestrict chat member');
     emu.control.setMember({ chatId, userId, status: 'administrator' });
     expect((await restrict({})).body.description).toBe('Bad Request: user is an administrator of the chat');
     expect((await restrict({ user_id: 777777 })).body.description).toBe('Bad Request: PARTICIPANT_ID_INVALID');

@@ -55,13 +55,7 @@ export function assertBotInChat(chat: ChatRecord): void {
  * Records a member's new standing and, when it changed, sends every bot Telegram's `chat_member`
  * update (old and new ChatMember, `from` who made the change). Returns the per-bot enqueue results.
  */
-export function changeMember(
-  world: World,
-  chat: ChatRecord,
-  user: TgUser,
-  next: MemberRecord,
-  from: TgUser,
-): EnqueueResult[] {
+export function changeMember(world: World, chat: ChatRecord, user: TgUser, next: MemberRecord, from: TgUser): EnqueueResult[] {
   const before = chatMemberJson(user, world.member(chat, user.id));
   chat.members.set(user.id, next);
   const after = chatMemberJson(user, next);

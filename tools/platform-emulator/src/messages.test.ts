@@ -21,7 +21,7 @@ describe('sendMessage', () => {
     expect((await send({ text: 'hi' })).body.description).toBe('Bad Request: chat_id is empty');
   });
 
-  it("answers 403 for a user who never started the bot, or blocked it", async () => {
+  it('answers 403 for a user who never started the bot, or blocked it', async () => {
     const user = emu.control.createUser({ id: 501 });
     const answer = await send({ chat_id: user.user.id, text: 'hi' });
     expect(answer.status).toBe(403);
@@ -69,8 +69,14 @@ describe('sendMessage', () => {
     emu.control.createUser({ id: 504, started: true });
     const cases: [unknown, string][] = [
       ['{oops', "Bad Request: can't parse reply keyboard markup JSON object"],
-      [{ inline_keyboard: [{ text: 'x' }] }, 'Bad Request: field "inline_keyboard" of the InlineKeyboardMarkup should be an Array of Arrays'],
-      [{ inline_keyboard: [[{ text: 'x' }]] }, "Bad Request: can't parse inline keyboard button: Text buttons are unallowed in the inline keyboard"],
+      [
+        { inline_keyboard: [{ text: 'x' }] },
+        'Bad Request: field "inline_keyboard" of the InlineKeyboardMarkup should be an Array of Arrays',
+      ],
+      [
+        { inline_keyboard: [[{ text: 'x' }]] },
+        "Bad Request: can't parse inline keyboard button: Text buttons are unallowed in the inline keyboard",
+      ],
       [{ inline_keyboard: [[{ text: 'x', callback_data: 'y'.repeat(65) }]] }, 'Bad Request: BUTTON_DATA_INVALID'],
     ];
     for (const [reply_markup, description] of cases) {

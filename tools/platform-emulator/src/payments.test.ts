@@ -46,7 +46,16 @@ describe('createInvoiceLink', () => {
   it.each([
     ['a non-XTR currency', { currency: 'USD' }, 'Bad Request: CURRENCY_INVALID'],
     ['a provider token', { provider_token: '284685063:TEST:abc' }, 'Bad Request: STARS_INVOICE_INVALID'],
-    ['two prices', { prices: [{ label: 'a', amount: 1 }, { label: 'b', amount: 2 }] }, 'Bad Request: STARS_INVOICE_INVALID'],
+    [
+      'two prices',
+      {
+        prices: [
+          { label: 'a', amount: 1 },
+          { label: 'b', amount: 2 },
+        ],
+      },
+      'Bad Request: STARS_INVOICE_INVALID',
+    ],
     ['no price', { prices: [] }, 'Bad Request: STARS_INVOICE_INVALID'],
     ['a zero amount', { prices: [{ label: 'a', amount: 0 }] }, 'Bad Request: CURRENCY_TOTAL_AMOUNT_INVALID'],
     ['a fractional amount', { prices: [{ label: 'a', amount: 1.5 }] }, "Bad Request: can't parse prices JSON object"],

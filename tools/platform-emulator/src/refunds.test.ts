@@ -39,7 +39,14 @@ describe('refundStarPayment', () => {
     const listed = await controlApi<StarRefundView[]>(emu, 'GET', '/star-refunds');
     expect(listed.status).toBe(200);
     expect(listed.body).toEqual([
-      expect.objectContaining({ telegramPaymentChargeId: chargeId, userId, currency: 'XTR', totalAmount: 75, payload: 'order-75', refundedAt: payment?.refundedAt }),
+      expect.objectContaining({
+        telegramPaymentChargeId: chargeId,
+        userId,
+        currency: 'XTR',
+        totalAmount: 75,
+        payload: 'order-75',
+        refundedAt: payment?.refundedAt,
+      }),
     ]);
   });
 
@@ -53,7 +60,7 @@ describe('refundStarPayment', () => {
     expect(emu.control.starRefunds()).toEqual([expect.objectContaining({ telegramPaymentChargeId: chargeId, refundedAt: firstRefundAt })]);
   });
 
-  it('is CHARGE_NOT_FOUND for an unknown charge, another user\'s charge and another bot\'s charge', async () => {
+  it("is CHARGE_NOT_FOUND for an unknown charge, another user's charge and another bot's charge", async () => {
     const mine = await paid();
     const theirs = await paid(60, '222:second-bot');
     const stranger = emu.control.createUser().user.id;
@@ -66,7 +73,9 @@ describe('refundStarPayment', () => {
       expect(answer.body).toEqual({ ok: false, error_code: 400, description: 'Bad Request: CHARGE_NOT_FOUND' });
     }
     expect(emu.control.starRefunds()).toEqual([]);
-    expect((await refund({ user_id: theirs.userId, telegram_payment_charge_id: theirs.chargeId }, { token: '222:second-bot' })).body.ok).toBe(true);
+    expect(
+      (await refund({ user_id: theirs.userId, telegram_payment_charge_id: theirs.chargeId }, { token: '222:second-bot' })).body.ok,
+    ).toBe(true);
   });
 
   it.each([
@@ -74,7 +83,11 @@ describe('refundStarPayment', () => {
     ['a user_id that is no integer', { user_id: 'abc', telegram_payment_charge_id: 'stx1' }, 'Bad Request: invalid user_id specified'],
     ['a negative user_id', { user_id: -5, telegram_payment_charge_id: 'stx1' }, 'Bad Request: invalid user_id specified'],
     ['no charge id', { user_id: 5 }, 'Bad Request: parameter "telegram_payment_charge_id" is required'],
-    ['an empty charge id', { user_id: 5, telegram_payment_charge_id: '' }, 'Bad Request: parameter "telegram_payment_charge_id" is required'],
+    [
+      'an empty charge id',
+      { user_id: 5, telegram_payment_charge_id: '' },
+      'Bad Request: parameter "telegram_payment_charge_id" is required',
+    ],
   ])('refuses %s with the usual 400', async (_case, params, description) => {
     const answer = await refund(params);
     expect(answer.status).toBe(400);
@@ -83,7 +96,10 @@ describe('refundStarPayment', () => {
 
   it('takes its parameters as a query string too', async () => {
     const { chargeId, userId } = await paid();
-    expect((await refund({ user_id: userId, telegram_payment_charge_id: chargeId }, { encoding: 'query' })).body).toEqual({ ok: true, result: true });
+    expect((await refund({ user_id: userId, telegram_payment_charge_id: chargeId }, { encoding: 'query' })).body).toEqual({
+      ok: true,
+      result: true,
+    });
   });
 
   it('obeys injected faults like every method: a 502 or a dropped call refunds nothing', async () => {

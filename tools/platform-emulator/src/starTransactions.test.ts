@@ -44,7 +44,10 @@ describe('getStarTransactions', () => {
       [b.chargeId, 20, 'in'],
       [a.chargeId, 10, 'in'],
     ]);
-    expect(txs[1]).toMatchObject({ source: { type: 'user', user: { id: b.userId }, invoice_payload: 'order-20' }, date: expect.any(Number) as number });
+    expect(txs[1]).toMatchObject({
+      source: { type: 'user', user: { id: b.userId }, invoice_payload: 'order-20' },
+      date: expect.any(Number) as number,
+    });
     expect(txs[0]).toMatchObject({ receiver: { type: 'user', user: { id: a.userId } } });
     expect(txs[0]?.source).toBeUndefined();
   });
@@ -59,7 +62,11 @@ describe('getStarTransactions', () => {
 
   it('control: an unforwarded charge, a platform-only refund, an altered amount and a forgotten charge', async () => {
     const user = emu.control.createUser().user.id;
-    const made = await controlApi<{ telegramPaymentChargeId: string }>(emu, 'POST', '/star-transactions/unforwarded', { user_id: user, amount: 7, payload: 'lost' });
+    const made = await controlApi<{ telegramPaymentChargeId: string }>(emu, 'POST', '/star-transactions/unforwarded', {
+      user_id: user,
+      amount: 7,
+      payload: 'lost',
+    });
     expect(made.status).toBe(200);
     const charge = made.body.telegramPaymentChargeId;
     expect(emu.control.messages({ direction: 'to_bot' })).toEqual([]);

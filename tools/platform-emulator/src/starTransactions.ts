@@ -36,9 +36,22 @@ export function starTransactions(world: World, botId: number): TgStarTransaction
   world.payments.forEach((p, index) => {
     if (p.botId !== botId) return;
     const user = userOf(world, p.userId);
-    entries.push({ at: p.at, seq: index * 2, transaction: { id: p.telegramPaymentChargeId, amount: p.totalAmount, date: unix(p.at), source: { type: 'user', user, invoice_payload: p.payload } } });
+    entries.push({
+      at: p.at,
+      seq: index * 2,
+      transaction: {
+        id: p.telegramPaymentChargeId,
+        amount: p.totalAmount,
+        date: unix(p.at),
+        source: { type: 'user', user, invoice_payload: p.payload },
+      },
+    });
     if (p.refundedAt !== undefined) {
-      entries.push({ at: p.refundedAt, seq: index * 2 + 1, transaction: { id: p.telegramPaymentChargeId, amount: p.totalAmount, date: unix(p.refundedAt), receiver: { type: 'user', user } } });
+      entries.push({
+        at: p.refundedAt,
+        seq: index * 2 + 1,
+        transaction: { id: p.telegramPaymentChargeId, amount: p.totalAmount, date: unix(p.refundedAt), receiver: { type: 'user', user } },
+      });
     }
   });
   entries.sort((a, b) => b.at.localeCompare(a.at) || b.seq - a.seq);

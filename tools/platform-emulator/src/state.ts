@@ -227,7 +227,7 @@ function makeBot(token: string, index: number): BotRecord {
       can_connect_to_business: false,
       has_main_web_app: false,
     },
-    queue: new UpdateQueue(100_000_000 + hashToInt(`${token}#updates`) % 800_000_000),
+    queue: new UpdateQueue(100_000_000 + (hashToInt(`${token}#updates`) % 800_000_000)),
   };
 }
 

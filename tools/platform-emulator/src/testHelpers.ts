@@ -28,9 +28,7 @@ export async function callApi<R = unknown>(
 ): Promise<ApiAnswer<R>> {
   const token = options.token ?? emulator.tokens[0] ?? '';
   const base = `${emulator.apiRoot}/bot${token}/${method}`;
-  const asText = Object.fromEntries(
-    Object.entries(params).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
-  );
+  const asText = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
   const encoding = options.encoding ?? 'json';
   const init: RequestInit = { method: 'POST' };
   if (options.signal) init.signal = options.signal;

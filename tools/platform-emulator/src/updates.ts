@@ -5,8 +5,7 @@ import type { TgUpdate } from './types.js';
 const OPT_IN_TYPES = new Set(['chat_member', 'message_reaction', 'message_reaction_count']);
 
 /** The 409 the real Bot API gives the older of two overlapping getUpdates requests. */
-export const CONFLICT_DESCRIPTION =
-  'Conflict: terminated by other getUpdates request; make sure that only one bot instance is running';
+export const CONFLICT_DESCRIPTION = 'Conflict: terminated by other getUpdates request; make sure that only one bot instance is running';
 
 /** What happened to an update offered to a bot's queue. */
 export type EnqueueResult = { queued: true; update_id: number } | { queued: false; reason: string };

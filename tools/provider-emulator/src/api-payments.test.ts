@@ -29,7 +29,11 @@ describe('authentication', () => {
   it('rejects a wrong secret key and an unknown shop', async () => {
     expectError(await client(emulator, { shopId: 'shop-a', secretKey: 'nope' }).get('/payments/x'), 401, 'invalid_credentials');
     expectError(await client(emulator, { shopId: 'ghost', secretKey: 'secret-a' }).get('/payments/x'), 401, 'invalid_credentials');
-    expectError(await client(emulator, { shopId: 'shop-a', secretKey: 'nope' }).post('/payments', paymentBody()), 401, 'invalid_credentials');
+    expectError(
+      await client(emulator, { shopId: 'shop-a', secretKey: 'nope' }).post('/payments', paymentBody()),
+      401,
+      'invalid_credentials',
+    );
   });
 });
 
@@ -188,7 +192,12 @@ describe('receipts', () => {
     expectError(await post({ ...receipt, customer: {} }), 400, 'invalid_request', 'receipt.customer');
     expectError(await post({ ...receipt, items: [] }), 400, 'invalid_request', 'receipt.items');
     const [first] = receipt.items;
-    expectError(await post({ ...receipt, items: [{ ...first, vat_code: undefined }] }), 400, 'invalid_request', 'receipt.items[0].vat_code');
+    expectError(
+      await post({ ...receipt, items: [{ ...first, vat_code: undefined }] }),
+      400,
+      'invalid_request',
+      'receipt.items[0].vat_code',
+    );
     expectError(await post({ ...receipt, items: [first] }), 400, 'invalid_request', 'receipt.items');
     expect((await post({ customer: { phone: '79001234567' }, items: receipt.items })).status).toBe(200);
   });

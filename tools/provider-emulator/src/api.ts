@@ -83,7 +83,8 @@ export function handleApi(state: EmulatorState, idempotence: IdempotenceStore, r
     const shop = authenticate(request.headers.authorization, state.shops);
     response.shopId = shop.shopId;
     const { handler, id } = route(request.method, request.path);
-    if (request.method !== 'POST') return answer(response, run(handler, state, shop, id, undefined, request.query ?? new URLSearchParams()));
+    if (request.method !== 'POST')
+      return answer(response, run(handler, state, shop, id, undefined, request.query ?? new URLSearchParams()));
 
     const key = requireIdempotenceKey(request.headers['idempotence-key']);
     response.idempotenceKey = key;

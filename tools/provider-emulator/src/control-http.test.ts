@@ -23,14 +23,23 @@ describe('control API over HTTP', () => {
     });
     await client(emulator).post('/refunds', { payment_id: id, amount: { value: '1.00', currency: 'RUB' } });
     const view = await control(emulator, `/payments/${id}`, undefined, 'GET');
-    expect(view.json).toMatchObject({ shopId: 'shop-a', capture: true, receipt: null, payment: { id }, refunds: [{ status: 'succeeded' }] });
+    expect(view.json).toMatchObject({
+      shopId: 'shop-a',
+      capture: true,
+      receipt: null,
+      payment: { id },
+      refunds: [{ status: 'succeeded' }],
+    });
     const refundId = String((view.json.refunds as Array<{ id: string }>)[0]?.id);
     expect((await control(emulator, `/refunds/${refundId}`, undefined, 'GET')).json).toMatchObject({ refund: { id: refundId } });
     expect(((await control(emulator, '/payments', undefined, 'GET')).json as unknown as unknown[]).length).toBe(1);
   });
 
   it('reports unknown objects, wrong states, bad bodies and unknown routes', async () => {
-    expect(await control(emulator, '/payments/nope', undefined, 'GET')).toMatchObject({ status: 404, json: { error: expect.any(String) as unknown } });
+    expect(await control(emulator, '/payments/nope', undefined, 'GET')).toMatchObject({
+      status: 404,
+      json: { error: expect.any(String) as unknown },
+    });
     expect((await control(emulator, '/payments/nope/succeed', {})).status).toBe(404);
     const id = await createPayment(emulator);
     expect((await control(emulator, `/payments/${id}/succeed`, { card: { last4: 'abcd' } })).status).toBe(400);

@@ -103,7 +103,19 @@ const ROUTES: Route[] = [
     method: 'POST',
     pattern: new RegExp(`^/payments/${ID}/alter$`),
     run: (c, id, body) =>
-      c.alterPayment(id, parse(z.object({ value: z.string().optional(), currency: z.string().regex(/^[A-Z]{3}$/).optional() }), body)),
+      c.alterPayment(
+        id,
+        parse(
+          z.object({
+            value: z.string().optional(),
+            currency: z
+              .string()
+              .regex(/^[A-Z]{3}$/)
+              .optional(),
+          }),
+          body,
+        ),
+      ),
   },
   {
     method: 'POST',

@@ -37,9 +37,7 @@ export interface ControlRefundView {
 }
 
 /** What `notify` sends: a real notification about an object's current state, or a forged body. */
-export type NotifyRequest =
-  | { event: NotificationEvent; objectId: string }
-  | { rawBody: string | object; shopId?: string; url?: string };
+export type NotifyRequest = { event: NotificationEvent; objectId: string } | { rawBody: string | object; shopId?: string; url?: string };
 
 /**
  * The test/dev control surface, in process; `/_control/*` exposes the same operations over HTTP.
@@ -125,9 +123,7 @@ export function createControl(deps: ControlDeps): ProviderEmulatorControl {
     capture: record.capture,
     payment: structuredClone(record.object),
     receipt: structuredClone(record.receipt),
-    refunds: [...state.refunds.values()]
-      .filter((r) => r.object.payment_id === record.object.id)
-      .map((r) => structuredClone(r.object)),
+    refunds: [...state.refunds.values()].filter((r) => r.object.payment_id === record.object.id).map((r) => structuredClone(r.object)),
   });
   const viewRefund = (record: RefundRecord): ControlRefundView => ({
     shopId: record.shopId,
@@ -160,13 +156,11 @@ export function createControl(deps: ControlDeps): ProviderEmulatorControl {
     createProviderRefund: (paymentId, value) => createProviderRefund(state, paymentId, value),
     removePayment: (id) => removePayment(state, id),
     removeRefund: (id) => removeRefund(state, id),
-    setRefundOutcome: (outcome, options) =>
-      setRefundOutcome(state, outcome, options?.times, options?.cancellationDetails),
+    setRefundOutcome: (outcome, options) => setRefundOutcome(state, outcome, options?.times, options?.cancellationDetails),
     async settleRefund(id, status, cancellationDetails) {
       const record = settleRefund(state, id, status, cancellationDetails);
       const refund = structuredClone(record.object);
-      const notification =
-        status === 'succeeded' ? await notifier.notifyChange(record.shopId, 'refund.succeeded', refund) : null;
+      const notification = status === 'succeeded' ? await notifier.notifyChange(record.shopId, 'refund.succeeded', refund) : null;
       return { refund: structuredClone(refund), notification };
     },
     addFault: (spec) => faults.add(spec),

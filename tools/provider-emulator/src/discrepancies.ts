@@ -50,7 +50,10 @@ export function createProviderRefund(state: EmulatorState, paymentId: string, va
   const saved = state.refundOutcome;
   state.refundOutcome = { outcome: 'succeeded', remaining: null, details: null };
   try {
-    return structuredClone(createRefund(state, shop, { payment_id: paymentId, amount: { value: amount, currency: payment.object.amount.currency } }).record.object);
+    return structuredClone(
+      createRefund(state, shop, { payment_id: paymentId, amount: { value: amount, currency: payment.object.amount.currency } }).record
+        .object,
+    );
   } finally {
     state.refundOutcome = saved;
   }

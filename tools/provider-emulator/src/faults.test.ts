@@ -100,9 +100,39 @@ describe('request log', () => {
     await fetch(`${emulator.apiUrl}/payments/x`);
     const log = await control(emulator, '/requests', undefined, 'GET');
     expect(log.json).toEqual([
-      { seq: 1, at: expect.any(String) as unknown, method: 'POST', path: '/v3/payments', shopId: 'shop-a', idempotenceKey: key, status: 200, replayed: false, fault: null },
-      { seq: 2, at: expect.any(String) as unknown, method: 'POST', path: '/v3/payments', shopId: 'shop-a', idempotenceKey: key, status: 200, replayed: true, fault: null },
-      { seq: 3, at: expect.any(String) as unknown, method: 'GET', path: '/v3/payments/x', shopId: null, idempotenceKey: null, status: 401, replayed: false, fault: null },
+      {
+        seq: 1,
+        at: expect.any(String) as unknown,
+        method: 'POST',
+        path: '/v3/payments',
+        shopId: 'shop-a',
+        idempotenceKey: key,
+        status: 200,
+        replayed: false,
+        fault: null,
+      },
+      {
+        seq: 2,
+        at: expect.any(String) as unknown,
+        method: 'POST',
+        path: '/v3/payments',
+        shopId: 'shop-a',
+        idempotenceKey: key,
+        status: 200,
+        replayed: true,
+        fault: null,
+      },
+      {
+        seq: 3,
+        at: expect.any(String) as unknown,
+        method: 'GET',
+        path: '/v3/payments/x',
+        shopId: null,
+        idempotenceKey: null,
+        status: 401,
+        replayed: false,
+        fault: null,
+      },
     ]);
     const text = JSON.stringify(log.json);
     expect(text).not.toContain(SHOP_A.secretKey);

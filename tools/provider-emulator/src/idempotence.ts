@@ -22,10 +22,7 @@ export function requireIdempotenceKey(raw: string | string[] | undefined): strin
     throw invalidRequest(`${IDEMPOTENCE_HEADER} header is required for POST requests`, IDEMPOTENCE_HEADER);
   }
   if (key.length > MAX_IDEMPOTENCE_KEY_LENGTH) {
-    throw invalidRequest(
-      `${IDEMPOTENCE_HEADER} must be at most ${MAX_IDEMPOTENCE_KEY_LENGTH} characters long`,
-      IDEMPOTENCE_HEADER,
-    );
+    throw invalidRequest(`${IDEMPOTENCE_HEADER} must be at most ${MAX_IDEMPOTENCE_KEY_LENGTH} characters long`, IDEMPOTENCE_HEADER);
   }
   return key;
 }

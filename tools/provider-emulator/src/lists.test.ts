@@ -17,7 +17,11 @@ beforeEach(() => {
   receiver.received.length = 0;
 });
 
-type Listed = { type: string; items: Array<{ id: string; status: string; created_at: string; amount: { value: string; currency: string } }>; next_cursor?: string };
+type Listed = {
+  type: string;
+  items: Array<{ id: string; status: string; created_at: string; amount: { value: string; currency: string } }>;
+  next_cursor?: string;
+};
 
 async function list(path: string, shop = client(emulator)): Promise<Listed> {
   const answer = await shop.get(path);
@@ -30,7 +34,11 @@ describe('GET /v3/payments and /v3/refunds', () => {
     const ids: string[] = [];
     for (let i = 0; i < 5; i += 1) ids.push(await createPayment(emulator));
     await createPayment(emulator, {}).then(() => undefined);
-    await client(emulator, SHOP_B).post('/payments', { amount: { value: '1.00', currency: 'RUB' }, capture: true, confirmation: { type: 'redirect', return_url: 'https://x.test/' } });
+    await client(emulator, SHOP_B).post('/payments', {
+      amount: { value: '1.00', currency: 'RUB' },
+      capture: true,
+      confirmation: { type: 'redirect', return_url: 'https://x.test/' },
+    });
     const seen: string[] = [];
     let page = await list('/payments?limit=2');
     expect(page.type).toBe('list');
@@ -89,11 +97,16 @@ describe('GET /v3/payments and /v3/refunds', () => {
 
 describe('discrepancy control', () => {
   it('creates an unknown succeeded payment, alters, refunds and removes without notifying', async () => {
-    const unknown = await control(emulator, '/discrepancies/unknown-payment', { shopId: 'shop-a', amount: { value: '5.00', currency: 'RUB' } });
+    const unknown = await control(emulator, '/discrepancies/unknown-payment', {
+      shopId: 'shop-a',
+      amount: { value: '5.00', currency: 'RUB' },
+    });
     expect(unknown.status).toBe(200);
     expect(unknown.json).toMatchObject({ status: 'succeeded', paid: true, amount: { value: '5.00', currency: 'RUB' } });
     const id = String(unknown.json['id']);
-    expect((await control(emulator, `/payments/${id}/alter`, { value: '7.00', currency: 'USD' })).json).toMatchObject({ amount: { value: '7.00', currency: 'USD' } });
+    expect((await control(emulator, `/payments/${id}/alter`, { value: '7.00', currency: 'USD' })).json).toMatchObject({
+      amount: { value: '7.00', currency: 'USD' },
+    });
     const refund = await control(emulator, `/payments/${id}/provider-refund`, { value: '2.00' });
     expect(refund.json).toMatchObject({ status: 'succeeded', payment_id: id, amount: { value: '2.00', currency: 'USD' } });
     expect(emulator.control.payment(id).payment.refunded_amount).toEqual({ value: '2.00', currency: 'USD' });
@@ -106,6 +119,8 @@ describe('discrepancy control', () => {
     expect((await control(emulator, `/payments/${pending}/pay-quietly`)).json).toMatchObject({ payment: { status: 'succeeded' } });
     await emulator.control.flushNotifications();
     expect(receiver.received).toEqual([]);
-    expect((await control(emulator, '/discrepancies/unknown-payment', { shopId: 'nope', amount: { value: '5.00', currency: 'RUB' } })).status).toBe(404);
+    expect(
+      (await control(emulator, '/discrepancies/unknown-payment', { shopId: 'nope', amount: { value: '5.00', currency: 'RUB' } })).status,
+    ).toBe(404);
   });
 });

@@ -77,9 +77,7 @@ function page<T extends { created_at: string; id: string; status: string }>(all:
     .sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0));
   const items = matching.slice(0, limit).map((item) => structuredClone(item));
   const last = items[items.length - 1];
-  return matching.length > limit && last
-    ? { type: 'list', items, next_cursor: encodeCursor(last) }
-    : { type: 'list', items };
+  return matching.length > limit && last ? { type: 'list', items, next_cursor: encodeCursor(last) } : { type: 'list', items };
 }
 
 function within(createdAt: string, key: (typeof DATE_FILTERS)[number], bound: string): boolean {

@@ -37,10 +37,16 @@ describe('main', () => {
         .finally(kill);
     });
     expect(result.code).toBe(0);
-    const lines = result.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = result.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const listening = lines.filter((l) => l.msg === 'provider emulator listening');
     expect(listening).toHaveLength(1);
-    expect(listening[0]).toMatchObject({ service: 'provider-emulator', apiUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/v3$/) as unknown });
+    expect(listening[0]).toMatchObject({
+      service: 'provider-emulator',
+      apiUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/v3$/) as unknown,
+    });
     expect(apiStatus).toBe(401);
     expect(result.stdout).not.toContain('dev-secret');
   });

@@ -25,10 +25,7 @@ async function main(): Promise<void> {
     ...(config.webhookUrl === undefined ? {} : { webhookUrl: config.webhookUrl }),
     ...(config.stateFile === undefined ? {} : { stateFile: config.stateFile }),
   });
-  logger.info(
-    { url: emulator.url, apiUrl: emulator.apiUrl, shops: config.shops.map((s) => s.shopId) },
-    'provider emulator listening',
-  );
+  logger.info({ url: emulator.url, apiUrl: emulator.apiUrl, shops: config.shops.map((s) => s.shopId) }, 'provider emulator listening');
 
   const shutdown = async (signal: NodeJS.Signals): Promise<void> => {
     logger.info({ signal }, 'provider emulator stopping');

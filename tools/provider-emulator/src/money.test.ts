@@ -9,12 +9,9 @@ describe('money', () => {
     expect(parseMoney('0.00')).toBe(0n);
   });
 
-  it.each(['100', '100.0', '100.000', '1e2', '-1.00', '+1.00', '01.00', ' 1.00', '1,00', '', '.50', '1.5'])(
-    'rejects %p',
-    (value) => {
-      expect(parseMoney(value)).toBeNull();
-    },
-  );
+  it.each(['100', '100.0', '100.000', '1e2', '-1.00', '+1.00', '01.00', ' 1.00', '1,00', '', '.50', '1.5'])('rejects %p', (value) => {
+    expect(parseMoney(value)).toBeNull();
+  });
 
   it('formats minor units back', () => {
     expect(formatMoney(10000n)).toBe('100.00');

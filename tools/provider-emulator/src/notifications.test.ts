@@ -135,7 +135,9 @@ describe('notifications', () => {
       expect(other.received.map((r) => r.json?.event)).toEqual(['payment.succeeded']);
       expect(receiver.received).toHaveLength(0);
       await emulator.control.succeedPayment(await createPayment(emulator));
-      expect(receiver.received.map((r) => r.json?.object?.recipient)).toEqual([{ account_id: SHOP_A.shopId, gateway_id: expect.any(String) as unknown }]);
+      expect(receiver.received.map((r) => r.json?.object?.recipient)).toEqual([
+        { account_id: SHOP_A.shopId, gateway_id: expect.any(String) as unknown },
+      ]);
     } finally {
       await other.close();
     }

@@ -4,11 +4,7 @@ import type { Logger } from '@wordgame/logging';
 import { nowIso } from './state.js';
 
 /** The events YooKassa notifies for the objects the emulator has. */
-export type NotificationEvent =
-  | 'payment.waiting_for_capture'
-  | 'payment.succeeded'
-  | 'payment.canceled'
-  | 'refund.succeeded';
+export type NotificationEvent = 'payment.waiting_for_capture' | 'payment.succeeded' | 'payment.canceled' | 'refund.succeeded';
 
 /** Every {@link NotificationEvent}. */
 export const NOTIFICATION_EVENTS = [
@@ -103,7 +99,14 @@ export class Notifier {
   }
 
   /** Sends a notification on demand (also a forged body); `url` overrides the configured one. */
-  send(input: { shopId: string | null; event: string | null; objectId: string | null; body: string; forged: boolean; url?: string }): Promise<Delivery> {
+  send(input: {
+    shopId: string | null;
+    event: string | null;
+    objectId: string | null;
+    body: string;
+    forged: boolean;
+    url?: string;
+  }): Promise<Delivery> {
     const delivery = this.#record({ ...input, suppressed: false });
     if (input.url !== undefined) delivery.url = input.url;
     return this.#attempt(delivery);

@@ -179,9 +179,7 @@ export function isRefundable(record: PaymentRecord): boolean {
 
 function requireStatus(record: PaymentRecord, status: Payment['status'], verb: string): void {
   if (record.object.status !== status) {
-    throw invalidRequest(
-      `Payment ${record.object.id} is in status ${record.object.status} and can't be ${verb}; it must be ${status}`,
-    );
+    throw invalidRequest(`Payment ${record.object.id} is in status ${record.object.status} and can't be ${verb}; it must be ${status}`);
   }
 }
 

@@ -27,7 +27,10 @@ describe('provider emulator state file', () => {
       expect((await client(second).get(`/refunds/${String(partial.json.id)}`)).json).toEqual(partial.json);
       const rest = await client(second).post('/refunds', { payment_id: paymentId, amount: { value: '70.00', currency: 'RUB' } }, nextKey());
       expect(rest.status).toBe(200);
-      expect((await client(second).get(`/payments/${paymentId}`)).json).toMatchObject({ refunded_amount: { value: '100.00', currency: 'RUB' }, refundable: false });
+      expect((await client(second).get(`/payments/${paymentId}`)).json).toMatchObject({
+        refunded_amount: { value: '100.00', currency: 'RUB' },
+        refundable: false,
+      });
     } finally {
       await second.stop();
     }

@@ -12,7 +12,11 @@ interface Snapshot {
 function snapshotOf(state: EmulatorState): string {
   const snapshot: Snapshot = {
     version: 1,
-    payments: [...state.payments.values()].map((p) => ({ ...p, amountMinor: p.amountMinor.toString(), refundedMinor: p.refundedMinor.toString() })),
+    payments: [...state.payments.values()].map((p) => ({
+      ...p,
+      amountMinor: p.amountMinor.toString(),
+      refundedMinor: p.refundedMinor.toString(),
+    })),
     refunds: [...state.refunds.values()].map((r) => ({ ...r, amountMinor: r.amountMinor.toString() })),
   };
   return `${JSON.stringify(snapshot)}\n`;
@@ -36,7 +40,8 @@ export function persistState(state: EmulatorState, file: string, intervalMs = 50
     const snapshot = JSON.parse(text) as Snapshot;
     if (snapshot.version !== 1) throw new Error(`${file}: unknown state version ${String(snapshot.version)}`);
     for (const p of snapshot.payments) {
-      if (state.shops.has(p.shopId)) state.payments.set(p.object.id, { ...p, amountMinor: BigInt(p.amountMinor), refundedMinor: BigInt(p.refundedMinor) });
+      if (state.shops.has(p.shopId))
+        state.payments.set(p.object.id, { ...p, amountMinor: BigInt(p.amountMinor), refundedMinor: BigInt(p.refundedMinor) });
     }
     for (const r of snapshot.refunds) {
       if (state.shops.has(r.shopId)) state.refunds.set(r.object.id, { ...r, amountMinor: BigInt(r.amountMinor) });

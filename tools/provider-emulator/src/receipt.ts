@@ -25,11 +25,17 @@ export const receiptSchema = z
         full_name: z.string().optional(),
         inn: z.string().optional(),
         email: z.email('must be an email address').optional(),
-        phone: z.string().regex(/^\+?\d{11,15}$/, 'must be a phone number in ITU-T E.164 format').optional(),
+        phone: z
+          .string()
+          .regex(/^\+?\d{11,15}$/, 'must be a phone number in ITU-T E.164 format')
+          .optional(),
       })
       .optional(),
     email: z.email('must be an email address').optional(),
-    phone: z.string().regex(/^\+?\d{11,15}$/, 'must be a phone number in ITU-T E.164 format').optional(),
+    phone: z
+      .string()
+      .regex(/^\+?\d{11,15}$/, 'must be a phone number in ITU-T E.164 format')
+      .optional(),
     items: z.array(itemSchema, { error: 'is required' }).min(1, 'must have at least one item').max(100),
     tax_system_code: z.number().int().min(1).max(6).optional(),
   })

@@ -50,10 +50,7 @@ export function createRefund(state: EmulatorState, shop: Shop, body: unknown): {
   const amountMinor = minorOf(input.amount);
   const remainder = payment.amountMinor - payment.refundedMinor - pendingRefundsOf(state, payment);
   if (amountMinor > remainder) {
-    throw invalidRequest(
-      `Refund amount exceeds the refundable remainder of the payment (${formatMoney(remainder)})`,
-      'amount.value',
-    );
+    throw invalidRequest(`Refund amount exceeds the refundable remainder of the payment (${formatMoney(remainder)})`, 'amount.value');
   }
   if (input.receipt) checkReceiptTotal(input.receipt, amountMinor, input.amount.currency, 'receipt');
 
@@ -118,12 +115,7 @@ export function settleRefund(
  * Control: the outcome of the next `times` refund creations (all of them when `times` is absent);
  * afterwards refunds succeed again.
  */
-export function setRefundOutcome(
-  state: EmulatorState,
-  outcome: RefundOutcome,
-  times?: number,
-  details?: RefundCancellationDetails,
-): void {
+export function setRefundOutcome(state: EmulatorState, outcome: RefundOutcome, times?: number, details?: RefundCancellationDetails): void {
   if (times !== undefined && (!Number.isInteger(times) || times < 1)) {
     throw new ControlError(400, 'times must be a whole number of at least 1');
   }
@@ -134,8 +126,7 @@ function takeOutcome(state: EmulatorState): { outcome: RefundOutcome; details: R
   const current = state.refundOutcome;
   if (current.remaining !== null) {
     const remaining = current.remaining - 1;
-    state.refundOutcome =
-      remaining > 0 ? { ...current, remaining } : { outcome: 'succeeded', remaining: null, details: null };
+    state.refundOutcome = remaining > 0 ? { ...current, remaining } : { outcome: 'succeeded', remaining: null, details: null };
   }
   return { outcome: current.outcome, details: current.details };
 }

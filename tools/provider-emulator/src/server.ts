@@ -79,8 +79,7 @@ export async function startServer(parts: ServerParts, host: string, port: number
     entry.shopId = identifyShop(request.headers.authorization, state.shops)?.shopId ?? null;
     const key = request.headers['idempotence-key'];
     entry.idempotenceKey = typeof key === 'string' ? key : null;
-    const process = (): ApiResponse =>
-      handleApi(state, parts.idempotence, { method, path, headers: request.headers, rawBody, query });
+    const process = (): ApiResponse => handleApi(state, parts.idempotence, { method, path, headers: request.headers, rawBody, query });
     const answer = (result: ApiResponse): void => {
       sendJson(response, result.status, result.json);
       complete(entry, result.status, result.replayed);

@@ -154,8 +154,7 @@ export class EmulatorState {
   readonly payments = new Map<string, PaymentRecord>();
   readonly refunds = new Map<string, RefundRecord>();
   /** Outcome of the next refund creations; `remaining` null means until changed. */
-  refundOutcome: { outcome: RefundOutcome; remaining: number | null; details: RefundCancellationDetails | null } =
-    DEFAULT_REFUND_OUTCOME;
+  refundOutcome: { outcome: RefundOutcome; remaining: number | null; details: RefundCancellationDetails | null } = DEFAULT_REFUND_OUTCOME;
   /** Public base URL of the server (no trailing slash), set once it listens. */
   baseUrl = '';
 
@@ -180,7 +179,10 @@ export class EmulatorState {
  * "2c79d5a4-000f-5000-9000-1f2b3a4c5d6e"); `kind` is the second group (000f payments, 0015 refunds).
  */
 export function newObjectId(kind: '000f' | '0015'): string {
-  const seconds = Math.floor(Date.now() / 1000).toString(16).padStart(8, '0').slice(-8);
+  const seconds = Math.floor(Date.now() / 1000)
+    .toString(16)
+    .padStart(8, '0')
+    .slice(-8);
   const random = randomBytes(8).toString('hex');
   const variant = '89ab'[Number.parseInt(random.slice(0, 1), 16) % 4] ?? '8';
   return `${seconds}-${kind}-5000-${variant}${random.slice(1, 4)}-${random.slice(4, 16)}`;

@@ -24,7 +24,12 @@ export async function listProducts(db: Db, options: { includeInactive: boolean; 
       .where('pa.product_id', 'in', ids)
       .orderBy('a.kind')
       .execute(),
-    db.selectFrom('catalog_prices').select(['product_id', 'method', 'amount', 'currency']).where('product_id', 'in', ids).orderBy('method').execute(),
+    db
+      .selectFrom('catalog_prices')
+      .select(['product_id', 'method', 'amount', 'currency'])
+      .where('product_id', 'in', ids)
+      .orderBy('method')
+      .execute(),
   ]);
   return products.map((p) => ({
     id: p.id,

@@ -5,9 +5,27 @@ import { upsertProduct } from './repository.js';
 
 /** The small dev catalog: two chip packs (money, stars) and three value products (chips). */
 export const DEV_CATALOG: readonly ProductDraftInput[] = [
-  { id: 0n, title: 'Hints x10', active: true, atoms: [{ kind: 'hints', quantity: 10n }], prices: [{ method: 'chips', amount: 50n, currency: 'CHIPS' }] },
-  { id: 0n, title: 'No ads for 30 days', active: true, atoms: [{ kind: 'no_ads_days', quantity: 30n }], prices: [{ method: 'chips', amount: 150n, currency: 'CHIPS' }] },
-  { id: 0n, title: 'No ads forever', active: true, atoms: [{ kind: 'no_ads_forever', quantity: 1n }], prices: [{ method: 'chips', amount: 1_000n, currency: 'CHIPS' }] },
+  {
+    id: 0n,
+    title: 'Hints x10',
+    active: true,
+    atoms: [{ kind: 'hints', quantity: 10n }],
+    prices: [{ method: 'chips', amount: 50n, currency: 'CHIPS' }],
+  },
+  {
+    id: 0n,
+    title: 'No ads for 30 days',
+    active: true,
+    atoms: [{ kind: 'no_ads_days', quantity: 30n }],
+    prices: [{ method: 'chips', amount: 150n, currency: 'CHIPS' }],
+  },
+  {
+    id: 0n,
+    title: 'No ads forever',
+    active: true,
+    atoms: [{ kind: 'no_ads_forever', quantity: 1n }],
+    prices: [{ method: 'chips', amount: 1_000n, currency: 'CHIPS' }],
+  },
   {
     id: 0n,
     title: '100 chips',

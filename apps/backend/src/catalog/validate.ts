@@ -29,7 +29,10 @@ const INVISIBLE_IN_TITLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\
 export function validateTitle(raw: string | null): string {
   const title = (raw ?? '').trim();
   if (title.length === 0 || [...title].length > 64 || FORBIDDEN_IN_TITLE.test(title) || INVISIBLE_IN_TITLE.test(title)) {
-    throw new DomainError('invalid_title', 'a title is 1-64 characters and may not contain & < > " \' or control, bidi or line-separator characters');
+    throw new DomainError(
+      'invalid_title',
+      'a title is 1-64 characters and may not contain & < > " \' or control, bidi or line-separator characters',
+    );
   }
   return title;
 }
@@ -53,7 +56,8 @@ function validatePrices(raw: RawDraft['prices'], atoms: readonly ProductAtomView
   if (raw.length === 0 || raw.length > PAYMENT_METHODS.length) throw fail('a product needs 1-3 prices of distinct methods');
   const seen = new Set<string>();
   return raw.map(({ method, amount, currency }) => {
-    if (method === null || !(PAYMENT_METHODS as readonly string[]).includes(method)) throw fail(`unknown price method ${JSON.stringify(method)}`);
+    if (method === null || !(PAYMENT_METHODS as readonly string[]).includes(method))
+      throw fail(`unknown price method ${JSON.stringify(method)}`);
     if (seen.has(method)) throw fail(`price method ${method} repeated`);
     seen.add(method);
     if (amount < 1n || amount > MAX_AMOUNT) throw fail(`price ${method} amount must be 1-${MAX_AMOUNT}`);

@@ -67,7 +67,10 @@ export const backendConfigSchema = z
      */
     NATS_URL: env.secret(env.urlList(['nats:', 'tls:'])).optional(),
     /** Subject prefix on NATS, so several stacks can share one server. */
-    NATS_SUBJECT_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'must be dot-separated tokens of letters, digits, _ and -').default('wordgame'),
+    NATS_SUBJECT_PREFIX: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'must be dot-separated tokens of letters, digits, _ and -')
+      .default('wordgame'),
     /** Client PING interval to NATS (ms). */
     NATS_PING_INTERVAL_MS: env.int(2_000, 100, 600_000),
     /**
@@ -141,7 +144,11 @@ export const backendConfigSchema = z
       ctx.addIssue({ code: 'custom', path: ['SMTP_URL'], message: 'is required when MAIL_TRANSPORT=smtp' });
     }
     if (c.BACKEND_SERVICE_TOKEN === c.GATEWAY_INTERNAL_TOKEN) {
-      ctx.addIssue({ code: 'custom', path: ['GATEWAY_INTERNAL_TOKEN'], message: 'must differ from BACKEND_SERVICE_TOKEN (one secret per direction)' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['GATEWAY_INTERNAL_TOKEN'],
+        message: 'must differ from BACKEND_SERVICE_TOKEN (one secret per direction)',
+      });
     }
   });
 

@@ -23,7 +23,10 @@ const ENTRY = /^(direct|vk):([^:\s]+):([^:\s]+):(test|live)$/;
  */
 export function parseShops(value: string): ShopTable {
   const table: ShopTable = {};
-  for (const raw of value.split(',').map((s) => s.trim()).filter((s) => s !== '')) {
+  for (const raw of value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')) {
     const m = ENTRY.exec(raw);
     if (!m) throw new Error('each entry must be channel:shopId:secretKey:test|live with channel direct or vk');
     const channel = m[1] as CardChannel;

@@ -11,7 +11,10 @@ const str = (b: Builder, v: string | null) => b.createString(v ?? '');
 
 function writeOperator(b: Builder, o: OperatorSession): number {
   const login = b.createString(o.login);
-  const roles = fb.OperatorInfo.createRolesVector(b, o.roles.map((r) => b.createString(r)));
+  const roles = fb.OperatorInfo.createRolesVector(
+    b,
+    o.roles.map((r) => b.createString(r)),
+  );
   return fb.OperatorInfo.createOperatorInfo(b, o.id, login, roles, unixSeconds(o.expiresAt));
 }
 
@@ -67,7 +70,10 @@ function writeRow(b: Builder, r: ConsoleLedgerRow): number {
 /** A LedgerPage: rows, and (when computed) totals, daily figures and the matched count. */
 export function encodeLedgerPage(rows: readonly ConsoleLedgerRow[], hasMore: boolean, totals: LedgerTotals | null): Uint8Array {
   return encodeTable((b) => {
-    const rowsVec = fb.LedgerPage.createRowsVector(b, rows.map((r) => writeRow(b, r)));
+    const rowsVec = fb.LedgerPage.createRowsVector(
+      b,
+      rows.map((r) => writeRow(b, r)),
+    );
     const totalsVec = fb.LedgerPage.createTotalsVector(
       b,
       (totals?.totals ?? []).map((t) => fb.CurrencyTotal.createCurrencyTotal(b, b.createString(t.currency), t.amount, t.operations)),
@@ -77,12 +83,31 @@ export function encodeLedgerPage(rows: readonly ConsoleLedgerRow[], hasMore: boo
       (totals?.daily ?? []).map((d) => fb.DailyTotal.createDailyTotal(b, d.dayUnix, b.createString(d.currency), d.amount)),
     );
     const last = rows[rows.length - 1];
-    return fb.LedgerPage.createLedgerPage(b, rowsVec, totalsVec, dailyVec, totals?.matched ?? 0n, hasMore, hasMore && last ? last.created_us : 0n, hasMore && last ? last.id : 0n);
+    return fb.LedgerPage.createLedgerPage(
+      b,
+      rowsVec,
+      totalsVec,
+      dailyVec,
+      totals?.matched ?? 0n,
+      hasMore,
+      hasMore && last ? last.created_us : 0n,
+      hasMore && last ? last.id : 0n,
+    );
   }, 4096);
 }
 
 export function encodeLedgerChunk(rows: readonly ConsoleLedgerRow[]): Uint8Array {
-  return encodeTable((b) => fb.LedgerChunk.createLedgerChunk(b, fb.LedgerChunk.createRowsVector(b, rows.map((r) => writeRow(b, r)))), 64 * 1024);
+  return encodeTable(
+    (b) =>
+      fb.LedgerChunk.createLedgerChunk(
+        b,
+        fb.LedgerChunk.createRowsVector(
+          b,
+          rows.map((r) => writeRow(b, r)),
+        ),
+      ),
+    64 * 1024,
+  );
 }
 
 /** Reads a wire LedgerFilter (absent = all unset). */
@@ -109,17 +134,42 @@ function writeAccount(b: Builder, a: AccountSummary): number {
     b,
     a.balances.map((x) => fb.AccountBalance.createAccountBalance(b, b.createString(x.segment), x.chips, x.hints)),
   );
-  return fb.AccountSummary.createAccountSummary(b, a.id, name, email, status, unixSeconds(a.suspendedUntil), a.chatMuted, a.chatEligible, identities, unixSeconds(a.createdAt), balances);
+  return fb.AccountSummary.createAccountSummary(
+    b,
+    a.id,
+    name,
+    email,
+    status,
+    unixSeconds(a.suspendedUntil),
+    a.chatMuted,
+    a.chatEligible,
+    identities,
+    unixSeconds(a.createdAt),
+    balances,
+  );
 }
 
 export function encodeAccountList(accounts: readonly AccountSummary[]): Uint8Array {
-  return encodeTable((b) => fb.AccountList.createAccountList(b, fb.AccountList.createAccountsVector(b, accounts.map((a) => writeAccount(b, a)))), 1024);
+  return encodeTable(
+    (b) =>
+      fb.AccountList.createAccountList(
+        b,
+        fb.AccountList.createAccountsVector(
+          b,
+          accounts.map((a) => writeAccount(b, a)),
+        ),
+      ),
+    1024,
+  );
 }
 
 export function encodeModeration(account: AccountSummary, sent: readonly GateSent[]): Uint8Array {
   return encodeTable((b) => {
     const a = writeAccount(b, account);
-    const gate = fb.ModerationResult.createChatGateVector(b, sent.map((s) => b.createString(`${s.externalId}:${s.allow ? 'allow' : 'deny'}:${s.outcome}`)));
+    const gate = fb.ModerationResult.createChatGateVector(
+      b,
+      sent.map((s) => b.createString(`${s.externalId}:${s.allow ? 'allow' : 'deny'}:${s.outcome}`)),
+    );
     return fb.ModerationResult.createModerationResult(b, a, gate);
   });
 }

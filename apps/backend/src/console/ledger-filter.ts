@@ -47,8 +47,10 @@ export function parseLedgerFilter(raw: RawLedgerFilter, now: Date): LedgerFilter
     from = utcDayStart(now, DEFAULT_RANGE_DAYS - 1);
     to = utcDayStart(now, -1);
   } else {
-    if (raw.fromUnix <= 0n || raw.toUnix <= raw.fromUnix || raw.toUnix > 253_402_300_799n) throw new DomainError('invalid_filter', 'the date range must have from before to');
-    if (raw.toUnix - raw.fromUnix > BigInt(MAX_RANGE_DAYS) * 86_400n) throw new DomainError('invalid_filter', `the date range may span at most ${MAX_RANGE_DAYS} days`);
+    if (raw.fromUnix <= 0n || raw.toUnix <= raw.fromUnix || raw.toUnix > 253_402_300_799n)
+      throw new DomainError('invalid_filter', 'the date range must have from before to');
+    if (raw.toUnix - raw.fromUnix > BigInt(MAX_RANGE_DAYS) * 86_400n)
+      throw new DomainError('invalid_filter', `the date range may span at most ${MAX_RANGE_DAYS} days`);
     from = new Date(Number(raw.fromUnix) * 1000);
     to = new Date(Number(raw.toUnix) * 1000);
   }

@@ -48,7 +48,8 @@ type LedgerQb<O> = SelectQueryBuilder<DB, 'ledger_operations', O>;
 export function whereFilter<O>(qb: LedgerQb<O>, f: LedgerFilter): LedgerQb<O> {
   let q = qb.where('ledger_operations.created_at', '>=', f.from).where('ledger_operations.created_at', '<', f.to);
   const wallet = f.wallet;
-  if (wallet !== null) q = q.where((eb) => eb.or([eb('ledger_operations.segment', '=', wallet), eb('ledger_operations.benefit_origin', '=', wallet)]));
+  if (wallet !== null)
+    q = q.where((eb) => eb.or([eb('ledger_operations.segment', '=', wallet), eb('ledger_operations.benefit_origin', '=', wallet)]));
   // A chip spend has rail null: `rail = x` never matches it, so it drops out of a rail filter.
   if (f.rail !== null) q = q.where('ledger_operations.rail', '=', f.rail);
   if (f.kind !== null) q = q.where('ledger_operations.kind', '=', f.kind);
@@ -61,7 +62,12 @@ export function whereFilter<O>(qb: LedgerQb<O>, f: LedgerFilter): LedgerQb<O> {
  * The cursor comparison is a row comparison on the exact microsecond timestamp, so paging never
  * skips or repeats a row even when many share a timestamp.
  */
-export async function ledgerPage(db: Kysely<DB>, f: LedgerFilter, cursor: LedgerCursor | null, limit: number): Promise<{ rows: ConsoleLedgerRow[]; hasMore: boolean }> {
+export async function ledgerPage(
+  db: Kysely<DB>,
+  f: LedgerFilter,
+  cursor: LedgerCursor | null,
+  limit: number,
+): Promise<{ rows: ConsoleLedgerRow[]; hasMore: boolean }> {
   let q = whereFilter(db.selectFrom('ledger_operations').selectAll('ledger_operations'), f).select([
     sql<bigint>`(extract(epoch from ledger_operations.created_at) * 1000000)::bigint`.as('created_us'),
     sql<boolean>`(ledger_operations.order_id is not null and exists (
@@ -72,7 +78,11 @@ export async function ledgerPage(db: Kysely<DB>, f: LedgerFilter, cursor: Ledger
       sql<boolean>`(ledger_operations.created_at, ledger_operations.id) < (timestamptz 'epoch' + ${cursor.createdUs.toString()}::bigint * interval '1 microsecond', ${cursor.id.toString()}::bigint)`,
     );
   }
-  const rows = await q.orderBy('ledger_operations.created_at', 'desc').orderBy('ledger_operations.id', 'desc').limit(limit + 1).execute();
+  const rows = await q
+    .orderBy('ledger_operations.created_at', 'desc')
+    .orderBy('ledger_operations.id', 'desc')
+    .limit(limit + 1)
+    .execute();
   return { rows: rows.slice(0, limit), hasMore: rows.length > limit };
 }
 
@@ -139,7 +149,8 @@ export async function ledgerTotals(db: Kysely<DB>, f: LedgerFilter): Promise<Led
     add(BigInt(g.day), CHIPS, BigInt(g.chips), BigInt(g.chips_n));
     if (g.currency !== null && g.money !== null) add(BigInt(g.day), g.currency, BigInt(g.money), n);
   }
-  const byCurrency = (a: { currency: string }, b: { currency: string }) => (a.currency === b.currency ? 0 : a.currency === CHIPS ? -1 : b.currency === CHIPS ? 1 : a.currency < b.currency ? -1 : 1);
+  const byCurrency = (a: { currency: string }, b: { currency: string }) =>
+    a.currency === b.currency ? 0 : a.currency === CHIPS ? -1 : b.currency === CHIPS ? 1 : a.currency < b.currency ? -1 : 1;
   return {
     matched,
     totals: [...totals.values()].sort(byCurrency),

@@ -15,7 +15,15 @@ import { DomainError } from '../rpc/errors.js';
 import { normaliseLogin } from '../operators/repository.js';
 import { OPERATOR_SESSION_HEADER, requireRole, resolveOperator, signIn, signOut } from '../operators/sessions.js';
 import type { PaymentDeps } from '../payments/index.js';
-import { encodeAccountList, encodeGrant, encodeLedgerChunk, encodeLedgerPage, encodeModeration, encodeOperator, readFilter } from './codec.js';
+import {
+  encodeAccountList,
+  encodeGrant,
+  encodeLedgerChunk,
+  encodeLedgerPage,
+  encodeModeration,
+  encodeOperator,
+  readFilter,
+} from './codec.js';
 import { parseLedgerFilter } from './ledger-filter.js';
 import { exportLedger, ledgerPage, ledgerTotals } from './ledger-query.js';
 import { unmatchedPage } from './unmatched.js';
@@ -50,8 +58,13 @@ export function consoleService(deps: ConsoleDeps): ServiceImpl<typeof backendApi
   const { db } = deps;
   return {
     async signIn(req, ctx) {
-      const input = decodeTable(req.body, (bb) => fb.OperatorSignIn.getRootAsOperatorSignIn(bb), (t) => ({ login: t.login() ?? '', password: t.password() ?? '' }));
-      if (input.login.length === 0 || input.login.length > 254 || input.password.length === 0 || input.password.length > 256) throw new DomainError('invalid_credentials', 'wrong login or password');
+      const input = decodeTable(
+        req.body,
+        (bb) => fb.OperatorSignIn.getRootAsOperatorSignIn(bb),
+        (t) => ({ login: t.login() ?? '', password: t.password() ?? '' }),
+      );
+      if (input.login.length === 0 || input.login.length > 254 || input.password.length === 0 || input.password.length > 256)
+        throw new DomainError('invalid_credentials', 'wrong login or password');
       const { token, session } = await limitedSignIn(deps, input.login, input.password, clientAddressOf(ctx.requestHeader));
       deps.logger.info({ operatorId: String(session.id) }, 'operator signed in');
       return { body: encodeGrant(token, session) };
@@ -65,26 +78,43 @@ export function consoleService(deps: ConsoleDeps): ServiceImpl<typeof backendApi
     },
     async queryLedger(req, ctx) {
       await requireRole(db, ctx.requestHeader, 'viewer', 'ledger_view', deps.now());
-      const q = decodeTable(req.body, (bb) => fb.LedgerQuery.getRootAsLedgerQuery(bb), (t) => ({
-        filter: readFilter(t.filter()),
-        afterCreatedUs: t.afterCreatedUs(),
-        afterId: t.afterId(),
-        limit: t.limit(),
-        withTotals: t.withTotals(),
-      }));
+      const q = decodeTable(
+        req.body,
+        (bb) => fb.LedgerQuery.getRootAsLedgerQuery(bb),
+        (t) => ({
+          filter: readFilter(t.filter()),
+          afterCreatedUs: t.afterCreatedUs(),
+          afterId: t.afterId(),
+          limit: t.limit(),
+          withTotals: t.withTotals(),
+        }),
+      );
       const filter = parseLedgerFilter(q.filter, deps.now());
-      if (q.afterCreatedUs < 0n || q.afterCreatedUs > CURSOR_MAX_US || q.afterId < 0n || (q.afterId === 0n) !== (q.afterCreatedUs === 0n)) throw new DomainError('invalid_cursor', 'malformed page cursor');
+      if (q.afterCreatedUs < 0n || q.afterCreatedUs > CURSOR_MAX_US || q.afterId < 0n || (q.afterId === 0n) !== (q.afterCreatedUs === 0n))
+        throw new DomainError('invalid_cursor', 'malformed page cursor');
       if (q.limit < 0 || q.limit > PAGE_MAX) throw new DomainError('invalid_filter', `a page holds 1-${PAGE_MAX} rows`);
       const cursor = q.afterId === 0n ? null : { createdUs: q.afterCreatedUs, id: q.afterId };
-      const [page, totals] = await Promise.all([ledgerPage(db, filter, cursor, q.limit || PAGE_DEFAULT), q.withTotals ? ledgerTotals(db, filter) : Promise.resolve(null)]);
+      const [page, totals] = await Promise.all([
+        ledgerPage(db, filter, cursor, q.limit || PAGE_DEFAULT),
+        q.withTotals ? ledgerTotals(db, filter) : Promise.resolve(null),
+      ]);
       return { body: encodeLedgerPage(page.rows, page.hasMore, totals) };
     },
     async *exportLedger(req, ctx) {
       const operator = await requireRole(db, ctx.requestHeader, 'viewer', 'ledger_export', deps.now());
-      const q = decodeTable(req.body, (bb) => fb.LedgerExport.getRootAsLedgerExport(bb), (t) => ({ filter: readFilter(t.filter()), maxRows: t.maxRows() }));
+      const q = decodeTable(
+        req.body,
+        (bb) => fb.LedgerExport.getRootAsLedgerExport(bb),
+        (t) => ({ filter: readFilter(t.filter()), maxRows: t.maxRows() }),
+      );
       const filter = parseLedgerFilter(q.filter, deps.now());
       let rows = 0;
-      await audit(db, { operatorId: operator.id, action: 'ledger_export', outcome: 'started', detail: JSON.stringify({ ...q.filter, maxRows: q.maxRows }, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)) });
+      await audit(db, {
+        operatorId: operator.id,
+        action: 'ledger_export',
+        outcome: 'started',
+        detail: JSON.stringify({ ...q.filter, maxRows: q.maxRows }, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)),
+      });
       for await (const batch of exportLedger(db, filter, q.maxRows)) {
         if (ctx.signal.aborted) return;
         rows += batch.length;
@@ -93,11 +123,22 @@ export function consoleService(deps: ConsoleDeps): ServiceImpl<typeof backendApi
       deps.logger.info({ operatorId: String(operator.id), rows }, 'ledger exported');
     },
     async consoleRefund(req, ctx) {
-      const orderId = decodeTable(req.body, (bb) => fb.ConsoleRefund.getRootAsConsoleRefund(bb), (t) => t.orderId());
+      const orderId = decodeTable(
+        req.body,
+        (bb) => fb.ConsoleRefund.getRootAsConsoleRefund(bb),
+        (t) => t.orderId(),
+      );
       const r = await operatorRefund(db, deps.payments, ctx.requestHeader, orderId);
       return {
         body: encodeTable((b) =>
-          fb.ConsoleRefundResult.createConsoleRefundResult(b, b.createString(r.orderId), b.createString(r.status), b.createString(r.refundId), r.amount, b.createString(r.currency)),
+          fb.ConsoleRefundResult.createConsoleRefundResult(
+            b,
+            b.createString(r.orderId),
+            b.createString(r.status),
+            b.createString(r.refundId),
+            r.amount,
+            b.createString(r.currency),
+          ),
         ),
       };
     },
@@ -111,23 +152,35 @@ export function consoleService(deps: ConsoleDeps): ServiceImpl<typeof backendApi
     },
     async findAccounts(req, ctx) {
       await requireRole(db, ctx.requestHeader, 'moderator', 'account_search', deps.now());
-      const query = decodeTable(req.body, (bb) => fb.AccountSearch.getRootAsAccountSearch(bb), (t) => t.query());
+      const query = decodeTable(
+        req.body,
+        (bb) => fb.AccountSearch.getRootAsAccountSearch(bb),
+        (t) => t.query(),
+      );
       return { body: encodeAccountList(await findAccounts(db, query, deps.now())) };
     },
     async moderate(req, ctx) {
       const operator = await requireRole(db, ctx.requestHeader, 'moderator', 'moderate', deps.now());
-      const input = decodeTable(req.body, (bb) => fb.ModerationAction.getRootAsModerationAction(bb), (t) => ({
-        accountId: t.accountId(),
-        action: t.action(),
-        untilUnix: t.untilUnix(),
-        reason: t.reason(),
-      }));
+      const input = decodeTable(
+        req.body,
+        (bb) => fb.ModerationAction.getRootAsModerationAction(bb),
+        (t) => ({
+          accountId: t.accountId(),
+          action: t.action(),
+          untilUnix: t.untilUnix(),
+          reason: t.reason(),
+        }),
+      );
       const { account, sent } = await moderate(deps, operator.id, input);
       return { body: encodeModeration(account, sent) };
     },
     async listUnmatchedPayments(req, ctx) {
       await requireRole(db, ctx.requestHeader, 'viewer', 'unmatched_view', deps.now());
-      const query = decodeTable(req.body, (bb) => fb.UnmatchedQuery.getRootAsUnmatchedQuery(bb), (t) => ({ status: t.status() ?? '', beforeId: t.beforeId(), limit: t.limit() }));
+      const query = decodeTable(
+        req.body,
+        (bb) => fb.UnmatchedQuery.getRootAsUnmatchedQuery(bb),
+        (t) => ({ status: t.status() ?? '', beforeId: t.beforeId(), limit: t.limit() }),
+      );
       return { body: await unmatchedPage(db, query) };
     },
   };
@@ -147,9 +200,24 @@ async function limitedSignIn(deps: ConsoleDeps, login: string, password: string,
     return granted;
   } catch (err: unknown) {
     const outcome = attempt.failed();
-    if (outcome.loginLocked) await audit(deps.db, { operatorId: null, action: 'sign_in_locked', target: name.slice(0, 254), outcome: 'locked', detail: 'too many failed sign-ins for this login' });
-    if (outcome.addressLocked) await audit(deps.db, { operatorId: null, action: 'sign_in_locked', target: address ?? '', outcome: 'locked', detail: 'too many failed sign-ins from this client address' });
-    if (outcome.loginLocked || outcome.addressLocked) deps.logger.warn({ login: outcome.loginLocked, address: outcome.addressLocked }, 'operator sign-in locked out');
+    if (outcome.loginLocked)
+      await audit(deps.db, {
+        operatorId: null,
+        action: 'sign_in_locked',
+        target: name.slice(0, 254),
+        outcome: 'locked',
+        detail: 'too many failed sign-ins for this login',
+      });
+    if (outcome.addressLocked)
+      await audit(deps.db, {
+        operatorId: null,
+        action: 'sign_in_locked',
+        target: address ?? '',
+        outcome: 'locked',
+        detail: 'too many failed sign-ins from this client address',
+      });
+    if (outcome.loginLocked || outcome.addressLocked)
+      deps.logger.warn({ login: outcome.loginLocked, address: outcome.addressLocked }, 'operator sign-in locked out');
     throw err;
   }
 }

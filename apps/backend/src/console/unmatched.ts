@@ -20,14 +20,19 @@ export interface UnmatchedQuery {
  * An unknown status is invalid_filter.
  */
 export async function unmatchedPage(db: Kysely<DB>, q: UnmatchedQuery): Promise<Uint8Array> {
-  if (q.status !== '' && !STATUSES.includes(q.status as StarRefundStatus)) throw new DomainError('invalid_filter', 'status must be pending, refunded or failed');
+  if (q.status !== '' && !STATUSES.includes(q.status as StarRefundStatus))
+    throw new DomainError('invalid_filter', 'status must be pending, refunded or failed');
   const limit = q.limit <= 0 ? PAGE_DEFAULT : Math.min(q.limit, PAGE_MAX);
   let query = db.selectFrom('unmatched_payments').selectAll().orderBy('id', 'desc').limit(limit);
   if (q.status !== '') query = query.where('refund_status', '=', q.status as StarRefundStatus);
   if (q.beforeId > 0n) query = query.where('id', '<', q.beforeId);
   const [rows, counts] = await Promise.all([
     query.execute(),
-    db.selectFrom('unmatched_payments').select(['refund_status', sql<string>`count(*)`.as('n')]).groupBy('refund_status').execute(),
+    db
+      .selectFrom('unmatched_payments')
+      .select(['refund_status', sql<string>`count(*)`.as('n')])
+      .groupBy('refund_status')
+      .execute(),
   ]);
   const count = (status: StarRefundStatus) => BigInt(counts.find((c) => c.refund_status === status)?.n ?? 0);
   const unix = (d: Date | null) => (d === null ? 0n : BigInt(Math.floor(d.getTime() / 1000)));
@@ -49,6 +54,12 @@ export async function unmatchedPage(db: Kysely<DB>, q: UnmatchedQuery): Promise<
         unix(r.refunded_at),
       ),
     );
-    return fb.UnmatchedList.createUnmatchedList(b, fb.UnmatchedList.createPaymentsVector(b, items), count('pending'), count('refunded'), count('failed'));
+    return fb.UnmatchedList.createUnmatchedList(
+      b,
+      fb.UnmatchedList.createPaymentsVector(b, items),
+      count('pending'),
+      count('refunded'),
+      count('failed'),
+    );
   });
 }

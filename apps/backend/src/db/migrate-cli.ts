@@ -23,7 +23,9 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (err: unknown) => {
-    process.stderr.write(`migrate: ${err instanceof ConfigError ? err.message : String(err instanceof Error ? (err.stack ?? err.message) : err)}\n`);
+    process.stderr.write(
+      `migrate: ${err instanceof ConfigError ? err.message : String(err instanceof Error ? (err.stack ?? err.message) : err)}\n`,
+    );
     process.exit(1);
   },
 );

@@ -4,7 +4,13 @@ import type { ColumnType, Generated } from 'kysely';
 export type MismatchKind = 'taken_not_credited' | 'credited_not_taken' | 'refund_provider_only' | 'refund_ledger_only' | 'amount_mismatch';
 
 /** Every kind, in the order the report and the metrics list them. */
-export const MISMATCH_KINDS: readonly MismatchKind[] = ['taken_not_credited', 'credited_not_taken', 'refund_provider_only', 'refund_ledger_only', 'amount_mismatch'];
+export const MISMATCH_KINDS: readonly MismatchKind[] = [
+  'taken_not_credited',
+  'credited_not_taken',
+  'refund_provider_only',
+  'refund_ledger_only',
+  'amount_mismatch',
+];
 
 export type RunTrigger = 'schedule' | 'cli' | 'console';
 export type RunOutcome = 'clean' | 'mismatches' | 'failed';

@@ -39,18 +39,33 @@ function state(b: Builder, game: GameRecord, viewerSeat: number, now: Date): num
 
 function seat(b: Builder, s: SeatRecord): number {
   const name = s.deleted ? 'Deleted player' : s.displayName;
-  return fb.SeatView.createSeatView(b, s.seat, s.accountId ?? 0n, b.createString(name), s.deleted, s.accountId === null, s.score, s.hintsUsed);
+  return fb.SeatView.createSeatView(
+    b,
+    s.seat,
+    s.accountId ?? 0n,
+    b.createString(name),
+    s.deleted,
+    s.accountId === null,
+    s.score,
+    s.hintsUsed,
+  );
 }
 
 function seats(b: Builder, game: GameRecord, create: (b: Builder, data: number[]) => number): number {
-  return create(b, game.seats.map((s) => seat(b, s)));
+  return create(
+    b,
+    game.seats.map((s) => seat(b, s)),
+  );
 }
 
 function view(b: Builder, game: GameRecord, viewerSeat: number, now: Date): number {
   const variant = b.createString(game.variant);
   const seatsVec = seats(b, game, (bb, d) => fb.GameView.createSeatsVector(bb, d));
   const stateOff = state(b, game, viewerSeat, now);
-  const words = fb.GameView.createWordsVector(b, game.words.map((w) => b.createString(w)));
+  const words = fb.GameView.createWordsVector(
+    b,
+    game.words.map((w) => b.createString(w)),
+  );
   fb.GameView.startGameView(b);
   fb.GameView.addGameId(b, game.id);
   fb.GameView.addVariant(b, variant);

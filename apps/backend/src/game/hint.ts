@@ -25,14 +25,21 @@ import { hintUnlockLeftSeconds, requiredLetter } from './rules.js';
  *
  * A position with no word left (no_repeat variant) is `no_word_available`, and nothing is spent.
  */
-export async function useHint(deps: GameDeps, caller: Caller, gameId: bigint): Promise<{ game: GameRecord; seat: number; hint: HintResult }> {
+export async function useHint(
+  deps: GameDeps,
+  caller: Caller,
+  gameId: bigint,
+): Promise<{ game: GameRecord; seat: number; hint: HintResult }> {
   const now = deps.now();
   return deps.db.transaction().execute(async (trx) => {
     const { game, seat } = await lockSeatedGame(trx, caller, gameId);
     requireTurn(game, seat);
     if (game.vsAi) {
       const left = hintUnlockLeftSeconds(game, seat, now);
-      if (left > 0) throw new DomainError('hint_locked', `hints unlock ${left} s after the robot's last move plus 30 minutes`, { [HINT_UNLOCK_HEADER]: String(left) });
+      if (left > 0)
+        throw new DomainError('hint_locked', `hints unlock ${left} s after the robot's last move plus 30 minutes`, {
+          [HINT_UNLOCK_HEADER]: String(left),
+        });
     }
     const word = chooseWord(requiredLetter(game.lastWord), new Set(game.words), game.noRepeatWords);
     if (word === null) throw new DomainError('no_word_available', 'no dictionary word fits this position');
@@ -49,7 +56,10 @@ export async function useHint(deps: GameDeps, caller: Caller, gameId: bigint): P
     await countHint(trx, caller.accountId, game.id, seat);
     const mine = game.seats[seat];
     if (mine) mine.hintsUsed += 1;
-    deps.logger.info({ gameId: String(game.id), accountId: String(caller.accountId), source: hint.source, origin: hint.benefitOrigin || undefined }, 'hint used');
+    deps.logger.info(
+      { gameId: String(game.id), accountId: String(caller.accountId), source: hint.source, origin: hint.benefitOrigin || undefined },
+      'hint used',
+    );
     return { game, seat, hint };
   });
 }

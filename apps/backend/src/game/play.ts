@@ -26,7 +26,10 @@ export async function createGame(deps: GameDeps, caller: Caller, input: NewGame)
   const variant = input.variant ?? '';
   if (!isVariant(variant)) throw new DomainError('invalid_variant', 'variant must be classic or no_repeat');
   if (input.vsAi !== (input.opponentAccountId === 0n)) {
-    throw new DomainError('invalid_opponent', input.vsAi ? 'a game against the robot has no opponent account' : 'invite an opponent account or play the robot');
+    throw new DomainError(
+      'invalid_opponent',
+      input.vsAi ? 'a game against the robot has no opponent account' : 'invite an opponent account or play the robot',
+    );
   }
   const now = deps.now();
   return deps.db.transaction().execute(async (trx) => {
@@ -34,7 +37,8 @@ export async function createGame(deps: GameDeps, caller: Caller, input: NewGame)
     if (!input.vsAi) {
       if (input.opponentAccountId === caller.accountId) throw new DomainError('invalid_opponent', 'you cannot invite yourself');
       await requireTarget(trx, caller.accountId, input.opponentAccountId, 'invalid_opponent');
-      if (await isBlockedEitherWay(trx, caller.accountId, input.opponentAccountId)) throw new DomainError('blocked', 'a block stands between you and this player');
+      if (await isBlockedEitherWay(trx, caller.accountId, input.opponentAccountId))
+        throw new DomainError('blocked', 'a block stands between you and this player');
     }
     const id = await insertGame(trx, variant, input.vsAi, now);
     await trx
@@ -112,12 +116,22 @@ export async function playMove(deps: GameDeps, caller: Caller, gameId: bigint, r
     return { game: await mustLoad(trx, game.id), seat, moves };
   });
   for (const move of outcome.moves) deps.bus.publish(outcome.game.id, { kind: 'moved', game: outcome.game, move });
-  deps.logger.info({ gameId: String(outcome.game.id), accountId: String(caller.accountId), moves: outcome.game.moves, status: outcome.game.status }, 'move played');
+  deps.logger.info(
+    { gameId: String(outcome.game.id), accountId: String(caller.accountId), moves: outcome.game.moves, status: outcome.game.status },
+    'move played',
+  );
   return outcome;
 }
 
 /** Records one move and advances the in-memory game (turn, last word, score, finish at MAX_MOVES). */
-async function applyMove(trx: Transaction<DB>, game: GameRecord, seat: number, word: string, byRobot: boolean, now: Date): Promise<MoveRecord> {
+async function applyMove(
+  trx: Transaction<DB>,
+  game: GameRecord,
+  seat: number,
+  word: string,
+  byRobot: boolean,
+  now: Date,
+): Promise<MoveRecord> {
   const move: MoveRecord = { moveNo: game.moves + 1, seat, word, points: pointsOf(word), byRobot, at: now };
   await trx
     .insertInto('game_moves')

@@ -34,7 +34,20 @@ export interface GameRecord extends RuleState {
 export async function loadGame(db: Db, gameId: bigint, lock = false): Promise<GameRecord | undefined> {
   let query = db
     .selectFrom('games')
-    .select(['id', 'variant', 'vs_ai', 'no_repeat_words', 'status', 'turn', 'last_word', 'moves', 'winner', 'finish_reason', 'last_robot_move_at', 'created_at'])
+    .select([
+      'id',
+      'variant',
+      'vs_ai',
+      'no_repeat_words',
+      'status',
+      'turn',
+      'last_word',
+      'moves',
+      'winner',
+      'finish_reason',
+      'last_robot_move_at',
+      'created_at',
+    ])
     .where('id', '=', gameId);
   if (lock) query = query.forUpdate();
   const game = await query.executeTakeFirst();

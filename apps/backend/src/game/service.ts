@@ -11,7 +11,11 @@ import { loadGame, seatOf } from './repository.js';
 import { watchGame } from './watch.js';
 
 function gameIdOf(body: Uint8Array): bigint {
-  return decodeTable(body, (bb) => fb.GameQuery.getRootAsGameQuery(bb), (t) => t.gameId());
+  return decodeTable(
+    body,
+    (bb) => fb.GameQuery.getRootAsGameQuery(bb),
+    (t) => t.gameId(),
+  );
 }
 
 /** backend.v1.GameService: the word game for the caller named by the X-Account-Id / X-Platform headers. */
@@ -19,13 +23,20 @@ export function gameService(deps: GameDeps): ServiceImpl<typeof backendApi.GameS
   return {
     async createGame(req, ctx) {
       const caller = callerFrom(ctx.requestHeader);
-      const input = decodeTable(req.body, (bb) => fb.GameCreate.getRootAsGameCreate(bb), (t) => ({
-        variant: t.variant(),
-        vsAi: t.vsAi(),
-        opponentAccountId: t.opponentAccountId(),
-      }));
+      const input = decodeTable(
+        req.body,
+        (bb) => fb.GameCreate.getRootAsGameCreate(bb),
+        (t) => ({
+          variant: t.variant(),
+          vsAi: t.vsAi(),
+          opponentAccountId: t.opponentAccountId(),
+        }),
+      );
       const game = await createGame(deps, caller, input);
-      deps.logger.info({ gameId: String(game.id), accountId: String(caller.accountId), vsAi: game.vsAi, variant: game.variant }, 'game created');
+      deps.logger.info(
+        { gameId: String(game.id), accountId: String(caller.accountId), vsAi: game.vsAi, variant: game.variant },
+        'game created',
+      );
       return { body: encodeGameView(game, 0, deps.now()) };
     },
     async getGame(req, ctx) {
@@ -40,13 +51,21 @@ export function gameService(deps: GameDeps): ServiceImpl<typeof backendApi.GameS
     },
     async playMove(req, ctx) {
       const caller = callerFrom(ctx.requestHeader);
-      const move = decodeTable(req.body, (bb) => fb.MovePlay.getRootAsMovePlay(bb), (t) => ({ gameId: t.gameId(), word: t.word() }));
+      const move = decodeTable(
+        req.body,
+        (bb) => fb.MovePlay.getRootAsMovePlay(bb),
+        (t) => ({ gameId: t.gameId(), word: t.word() }),
+      );
       const { game, seat } = await playMove(deps, caller, move.gameId, move.word);
       return { body: encodeGameView(game, seat, deps.now()) };
     },
     async useHint(req, ctx) {
       const caller = callerFrom(ctx.requestHeader);
-      const gameId = decodeTable(req.body, (bb) => fb.HintAsk.getRootAsHintAsk(bb), (t) => t.gameId());
+      const gameId = decodeTable(
+        req.body,
+        (bb) => fb.HintAsk.getRootAsHintAsk(bb),
+        (t) => t.gameId(),
+      );
       const { game, seat, hint } = await useHint(deps, caller, gameId);
       return { body: encodeHintGrant(game, seat, hint, deps.now()) };
     },

@@ -5,17 +5,90 @@ import { gate } from './gate.js';
 type Row = [label: string, platform: SessionPlatform, expected: Record<string, unknown>];
 
 const rows: Row[] = [
-  ['telegram (host A)', { kind: 'telegram', subtype: null }, { visibleSegments: ['telegram'], spendOrder: ['telegram'], canSpend: true, canPurchaseMethods: ['xtr'], frozen: false, trusted: true, signInProviders: ['email'] }],
-  ['telegram on ios', { kind: 'telegram', subtype: 'ios' }, { visibleSegments: ['telegram'], spendOrder: ['telegram'], canSpend: true, canPurchaseMethods: ['xtr'], frozen: false, trusted: true }],
-  ['vk (host B) android', { kind: 'vk', subtype: 'android' }, { visibleSegments: ['vk'], spendOrder: ['vk'], canSpend: true, canPurchaseMethods: ['provider'], frozen: false, trusted: true, signInProviders: ['email'] }],
+  [
+    'telegram (host A)',
+    { kind: 'telegram', subtype: null },
+    {
+      visibleSegments: ['telegram'],
+      spendOrder: ['telegram'],
+      canSpend: true,
+      canPurchaseMethods: ['xtr'],
+      frozen: false,
+      trusted: true,
+      signInProviders: ['email'],
+    },
+  ],
+  [
+    'telegram on ios',
+    { kind: 'telegram', subtype: 'ios' },
+    { visibleSegments: ['telegram'], spendOrder: ['telegram'], canSpend: true, canPurchaseMethods: ['xtr'], frozen: false, trusted: true },
+  ],
+  [
+    'vk (host B) android',
+    { kind: 'vk', subtype: 'android' },
+    {
+      visibleSegments: ['vk'],
+      spendOrder: ['vk'],
+      canSpend: true,
+      canPurchaseMethods: ['provider'],
+      frozen: false,
+      trusted: true,
+      signInProviders: ['email'],
+    },
+  ],
   ['vk web', { kind: 'vk', subtype: 'web' }, { visibleSegments: ['vk'], spendOrder: ['vk'], canSpend: true, frozen: false }],
-  ['vk + ios frozen', { kind: 'vk', subtype: 'ios' }, { visibleSegments: ['vk'], spendOrder: [], canSpend: false, canPurchaseMethods: [], fundingSegment: null, frozen: true, trusted: true }],
-  ['vk without a known subtype frozen (fail closed)', { kind: 'vk', subtype: null }, { visibleSegments: ['vk'], spendOrder: [], canSpend: false, canPurchaseMethods: [], fundingSegment: null, frozen: true, trusted: true }],
-  ['direct web', { kind: 'direct', subtype: 'web' }, { visibleSegments: ['direct', 'telegram', 'vk'], spendOrder: ['direct', 'telegram', 'vk'], canSpend: true, canPurchaseMethods: ['provider'], fundingSegment: 'direct', frozen: false, signInProviders: ['email', 'telegram', 'vk'] }],
-  ['direct ios', { kind: 'direct', subtype: 'ios' }, { spendOrder: ['direct', 'telegram', 'vk'], canSpend: true, canPurchaseMethods: ['provider'], frozen: false }],
-  ['direct android', { kind: 'direct', subtype: 'android' }, { spendOrder: ['direct', 'telegram', 'vk'], canSpend: true, canPurchaseMethods: ['provider'], frozen: false }],
-  ['direct without subtype', { kind: 'direct', subtype: null }, { spendOrder: ['direct', 'telegram', 'vk'], canSpend: true, frozen: false, trusted: true }],
-  ['untrusted (no platform)', { kind: null, subtype: null }, { visibleSegments: ['direct', 'telegram', 'vk'], spendOrder: [], canSpend: false, canPurchaseMethods: [], fundingSegment: null, frozen: false, trusted: false, signInProviders: ['email'] }],
+  [
+    'vk + ios frozen',
+    { kind: 'vk', subtype: 'ios' },
+    { visibleSegments: ['vk'], spendOrder: [], canSpend: false, canPurchaseMethods: [], fundingSegment: null, frozen: true, trusted: true },
+  ],
+  [
+    'vk without a known subtype frozen (fail closed)',
+    { kind: 'vk', subtype: null },
+    { visibleSegments: ['vk'], spendOrder: [], canSpend: false, canPurchaseMethods: [], fundingSegment: null, frozen: true, trusted: true },
+  ],
+  [
+    'direct web',
+    { kind: 'direct', subtype: 'web' },
+    {
+      visibleSegments: ['direct', 'telegram', 'vk'],
+      spendOrder: ['direct', 'telegram', 'vk'],
+      canSpend: true,
+      canPurchaseMethods: ['provider'],
+      fundingSegment: 'direct',
+      frozen: false,
+      signInProviders: ['email', 'telegram', 'vk'],
+    },
+  ],
+  [
+    'direct ios',
+    { kind: 'direct', subtype: 'ios' },
+    { spendOrder: ['direct', 'telegram', 'vk'], canSpend: true, canPurchaseMethods: ['provider'], frozen: false },
+  ],
+  [
+    'direct android',
+    { kind: 'direct', subtype: 'android' },
+    { spendOrder: ['direct', 'telegram', 'vk'], canSpend: true, canPurchaseMethods: ['provider'], frozen: false },
+  ],
+  [
+    'direct without subtype',
+    { kind: 'direct', subtype: null },
+    { spendOrder: ['direct', 'telegram', 'vk'], canSpend: true, frozen: false, trusted: true },
+  ],
+  [
+    'untrusted (no platform)',
+    { kind: null, subtype: null },
+    {
+      visibleSegments: ['direct', 'telegram', 'vk'],
+      spendOrder: [],
+      canSpend: false,
+      canPurchaseMethods: [],
+      fundingSegment: null,
+      frozen: false,
+      trusted: false,
+      signInProviders: ['email'],
+    },
+  ],
 ];
 
 describe('store-compliance gate', () => {
@@ -34,7 +107,12 @@ describe('store-compliance gate', () => {
     for (const subtype of [null, ...PLATFORM_SUBTYPES]) {
       const d = gate({ kind: 'vk', subtype, emailConfirmed: true });
       const open = subtype === 'android' || subtype === 'web';
-      expect({ subtype, frozen: d.frozen, canSpend: d.canSpend, buys: d.canPurchaseMethods.length > 0 }).toEqual({ subtype, frozen: !open, canSpend: open, buys: open });
+      expect({ subtype, frozen: d.frozen, canSpend: d.canSpend, buys: d.canPurchaseMethods.length > 0 }).toEqual({
+        subtype,
+        frozen: !open,
+        canSpend: open,
+        buys: open,
+      });
     }
   });
 

@@ -12,7 +12,9 @@ async function main(): Promise<number> {
   const database = await openDatabase({ url: config.DATABASE_URL, pgliteDir: config.PGLITE_DIR, poolMax: 2 });
   try {
     const report = await auditLedger(database.db);
-    process.stdout.write(`${JSON.stringify({ ...report, operations: String(report.operations), clean: report.problems.length === 0 }, null, 2)}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ ...report, operations: String(report.operations), clean: report.problems.length === 0 }, null, 2)}\n`,
+    );
     return report.problems.length === 0 ? 0 : 1;
   } finally {
     await database.close();
@@ -22,7 +24,9 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (err: unknown) => {
-    process.stderr.write(`ledger audit: ${err instanceof ConfigError ? err.message : String(err instanceof Error ? (err.stack ?? err.message) : err)}\n`);
+    process.stderr.write(
+      `ledger audit: ${err instanceof ConfigError ? err.message : String(err instanceof Error ? (err.stack ?? err.message) : err)}\n`,
+    );
     process.exit(2);
   },
 );

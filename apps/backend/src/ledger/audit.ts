@@ -37,7 +37,9 @@ export async function auditLedger(db: Kysely<DB>): Promise<AuditReport> {
       `.execute(trx);
       for (const r of segments.rows) {
         if ((r.balance ?? 0n) !== (r.total ?? 0n)) {
-          problems.push(`account ${r.account_id} segment ${r.segment}: balance ${r.balance ?? 'missing'} but ledger sums to ${r.total ?? 0n}`);
+          problems.push(
+            `account ${r.account_id} segment ${r.segment}: balance ${r.balance ?? 'missing'} but ledger sums to ${r.total ?? 0n}`,
+          );
         }
       }
 
@@ -85,12 +87,16 @@ export async function auditLedger(db: Kysely<DB>): Promise<AuditReport> {
 
       for (const r of benefits.rows) {
         const where = `account ${r.account_id} origin ${r.origin}`;
-        if ((r.hints ?? 0n) !== (r.granted_hints ?? 0n)) problems.push(`${where}: hints ${r.hints ?? 'missing'} but grants sum to ${r.granted_hints ?? 0n}`);
-        if ((r.forever ?? false) !== (r.granted_forever ?? false)) problems.push(`${where}: no_ads_forever ${r.forever} but grants say ${r.granted_forever}`);
+        if ((r.hints ?? 0n) !== (r.granted_hints ?? 0n))
+          problems.push(`${where}: hints ${r.hints ?? 'missing'} but grants sum to ${r.granted_hints ?? 0n}`);
+        if ((r.forever ?? false) !== (r.granted_forever ?? false))
+          problems.push(`${where}: no_ads_forever ${r.forever} but grants say ${r.granted_forever}`);
         const expected = replayed.get(`${r.account_id}/${r.origin}`) ?? null;
         const actual = r.until?.getTime() ?? null;
         if (expected !== actual) {
-          problems.push(`${where}: no_ads_until ${r.until?.toISOString() ?? 'none'} but grants replay to ${expected === null ? 'none' : new Date(expected).toISOString()}`);
+          problems.push(
+            `${where}: no_ads_until ${r.until?.toISOString() ?? 'none'} but grants replay to ${expected === null ? 'none' : new Date(expected).toISOString()}`,
+          );
         }
       }
       return { operations: count.rows[0]?.n ?? 0n, segmentsChecked: segments.rows.length, benefitsChecked: benefits.rows.length, problems };

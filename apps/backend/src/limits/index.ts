@@ -38,11 +38,21 @@ const HOUR = 3_600;
  */
 export function createLimits(settings: LimitSettings, store: CounterStore): Limits {
   const window = settings.signInWindowSeconds;
-  const make = (prefix: string, points: number, durationSeconds: number, sweeper = false) => limiterFor(store, { prefix, points, durationSeconds }, sweeper);
+  const make = (prefix: string, points: number, durationSeconds: number, sweeper = false) =>
+    limiterFor(store, { prefix, points, durationSeconds }, sweeper);
   return {
-    directSignIn: signInLimitOver(make('signin_login', settings.signInMaxFailures, window, true), make('signin_addr', settings.signInAddressMaxFailures, window)),
-    operatorSignIn: signInLimitOver(make('opsignin_login', settings.signInMaxFailures, window), make('opsignin_addr', settings.signInAddressMaxFailures, window)),
+    directSignIn: signInLimitOver(
+      make('signin_login', settings.signInMaxFailures, window, true),
+      make('signin_addr', settings.signInAddressMaxFailures, window),
+    ),
+    operatorSignIn: signInLimitOver(
+      make('opsignin_login', settings.signInMaxFailures, window),
+      make('opsignin_addr', settings.signInAddressMaxFailures, window),
+    ),
     orderCreate: quotaOver(make('order_acct', settings.orderCreateMax, HOUR), make('order_addr', settings.orderCreateAddressMax, HOUR)),
-    confirmationMail: quotaOver(make('mail_acct', settings.confirmationMailMax, HOUR), make('mail_addr', settings.confirmationMailAddressMax, HOUR)),
+    confirmationMail: quotaOver(
+      make('mail_acct', settings.confirmationMailMax, HOUR),
+      make('mail_addr', settings.confirmationMailAddressMax, HOUR),
+    ),
   };
 }

@@ -22,7 +22,14 @@ const TABLE = 'rate_limits';
 export function limiterFor(store: CounterStore, rule: Rule, sweeper: boolean): RateLimiterAbstract {
   const base = { keyPrefix: rule.prefix, points: rule.points, duration: rule.durationSeconds };
   if (store.kind === 'memory') return new RateLimiterMemory(base);
-  return new RateLimiterPostgres({ ...base, storeClient: withStockTypes(store.pool), storeType: 'client', tableName: TABLE, tableCreated: true, clearExpiredByTimeout: sweeper });
+  return new RateLimiterPostgres({
+    ...base,
+    storeClient: withStockTypes(store.pool),
+    storeType: 'client',
+    tableName: TABLE,
+    tableCreated: true,
+    clearExpiredByTimeout: sweeper,
+  });
 }
 
 /** The one method of a pg client the library calls. */

@@ -52,7 +52,10 @@ export function smtpMailer(url: string, from: string): Mailer {
 }
 
 /** The mailer MAIL_TRANSPORT selects: SMTP in production, the dev mailbox otherwise. */
-export function mailerFor(config: Pick<BackendConfig, 'MAIL_TRANSPORT' | 'SMTP_URL' | 'MAIL_DEV_DIR' | 'MAIL_FROM'>, clock: Clock = systemClock): Mailer {
+export function mailerFor(
+  config: Pick<BackendConfig, 'MAIL_TRANSPORT' | 'SMTP_URL' | 'MAIL_DEV_DIR' | 'MAIL_FROM'>,
+  clock: Clock = systemClock,
+): Mailer {
   if (config.MAIL_TRANSPORT === 'smtp' && config.SMTP_URL !== undefined) return smtpMailer(config.SMTP_URL, config.MAIL_FROM);
   return devMailbox(config.MAIL_DEV_DIR, config.MAIL_FROM, clock);
 }

@@ -40,7 +40,12 @@ const REAPER_OUTCOMES = ['expired', 'rechecked', 'credited', 'failed', 'errors']
 /** Registers the payment series on `registry`, every closed label set pre-created at zero. */
 export function createPaymentMetrics(registry: Registry): PaymentMetrics {
   const registers = [registry];
-  const credits = new Counter({ name: 'backend_credits_total', help: 'Orders credited (chips and benefits granted), by rail; exactly once per order.', labelNames: ['rail'], registers });
+  const credits = new Counter({
+    name: 'backend_credits_total',
+    help: 'Orders credited (chips and benefits granted), by rail; exactly once per order.',
+    labelNames: ['rail'],
+    registers,
+  });
   const creditLatency = new Histogram({
     name: 'backend_credit_latency_seconds',
     help: 'Time from order creation to its credit, by rail (includes the customer paying).',
@@ -48,22 +53,41 @@ export function createPaymentMetrics(registry: Registry): PaymentMetrics {
     buckets: [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 21600, 86400],
     registers,
   });
-  const refunds = new Counter({ name: 'backend_refunds_total', help: 'Full order refunds recorded (reversal + ledger row), by rail.', labelNames: ['rail'], registers });
+  const refunds = new Counter({
+    name: 'backend_refunds_total',
+    help: 'Full order refunds recorded (reversal + ledger row), by rail.',
+    labelNames: ['rail'],
+    registers,
+  });
   const unmatched = new Counter({
     name: 'backend_unmatched_payments_total',
     help: 'Payments that credited nothing and were recorded in unmatched_payments (returned to the payer automatically), by rail and reason.',
     labelNames: ['rail', 'reason'],
     registers,
   });
-  const ticks = new Counter({ name: 'backend_reaper_ticks_total', help: 'Reaper ticks, by outcome (ok, error: the tick threw and was logged).', labelNames: ['outcome'], registers });
+  const ticks = new Counter({
+    name: 'backend_reaper_ticks_total',
+    help: 'Reaper ticks, by outcome (ok, error: the tick threw and was logged).',
+    labelNames: ['outcome'],
+    registers,
+  });
   const tickOrders = new Counter({
     name: 'backend_reaper_orders_total',
     help: 'What reaper ticks did to orders: expired, rechecked (provider re-read), credited, failed, errors (re-check failed; retried next tick).',
     labelNames: ['outcome'],
     registers,
   });
-  const tickDuration = new Histogram({ name: 'backend_reaper_tick_duration_seconds', help: 'Duration of one reaper tick.', buckets: [0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60], registers });
-  const lastTick = new Gauge({ name: 'backend_reaper_last_tick_timestamp_seconds', help: 'Unix time the last reaper tick ended without throwing (0 before the first).', registers });
+  const tickDuration = new Histogram({
+    name: 'backend_reaper_tick_duration_seconds',
+    help: 'Duration of one reaper tick.',
+    buckets: [0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers,
+  });
+  const lastTick = new Gauge({
+    name: 'backend_reaper_last_tick_timestamp_seconds',
+    help: 'Unix time the last reaper tick ended without throwing (0 before the first).',
+    registers,
+  });
   const notices = new Counter({
     name: 'backend_customer_notices_total',
     help: 'Customer notices about money (kind credited or failed) by channel (bot, email) and outcome (sent/delivered, skipped: the account has no such channel, failed, or the bot command outcome).',

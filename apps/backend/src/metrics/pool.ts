@@ -60,7 +60,8 @@ export function measurePool(registry: Registry, pool: pg.Pool): () => void {
     return pending?.finally(() => end());
   };
   return () => {
-    for (const name of ['backend_db_pool_connections', 'backend_db_pool_waiting', 'backend_db_pool_max', 'backend_db_pool_acquire_seconds']) registry.removeSingleMetric(name);
+    for (const name of ['backend_db_pool_connections', 'backend_db_pool_waiting', 'backend_db_pool_max', 'backend_db_pool_acquire_seconds'])
+      registry.removeSingleMetric(name);
     if (own) holder.connect = own;
     else delete (holder as { connect?: Connect }).connect;
   };

@@ -46,7 +46,12 @@ export function codeLabel(code: Code): string {
 type Handler = (req: unknown, ctx: unknown) => unknown;
 
 /** The procedures a rate limit guards (limits/): their refusal series exist at zero from the start. */
-const RATE_LIMITED = new Set(['AccountService/OpenDirectSession', 'AccountService/UpdateProfile', 'PaymentsService/CreateOrder', 'ConsoleService/SignIn']);
+const RATE_LIMITED = new Set([
+  'AccountService/OpenDirectSession',
+  'AccountService/UpdateProfile',
+  'PaymentsService/CreateOrder',
+  'ConsoleService/SignIn',
+]);
 
 /**
  * Wraps every method of every registered implementation so both ways a call arrives (the unary
@@ -66,7 +71,10 @@ function instrumentImpl(service: DescService, impl: Record<string, unknown>, met
     const label = `${service.name}/${method.name}`;
     metrics.requests.inc({ method: label, code: 'ok' }, 0);
     if (RATE_LIMITED.has(label)) metrics.rateLimited.inc({ method: label }, 0);
-    out[method.localName] = method.methodKind === 'unary' ? unary(label, (handler as Handler).bind(impl), metrics) : streaming(label, (handler as Handler).bind(impl), metrics);
+    out[method.localName] =
+      method.methodKind === 'unary'
+        ? unary(label, (handler as Handler).bind(impl), metrics)
+        : streaming(label, (handler as Handler).bind(impl), metrics);
   }
   return out;
 }

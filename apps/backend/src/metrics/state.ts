@@ -67,7 +67,8 @@ export function registerStateCollector(registry: Registry, sources: StateSources
     async collect() {
       this.reset();
       const rows = await read();
-      for (const r of rows ?? []) if (r.what === 'order') this.set({ rail: r.rail, state: r.state, age: r.age, payment: r.payment ? 'yes' : 'no' }, Number(r.n));
+      for (const r of rows ?? [])
+        if (r.what === 'order') this.set({ rail: r.rail, state: r.state, age: r.age, payment: r.payment ? 'yes' : 'no' }, Number(r.n));
     },
   });
   new Gauge({
@@ -102,7 +103,11 @@ export function registerStateCollector(registry: Registry, sources: StateSources
 /** The one statement behind the order and unmatched gauges. */
 async function readState(db: Kysely<DB>): Promise<StateRow[]> {
   const bucket = sql.join(
-    AGE_BUCKETS.map(([name, upper]) => (Number.isFinite(upper) ? sql`when extract(epoch from now() - created_at) < ${sql.lit(upper)} then ${sql.lit(name)}` : sql`else ${sql.lit(name)}`)),
+    AGE_BUCKETS.map(([name, upper]) =>
+      Number.isFinite(upper)
+        ? sql`when extract(epoch from now() - created_at) < ${sql.lit(upper)} then ${sql.lit(name)}`
+        : sql`else ${sql.lit(name)}`,
+    ),
     sql` `,
   );
   const { rows } = await sql<StateRow>`

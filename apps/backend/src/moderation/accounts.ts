@@ -35,7 +35,8 @@ const SEARCH_LIMIT = 20;
  */
 export async function findAccounts(db: Kysely<DB>, rawQuery: string | null, now: Date): Promise<AccountSummary[]> {
   const query = (rawQuery ?? '').trim();
-  if (query.length === 0 || query.length > 254) throw new DomainError('invalid_query', 'enter an account id, an e-mail or a platform identity');
+  if (query.length === 0 || query.length > 254)
+    throw new DomainError('invalid_query', 'enter an account id, an e-mail or a platform identity');
   let ids: bigint[];
   const typed = /^(telegram|vk):(\S{1,64})$/.exec(query);
   if (typed?.[1] !== undefined && typed[2] !== undefined) {
@@ -43,7 +44,10 @@ export async function findAccounts(db: Kysely<DB>, rawQuery: string | null, now:
   } else if (query.includes('@')) {
     ids = (await db.selectFrom('accounts').select('id').where('email', '=', query.toLowerCase()).execute()).map((r) => r.id);
   } else if (/^\d{1,19}$/.test(query)) {
-    const byId = BigInt(query) <= 9_223_372_036_854_775_807n ? (await db.selectFrom('accounts').select('id').where('id', '=', BigInt(query)).execute()).map((r) => r.id) : [];
+    const byId =
+      BigInt(query) <= 9_223_372_036_854_775_807n
+        ? (await db.selectFrom('accounts').select('id').where('id', '=', BigInt(query)).execute()).map((r) => r.id)
+        : [];
     ids = [...byId, ...(await identityOwners(db, query, null))];
   } else {
     ids = await identityOwners(db, query, null);
@@ -66,7 +70,12 @@ export async function summaries(db: Kysely<DB> | Transaction<DB>, ids: readonly 
     .where('id', 'in', [...ids])
     .orderBy('id', 'desc')
     .execute();
-  const identities = await db.selectFrom('platform_identities').select(['account_id', 'kind', 'external_id']).where('account_id', 'in', [...ids]).orderBy('id').execute();
+  const identities = await db
+    .selectFrom('platform_identities')
+    .select(['account_id', 'kind', 'external_id'])
+    .where('account_id', 'in', [...ids])
+    .orderBy('id')
+    .execute();
   const balances = await balancesOf(db, ids);
   return accounts.map((a) => ({
     id: a.id,
@@ -84,8 +93,16 @@ export async function summaries(db: Kysely<DB> | Transaction<DB>, ids: readonly 
 
 /** Chips and hints per account and segment (segment order), for segments with a wallet or benefit row. */
 async function balancesOf(db: Kysely<DB> | Transaction<DB>, ids: readonly bigint[]): Promise<Map<bigint, AccountBalance[]>> {
-  const chips = await db.selectFrom('wallet_segments').select(['account_id', 'segment', 'balance']).where('account_id', 'in', [...ids]).execute();
-  const hints = await db.selectFrom('benefits').select(['account_id', 'origin', 'hints']).where('account_id', 'in', [...ids]).execute();
+  const chips = await db
+    .selectFrom('wallet_segments')
+    .select(['account_id', 'segment', 'balance'])
+    .where('account_id', 'in', [...ids])
+    .execute();
+  const hints = await db
+    .selectFrom('benefits')
+    .select(['account_id', 'origin', 'hints'])
+    .where('account_id', 'in', [...ids])
+    .execute();
   const out = new Map<bigint, AccountBalance[]>();
   for (const id of ids) {
     const rows = SEGMENTS.flatMap((segment) => {

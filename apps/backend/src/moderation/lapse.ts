@@ -40,7 +40,11 @@ export function createLapseLoop(deps: ModerationDeps, intervalMs: number, logger
         .returning('id')
         .execute();
       for (const r of rows) await audit(trx, { operatorId: null, action: 'block_lapsed', target: `account:${r.id}`, outcome: 'ok' });
-      return summaries(trx, rows.map((r) => r.id), now);
+      return summaries(
+        trx,
+        rows.map((r) => r.id),
+        now,
+      );
     });
     for (const account of lapsed) await pushChatGate(deps, account, 'block_lapsed');
     if (lapsed.length > 0) logger.info({ lapsed: lapsed.length }, 'temporary blocks lapsed');

@@ -37,7 +37,10 @@ export async function pushChatGate(deps: ModerationDeps, account: AccountSummary
   for (const identity of account.identities.filter((i) => i.kind === 'telegram')) {
     const outcome = await deps.chatGate.send(identity.externalId, account.chatEligible);
     sent.push({ externalId: identity.externalId, allow: account.chatEligible, outcome: outcome.status });
-    deps.logger.info({ accountId: String(account.id), allow: account.chatEligible, outcome: outcome.status, reason }, 'chat gate command sent');
+    deps.logger.info(
+      { accountId: String(account.id), allow: account.chatEligible, outcome: outcome.status, reason },
+      'chat gate command sent',
+    );
   }
   return sent;
 }
@@ -58,7 +61,8 @@ export async function moderate(
   let until: Date | null = null;
   if (action === 'temp_block') {
     const ms = Number(input.untilUnix) * 1000;
-    if (input.untilUnix <= 0n || ms <= now.getTime() || ms > now.getTime() + MAX_TEMP_BLOCK_MS) throw new DomainError('invalid_until', 'a temporary block needs an end in the future (at most 10 years)');
+    if (input.untilUnix <= 0n || ms <= now.getTime() || ms > now.getTime() + MAX_TEMP_BLOCK_MS)
+      throw new DomainError('invalid_until', 'a temporary block needs an end in the future (at most 10 years)');
     until = new Date(ms);
   }
   const reason = (input.reason ?? '').slice(0, 200);
@@ -75,7 +79,13 @@ export async function moderate(
             ? { status: 'active' as const, suspended_until: null }
             : { chat_muted: action === 'mute' };
     await trx.updateTable('accounts').set(update).where('id', '=', row.id).execute();
-    await audit(trx, { operatorId, action, target: `account:${row.id}`, outcome: 'ok', detail: [until ? `until ${until.toISOString()}` : '', reason].filter(Boolean).join('; ') });
+    await audit(trx, {
+      operatorId,
+      action,
+      target: `account:${row.id}`,
+      outcome: 'ok',
+      detail: [until ? `until ${until.toISOString()}` : '', reason].filter(Boolean).join('; '),
+    });
     return accountSummary(trx, row.id, now);
   });
   return { account, sent: await pushChatGate(deps, account, action) };

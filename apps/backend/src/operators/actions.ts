@@ -21,14 +21,25 @@ export function codeOf(err: unknown): string {
  * without a `refunder` session, and audited whatever the outcome. The one door for every
  * refund an operator asks for (console page or operator API).
  */
-export async function operatorRefund(db: Kysely<DB>, payments: PaymentDeps, headers: Headers, orderId: string | null): Promise<ConsoleRefund> {
+export async function operatorRefund(
+  db: Kysely<DB>,
+  payments: PaymentDeps,
+  headers: Headers,
+  orderId: string | null,
+): Promise<ConsoleRefund> {
   const operator = await requireRole(db, headers, 'refunder', 'refund', payments.now());
   try {
     const r = await refundOrder(payments, orderId);
     await audit(db, { operatorId: operator.id, action: 'refund', target: `order:${r.orderId}`, outcome: r.status, detail: r.refundId });
     return r;
   } catch (err: unknown) {
-    await audit(db, { operatorId: operator.id, action: 'refund', target: `order:${(orderId ?? '').slice(0, 64)}`, outcome: 'failed', detail: codeOf(err) });
+    await audit(db, {
+      operatorId: operator.id,
+      action: 'refund',
+      target: `order:${(orderId ?? '').slice(0, 64)}`,
+      outcome: 'failed',
+      detail: codeOf(err),
+    });
     throw err;
   }
 }
@@ -42,7 +53,13 @@ export async function operatorUpsertProduct(db: Kysely<DB>, headers: Headers, ra
   const target = raw.id === 0n ? 'product:new' : `product:${raw.id}`;
   try {
     const product = await upsertProduct(db, validateDraft(raw), now);
-    await audit(db, { operatorId: operator.id, action: 'catalog_upsert', target: `product:${product.id}`, outcome: 'ok', detail: raw.id === 0n ? 'created' : 'replaced' });
+    await audit(db, {
+      operatorId: operator.id,
+      action: 'catalog_upsert',
+      target: `product:${product.id}`,
+      outcome: 'ok',
+      detail: raw.id === 0n ? 'created' : 'replaced',
+    });
     return product;
   } catch (err: unknown) {
     await audit(db, { operatorId: operator.id, action: 'catalog_upsert', target, outcome: 'refused', detail: codeOf(err) });

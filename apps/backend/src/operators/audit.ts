@@ -14,6 +14,12 @@ export interface AuditEntry {
 export async function audit(db: Kysely<DB> | Transaction<DB>, entry: AuditEntry): Promise<void> {
   await db
     .insertInto('operator_audit')
-    .values({ operator_id: entry.operatorId, action: entry.action, target: entry.target ?? '', outcome: entry.outcome, detail: (entry.detail ?? '').slice(0, 500) })
+    .values({
+      operator_id: entry.operatorId,
+      action: entry.action,
+      target: entry.target ?? '',
+      outcome: entry.outcome,
+      detail: (entry.detail ?? '').slice(0, 500),
+    })
     .execute();
 }

@@ -18,7 +18,11 @@ export function catalogAdminService(db: Kysely<DB>, logger: Logger, clock: Clock
   return {
     async listProducts(req, ctx) {
       await requireRole(db, ctx.requestHeader, 'catalog_editor', 'catalog_view', clock());
-      const includeInactive = decodeTable(req.body, (bb) => fb.ProductListQuery.getRootAsProductListQuery(bb), (t) => t.includeInactive());
+      const includeInactive = decodeTable(
+        req.body,
+        (bb) => fb.ProductListQuery.getRootAsProductListQuery(bb),
+        (t) => t.includeInactive(),
+      );
       return { body: encodeProductList(await listProducts(db, { includeInactive })) };
     },
     async upsertProduct(req, ctx) {

@@ -33,7 +33,9 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
-    process.stderr.write(`operator:create: ${err instanceof ConfigError || err instanceof RangeError ? err.message : String(err instanceof Error ? (err.stack ?? err.message) : err)}\n`);
+    process.stderr.write(
+      `operator:create: ${err instanceof ConfigError || err instanceof RangeError ? err.message : String(err instanceof Error ? (err.stack ?? err.message) : err)}\n`,
+    );
     process.exit(1);
   },
 );

@@ -11,11 +11,22 @@ import { operatorRefund } from './actions.js';
 export function refundService(deps: PaymentDeps): ServiceImpl<typeof backendApi.RefundService> {
   return {
     async refundOrder(req, ctx) {
-      const orderId = decodeTable(req.body, (bb) => fb.OrderRefund.getRootAsOrderRefund(bb), (t) => t.orderId());
+      const orderId = decodeTable(
+        req.body,
+        (bb) => fb.OrderRefund.getRootAsOrderRefund(bb),
+        (t) => t.orderId(),
+      );
       const r = await operatorRefund(deps.db, deps, ctx.requestHeader, orderId);
       return {
         body: encodeTable((b) =>
-          fb.OrderRefundResult.createOrderRefundResult(b, b.createString(r.orderId), b.createString(r.status), b.createString(r.refundId), r.amount, b.createString(r.currency)),
+          fb.OrderRefundResult.createOrderRefundResult(
+            b,
+            b.createString(r.orderId),
+            b.createString(r.status),
+            b.createString(r.refundId),
+            r.amount,
+            b.createString(r.currency),
+          ),
         ),
       };
     },

@@ -24,24 +24,49 @@ const UNUSABLE_LOGIN_ALL = new RegExp(UNUSABLE_LOGIN.source, 'g');
  * operator is refused the same way), then issues an opaque 256-bit token; only its sha256 is
  * stored. Both outcomes are audited.
  */
-export async function signIn(db: Kysely<DB>, login: string, password: string, ttlHours: number, now: Date): Promise<{ token: string; session: OperatorSession }> {
+export async function signIn(
+  db: Kysely<DB>,
+  login: string,
+  password: string,
+  ttlHours: number,
+  now: Date,
+): Promise<{ token: string; session: OperatorSession }> {
   if (UNUSABLE_LOGIN.test(login) || login.length > 254) {
     // No operator login holds a control character (and PostgreSQL text cannot hold NUL): refuse it
     // like a wrong password, at the same cost, without asking the database.
     await verifyPassword(password, null);
-    await audit(db, { operatorId: null, action: 'sign_in', target: login.replace(UNUSABLE_LOGIN_ALL, '\ufffd').slice(0, 254), outcome: 'refused', detail: 'malformed login' });
+    await audit(db, {
+      operatorId: null,
+      action: 'sign_in',
+      target: login.replace(UNUSABLE_LOGIN_ALL, '\ufffd').slice(0, 254),
+      outcome: 'refused',
+      detail: 'malformed login',
+    });
     throw new DomainError('invalid_credentials', 'wrong login or password');
   }
   const name = normaliseLogin(login);
-  const row = await db.selectFrom('operators').select(['id', 'login', 'roles', 'disabled', 'password_hash']).where('login', '=', name).executeTakeFirst();
+  const row = await db
+    .selectFrom('operators')
+    .select(['id', 'login', 'roles', 'disabled', 'password_hash'])
+    .where('login', '=', name)
+    .executeTakeFirst();
   const ok = await verifyPassword(password, row?.password_hash ?? null);
   if (!row || !ok || row.disabled) {
-    await audit(db, { operatorId: row?.id ?? null, action: 'sign_in', target: name.slice(0, 254), outcome: 'refused', detail: !row ? 'unknown login' : row.disabled ? 'disabled' : 'wrong password' });
+    await audit(db, {
+      operatorId: row?.id ?? null,
+      action: 'sign_in',
+      target: name.slice(0, 254),
+      outcome: 'refused',
+      detail: !row ? 'unknown login' : row.disabled ? 'disabled' : 'wrong password',
+    });
     throw new DomainError('invalid_credentials', 'wrong login or password');
   }
   const token = randomBytes(32).toString('base64url');
   const expiresAt = new Date(now.getTime() + ttlHours * 3_600_000);
-  await db.insertInto('operator_sessions').values({ token_hash: tokenHash(token), operator_id: row.id, expires_at: expiresAt }).execute();
+  await db
+    .insertInto('operator_sessions')
+    .values({ token_hash: tokenHash(token), operator_id: row.id, expires_at: expiresAt })
+    .execute();
   await audit(db, { operatorId: row.id, action: 'sign_in', target: row.login, outcome: 'ok' });
   return { token, session: { id: row.id, login: row.login, roles: row.roles, disabled: false, expiresAt } };
 }
@@ -81,7 +106,13 @@ export const OPERATOR_SESSION_HEADER = 'x-operator-session';
  * Resolves the caller's operator from the request headers and requires `role`; a missing role is
  * audited and refused with operator_forbidden.
  */
-export async function requireRole(db: Kysely<DB>, headers: Headers, role: OperatorRole, action: string, now: Date): Promise<OperatorSession> {
+export async function requireRole(
+  db: Kysely<DB>,
+  headers: Headers,
+  role: OperatorRole,
+  action: string,
+  now: Date,
+): Promise<OperatorSession> {
   const operator = await resolveOperator(db, headers.get(OPERATOR_SESSION_HEADER), now);
   if (!operator.roles.includes(role)) {
     await audit(db, { operatorId: operator.id, action, outcome: 'forbidden', detail: `needs ${role}` });

@@ -53,7 +53,10 @@ export const ALREADY_REFUNDED = 'already_refunded';
  */
 export function gatewayBotCommands(baseUrl: string | readonly string[], token: string, timeoutMs: number): BotCommands {
   const transportFor = (url: string) => createConnectTransport({ baseUrl: url, httpVersion: '2', interceptors: [withServiceToken(token)] });
-  const client = createClient(gatewayApi.BotCommandService, failoverTransport(typeof baseUrl === 'string' ? [baseUrl] : baseUrl, transportFor));
+  const client = createClient(
+    gatewayApi.BotCommandService,
+    failoverTransport(typeof baseUrl === 'string' ? [baseUrl] : baseUrl, transportFor),
+  );
   const send = async (command: Parameters<typeof client.send>[0]['command']): Promise<CommandOutcome> => {
     try {
       // The call itself may outlive the Ack wait by a little (the gateway's own answer path).
@@ -64,7 +67,10 @@ export function gatewayBotCommands(baseUrl: string | readonly string[], token: s
     }
   };
   return {
-    createInvoice: (c) => send({ payload: { case: 'createInvoice', value: { title: c.title, description: c.description, payload: c.payload, amount: c.amount } } }),
+    createInvoice: (c) =>
+      send({
+        payload: { case: 'createInvoice', value: { title: c.title, description: c.description, payload: c.payload, amount: c.amount } },
+      }),
     notify: (c) =>
       send({
         payload: {
@@ -73,7 +79,8 @@ export function gatewayBotCommands(baseUrl: string | readonly string[], token: s
         },
       }),
     chatGate: (externalId, allow) => send({ payload: { case: 'chatGate', value: { externalId, allow } } }),
-    refundStarPayment: (userId, chargeId) => send({ payload: { case: 'refundStarPayment', value: { userId, platformPaymentChargeId: chargeId } } }),
+    refundStarPayment: (userId, chargeId) =>
+      send({ payload: { case: 'refundStarPayment', value: { userId, platformPaymentChargeId: chargeId } } }),
   };
 }
 

@@ -70,7 +70,10 @@ async function viaMail(deps: PaymentDeps, paid: CreditedPayment): Promise<string
     });
     return 'sent';
   } catch (err: unknown) {
-    deps.logger.warn({ err: err instanceof Error ? err.name : 'unknown', orderId: paid.orderId }, 'payment credited notice: mail channel failed');
+    deps.logger.warn(
+      { err: err instanceof Error ? err.name : 'unknown', orderId: paid.orderId },
+      'payment credited notice: mail channel failed',
+    );
     return 'failed';
   }
 }

@@ -34,7 +34,10 @@ export function paymentDeps(config: BackendConfig, db: Kysely<DB>, logger: Logge
     mailer: overrides.mailer ?? mailerFor(config, overrides.now ?? systemClock),
     card: shops
       ? {
-          provider: instrumentProvider(new YooKassaProvider({ apiUrl: config.BACKEND_YOOKASSA_API_URL, timeoutMs: config.PROVIDER_TIMEOUT_MS }), metrics.provider),
+          provider: instrumentProvider(
+            new YooKassaProvider({ apiUrl: config.BACKEND_YOOKASSA_API_URL, timeoutMs: config.PROVIDER_TIMEOUT_MS }),
+            metrics.provider,
+          ),
           shops,
           vatCode: config.BACKEND_YOOKASSA_VAT_CODE ?? null,
           returnUrl: config.PAYMENT_RETURN_URL ?? `${config.PUBLIC_BASE_URL.replace(/\/$/, '')}/wallet`,

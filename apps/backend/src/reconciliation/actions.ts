@@ -38,12 +38,18 @@ export function parseAction(raw: string): MismatchAction {
  * - `resolve`: any kind; reviewed, nothing moved.
  * Nothing is recorded when the money path refuses or its outcome is unknown.
  */
-export async function actOnMismatch(deps: PaymentDeps, row: MismatchRow, action: MismatchAction, operatorId: bigint): Promise<ActionResult> {
+export async function actOnMismatch(
+  deps: PaymentDeps,
+  row: MismatchRow,
+  action: MismatchAction,
+  operatorId: bigint,
+): Promise<ActionResult> {
   if (row.resolved_at !== null) throw actionError('already_resolved', `this mismatch was resolved already (${row.resolution ?? ''})`);
   if (action !== 'resolve' && row.kind !== 'taken_not_credited') {
     throw actionError('action_not_allowed', `${action} applies to money taken but not credited; resolve this row once it is dealt with`);
   }
-  const result = action === 'resolve' ? { outcome: 'resolved', detail: '' } : action === 'refund' ? await refund(deps, row) : await credit(deps, row);
+  const result =
+    action === 'resolve' ? { outcome: 'resolved', detail: '' } : action === 'refund' ? await refund(deps, row) : await credit(deps, row);
   if (!(await resolveMismatch(deps.db, row.id, `${result.outcome}${result.detail ? `:${result.detail}` : ''}`, operatorId, deps.now()))) {
     throw actionError('already_resolved', 'this mismatch was resolved meanwhile');
   }
@@ -53,20 +59,32 @@ export async function actOnMismatch(deps: PaymentDeps, row: MismatchRow, action:
 async function refund(deps: PaymentDeps, row: MismatchRow): Promise<ActionResult> {
   if (row.provider_amount === null) throw actionError('action_not_allowed', 'the amount taken is not known');
   if (row.rail === 'stars') {
-    if (row.payer_ref === null || !/^[1-9]\d{0,15}$/.test(row.payer_ref)) throw actionError('action_not_allowed', 'the payer of this charge is not known');
+    if (row.payer_ref === null || !/^[1-9]\d{0,15}$/.test(row.payer_ref))
+      throw actionError('action_not_allowed', 'the payer of this charge is not known');
     const verdict = starRefundVerdict(await deps.bot.refundStarPayment(BigInt(row.payer_ref), row.payment_ref), ALREADY_REFUNDED);
-    if (verdict.kind === 'refused') throw actionError('action_not_allowed', `the platform refused this refund (${verdict.error}); nothing was recorded`);
-    if (verdict.kind === 'unknown') throw actionError('action_failed', `the payment bot did not confirm the refund (${verdict.error}); nothing was recorded, press again`);
+    if (verdict.kind === 'refused')
+      throw actionError('action_not_allowed', `the platform refused this refund (${verdict.error}); nothing was recorded`);
+    if (verdict.kind === 'unknown')
+      throw actionError(
+        'action_failed',
+        `the payment bot did not confirm the refund (${verdict.error}); nothing was recorded, press again`,
+      );
     return { outcome: 'refunded', detail: row.payment_ref };
   }
   const { card, shop } = cardShop(deps, row);
   try {
     const made = await card.provider.createRefund(
       shop,
-      { paymentId: row.payment_ref, amountMinor: row.provider_amount, currency: row.provider_currency ?? '', description: 'Returned: payment not credited' },
+      {
+        paymentId: row.payment_ref,
+        amountMinor: row.provider_amount,
+        currency: row.provider_currency ?? '',
+        description: 'Returned: payment not credited',
+      },
       `reconcile-${row.payment_ref}`,
     );
-    if (made.status === 'canceled') throw actionError('action_not_allowed', `the provider canceled refund ${made.id}; nothing was recorded`);
+    if (made.status === 'canceled')
+      throw actionError('action_not_allowed', `the provider canceled refund ${made.id}; nothing was recorded`);
     return { outcome: made.status === 'succeeded' ? 'refunded' : 'refund_pending', detail: made.id };
   } catch (err: unknown) {
     throw providerFailure(err);
@@ -78,9 +96,12 @@ async function credit(deps: PaymentDeps, row: MismatchRow): Promise<ActionResult
   const order = await deps.db.selectFrom('orders').selectAll().where('id', '=', row.order_id).executeTakeFirst();
   if (!order) throw actionError('action_not_allowed', 'the order no longer exists');
   if (row.rail === 'stars') {
-    if (row.provider_amount !== order.amount) throw actionError('action_not_allowed', 'the charged amount differs from the order: refund it instead');
+    if (row.provider_amount !== order.amount)
+      throw actionError('action_not_allowed', 'the charged amount differs from the order: refund it instead');
     const payer = row.payer_ref !== null && /^[1-9]\d{0,15}$/.test(row.payer_ref) ? { platformUserId: BigInt(row.payer_ref) } : {};
-    const paid = await deps.db.transaction().execute((trx) => creditOrder(trx, order.id, { platformChargeId: row.payment_ref, ...payer }, deps.now()));
+    const paid = await deps.db
+      .transaction()
+      .execute((trx) => creditOrder(trx, order.id, { platformChargeId: row.payment_ref, ...payer }, deps.now()));
     if (!paid) throw actionError('action_not_allowed', 'the order could not be credited (already settled or failed)');
     return { outcome: 'credited', detail: order.id };
   }

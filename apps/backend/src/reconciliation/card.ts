@@ -38,7 +38,12 @@ async function reconcileShop(db: Kysely<DB>, card: CardRail, shop: Shop, window:
   const balanced = new Set<string>();
   for (const payment of payments) {
     const order = orders.byPayment.get(payment.id) ?? orders.byId.get(payment.metadata['order_id'] ?? '');
-    const provided = { paymentRef: payment.id, providerAmount: payment.amountMinor, providerCurrency: payment.currency, occurredAt: payment.createdAt ?? null };
+    const provided = {
+      paymentRef: payment.id,
+      providerAmount: payment.amountMinor,
+      providerCurrency: payment.currency,
+      occurredAt: payment.createdAt ?? null,
+    };
     if (order?.state !== 'paid' || (order.provider_payment_id !== null && order.provider_payment_id !== payment.id)) {
       if (payment.refundedMinor >= payment.amountMinor) {
         balanced.add(payment.id);
@@ -46,7 +51,16 @@ async function reconcileShop(db: Kysely<DB>, card: CardRail, shop: Shop, window:
       }
       findings.push(finding({ ...base, ...provided, kind: 'taken_not_credited', orderId: order?.id ?? null }));
     } else if (order.amount !== payment.amountMinor || order.currency !== payment.currency) {
-      findings.push(finding({ ...base, ...provided, kind: 'amount_mismatch', orderId: order.id, ledgerAmount: order.amount, ledgerCurrency: order.currency }));
+      findings.push(
+        finding({
+          ...base,
+          ...provided,
+          kind: 'amount_mismatch',
+          orderId: order.id,
+          ledgerAmount: order.amount,
+          ledgerCurrency: order.currency,
+        }),
+      );
     }
   }
 
@@ -64,11 +78,21 @@ async function reconcileShop(db: Kysely<DB>, card: CardRail, shop: Shop, window:
   for (const order of paid) {
     if (order.provider_payment_id !== null && listed.has(order.provider_payment_id)) continue;
     const ledger = { orderId: order.id, ledgerAmount: order.amount, ledgerCurrency: order.currency, occurredAt: order.paid_at };
-    const payment = order.provider_payment_id === null ? null : await readOrNull(() => provider.getPayment(shop, order.provider_payment_id ?? ''));
+    const payment =
+      order.provider_payment_id === null ? null : await readOrNull(() => provider.getPayment(shop, order.provider_payment_id ?? ''));
     if (payment?.status !== 'succeeded') {
       findings.push(finding({ ...base, ...ledger, kind: 'credited_not_taken', paymentRef: order.provider_payment_id ?? '' }));
     } else if (payment.amountMinor !== order.amount || payment.currency !== order.currency) {
-      findings.push(finding({ ...base, ...ledger, kind: 'amount_mismatch', paymentRef: payment.id, providerAmount: payment.amountMinor, providerCurrency: payment.currency }));
+      findings.push(
+        finding({
+          ...base,
+          ...ledger,
+          kind: 'amount_mismatch',
+          paymentRef: payment.id,
+          providerAmount: payment.amountMinor,
+          providerCurrency: payment.currency,
+        }),
+      );
     }
   }
 
@@ -76,13 +100,30 @@ async function reconcileShop(db: Kysely<DB>, card: CardRail, shop: Shop, window:
   const recorded = new Set(
     refundIds.length === 0
       ? []
-      : (await db.selectFrom('orders').select('refund_id').where('rail', '=', 'card').where('provider', '=', provider.name).where('refund_id', 'in', refundIds).execute()).map((r) => r.refund_id),
+      : (
+          await db
+            .selectFrom('orders')
+            .select('refund_id')
+            .where('rail', '=', 'card')
+            .where('provider', '=', provider.name)
+            .where('refund_id', 'in', refundIds)
+            .execute()
+        ).map((r) => r.refund_id),
   );
   for (const refund of refunds) {
     if (recorded.has(refund.id) || balanced.has(refund.paymentId)) continue;
     const order = await db.selectFrom('orders').select('id').where('provider_payment_id', '=', refund.paymentId).executeTakeFirst();
     findings.push(
-      finding({ ...base, kind: 'refund_provider_only', orderId: order?.id ?? null, paymentRef: refund.paymentId, refundRef: refund.id, providerAmount: refund.amountMinor, providerCurrency: refund.currency, occurredAt: refund.createdAt ?? null }),
+      finding({
+        ...base,
+        kind: 'refund_provider_only',
+        orderId: order?.id ?? null,
+        paymentRef: refund.paymentId,
+        refundRef: refund.id,
+        providerAmount: refund.amountMinor,
+        providerCurrency: refund.currency,
+        occurredAt: refund.createdAt ?? null,
+      }),
     );
   }
 
@@ -103,7 +144,16 @@ async function reconcileShop(db: Kysely<DB>, card: CardRail, shop: Shop, window:
     const refund = await readOrNull(() => provider.getRefund(shop, refundId));
     if (refund?.status === 'succeeded') continue;
     findings.push(
-      finding({ ...base, kind: 'refund_ledger_only', orderId: order.id, paymentRef: order.provider_payment_id ?? '', refundRef: refundId, ledgerAmount: order.amount, ledgerCurrency: order.currency, occurredAt: order.refunded_at }),
+      finding({
+        ...base,
+        kind: 'refund_ledger_only',
+        orderId: order.id,
+        paymentRef: order.provider_payment_id ?? '',
+        refundRef: refundId,
+        ledgerAmount: order.amount,
+        ledgerCurrency: order.currency,
+        occurredAt: order.refunded_at,
+      }),
     );
   }
   return findings;
@@ -133,7 +183,11 @@ async function readOrNull<T>(read: () => Promise<T>): Promise<T | null> {
 }
 
 /** Our orders for these payments: by recorded payment id, and by the order id the payment's metadata names. */
-async function ordersFor(db: Kysely<DB>, provider: string, payments: ProviderPayment[]): Promise<{ byPayment: Map<string, OrderRow>; byId: Map<string, OrderRow> }> {
+async function ordersFor(
+  db: Kysely<DB>,
+  provider: string,
+  payments: ProviderPayment[],
+): Promise<{ byPayment: Map<string, OrderRow>; byId: Map<string, OrderRow> }> {
   const paymentIds = payments.map((p) => p.id);
   const orderIds = payments.map((p) => p.metadata['order_id']).filter(isOrderId);
   const rows =
@@ -154,4 +208,3 @@ async function ordersFor(db: Kysely<DB>, provider: string, payments: ProviderPay
   }
   return { byPayment, byId };
 }
-

@@ -31,7 +31,9 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (err: unknown) => {
-    process.stderr.write(`reconcile: ${err instanceof ConfigError || err instanceof RangeError ? err.message : String(err instanceof Error ? (err.stack ?? err.message) : err)}\n`);
+    process.stderr.write(
+      `reconcile: ${err instanceof ConfigError || err instanceof RangeError ? err.message : String(err instanceof Error ? (err.stack ?? err.message) : err)}\n`,
+    );
     process.exit(2);
   },
 );

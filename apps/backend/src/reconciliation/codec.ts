@@ -7,7 +7,19 @@ const unix = (d: Date | null) => (d === null ? 0n : BigInt(Math.floor(d.getTime(
 export function encodeReport(report: Report | null): Uint8Array {
   return encodeTable((b) => {
     if (report === null) {
-      return fb.ReconciliationReport.createReconciliationReport(b, false, 0n, 0, 0n, 0n, 0n, 0, 0, 0, fb.ReconciliationReport.createMismatchesVector(b, []));
+      return fb.ReconciliationReport.createReconciliationReport(
+        b,
+        false,
+        0n,
+        0,
+        0n,
+        0n,
+        0n,
+        0,
+        0,
+        0,
+        fb.ReconciliationReport.createMismatchesVector(b, []),
+      );
     }
     const s = (v: string | null) => b.createString(v ?? '');
     const items = report.mismatches.map((m) =>

@@ -71,9 +71,23 @@ export function createReconciler(deps: ReconcilerDeps, options: ReconcilerOption
     } catch (err: unknown) {
       error = err instanceof Error ? err.message : String(err);
     }
-    const report = await saveRun(deps.db, { trigger, window, startedAt, finishedAt: deps.now(), rails, findings: error === null ? findings : [], error });
+    const report = await saveRun(deps.db, {
+      trigger,
+      window,
+      startedAt,
+      finishedAt: deps.now(),
+      rails,
+      findings: error === null ? findings : [],
+      error,
+    });
     deps.metrics?.countRun(report.run.outcome);
-    const log = { runId: String(report.run.id), trigger, from: window.from.toISOString(), to: window.to.toISOString(), mismatches: report.mismatches.length };
+    const log = {
+      runId: String(report.run.id),
+      trigger,
+      from: window.from.toISOString(),
+      to: window.to.toISOString(),
+      mismatches: report.mismatches.length,
+    };
     if (error !== null) deps.logger.error({ ...log, error }, 'reconciliation failed');
     else if (report.mismatches.length > 0) deps.logger.warn(log, 'reconciliation found mismatches');
     else deps.logger.info(log, 'reconciliation clean');

@@ -22,7 +22,8 @@ export interface ReconciliationMetrics {
  * previous values (logged).
  */
 export function reconciliationMetrics(registry: Registry, db: Kysely<DB>, logger: Logger): ReconciliationMetrics {
-  for (const name of ['reconciliation_last_run_timestamp_seconds', 'reconciliation_mismatches', 'reconciliation_runs_total']) registry.removeSingleMetric(name);
+  for (const name of ['reconciliation_last_run_timestamp_seconds', 'reconciliation_mismatches', 'reconciliation_runs_total'])
+    registry.removeSingleMetric(name);
   new Gauge({
     name: 'reconciliation_last_run_timestamp_seconds',
     help: 'Unix time the last completed provider reconciliation finished (0: never)',

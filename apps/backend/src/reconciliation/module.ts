@@ -16,7 +16,12 @@ export interface ReconcilerOverrides {
  * schedule from RECONCILIATION_INTERVAL_MS / _WINDOW_MS / _LAG_MS, and its metrics on `registry`
  * when one is given.
  */
-export function reconcilerFor(config: BackendConfig, payments: PaymentDeps, registry: Registry | null, overrides: ReconcilerOverrides = {}): Reconciler {
+export function reconcilerFor(
+  config: BackendConfig,
+  payments: PaymentDeps,
+  registry: Registry | null,
+  overrides: ReconcilerOverrides = {},
+): Reconciler {
   const rails = config.RECONCILIATION_RAILS;
   const stars =
     overrides.stars !== undefined

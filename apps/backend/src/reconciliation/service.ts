@@ -20,7 +20,11 @@ export function reconciliationService(deps: PaymentDeps): ServiceImpl<typeof bac
       return { body: encodeReport(await lastReport(db)) };
     },
     async actOnMismatch(req, ctx) {
-      const input = decodeTable(req.body, (bb) => fb.ReconciliationAction.getRootAsReconciliationAction(bb), (t) => ({ id: t.mismatchId(), action: t.action() ?? '' }));
+      const input = decodeTable(
+        req.body,
+        (bb) => fb.ReconciliationAction.getRootAsReconciliationAction(bb),
+        (t) => ({ id: t.mismatchId(), action: t.action() ?? '' }),
+      );
       const operator = await requireRole(db, ctx.requestHeader, 'refunder', 'reconciliation_act', deps.now());
       const auditAs = `reconciliation_${input.action.replace(/[^a-z_]/g, '').slice(0, 20) || 'unknown'}`;
       const target = `mismatch:${input.id}`;
@@ -30,9 +34,19 @@ export function reconciliationService(deps: PaymentDeps): ServiceImpl<typeof bac
         if (!row) throw actionError('unknown_mismatch', 'no such mismatch');
         const result = await actOnMismatch(deps, row, action, operator.id);
         await audit(db, { operatorId: operator.id, action: auditAs, target, outcome: result.outcome, detail: result.detail });
-        deps.logger.info({ operatorId: String(operator.id), mismatchId: String(input.id), action, outcome: result.outcome }, 'reconciliation mismatch acted on');
+        deps.logger.info(
+          { operatorId: String(operator.id), mismatchId: String(input.id), action, outcome: result.outcome },
+          'reconciliation mismatch acted on',
+        );
         return {
-          body: encodeTable((b) => fb.ReconciliationActionResult.createReconciliationActionResult(b, input.id, b.createString(result.outcome), b.createString(result.detail))),
+          body: encodeTable((b) =>
+            fb.ReconciliationActionResult.createReconciliationActionResult(
+              b,
+              input.id,
+              b.createString(result.outcome),
+              b.createString(result.detail),
+            ),
+          ),
         };
       } catch (err: unknown) {
         await audit(db, { operatorId: operator.id, action: auditAs, target, outcome: 'failed', detail: codeOf(err) });

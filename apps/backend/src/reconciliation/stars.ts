@@ -48,7 +48,13 @@ export async function reconcileStars(db: Kysely<DB>, source: StarTransactionSour
   const byCharge = new Map(orders.filter((o) => o.platform_charge_id !== null).map((o) => [o.platform_charge_id ?? '', o]));
   const byId = new Map(orders.map((o) => [o.id, o]));
   const unmatched =
-    chargeIds.length === 0 ? [] : await db.selectFrom('unmatched_payments').select(['platform_charge_id', 'refund_status']).where('platform_charge_id', 'in', chargeIds).execute();
+    chargeIds.length === 0
+      ? []
+      : await db
+          .selectFrom('unmatched_payments')
+          .select(['platform_charge_id', 'refund_status'])
+          .where('platform_charge_id', 'in', chargeIds)
+          .execute();
   const unmatchedBy = new Map(unmatched.map((u) => [u.platform_charge_id, u]));
 
   // A charge refunded that never credited anything is balanced (money back): neither side is reported.
@@ -61,14 +67,34 @@ export async function reconcileStars(db: Kysely<DB>, source: StarTransactionSour
     if (order?.state !== 'paid') {
       findings.push(finding({ ...base, ...seen, kind: 'taken_not_credited', orderId: order?.id ?? byId.get(tx.payload)?.id ?? null }));
     } else if (order.amount !== tx.amount) {
-      findings.push(finding({ ...base, ...seen, kind: 'amount_mismatch', orderId: order.id, ledgerAmount: order.amount, ledgerCurrency: order.currency }));
+      findings.push(
+        finding({
+          ...base,
+          ...seen,
+          kind: 'amount_mismatch',
+          orderId: order.id,
+          ledgerAmount: order.amount,
+          ledgerCurrency: order.currency,
+        }),
+      );
     }
   }
   for (const tx of refunds) {
     if (!inWindow(tx.date, seconds)) continue;
     const order = byCharge.get(tx.id);
     if (order?.refund_id === tx.id || unmatchedBy.get(tx.id)?.refund_status === 'refunded' || balanced.has(tx.id)) continue;
-    findings.push(finding({ ...base, kind: 'refund_provider_only', orderId: order?.id ?? null, paymentRef: tx.id, refundRef: tx.id, payerRef: tx.userId?.toString() ?? null, providerAmount: tx.amount, occurredAt: tx.date }));
+    findings.push(
+      finding({
+        ...base,
+        kind: 'refund_provider_only',
+        orderId: order?.id ?? null,
+        paymentRef: tx.id,
+        refundRef: tx.id,
+        payerRef: tx.userId?.toString() ?? null,
+        providerAmount: tx.amount,
+        occurredAt: tx.date,
+      }),
+    );
   }
 
   const paidCharges = new Set(payments.map((t) => t.id));
@@ -83,7 +109,17 @@ export async function reconcileStars(db: Kysely<DB>, source: StarTransactionSour
   for (const order of credited) {
     if (order.platform_charge_id !== null && paidCharges.has(order.platform_charge_id)) continue;
     findings.push(
-      finding({ ...base, kind: 'credited_not_taken', orderId: order.id, paymentRef: order.platform_charge_id ?? '', payerRef: order.platform_user_id?.toString() ?? null, ledgerAmount: order.amount, ledgerCurrency: order.currency, providerCurrency: null, occurredAt: order.paid_at }),
+      finding({
+        ...base,
+        kind: 'credited_not_taken',
+        orderId: order.id,
+        paymentRef: order.platform_charge_id ?? '',
+        payerRef: order.platform_user_id?.toString() ?? null,
+        ledgerAmount: order.amount,
+        ledgerCurrency: order.currency,
+        providerCurrency: null,
+        occurredAt: order.paid_at,
+      }),
     );
   }
 
@@ -99,7 +135,17 @@ export async function reconcileStars(db: Kysely<DB>, source: StarTransactionSour
   for (const order of refundedOrders) {
     if (refundedCharges.has(order.refund_id ?? '')) continue;
     findings.push(
-      finding({ ...base, kind: 'refund_ledger_only', orderId: order.id, paymentRef: order.platform_charge_id ?? '', refundRef: order.refund_id, ledgerAmount: order.amount, ledgerCurrency: order.currency, providerCurrency: null, occurredAt: order.refunded_at }),
+      finding({
+        ...base,
+        kind: 'refund_ledger_only',
+        orderId: order.id,
+        paymentRef: order.platform_charge_id ?? '',
+        refundRef: order.refund_id,
+        ledgerAmount: order.amount,
+        ledgerCurrency: order.currency,
+        providerCurrency: null,
+        occurredAt: order.refunded_at,
+      }),
     );
   }
   const refundedUnmatched = await db
@@ -112,7 +158,17 @@ export async function reconcileStars(db: Kysely<DB>, source: StarTransactionSour
   for (const row of refundedUnmatched) {
     if (refundedCharges.has(row.platform_charge_id)) continue;
     findings.push(
-      finding({ ...base, kind: 'refund_ledger_only', paymentRef: row.platform_charge_id, refundRef: row.platform_charge_id, payerRef: row.platform_user_id.toString(), ledgerAmount: row.amount, ledgerCurrency: 'XTR', providerCurrency: null, occurredAt: row.refunded_at }),
+      finding({
+        ...base,
+        kind: 'refund_ledger_only',
+        paymentRef: row.platform_charge_id,
+        refundRef: row.platform_charge_id,
+        payerRef: row.platform_user_id.toString(),
+        ledgerAmount: row.amount,
+        ledgerCurrency: 'XTR',
+        providerCurrency: null,
+        occurredAt: row.refunded_at,
+      }),
     );
   }
   return findings;

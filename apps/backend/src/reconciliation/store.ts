@@ -1,7 +1,14 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { DB } from '../db/schema.js';
 import type { Finding, Window } from './finding.js';
-import { MISMATCH_KINDS, type MismatchKind, type ReconciliationMismatchesTable, type ReconciliationRunsTable, type RunOutcome, type RunTrigger } from '../db/reconciliation-schema.js';
+import {
+  MISMATCH_KINDS,
+  type MismatchKind,
+  type ReconciliationMismatchesTable,
+  type ReconciliationRunsTable,
+  type RunOutcome,
+  type RunTrigger,
+} from '../db/reconciliation-schema.js';
 
 export type RunRow = Selectable<ReconciliationRunsTable>;
 export type MismatchRow = Selectable<ReconciliationMismatchesTable>;
@@ -81,7 +88,13 @@ export async function lastReport(db: Kysely<DB>): Promise<Report | null> {
 /** The last successful run's open mismatch counts per kind (every kind present, 0 when none), and its finish time. */
 export async function lastCounts(db: Kysely<DB>): Promise<{ counts: Record<MismatchKind, number>; finishedAt: Date | null }> {
   const counts = Object.fromEntries(MISMATCH_KINDS.map((k) => [k, 0])) as Record<MismatchKind, number>;
-  const run = await db.selectFrom('reconciliation_runs').select(['id', 'finished_at']).where('outcome', '!=', 'failed').orderBy('id', 'desc').limit(1).executeTakeFirst();
+  const run = await db
+    .selectFrom('reconciliation_runs')
+    .select(['id', 'finished_at'])
+    .where('outcome', '!=', 'failed')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
   if (!run) return { counts, finishedAt: null };
   const rows = await db
     .selectFrom('reconciliation_mismatches')

@@ -11,13 +11,15 @@ export function parseWindowArgs(args: readonly string[], now: Date): Window {
   for (let i = 0; i < args.length; i += 2) {
     const flag = args[i] ?? '';
     const value = args[i + 1];
-    if (!['--from', '--to', '--hours'].includes(flag) || value === undefined) throw new RangeError(`usage: reconcile --from <ISO time> [--to <ISO time>] | --hours <N> (bad argument ${flag || '(none)'})`);
+    if (!['--from', '--to', '--hours'].includes(flag) || value === undefined)
+      throw new RangeError(`usage: reconcile --from <ISO time> [--to <ISO time>] | --hours <N> (bad argument ${flag || '(none)'})`);
     values.set(flag, value);
   }
   const hours = values.get('--hours');
   if (hours !== undefined) {
     if (values.has('--from') || values.has('--to')) throw new RangeError('--hours cannot be combined with --from/--to');
-    if (!/^\d{1,3}$/.test(hours) || Number(hours) < 1 || Number(hours) > 744) throw new RangeError('--hours must be a whole number from 1 to 744');
+    if (!/^\d{1,3}$/.test(hours) || Number(hours) < 1 || Number(hours) > 744)
+      throw new RangeError('--hours must be a whole number from 1 to 744');
     return { from: new Date(now.getTime() - Number(hours) * 3_600_000), to: now };
   }
   const from = timeOf(values.get('--from'), '--from');
@@ -30,6 +32,7 @@ export function parseWindowArgs(args: readonly string[], now: Date): Window {
 function timeOf(value: string | undefined, flag: string): Date | null {
   if (value === undefined) return null;
   const at = new Date(value);
-  if (!ISO.test(value) || Number.isNaN(at.getTime())) throw new RangeError(`${flag} must be an ISO 8601 time with a zone, e.g. 2026-01-31T00:00:00Z`);
+  if (!ISO.test(value) || Number.isNaN(at.getTime()))
+    throw new RangeError(`${flag} must be an ISO 8601 time with a zone, e.g. 2026-01-31T00:00:00Z`);
   return at;
 }

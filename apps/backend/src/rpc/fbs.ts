@@ -7,5 +7,8 @@ export function unixSeconds(d: Date | null): bigint {
 
 /** A vector of strings built with `create` (a generated `create…Vector`). */
 export function stringVector(b: Builder, values: readonly string[], create: (b: Builder, data: number[]) => number): number {
-  return create(b, values.map((v) => b.createString(v)));
+  return create(
+    b,
+    values.map((v) => b.createString(v)),
+  );
 }

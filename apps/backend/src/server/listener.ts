@@ -5,7 +5,6 @@ import { serveStreams, type StreamTaker } from '@wordgame/h2-unary';
 
 type Handler = (req: http.IncomingMessage | http2.Http2ServerRequest, res: http.ServerResponse | http2.Http2ServerResponse) => void;
 
-
 /** A listening server that speaks HTTP/1.1 and cleartext HTTP/2 (prior knowledge) on one port. */
 export interface DualListener {
   readonly port: number;
@@ -78,4 +77,3 @@ export async function listenDual(handler: Handler, host: string, port: number, g
     },
   };
 }
-

@@ -20,7 +20,10 @@ export async function block(deps: GameDeps, callerId: bigint, targetId: bigint):
     await trx
       .deleteFrom('friendships')
       .where((eb) =>
-        eb.or([eb.and([eb('requester_id', '=', callerId), eb('addressee_id', '=', targetId)]), eb.and([eb('requester_id', '=', targetId), eb('addressee_id', '=', callerId)])]),
+        eb.or([
+          eb.and([eb('requester_id', '=', callerId), eb('addressee_id', '=', targetId)]),
+          eb.and([eb('requester_id', '=', targetId), eb('addressee_id', '=', callerId)]),
+        ]),
       )
       .execute();
   });

@@ -23,7 +23,11 @@ export async function softDeleteAccount(db: Kysely<DB>, accountId: bigint, now: 
   return db.transaction().execute(async (trx) => {
     const account = await trx.selectFrom('accounts').select('status').where('id', '=', accountId).forUpdate().executeTakeFirst();
     if (!account || account.status === 'deleted') throw new DomainError('caller_required', 'the caller account does not exist');
-    await trx.updateTable('accounts').set({ status: 'deleted', deleted_at: now, email: null, email_confirmed_at: null }).where('id', '=', accountId).execute();
+    await trx
+      .updateTable('accounts')
+      .set({ status: 'deleted', deleted_at: now, email: null, email_confirmed_at: null })
+      .where('id', '=', accountId)
+      .execute();
     await trx.deleteFrom('email_confirmations').where('account_id', '=', accountId).execute();
     const revoked = await trx.deleteFrom('sessions').where('account_id', '=', accountId).executeTakeFirst();
     const forfeited = await forfeitGamesOf(trx, accountId, now);

@@ -13,7 +13,12 @@ async function pairRow(trx: Transaction<DB>, a: bigint, b: bigint) {
   return trx
     .selectFrom('friendships')
     .select(['requester_id', 'status'])
-    .where((eb) => eb.or([eb.and([eb('requester_id', '=', a), eb('addressee_id', '=', b)]), eb.and([eb('requester_id', '=', b), eb('addressee_id', '=', a)])]))
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('requester_id', '=', a), eb('addressee_id', '=', b)]),
+        eb.and([eb('requester_id', '=', b), eb('addressee_id', '=', a)]),
+      ]),
+    )
     .forUpdate()
     .executeTakeFirst();
 }
@@ -39,10 +44,14 @@ export async function sendFriendRequest(deps: GameDeps, callerId: bigint, target
       return await deps.db.transaction().execute(async (trx): Promise<FriendshipStatus> => {
         await requireLiveCaller(trx, callerId);
         await requireTarget(trx, callerId, targetId);
-        if (await isBlockedEitherWay(trx, callerId, targetId)) throw new DomainError('blocked', 'a block stands between you and this player');
+        if (await isBlockedEitherWay(trx, callerId, targetId))
+          throw new DomainError('blocked', 'a block stands between you and this player');
         const row = await pairRow(trx, callerId, targetId);
         if (!row) {
-          await trx.insertInto('friendships').values({ requester_id: callerId, addressee_id: targetId, status: 'pending', created_at: now }).execute();
+          await trx
+            .insertInto('friendships')
+            .values({ requester_id: callerId, addressee_id: targetId, status: 'pending', created_at: now })
+            .execute();
           return 'pending_outgoing';
         }
         if (row.status === 'accepted') return 'friends';
@@ -65,7 +74,8 @@ export async function acceptFriendRequest(deps: GameDeps, callerId: bigint, targ
     await requireTarget(trx, callerId, targetId);
     const row = await pairRow(trx, callerId, targetId);
     if (row?.status === 'accepted') return 'friends';
-    if (!row || row.requester_id !== targetId) throw new DomainError('unknown_friend_request', 'this account has not asked you for friendship');
+    if (!row || row.requester_id !== targetId)
+      throw new DomainError('unknown_friend_request', 'this account has not asked you for friendship');
     await acceptRow(trx, targetId, callerId, now);
     return 'friends';
   });

@@ -8,7 +8,11 @@ import { block, unblock } from './blocks.js';
 import { acceptFriendRequest, sendFriendRequest, type FriendshipStatus } from './friends.js';
 
 function targetOf(body: Uint8Array): bigint {
-  return decodeTable(body, (bb) => fb.SocialTarget.getRootAsSocialTarget(bb), (t) => t.accountId());
+  return decodeTable(
+    body,
+    (bb) => fb.SocialTarget.getRootAsSocialTarget(bb),
+    (t) => t.accountId(),
+  );
 }
 
 function friendship(accountId: bigint, status: FriendshipStatus): Uint8Array {
@@ -25,10 +29,18 @@ function blockView(accountId: bigint, blocked: boolean): Uint8Array {
  * most once like every chat gate command; the outcome is logged, never awaited by the caller.
  */
 async function revokeChat(deps: GameDeps, accountId: bigint): Promise<void> {
-  const identities = await deps.db.selectFrom('platform_identities').select('external_id').where('account_id', '=', accountId).where('kind', '=', 'telegram').execute();
+  const identities = await deps.db
+    .selectFrom('platform_identities')
+    .select('external_id')
+    .where('account_id', '=', accountId)
+    .where('kind', '=', 'telegram')
+    .execute();
   for (const { external_id } of identities) {
     const outcome = await deps.chatGate.send(external_id, false);
-    deps.logger.info({ accountId: String(accountId), allow: false, outcome: outcome.status, reason: 'account_deleted' }, 'chat gate command sent');
+    deps.logger.info(
+      { accountId: String(accountId), allow: false, outcome: outcome.status, reason: 'account_deleted' },
+      'chat gate command sent',
+    );
   }
 }
 
@@ -62,14 +74,23 @@ export function socialService(deps: GameDeps): ServiceImpl<typeof backendApi.Soc
     },
     async deleteAccount(req, ctx) {
       const caller = writerFrom(ctx.requestHeader);
-      decodeTable(req.body, (bb) => fb.AccountDeletion.getRootAsAccountDeletion(bb), () => undefined);
+      decodeTable(
+        req.body,
+        (bb) => fb.AccountDeletion.getRootAsAccountDeletion(bb),
+        () => undefined,
+      );
       const done = await softDeleteAccount(deps.db, caller.accountId, deps.now());
       for (const { gameId, seat } of done.forfeited) {
         const game = await loadGame(deps.db, gameId);
         if (game) deps.bus.publish(gameId, { kind: 'deleted', game, seat });
       }
-      void revokeChat(deps, caller.accountId).catch((err: unknown) => deps.logger.warn({ err, accountId: String(caller.accountId) }, 'chat gate revocation failed'));
-      deps.logger.info({ accountId: String(caller.accountId), sessionsRevoked: done.sessionsRevoked, gamesForfeited: done.forfeited.length }, 'account deleted');
+      void revokeChat(deps, caller.accountId).catch((err: unknown) =>
+        deps.logger.warn({ err, accountId: String(caller.accountId) }, 'chat gate revocation failed'),
+      );
+      deps.logger.info(
+        { accountId: String(caller.accountId), sessionsRevoked: done.sessionsRevoked, gamesForfeited: done.forfeited.length },
+        'account deleted',
+      );
       return { body: encodeTable((b) => fb.AccountDeleted.createAccountDeleted(b, caller.accountId, done.sessionsRevoked)) };
     },
   };

@@ -15,7 +15,13 @@ export interface SystemStatus {
  * Probes the database with a trivial query (bounded by `timeoutMs`) and reports readiness; a
  * database that does not answer makes the backend `degraded`, never a thrown error.
  */
-export async function checkSystem(database: Database, startedAt: number, version: string, clock: Clock, timeoutMs = 2_000): Promise<SystemStatus> {
+export async function checkSystem(
+  database: Database,
+  startedAt: number,
+  version: string,
+  clock: Clock,
+  timeoutMs = 2_000,
+): Promise<SystemStatus> {
   const t0 = process.hrtime.bigint();
   let ok = false;
   let timer: NodeJS.Timeout | undefined;

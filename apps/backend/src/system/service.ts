@@ -16,7 +16,11 @@ export function encodeCheckResponse(s: SystemStatus): Uint8Array {
 export function systemService(check: () => Promise<SystemStatus>): ServiceImpl<typeof backendApi.SystemService> {
   return {
     async check(request) {
-      decodeTable(request.body, (bb) => fb.CheckRequest.getRootAsCheckRequest(bb), () => undefined);
+      decodeTable(
+        request.body,
+        (bb) => fb.CheckRequest.getRootAsCheckRequest(bb),
+        () => undefined,
+      );
       return { body: encodeCheckResponse(await check()) };
     },
   };

@@ -30,4 +30,3 @@ export async function freshPostgres(): Promise<Database & { url: string }> {
 export function freshPglite(): Promise<Database> {
   return openDatabase({ pgliteDir: 'memory://' });
 }
-

@@ -32,10 +32,19 @@ const REFUSALS: Record<string, [DomainError['code'], string]> = {
  * When a concurrent writer to the same account got in first (`stale`), it runs again inside a
  * transaction that takes the account's locks before the statement's snapshot.
  */
-export async function buy(db: Kysely<DB>, caller: Caller, productId: bigint, rawKey: string | null, now: Date): Promise<PurchaseResult & { replayed: boolean }> {
+export async function buy(
+  db: Kysely<DB>,
+  caller: Caller,
+  productId: bigint,
+  rawKey: string | null,
+  now: Date,
+): Promise<PurchaseResult & { replayed: boolean }> {
   const decision = gate({ ...caller.platform, emailConfirmed: false });
   if (!decision.canSpend) {
-    throw new DomainError('purchase_forbidden', decision.frozen ? 'purchases are not available in this app on this device' : 'this session may not spend or buy');
+    throw new DomainError(
+      'purchase_forbidden',
+      decision.frozen ? 'purchases are not available in this app on this device' : 'this session may not spend or buy',
+    );
   }
   if (productId <= 0n) throw new DomainError('invalid_product_id', 'product_id must be a positive integer');
   const values = parameters(decision, caller.accountId, productId, idempotencyKey(rawKey), now);

@@ -46,7 +46,11 @@ export function projectCatalog(products: readonly Product[], decision: GateDecis
 
 /** wallet.catalog for a caller: active products projected through the gate. */
 export async function catalogFor(db: Kysely<DB>, caller: Caller): Promise<CatalogViewData> {
-  const account = await db.selectFrom('accounts').select(['email_confirmed_at', 'status']).where('id', '=', caller.accountId).executeTakeFirst();
+  const account = await db
+    .selectFrom('accounts')
+    .select(['email_confirmed_at', 'status'])
+    .where('id', '=', caller.accountId)
+    .executeTakeFirst();
   if (!account || account.status === 'deleted') throw new DomainError('caller_required', 'the caller account does not exist');
   const decision = gate({ ...caller.platform, emailConfirmed: account.email_confirmed_at !== null });
   return projectCatalog(await listProducts(db, { includeInactive: false }), decision);

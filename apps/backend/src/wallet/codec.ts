@@ -13,7 +13,9 @@ function writeWallet(b: Builder, w: WalletViewData): number {
   );
   const benefits = fb.WalletView.createBenefitsVector(
     b,
-    w.benefits.map((x) => fb.BenefitBalance.createBenefitBalance(b, b.createString(x.origin), unixSeconds(x.noAdsUntil), x.noAdsForever, x.hints)),
+    w.benefits.map((x) =>
+      fb.BenefitBalance.createBenefitBalance(b, b.createString(x.origin), unixSeconds(x.noAdsUntil), x.noAdsForever, x.hints),
+    ),
   );
   const order = stringVector(b, w.spendOrder, (bb, d) => fb.WalletView.createSpendOrderVector(bb, d));
   return fb.WalletView.createWalletView(b, segments, benefits, order, w.canSpend, w.frozen, w.trusted);

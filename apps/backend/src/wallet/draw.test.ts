@@ -2,7 +2,12 @@ import fc from 'fast-check';
 import { SEGMENTS, type Segment } from '../gate/context.js';
 import { benefitOriginOf, drawInOrder } from './draw.js';
 
-const balances = (d: bigint, t: bigint, v: bigint) => new Map<Segment, bigint>([['direct', d], ['telegram', t], ['vk', v]]);
+const balances = (d: bigint, t: bigint, v: bigint) =>
+  new Map<Segment, bigint>([
+    ['direct', d],
+    ['telegram', t],
+    ['vk', v],
+  ]);
 
 describe('spend draw split', () => {
   it('draws direct, then telegram, then vk', () => {
@@ -26,8 +31,18 @@ describe('spend draw split', () => {
   });
 
   it('credits benefits to the largest draw, the earlier on a tie', () => {
-    expect(benefitOriginOf([{ segment: 'direct', amount: 10n }, { segment: 'telegram', amount: 20n }])).toBe('telegram');
-    expect(benefitOriginOf([{ segment: 'direct', amount: 20n }, { segment: 'vk', amount: 20n }])).toBe('direct');
+    expect(
+      benefitOriginOf([
+        { segment: 'direct', amount: 10n },
+        { segment: 'telegram', amount: 20n },
+      ]),
+    ).toBe('telegram');
+    expect(
+      benefitOriginOf([
+        { segment: 'direct', amount: 20n },
+        { segment: 'vk', amount: 20n },
+      ]),
+    ).toBe('direct');
   });
 
   it('sums to the price with no segment overdrawn or in debt drawn from, or refuses exactly when funds are short', () => {

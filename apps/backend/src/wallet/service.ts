@@ -18,12 +18,20 @@ export function walletService(db: Kysely<DB>, logger: Logger, clock: Clock): Ser
   return {
     async getCatalog(req, ctx) {
       const caller = callerFrom(ctx.requestHeader);
-      decodeTable(req.body, (bb) => fb.WalletCatalogQuery.getRootAsWalletCatalogQuery(bb), () => undefined);
+      decodeTable(
+        req.body,
+        (bb) => fb.WalletCatalogQuery.getRootAsWalletCatalogQuery(bb),
+        () => undefined,
+      );
       return { body: encodeCatalog(await catalogFor(db, caller)) };
     },
     async getWallet(req, ctx) {
       const caller = callerFrom(ctx.requestHeader);
-      decodeTable(req.body, (bb) => fb.WalletQuery.getRootAsWalletQuery(bb), () => undefined);
+      decodeTable(
+        req.body,
+        (bb) => fb.WalletQuery.getRootAsWalletQuery(bb),
+        () => undefined,
+      );
       const { segments, benefits } = await readWallet(db, caller.accountId);
       if (segments.size === 0) throw new DomainError('caller_required', 'the caller account does not exist');
       const decision = gate({ ...caller.platform, emailConfirmed: false });
@@ -31,14 +39,23 @@ export function walletService(db: Kysely<DB>, logger: Logger, clock: Clock): Ser
     },
     async buy(req, ctx) {
       const caller = callerFrom(ctx.requestHeader);
-      const order = decodeTable(req.body, (bb) => fb.WalletBuy.getRootAsWalletBuy(bb), (t) => ({
-        productId: t.productId(),
-        key: t.idempotencyKey(),
-      }));
+      const order = decodeTable(
+        req.body,
+        (bb) => fb.WalletBuy.getRootAsWalletBuy(bb),
+        (t) => ({
+          productId: t.productId(),
+          key: t.idempotencyKey(),
+        }),
+      );
       const result = await buy(db, caller, order.productId, order.key, clock());
       if (!result.replayed) {
         logger.info(
-          { accountId: String(caller.accountId), productId: String(order.productId), price: String(result.price), draws: result.draws.length },
+          {
+            accountId: String(caller.accountId),
+            productId: String(order.productId),
+            price: String(result.price),
+            draws: result.draws.length,
+          },
           'chips spent',
         );
       }

@@ -13,7 +13,11 @@ export interface WalletViewData {
 }
 
 /** Projects balances and benefits through the gate: only visible segments and origins, in gate order. */
-export function projectWallet(decision: GateDecision, balances: ReadonlyMap<Segment, bigint>, benefits: readonly BenefitRow[]): WalletViewData {
+export function projectWallet(
+  decision: GateDecision,
+  balances: ReadonlyMap<Segment, bigint>,
+  benefits: readonly BenefitRow[],
+): WalletViewData {
   return {
     segments: decision.visibleSegments.map((segment) => ({ segment, balance: balances.get(segment) ?? 0n })),
     benefits: decision.visibleSegments.flatMap((origin) => benefits.filter((b) => b.origin === origin)),

@@ -88,8 +88,16 @@ export async function startHarness(env: Record<string, string> = {}, warnings?: 
 }
 
 /** A Connect transport to a test backend that presents the service token, as the gateway does. */
-export function backendTransport(baseUrl: string, httpVersion: '1.1' | '2' = '2', interceptors: Interceptor[] = []): ReturnType<typeof createConnectTransport> {
-  return createConnectTransport({ baseUrl, httpVersion, interceptors: [withServiceToken(TEST_SERVICE_TOKENS.BACKEND_SERVICE_TOKEN), ...interceptors] });
+export function backendTransport(
+  baseUrl: string,
+  httpVersion: '1.1' | '2' = '2',
+  interceptors: Interceptor[] = [],
+): ReturnType<typeof createConnectTransport> {
+  return createConnectTransport({
+    baseUrl,
+    httpVersion,
+    interceptors: [withServiceToken(TEST_SERVICE_TOKENS.BACKEND_SERVICE_TOKEN), ...interceptors],
+  });
 }
 
 /** Caller headers as the gateway sets them. */

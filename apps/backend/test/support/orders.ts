@@ -18,7 +18,17 @@ export interface PackSpec {
 
 /** A catalog product to hang test orders on (orders reference a product; their snapshot is what counts). */
 export async function orderProduct(db: Kysely<DB>): Promise<bigint> {
-  const p = await upsertProduct(db, { id: 0n, title: 'Test pack', active: true, atoms: [{ kind: 'chips', quantity: 1n }], prices: [{ method: 'provider', amount: 100n, currency: 'RUB' }] }, new Date());
+  const p = await upsertProduct(
+    db,
+    {
+      id: 0n,
+      title: 'Test pack',
+      active: true,
+      atoms: [{ kind: 'chips', quantity: 1n }],
+      prices: [{ method: 'provider', amount: 100n, currency: 'RUB' }],
+    },
+    new Date(),
+  );
   return p.id;
 }
 
@@ -26,7 +36,14 @@ export async function orderProduct(db: Kysely<DB>): Promise<bigint> {
  * A card order for `pack` funding `segment`, credited through the real credit statement at `at`
  * (its provider payment id is the order id). Returns the paid order.
  */
-export async function paidOrder(db: Kysely<DB>, productId: bigint, accountId: bigint, segment: Segment, pack: PackSpec, at = new Date()): Promise<OrderRow> {
+export async function paidOrder(
+  db: Kysely<DB>,
+  productId: bigint,
+  accountId: bigint,
+  segment: Segment,
+  pack: PackSpec,
+  at = new Date(),
+): Promise<OrderRow> {
   const id = randomUUID();
   await insertOrder(db, {
     id,

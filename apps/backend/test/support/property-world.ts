@@ -22,21 +22,32 @@ export async function startPropertyWorld(title: string, env: Record<string, stri
   const pg = await freshPostgres();
   await migrateToLatest(pg.db);
   const emulator = await startProviderEmulator({ shops: [SHOPS.direct, SHOPS.vk], autoNotify: false });
-  const config = loadBackendConfig({ ...TEST_SERVICE_TOKENS, ...TEST_RATE_LIMITS, DATABASE_URL: pg.url, BACKEND_YOOKASSA_API_URL: emulator.apiUrl, BACKEND_YOOKASSA_SHOPS: SHOPS_ENV, ...env });
-  const { id: productId } = await upsertProduct(pg.db, {
-    id: 0n,
-    title,
-    active: true,
-    atoms: [
-      { kind: 'chips', quantity: 100n },
-      { kind: 'hints', quantity: 2n },
-      { kind: 'no_ads_days', quantity: 3n },
-    ],
-    prices: [
-      { method: 'provider', amount: 5_000n, currency: 'RUB' },
-      { method: 'xtr', amount: 50n, currency: 'XTR' },
-    ],
-  }, new Date());
+  const config = loadBackendConfig({
+    ...TEST_SERVICE_TOKENS,
+    ...TEST_RATE_LIMITS,
+    DATABASE_URL: pg.url,
+    BACKEND_YOOKASSA_API_URL: emulator.apiUrl,
+    BACKEND_YOOKASSA_SHOPS: SHOPS_ENV,
+    ...env,
+  });
+  const { id: productId } = await upsertProduct(
+    pg.db,
+    {
+      id: 0n,
+      title,
+      active: true,
+      atoms: [
+        { kind: 'chips', quantity: 100n },
+        { kind: 'hints', quantity: 2n },
+        { kind: 'no_ads_days', quantity: 3n },
+      ],
+      prices: [
+        { method: 'provider', amount: 5_000n, currency: 'RUB' },
+        { method: 'xtr', amount: 50n, currency: 'XTR' },
+      ],
+    },
+    new Date(),
+  );
   return {
     pg,
     emulator,

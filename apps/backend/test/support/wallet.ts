@@ -46,7 +46,11 @@ export function readRecord(t: InstanceType<typeof fb.ProductRecord>) {
 /** Creates a product through CatalogAdminService and returns its id. */
 export async function createProduct(admin: Client<typeof backendApi.CatalogAdminService>, d: DraftSpec): Promise<bigint> {
   const res = await admin.upsertProduct({ body: draftBody(d) });
-  return decodeTable(res.body, (bb) => fb.ProductRecord.getRootAsProductRecord(bb), (t) => t.productId());
+  return decodeTable(
+    res.body,
+    (bb) => fb.ProductRecord.getRootAsProductRecord(bb),
+    (t) => t.productId(),
+  );
 }
 
 /** A bare account with its three empty segments. */
@@ -61,7 +65,10 @@ export function newAccount(db: Kysely<DB>, email?: { address: string; confirmed:
 export function readWallet(t: InstanceType<typeof fb.WalletView>) {
   return {
     segments: Object.fromEntries(
-      Array.from({ length: t.segmentsLength() }, (_, i): [string, bigint] => [String(t.segments(i)?.segment()), t.segments(i)?.balance() ?? -1n]),
+      Array.from({ length: t.segmentsLength() }, (_, i): [string, bigint] => [
+        String(t.segments(i)?.segment()),
+        t.segments(i)?.balance() ?? -1n,
+      ]),
     ),
     benefits: Array.from({ length: t.benefitsLength() }, (_, i) => {
       const x = t.benefits(i);
@@ -75,17 +82,21 @@ export function readWallet(t: InstanceType<typeof fb.WalletView>) {
 }
 
 export function readPurchase(body: Uint8Array) {
-  return decodeTable(body, (bb) => fb.WalletPurchase.getRootAsWalletPurchase(bb), (t) => {
-    const wallet = t.wallet();
-    return {
-      productId: t.productId(),
-      price: t.price(),
-      draws: Array.from({ length: t.drawsLength() }, (_, i) => [t.draws(i)?.segment(), t.draws(i)?.amount()]),
-      benefitOrigin: t.benefitOrigin(),
-      wallet: wallet ? readWallet(wallet) : null,
-      replayed: t.replayed(),
-    };
-  });
+  return decodeTable(
+    body,
+    (bb) => fb.WalletPurchase.getRootAsWalletPurchase(bb),
+    (t) => {
+      const wallet = t.wallet();
+      return {
+        productId: t.productId(),
+        price: t.price(),
+        draws: Array.from({ length: t.drawsLength() }, (_, i) => [t.draws(i)?.segment(), t.draws(i)?.amount()]),
+        benefitOrigin: t.benefitOrigin(),
+        wallet: wallet ? readWallet(wallet) : null,
+        replayed: t.replayed(),
+      };
+    },
+  );
 }
 
 export function buyBody(productId: bigint, key = ''): Uint8Array {

@@ -43,7 +43,13 @@ export function joinersOf(update: TgUpdate, chatId: string): Joiner[] {
  * eligibility cannot be resolved (channel down, timeout) nothing changes and the failure is
  * logged; the gateway's later chat_gate commands correct the standing.
  */
-export async function gateJoiner(platform: PlatformClient, chatId: string, joiner: Joiner, resolve: ResolveEligibility, logger: Logger): Promise<void> {
+export async function gateJoiner(
+  platform: PlatformClient,
+  chatId: string,
+  joiner: Joiner,
+  resolve: ResolveEligibility,
+  logger: Logger,
+): Promise<void> {
   const log = logger.child({ platformUserId: joiner.user.id });
   let eligible: boolean;
   try {

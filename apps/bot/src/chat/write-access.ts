@@ -33,7 +33,8 @@ export async function standingIn(platform: PlatformClient, chatId: string, userI
   try {
     member = await platform.call('getChatMember', { chat_id: chatId, user_id: userId }, { result: chatMemberResult });
   } catch (err: unknown) {
-    if (err instanceof PlatformError && err.status === 400 && /PARTICIPANT_ID_INVALID|user not found/i.test(err.description)) return 'absent';
+    if (err instanceof PlatformError && err.status === 400 && /PARTICIPANT_ID_INVALID|user not found/i.test(err.description))
+      return 'absent';
     throw err;
   }
   if (!isInChat(member)) return 'absent';

@@ -12,7 +12,12 @@ import { delivered, failed, failureOf, notDelivered } from './outcome.js';
  * again when they join, through chat eligibility), or the user is an admin, whom no restriction
  * reaches. An external_id that is no platform user id, or a failing platform call, sets error.
  */
-export async function chatGate(platform: PlatformClient, chatId: string | undefined, command: botlink.ChatGateCommand, logger: Logger): Promise<CommandOutcome> {
+export async function chatGate(
+  platform: PlatformClient,
+  chatId: string | undefined,
+  command: botlink.ChatGateCommand,
+  logger: Logger,
+): Promise<CommandOutcome> {
   if (chatId === undefined) return notDelivered();
   const userId = platformUserId(command.externalId);
   if (userId === undefined) return failed('external_id is not a platform user id');

@@ -11,17 +11,23 @@ import { callForCommand, delivered, failed, failureOf } from './outcome.js';
  * errors (title or payload too long, ...) come back as the Ack error.
  */
 export async function createInvoice(platform: PlatformClient, command: botlink.CreateInvoiceCommand): Promise<CommandOutcome> {
-  if (command.amount <= 0n || command.amount > BigInt(Number.MAX_SAFE_INTEGER)) return failed('amount must be a positive whole number of stars');
+  if (command.amount <= 0n || command.amount > BigInt(Number.MAX_SAFE_INTEGER))
+    return failed('amount must be a positive whole number of stars');
   if (command.payload === '') return failed('payload (the order id) is empty');
   try {
-    const link = await callForCommand(platform, 'createInvoiceLink', {
-      title: command.title,
-      description: command.description,
-      payload: command.payload,
-      provider_token: '',
-      currency: 'XTR',
-      prices: [{ label: command.title, amount: Number(command.amount) }],
-    }, linkResult);
+    const link = await callForCommand(
+      platform,
+      'createInvoiceLink',
+      {
+        title: command.title,
+        description: command.description,
+        payload: command.payload,
+        provider_token: '',
+        currency: 'XTR',
+        prices: [{ label: command.title, amount: Number(command.amount) }],
+      },
+      linkResult,
+    );
     return delivered(link);
   } catch (err: unknown) {
     return failureOf(err);

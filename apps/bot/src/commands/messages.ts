@@ -28,7 +28,12 @@ function recipientId(recipient: connector.PlatformIdentity | undefined): { id: n
 }
 
 /** Sends `text` privately; a user who blocked or never started the bot is a clean not-delivered. */
-async function sendPrivately(platform: PlatformClient, recipient: connector.PlatformIdentity | undefined, text: string, logger: Logger): Promise<CommandOutcome> {
+async function sendPrivately(
+  platform: PlatformClient,
+  recipient: connector.PlatformIdentity | undefined,
+  text: string,
+  logger: Logger,
+): Promise<CommandOutcome> {
   const to = recipientId(recipient);
   if ('problem' in to) return failed(to.problem);
   try {
@@ -55,7 +60,12 @@ export type LanguageFor = (platformUserId: number | undefined) => Language;
  * notify: a payment-outcome kind rendered in the recipient's language and sent privately; other
  * kinds are in-app only (not delivered).
  */
-export async function notify(platform: PlatformClient, request: connector.NotifyRequest, logger: Logger, languageFor: LanguageFor): Promise<CommandOutcome> {
+export async function notify(
+  platform: PlatformClient,
+  request: connector.NotifyRequest,
+  logger: Logger,
+  languageFor: LanguageFor,
+): Promise<CommandOutcome> {
   let text: string | undefined;
   try {
     const to = recipientId(request.recipient);
@@ -69,7 +79,11 @@ export async function notify(platform: PlatformClient, request: connector.Notify
 }
 
 /** send_to_channel: a post to the configured game channel; none configured is a clean not-delivered. */
-export async function sendToChannel(platform: PlatformClient, channelId: string | undefined, request: connector.SendToGameChannelRequest): Promise<CommandOutcome> {
+export async function sendToChannel(
+  platform: PlatformClient,
+  channelId: string | undefined,
+  request: connector.SendToGameChannelRequest,
+): Promise<CommandOutcome> {
   if (channelId === undefined) return notDelivered();
   try {
     await callForCommand(platform, 'sendMessage', { chat_id: channelId, text: request.text }, messageResult);

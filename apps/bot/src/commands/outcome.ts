@@ -28,7 +28,13 @@ export function failureOf(err: unknown): CommandOutcome {
  * every call until the bounded Retry-After pause is over, so the retry waits it out. Other
  * failures throw at once.
  */
-export async function callForCommand<T>(platform: PlatformClient, method: string, params: Record<string, unknown>, result: z.ZodType<T>, attempts = 3): Promise<T> {
+export async function callForCommand<T>(
+  platform: PlatformClient,
+  method: string,
+  params: Record<string, unknown>,
+  result: z.ZodType<T>,
+  attempts = 3,
+): Promise<T> {
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await platform.call(method, params, { result });

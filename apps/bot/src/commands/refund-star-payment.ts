@@ -17,7 +17,8 @@ const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/;
 
 /** Why the command cannot be sent to the platform, or undefined when it can. */
 function invalidReason(command: botlink.RefundStarPaymentCommand): string | undefined {
-  if (command.userId <= 0n || command.userId > BigInt(Number.MAX_SAFE_INTEGER)) return 'user_id must be a positive platform user id (at most 2^53-1)';
+  if (command.userId <= 0n || command.userId > BigInt(Number.MAX_SAFE_INTEGER))
+    return 'user_id must be a positive platform user id (at most 2^53-1)';
   const length = [...command.platformPaymentChargeId].length;
   if (length === 0 || length > MAX_CHARGE_ID_CHARS) return `platform_payment_charge_id must be 1..${MAX_CHARGE_ID_CHARS} characters`;
   if (CONTROL_CHARS.test(command.platformPaymentChargeId)) return 'platform_payment_charge_id contains control characters';
@@ -37,7 +38,11 @@ function platformFailure(err: PlatformError): string {
  * a transport failure is an Ack error carrying the platform's status and description; the backend
  * owns the retry. A command with a bad user id or charge id never reaches the platform.
  */
-export async function refundStarPayment(platform: PlatformClient, command: botlink.RefundStarPaymentCommand, logger: Logger): Promise<CommandOutcome> {
+export async function refundStarPayment(
+  platform: PlatformClient,
+  command: botlink.RefundStarPaymentCommand,
+  logger: Logger,
+): Promise<CommandOutcome> {
   const invalid = invalidReason(command);
   if (invalid !== undefined) {
     logger.warn({ reason: invalid }, 'star refund refused: invalid command');

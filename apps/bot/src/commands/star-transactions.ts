@@ -31,11 +31,20 @@ export interface CompactStarTransaction {
  * below 0 or a limit outside 1..100 never reaches the platform; a refusal, a 5xx or an answer of the
  * wrong shape is an Ack error. The backend's reconciliation pages through with growing offsets.
  */
-export async function getStarTransactions(platform: PlatformClient, command: botlink.GetStarTransactionsCommand, logger: Logger): Promise<CommandOutcome> {
+export async function getStarTransactions(
+  platform: PlatformClient,
+  command: botlink.GetStarTransactionsCommand,
+  logger: Logger,
+): Promise<CommandOutcome> {
   if (command.offset < 0n || command.offset > BigInt(Number.MAX_SAFE_INTEGER)) return failed('offset must be 0 or more');
   if (command.limit < 1n || command.limit > BigInt(MAX_STAR_TRANSACTIONS)) return failed(`limit must be 1..${MAX_STAR_TRANSACTIONS}`);
   try {
-    const page = await callForCommand(platform, 'getStarTransactions', { offset: Number(command.offset), limit: Number(command.limit) }, starTransactionsResult);
+    const page = await callForCommand(
+      platform,
+      'getStarTransactions',
+      { offset: Number(command.offset), limit: Number(command.limit) },
+      starTransactionsResult,
+    );
     const transactions = page.transactions.map(compact);
     logger.info({ offset: Number(command.offset), count: transactions.length }, 'star transactions read');
     return delivered(JSON.stringify({ transactions }));

@@ -32,7 +32,11 @@ const TRANSLATORS: ReadonlyMap<Language, Translator> = new Map(LANGUAGES.map((l)
  * Renders a notification to message text in `language`, or undefined when the kind is not
  * rendered out-of-app. Throws RenderError when a parameter the kind needs is missing or empty.
  */
-export function renderNotification(kind: connector.NotificationKind, params: Readonly<Record<string, string>>, language: Language = 'en'): string | undefined {
+export function renderNotification(
+  kind: connector.NotificationKind,
+  params: Readonly<Record<string, string>>,
+  language: Language = 'en',
+): string | undefined {
   const template = TEMPLATES.get(kind);
   if (!template) return undefined;
   const values: Record<string, string> = {};

@@ -34,7 +34,12 @@ export function createReadiness(deps: ReadinessDeps): () => Promise<Readiness> {
     probing ??= (async () => {
       let timer: NodeJS.Timeout | undefined;
       try {
-        await Promise.race([deps.probePlatform(), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('platform probe timed out')), deps.probeTimeoutMs ?? 2_000)))]);
+        await Promise.race([
+          deps.probePlatform(),
+          new Promise(
+            (_, reject) => (timer = setTimeout(() => reject(new Error('platform probe timed out')), deps.probeTimeoutMs ?? 2_000)),
+          ),
+        ]);
       } catch {
         // Not reachable: readiness below reports it.
       } finally {

@@ -23,7 +23,11 @@ export async function listenHealth(host: string, port: number, report: () => Rep
   const server = http.createServer((req, res) => {
     void answer(req).then((body) => {
       res.writeHead(body ? (body.status === 'ok' ? 200 : 503) : 404, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(body ?? { error: { code: 'not_found', message: 'no such route' } }, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
+      res.end(
+        JSON.stringify(body ?? { error: { code: 'not_found', message: 'no such route' } }, (_k, v: unknown) =>
+          typeof v === 'bigint' ? v.toString() : v,
+        ),
+      );
     });
   });
   await new Promise<void>((resolve, reject) => {

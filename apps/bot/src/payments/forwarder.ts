@@ -67,7 +67,10 @@ export class PaymentForwarder {
     try {
       outbox.makeAllDue();
     } catch (err: unknown) {
-      logger.error({ err: err instanceof Error ? err.message : String(err) }, 'could not make left-over outbox rows due; they wait for their own backoff');
+      logger.error(
+        { err: err instanceof Error ? err.message : String(err) },
+        'could not make left-over outbox rows due; they wait for their own backoff',
+      );
     }
     while (!this.stopping.signal.aborted) {
       try {
@@ -86,7 +89,10 @@ export class PaymentForwarder {
         this.guard.reset();
       } catch (err: unknown) {
         const delayMs = this.guard.next();
-        logger.error({ err: err instanceof Error ? err.message : String(err), delayMs }, 'payment forwarder pass failed unexpectedly; going on after a pause');
+        logger.error(
+          { err: err instanceof Error ? err.message : String(err), delayMs },
+          'payment forwarder pass failed unexpectedly; going on after a pause',
+        );
         await sleep(delayMs, this.stopping.signal);
       }
     }
@@ -106,12 +112,18 @@ export class PaymentForwarder {
       if (isPermanentRefusal(err)) {
         const reason = `ForwardPayment refused: ${Code[err.code]}: ${err.rawMessage}`;
         deadLetters.parkOutboxRow(row.chargeId, row, reason);
-        log.error({ attempts, amount: row.amount.toString(), platformUserId: row.platformUserId.toString(), reason }, 'payment refused by the gateway as invalid; parked as a dead letter for an operator');
+        log.error(
+          { attempts, amount: row.amount.toString(), platformUserId: row.platformUserId.toString(), reason },
+          'payment refused by the gateway as invalid; parked as a dead letter for an operator',
+        );
         return;
       }
       const delayMs = delayAfter(attempts, this.options.retry);
       outbox.recordFailure(row.chargeId, Date.now() + delayMs);
-      log.warn({ err: err instanceof Error ? err.message : String(err), attempts, delayMs }, 'ForwardPayment got no response; this row retries after its backoff');
+      log.warn(
+        { err: err instanceof Error ? err.message : String(err), attempts, delayMs },
+        'ForwardPayment got no response; this row retries after its backoff',
+      );
     }
   }
 

@@ -60,7 +60,11 @@ export class PaymentOutbox {
 
   /** Payments whose next attempt is due at `nowMs`, oldest first. */
   due(nowMs: number, limit = 100): OutboxRow[] {
-    return this.rows(`SELECT ${COLUMNS} FROM payment_outbox WHERE next_attempt_at <= ? ORDER BY created_at, charge_id LIMIT ?`, BigInt(nowMs), limit);
+    return this.rows(
+      `SELECT ${COLUMNS} FROM payment_outbox WHERE next_attempt_at <= ? ORDER BY created_at, charge_id LIMIT ?`,
+      BigInt(nowMs),
+      limit,
+    );
   }
 
   /** The earliest next attempt of any waiting payment (unix ms), or undefined when none waits. */
@@ -76,7 +80,9 @@ export class PaymentOutbox {
 
   /** Counts a failed forwarding attempt and sets when the row may be tried again. */
   recordFailure(chargeId: string, nextAttemptAt: number): void {
-    this.db.prepare('UPDATE payment_outbox SET attempts = attempts + 1, next_attempt_at = ? WHERE charge_id = ?').run(BigInt(nextAttemptAt), chargeId);
+    this.db
+      .prepare('UPDATE payment_outbox SET attempts = attempts + 1, next_attempt_at = ? WHERE charge_id = ?')
+      .run(BigInt(nextAttemptAt), chargeId);
   }
 
   /** Forgets a payment once ForwardPayment answered. */

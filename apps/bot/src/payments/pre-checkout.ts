@@ -4,7 +4,11 @@ import { trueResult } from '../platform/shapes.js';
 import type { TgPreCheckoutQuery } from '../platform/types.js';
 
 /** ValidatePreCheckout over the bot-link, with its deadline applied by the caller. */
-export type ValidatePreCheckout = (request: { orderId: string; amount: bigint; currency: string }) => Promise<{ ok: boolean; reason: string }>;
+export type ValidatePreCheckout = (request: {
+  orderId: string;
+  amount: bigint;
+  currency: string;
+}) => Promise<{ ok: boolean; reason: string }>;
 
 /** Shown to the payer when the backend could not be asked in time. */
 export const UNAVAILABLE_REASON = 'Payments are temporarily unavailable. Please try again in a few minutes.';
@@ -18,7 +22,12 @@ export const DECLINED_REASON = 'This purchase cannot be completed.';
  * declines with a generic "try again" message. The deadline is set well inside the platform's
  * 10 s, so the answer always reaches the platform in time.
  */
-export async function answerPreCheckout(platform: PlatformClient, validate: ValidatePreCheckout, query: TgPreCheckoutQuery, logger: Logger): Promise<void> {
+export async function answerPreCheckout(
+  platform: PlatformClient,
+  validate: ValidatePreCheckout,
+  query: TgPreCheckoutQuery,
+  logger: Logger,
+): Promise<void> {
   const log = logger.child({ preCheckoutQueryId: query.id, orderId: query.invoice_payload });
   let verdict: { ok: boolean; reason: string };
   try {

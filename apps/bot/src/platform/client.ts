@@ -63,7 +63,11 @@ export class PlatformClient {
   /** Calls `method` with JSON params and returns its `result` (checked against `opts.result`), or throws PlatformError. */
   call(method: string, params?: Record<string, unknown>, opts?: CallOptions): Promise<unknown>;
   call<T>(method: string, params: Record<string, unknown>, opts: CallOptions & { result: z.ZodType<T> }): Promise<T>;
-  async call<T>(method: string, params: Record<string, unknown> = {}, opts: CallOptions & { result?: z.ZodType<T> } = {}): Promise<unknown> {
+  async call<T>(
+    method: string,
+    params: Record<string, unknown> = {},
+    opts: CallOptions & { result?: z.ZodType<T> } = {},
+  ): Promise<unknown> {
     await this.waitOutPause(opts.signal);
     const { counters } = this.options;
     const timeout = AbortSignal.timeout((this.options.requestTimeoutMs ?? 15_000) + (opts.extraTimeoutMs ?? 0));
@@ -128,10 +132,14 @@ export class PlatformClient {
     for (let left = this.pauseLeftMs(); left > 0; left = this.pauseLeftMs()) {
       await new Promise<void>((resolve, reject) => {
         const t = setTimeout(resolve, left);
-        signal?.addEventListener('abort', () => {
-          clearTimeout(t);
-          reject(signal.reason as Error);
-        }, { once: true });
+        signal?.addEventListener(
+          'abort',
+          () => {
+            clearTimeout(t);
+            reject(signal.reason as Error);
+          },
+          { once: true },
+        );
       });
     }
   }

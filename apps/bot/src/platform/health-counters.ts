@@ -41,7 +41,13 @@ export class HealthCounters {
   }
 
   take(): HealthDeltas {
-    const deltas = { connectFailures: this.connectFailures, apiErrors: this.apiErrors, rateLimited: this.rateLimited, lastOkUnix: this.lastOk, deadLetters: this.deadLettered };
+    const deltas = {
+      connectFailures: this.connectFailures,
+      apiErrors: this.apiErrors,
+      rateLimited: this.rateLimited,
+      lastOkUnix: this.lastOk,
+      deadLetters: this.deadLettered,
+    };
     this.connectFailures = 0n;
     this.deadLettered = 0n;
     this.apiErrors = 0n;

@@ -59,7 +59,14 @@ export class DeadLetters {
   /** Every dead letter, oldest first. */
   list(): DeadLetter[] {
     const rows = this.db.prepare('SELECT id, source, ref, raw, reason, created_at FROM dead_letters ORDER BY id').all() as RawDeadLetter[];
-    return rows.map((r) => ({ id: Number(r.id), source: r.source, ref: r.ref, raw: r.raw, reason: r.reason, createdAt: Number(r.created_at) }));
+    return rows.map((r) => ({
+      id: Number(r.id),
+      source: r.source,
+      ref: r.ref,
+      raw: r.raw,
+      reason: r.reason,
+      createdAt: Number(r.created_at),
+    }));
   }
 
   private insert(source: DeadLetterSource, ref: string, raw: unknown, reason: string): void {

@@ -119,11 +119,17 @@ export class UpdatePoller {
       if (park && attempts >= MAX_UPDATE_ATTEMPTS) {
         park(update, `handler failed ${attempts} times: ${errorText(err)}`);
         this.failing = undefined;
-        logger.error({ updateId: update.update_id, attempts, err: errorText(err) }, 'update handler keeps failing; update parked as a dead letter');
+        logger.error(
+          { updateId: update.update_id, attempts, err: errorText(err) },
+          'update handler keeps failing; update parked as a dead letter',
+        );
         return true;
       }
       const delayMs = this.backoff.next();
-      logger.error({ updateId: update.update_id, attempts, err: errorText(err), delayMs }, 'update not handled; it stays unconfirmed and comes again');
+      logger.error(
+        { updateId: update.update_id, attempts, err: errorText(err), delayMs },
+        'update not handled; it stays unconfirmed and comes again',
+      );
       await sleep(delayMs, this.stopping.signal);
       return false;
     }

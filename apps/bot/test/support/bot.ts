@@ -27,7 +27,10 @@ export async function startBot(config: BotConfig, gateway: TestGateway): Promise
 let seq = 0;
 
 /** Pushes one command on the stream and resolves with its Ack. */
-export async function command(session: LinkSession, payload: MessageInitShape<typeof botlink.CommandSchema>['payload']): Promise<botlink.Ack> {
+export async function command(
+  session: LinkSession,
+  payload: MessageInitShape<typeof botlink.CommandSchema>['payload'],
+): Promise<botlink.Ack> {
   const commandId = `cmd-${++seq}`;
   session.push(create(botlink.CommandSchema, { commandId, payload }));
   await waitFor(() => session.acks().some((a) => a.commandId === commandId), `ack of ${commandId}`);

@@ -13,7 +13,11 @@ export function tempCerts(): DevCerts & { dir: string; cleanup(): void } {
 }
 
 /** A bot configuration for tests: real files and URLs, short timings, overridable per test. */
-export function testConfig(certs: DevCerts & { dir: string }, urls: { botlink: string; platform: string }, overrides: Record<string, string> = {}): BotConfig {
+export function testConfig(
+  certs: DevCerts & { dir: string },
+  urls: { botlink: string; platform: string },
+  overrides: Record<string, string> = {},
+): BotConfig {
   return loadBotConfig({
     BOTLINK_URL: urls.botlink,
     BOTLINK_TLS_CA: certs.ca.cert,

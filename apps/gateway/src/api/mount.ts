@@ -67,7 +67,10 @@ export function mountOperations(router: Router, operations: readonly Operation[]
             return req.log;
           },
           session: req.session,
-          call: op.auth === 'operator' ? operatorCallOptions(req.requestId, bearerToken(req) ?? '', req.clientAddress) : backendCallOptions(req.requestId, req.session, req.clientAddress),
+          call:
+            op.auth === 'operator'
+              ? operatorCallOptions(req.requestId, bearerToken(req) ?? '', req.clientAddress)
+              : backendCallOptions(req.requestId, req.session, req.clientAddress),
         });
         if (reply.body !== undefined) return sendJson(res, reply.status, reply.body);
         res.status(reply.status).end();

@@ -1,7 +1,10 @@
 import { z } from 'zod';
 
 /** A bigint as the edge writes it (json.ts): a decimal string, negative for a debt. */
-export const bigintString = z.string().regex(/^-?[0-9]+$/).describe('an integer written as a string of decimal digits');
+export const bigintString = z
+  .string()
+  .regex(/^-?[0-9]+$/)
+  .describe('an integer written as a string of decimal digits');
 
 /** A timestamp as the edge writes it (fbs-read.ts `isoFromUnix`): ISO 8601 UTC, null when unset. */
 export const isoTime = z

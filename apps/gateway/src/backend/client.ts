@@ -38,13 +38,24 @@ export interface BackendClients {
  * several URLs (or a name with several DNS addresses) calls spread over the replicas (pool.ts).
  * `fast` false sends unary calls through connect-node too (GATEWAY_FAST_PATH).
  */
-export function createBackendClients(urls: string | readonly string[], token: string, refreshMs = 10_000, logger?: Logger, fast = true): BackendClients {
+export function createBackendClients(
+  urls: string | readonly string[],
+  token: string,
+  refreshMs = 10_000,
+  logger?: Logger,
+  fast = true,
+): BackendClients {
   const transport = createBackendPool({
     urls: typeof urls === 'string' ? [urls] : urls,
     refreshMs,
     ...(logger ? { logger } : {}),
     factory: (baseUrl) => {
-      const streams = createConnectTransport({ baseUrl, httpVersion: '2', defaultTimeoutMs: 10_000, interceptors: [withServiceToken(token)] });
+      const streams = createConnectTransport({
+        baseUrl,
+        httpVersion: '2',
+        defaultTimeoutMs: 10_000,
+        interceptors: [withServiceToken(token)],
+      });
       return createConnectUnaryTransport({ baseUrl, token, defaultTimeoutMs: 10_000, streams, fast });
     },
   });
@@ -77,11 +88,15 @@ export interface BackendStatus {
 /** Calls SystemService.Check with a bounded deadline. */
 export async function checkBackend(clients: BackendClients, timeoutMs = 2_000): Promise<BackendStatus> {
   const res = await clients.system.check({ body: encodeTable((b) => fb.CheckRequest.createCheckRequest(b)) }, { timeoutMs });
-  return decodeTable(res.body, (bb) => fb.CheckResponse.getRootAsCheckResponse(bb), (t) => ({
-    status: t.status() ?? '',
-    version: t.version() ?? '',
-    database: t.database() ?? '',
-    databaseLatencyUs: t.databaseLatencyUs().toString(),
-    uptimeSeconds: t.uptimeSeconds().toString(),
-  }));
+  return decodeTable(
+    res.body,
+    (bb) => fb.CheckResponse.getRootAsCheckResponse(bb),
+    (t) => ({
+      status: t.status() ?? '',
+      version: t.version() ?? '',
+      database: t.database() ?? '',
+      databaseLatencyUs: t.databaseLatencyUs().toString(),
+      uptimeSeconds: t.uptimeSeconds().toString(),
+    }),
+  );
 }

@@ -68,7 +68,9 @@ export function createBackendPool(options: BackendPoolOptions): BackendPool {
   setReplicas(options.urls.filter(isLiteral).map((u) => u.replace(/\/+$/, '')));
 
   const refresh = async (): Promise<void> => {
-    const urls = await expandEndpoints(options.urls, options.resolve, (url, err) => options.logger?.warn({ err, url }, 'backend address did not resolve'));
+    const urls = await expandEndpoints(options.urls, options.resolve, (url, err) =>
+      options.logger?.warn({ err, url }, 'backend address did not resolve'),
+    );
     // A failed lookup keeps what we had rather than dropping every replica.
     if (!closed && urls.length > 0) setReplicas(urls);
   };
@@ -106,7 +108,8 @@ export function createBackendPool(options: BackendPoolOptions): BackendPool {
       const replica = pick(tried);
       if (replica === undefined) throw noReplica();
       tried.add(replica);
-      const left = timeoutMs === undefined || timeoutMs <= 0 ? timeoutMs : Math.max(1, Math.floor(timeoutMs - (performance.now() - started)));
+      const left =
+        timeoutMs === undefined || timeoutMs <= 0 ? timeoutMs : Math.max(1, Math.floor(timeoutMs - (performance.now() - started)));
       replica.inFlight += 1;
       try {
         return await replica.transport.unary(method, signal, left, header, input, contextValues);

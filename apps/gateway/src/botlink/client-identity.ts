@@ -26,11 +26,23 @@ export function judgeClientCertificate(cert: Partial<PeerCertificate> | undefine
   const subject = (Array.isArray(cn) ? cn.join(',') : cn) ?? '';
   const usages = cert?.ext_key_usage ?? [];
   if (!usages.includes(CLIENT_AUTH_OID)) {
-    return { ok: false, reason: 'no_client_auth', code: Code.Unauthenticated, subject, message: 'client certificate lacks the clientAuth extended key usage' };
+    return {
+      ok: false,
+      reason: 'no_client_auth',
+      code: Code.Unauthenticated,
+      subject,
+      message: 'client certificate lacks the clientAuth extended key usage',
+    };
   }
   const names = [subject, ...dnsNames(cert?.subjectaltname)];
   if (!names.some((name) => name !== '' && allowed.has(name))) {
-    return { ok: false, reason: 'not_allowed', code: Code.PermissionDenied, subject, message: 'client certificate names no allowed bot identity' };
+    return {
+      ok: false,
+      reason: 'not_allowed',
+      code: Code.PermissionDenied,
+      subject,
+      message: 'client certificate names no allowed bot identity',
+    };
   }
   return { ok: true, subject };
 }
@@ -74,7 +86,10 @@ export class BotIdentityGate {
     const known = this.verdicts.get(socket);
     if (known) return known;
     const tls = socket as Partial<Pick<TLSSocket, 'getPeerCertificate'>>;
-    const verdict = judgeClientCertificate(typeof tls.getPeerCertificate === 'function' ? tls.getPeerCertificate() : undefined, this.allowed);
+    const verdict = judgeClientCertificate(
+      typeof tls.getPeerCertificate === 'function' ? tls.getPeerCertificate() : undefined,
+      this.allowed,
+    );
     this.verdicts.set(socket, verdict);
     return verdict;
   }
@@ -100,7 +115,12 @@ export class BotIdentityGate {
     stream.on('error', () => undefined);
     if (!stream.destroyed && !stream.closed && !stream.headersSent) {
       stream.respond(
-        { ':status': 200, 'content-type': 'application/grpc', 'grpc-status': String(verdict.code), 'grpc-message': encodeURIComponent(verdict.message) },
+        {
+          ':status': 200,
+          'content-type': 'application/grpc',
+          'grpc-status': String(verdict.code),
+          'grpc-message': encodeURIComponent(verdict.message),
+        },
         { endStream: true },
       );
       stream.close(http2.constants.NGHTTP2_NO_ERROR);

@@ -32,5 +32,15 @@ export function logUnexpected(logger: Logger): Interceptor {
  * bot sends, both running the same interceptor and the peer certificate identity as context.
  */
 export function botlinkServers(service: DescService, impl: object, logger: Logger, fast: boolean): UnaryServers {
-  return unaryServers({ services: [{ service, impl }], interceptors: [logUnexpected(logger)], readMaxBytes: MAX_MESSAGE_BYTES, contextValues: peerValues, fast }, ['grpc'], 'https');
+  return unaryServers(
+    {
+      services: [{ service, impl }],
+      interceptors: [logUnexpected(logger)],
+      readMaxBytes: MAX_MESSAGE_BYTES,
+      contextValues: peerValues,
+      fast,
+    },
+    ['grpc'],
+    'https',
+  );
 }

@@ -35,7 +35,10 @@ export class PlatformHealth {
     this.add('rate_limited', report.rateLimited);
     if (report.deadLetters > 0n) {
       this.metrics.deadLetters.inc(Number(report.deadLetters));
-      this.logger.warn({ instanceId, deadLetters: report.deadLetters.toString() }, 'the bot parked updates or payments as dead letters; an operator must look at its dead_letters table');
+      this.logger.warn(
+        { instanceId, deadLetters: report.deadLetters.toString() },
+        'the bot parked updates or payments as dead letters; an operator must look at its dead_letters table',
+      );
     }
     const stamp = report.lastOkUnix;
     if (stamp <= this.lastOk) return;

@@ -13,7 +13,16 @@ export const BOT_PLATFORM = 'telegram';
  * closed), InvalidArgument (the backend rejected the request as such), else Internal, logged with
  * its cause and answered without detail.
  */
-const NETWORK_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE']);
+const NETWORK_ERRORS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+]);
 
 /** True when a socket-level failure appears anywhere in the error's cause chain. */
 function isNetworkFailure(err: unknown): boolean {
@@ -76,11 +85,17 @@ export function createIntakeHandlers(backend: BackendClients, logger: Logger) {
       const externalId = required(req.externalId, 'external_id');
       return await call('ResolveChatEligibility', async () => {
         const res = await backend.intake.resolveChatEligibility(
-          { body: encodeTable((b) => fb.ChatEligibilityQuery.createChatEligibilityQuery(b, b.createString(BOT_PLATFORM), b.createString(externalId))) },
+          {
+            body: encodeTable((b) =>
+              fb.ChatEligibilityQuery.createChatEligibilityQuery(b, b.createString(BOT_PLATFORM), b.createString(externalId)),
+            ),
+          },
           { signal: ctx.signal },
         );
-        return decodeTable(res.body, (bb) => fb.ChatEligibility.getRootAsChatEligibility(bb), (t) =>
-          create(botlink.ChatEligibilityResponseSchema, { registered: t.registered(), eligible: t.eligible() }),
+        return decodeTable(
+          res.body,
+          (bb) => fb.ChatEligibility.getRootAsChatEligibility(bb),
+          (t) => create(botlink.ChatEligibilityResponseSchema, { registered: t.registered(), eligible: t.eligible() }),
         );
       });
     },
@@ -90,11 +105,17 @@ export function createIntakeHandlers(backend: BackendClients, logger: Logger) {
       const currency = required(req.currency, 'currency');
       return await call('ValidatePreCheckout', async () => {
         const res = await backend.intake.validatePreCheckout(
-          { body: encodeTable((b) => fb.PreCheckoutQuery.createPreCheckoutQuery(b, b.createString(orderId), req.amount, b.createString(currency))) },
+          {
+            body: encodeTable((b) =>
+              fb.PreCheckoutQuery.createPreCheckoutQuery(b, b.createString(orderId), req.amount, b.createString(currency)),
+            ),
+          },
           { signal: ctx.signal },
         );
-        return decodeTable(res.body, (bb) => fb.PreCheckoutVerdict.getRootAsPreCheckoutVerdict(bb), (t) =>
-          create(botlink.PreCheckoutResponseSchema, { ok: t.ok(), reason: t.reason() ?? '' }),
+        return decodeTable(
+          res.body,
+          (bb) => fb.PreCheckoutVerdict.getRootAsPreCheckoutVerdict(bb),
+          (t) => create(botlink.PreCheckoutResponseSchema, { ok: t.ok(), reason: t.reason() ?? '' }),
         );
       });
     },
@@ -106,13 +127,22 @@ export function createIntakeHandlers(backend: BackendClients, logger: Logger) {
         const res = await backend.intake.forwardPayment(
           {
             body: encodeTable((b) =>
-              fb.PlatformPayment.createPlatformPayment(b, b.createString(orderId), b.createString(chargeId), req.amount, req.platformUserId, b.createString(BOT_PLATFORM)),
+              fb.PlatformPayment.createPlatformPayment(
+                b,
+                b.createString(orderId),
+                b.createString(chargeId),
+                req.amount,
+                req.platformUserId,
+                b.createString(BOT_PLATFORM),
+              ),
             ),
           },
           { signal: ctx.signal },
         );
-        return decodeTable(res.body, (bb) => fb.PlatformPaymentResult.getRootAsPlatformPaymentResult(bb), (t) =>
-          create(botlink.ForwardPaymentResponseSchema, { credited: t.credited() }),
+        return decodeTable(
+          res.body,
+          (bb) => fb.PlatformPaymentResult.getRootAsPlatformPaymentResult(bb),
+          (t) => create(botlink.ForwardPaymentResponseSchema, { credited: t.credited() }),
         );
       });
     },

@@ -124,7 +124,10 @@ export function createLinkHandler(deps: LinkHandlerDeps) {
     const first = await firstMessage(reader, ctx.signal, idleTimeoutMs);
     if (first === undefined || first.done || first.value.msg.case !== 'hello') {
       metrics.linkRejections.inc({ reason: 'no_hello' });
-      logger.warn({ peer, got: first === undefined ? 'nothing' : first.done ? 'end of stream' : (first.value.msg.case ?? 'empty') }, 'bot link refused: first message is not Hello');
+      logger.warn(
+        { peer, got: first === undefined ? 'nothing' : first.done ? 'end of stream' : (first.value.msg.case ?? 'empty') },
+        'bot link refused: first message is not Hello',
+      );
       throw new ConnectError('the first message on Link must be Hello', Code.InvalidArgument);
     }
     const hello = first.value.msg.value;

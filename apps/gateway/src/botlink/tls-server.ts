@@ -48,18 +48,16 @@ export async function listenMtls(
   /** Takes streams before `handler` sees them (the unary fast path); false leaves a stream to it. */
   take?: StreamTaker,
 ): Promise<MtlsServer> {
-  const server = http2.createSecureServer(
-    {
-      ca: readFileSync(options.caPath),
-      cert: readFileSync(options.certPath),
-      key: readFileSync(options.keyPath),
-      requestCert: true,
-      rejectUnauthorized: true,
-      minVersion: 'TLSv1.3',
-      allowHTTP1: false,
-      settings: { maxConcurrentStreams: BOTLINK_MAX_CONCURRENT_STREAMS },
-    },
-  );
+  const server = http2.createSecureServer({
+    ca: readFileSync(options.caPath),
+    cert: readFileSync(options.certPath),
+    key: readFileSync(options.keyPath),
+    requestCert: true,
+    rejectUnauthorized: true,
+    minVersion: 'TLSv1.3',
+    allowHTTP1: false,
+    settings: { maxConcurrentStreams: BOTLINK_MAX_CONCURRENT_STREAMS },
+  });
   // No request handler on the TLS server itself: streams `take` declines go to a compat server's.
   serveStreams(server, take ?? (() => false), http2.createServer(handler));
   const sessions = new Set<http2.ServerHttp2Session>();
@@ -70,7 +68,10 @@ export async function listenMtls(
       timeoutMs: options.pingTimeoutMs,
       onTimeout: () => {
         options.onPingTimeout?.();
-        options.logger.warn({ remote: session.socket?.remoteAddress, timeoutMs: options.pingTimeoutMs }, 'bot-link ping unanswered; session destroyed');
+        options.logger.warn(
+          { remote: session.socket?.remoteAddress, timeoutMs: options.pingTimeoutMs },
+          'bot-link ping unanswered; session destroyed',
+        );
       },
     });
     session.on('close', () => {

@@ -115,7 +115,10 @@ export class ClusterCommandRouter implements CommandRouter {
 
   private follow(sub: Subscription | undefined, wanted: boolean, subject: string): Subscription | undefined {
     if (wanted && sub === undefined) {
-      return this.options.nc.subscribe(subject, { queue: GATEWAY_QUEUE, callback: (err, msg) => (err ? this.options.logger.error({ err, subject }, 'cluster subscription failed') : this.answer(msg)) });
+      return this.options.nc.subscribe(subject, {
+        queue: GATEWAY_QUEUE,
+        callback: (err, msg) => (err ? this.options.logger.error({ err, subject }, 'cluster subscription failed') : this.answer(msg)),
+      });
     }
     if (!wanted && sub !== undefined) {
       sub.unsubscribe();

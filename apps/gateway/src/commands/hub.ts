@@ -106,7 +106,16 @@ export class CommandHub {
     };
     this.links.set(identity.instanceId, link);
     this.options.metrics.connectedBots.set(this.links.size);
-    this.options.logger.info({ linkId: link.id, instanceId: identity.instanceId, peer: identity.peer, ownsUpdates: identity.ownsUpdates, replaced: previous !== undefined }, 'bot link opened');
+    this.options.logger.info(
+      {
+        linkId: link.id,
+        instanceId: identity.instanceId,
+        peer: identity.peer,
+        ownsUpdates: identity.ownsUpdates,
+        replaced: previous !== undefined,
+      },
+      'bot link opened',
+    );
     this.options.onLinksChanged?.();
     return link;
   }
@@ -122,7 +131,10 @@ export class CommandHub {
     for (const command of lost) this.settle(state, command, { status: 'error', error: LINK_LOST }, 'link_lost');
     this.options.metrics.connectedBots.set(this.links.size);
     this.options.metrics.linkEnds.inc({ reason });
-    this.options.logger.info({ linkId: state.id, instanceId: state.identity.instanceId, peer: state.identity.peer, reason, lostCommands: lost.length }, 'bot link ended');
+    this.options.logger.info(
+      { linkId: state.id, instanceId: state.identity.instanceId, peer: state.identity.peer, reason, lostCommands: lost.length },
+      'bot link ended',
+    );
     this.options.onLinksChanged?.();
   }
 
@@ -165,17 +177,24 @@ export class CommandHub {
     const command = state.inFlight.get(ack.commandId);
     if (!command) {
       this.options.metrics.unknownAcks.inc();
-      this.options.logger.debug({ linkId: state.id, instanceId: state.identity.instanceId, commandId: ack.commandId }, 'ack for an unknown command dropped');
+      this.options.logger.debug(
+        { linkId: state.id, instanceId: state.identity.instanceId, commandId: ack.commandId },
+        'ack for an unknown command dropped',
+      );
       return;
     }
-    const outcome: Outcome = ack.error !== ''
-      ? { status: 'error', error: ack.error }
-      : ack.delivered
-        ? { status: 'delivered', result: ack.result }
-        : { status: 'not_delivered' };
+    const outcome: Outcome =
+      ack.error !== ''
+        ? { status: 'error', error: ack.error }
+        : ack.delivered
+          ? { status: 'delivered', result: ack.result }
+          : { status: 'not_delivered' };
     this.options.metrics.ackLatency.observe({ kind: command.kind }, (performance.now() - command.startedMs) / 1000);
     if (outcome.status === 'error') {
-      this.options.logger.warn({ linkId: state.id, instanceId: state.identity.instanceId, commandId: command.commandId, kind: command.kind, error: outcome.error }, 'bot reported a command failure');
+      this.options.logger.warn(
+        { linkId: state.id, instanceId: state.identity.instanceId, commandId: command.commandId, kind: command.kind, error: outcome.error },
+        'bot reported a command failure',
+      );
     }
     this.settle(state, command, outcome, outcome.status);
   }

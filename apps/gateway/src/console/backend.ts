@@ -20,12 +20,18 @@ export function consoleTransport(urls: string | readonly string[], token: string
   return createBackendPool({
     urls: typeof urls === 'string' ? [urls] : urls,
     refreshMs: 10_000,
-    factory: (baseUrl) => ({ ...createConnectTransport({ baseUrl, httpVersion: '2', defaultTimeoutMs: timeoutMs, interceptors: [withServiceToken(token)] }), close: () => undefined }),
+    factory: (baseUrl) => ({
+      ...createConnectTransport({ baseUrl, httpVersion: '2', defaultTimeoutMs: timeoutMs, interceptors: [withServiceToken(token)] }),
+      close: () => undefined,
+    }),
   });
 }
 
 /** Call options that carry the operator's session token to the backend (which re-checks the role). */
-export function asOperator(token: string, signal?: AbortSignal): { headers: Record<string, string>; signal?: AbortSignal; timeoutMs?: number } {
+export function asOperator(
+  token: string,
+  signal?: AbortSignal,
+): { headers: Record<string, string>; signal?: AbortSignal; timeoutMs?: number } {
   return { headers: { 'x-operator-session': token }, ...(signal ? { signal, timeoutMs: 600_000 } : {}) };
 }
 
@@ -46,7 +52,8 @@ export interface BackendFailure {
 export function failureOf(err: unknown): BackendFailure {
   const e = ConnectError.from(err);
   const named = errorCodeOf(e);
-  if (named !== undefined && ERRORS[named].audience !== 'edge') return { errorCode: named, code: e.code, message: e.rawMessage || ERRORS[named].message, status: ERRORS[named].http };
+  if (named !== undefined && ERRORS[named].audience !== 'edge')
+    return { errorCode: named, code: e.code, message: e.rawMessage || ERRORS[named].message, status: ERRORS[named].http };
   const errorCode = e.code === Code.Unavailable || e.code === Code.DeadlineExceeded ? 'unavailable' : 'internal';
   return { errorCode, code: e.code, message: 'the backend could not answer; try again', status: 502 };
 }

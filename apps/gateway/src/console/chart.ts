@@ -72,7 +72,9 @@ function currencyChart(days: readonly DayTotal[], currency: string, fromUnix: bi
   const last = isoDay(fromUnix + BigInt(dayCount - 1) * DAY);
   const summary =
     `Daily totals in ${currency}, ${first} to ${last} (UTC): total ${formatAmount(total, currency)}` +
-    (max === 0n ? ', every day zero' : `, largest ${formatAmount(values[peak] ?? 0n, currency)} on ${isoDay(fromUnix + BigInt(peak) * DAY)}`);
+    (max === 0n
+      ? ', every day zero'
+      : `, largest ${formatAmount(values[peak] ?? 0n, currency)} on ${isoDay(fromUnix + BigInt(peak) * DAY)}`);
 
   const ticks = (max === 0n ? [0n] : amountTicks(max, negative)).map((t) => {
     const y = px(yOf(t, zero, scale, span));

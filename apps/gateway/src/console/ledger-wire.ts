@@ -69,18 +69,34 @@ function rowsOf(length: number, at: (i: number) => InstanceType<typeof fb.Ledger
 
 /** A decoded LedgerPage. */
 export function readPage(body: Uint8Array) {
-  return decodeTable(body, (bb) => fb.LedgerPage.getRootAsLedgerPage(bb), (t) => ({
-    rows: rowsOf(t.rowsLength(), (i) => t.rows(i)),
-    totals: Array.from({ length: t.totalsLength() }, (_, i) => ({ currency: t.totals(i)?.currency() ?? '', amount: t.totals(i)?.amount() ?? 0n, operations: t.totals(i)?.operations() ?? 0n })),
-    daily: Array.from({ length: t.dailyLength() }, (_, i) => ({ dayUnix: t.daily(i)?.dayUnix() ?? 0n, currency: t.daily(i)?.currency() ?? '', amount: t.daily(i)?.amount() ?? 0n })),
-    matched: t.matched(),
-    next: t.hasMore() ? { createdUs: t.nextCreatedUs(), id: t.nextId() } : null,
-  }));
+  return decodeTable(
+    body,
+    (bb) => fb.LedgerPage.getRootAsLedgerPage(bb),
+    (t) => ({
+      rows: rowsOf(t.rowsLength(), (i) => t.rows(i)),
+      totals: Array.from({ length: t.totalsLength() }, (_, i) => ({
+        currency: t.totals(i)?.currency() ?? '',
+        amount: t.totals(i)?.amount() ?? 0n,
+        operations: t.totals(i)?.operations() ?? 0n,
+      })),
+      daily: Array.from({ length: t.dailyLength() }, (_, i) => ({
+        dayUnix: t.daily(i)?.dayUnix() ?? 0n,
+        currency: t.daily(i)?.currency() ?? '',
+        amount: t.daily(i)?.amount() ?? 0n,
+      })),
+      matched: t.matched(),
+      next: t.hasMore() ? { createdUs: t.nextCreatedUs(), id: t.nextId() } : null,
+    }),
+  );
 }
 
 /** The rows of one exported LedgerChunk. */
 export function readChunk(body: Uint8Array): Row[] {
-  return decodeTable(body, (bb) => fb.LedgerChunk.getRootAsLedgerChunk(bb), (t) => rowsOf(t.rowsLength(), (i) => t.rows(i)));
+  return decodeTable(
+    body,
+    (bb) => fb.LedgerChunk.getRootAsLedgerChunk(bb),
+    (t) => rowsOf(t.rowsLength(), (i) => t.rows(i)),
+  );
 }
 
 /** ISO-8601 UTC time of a microsecond timestamp, with the microseconds. */

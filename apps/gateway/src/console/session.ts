@@ -23,13 +23,17 @@ export async function operatorOf(client: ConsoleClient, req: Request): Promise<C
   if (token === undefined) return null;
   try {
     const res = await client.resolveOperator({ body: encodeTable((b) => fb.OperatorLookup.createOperatorLookup(b)) }, asOperator(token));
-    return decodeTable(res.body, (bb) => fb.OperatorInfo.getRootAsOperatorInfo(bb), (t) => ({
-      id: t.operatorId(),
-      login: t.login() ?? '',
-      roles: Array.from({ length: t.rolesLength() }, (_, i) => t.roles(i) ?? ''),
-      token,
-      csrf: csrfToken(token),
-    }));
+    return decodeTable(
+      res.body,
+      (bb) => fb.OperatorInfo.getRootAsOperatorInfo(bb),
+      (t) => ({
+        id: t.operatorId(),
+        login: t.login() ?? '',
+        roles: Array.from({ length: t.rolesLength() }, (_, i) => t.roles(i) ?? ''),
+        token,
+        csrf: csrfToken(token),
+      }),
+    );
   } catch (err: unknown) {
     if (failureOf(err).errorCode === 'operator_session_invalid') return null;
     throw err;

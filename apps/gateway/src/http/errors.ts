@@ -37,8 +37,10 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     const e = err as { type?: unknown; status?: unknown };
     if (e.type === 'entity.parse.failed') return sendApiError(res, new ApiError('malformed_json'));
     if (e.type === 'entity.too.large') return sendApiError(res, new ApiError('body_too_large'));
-    if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') return sendApiError(res, new ApiError('unsupported_media_type'));
-    if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) return sendError(res, e.status, 'invalid_request', ERRORS.invalid_request.message);
+    if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported')
+      return sendApiError(res, new ApiError('unsupported_media_type'));
+    if (typeof e.status === 'number' && e.status >= 400 && e.status < 500)
+      return sendError(res, e.status, 'invalid_request', ERRORS.invalid_request.message);
     const mapped = fromBackendError(err);
     if (mapped) {
       if (mapped.status >= 500) log.warn({ err, code: mapped.code }, 'backend call failed');

@@ -50,7 +50,7 @@ export function createBotlinkMetrics(registry: Registry): BotlinkMetrics {
     }),
     platformLastOk: new Gauge({
       name: 'bot_platform_last_ok_unix',
-      help: 'Unix seconds of the bot\'s last successful chat-platform API response; never moves backwards (0 until the first report carrying a stamp).',
+      help: "Unix seconds of the bot's last successful chat-platform API response; never moves backwards (0 until the first report carrying a stamp).",
       registers,
     }),
     deadLetters: new Counter({

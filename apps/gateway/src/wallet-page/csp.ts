@@ -3,7 +3,13 @@
  * web.telegram.org; VK on vk.com and vk.ru and their subdomains). Native Telegram and VK clients
  * open mini-apps in a webview, not a frame, so they need no entry.
  */
-export const WALLET_FRAME_ANCESTORS: readonly string[] = ['https://web.telegram.org', 'https://vk.com', 'https://*.vk.com', 'https://vk.ru', 'https://*.vk.ru'];
+export const WALLET_FRAME_ANCESTORS: readonly string[] = [
+  'https://web.telegram.org',
+  'https://vk.com',
+  'https://*.vk.com',
+  'https://vk.ru',
+  'https://*.vk.ru',
+];
 
 /**
  * The wallet page's Content-Security-Policy: everything from the gateway's own origin only, no

@@ -38,10 +38,22 @@ export function walletPageRouter(dir: string): Router {
   router.get(CONFIRM_API_PATH, (req, res, next) => {
     const token = req.query['token'];
     if (req.accepts(['json', 'html']) !== 'html' || typeof token !== 'string' || !TOKEN.test(token)) return next();
-    res.set({ 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }).redirect(303, `/wallet/confirm?token=${encodeURIComponent(token)}`);
+    res
+      .set({ 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' })
+      .redirect(303, `/wallet/confirm?token=${encodeURIComponent(token)}`);
   });
   router.use('/wallet', securityHeaders);
-  router.use('/wallet/assets', express.static(join(root, 'assets'), { index: false, dotfiles: 'ignore', immutable: true, maxAge: '365d', fallthrough: true, redirect: false }));
+  router.use(
+    '/wallet/assets',
+    express.static(join(root, 'assets'), {
+      index: false,
+      dotfiles: 'ignore',
+      immutable: true,
+      maxAge: '365d',
+      fallthrough: true,
+      redirect: false,
+    }),
+  );
   router.get(WALLET_ROUTES as string[], (_req, res, next) => {
     res.set('cache-control', 'no-cache');
     res.sendFile(join(root, 'index.html'), (err) => (err ? next(err) : undefined));

@@ -92,4 +92,3 @@ export async function databaseFingerprint(db: FreshDatabase, ignore: readonly st
   }
   return out;
 }
-

@@ -77,24 +77,26 @@ export type FieldBreaker = fc.Arbitrary<unknown>;
  * object carrying a key no schema has (every body schema is strict), the template with one field
  * broken by its breaker, or the template missing one required field.
  */
-export function hostileBody(template: Record<string, unknown>, breakers: Record<string, FieldBreaker>, required: readonly string[]): fc.Arbitrary<unknown> {
+export function hostileBody(
+  template: Record<string, unknown>,
+  breakers: Record<string, FieldBreaker>,
+  required: readonly string[],
+): fc.Arbitrary<unknown> {
   const keys = Object.keys(breakers);
   const options: fc.Arbitrary<unknown>[] = [
     nonObject,
     fc
       .dictionary(fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 5 })
       .map((d) => ({ ...d, '\u0000not_a_field': true })),
-    fc.record({ extra: hostileString.filter((k) => !(k in template) && k !== '__proto__'), value: fc.jsonValue({ maxDepth: 2 }) }).map(({ extra, value }) => ({
-      ...template,
-      [extra === '' ? '\u0000' : extra]: value,
-    })),
+    fc
+      .record({ extra: hostileString.filter((k) => !(k in template) && k !== '__proto__'), value: fc.jsonValue({ maxDepth: 2 }) })
+      .map(({ extra, value }) => ({
+        ...template,
+        [extra === '' ? '\u0000' : extra]: value,
+      })),
   ];
   if (keys.length > 0) {
-    options.push(
-      fc
-        .constantFrom(...keys)
-        .chain((key) => (breakers[key] ?? notAString).map((bad) => ({ ...template, [key]: bad }))),
-    );
+    options.push(fc.constantFrom(...keys).chain((key) => (breakers[key] ?? notAString).map((bad) => ({ ...template, [key]: bad }))));
   }
   if (required.length > 0) {
     options.push(

@@ -24,7 +24,12 @@ export function createOperator(databaseUrl: string, login: string, roles: string
  * Creates an operator with `roles` and signs it in through the operator API
  * (`POST /_gm/api/session`); answers its bearer token.
  */
-export async function operatorApiToken(databaseUrl: string, httpUrl: string, login = 'api-operator', roles = 'refunder,catalog_editor'): Promise<string> {
+export async function operatorApiToken(
+  databaseUrl: string,
+  httpUrl: string,
+  login = 'api-operator',
+  roles = 'refunder,catalog_editor',
+): Promise<string> {
   const made = createOperator(databaseUrl, login, roles);
   if (made.status !== 0) throw new Error(`operator:create failed: ${made.output}`);
   const res = await call(`${httpUrl}/_gm/api/session`, { method: 'POST', json: { login, password: OPERATOR_PASSWORD } });

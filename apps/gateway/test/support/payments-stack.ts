@@ -26,7 +26,6 @@ export const DIRECT_SHOP: ShopConfig = { shopId: 'direct-shop', secretKey: 'dire
 /** The vk channel's shop: the backend is told it is live while the emulator marks its payments test. */
 export const VK_SHOP: ShopConfig = { shopId: 'vk-shop', secretKey: 'vk-secret', test: true };
 
-
 /** The real bot as its own process (`apps/bot/src/main.ts`), killable and restartable on the same outbox. */
 export interface BotProcess {
   /** Starts (or restarts) the process. */
@@ -237,7 +236,10 @@ export interface Customer {
 
 /** Opens a telegram Mini App session for platform user `userId` (signed init data). */
 export async function telegramCustomer(api: string, userId: number): Promise<Customer> {
-  const res = await call(`${api}/session/telegram`, { method: 'POST', json: { init_data: telegramInitData(TELEGRAM_BOT_TOKEN, { id: userId, first_name: 'Payer' }, nowSeconds()) } });
+  const res = await call(`${api}/session/telegram`, {
+    method: 'POST',
+    json: { init_data: telegramInitData(TELEGRAM_BOT_TOKEN, { id: userId, first_name: 'Payer' }, nowSeconds()) },
+  });
   if (res.status !== 200) throw new Error(`telegram session: ${res.status} ${JSON.stringify(res.body)}`);
   const body = res.body as { token: string; account_id: string };
   return { token: body.token, accountId: body.account_id };
@@ -245,7 +247,10 @@ export async function telegramCustomer(api: string, userId: number): Promise<Cus
 
 /** Opens a vk Mini App session (android) for vk user `userId`. */
 export async function vkCustomer(api: string, userId: string): Promise<Customer> {
-  const res = await call(`${api}/session/vk`, { method: 'POST', json: { launch_params: vkLaunchParams(VK_APP_SECRET, userId, 'mobile_android', nowSeconds()) } });
+  const res = await call(`${api}/session/vk`, {
+    method: 'POST',
+    json: { launch_params: vkLaunchParams(VK_APP_SECRET, userId, 'mobile_android', nowSeconds()) },
+  });
   if (res.status !== 200) throw new Error(`vk session: ${res.status} ${JSON.stringify(res.body)}`);
   const body = res.body as { token: string; account_id: string };
   return { token: body.token, accountId: body.account_id };
@@ -272,7 +277,10 @@ async function confirmFromMailbox(stack: Pick<PaymentsStack, 'api' | 'backend'>,
  * so the card rail is open to them.
  */
 export async function directCustomer(stack: Pick<PaymentsStack, 'api' | 'backend'>, email: string, confirm: boolean): Promise<Customer> {
-  const res = await call(`${stack.api}/session/direct`, { method: 'POST', json: { email, password: 'payments password 1', mode: 'signup', subtype: 'web' } });
+  const res = await call(`${stack.api}/session/direct`, {
+    method: 'POST',
+    json: { email, password: 'payments password 1', mode: 'signup', subtype: 'web' },
+  });
   if (res.status !== 200) throw new Error(`direct session: ${res.status} ${JSON.stringify(res.body)}`);
   const body = res.body as { token: string; account_id: string };
   if (confirm) await confirmFromMailbox(stack, email);
@@ -338,6 +346,9 @@ export async function balance(api: string, customer: Customer, segment: string):
 
 /** Rows of one ledger kind for an order (exactly-once checks). */
 export async function ledgerRows(db: FreshDatabase, orderId: string, kind: string): Promise<number> {
-  const res = await db.query<{ n: number }>('select count(*)::int as n from ledger_operations where order_id = $1 and kind = $2', [orderId, kind]);
+  const res = await db.query<{ n: number }>('select count(*)::int as n from ledger_operations where order_id = $1 and kind = $2', [
+    orderId,
+    kind,
+  ]);
   return res.rows[0]?.n ?? 0;
 }

@@ -59,22 +59,40 @@ export async function startRecordingBackend(): Promise<RecordingBackend> {
     (router) => {
       router.service(backendApi.AccountService, {
         resolveSession(req) {
-          const token = decodeTable(req.body, (bb) => fb.SessionLookup.getRootAsSessionLookup(bb), (t) => t.token() ?? '');
+          const token = decodeTable(
+            req.body,
+            (bb) => fb.SessionLookup.getRootAsSessionLookup(bb),
+            (t) => t.token() ?? '',
+          );
           const s = sessions.get(token);
           if (!s) throw new ConnectError('unknown session', Code.Unauthenticated, { 'x-error-code': 'session_invalid' });
           const expires = BigInt(Math.floor(Date.now() / 1000) + 3600);
           return {
-            body: encodeTable((b) => fb.SessionInfo.createSessionInfo(b, s.accountId, b.createString(s.kind), b.createString(s.subtype), expires)),
+            body: encodeTable((b) =>
+              fb.SessionInfo.createSessionInfo(b, s.accountId, b.createString(s.kind), b.createString(s.subtype), expires),
+            ),
           };
         },
         closeSession(req) {
-          const token = decodeTable(req.body, (bb) => fb.SessionClose.getRootAsSessionClose(bb), (t) => t.token() ?? '');
+          const token = decodeTable(
+            req.body,
+            (bb) => fb.SessionClose.getRootAsSessionClose(bb),
+            (t) => t.token() ?? '',
+          );
           return { body: encodeTable((b) => fb.SessionClosed.createSessionClosed(b, sessions.delete(token))) };
         },
         openTelegramSession() {
           return {
             body: encodeTable((b) =>
-              fb.SessionGrant.createSessionGrant(b, b.createString('tg-token'), 5n, b.createString('telegram'), b.createString(''), 1_900_000_000n, true),
+              fb.SessionGrant.createSessionGrant(
+                b,
+                b.createString('tg-token'),
+                5n,
+                b.createString('telegram'),
+                b.createString(''),
+                1_900_000_000n,
+                true,
+              ),
             ),
           };
         },
@@ -88,7 +106,11 @@ export async function startRecordingBackend(): Promise<RecordingBackend> {
             const f = state.failBuyWith;
             throw new ConnectError(f.message, f.code, { 'x-error-code': f.errorCode });
           }
-          const productId = decodeTable(req.body, (bb) => fb.WalletBuy.getRootAsWalletBuy(bb), (t) => t.productId());
+          const productId = decodeTable(
+            req.body,
+            (bb) => fb.WalletBuy.getRootAsWalletBuy(bb),
+            (t) => t.productId(),
+          );
           return {
             body: encodeTable((b) => {
               const draws = fb.WalletPurchase.createDrawsVector(b, [fb.SegmentDraw.createSegmentDraw(b, b.createString('direct'), 10n)]);

@@ -30,7 +30,16 @@ export function buildWalletPage(outDir: string): void {
 export function launchWalletChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -71,7 +80,8 @@ export async function captureTabs(page: Page, context: string): Promise<string[]
     await page.setViewportSize(viewport);
     for (const tab of ['wallet', 'buy', 'profile']) {
       await showTab(page, tab);
-      if ((await page.evaluate<boolean>(SCROLLS_SIDEWAYS)) === true) throw new Error(`${context} ${tab} scrolls sideways at ${viewport.width} px`);
+      if ((await page.evaluate<boolean>(SCROLLS_SIDEWAYS)) === true)
+        throw new Error(`${context} ${tab} scrolls sideways at ${viewport.width} px`);
       const file = join(SCREENSHOT_DIR, `${context}-${tab}-${viewport.width}x${viewport.height}.png`);
       await page.screenshot({ path: file, fullPage: true });
       files.push(file);

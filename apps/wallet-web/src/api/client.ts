@@ -38,6 +38,11 @@ export async function call<T>(path: string, options: CallOptions = {}): Promise<
   if (res.status === 204) return undefined as T;
   const body: unknown = await res.json().catch(() => undefined);
   if (res.ok) return body as T;
-  const error = typeof body === 'object' && body !== null && 'error' in body ? (body.error as { code?: unknown; message?: unknown }) : undefined;
-  throw new ApiError(res.status, typeof error?.code === 'string' ? error.code : 'internal', typeof error?.message === 'string' ? error.message : res.statusText);
+  const error =
+    typeof body === 'object' && body !== null && 'error' in body ? (body.error as { code?: unknown; message?: unknown }) : undefined;
+  throw new ApiError(
+    res.status,
+    typeof error?.code === 'string' ? error.code : 'internal',
+    typeof error?.message === 'string' ? error.message : res.statusText,
+  );
 }

@@ -35,7 +35,8 @@ function telegramLanguage(initData: string): string | undefined {
   if (!user) return undefined;
   try {
     const parsed: unknown = JSON.parse(user);
-    if (typeof parsed === 'object' && parsed !== null && 'language_code' in parsed && typeof parsed.language_code === 'string') return parsed.language_code;
+    if (typeof parsed === 'object' && parsed !== null && 'language_code' in parsed && typeof parsed.language_code === 'string')
+      return parsed.language_code;
   } catch {
     return undefined;
   }

@@ -12,7 +12,14 @@ const POLL_LIMIT_MS = 35 * 60_000;
  * Shows one order's progress in `region` (`data-state` = the order's state) and polls it until it is
  * paid or failed; `onSettled` runs once then. Returns a function that stops the polling.
  */
-export function trackOrder(t: Translator, token: string, orderId: string, region: HTMLElement, onSettled: (order: OrderJson | null) => void, extra?: Node): () => void {
+export function trackOrder(
+  t: Translator,
+  token: string,
+  orderId: string,
+  region: HTMLElement,
+  onSettled: (order: OrderJson | null) => void,
+  extra?: Node,
+): () => void {
   let stopped = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const started = Date.now();

@@ -5,7 +5,11 @@ export type Child = Node | string | null | undefined | false;
  * Creates an element with attributes and children. Text is only ever set as text nodes, so no value
  * from the API or a URL can become markup (the CSP forbids inline scripts as a second line).
  */
-export function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Readonly<Record<string, string | boolean | undefined>> = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Readonly<Record<string, string | boolean | undefined>> = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   for (const [name, value] of Object.entries(attrs)) {
     if (value === undefined || value === false) continue;

@@ -25,13 +25,30 @@ export async function buyTab(app: App): Promise<HTMLElement> {
     !catalog.trusted && el('p', { class: 'notice' }, t.t('wallet.untrusted')),
     catalog.frozen && el('p', { class: 'notice', id: 'frozen-notice' }, t.t('wallet.frozen')),
     catalog.email_required &&
-      el('p', { class: 'notice', id: 'email-notice' }, t.t('wallet.email_notice'), ' ', linkButton(t.t('wallet.email_notice_link'), () => app.show('profile'))),
+      el(
+        'p',
+        { class: 'notice', id: 'email-notice' },
+        t.t('wallet.email_notice'),
+        ' ',
+        linkButton(t.t('wallet.email_notice_link'), () => app.show('profile')),
+      ),
   ];
   const products =
     catalog.products.length > 0
-      ? el('ul', { id: 'products', class: 'cards' }, ...catalog.products.map((p) => el('li', { 'data-product-id': p.product_id }, productCard(app, catalog, p, message))))
+      ? el(
+          'ul',
+          { id: 'products', class: 'cards' },
+          ...catalog.products.map((p) => el('li', { 'data-product-id': p.product_id }, productCard(app, catalog, p, message))),
+        )
       : el('p', { id: 'products-empty' }, t.t('wallet.catalog_empty'));
-  return el('section', { 'aria-labelledby': 'catalog-title' }, ...notices, el('h2', { id: 'catalog-title' }, t.t('wallet.catalog')), products, message);
+  return el(
+    'section',
+    { 'aria-labelledby': 'catalog-title' },
+    ...notices,
+    el('h2', { id: 'catalog-title' }, t.t('wallet.catalog')),
+    products,
+    message,
+  );
 }
 
 function productCard(app: App, catalog: CatalogJson, product: ProductJson, message: HTMLElement): HTMLElement {
@@ -57,12 +74,21 @@ function priceButton(app: App, catalog: CatalogJson, product: ProductJson, price
   const { t } = app;
   const lang = t.language;
   if (price.method === 'chips') {
-    const button = el('button', { type: 'button', 'data-method': 'chips' }, t.t('wallet.price_chips', { amount: amount(price.amount, lang) }));
+    const button = el(
+      'button',
+      { type: 'button', 'data-method': 'chips' },
+      t.t('wallet.price_chips', { amount: amount(price.amount, lang) }),
+    );
     let key = newIdempotencyKey();
     button.addEventListener('click', () => {
       if (button.disabled) return;
       button.disabled = true;
-      call<PurchaseJson>('/user/wallet', { method: 'POST', token: app.session.token, body: { product_id: product.product_id }, headers: { 'idempotency-key': key } })
+      call<PurchaseJson>('/user/wallet', {
+        method: 'POST',
+        token: app.session.token,
+        body: { product_id: product.product_id },
+        headers: { 'idempotency-key': key },
+      })
         .then((purchase) => {
           key = newIdempotencyKey();
           say(message, 'ok', t.t('wallet.bought', { title: product.title, price: amount(purchase.price, lang) }));
@@ -79,9 +105,16 @@ function priceButton(app: App, catalog: CatalogJson, product: ProductJson, price
     return button;
   }
   const rail = price.method === 'xtr' ? 'stars' : 'card';
-  const label = rail === 'stars' ? t.t('wallet.price_stars', { amount: amount(price.amount, lang) }) : t.t('wallet.price_card', { amount: money(price.amount, price.currency, lang) });
+  const label =
+    rail === 'stars'
+      ? t.t('wallet.price_stars', { amount: amount(price.amount, lang) })
+      : t.t('wallet.price_card', { amount: money(price.amount, price.currency, lang) });
   const blocked = rail === 'card' && catalog.email_required;
-  const button = el('button', { type: 'button', 'data-method': rail, disabled: blocked, 'aria-describedby': blocked ? 'email-notice' : undefined }, label);
+  const button = el(
+    'button',
+    { type: 'button', 'data-method': rail, disabled: blocked, 'aria-describedby': blocked ? 'email-notice' : undefined },
+    label,
+  );
   button.addEventListener('click', () => {
     if (button.disabled) return;
     button.disabled = true;

@@ -18,5 +18,11 @@ export function confirmPage(t: Translator, token: string | null): HTMLElement {
     call<{ email: string }>('/user/profile/confirm-email', { method: 'POST', body: { token } })
       .then((r) => settle('confirmed', t.t('wallet.confirm_ok', { email: r.email })))
       .catch((err: unknown) => settle('error', errorText(t, err)));
-  return el('section', { 'aria-labelledby': 'confirm-title' }, el('h2', { id: 'confirm-title' }, t.t('wallet.confirm_title')), result, el('p', {}, el('a', { href: '/wallet' }, t.t('wallet.back_to_wallet'))));
+  return el(
+    'section',
+    { 'aria-labelledby': 'confirm-title' },
+    el('h2', { id: 'confirm-title' }, t.t('wallet.confirm_title')),
+    result,
+    el('p', {}, el('a', { href: '/wallet' }, t.t('wallet.back_to_wallet'))),
+  );
 }

@@ -17,16 +17,43 @@ export async function profileTab(app: App): Promise<HTMLElement> {
   const message = el('p', { id: 'profile-message', role: 'status', 'aria-live': 'polite' });
   const inHost = HOSTS.has(profile.platform.kind ?? '');
 
-  const nameInput = el('input', { id: 'display-name', name: 'display_name', type: 'text', maxlength: '64', autocomplete: 'nickname', value: profile.display_name, required: true });
-  const nameForm = el('form', { id: 'name-form', class: 'row' }, el('label', { for: 'display-name' }, t.t('wallet.display_name')), nameInput, el('button', { type: 'submit' }, t.t('wallet.save')));
+  const nameInput = el('input', {
+    id: 'display-name',
+    name: 'display_name',
+    type: 'text',
+    maxlength: '64',
+    autocomplete: 'nickname',
+    value: profile.display_name,
+    required: true,
+  });
+  const nameForm = el(
+    'form',
+    { id: 'name-form', class: 'row' },
+    el('label', { for: 'display-name' }, t.t('wallet.display_name')),
+    nameInput,
+    el('button', { type: 'submit' }, t.t('wallet.save')),
+  );
   nameForm.addEventListener('submit', (event) => {
     event.preventDefault();
     void update(app, message, { display_name: nameInput.value.trim() }, () => t.t('wallet.saved'));
   });
 
   const emailState = el('p', { id: 'email-state', 'data-confirmed': String(profile.email_confirmed) }, emailText(app, profile));
-  const emailInput = el('input', { id: 'email', name: 'email', type: 'email', autocomplete: 'email', required: true, value: profile.pending_email ?? profile.email ?? '' });
-  const emailForm = el('form', { id: 'email-form', class: 'row' }, el('label', { for: 'email' }, t.t('wallet.email')), emailInput, el('button', { type: 'submit' }, t.t('wallet.link_email')));
+  const emailInput = el('input', {
+    id: 'email',
+    name: 'email',
+    type: 'email',
+    autocomplete: 'email',
+    required: true,
+    value: profile.pending_email ?? profile.email ?? '',
+  });
+  const emailForm = el(
+    'form',
+    { id: 'email-form', class: 'row' },
+    el('label', { for: 'email' }, t.t('wallet.email')),
+    emailInput,
+    el('button', { type: 'submit' }, t.t('wallet.link_email')),
+  );
   emailForm.addEventListener('submit', (event) => {
     event.preventDefault();
     const email = emailInput.value.trim();
@@ -42,12 +69,30 @@ export async function profileTab(app: App): Promise<HTMLElement> {
         'div',
         {},
         el('h3', { id: 'providers-title' }, t.t('wallet.sign_in_providers')),
-        el('ul', { id: 'providers', 'aria-labelledby': 'providers-title' }, ...profile.sign_in_providers.map((p) => el('li', { 'data-provider': p }, providerName(app, p)))),
+        el(
+          'ul',
+          { id: 'providers', 'aria-labelledby': 'providers-title' },
+          ...profile.sign_in_providers.map((p) => el('li', { 'data-provider': p }, providerName(app, p))),
+        ),
       );
-  return el('section', { 'aria-labelledby': 'profile-title' }, el('h2', { id: 'profile-title' }, t.t('wallet.profile')), nameForm, emailState, emailForm, providers, message);
+  return el(
+    'section',
+    { 'aria-labelledby': 'profile-title' },
+    el('h2', { id: 'profile-title' }, t.t('wallet.profile')),
+    nameForm,
+    emailState,
+    emailForm,
+    providers,
+    message,
+  );
 }
 
-async function update(app: App, message: HTMLElement, body: { display_name?: string; email?: string }, done: (profile: ProfileJson) => string): Promise<void> {
+async function update(
+  app: App,
+  message: HTMLElement,
+  body: { display_name?: string; email?: string },
+  done: (profile: ProfileJson) => string,
+): Promise<void> {
   try {
     const profile = await call<ProfileJson>('/user/profile', { method: 'PATCH', token: app.session.token, body });
     message.dataset['kind'] = 'ok';

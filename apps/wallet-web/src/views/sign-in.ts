@@ -9,7 +9,14 @@ export function signInView(t: Translator, done: (session: Session) => void): HTM
   const radio = (mode: 'signup' | 'signin', checked: boolean) =>
     el('label', { class: 'choice' }, el('input', { type: 'radio', name: 'mode', value: mode, checked }), ' ', t.t(`wallet.${mode}`));
   const email = el('input', { id: 'signin-email', name: 'email', type: 'email', autocomplete: 'email', required: true });
-  const password = el('input', { id: 'signin-password', name: 'password', type: 'password', autocomplete: 'current-password', minlength: '8', required: true });
+  const password = el('input', {
+    id: 'signin-password',
+    name: 'password',
+    type: 'password',
+    autocomplete: 'current-password',
+    minlength: '8',
+    required: true,
+  });
   const submit = el('button', { type: 'submit', id: 'signin-submit' }, t.t('wallet.signin'));
   const form = el(
     'form',

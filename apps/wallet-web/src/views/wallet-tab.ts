@@ -61,7 +61,13 @@ function benefitList(app: App, wallet: WalletJson): HTMLElement {
         { 'data-origin': b.origin },
         el('span', { class: 'label' }, t.t('wallet.benefits_of', { origin: segmentName(t, b.origin) })),
         el('span', {}, noAds(app, b.no_ads_forever, b.no_ads_until)),
-        el('span', {}, b.in_debt ? t.t('wallet.hints_debt', { count: amount(b.hints.replace(/^-/, ''), lang) }) : t.t('wallet.hints_count', { count: amount(b.hints, lang) })),
+        el(
+          'span',
+          {},
+          b.in_debt
+            ? t.t('wallet.hints_debt', { count: amount(b.hints.replace(/^-/, ''), lang) })
+            : t.t('wallet.hints_count', { count: amount(b.hints, lang) }),
+        ),
       ),
     ),
   );

@@ -44,7 +44,12 @@ type CallHeaders = Parameters<Transport['unary']>[3];
  * reopened on the next call.
  */
 export function createConnectUnaryTransport(options: ConnectUnaryTransportOptions): ClosableTransport {
-  if (options.fast === false) return { unary: options.streams.unary.bind(options.streams), stream: options.streams.stream.bind(options.streams), close: () => undefined };
+  if (options.fast === false)
+    return {
+      unary: options.streams.unary.bind(options.streams),
+      stream: options.streams.stream.bind(options.streams),
+      close: () => undefined,
+    };
   const base = new URL(options.baseUrl);
   const prefix = base.pathname.replace(/\/+$/, '');
   const authorization = serviceAuthorization(options.token);
@@ -111,7 +116,10 @@ export function createConnectUnaryTransport(options: ConnectUnaryTransportOption
         if (!stream.closed) stream.close(http2.constants.NGHTTP2_CANCEL);
         settle(err);
       };
-      const timer = timeout === undefined ? undefined : setTimeout(() => giveUp(new ConnectError('the operation timed out', Code.DeadlineExceeded)), timeout);
+      const timer =
+        timeout === undefined
+          ? undefined
+          : setTimeout(() => giveUp(new ConnectError('the operation timed out', Code.DeadlineExceeded)), timeout);
       const onAbort = () => giveUp(ConnectError.from(signal?.reason, Code.Canceled));
       if (signal) {
         if (signal.aborted) return onAbort();
@@ -142,7 +150,8 @@ export function createConnectUnaryTransport(options: ConnectUnaryTransportOption
 
   return {
     unary,
-    stream: (method, signal, timeoutMs, header, input, contextValues) => options.streams.stream(method, signal, timeoutMs, header, input, contextValues),
+    stream: (method, signal, timeoutMs, header, input, contextValues) =>
+      options.streams.stream(method, signal, timeoutMs, header, input, contextValues),
     close() {
       closed = true;
       session?.close();
@@ -159,7 +168,13 @@ async function decode<I extends DescMessage, O extends DescMessage>(
   bytes: Buffer,
 ): Promise<UnaryResponse<I, O>> {
   const all = headersOf(raw);
-  const { compression, isUnaryError, unaryError } = validateResponseWithCompression(method.methodKind, ADAPTER_COMPRESSIONS, true, status, all);
+  const { compression, isUnaryError, unaryError } = validateResponseWithCompression(
+    method.methodKind,
+    ADAPTER_COMPRESSIONS,
+    true,
+    status,
+    all,
+  );
   const [header, trailer] = trailerDemux(all);
   const body = compression ? await compression.decompress(bytes, 0xffffffff) : bytes;
   if (isUnaryError) throw errorFromJsonBytes(body, appendHeaders(header, trailer), unaryError);

@@ -39,8 +39,9 @@ export function unaryServers(
     ...(fallback ? { fallback } : {}),
   }) as NodeHandler;
   if (options.fast === false) return { handler, take: () => false };
-  const takers = protocols.map((protocol) => (protocol === 'connect' ? connectUnaryTaker(options, scheme) : grpcUnaryTaker(options, scheme)));
+  const takers = protocols.map((protocol) =>
+    protocol === 'connect' ? connectUnaryTaker(options, scheme) : grpcUnaryTaker(options, scheme),
+  );
   const take: StreamTaker = takers.length === 1 ? (takers[0] as StreamTaker) : (stream, headers) => takers.some((t) => t(stream, headers));
   return { handler, take };
 }
-

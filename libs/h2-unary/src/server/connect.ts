@@ -35,7 +35,12 @@ export function connectUnaryTaker(options: UnaryServerOptions, scheme: 'http' | 
     const length = headers['content-length'];
     if (length !== undefined && (!LENGTH.test(length) || Number(length) > maxBytes)) return false;
     const accept = headers['accept-encoding'];
-    const compression = compressionNegotiate(ADAPTER_COMPRESSIONS, single(headers['content-encoding']), typeof accept === 'string' ? accept : null, 'accept-encoding');
+    const compression = compressionNegotiate(
+      ADAPTER_COMPRESSIONS,
+      single(headers['content-encoding']),
+      typeof accept === 'string' ? accept : null,
+      'accept-encoding',
+    );
     if (compression.request !== null || compression.error !== undefined) return false;
     const values = options.contextValues?.(stream.session?.socket) ?? createContextValues();
     const { method } = route;
@@ -51,12 +56,16 @@ export function connectUnaryTaker(options: UnaryServerOptions, scheme: 'http' | 
         return toBinary(method.output, output);
       },
       succeed(s, message, exchange) {
-        answer(s, 200, message, exchange.responseHeader, exchange.responseTrailer).catch(() => s.close(http2.constants.NGHTTP2_INTERNAL_ERROR));
+        answer(s, 200, message, exchange.responseHeader, exchange.responseTrailer).catch(() =>
+          s.close(http2.constants.NGHTTP2_INTERNAL_ERROR),
+        );
       },
       fail(s, err, exchange) {
         exchange.responseHeader.set('content-type', 'application/json');
         if (!err.isWireError) mergeNonProtocolHeaders(exchange.responseHeader, err.metadata);
-        answer(s, codeToHttpStatus(err.code), errorToJsonBytes(err, {}), exchange.responseHeader, exchange.responseTrailer).catch(() => s.close(http2.constants.NGHTTP2_INTERNAL_ERROR));
+        answer(s, codeToHttpStatus(err.code), errorToJsonBytes(err, {}), exchange.responseHeader, exchange.responseTrailer).catch(() =>
+          s.close(http2.constants.NGHTTP2_INTERNAL_ERROR),
+        );
       },
     });
     return true;

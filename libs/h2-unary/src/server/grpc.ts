@@ -35,7 +35,12 @@ export function grpcUnaryTaker(options: UnaryServerOptions, scheme: 'http' | 'ht
     const timeout = parseGrpcTimeout(headers['grpc-timeout']);
     if (timeout === null) return false;
     const accept = headers['grpc-accept-encoding'];
-    const compression = compressionNegotiate(ADAPTER_COMPRESSIONS, null, typeof accept === 'string' ? accept : null, 'grpc-accept-encoding');
+    const compression = compressionNegotiate(
+      ADAPTER_COMPRESSIONS,
+      null,
+      typeof accept === 'string' ? accept : null,
+      'grpc-accept-encoding',
+    );
     const values = options.contextValues?.(stream.session?.socket) ?? createContextValues();
     const { method } = route;
     const header: Record<string, string> = { 'content-type': 'application/grpc+proto' };
@@ -107,7 +112,8 @@ async function single<D extends DescMessage>(body: Buffer, schema: D, maxBytes: 
     const tooLarge = readLimitError(maxBytes, length, true);
     if (tooLarge) throw tooLarge;
     if (body.length - offset - 5 < length) throw new ConnectError('protocol error: incomplete envelope', Code.InvalidArgument);
-    if (((body[offset] as number) & 1) === 1) throw new ConnectError('received compressed envelope, but do not know how to decompress', Code.Internal);
+    if (((body[offset] as number) & 1) === 1)
+      throw new ConnectError('received compressed envelope, but do not know how to decompress', Code.Internal);
     let message: ReturnType<typeof fromBinary<D>>;
     try {
       message = fromBinary(schema, body.subarray(offset + 5, offset + 5 + length));

@@ -105,6 +105,8 @@ export function serveUnary(stream: http2.ServerHttp2Stream, timeoutMs: number | 
 /** connect's read-limit error (its wording), or undefined when `bytes` is within `maxBytes`. */
 export function readLimitError(maxBytes: number, bytes: number, sizeKnown: boolean): ConnectError | undefined {
   if (bytes <= maxBytes) return undefined;
-  const message = sizeKnown ? `message size ${bytes} is larger than configured readMaxBytes ${maxBytes}` : `message size is larger than configured readMaxBytes ${maxBytes}`;
+  const message = sizeKnown
+    ? `message size ${bytes} is larger than configured readMaxBytes ${maxBytes}`
+    : `message size is larger than configured readMaxBytes ${maxBytes}`;
   return new ConnectError(message, Code.ResourceExhausted);
 }

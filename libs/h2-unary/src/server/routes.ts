@@ -30,7 +30,12 @@ export function unaryRoutes(registrations: readonly ServiceRegistration[]): Map<
  * Runs `route` on `input` through `interceptors` with connect's own invoker (the one connect-node
  * runs), so both paths see the same chain, the same normalised output and the same header copying.
  */
-export function invokeRoute(route: UnaryRoute, context: HandlerContext, input: MessageShape<DescMethodUnary['input']>, interceptors: Interceptor[]): Promise<MessageShape<DescMethodUnary['output']>> {
+export function invokeRoute(
+  route: UnaryRoute,
+  context: HandlerContext,
+  input: MessageShape<DescMethodUnary['input']>,
+  interceptors: Interceptor[],
+): Promise<MessageShape<DescMethodUnary['output']>> {
   return invokeUnaryImplementation(route, context, input, interceptors);
 }
 

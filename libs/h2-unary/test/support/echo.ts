@@ -34,13 +34,17 @@ function impl(seen: Seen) {
       ctx.responseTrailer.set('x-t', 't');
       if (command.startsWith('ok:')) return { body: bytes(command.slice(3)) };
       if (command === 'big') return { body: new Uint8Array(2048).fill(65) };
-      if (command.startsWith('err:')) throw new ConnectError(`failed with ${command.slice(4)}: 100% é`, Number(command.slice(4)), { 'x-meta': 'm' });
+      if (command.startsWith('err:'))
+        throw new ConnectError(`failed with ${command.slice(4)}: 100% é`, Number(command.slice(4)), { 'x-meta': 'm' });
       if (command === 'details') {
-        throw new ConnectError('with details', Code.FailedPrecondition, undefined, [{ desc: StringValueSchema, value: { value: 'the detail' } }]);
+        throw new ConnectError('with details', Code.FailedPrecondition, undefined, [
+          { desc: StringValueSchema, value: { value: 'the detail' } },
+        ]);
       }
       if (command === 'throw') throw new Error('not a ConnectError');
       if (command === 'wait') {
-        if (!ctx.signal.aborted) await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
+        if (!ctx.signal.aborted)
+          await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
         seen.aborted.push(ConnectError.from(ctx.signal.reason).code);
         throw ctx.signal.reason;
       }
@@ -95,7 +99,11 @@ function options(seen: Seen): UnaryServerOptions {
 export function startConnectNode(): Promise<Running> {
   const seen: Seen = { aborted: [], intercepted: 0 };
   const o = options(seen);
-  const handler = connectNodeAdapter({ routes: (r) => r.service(service, impl(seen)), interceptors: o.interceptors ?? [], readMaxBytes: READ_MAX_BYTES });
+  const handler = connectNodeAdapter({
+    routes: (r) => r.service(service, impl(seen)),
+    interceptors: o.interceptors ?? [],
+    readMaxBytes: READ_MAX_BYTES,
+  });
   return listen(http2.createServer(handler), seen, []);
 }
 
@@ -119,7 +127,10 @@ export function startFast(): Promise<Running> {
 
 /** A request message's bytes (the Check request with `command` as its body). */
 export function requestBytes(command: string | Uint8Array): Uint8Array {
-  return toBinary(backendApi.CheckRequestSchema, create(backendApi.CheckRequestSchema, { body: typeof command === 'string' ? bytes(command) : command }));
+  return toBinary(
+    backendApi.CheckRequestSchema,
+    create(backendApi.CheckRequestSchema, { body: typeof command === 'string' ? bytes(command) : command }),
+  );
 }
 
 /** `message` in a gRPC envelope (flags byte, big-endian length). */
@@ -148,7 +159,13 @@ function sorted(h: http2.IncomingHttpHeaders): [string, string][] {
 }
 
 /** Sends one raw HTTP/2 request and reads the whole answer; `resetAfterMs` cancels it instead. */
-export function send(url: string, path: string, headers: http2.OutgoingHttpHeaders, body: Uint8Array, resetAfterMs?: number): Promise<Answer> {
+export function send(
+  url: string,
+  path: string,
+  headers: http2.OutgoingHttpHeaders,
+  body: Uint8Array,
+  resetAfterMs?: number,
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const session = http2.connect(url);
     session.on('error', reject);

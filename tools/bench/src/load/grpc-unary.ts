@@ -1,6 +1,14 @@
 import { readFileSync } from 'node:fs';
 import http2 from 'node:http2';
-import { create, fromBinary, toBinary, type DescMessage, type DescMethodUnary, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
+import {
+  create,
+  fromBinary,
+  toBinary,
+  type DescMessage,
+  type DescMethodUnary,
+  type MessageInitShape,
+  type MessageShape,
+} from '@bufbuild/protobuf';
 import type { DevCerts } from '@wordgame/testkit';
 
 /**
@@ -14,7 +22,11 @@ export class GrpcUnaryClient {
   private readonly session: http2.ClientHttp2Session;
 
   constructor(url: string, certs: DevCerts) {
-    this.session = http2.connect(url, { ca: readFileSync(certs.ca.cert), cert: readFileSync(certs.bot.cert), key: readFileSync(certs.bot.key) });
+    this.session = http2.connect(url, {
+      ca: readFileSync(certs.ca.cert),
+      cert: readFileSync(certs.bot.cert),
+      key: readFileSync(certs.bot.key),
+    });
     this.session.on('error', () => undefined); // each call reports its own failure
   }
 

@@ -5,7 +5,14 @@ const wallet: BenchResult = {
   bench: 'wallet',
   figures: [
     { name: 'wallet.get', value: 1327.4, unit: '/s', target: { on: 'value', op: '>=', limit: 4000 } },
-    { name: 'wallet.buy', value: 637, unit: '/s', target: { on: 'ratio', op: '>=', limit: 0.5 }, peer: { name: 'pgbench', value: 1721 }, ratio: 0.371 },
+    {
+      name: 'wallet.buy',
+      value: 637,
+      unit: '/s',
+      target: { on: 'ratio', op: '>=', limit: 0.5 },
+      peer: { name: 'pgbench', value: 1721 },
+      ratio: 0.371,
+    },
     { name: 'wallet.buy p99', value: 12, unit: 'ms', target: { on: 'value', op: '<=', limit: 20 }, peer: { name: 'pgbench', value: 4 } },
   ],
   context: 'load 1.9',
@@ -18,7 +25,10 @@ describe('result lines', () => {
   });
 
   it('writes NaN as null and reads it back as NaN', () => {
-    const line = resultLine({ bench: 'b', figures: [{ name: 'x', value: Number.NaN, unit: 'ms', peer: { name: 'p', value: Number.POSITIVE_INFINITY } }] });
+    const line = resultLine({
+      bench: 'b',
+      figures: [{ name: 'x', value: Number.NaN, unit: 'ms', peer: { name: 'p', value: Number.POSITIVE_INFINITY } }],
+    });
     expect(line).toContain('"value":null');
     const [parsed] = parseResults(line);
     expect(parsed?.figures[0]?.value).toBeNaN();
@@ -29,7 +39,9 @@ describe('result lines', () => {
     expect(parseResults('a BENCH_RESULT {} in the middle\n')).toEqual([]);
     expect(() => parseResults('BENCH_RESULT {"bench":"x"}')).toThrow(/bad result line/);
     expect(() => parseResults('BENCH_RESULT {"bench":"x","figures":[{"name":"y","unit":"ms","value":"fast"}]}')).toThrow(/not a number/);
-    expect(() => parseResults('BENCH_RESULT {"bench":"x","figures":[{"name":"y","unit":"ms","value":1,"target":{"on":"value","op":">","limit":1}}]}')).toThrow(/bad target/);
+    expect(() =>
+      parseResults('BENCH_RESULT {"bench":"x","figures":[{"name":"y","unit":"ms","value":1,"target":{"on":"value","op":">","limit":1}}]}'),
+    ).toThrow(/bad target/);
     expect(() => parseResults('BENCH_RESULT {not json')).toThrow(SyntaxError);
   });
 });
@@ -64,7 +76,10 @@ describe('targets and ratios', () => {
 
 describe('the table', () => {
   it('has a row per figure with target, met, peer and ratio, and a row per failed bench', () => {
-    const rows = tableRows([{ bench: 'wallet', result: wallet }, { bench: 'console', error: 'exit 1' }]);
+    const rows = tableRows([
+      { bench: 'wallet', result: wallet },
+      { bench: 'console', error: 'exit 1' },
+    ]);
     expect(rows[0]).toEqual(['bench', 'figure', 'value', 'target', 'met', 'peer (same run)', 'ratio']);
     expect(rows[1]).toEqual(['wallet', 'wallet.get', '1,327 /s', '>= 4,000 /s', 'NO', 'no peer', '-']);
     expect(rows[2]).toEqual(['wallet', 'wallet.buy', '637 /s', 'ratio >= 0.5', 'NO', 'pgbench 1,721 /s', '0.371x']);
@@ -74,7 +89,10 @@ describe('the table', () => {
   });
 
   it('renders aligned columns and a summary of targets met and benches failed', () => {
-    const text = renderTable([{ bench: 'wallet', result: wallet }, { bench: 'console', error: 'exit 1' }]);
+    const text = renderTable([
+      { bench: 'wallet', result: wallet },
+      { bench: 'console', error: 'exit 1' },
+    ]);
     const lines = text.split('\n');
     const valueColumn = lines[0]?.indexOf('value') ?? -1;
     expect(lines[2]?.indexOf('1,327 /s')).toBe(valueColumn);

@@ -65,7 +65,8 @@ function parseFigure(v: unknown): Figure {
   if (target) figure.target = target;
   const peer = v['peer'];
   if (peer !== undefined) {
-    if (!isRecord(peer) || typeof peer['name'] !== 'string' || !(isNumber(peer['value']) || peer['value'] === null)) throw new Error(`figure ${v['name']}: bad peer`);
+    if (!isRecord(peer) || typeof peer['name'] !== 'string' || !(isNumber(peer['value']) || peer['value'] === null))
+      throw new Error(`figure ${v['name']}: bad peer`);
     figure.peer = { name: peer['name'], value: peer['value'] ?? Number.NaN };
   }
   if (v['ratio'] !== undefined) figure.ratio = isNumber(v['ratio']) ? v['ratio'] : Number.NaN;
@@ -82,7 +83,8 @@ export function parseResults(output: string): BenchResult[] {
   for (const line of output.split('\n')) {
     if (!line.startsWith(RESULT_PREFIX)) continue;
     const json: unknown = JSON.parse(line.slice(RESULT_PREFIX.length));
-    if (!isRecord(json) || typeof json['bench'] !== 'string' || !Array.isArray(json['figures'])) throw new Error(`bad result line: ${line.slice(0, 200)}`);
+    if (!isRecord(json) || typeof json['bench'] !== 'string' || !Array.isArray(json['figures']))
+      throw new Error(`bad result line: ${line.slice(0, 200)}`);
     const result: BenchResult = { bench: json['bench'], figures: json['figures'].map(parseFigure) };
     if (typeof json['context'] === 'string') result.context = json['context'];
     results.push(result);

@@ -68,7 +68,11 @@ export function tableRows(outcomes: readonly BenchOutcome[]): string[][] {
 export function renderTable(outcomes: readonly BenchOutcome[]): string {
   const rows = tableRows(outcomes);
   const widths = HEADER.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  const line = (r: string[]) => r.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  const line = (r: string[]) =>
+    r
+      .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
   const rule = widths.map((w) => '-'.repeat(w)).join('  ');
   const figures = outcomes.flatMap((o) => ('result' in o ? o.result.figures : []));
   const judged = figures.map(targetMet).filter((m) => m !== undefined);

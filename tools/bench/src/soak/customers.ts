@@ -40,14 +40,18 @@ async function session(url: string, body: unknown): Promise<{ token: string; acc
 /** The confirmation token mailed to `email`, once the mail is in the dev mailbox. */
 async function mailedToken(mailDir: string, email: string): Promise<string> {
   let token: string | undefined;
-  await waitFor(() => {
-    for (const file of readdirSync(mailDir)) {
-      const mail = readFileSync(path.join(mailDir, file), 'utf8').replace(/=\r?\n/g, '');
-      if (mail.includes(email)) token = /confirm-email\?token=([A-Za-z0-9_%=-]+)/.exec(mail)?.[1];
-      if (token !== undefined) return Promise.resolve(true);
-    }
-    return Promise.resolve(false);
-  }, `the confirmation mail to ${email}`, 30_000);
+  await waitFor(
+    () => {
+      for (const file of readdirSync(mailDir)) {
+        const mail = readFileSync(path.join(mailDir, file), 'utf8').replace(/=\r?\n/g, '');
+        if (mail.includes(email)) token = /confirm-email\?token=([A-Za-z0-9_%=-]+)/.exec(mail)?.[1];
+        if (token !== undefined) return Promise.resolve(true);
+      }
+      return Promise.resolve(false);
+    },
+    `the confirmation mail to ${email}`,
+    30_000,
+  );
   return token ?? '';
 }
 
@@ -61,11 +65,10 @@ async function grantChips(dbUrl: string, accountIds: readonly string[], segment:
        on conflict (account_id, segment) do update set balance = wallet_segments.balance + excluded.balance`,
       [accountIds, segment, CHIPS.toString()],
     );
-    await db.query(`insert into ledger_operations (account_id, kind, segment, chips_delta, note) select unnest($1::bigint[]), 'grant', $2, $3, 'soak grant'`, [
-      accountIds,
-      segment,
-      CHIPS.toString(),
-    ]);
+    await db.query(
+      `insert into ledger_operations (account_id, kind, segment, chips_delta, note) select unnest($1::bigint[]), 'grant', $2, $3, 'soak grant'`,
+      [accountIds, segment, CHIPS.toString()],
+    );
   } finally {
     await db.end();
   }
@@ -81,7 +84,12 @@ export async function signInCustomers(stack: SoakStack, count: number): Promise<
   const direct: Customer[] = [];
   for (let i = 0; i < count; i += 1) {
     const email = `soak${i}@example.test`;
-    const s = await session(`${stack.gateway}/api/v1/session/direct`, { email, password: 'soak password 1', mode: 'signup', subtype: 'web' });
+    const s = await session(`${stack.gateway}/api/v1/session/direct`, {
+      email,
+      password: 'soak password 1',
+      mode: 'signup',
+      subtype: 'web',
+    });
     const token = await mailedToken(stack.mailDir, email);
     const confirmed = await fetch(`${stack.gateway}/api/v1/user/profile/confirm-email?token=${token}`);
     if (confirmed.status !== 200) throw new Error(`confirm ${email}: ${confirmed.status} ${await confirmed.text()}`);
@@ -99,7 +107,11 @@ export async function signInCustomers(stack: SoakStack, count: number): Promise<
       ['users', { id: userId, firstName: `Soak ${userId}`, started: true }],
       ['members', { chatId: stack.discussionChatId, userId, status: 'member' }],
     ] as const) {
-      const res = await fetch(`${stack.platform}/_control/${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await fetch(`${stack.platform}/_control/${route}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       if (!res.ok) throw new Error(`platform ${route}: ${res.status} ${await res.text()}`);
     }
     const s = await session(`${stack.gateway}/api/v1/session/telegram`, { init_data: telegramInitData(userId) });
@@ -113,7 +125,11 @@ export async function soakProducts(dbUrl: string): Promise<{ hints: string; pack
   const db = new pg.Client({ connectionString: dbUrl });
   await db.connect();
   try {
-    const rows = (await db.query<{ id: string; title: string }>(`select id::text as id, title from catalog_products where title in ('Hints x10', '100 chips')`)).rows;
+    const rows = (
+      await db.query<{ id: string; title: string }>(
+        `select id::text as id, title from catalog_products where title in ('Hints x10', '100 chips')`,
+      )
+    ).rows;
     const id = (title: string) => {
       const found = rows.find((r) => r.title === title)?.id;
       if (!found) throw new Error(`the seeded catalog has no "${title}"`);

@@ -35,7 +35,10 @@ export async function checkPayments(dbUrl: string, settled: readonly Settled[]):
     for (const s of settled) {
       const row = byId.get(s.orderId);
       const credits = s.expect === 'paid' ? 1 : 0;
-      if (row?.state !== s.expect || row.credits !== credits) wrong.push(`${s.orderId}: expected ${s.expect} with ${credits} credit(s), found ${row ? `${row.state} with ${row.credits}` : 'no order'}`);
+      if (row?.state !== s.expect || row.credits !== credits)
+        wrong.push(
+          `${s.orderId}: expected ${s.expect} with ${credits} credit(s), found ${row ? `${row.state} with ${row.credits}` : 'no order'}`,
+        );
     }
     const doubles = await db.query<{ n: number }>(
       `select count(*)::int as n from (select order_id from ledger_operations where kind = 'purchase' and order_id is not null group by order_id having count(*) > 1) d`,

@@ -19,7 +19,11 @@ export function sampleRow(t: number, rssMiB: readonly number[], count: Count): s
 
 /** The closing summary: requests and errors per kind, RSS per service with its verdict, payments, audit, the verdict. */
 export function summary(r: SoakResult): string[] {
-  const lines = ['', `per kind over ${r.seconds.toFixed(0)} s:`, `  ${'kind'.padEnd(16)} ${'requests'.padStart(8)} ${'per s'.padStart(6)} ${'errors'.padStart(6)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)}  first error`];
+  const lines = [
+    '',
+    `per kind over ${r.seconds.toFixed(0)} s:`,
+    `  ${'kind'.padEnd(16)} ${'requests'.padStart(8)} ${'per s'.padStart(6)} ${'errors'.padStart(6)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)}  first error`,
+  ];
   for (const k of r.kinds) {
     lines.push(
       `  ${k.kind.padEnd(16)} ${String(k.requests).padStart(8)} ${(k.requests / r.seconds).toFixed(1).padStart(6)} ${String(k.errors).padStart(6)} ${k.p50Ms.toFixed(1).padStart(8)} ${k.p99Ms.toFixed(1).padStart(8)}  ${k.firstError ?? ''}`,

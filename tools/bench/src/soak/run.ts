@@ -65,7 +65,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const pids = Object.fromEntries(SERVICES.map((s) => [s, stack.processes[s].pid ?? 0])) as Record<ServiceName, number>;
 
     const rates = Object.entries(BASE_RATES).map(([k, r]) => `${k} ${r * options.rate}/s`);
-    write(`soak: ${options.seconds} s, RSS every ${options.sampleSeconds} s, ${options.customers} direct + ${options.customers} telegram customers, node ${process.version}`);
+    write(
+      `soak: ${options.seconds} s, RSS every ${options.sampleSeconds} s, ${options.customers} direct + ${options.customers} telegram customers, node ${process.version}`,
+    );
     write(`load: ${rates.join(', ')}; 75 % of stars orders paid, card orders 60 % paid, 20 % canceled, 20 % left pending`);
     write(`[${loadLine()}]`);
     write(sampleHeader());
@@ -81,11 +83,22 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
           rss[s].push(Number.NaN);
         }
       }
-      write(sampleRow((i + 1) * options.sampleSeconds, SERVICES.map((s) => rss[s].at(-1) ?? Number.NaN), tally.interval(i)));
+      write(
+        sampleRow(
+          (i + 1) * options.sampleSeconds,
+          SERVICES.map((s) => rss[s].at(-1) ?? Number.NaN),
+          tally.interval(i),
+        ),
+      );
       const gone = stack.exited().filter((s) => !died.includes(s));
       died.push(...gone);
-      if (gone.length > 0) write(`!! ${gone.join(', ')} exited (code ${gone.map((s) => stack.processes[s].exitCode ?? stack.processes[s].signalCode).join(', ')})`);
-      await trimEmulatorLogs(stack).catch((err: unknown) => write(`!! could not empty the emulators' request logs: ${err instanceof Error ? err.message : String(err)}`));
+      if (gone.length > 0)
+        write(
+          `!! ${gone.join(', ')} exited (code ${gone.map((s) => stack.processes[s].exitCode ?? stack.processes[s].signalCode).join(', ')})`,
+        );
+      await trimEmulatorLogs(stack).catch((err: unknown) =>
+        write(`!! could not empty the emulators' request logs: ${err instanceof Error ? err.message : String(err)}`),
+      );
     }
     await load;
     const seconds = (performance.now() - t0) / 1000;
@@ -94,7 +107,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const audit = runAudit(stack.dbUrl);
 
     const kinds = tally.kindTotals();
-    const memory = Object.fromEntries(SERVICES.map((s) => [s, memoryVerdict(rss[s], options.seconds)])) as Record<ServiceName, MemoryVerdict>;
+    const memory = Object.fromEntries(SERVICES.map((s) => [s, memoryVerdict(rss[s], options.seconds)])) as Record<
+      ServiceName,
+      MemoryVerdict
+    >;
     const errors = errorVerdict(tally.errorsPerInterval());
     const reasons = [
       ...died.map((s) => `${s} exited during the run`),

@@ -41,7 +41,6 @@ export interface SoakStack {
   stop(): Promise<void>;
 }
 
-
 async function postJson(url: string, body: unknown): Promise<unknown> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   if (!res.ok) throw new Error(`${url}: ${res.status} ${await res.text()}`);
@@ -78,7 +77,9 @@ export async function startSoakStack(serverUrl: string, rebuildApps: boolean): P
   const gone = () => {
     const dead = SERVICES.flatMap((s) => {
       const child = started[s];
-      return child && (child.exitCode !== null || child.signalCode !== null) ? [`${s} exited (${child.signalCode ?? `code ${child.exitCode}`})`] : [];
+      return child && (child.exitCode !== null || child.signalCode !== null)
+        ? [`${s} exited (${child.signalCode ?? `code ${child.exitCode}`})`]
+        : [];
     });
     return dead.length > 0 ? dead.join(', ') : undefined;
   };
@@ -106,7 +107,10 @@ export async function startSoakStack(serverUrl: string, rebuildApps: boolean): P
     const botHealth = `http://${host}:${botHealthPort}`;
     const mailDir = path.join(dir, 'mailbox');
 
-    started.platform = startBundle('tools/platform-emulator', { PLATFORM_EMULATOR_PORT: String(platformPort), PLATFORM_BOT_TOKEN: BOT_TOKEN });
+    started.platform = startBundle('tools/platform-emulator', {
+      PLATFORM_EMULATOR_PORT: String(platformPort),
+      PLATFORM_BOT_TOKEN: BOT_TOKEN,
+    });
     started.provider = startBundle('tools/provider-emulator', {
       PROVIDER_EMULATOR_PORT: String(providerPort),
       PROVIDER_EMULATOR_SHOPS: `${SHOP.id}:${SHOP.secretKey}:test`,
@@ -114,7 +118,11 @@ export async function startSoakStack(serverUrl: string, rebuildApps: boolean): P
     });
     await waitHealthy(`${platform}/bot${BOT_TOKEN}/getMe`, gone);
     await waitHealthy(`${provider}/_control/health`, gone);
-    const chat = (await postJson(`${platform}/_control/chats`, { type: 'supergroup', title: 'Soak discussion', botStatus: 'administrator' })) as { id: number };
+    const chat = (await postJson(`${platform}/_control/chats`, {
+      type: 'supergroup',
+      title: 'Soak discussion',
+      botStatus: 'administrator',
+    })) as { id: number };
 
     started.backend = startBundle('backend', {
       ...TEST_SERVICE_TOKENS,
@@ -132,7 +140,10 @@ export async function startSoakStack(serverUrl: string, rebuildApps: boolean): P
       REAPER_INTERVAL_MS: '5000',
     });
     await waitHealthy(`${backend}/health`, gone);
-    started.gateway = startBundle('gateway', gatewayEnv(backend, { http: httpPort, botlink: botlinkPort, internal: internalPort, metrics: metricsPort }, certs));
+    started.gateway = startBundle(
+      'gateway',
+      gatewayEnv(backend, { http: httpPort, botlink: botlinkPort, internal: internalPort, metrics: metricsPort }, certs),
+    );
     await waitHealthy(`${gateway}/health`, gone);
     started.bot = startBundle('bot', {
       BOTLINK_URL: `https://${host}:${botlinkPort}`,

@@ -72,7 +72,13 @@ export class Tally {
     return this.kinds.map((kind) => {
       const t = this.totals.get(kind) as { count: Count; latencies: number[]; firstError: string | undefined };
       const sorted = [...t.latencies].sort((a, b) => a - b);
-      return { kind, ...t.count, p50Ms: percentile(sorted, 50) ?? Number.NaN, p99Ms: percentile(sorted, 99) ?? Number.NaN, firstError: t.firstError };
+      return {
+        kind,
+        ...t.count,
+        p50Ms: percentile(sorted, 50) ?? Number.NaN,
+        p99Ms: percentile(sorted, 99) ?? Number.NaN,
+        firstError: t.firstError,
+      };
     });
   }
 }

@@ -10,7 +10,16 @@ import type { SoakStack } from './stack.js';
 import type { Tally } from './tally.js';
 
 /** The kinds of operation the soak counts. The paced ones have a rate; payments follow some of the orders. */
-export const KINDS = ['wallet.get', 'wallet.buy', 'stars.order', 'stars.payment', 'card.order', 'card.payment', 'botlink.command', 'health'] as const;
+export const KINDS = [
+  'wallet.get',
+  'wallet.buy',
+  'stars.order',
+  'stars.payment',
+  'card.order',
+  'card.payment',
+  'botlink.command',
+  'health',
+] as const;
 export type Kind = (typeof KINDS)[number];
 type PacedKind = Exclude<Kind, 'stars.payment' | 'card.payment'>;
 
@@ -58,11 +67,16 @@ export class Traffic {
     private readonly tally: Tally,
     private readonly rate: number,
   ) {
-    this.commands = createClient(gatewayApi.BotCommandService, createConnectTransport({
+    this.commands = createClient(
+      gatewayApi.BotCommandService,
+      createConnectTransport({
         baseUrl: stack.internal,
         httpVersion: '2',
-        interceptors: [(next) => (req) => (req.header.set('authorization', `Bearer ${TEST_SERVICE_TOKENS.GATEWAY_INTERNAL_TOKEN}`), next(req))],
-      }));
+        interceptors: [
+          (next) => (req) => (req.header.set('authorization', `Bearer ${TEST_SERVICE_TOKENS.GATEWAY_INTERNAL_TOKEN}`), next(req)),
+        ],
+      }),
+    );
   }
 
   /** Runs every paced kind until `endAt` (performance.now() time), then waits for every operation still running. */
@@ -133,13 +147,21 @@ export class Traffic {
     const replay = last !== undefined && Math.random() < 0.1;
     const key = replay ? last : randomUUID();
     this.lastKey.set(who.accountId, key);
-    const res = await call(`${this.stack.gateway}/api/v1/user/wallet`, { token: who.token, json: { product_id: this.products.hints }, headers: { 'idempotency-key': key } });
+    const res = await call(`${this.stack.gateway}/api/v1/user/wallet`, {
+      token: who.token,
+      json: { product_id: this.products.hints },
+      headers: { 'idempotency-key': key },
+    });
     expectStatus(res, 200, 'wallet.buy');
-    if (replay && field(res.body, 'replayed') !== true) throw new Error('wallet.buy: a repeated Idempotency-Key was not answered as replayed');
+    if (replay && field(res.body, 'replayed') !== true)
+      throw new Error('wallet.buy: a repeated Idempotency-Key was not answered as replayed');
   }
 
   private async newOrder(who: Customer, rail: 'stars' | 'card'): Promise<Record<string, unknown>> {
-    const res = await call(`${this.stack.gateway}/api/v1/user/wallet/orders`, { token: who.token, json: { product_id: this.products.pack, rail } });
+    const res = await call(`${this.stack.gateway}/api/v1/user/wallet/orders`, {
+      token: who.token,
+      json: { product_id: this.products.pack, rail },
+    });
     expectStatus(res, 201, `${rail} order`);
     return res.body as Record<string, unknown>;
   }
@@ -162,8 +184,10 @@ export class Traffic {
     const who = pick(this.customers.telegram);
     const order = await this.newOrder(who, 'stars');
     const link = order['invoice_link'];
-    if (typeof link !== 'string' || link === '') throw new Error('stars order: no invoice_link (create_invoice did not come back from the bot)');
-    if (Math.random() < 0.75) this.launch('stars.payment', Number.POSITIVE_INFINITY, () => this.payStars(who, String(order['order_id']), link));
+    if (typeof link !== 'string' || link === '')
+      throw new Error('stars order: no invoice_link (create_invoice did not come back from the bot)');
+    if (Math.random() < 0.75)
+      this.launch('stars.payment', Number.POSITIVE_INFINITY, () => this.payStars(who, String(order['order_id']), link));
   }
 
   /** The payer pays through the platform emulator; the bot must approve the pre-checkout and the order must end paid. */
@@ -181,7 +205,8 @@ export class Traffic {
       15_000,
       100,
     );
-    if (checkout['status'] !== 'approved') throw new Error(`pre-checkout ${JSON.stringify(checkout['status'])}: ${JSON.stringify(checkout['errorMessage'] ?? '')}`);
+    if (checkout['status'] !== 'approved')
+      throw new Error(`pre-checkout ${JSON.stringify(checkout['status'])}: ${JSON.stringify(checkout['errorMessage'] ?? '')}`);
     this.settled.push({ orderId, expect: 'paid' });
     await this.orderReaches(who, orderId, 'paid');
   }
@@ -217,13 +242,21 @@ export class Traffic {
     const recipient = { kind: connector.PlatformKind.TELEGRAM, externalId };
     const n = this.commandSeq++;
     const payloads = [
-      { case: 'notify' as const, value: { recipient, kind: connector.NotificationKind.PAYMENT_CREDITED, params: { order_id: randomUUID(), product_title: '100 chips', chips: '100' } } },
+      {
+        case: 'notify' as const,
+        value: {
+          recipient,
+          kind: connector.NotificationKind.PAYMENT_CREDITED,
+          params: { order_id: randomUUID(), product_title: '100 chips', chips: '100' },
+        },
+      },
       { case: 'sendToUser' as const, value: { recipient, text: `soak message ${n}` } },
       { case: 'chatGate' as const, value: { externalId, allow: n % 2 === 0 } },
     ];
     const payload = payloads[n % payloads.length] as (typeof payloads)[number];
     const res = await this.commands.send({ command: { payload }, timeoutMs: 10_000 }, { timeoutMs: 12_000 });
-    if (res.outcome !== gatewayApi.Outcome.DELIVERED) throw new Error(`${payload.case}: ${gatewayApi.Outcome[res.outcome] ?? res.outcome} ${res.error}`);
+    if (res.outcome !== gatewayApi.Outcome.DELIVERED)
+      throw new Error(`${payload.case}: ${gatewayApi.Outcome[res.outcome] ?? res.outcome} ${res.error}`);
   }
 
   /** The bot is linked and its Health reports keep the platform liveness fresh; every service answers its health check. */

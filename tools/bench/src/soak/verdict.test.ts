@@ -19,7 +19,15 @@ describe('thirds', () => {
 describe('memory verdict', () => {
   it('a level series is flat; first, peak and last are reported', () => {
     const v = memoryVerdict([90, 100, 101, 100, 102, 101, 100, 101, 102], 600);
-    expect(v).toMatchObject({ firstMiB: 90, peakMiB: 102, lastMiB: 102, secondThirdMedianMiB: 101, lastThirdMedianMiB: 101, growthMiB: 0, flat: true });
+    expect(v).toMatchObject({
+      firstMiB: 90,
+      peakMiB: 102,
+      lastMiB: 102,
+      secondThirdMedianMiB: 101,
+      lastThirdMedianMiB: 101,
+      growthMiB: 0,
+      flat: true,
+    });
   });
 
   it('the slack is the largest of 10 % of M2, 8 MiB and one heap ramp scaled to the length of a third', () => {
@@ -40,7 +48,10 @@ describe('memory verdict', () => {
 
   it('a short run tolerates one heap ramp after a memory-reducer release, not a leak', () => {
     // The bot in a 60 s run, every 2 s: released at 12 s, climbing back 76 -> 122 MiB until 46 s, then level.
-    const bot = [84, 86, 90, 92, 98, 100, 76, 80, 84, 88, 89, 93, 96, 97, 99, 101, 104, 106, 112, 114, 119, 120, 121, 122, 122, 122, 122, 122, 122, 122];
+    const bot = [
+      84, 86, 90, 92, 98, 100, 76, 80, 84, 88, 89, 93, 96, 97, 99, 101, 104, 106, 112, 114, 119, 120, 121, 122, 122, 122, 122, 122, 122,
+      122,
+    ];
     const v = memoryVerdict(bot, 60);
     expect(v.growthMiB).toBeGreaterThan(20);
     expect(v.flat).toBe(true);

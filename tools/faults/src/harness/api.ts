@@ -11,7 +11,10 @@ export interface Answer {
 }
 
 /** fetch with an optional JSON body; a transport failure throws (the caller decides what it means). */
-export async function call(url: string, init: { method?: string; headers?: Record<string, string>; json?: unknown; timeoutMs?: number } = {}): Promise<Answer> {
+export async function call(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; json?: unknown; timeoutMs?: number } = {},
+): Promise<Answer> {
   const headers: Record<string, string> = { ...init.headers };
   if (init.json !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(url, {
@@ -63,7 +66,10 @@ export function telegramInitData(userId: number): string {
 
 /** A telegram Mini App session for platform user `userId`. */
 export async function telegramCustomer(api: string, userId: number): Promise<Customer> {
-  return session(await call(`${api}/session/telegram`, { method: 'POST', json: { init_data: telegramInitData(userId) } }), 'telegram session');
+  return session(
+    await call(`${api}/session/telegram`, { method: 'POST', json: { init_data: telegramInitData(userId) } }),
+    'telegram session',
+  );
 }
 
 /** A direct (web) customer signed up with `email`; with `mailDir`, the confirmation link mailed at signup is followed. */

@@ -15,12 +15,16 @@ export interface AuditResult {
  * benefits match their grants. Exit 0 = clean.
  */
 export function runLedgerAudit(databaseUrl: string): AuditResult {
-  const run = spawnSync(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(ROOT, 'apps/backend/src/ledger/audit-cli.ts')], {
-    cwd: ROOT,
-    env: { PATH: process.env['PATH'] ?? '', DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' },
-    encoding: 'utf8',
-    timeout: 120_000,
-  });
+  const run = spawnSync(
+    process.execPath,
+    [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(ROOT, 'apps/backend/src/ledger/audit-cli.ts')],
+    {
+      cwd: ROOT,
+      env: { PATH: process.env['PATH'] ?? '', DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' },
+      encoding: 'utf8',
+      timeout: 120_000,
+    },
+  );
   const output = `${run.stdout}${run.stderr}`;
   let operations = '?';
   try {

@@ -204,14 +204,22 @@ async function ports(n: number): Promise<number[]> {
 export async function operatorToken(databaseUrl: string, gateway: string, roles: string): Promise<string> {
   const login = 'scale-operator';
   const password = 'scale operator password';
-  const run = spawnSync(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(ROOT, 'apps/backend/src/operators/create-cli.ts'), login, roles], {
-    cwd: ROOT,
-    env: { PATH: process.env['PATH'] ?? '', DATABASE_URL: databaseUrl, OPERATOR_PASSWORD: password, LOG_LEVEL: 'silent' },
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
+  const run = spawnSync(
+    process.execPath,
+    [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(ROOT, 'apps/backend/src/operators/create-cli.ts'), login, roles],
+    {
+      cwd: ROOT,
+      env: { PATH: process.env['PATH'] ?? '', DATABASE_URL: databaseUrl, OPERATOR_PASSWORD: password, LOG_LEVEL: 'silent' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    },
+  );
   if (run.status !== 0) throw new Error(`operator:create failed: ${run.stdout}${run.stderr}`);
-  const res = await fetch(`${gateway}/_gm/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login, password }) });
+  const res = await fetch(`${gateway}/_gm/api/session`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ login, password }),
+  });
   const body = (await res.json()) as { token?: string };
   if (res.status !== 200 || body.token === undefined) throw new Error(`operator sign-in: ${res.status} ${JSON.stringify(body)}`);
   return body.token;

@@ -11,7 +11,11 @@ export function commandClient(internalUrl: string): CommandClient {
   const authorization = `Bearer ${TEST_SERVICE_TOKENS.GATEWAY_INTERNAL_TOKEN}`;
   return createClient(
     gatewayApi.BotCommandService,
-    createConnectTransport({ baseUrl: internalUrl, httpVersion: '2', interceptors: [(next) => (req) => (req.header.set('authorization', authorization), next(req))] }),
+    createConnectTransport({
+      baseUrl: internalUrl,
+      httpVersion: '2',
+      interceptors: [(next) => (req) => (req.header.set('authorization', authorization), next(req))],
+    }),
   );
 }
 

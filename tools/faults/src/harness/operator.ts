@@ -9,14 +9,22 @@ const PASSWORD = 'faults operator password';
  */
 export async function signInOperator(databaseUrl: string, gateway: string): Promise<string> {
   const login = 'faults-operator';
-  const run = spawnSync(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(ROOT, 'apps/backend/src/operators/create-cli.ts'), login, 'refunder,catalog_editor'], {
-    cwd: ROOT,
-    env: { PATH: process.env['PATH'] ?? '', DATABASE_URL: databaseUrl, OPERATOR_PASSWORD: PASSWORD, LOG_LEVEL: 'silent' },
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
+  const run = spawnSync(
+    process.execPath,
+    [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(ROOT, 'apps/backend/src/operators/create-cli.ts'), login, 'refunder,catalog_editor'],
+    {
+      cwd: ROOT,
+      env: { PATH: process.env['PATH'] ?? '', DATABASE_URL: databaseUrl, OPERATOR_PASSWORD: PASSWORD, LOG_LEVEL: 'silent' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    },
+  );
   if (run.status !== 0) throw new Error(`operator:create failed: ${run.stdout}${run.stderr}`);
-  const res = await fetch(`${gateway}/_gm/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login, password: PASSWORD }) });
+  const res = await fetch(`${gateway}/_gm/api/session`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ login, password: PASSWORD }),
+  });
   const body = (await res.json()) as { token?: string };
   if (res.status !== 200 || body.token === undefined) throw new Error(`operator sign-in: ${res.status} ${JSON.stringify(body)}`);
   return body.token;

@@ -66,7 +66,18 @@ export class PrivateCluster {
    */
   async restart(mode: StopMode): Promise<number> {
     const started = performance.now();
-    const [command, args] = this.command('pg_ctl', ['-D', join(this.dir, 'data'), '-l', join(this.dir, 'server.log'), '-w', '-t', '60', '-m', mode, 'restart']);
+    const [command, args] = this.command('pg_ctl', [
+      '-D',
+      join(this.dir, 'data'),
+      '-l',
+      join(this.dir, 'server.log'),
+      '-w',
+      '-t',
+      '60',
+      '-m',
+      mode,
+      'restart',
+    ]);
     await promisify(execFile)(command, args, { timeout: 120_000 });
     return performance.now() - started;
   }

@@ -29,7 +29,8 @@ const MAX_LOG_LINES = 200_000;
 /** The bundle of an app; throws with the command that builds it when it is missing. */
 export function bundlePath(app: App): string {
   const path = join(ROOT, 'dist/apps', app, 'main.js');
-  if (!existsSync(path)) throw new Error(`${path} is missing: run \`node tools/build/bundle.mjs apps/${app}\` (the faults test target builds it)`);
+  if (!existsSync(path))
+    throw new Error(`${path} is missing: run \`node tools/build/bundle.mjs apps/${app}\` (the faults test target builds it)`);
   return path;
 }
 

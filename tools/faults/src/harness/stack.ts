@@ -71,7 +71,14 @@ const httpOk = async (url: string): Promise<boolean> => {
 export async function startStack(options: StackOptions): Promise<Stack> {
   const dir = mkdtempSync(join(tmpdir(), 'faults-stack-'));
   const certs = ensureDevCerts(join(dir, 'certs'));
-  const [backendPort, httpPort, botlinkPort, internalPort, botHealthPort, metricsPort] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
+  const [backendPort, httpPort, botlinkPort, internalPort, botHealthPort, metricsPort] = [
+    await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort(),
+  ];
   const host = '127.0.0.1';
   const urls: StackUrls = {
     gateway: `http://${host}:${httpPort}`,
@@ -104,7 +111,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       MODERATION_LAPSE_INTERVAL_MS: '0',
       REAPER_INTERVAL_MS: '0',
       ...(options.providerApiUrl
-        ? { BACKEND_YOOKASSA_API_URL: options.providerApiUrl, BACKEND_YOOKASSA_SHOPS: `direct:${CARD_SHOP.shopId}:${CARD_SHOP.secretKey}:test` }
+        ? {
+            BACKEND_YOOKASSA_API_URL: options.providerApiUrl,
+            BACKEND_YOOKASSA_SHOPS: `direct:${CARD_SHOP.shopId}:${CARD_SHOP.secretKey}:test`,
+          }
         : {}),
       ...options.backendEnv,
     },

@@ -106,7 +106,8 @@ export async function openDirectSession(
     const ok = await verifyPassword(password, account?.password_hash ?? null);
     if (!account || !ok) {
       const outcome = attempt.failed();
-      if (outcome.loginLocked || outcome.addressLocked) deps.logger.warn({ login: outcome.loginLocked, address: outcome.addressLocked }, 'direct sign-in locked out');
+      if (outcome.loginLocked || outcome.addressLocked)
+        deps.logger.warn({ login: outcome.loginLocked, address: outcome.addressLocked }, 'direct sign-in locked out');
       throw new DomainError('invalid_credentials', 'e-mail or password is wrong');
     }
     await attempt.succeeded();
@@ -119,9 +120,9 @@ export async function openDirectSession(
   const passwordHash = await hashPassword(password);
   let accountId: bigint;
   try {
-    accountId = await deps.db.transaction().execute((trx) =>
-      insertAccount(trx, { displayName: email.split('@')[0]?.slice(0, 64) ?? '', email, passwordHash }),
-    );
+    accountId = await deps.db
+      .transaction()
+      .execute((trx) => insertAccount(trx, { displayName: email.split('@')[0]?.slice(0, 64) ?? '', email, passwordHash }));
   } catch (err: unknown) {
     if (isUniqueViolation(err)) throw new DomainError('email_taken', 'an account with this e-mail already exists');
     throw err;

@@ -10,7 +10,13 @@ export interface NewSession {
 }
 
 /** Stores a session (sha256 of a fresh token) for an account with its platform; returns the token. */
-export async function insertSession(db: Kysely<DB>, accountId: bigint, platform: SessionPlatform, ttlHours: number, now: Date): Promise<NewSession> {
+export async function insertSession(
+  db: Kysely<DB>,
+  accountId: bigint,
+  platform: SessionPlatform,
+  ttlHours: number,
+  now: Date,
+): Promise<NewSession> {
   const token = newToken();
   const expiresAt = new Date(now.getTime() + ttlHours * 3_600_000);
   await db

@@ -43,7 +43,8 @@ function parseUser(raw: string | undefined): { id: string; name: string } {
   }
   if (typeof parsed !== 'object' || parsed === null) throw invalid('init data user is not an object');
   const u = parsed as Record<string, unknown>;
-  if (typeof u['id'] !== 'number' || !Number.isSafeInteger(u['id']) || u['id'] <= 0) throw invalid('init data user id is not a positive integer');
+  if (typeof u['id'] !== 'number' || !Number.isSafeInteger(u['id']) || u['id'] <= 0)
+    throw invalid('init data user id is not a positive integer');
   const text = (v: unknown) => (typeof v === 'string' ? v : '');
   const name = [text(u['first_name']), text(u['last_name'])].join(' ').trim() || text(u['username']);
   return { id: String(u['id']), name: name.slice(0, 64) };

@@ -18,15 +18,34 @@ describe('vk_platform mapping', () => {
 
   it('every iPhone or iPad value lands in the frozen vk context', () => {
     for (const value of [...VK_PLATFORMS.keys()].filter((v) => /iphone|ipad/.test(v))) {
-      expect(gate({ kind: 'vk', subtype: vkSubtype(value), emailConfirmed: true })).toMatchObject({ frozen: true, canSpend: false, canPurchaseMethods: [] });
+      expect(gate({ kind: 'vk', subtype: vkSubtype(value), emailConfirmed: true })).toMatchObject({
+        frozen: true,
+        canSpend: false,
+        canPurchaseMethods: [],
+      });
     }
   });
 
   it('a missing, unknown or inherited-member value has no subtype, so the vk session is frozen', () => {
-    for (const value of [undefined, '', 'mobile_vision_pro', 'MOBILE_ANDROID', 'mobile_android ', 'constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+    for (const value of [
+      undefined,
+      '',
+      'mobile_vision_pro',
+      'MOBILE_ANDROID',
+      'mobile_android ',
+      'constructor',
+      '__proto__',
+      'toString',
+      'hasOwnProperty',
+    ]) {
       const subtype = vkSubtype(value);
       expect(subtype).toBeNull();
-      expect(gate({ kind: 'vk', subtype, emailConfirmed: true })).toMatchObject({ frozen: true, canSpend: false, canPurchaseMethods: [], fundingSegment: null });
+      expect(gate({ kind: 'vk', subtype, emailConfirmed: true })).toMatchObject({
+        frozen: true,
+        canSpend: false,
+        canPurchaseMethods: [],
+        fundingSegment: null,
+      });
     }
   });
 });

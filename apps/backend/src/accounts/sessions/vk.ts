@@ -23,7 +23,9 @@ export function verifyVkLaunchParams(query: string, appSecret: string, nowSecond
   const pairs = uniquePairs(query);
   const sign = pairs.get('sign');
   if (sign === undefined || !/^[A-Za-z0-9_-]{43}$/.test(sign)) throw invalid('launch params sign missing or malformed');
-  const signed = Object.fromEntries([...pairs.entries()].filter(([k]) => k.startsWith('vk_')).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  const signed = Object.fromEntries(
+    [...pairs.entries()].filter(([k]) => k.startsWith('vk_')).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+  );
   const expected = createHmac('sha256', appSecret).update(stringify(signed)).digest('base64url');
   if (!sameSignature(expected, sign)) throw invalid('launch params signature does not match');
 

@@ -5,7 +5,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('accounts')
     .addColumn('id', 'bigint', (c) => c.primaryKey().generatedByDefaultAsIdentity())
-    .addColumn('status', 'text', (c) => c.notNull().defaultTo('active').check(sql`status in ('active', 'suspended', 'deleted')`))
+    .addColumn('status', 'text', (c) =>
+      c
+        .notNull()
+        .defaultTo('active')
+        .check(sql`status in ('active', 'suspended', 'deleted')`),
+    )
     .addColumn('suspended_until', 'timestamptz')
     .addColumn('chat_muted', 'boolean', (c) => c.notNull().defaultTo(false))
     .addColumn('display_name', 'text', (c) => c.notNull().defaultTo(''))

@@ -11,7 +11,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .createTable('wallet_segments')
     .addColumn('account_id', 'bigint', (c) => c.notNull().references('accounts.id'))
     .addColumn('segment', 'text', (c) => c.notNull().check(sql`segment in ${SEGMENT}`))
-    .addColumn('balance', 'bigint', (c) => c.notNull().defaultTo(0).check(sql`balance >= 0`))
+    .addColumn('balance', 'bigint', (c) =>
+      c
+        .notNull()
+        .defaultTo(0)
+        .check(sql`balance >= 0`),
+    )
     .addPrimaryKeyConstraint('wallet_segments_pkey', ['account_id', 'segment'])
     .execute();
 
@@ -21,7 +26,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('origin', 'text', (c) => c.notNull().check(sql`origin in ${SEGMENT}`))
     .addColumn('no_ads_until', 'timestamptz')
     .addColumn('no_ads_forever', 'boolean', (c) => c.notNull().defaultTo(false))
-    .addColumn('hints', 'bigint', (c) => c.notNull().defaultTo(0).check(sql`hints >= 0`))
+    .addColumn('hints', 'bigint', (c) =>
+      c
+        .notNull()
+        .defaultTo(0)
+        .check(sql`hints >= 0`),
+    )
     .addPrimaryKeyConstraint('benefits_pkey', ['account_id', 'origin'])
     .execute();
 
@@ -74,7 +84,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('money_minor', 'bigint')
     .addColumn('currency', 'text')
     .addColumn('hints_delta', 'bigint', (c) => c.notNull().defaultTo(0))
-    .addColumn('no_ads_days', 'bigint', (c) => c.notNull().defaultTo(0).check(sql`no_ads_days >= 0`))
+    .addColumn('no_ads_days', 'bigint', (c) =>
+      c
+        .notNull()
+        .defaultTo(0)
+        .check(sql`no_ads_days >= 0`),
+    )
     .addColumn('no_ads_forever', 'boolean', (c) => c.notNull().defaultTo(false))
     .addColumn('note', 'text', (c) => c.notNull().defaultTo(''))
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))

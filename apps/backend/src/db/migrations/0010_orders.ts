@@ -21,10 +21,25 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('amount', 'bigint', (c) => c.notNull().check(sql`amount > 0`))
     .addColumn('currency', 'text', (c) => c.notNull().check(sql`currency ~ '^[A-Z]{3,5}$'`))
     .addColumn('chips', 'bigint', (c) => c.notNull().check(sql`chips >= 0`))
-    .addColumn('hints', 'bigint', (c) => c.notNull().defaultTo(0).check(sql`hints >= 0`))
-    .addColumn('no_ads_days', 'bigint', (c) => c.notNull().defaultTo(0).check(sql`no_ads_days >= 0`))
+    .addColumn('hints', 'bigint', (c) =>
+      c
+        .notNull()
+        .defaultTo(0)
+        .check(sql`hints >= 0`),
+    )
+    .addColumn('no_ads_days', 'bigint', (c) =>
+      c
+        .notNull()
+        .defaultTo(0)
+        .check(sql`no_ads_days >= 0`),
+    )
     .addColumn('no_ads_forever', 'boolean', (c) => c.notNull().defaultTo(false))
-    .addColumn('state', 'text', (c) => c.notNull().defaultTo('pending').check(sql`state in ('pending', 'paid', 'failed', 'expired')`))
+    .addColumn('state', 'text', (c) =>
+      c
+        .notNull()
+        .defaultTo('pending')
+        .check(sql`state in ('pending', 'paid', 'failed', 'expired')`),
+    )
     .addColumn('created_at', 'timestamptz', (c) => c.notNull())
     .addColumn('expires_at', 'timestamptz', (c) => c.notNull())
     .addColumn('paid_at', 'timestamptz')
@@ -47,7 +62,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .createTable('payment_events')
     .addColumn('id', 'bigint', (c) => c.primaryKey().generatedByDefaultAsIdentity())
     .addColumn('order_id', 'uuid', (c) => c.notNull().references('orders.id'))
-    .addColumn('kind', 'text', (c) => c.notNull().check(sql`kind in ('created', 'paid', 'failed', 'expired', 'refunded', 'partial_refund')`))
+    .addColumn('kind', 'text', (c) =>
+      c.notNull().check(sql`kind in ('created', 'paid', 'failed', 'expired', 'refunded', 'partial_refund')`),
+    )
     .addColumn('detail', 'text', (c) => c.notNull().defaultTo(''))
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .execute();
@@ -66,9 +83,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
 
   await sql`alter table ledger_operations drop constraint ledger_operations_kind_check`.execute(db);
-  await sql`alter table ledger_operations add constraint ledger_operations_kind_check check (kind in ('grant', 'spend', 'purchase', 'refund'))`.execute(db);
+  await sql`alter table ledger_operations add constraint ledger_operations_kind_check check (kind in ('grant', 'spend', 'purchase', 'refund'))`.execute(
+    db,
+  );
   await sql`alter table ledger_operations add column order_id uuid references orders (id)`.execute(db);
-  await sql`create unique index ledger_operations_order_kind_key on ledger_operations (order_id, kind) where order_id is not null`.execute(db);
+  await sql`create unique index ledger_operations_order_kind_key on ledger_operations (order_id, kind) where order_id is not null`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

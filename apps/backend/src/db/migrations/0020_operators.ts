@@ -10,10 +10,18 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('operators')
     .addColumn('id', 'bigint', (c) => c.primaryKey().generatedByDefaultAsIdentity())
-    .addColumn('login', 'text', (c) => c.notNull().unique().check(sql`login = lower(login) and length(login) between 3 and 254`))
+    .addColumn('login', 'text', (c) =>
+      c
+        .notNull()
+        .unique()
+        .check(sql`login = lower(login) and length(login) between 3 and 254`),
+    )
     .addColumn('password_hash', 'text', (c) => c.notNull())
     .addColumn('roles', sql`text[]`, (c) =>
-      c.notNull().defaultTo(sql`'{}'::text[]`).check(sql`roles <@ array['viewer', 'refunder', 'catalog_editor', 'moderator']::text[]`),
+      c
+        .notNull()
+        .defaultTo(sql`'{}'::text[]`)
+        .check(sql`roles <@ array['viewer', 'refunder', 'catalog_editor', 'moderator']::text[]`),
     )
     .addColumn('disabled', 'boolean', (c) => c.notNull().defaultTo(false))
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
@@ -59,7 +67,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`create index ledger_operations_created_id_idx on ledger_operations (created_at, id)`.execute(db);
   await sql`create index ledger_operations_account_created_idx on ledger_operations (account_id, created_at, id)`.execute(db);
   await sql`create index ledger_operations_rail_created_idx on ledger_operations (rail, created_at, id) where rail is not null`.execute(db);
-  await sql`create index accounts_suspension_lapse_idx on accounts (suspended_until) where status = 'suspended' and suspended_until is not null`.execute(db);
+  await sql`create index accounts_suspension_lapse_idx on accounts (suspended_until) where status = 'suspended' and suspended_until is not null`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

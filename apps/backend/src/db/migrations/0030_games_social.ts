@@ -13,10 +13,20 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('variant', 'text', (c) => c.notNull().check(sql`variant in ('classic', 'no_repeat')`))
     .addColumn('vs_ai', 'boolean', (c) => c.notNull())
     .addColumn('no_repeat_words', 'boolean', (c) => c.notNull())
-    .addColumn('status', 'text', (c) => c.notNull().defaultTo('active').check(sql`status in ('active', 'finished')`))
+    .addColumn('status', 'text', (c) =>
+      c
+        .notNull()
+        .defaultTo('active')
+        .check(sql`status in ('active', 'finished')`),
+    )
     .addColumn('turn', 'smallint', (c) => c.check(sql`turn in (0, 1)`))
     .addColumn('last_word', 'text')
-    .addColumn('moves', 'integer', (c) => c.notNull().defaultTo(0).check(sql`moves >= 0`))
+    .addColumn('moves', 'integer', (c) =>
+      c
+        .notNull()
+        .defaultTo(0)
+        .check(sql`moves >= 0`),
+    )
     .addColumn('winner', 'smallint', (c) => c.check(sql`winner in (0, 1)`))
     .addColumn('finish_reason', 'text')
     .addColumn('last_robot_move_at', 'timestamptz')
@@ -59,7 +69,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('player_stats')
     .addColumn('account_id', 'bigint', (c) => c.primaryKey().references('accounts.id'))
-    .addColumn('hints_used', 'bigint', (c) => c.notNull().defaultTo(0).check(sql`hints_used >= 0`))
+    .addColumn('hints_used', 'bigint', (c) =>
+      c
+        .notNull()
+        .defaultTo(0)
+        .check(sql`hints_used >= 0`),
+    )
     .execute();
 
   await db.schema
@@ -72,7 +87,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addPrimaryKeyConstraint('friendships_pkey', ['requester_id', 'addressee_id'])
     .addCheckConstraint('friendships_not_self', sql`requester_id <> addressee_id`)
     .execute();
-  await sql`create unique index friendships_pair_key on friendships (least(requester_id, addressee_id), greatest(requester_id, addressee_id))`.execute(db);
+  await sql`create unique index friendships_pair_key on friendships (least(requester_id, addressee_id), greatest(requester_id, addressee_id))`.execute(
+    db,
+  );
 
   await db.schema
     .createTable('blocks')

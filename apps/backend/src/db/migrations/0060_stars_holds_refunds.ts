@@ -20,7 +20,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`alter table unmatched_payments add column refund_next_at timestamptz not null default now()`.execute(db);
   await sql`alter table unmatched_payments add column refund_error text`.execute(db);
   await sql`alter table unmatched_payments add column refunded_at timestamptz`.execute(db);
-  await sql`create index unmatched_payments_refund_due_idx on unmatched_payments (refund_next_at) where refund_status = 'pending'`.execute(db);
+  await sql`create index unmatched_payments_refund_due_idx on unmatched_payments (refund_next_at) where refund_status = 'pending'`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -23,7 +23,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('id', 'bigint', (c) => c.primaryKey().generatedByDefaultAsIdentity())
     .addColumn('run_id', 'bigint', (c) => c.notNull().references('reconciliation_runs.id'))
     .addColumn('kind', 'text', (c) =>
-      c.notNull().check(sql`kind in ('taken_not_credited', 'credited_not_taken', 'refund_provider_only', 'refund_ledger_only', 'amount_mismatch')`),
+      c
+        .notNull()
+        .check(sql`kind in ('taken_not_credited', 'credited_not_taken', 'refund_provider_only', 'refund_ledger_only', 'amount_mismatch')`),
     )
     .addColumn('rail', 'text', (c) => c.notNull().check(sql`rail in ('card', 'stars')`))
     .addColumn('provider', 'text', (c) => c.notNull())

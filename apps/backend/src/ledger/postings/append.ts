@@ -7,7 +7,11 @@ export type NewLedgerOperation = Insertable<LedgerOperationsTable>;
 
 /** Appends operations to the (append-only) ledger inside the caller's transaction. */
 export async function appendOperations(trx: Transaction<DB>, ops: readonly NewLedgerOperation[]): Promise<void> {
-  if (ops.length > 0) await trx.insertInto('ledger_operations').values([...ops]).execute();
+  if (ops.length > 0)
+    await trx
+      .insertInto('ledger_operations')
+      .values([...ops])
+      .execute();
 }
 
 /**
@@ -20,7 +24,9 @@ export async function grantChips(db: Kysely<DB>, accountId: bigint, segment: Seg
     const { balance } = await trx
       .insertInto('wallet_segments')
       .values({ account_id: accountId, segment, balance: amount })
-      .onConflict((oc) => oc.columns(['account_id', 'segment']).doUpdateSet((eb) => ({ balance: eb('wallet_segments.balance', '+', amount) })))
+      .onConflict((oc) =>
+        oc.columns(['account_id', 'segment']).doUpdateSet((eb) => ({ balance: eb('wallet_segments.balance', '+', amount) })),
+      )
       .returning('balance')
       .executeTakeFirstOrThrow();
     await appendOperations(trx, [{ account_id: accountId, kind: 'grant', segment, chips_delta: amount, note }]);

@@ -44,7 +44,13 @@ export interface CreditGuard {
  * ledger backs the conditional UPDATE. Returns the paid order, or null when the order was not
  * creditable (already paid, failed, missing, or a `guard` condition failed).
  */
-export async function creditOrder(db: Kysely<DB>, orderId: string, settlement: Settlement, now: Date, guard: CreditGuard = {}): Promise<OrderRow | null> {
+export async function creditOrder(
+  db: Kysely<DB>,
+  orderId: string,
+  settlement: Settlement,
+  now: Date,
+  guard: CreditGuard = {},
+): Promise<OrderRow | null> {
   const { name, sql: text, parameters } = creditStatement(db, orderId, settlement, now, guard);
   const [row] = await runPrepared<OrderRow>(db, name, text, parameters);
   return row ?? null;
@@ -57,7 +63,16 @@ export interface CreditStatement {
   parameters: unknown[];
 }
 
-type SlotName = 'orderId' | 'now' | 'detail' | 'platformChargeId' | 'platformUserId' | 'providerPaymentId' | 'rail' | 'amount' | 'newChargeId';
+type SlotName =
+  | 'orderId'
+  | 'now'
+  | 'detail'
+  | 'platformChargeId'
+  | 'platformUserId'
+  | 'providerPaymentId'
+  | 'rail'
+  | 'amount'
+  | 'newChargeId';
 
 /** Stands in for one input while a statement shape is compiled; kysely passes values through untouched. */
 class Slot {
@@ -73,8 +88,23 @@ const shapes = new Map<string, { sql: string; slots: readonly unknown[] }>();
  * statement; building and compiling the query on every payment was a fifth of the backend's CPU
  * per ForwardPayment. Same SQL, same parameters as compiling it per call (tested).
  */
-export function creditStatement(db: Kysely<DB>, orderId: string, settlement: Settlement, now: Date, guard: CreditGuard = {}): CreditStatement {
-  const shape = [settlement.platformChargeId, settlement.platformUserId, settlement.providerPaymentId, guard.rail, guard.amount, guard.newChargeId].map((v) => (v === undefined ? '0' : '1')).join('');
+export function creditStatement(
+  db: Kysely<DB>,
+  orderId: string,
+  settlement: Settlement,
+  now: Date,
+  guard: CreditGuard = {},
+): CreditStatement {
+  const shape = [
+    settlement.platformChargeId,
+    settlement.platformUserId,
+    settlement.providerPaymentId,
+    guard.rail,
+    guard.amount,
+    guard.newChargeId,
+  ]
+    .map((v) => (v === undefined ? '0' : '1'))
+    .join('');
   let compiled = shapes.get(shape);
   if (!compiled) {
     const slot = <T>(name: SlotName, present: unknown): T => (present === undefined ? undefined : new Slot(name)) as T;
@@ -84,9 +114,14 @@ export function creditStatement(db: Kysely<DB>, orderId: string, settlement: Set
       {
         platformChargeId: slot<string | undefined>('platformChargeId', settlement.platformChargeId),
         platformUserId: slot<bigint | undefined>('platformUserId', settlement.platformUserId),
-        providerPaymentId: slot<string | undefined>('providerPaymentId', settlement.providerPaymentId) },
+        providerPaymentId: slot<string | undefined>('providerPaymentId', settlement.providerPaymentId),
+      },
       slot<Date>('now', true),
-      { rail: slot<OrderRail | undefined>('rail', guard.rail), amount: slot<bigint | undefined>('amount', guard.amount), newChargeId: slot<string | undefined>('newChargeId', guard.newChargeId) },
+      {
+        rail: slot<OrderRail | undefined>('rail', guard.rail),
+        amount: slot<bigint | undefined>('amount', guard.amount),
+        newChargeId: slot<string | undefined>('newChargeId', guard.newChargeId),
+      },
       slot<string>('detail', true),
     );
     compiled = { sql: query.sql, slots: query.parameters };
@@ -103,11 +138,22 @@ export function creditStatement(db: Kysely<DB>, orderId: string, settlement: Set
     amount: guard.amount,
     newChargeId: guard.newChargeId,
   };
-  return { name: `credit_order_${shape}`, sql: compiled.sql, parameters: compiled.slots.map((slot) => (slot instanceof Slot ? values[slot.name] : slot)) };
+  return {
+    name: `credit_order_${shape}`,
+    sql: compiled.sql,
+    parameters: compiled.slots.map((slot) => (slot instanceof Slot ? values[slot.name] : slot)),
+  };
 }
 
 /** Builds and compiles the credit statement (see creditOrder for what it does). */
-export function compileCredit(db: Kysely<DB>, orderId: string, settlement: Settlement, now: Date, guard: CreditGuard, detail = settlement.platformChargeId ?? settlement.providerPaymentId ?? '') {
+export function compileCredit(
+  db: Kysely<DB>,
+  orderId: string,
+  settlement: Settlement,
+  now: Date,
+  guard: CreditGuard,
+  detail = settlement.platformChargeId ?? settlement.providerPaymentId ?? '',
+) {
   const { rail, amount, newChargeId } = guard;
   const grantsBenefits = sql<boolean>`(o.hints > 0 or o.no_ads_days > 0 or o.no_ads_forever)`;
   const query = db
@@ -130,9 +176,18 @@ export function compileCredit(db: Kysely<DB>, orderId: string, settlement: Settl
       if (newChargeId !== undefined) {
         update = update
           .where(sql<boolean>`orders.xmin = (select seen.xmin from orders as seen where seen.id = ${orderId})`)
-          .where((eb) => eb.not(eb.exists(eb.selectFrom('orders as prior').select('prior.id').where('prior.platform_charge_id', '=', newChargeId))))
           .where((eb) =>
-            eb.not(eb.exists(eb.selectFrom('unmatched_payments').select('unmatched_payments.id').where('unmatched_payments.platform_charge_id', '=', newChargeId))),
+            eb.not(eb.exists(eb.selectFrom('orders as prior').select('prior.id').where('prior.platform_charge_id', '=', newChargeId))),
+          )
+          .where((eb) =>
+            eb.not(
+              eb.exists(
+                eb
+                  .selectFrom('unmatched_payments')
+                  .select('unmatched_payments.id')
+                  .where('unmatched_payments.platform_charge_id', '=', newChargeId),
+              ),
+            ),
           );
       }
       return update.returningAll();
@@ -142,7 +197,9 @@ export function compileCredit(db: Kysely<DB>, orderId: string, settlement: Settl
         .insertInto('wallet_segments')
         .columns(['account_id', 'segment', 'balance'])
         .expression((eb) => eb.selectFrom('o').select(['o.account_id', 'o.segment', 'o.chips']).where('o.chips', '>', 0n))
-        .onConflict((oc) => oc.columns(['account_id', 'segment']).doUpdateSet({ balance: sql<bigint>`wallet_segments.balance + excluded.balance` }))
+        .onConflict((oc) =>
+          oc.columns(['account_id', 'segment']).doUpdateSet({ balance: sql<bigint>`wallet_segments.balance + excluded.balance` }),
+        )
         .returning('wallet_segments.account_id'),
     )
     .with('ben', (q) =>
@@ -155,7 +212,9 @@ export function compileCredit(db: Kysely<DB>, orderId: string, settlement: Settl
             .select([
               'o.account_id',
               'o.segment',
-              sql<Date | null>`case when o.no_ads_days > 0 then ${now}::timestamptz + o.no_ads_days * 86400 * interval '1 second' end`.as('no_ads_until'),
+              sql<Date | null>`case when o.no_ads_days > 0 then ${now}::timestamptz + o.no_ads_days * 86400 * interval '1 second' end`.as(
+                'no_ads_until',
+              ),
               'o.no_ads_forever',
               'o.hints',
             ])

@@ -29,7 +29,9 @@ async function rollUp(db: Kysely<DB>, days: string[]): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await sql`select pg_advisory_xact_lock(740520, d - date '2000-01-01') from unnest(${days}::date[]) d order by d`.execute(trx);
     const { rows } = await sql<{ days: string[] }>`
-      select array(select d::text from unnest(${days}::date[]) d where not exists (select 1 from ledger_rollup_days r where r.day = d) order by 1) as days`.execute(trx);
+      select array(select d::text from unnest(${days}::date[]) d where not exists (select 1 from ledger_rollup_days r where r.day = d) order by 1) as days`.execute(
+      trx,
+    );
     const todo = rows[0]?.days ?? [];
     const first = todo[0];
     const last = todo[todo.length - 1];

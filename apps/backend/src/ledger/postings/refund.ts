@@ -45,7 +45,12 @@ export async function postRefund(trx: Transaction<DB>, order: OrderRow, refundId
       created_at: now,
       note: debts.length > 0 ? `refund left a debt: ${debts.join(', ')}` : '',
       ...(benefits !== null
-        ? { benefit_origin: order.segment, hints_delta: -order.hints, no_ads_days: benefits.daysRevoked, no_ads_forever: order.no_ads_forever }
+        ? {
+            benefit_origin: order.segment,
+            hints_delta: -order.hints,
+            no_ads_days: benefits.daysRevoked,
+            no_ads_forever: order.no_ads_forever,
+          }
         : {}),
     },
   ]);
@@ -57,7 +62,9 @@ async function debitChips(trx: Transaction<DB>, order: OrderRow): Promise<bigint
   const row = await trx
     .insertInto('wallet_segments')
     .values({ account_id: order.account_id, segment: order.segment, balance: -order.chips })
-    .onConflict((oc) => oc.columns(['account_id', 'segment']).doUpdateSet({ balance: sql<bigint>`wallet_segments.balance - ${order.chips}::bigint` }))
+    .onConflict((oc) =>
+      oc.columns(['account_id', 'segment']).doUpdateSet({ balance: sql<bigint>`wallet_segments.balance - ${order.chips}::bigint` }),
+    )
     .returning('balance')
     .executeTakeFirstOrThrow();
   return row.balance;
@@ -77,7 +84,11 @@ async function revokeBenefits(trx: Transaction<DB>, order: OrderRow): Promise<{ 
     .forUpdate()
     .executeTakeFirst();
   if (!held) {
-    const row = await trx.insertInto('benefits').values({ account_id: order.account_id, origin: order.segment, hints: -order.hints }).returning('hints').executeTakeFirstOrThrow();
+    const row = await trx
+      .insertInto('benefits')
+      .values({ account_id: order.account_id, origin: order.segment, hints: -order.hints })
+      .returning('hints')
+      .executeTakeFirstOrThrow();
     return { hints: row.hints, daysRevoked: 0n };
   }
   const daysRevoked = held.no_ads_until !== null ? order.no_ads_days : 0n;
@@ -100,7 +111,10 @@ async function revokeBenefits(trx: Transaction<DB>, order: OrderRow): Promise<{ 
 async function foreverStillGranted(trx: Transaction<DB>, order: OrderRow): Promise<boolean> {
   const counts = await trx
     .selectFrom('ledger_operations')
-    .select([sql<bigint>`count(*) filter (where kind <> 'refund')`.as('grants'), sql<bigint>`count(*) filter (where kind = 'refund')`.as('revokes')])
+    .select([
+      sql<bigint>`count(*) filter (where kind <> 'refund')`.as('grants'),
+      sql<bigint>`count(*) filter (where kind = 'refund')`.as('revokes'),
+    ])
     .where('account_id', '=', order.account_id)
     .where('benefit_origin', '=', order.segment)
     .where('no_ads_forever', '=', true)

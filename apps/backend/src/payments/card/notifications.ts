@@ -10,7 +10,11 @@ import { ProviderError } from './provider/types.js';
 import { handled, ignored, settleFromProvider, type Disposition } from './settle.js';
 
 /** An id as providers write them: no control characters (PostgreSQL text cannot even hold a NUL). */
-const providerId = z.string().min(1).max(128).regex(/^[^\u0000-\u001f\u007f]+$/);
+const providerId = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[^\u0000-\u001f\u007f]+$/);
 
 const notificationSchema = z.object({
   event: z.string().min(1).max(64),
@@ -84,7 +88,10 @@ async function refundHint(deps: PaymentDeps, card: CardRail, refundId: string, p
   }
   if (refund.status !== 'succeeded') return handled('refund_not_succeeded');
   if (refund.amountMinor !== order.amount || refund.currency !== order.currency) {
-    deps.logger.warn({ ...log, amount: String(refund.amountMinor), orderAmount: String(order.amount) }, 'partial refund: nothing recorded; an operator decides');
+    deps.logger.warn(
+      { ...log, amount: String(refund.amountMinor), orderAmount: String(order.amount) },
+      'partial refund: nothing recorded; an operator decides',
+    );
     return handled('partial_refund');
   }
   const result = await deps.db.transaction().execute((trx) => recordRefund(trx, deps.logger, order.id, refund.id, deps.now()));
@@ -110,13 +117,21 @@ async function reread<T>(call: () => Promise<T>): Promise<T | null> {
 export function notificationService(deps: PaymentDeps): ServiceImpl<typeof backendApi.NotificationService> {
   return {
     async intake(req) {
-      const n = decodeTable(req.body, (bb) => fb.ProviderNotification.getRootAsProviderNotification(bb), (t) => ({
-        provider: t.provider(),
-        body: t.bodyArray() ?? new Uint8Array(),
-      }));
+      const n = decodeTable(
+        req.body,
+        (bb) => fb.ProviderNotification.getRootAsProviderNotification(bb),
+        (t) => ({
+          provider: t.provider(),
+          body: t.bodyArray() ?? new Uint8Array(),
+        }),
+      );
       const d = await intakeNotification(deps, n.provider, n.body);
       deps.logger.info({ provider: n.provider, disposition: d.disposition, detail: d.detail }, 'provider notification');
-      return { body: encodeTable((b) => fb.NotificationDisposition.createNotificationDisposition(b, b.createString(d.disposition), b.createString(d.detail))) };
+      return {
+        body: encodeTable((b) =>
+          fb.NotificationDisposition.createNotificationDisposition(b, b.createString(d.disposition), b.createString(d.detail)),
+        ),
+      };
     },
   };
 }

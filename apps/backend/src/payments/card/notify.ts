@@ -73,7 +73,10 @@ async function viaMail(deps: PaymentDeps, failed: FailedPayment): Promise<Channe
     });
     return 'sent';
   } catch (err: unknown) {
-    deps.logger.warn({ err: err instanceof Error ? err.name : 'unknown', orderId: failed.orderId }, 'payment failure notice: mail channel failed');
+    deps.logger.warn(
+      { err: err instanceof Error ? err.name : 'unknown', orderId: failed.orderId },
+      'payment failure notice: mail channel failed',
+    );
     return 'failed';
   }
 }

@@ -30,7 +30,10 @@ export async function settleFromProvider(deps: PaymentDeps, order: OrderRow, sho
     return ignored('metadata_mismatch');
   }
   if (payment.test !== shop.test) {
-    deps.logger.warn({ ...log, paymentTest: payment.test, shopTest: shop.test }, 'provider payment test flag differs from the shop; ignored');
+    deps.logger.warn(
+      { ...log, paymentTest: payment.test, shopTest: shop.test },
+      'provider payment test flag differs from the shop; ignored',
+    );
     return ignored('test_flag_mismatch');
   }
   if (order.provider_payment_id !== null && order.provider_payment_id !== payment.id) {
@@ -40,7 +43,10 @@ export async function settleFromProvider(deps: PaymentDeps, order: OrderRow, sho
   const now = deps.now();
   if (payment.status === 'succeeded') {
     if (payment.amountMinor !== order.amount || payment.currency !== order.currency) {
-      deps.logger.error({ ...log, amount: String(payment.amountMinor), currency: payment.currency }, 'provider payment amount differs from the order; not credited');
+      deps.logger.error(
+        { ...log, amount: String(payment.amountMinor), currency: payment.currency },
+        'provider payment amount differs from the order; not credited',
+      );
       return ignored('amount_mismatch');
     }
     if (payment.refundedMinor > 0n && order.state !== 'paid') {
@@ -59,7 +65,11 @@ export async function settleFromProvider(deps: PaymentDeps, order: OrderRow, sho
     const failed = await deps.db.transaction().execute(async (trx) => {
       const row = await trx
         .updateTable('orders')
-        .set((eb) => ({ state: 'failed', failure_reason: reason, provider_payment_id: eb.fn.coalesce('provider_payment_id', eb.val(payment.id)) }))
+        .set((eb) => ({
+          state: 'failed',
+          failure_reason: reason,
+          provider_payment_id: eb.fn.coalesce('provider_payment_id', eb.val(payment.id)),
+        }))
         .where('id', '=', order.id)
         .where('state', 'in', CREDITABLE_STATES)
         .returning(['id', 'account_id'])

@@ -7,9 +7,15 @@ import { DomainError } from '../../rpc/errors.js';
 import type { Clock } from '../../support/clock.js';
 
 /** Chat eligibility of a platform identity: registered = maps to an account; eligible = may write. */
-export async function chatEligibility(db: Kysely<DB>, platform: string | null, externalId: string | null, now: Date): Promise<{ registered: boolean; eligible: boolean }> {
+export async function chatEligibility(
+  db: Kysely<DB>,
+  platform: string | null,
+  externalId: string | null,
+  now: Date,
+): Promise<{ registered: boolean; eligible: boolean }> {
   if (platform !== 'telegram' && platform !== 'vk') throw new DomainError('invalid_platform', 'platform must be telegram or vk');
-  if (externalId === null || externalId.length === 0 || externalId.length > 64) throw new DomainError('invalid_external_id', 'external_id must be 1-64 characters');
+  if (externalId === null || externalId.length === 0 || externalId.length > 64)
+    throw new DomainError('invalid_external_id', 'external_id must be 1-64 characters');
   const account = await db
     .selectFrom('platform_identities as i')
     .innerJoin('accounts as a', 'a.id', 'i.account_id')
@@ -26,13 +32,20 @@ export async function chatEligibility(db: Kysely<DB>, platform: string | null, e
  * ValidatePreCheckout and ForwardPayment, belong to the stars rail (payments/stars/intake.ts); app.ts
  * registers this method and those two as one service.
  */
-export function botIntakeService(db: Kysely<DB>, clock: Clock): Pick<ServiceImpl<typeof backendApi.BotIntakeService>, 'resolveChatEligibility'> {
+export function botIntakeService(
+  db: Kysely<DB>,
+  clock: Clock,
+): Pick<ServiceImpl<typeof backendApi.BotIntakeService>, 'resolveChatEligibility'> {
   return {
     async resolveChatEligibility(req) {
-      const query = decodeTable(req.body, (bb) => fb.ChatEligibilityQuery.getRootAsChatEligibilityQuery(bb), (t) => ({
-        platform: t.platform(),
-        externalId: t.externalId(),
-      }));
+      const query = decodeTable(
+        req.body,
+        (bb) => fb.ChatEligibilityQuery.getRootAsChatEligibilityQuery(bb),
+        (t) => ({
+          platform: t.platform(),
+          externalId: t.externalId(),
+        }),
+      );
       const verdict = await chatEligibility(db, query.platform, query.externalId, clock());
       return { body: encodeTable((b) => fb.ChatEligibility.createChatEligibility(b, verdict.registered, verdict.eligible)) };
     },

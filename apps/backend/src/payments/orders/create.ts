@@ -51,11 +51,15 @@ export async function createOrder(deps: PaymentDeps, caller: Caller, productId: 
   const emailConfirmed = account.email !== null && account.email_confirmed_at !== null;
   const decision = gate({ ...caller.platform, emailConfirmed });
   if (!decision.trusted || decision.frozen || decision.fundingSegment === null) {
-    throw new DomainError('purchase_forbidden', decision.frozen ? 'purchases are not available in this app on this device' : 'this session may not buy');
+    throw new DomainError(
+      'purchase_forbidden',
+      decision.frozen ? 'purchases are not available in this app on this device' : 'this session may not buy',
+    );
   }
   const method = rail === 'stars' ? 'xtr' : 'provider';
   if (!decision.canPurchaseMethods.includes(method)) throw paymentError('rail_not_offered', `paying by ${rail} is not offered here`);
-  if (rail === 'card' && decision.emailRequired) throw paymentError('email_required', 'add and confirm an e-mail in your profile to pay by card');
+  if (rail === 'card' && decision.emailRequired)
+    throw paymentError('email_required', 'add and confirm an e-mail in your profile to pay by card');
 
   const [product] = await listProducts(deps.db, { includeInactive: false, ids: [productId] });
   if (!product) throw new DomainError('unknown_product', `no active product ${productId}`);
@@ -81,12 +85,22 @@ export async function createOrder(deps: PaymentDeps, caller: Caller, productId: 
   if (rail === 'stars') {
     const order = await insertOrder(deps.db, { ...base, provider: STARS_PROVIDER, shop: null });
     await recordEvent(deps.db, order.id, 'created');
-    const outcome = await deps.bot.createInvoice({ title: product.title, description: describe(pack), payload: order.id, amount: price.amount });
+    const outcome = await deps.bot.createInvoice({
+      title: product.title,
+      description: describe(pack),
+      payload: order.id,
+      amount: price.amount,
+    });
     if (outcome.status !== 'delivered' || outcome.result === '') {
       deps.logger.warn({ orderId: order.id, outcome: outcome.status }, 'create_invoice not delivered');
       throw paymentError('bot_unavailable', 'the payment bot is not reachable right now; try again shortly');
     }
-    return deps.db.updateTable('orders').set({ invoice_link: outcome.result }).where('id', '=', order.id).returningAll().executeTakeFirstOrThrow();
+    return deps.db
+      .updateTable('orders')
+      .set({ invoice_link: outcome.result })
+      .where('id', '=', order.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
   }
 
   const card = deps.card;
@@ -104,7 +118,13 @@ export async function createOrder(deps: PaymentDeps, caller: Caller, productId: 
         returnUrl: card.returnUrl,
         metadata: { order_id: order.id },
         ...(card.vatCode !== null && account.email !== null
-          ? { receipt: { email: account.email, vatCode: card.vatCode, items: [{ description: product.title, amountMinor: price.amount, currency: price.currency }] } }
+          ? {
+              receipt: {
+                email: account.email,
+                vatCode: card.vatCode,
+                items: [{ description: product.title, amountMinor: price.amount, currency: price.currency }],
+              },
+            }
           : {}),
       },
       order.id,
@@ -123,7 +143,12 @@ export async function createOrder(deps: PaymentDeps, caller: Caller, productId: 
     }
     deps.logger.warn({ orderId: order.id, provider: err.provider, status: err.status, detail: err.detail }, 'create payment rejected');
     await deps.db.transaction().execute(async (trx) => {
-      await trx.updateTable('orders').set({ state: 'failed', failure_reason: 'rejected by the provider' }).where('id', '=', order.id).where('state', '=', 'pending').execute();
+      await trx
+        .updateTable('orders')
+        .set({ state: 'failed', failure_reason: 'rejected by the provider' })
+        .where('id', '=', order.id)
+        .where('state', '=', 'pending')
+        .execute();
       await recordEvent(trx, order.id, 'failed', 'create rejected');
     });
     throw paymentError('payment_rejected', 'the payment provider refused this payment');

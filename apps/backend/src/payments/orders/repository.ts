@@ -23,12 +23,24 @@ export async function orderForUpdate(trx: Transaction<DB>, orderId: string): Pro
 
 /** The order a provider payment id was recorded on, for one provider. */
 export async function orderByProviderPayment(db: Db, provider: string, paymentId: string): Promise<OrderRow | undefined> {
-  return db.selectFrom('orders').selectAll().where('provider', '=', provider).where('provider_payment_id', '=', paymentId).executeTakeFirst();
+  return db
+    .selectFrom('orders')
+    .selectAll()
+    .where('provider', '=', provider)
+    .where('provider_payment_id', '=', paymentId)
+    .executeTakeFirst();
 }
 
 /** The caller's most recent orders, newest first. */
 export async function recentOrders(db: Db, accountId: bigint, limit: number): Promise<OrderRow[]> {
-  return db.selectFrom('orders').selectAll().where('account_id', '=', accountId).orderBy('created_at', 'desc').orderBy('id').limit(limit).execute();
+  return db
+    .selectFrom('orders')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
 }
 
 /** Appends a payment event (the order's audit trail: created, paid, failed, expired, refunded). */

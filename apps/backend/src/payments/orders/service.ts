@@ -19,15 +19,26 @@ export function paymentsService(deps: PaymentDeps, orderQuota: Quota): ServiceIm
   return {
     async createOrder(req, ctx) {
       const caller = callerFrom(ctx.requestHeader);
-      const q = decodeTable(req.body, (bb) => fb.OrderCreate.getRootAsOrderCreate(bb), (t) => ({ productId: t.productId(), rail: t.rail() }));
+      const q = decodeTable(
+        req.body,
+        (bb) => fb.OrderCreate.getRootAsOrderCreate(bb),
+        (t) => ({ productId: t.productId(), rail: t.rail() }),
+      );
       await orderQuota.take(caller.accountId, clientAddressOf(ctx.requestHeader));
       const order = await createOrder(deps, caller, q.productId, q.rail);
-      deps.logger.info({ orderId: order.id, accountId: String(caller.accountId), rail: order.rail, productId: String(order.product_id) }, 'order created');
+      deps.logger.info(
+        { orderId: order.id, accountId: String(caller.accountId), rail: order.rail, productId: String(order.product_id) },
+        'order created',
+      );
       return { body: encodeOrder(order) };
     },
     async getOrder(req, ctx) {
       const caller = callerFrom(ctx.requestHeader);
-      const orderId = decodeTable(req.body, (bb) => fb.OrderQuery.getRootAsOrderQuery(bb), (t) => t.orderId());
+      const orderId = decodeTable(
+        req.body,
+        (bb) => fb.OrderQuery.getRootAsOrderQuery(bb),
+        (t) => t.orderId(),
+      );
       if (!isOrderId(orderId)) throw paymentError('invalid_order_id', 'order_id must be a uuid');
       const order = await findOrder(deps.db, orderId);
       if (!order || order.account_id !== caller.accountId) throw paymentError('unknown_order', 'no such order');
@@ -35,7 +46,11 @@ export function paymentsService(deps: PaymentDeps, orderQuota: Quota): ServiceIm
     },
     async listOrders(req, ctx) {
       const caller = callerFrom(ctx.requestHeader);
-      const limit = decodeTable(req.body, (bb) => fb.OrderListQuery.getRootAsOrderListQuery(bb), (t) => t.limit());
+      const limit = decodeTable(
+        req.body,
+        (bb) => fb.OrderListQuery.getRootAsOrderListQuery(bb),
+        (t) => t.limit(),
+      );
       const n = limit <= 0 ? DEFAULT_LIST : Math.min(limit, MAX_LIST);
       return { body: encodeOrderList(await recentOrders(deps.db, caller.accountId, n)) };
     },

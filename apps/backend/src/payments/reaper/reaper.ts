@@ -63,12 +63,24 @@ export function createReaper(deps: PaymentDeps, options: ReaperOptions, logger: 
         .updateTable('orders')
         .set({ state: 'expired' })
         .where('id', 'in', (eb) =>
-          eb.selectFrom('orders').select('id').where('state', '=', 'pending').where('expires_at', '<=', now).orderBy('expires_at').limit(EXPIRE_BATCH).forUpdate().skipLocked(),
+          eb
+            .selectFrom('orders')
+            .select('id')
+            .where('state', '=', 'pending')
+            .where('expires_at', '<=', now)
+            .orderBy('expires_at')
+            .limit(EXPIRE_BATCH)
+            .forUpdate()
+            .skipLocked(),
         )
         .where('state', '=', 'pending')
         .returning('id')
         .execute();
-      if (rows.length > 0) await trx.insertInto('payment_events').values(rows.map((r) => ({ order_id: r.id, kind: 'expired' as const }))).execute();
+      if (rows.length > 0)
+        await trx
+          .insertInto('payment_events')
+          .values(rows.map((r) => ({ order_id: r.id, kind: 'expired' as const })))
+          .execute();
       return rows.length;
     });
   }

@@ -55,10 +55,17 @@ export async function refundOrder(deps: PaymentDeps, orderId: string | null): Pr
   if (!isOrderId(orderId)) throw paymentError('invalid_order_id', 'order_id must be a uuid');
   const order = await findOrder(deps.db, orderId);
   if (!order) throw paymentError('unknown_order', 'no such order');
-  const answer = (status: ConsoleRefund['status'], refundId: string): ConsoleRefund => ({ orderId, status, refundId, amount: order.amount, currency: order.currency });
+  const answer = (status: ConsoleRefund['status'], refundId: string): ConsoleRefund => ({
+    orderId,
+    status,
+    refundId,
+    amount: order.amount,
+    currency: order.currency,
+  });
   if (order.rail === 'stars') return answer('succeeded', await refundStarsOrder(deps, order));
   if (order.refund_id !== null) return answer('succeeded', order.refund_id);
-  if (order.state !== 'paid' || order.provider_payment_id === null) throw paymentError('order_not_paid', 'only a paid order can be refunded');
+  if (order.state !== 'paid' || order.provider_payment_id === null)
+    throw paymentError('order_not_paid', 'only a paid order can be refunded');
   const card = deps.card;
   const shop = card && card.provider.name === order.provider ? shopOf(card, order.shop) : undefined;
   if (!card || !shop) throw paymentError('rail_not_configured', "this order's shop is not configured");
@@ -74,7 +81,13 @@ export async function refundOrder(deps: PaymentDeps, orderId: string | null): Pr
         currency: order.currency,
         description: `Refund of order ${order.id}`,
         ...(card.vatCode !== null && account?.email
-          ? { receipt: { email: account.email, vatCode: card.vatCode, items: [{ description: order.title, amountMinor: order.amount, currency: order.currency }] } }
+          ? {
+              receipt: {
+                email: account.email,
+                vatCode: card.vatCode,
+                items: [{ description: order.title, amountMinor: order.amount, currency: order.currency }],
+              },
+            }
           : {}),
       },
       refundKey(order.id, order.refund_attempt),
@@ -83,13 +96,20 @@ export async function refundOrder(deps: PaymentDeps, orderId: string | null): Pr
     if (refund.status === 'pending') refund = await card.provider.getRefund(shop, refund.id);
   } catch (err: unknown) {
     if (!(err instanceof ProviderError)) throw err;
-    deps.logger.warn({ orderId, failure: err.failure, status: err.status, detail: err.detail }, 'console refund: provider call failed; nothing recorded');
-    if (err.failure === 'unavailable') throw paymentError('provider_unavailable', 'the payment provider did not answer; nothing was recorded, try again');
+    deps.logger.warn(
+      { orderId, failure: err.failure, status: err.status, detail: err.detail },
+      'console refund: provider call failed; nothing recorded',
+    );
+    if (err.failure === 'unavailable')
+      throw paymentError('provider_unavailable', 'the payment provider did not answer; nothing was recorded, try again');
     throw paymentError('refund_rejected', 'the payment provider refused this refund; nothing was recorded');
   }
   if (refund.status === 'canceled') {
     const moved = await nextRefundAttempt(deps, order.id, order.refund_attempt);
-    deps.logger.warn({ orderId, refundId: refund.id, attempt: order.refund_attempt, moved }, 'console refund canceled by the provider; nothing recorded, pressing again starts a new refund');
+    deps.logger.warn(
+      { orderId, refundId: refund.id, attempt: order.refund_attempt, moved },
+      'console refund canceled by the provider; nothing recorded, pressing again starts a new refund',
+    );
     return answer('canceled', refund.id);
   }
   if (refund.status !== 'succeeded') {

@@ -22,7 +22,13 @@ export type RefundRecord = 'recorded' | 'already_refunded' | 'not_paid';
  * warning), so the ledger audit stays exact. Unique (provider, refund_id) and (order_id, kind) make
  * a second record impossible, and the order keeps the refund id.
  */
-export async function recordRefund(trx: Transaction<DB>, logger: Logger, orderId: string, refundId: string, now: Date): Promise<RefundRecord> {
+export async function recordRefund(
+  trx: Transaction<DB>,
+  logger: Logger,
+  orderId: string,
+  refundId: string,
+  now: Date,
+): Promise<RefundRecord> {
   const order = await orderForUpdate(trx, orderId);
   if (!order || order.state !== 'paid') return 'not_paid';
   if (order.refund_id !== null) return 'already_refunded';
@@ -32,7 +38,14 @@ export async function recordRefund(trx: Transaction<DB>, logger: Logger, orderId
   await recordEvent(trx, order.id, 'refunded', refundId);
   if (debts.length > 0) {
     logger.warn(
-      { accountId: String(order.account_id), orderId: order.id, refundId, segment: order.segment, balance: balance === null ? undefined : String(balance), hints: benefits === null ? undefined : String(benefits.hints) },
+      {
+        accountId: String(order.account_id),
+        orderId: order.id,
+        refundId,
+        segment: order.segment,
+        balance: balance === null ? undefined : String(balance),
+        hints: benefits === null ? undefined : String(benefits.hints),
+      },
       'refund left the wallet in debt (already spent)',
     );
   }

@@ -18,7 +18,10 @@ describe('starRefundVerdict', () => {
 
   it('takes a delivered Ack as refunded, noting an earlier refund', () => {
     expect(starRefundVerdict({ status: 'delivered', result: '' }, 'already_refunded')).toEqual({ kind: 'refunded', already: false });
-    expect(starRefundVerdict({ status: 'delivered', result: 'already_refunded' }, 'already_refunded')).toEqual({ kind: 'refunded', already: true });
+    expect(starRefundVerdict({ status: 'delivered', result: 'already_refunded' }, 'already_refunded')).toEqual({
+      kind: 'refunded',
+      already: true,
+    });
   });
 
   it.each(['timeout', 'no_bot', 'not_delivered'] as const)('takes %s as an unknown outcome (sent again later)', (status) => {

@@ -10,7 +10,10 @@ import type { CommandOutcome } from '../commands.js';
  *   the platform: the refund may or may not have happened; sending again is safe because the
  *   platform refunds a charge at most once (CHARGE_ALREADY_REFUNDED comes back as delivered).
  */
-export type StarRefundVerdict = { kind: 'refunded'; already: boolean } | { kind: 'refused'; error: string } | { kind: 'unknown'; error: string };
+export type StarRefundVerdict =
+  | { kind: 'refunded'; already: boolean }
+  | { kind: 'refused'; error: string }
+  | { kind: 'unknown'; error: string };
 
 const PLATFORM_REFUSAL = /(?:^|[\s:])4(?!29)\d\d(?=[\s:]|$)/;
 
@@ -20,7 +23,9 @@ export function starRefundVerdict(outcome: CommandOutcome, alreadyRefunded: stri
     case 'delivered':
       return { kind: 'refunded', already: outcome.result === alreadyRefunded };
     case 'error':
-      return PLATFORM_REFUSAL.test(outcome.error) ? { kind: 'refused', error: outcome.error.slice(0, 500) } : { kind: 'unknown', error: outcome.error.slice(0, 500) };
+      return PLATFORM_REFUSAL.test(outcome.error)
+        ? { kind: 'refused', error: outcome.error.slice(0, 500) }
+        : { kind: 'unknown', error: outcome.error.slice(0, 500) };
     case 'not_delivered':
       return { kind: 'unknown', error: 'not delivered' };
     case 'timeout':

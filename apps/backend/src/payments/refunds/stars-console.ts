@@ -36,6 +36,11 @@ export async function refundStarsOrder(deps: PaymentDeps, order: OrderRow): Prom
 }
 
 async function telegramUserOf(deps: PaymentDeps, accountId: bigint): Promise<bigint | null> {
-  const identity = await deps.db.selectFrom('platform_identities').select('external_id').where('account_id', '=', accountId).where('kind', '=', 'telegram').executeTakeFirst();
+  const identity = await deps.db
+    .selectFrom('platform_identities')
+    .select('external_id')
+    .where('account_id', '=', accountId)
+    .where('kind', '=', 'telegram')
+    .executeTakeFirst();
   return identity && /^[1-9][0-9]{0,15}$/.test(identity.external_id) ? BigInt(identity.external_id) : null;
 }

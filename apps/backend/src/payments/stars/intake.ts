@@ -31,7 +31,12 @@ export const DECLINE = {
  * a payment that arrives after its hold lapsed still credits, and a second charge that raced it ends
  * unmatched and is returned to its payer automatically (refunds/star-refunds.ts).
  */
-export async function validatePreCheckout(deps: PaymentDeps, orderId: string | null, amount: bigint, currency: string | null): Promise<PreCheckoutVerdict> {
+export async function validatePreCheckout(
+  deps: PaymentDeps,
+  orderId: string | null,
+  amount: bigint,
+  currency: string | null,
+): Promise<PreCheckoutVerdict> {
   if (!isOrderId(orderId)) return { ok: false, reason: DECLINE.missing };
   const now = deps.now();
   const held = await deps.db
@@ -76,7 +81,11 @@ export async function forwardPayment(deps: PaymentDeps, p: PlatformPaymentInput)
   // Fast path, one statement: a new charge for a creditable stars order of this amount is credited
   // at once. Anything else (a replay, an unmatched payment, a race lost) takes the locked path below.
   const credited = isOrderId(p.orderRef)
-    ? await creditOrder(deps.db, p.orderRef, { platformChargeId: p.chargeId, platformUserId: p.platformUserId }, now, { rail: 'stars', amount: p.amount, newChargeId: p.chargeId })
+    ? await creditOrder(deps.db, p.orderRef, { platformChargeId: p.chargeId, platformUserId: p.platformUserId }, now, {
+        rail: 'stars',
+        amount: p.amount,
+        newChargeId: p.chargeId,
+      })
     : null;
   if (credited) {
     deps.logger.info({ orderId: p.orderRef, chargeId: p.chargeId }, 'stars payment credited');
@@ -86,34 +95,65 @@ export async function forwardPayment(deps: PaymentDeps, p: PlatformPaymentInput)
   const outcome = await deps.db.transaction().execute(async (trx) => {
     const credited = await trx.selectFrom('orders').select('id').where('platform_charge_id', '=', p.chargeId).executeTakeFirst();
     if (credited) return { credited: true, replay: true };
-    const unmatched = await trx.selectFrom('unmatched_payments').select('id').where('platform_charge_id', '=', p.chargeId).executeTakeFirst();
+    const unmatched = await trx
+      .selectFrom('unmatched_payments')
+      .select('id')
+      .where('platform_charge_id', '=', p.chargeId)
+      .executeTakeFirst();
     if (unmatched) return { credited: false, replay: true };
 
     const order = isOrderId(p.orderRef) ? await orderForUpdate(trx, p.orderRef) : undefined;
     if (order?.platform_charge_id === p.chargeId) return { credited: true, replay: true };
     if (order) {
       // Under the order lock: a concurrent forward of this charge may have recorded it meanwhile.
-      const recorded = await trx.selectFrom('unmatched_payments').select('id').where('platform_charge_id', '=', p.chargeId).executeTakeFirst();
+      const recorded = await trx
+        .selectFrom('unmatched_payments')
+        .select('id')
+        .where('platform_charge_id', '=', p.chargeId)
+        .executeTakeFirst();
       if (recorded) return { credited: false, replay: true };
     }
-    const reason = !order || order.rail !== 'stars' ? 'unknown_order' : !creditable(order) ? `order_${order.state}` : order.amount !== p.amount ? 'amount_mismatch' : null;
+    const reason =
+      !order || order.rail !== 'stars'
+        ? 'unknown_order'
+        : !creditable(order)
+          ? `order_${order.state}`
+          : order.amount !== p.amount
+            ? 'amount_mismatch'
+            : null;
     if (reason === null) {
       const paid = await creditOrder(trx, p.orderRef, { platformChargeId: p.chargeId, platformUserId: p.platformUserId }, now);
       return { credited: true, replay: false, paid };
     }
     // A new row version of the still creditable order: a concurrent fast-path credit of this same
     // charge whose snapshot predates this commit then credits nothing (see CreditGuard.newChargeId).
-    if (order && creditable(order)) await trx.updateTable('orders').set((eb) => ({ state: eb.ref('state') })).where('id', '=', order.id).execute();
+    if (order && creditable(order))
+      await trx
+        .updateTable('orders')
+        .set((eb) => ({ state: eb.ref('state') }))
+        .where('id', '=', order.id)
+        .execute();
     await trx
       .insertInto('unmatched_payments')
-      .values({ provider: STARS_PROVIDER, platform_charge_id: p.chargeId, order_ref: p.orderRef.slice(0, 200), amount: p.amount, platform_user_id: p.platformUserId, reason })
+      .values({
+        provider: STARS_PROVIDER,
+        platform_charge_id: p.chargeId,
+        order_ref: p.orderRef.slice(0, 200),
+        amount: p.amount,
+        platform_user_id: p.platformUserId,
+        reason,
+      })
       .onConflict((oc) => oc.column('platform_charge_id').doNothing())
       .execute();
     return { credited: false, replay: false, reason };
   });
   if (!outcome.replay) {
     if (outcome.credited) deps.logger.info({ orderId: p.orderRef, chargeId: p.chargeId }, 'stars payment credited');
-    else deps.logger.warn({ orderRef: p.orderRef.slice(0, 200), chargeId: p.chargeId, reason: outcome.reason }, 'stars payment matched no creditable order; recorded as unmatched');
+    else
+      deps.logger.warn(
+        { orderRef: p.orderRef.slice(0, 200), chargeId: p.chargeId, reason: outcome.reason },
+        'stars payment matched no creditable order; recorded as unmatched',
+      );
     if ('paid' in outcome && outcome.paid) onCredited(deps, outcome.paid);
     if ('reason' in outcome && outcome.reason !== undefined) deps.metrics.unmatched('stars', outcome.reason);
   }
@@ -121,23 +161,35 @@ export async function forwardPayment(deps: PaymentDeps, p: PlatformPaymentInput)
 }
 
 /** The BotIntakeService methods of the stars rail, merged with chat eligibility in app.ts. */
-export function starsIntakeMethods(deps: PaymentDeps): Pick<ServiceImpl<typeof backendApi.BotIntakeService>, 'validatePreCheckout' | 'forwardPayment'> {
+export function starsIntakeMethods(
+  deps: PaymentDeps,
+): Pick<ServiceImpl<typeof backendApi.BotIntakeService>, 'validatePreCheckout' | 'forwardPayment'> {
   return {
     async validatePreCheckout(req) {
-      const q = decodeTable(req.body, (bb) => fb.PreCheckoutQuery.getRootAsPreCheckoutQuery(bb), (t) => ({ orderId: t.orderId(), amount: t.amount(), currency: t.currency() }));
+      const q = decodeTable(
+        req.body,
+        (bb) => fb.PreCheckoutQuery.getRootAsPreCheckoutQuery(bb),
+        (t) => ({ orderId: t.orderId(), amount: t.amount(), currency: t.currency() }),
+      );
       const verdict = await validatePreCheckout(deps, q.orderId, q.amount, q.currency);
       if (!verdict.ok) deps.logger.info({ orderRef: (q.orderId ?? '').slice(0, 64), reason: verdict.reason }, 'pre-checkout declined');
       return {
-        body: encodeTable((b) => fb.PreCheckoutVerdict.createPreCheckoutVerdict(b, verdict.ok, b.createString(verdict.ok ? '' : verdict.reason))),
+        body: encodeTable((b) =>
+          fb.PreCheckoutVerdict.createPreCheckoutVerdict(b, verdict.ok, b.createString(verdict.ok ? '' : verdict.reason)),
+        ),
       };
     },
     async forwardPayment(req) {
-      const p = decodeTable(req.body, (bb) => fb.PlatformPayment.getRootAsPlatformPayment(bb), (t) => ({
-        orderRef: t.orderId() ?? '',
-        chargeId: t.platformPaymentChargeId() ?? '',
-        amount: t.amount(),
-        platformUserId: t.platformUserId(),
-      }));
+      const p = decodeTable(
+        req.body,
+        (bb) => fb.PlatformPayment.getRootAsPlatformPayment(bb),
+        (t) => ({
+          orderRef: t.orderId() ?? '',
+          chargeId: t.platformPaymentChargeId() ?? '',
+          amount: t.amount(),
+          platformUserId: t.platformUserId(),
+        }),
+      );
       if (p.chargeId === '' || p.chargeId.length > 256) {
         throw new DomainError('malformed_body', 'platform_payment_charge_id must be 1-256 characters');
       }

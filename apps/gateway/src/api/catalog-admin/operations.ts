@@ -21,7 +21,15 @@ const draftBody = z
       .max(10)
       .refine((a) => new Set(a.map((x) => x.kind)).size === a.length, 'atom kinds must be distinct'),
     prices: z
-      .array(z.object({ method: z.enum(PRICE_METHODS), amount: amountParam, currency: z.string().regex(/^[A-Z]{3,5}$/, 'must be 3-5 capital letters') }).strict())
+      .array(
+        z
+          .object({
+            method: z.enum(PRICE_METHODS),
+            amount: amountParam,
+            currency: z.string().regex(/^[A-Z]{3,5}$/, 'must be 3-5 capital letters'),
+          })
+          .strict(),
+      )
       .min(1, 'a product needs at least one price')
       .max(5)
       .refine((p) => new Set(p.map((x) => x.method)).size === p.length, 'price methods must be distinct'),
@@ -32,7 +40,15 @@ const listQuery = z.object({ include_inactive: z.enum(['true', 'false']).default
 const productPath = z.object({ id: idParam });
 
 const draftExamples = {
-  chips: { title: 'Chips x100', active: true, atoms: [{ kind: 'chips', quantity: '100' }], prices: [{ method: 'provider', amount: '9900', currency: 'RUB' }, { method: 'xtr', amount: '50', currency: 'XTR' }] },
+  chips: {
+    title: 'Chips x100',
+    active: true,
+    atoms: [{ kind: 'chips', quantity: '100' }],
+    prices: [
+      { method: 'provider', amount: '9900', currency: 'RUB' },
+      { method: 'xtr', amount: '50', currency: 'XTR' },
+    ],
+  },
   hints: { title: 'Hints x5', atoms: [{ kind: 'hints', quantity: '5' }], prices: [{ method: 'chips', amount: '30', currency: 'CHIPS' }] },
 };
 const draftErrors = ['invalid_title', 'invalid_atoms', 'invalid_prices'] as const;
@@ -48,7 +64,14 @@ export interface ProductJson {
 }
 
 function productOf(t: InstanceType<typeof fb.ProductRecord>): ProductJson {
-  return { product_id: t.productId(), title: t.title() ?? '', active: t.active(), atoms: readAtoms(t), prices: readPrices(t), updated_at: isoFromUnix(t.updatedAtUnix()) };
+  return {
+    product_id: t.productId(),
+    title: t.title() ?? '',
+    active: t.active(),
+    atoms: readAtoms(t),
+    prices: readPrices(t),
+    updated_at: isoFromUnix(t.updatedAtUnix()),
+  };
 }
 
 async function list(backend: BackendClients, includeInactive: boolean, call: OperationContext['call']): Promise<ProductJson[]> {
@@ -56,14 +79,18 @@ async function list(backend: BackendClients, includeInactive: boolean, call: Ope
     { body: encodeTable((b) => fb.ProductListQuery.createProductListQuery(b, includeInactive)) },
     call,
   );
-  return decodeTable(body, (bb) => fb.ProductList.getRootAsProductList(bb), (t) => {
-    const out: ProductJson[] = [];
-    for (let i = 0; i < t.productsLength(); i++) {
-      const p = t.products(i);
-      if (p) out.push(productOf(p));
-    }
-    return out;
-  });
+  return decodeTable(
+    body,
+    (bb) => fb.ProductList.getRootAsProductList(bb),
+    (t) => {
+      const out: ProductJson[] = [];
+      for (let i = 0; i < t.productsLength(); i++) {
+        const p = t.products(i);
+        if (p) out.push(productOf(p));
+      }
+      return out;
+    },
+  );
 }
 
 async function upsert(backend: BackendClients, productId: bigint, { req, call }: OperationContext): Promise<ProductJson> {
@@ -87,7 +114,13 @@ export function catalogAdminOperations(backend: BackendClients): Operation[] {
       method: 'get',
       path: '/_gm/api/catalog/products',
       auth: 'operator',
-      doc: { tag: 'operator', summary: 'Every catalog product (catalog_editor role)', query: listQuery, success: { status: 200, description: 'The products.', body: productListWire }, errors: [] },
+      doc: {
+        tag: 'operator',
+        summary: 'Every catalog product (catalog_editor role)',
+        query: listQuery,
+        success: { status: 200, description: 'The products.', body: productListWire },
+        errors: [],
+      },
       async handle({ req, call }) {
         const query = parseInput(listQuery, req.query);
         return { status: 200, body: { products: await list(backend, query.include_inactive === 'true', call) } };
@@ -98,7 +131,13 @@ export function catalogAdminOperations(backend: BackendClients): Operation[] {
       method: 'get',
       path: '/_gm/api/catalog/products/:id',
       auth: 'operator',
-      doc: { tag: 'operator', summary: 'One catalog product (catalog_editor role)', params: productPath, success: { status: 200, description: 'The product.', body: productWire }, errors: ['unknown_product'] },
+      doc: {
+        tag: 'operator',
+        summary: 'One catalog product (catalog_editor role)',
+        params: productPath,
+        success: { status: 200, description: 'The product.', body: productWire },
+        errors: ['unknown_product'],
+      },
       async handle({ req, call }) {
         const { id } = parseInput(productPath, req.params);
         const product = (await list(backend, true, call)).find((p) => p.product_id === id);
@@ -114,7 +153,7 @@ export function catalogAdminOperations(backend: BackendClients): Operation[] {
       doc: {
         tag: 'operator',
         summary: 'Create a catalog product (catalog_editor role)',
-        description: 'The title must not contain any of & < > " \' (they break a platform\'s payment-callback signature).',
+        description: "The title must not contain any of & < > \" ' (they break a platform's payment-callback signature).",
         body: draftBody,
         examples: draftExamples,
         success: { status: 201, description: 'The product created.', body: productWire },

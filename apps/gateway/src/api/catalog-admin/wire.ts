@@ -5,9 +5,19 @@ import type { ProductJson } from './operations.js';
 
 /** A catalog product as the editor sees it. */
 export const productWire = z
-  .object({ product_id: bigintString, title: z.string(), active: z.boolean(), atoms: z.array(atomWire), prices: z.array(priceWire), updated_at: isoTime })
+  .object({
+    product_id: bigintString,
+    title: z.string(),
+    active: z.boolean(),
+    atoms: z.array(atomWire),
+    prices: z.array(priceWire),
+    updated_at: isoTime,
+  })
   .strict()
   .meta({ title: 'Product' }) satisfies z.ZodType<Wire<ProductJson>>;
 
 /** Every product (inactive ones too unless asked otherwise). */
-export const productListWire = z.object({ products: z.array(productWire) }).strict().meta({ title: 'ProductList' });
+export const productListWire = z
+  .object({ products: z.array(productWire) })
+  .strict()
+  .meta({ title: 'ProductList' });

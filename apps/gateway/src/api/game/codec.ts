@@ -111,31 +111,46 @@ export function readGame(body: Uint8Array): GameJson {
 
 /** HintGrant body to JSON. */
 export function readHint(body: Uint8Array) {
-  return decodeTable(body, (bb) => fb.HintGrant.getRootAsHintGrant(bb), (t) => ({
-    game_id: t.gameId(),
-    word: t.word() ?? '',
-    source: t.source() ?? '',
-    benefit_origin: orNull(t.benefitOrigin()),
-    allowance_left: t.allowanceLeft(),
-    state: readState(t.state()),
-  }));
+  return decodeTable(
+    body,
+    (bb) => fb.HintGrant.getRootAsHintGrant(bb),
+    (t) => ({
+      game_id: t.gameId(),
+      word: t.word() ?? '',
+      source: t.source() ?? '',
+      benefit_origin: orNull(t.benefitOrigin()),
+      allowance_left: t.allowanceLeft(),
+      state: readState(t.state()),
+    }),
+  );
 }
 
 /** GameEvent body to JSON. */
 export function readGameEvent(body: Uint8Array): GameEventJson {
-  return decodeTable(body, (bb) => fb.GameEvent.getRootAsGameEvent(bb), (t) => {
-    const event: GameEventJson = { kind: t.kind() ?? '', game_id: t.gameId() };
-    const view = t.view();
-    if (view !== null) {
-      event.game = readGameTable(view);
+  return decodeTable(
+    body,
+    (bb) => fb.GameEvent.getRootAsGameEvent(bb),
+    (t) => {
+      const event: GameEventJson = { kind: t.kind() ?? '', game_id: t.gameId() };
+      const view = t.view();
+      if (view !== null) {
+        event.game = readGameTable(view);
+        return event;
+      }
+      const move = t.move();
+      if (move !== null) {
+        event.move = {
+          move_no: move.moveNo(),
+          seat: move.seat(),
+          word: move.word() ?? '',
+          points: move.points(),
+          by_robot: move.byRobot(),
+          at: isoFromUnix(move.atUnix()),
+        };
+      }
+      event.state = readState(t.state());
+      event.seats = readSeats(t.seatsLength(), (i) => t.seats(i));
       return event;
-    }
-    const move = t.move();
-    if (move !== null) {
-      event.move = { move_no: move.moveNo(), seat: move.seat(), word: move.word() ?? '', points: move.points(), by_robot: move.byRobot(), at: isoFromUnix(move.atUnix()) };
-    }
-    event.state = readState(t.state());
-    event.seats = readSeats(t.seatsLength(), (i) => t.seats(i));
-    return event;
-  });
+    },
+  );
 }

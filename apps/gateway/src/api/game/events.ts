@@ -21,7 +21,7 @@ export const GAME_EVENTS_ROUTE: DocumentedRoute = {
   auth: 'session',
   doc: {
     tag: 'game',
-    summary: 'The game\'s live events (server-sent events)',
+    summary: "The game's live events (server-sent events)",
     description:
       'First `snapshot` (the whole game), then `opponent_moved`, `opponent_resigned`, `opponent_deleted`; each `data:` is the JSON in `x-event-data`. An idle stream sends a comment every 15 s. Failures before the first event are JSON errors; a reconnect gets a fresh snapshot.',
     params: gamePath,
@@ -59,7 +59,9 @@ export function mountGameEvents(router: Router, deps: { backend: BackendClients;
     });
     next();
   };
-  router[GAME_EVENTS_ROUTE.method](GAME_EVENTS_ROUTE.path, named, authenticate(deps.sessions, false), (req, res) => stream(deps.backend, req, res));
+  router[GAME_EVENTS_ROUTE.method](GAME_EVENTS_ROUTE.path, named, authenticate(deps.sessions, false), (req, res) =>
+    stream(deps.backend, req, res),
+  );
 }
 
 async function stream(backend: BackendClients, req: Request, res: Response): Promise<void> {
@@ -67,7 +69,9 @@ async function stream(backend: BackendClients, req: Request, res: Response): Pro
   const abort = new AbortController();
   res.once('close', () => abort.abort());
   const call = { ...backendCallOptions(req.requestId, req.session, req.clientAddress), timeoutMs: 0, signal: abort.signal };
-  const events = backend.game.watchGame({ body: encodeTable((b) => fb.GameQuery.createGameQuery(b, gameId)) }, call)[Symbol.asyncIterator]();
+  const events = backend.game
+    .watchGame({ body: encodeTable((b) => fb.GameQuery.createGameQuery(b, gameId)) }, call)
+    [Symbol.asyncIterator]();
   const first = await events.next();
   if (first.done) throw new Error('the backend ended the game stream before its snapshot');
   res.writeHead(200, {

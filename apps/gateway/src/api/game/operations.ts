@@ -52,8 +52,14 @@ export function gameOperations(backend: BackendClients): Operation[] {
         errors: ['invalid_variant', 'invalid_opponent', 'unknown_account', 'blocked', 'account_deleted'],
       },
       async handle({ req, call }) {
-        const input = parseInput(createBody, jsonBody(req), byField({ variant: 'invalid_variant', opponent_account_id: 'invalid_opponent' }));
-        const body = encodeTable((b) => fb.GameCreate.createGameCreate(b, b.createString(input.variant), input.vs_ai, input.opponent_account_id ?? 0n));
+        const input = parseInput(
+          createBody,
+          jsonBody(req),
+          byField({ variant: 'invalid_variant', opponent_account_id: 'invalid_opponent' }),
+        );
+        const body = encodeTable((b) =>
+          fb.GameCreate.createGameCreate(b, b.createString(input.variant), input.vs_ai, input.opponent_account_id ?? 0n),
+        );
         return { status: 201, body: readGame((await backend.game.createGame({ body }, call)).body) };
       },
     },
@@ -62,7 +68,13 @@ export function gameOperations(backend: BackendClients): Operation[] {
       method: 'get',
       path: '/api/v1/games/:id',
       auth: 'session',
-      doc: { tag: 'game', summary: 'A game the caller sits in', params: gamePath, success: { status: 200, description: 'The game.', body: gameWire }, errors: gameErrors },
+      doc: {
+        tag: 'game',
+        summary: 'A game the caller sits in',
+        params: gamePath,
+        success: { status: 200, description: 'The game.', body: gameWire },
+        errors: gameErrors,
+      },
       async handle({ req, call }) {
         return { status: 200, body: readGame((await backend.game.getGame({ body: gameQuery(gameIdParam(req)) }, call)).body) };
       },
@@ -78,7 +90,7 @@ export function gameOperations(backend: BackendClients): Operation[] {
         params: gamePath,
         body: moveBody,
         examples: { word: { word: 'apple' } },
-        success: { status: 200, description: 'The game after the move (and the robot\'s answer).', body: gameWire },
+        success: { status: 200, description: "The game after the move (and the robot's answer).", body: gameWire },
         errors: [...playErrors, 'invalid_word', 'unknown_word', 'wrong_letter', 'word_repeated'],
       },
       async handle({ req, call }) {
@@ -117,7 +129,13 @@ export function gameOperations(backend: BackendClients): Operation[] {
       method: 'post',
       path: '/api/v1/games/:id/resign',
       auth: 'trusted_session',
-      doc: { tag: 'game', summary: 'Resign the game', params: gamePath, success: { status: 200, description: 'The finished game.', body: gameWire }, errors: playErrors },
+      doc: {
+        tag: 'game',
+        summary: 'Resign the game',
+        params: gamePath,
+        success: { status: 200, description: 'The finished game.', body: gameWire },
+        errors: playErrors,
+      },
       async handle({ req, call }) {
         return { status: 200, body: readGame((await backend.game.resign({ body: gameQuery(gameIdParam(req)) }, call)).body) };
       },

@@ -63,7 +63,10 @@ export const gameEventWire = z
     kind: z.enum(['snapshot', 'opponent_moved', 'opponent_resigned', 'opponent_deleted']),
     game_id: bigintString,
     game: gameWire.optional(),
-    move: z.object({ move_no: z.int(), seat: z.int(), word: z.string(), points: z.int(), by_robot: z.boolean(), at: isoTime }).strict().optional(),
+    move: z
+      .object({ move_no: z.int(), seat: z.int(), word: z.string(), points: z.int(), by_robot: z.boolean(), at: isoTime })
+      .strict()
+      .optional(),
     state: stateWire.optional(),
     seats: z.array(seatWire).optional(),
   })

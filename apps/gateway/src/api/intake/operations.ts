@@ -57,41 +57,52 @@ function readNotification(req: Request): RawNotification {
  * the backend could not decide or is down, so the provider redelivers.
  */
 export function intakeOperations(backend: BackendClients): Operation[] {
-  return PROVIDERS.map((provider): Operation => ({
-    name: `payments.notification.${provider}`,
-    method: 'post',
-    path: `${NOTIFICATIONS_PATH}/${provider}`,
-    auth: 'none',
-    doc: {
-      tag: 'payments',
-      summary: `Payment notification from ${provider}`,
-      description: 'The raw body goes to the backend, which re-reads the payment from the provider. 503 asks the provider to redeliver.',
-      body: notificationBody,
-      rawBody: true,
-      examples: {
-        succeeded: {
-          type: 'notification',
-          event: 'payment.succeeded',
-          object: { id: '2f8b1c4e-000f-5000-8000-1a2b3c4d5e6f', status: 'succeeded', paid: true, amount: { value: '99.00', currency: 'RUB' } },
+  return PROVIDERS.map(
+    (provider): Operation => ({
+      name: `payments.notification.${provider}`,
+      method: 'post',
+      path: `${NOTIFICATIONS_PATH}/${provider}`,
+      auth: 'none',
+      doc: {
+        tag: 'payments',
+        summary: `Payment notification from ${provider}`,
+        description: 'The raw body goes to the backend, which re-reads the payment from the provider. 503 asks the provider to redeliver.',
+        body: notificationBody,
+        rawBody: true,
+        examples: {
+          succeeded: {
+            type: 'notification',
+            event: 'payment.succeeded',
+            object: {
+              id: '2f8b1c4e-000f-5000-8000-1a2b3c4d5e6f',
+              status: 'succeeded',
+              paid: true,
+              amount: { value: '99.00', currency: 'RUB' },
+            },
+          },
         },
+        success: { status: 200, description: 'Handled or ignored (empty body).' },
+        errors: ['malformed_notification', 'intake_unavailable'],
       },
-      success: { status: 200, description: 'Handled or ignored (empty body).' },
-      errors: ['malformed_notification', 'intake_unavailable'],
-    },
-    async handle({ req, log, call }) {
-      const notification = readNotification(req);
-      const body = encodeTable((b) => {
-        const name = b.createString(provider);
-        const raw = fb.ProviderNotification.createBodyVector(b, notification.bytes);
-        return fb.ProviderNotification.createProviderNotification(b, name, raw);
-      }, notification.bytes.length + 64);
-      const res = await backend.notification.intake({ body }, call);
-      const outcome = decodeTable(res.body, (bb) => fb.NotificationDisposition.getRootAsNotificationDisposition(bb), (t) => ({
-        disposition: t.disposition() ?? '',
-        detail: t.detail() ?? '',
-      }));
-      log.info({ provider, event: notification.event, objectId: notification.objectId, ...outcome }, 'provider notification');
-      return { status: 200 };
-    },
-  }));
+      async handle({ req, log, call }) {
+        const notification = readNotification(req);
+        const body = encodeTable((b) => {
+          const name = b.createString(provider);
+          const raw = fb.ProviderNotification.createBodyVector(b, notification.bytes);
+          return fb.ProviderNotification.createProviderNotification(b, name, raw);
+        }, notification.bytes.length + 64);
+        const res = await backend.notification.intake({ body }, call);
+        const outcome = decodeTable(
+          res.body,
+          (bb) => fb.NotificationDisposition.getRootAsNotificationDisposition(bb),
+          (t) => ({
+            disposition: t.disposition() ?? '',
+            detail: t.detail() ?? '',
+          }),
+        );
+        log.info({ provider, event: notification.event, objectId: notification.objectId, ...outcome }, 'provider notification');
+        return { status: 200 };
+      },
+    }),
+  );
 }

@@ -13,7 +13,11 @@ const SECURITY_SCHEMES: JsonObject = {
     description:
       'A session token from POST /api/v1/session/{telegram,vk,direct}. Operations marked `x-auth: trusted_session` need a session with a recorded platform; a view-only one is 403 `untrusted_session`.',
   },
-  operator: { type: 'http', scheme: 'bearer', description: 'An operator session token from POST /_gm/api/session; the operator\'s roles decide what it may do.' },
+  operator: {
+    type: 'http',
+    scheme: 'bearer',
+    description: "An operator session token from POST /_gm/api/session; the operator's roles decide what it may do.",
+  },
 };
 
 function securityOf(auth: DocumentedRoute['auth']): Json[] {
@@ -26,14 +30,20 @@ function parametersOf(schema: z.ZodObject | undefined, where: 'path' | 'query'):
   const object = jsonSchemaOf(schema, 'input');
   const properties = (object['properties'] ?? {}) as JsonObject;
   const required = new Set((object['required'] ?? []) as string[]);
-  return Object.entries(properties).map(([name, property]) => ({ name, in: where, required: where === 'path' || required.has(name), schema: property }));
+  return Object.entries(properties).map(([name, property]) => ({
+    name,
+    in: where,
+    required: where === 'path' || required.has(name),
+    schema: property,
+  }));
 }
 
 const IDEMPOTENCY_KEY: JsonObject = {
   name: 'Idempotency-Key',
   in: 'header',
   required: false,
-  description: 'Makes a retry safe: the same key answers the stored first result; another request under it is 409 `idempotency_key_reused`.',
+  description:
+    'Makes a retry safe: the same key answers the stored first result; another request under it is 409 `idempotency_key_reused`.',
   schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,128}$' },
 };
 
@@ -46,14 +56,19 @@ function bodySchema(schema: z.ZodType, components: JsonObject): JsonObject {
   const title = json['title'];
   if (typeof title !== 'string') return json;
   const known = components[title];
-  if (known !== undefined && JSON.stringify(known) !== JSON.stringify(json)) throw new Error(`two different response schemas are titled ${title}`);
+  if (known !== undefined && JSON.stringify(known) !== JSON.stringify(json))
+    throw new Error(`two different response schemas are titled ${title}`);
   components[title] = json;
   return { $ref: `#/components/schemas/${title}` };
 }
 
 function operationOf(route: DocumentedRoute, operationId: string, components: JsonObject): JsonObject {
   const { doc } = route;
-  const parameters = [...parametersOf(doc.params, 'path'), ...parametersOf(doc.query, 'query'), ...(doc.idempotencyKey === true ? [IDEMPOTENCY_KEY] : [])];
+  const parameters = [
+    ...parametersOf(doc.params, 'path'),
+    ...parametersOf(doc.query, 'query'),
+    ...(doc.idempotencyKey === true ? [IDEMPOTENCY_KEY] : []),
+  ];
   const operation: JsonObject = { operationId, 'x-operation': route.name, 'x-auth': route.auth, tags: [doc.tag], summary: doc.summary };
   if (doc.description !== undefined) operation['description'] = doc.description;
   operation['security'] = securityOf(route.auth);

@@ -8,7 +8,9 @@ import { ERRORS, type RestErrorCode } from '@wordgame/contracts';
 export type DocErrorCode = RestErrorCode;
 
 /** Every code the REST edge may answer. */
-export const ALL_ERROR_CODES = (Object.keys(ERRORS) as (keyof typeof ERRORS)[]).filter((c): c is RestErrorCode => ERRORS[c].audience !== 'service');
+export const ALL_ERROR_CODES = (Object.keys(ERRORS) as (keyof typeof ERRORS)[]).filter(
+  (c): c is RestErrorCode => ERRORS[c].audience !== 'service',
+);
 
 /** The HTTP status of a code. */
 export const errorStatus = (code: DocErrorCode): number => ERRORS[code].http;

@@ -35,16 +35,22 @@ export function operatorSessionOperations(backend: BackendClients): Operation[] 
       },
       async handle({ req, call }) {
         const input = parseInput(signInBody, jsonBody(req));
-        const body = encodeTable((b) => fb.OperatorSignIn.createOperatorSignIn(b, b.createString(input.login), b.createString(input.password)));
+        const body = encodeTable((b) =>
+          fb.OperatorSignIn.createOperatorSignIn(b, b.createString(input.login), b.createString(input.password)),
+        );
         const grant = await backend.console.signIn({ body }, call);
         return {
           status: 200,
-          body: decodeTable(grant.body, (bb) => fb.OperatorGrant.getRootAsOperatorGrant(bb), (t) => ({
-            token: t.token() ?? '',
-            expires_at: isoFromUnix(t.operator()?.expiresAtUnix() ?? 0n),
-            login: t.operator()?.login() ?? '',
-            roles: Array.from({ length: t.operator()?.rolesLength() ?? 0 }, (_, i) => t.operator()?.roles(i) ?? ''),
-          })),
+          body: decodeTable(
+            grant.body,
+            (bb) => fb.OperatorGrant.getRootAsOperatorGrant(bb),
+            (t) => ({
+              token: t.token() ?? '',
+              expires_at: isoFromUnix(t.operator()?.expiresAtUnix() ?? 0n),
+              login: t.operator()?.login() ?? '',
+              roles: Array.from({ length: t.operator()?.rolesLength() ?? 0 }, (_, i) => t.operator()?.roles(i) ?? ''),
+            }),
+          ),
         };
       },
     },

@@ -62,23 +62,31 @@ export function readOrder(body: Uint8Array): OrderJson {
 
 /** Decodes an OrderList body. */
 export function readOrderList(body: Uint8Array): OrderJson[] {
-  return decodeTable(body, (bb) => fb.OrderList.getRootAsOrderList(bb), (t) => {
-    const out: OrderJson[] = [];
-    for (let i = 0; i < t.ordersLength(); i++) {
-      const o = t.orders(i);
-      if (o) out.push(orderOf(o));
-    }
-    return out;
-  });
+  return decodeTable(
+    body,
+    (bb) => fb.OrderList.getRootAsOrderList(bb),
+    (t) => {
+      const out: OrderJson[] = [];
+      for (let i = 0; i < t.ordersLength(); i++) {
+        const o = t.orders(i);
+        if (o) out.push(orderOf(o));
+      }
+      return out;
+    },
+  );
 }
 
 /** Decodes an OrderRefundResult body. */
 export function readRefund(body: Uint8Array): RefundJson {
-  return decodeTable(body, (bb) => fb.OrderRefundResult.getRootAsOrderRefundResult(bb), (t) => ({
-    order_id: t.orderId() ?? '',
-    status: t.status() ?? '',
-    refund_id: t.refundId() || null,
-    amount: t.amount(),
-    currency: t.currency() ?? '',
-  }));
+  return decodeTable(
+    body,
+    (bb) => fb.OrderRefundResult.getRootAsOrderRefundResult(bb),
+    (t) => ({
+      order_id: t.orderId() ?? '',
+      status: t.status() ?? '',
+      refund_id: t.refundId() || null,
+      amount: t.amount(),
+      currency: t.currency() ?? '',
+    }),
+  );
 }

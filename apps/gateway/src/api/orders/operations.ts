@@ -11,7 +11,13 @@ import { orderListWire, orderWire } from './wire.js';
 export const RAILS = ['stars', 'card'] as const;
 
 const createBody = z.object({ product_id: idParam, rail: z.enum(RAILS) }).strict();
-const listQuery = z.object({ limit: z.string().regex(/^([1-9][0-9]?|100)$/, 'must be an integer from 1 to 100').transform(Number).optional() });
+const listQuery = z.object({
+  limit: z
+    .string()
+    .regex(/^([1-9][0-9]?|100)$/, 'must be an integer from 1 to 100')
+    .transform(Number)
+    .optional(),
+});
 
 /**
  * The customer's paid orders under /api/v1/user/wallet: `wallet.order_create` (a trusted session:
@@ -29,7 +35,7 @@ export function orderOperations(backend: BackendClients): Operation[] {
       doc: {
         tag: 'orders',
         summary: 'Open an order on a payment rail',
-        description: 'stars: answers the invoice link (inside Telegram); card: the provider\'s confirmation URL.',
+        description: "stars: answers the invoice link (inside Telegram); card: the provider's confirmation URL.",
         body: createBody,
         examples: { card: { product_id: '12', rail: 'card' }, stars: { product_id: '12', rail: 'stars' } },
         success: { status: 201, description: 'The pending order.', body: orderWire },
@@ -58,7 +64,13 @@ export function orderOperations(backend: BackendClients): Operation[] {
       method: 'get',
       path: '/api/v1/user/wallet/orders',
       auth: 'session',
-      doc: { tag: 'orders', summary: 'The caller\'s orders, newest first', query: listQuery, success: { status: 200, description: 'The orders.', body: orderListWire }, errors: [] },
+      doc: {
+        tag: 'orders',
+        summary: "The caller's orders, newest first",
+        query: listQuery,
+        success: { status: 200, description: 'The orders.', body: orderListWire },
+        errors: [],
+      },
       async handle({ req, call }) {
         const query = parseInput(listQuery, req.query);
         const body = encodeTable((b) => fb.OrderListQuery.createOrderListQuery(b, query.limit ?? 0));
@@ -70,7 +82,13 @@ export function orderOperations(backend: BackendClients): Operation[] {
       method: 'get',
       path: '/api/v1/user/wallet/orders/:id',
       auth: 'session',
-      doc: { tag: 'orders', summary: 'One of the caller\'s orders', params: orderPath, success: { status: 200, description: 'The order.', body: orderWire }, errors: ['invalid_order_id', 'unknown_order'] },
+      doc: {
+        tag: 'orders',
+        summary: "One of the caller's orders",
+        params: orderPath,
+        success: { status: 200, description: 'The order.', body: orderWire },
+        errors: ['invalid_order_id', 'unknown_order'],
+      },
       async handle({ req, call }) {
         const { id } = parseInput(orderPath, req.params, 'invalid_order_id');
         const body = encodeTable((b) => fb.OrderQuery.createOrderQuery(b, b.createString(id)));

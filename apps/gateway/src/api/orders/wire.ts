@@ -29,10 +29,19 @@ export const orderWire = z
   .meta({ title: 'Order' }) satisfies z.ZodType<Wire<OrderJson>>;
 
 /** The caller's orders, newest first. */
-export const orderListWire = z.object({ orders: z.array(orderWire) }).strict().meta({ title: 'OrderList' }) satisfies z.ZodType<{ orders: Wire<OrderJson[]> }>;
+export const orderListWire = z
+  .object({ orders: z.array(orderWire) })
+  .strict()
+  .meta({ title: 'OrderList' }) satisfies z.ZodType<{ orders: Wire<OrderJson[]> }>;
 
 /** An operator refund: succeeded (recorded), pending (press again) or canceled (refused, nothing recorded). */
 export const refundWire = z
-  .object({ order_id: uuid, status: z.enum(['succeeded', 'pending', 'canceled']), refund_id: z.string().nullable(), amount: bigintString, currency: z.string() })
+  .object({
+    order_id: uuid,
+    status: z.enum(['succeeded', 'pending', 'canceled']),
+    refund_id: z.string().nullable(),
+    amount: bigintString,
+    currency: z.string(),
+  })
   .strict()
   .meta({ title: 'Refund' }) satisfies z.ZodType<Wire<RefundJson>>;

@@ -32,23 +32,31 @@ export interface ProfileJson {
 }
 
 function readProfile(body: Uint8Array): ProfileJson {
-  return decodeTable(body, (bb) => fb.Profile.getRootAsProfile(bb), (t) => ({
-    account_id: t.accountId(),
-    display_name: t.displayName() ?? '',
-    email: t.email() || null,
-    email_confirmed: t.emailConfirmed(),
-    pending_email: t.pendingEmail() || null,
-    platform: { kind: asPlatformKind(t.platformKind() ?? ''), subtype: asPlatformSubtype(t.platformSubtype() ?? '') },
-    sign_in_providers: readStrings(t.signInProvidersLength(), (i) => t.signInProviders(i)),
-    linked_platforms: readStrings(t.linkedPlatformsLength(), (i) => t.linkedPlatforms(i)),
-  }));
+  return decodeTable(
+    body,
+    (bb) => fb.Profile.getRootAsProfile(bb),
+    (t) => ({
+      account_id: t.accountId(),
+      display_name: t.displayName() ?? '',
+      email: t.email() || null,
+      email_confirmed: t.emailConfirmed(),
+      pending_email: t.pendingEmail() || null,
+      platform: { kind: asPlatformKind(t.platformKind() ?? ''), subtype: asPlatformSubtype(t.platformSubtype() ?? '') },
+      sign_in_providers: readStrings(t.signInProvidersLength(), (i) => t.signInProviders(i)),
+      linked_platforms: readStrings(t.linkedPlatformsLength(), (i) => t.linkedPlatforms(i)),
+    }),
+  );
 }
 
 function confirm(backend: BackendClients, token: string, call: Parameters<BackendClients['account']['confirmEmail']>[1]) {
   return backend.account
     .confirmEmail({ body: encodeTable((b) => fb.EmailConfirmation.createEmailConfirmation(b, b.createString(token))) }, call)
     .then(({ body }) =>
-      decodeTable(body, (bb) => fb.EmailConfirmed.getRootAsEmailConfirmed(bb), (t) => ({ account_id: t.accountId(), email: t.email() ?? '' })),
+      decodeTable(
+        body,
+        (bb) => fb.EmailConfirmed.getRootAsEmailConfirmed(bb),
+        (t) => ({ account_id: t.accountId(), email: t.email() ?? '' }),
+      ),
     );
 }
 
@@ -63,7 +71,12 @@ export function profileOperations(backend: BackendClients): Operation[] {
       method: 'get',
       path: '/api/v1/user/profile',
       auth: 'session',
-      doc: { tag: 'profile', summary: 'The caller\'s profile', success: { status: 200, description: 'The profile.', body: profileWire }, errors: [] },
+      doc: {
+        tag: 'profile',
+        summary: "The caller's profile",
+        success: { status: 200, description: 'The profile.', body: profileWire },
+        errors: [],
+      },
       async handle({ call }) {
         const body = encodeTable((b) => fb.ProfileQuery.createProfileQuery(b));
         return { status: 200, body: readProfile((await backend.account.getProfile({ body }, call)).body) };

@@ -33,13 +33,17 @@ export interface SessionGrantJson {
 }
 
 function readGrant(body: Uint8Array): SessionGrantJson {
-  return decodeTable(body, (bb) => fb.SessionGrant.getRootAsSessionGrant(bb), (t) => ({
-    token: t.token() ?? '',
-    expires_at: isoFromUnix(t.expiresAtUnix()),
-    platform: { kind: asPlatformKind(t.platformKind() ?? ''), subtype: asPlatformSubtype(t.platformSubtype() ?? '') },
-    account_id: t.accountId(),
-    account_created: t.accountCreated(),
-  }));
+  return decodeTable(
+    body,
+    (bb) => fb.SessionGrant.getRootAsSessionGrant(bb),
+    (t) => ({
+      token: t.token() ?? '',
+      expires_at: isoFromUnix(t.expiresAtUnix()),
+      platform: { kind: asPlatformKind(t.platformKind() ?? ''), subtype: asPlatformSubtype(t.platformSubtype() ?? '') },
+      account_id: t.accountId(),
+      account_created: t.accountCreated(),
+    }),
+  );
 }
 
 /**
@@ -103,10 +107,22 @@ export function sessionOperations(backend: BackendClients, sessions: CachingSess
           signin: { email: 'player@example.com', password: 'correct horse battery', mode: 'signin' },
         },
         success: { status: 200, description: 'The session grant.', body: sessionGrantWire },
-        errors: ['invalid_email', 'invalid_password', 'invalid_mode', 'invalid_credentials', 'email_taken', 'account_suspended', 'rate_limited'],
+        errors: [
+          'invalid_email',
+          'invalid_password',
+          'invalid_mode',
+          'invalid_credentials',
+          'email_taken',
+          'account_suspended',
+          'rate_limited',
+        ],
       },
       async handle({ req, call }) {
-        const input = parseInput(directBody, jsonBody(req), byField({ email: 'invalid_email', password: 'invalid_password', mode: 'invalid_mode' }));
+        const input = parseInput(
+          directBody,
+          jsonBody(req),
+          byField({ email: 'invalid_email', password: 'invalid_password', mode: 'invalid_mode' }),
+        );
         const body = encodeTable((b) =>
           fb.DirectSessionOpen.createDirectSessionOpen(
             b,
@@ -124,12 +140,15 @@ export function sessionOperations(backend: BackendClients, sessions: CachingSess
       method: 'delete',
       path: '/api/v1/session',
       auth: 'session',
-      doc: { tag: 'session', summary: 'Close the caller\'s session', success: { status: 204, description: 'Closed.' }, errors: [] },
+      doc: { tag: 'session', summary: "Close the caller's session", success: { status: 204, description: 'Closed.' }, errors: [] },
       async handle({ req, call }) {
         const token = bearerToken(req);
         if (token === undefined) throw new ApiError('unauthenticated');
         sessions.forget(token);
-        await backend.account.closeSession({ body: encodeTable((b) => fb.SessionClose.createSessionClose(b, b.createString(token))) }, call);
+        await backend.account.closeSession(
+          { body: encodeTable((b) => fb.SessionClose.createSessionClose(b, b.createString(token))) },
+          call,
+        );
         sessions.forget(token);
         return { status: 204 };
       },

@@ -20,11 +20,19 @@ const targetErrors = ['invalid_target', 'unknown_account', 'account_deleted'] as
 const target = (accountId: bigint) => encodeTable((b) => fb.SocialTarget.createSocialTarget(b, accountId));
 
 function readFriendship(body: Uint8Array) {
-  return decodeTable(body, (bb) => fb.FriendshipView.getRootAsFriendshipView(bb), (t) => ({ account_id: t.accountId(), status: t.status() ?? '' }));
+  return decodeTable(
+    body,
+    (bb) => fb.FriendshipView.getRootAsFriendshipView(bb),
+    (t) => ({ account_id: t.accountId(), status: t.status() ?? '' }),
+  );
 }
 
 function readBlock(body: Uint8Array) {
-  return decodeTable(body, (bb) => fb.BlockView.getRootAsBlockView(bb), (t) => ({ account_id: t.accountId(), blocked: t.blocked() }));
+  return decodeTable(
+    body,
+    (bb) => fb.BlockView.getRootAsBlockView(bb),
+    (t) => ({ account_id: t.accountId(), blocked: t.blocked() }),
+  );
 }
 
 /**
@@ -68,7 +76,10 @@ export function socialOperations(backend: BackendClients, sessions: CachingSessi
         errors: [...targetErrors, 'unknown_friend_request', 'blocked'],
       },
       async handle({ req, call }) {
-        return { status: 200, body: readFriendship((await backend.social.acceptFriendRequest({ body: target(targetParam(req)) }, call)).body) };
+        return {
+          status: 200,
+          body: readFriendship((await backend.social.acceptFriendRequest({ body: target(targetParam(req)) }, call)).body),
+        };
       },
     },
     {
@@ -76,7 +87,13 @@ export function socialOperations(backend: BackendClients, sessions: CachingSessi
       method: 'put',
       path: '/api/v1/social/blocks/:account_id',
       auth: 'trusted_session',
-      doc: { tag: 'social', summary: 'Block an account', params: targetPath, success: { status: 200, description: 'The block.', body: blockWire }, errors: targetErrors },
+      doc: {
+        tag: 'social',
+        summary: 'Block an account',
+        params: targetPath,
+        success: { status: 200, description: 'The block.', body: blockWire },
+        errors: targetErrors,
+      },
       async handle({ req, call }) {
         return { status: 200, body: readBlock((await backend.social.block({ body: target(targetParam(req)) }, call)).body) };
       },
@@ -86,7 +103,13 @@ export function socialOperations(backend: BackendClients, sessions: CachingSessi
       method: 'delete',
       path: '/api/v1/social/blocks/:account_id',
       auth: 'trusted_session',
-      doc: { tag: 'social', summary: 'Lift a block', params: targetPath, success: { status: 204, description: 'Lifted.' }, errors: targetErrors },
+      doc: {
+        tag: 'social',
+        summary: 'Lift a block',
+        params: targetPath,
+        success: { status: 204, description: 'Lifted.' },
+        errors: targetErrors,
+      },
       async handle({ req, call }) {
         await backend.social.unblock({ body: target(targetParam(req)) }, call);
         return { status: 204 };
@@ -99,7 +122,7 @@ export function socialOperations(backend: BackendClients, sessions: CachingSessi
       auth: 'trusted_session',
       doc: {
         tag: 'profile',
-        summary: 'Delete the caller\'s account',
+        summary: "Delete the caller's account",
         description: 'Every session of the account is revoked.',
         success: { status: 204, description: 'Deleted.' },
         errors: [],

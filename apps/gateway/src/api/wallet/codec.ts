@@ -45,7 +45,14 @@ function walletOf(t: InstanceType<typeof fb.WalletView>): WalletJson {
   const benefits: WalletJson['benefits'] = [];
   for (let i = 0; i < t.benefitsLength(); i++) {
     const x = t.benefits(i);
-    if (x) benefits.push({ origin: x.origin() ?? '', no_ads_until: isoFromUnix(x.noAdsUntilUnix()), no_ads_forever: x.noAdsForever(), hints: x.hints(), in_debt: x.hints() < 0n });
+    if (x)
+      benefits.push({
+        origin: x.origin() ?? '',
+        no_ads_until: isoFromUnix(x.noAdsUntilUnix()),
+        no_ads_forever: x.noAdsForever(),
+        hints: x.hints(),
+        in_debt: x.hints() < 0n,
+      });
   }
   return {
     segments,
@@ -64,39 +71,47 @@ export function readWallet(body: Uint8Array): WalletJson {
 
 /** Decodes a WalletCatalog body. */
 export function readCatalog(body: Uint8Array): CatalogJson {
-  return decodeTable(body, (bb) => fb.WalletCatalog.getRootAsWalletCatalog(bb), (t) => {
-    const products: CatalogJson['products'] = [];
-    for (let i = 0; i < t.productsLength(); i++) {
-      const p = t.products(i);
-      if (p) products.push({ product_id: p.productId(), title: p.title() ?? '', atoms: readAtoms(p), prices: readPrices(p) });
-    }
-    return {
-      products,
-      purchase_methods: readStrings(t.purchaseMethodsLength(), (i) => t.purchaseMethods(i)),
-      email_required: t.emailRequired(),
-      notice: t.notice() || null,
-      frozen: t.frozen(),
-      trusted: t.trusted(),
-    };
-  });
+  return decodeTable(
+    body,
+    (bb) => fb.WalletCatalog.getRootAsWalletCatalog(bb),
+    (t) => {
+      const products: CatalogJson['products'] = [];
+      for (let i = 0; i < t.productsLength(); i++) {
+        const p = t.products(i);
+        if (p) products.push({ product_id: p.productId(), title: p.title() ?? '', atoms: readAtoms(p), prices: readPrices(p) });
+      }
+      return {
+        products,
+        purchase_methods: readStrings(t.purchaseMethodsLength(), (i) => t.purchaseMethods(i)),
+        email_required: t.emailRequired(),
+        notice: t.notice() || null,
+        frozen: t.frozen(),
+        trusted: t.trusted(),
+      };
+    },
+  );
 }
 
 /** Decodes a WalletPurchase body. */
 export function readPurchase(body: Uint8Array): PurchaseJson {
-  return decodeTable(body, (bb) => fb.WalletPurchase.getRootAsWalletPurchase(bb), (t) => {
-    const draws: PurchaseJson['draws'] = [];
-    for (let i = 0; i < t.drawsLength(); i++) {
-      const d = t.draws(i);
-      if (d) draws.push({ segment: d.segment() ?? '', amount: d.amount() });
-    }
-    const wallet = t.wallet();
-    return {
-      product_id: t.productId(),
-      price: t.price(),
-      draws,
-      benefit_origin: t.benefitOrigin() ?? '',
-      wallet: wallet ? walletOf(wallet) : null,
-      replayed: t.replayed(),
-    };
-  });
+  return decodeTable(
+    body,
+    (bb) => fb.WalletPurchase.getRootAsWalletPurchase(bb),
+    (t) => {
+      const draws: PurchaseJson['draws'] = [];
+      for (let i = 0; i < t.drawsLength(); i++) {
+        const d = t.draws(i);
+        if (d) draws.push({ segment: d.segment() ?? '', amount: d.amount() });
+      }
+      const wallet = t.wallet();
+      return {
+        product_id: t.productId(),
+        price: t.price(),
+        draws,
+        benefit_origin: t.benefitOrigin() ?? '',
+        wallet: wallet ? walletOf(wallet) : null,
+        replayed: t.replayed(),
+      };
+    },
+  );
 }

@@ -20,7 +20,12 @@ export function walletOperations(backend: BackendClients): Operation[] {
       method: 'get',
       path: '/api/v1/user/wallet/catalog',
       auth: 'session',
-      doc: { tag: 'wallet', summary: 'The catalog offered in the caller\'s context', success: { status: 200, description: 'The catalog.', body: catalogWire }, errors: [] },
+      doc: {
+        tag: 'wallet',
+        summary: "The catalog offered in the caller's context",
+        success: { status: 200, description: 'The catalog.', body: catalogWire },
+        errors: [],
+      },
       async handle({ call }) {
         const body = encodeTable((b) => fb.WalletCatalogQuery.createWalletCatalogQuery(b));
         return { status: 200, body: readCatalog((await backend.wallet.getCatalog({ body }, call)).body) };
@@ -31,7 +36,12 @@ export function walletOperations(backend: BackendClients): Operation[] {
       method: 'get',
       path: '/api/v1/user/wallet',
       auth: 'session',
-      doc: { tag: 'wallet', summary: 'The caller\'s wallet', success: { status: 200, description: 'The wallet.', body: walletWire }, errors: [] },
+      doc: {
+        tag: 'wallet',
+        summary: "The caller's wallet",
+        success: { status: 200, description: 'The wallet.', body: walletWire },
+        errors: [],
+      },
       async handle({ call }) {
         const body = encodeTable((b) => fb.WalletQuery.createWalletQuery(b));
         return { status: 200, body: readWallet((await backend.wallet.getWallet({ body }, call)).body) };
@@ -50,7 +60,15 @@ export function walletOperations(backend: BackendClients): Operation[] {
         examples: { buy: { product_id: '12' } },
         idempotencyKey: true,
         success: { status: 200, description: 'The purchase and the wallet after it.', body: purchaseWire },
-        errors: ['invalid_product_id', 'invalid_idempotency_key', 'unknown_product', 'insufficient_chips', 'not_sold_for_chips', 'purchase_forbidden', 'idempotency_key_reused'],
+        errors: [
+          'invalid_product_id',
+          'invalid_idempotency_key',
+          'unknown_product',
+          'insufficient_chips',
+          'not_sold_for_chips',
+          'purchase_forbidden',
+          'idempotency_key_reused',
+        ],
       },
       async handle({ req, call }) {
         const key = idempotencyKey(req);

@@ -13,7 +13,9 @@ export const walletWire = z
   .object({
     segments: z.array(z.object({ segment: z.string(), balance: bigintString, in_debt: z.boolean() }).strict()),
     benefits: z.array(
-      z.object({ origin: z.string(), no_ads_until: isoTime, no_ads_forever: z.boolean(), hints: bigintString, in_debt: z.boolean() }).strict(),
+      z
+        .object({ origin: z.string(), no_ads_until: isoTime, no_ads_forever: z.boolean(), hints: bigintString, in_debt: z.boolean() })
+        .strict(),
     ),
     spend_order: z.array(z.string()),
     can_spend: z.boolean(),
@@ -26,7 +28,9 @@ export const walletWire = z
 /** The catalog as offered in the caller's context. */
 export const catalogWire = z
   .object({
-    products: z.array(z.object({ product_id: bigintString, title: z.string(), atoms: z.array(atomWire), prices: z.array(priceWire) }).strict()),
+    products: z.array(
+      z.object({ product_id: bigintString, title: z.string(), atoms: z.array(atomWire), prices: z.array(priceWire) }).strict(),
+    ),
     purchase_methods: z.array(z.string()),
     email_required: z.boolean(),
     notice: z.string().nullable(),

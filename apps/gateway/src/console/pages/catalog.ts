@@ -32,21 +32,46 @@ interface Product {
 /** Field errors by group: title, atoms, prices, other. */
 type Errors = Partial<Record<'title' | 'atoms' | 'prices' | 'other', string>>;
 
-const EMPTY: Draft = { id: '0', title: '', active: true, chips: '', noAdsDays: '', noAdsForever: false, hints: '', priceChips: '', priceProvider: '', providerCurrency: 'RUB', priceXtr: '' };
+const EMPTY: Draft = {
+  id: '0',
+  title: '',
+  active: true,
+  chips: '',
+  noAdsDays: '',
+  noAdsForever: false,
+  hints: '',
+  priceChips: '',
+  priceProvider: '',
+  providerCurrency: 'RUB',
+  priceXtr: '',
+};
 
 async function listProducts(client: ConsoleClient, operator: ConsoleOperator): Promise<Product[]> {
-  const res = await client.consoleListProducts({ body: encodeTable((b) => fb.ConsoleProductQuery.createConsoleProductQuery(b)) }, asOperator(operator.token));
-  return decodeTable(res.body, (bb) => fb.ProductList.getRootAsProductList(bb), (t) =>
-    Array.from({ length: t.productsLength() }, (_, i) => {
-      const p = t.products(i);
-      return {
-        id: p?.productId() ?? 0n,
-        title: p?.title() ?? '',
-        active: p?.active() ?? false,
-        atoms: Array.from({ length: p?.atomsLength() ?? 0 }, (_, j) => ({ kind: p?.atoms(j)?.kind() ?? '', quantity: p?.atoms(j)?.quantity() ?? 0n })),
-        prices: Array.from({ length: p?.pricesLength() ?? 0 }, (_, j) => ({ method: p?.prices(j)?.method() ?? '', amount: p?.prices(j)?.amount() ?? 0n, currency: p?.prices(j)?.currency() ?? '' })),
-      };
-    }),
+  const res = await client.consoleListProducts(
+    { body: encodeTable((b) => fb.ConsoleProductQuery.createConsoleProductQuery(b)) },
+    asOperator(operator.token),
+  );
+  return decodeTable(
+    res.body,
+    (bb) => fb.ProductList.getRootAsProductList(bb),
+    (t) =>
+      Array.from({ length: t.productsLength() }, (_, i) => {
+        const p = t.products(i);
+        return {
+          id: p?.productId() ?? 0n,
+          title: p?.title() ?? '',
+          active: p?.active() ?? false,
+          atoms: Array.from({ length: p?.atomsLength() ?? 0 }, (_, j) => ({
+            kind: p?.atoms(j)?.kind() ?? '',
+            quantity: p?.atoms(j)?.quantity() ?? 0n,
+          })),
+          prices: Array.from({ length: p?.pricesLength() ?? 0 }, (_, j) => ({
+            method: p?.prices(j)?.method() ?? '',
+            amount: p?.prices(j)?.amount() ?? 0n,
+            currency: p?.prices(j)?.currency() ?? '',
+          })),
+        };
+      }),
   );
 }
 
@@ -70,7 +95,8 @@ function draftOf(p: Product): Draft {
 
 function editor(operator: ConsoleOperator, d: Draft, errors: Errors) {
   const err = (key: keyof Errors) => (errors[key] ? html` <span class="error" id="${key}-error">${errors[key]}</span>` : '');
-  const num = (name: string, value: string, label: string) => html`<label>${label} <input name="${name}" value="${value}" inputmode="numeric" size="10"></label>`;
+  const num = (name: string, value: string, label: string) =>
+    html`<label>${label} <input name="${name}" value="${value}" inputmode="numeric" size="10"></label>`;
   return html`${err('other')}<form method="post" action="/_gm/catalog/save" id="product-form">${csrfField(operator)}
 <input type="hidden" name="product_id" value="${d.id}">
 <p><label>Title <input name="title" value="${d.title}" maxlength="200" size="40"></label>${err('title')}</p>
@@ -159,7 +185,8 @@ export function catalogSave(client: ConsoleClient) {
     const errors: Errors = {};
     if (!/^\d{1,19}$/.test(d.id)) errors.other = 'Malformed product id.';
     if (![d.chips, d.noAdsDays, d.hints].every((v) => v === '' || whole(v))) errors.atoms = 'Quantities must be whole numbers.';
-    if (![d.priceChips, d.priceProvider, d.priceXtr].every((v) => v === '' || whole(v))) errors.prices = 'Prices must be whole numbers (money in minor units).';
+    if (![d.priceChips, d.priceProvider, d.priceXtr].every((v) => v === '' || whole(v)))
+      errors.prices = 'Prices must be whole numbers (money in minor units).';
     const title = d.id === '0' ? 'New product' : `Edit product ${d.id}`;
     if (Object.keys(errors).length > 0) {
       send(res, 400, page(title, editor(operator, d, errors), operator));
@@ -182,14 +209,34 @@ export function catalogSave(client: ConsoleClient) {
         const currency = b.createString(cur);
         return fb.ProductPrice.createProductPrice(b, method, amount, currency);
       });
-      return fb.ProductDraft.createProductDraft(b, BigInt(d.id), t, d.active, fb.ProductDraft.createAtomsVector(b, a), fb.ProductDraft.createPricesVector(b, p));
+      return fb.ProductDraft.createProductDraft(
+        b,
+        BigInt(d.id),
+        t,
+        d.active,
+        fb.ProductDraft.createAtomsVector(b, a),
+        fb.ProductDraft.createPricesVector(b, p),
+      );
     });
     try {
-      const saved = decodeTable((await client.consoleUpsertProduct({ body: draft }, asOperator(operator.token))).body, (bb) => fb.ProductRecord.getRootAsProductRecord(bb), (t) => t.productId());
+      const saved = decodeTable(
+        (await client.consoleUpsertProduct({ body: draft }, asOperator(operator.token))).body,
+        (bb) => fb.ProductRecord.getRootAsProductRecord(bb),
+        (t) => t.productId(),
+      );
       res.redirect(303, `/_gm/catalog?saved=${saved.toString()}`);
     } catch (err: unknown) {
       const f = failureOf(err);
-      const where: keyof Errors | null = f.errorCode === 'invalid_title' ? 'title' : f.errorCode === 'invalid_atoms' ? 'atoms' : f.errorCode === 'invalid_prices' ? 'prices' : f.errorCode === 'unknown_product' ? 'other' : null;
+      const where: keyof Errors | null =
+        f.errorCode === 'invalid_title'
+          ? 'title'
+          : f.errorCode === 'invalid_atoms'
+            ? 'atoms'
+            : f.errorCode === 'invalid_prices'
+              ? 'prices'
+              : f.errorCode === 'unknown_product'
+                ? 'other'
+                : null;
       if (where === null) {
         if (f.errorCode === 'internal' || f.errorCode === 'unavailable') req.log.error({ err }, 'console catalog save failed');
         sendError(res, f.status, title, f.message, operator);

@@ -12,7 +12,8 @@ import { formatAmount } from '../money.js';
 export const PAGE_SIZE = 50;
 
 function filterForm(f: ConsoleFilter) {
-  const option = (value: string, current: string, label = value) => html`<option value="${value}"${current === value ? html` selected` : ''}>${label}</option>`;
+  const option = (value: string, current: string, label = value) =>
+    html`<option value="${value}"${current === value ? html` selected` : ''}>${label}</option>`;
   return html`<form method="get" action="/_gm/ledger" id="filter">
 <label>From (UTC) <input type="date" name="from" value="${f.from}"></label>
 <label>To (UTC, inclusive) <input type="date" name="to" value="${f.to}"></label>
@@ -57,7 +58,9 @@ export function ledgerPage(client: ConsoleClient, exportCap: number) {
     }
     let data;
     try {
-      const body = encodeTable((b) => fb.LedgerQuery.createLedgerQuery(b, writeFilter(b, f), cursor?.createdUs ?? 0n, cursor?.id ?? 0n, PAGE_SIZE, true));
+      const body = encodeTable((b) =>
+        fb.LedgerQuery.createLedgerQuery(b, writeFilter(b, f), cursor?.createdUs ?? 0n, cursor?.id ?? 0n, PAGE_SIZE, true),
+      );
       data = readPage((await client.queryLedger({ body }, asOperator(operator.token))).body);
     } catch (err: unknown) {
       const failure = failureOf(err);

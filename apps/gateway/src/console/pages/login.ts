@@ -55,10 +55,14 @@ export function loginAction(client: ConsoleClient, secure: boolean) {
         { body: encodeTable((b) => fb.OperatorSignIn.createOperatorSignIn(b, b.createString(login), b.createString(password))) },
         { headers: edgeHeaders(req.requestId, req.clientAddress) },
       );
-      const { token, expiresAt } = decodeTable(grant.body, (bb) => fb.OperatorGrant.getRootAsOperatorGrant(bb), (t) => ({
-        token: t.token() ?? '',
-        expiresAt: t.operator()?.expiresAtUnix() ?? 0n,
-      }));
+      const { token, expiresAt } = decodeTable(
+        grant.body,
+        (bb) => fb.OperatorGrant.getRootAsOperatorGrant(bb),
+        (t) => ({
+          token: t.token() ?? '',
+          expiresAt: t.operator()?.expiresAtUnix() ?? 0n,
+        }),
+      );
       const maxAge = Math.max(0, Number(expiresAt) - Math.floor(Date.now() / 1000));
       res.append('set-cookie', cookieHeader(SESSION_COOKIE, token, { secure, maxAgeSeconds: maxAge }));
       res.append('set-cookie', cookieHeader(LOGIN_COOKIE, '', { secure, maxAgeSeconds: 0 }));

@@ -31,34 +31,38 @@ interface Row {
 }
 
 function readReport(body: Uint8Array) {
-  return decodeTable(body, (bb) => fb.ReconciliationReport.getRootAsReconciliationReport(bb), (t) => ({
-    hasRun: t.hasRun(),
-    runId: t.runId(),
-    trigger: t.trigger() ?? '',
-    from: t.windowFromUnix(),
-    to: t.windowToUnix(),
-    finishedAt: t.finishedAtUnix(),
-    outcome: t.outcome() ?? '',
-    error: t.error() ?? '',
-    rails: t.rails() ?? '',
-    rows: Array.from({ length: t.mismatchesLength() }, (_, i): Row => {
-      const m = t.mismatches(i);
-      return {
-        id: m?.id() ?? 0n,
-        kind: m?.kind() ?? '',
-        rail: m?.rail() ?? '',
-        provider: m?.provider() ?? '',
-        orderId: m?.orderId() ?? '',
-        paymentRef: m?.paymentRef() ?? '',
-        refundRef: m?.refundRef() ?? '',
-        payerRef: m?.payerRef() ?? '',
-        ledger: m?.hasLedger() ? formatAmount(m.ledgerAmount(), m.ledgerCurrency() ?? '') : '—',
-        provided: m?.hasProvider() ? formatAmount(m.providerAmount(), m.providerCurrency() ?? '') : '—',
-        at: m?.occurredAtUnix() ?? 0n,
-        resolution: m?.resolution() ?? '',
-      };
+  return decodeTable(
+    body,
+    (bb) => fb.ReconciliationReport.getRootAsReconciliationReport(bb),
+    (t) => ({
+      hasRun: t.hasRun(),
+      runId: t.runId(),
+      trigger: t.trigger() ?? '',
+      from: t.windowFromUnix(),
+      to: t.windowToUnix(),
+      finishedAt: t.finishedAtUnix(),
+      outcome: t.outcome() ?? '',
+      error: t.error() ?? '',
+      rails: t.rails() ?? '',
+      rows: Array.from({ length: t.mismatchesLength() }, (_, i): Row => {
+        const m = t.mismatches(i);
+        return {
+          id: m?.id() ?? 0n,
+          kind: m?.kind() ?? '',
+          rail: m?.rail() ?? '',
+          provider: m?.provider() ?? '',
+          orderId: m?.orderId() ?? '',
+          paymentRef: m?.paymentRef() ?? '',
+          refundRef: m?.refundRef() ?? '',
+          payerRef: m?.payerRef() ?? '',
+          ledger: m?.hasLedger() ? formatAmount(m.ledgerAmount(), m.ledgerCurrency() ?? '') : '—',
+          provided: m?.hasProvider() ? formatAmount(m.providerAmount(), m.providerCurrency() ?? '') : '—',
+          at: m?.occurredAtUnix() ?? 0n,
+          resolution: m?.resolution() ?? '',
+        };
+      }),
     }),
-  }));
+  );
 }
 
 const utc = (unix: bigint) => (unix === 0n ? '' : new Date(Number(unix) * 1000).toISOString().slice(0, 19).replace('T', ' '));
@@ -100,15 +104,31 @@ export function reconciliationPage(client: ReconciliationClient) {
     if (!operator) return;
     let report;
     try {
-      report = readReport((await client.getReconciliationReport({ body: encodeTable((b) => fb.ReconciliationQuery.createReconciliationQuery(b)) }, asOperator(operator.token))).body);
+      report = readReport(
+        (
+          await client.getReconciliationReport(
+            { body: encodeTable((b) => fb.ReconciliationQuery.createReconciliationQuery(b)) },
+            asOperator(operator.token),
+          )
+        ).body,
+      );
     } catch (err: unknown) {
       const failure = failureOf(err);
-      if (failure.errorCode === 'internal' || failure.errorCode === 'unavailable') req.log.error({ err }, 'console reconciliation query failed');
+      if (failure.errorCode === 'internal' || failure.errorCode === 'unavailable')
+        req.log.error({ err }, 'console reconciliation query failed');
       sendError(res, failure.errorCode === 'operator_forbidden' ? 403 : 502, 'Provider reconciliation', failure.message, operator);
       return;
     }
     if (!report.hasRun) {
-      send(res, 200, page('Provider reconciliation', html`<p id="summary" data-outcome="none">No reconciliation has run yet. The backend runs it on its schedule; <code>reconcile --hours 24</code> runs it now.</p>`, operator));
+      send(
+        res,
+        200,
+        page(
+          'Provider reconciliation',
+          html`<p id="summary" data-outcome="none">No reconciliation has run yet. The backend runs it on its schedule; <code>reconcile --hours 24</code> runs it now.</p>`,
+          operator,
+        ),
+      );
       return;
     }
     const open = report.rows.filter((r) => r.resolution === '').length;
@@ -150,13 +170,34 @@ export function reconciliationAct(client: ReconciliationClient) {
         { body: encodeTable((b) => fb.ReconciliationAction.createReconciliationAction(b, BigInt(id), b.createString(action))) },
         asOperator(operator.token),
       );
-      const r = decodeTable(answer.body, (bb) => fb.ReconciliationActionResult.getRootAsReconciliationActionResult(bb), (t) => ({ outcome: t.outcome() ?? '', detail: t.detail() ?? '' }));
-      send(res, 200, page('Reconciliation', html`<p class="notice" id="outcome" data-outcome="${r.outcome}">Mismatch ${id}: ${r.outcome}${r.detail ? html` (<code>${r.detail}</code>)` : ''}.</p>${back}`, operator));
+      const r = decodeTable(
+        answer.body,
+        (bb) => fb.ReconciliationActionResult.getRootAsReconciliationActionResult(bb),
+        (t) => ({ outcome: t.outcome() ?? '', detail: t.detail() ?? '' }),
+      );
+      send(
+        res,
+        200,
+        page(
+          'Reconciliation',
+          html`<p class="notice" id="outcome" data-outcome="${r.outcome}">Mismatch ${id}: ${r.outcome}${r.detail ? html` (<code>${r.detail}</code>)` : ''}.</p>${back}`,
+          operator,
+        ),
+      );
     } catch (err: unknown) {
       const f = failureOf(err);
       if (f.errorCode === 'internal' || f.errorCode === 'unavailable') req.log.error({ err }, 'console reconciliation action failed');
-      const status = f.errorCode === 'operator_forbidden' ? 403 : f.errorCode === 'unknown_mismatch' ? 404 : f.errorCode === 'action_failed' ? 502 : 409;
-      send(res, status, page('Reconciliation action failed', html`<p class="error" id="outcome" data-outcome="failed" data-code="${f.errorCode}">${f.message}.</p>${back}`, operator));
+      const status =
+        f.errorCode === 'operator_forbidden' ? 403 : f.errorCode === 'unknown_mismatch' ? 404 : f.errorCode === 'action_failed' ? 502 : 409;
+      send(
+        res,
+        status,
+        page(
+          'Reconciliation action failed',
+          html`<p class="error" id="outcome" data-outcome="failed" data-code="${f.errorCode}">${f.message}.</p>${back}`,
+          operator,
+        ),
+      );
     }
   };
 }

@@ -65,15 +65,30 @@ export function refundAction(client: ConsoleClient) {
     }
     const back = html`<p><a id="back" href="${input.back}">Return to the ledger</a></p>`;
     try {
-      const res2 = await client.consoleRefund({ body: encodeTable((b) => fb.ConsoleRefund.createConsoleRefund(b, b.createString(input.orderId))) }, asOperator(operator.token));
-      const r = decodeTable(res2.body, (bb) => fb.ConsoleRefundResult.getRootAsConsoleRefundResult(bb), (t) => ({
-        status: t.status() ?? '',
-        refundId: t.refundId() ?? '',
-        amount: t.amount(),
-        currency: t.currency() ?? '',
-      }));
+      const res2 = await client.consoleRefund(
+        { body: encodeTable((b) => fb.ConsoleRefund.createConsoleRefund(b, b.createString(input.orderId))) },
+        asOperator(operator.token),
+      );
+      const r = decodeTable(
+        res2.body,
+        (bb) => fb.ConsoleRefundResult.getRootAsConsoleRefundResult(bb),
+        (t) => ({
+          status: t.status() ?? '',
+          refundId: t.refundId() ?? '',
+          amount: t.amount(),
+          currency: t.currency() ?? '',
+        }),
+      );
       if (r.status === 'succeeded') {
-        send(res, 200, page('Refund succeeded', html`<p class="notice" id="outcome" data-outcome="succeeded">Refunded ${formatAmount(r.amount, r.currency)} (provider refund <code>${r.refundId}</code>). The ledger records it once.</p>${back}`, operator));
+        send(
+          res,
+          200,
+          page(
+            'Refund succeeded',
+            html`<p class="notice" id="outcome" data-outcome="succeeded">Refunded ${formatAmount(r.amount, r.currency)} (provider refund <code>${r.refundId}</code>). The ledger records it once.</p>${back}`,
+            operator,
+          ),
+        );
       } else if (r.status === 'pending') {
         send(
           res,
@@ -100,7 +115,15 @@ ${confirmForm(operator, input.orderId, input.back, 'Start a new refund')}${back}
     } catch (err: unknown) {
       const f = failureOf(err);
       if (f.errorCode === 'internal' || f.errorCode === 'unavailable') req.log.error({ err }, 'console refund failed');
-      send(res, f.status, page('Refund failed', html`<p class="error" id="outcome" data-outcome="failed" data-code="${f.errorCode}">${f.message}. Nothing was recorded.</p>${back}`, operator));
+      send(
+        res,
+        f.status,
+        page(
+          'Refund failed',
+          html`<p class="error" id="outcome" data-outcome="failed" data-code="${f.errorCode}">${f.message}. Nothing was recorded.</p>${back}`,
+          operator,
+        ),
+      );
     }
   };
 }

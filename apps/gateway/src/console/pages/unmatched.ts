@@ -23,25 +23,29 @@ interface Row {
 }
 
 function readList(body: Uint8Array) {
-  return decodeTable(body, (bb) => fb.UnmatchedList.getRootAsUnmatchedList(bb), (t) => ({
-    counts: { pending: t.pending(), refunded: t.refunded(), failed: t.failed() },
-    rows: Array.from({ length: t.paymentsLength() }, (_, i): Row => {
-      const p = t.payments(i);
-      return {
-        id: p?.id() ?? 0n,
-        createdAt: p?.createdAtUnix() ?? 0n,
-        chargeId: p?.chargeId() ?? '',
-        orderRef: p?.orderRef() ?? '',
-        amount: p?.amount() ?? 0n,
-        payerId: p?.payerId() ?? 0n,
-        reason: p?.reason() ?? '',
-        status: p?.refundStatus() ?? '',
-        attempts: p?.refundAttempts() ?? 0,
-        error: p?.refundError() ?? '',
-        refundedAt: p?.refundedAtUnix() ?? 0n,
-      };
+  return decodeTable(
+    body,
+    (bb) => fb.UnmatchedList.getRootAsUnmatchedList(bb),
+    (t) => ({
+      counts: { pending: t.pending(), refunded: t.refunded(), failed: t.failed() },
+      rows: Array.from({ length: t.paymentsLength() }, (_, i): Row => {
+        const p = t.payments(i);
+        return {
+          id: p?.id() ?? 0n,
+          createdAt: p?.createdAtUnix() ?? 0n,
+          chargeId: p?.chargeId() ?? '',
+          orderRef: p?.orderRef() ?? '',
+          amount: p?.amount() ?? 0n,
+          payerId: p?.payerId() ?? 0n,
+          reason: p?.reason() ?? '',
+          status: p?.refundStatus() ?? '',
+          attempts: p?.refundAttempts() ?? 0,
+          error: p?.refundError() ?? '',
+          refundedAt: p?.refundedAtUnix() ?? 0n,
+        };
+      }),
     }),
-  }));
+  );
 }
 
 const utc = (unix: bigint) => (unix === 0n ? '' : `${new Date(Number(unix) * 1000).toISOString().slice(0, 19).replace('T', ' ')}`);
@@ -65,7 +69,10 @@ export function unmatchedPage(client: ConsoleClient) {
     if (!operator) return;
     const status = typeof req.query['status'] === 'string' ? req.query['status'] : '';
     const beforeRaw = typeof req.query['before'] === 'string' ? req.query['before'] : '';
-    if (!(STATUSES as readonly string[]).includes(status) || (beforeRaw !== '' && (!/^[1-9][0-9]{0,18}$/.test(beforeRaw) || BigInt(beforeRaw) > INT64_MAX))) {
+    if (
+      !(STATUSES as readonly string[]).includes(status) ||
+      (beforeRaw !== '' && (!/^[1-9][0-9]{0,18}$/.test(beforeRaw) || BigInt(beforeRaw) > INT64_MAX))
+    ) {
       sendError(res, 400, 'Unmatched stars payments', 'Unknown status or malformed page position.', operator);
       return;
     }
@@ -81,8 +88,12 @@ export function unmatchedPage(client: ConsoleClient) {
       return;
     }
     const last = data.rows.at(-1);
-    const next = data.rows.length === PAGE_SIZE && last ? `/_gm/unmatched?${new URLSearchParams({ status, before: String(last.id) }).toString()}` : '';
-    const tab = (s: string, label: string) => (s === status ? html`<strong>${label}</strong>` : html`<a href="/_gm/unmatched?${new URLSearchParams({ status: s }).toString()}">${label}</a>`);
+    const next =
+      data.rows.length === PAGE_SIZE && last ? `/_gm/unmatched?${new URLSearchParams({ status, before: String(last.id) }).toString()}` : '';
+    const tab = (s: string, label: string) =>
+      s === status
+        ? html`<strong>${label}</strong>`
+        : html`<a href="/_gm/unmatched?${new URLSearchParams({ status: s }).toString()}">${label}</a>`;
     send(
       res,
       200,

@@ -33,7 +33,10 @@ function readAccount(a: InstanceType<typeof fb.AccountSummary> | null): Account 
     suspendedUntilUnix: a?.suspendedUntilUnix() ?? 0n,
     chatMuted: a?.chatMuted() ?? false,
     chatEligible: a?.chatEligible() ?? false,
-    identities: Array.from({ length: a?.identitiesLength() ?? 0 }, (_, i) => `${a?.identities(i)?.kind() ?? ''}:${a?.identities(i)?.externalId() ?? ''}`),
+    identities: Array.from(
+      { length: a?.identitiesLength() ?? 0 },
+      (_, i) => `${a?.identities(i)?.kind() ?? ''}:${a?.identities(i)?.externalId() ?? ''}`,
+    ),
     balances: Array.from({ length: a?.balancesLength() ?? 0 }, (_, i) => {
       const b = a?.balances(i);
       return { segment: b?.segment() ?? '', chips: b?.chips() ?? 0n, hints: b?.hints() ?? 0n };
@@ -45,7 +48,10 @@ function readAccount(a: InstanceType<typeof fb.AccountSummary> | null): Account 
 function debtText(a: Account): string {
   return a.balances
     .filter((b) => b.chips < 0n || b.hints < 0n)
-    .map((b) => `${b.segment}: ${[b.chips < 0n ? `${b.chips} chips` : '', b.hints < 0n ? `${b.hints} hints` : ''].filter((x) => x !== '').join(', ')}`)
+    .map(
+      (b) =>
+        `${b.segment}: ${[b.chips < 0n ? `${b.chips} chips` : '', b.hints < 0n ? `${b.hints} hints` : ''].filter((x) => x !== '').join(', ')}`,
+    )
     .join('; ');
 }
 
@@ -63,8 +69,15 @@ ${a.balances.map((b) => html`<tr data-segment="${b.segment}"${b.chips < 0n || b.
 }
 
 async function find(client: ConsoleClient, operator: ConsoleOperator, query: string): Promise<Account[]> {
-  const res = await client.findAccounts({ body: encodeTable((b) => fb.AccountSearch.createAccountSearch(b, b.createString(query))) }, asOperator(operator.token));
-  return decodeTable(res.body, (bb) => fb.AccountList.getRootAsAccountList(bb), (t) => Array.from({ length: t.accountsLength() }, (_, i) => readAccount(t.accounts(i))));
+  const res = await client.findAccounts(
+    { body: encodeTable((b) => fb.AccountSearch.createAccountSearch(b, b.createString(query))) },
+    asOperator(operator.token),
+  );
+  return decodeTable(
+    res.body,
+    (bb) => fb.AccountList.getRootAsAccountList(bb),
+    (t) => Array.from({ length: t.accountsLength() }, (_, i) => readAccount(t.accounts(i))),
+  );
 }
 
 const utc = (unix: bigint) => `${new Date(Number(unix) * 1000).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
@@ -164,13 +177,21 @@ export function userModerate(client: ConsoleClient) {
     }
     try {
       const r = await client.moderate(
-        { body: encodeTable((b) => fb.ModerationAction.createModerationAction(b, BigInt(id), b.createString(action), untilUnix(body['until']), b.createString(''))) },
+        {
+          body: encodeTable((b) =>
+            fb.ModerationAction.createModerationAction(b, BigInt(id), b.createString(action), untilUnix(body['until']), b.createString('')),
+          ),
+        },
         asOperator(operator.token),
       );
-      const { account, gate } = decodeTable(r.body, (bb) => fb.ModerationResult.getRootAsModerationResult(bb), (t) => ({
-        account: readAccount(t.account()),
-        gate: Array.from({ length: t.chatGateLength() }, (_, i) => t.chatGate(i) ?? ''),
-      }));
+      const { account, gate } = decodeTable(
+        r.body,
+        (bb) => fb.ModerationResult.getRootAsModerationResult(bb),
+        (t) => ({
+          account: readAccount(t.account()),
+          gate: Array.from({ length: t.chatGateLength() }, (_, i) => t.chatGate(i) ?? ''),
+        }),
+      );
       const notice = html`<p class="notice" id="done" data-action="${action}">Done: ${action}. Chat gate: ${gate.length === 0 ? 'no telegram identity' : gate.join(', ')}.</p>`;
       send(res, 200, detail(operator, account, notice));
     } catch (err: unknown) {

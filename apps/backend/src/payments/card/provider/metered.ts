@@ -24,7 +24,8 @@ const snake = (name: string) => name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLo
  */
 export function instrumentProvider<P extends PaymentProvider>(provider: P, metrics: ProviderMetrics): P {
   const base = { provider: provider.name };
-  for (const m of PRE_CREATED) for (const outcome of ['ok', 'server_error', 'rate_limited'] as const) metrics.calls.inc({ ...base, operation: snake(m), outcome }, 0);
+  for (const m of PRE_CREATED)
+    for (const outcome of ['ok', 'server_error', 'rate_limited'] as const) metrics.calls.inc({ ...base, operation: snake(m), outcome }, 0);
   return new Proxy(provider, {
     get(target, key, receiver) {
       const value: unknown = Reflect.get(target, key, receiver);

@@ -50,7 +50,13 @@ describe('YooKassaProvider against the provider emulator', () => {
 
   it('creates a single-stage redirect payment keyed by the order id, and re-reads it', async () => {
     const created = await provider.createPayment(testShop, input('order-1'), 'order-1');
-    expect(created).toMatchObject({ status: 'pending', amountMinor: 19900n, currency: 'RUB', test: true, metadata: { order_id: 'order-1' } });
+    expect(created).toMatchObject({
+      status: 'pending',
+      amountMinor: 19900n,
+      currency: 'RUB',
+      test: true,
+      metadata: { order_id: 'order-1' },
+    });
     expect(created.confirmationUrl).toMatch(/^http/);
     expect(emulator.control.payment(created.id).capture).toBe(true);
 
@@ -73,13 +79,19 @@ describe('YooKassaProvider against the provider emulator', () => {
     expect(emulator.control.payment(plain.id).receipt).toBeFalsy();
     const receipt = { email: 'a@example.org', vatCode: 1, items: [{ description: 'Chips 500', amountMinor: 19900n, currency: 'RUB' }] };
     const withReceipt = await provider.createPayment(testShop, { ...input('order-4'), receipt }, 'order-4');
-    expect(emulator.control.payment(withReceipt.id).receipt).toMatchObject({ customer: { email: 'a@example.org' }, items: [{ vat_code: 1, amount: { value: '199.00' } }] });
+    expect(emulator.control.payment(withReceipt.id).receipt).toMatchObject({
+      customer: { email: 'a@example.org' },
+      items: [{ vat_code: 1, amount: { value: '199.00' } }],
+    });
   });
 
   it('reads cancellation details of a canceled payment', async () => {
     const p = await provider.createPayment(testShop, input('order-5'), 'order-5');
     await emulator.control.cancelPayment(p.id, { party: 'payment_network', reason: 'insufficient_funds' });
-    expect(await provider.getPayment(testShop, p.id)).toMatchObject({ status: 'canceled', cancellation: { party: 'payment_network', reason: 'insufficient_funds' } });
+    expect(await provider.getPayment(testShop, p.id)).toMatchObject({
+      status: 'canceled',
+      cancellation: { party: 'payment_network', reason: 'insufficient_funds' },
+    });
   });
 
   it('creates refunds idempotently and reads their outcome', async () => {
@@ -97,10 +109,16 @@ describe('YooKassaProvider against the provider emulator', () => {
 
   it('classifies failures: 500 and timeouts are unavailable, 4xx rejected, wrong credentials rejected', async () => {
     emulator.control.addFault({ method: 'POST', pathPrefix: '/v3/refunds', status: 500, times: 1 });
-    await expect(provider.createRefund(testShop, { paymentId: 'x', amountMinor: 1n, currency: 'RUB' }, 'k1')).rejects.toMatchObject({ failure: 'unavailable', status: 500 });
+    await expect(provider.createRefund(testShop, { paymentId: 'x', amountMinor: 1n, currency: 'RUB' }, 'k1')).rejects.toMatchObject({
+      failure: 'unavailable',
+      status: 500,
+    });
     emulator.control.addFault({ pathPrefix: '/v3/payments', status: 'timeout', delayMs: 5_000, times: 1 });
     await expect(provider.getPayment(testShop, 'anything')).rejects.toMatchObject({ failure: 'unavailable' });
-    await expect(provider.createPayment(testShop, { ...input('o'), amountMinor: 0n }, 'k2')).rejects.toMatchObject({ failure: 'rejected', status: 400 });
+    await expect(provider.createPayment(testShop, { ...input('o'), amountMinor: 0n }, 'k2')).rejects.toMatchObject({
+      failure: 'rejected',
+      status: 400,
+    });
     const err = await provider.getPayment({ ...testShop, secretKey: 'wrong' }, 'x').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ProviderError);
     expect(err).toMatchObject({ failure: 'rejected', status: 401 });

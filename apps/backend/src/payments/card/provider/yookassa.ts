@@ -159,11 +159,24 @@ export class YooKassaProvider implements PaymentProvider {
 
   private parse<T>(schema: z.ZodType<T>, raw: unknown, what: string): T {
     const parsed = schema.safeParse(raw);
-    if (!parsed.success) throw new ProviderError('unavailable', this.name, `read ${what}`, `unexpected ${what} shape: ${parsed.error.issues[0]?.path.join('.') ?? ''}`);
+    if (!parsed.success)
+      throw new ProviderError(
+        'unavailable',
+        this.name,
+        `read ${what}`,
+        `unexpected ${what} shape: ${parsed.error.issues[0]?.path.join('.') ?? ''}`,
+      );
     return parsed.data;
   }
 
-  private async request(shop: Shop, operation: string, method: 'GET' | 'POST', path: string, body?: unknown, idempotenceKey?: string): Promise<unknown> {
+  private async request(
+    shop: Shop,
+    operation: string,
+    method: 'GET' | 'POST',
+    path: string,
+    body?: unknown,
+    idempotenceKey?: string,
+  ): Promise<unknown> {
     const headers: Record<string, string> = {
       authorization: `Basic ${Buffer.from(`${shop.id}:${shop.secretKey}`).toString('base64')}`,
       accept: 'application/json',
