@@ -95,6 +95,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         DATABASE_URL: options.databaseUrl,
         BACKEND_HOST: host,
         BACKEND_PORT: String(port),
+        BACKEND_METRICS_PORT: '0',
         BACKEND_SEED_CATALOG: 'false',
         BACKEND_TELEGRAM_BOT_TOKEN: TELEGRAM_BOT_TOKEN,
         PUBLIC_BASE_URL: `http://${host}:${g.http[0] ?? 0}`,
