@@ -91,7 +91,7 @@ describe('social layer and account soft delete over Connect on PostgreSQL', () =
       const blocked = await newAccount(db());
       await befriend(asker, viewer);
       await block(viewer, blocked);
-      const session = await insertSession(db(), viewer, { kind: 'direct', subtype: 'web' }, 24, new Date());
+      const session = await insertSession(db(), viewer, { kind: 'direct', subtype: 'web' }, 24, h.clock.now());
       const ids = [viewer, asker, stranger, blocked];
       const snapshot = async () => ({
         accounts: await db().selectFrom('accounts').select(['id', 'status', 'deleted_at']).where('id', 'in', ids).orderBy('id').execute(),
@@ -151,9 +151,9 @@ describe('social layer and account soft delete over Connect on PostgreSQL', () =
     it('revokes every session, shows the seat as deleted to the opponent, forfeits active games and tells watchers', async () => {
       const alice = await newAccount(db());
       const bob = await newAccount(db());
-      const s1 = await insertSession(db(), bob, { kind: 'telegram', subtype: null }, 24, new Date());
-      const s2 = await insertSession(db(), bob, { kind: 'direct', subtype: 'web' }, 24, new Date());
-      const keep = await insertSession(db(), alice, { kind: 'direct', subtype: 'web' }, 24, new Date());
+      const s1 = await insertSession(db(), bob, { kind: 'telegram', subtype: null }, 24, h.clock.now());
+      const s2 = await insertSession(db(), bob, { kind: 'direct', subtype: 'web' }, 24, h.clock.now());
+      const keep = await insertSession(db(), alice, { kind: 'direct', subtype: 'web' }, 24, h.clock.now());
       const g = view((await h.games.createGame({ body: createBody('classic', false, bob) }, me(alice))).body);
       await h.games.playMove({ body: moveBody(g.gameId, 'apple') }, me(alice));
       const finished = view((await h.games.createGame({ body: createBody('classic', false, bob) }, me(alice))).body);
