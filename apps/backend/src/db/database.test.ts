@@ -78,7 +78,8 @@ describe.each(dialects)('database layer on %s', (dialect, open) => {
     ];
     for (const title of refused) await expect(insert(title)).rejects.toThrow(/catalog_products_title_check/);
     await insert('100 chips \u2014 \u00e9t\u00e9 \ud83c\udf81');
-    await migrateDown(database.db);
+    // Down to just before 0070 (the migration that widened the check), whatever came after it.
+    for (let i = 0; i < 20 && !(await migrateDown(database.db)).includes('Down 0070_rate_limits'); i++);
     await insert('a\u202eb');
     await expect(insert('a&b')).rejects.toThrow(/catalog_products_title_check/);
     await sql`delete from catalog_products where title = ${'a\u202eb'}`.execute(database.db);
