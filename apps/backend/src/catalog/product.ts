@@ -48,9 +48,9 @@ export interface PackGrant extends BenefitGrant {
 }
 
 /**
- * What a pack grants, the one rule (orders snapshot it; wallet.buy's statement reads the same atoms
- * in SQL): each kind's quantities summed. The catalog holds at most one atom per kind, so sum, max
- * and the first match agree; summing is the rule should that ever change.
+ * What a pack grants, the one rule: each kind's quantities summed (orders snapshot it; wallet.buy's
+ * statement, ledger/postings/buy.ts, sums the same atoms in SQL, and test/pack-grant.test.ts checks
+ * the two agree on a product with repeated kinds, which the catalog editor does not make today).
  */
 export function packGrant(atoms: readonly ProductAtomView[]): PackGrant {
   const qty = (kind: AtomKind) => atoms.filter((a) => a.kind === kind).reduce((s, a) => s + a.quantity, 0n);

@@ -12,7 +12,8 @@
  * other writer uses), then the outcome is decided, then (only when it is `ok`) the key is claimed
  * with the result stored, and only when the claim took (or there is no key) are segments debited,
  * one `spend` ledger row appended per segment drawn (benefits on the largest draw's row) and the
- * benefits granted. A refused purchase writes nothing.
+ * benefits granted. A refused purchase writes nothing. What the product grants is catalog's packGrant
+ * rule (each kind's quantities summed), read here in SQL; test/pack-grant.test.ts holds the two together.
  *
  * `stale`: a row locked here was changed by a transaction that committed after this statement's
  * snapshot, so values read from the snapshot may be out of date; nothing is written and the
@@ -40,8 +41,8 @@ prior AS (
 ),
 product AS (
   SELECT p.id, pr.amount AS price,
-         coalesce(max(a.quantity) FILTER (WHERE a.kind = 'hints'), 0)::bigint AS hints,
-         coalesce(max(a.quantity) FILTER (WHERE a.kind = 'no_ads_days'), 0)::bigint AS days,
+         coalesce(sum(a.quantity) FILTER (WHERE a.kind = 'hints'), 0)::bigint AS hints,
+         coalesce(sum(a.quantity) FILTER (WHERE a.kind = 'no_ads_days'), 0)::bigint AS days,
          coalesce(bool_or(a.kind = 'no_ads_forever'), false) AS forever
   FROM catalog_products p
   LEFT JOIN catalog_prices pr ON pr.product_id = p.id AND pr.method = 'chips'
