@@ -4,9 +4,9 @@ import type { BackendClients } from '../../backend/client.js';
 import { ApiError } from '../../http/api-error.js';
 import type { Operation, OperationContext } from '../operation.js';
 import { isoFromUnix } from '../fbs-read.js';
-import { ATOM_KINDS, PRICE_METHODS, readAtoms, readPrices, writeAtoms, writePrices, type AtomJson, type PriceJson } from '../products.js';
+import { ATOM_KINDS, PRICE_METHODS, readAtoms, readPrices, writeAtoms, writePrices } from '../products.js';
 import { amountParam, byField, idParam, jsonBody, parseInput, text } from '../validation.js';
-import { productListWire, productWire } from './wire.js';
+import { productListWire, productWire, type ProductJson } from './wire.js';
 
 /** Characters a product title must not contain: they break a platform's payment-callback signature check. */
 const TITLE_FORBIDDEN = /[&<>"']/;
@@ -52,16 +52,6 @@ const draftExamples = {
   hints: { title: 'Hints x5', atoms: [{ kind: 'hints', quantity: '5' }], prices: [{ method: 'chips', amount: '30', currency: 'CHIPS' }] },
 };
 const draftErrors = ['invalid_title', 'invalid_atoms', 'invalid_prices'] as const;
-
-/** A catalog product as the editor sees it. */
-export interface ProductJson {
-  product_id: bigint;
-  title: string;
-  active: boolean;
-  atoms: AtomJson[];
-  prices: PriceJson[];
-  updated_at: string | null;
-}
 
 function productOf(t: InstanceType<typeof fb.ProductRecord>): ProductJson {
   return {

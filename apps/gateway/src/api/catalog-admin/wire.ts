@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { atomWire, priceWire } from '../wallet/wire.js';
 import { bigintString, isoTime, type Wire } from '../wire.js';
-import type { ProductJson } from './operations.js';
+import type { AtomJson, PriceJson } from '../products.js';
 
 /** A catalog product as the editor sees it. */
 export const productWire = z
@@ -21,3 +21,13 @@ export const productListWire = z
   .object({ products: z.array(productWire) })
   .strict()
   .meta({ title: 'ProductList' });
+
+/** A catalog product as the editor sees it. */
+export interface ProductJson {
+  product_id: bigint;
+  title: string;
+  active: boolean;
+  atoms: AtomJson[];
+  prices: PriceJson[];
+  updated_at: string | null;
+}

@@ -5,7 +5,7 @@ import type { BackendClients } from '../../backend/client.js';
 import type { Operation } from '../operation.js';
 import { readStrings } from '../fbs-read.js';
 import { byField, jsonBody, parseInput, text } from '../validation.js';
-import { emailConfirmedWire, profileWire } from './wire.js';
+import { emailConfirmedWire, profileWire, type ProfileJson } from './wire.js';
 
 const updateBody = z
   .object({
@@ -18,18 +18,6 @@ const updateBody = z
 const confirmToken = z.string().min(1, 'must not be empty').max(512, 'is too long');
 const confirmQuery = z.object({ token: confirmToken });
 const confirmBody = z.object({ token: confirmToken }).strict();
-
-/** The profile as JSON. Inside a mini-app host `sign_in_providers` is only `email` (the backend's gate). */
-export interface ProfileJson {
-  account_id: bigint;
-  display_name: string;
-  email: string | null;
-  email_confirmed: boolean;
-  pending_email: string | null;
-  platform: { kind: string | null; subtype: string | null };
-  sign_in_providers: string[];
-  linked_platforms: string[];
-}
 
 function readProfile(body: Uint8Array): ProfileJson {
   return decodeTable(

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { platformWire } from '../session/wire.js';
 import { bigintString, type Wire } from '../wire.js';
-import type { ProfileJson } from './operations.js';
 
 /** The caller's profile. */
 export const profileWire = z
@@ -20,3 +19,15 @@ export const profileWire = z
 
 /** A confirmed e-mail and the account it now belongs to. */
 export const emailConfirmedWire = z.object({ account_id: bigintString, email: z.string() }).strict().meta({ title: 'EmailConfirmed' });
+
+/** The profile as JSON. Inside a mini-app host `sign_in_providers` is only `email` (the backend's gate). */
+export interface ProfileJson {
+  account_id: bigint;
+  display_name: string;
+  email: string | null;
+  email_confirmed: boolean;
+  pending_email: string | null;
+  platform: { kind: string | null; subtype: string | null };
+  sign_in_providers: string[];
+  linked_platforms: string[];
+}

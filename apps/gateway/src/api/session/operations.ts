@@ -8,7 +8,7 @@ import { ApiError } from '../../http/api-error.js';
 import type { Operation } from '../operation.js';
 import { isoFromUnix } from '../fbs-read.js';
 import { byField, jsonBody, parseInput } from '../validation.js';
-import { sessionGrantWire } from './wire.js';
+import { sessionGrantWire, type SessionGrantJson } from './wire.js';
 
 const launchString = z.string().min(1, 'must not be empty').max(8192, 'is too long');
 
@@ -22,15 +22,6 @@ const directBody = z
     subtype: z.enum(PLATFORM_SUBTYPES).optional(),
   })
   .strict();
-
-/** The JSON a session endpoint answers: the bearer token and the platform recorded on the session. */
-export interface SessionGrantJson {
-  token: string;
-  expires_at: string | null;
-  platform: { kind: string | null; subtype: string | null };
-  account_id: bigint;
-  account_created: boolean;
-}
 
 function readGrant(body: Uint8Array): SessionGrantJson {
   return decodeTable(
