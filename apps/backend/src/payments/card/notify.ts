@@ -1,5 +1,5 @@
 import { connector } from '@wordgame/contracts';
-import type { CommandOutcome } from '../commands.js';
+import { tellCustomer } from '../customer-notice.js';
 import type { PaymentDeps } from '../deps.js';
 
 /** The failed card order a customer is told about. */
@@ -12,56 +12,18 @@ export interface FailedPayment {
   reason: string;
 }
 
-/** How one channel went; logged, never raised. */
-type ChannelOutcome = 'sent' | 'skipped' | 'failed' | CommandOutcome['status'];
-
 /**
- * Tells the customer their card payment failed, on every channel the account has, so a web-only
- * customer hears of it too: a NOTIFY command (PAYMENT_FAILED) through the bot when the account has
- * a telegram identity, and a mail when it has a confirmed e-mail address. The order view shows the
- * failure (state failed, failure_reason) whatever happens here. Best-effort: never throws; each
- * channel's outcome is logged (never the address).
+ * Tells the customer their card payment failed (PAYMENT_FAILED through the bot, a mail to a
+ * confirmed address), so a web-only customer hears of it too. The order view shows the failure
+ * (state failed, failure_reason) whatever happens here. Never throws.
  */
-export async function notifyPaymentFailed(deps: PaymentDeps, failed: FailedPayment): Promise<void> {
-  const [bot, email] = await Promise.all([viaBot(deps, failed), viaMail(deps, failed)]);
-  deps.metrics.notice('failed', 'bot', bot);
-  deps.metrics.notice('failed', 'email', email);
-  deps.logger.info({ orderId: failed.orderId, accountId: String(failed.accountId), bot, email }, 'payment failure notice');
-}
-
-async function viaBot(deps: PaymentDeps, failed: FailedPayment): Promise<ChannelOutcome> {
-  try {
-    const identity = await deps.db
-      .selectFrom('platform_identities')
-      .select('external_id')
-      .where('account_id', '=', failed.accountId)
-      .where('kind', '=', 'telegram')
-      .executeTakeFirst();
-    if (!identity) return 'skipped';
-    const outcome = await deps.bot.notify({
-      externalId: identity.external_id,
-      kind: connector.NotificationKind.PAYMENT_FAILED,
-      params: { order_id: failed.orderId, reason: failed.reason },
-    });
-    return outcome.status;
-  } catch (err: unknown) {
-    deps.logger.warn({ err, orderId: failed.orderId }, 'payment failure notice: bot channel failed');
-    return 'failed';
-  }
-}
-
-async function viaMail(deps: PaymentDeps, failed: FailedPayment): Promise<ChannelOutcome> {
-  try {
-    const account = await deps.db
-      .selectFrom('accounts')
-      .select('email')
-      .where('id', '=', failed.accountId)
-      .where('email', 'is not', null)
-      .where('email_confirmed_at', 'is not', null)
-      .executeTakeFirst();
-    if (!account?.email) return 'skipped';
-    await deps.mailer.send({
-      to: account.email,
+export function notifyPaymentFailed(deps: PaymentDeps, failed: FailedPayment): Promise<void> {
+  return tellCustomer(deps, {
+    kind: 'failed',
+    accountId: failed.accountId,
+    orderId: failed.orderId,
+    bot: { kind: connector.NotificationKind.PAYMENT_FAILED, params: { order_id: failed.orderId, reason: failed.reason } },
+    mail: {
       subject: 'Your payment did not go through',
       text: [
         `Your card payment for "${failed.title}" was canceled (${failed.reason}); no chips were added.`,
@@ -70,13 +32,6 @@ async function viaMail(deps: PaymentDeps, failed: FailedPayment): Promise<Channe
         '',
         'You can start a new purchase from the wallet at any time.',
       ].join('\n'),
-    });
-    return 'sent';
-  } catch (err: unknown) {
-    deps.logger.warn(
-      { err: err instanceof Error ? err.name : 'unknown', orderId: failed.orderId },
-      'payment failure notice: mail channel failed',
-    );
-    return 'failed';
-  }
+    },
+  });
 }
