@@ -3,7 +3,8 @@
 # (.ci/base-image.sh), then runs the compose-derived smoke test (.ci/smoke.mjs) against them. Prints
 # the base, build and smoke durations. Podman on this kind of machine needs: runc (crun refuses the
 # hybrid cgroups), default_ulimits no higher than conmon's own limits, --network host for builds,
-# slirp4netns for running, --format docker (OCI drops HEALTHCHECK). Run as root; exits non-zero on failure.
+# slirp4netns for running, catatonit for the pods' pause image (a Recommends of podman, so not there
+# with --no-install-recommends), --format docker (OCI drops HEALTHCHECK). Run as root; exits non-zero on failure.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -11,9 +12,9 @@ source tools/node/ensure-node.sh
 ensure_node >&2
 
 need=()
-for tool in podman runc slirp4netns debootstrap fuse-overlayfs newuidmap; do command -v "$tool" >/dev/null || need+=("$tool"); done
+for tool in podman runc slirp4netns debootstrap fuse-overlayfs newuidmap catatonit; do command -v "$tool" >/dev/null || need+=("$tool"); done
 if [ ${#need[@]} -gt 0 ]; then
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends podman runc slirp4netns debootstrap fuse-overlayfs uidmap >/dev/null
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends podman runc slirp4netns debootstrap fuse-overlayfs uidmap catatonit >/dev/null
 fi
 cache="$(wordgame_ci_cache)/images"
 mkdir -p "$cache"
