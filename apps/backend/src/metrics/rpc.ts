@@ -1,14 +1,15 @@
 import type { DescService } from '@bufbuild/protobuf';
 import { Code } from '@connectrpc/connect';
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Counter, type Registry } from 'prom-client';
 import { DomainError } from '../rpc/errors.js';
 import { edgeCode } from '../rpc/interceptors.js';
 import type { ServiceRegistration } from '@wordgame/h2-unary';
+import { MethodCounter, MethodHistogram, methodRecorder, type MethodRecorder } from './method-series.js';
 
 /** RPC series: one `method` label per procedure (`Service/Method`), a closed set; no ids. */
 export interface RpcMetrics {
-  requests: Counter<'method' | 'code'>;
-  duration: Histogram<'method'>;
+  requests: MethodCounter;
+  duration: MethodHistogram;
   rateLimited: Counter<'method'>;
 }
 
@@ -16,19 +17,17 @@ export interface RpcMetrics {
 export function createRpcMetrics(registry: Registry): RpcMetrics {
   const registers = [registry];
   return {
-    requests: new Counter({
-      name: 'backend_rpc_requests_total',
-      help: 'Connect calls served, by procedure and answered code (ok, or the Connect code in snake_case: invalid_argument, unavailable, internal, ...).',
-      labelNames: ['method', 'code'],
+    requests: new MethodCounter(
+      'backend_rpc_requests_total',
+      'Connect calls served, by procedure and answered code (ok, or the Connect code in snake_case: invalid_argument, unavailable, internal, ...).',
       registers,
-    }),
-    duration: new Histogram({
-      name: 'backend_rpc_duration_seconds',
-      help: 'Time to answer a unary Connect call, by procedure (handler start to answer or error).',
-      labelNames: ['method'],
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    ),
+    duration: new MethodHistogram(
+      'backend_rpc_duration_seconds',
+      'Time to answer a unary Connect call, by procedure (handler start to answer or error).',
+      [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers,
-    }),
+    ),
     rateLimited: new Counter({
       name: 'backend_rate_limit_refusals_total',
       help: 'Calls refused by a rate limit (sign-in failures, order creation, confirmation mails), by procedure.',
@@ -69,12 +68,12 @@ function instrumentImpl(service: DescService, impl: Record<string, unknown>, met
     const handler = impl[method.localName];
     if (typeof handler !== 'function') continue;
     const label = `${service.name}/${method.name}`;
-    metrics.requests.inc({ method: label, code: 'ok' }, 0);
+    const recorder = methodRecorder(metrics.requests, method.methodKind === 'unary' ? metrics.duration : undefined, label);
     if (RATE_LIMITED.has(label)) metrics.rateLimited.inc({ method: label }, 0);
     out[method.localName] =
       method.methodKind === 'unary'
-        ? unary(label, (handler as Handler).bind(impl), metrics)
-        : streaming(label, (handler as Handler).bind(impl), metrics);
+        ? unary(label, (handler as Handler).bind(impl), metrics, recorder)
+        : streaming(label, (handler as Handler).bind(impl), metrics, recorder);
   }
   return out;
 }
@@ -84,27 +83,27 @@ function failed(label: string, err: unknown, metrics: RpcMetrics): void {
   metrics.requests.inc({ method: label, code: codeLabel(edgeCode(err)) });
 }
 
-function unary(label: string, handler: Handler, metrics: RpcMetrics): Handler {
+function unary(label: string, handler: Handler, metrics: RpcMetrics, recorder: MethodRecorder): Handler {
   return async (req, ctx) => {
-    const end = metrics.duration.startTimer({ method: label });
+    const started = performance.now();
     try {
       const res = await handler(req, ctx);
-      metrics.requests.inc({ method: label, code: 'ok' });
+      recorder.ok();
       return res;
     } catch (err: unknown) {
       failed(label, err, metrics);
       throw err;
     } finally {
-      end();
+      recorder.observe((performance.now() - started) / 1000);
     }
   };
 }
 
-function streaming(label: string, handler: Handler, metrics: RpcMetrics): Handler {
+function streaming(label: string, handler: Handler, metrics: RpcMetrics, recorder: MethodRecorder): Handler {
   return async function* (req, ctx) {
     try {
       yield* handler(req, ctx) as AsyncIterable<unknown>;
-      metrics.requests.inc({ method: label, code: 'ok' });
+      recorder.ok();
     } catch (err: unknown) {
       failed(label, err, metrics);
       throw err;
