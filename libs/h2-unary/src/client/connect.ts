@@ -168,6 +168,8 @@ async function decode<I extends DescMessage, O extends DescMessage>(
   bytes: Buffer,
 ): Promise<UnaryResponse<I, O>> {
   const all = headersOf(raw);
+  if (plainSuccess(status, raw))
+    return { stream: false, service: method.parent, method, header: all, message: parseOutput(method, bytes), trailer: new Headers() };
   const { compression, isUnaryError, unaryError } = validateResponseWithCompression(
     method.methodKind,
     ADAPTER_COMPRESSIONS,
@@ -178,13 +180,25 @@ async function decode<I extends DescMessage, O extends DescMessage>(
   const [header, trailer] = trailerDemux(all);
   const body = compression ? await compression.decompress(bytes, 0xffffffff) : bytes;
   if (isUnaryError) throw errorFromJsonBytes(body, appendHeaders(header, trailer), unaryError);
-  let message: ReturnType<typeof fromBinary<O>>;
+  return { stream: false, service: method.parent, method, header, message: parseOutput(method, body), trailer };
+}
+
+/**
+ * The common answer, which connect's checks would pass unchanged: 200, `application/proto`, not
+ * compressed, no `trailer-*` fields (so the headers are all header and the trailers empty).
+ */
+function plainSuccess(status: number, raw: http2.IncomingHttpHeaders): boolean {
+  if (status !== 200 || raw['content-type'] !== 'application/proto' || raw['content-encoding'] !== undefined) return false;
+  for (const key in raw) if (key.startsWith('trailer-')) return false;
+  return true;
+}
+
+function parseOutput<O extends DescMessage>(method: DescMethodUnary<DescMessage, O>, body: Uint8Array): ReturnType<typeof fromBinary<O>> {
   try {
-    message = fromBinary(method.output, body);
+    return fromBinary(method.output, body);
   } catch (err: unknown) {
     throw new ConnectError(`parse binary: ${err instanceof Error ? err.message : String(err)}`, Code.Internal);
   }
-  return { stream: false, service: method.parent, method, header, message, trailer };
 }
 
 /**

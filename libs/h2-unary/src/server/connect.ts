@@ -76,7 +76,8 @@ export function connectUnaryTaker(options: UnaryServerOptions, scheme: 'http' | 
         body = await compression.response.compress(body);
         header.set('content-encoding', compression.response.name);
       }
-      const out = trailerMux(header, trailer);
+      // With no trailers the mux would only copy the headers; they are this call's own, so skip the copy.
+      const out = trailer.keys().next().done === true ? header : trailerMux(header, trailer);
       out.set('content-length', String(body.byteLength));
       if (s.destroyed || s.closed) return;
       s.respond(toOutgoing(status, out));
