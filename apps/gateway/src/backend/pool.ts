@@ -77,6 +77,11 @@ export function createBackendPool(options: BackendPoolOptions): BackendPool {
   const timer = hostNames && options.refreshMs > 0 ? setInterval(() => void refresh(), options.refreshMs) : undefined;
   timer?.unref();
   const first = hostNames ? refresh() : Promise.resolve();
+  let resolved = !hostNames;
+  first.then(
+    () => (resolved = true),
+    () => (resolved = true),
+  );
 
   /** The live replica with the fewest calls in flight, starting the search at the next turn. */
   const pick = (tried: ReadonlySet<Replica>): Replica | undefined => {
@@ -100,7 +105,15 @@ export function createBackendPool(options: BackendPoolOptions): BackendPool {
 
   const noReplica = () => new ConnectError('no backend replica is available', Code.Unavailable);
 
-  const unary: Transport['unary'] = async (method, signal, timeoutMs, header, input, contextValues) => {
+  // One replica: nothing to choose and nowhere to retry, so the call goes straight to it (uncounted:
+  // when a second replica joins, the counts start from the calls made after).
+  const unary: Transport['unary'] = (method, signal, timeoutMs, header, input, contextValues) => {
+    const only = resolved && order.length === 1 ? order[0] : undefined;
+    if (only !== undefined) return only.transport.unary(method, signal, timeoutMs, header, input, contextValues);
+    return spread(method, signal, timeoutMs, header, input, contextValues);
+  };
+
+  const spread: Transport['unary'] = async (method, signal, timeoutMs, header, input, contextValues) => {
     await first;
     const tried = new Set<Replica>();
     const started = performance.now();
