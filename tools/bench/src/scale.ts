@@ -1,7 +1,9 @@
 // Replicas bench (issue #17): wallet.buy and stars payments through 1 gateway + 1 backend, 1 + 2 and
-// 2 + 2 in one run, each a fresh stack on a fresh database sharing NATS; prints throughput and CPU per
-// request (gateways + backends, from /proc) for each. `npm run scale -w tools/bench`
-// (SCALE_BENCH_SECONDS per phase, default 8; SCALE_BENCH_CONCURRENCY, default 16).
+// 2 + 2 in one run, each a fresh stack on a fresh database sharing NATS; prints throughput, CPU per
+// request (gateways + backends, from /proc) and the stack's idle CPU for each, then each topology as a
+// ratio to 1 + 1 (median of rounds). Rounds alternate the order of the topologies, because this
+// shared machine's speed drifts between minutes. `npm run scale -w tools/bench` (SCALE_BENCH_SECONDS
+// per phase, default 8; SCALE_BENCH_CONCURRENCY, default 16; SCALE_BENCH_ROUNDS, default 3).
 /* eslint-disable @nx/enforce-module-boundaries -- the replicas bench runs the very processes of the
    scale-out fault suite (tools/faults harness) with the emulators in-process, so both measure one topology. */
 import { readFileSync } from 'node:fs';
@@ -24,6 +26,8 @@ import { operatorToken, startCluster, type Cluster } from '../../faults/src/harn
 
 const SECONDS = Number(process.env['SCALE_BENCH_SECONDS'] ?? 8);
 const CONCURRENCY = Number(process.env['SCALE_BENCH_CONCURRENCY'] ?? 16);
+const ROUNDS = Number(process.env['SCALE_BENCH_ROUNDS'] ?? 3);
+const IDLE_SECONDS = 3;
 const TICKS = 100; // USER_HZ on Linux
 
 /** CPU seconds (user + system) used so far by the stack's gateways and backends. */
@@ -42,27 +46,56 @@ interface Phase {
   failed: number;
   seconds: number;
   cpu: number;
+  /** Why the first failed call failed (status and body, or the error). */
+  firstFailure?: string;
 }
 
+/** One call's outcome: true, or why it failed. */
+type Outcome = true | string;
+
 /** Runs `one` in CONCURRENCY (or `workers`) closed loops for SECONDS; counts successes and CPU. */
-async function phase(cluster: Cluster, one: (worker: number, i: number) => Promise<boolean>, workers = CONCURRENCY): Promise<Phase> {
+async function phase(cluster: Cluster, one: (worker: number, i: number) => Promise<Outcome>, workers = CONCURRENCY): Promise<Phase> {
   const cpu0 = cpuSeconds(cluster);
   const t0 = performance.now();
   const end = t0 + SECONDS * 1000;
   let ok = 0;
   let failed = 0;
+  let firstFailure: string | undefined;
   await Promise.all(
     Array.from({ length: workers }, async (_, w) => {
       for (let i = 0; performance.now() < end; i += 1) {
-        if (await one(w, i).catch(() => false)) ok += 1;
-        else failed += 1;
+        const outcome = await one(w, i).catch((err: unknown) => String(err));
+        if (outcome === true) ok += 1;
+        else {
+          failed += 1;
+          firstFailure ??= outcome;
+        }
       }
     }),
   );
-  return { ok, failed, seconds: (performance.now() - t0) / 1000, cpu: cpuSeconds(cluster) - cpu0 };
+  return {
+    ok,
+    failed,
+    seconds: (performance.now() - t0) / 1000,
+    cpu: cpuSeconds(cluster) - cpu0,
+    ...(firstFailure ? { firstFailure } : {}),
+  };
 }
 
-async function topology(gateways: number, backends: number): Promise<string[]> {
+/** CPU milliseconds per second the stack's gateways and backends use with no calls at all (timers, pings, the reaper). */
+async function idleCpu(cluster: Cluster): Promise<number> {
+  const cpu0 = cpuSeconds(cluster);
+  await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
+  return ((cpuSeconds(cluster) - cpu0) * 1000) / IDLE_SECONDS;
+}
+
+interface Figures {
+  buy: Phase;
+  pay: Phase;
+  idleMsPerSecond: number;
+}
+
+async function topology(gateways: number, backends: number): Promise<Figures> {
   const platform = await startPlatformEmulator({ tokens: [TELEGRAM_BOT_TOKEN] });
   const provider = await startProviderEmulator({ shops: [CARD_SHOP] });
   const db = await freshDatabase();
@@ -108,13 +141,14 @@ async function topology(gateways: number, backends: number): Promise<string[]> {
       await provider.control.succeedPayment(new URL(order.confirmation_url ?? 'http://x/').searchParams.get('orderId') ?? '');
       buyers.push(buyer);
     }
+    const idleMsPerSecond = await idleCpu(cluster);
     const buy = await phase(cluster, async (w, i) => {
       const res = await call(`${api(w + i)}/user/wallet`, {
         method: 'POST',
         headers: bearer(buyers[w] as Customer),
         json: { product_id: hint },
       });
-      return res.status === 200;
+      return res.status === 200 || `wallet.buy ${res.status} ${JSON.stringify(res.body)}`;
     });
     const payers: { userId: number; customer: Customer }[] = [];
     for (let i = 0; i < 4; i += 1) {
@@ -127,16 +161,15 @@ async function topology(gateways: number, backends: number): Promise<string[]> {
       async (w, i) => {
         const p = payers[w] as (typeof payers)[number];
         const res = await createOrder(api(w + i), p.customer, stars, 'stars');
-        if (res.status !== 201) return false;
+        if (res.status !== 201) return `create order ${res.status} ${JSON.stringify(res.body)}`;
         const { preCheckoutQueryId } = platform.control.pay({ link: (res.body as Order).invoice_link ?? '', userId: p.userId });
         await waitFor('pre-checkout', () => platform.control.preCheckout(preCheckoutQueryId)?.status !== 'pending', 10_000, 5);
-        return platform.control.preCheckout(preCheckoutQueryId)?.status === 'approved';
+        const answer = platform.control.preCheckout(preCheckoutQueryId);
+        return answer?.status === 'approved' || `pre-checkout ${JSON.stringify(answer)}`;
       },
       4,
     );
-    const line = (name: string, p: Phase) =>
-      `${gateways} gw + ${backends} be | ${name.padEnd(14)} | ${(p.ok / p.seconds).toFixed(1).padStart(8)}/s | ${((p.cpu * 1000) / Math.max(p.ok, 1)).toFixed(2).padStart(6)} ms CPU/req | ${p.failed} failed`;
-    return [line('wallet.buy', buy), line('stars payment', pay)];
+    return { buy, pay, idleMsPerSecond };
   } finally {
     await cluster.stop();
     await provider.stop();
@@ -145,13 +178,57 @@ async function topology(gateways: number, backends: number): Promise<string[]> {
   }
 }
 
-process.stdout.write(
-  `replicas bench: ${SECONDS} s per phase, wallet.buy at ${CONCURRENCY} in flight, stars payments 4 in flight (one bot)\n`,
-);
-for (const [g, b] of [
+const TOPOLOGIES = [
   [1, 1],
   [1, 2],
   [2, 2],
-] as const) {
-  process.stdout.write(`${(await topology(g, b)).join('\n')}\n`);
+] as const;
+const name = ([g, b]: readonly [number, number]) => `${g} gw + ${b} be`;
+const perSecond = (p: Phase) => p.ok / p.seconds;
+const cpuPerReq = (p: Phase) => (p.cpu * 1000) / Math.max(p.ok, 1);
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? (s[m] ?? NaN) : ((s[m - 1] ?? NaN) + (s[m] ?? NaN)) / 2;
+};
+
+process.stdout.write(
+  `replicas bench: ${SECONDS} s per phase, ${ROUNDS} rounds (topology order alternating), wallet.buy at ${CONCURRENCY} in flight, stars payments 4 in flight (one bot), idle CPU over ${IDLE_SECONDS} s\n`,
+);
+const results = new Map<string, Figures[]>();
+for (let round = 1; round <= ROUNDS; round += 1) {
+  const order = round % 2 === 1 ? TOPOLOGIES : [...TOPOLOGIES].reverse();
+  for (const t of order) {
+    const f = await topology(t[0], t[1]);
+    results.set(name(t), [...(results.get(name(t)) ?? []), f]);
+    for (const [what, p] of [
+      ['wallet.buy', f.buy],
+      ['stars payment', f.pay],
+    ] as const) {
+      process.stdout.write(
+        `#${round} ${name(t)} | ${what.padEnd(14)} | ${perSecond(p).toFixed(1).padStart(8)}/s | ${cpuPerReq(p).toFixed(2).padStart(6)} ms CPU/req | idle ${f.idleMsPerSecond.toFixed(0)} ms CPU/s | ${p.failed} failed${p.firstFailure ? ` (first: ${p.firstFailure})` : ''}\n`,
+      );
+    }
+  }
+}
+// Ratios to 1 + 1 are taken per round (each round's runs are minutes apart at most), then the median.
+const one = results.get(name([1, 1])) ?? [];
+process.stdout.write('median of rounds, and the median of per-round ratios to 1 gw + 1 be:\n');
+for (const t of TOPOLOGIES) {
+  const rs = results.get(name(t)) ?? [];
+  for (const [what, pick] of [
+    ['wallet.buy', (f: Figures) => f.buy],
+    ['stars payment', (f: Figures) => f.pay],
+  ] as const) {
+    const ratio = (fn: (p: Phase) => number) => median(rs.map((f, i) => fn(pick(f)) / fn(pick(one[i] ?? f))));
+    process.stdout.write(
+      `  ${name(t)} | ${what.padEnd(14)} | ${median(rs.map((f) => perSecond(pick(f))))
+        .toFixed(1)
+        .padStart(8)}/s (${(ratio(perSecond) * 100).toFixed(0)} %) | ${median(rs.map((f) => cpuPerReq(pick(f))))
+        .toFixed(2)
+        .padStart(
+          6,
+        )} ms CPU/req (${ratio(cpuPerReq).toFixed(2)}x) | idle ${median(rs.map((f) => f.idleMsPerSecond)).toFixed(0)} ms CPU/s | ${rs.reduce((n, f) => n + pick(f).failed, 0)} failed\n`,
+    );
+  }
 }
