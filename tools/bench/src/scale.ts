@@ -3,7 +3,9 @@
 // request (gateways + backends, from /proc) and the stack's idle CPU for each, then each topology as a
 // ratio to 1 + 1 (median of rounds). Rounds alternate the order of the topologies, because this
 // shared machine's speed drifts between minutes. `npm run scale -w tools/bench` (SCALE_BENCH_SECONDS
-// per phase, default 8; SCALE_BENCH_CONCURRENCY, default 16; SCALE_BENCH_ROUNDS, default 3).
+// per phase, default 8, after SCALE_BENCH_WARMUP_SECONDS unmeasured, default 4; SCALE_BENCH_CONCURRENCY,
+// default 16; SCALE_BENCH_STARS_CONCURRENCY, default 4; SCALE_BENCH_ROUNDS, default 3; SCALE_BENCH_TOPOLOGIES, default `1x2,2x2`;
+// SCALE_BENCH_LOG_LEVEL of the processes, default warn, with FAULTS_VERBOSE=1 to see their lines).
 /* eslint-disable @nx/enforce-module-boundaries -- the replicas bench runs the very processes of the
    scale-out fault suite (tools/faults harness) with the emulators in-process, so both measure one topology. */
 import { readFileSync } from 'node:fs';
@@ -26,14 +28,16 @@ import { operatorToken, startCluster, type Cluster } from '../../faults/src/harn
 
 const SECONDS = Number(process.env['SCALE_BENCH_SECONDS'] ?? 8);
 const CONCURRENCY = Number(process.env['SCALE_BENCH_CONCURRENCY'] ?? 16);
+const STARS_CONCURRENCY = Number(process.env['SCALE_BENCH_STARS_CONCURRENCY'] ?? 4);
 const ROUNDS = Number(process.env['SCALE_BENCH_ROUNDS'] ?? 3);
+const WARMUP_SECONDS = Number(process.env['SCALE_BENCH_WARMUP_SECONDS'] ?? 4);
 const IDLE_SECONDS = 3;
 const TICKS = 100; // USER_HZ on Linux
 
-/** CPU seconds (user + system) used so far by the stack's gateways and backends. */
-function cpuSeconds(cluster: Cluster): number {
+/** CPU seconds (user + system) used so far by the processes (from /proc). */
+function cpuOf(processes: readonly { pid: number | undefined }[]): number {
   let ticks = 0;
-  for (const p of [...cluster.gateways.map((g) => g.process), ...cluster.backends.map((b) => b.process)]) {
+  for (const p of processes) {
     if (p.pid === undefined) continue;
     const fields = readFileSync(`/proc/${p.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
     ticks += Number(fields[11] ?? 0) + Number(fields[12] ?? 0);
@@ -41,11 +45,18 @@ function cpuSeconds(cluster: Cluster): number {
   return ticks / TICKS;
 }
 
+/** CPU seconds used so far by the stack's gateways and by its backends. */
+function cpuSeconds(cluster: Cluster): { gateways: number; backends: number } {
+  return { gateways: cpuOf(cluster.gateways.map((g) => g.process)), backends: cpuOf(cluster.backends.map((b) => b.process)) };
+}
+
 interface Phase {
   ok: number;
   failed: number;
   seconds: number;
+  /** CPU seconds of the gateways plus the backends, and of the gateways alone. */
   cpu: number;
+  gatewayCpu: number;
   /** Why the first failed call failed (status and body, or the error). */
   firstFailure?: string;
 }
@@ -53,11 +64,27 @@ interface Phase {
 /** One call's outcome: true, or why it failed. */
 type Outcome = true | string;
 
-/** Runs `one` in CONCURRENCY (or `workers`) closed loops for SECONDS; counts successes and CPU. */
+/**
+ * Runs `one` in CONCURRENCY (or `workers`) closed loops for WARMUP_SECONDS unmeasured (every
+ * process has to reach optimised code, and more processes take more of that), then for SECONDS;
+ * counts successes and CPU of the measured part, failures of both.
+ */
 async function phase(cluster: Cluster, one: (worker: number, i: number) => Promise<Outcome>, workers = CONCURRENCY): Promise<Phase> {
+  const warm = await loops(cluster, one, workers, WARMUP_SECONDS);
+  const p = await loops(cluster, one, workers, SECONDS);
+  const firstFailure = warm.firstFailure ?? p.firstFailure;
+  return { ...p, failed: warm.failed + p.failed, ...(firstFailure ? { firstFailure } : {}) };
+}
+
+async function loops(
+  cluster: Cluster,
+  one: (worker: number, i: number) => Promise<Outcome>,
+  workers: number,
+  seconds: number,
+): Promise<Phase> {
   const cpu0 = cpuSeconds(cluster);
   const t0 = performance.now();
-  const end = t0 + SECONDS * 1000;
+  const end = t0 + seconds * 1000;
   let ok = 0;
   let failed = 0;
   let firstFailure: string | undefined;
@@ -73,20 +100,35 @@ async function phase(cluster: Cluster, one: (worker: number, i: number) => Promi
       }
     }),
   );
+  const cpu1 = cpuSeconds(cluster);
   return {
     ok,
     failed,
     seconds: (performance.now() - t0) / 1000,
-    cpu: cpuSeconds(cluster) - cpu0,
+    cpu: cpu1.gateways + cpu1.backends - cpu0.gateways - cpu0.backends,
+    gatewayCpu: cpu1.gateways - cpu0.gateways,
     ...(firstFailure ? { firstFailure } : {}),
   };
 }
 
 /** CPU milliseconds per second the stack's gateways and backends use with no calls at all (timers, pings, the reaper). */
 async function idleCpu(cluster: Cluster): Promise<number> {
-  const cpu0 = cpuSeconds(cluster);
+  const total = () => {
+    const c = cpuSeconds(cluster);
+    return c.gateways + c.backends;
+  };
+  const cpu0 = total();
   await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
-  return ((cpuSeconds(cluster) - cpu0) * 1000) / IDLE_SECONDS;
+  return ((total() - cpu0) * 1000) / IDLE_SECONDS;
+}
+
+/** The warn-and-above lines every process of the stack logged (level 40+ in pino), most recent last. */
+function warnings(cluster: Cluster): string {
+  const processes = [...cluster.gateways, ...cluster.backends, ...cluster.bots].map((r) => r.process);
+  const lines = processes.flatMap((p) =>
+    p.logs.filter((l) => Number(l.entry['level'] ?? 0) >= 40).map((l) => `${p.name}: ${JSON.stringify(l.entry)}`),
+  );
+  return lines.slice(-6).join(' || ') || 'nothing';
 }
 
 interface Figures {
@@ -106,7 +148,7 @@ async function topology(gateways: number, backends: number): Promise<Figures> {
     gateways,
     backends,
     bots: 1,
-    logLevel: 'warn',
+    logLevel: process.env['SCALE_BENCH_LOG_LEVEL'] ?? 'warn',
   });
   try {
     const g0 = cluster.gateways[0];
@@ -151,7 +193,7 @@ async function topology(gateways: number, backends: number): Promise<Figures> {
       return res.status === 200 || `wallet.buy ${res.status} ${JSON.stringify(res.body)}`;
     });
     const payers: { userId: number; customer: Customer }[] = [];
-    for (let i = 0; i < 4; i += 1) {
+    for (let i = 0; i < STARS_CONCURRENCY; i += 1) {
       const userId = 50_000 + i;
       platform.control.createUser({ id: userId, firstName: `Payer ${i}`, started: true });
       payers.push({ userId, customer: await telegramCustomer(api(i), userId) });
@@ -167,8 +209,10 @@ async function topology(gateways: number, backends: number): Promise<Figures> {
         const answer = platform.control.preCheckout(preCheckoutQueryId);
         return answer?.status === 'approved' || `pre-checkout ${JSON.stringify(answer)}`;
       },
-      4,
+      STARS_CONCURRENCY,
     );
+    // A failure names what the processes logged at warn and above, so it can be traced.
+    for (const p of [buy, pay]) if (p.firstFailure !== undefined) p.firstFailure += ` | logged: ${warnings(cluster)}`;
     return { buy, pay, idleMsPerSecond };
   } finally {
     await cluster.stop();
@@ -178,14 +222,18 @@ async function topology(gateways: number, backends: number): Promise<Figures> {
   }
 }
 
-const TOPOLOGIES = [
-  [1, 1],
-  [1, 2],
-  [2, 2],
-] as const;
+/** SCALE_BENCH_TOPOLOGIES (e.g. `1x1,1x2`) limits the run; 1 + 1 is always measured, as the reference. */
+const TOPOLOGIES = (
+  [
+    [1, 1],
+    [1, 2],
+    [2, 2],
+  ] as const
+).filter(([g, b]) => (g === 1 && b === 1) || (process.env['SCALE_BENCH_TOPOLOGIES'] ?? '1x2,2x2').split(',').includes(`${g}x${b}`));
 const name = ([g, b]: readonly [number, number]) => `${g} gw + ${b} be`;
 const perSecond = (p: Phase) => p.ok / p.seconds;
 const cpuPerReq = (p: Phase) => (p.cpu * 1000) / Math.max(p.ok, 1);
+const gatewayShare = (p: Phase) => (p.gatewayCpu * 1000) / Math.max(p.ok, 1);
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   const m = Math.floor(s.length / 2);
@@ -193,7 +241,7 @@ const median = (xs: number[]) => {
 };
 
 process.stdout.write(
-  `replicas bench: ${SECONDS} s per phase, ${ROUNDS} rounds (topology order alternating), wallet.buy at ${CONCURRENCY} in flight, stars payments 4 in flight (one bot), idle CPU over ${IDLE_SECONDS} s\n`,
+  `replicas bench: ${SECONDS} s per phase, ${ROUNDS} rounds (topology order alternating), wallet.buy at ${CONCURRENCY} in flight, stars payments ${STARS_CONCURRENCY} in flight (one bot), idle CPU over ${IDLE_SECONDS} s\n`,
 );
 const results = new Map<string, Figures[]>();
 for (let round = 1; round <= ROUNDS; round += 1) {
@@ -206,7 +254,7 @@ for (let round = 1; round <= ROUNDS; round += 1) {
       ['stars payment', f.pay],
     ] as const) {
       process.stdout.write(
-        `#${round} ${name(t)} | ${what.padEnd(14)} | ${perSecond(p).toFixed(1).padStart(8)}/s | ${cpuPerReq(p).toFixed(2).padStart(6)} ms CPU/req | idle ${f.idleMsPerSecond.toFixed(0)} ms CPU/s | ${p.failed} failed${p.firstFailure ? ` (first: ${p.firstFailure})` : ''}\n`,
+        `#${round} ${name(t)} | ${what.padEnd(14)} | ${perSecond(p).toFixed(1).padStart(8)}/s | ${cpuPerReq(p).toFixed(2).padStart(6)} ms CPU/req (gateways ${gatewayShare(p).toFixed(2)}) | idle ${f.idleMsPerSecond.toFixed(0)} ms CPU/s | ${p.failed} failed${p.firstFailure ? ` (first: ${p.firstFailure})` : ''}\n`,
       );
     }
   }
