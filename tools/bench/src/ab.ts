@@ -1,0 +1,201 @@
+/**
+ * A/B bench: the same wallet.get and wallet.buy load on two (or more) builds of the gateway and
+ * backend, interleaved in one run, so a change is judged by a same-run ratio rather than by two
+ * runs minutes apart on a machine whose speed drifts. Each build is a checkout root whose
+ * `dist/apps/{backend,gateway}/main.js` are its bundles (`node tools/build/bundle.mjs apps/backend`
+ * and `apps/gateway` there); each gets its own database, its own 50 accounts and product, and the
+ * same closed-loop runs as the wallet bench (raw keep-alive HTTP/1.1, one request in flight per
+ * connection). Rounds alternate the order of the builds; the result is each build's median and the
+ * median of per-round ratios to the first build, with the CPU each process spent per request.
+ *
+ * Run: `AB_ROOTS=<root A>,<root B> npm run ab -w tools/bench` (AB_RUNS rounds, default 5;
+ * AB_SECONDS per run, default 10; AB_LOADS `get,buy`). A root may end in `#KEY=VALUE&...` to
+ * start that build with extra environment. A base checkout: `git worktree add ../base <commit>`,
+ * `npm ci` and the two bundle commands in it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import pg from 'pg';
+import { adminQuery, ensureDevCerts } from '@wordgame/testkit';
+import { runLoad } from './load/run.js';
+import type { RequestTemplate } from './load/spec.js';
+import { freePort, gatewayEnv, loadLine, quietBackendEnv, root, stopAll, waitHealthy } from './services.js';
+import { median } from './stats.js';
+import { cpuMsOf } from './wallet-pgbench.js';
+
+const serverUrl = process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
+const seconds = Number(process.env['AB_SECONDS'] ?? 10);
+const runs = Number(process.env['AB_RUNS'] ?? 5);
+const loads = (process.env['AB_LOADS'] ?? 'get,buy').split(',') as ('get' | 'buy')[];
+const roots = (process.env['AB_ROOTS'] ?? '').split(',').filter((r) => r !== '');
+const CONNECTIONS = 50;
+
+interface Build {
+  label: string;
+  children: ChildProcess[];
+  port: number;
+  templates: Record<'get' | 'buy', RequestTemplate[]>;
+}
+
+function startFrom(dir: string, app: string, env: Record<string, string>): ChildProcess {
+  const child = spawn(process.execPath, [path.join(dir, 'dist/apps', app, 'main.js')], {
+    cwd: dir,
+    env: { PATH: process.env['PATH'] ?? '', NODE_ENV: 'production', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  child.stderr?.on('data', (chunk: Buffer) => process.stderr.write(`[${app}] ${chunk.toString()}`));
+  return child;
+}
+
+/** Starts one build on its own database with 50 signed-up buyers of a 1-chip hint. */
+async function startBuild(spec: string, dbUrl: string): Promise<Build> {
+  const [dir = '', extra] = spec.split('#');
+  const env: Record<string, string> = extra ? Object.fromEntries(extra.split('&').map((kv) => kv.split('=') as [string, string])) : {};
+  const [backendPort, httpPort, botlinkPort, internalPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const backend = startFrom(dir, 'backend', { ...quietBackendEnv(dbUrl, backendPort, internalPort, '8'), ...env });
+  await waitHealthy(`http://127.0.0.1:${backendPort}/health`);
+  const certs = ensureDevCerts(path.join(root, '.data/certs'));
+  const gateway = startFrom(dir, 'gateway', {
+    ...gatewayEnv(`http://127.0.0.1:${backendPort}`, { http: httpPort, botlink: botlinkPort, internal: internalPort }, certs),
+    ...env,
+  });
+  await waitHealthy(`http://127.0.0.1:${httpPort}/health`);
+  const tokens: string[] = [];
+  for (let i = 0; i < CONNECTIONS; i += 1) {
+    const res = await fetch(`http://127.0.0.1:${httpPort}/api/v1/session/direct`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: `ab${i}@example.com`, password: 'bench-password', mode: 'signup', subtype: 'web' }),
+    });
+    if (res.status !== 200) throw new Error(`signup failed on ${spec}: ${res.status} ${await res.text()}`);
+    tokens.push(((await res.json()) as { token: string }).token);
+  }
+  const productId = await seedHint(dbUrl);
+  const auth = (t: string) => ({ authorization: `Bearer ${t}` });
+  return {
+    label: `${path.basename(dir.replace(/\/+$/, ''))}${extra ? `#${extra}` : ''}`,
+    children: [backend, gateway],
+    port: httpPort,
+    templates: {
+      get: tokens.map((t) => ({ method: 'GET', path: '/api/v1/user/wallet', headers: auth(t) })),
+      buy: tokens.map((t) => ({
+        method: 'POST',
+        path: '/api/v1/user/wallet',
+        headers: { ...auth(t), 'content-type': 'application/json' },
+        body: JSON.stringify({ product_id: productId }),
+        uniqueHeader: 'idempotency-key',
+      })),
+    },
+  };
+}
+
+/** A 1-chip hint product and a billion chips for every account (as the wallet bench seeds). */
+async function seedHint(dbUrl: string): Promise<string> {
+  const db = new pg.Client({ connectionString: dbUrl });
+  await db.connect();
+  try {
+    const product = await db.query<{ id: string }>(`insert into catalog_products (title) values ('Bench hint') returning id`);
+    const id = product.rows[0]?.id ?? '0';
+    await db.query(`insert into catalog_atoms (kind, quantity) values ('hints', 1) on conflict do nothing`);
+    await db.query(
+      `insert into catalog_product_atoms (product_id, atom_id) select $1, id from catalog_atoms where kind = 'hints' and quantity = 1`,
+      [id],
+    );
+    await db.query(`insert into catalog_prices (product_id, method, amount, currency) values ($1, 'chips', 1, 'CHIPS')`, [id]);
+    await db.query(`update wallet_segments set balance = balance + 1000000000 where segment = 'direct'`);
+    await db.query(
+      `insert into ledger_operations (account_id, kind, segment, chips_delta, note) select id, 'grant', 'direct', 1000000000, 'bench' from accounts`,
+    );
+    await db.query('vacuum analyze');
+    return id;
+  } finally {
+    await db.end();
+  }
+}
+
+interface Figures {
+  perSecond: number;
+  gatewayUs: number;
+  backendUs: number;
+  errors: number;
+}
+
+async function measure(build: Build, load: 'get' | 'buy', secs: number): Promise<Figures> {
+  const [backend, gateway] = build.children.map((c) => c.pid ?? 0) as [number, number];
+  const before = [cpuMsOf(gateway), cpuMsOf(backend)] as const;
+  const f = await runLoad({
+    mode: 'closed',
+    seconds: secs,
+    templates: build.templates[load],
+    expectStatus: 200,
+    host: '127.0.0.1',
+    port: build.port,
+    uniquePrefix: randomBytes(4).toString('hex'),
+  });
+  const per = (ms: number) => (ms * 1000) / Math.max(1, f.requests);
+  return {
+    perSecond: f.perSecond,
+    gatewayUs: per(cpuMsOf(gateway) - before[0]),
+    backendUs: per(cpuMsOf(backend) - before[1]),
+    errors: f.errors,
+  };
+}
+
+async function main(): Promise<void> {
+  if (roots.length < 2) throw new Error('AB_ROOTS must name at least two checkout roots (comma-separated)');
+  const dbs: string[] = [];
+  const builds: Build[] = [];
+  try {
+    for (const spec of roots) {
+      const name = `bench_ab_${randomBytes(4).toString('hex')}`;
+      await adminQuery(serverUrl, `create database ${name}`);
+      dbs.push(name);
+      const url = new URL(serverUrl);
+      url.pathname = `/${name}`;
+      builds.push(await startBuild(spec, url.toString()));
+    }
+    // Warm-up (not reported): every build's hot paths optimised before the first measured run.
+    for (const b of builds) for (const load of loads) await measure(b, load, 5);
+    const results = new Map<string, Figures[]>();
+    const key = (b: Build, load: string) => `${load} ${b.label}`;
+    const lines: string[] = [];
+    for (let round = 0; round < runs; round += 1) {
+      for (const b of round % 2 === 0 ? builds : [...builds].reverse()) {
+        for (const load of loads) {
+          const f = await measure(b, load, seconds);
+          results.set(key(b, load), [...(results.get(key(b, load)) ?? []), f]);
+          lines.push(
+            `#${round + 1} ${load} ${b.label.padEnd(24)} ${f.perSecond.toFixed(0).padStart(6)}/s  gateway ${f.gatewayUs.toFixed(0)} us  backend ${f.backendUs.toFixed(0)} us  errors ${f.errors}  [${loadLine()}]`,
+          );
+          process.stderr.write(`${lines[lines.length - 1] ?? ''}\n`);
+        }
+      }
+    }
+    const first = builds[0] as Build;
+    const out = [
+      `A/B bench: ${builds.length} builds, ${CONNECTIONS} connections, ${seconds} s x ${runs} rounds (alternating order)`,
+      ...lines,
+    ];
+    out.push(`median of rounds; ratio = median of per-round ratios to ${first.label}:`);
+    for (const load of loads) {
+      const base = results.get(key(first, load)) ?? [];
+      for (const b of builds) {
+        const rs = results.get(key(b, load)) ?? [];
+        const ratio = (pick: (f: Figures) => number) => median(rs.map((f, i) => pick(f) / pick(base[i] ?? f)));
+        out.push(
+          `  ${load} ${b.label.padEnd(24)} ${median(rs.map((f) => f.perSecond)).toFixed(0)}/s (${(ratio((f) => f.perSecond) * 100).toFixed(1)} %)` +
+            `  gateway ${median(rs.map((f) => f.gatewayUs)).toFixed(0)} us (${ratio((f) => f.gatewayUs).toFixed(2)}x)` +
+            `  backend ${median(rs.map((f) => f.backendUs)).toFixed(0)} us (${ratio((f) => f.backendUs).toFixed(2)}x)` +
+            `  errors ${rs.reduce((n, f) => n + f.errors, 0)}`,
+        );
+      }
+    }
+    process.stdout.write(`${out.join('\n')}\n`);
+  } finally {
+    await stopAll(builds.flatMap((b) => b.children));
+    for (const name of dbs) await adminQuery(serverUrl, `drop database if exists ${name} with (force)`);
+  }
+}
+
+await main();
