@@ -63,6 +63,27 @@ describe('method series', () => {
     );
   });
 
+  it('scrapes a histogram without labels as prom-client scrapes it (the pool acquire wait)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.oneof(fc.constantFrom(...BOUNDS, 0, 20), fc.double({ min: 0, max: 30, noNaN: true })), { maxLength: 40 }),
+        async (waits) => {
+          const ours = new Registry();
+          const theirs = new Registry();
+          const histogram = new MethodHistogram('acquire_seconds', 'wait', BOUNDS, [ours], 'none');
+          const reference = new Histogram({ name: 'acquire_seconds', help: 'wait', buckets: BOUNDS, registers: [theirs] });
+          const series = histogram.series('');
+          for (const w of waits) {
+            histogram.record(series, w);
+            reference.observe(w);
+          }
+          expect((await ours.metrics()).split('\n').sort()).toEqual((await theirs.metrics()).split('\n').sort());
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
   it('exposes no duration series for a procedure recorded without one (streams)', async () => {
     const registry = new Registry();
     const requests = new MethodCounter('rpc_requests_total', 'requests', [registry]);

@@ -17,15 +17,17 @@ export interface Series {
 }
 
 /**
- * `backend_rpc_duration_seconds{method}` as prom-client exposes a histogram, but recorded through
- * a per-procedure recorder made once at start: prom-client's `observe` validates and hashes the
- * label set on every call, a measurable share of a wallet.get's CPU. The scrape output is the same
- * as prom-client's Histogram (cumulative `le` buckets, `+Inf`, `_sum`, `_count`).
+ * A histogram as prom-client exposes it, but recorded through series handed out once (one per
+ * `method` label value, or the one series of a histogram without labels): prom-client's `observe`
+ * validates and hashes the label set on every call, a measurable share of a wallet.get's CPU.
+ * `backend_rpc_duration_seconds{method}` and `backend_db_pool_acquire_seconds` use it. The scrape
+ * output is the same as prom-client's Histogram (cumulative `le` buckets, `+Inf`, `_sum`, `_count`).
  */
 export class MethodHistogram extends Histogram<'method'> {
   private readonly bounds: readonly number[];
   private readonly metricName: string;
   private readonly metricHelp: string;
+  private readonly labelled: boolean;
   // Not #private: prom-client's constructor calls reset() before subclass fields exist.
   private readonly table = new Map<string, Series>();
 
@@ -34,14 +36,16 @@ export class MethodHistogram extends Histogram<'method'> {
     help: string,
     bounds: readonly number[],
     registers: NonNullable<ConstructorParameters<typeof Histogram>[0]['registers']>,
+    labels: 'method' | 'none' = 'method',
   ) {
-    super({ name, help, labelNames: ['method'], buckets: [...bounds], registers });
+    super({ name, help, labelNames: labels === 'method' ? ['method'] : [], buckets: [...bounds], registers });
+    this.labelled = labels === 'method';
     this.bounds = bounds;
     this.metricName = name;
     this.metricHelp = help;
   }
 
-  /** The series of `method`, created at zero (it is exposed from then on). */
+  /** The series of `method` (`''` for a histogram without labels), created at zero and exposed from then on. */
   series(method: string): Series {
     let s = this.table.get(method);
     if (s === undefined) {
@@ -74,14 +78,15 @@ export class MethodHistogram extends Histogram<'method'> {
     const name = this.metricName;
     const values: MetricValueWithName<'method' | 'le'>[] = [];
     for (const [method, s] of this.table) {
+      const own = this.labelled ? { method } : {};
       let acc = 0;
       this.bounds.forEach((le, i) => {
         acc += s.buckets[i] ?? 0;
-        values.push({ labels: { le, method }, value: acc, metricName: `${name}_bucket` });
+        values.push({ labels: { le, ...own }, value: acc, metricName: `${name}_bucket` });
       });
-      values.push({ labels: { le: '+Inf', method }, value: s.count, metricName: `${name}_bucket` });
-      values.push({ labels: { method }, value: s.sum, metricName: `${name}_sum` });
-      values.push({ labels: { method }, value: s.count, metricName: `${name}_count` });
+      values.push({ labels: { le: '+Inf', ...own }, value: s.count, metricName: `${name}_bucket` });
+      values.push({ labels: own, value: s.sum, metricName: `${name}_sum` });
+      values.push({ labels: own, value: s.count, metricName: `${name}_count` });
     }
     // prom-client's typings declare `type` as a numeric enum it never exports; at run time it is this string.
     return { name, help: this.metricHelp, type: 'histogram' as unknown as MetricType, values, aggregator: 'sum', collect: () => undefined };

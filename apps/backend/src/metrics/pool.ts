@@ -1,5 +1,6 @@
 import type pg from 'pg';
-import { Gauge, Histogram, type Registry } from 'prom-client';
+import { Gauge, type Registry } from 'prom-client';
+import { MethodHistogram } from './method-series.js';
 
 type ConnectCallback = (err: Error | undefined, client: pg.PoolClient | undefined, release: (release?: unknown) => void) => void;
 type Connect = (callback?: ConnectCallback) => Promise<pg.PoolClient> | undefined;
@@ -39,17 +40,20 @@ export function measurePool(registry: Registry, pool: pg.Pool): () => void {
       this.set(pool.options.max ?? 10);
     },
   });
-  const acquire = new Histogram({
-    name: 'backend_db_pool_acquire_seconds',
-    help: 'Time a checkout waited for a pool connection (near 0 while idle connections exist).',
-    buckets: [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
+  const acquire = new MethodHistogram(
+    'backend_db_pool_acquire_seconds',
+    'Time a checkout waited for a pool connection (near 0 while idle connections exist).',
+    [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
     registers,
-  });
+    'none',
+  );
+  const series = acquire.series('');
   const holder = pool as unknown as { connect: Connect };
   const own = Object.prototype.hasOwnProperty.call(pool, 'connect') ? holder.connect : undefined;
   const connect = holder.connect.bind(pool);
   holder.connect = (callback) => {
-    const end = acquire.startTimer();
+    const started = performance.now();
+    const end = () => acquire.record(series, (performance.now() - started) / 1000);
     if (callback) {
       return connect((err, client, release) => {
         end();
