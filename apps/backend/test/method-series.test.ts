@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { Counter, Histogram, Registry } from 'prom-client';
-import { MethodCounter, MethodHistogram, methodRecorder } from '../src/metrics/method-series.js';
+import { MethodCounter, SeriesHistogram, methodRecorder } from '../src/metrics/method-series.js';
 
 const BOUNDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -22,7 +22,7 @@ describe('method series', () => {
         const ours = new Registry();
         const theirs = new Registry();
         const requests = new MethodCounter('rpc_requests_total', 'requests', [ours]);
-        const duration = new MethodHistogram('rpc_duration_seconds', 'duration', BOUNDS, [ours]);
+        const duration = new SeriesHistogram('rpc_duration_seconds', 'duration', BOUNDS, [ours]);
         const refRequests = new Counter({
           name: 'rpc_requests_total',
           help: 'requests',
@@ -70,7 +70,7 @@ describe('method series', () => {
         async (waits) => {
           const ours = new Registry();
           const theirs = new Registry();
-          const histogram = new MethodHistogram('acquire_seconds', 'wait', BOUNDS, [ours], 'none');
+          const histogram = new SeriesHistogram('acquire_seconds', 'wait', BOUNDS, [ours], 'none');
           const reference = new Histogram({ name: 'acquire_seconds', help: 'wait', buckets: BOUNDS, registers: [theirs] });
           const series = histogram.series('');
           for (const w of waits) {
@@ -87,7 +87,7 @@ describe('method series', () => {
   it('exposes no duration series for a procedure recorded without one (streams)', async () => {
     const registry = new Registry();
     const requests = new MethodCounter('rpc_requests_total', 'requests', [registry]);
-    const duration = new MethodHistogram('rpc_duration_seconds', 'duration', BOUNDS, [registry]);
+    const duration = new SeriesHistogram('rpc_duration_seconds', 'duration', BOUNDS, [registry]);
     const stream = methodRecorder(requests, undefined, 'GameService/Watch');
     stream.ok();
     stream.observe(1);
@@ -100,7 +100,7 @@ describe('method series', () => {
   it('reset zeroes the plain counts with the rest', async () => {
     const registry = new Registry();
     const requests = new MethodCounter('rpc_requests_total', 'requests', [registry]);
-    const duration = new MethodHistogram('rpc_duration_seconds', 'duration', BOUNDS, [registry]);
+    const duration = new SeriesHistogram('rpc_duration_seconds', 'duration', BOUNDS, [registry]);
     const r = methodRecorder(requests, duration, 'WalletService/Buy');
     r.ok();
     r.observe(0.003);

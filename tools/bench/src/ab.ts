@@ -16,13 +16,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import pg from 'pg';
 import { adminQuery, ensureDevCerts } from '@wordgame/testkit';
 import { runLoad } from './load/run.js';
 import type { RequestTemplate } from './load/spec.js';
 import { freePort, gatewayEnv, loadLine, quietBackendEnv, root, stopAll, waitHealthy } from './services.js';
 import { median } from './stats.js';
 import { cpuMsOf } from './wallet-pgbench.js';
+import { seedProduct, signUp } from './wallet-seed.js';
 
 const serverUrl = process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 const seconds = Number(process.env['AB_SECONDS'] ?? 10);
@@ -61,17 +61,8 @@ async function startBuild(spec: string, dbUrl: string): Promise<Build> {
     ...env,
   });
   await waitHealthy(`http://127.0.0.1:${httpPort}/health`);
-  const tokens: string[] = [];
-  for (let i = 0; i < CONNECTIONS; i += 1) {
-    const res = await fetch(`http://127.0.0.1:${httpPort}/api/v1/session/direct`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: `ab${i}@example.com`, password: 'bench-password', mode: 'signup', subtype: 'web' }),
-    });
-    if (res.status !== 200) throw new Error(`signup failed on ${spec}: ${res.status} ${await res.text()}`);
-    tokens.push(((await res.json()) as { token: string }).token);
-  }
-  const productId = await seedHint(dbUrl);
+  const tokens = await signUp(`http://127.0.0.1:${httpPort}`, CONNECTIONS);
+  const productId = String(await seedProduct(dbUrl));
   const auth = (t: string) => ({ authorization: `Bearer ${t}` });
   return {
     label: `${path.basename(dir.replace(/\/+$/, ''))}${extra ? `#${extra}` : ''}`,
@@ -88,30 +79,6 @@ async function startBuild(spec: string, dbUrl: string): Promise<Build> {
       })),
     },
   };
-}
-
-/** A 1-chip hint product and a billion chips for every account (as the wallet bench seeds). */
-async function seedHint(dbUrl: string): Promise<string> {
-  const db = new pg.Client({ connectionString: dbUrl });
-  await db.connect();
-  try {
-    const product = await db.query<{ id: string }>(`insert into catalog_products (title) values ('Bench hint') returning id`);
-    const id = product.rows[0]?.id ?? '0';
-    await db.query(`insert into catalog_atoms (kind, quantity) values ('hints', 1) on conflict do nothing`);
-    await db.query(
-      `insert into catalog_product_atoms (product_id, atom_id) select $1, id from catalog_atoms where kind = 'hints' and quantity = 1`,
-      [id],
-    );
-    await db.query(`insert into catalog_prices (product_id, method, amount, currency) values ($1, 'chips', 1, 'CHIPS')`, [id]);
-    await db.query(`update wallet_segments set balance = balance + 1000000000 where segment = 'direct'`);
-    await db.query(
-      `insert into ledger_operations (account_id, kind, segment, chips_delta, note) select id, 'grant', 'direct', 1000000000, 'bench' from accounts`,
-    );
-    await db.query('vacuum analyze');
-    return id;
-  } finally {
-    await db.end();
-  }
 }
 
 interface Figures {

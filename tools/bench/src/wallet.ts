@@ -26,7 +26,6 @@
 import { type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import pg from 'pg';
 import { adminQuery, ensureDevCerts } from '@wordgame/testkit';
 import { runLoad } from './load/run.js';
 import type { LoadFigures, LoadSpec, RequestTemplate } from './load/spec.js';
@@ -45,6 +44,7 @@ import {
   waitHealthy,
 } from './services.js';
 import { median } from './stats.js';
+import { seedProduct, signUp } from './wallet-seed.js';
 
 const connections = Number(process.env['BENCH_CONNECTIONS'] ?? 50);
 const seconds = Number(process.env['BENCH_SECONDS'] ?? 10);
@@ -77,43 +77,6 @@ async function startStack(dbUrl: string, fast: boolean): Promise<Stack> {
   });
   await waitHealthy(`http://127.0.0.1:${httpPort}/health`);
   return { children: [backend, gateway], gateway: `http://127.0.0.1:${httpPort}`, port: httpPort };
-}
-
-async function signUp(gateway: string): Promise<string[]> {
-  const tokens: string[] = [];
-  for (let i = 0; i < connections; i += 1) {
-    const res = await fetch(`${gateway}/api/v1/session/direct`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: `bench${i}@example.com`, password: 'bench-password', mode: 'signup', subtype: 'web' }),
-    });
-    if (res.status !== 200) throw new Error(`signup failed: ${res.status} ${await res.text()}`);
-    tokens.push(((await res.json()) as { token: string }).token);
-  }
-  return tokens;
-}
-
-async function seedProduct(dbUrl: string): Promise<bigint> {
-  const db = new pg.Client({ connectionString: dbUrl });
-  await db.connect();
-  try {
-    const product = await db.query<{ id: string }>(`insert into catalog_products (title) values ('Bench hint') returning id`);
-    const productId = BigInt(product.rows[0]?.id ?? '0');
-    await db.query(`insert into catalog_atoms (kind, quantity) values ('hints', 1) on conflict do nothing`);
-    await db.query(
-      `insert into catalog_product_atoms (product_id, atom_id) select $1, id from catalog_atoms where kind = 'hints' and quantity = 1`,
-      [productId],
-    );
-    await db.query(`insert into catalog_prices (product_id, method, amount, currency) values ($1, 'chips', 1, 'CHIPS')`, [productId]);
-    await db.query(`update wallet_segments set balance = balance + 1000000000 where segment = 'direct'`);
-    await db.query(
-      `insert into ledger_operations (account_id, kind, segment, chips_delta, note) select id, 'grant', 'direct', 1000000000, 'bench' from accounts`,
-    );
-    await db.query('vacuum analyze');
-    return productId;
-  } finally {
-    await db.end();
-  }
 }
 
 /** Runs one load spec while measuring the CPU the gateway and backend spent on it. */
@@ -157,7 +120,7 @@ async function main(): Promise<void> {
     stacks.push(s);
     const off = await startStack(dbUrl.toString(), false);
     stacks.push(off);
-    const tokens = await signUp(s.gateway);
+    const tokens = await signUp(s.gateway, connections);
     const productId = await seedProduct(dbUrl.toString());
     const auth = (i: number) => ({ authorization: `Bearer ${tokens[i] ?? ''}` });
     const get: RequestTemplate[] = tokens.map((_, i) => ({ method: 'GET', path: '/api/v1/user/wallet', headers: auth(i) }));

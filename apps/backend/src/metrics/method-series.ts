@@ -23,7 +23,7 @@ export interface Series {
  * `backend_rpc_duration_seconds{method}` and `backend_db_pool_acquire_seconds` use it. The scrape
  * output is the same as prom-client's Histogram (cumulative `le` buckets, `+Inf`, `_sum`, `_count`).
  */
-export class MethodHistogram extends Histogram<'method'> {
+export class SeriesHistogram extends Histogram<'method'> {
   private readonly bounds: readonly number[];
   private readonly metricName: string;
   private readonly metricHelp: string;
@@ -144,7 +144,7 @@ export class MethodCounter extends Counter<'method' | 'code'> {
 }
 
 /** The recorder of `method`: its ok count in `requests`, its durations in `duration` (none for a stream). */
-export function methodRecorder(requests: MethodCounter, duration: MethodHistogram | undefined, method: string): MethodRecorder {
+export function methodRecorder(requests: MethodCounter, duration: SeriesHistogram | undefined, method: string): MethodRecorder {
   const count = requests.okOf(method);
   const s = duration?.series(method);
   return {

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { Gauge, type Registry } from 'prom-client';
-import { MethodHistogram } from './method-series.js';
+import { SeriesHistogram } from './method-series.js';
 
 type ConnectCallback = (err: Error | undefined, client: pg.PoolClient | undefined, release: (release?: unknown) => void) => void;
 type Connect = (callback?: ConnectCallback) => Promise<pg.PoolClient> | undefined;
@@ -40,7 +40,7 @@ export function measurePool(registry: Registry, pool: pg.Pool): () => void {
       this.set(pool.options.max ?? 10);
     },
   });
-  const acquire = new MethodHistogram(
+  const acquire = new SeriesHistogram(
     'backend_db_pool_acquire_seconds',
     'Time a checkout waited for a pool connection (near 0 while idle connections exist).',
     [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],

@@ -4,12 +4,12 @@ import { Counter, type Registry } from 'prom-client';
 import { DomainError } from '../rpc/errors.js';
 import { edgeCode } from '../rpc/interceptors.js';
 import type { ServiceRegistration } from '@wordgame/h2-unary';
-import { MethodCounter, MethodHistogram, methodRecorder, type MethodRecorder } from './method-series.js';
+import { MethodCounter, SeriesHistogram, methodRecorder, type MethodRecorder } from './method-series.js';
 
 /** RPC series: one `method` label per procedure (`Service/Method`), a closed set; no ids. */
 export interface RpcMetrics {
   requests: MethodCounter;
-  duration: MethodHistogram;
+  duration: SeriesHistogram;
   rateLimited: Counter<'method'>;
 }
 
@@ -22,7 +22,7 @@ export function createRpcMetrics(registry: Registry): RpcMetrics {
       'Connect calls served, by procedure and answered code (ok, or the Connect code in snake_case: invalid_argument, unavailable, internal, ...).',
       registers,
     ),
-    duration: new MethodHistogram(
+    duration: new SeriesHistogram(
       'backend_rpc_duration_seconds',
       'Time to answer a unary Connect call, by procedure (handler start to answer or error).',
       [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
