@@ -1,14 +1,18 @@
 // Replicas bench (issue #17): wallet.buy and stars payments through 1 gateway + 1 backend, 1 + 2 and
-// 2 + 2 in one run, each a fresh stack on a fresh database sharing NATS; prints throughput, CPU per
-// request (gateways + backends, from /proc) and the stack's idle CPU for each, then each topology as a
-// ratio to 1 + 1 (median of rounds). Rounds alternate the order of the topologies, because this
-// shared machine's speed drifts between minutes. `npm run scale -w tools/bench` (SCALE_BENCH_SECONDS
-// per phase, default 8, after SCALE_BENCH_WARMUP_SECONDS unmeasured, default 4; SCALE_BENCH_CONCURRENCY,
-// default 16; SCALE_BENCH_STARS_CONCURRENCY, default 4; SCALE_BENCH_ROUNDS, default 3; SCALE_BENCH_TOPOLOGIES, default `1x2,2x2`;
-// SCALE_BENCH_LOG_LEVEL of the processes, default warn, with FAULTS_VERBOSE=1 to see their lines).
+// 2 + 2, every topology up at once (each its own database and emulators, one NATS), measured in short
+// interleaved phases: this shared machine's speed drifts by tens of percent between minutes, so
+// topologies measured minutes apart are not comparable, phases seconds apart are. Prints throughput,
+// CPU per request (gateways + backends, from /proc) and the whole machine's CPU per request for each
+// phase, then each topology as the median (and range) of per-round ratios to 1 + 1.
+// `npm run scale -w tools/bench`; SCALE_BENCH_SECONDS per phase (default 5), SCALE_BENCH_ROUNDS
+// (default 6), SCALE_BENCH_WARMUP_SECONDS unmeasured per stack and load first (default 10),
+// SCALE_BENCH_CONCURRENCY (default 16), SCALE_BENCH_STARS_CONCURRENCY (default 4),
+// SCALE_BENCH_TOPOLOGIES (default `1x2,2x2`), SCALE_BENCH_LOG_LEVEL of the processes (default warn,
+// FAULTS_VERBOSE=1 shows their lines).
 /* eslint-disable @nx/enforce-module-boundaries -- the replicas bench runs the very processes of the
    scale-out fault suite (tools/faults harness) with the emulators in-process, so both measure one topology. */
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { startPlatformEmulator } from '@wordgame/platform-emulator';
 import { startProviderEmulator } from '@wordgame/provider-emulator';
 import {
@@ -26,13 +30,16 @@ import { CARD_SHOP, INTAKE_PATH, TELEGRAM_BOT_TOKEN } from '../../faults/src/har
 import { waitFor } from '../../faults/src/harness/wait.js';
 import { operatorToken, startCluster, type Cluster } from '../../faults/src/harness/cluster.js';
 
-const SECONDS = Number(process.env['SCALE_BENCH_SECONDS'] ?? 8);
+const SECONDS = Number(process.env['SCALE_BENCH_SECONDS'] ?? 5);
 const CONCURRENCY = Number(process.env['SCALE_BENCH_CONCURRENCY'] ?? 16);
 const STARS_CONCURRENCY = Number(process.env['SCALE_BENCH_STARS_CONCURRENCY'] ?? 4);
-const ROUNDS = Number(process.env['SCALE_BENCH_ROUNDS'] ?? 3);
-const WARMUP_SECONDS = Number(process.env['SCALE_BENCH_WARMUP_SECONDS'] ?? 4);
+const ROUNDS = Number(process.env['SCALE_BENCH_ROUNDS'] ?? 6);
+const WARMUP_SECONDS = Number(process.env['SCALE_BENCH_WARMUP_SECONDS'] ?? 10);
 const IDLE_SECONDS = 3;
+/** A pause before each measured phase, so the previous phase's tail (credits of paid orders) is done. */
+const SETTLE_MS = 1_000;
 const TICKS = 100; // USER_HZ on Linux
+const CORES = availableParallelism();
 
 /** CPU seconds (user + system) used so far by the processes (from /proc). */
 function cpuOf(processes: readonly { pid: number | undefined }[]): number {
@@ -43,6 +50,14 @@ function cpuOf(processes: readonly { pid: number | undefined }[]): number {
     ticks += Number(fields[11] ?? 0) + Number(fields[12] ?? 0);
   }
   return ticks / TICKS;
+}
+
+/** CPU seconds the whole machine has been busy so far (all cores, from /proc/stat). */
+function machineBusy(): number {
+  const fields = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/).slice(1).map(Number);
+  // user nice system idle iowait irq softirq steal: busy is all but idle and iowait.
+  const busy = fields.slice(0, 8).reduce((n, v, i) => (i === 3 || i === 4 ? n : n + v), 0);
+  return busy / TICKS;
 }
 
 /** CPU seconds used so far by the stack's gateways and by its backends. */
@@ -57,6 +72,8 @@ interface Phase {
   /** CPU seconds of the gateways plus the backends, and of the gateways alone. */
   cpu: number;
   gatewayCpu: number;
+  /** CPU seconds of the whole machine (PostgreSQL, NATS, the bot, the load generator and emulators included). */
+  machineCpu: number;
   /** Why the first failed call failed (status and body, or the error). */
   firstFailure?: string;
 }
@@ -65,17 +82,9 @@ interface Phase {
 type Outcome = true | string;
 
 /**
- * Runs `one` in CONCURRENCY (or `workers`) closed loops for WARMUP_SECONDS unmeasured (every
- * process has to reach optimised code, and more processes take more of that), then for SECONDS;
- * counts successes and CPU of the measured part, failures of both.
+ * Runs `one` in `workers` closed loops for `seconds`; counts successes, failures and the CPU the
+ * stack's gateways and backends (and the whole machine) used meanwhile.
  */
-async function phase(cluster: Cluster, one: (worker: number, i: number) => Promise<Outcome>, workers = CONCURRENCY): Promise<Phase> {
-  const warm = await loops(cluster, one, workers, WARMUP_SECONDS);
-  const p = await loops(cluster, one, workers, SECONDS);
-  const firstFailure = warm.firstFailure ?? p.firstFailure;
-  return { ...p, failed: warm.failed + p.failed, ...(firstFailure ? { firstFailure } : {}) };
-}
-
 async function loops(
   cluster: Cluster,
   one: (worker: number, i: number) => Promise<Outcome>,
@@ -83,6 +92,7 @@ async function loops(
   seconds: number,
 ): Promise<Phase> {
   const cpu0 = cpuSeconds(cluster);
+  const machine0 = machineBusy();
   const t0 = performance.now();
   const end = t0 + seconds * 1000;
   let ok = 0;
@@ -101,12 +111,14 @@ async function loops(
     }),
   );
   const cpu1 = cpuSeconds(cluster);
+  const machineCpu = machineBusy() - machine0;
   return {
     ok,
     failed,
     seconds: (performance.now() - t0) / 1000,
     cpu: cpu1.gateways + cpu1.backends - cpu0.gateways - cpu0.backends,
     gatewayCpu: cpu1.gateways - cpu0.gateways,
+    machineCpu,
     ...(firstFailure ? { firstFailure } : {}),
   };
 }
@@ -131,29 +143,42 @@ function warnings(cluster: Cluster): string {
   return lines.slice(-6).join(' || ') || 'nothing';
 }
 
-interface Figures {
-  buy: Phase;
-  pay: Phase;
-  idleMsPerSecond: number;
+/** One running topology: its stack, and one phase of each load on it. */
+interface Stack {
+  name: string;
+  buy(seconds: number): Promise<Phase>;
+  pay(seconds: number): Promise<Phase>;
+  idleMsPerSecond(): Promise<number>;
+  /** Why each load's first failure failed, with what the processes logged at warn and above. */
+  explain(p: Phase): string;
+  stop(): Promise<void>;
 }
 
-async function topology(gateways: number, backends: number): Promise<Figures> {
+async function startStack(gateways: number, backends: number): Promise<Stack> {
   const platform = await startPlatformEmulator({ tokens: [TELEGRAM_BOT_TOKEN] });
   const provider = await startProviderEmulator({ shops: [CARD_SHOP] });
   const db = await freshDatabase();
-  const cluster = await startCluster({
-    databaseUrl: db.url,
-    platformApiRoot: platform.apiRoot,
-    providerApiUrl: provider.apiUrl,
-    gateways,
-    backends,
-    bots: 1,
-    logLevel: process.env['SCALE_BENCH_LOG_LEVEL'] ?? 'warn',
-  });
+  let cluster: Cluster | undefined;
+  const stop = async () => {
+    await cluster?.stop();
+    await provider.stop();
+    await platform.stop();
+    await db.drop();
+  };
   try {
-    const g0 = cluster.gateways[0];
+    cluster = await startCluster({
+      databaseUrl: db.url,
+      platformApiRoot: platform.apiRoot,
+      providerApiUrl: provider.apiUrl,
+      gateways,
+      backends,
+      bots: 1,
+      logLevel: process.env['SCALE_BENCH_LOG_LEVEL'] ?? 'warn',
+    });
+    const c = cluster;
+    const g0 = c.gateways[0];
     if (!g0) throw new Error('no gateway');
-    const api = (i: number) => cluster.gateways[i % cluster.gateways.length]?.api ?? g0.api;
+    const api = (i: number) => c.gateways[i % c.gateways.length]?.api ?? g0.api;
     const op = await operatorToken(db.url, g0.http, 'catalog_editor');
     const pack = await createProduct(
       g0.http,
@@ -178,47 +203,45 @@ async function topology(gateways: number, backends: number): Promise<Figures> {
     // Every buyer gets chips once (a card purchase), then buys hints with them.
     const buyers: Customer[] = [];
     for (let i = 0; i < CONCURRENCY; i += 1) {
-      const buyer = await directCustomer(api(i), `bench-${i}@example.test`, cluster.mailDir);
+      const buyer = await directCustomer(api(i), `bench-${i}@example.test`, c.mailDir);
       const order = (await createOrder(api(i), buyer, pack, 'card')).body as Order;
       await provider.control.succeedPayment(new URL(order.confirmation_url ?? 'http://x/').searchParams.get('orderId') ?? '');
       buyers.push(buyer);
     }
-    const idleMsPerSecond = await idleCpu(cluster);
-    const buy = await phase(cluster, async (w, i) => {
-      const res = await call(`${api(w + i)}/user/wallet`, {
-        method: 'POST',
-        headers: bearer(buyers[w] as Customer),
-        json: { product_id: hint },
-      });
-      return res.status === 200 || `wallet.buy ${res.status} ${JSON.stringify(res.body)}`;
-    });
     const payers: { userId: number; customer: Customer }[] = [];
     for (let i = 0; i < STARS_CONCURRENCY; i += 1) {
       const userId = 50_000 + i;
       platform.control.createUser({ id: userId, firstName: `Payer ${i}`, started: true });
       payers.push({ userId, customer: await telegramCustomer(api(i), userId) });
     }
-    const pay = await phase(
-      cluster,
-      async (w, i) => {
-        const p = payers[w] as (typeof payers)[number];
-        const res = await createOrder(api(w + i), p.customer, stars, 'stars');
-        if (res.status !== 201) return `create order ${res.status} ${JSON.stringify(res.body)}`;
-        const { preCheckoutQueryId } = platform.control.pay({ link: (res.body as Order).invoice_link ?? '', userId: p.userId });
-        await waitFor('pre-checkout', () => platform.control.preCheckout(preCheckoutQueryId)?.status !== 'pending', 10_000, 5);
-        const answer = platform.control.preCheckout(preCheckoutQueryId);
-        return answer?.status === 'approved' || `pre-checkout ${JSON.stringify(answer)}`;
-      },
-      STARS_CONCURRENCY,
-    );
-    // A failure names what the processes logged at warn and above, so it can be traced.
-    for (const p of [buy, pay]) if (p.firstFailure !== undefined) p.firstFailure += ` | logged: ${warnings(cluster)}`;
-    return { buy, pay, idleMsPerSecond };
-  } finally {
-    await cluster.stop();
-    await provider.stop();
-    await platform.stop();
-    await db.drop();
+    const buyOne = async (w: number, i: number): Promise<Outcome> => {
+      const res = await call(`${api(w + i)}/user/wallet`, {
+        method: 'POST',
+        headers: bearer(buyers[w] as Customer),
+        json: { product_id: hint },
+      });
+      return res.status === 200 || `wallet.buy ${res.status} ${JSON.stringify(res.body)}`;
+    };
+    const payOne = async (w: number, i: number): Promise<Outcome> => {
+      const p = payers[w] as (typeof payers)[number];
+      const res = await createOrder(api(w + i), p.customer, stars, 'stars');
+      if (res.status !== 201) return `create order ${res.status} ${JSON.stringify(res.body)}`;
+      const { preCheckoutQueryId } = platform.control.pay({ link: (res.body as Order).invoice_link ?? '', userId: p.userId });
+      await waitFor('pre-checkout', () => platform.control.preCheckout(preCheckoutQueryId)?.status !== 'pending', 10_000, 5);
+      const answer = platform.control.preCheckout(preCheckoutQueryId);
+      return answer?.status === 'approved' || `pre-checkout ${JSON.stringify(answer)}`;
+    };
+    return {
+      name: name([gateways, backends]),
+      buy: (seconds) => loops(c, buyOne, CONCURRENCY, seconds),
+      pay: (seconds) => loops(c, payOne, STARS_CONCURRENCY, seconds),
+      idleMsPerSecond: () => idleCpu(c),
+      explain: (p) => `${p.firstFailure ?? ''} | logged: ${warnings(c)}`,
+      stop,
+    };
+  } catch (err: unknown) {
+    await stop();
+    throw err;
   }
 }
 
@@ -234,6 +257,8 @@ const name = ([g, b]: readonly [number, number]) => `${g} gw + ${b} be`;
 const perSecond = (p: Phase) => p.ok / p.seconds;
 const cpuPerReq = (p: Phase) => (p.cpu * 1000) / Math.max(p.ok, 1);
 const gatewayShare = (p: Phase) => (p.gatewayCpu * 1000) / Math.max(p.ok, 1);
+const machinePerReq = (p: Phase) => (p.machineCpu * 1000) / Math.max(p.ok, 1);
+const machineBusyShare = (p: Phase) => p.machineCpu / p.seconds / CORES;
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   const m = Math.floor(s.length / 2);
@@ -241,42 +266,57 @@ const median = (xs: number[]) => {
 };
 
 process.stdout.write(
-  `replicas bench: ${SECONDS} s per phase, ${ROUNDS} rounds (topology order alternating), wallet.buy at ${CONCURRENCY} in flight, stars payments ${STARS_CONCURRENCY} in flight (one bot), idle CPU over ${IDLE_SECONDS} s\n`,
+  `replicas bench: every topology up at once on its own database; after ${WARMUP_SECONDS} s of unmeasured warm-up each, ${ROUNDS} rounds of ${SECONDS} s per topology and load, the order rotating each round; wallet.buy at ${CONCURRENCY} in flight, stars payments ${STARS_CONCURRENCY} in flight (one bot)\n`,
 );
-const results = new Map<string, Figures[]>();
-for (let round = 1; round <= ROUNDS; round += 1) {
-  const order = round % 2 === 1 ? TOPOLOGIES : [...TOPOLOGIES].reverse();
-  for (const t of order) {
-    const f = await topology(t[0], t[1]);
-    results.set(name(t), [...(results.get(name(t)) ?? []), f]);
-    for (const [what, p] of [
-      ['wallet.buy', f.buy],
-      ['stars payment', f.pay],
+const stacks: Stack[] = [];
+try {
+  for (const t of TOPOLOGIES) stacks.push(await startStack(t[0], t[1]));
+  const idle = new Map<string, number>();
+  for (const s of stacks) idle.set(s.name, await s.idleMsPerSecond());
+  const results = new Map<string, { buy: Phase; pay: Phase }[]>();
+  // Each load in turn: warm-up of every stack, then the rounds, each round starting one topology later.
+  for (const load of ['buy', 'pay'] as const) {
+    for (const s of stacks) await s[load](WARMUP_SECONDS);
+    for (let round = 0; round < ROUNDS; round += 1) {
+      for (let k = 0; k < stacks.length; k += 1) {
+        const s = stacks[(round + k) % stacks.length] as Stack;
+        await new Promise((r) => setTimeout(r, SETTLE_MS));
+        const p = await s[load](SECONDS);
+        const runs = results.get(s.name) ?? [];
+        const run = runs[round] ?? ({} as { buy: Phase; pay: Phase });
+        run[load] = p;
+        runs[round] = run;
+        results.set(s.name, runs);
+        process.stdout.write(
+          `#${round + 1} ${s.name} | ${(load === 'buy' ? 'wallet.buy' : 'stars payment').padEnd(14)} | ${perSecond(p).toFixed(1).padStart(8)}/s | ${cpuPerReq(p).toFixed(2).padStart(6)} ms CPU/req (gateways ${gatewayShare(p).toFixed(2)}) | machine ${machinePerReq(p).toFixed(2)} ms/req, ${(machineBusyShare(p) * 100).toFixed(0)} % busy | ${p.failed} failed${p.firstFailure ? ` (first: ${s.explain(p)})` : ''}\n`,
+        );
+      }
+    }
+  }
+  // Ratios to 1 + 1 are taken per round (one round's phases are seconds apart), then the median and the range.
+  const one = results.get(name([1, 1])) ?? [];
+  process.stdout.write('median of rounds; throughput and CPU per request as the median (and range) of per-round ratios to 1 gw + 1 be:\n');
+  for (const t of TOPOLOGIES) {
+    const rs = results.get(name(t)) ?? [];
+    for (const [what, pick] of [
+      ['wallet.buy', (f: { buy: Phase; pay: Phase }) => f.buy],
+      ['stars payment', (f: { buy: Phase; pay: Phase }) => f.pay],
     ] as const) {
+      const ratios = (fn: (p: Phase) => number) => rs.map((f, i) => fn(pick(f)) / fn(pick(one[i] ?? f)));
+      const range = (xs: number[]) => `${Math.min(...xs).toFixed(2)}-${Math.max(...xs).toFixed(2)}`;
       process.stdout.write(
-        `#${round} ${name(t)} | ${what.padEnd(14)} | ${perSecond(p).toFixed(1).padStart(8)}/s | ${cpuPerReq(p).toFixed(2).padStart(6)} ms CPU/req (gateways ${gatewayShare(p).toFixed(2)}) | idle ${f.idleMsPerSecond.toFixed(0)} ms CPU/s | ${p.failed} failed${p.firstFailure ? ` (first: ${p.firstFailure})` : ''}\n`,
+        `  ${name(t)} | ${what.padEnd(14)} | ${median(rs.map((f) => perSecond(pick(f))))
+          .toFixed(1)
+          .padStart(8)}/s (${median(ratios(perSecond)).toFixed(2)}, ${range(ratios(perSecond))}) | ${median(
+          rs.map((f) => cpuPerReq(pick(f))),
+        )
+          .toFixed(2)
+          .padStart(
+            6,
+          )} ms CPU/req (${median(ratios(cpuPerReq)).toFixed(2)}x) | machine ${median(rs.map((f) => machinePerReq(pick(f)))).toFixed(2)} ms/req | idle ${(idle.get(name(t)) ?? 0).toFixed(0)} ms CPU/s | ${rs.reduce((n, f) => n + pick(f).failed, 0)} failed\n`,
       );
     }
   }
-}
-// Ratios to 1 + 1 are taken per round (each round's runs are minutes apart at most), then the median.
-const one = results.get(name([1, 1])) ?? [];
-process.stdout.write('median of rounds, and the median of per-round ratios to 1 gw + 1 be:\n');
-for (const t of TOPOLOGIES) {
-  const rs = results.get(name(t)) ?? [];
-  for (const [what, pick] of [
-    ['wallet.buy', (f: Figures) => f.buy],
-    ['stars payment', (f: Figures) => f.pay],
-  ] as const) {
-    const ratio = (fn: (p: Phase) => number) => median(rs.map((f, i) => fn(pick(f)) / fn(pick(one[i] ?? f))));
-    process.stdout.write(
-      `  ${name(t)} | ${what.padEnd(14)} | ${median(rs.map((f) => perSecond(pick(f))))
-        .toFixed(1)
-        .padStart(8)}/s (${(ratio(perSecond) * 100).toFixed(0)} %) | ${median(rs.map((f) => cpuPerReq(pick(f))))
-        .toFixed(2)
-        .padStart(
-          6,
-        )} ms CPU/req (${ratio(cpuPerReq).toFixed(2)}x) | idle ${median(rs.map((f) => f.idleMsPerSecond)).toFixed(0)} ms CPU/s | ${rs.reduce((n, f) => n + pick(f).failed, 0)} failed\n`,
-    );
-  }
+} finally {
+  for (const s of stacks) await s.stop();
 }
