@@ -45,6 +45,21 @@ export interface CallOptions {
 const okEnvelope = z.object({ ok: z.literal(true), result: z.unknown().refine((r) => r !== undefined, 'result is missing') });
 
 /**
+ * The envelope around each result shape, made once per shape: zod compiles a new schema's parser on
+ * its first parse, so extending the envelope on every call compiled code on every call.
+ */
+const envelopes = new WeakMap<z.ZodType, z.ZodType<{ result: unknown }>>();
+function envelopeOf(result: z.ZodType | undefined): z.ZodType<{ result: unknown }> {
+  if (!result) return okEnvelope;
+  let envelope = envelopes.get(result);
+  if (!envelope) {
+    envelope = okEnvelope.extend({ result });
+    envelopes.set(result, envelope);
+  }
+  return envelope;
+}
+
+/**
  * The bot's one platform-API client: every call to the chat platform goes through `call()`, which
  * feeds the Health counters (any 2xx stamps liveness; transport error or 5xx counts as a
  * connect_failure on the long poll and as an api_error elsewhere; a 429 counts as rate_limited and
@@ -91,7 +106,7 @@ export class PlatformClient {
     const envelope = (body ?? {}) as { ok?: unknown; result?: unknown; description?: unknown; parameters?: { retry_after?: unknown } };
     const description = typeof envelope.description === 'string' ? envelope.description : res.statusText;
     if (res.ok) {
-      const accepted = (opts.result ? okEnvelope.extend({ result: opts.result }) : okEnvelope).safeParse(body);
+      const accepted = envelopeOf(opts.result).safeParse(body);
       if (!accepted.success) {
         if (opts.longPoll) counters.connectFailure();
         else counters.apiError();
