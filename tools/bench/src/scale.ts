@@ -271,8 +271,6 @@ process.stdout.write(
 const stacks: Stack[] = [];
 try {
   for (const t of TOPOLOGIES) stacks.push(await startStack(t[0], t[1]));
-  const idle = new Map<string, number>();
-  for (const s of stacks) idle.set(s.name, await s.idleMsPerSecond());
   const results = new Map<string, { buy: Phase; pay: Phase }[]>();
   // Each load in turn: warm-up of every stack, then the rounds, each round starting one topology later.
   for (const load of ['buy', 'pay'] as const) {
@@ -293,6 +291,10 @@ try {
       }
     }
   }
+  // Idle CPU last, once every stack has settled (right after start-up it includes the seeding's tail).
+  await new Promise((r) => setTimeout(r, SETTLE_MS));
+  const idle = new Map<string, number>();
+  for (const s of stacks) idle.set(s.name, await s.idleMsPerSecond());
   // Ratios to 1 + 1 are taken per round (one round's phases are seconds apart), then the median and the range.
   const one = results.get(name([1, 1])) ?? [];
   process.stdout.write('median of rounds; throughput and CPU per request as the median (and range) of per-round ratios to 1 gw + 1 be:\n');
