@@ -26,14 +26,7 @@ import { chatGateOver } from './moderation/chat-gate.js';
 import { createLapseLoop, type LapseLoop } from './moderation/lapse.js';
 import { refundService } from './operators/refund-service.js';
 import { mailerFor, type Mailer } from './mail/mailer.js';
-import {
-  createBackendMetrics,
-  instrumentServices,
-  listenMetrics,
-  registerStateCollector,
-  type BackendMetrics,
-  type MetricsListener,
-} from './metrics/index.js';
+import { createBackendMetrics, instrumentServices, registerStateCollector, type BackendMetrics } from './metrics/index.js';
 import { errorEdge } from './rpc/interceptors.js';
 import type { SessionDeps } from './accounts/sessions/open.js';
 import { walletService } from './wallet/service.js';
@@ -44,7 +37,7 @@ import { checkSystem } from './system/check.js';
 import { systemService } from './system/service.js';
 import { systemClock, type Clock } from './support/clock.js';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { connectNats } from './cluster/nats.js';
+import { connectNats, listenMetrics, type MetricsListener } from '@wordgame/service-kit';
 import { NatsGameBus } from './game/nats-bus.js';
 import { GameEventBus, type GameBus } from './game/events.js';
 import { gameService } from './game/service.js';

@@ -11,7 +11,6 @@ import { listenMtls, type MtlsServer } from './botlink/tls-server.js';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { ClusterCommandRouter } from './commands/cluster.js';
 import { CommandHub } from './commands/hub.js';
-import { connectNats } from './commands/nats.js';
 import type { CommandRouter } from './commands/router.js';
 import { listenInternal, type InternalServer } from './commands/internal-server.js';
 import { commandRoutes } from './commands/internal-service.js';
@@ -20,7 +19,7 @@ import { createHttpApp } from './http-app.js';
 import { createBotlinkMetrics } from './metrics/botlink-metrics.js';
 import { createInternalMetrics } from './metrics/internal-metrics.js';
 import { createRegistry } from './metrics/registry.js';
-import { listenMetrics, type MetricsServer } from './metrics/server.js';
+import { connectNats, listenMetrics, type MetricsListener } from '@wordgame/service-kit';
 
 /** Where a started gateway listens. */
 export interface GatewayUrls {
@@ -66,7 +65,7 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
   let http: Server | undefined;
   let botlink: MtlsServer | undefined;
   let internal: InternalServer | undefined;
-  let metricsServer: MetricsServer | undefined;
+  let metricsServer: MetricsListener | undefined;
 
   return {
     hub,

@@ -4,7 +4,6 @@ import { createProviderMetrics, type ProviderMetrics } from './provider.js';
 import { createBackendRegistry } from './registry.js';
 import { createRpcMetrics, type RpcMetrics } from './rpc.js';
 
-export { listenMetrics, type MetricsListener } from './server.js';
 export { instrumentServices } from './rpc.js';
 export { PROVIDER_OUTCOMES, type ProviderMetrics, type ProviderOutcome } from './provider.js';
 export { registerStateCollector } from './state.js';

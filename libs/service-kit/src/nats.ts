@@ -2,7 +2,8 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from '@wordgame/logging';
 
 /**
- * Connects to NATS (NATS_URL) for live game events across replicas: PINGs every `pingIntervalMs` with two
+ * Connects to NATS (NATS_URL: the backend's live game events, the gateway's bot-command routing
+ * across replicas): PINGs every `pingIntervalMs` with two
  * missed answers allowed, so a dead server connection is noticed in seconds; reconnects forever
  * (subscriptions are restored by the client). Logs status changes without the URL's credentials.
  */

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import type { Logger } from '@wordgame/logging';
 
-/** The backend's `/metrics` listener: where it is and how to close it. */
+/** A service's `/metrics` listener: where it is and how to close it. */
 export interface MetricsListener {
   readonly port: number;
   readonly url: string;
@@ -11,9 +11,11 @@ export interface MetricsListener {
 }
 
 /**
- * Serves `GET /metrics` (Prometheus text of `registry`) on its own listener, apart from the Connect
- * port (which needs the service token), so only what reaches BACKEND_METRICS_HOST (default
- * loopback) can scrape it; any other path or method is 404. Reads no request body.
+ * Serves `GET /metrics` (and HEAD; Prometheus text of `registry`) on its own listener, apart from
+ * the service's traffic ports (the backend's Connect port needs the service token, the gateway's
+ * REST port is public), so only what reaches `host` (default loopback in both) can scrape it; any
+ * other path or method is 404 and a failed collection is 500 with the cause logged, not sent.
+ * Reads no request body.
  */
 export async function listenMetrics(host: string, port: number, registry: Registry, logger: Logger): Promise<MetricsListener> {
   const server: Server = createServer((req, res) => {
