@@ -123,6 +123,7 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
               { timeoutMs: config.BOTLINK_RPC_TIMEOUT_MS, signal },
             ),
           retry: { initialMs: config.BOT_OUTBOX_RETRY_INITIAL_MS, maxMs: config.BOT_OUTBOX_RETRY_MAX_MS },
+          concurrency: config.BOT_OUTBOX_CONCURRENCY,
           logger: logger.child({ part: 'outbox' }),
         });
         forwarder = paymentForwarder;

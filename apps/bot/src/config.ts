@@ -59,6 +59,8 @@ export const botConfigSchema = z.object({
   BOT_OUTBOX_RETRY_INITIAL_MS: env.int(1_000, 1),
   /** Upper bound of the outbox forwarder's retry delay. */
   BOT_OUTBOX_RETRY_MAX_MS: env.int(60_000, 1),
+  /** ForwardPayment calls in flight at once: rows are independent, and one at a time bounds credits by a commit's round trip. */
+  BOT_OUTBOX_CONCURRENCY: env.int(8, 1, 64),
   /** How long stop() waits for in-flight commands to be acked before closing the stream. */
   BOT_STOP_GRACE_MS: env.int(3_000, 0),
   /** Loopback-only health probe; unset = no listener at all (the bot has no inbound port). */

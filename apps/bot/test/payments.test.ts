@@ -158,6 +158,37 @@ describe('stars payments through the bot', () => {
     expect(running.lines.some((l) => l.msg.startsWith('payment forwarded; it matched no creditable order'))).toBe(true);
   });
 
+  it('forwards several stored payments at once (BOT_OUTBOX_CONCURRENCY), each once', async () => {
+    // Every ForwardPayment is held until four are in flight together: one call at a time never gets there.
+    let inFlight = 0;
+    let most = 0;
+    const release: (() => void)[] = [];
+    gateway.handlers.forwardPayment = (req) => {
+      forwarded.push(req);
+      inFlight += 1;
+      most = Math.max(most, inFlight);
+      const answer = new Promise<{ credited: boolean }>((resolve) =>
+        release.push(() => {
+          inFlight -= 1;
+          resolve({ credited: true });
+        }),
+      );
+      if (inFlight >= 4) for (const go of release.splice(0)) go();
+      return answer;
+    };
+    const outboxPath = join(certs.dir, 'concurrent.sqlite');
+    const running = await bot({ BOT_OUTBOX_PATH: outboxPath, BOT_OUTBOX_CONCURRENCY: '4' });
+    // Payments arrive while the first calls are held, so the outbox holds several due rows at once.
+    for (let i = 0; i < 8; i += 1) {
+      const { queryId } = await pay(running, `order-c${i}`, 5n);
+      await waitFor(() => outcome(queryId)?.status === 'approved', 'approved');
+    }
+    await waitFor(() => forwarded.length >= 8 && outboxRows(outboxPath).length === 0, 'all eight forwarded and forgotten');
+    expect(most).toBe(4);
+    expect(new Set(forwarded.map((f) => f.platformPaymentChargeId)).size).toBe(8);
+    expect(forwarded).toHaveLength(8);
+  });
+
   it('stores a successful payment delivered twice as one row and forwards it once', async () => {
     gateway.handlers.forwardPayment = () => Promise.reject(new ConnectError('hold', Code.Unavailable));
     const outboxPath = join(certs.dir, 'dup.sqlite');

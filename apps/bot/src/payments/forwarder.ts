@@ -17,7 +17,12 @@ export interface ForwarderOptions {
   logger: Logger;
   /** Rows taken per pass; default 50. */
   batch?: number;
+  /** ForwardPayment calls in flight at once; default 8. */
+  concurrency?: number;
 }
+
+/** How often the outbox is read again while calls are in flight (each call's end also wakes the loop). */
+const IN_FLIGHT_RECHECK_MS = 1_000;
 
 /** gRPC codes by which the gateway or backend refuses a row itself: retrying it can never succeed. */
 const PERMANENT = new Set<Code>([Code.InvalidArgument, Code.FailedPrecondition]);
@@ -29,7 +34,10 @@ export function isPermanentRefusal(err: unknown): err is ConnectError {
 
 /**
  * Drains the payment outbox into ForwardPayment: every pass takes the rows that are due, oldest
- * first, one call at a time. A row is deleted once a ForwardPaymentResponse arrived
+ * first, with up to `concurrency` calls in flight, a new row starting as soon as a call ends (a slow
+ * call holds only its own slot). Rows are independent (each is idempotent on its charge id), and one
+ * call at a time bounded credits by a commit's round trip: under a burst of payments the backlog,
+ * and the wait for chips, grew. A row is deleted once a ForwardPaymentResponse arrived
  * (credited=false, recorded as unmatched for an operator, is a response too). A refusal of the row
  * itself (InvalidArgument or FailedPrecondition: empty ids, an over-long charge id) can never
  * succeed, so the row moves to the dead letters in one transaction, logged at error level and
@@ -44,6 +52,10 @@ export class PaymentForwarder {
   private wake: AbortController = new AbortController();
   private running: Promise<void> | undefined;
   private readonly guard = new Backoff({ initialMs: 1_000, maxMs: 30_000 });
+  /** ForwardPayment calls in flight, by charge id. */
+  private readonly inFlight = new Map<string, Promise<void>>();
+  /** An unexpected failure of a call (the SQLite file), for the loop to log and pause on. */
+  private failure: unknown;
 
   constructor(private readonly options: ForwarderOptions) {}
 
@@ -72,21 +84,28 @@ export class PaymentForwarder {
         'could not make left-over outbox rows due; they wait for their own backoff',
       );
     }
+    const limit = Math.max(1, this.options.concurrency ?? 8);
     while (!this.stopping.signal.aborted) {
       try {
-        const rows = outbox.due(Date.now(), this.options.batch ?? 50);
-        if (rows.length === 0) {
-          const next = outbox.nextDueAt();
-          const waitMs = next === undefined ? 60_000 : Math.min(60_000, Math.max(0, next - Date.now()));
-          await sleep(waitMs, AbortSignal.any([this.stopping.signal, this.wake.signal]));
-          this.renewWake();
-          continue;
+        // Renewed before reading the outbox: a row added or a call ended after the read wakes the wait below.
+        this.renewWake();
+        const failure = this.failure;
+        this.failure = undefined;
+        if (failure !== undefined) throw failure instanceof Error ? failure : new Error('a forwarding call failed unexpectedly');
+        const free = limit - this.inFlight.size;
+        if (free > 0) {
+          const rows = outbox
+            .due(Date.now(), (this.options.batch ?? 50) + this.inFlight.size)
+            .filter((row) => !this.inFlight.has(row.chargeId))
+            .slice(0, free);
+          for (const row of rows) this.launch(row);
+          if (rows.length > 0) continue;
         }
-        for (const row of rows) {
-          if (this.stopping.signal.aborted) break;
-          await this.forwardOne(row);
-        }
-        this.guard.reset();
+        // Nothing to start now: wait for a call to end, a new row, or the next row's retry time.
+        const next = this.inFlight.size > 0 ? undefined : outbox.nextDueAt();
+        const waitMs =
+          this.inFlight.size > 0 ? IN_FLIGHT_RECHECK_MS : next === undefined ? 60_000 : Math.min(60_000, Math.max(0, next - Date.now()));
+        await sleep(waitMs, AbortSignal.any([this.stopping.signal, this.wake.signal]));
       } catch (err: unknown) {
         const delayMs = this.guard.next();
         logger.error(
@@ -96,6 +115,23 @@ export class PaymentForwarder {
         await sleep(delayMs, this.stopping.signal);
       }
     }
+    await Promise.allSettled(this.inFlight.values());
+  }
+
+  /** Starts forwarding `row`; its end (or an unexpected failure, for the loop to pause on) wakes the loop. */
+  private launch(row: OutboxRow): void {
+    const call = this.forwardOne(row)
+      .then(
+        () => this.guard.reset(),
+        (err: unknown) => {
+          this.failure ??= err;
+        },
+      )
+      .finally(() => {
+        this.inFlight.delete(row.chargeId);
+        this.wake.abort();
+      });
+    this.inFlight.set(row.chargeId, call);
   }
 
   private async forwardOne(row: OutboxRow): Promise<void> {
