@@ -1,9 +1,12 @@
-// Replicas bench (issue #17): wallet.buy and stars payments through 1 gateway + 1 backend, 1 + 2 and
-// 2 + 2, every topology up at once (each its own database and emulators, one NATS), measured in short
-// interleaved phases: this shared machine's speed drifts by tens of percent between minutes, so
+// Replicas bench (issue #17): wallet.buy and stars payments (each counted once credited: a phase
+// waits for the bot's outbox to drain) through 1 gateway + 1 backend, 1 + 2 and 2 + 2, every
+// topology up at once (each its own database and emulators, one NATS), measured in short interleaved
+// phases: this shared machine's speed drifts by tens of percent between minutes, so
 // topologies measured minutes apart are not comparable, phases seconds apart are. Prints throughput,
 // CPU per request (gateways + backends, from /proc) and the whole machine's CPU per request for each
-// phase, then each topology as the median (and range) of per-round ratios to 1 + 1.
+// phase, then each topology as the median (and range) of per-round ratios to 1 + 1. Then wallet.buy
+// paced (open loop) at one rate on every topology, half of 1 + 1's closed-loop median unless
+// SCALE_BENCH_PACED_RATE says otherwise: latency p50/p99 and CPU per request at a load a deploy runs.
 // `npm run scale -w tools/bench`; SCALE_BENCH_SECONDS per phase (default 5), SCALE_BENCH_ROUNDS
 // (default 6), SCALE_BENCH_WARMUP_SECONDS unmeasured per stack and load first (default 10),
 // SCALE_BENCH_CONCURRENCY (default 16), SCALE_BENCH_STARS_CONCURRENCY (default 4),
@@ -36,6 +39,9 @@ const STARS_CONCURRENCY = Number(process.env['SCALE_BENCH_STARS_CONCURRENCY'] ??
 const ROUNDS = Number(process.env['SCALE_BENCH_ROUNDS'] ?? 6);
 const WARMUP_SECONDS = Number(process.env['SCALE_BENCH_WARMUP_SECONDS'] ?? 10);
 const IDLE_SECONDS = 3;
+/** The paced wallet.buy phase's rate: SCALE_BENCH_PACED_RATE, or this share of 1 + 1's closed-loop median of the same run. */
+const PACED_SHARE = 0.5;
+const PACED_MAX_IN_FLIGHT = 256;
 /** A pause before each measured phase, so the previous phase's tail (credits of paid orders) is done. */
 const SETTLE_MS = 1_000;
 const TICKS = 100; // USER_HZ on Linux
@@ -82,14 +88,16 @@ interface Phase {
 type Outcome = true | string;
 
 /**
- * Runs `one` in `workers` closed loops for `seconds`; counts successes, failures and the CPU the
- * stack's gateways and backends (and the whole machine) used meanwhile.
+ * Runs `one` in `workers` closed loops for `seconds`, then `drain` (work the calls left behind);
+ * counts successes, failures and the CPU the stack's gateways and backends (and the whole machine)
+ * used meanwhile.
  */
 async function loops(
   cluster: Cluster,
   one: (worker: number, i: number) => Promise<Outcome>,
   workers: number,
   seconds: number,
+  drain?: () => Promise<string | undefined>,
 ): Promise<Phase> {
   const cpu0 = cpuSeconds(cluster);
   const machine0 = machineBusy();
@@ -110,6 +118,12 @@ async function loops(
       }
     }),
   );
+  // What the calls set going must be done inside the phase's time and CPU (and a drain that fails is a failure).
+  const drained = await drain?.();
+  if (drained !== undefined) {
+    failed += 1;
+    firstFailure ??= drained;
+  }
   const cpu1 = cpuSeconds(cluster);
   const machineCpu = machineBusy() - machine0;
   return {
@@ -119,6 +133,70 @@ async function loops(
     cpu: cpu1.gateways + cpu1.backends - cpu0.gateways - cpu0.backends,
     gatewayCpu: cpu1.gateways - cpu0.gateways,
     machineCpu,
+    ...(firstFailure ? { firstFailure } : {}),
+  };
+}
+
+/** A paced phase: the closed-loop figures plus each call's latency (ms), sorted. */
+interface Paced extends Phase {
+  latencies: number[];
+}
+
+/**
+ * Starts `one` at a fixed `rate` per second for `seconds` whatever the answers (an open loop, as
+ * real players arrive), each call's latency counted from when it was due, so a stack that falls
+ * behind shows it; a call that would be more than PACED_MAX_IN_FLIGHT in flight counts as failed.
+ */
+async function pacedLoop(
+  cluster: Cluster,
+  one: (worker: number, i: number) => Promise<Outcome>,
+  rate: number,
+  seconds: number,
+): Promise<Paced> {
+  const cpu0 = cpuSeconds(cluster);
+  const machine0 = machineBusy();
+  const t0 = performance.now();
+  const latencies: number[] = [];
+  const calls: Promise<void>[] = [];
+  let ok = 0;
+  let failed = 0;
+  let inFlight = 0;
+  let firstFailure: string | undefined;
+  const total = Math.floor(rate * seconds);
+  for (let i = 0; i < total; i += 1) {
+    const due = t0 + (i * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait >= 1) await new Promise((r) => setTimeout(r, wait));
+    if (inFlight >= PACED_MAX_IN_FLIGHT) {
+      failed += 1;
+      firstFailure ??= `over ${PACED_MAX_IN_FLIGHT} calls in flight: the stack fell behind ${rate.toFixed(0)}/s`;
+      continue;
+    }
+    inFlight += 1;
+    calls.push(
+      one(i % CONCURRENCY, i)
+        .catch((err: unknown) => String(err))
+        .then((outcome) => {
+          inFlight -= 1;
+          latencies.push(performance.now() - due);
+          if (outcome === true) ok += 1;
+          else {
+            failed += 1;
+            firstFailure ??= outcome;
+          }
+        }),
+    );
+  }
+  await Promise.all(calls);
+  const cpu1 = cpuSeconds(cluster);
+  return {
+    ok,
+    failed,
+    seconds: (performance.now() - t0) / 1000,
+    cpu: cpu1.gateways + cpu1.backends - cpu0.gateways - cpu0.backends,
+    gatewayCpu: cpu1.gateways - cpu0.gateways,
+    machineCpu: machineBusy() - machine0,
+    latencies: latencies.sort((a, b) => a - b),
     ...(firstFailure ? { firstFailure } : {}),
   };
 }
@@ -147,6 +225,8 @@ function warnings(cluster: Cluster): string {
 interface Stack {
   name: string;
   buy(seconds: number): Promise<Phase>;
+  /** wallet.buy started at `rate` per second (open loop). */
+  pacedBuy(rate: number, seconds: number): Promise<Paced>;
   pay(seconds: number): Promise<Phase>;
   idleMsPerSecond(): Promise<number>;
   /** Why each load's first failure failed, with what the processes logged at warn and above. */
@@ -231,10 +311,26 @@ async function startStack(gateways: number, backends: number): Promise<Stack> {
       const answer = platform.control.preCheckout(preCheckoutQueryId);
       return answer?.status === 'approved' || `pre-checkout ${JSON.stringify(answer)}`;
     };
+    // A stars payment is done once credited: the bot forwards it from its outbox after the approval.
+    const creditsDone = async (): Promise<string | undefined> => {
+      const pending = async () =>
+        (
+          await db.query<{ n: number }>(
+            "select count(*)::int as n from orders where rail = 'stars' and checkout_hold_until is not null and paid_at is null",
+          )
+        ).rows[0]?.n ?? 0;
+      try {
+        await waitFor('approved stars payments credited', async () => (await pending()) === 0, 30_000, 20);
+        return undefined;
+      } catch {
+        return `${await pending()} approved stars payments not credited within 30 s`;
+      }
+    };
     return {
       name: name([gateways, backends]),
       buy: (seconds) => loops(c, buyOne, CONCURRENCY, seconds),
-      pay: (seconds) => loops(c, payOne, STARS_CONCURRENCY, seconds),
+      pacedBuy: (rate, seconds) => pacedLoop(c, buyOne, rate, seconds),
+      pay: (seconds) => loops(c, payOne, STARS_CONCURRENCY, seconds, creditsDone),
       idleMsPerSecond: () => idleCpu(c),
       explain: (p) => `${p.firstFailure ?? ''} | logged: ${warnings(c)}`,
       stop,
@@ -259,6 +355,8 @@ const cpuPerReq = (p: Phase) => (p.cpu * 1000) / Math.max(p.ok, 1);
 const gatewayShare = (p: Phase) => (p.gatewayCpu * 1000) / Math.max(p.ok, 1);
 const machinePerReq = (p: Phase) => (p.machineCpu * 1000) / Math.max(p.ok, 1);
 const machineBusyShare = (p: Phase) => p.machineCpu / p.seconds / CORES;
+/** The q-quantile of sorted `xs` (nearest rank). */
+const quantile = (xs: readonly number[], q: number) => xs[Math.min(xs.length - 1, Math.max(0, Math.ceil(q * xs.length) - 1))] ?? NaN;
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   const m = Math.floor(s.length / 2);
@@ -291,6 +389,23 @@ try {
       }
     }
   }
+  // Paced wallet.buy: the same rate on every topology, well under saturation, as a deploy runs.
+  const oneBuys = (results.get(name([1, 1])) ?? []).map((f) => perSecond(f.buy));
+  const rate = Number(process.env['SCALE_BENCH_PACED_RATE'] ?? Math.round(PACED_SHARE * median(oneBuys)));
+  const pacedResults = new Map<string, Paced[]>();
+  for (let round = 0; round < ROUNDS; round += 1) {
+    for (let k = 0; k < stacks.length; k += 1) {
+      const s = stacks[(round + k) % stacks.length] as Stack;
+      await new Promise((r) => setTimeout(r, SETTLE_MS));
+      const p = await s.pacedBuy(rate, SECONDS);
+      const runs = pacedResults.get(s.name) ?? [];
+      runs[round] = p;
+      pacedResults.set(s.name, runs);
+      process.stdout.write(
+        `#${round + 1} ${s.name} | paced buy ${rate}/s | ${perSecond(p).toFixed(1).padStart(8)}/s | p50 ${quantile(p.latencies, 0.5).toFixed(1)} ms, p99 ${quantile(p.latencies, 0.99).toFixed(1)} ms | ${cpuPerReq(p).toFixed(2).padStart(6)} ms CPU/req (gateways ${gatewayShare(p).toFixed(2)}) | machine ${(machineBusyShare(p) * 100).toFixed(0)} % busy | ${p.failed} failed${p.firstFailure ? ` (first: ${s.explain(p)})` : ''}\n`,
+      );
+    }
+  }
   // Idle CPU last, once every stack has settled (right after start-up it includes the seeding's tail).
   await new Promise((r) => setTimeout(r, SETTLE_MS));
   const idle = new Map<string, number>();
@@ -318,6 +433,19 @@ try {
           )} ms CPU/req (${median(ratios(cpuPerReq)).toFixed(2)}x) | machine ${median(rs.map((f) => machinePerReq(pick(f)))).toFixed(2)} ms/req | idle ${(idle.get(name(t)) ?? 0).toFixed(0)} ms CPU/s | ${rs.reduce((n, f) => n + pick(f).failed, 0)} failed\n`,
       );
     }
+  }
+  const onePaced = pacedResults.get(name([1, 1])) ?? [];
+  process.stdout.write(
+    `paced wallet.buy at ${rate}/s: medians of rounds, p99 and CPU per request as the median (and range) of per-round ratios to 1 gw + 1 be:\n`,
+  );
+  for (const t of TOPOLOGIES) {
+    const rs = pacedResults.get(name(t)) ?? [];
+    const ratios = (fn: (p: Paced) => number) => rs.map((p, i) => fn(p) / fn(onePaced[i] ?? p));
+    const range = (xs: number[]) => `${Math.min(...xs).toFixed(2)}-${Math.max(...xs).toFixed(2)}`;
+    const p99 = (p: Paced) => quantile(p.latencies, 0.99);
+    process.stdout.write(
+      `  ${name(t)} | ${median(rs.map(perSecond)).toFixed(1).padStart(8)}/s | p50 ${median(rs.map((p) => quantile(p.latencies, 0.5))).toFixed(1)} ms | p99 ${median(rs.map(p99)).toFixed(1)} ms (${median(ratios(p99)).toFixed(2)}x, ${range(ratios(p99))}) | ${median(rs.map(cpuPerReq)).toFixed(2)} ms CPU/req (${median(ratios(cpuPerReq)).toFixed(2)}x) | ${rs.reduce((n, p) => n + p.failed, 0)} failed\n`,
+    );
   }
 } finally {
   for (const s of stacks) await s.stop();
