@@ -126,9 +126,11 @@ describe('e2e: one charge per order, unmatched stars returned once', () => {
           'select refund_attempts, refund_status, refund_error from unmatched_payments',
         )
       ).rows[0];
-    await eventually(async () => ((await attempts())?.refund_error ?? null) !== null, 20_000);
+    // The restarted bot forwards its outbox (several rows at once) as it links, so the first refund
+    // attempt may find no bot linked yet ("no bot connected", also an unknown outcome); the platform's
+    // 502 answers an attempt made once the Link is up.
+    await eventually(async () => /^platform 502/.test((await attempts())?.refund_error ?? ''), 20_000);
     expect(await attempts()).toMatchObject({ refund_status: 'pending' });
-    expect((await attempts())?.refund_error).toMatch(/^platform 502/);
     // The bot is killed again while the refund waits for its next attempt.
     await bot.kill();
     await new Promise((r) => setTimeout(r, 1_000));
