@@ -88,6 +88,28 @@ interface Phase {
 type Outcome = true | string;
 
 /**
+ * Starts measuring a phase on `cluster` (time, gateway and backend CPU, the machine's CPU); the
+ * returned function ends it with the phase's counts.
+ */
+function startMeasure(cluster: Cluster): (counts: { ok: number; failed: number; firstFailure: string | undefined }) => Phase {
+  const cpu0 = cpuSeconds(cluster);
+  const machine0 = machineBusy();
+  const t0 = performance.now();
+  return ({ ok, failed, firstFailure }) => {
+    const cpu1 = cpuSeconds(cluster);
+    return {
+      ok,
+      failed,
+      seconds: (performance.now() - t0) / 1000,
+      cpu: cpu1.gateways + cpu1.backends - cpu0.gateways - cpu0.backends,
+      gatewayCpu: cpu1.gateways - cpu0.gateways,
+      machineCpu: machineBusy() - machine0,
+      ...(firstFailure ? { firstFailure } : {}),
+    };
+  };
+}
+
+/**
  * Runs `one` in `workers` closed loops for `seconds`, then `drain` (work the calls left behind);
  * counts successes, failures and the CPU the stack's gateways and backends (and the whole machine)
  * used meanwhile.
@@ -99,10 +121,8 @@ async function loops(
   seconds: number,
   drain?: () => Promise<string | undefined>,
 ): Promise<Phase> {
-  const cpu0 = cpuSeconds(cluster);
-  const machine0 = machineBusy();
-  const t0 = performance.now();
-  const end = t0 + seconds * 1000;
+  const done = startMeasure(cluster);
+  const end = performance.now() + seconds * 1000;
   let ok = 0;
   let failed = 0;
   let firstFailure: string | undefined;
@@ -124,17 +144,7 @@ async function loops(
     failed += 1;
     firstFailure ??= drained;
   }
-  const cpu1 = cpuSeconds(cluster);
-  const machineCpu = machineBusy() - machine0;
-  return {
-    ok,
-    failed,
-    seconds: (performance.now() - t0) / 1000,
-    cpu: cpu1.gateways + cpu1.backends - cpu0.gateways - cpu0.backends,
-    gatewayCpu: cpu1.gateways - cpu0.gateways,
-    machineCpu,
-    ...(firstFailure ? { firstFailure } : {}),
-  };
+  return done({ ok, failed, firstFailure });
 }
 
 /** A paced phase: the closed-loop figures plus each call's latency (ms), sorted. */
@@ -153,8 +163,7 @@ async function pacedLoop(
   rate: number,
   seconds: number,
 ): Promise<Paced> {
-  const cpu0 = cpuSeconds(cluster);
-  const machine0 = machineBusy();
+  const done = startMeasure(cluster);
   const t0 = performance.now();
   const latencies: number[] = [];
   const calls: Promise<void>[] = [];
@@ -188,17 +197,7 @@ async function pacedLoop(
     );
   }
   await Promise.all(calls);
-  const cpu1 = cpuSeconds(cluster);
-  return {
-    ok,
-    failed,
-    seconds: (performance.now() - t0) / 1000,
-    cpu: cpu1.gateways + cpu1.backends - cpu0.gateways - cpu0.backends,
-    gatewayCpu: cpu1.gateways - cpu0.gateways,
-    machineCpu: machineBusy() - machine0,
-    latencies: latencies.sort((a, b) => a - b),
-    ...(firstFailure ? { firstFailure } : {}),
-  };
+  return { ...done({ ok, failed, firstFailure }), latencies: latencies.sort((a, b) => a - b) };
 }
 
 /** CPU milliseconds per second the stack's gateways and backends use with no calls at all (timers, pings, the reaper). */

@@ -15,8 +15,6 @@ export interface ForwarderOptions {
   /** Each row's retry schedule after a transient failure (initial, x1.6, capped, ±20 %). */
   retry: BackoffOptions;
   logger: Logger;
-  /** Rows taken per pass; default 50. */
-  batch?: number;
   /** ForwardPayment calls in flight at once; default 8. */
   concurrency?: number;
 }
@@ -33,19 +31,18 @@ export function isPermanentRefusal(err: unknown): err is ConnectError {
 }
 
 /**
- * Drains the payment outbox into ForwardPayment: every pass takes the rows that are due, oldest
- * first, with up to `concurrency` calls in flight, a new row starting as soon as a call ends (a slow
- * call holds only its own slot). Rows are independent (each is idempotent on its charge id), and one
- * call at a time bounded credits by a commit's round trip: under a burst of payments the backlog,
- * and the wait for chips, grew. A row is deleted once a ForwardPaymentResponse arrived
- * (credited=false, recorded as unmatched for an operator, is a response too). A refusal of the row
- * itself (InvalidArgument or FailedPrecondition: empty ids, an over-long charge id) can never
- * succeed, so the row moves to the dead letters in one transaction, logged at error level and
- * counted in Health. Anything else (Unavailable, DeadlineExceeded, transport, other statuses) is
- * transient: the row's own `next_attempt_at` moves out by its backoff and later rows go on, so no
- * row blocks the ones behind it. Rows left by an earlier process are due at once on start. An unexpected
- * failure of a pass (the SQLite file) is logged and the loop goes on after a backoff; it never
- * ends the loop.
+ * Drains the payment outbox into ForwardPayment: the rows that are due, oldest first, with up to
+ * `concurrency` calls in flight, a new row starting as soon as a call ends (a slow call holds only
+ * its own slot). Rows are independent (each is idempotent on its charge id), and one call at a time
+ * bounded credits by a commit's round trip: under a burst of payments the backlog, and the wait for
+ * chips, grew. A row is deleted once a ForwardPaymentResponse arrived (credited=false, recorded as
+ * unmatched for an operator, is a response too). A refusal of the row itself (InvalidArgument or
+ * FailedPrecondition: empty ids, an over-long charge id) can never succeed, so the row moves to the
+ * dead letters in one transaction, logged at error level and counted in Health. Anything else
+ * (Unavailable, DeadlineExceeded, transport, other statuses) is transient: the row's own
+ * `next_attempt_at` moves out by its backoff and later rows go on, so no row blocks the ones behind
+ * it. Rows left by an earlier process are due at once on start. An unexpected failure (the SQLite
+ * file) is logged and the loop goes on after a backoff; it never ends the loop.
  */
 export class PaymentForwarder {
   private readonly stopping = new AbortController();
@@ -94,8 +91,9 @@ export class PaymentForwarder {
         if (failure !== undefined) throw failure instanceof Error ? failure : new Error('a forwarding call failed unexpectedly');
         const free = limit - this.inFlight.size;
         if (free > 0) {
+          // `limit` due rows hold at most inFlight.size rows in flight, so every free slot finds one if any is due.
           const rows = outbox
-            .due(Date.now(), (this.options.batch ?? 50) + this.inFlight.size)
+            .due(Date.now(), limit)
             .filter((row) => !this.inFlight.has(row.chargeId))
             .slice(0, free);
           for (const row of rows) this.launch(row);
