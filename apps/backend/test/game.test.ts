@@ -231,7 +231,7 @@ describe('the word game over Connect on PostgreSQL (test clock)', () => {
       expect(await hint(a, g.gameId)).toMatchObject({ source: 'allowance', allowanceLeft: 2 });
     });
 
-    it('a host context draws only its own origin; vk on iOS (frozen) and untrusted contexts draw nothing', async () => {
+    it('a host context draws only its own origin; vk on iOS (frozen) draws nothing and an untrusted context takes no hint', async () => {
       const a = await newAccount(db());
       const b = await newAccount(db());
       await grantHints(db(), a, 'direct', 1n);
@@ -240,7 +240,7 @@ describe('the word game over Connect on PostgreSQL (test clock)', () => {
       for (let i = 0; i < 3; i += 1) await hint(a, g.gameId);
       expect((await failure(hint(a, g.gameId, 'telegram'))).errorCode).toBe('no_hints_left');
       expect((await failure(hint(a, g.gameId, 'vk;ios'))).errorCode).toBe('no_hints_left');
-      expect((await failure(hint(a, g.gameId, 'none'))).errorCode).toBe('no_hints_left');
+      expect((await failure(hint(a, g.gameId, 'none'))).errorCode).toBe('untrusted_session');
       expect(await hint(a, g.gameId, 'vk;android')).toMatchObject({ source: 'wallet', benefitOrigin: 'vk' });
       expect(await hint(a, g.gameId, 'telegram').catch(() => 'refused')).toBe('refused');
       expect(await hint(a, g.gameId, 'direct')).toMatchObject({ source: 'wallet', benefitOrigin: 'direct' });
@@ -254,6 +254,46 @@ describe('the word game over Connect on PostgreSQL (test clock)', () => {
       expect((await failure(hint(b, g.gameId))).errorCode).toBe('not_your_turn');
       expect(await counters(b)).toEqual(before);
       expect((await get(b, g.gameId)).state.hintUnlockLeftSeconds).toBe(0n);
+    });
+  });
+
+  describe('an untrusted session (X-Platform none) is view-only here too, not only at the gateway', () => {
+    it('CreateGame, PlayMove, UseHint and Resign are PermissionDenied untrusted_session and change nothing; GetGame and WatchGame still answer', async () => {
+      const a = await newAccount(db());
+      const b = await newAccount(db());
+      await grantHints(db(), a, 'direct', 1n);
+      const g = await create(a, 'classic', false, b);
+      const ids = [a, b];
+      const snapshot = async () => ({
+        seats: await db().selectFrom('game_seats').selectAll().where('account_id', 'in', ids).orderBy(['game_id', 'seat']).execute(),
+        games: await db().selectFrom('games').selectAll().where('id', '=', g.gameId).execute(),
+        moves: await db().selectFrom('game_moves').selectAll().where('game_id', '=', g.gameId).execute(),
+        counters: await counters(a),
+      });
+      const before = await snapshot();
+
+      const none = as(a, 'none');
+      const outcome = (call: Promise<unknown>) => call.then(() => 'done', errorOf);
+      const refused = { code: Code.PermissionDenied, errorCode: 'untrusted_session' };
+      expect({
+        createVsAi: await outcome(h.games.createGame({ body: createBody('classic', true) }, none)),
+        createVsHuman: await outcome(h.games.createGame({ body: createBody('no_repeat', false, b) }, none)),
+        move: await outcome(h.games.playMove({ body: moveBody(g.gameId, 'apple') }, none)),
+        hint: await outcome(h.games.useHint({ body: hintBody(g.gameId) }, none)),
+        resign: await outcome(h.games.resign({ body: gameBody(g.gameId) }, none)),
+      }).toEqual({ createVsAi: refused, createVsHuman: refused, move: refused, hint: refused, resign: refused });
+      expect(await snapshot()).toEqual(before);
+
+      expect(view((await h.games.getGame({ body: gameBody(g.gameId) }, none)).body)).toMatchObject({ gameId: g.gameId, yourSeat: 0 });
+      const abort = new AbortController();
+      const stream = h.games.watchGame({ body: gameBody(g.gameId) }, { ...none, signal: abort.signal })[Symbol.asyncIterator]();
+      try {
+        const first = await stream.next();
+        expect(first.done ? null : gameEvent(first.value.body)).toMatchObject({ kind: 'snapshot', gameId: g.gameId });
+      } finally {
+        abort.abort();
+      }
+      expect((await move(a, g.gameId, 'apple')).state.moves).toBe(1);
     });
   });
 

@@ -1,6 +1,6 @@
 import type { ServiceImpl } from '@connectrpc/connect';
 import { backendApi, decodeTable, fb } from '@wordgame/contracts';
-import { callerFrom } from '../rpc/caller.js';
+import { callerFrom, writerFrom } from '../rpc/caller.js';
 import { DomainError } from '../rpc/errors.js';
 import { requireLiveCaller } from './caller.js';
 import { encodeGameView, encodeHintGrant } from './codec.js';
@@ -18,11 +18,16 @@ function gameIdOf(body: Uint8Array): bigint {
   );
 }
 
-/** backend.v1.GameService: the word game for the caller named by the X-Account-Id / X-Platform headers. */
+/**
+ * backend.v1.GameService: the word game for the caller named by the X-Account-Id / X-Platform
+ * headers. GetGame and WatchGame read; CreateGame, PlayMove, UseHint and Resign write, so each
+ * needs a trusted session (writerFrom: `untrusted_session` otherwise), checked here as well as at
+ * the gateway.
+ */
 export function gameService(deps: GameDeps): ServiceImpl<typeof backendApi.GameService> {
   return {
     async createGame(req, ctx) {
-      const caller = callerFrom(ctx.requestHeader);
+      const caller = writerFrom(ctx.requestHeader);
       const input = decodeTable(
         req.body,
         (bb) => fb.GameCreate.getRootAsGameCreate(bb),
@@ -50,7 +55,7 @@ export function gameService(deps: GameDeps): ServiceImpl<typeof backendApi.GameS
       return { body: encodeGameView(game, seat, deps.now()) };
     },
     async playMove(req, ctx) {
-      const caller = callerFrom(ctx.requestHeader);
+      const caller = writerFrom(ctx.requestHeader);
       const move = decodeTable(
         req.body,
         (bb) => fb.MovePlay.getRootAsMovePlay(bb),
@@ -60,7 +65,7 @@ export function gameService(deps: GameDeps): ServiceImpl<typeof backendApi.GameS
       return { body: encodeGameView(game, seat, deps.now()) };
     },
     async useHint(req, ctx) {
-      const caller = callerFrom(ctx.requestHeader);
+      const caller = writerFrom(ctx.requestHeader);
       const gameId = decodeTable(
         req.body,
         (bb) => fb.HintAsk.getRootAsHintAsk(bb),
@@ -70,7 +75,7 @@ export function gameService(deps: GameDeps): ServiceImpl<typeof backendApi.GameS
       return { body: encodeHintGrant(game, seat, hint, deps.now()) };
     },
     async resign(req, ctx) {
-      const caller = callerFrom(ctx.requestHeader);
+      const caller = writerFrom(ctx.requestHeader);
       const { game, seat } = await resign(deps, caller, gameIdOf(req.body));
       return { body: encodeGameView(game, seat, deps.now()) };
     },
