@@ -2,7 +2,7 @@ import { sql, type Transaction } from 'kysely';
 import type { DB } from '../db/schema.js';
 import type { Segment } from '../gate/context.js';
 import { gate } from '../gate/gate.js';
-import { spendWalletHint } from '../ledger/postings/index.js';
+import { requireSpender, spendWalletHint } from '../ledger/postings/index.js';
 import type { Caller } from '../rpc/caller.js';
 import type { HintResult } from './codec.js';
 import type { GameDeps } from './deps.js';
@@ -24,6 +24,7 @@ import { hintUnlockLeftSeconds, requiredLetter } from './rules.js';
  *   player's hint counts go up.
  *
  * A position with no word left (no_repeat variant) is `no_word_available`, and nothing is spent.
+ * A blocked account takes no hint (`account_suspended`), decided under its locked row.
  */
 export async function useHint(
   deps: GameDeps,
@@ -32,6 +33,8 @@ export async function useHint(
 ): Promise<{ game: GameRecord; seat: number; hint: HintResult }> {
   const now = deps.now();
   return deps.db.transaction().execute(async (trx) => {
+    // A hint may spend a wallet hint: the account row is locked first (the money writers' order).
+    await requireSpender(trx, caller.accountId, now);
     const { game, seat } = await lockSeatedGame(trx, caller, gameId);
     requireTurn(game, seat);
     if (game.vsAi) {

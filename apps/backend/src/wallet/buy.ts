@@ -18,6 +18,7 @@ export function idempotencyKey(raw: string | null): string | null {
 
 const REFUSALS: Record<string, [DomainError['code'], string]> = {
   caller_required: ['caller_required', 'the caller account does not exist'],
+  account_suspended: ['account_suspended', 'the account is suspended'],
   idempotency_key_reused: ['idempotency_key_reused', 'this Idempotency-Key was used for another product'],
   unknown_product: ['unknown_product', 'no such active product'],
   not_sold_for_chips: ['not_sold_for_chips', 'this product is not sold for chips'],
@@ -26,7 +27,7 @@ const REFUSALS: Record<string, [DomainError['code'], string]> = {
 
 /**
  * wallet.buy: spends chips on a value product in one transaction — BUY_STATEMENT, one round trip
- * that locks the account's segments, claims the idempotency key (a key already used returns its
+ * that refuses a blocked account (its row locked FOR SHARE first), locks the account's segments, claims the idempotency key (a key already used returns its
  * stored first result), draws the price in gate order, appends one `spend` ledger operation per
  * segment drawn and gives the product's benefits to the origin that funded the largest share.
  * When a concurrent writer to the same account got in first (`stale`), it runs again inside a
@@ -52,7 +53,7 @@ export async function buy(
   let row = await runPrepared<BuyRow>(db, 'wallet_buy', BUY_STATEMENT, values).then(first);
   if (isStale(row)) {
     row = await db.transaction().execute(async (trx) => {
-      await trx.executeQuery(CompiledQuery.raw(LOCK_ACCOUNT, [caller.accountId]));
+      await trx.executeQuery(CompiledQuery.raw(LOCK_ACCOUNT, [caller.accountId, now]));
       return first((await trx.executeQuery<BuyRow>(CompiledQuery.raw(BUY_STATEMENT, values))).rows);
     });
     if (isStale(row)) throw new Error('wallet.buy saw a changed row while holding the account locks');

@@ -1,3 +1,5 @@
+import { spenderRow } from './spender.js';
+
 /**
  * wallet.buy as one SQL statement (one round trip, its own transaction). Parameters:
  * $1 account id, $2 product id, $3 Idempotency-Key or null, $4 the gate's spend order (text[]),
@@ -7,9 +9,11 @@
  * A segment in debt (balance below zero, left by a full refund) is spendable as 0: nothing is
  * drawn from it and its debt does not reduce what the other segments can pay.
  *
- * Order of work, forced by data dependencies between the CTEs: the account's segment rows are
- * locked (FOR UPDATE, segment order), then its benefit rows (origin order, the same order every
- * other writer uses), then the outcome is decided, then (only when it is `ok`) the key is claimed
+ * Order of work, forced by data dependencies between the CTEs: the account row is locked FOR
+ * SHARE and its status read (spender.ts: a deleted account is `caller_required`, a blocked one
+ * `account_suspended`, decided on the row as it is once locked, so a block that committed a moment
+ * ago is seen), then the account's segment rows are locked (FOR UPDATE, segment order), then its
+ * benefit rows (origin order, the same order every other writer uses), then the outcome is decided, then (only when it is `ok`) the key is claimed
  * with the result stored, and only when the claim took (or there is no key) are segments debited,
  * one `spend` ledger row appended per segment drawn (benefits on the largest draw's row) and the
  * benefits granted. A refused purchase writes nothing. What the product grants is catalog's packGrant
@@ -18,15 +22,18 @@
  * `stale`: a row locked here was changed by a transaction that committed after this statement's
  * snapshot, so values read from the snapshot may be out of date; nothing is written and the
  * caller re-runs the statement after taking the locks first (LOCK_ACCOUNT), when the snapshot is
- * taken under the locks. Statuses: ok, replay, stale, caller_required, idempotency_key_reused,
- * unknown_product, not_sold_for_chips, insufficient_chips. `result` is the stored purchase JSON
+ * taken under the locks. Statuses: ok, replay, stale, caller_required, account_suspended,
+ * idempotency_key_reused, unknown_product, not_sold_for_chips, insufficient_chips. `result` is the stored purchase JSON
  * (see purchase-record.ts) for ok and replay.
  */
 export const BUY_STATEMENT = `
 WITH
+acct AS MATERIALIZED (
+  SELECT status <> 'deleted' AS live, status = 'suspended' AND (suspended_until IS NULL OR suspended_until > $7::timestamptz) AS suspended FROM accounts WHERE id = $1::bigint FOR SHARE
+),
 seg AS MATERIALIZED (
   SELECT segment, balance, xmin::text AS v FROM wallet_segments
-  WHERE account_id = $1::bigint ORDER BY segment FOR UPDATE
+  WHERE account_id = $1::bigint AND (SELECT count(*) FROM acct) >= 0 ORDER BY segment FOR UPDATE
 ),
 ben AS MATERIALIZED (
   SELECT origin, no_ads_until, no_ads_forever, hints, xmin::text AS v FROM benefits
@@ -67,7 +74,8 @@ drawn AS (SELECT segment, ord, amount FROM draws WHERE amount > 0),
 origin AS (SELECT segment AS origin FROM drawn ORDER BY amount DESC, ord LIMIT 1),
 status AS (
   SELECT CASE
-    WHEN NOT EXISTS (SELECT 1 FROM seg) THEN 'caller_required'
+    WHEN NOT EXISTS (SELECT 1 FROM seg) OR NOT coalesce((SELECT live FROM acct), false) THEN 'caller_required'
+    WHEN (SELECT suspended FROM acct) THEN 'account_suspended'
     WHEN (SELECT stale FROM stale) THEN 'stale'
     WHEN EXISTS (SELECT 1 FROM prior) THEN CASE WHEN (SELECT product_id FROM prior) = $2::bigint THEN 'replay' ELSE 'idempotency_key_reused' END
     WHEN NOT EXISTS (SELECT 1 FROM product) THEN 'unknown_product'
@@ -160,12 +168,16 @@ FROM status s
 `;
 
 /**
- * Locks an account's segment rows, then its benefit rows, in the statement's order; run first in
- * a transaction so BUY_STATEMENT's snapshot is taken under the locks (it can then not be stale).
+ * Locks an account's row (FOR SHARE), its segment rows, then its benefit rows, in the statement's
+ * order; run first in a transaction so BUY_STATEMENT's snapshot is taken under the locks (it can
+ * then not be stale). Parameters: $1 account id, $2 now (timestamptz).
  */
 export const LOCK_ACCOUNT = `
 WITH
-seg AS MATERIALIZED (SELECT segment FROM wallet_segments WHERE account_id = $1::bigint ORDER BY segment FOR UPDATE),
+acct AS MATERIALIZED (${spenderRow('$1', '$2')}),
+seg AS MATERIALIZED (
+  SELECT segment FROM wallet_segments WHERE account_id = $1::bigint AND (SELECT count(*) FROM acct) >= 0 ORDER BY segment FOR UPDATE
+),
 ben AS MATERIALIZED (
   SELECT origin FROM benefits WHERE account_id = $1::bigint AND (SELECT count(*) FROM seg) >= 0 ORDER BY origin FOR UPDATE
 )

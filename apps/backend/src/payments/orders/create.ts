@@ -4,7 +4,9 @@ import { packGrant, type Product } from '../../catalog/product.js';
 import { gate } from '../../gate/gate.js';
 import type { Caller } from '../../rpc/caller.js';
 import { DomainError } from '../../rpc/errors.js';
-import type { OrderRail } from '../../db/schema.js';
+import type { Insertable } from 'kysely';
+import type { OrderRail, OrdersTable } from '../../db/schema.js';
+import { requireSpender } from '../../ledger/postings/index.js';
 import type { PaymentDeps } from '../deps.js';
 import { paymentError } from '../errors.js';
 import { ProviderError } from '../card/provider/types.js';
@@ -29,9 +31,24 @@ function describe(pack: ReturnType<typeof packOf>): string {
 }
 
 /**
+ * Inserts the order and its `created` event in one transaction that first locks the account row
+ * and refuses a deleted (`caller_required`) or blocked (`account_suspended`) account, so a block
+ * takes effect on the order at once, whatever the gateway's session cache still holds.
+ */
+async function openOrder(deps: PaymentDeps, values: Insertable<OrdersTable>, now: Date): Promise<OrderRow> {
+  return deps.db.transaction().execute(async (trx) => {
+    await requireSpender(trx, values.account_id, now);
+    const order = await insertOrder(trx, values);
+    await recordEvent(trx, order.id, 'created');
+    return order;
+  });
+}
+
+/**
  * Opens an order for a pack on one rail, after the store-compliance gate: untrusted or frozen
  * contexts are refused (purchase_forbidden); stars only where the gate offers `xtr` (telegram),
- * card only where it offers `provider` and the account has a confirmed e-mail (email_required).
+ * card only where it offers `provider` and the account has a confirmed e-mail (email_required);
+ * a blocked account opens none (`account_suspended`, checked with the insert: openOrder).
  * Stars: the bot mints the invoice link (create_invoice, payload = order id); any outcome but
  * delivered answers bot_unavailable and the order stays pending (it simply expires). Card: the
  * provider creates a single-stage redirect payment keyed by the order id (Idempotence-Key and
@@ -83,8 +100,7 @@ export async function createOrder(deps: PaymentDeps, caller: Caller, productId: 
   };
 
   if (rail === 'stars') {
-    const order = await insertOrder(deps.db, { ...base, provider: STARS_PROVIDER, shop: null });
-    await recordEvent(deps.db, order.id, 'created');
+    const order = await openOrder(deps, { ...base, provider: STARS_PROVIDER, shop: null }, now);
     const outcome = await deps.bot.createInvoice({
       title: product.title,
       description: describe(pack),
@@ -106,8 +122,7 @@ export async function createOrder(deps: PaymentDeps, caller: Caller, productId: 
   const card = deps.card;
   const shop = card?.shops[decision.fundingSegment as CardChannel];
   if (!card || !shop) throw paymentError('rail_not_configured', 'card payments are not configured here');
-  const order = await insertOrder(deps.db, { ...base, provider: card.provider.name, shop: shop.id });
-  await recordEvent(deps.db, order.id, 'created');
+  const order = await openOrder(deps, { ...base, provider: card.provider.name, shop: shop.id }, now);
   try {
     const payment = await card.provider.createPayment(
       shop,

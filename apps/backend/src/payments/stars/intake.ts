@@ -1,6 +1,6 @@
 import type { ServiceImpl } from '@connectrpc/connect';
 import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
-import { creditable, creditOrder } from '../../ledger/postings/index.js';
+import { creditable, creditOrder, lockSpender } from '../../ledger/postings/index.js';
 import { findOrder, orderForUpdate } from '../orders/repository.js';
 import { CREDITABLE_STATES, STARS_PROVIDER } from '../orders/state.js';
 import { onCredited } from '../credited.js';
@@ -18,6 +18,7 @@ export const DECLINE = {
   failed: 'This order can no longer be paid. Please start a new purchase.',
   mismatch: 'The price does not match this order. Please start a new purchase.',
   held: 'This order is being paid right now. Please wait a few seconds.',
+  account: 'This account cannot make purchases.',
 } as const;
 
 /**
@@ -30,6 +31,10 @@ export const DECLINE = {
  * any number of backends. A hold whose payment never arrives lapses and the customer may pay again;
  * a payment that arrives after its hold lapsed still credits, and a second charge that raced it ends
  * unmatched and is returned to its payer automatically (refunds/star-refunds.ts).
+ *
+ * The order's account is locked first (FOR SHARE, ledger/postings/spender.ts): a blocked or deleted
+ * account's charge is declined before money moves, and a block committing meanwhile waits for this
+ * approval or is seen by it. A payment already approved or taken is still credited (ForwardPayment).
  */
 export async function validatePreCheckout(
   deps: PaymentDeps,
@@ -39,17 +44,24 @@ export async function validatePreCheckout(
 ): Promise<PreCheckoutVerdict> {
   if (!isOrderId(orderId)) return { ok: false, reason: DECLINE.missing };
   const now = deps.now();
-  const held = await deps.db
-    .updateTable('orders')
-    .set({ checkout_hold_until: new Date(now.getTime() + deps.stars.holdMs) })
-    .where('id', '=', orderId)
-    .where('rail', '=', 'stars')
-    .where('state', 'in', CREDITABLE_STATES)
-    .where('amount', '=', amount)
-    .where('currency', '=', currency ?? '')
-    .where((eb) => eb.or([eb('checkout_hold_until', 'is', null), eb('checkout_hold_until', '<=', now)]))
-    .returning('id')
-    .executeTakeFirst();
+  const held = await deps.db.transaction().execute(async (trx) => {
+    const owner = await trx.selectFrom('orders').select('account_id').where('id', '=', orderId).executeTakeFirst();
+    if (!owner) return false;
+    if ((await lockSpender(trx, owner.account_id, now)) !== null) return 'account' as const;
+    const row = await trx
+      .updateTable('orders')
+      .set({ checkout_hold_until: new Date(now.getTime() + deps.stars.holdMs) })
+      .where('id', '=', orderId)
+      .where('rail', '=', 'stars')
+      .where('state', 'in', CREDITABLE_STATES)
+      .where('amount', '=', amount)
+      .where('currency', '=', currency ?? '')
+      .where((eb) => eb.or([eb('checkout_hold_until', 'is', null), eb('checkout_hold_until', '<=', now)]))
+      .returning('id')
+      .executeTakeFirst();
+    return row !== undefined;
+  });
+  if (held === 'account') return { ok: false, reason: DECLINE.account };
   if (held) return { ok: true };
   const order = await findOrder(deps.db, orderId);
   if (!order || order.rail !== 'stars') return { ok: false, reason: DECLINE.missing };
