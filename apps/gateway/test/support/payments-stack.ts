@@ -94,6 +94,8 @@ export interface PaymentsStackOptions {
   reaperIntervalMs?: number;
   /** More backend variables (e.g. PRECHECKOUT_HOLD_MS, STAR_REFUND_INTERVAL_MS). */
   backendEnv?: Record<string, string>;
+  /** More gateway variables (e.g. GATEWAY_SESSION_CACHE_MS, which is 0 here unless set). */
+  gatewayEnv?: Record<string, string>;
   /**
    * A built wallet page for the gateway to serve; the gateway then listens on a port chosen up
    * front, and that address is the backend's PUBLIC_BASE_URL (card return page, mailed links).
@@ -162,6 +164,7 @@ export async function startPaymentsStack(options: PaymentsStackOptions = {}): Pr
       BACKEND_URL: backend.url,
       GATEWAY_INTERNAL_PORT: String(internalPort),
       GATEWAY_SESSION_CACHE_MS: '0',
+      ...options.gatewayEnv,
       ...(options.walletDir === undefined ? {} : { GATEWAY_HTTP_PORT: String(httpPort), GATEWAY_WALLET_DIR: options.walletDir }),
     }),
     createLogger('gateway-payments-test', 'info', sink),

@@ -111,7 +111,7 @@ export function gameOperations(backend: BackendClients): Operation[] {
         description: 'A `hint_locked` refusal carries `Retry-After` with the seconds until hints unlock.',
         params: gamePath,
         success: { status: 200, description: 'The hint.', body: hintWire },
-        errors: [...playErrors, 'no_hints_left', 'no_word_available', 'hint_locked'],
+        errors: [...playErrors, 'no_hints_left', 'no_word_available', 'hint_locked', 'account_suspended'],
       },
       async handle({ req, call }) {
         const body = encodeTable((b) => fb.HintAsk.createHintAsk(b, gameIdParam(req)));

@@ -47,6 +47,7 @@ export function orderOperations(backend: BackendClients): Operation[] {
           'not_sold_on_rail',
           'email_required',
           'purchase_forbidden',
+          'account_suspended',
           'payment_rejected',
           'rail_not_configured',
           'bot_unavailable',

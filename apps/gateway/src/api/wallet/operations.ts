@@ -67,6 +67,7 @@ export function walletOperations(backend: BackendClients): Operation[] {
           'insufficient_chips',
           'not_sold_for_chips',
           'purchase_forbidden',
+          'account_suspended',
           'idempotency_key_reused',
         ],
       },
