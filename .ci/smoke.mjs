@@ -365,8 +365,19 @@ try {
     const text = (await json(`${mail}/messages/${latest.id}`)).body.text ?? '';
     return /confirm-email\?token=([A-Za-z0-9_%=-]+)/.exec(text)?.[1];
   });
-  const confirmed = await json(`${api}/user/profile/confirm-email`, { method: 'POST', body: { token: decodeURIComponent(token) } });
-  if (confirmed.status !== 200) throw new Error(`confirm e-mail: ${confirmed.status} ${JSON.stringify(confirmed.body)}`);
+  // The mailed link shows a page (a GET confirms nothing); its one button posts the form with the page's token.
+  const link = `${api}/user/profile/confirm-email?token=${token}`;
+  const confirmPage = await (await fetch(link)).text();
+  const confirmFields = Object.fromEntries(
+    [...confirmPage.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1], m[2]]),
+  );
+  const confirmed = await fetch(link.split('?')[0], {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(confirmFields).toString(),
+  });
+  const confirmedPage = await confirmed.text();
+  if (!confirmedPage.includes('data-outcome="confirmed"')) throw new Error(`confirm e-mail: ${confirmed.status} ${confirmedPage}`);
   const card = await json(`${api}/user/wallet/orders`, {
     method: 'POST',
     headers: bearer(direct.body.token),

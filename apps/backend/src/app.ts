@@ -247,6 +247,8 @@ function limitSettings(config: BackendConfig): LimitSettings {
     orderCreateAddressMax: config.ORDER_CREATE_ADDRESS_MAX,
     confirmationMailMax: config.CONFIRMATION_MAIL_MAX,
     confirmationMailAddressMax: config.CONFIRMATION_MAIL_ADDRESS_MAX,
+    confirmationMailRecipientMax: config.CONFIRMATION_MAIL_RECIPIENT_MAX,
+    confirmationMailRecipientWindowHours: config.CONFIRMATION_MAIL_RECIPIENT_WINDOW_HOURS,
   };
 }
 

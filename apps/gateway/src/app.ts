@@ -83,6 +83,7 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
         sessionCacheMs: config.GATEWAY_SESSION_CACHE_MS,
         trustProxy: config.GATEWAY_TRUST_PROXY,
         walletDir: config.GATEWAY_WALLET_DIR,
+        confirmPageSecret: config.BACKEND_SERVICE_TOKEN,
         console: {
           backendUrl: config.BACKEND_URL,
           backendToken: config.BACKEND_SERVICE_TOKEN,

@@ -9,6 +9,7 @@ import { SessionCache } from './auth/session-cache.js';
 import { checkBackend, type BackendClients } from './backend/client.js';
 import { createConsoleRouter, type ConsoleOptions } from './console/router.js';
 import { errorHandler, notFound } from './http/errors.js';
+import { confirmPageRouter } from './wallet-page/confirm-page.js';
 import { walletPageBuilt, walletPageRouter } from './wallet-page/router.js';
 import { bigintAsString } from './http/json.js';
 import { createApiMetrics } from './http/metrics.js';
@@ -26,6 +27,10 @@ export interface HttpDeps {
   trustProxy?: boolean | number | string[];
   /** GATEWAY_WALLET_DIR: the built wallet page served at /wallet; absent or not built = not mounted. */
   walletDir?: string | undefined;
+  /** The secret the e-mail confirmation page's tokens are keyed from (BACKEND_SERVICE_TOKEN: every replica holds it, no client does). */
+  confirmPageSecret: string;
+  /** Milliseconds since the epoch (confirmation page token expiry); default the system clock. */
+  now?: () => number;
 }
 
 /** Largest JSON body the REST edge reads; anything larger is 413 `body_too_large`. */
@@ -33,7 +38,8 @@ export const JSON_BODY_LIMIT = '64kb';
 
 /**
  * The gateway's public HTTP edge: `/livez` (the process serves), `/readyz` and `/health` (200 only
- * when the backend answers ok to a call carrying the service token), the wallet page at `/wallet`
+ * when the backend answers ok to a call carrying the service token), the e-mail confirmation page
+ * at the mailed link (a GET only shows it; its form's POST confirms), the wallet page at `/wallet`
  * (static, strict CSP), the REST operations of `/api/v1` and the catalog editor under `/_gm/api`,
  * and JSON errors for everything else (`/metrics` is not here: it has its own listener).
  * Every response carries `x-request-id`; every request gets `req.clientAddress`; bigints in JSON
@@ -47,6 +53,8 @@ export function createHttpApp({
   console: consoleOptions,
   trustProxy = false,
   walletDir,
+  confirmPageSecret,
+  now = Date.now,
 }: HttpDeps): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -70,6 +78,7 @@ export function createHttpApp({
     }
   });
 
+  app.use(confirmPageRouter({ backend, pageTokenSecret: confirmPageSecret, now }));
   if (walletDir !== undefined) {
     if (walletPageBuilt(walletDir)) app.use(walletPageRouter(walletDir));
     else logger.warn({ walletDir }, 'wallet page not built: /wallet answers 404 (run: npx nx build wallet-web)');

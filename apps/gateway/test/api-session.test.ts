@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { confirmByPage } from '@wordgame/testkit';
 import { startChain, TELEGRAM_BOT_TOKEN, untrustedSession, VK_APP_SECRET, type Chain } from './support/chain.js';
 import { call } from './support/edge.js';
 import { nowSeconds, telegramInitData, vkLaunchParams } from './support/launch-data.js';
@@ -136,7 +137,7 @@ describe('sessions and profile through gateway -> backend -> PostgreSQL', () => 
     expect((onWeb.body as { sign_in_providers: string[] }).sign_in_providers).toEqual(expect.arrayContaining(['email', 'telegram', 'vk']));
   });
 
-  it('profile: linking an e-mail mails a confirmation link; following it confirms the address', async () => {
+  it("profile: linking an e-mail mails a confirmation link; its page's button confirms the address", async () => {
     const tg = (
       await post('/session/telegram', { init_data: telegramInitData(TELEGRAM_BOT_TOKEN, { id: 6161, first_name: 'Gus' }, nowSeconds()) })
     ).body as Grant;
@@ -154,10 +155,15 @@ describe('sessions and profile through gateway -> backend -> PostgreSQL', () => 
     const mail = mails.map((f) => readFileSync(join(chain.backend.mailDir, f), 'utf8')).find((m) => m.includes('gus@example.test'));
     const token = /confirm-email\?token=([A-Za-z0-9_%=-]+)/.exec((mail ?? '').replace(/=\r?\n/g, ''))?.[1];
     expect(token).toBeDefined();
-    const bad = await call(`${api}/user/profile/confirm-email?token=not-a-real-token`);
-    expect(bad).toMatchObject({ status: 400, body: { error: { code: 'confirmation_invalid' } } });
-    const confirmed = await call(`${api}/user/profile/confirm-email?token=${token ?? ''}`);
-    expect(confirmed).toMatchObject({ status: 200, body: { email: 'gus@example.test', account_id: tg.account_id } });
+    const en = { 'accept-language': 'en' };
+    const bad = await confirmByPage(`${api}/user/profile/confirm-email?token=not-a-real-token`, en);
+    expect(bad).toMatchObject({
+      status: 400,
+      outcome: 'error',
+      message: expect.stringContaining('unknown, already used or expired') as string,
+    });
+    const confirmed = await confirmByPage(`${api}/user/profile/confirm-email?token=${token ?? ''}`, en);
+    expect(confirmed).toMatchObject({ status: 200, outcome: 'confirmed', message: 'gus@example.test is confirmed.' });
     const profile = await call(`${api}/user/profile`, { headers: auth });
     expect(profile).toMatchObject({ status: 200, body: { email: 'gus@example.test', email_confirmed: true, pending_email: null } });
   });

@@ -151,20 +151,6 @@ function targets(): Target[] {
       ),
     ),
     {
-      name: 'profile.confirm_email (query)',
-      attempts: headerValue.map((t) => ({ method: 'get', path: `/api/v1/user/profile/confirm-email?token=${enc(t)}`, auth: 'none' })),
-    },
-    bodyTarget(
-      'profile.confirm_email',
-      'post',
-      '/api/v1/user/profile/confirm-email',
-      'none',
-      fc.oneof(
-        hostileBody({ token: 'x' }, { token: str }, ['token']),
-        hostileString.filter((s) => s.length > 0 && s.length <= 512).map((token) => ({ token })),
-      ),
-    ),
-    {
       name: 'wallet.catalog / wallet.get / orders (junk query)',
       attempts: fc
         .tuple(

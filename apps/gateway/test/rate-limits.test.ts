@@ -17,10 +17,11 @@ const LIMITS = {
   ORDER_CREATE_ADDRESS_MAX: '1000',
   CONFIRMATION_MAIL_MAX: '2',
   CONFIRMATION_MAIL_ADDRESS_MAX: '1000',
+  CONFIRMATION_MAIL_RECIPIENT_MAX: '3',
 };
 const PASSWORD = 'right password 1';
 
-describe('rate limits: sign-in, console sign-in, orders, confirmation mails (two replicas on one database)', () => {
+describe('rate limits: sign-in, console sign-in, orders, confirmation mails per account and per recipient (two replicas on one database)', () => {
   let dir: string;
   let db: FreshDatabase;
   const backends: BackendProcess[] = [];
@@ -164,5 +165,45 @@ describe('rate limits: sign-in, console sign-in, orders, confirmation mails (two
     const mails = backends.flatMap((b) => readdirSync(b.mailDir).map((f) => readFileSync(join(b.mailDir, f), 'utf8')));
     expect(mails.filter((m) => m.includes('new3@limits.test'))).toHaveLength(0);
     expect(mails.filter((m) => /new[12]@limits\.test/.test(m))).toHaveLength(2);
+  });
+
+  it('confirmation mails per recipient: sign-up/delete rounds to one address stop mailing after the limit (429, no account); another address is not limited', async () => {
+    const mailsTo = (email: string) =>
+      backends
+        .flatMap((b) => readdirSync(b.mailDir).map((f) => readFileSync(join(b.mailDir, f), 'utf8')))
+        .filter((m) => m.includes(`\r\nTo: ${email}\r\n`)).length;
+    const accountsWith = async (email: string) =>
+      (await db.query<{ n: number }>('select count(*)::int as n from accounts where email = $1', [email])).rows[0]?.n;
+    // Each round from another client address and alternating replicas: only the recipient's counter can stop it.
+    const round = (i: number) => direct(i % 2 === 0 ? url.a : url.b, from(`10.6.0.${i}`), 'looped@limits.test', PASSWORD, 'signup');
+    for (let i = 0; i < 3; i++) {
+      const up = await round(i);
+      expect(up.status).toBe(200);
+      const token = (up.body as { token: string }).token;
+      const deleted = await call(`${url.b}/api/v1/user/account`, {
+        method: 'DELETE',
+        headers: { ...from(`10.6.0.${i}`), authorization: `Bearer ${token}` },
+      });
+      expect(deleted.status).toBe(204);
+    }
+    expect(mailsTo('looped@limits.test')).toBe(3);
+    for (let i = 3; i < 6; i++) expectLimited(await round(i));
+    // Refused before the account exists: no account holds the address, no fourth mail.
+    expect(await accountsWith('looped@limits.test')).toBe(0);
+    expect(mailsTo('looped@limits.test')).toBe(3);
+
+    // An e-mail change to the address counts against the same recipient's allowance.
+    const other = await direct(url.a, from('10.6.1.1'), 'changer@limits.test', PASSWORD, 'signup');
+    const change = await call(`${url.a}/api/v1/user/profile`, {
+      method: 'PATCH',
+      headers: { ...from('10.6.1.1'), authorization: `Bearer ${(other.body as { token: string }).token}` },
+      json: { email: 'LOOPED@limits.test' },
+    });
+    expectLimited(change);
+    expect(mailsTo('looped@limits.test')).toBe(3);
+
+    // Another address, from the same client addresses, is mailed as usual.
+    expect((await direct(url.a, from('10.6.0.1'), 'bystander@limits.test', PASSWORD, 'signup')).status).toBe(200);
+    expect(mailsTo('bystander@limits.test')).toBe(1);
   });
 });

@@ -109,18 +109,32 @@ describe('the wallet page in headless Chromium on the real stack', () => {
     await showTab(page, 'profile');
     expect(await attributes(page, '#providers li', 'data-provider')).toEqual(['email', 'telegram', 'vk']);
 
+    // The mailed link shows a page with one button; opening it confirms nothing, pressing it does.
     const link = await mailedLink(email);
+    const confirmedAt = async () =>
+      (await stack.db.query<{ at: Date | null }>('select email_confirmed_at as at from accounts where email = $1', [email])).rows[0]?.at;
     await page.goto(link);
-    expect(new URL(page.url()).pathname).toBe('/wallet/confirm');
+    await page.waitForSelector('#confirm-result[data-outcome="ready"]');
+    expect(await confirmedAt()).toBeNull();
+    expect(await page.evaluate<string[]>(UNNAMED_CONTROLS)).toEqual([]);
+    await page.click('#confirm-button');
     await page.waitForSelector('#confirm-result[data-outcome="confirmed"]');
     expect(await page.textContent('#confirm-result')).toBe(`${email} is confirmed.`);
+    expect(await confirmedAt()).not.toBeNull();
     for (const viewport of VIEWPORTS) {
       await page.setViewportSize(viewport);
       await page.screenshot({ path: join(SCREENSHOT_DIR, `web-confirm-${viewport.width}x${viewport.height}.png`) });
     }
-    await page.goto(link);
-    await page.waitForSelector('#confirm-result[data-outcome="error"]');
-    expect(await page.textContent('#confirm-result')).toContain('already used');
+    // The page needs no JavaScript: a browser with scripts off gets as far (here: the link is used).
+    const noScript = await browser.newContext({ viewport: VIEWPORTS[0], locale: 'en-US', javaScriptEnabled: false });
+    const plain = await noScript.newPage();
+    const plainProblems = watchPage(plain);
+    await plain.goto(link);
+    await plain.click('#confirm-button');
+    await plain.waitForSelector('#confirm-result[data-outcome="error"]');
+    expect(await plain.textContent('#confirm-result')).toContain('already used');
+    expect(plainProblems).toEqual([]);
+    await noScript.close();
 
     await page.goto(`${base}/wallet`);
     await showTab(page, 'buy');

@@ -5,13 +5,13 @@ import { pendingOrder, resumeSession, type Session } from './session.js';
 import { startShell } from './shell.js';
 import { el, replace } from './ui/dom.js';
 import { errorText } from './ui/words.js';
-import { confirmPage } from './views/confirm-page.js';
 import { signInView } from './views/sign-in.js';
 
 /**
- * Boots the page: detects the launch context and language, then routes: `/wallet/confirm?token=`
- * confirms an e-mail; anything else is the wallet (`?order=` or the card order remembered before
- * the checkout is followed), signed in from the launch data, the stored web session, or the form.
+ * Boots the page: detects the launch context and language, then shows the wallet (`?order=` or the
+ * card order remembered before the checkout is followed), signed in from the launch data, the
+ * stored web session, or the form. (The e-mail confirmation page is the gateway's, served at the
+ * mailed link without JavaScript.)
  */
 function boot(): void {
   const root = document.getElementById('app');
@@ -23,10 +23,6 @@ function boot(): void {
   document.documentElement.lang = t.language;
   document.title = t.t('wallet.title');
   const query = new URLSearchParams(window.location.search);
-  if (window.location.pathname.replace(/\/$/, '') === '/wallet/confirm') {
-    replace(root, el('header', {}, el('h1', {}, t.t('wallet.title'))), confirmPage(t, query.get('token')));
-    return;
-  }
   const orderId = query.get('order') ?? pendingOrder();
   const start = (session: Session) => startShell(root, t, session, orderId);
   replace(root, el('p', { role: 'status' }, t.t('wallet.loading')));

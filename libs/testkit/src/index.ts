@@ -1,4 +1,4 @@
-/** Test and dev support shared by apps and tools: bot-link certificates, service tokens, generous rate limits, free ports, fresh PostgreSQL databases, signed launch data, README and compose checks. */
+/** Test and dev support shared by apps and tools: bot-link certificates, service tokens, generous rate limits, free ports, fresh PostgreSQL databases, signed launch data, the e-mail confirmation page, README and compose checks. */
 export {
   CONTAINER_UID,
   DEV_BOT_CLIENT_NAME,
@@ -20,3 +20,4 @@ export { adminQuery, freshDatabase, grantChips, testServerUrl, type FreshDatabas
 export { signTelegramInitData, vkSign } from './launch-data.js';
 export { floodRequest, rssBytes, type FloodOptions, type FloodResult } from './h2-flood.js';
 export { startChildService, type ChildService } from './child-service.js';
+export { confirmByPage, confirmForm, confirmOutcome, type ConfirmPageResult } from './confirm-page.js';

@@ -1,6 +1,6 @@
 /**
  * Generous backend rate limits for the test and load harnesses (fuzz, soak, bench, faults), which
- * sign in, fail sign-ins and create orders fast from one address: set explicitly here so the
+ * sign in, fail sign-ins, sign up and create orders fast from one address: set explicitly here so the
  * production defaults stay strict. A test of the limits themselves sets its own small values.
  */
 export const TEST_RATE_LIMITS: Record<string, string> = {
@@ -10,4 +10,5 @@ export const TEST_RATE_LIMITS: Record<string, string> = {
   ORDER_CREATE_ADDRESS_MAX: '1000000',
   CONFIRMATION_MAIL_MAX: '1000000',
   CONFIRMATION_MAIL_ADDRESS_MAX: '1000000',
+  CONFIRMATION_MAIL_RECIPIENT_MAX: '1000000',
 };

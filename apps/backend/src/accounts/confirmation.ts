@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from '@wordgame/logging';
 import type { DB } from '../db/schema.js';
+import type { KeyQuota } from '../limits/index.js';
 import type { Mailer } from '../mail/mailer.js';
 import type { Clock } from '../support/clock.js';
 import { DomainError } from '../rpc/errors.js';
@@ -20,11 +21,32 @@ export interface ConfirmationDeps {
   now: Clock;
 }
 
+const COUNTED = Symbol('confirmation mail counted');
+
+/** A confirmation mail to `email` that the per-recipient limit has counted; only permitConfirmationMail makes one. */
+export interface ConfirmationPermit {
+  readonly email: string;
+  readonly [COUNTED]: true;
+}
+
 /**
- * Stores a hashed one-time token for (account, e-mail) and mails the confirmation link. A mail
- * failure is logged, not raised: the address stays pending and linking it again sends a new link.
+ * Counts one confirmation mail to `email` (already normalised) against its recipient's limit:
+ * `rate_limited` once the address has had its allowance this window, whichever account asks and
+ * however many accounts with it were deleted meanwhile. Callers take the permit before changing
+ * anything, so a refused sign-up or e-mail change leaves nothing behind.
  */
-export async function requestConfirmation(deps: ConfirmationDeps, accountId: bigint, email: string): Promise<void> {
+export async function permitConfirmationMail(limit: KeyQuota, email: string): Promise<ConfirmationPermit> {
+  await limit.take(email);
+  return { email, [COUNTED]: true };
+}
+
+/**
+ * Stores a hashed one-time token for (account, the permit's e-mail) and mails the confirmation
+ * link. The permit is the proof that the mail was counted: there is no other way to send one. A
+ * mail failure is logged, not raised: the address stays pending and linking it again sends a new link.
+ */
+export async function requestConfirmation(deps: ConfirmationDeps, accountId: bigint, permit: ConfirmationPermit): Promise<void> {
+  const { email } = permit;
   const token = newToken();
   await deps.db
     .insertInto('email_confirmations')

@@ -3,7 +3,13 @@ import type { Caller } from '../rpc/caller.js';
 import { DomainError } from '../rpc/errors.js';
 import { gate } from '../gate/gate.js';
 import type { SessionPlatform } from '../gate/context.js';
-import { pendingEmail, requestConfirmation, type ConfirmationDeps } from './confirmation.js';
+import {
+  pendingEmail,
+  permitConfirmationMail,
+  requestConfirmation,
+  type ConfirmationDeps,
+  type ConfirmationPermit,
+} from './confirmation.js';
 import { normalizeEmail } from './email.js';
 import { findAccount, linkedPlatforms } from './repository.js';
 
@@ -50,10 +56,11 @@ export function normalizeDisplayName(raw: string): string {
  * Applies a profile change: a new display name, and/or an e-mail to link, which is stored as
  * pending and confirmed through a mailed link. Linking the address the account already has
  * confirmed changes nothing; an address another account holds is `email_in_use`. Each mailed link
- * takes one unit of the confirmation-mail quota (per account and client address): `rate_limited`.
+ * takes one unit of the confirmation-mail quotas (per account and client address, and per recipient
+ * address): `rate_limited`.
  */
 export async function updateProfile(
-  deps: ConfirmationDeps & { limits: Pick<Limits, 'confirmationMail'> },
+  deps: ConfirmationDeps & { limits: Pick<Limits, 'confirmationMail' | 'confirmationRecipient'> },
   caller: Caller,
   change: { displayName: string | null; email: string | null },
   address: string | null = null,
@@ -63,17 +70,17 @@ export async function updateProfile(
   const account = await findAccount(deps.db, caller.accountId);
   if (!account || account.status === 'deleted') throw new DomainError('caller_required', 'the caller account does not exist');
 
+  let permit: ConfirmationPermit | null = null;
   if (email !== null && !(email === account.email && account.email_confirmed_at !== null)) {
     const holder = await deps.db.selectFrom('accounts').select('id').where('email', '=', email).executeTakeFirst();
     if (holder && holder.id !== account.id) throw new DomainError('email_in_use', 'this e-mail address belongs to another account');
     // Counted before anything changes: a refused change leaves the profile as it was.
     await deps.limits.confirmationMail.take(account.id, address);
+    permit = await permitConfirmationMail(deps.limits.confirmationRecipient, email);
   }
   if (displayName !== null) {
     await deps.db.updateTable('accounts').set({ display_name: displayName }).where('id', '=', account.id).execute();
   }
-  if (email !== null && !(email === account.email && account.email_confirmed_at !== null)) {
-    await requestConfirmation(deps, account.id, email);
-  }
+  if (permit !== null) await requestConfirmation(deps, account.id, permit);
   return getProfile(deps, caller);
 }

@@ -138,6 +138,14 @@ export const backendConfigSchema = z
     CONFIRMATION_MAIL_MAX: env.int(5, 1, 1_000_000),
     /** Confirmation mails one client address may cause per hour. */
     CONFIRMATION_MAIL_ADDRESS_MAX: env.int(30, 1, 1_000_000),
+    /**
+     * Confirmation mails one e-mail address may receive per CONFIRMATION_MAIL_RECIPIENT_WINDOW_HOURS,
+     * from sign-ups and profile e-mail changes together, across account deletions: a sign-up or
+     * change beyond it is rate_limited before anything is created or mailed.
+     */
+    CONFIRMATION_MAIL_RECIPIENT_MAX: env.int(5, 1, 1_000_000),
+    /** Window of the per-recipient confirmation-mail counter, in hours (default a day, at most a week). */
+    CONFIRMATION_MAIL_RECIPIENT_WINDOW_HOURS: env.int(24, 1, 168),
   })
   .superRefine((c, ctx) => {
     if (c.MAIL_TRANSPORT === 'smtp' && c.SMTP_URL === undefined) {

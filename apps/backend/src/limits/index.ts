@@ -1,9 +1,9 @@
-import { quotaOver, type Quota } from './quota.js';
+import { keyQuotaOver, quotaOver, type KeyQuota, type Quota } from './quota.js';
 import { signInLimitOver, type SignInLimit } from './sign-in.js';
 import { limiterFor, type CounterStore } from './store.js';
 
 export { clientAddressOf, CLIENT_ADDRESS_HEADER } from './keys.js';
-export type { Quota } from './quota.js';
+export type { KeyQuota, Quota } from './quota.js';
 export type { FailureOutcome, SignInAttempt, SignInLimit } from './sign-in.js';
 export type { CounterStore } from './store.js';
 
@@ -16,6 +16,8 @@ export interface LimitSettings {
   orderCreateAddressMax: number;
   confirmationMailMax: number;
   confirmationMailAddressMax: number;
+  confirmationMailRecipientMax: number;
+  confirmationMailRecipientWindowHours: number;
 }
 
 /** Every rate limit of the backend: the one place that decides how often a caller may try. */
@@ -28,6 +30,12 @@ export interface Limits {
   orderCreate: Quota;
   /** Confirmation mails from profile e-mail changes per account and per client address, per hour. */
   confirmationMail: Quota;
+  /**
+   * Confirmation mails per recipient address, whatever sends them (sign-up, profile e-mail change)
+   * and whichever account asks: keyed by the address, so deleting an account and signing up again
+   * does not reset it.
+   */
+  confirmationRecipient: KeyQuota;
 }
 
 const HOUR = 3_600;
@@ -53,6 +61,9 @@ export function createLimits(settings: LimitSettings, store: CounterStore): Limi
     confirmationMail: quotaOver(
       make('mail_acct', settings.confirmationMailMax, HOUR),
       make('mail_addr', settings.confirmationMailAddressMax, HOUR),
+    ),
+    confirmationRecipient: keyQuotaOver(
+      make('mail_to', settings.confirmationMailRecipientMax, settings.confirmationMailRecipientWindowHours * HOUR),
     ),
   };
 }

@@ -19,3 +19,18 @@ export function quotaOver(perAccount: RateLimiterAbstract, perAddress: RateLimit
     },
   };
 }
+
+/** An allowance per value (an e-mail address): the counter key is the value's sha256, never the value. */
+export interface KeyQuota {
+  /** Takes one unit for `value`; throws a `rate_limited` DomainError with the wait when it is spent (a refused call still counts). */
+  take(value: string): Promise<void>;
+}
+
+/** A quota over one limiter keyed by a hashed value. */
+export function keyQuotaOver(limiter: RateLimiterAbstract): KeyQuota {
+  return {
+    async take(value) {
+      await limiter.consume(keyOf(value)).catch(refusal);
+    },
+  };
+}

@@ -30,6 +30,7 @@ export async function startEdge(backendUrl: string, options: { sessionCacheMs?: 
     logger: createLogger('gateway-test', 'info', sink),
     registry,
     backend: createBackendClients(backendUrl, TEST_SERVICE_TOKENS.BACKEND_SERVICE_TOKEN),
+    confirmPageSecret: TEST_SERVICE_TOKENS.BACKEND_SERVICE_TOKEN,
     ...options,
   });
   const server: Server = await new Promise((resolve) => {

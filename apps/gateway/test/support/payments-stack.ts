@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { createLogger } from '@wordgame/logging';
 import { startPlatformEmulator, type PlatformEmulator } from '@wordgame/platform-emulator';
 import { startProviderEmulator, type ProviderEmulator, type ShopConfig } from '@wordgame/provider-emulator';
-import { ensureDevCerts, type DevCerts, freePort } from '@wordgame/testkit';
+import { confirmByPage, ensureDevCerts, type DevCerts, freePort } from '@wordgame/testkit';
 import { buildGateway, type GatewayApp, type GatewayUrls } from '../../src/app.js';
 import { freshDatabase, startBackendProcess, type BackendProcess, type FreshDatabase } from './backend-process.js';
 import { TELEGRAM_BOT_TOKEN, VK_APP_SECRET } from './chain.js';
@@ -259,7 +259,7 @@ export async function vkCustomer(api: string, userId: string): Promise<Customer>
   return { token: body.token, accountId: body.account_id };
 }
 
-/** Follows the newest confirmation link mailed to `email` (the backend's dev mailbox), as the customer would. */
+/** Opens the newest confirmation link mailed to `email` (the backend's dev mailbox) and presses the page's button, as the customer would. */
 async function confirmFromMailbox(stack: Pick<PaymentsStack, 'api' | 'backend'>, email: string): Promise<void> {
   let token: string | undefined;
   await eventually(() => {
@@ -271,8 +271,8 @@ async function confirmFromMailbox(stack: Pick<PaymentsStack, 'api' | 'backend'>,
     }
     return false;
   });
-  const confirmed = await call(`${stack.api}/user/profile/confirm-email?token=${token ?? ''}`);
-  if (confirmed.status !== 200) throw new Error(`confirm e-mail: ${confirmed.status} ${JSON.stringify(confirmed.body)}`);
+  const confirmed = await confirmByPage(`${stack.api}/user/profile/confirm-email?token=${token ?? ''}`);
+  if (confirmed.outcome !== 'confirmed') throw new Error(`confirm e-mail: ${confirmed.status} ${confirmed.message}`);
 }
 
 /**

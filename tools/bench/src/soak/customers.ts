@@ -1,4 +1,4 @@
-import { signTelegramInitData } from '@wordgame/testkit';
+import { confirmByPage, signTelegramInitData } from '@wordgame/testkit';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
@@ -91,8 +91,8 @@ export async function signInCustomers(stack: SoakStack, count: number): Promise<
       subtype: 'web',
     });
     const token = await mailedToken(stack.mailDir, email);
-    const confirmed = await fetch(`${stack.gateway}/api/v1/user/profile/confirm-email?token=${token}`);
-    if (confirmed.status !== 200) throw new Error(`confirm ${email}: ${confirmed.status} ${await confirmed.text()}`);
+    const confirmed = await confirmByPage(`${stack.gateway}/api/v1/user/profile/confirm-email?token=${token}`);
+    if (confirmed.outcome !== 'confirmed') throw new Error(`confirm ${email}: ${confirmed.status} ${confirmed.message}`);
     direct.push({ token: s.token, accountId: s.account_id });
   }
   await grantChips(

@@ -1,4 +1,4 @@
-import { signTelegramInitData } from '@wordgame/testkit';
+import { confirmByPage, signTelegramInitData } from '@wordgame/testkit';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TELEGRAM_BOT_TOKEN } from './stack.js';
@@ -82,7 +82,7 @@ export async function directCustomer(api: string, email: string, mailDir?: strin
   return customer;
 }
 
-/** Follows the newest confirmation link mailed to `email` in the backend's dev mailbox, as the customer would. */
+/** Opens the newest confirmation link mailed to `email` in the backend's dev mailbox and presses the page's button, as the customer would. */
 async function confirmEmail(api: string, mailDir: string, email: string): Promise<void> {
   let token: string | undefined;
   await waitFor(`confirmation mail to ${email}`, () => {
@@ -94,8 +94,8 @@ async function confirmEmail(api: string, mailDir: string, email: string): Promis
     }
     return false;
   });
-  const res = await call(`${api}/user/profile/confirm-email?token=${token ?? ''}`);
-  if (res.status !== 200) throw new Error(`confirm e-mail: ${res.status} ${JSON.stringify(res.body)}`);
+  const res = await confirmByPage(`${api}/user/profile/confirm-email?token=${token ?? ''}`);
+  if (res.outcome !== 'confirmed') throw new Error(`confirm e-mail: ${res.status} ${res.message}`);
 }
 
 /** A product as the operator catalog editor takes it. */

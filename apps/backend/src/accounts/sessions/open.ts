@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
-import type { ConfirmationDeps } from '../confirmation.js';
-import { requestConfirmation } from '../confirmation.js';
+import { permitConfirmationMail, requestConfirmation, type ConfirmationDeps } from '../confirmation.js';
 import { normalizeEmail } from '../email.js';
 import { hashPassword, verifyPassword } from '../password.js';
 import { accountForIdentity, findAccount, findAccountByEmail, insertAccount, isUniqueViolation } from '../repository.js';
@@ -23,8 +22,8 @@ export interface SessionSettings {
 
 export interface SessionDeps extends ConfirmationDeps {
   settings: SessionSettings;
-  /** Sign-in failures and confirmation mails are counted here. */
-  limits: Pick<Limits, 'directSignIn' | 'confirmationMail'>;
+  /** Sign-in failures and confirmation mails (per account, client address and recipient) are counted here. */
+  limits: Pick<Limits, 'directSignIn' | 'confirmationMail' | 'confirmationRecipient'>;
 }
 
 /** A session just opened. */
@@ -117,6 +116,10 @@ export async function openDirectSession(
   if ([...password].length < 8 || [...password].length > 256) {
     throw new DomainError('invalid_password', 'the password must be 8-256 characters');
   }
+  // A sign-up mails its address: an address that is taken mails nothing and costs no unit; one whose
+  // mail allowance is spent is refused before the account exists (never an account whose mail was dropped).
+  if (await findAccountByEmail(deps.db, email)) throw new DomainError('email_taken', 'an account with this e-mail already exists');
+  const permit = await permitConfirmationMail(deps.limits.confirmationRecipient, email);
   const passwordHash = await hashPassword(password);
   let accountId: bigint;
   try {
@@ -127,7 +130,7 @@ export async function openDirectSession(
     if (isUniqueViolation(err)) throw new DomainError('email_taken', 'an account with this e-mail already exists');
     throw err;
   }
-  await requestConfirmation(deps, accountId, email);
+  await requestConfirmation(deps, accountId, permit);
   return grant(deps, accountId, platform, true);
 }
 

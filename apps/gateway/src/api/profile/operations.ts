@@ -5,7 +5,7 @@ import type { BackendClients } from '../../backend/client.js';
 import type { Operation } from '../operation.js';
 import { readStrings } from '../fbs-read.js';
 import { byField, jsonBody, parseInput, text } from '../validation.js';
-import { emailConfirmedWire, profileWire, type ProfileJson } from './wire.js';
+import { profileWire, type ProfileJson } from './wire.js';
 
 const updateBody = z
   .object({
@@ -14,10 +14,6 @@ const updateBody = z
   })
   .strict()
   .refine((v) => v.display_name !== undefined || v.email !== undefined, 'give display_name and/or email');
-
-const confirmToken = z.string().min(1, 'must not be empty').max(512, 'is too long');
-const confirmQuery = z.object({ token: confirmToken });
-const confirmBody = z.object({ token: confirmToken }).strict();
 
 function readProfile(body: Uint8Array): ProfileJson {
   return decodeTable(
@@ -36,21 +32,10 @@ function readProfile(body: Uint8Array): ProfileJson {
   );
 }
 
-function confirm(backend: BackendClients, token: string, call: Parameters<BackendClients['account']['confirmEmail']>[1]) {
-  return backend.account
-    .confirmEmail({ body: encodeTable((b) => fb.EmailConfirmation.createEmailConfirmation(b, b.createString(token))) }, call)
-    .then(({ body }) =>
-      decodeTable(
-        body,
-        (bb) => fb.EmailConfirmed.getRootAsEmailConfirmed(bb),
-        (t) => ({ account_id: t.accountId(), email: t.email() ?? '' }),
-      ),
-    );
-}
-
 /**
- * Profile endpoints: read the caller's profile (any session), change it (a trusted session: a
- * view-only one is 403 `untrusted_session`), and confirm a linked e-mail from its mailed token.
+ * Profile endpoints: read the caller's profile (any session) and change it (a trusted session: a
+ * view-only one is 403 `untrusted_session`). A linked e-mail is confirmed on the page its mailed
+ * link opens (wallet-page/confirm-page.ts), never by a JSON call.
  */
 export function profileOperations(backend: BackendClients): Operation[] {
   return [
@@ -94,41 +79,6 @@ export function profileOperations(backend: BackendClients): Operation[] {
           ),
         );
         return { status: 200, body: readProfile((await backend.account.updateProfile({ body }, call)).body) };
-      },
-    },
-    {
-      name: 'profile.confirm_email',
-      method: 'get',
-      path: '/api/v1/user/profile/confirm-email',
-      auth: 'none',
-      doc: {
-        tag: 'profile',
-        summary: 'Confirm a linked e-mail (the mailed link)',
-        query: confirmQuery,
-        success: { status: 200, description: 'The confirmed e-mail.', body: emailConfirmedWire },
-        errors: ['confirmation_invalid', 'email_in_use'],
-      },
-      async handle({ req, call }) {
-        const { token } = parseInput(confirmQuery, req.query, 'confirmation_invalid');
-        return { status: 200, body: await confirm(backend, token, call) };
-      },
-    },
-    {
-      name: 'profile.confirm_email',
-      method: 'post',
-      path: '/api/v1/user/profile/confirm-email',
-      auth: 'none',
-      doc: {
-        tag: 'profile',
-        summary: 'Confirm a linked e-mail with the mailed token',
-        body: confirmBody,
-        examples: { token: { token: 'k3Jx9c2Qe1' } },
-        success: { status: 200, description: 'The confirmed e-mail.', body: emailConfirmedWire },
-        errors: ['confirmation_invalid', 'email_in_use'],
-      },
-      async handle({ req, call }) {
-        const { token } = parseInput(confirmBody, jsonBody(req), 'confirmation_invalid');
-        return { status: 200, body: await confirm(backend, token, call) };
       },
     },
   ];

@@ -17,9 +17,6 @@ export const profileWire = z
   .strict()
   .meta({ title: 'Profile' }) satisfies z.ZodType<Wire<ProfileJson>>;
 
-/** A confirmed e-mail and the account it now belongs to. */
-export const emailConfirmedWire = z.object({ account_id: bigintString, email: z.string() }).strict().meta({ title: 'EmailConfirmed' });
-
 /** The profile as JSON. Inside a mini-app host `sign_in_providers` is only `email` (the backend's gate). */
 export interface ProfileJson {
   account_id: bigint;
