@@ -320,18 +320,18 @@ describe('console access control, CSRF and return paths', () => {
       const winner = won[0];
       const loser = lost[0];
       if (!winner || !loser) throw new Error('unreachable');
-      expect(winner.text).toContain(winner.action === 'credit' ? 'data-outcome="credited"' : 'data-outcome="refunded"');
-      expect(loser.text).toContain('Another action came first');
-      expect(loser.text).toMatch(/data-code="(already_resolved|action_in_progress)"/);
-      const told = /id="outcome"[^>]*>([^<]*)</.exec(loser.text)?.[1] ?? '';
-      expect(told).toContain(`${winner.login}@ops.test`);
-      expect(told).toContain(winner.action);
       const state = (await stack.db.query<{ state: string }>('select state from orders where id = $1', [orderId])).rows[0]?.state;
       expect([round, state === 'paid', stack.provider.control.payment(paymentId).refunds.length]).toEqual([
         round,
         winner.action === 'credit',
         winner.action === 'refund' ? 1 : 0,
       ]);
+      expect(winner.text).toContain(winner.action === 'credit' ? 'data-outcome="credited"' : 'data-outcome="refunded"');
+      expect(loser.text).toContain('Another action came first');
+      expect(loser.text).toMatch(/data-code="(already_resolved|action_in_progress)"/);
+      const told = /id="outcome"[^>]*>([^<]*)</.exec(loser.text)?.[1] ?? '';
+      expect(told).toContain(`${winner.login}@ops.test`);
+      expect(told).toContain(winner.action);
     }
   });
 
