@@ -80,7 +80,7 @@ export async function actOnMismatch(deps: PaymentDeps, id: bigint, action: Misma
     throw actionError('action_not_allowed', `${action} applies to money taken but not credited; resolve this row once it is dealt with`);
   }
   precheck(deps, row, action);
-  const claim: MismatchClaim = await whenFree(deps, id, () =>
+  const claim = await whenFree<MismatchClaim>(deps, id, () =>
     claimMismatch(deps.db, id, action, operatorId, deps.now(), deps.claimLeaseMs),
   );
   let attempt: Attempt;
@@ -245,8 +245,12 @@ async function credit(deps: PaymentDeps, row: MismatchRow): Promise<Attempt> {
       );
     if (paid) return credited;
     // An earlier attempt of this credit (its outcome unknown) or the payment's own delivery credited it with this charge.
-    const now = await deps.db.selectFrom('orders').select(['state', 'platform_charge_id']).where('id', '=', order.id).executeTakeFirst();
-    if (now?.state === 'paid' && now.platform_charge_id === row.payment_ref) return credited;
+    const current = await deps.db
+      .selectFrom('orders')
+      .select(['state', 'platform_charge_id'])
+      .where('id', '=', order.id)
+      .executeTakeFirst();
+    if (current?.state === 'paid' && current.platform_charge_id === row.payment_ref) return credited;
     return refused('action_not_allowed', 'the order could not be credited (already settled or failed)');
   }
   const { card, shop } = cardShop(deps, row);
