@@ -1,4 +1,4 @@
-import { Code, type Client } from '@connectrpc/connect';
+import { Code, ConnectError, type Client } from '@connectrpc/connect';
 import { backendApi, decodeTable, encodeTable, fb, gatewayApi } from '@wordgame/contracts';
 import { startProviderEmulator, type ProviderEmulator } from '@wordgame/provider-emulator';
 import fc from 'fast-check';
@@ -441,6 +441,68 @@ describe('console service (operators, ledger, refunds, catalog, moderation)', ()
         'succeeded',
         'succeeded',
       ]);
+    });
+
+    it('six presses at once, on two replicas, make one provider refund call; the others are told it is in progress or done', async () => {
+      const orderId = await paidCardOrder(h.database.db, provider(), account, product, 9_900n, 100n);
+      emulator.control.addFault({ method: 'POST', pathPrefix: '/v3/refunds', status: 'timeout', delayMs: 150, times: 6 });
+      const replica = await h.replica();
+      try {
+        const other = replica.client(backendApi.ConsoleService);
+        const press = (i: number) =>
+          (i % 2 === 0 ? svc : other)
+            .consoleRefund({ body: encodeTable((b) => fb.ConsoleRefund.createConsoleRefund(b, b.createString(orderId))) }, asOperator(all))
+            .then(
+              (res) =>
+                decodeTable(
+                  res.body,
+                  (bb) => fb.ConsoleRefundResult.getRootAsConsoleRefundResult(bb),
+                  (t) => ({ status: t.status(), refundId: t.refundId() }),
+                ),
+              (err: unknown) => ({ ...errorOf(err), message: ConnectError.from(err).rawMessage }),
+            );
+        const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => press(i)));
+        const calls = emulator.control
+          .requests()
+          .filter((r) => r.method === 'POST' && r.path === '/v3/refunds' && r.idempotenceKey === `refund-${orderId}`);
+        expect(calls).toHaveLength(1);
+        const paid = await h.database.db
+          .selectFrom('orders')
+          .select('provider_payment_id')
+          .where('id', '=', orderId)
+          .executeTakeFirstOrThrow();
+        const made = emulator.control.payment(paid.provider_payment_id ?? '').refunds;
+        expect(made).toHaveLength(1);
+        const refundId = made[0]?.id;
+        for (const answer of answers) {
+          if ('status' in answer) {
+            expect(answer).toEqual({ status: 'succeeded', refundId });
+          } else {
+            expect(answer).toMatchObject({ code: Code.Aborted, errorCode: 'refund_in_progress' });
+            expect(answer.message).toMatch(/^a refund of this order by root@ops\.test is in progress since .* UTC; press again/);
+          }
+        }
+        expect(await refundRows(orderId)).toBe(1n);
+        expect(await refund(orderId)).toEqual({ status: 'succeeded', refundId, amount: 9_900n });
+        expect(
+          emulator.control
+            .requests()
+            .filter((r) => r.method === 'POST' && r.path === '/v3/refunds' && r.idempotenceKey === `refund-${orderId}`),
+        ).toHaveLength(1);
+        expect(
+          (await auditRows('refund'))
+            .filter((r) => r.target === `order:${orderId}`)
+            .map((r) => r.outcome)
+            .sort(),
+        ).toEqual(
+          answers
+            .map((a) => ('status' in a ? 'succeeded' : 'failed'))
+            .concat('succeeded')
+            .sort(),
+        );
+      } finally {
+        await replica.stop();
+      }
     });
 
     it('a pending provider refund records nothing (press again); a refused order id is audited as failed', async () => {

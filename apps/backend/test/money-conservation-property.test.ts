@@ -74,7 +74,7 @@ const action: fc.Arbitrary<Action> = fc.oneof(
 );
 
 /** Refusals an operator or the bot sees as an answer, not a failure of the system. */
-const EXPECTED = ['order_not_paid', 'bot_unavailable', 'refund_rejected', 'provider_unavailable'];
+const EXPECTED = ['order_not_paid', 'bot_unavailable', 'refund_rejected', 'provider_unavailable', 'refund_in_progress'];
 
 const HOLD_MS = 10_000;
 

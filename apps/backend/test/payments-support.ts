@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Code, ConnectError, type Client } from '@connectrpc/connect';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
 import { backendApi, botlink, decodeTable, encodeTable, fb, gatewayApi } from '@wordgame/contracts';
+import type { PlatformEmulator } from '@wordgame/platform-emulator';
 import type { Kysely } from 'kysely';
 import type { DB } from '../src/db/schema.js';
 import { as } from './support/harness.js';
@@ -17,7 +18,14 @@ export const SHOPS = {
 export const SHOPS_ENV = 'direct:shop-direct:test_direct:test,vk:shop-vk:test_vk:live';
 
 /** What the tiny BotCommandService answers for one command. */
-export type Responder = (command: botlink.Command) => { outcome: gatewayApi.Outcome; result?: string; error?: string };
+export interface BotAnswer {
+  outcome: gatewayApi.Outcome;
+  result?: string;
+  error?: string;
+}
+
+/** Answers one command, at once or after the call it plays (a platform call). */
+export type Responder = (command: botlink.Command) => BotAnswer | Promise<BotAnswer>;
 
 /** A real h2c Connect server implementing gateway.v1.BotCommandService, recording every command. */
 export interface BotCommandServer {
@@ -37,10 +45,10 @@ export async function startBotCommandServer(): Promise<BotCommandServer> {
   const handler = connectNodeAdapter({
     routes: (router) =>
       router.service(gatewayApi.BotCommandService, {
-        send(req) {
+        async send(req) {
           if (!req.command) throw new Error('no command');
           state.commands.push(req.command);
-          const r = state.respond(req.command);
+          const r = await state.respond(req.command);
           return { outcome: r.outcome, result: r.result ?? '', error: r.error ?? '' };
         },
       }),
@@ -59,6 +67,28 @@ export async function startBotCommandServer(): Promise<BotCommandServer> {
       for (const s of sessions) s.destroy();
     });
   return state;
+}
+
+/**
+ * Plays the bot's refund_star_payment against the platform emulator's Bot API, as apps/bot does:
+ * `true` is delivered, CHARGE_ALREADY_REFUNDED is delivered as `already_refunded`, any other
+ * answer is an Ack error `platform <status>: <description>`. Other commands: `otherwise`.
+ */
+export function refundThroughPlatform(platform: PlatformEmulator, otherwise: Responder = deliverInvoices): Responder {
+  return async (c) => {
+    if (c.payload.case !== 'refundStarPayment') return otherwise(c);
+    const { userId, platformPaymentChargeId } = c.payload.value;
+    const res = await fetch(`${platform.apiRoot}/bot${platform.tokens[0] ?? ''}/refundStarPayment`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ user_id: Number(userId), telegram_payment_charge_id: platformPaymentChargeId }),
+    });
+    const answer = (await res.json()) as { ok: boolean; description?: string };
+    if (answer.ok) return { outcome: gatewayApi.Outcome.DELIVERED };
+    if (res.status === 400 && answer.description?.includes('CHARGE_ALREADY_REFUNDED'))
+      return { outcome: gatewayApi.Outcome.DELIVERED, result: 'already_refunded' };
+    return { outcome: gatewayApi.Outcome.ERROR, error: `platform ${res.status}: ${answer.description ?? ''}` };
+  };
 }
 
 /** A webhook receiver playing the gateway's intake route: body -> NotificationService.Intake -> 200 / 5xx. */

@@ -1,7 +1,8 @@
+import { ConnectError } from '@connectrpc/connect';
 import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import { createLogger } from '@wordgame/logging';
 import { asOperator, operatorToken } from './console-support.js';
-import { failure } from './support/harness.js';
+import { errorOf, failure } from './support/harness.js';
 import type { Reconciler } from '../src/reconciliation/job.js';
 import { createReconciler } from '../src/reconciliation/job.js';
 import { resetCardFixture, paymentIdOf, startCardFixture, type CardFixture } from './card-support.js';
@@ -214,6 +215,153 @@ describe('card reconciliation against the provider emulator on PostgreSQL', () =
       { action: 'reconciliation_paytwice', target: `mismatch:${idOf(vanished.paymentId)}`, outcome: 'failed' },
       { action: 'reconciliation_resolve', target: `mismatch:${idOf(vanished.paymentId)}`, outcome: 'resolved' },
     ]);
+  });
+
+  it('two presses on one row at once, on two replicas: exactly one action happens, and the loser is told which', async () => {
+    const from = await windowStart();
+    const pairs: Array<[string, string]> = [
+      ...Array.from({ length: 20 }, (_, i): [string, string] => (i % 2 === 0 ? ['credit', 'refund'] : ['refund', 'credit'])),
+      ['credit', 'resolve'],
+      ['resolve', 'refund'],
+      ['refund', 'refund'],
+      ['credit', 'credit'],
+    ];
+    const rounds: Array<{ orderId: string; paymentId: string }> = [];
+    for (let i = 0; i < pairs.length; i += 1) {
+      const account = await newAccount(f.db(), confirmed(`race-${i}`));
+      const order = await createOrder(f.payments, account, 'direct;web', f.pack, 'card');
+      const paymentId = await paymentIdOf(f.db(), order.orderId);
+      f.emulator.control.payQuietly(paymentId);
+      rounds.push({ orderId: order.orderId, paymentId });
+    }
+    const report = await reconciler.run(window(from), 'cli');
+    // every refund is held at the provider for a while, so a second press arrives during the first one's call
+    f.emulator.control.addFault({ method: 'POST', pathPrefix: '/v3/refunds', status: 'timeout', delayMs: 120 });
+    const console = f.h.client(backendApi.ConsoleService);
+    const operators = {
+      alice: await operatorToken(f.db(), console, 'race-alice', ['refunder']),
+      bob: await operatorToken(f.db(), console, 'race-bob', ['refunder']),
+    };
+    const replica = await f.h.replica();
+    try {
+      const sides = [f.h.client(backendApi.ReconciliationService), replica.client(backendApi.ReconciliationService)];
+      const press = async (side: number, id: bigint, action: string, token: string) => {
+        try {
+          const res = await sides[side]?.actOnMismatch(
+            { body: encodeTable((b) => fb.ReconciliationAction.createReconciliationAction(b, id, b.createString(action))) },
+            asOperator(token),
+          );
+          return {
+            ok: true as const,
+            action,
+            outcome: decodeTable(
+              res?.body ?? new Uint8Array(),
+              (bb) => fb.ReconciliationActionResult.getRootAsReconciliationActionResult(bb),
+              (t) => t.outcome() ?? '',
+            ),
+          };
+        } catch (err: unknown) {
+          return { ok: false as const, action, ...errorOf(err), message: ConnectError.from(err).rawMessage };
+        }
+      };
+      for (const [i, [first, second]] of pairs.entries()) {
+        const round = rounds[i];
+        const id = report.mismatches.find((m) => m.payment_ref === round?.paymentId)?.id;
+        if (!round || id === undefined) throw new Error(`no mismatch for round ${i}`);
+        const answers = await Promise.all([press(i % 2, id, first, operators.alice), press(1 - (i % 2), id, second, operators.bob)]);
+        const won = answers.filter((a) => a.ok);
+        const lost = answers.filter((a) => !a.ok);
+        expect({ round: i, won: won.length, lost: lost.length }).toEqual({ round: i, won: 1, lost: 1 });
+        const winner = won[0];
+        const loser = lost[0];
+        if (!winner || !loser || loser.ok) throw new Error('unreachable');
+        const winnerLogin = winner === answers[0] ? 'race-alice' : 'race-bob';
+        // and the money moved for the winner's action only
+        const order = await f.db().selectFrom('orders').select('state').where('id', '=', round.orderId).executeTakeFirstOrThrow();
+        const purchases = await f.db().selectFrom('ledger_operations').select('id').where('order_id', '=', round.orderId).execute();
+        const refunds = f.emulator.control.payment(round.paymentId).refunds;
+        const refundCalls = f.emulator.control
+          .requests()
+          .filter((r) => r.method === 'POST' && r.path === '/v3/refunds' && r.idempotenceKey === `reconcile-${round.paymentId}`);
+        expect({
+          round: i,
+          paid: order.state === 'paid',
+          ledgerRows: purchases.length,
+          refunds: refunds.length,
+          refundCalls: refundCalls.length,
+        }).toEqual({
+          round: i,
+          paid: winner.action === 'credit',
+          ledgerRows: winner.action === 'credit' ? 1 : 0,
+          refunds: winner.action === 'refund' ? 1 : 0,
+          refundCalls: winner.action === 'refund' ? 1 : 0,
+        });
+        // the loser hears what the winner did, and who
+        expect(`${i}: ${loser.errorCode}`).toMatch(/^\d+: (already_resolved|action_in_progress)$/);
+        expect(loser.message).toContain(winnerLogin);
+        expect(loser.message).toMatch(winner.action === 'credit' ? /credit/ : winner.action === 'refund' ? /refund/ : /resolved/);
+      }
+    } finally {
+      await replica.stop();
+    }
+  }, 60_000);
+
+  it('a refund whose outcome is unknown keeps the row: credit and resolve are refused, Refund again finishes it; a refusal frees the row', async () => {
+    const from = await windowStart();
+    const quiet = async (name: string) => {
+      const account = await newAccount(f.db(), confirmed(name));
+      const order = await createOrder(f.payments, account, 'direct;web', f.pack, 'card');
+      const paymentId = await paymentIdOf(f.db(), order.orderId);
+      f.emulator.control.payQuietly(paymentId);
+      return { orderId: order.orderId, paymentId };
+    };
+    const unsure = await quiet('unsure');
+    const freed = await quiet('freed');
+    const report = await reconciler.run(window(from), 'cli');
+    const idOf = (payment: string) => report.mismatches.find((m) => m.payment_ref === payment)?.id ?? -1n;
+    const svc = f.h.client(backendApi.ReconciliationService);
+    const act = async (id: bigint, action: string) => {
+      const res = await svc.actOnMismatch({
+        body: encodeTable((b) => fb.ReconciliationAction.createReconciliationAction(b, id, b.createString(action))),
+      });
+      return decodeTable(
+        res.body,
+        (bb) => fb.ReconciliationActionResult.getRootAsReconciliationActionResult(bb),
+        (t) => ({ outcome: t.outcome(), detail: t.detail() }),
+      );
+    };
+    const refusal = (call: Promise<unknown>) =>
+      call.then(
+        () => {
+          throw new Error('expected a refusal');
+        },
+        (err: unknown) => ({ ...errorOf(err), message: ConnectError.from(err).rawMessage }),
+      );
+
+    // the provider makes the refund but its answer is lost
+    f.emulator.control.addFault({ method: 'POST', pathPrefix: '/v3/refunds', status: 500, applied: true, times: 1 });
+    expect(await failure(act(idOf(unsure.paymentId), 'refund'))).toEqual({ code: 14, errorCode: 'action_failed' });
+    expect(f.emulator.control.payment(unsure.paymentId).refunds).toHaveLength(1);
+    for (const action of ['credit', 'resolve']) {
+      const refused = await refusal(act(idOf(unsure.paymentId), action));
+      expect(refused).toMatchObject({ code: 10, errorCode: 'action_in_progress' });
+      expect(refused.message).toMatch(
+        /^a refund by harness-operator at .* UTC was not confirmed and may have happened; only "Refund" can finish this row/,
+      );
+    }
+    const order = await f.db().selectFrom('orders').select('state').where('id', '=', unsure.orderId).executeTakeFirstOrThrow();
+    expect(order.state).not.toBe('paid');
+    const again = await act(idOf(unsure.paymentId), 'refund');
+    expect(again).toEqual({ outcome: 'refunded', detail: f.emulator.control.payment(unsure.paymentId).refunds[0]?.id });
+    expect(f.emulator.control.payment(unsure.paymentId).refunds).toHaveLength(1);
+    const late = await refusal(act(idOf(unsure.paymentId), 'credit'));
+    expect(late).toMatchObject({ code: 9, errorCode: 'already_resolved' });
+    expect(late.message).toMatch(/^this mismatch was already refunded \(.+\) by harness-operator at .* UTC$/);
+
+    // a credit that moved nothing (no answer from the provider before crediting) leaves the row free for a refund
+    f.emulator.control.addFault({ method: 'GET', pathPrefix: `/v3/payments/${freed.paymentId}`, status: 500, times: 1 });
+    expect(await failure(act(idOf(freed.paymentId), 'credit'))).toEqual({ code: 14, errorCode: 'action_failed' });
+    expect((await act(idOf(freed.paymentId), 'refund')).outcome).toBe('refunded');
   });
 
   it('pages through provider lists longer than one page', async () => {

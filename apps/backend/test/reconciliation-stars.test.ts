@@ -1,7 +1,10 @@
-import { backendApi, gatewayApi, type botlink } from '@wordgame/contracts';
+import { ConnectError } from '@connectrpc/connect';
+import { backendApi, decodeTable, encodeTable, fb, gatewayApi, type botlink } from '@wordgame/contracts';
 import { startPlatformEmulator, type PlatformEmulator } from '@wordgame/platform-emulator';
 import { startCardFixture, type CardFixture } from './card-support.js';
-import { createOrder, deliverInvoices, forward, refund, telegramAccount } from './payments-support.js';
+import { asOperator, operatorToken } from './console-support.js';
+import { createOrder, deliverInvoices, forward, refund, refundThroughPlatform, telegramAccount } from './payments-support.js';
+import { errorOf } from './support/harness.js';
 import { createProduct } from './support/wallet.js';
 import type { Reconciler } from '../src/reconciliation/job.js';
 
@@ -120,6 +123,80 @@ describe('stars reconciliation against the platform emulator on PostgreSQL', () 
     const next = await reconciler.run(window(from), 'cli');
     expect(next.mismatches.filter((m) => m.payment_ref === lost)).toEqual([]);
   });
+
+  it('credit and refund pressed at once on one stars row, on two replicas: exactly one happens, and the loser is told which', async () => {
+    const from = new Date();
+    const rounds: Array<{ orderId: string; chargeId: string }> = [];
+    for (let i = 0; i < 20; i += 1) {
+      const orderId = await pendingOrder();
+      rounds.push({
+        orderId,
+        ...{ chargeId: platform.control.unforwardedCharge({ userId, amount: 50, payload: orderId }).telegramPaymentChargeId },
+      });
+    }
+    const report = await reconciler.run(window(from), 'cli');
+    // the bot refunds through the platform emulator, each refund held there a while
+    f.bot.respond = refundThroughPlatform(platform, botOver(platform));
+    platform.control.addFault({ method: 'refundStarPayment', delayMs: 120, times: 1_000 });
+    const console = f.h.client(backendApi.ConsoleService);
+    const tokens = [
+      await operatorToken(f.db(), console, 'stars-alice', ['refunder']),
+      await operatorToken(f.db(), console, 'stars-bob', ['refunder']),
+    ];
+    const replica = await f.h.replica();
+    try {
+      const sides = [f.h.client(backendApi.ReconciliationService), replica.client(backendApi.ReconciliationService)];
+      const press = async (side: number, id: bigint, action: string) => {
+        try {
+          const res = await sides[side]?.actOnMismatch(
+            { body: encodeTable((b) => fb.ReconciliationAction.createReconciliationAction(b, id, b.createString(action))) },
+            asOperator(tokens[side] ?? ''),
+          );
+          const outcome = decodeTable(
+            res?.body ?? new Uint8Array(),
+            (bb) => fb.ReconciliationActionResult.getRootAsReconciliationActionResult(bb),
+            (t) => t.outcome() ?? '',
+          );
+          return { ok: true as const, side, action, outcome };
+        } catch (err: unknown) {
+          return { ok: false as const, side, action, ...errorOf(err), message: ConnectError.from(err).rawMessage };
+        }
+      };
+      for (const [i, round] of rounds.entries()) {
+        const id = report.mismatches.find((m) => m.payment_ref === round.chargeId && m.kind === 'taken_not_credited')?.id;
+        if (id === undefined) throw new Error(`no mismatch for round ${i}`);
+        const [a, b] = i % 2 === 0 ? ['credit', 'refund'] : ['refund', 'credit'];
+        const answers = await Promise.all([press(0, id, a ?? ''), press(1, id, b ?? '')]);
+        const winner = answers.find((x) => x.ok);
+        const loser = answers.find((x) => !x.ok);
+        expect({ round: i, won: answers.filter((x) => x.ok).length }).toEqual({ round: i, won: 1 });
+        if (!winner || !loser || loser.ok) throw new Error('unreachable');
+        const order = await f.db().selectFrom('orders').select('state').where('id', '=', round.orderId).executeTakeFirstOrThrow();
+        const ledger = await f.db().selectFrom('ledger_operations').select('id').where('order_id', '=', round.orderId).execute();
+        const calls = platform.control.calls('refundStarPayment').filter((c) => c.params['telegram_payment_charge_id'] === round.chargeId);
+        const returned = platform.control.starRefunds().filter((r) => r.telegramPaymentChargeId === round.chargeId);
+        expect({
+          round: i,
+          paid: order.state === 'paid',
+          ledgerRows: ledger.length,
+          platformCalls: calls.length,
+          returned: returned.length,
+        }).toEqual({
+          round: i,
+          paid: winner.action === 'credit',
+          ledgerRows: winner.action === 'credit' ? 1 : 0,
+          platformCalls: winner.action === 'refund' ? 1 : 0,
+          returned: winner.action === 'refund' ? 1 : 0,
+        });
+        expect(`${i}: ${loser.errorCode}`).toMatch(/^\d+: (already_resolved|action_in_progress)$/);
+        expect(loser.message).toContain(winner.side === 0 ? 'stars-alice' : 'stars-bob');
+        expect(loser.message).toContain(winner.action);
+      }
+    } finally {
+      await replica.stop();
+      f.bot.respond = botOver(platform);
+    }
+  }, 60_000);
 
   it('pages through more than one page of transactions, and fails the run when the bot cannot answer', async () => {
     const from = new Date();

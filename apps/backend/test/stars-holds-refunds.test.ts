@@ -1,12 +1,13 @@
-import type { Client } from '@connectrpc/connect';
+import { ConnectError, type Client } from '@connectrpc/connect';
 import { backendApi, gatewayApi } from '@wordgame/contracts';
 import { createLogger } from '@wordgame/logging';
+import { startPlatformEmulator } from '@wordgame/platform-emulator';
 import { loadBackendConfig } from '../src/config/index.js';
 import { auditLedger } from '../src/ledger/audit.js';
 import { paymentDeps } from '../src/payments/module.js';
 import { DECLINE } from '../src/payments/stars/intake.js';
 import { createStarRefunder, retryDelayMs, type StarRefunder } from '../src/payments/refunds/star-refunds.js';
-import { failure, startHarness, type Harness } from './support/harness.js';
+import { errorOf, failure, startHarness, type Harness } from './support/harness.js';
 import { createProduct } from './support/wallet.js';
 import {
   createOrder,
@@ -14,6 +15,7 @@ import {
   forward,
   preCheckout,
   refund,
+  refundThroughPlatform,
   startBotCommandServer,
   telegramAccount,
   type BotCommandServer,
@@ -286,6 +288,52 @@ describe('stars rail: one live approval per order, unmatched stars returned, con
         c.payload.case === 'refundStarPayment' ? { outcome: gatewayApi.Outcome.DELIVERED, result: 'already_refunded' } : deliverInvoices(c);
       expect(await refund(refunds, orderId)).toMatchObject({ status: 'succeeded', refundId: 'charge-87002' });
       expect(await count()).toHaveLength(1);
+    });
+
+    it('six presses at once, on two replicas, make one platform refund call; the others are told it is in progress or done', async () => {
+      const platform = await startPlatformEmulator();
+      const replica = await h.replica();
+      try {
+        const payer = platform.control.createUser({ started: true }).user.id;
+        const { orderId } = await newOrder('87004');
+        const { telegramPaymentChargeId: charge } = platform.control.unforwardedCharge({ userId: payer, amount: 150, payload: orderId });
+        expect(await forward(intake, orderId, charge, 150n, BigInt(payer))).toBe(true);
+        bot.respond = refundThroughPlatform(platform);
+        platform.control.addFault({ method: 'refundStarPayment', delayMs: 150, times: 10 });
+        const clients = [refunds, replica.client(backendApi.RefundService)];
+        const answers = await Promise.all(
+          Array.from({ length: 6 }, (_, i) =>
+            refund(clients[i % 2] ?? refunds, orderId).then(
+              (r) => ({ status: r.status, refundId: r.refundId }),
+              (err: unknown) => ({ ...errorOf(err), message: ConnectError.from(err).rawMessage }),
+            ),
+          ),
+        );
+        const calls = platform.control.calls('refundStarPayment').filter((c) => c.params['telegram_payment_charge_id'] === charge);
+        expect(calls).toHaveLength(1);
+        expect(platform.control.starRefunds()).toEqual([expect.objectContaining({ telegramPaymentChargeId: charge, userId: payer })]);
+        for (const answer of answers) {
+          if ('status' in answer) {
+            expect(answer).toEqual({ status: 'succeeded', refundId: charge });
+          } else {
+            expect(answer).toMatchObject({ code: 10, errorCode: 'refund_in_progress' });
+            expect(answer.message).toMatch(/^a refund of this order by harness-operator is in progress since /);
+          }
+        }
+        expect(answers.filter((a) => 'status' in a).length).toBeGreaterThanOrEqual(1);
+        expect(await refund(refunds, orderId)).toMatchObject({ status: 'succeeded', refundId: charge });
+        expect(platform.control.calls('refundStarPayment')).toHaveLength(1);
+        const rows = await h.database.db
+          .selectFrom('ledger_operations')
+          .select('kind')
+          .where('order_id', '=', orderId)
+          .where('kind', '=', 'refund')
+          .execute();
+        expect(rows).toHaveLength(1);
+      } finally {
+        await replica.stop();
+        await platform.stop();
+      }
     });
 
     it('refuses an unpaid stars order without calling the bot', async () => {

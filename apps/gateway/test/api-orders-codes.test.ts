@@ -18,6 +18,7 @@ const PAYMENT_CODES: [string, Code, number][] = [
   ['refund_not_supported', Code.FailedPrecondition, 409],
   ['order_not_paid', Code.FailedPrecondition, 409],
   ['refund_rejected', Code.FailedPrecondition, 409],
+  ['refund_in_progress', Code.Aborted, 409],
   ['purchase_forbidden', Code.PermissionDenied, 403],
   ['invalid_product_id', Code.InvalidArgument, 400],
   ['unknown_product', Code.NotFound, 404],

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { createOperator, OPERATOR_PASSWORD, paidCardOrder, startConsoleStack, type ConsoleStack } from './console-support.js';
+import { createOperator, OPERATOR_PASSWORD, paidCardOrder, SHOP, startConsoleStack, type ConsoleStack } from './console-support.js';
 
 /** A console HTTP client: fetch without following redirects, with an optional session cookie. */
 async function call(url: string, init: { method?: string; cookie?: string; form?: Record<string, string> } = {}) {
@@ -261,6 +261,104 @@ describe('console access control, CSRF and return paths', () => {
     const again = await call(url('/_gm/ledger/refund'), { method: 'POST', cookie, form });
     expect(again.status).toBe(200);
     expect(again.text).toContain('data-outcome="succeeded"');
+    const rows = await stack.db.query(`select 1 from ledger_operations where order_id = $1 and kind = 'refund'`, [order]);
+    expect(rows.rowCount).toBe(1);
+  });
+  /** A card payment taken at the provider for a pending order that was never credited, and its reconciliation row. */
+  async function takenNotCredited(product: string): Promise<{ orderId: string; paymentId: string; mismatch: string }> {
+    const orderId = crypto.randomUUID();
+    const res = await fetch(`${stack.provider.apiUrl}/payments`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${SHOP.shopId}:${SHOP.secretKey}`).toString('base64')}`,
+        'idempotence-key': orderId,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({
+        amount: { value: '49.00', currency: 'RUB' },
+        capture: true,
+        confirmation: { type: 'redirect', return_url: 'https://game.example/wallet' },
+        description: 'Chip pack',
+        metadata: { order_id: orderId },
+      }),
+    });
+    const payment = (await res.json()) as { id: string };
+    await stack.provider.control.succeedPayment(payment.id);
+    await stack.db.query(
+      `insert into orders (id, account_id, product_id, title, rail, provider, shop, segment, amount, currency, chips, state, created_at, expires_at, provider_payment_id)
+       values ($1, $2, $3, 'Chip pack', 'card', 'yookassa', $4, 'direct', 4900, 'RUB', 10, 'pending', now(), now() + interval '30 minutes', $5)`,
+      [orderId, account, product, SHOP.shopId, payment.id],
+    );
+    const run = await stack.db.query<{ id: string }>(
+      `insert into reconciliation_runs (trigger, window_from, window_to, started_at, finished_at, outcome, rails)
+       values ('cli', now() - interval '1 hour', now(), now(), now(), 'mismatches', 'card') returning id`,
+    );
+    const row = await stack.db.query<{ id: string }>(
+      `insert into reconciliation_mismatches (run_id, kind, rail, provider, shop, order_id, payment_ref, provider_amount, provider_currency)
+       values ($1, 'taken_not_credited', 'card', 'yookassa', $2, $3, $4, 4900, 'RUB') returning id`,
+      [run.rows[0]?.id, SHOP.shopId, orderId, payment.id],
+    );
+    return { orderId, paymentId: payment.id, mismatch: row.rows[0]?.id ?? '' };
+  }
+
+  it('Credit and Refund pressed at once by two operators: one happens, and the other page says which and by whom', async () => {
+    const product =
+      (await stack.db.query<{ id: string }>(`insert into catalog_products (title) values ('Race pack') returning id`)).rows[0]?.id ?? '';
+    stack.provider.control.addFault({ method: 'POST', pathPrefix: '/v3/refunds', status: 'timeout', delayMs: 150, times: 4 });
+    for (let round = 0; round < 4; round += 1) {
+      const { orderId, paymentId, mismatch } = await takenNotCredited(product);
+      const press = (login: 'refunder' | 'all', action: string) => {
+        const cookie = sessions[login] ?? '';
+        return call(url('/_gm/reconciliation/act'), { method: 'POST', cookie, form: { _csrf: csrf(cookie), mismatch, action } }).then(
+          (page) => ({ login, action, ...page }),
+        );
+      };
+      const pages = await Promise.all(['credit', 'refund'].map((action, i) => press((i + round) % 2 === 0 ? 'refunder' : 'all', action)));
+      const won = pages.filter((p) => p.status === 200);
+      const lost = pages.filter((p) => p.status === 409);
+      expect([round, won.length, lost.length]).toEqual([round, 1, 1]);
+      const winner = won[0];
+      const loser = lost[0];
+      if (!winner || !loser) throw new Error('unreachable');
+      const state = (await stack.db.query<{ state: string }>('select state from orders where id = $1', [orderId])).rows[0]?.state;
+      expect([round, state === 'paid', stack.provider.control.payment(paymentId).refunds.length]).toEqual([
+        round,
+        winner.action === 'credit',
+        winner.action === 'refund' ? 1 : 0,
+      ]);
+      expect(winner.text).toContain(winner.action === 'credit' ? 'data-outcome="credited"' : 'data-outcome="refunded"');
+      expect(loser.text).toContain('Another action came first');
+      expect(loser.text).toMatch(/data-code="(already_resolved|action_in_progress)"/);
+      const told = /id="outcome"[^>]*>([^<]*)</.exec(loser.text)?.[1] ?? '';
+      expect(told).toContain(`${winner.login}@ops.test`);
+      expect(told).toContain(winner.action);
+    }
+  });
+
+  it('six refund presses of one order at once make one provider refund; the other pages say it is in progress or done', async () => {
+    const product =
+      (await stack.db.query<{ id: string }>(`insert into catalog_products (title) values ('Six pack') returning id`)).rows[0]?.id ?? '';
+    const order = await paidCardOrder(stack, account, product, 4_900n, 10n, new Date());
+    stack.provider.control.addFault({ method: 'POST', pathPrefix: '/v3/refunds', status: 'timeout', delayMs: 150, times: 6 });
+    const pages = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => {
+        const cookie = sessions[i % 2 === 0 ? 'refunder' : 'all'] ?? '';
+        return call(url('/_gm/ledger/refund'), { method: 'POST', cookie, form: { order, return: '/_gm/ledger', _csrf: csrf(cookie) } });
+      }),
+    );
+    const calls = stack.provider.control
+      .requests()
+      .filter((r) => r.method === 'POST' && r.path === '/v3/refunds' && r.idempotenceKey === `refund-${order}`);
+    expect(calls).toHaveLength(1);
+    for (const page of pages) {
+      if (page.status === 200) {
+        expect(page.text).toContain('data-outcome="succeeded"');
+      } else {
+        expect(page.status).toBe(409);
+        expect(page.text).toContain('data-outcome="in_progress"');
+        expect(page.text).toMatch(/a refund of this order by (refunder|all)@ops\.test is in progress since /);
+      }
+    }
     const rows = await stack.db.query(`select 1 from ledger_operations where order_id = $1 and kind = 'refund'`, [order]);
     expect(rows.rowCount).toBe(1);
   });

@@ -103,6 +103,7 @@ export const ERRORS = {
   refund_not_supported: spec(FailedPrecondition, 409, 'client', 'this order cannot be refunded from the console'),
   order_not_paid: spec(FailedPrecondition, 409, 'client', 'the order is not paid'),
   refund_rejected: spec(FailedPrecondition, 409, 'client', 'the payment provider refused the refund; nothing was recorded'),
+  refund_in_progress: spec(Aborted, 409, 'client', 'a refund of this order is in progress; press again shortly to see its outcome'),
 
   // the game and social layer
   invalid_variant: spec(InvalidArgument, 400, 'client', 'variant must be classic or no_repeat'),
@@ -137,6 +138,7 @@ export const ERRORS = {
   // reconciliation actions (the console)
   unknown_mismatch: spec(NotFound, 404, 'service', 'no such mismatch'),
   already_resolved: spec(FailedPrecondition, 409, 'service', 'this mismatch was resolved already'),
+  action_in_progress: spec(Aborted, 409, 'service', 'another action on this mismatch is under way; reload the report to see its outcome'),
   action_not_allowed: spec(FailedPrecondition, 409, 'service', 'this action does not apply to this mismatch'),
   action_failed: spec(Unavailable, 503, 'service', 'the action could not be completed; nothing was recorded, press again'),
 } as const satisfies Record<string, ErrorSpec>;

@@ -12,6 +12,9 @@ export const MISMATCH_KINDS: readonly MismatchKind[] = [
   'amount_mismatch',
 ];
 
+/** What an operator can do about a mismatch. */
+export type MismatchAction = 'refund' | 'credit' | 'resolve';
+
 export type RunTrigger = 'schedule' | 'cli' | 'console';
 export type RunOutcome = 'clean' | 'mismatches' | 'failed';
 
@@ -51,6 +54,14 @@ export interface ReconciliationMismatchesTable {
   resolution: string | null;
   resolved_at: Date | null;
   resolved_by: bigint | null;
+  /** The action that owns the row (migration 0090): claimed before any provider or platform call. */
+  action: ColumnType<MismatchAction | null, MismatchAction | null | undefined, MismatchAction | null>;
+  action_by: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
+  action_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** The claimer's call is in flight until then; an attempt without a confirmed outcome ends it early. */
+  action_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** Numbers the claims, so a claimer releases only its own. */
+  action_attempt: ColumnType<number, number | undefined, number>;
 }
 
 /** The one-row lease of the scheduled job. */

@@ -210,6 +210,10 @@ export interface OrdersTable {
   platform_user_id: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
   /** Console refund attempt; the provider idempotence key derives from it (refunds/console.ts). */
   refund_attempt: ColumnType<number, number | undefined, number>;
+  /** A console refund's claim: its provider or platform call is in flight (refunds/claim.ts); null when none. */
+  refund_claimed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** The operator whose press holds the claim (null: none, or a refund asked without an operator). */
+  refund_claimed_by: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
 }
 
 export interface PaymentEventsTable {

@@ -29,7 +29,7 @@ export async function operatorRefund(
 ): Promise<ConsoleRefund> {
   const operator = await requireRole(db, headers, 'refunder', 'refund', payments.now());
   try {
-    const r = await refundOrder(payments, orderId);
+    const r = await refundOrder(payments, orderId, operator.id);
     await audit(db, { operatorId: operator.id, action: 'refund', target: `order:${r.orderId}`, outcome: r.status, detail: r.refundId });
     return r;
   } catch (err: unknown) {

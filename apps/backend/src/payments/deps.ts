@@ -35,6 +35,12 @@ export interface PaymentDeps {
   stars: StarsRail;
   /** Credits, refunds, unmatched payments, reaper ticks and notices, as metrics. */
   metrics: PaymentMetrics;
+  /**
+   * How long a claimed console refund or reconciliation action is left to the press that claimed
+   * it: longer than its outside calls can take (two provider calls and a bot command, each bounded
+   * by its timeout), so a live claim outlasts its calls and the claim of a claimer that died lapses.
+   */
+  claimLeaseMs: number;
   now(): Date;
 }
 

@@ -45,6 +45,12 @@ export function paymentDeps(config: BackendConfig, db: Kysely<DB>, logger: Logge
       : null,
     stars: { holdMs: config.PRECHECKOUT_HOLD_MS },
     metrics: metrics.payments,
+    claimLeaseMs: claimLeaseMs(config),
     now: overrides.now ?? systemClock,
   };
+}
+
+/** Two provider calls and one bot command (its Ack wait plus the call's own 2 s margin), with 15 s to spare. */
+function claimLeaseMs(config: BackendConfig): number {
+  return 2 * config.PROVIDER_TIMEOUT_MS + config.BOT_COMMAND_TIMEOUT_MS + 2_000 + 15_000;
 }

@@ -1,10 +1,21 @@
 import { creditOrder } from '../ledger/postings/index.js';
+import type { MismatchAction } from '../db/reconciliation-schema.js';
 import { ALREADY_REFUNDED, ProviderError, settleFromProvider, shopOf, starRefundVerdict, type PaymentDeps } from '../payments/index.js';
 import { DomainError } from '../rpc/errors.js';
-import { resolveMismatch, type MismatchRow } from './store.js';
+import { utcText } from '../support/clock.js';
+import {
+  claimMismatch,
+  finishMismatch,
+  leaveMismatch,
+  mismatchState,
+  releaseMismatch,
+  resolveUnclaimed,
+  type MismatchClaim,
+  type MismatchState,
+} from './claims.js';
+import type { MismatchRow } from './store.js';
 
-/** What an operator can do about a mismatch. */
-export type MismatchAction = 'refund' | 'credit' | 'resolve';
+export type { MismatchAction } from '../db/reconciliation-schema.js';
 
 /** What an action did: the resolution recorded and a detail (refund id, order id, note). */
 export interface ActionResult {
@@ -13,7 +24,13 @@ export interface ActionResult {
 }
 
 /** The registry codes a reconciliation action fails with. */
-type ActionErrorCode = 'invalid_action' | 'unknown_mismatch' | 'already_resolved' | 'action_not_allowed' | 'action_failed';
+type ActionErrorCode =
+  | 'invalid_action'
+  | 'unknown_mismatch'
+  | 'already_resolved'
+  | 'action_in_progress'
+  | 'action_not_allowed'
+  | 'action_failed';
 
 /** A reconciliation action's failure: a registry code and a message safe to show the operator. */
 export function actionError(code: ActionErrorCode, message: string): DomainError {
@@ -27,49 +44,160 @@ export function parseAction(raw: string): MismatchAction {
 }
 
 /**
- * Carries out an operator's action on one open mismatch through the existing money paths, then
- * records the resolution (once: a second action on the same row is already_resolved).
+ * How one attempt of a money action ended: done; refused with nothing moved (the row is free
+ * again); or unknown, the money may have moved (the row stays with this action).
+ */
+type Attempt = { kind: 'done'; result: ActionResult } | { kind: 'refused'; error: DomainError } | { kind: 'unknown'; error: DomainError };
+
+const refused = (code: ActionErrorCode, message: string): Attempt => ({ kind: 'refused', error: actionError(code, message) });
+
+/** How many times a press re-reads a row that changed under it before giving up. */
+const CLAIM_TRIES = 3;
+
+/**
+ * Carries out an operator's action on one open mismatch through the existing money paths. Exactly
+ * one action per row: before any provider or platform call the row is claimed for the action in
+ * PostgreSQL (claims.ts), so of presses on any replica at once one acts, and every other press is
+ * told what the winner did or is doing, and who (already_resolved, action_in_progress), without a
+ * call of its own. The outcome is then recorded on the row; a refusal that moved nothing frees the
+ * row again; an unknown outcome leaves it with its action, which alone may be pressed again.
  * - `refund` (money taken, not credited): card — a provider refund of the whole amount the provider
  *   took, keyed `reconcile-<payment id>` so pressing again replays it; stars — refund_star_payment
  *   to the payer (the platform refunds a charge at most once).
  * - `credit` (money taken for a known order): card — the payment is re-read and settled exactly as
  *   a notification would be (guards included); stars — the order is credited with the charge, only
  *   when the charged amount equals the order's.
- * - `resolve`: any kind; reviewed, nothing moved.
- * Nothing is recorded when the money path refuses or its outcome is unknown.
+ * - `resolve`: any kind; reviewed, nothing moved (one statement, only while no action owns the row).
  */
-export async function actOnMismatch(
-  deps: PaymentDeps,
-  row: MismatchRow,
-  action: MismatchAction,
-  operatorId: bigint,
-): Promise<ActionResult> {
-  if (row.resolved_at !== null) throw actionError('already_resolved', `this mismatch was resolved already (${row.resolution ?? ''})`);
-  if (action !== 'resolve' && row.kind !== 'taken_not_credited') {
+export async function actOnMismatch(deps: PaymentDeps, id: bigint, action: MismatchAction, operatorId: bigint): Promise<ActionResult> {
+  const row = await deps.db.selectFrom('reconciliation_mismatches').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!row) throw actionError('unknown_mismatch', 'no such mismatch');
+  if (action === 'resolve') {
+    await whenFree(deps, id, async () => ((await resolveUnclaimed(deps.db, id, operatorId, deps.now())) ? true : null));
+    return { outcome: 'resolved', detail: '' };
+  }
+  if (row.kind !== 'taken_not_credited') {
     throw actionError('action_not_allowed', `${action} applies to money taken but not credited; resolve this row once it is dealt with`);
   }
-  const result =
-    action === 'resolve' ? { outcome: 'resolved', detail: '' } : action === 'refund' ? await refund(deps, row) : await credit(deps, row);
-  if (!(await resolveMismatch(deps.db, row.id, `${result.outcome}${result.detail ? `:${result.detail}` : ''}`, operatorId, deps.now()))) {
-    throw actionError('already_resolved', 'this mismatch was resolved meanwhile');
+  precheck(deps, row, action);
+  const claim = await whenFree<MismatchClaim>(deps, id, () =>
+    claimMismatch(deps.db, id, action, operatorId, deps.now(), deps.claimLeaseMs),
+  );
+  let attempt: Attempt;
+  try {
+    attempt = action === 'refund' ? await refund(deps, row) : await credit(deps, row);
+  } catch (err: unknown) {
+    await leaveMismatch(deps.db, claim, deps.now());
+    throw err;
   }
-  return result;
+  if (attempt.kind === 'refused') {
+    await releaseMismatch(deps.db, claim);
+    throw attempt.error;
+  }
+  if (attempt.kind === 'unknown') {
+    await leaveMismatch(deps.db, claim, deps.now());
+    throw attempt.error;
+  }
+  const { outcome, detail } = attempt.result;
+  await finishMismatch(deps.db, id, action, `${outcome}${detail ? `:${detail}` : ''}`, operatorId, deps.now());
+  return attempt.result;
 }
 
-async function refund(deps: PaymentDeps, row: MismatchRow): Promise<ActionResult> {
-  if (row.provider_amount === null) throw actionError('action_not_allowed', 'the amount taken is not known');
+/**
+ * Runs `take` (a conditional claim or resolve) until it succeeds; when another action owns the row
+ * or resolved it, throws what that action did instead. A row freed between the two reads is tried
+ * again, a few times.
+ */
+async function whenFree<T>(deps: PaymentDeps, id: bigint, take: () => Promise<T | null>): Promise<T> {
+  for (let tries = 1; ; tries += 1) {
+    const taken = await take();
+    if (taken !== null) return taken;
+    const state = await mismatchState(deps.db, id);
+    if (!state) throw actionError('unknown_mismatch', 'no such mismatch');
+    const lost = lostTo(state, deps.now());
+    if (lost) throw lost;
+    if (tries >= CLAIM_TRIES)
+      throw actionError('action_in_progress', 'other actions on this mismatch keep changing it; reload the report and press again');
+  }
+}
+
+const NOUN: Record<MismatchAction, string> = { refund: 'a refund', credit: 'a credit of the order', resolve: 'marking it resolved' };
+const BUTTON: Record<MismatchAction, string> = { refund: 'Refund', credit: 'Credit the order', resolve: 'Mark resolved' };
+
+/** What a press that found the row taken is told: what the owning action did or is doing, and who; null when the row is free. */
+function lostTo(state: MismatchState, now: Date): DomainError | null {
+  if (state.resolvedAt !== null) {
+    return actionError(
+      'already_resolved',
+      `this mismatch was already ${resolutionText(state.resolution)} by ${state.resolvedBy ?? 'an operator'} at ${utcText(state.resolvedAt)}`,
+    );
+  }
+  if (state.action === null || state.actionAt === null || state.actionUntil === null) return null;
+  const who = `${NOUN[state.action]} by ${state.actionBy ?? 'an operator'}`;
+  if (state.actionUntil.getTime() > now.getTime()) {
+    return actionError(
+      'action_in_progress',
+      `${who} is in progress since ${utcText(state.actionAt)}; reload the report to see its outcome`,
+    );
+  }
+  return actionError(
+    'action_in_progress',
+    `${who} at ${utcText(state.actionAt)} was not confirmed and may have happened; only "${BUTTON[state.action]}" can finish this row (pressing it again cannot move the money twice)`,
+  );
+}
+
+/** A recorded resolution (`credited:<order id>`, `refunded:<id>`, `refund_pending:<id>`, `resolved`) in words. */
+function resolutionText(resolution: string | null): string {
+  const [outcome = '', detail = ''] = (resolution ?? '').split(/:(.*)/s);
+  switch (outcome) {
+    case 'credited':
+      return `credited (order ${detail})`;
+    case 'refunded':
+      return `refunded (${detail})`;
+    case 'refund_pending':
+      return `refunded (provider refund ${detail}, still pending at the provider)`;
+    case 'resolved':
+      return 'marked resolved';
+    default:
+      return `resolved (${resolution ?? ''})`;
+  }
+}
+
+/** Refusals that follow from the row alone, before anything is claimed. */
+function precheck(deps: PaymentDeps, row: MismatchRow, action: 'refund' | 'credit'): void {
+  if (action === 'refund') {
+    if (row.provider_amount === null) throw actionError('action_not_allowed', 'the amount taken is not known');
+    if (row.rail === 'stars') {
+      if (payerOf(row) === null) throw actionError('action_not_allowed', 'the payer of this charge is not known');
+      return;
+    }
+  } else if (row.order_id === null) {
+    throw actionError('action_not_allowed', 'no order is known for this payment: refund it instead');
+  }
+  if (row.rail === 'card') cardShop(deps, row);
+}
+
+function payerOf(row: MismatchRow): bigint | null {
+  return row.payer_ref !== null && /^[1-9]\d{0,15}$/.test(row.payer_ref) ? BigInt(row.payer_ref) : null;
+}
+
+async function refund(deps: PaymentDeps, row: MismatchRow): Promise<Attempt> {
   if (row.rail === 'stars') {
-    if (row.payer_ref === null || !/^[1-9]\d{0,15}$/.test(row.payer_ref))
-      throw actionError('action_not_allowed', 'the payer of this charge is not known');
-    const verdict = starRefundVerdict(await deps.bot.refundStarPayment(BigInt(row.payer_ref), row.payment_ref), ALREADY_REFUNDED);
+    const payer = payerOf(row);
+    if (payer === null) return refused('action_not_allowed', 'the payer of this charge is not known');
+    const verdict = starRefundVerdict(await deps.bot.refundStarPayment(payer, row.payment_ref), ALREADY_REFUNDED);
     if (verdict.kind === 'refused')
-      throw actionError('action_not_allowed', `the platform refused this refund (${verdict.error}); nothing was recorded`);
-    if (verdict.kind === 'unknown')
-      throw actionError(
-        'action_failed',
-        `the payment bot did not confirm the refund (${verdict.error}); nothing was recorded, press again`,
-      );
-    return { outcome: 'refunded', detail: row.payment_ref };
+      return refused('action_not_allowed', `the platform refused this refund (${verdict.error}); nothing was recorded`);
+    if (verdict.kind === 'unknown') {
+      return {
+        kind: 'unknown',
+        error: actionError(
+          'action_failed',
+          `the payment bot did not confirm the refund (${verdict.error}); nothing was recorded, press Refund again (the platform refunds a charge once)`,
+        ),
+      };
+    }
+    return { kind: 'done', result: { outcome: 'refunded', detail: row.payment_ref } };
   }
   const { card, shop } = cardShop(deps, row);
   try {
@@ -77,44 +205,68 @@ async function refund(deps: PaymentDeps, row: MismatchRow): Promise<ActionResult
       shop,
       {
         paymentId: row.payment_ref,
-        amountMinor: row.provider_amount,
+        amountMinor: row.provider_amount ?? 0n,
         currency: row.provider_currency ?? '',
         description: 'Returned: payment not credited',
       },
       `reconcile-${row.payment_ref}`,
     );
-    if (made.status === 'canceled')
-      throw actionError('action_not_allowed', `the provider canceled refund ${made.id}; nothing was recorded`);
-    return { outcome: made.status === 'succeeded' ? 'refunded' : 'refund_pending', detail: made.id };
+    if (made.status === 'canceled') return refused('action_not_allowed', `the provider canceled refund ${made.id}; nothing was recorded`);
+    return { kind: 'done', result: { outcome: made.status === 'succeeded' ? 'refunded' : 'refund_pending', detail: made.id } };
   } catch (err: unknown) {
-    throw providerFailure(err);
+    if (!(err instanceof ProviderError)) throw err;
+    // No answer: the provider may have made the refund; pressing Refund again replays its key.
+    if (err.failure === 'unavailable') {
+      return {
+        kind: 'unknown',
+        error: actionError(
+          'action_failed',
+          `the provider did not answer (${err.status ?? 'no answer'}); nothing was recorded, press Refund again (it cannot refund twice)`,
+        ),
+      };
+    }
+    return refused('action_not_allowed', `the provider refused: ${err.detail.slice(0, 200)}`);
   }
 }
 
-async function credit(deps: PaymentDeps, row: MismatchRow): Promise<ActionResult> {
-  if (row.order_id === null) throw actionError('action_not_allowed', 'no order is known for this payment: refund it instead');
+async function credit(deps: PaymentDeps, row: MismatchRow): Promise<Attempt> {
+  if (row.order_id === null) return refused('action_not_allowed', 'no order is known for this payment: refund it instead');
   const order = await deps.db.selectFrom('orders').selectAll().where('id', '=', row.order_id).executeTakeFirst();
-  if (!order) throw actionError('action_not_allowed', 'the order no longer exists');
+  if (!order) return refused('action_not_allowed', 'the order no longer exists');
+  const credited: Attempt = { kind: 'done', result: { outcome: 'credited', detail: order.id } };
   if (row.rail === 'stars') {
     if (row.provider_amount !== order.amount)
-      throw actionError('action_not_allowed', 'the charged amount differs from the order: refund it instead');
-    const payer = row.payer_ref !== null && /^[1-9]\d{0,15}$/.test(row.payer_ref) ? { platformUserId: BigInt(row.payer_ref) } : {};
+      return refused('action_not_allowed', 'the charged amount differs from the order: refund it instead');
+    const payer = payerOf(row);
     const paid = await deps.db
       .transaction()
-      .execute((trx) => creditOrder(trx, order.id, { platformChargeId: row.payment_ref, ...payer }, deps.now()));
-    if (!paid) throw actionError('action_not_allowed', 'the order could not be credited (already settled or failed)');
-    return { outcome: 'credited', detail: order.id };
+      .execute((trx) =>
+        creditOrder(trx, order.id, { platformChargeId: row.payment_ref, ...(payer === null ? {} : { platformUserId: payer }) }, deps.now()),
+      );
+    if (paid) return credited;
+    // An earlier attempt of this credit (its outcome unknown) or the payment's own delivery credited it with this charge.
+    const current = await deps.db
+      .selectFrom('orders')
+      .select(['state', 'platform_charge_id'])
+      .where('id', '=', order.id)
+      .executeTakeFirst();
+    if (current?.state === 'paid' && current.platform_charge_id === row.payment_ref) return credited;
+    return refused('action_not_allowed', 'the order could not be credited (already settled or failed)');
   }
   const { card, shop } = cardShop(deps, row);
   try {
     const payment = await card.provider.getPayment(shop, row.payment_ref);
     const settled = await settleFromProvider(deps, order, shop, payment);
     if (settled.disposition !== 'handled' || (settled.detail !== 'credited' && settled.detail !== 'already_settled')) {
-      throw actionError('action_not_allowed', `the payment was not credited (${settled.detail})`);
+      return refused('action_not_allowed', `the payment was not credited (${settled.detail})`);
     }
-    return { outcome: 'credited', detail: order.id };
+    return credited;
   } catch (err: unknown) {
-    throw providerFailure(err);
+    if (!(err instanceof ProviderError)) throw err;
+    // The order is credited only after the provider's answer: without one nothing moved.
+    return err.failure === 'unavailable'
+      ? refused('action_failed', `the provider did not answer (${err.status ?? 'no answer'}); nothing was recorded, press again`)
+      : refused('action_not_allowed', `the provider refused: ${err.detail.slice(0, 200)}`);
   }
 }
 
@@ -123,11 +275,4 @@ function cardShop(deps: PaymentDeps, row: MismatchRow) {
   const shop = card ? shopOf(card, row.shop) : undefined;
   if (!card || !shop) throw actionError('action_not_allowed', 'the card shop of this payment is not configured');
   return { card, shop };
-}
-
-function providerFailure(err: unknown): unknown {
-  if (!(err instanceof ProviderError)) return err;
-  return err.failure === 'unavailable'
-    ? actionError('action_failed', `the provider did not answer (${err.status ?? 'no answer'}); nothing was recorded, press again`)
-    : actionError('action_not_allowed', `the provider refused: ${err.detail.slice(0, 200)}`);
 }

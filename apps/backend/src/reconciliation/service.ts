@@ -4,7 +4,7 @@ import { codeOf } from '../operators/actions.js';
 import { audit } from '../operators/audit.js';
 import { requireRole } from '../operators/sessions.js';
 import type { PaymentDeps } from '../payments/index.js';
-import { actionError, actOnMismatch, parseAction } from './actions.js';
+import { actOnMismatch, parseAction } from './actions.js';
 import { encodeReport } from './codec.js';
 import { lastReport } from './store.js';
 
@@ -30,9 +30,7 @@ export function reconciliationService(deps: PaymentDeps): ServiceImpl<typeof bac
       const target = `mismatch:${input.id}`;
       try {
         const action = parseAction(input.action);
-        const row = await db.selectFrom('reconciliation_mismatches').selectAll().where('id', '=', input.id).executeTakeFirst();
-        if (!row) throw actionError('unknown_mismatch', 'no such mismatch');
-        const result = await actOnMismatch(deps, row, action, operator.id);
+        const result = await actOnMismatch(deps, input.id, action, operator.id);
         await audit(db, { operatorId: operator.id, action: auditAs, target, outcome: result.outcome, detail: result.detail });
         deps.logger.info(
           { operatorId: String(operator.id), mismatchId: String(input.id), action, outcome: result.outcome },

@@ -106,15 +106,3 @@ export async function lastCounts(db: Kysely<DB>): Promise<{ counts: Record<Misma
   for (const row of rows) counts[row.kind] = Number(row.n);
   return { counts, finishedAt: run.finished_at };
 }
-
-/** Marks a mismatch resolved once; answers false when it was resolved already or does not exist. */
-export async function resolveMismatch(db: Kysely<DB>, id: bigint, resolution: string, operatorId: bigint, now: Date): Promise<boolean> {
-  const row = await db
-    .updateTable('reconciliation_mismatches')
-    .set({ resolution: resolution.slice(0, 200), resolved_at: now, resolved_by: operatorId })
-    .where('id', '=', id)
-    .where('resolved_at', 'is', null)
-    .returning('id')
-    .executeTakeFirst();
-  return row !== undefined;
-}

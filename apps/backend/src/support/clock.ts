@@ -28,3 +28,8 @@ export function settableClock(start: Date): SettableClock {
   };
   return clock;
 }
+
+/** A time as operators read it in a message: `2025-01-31 12:00:00 UTC`. */
+export function utcText(at: Date): string {
+  return `${at.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+}

@@ -34,6 +34,17 @@ export interface Harness {
   operatorToken: string;
   /** The running backend (its metrics registry and reconciler). */
   app: BackendApp;
+  /**
+   * Starts another backend process-alike on the same database and configuration (a second replica);
+   * its clients name the harness operator like `client`. Stop it before the harness.
+   */
+  replica(): Promise<Replica>;
+  stop(): Promise<void>;
+}
+
+/** A second backend over the harness's database. */
+export interface Replica {
+  client<S extends DescService>(service: S): Client<S>;
   stop(): Promise<void>;
 }
 
@@ -79,6 +90,12 @@ export async function startHarness(env: Record<string, string> = {}, warnings?: 
     app,
     client: (service) => createClient(service, transport),
     bareClient: (service) => createClient(service, bare),
+    async replica() {
+      const other = buildBackend(config, createLogger('backend-replica', 'silent'));
+      const started = await other.start();
+      const replicaTransport = backendTransport(started.url, '2', [namesOperator]);
+      return { client: (service) => createClient(service, replicaTransport), stop: () => other.stop() };
+    },
     stop: async () => {
       await app.stop();
       await pg.close();

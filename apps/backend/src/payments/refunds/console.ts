@@ -1,7 +1,8 @@
-import { findOrder } from '../orders/repository.js';
-import { shopOf, type PaymentDeps } from '../deps.js';
+import { findOrder, type OrderRow } from '../orders/repository.js';
+import { shopOf, type CardRail, type PaymentDeps } from '../deps.js';
 import { isOrderId, paymentError } from '../errors.js';
-import { ProviderError } from '../card/provider/types.js';
+import { ProviderError, type Shop } from '../card/provider/types.js';
+import { underRefundClaim } from './claim.js';
 import { recordRefund } from './reverse.js';
 import { refundStarsOrder } from './stars-console.js';
 
@@ -49,9 +50,12 @@ async function nextRefundAttempt(deps: PaymentDeps, orderId: string, attempt: nu
  * live, since a new attempt starts only after the previous refund was canceled). A refund already
  * recorded (e.g. its notification arrived first) answers succeeded without a provider call. A
  * failed provider call records nothing and answers provider_unavailable. Stars orders go back
- * through the bot (refundStarsOrder).
+ * through the bot (refundStarsOrder). Presses are serialised per order (underRefundClaim): while
+ * one press's provider or platform call is in flight, another press makes no call and answers
+ * refund_in_progress, or succeeded once the first press's refund is recorded. `operatorId` names
+ * the presser to the others.
  */
-export async function refundOrder(deps: PaymentDeps, orderId: string | null): Promise<ConsoleRefund> {
+export async function refundOrder(deps: PaymentDeps, orderId: string | null, operatorId: bigint | null = null): Promise<ConsoleRefund> {
   if (!isOrderId(orderId)) throw paymentError('invalid_order_id', 'order_id must be a uuid');
   const order = await findOrder(deps.db, orderId);
   if (!order) throw paymentError('unknown_order', 'no such order');
@@ -62,21 +66,40 @@ export async function refundOrder(deps: PaymentDeps, orderId: string | null): Pr
     amount: order.amount,
     currency: order.currency,
   });
-  if (order.rail === 'stars') return answer('succeeded', await refundStarsOrder(deps, order));
+  if (order.rail === 'stars') return answer('succeeded', await refundStarsOrder(deps, order, operatorId));
   if (order.refund_id !== null) return answer('succeeded', order.refund_id);
   if (order.state !== 'paid' || order.provider_payment_id === null)
     throw paymentError('order_not_paid', 'only a paid order can be refunded');
   const card = deps.card;
   const shop = card && card.provider.name === order.provider ? shopOf(card, order.shop) : undefined;
   if (!card || !shop) throw paymentError('rail_not_configured', "this order's shop is not configured");
+  return underRefundClaim(
+    deps,
+    order.id,
+    operatorId,
+    (claimed) => refundCard(deps, claimed, card, shop, answer),
+    (refundId) => answer('succeeded', refundId),
+  );
+}
 
+/** One provider refund of a claimed card order (see refundOrder). */
+async function refundCard(
+  deps: PaymentDeps,
+  order: OrderRow,
+  card: CardRail,
+  shop: Shop,
+  answer: (status: ConsoleRefund['status'], refundId: string) => ConsoleRefund,
+): Promise<ConsoleRefund> {
+  const orderId = order.id;
+  const paymentId = order.provider_payment_id;
+  if (paymentId === null) throw paymentError('order_not_paid', 'only a paid order can be refunded');
   const account = await deps.db.selectFrom('accounts').select('email').where('id', '=', order.account_id).executeTakeFirst();
   let refund;
   try {
     refund = await card.provider.createRefund(
       shop,
       {
-        paymentId: order.provider_payment_id,
+        paymentId,
         amountMinor: order.amount,
         currency: order.currency,
         description: `Refund of order ${order.id}`,
@@ -116,7 +139,8 @@ export async function refundOrder(deps: PaymentDeps, orderId: string | null): Pr
     deps.logger.info({ orderId, refundId: refund.id, status: refund.status }, 'console refund not succeeded yet; nothing recorded');
     return answer(refund.status, refund.id);
   }
-  const recorded = await deps.db.transaction().execute((trx) => recordRefund(trx, deps.logger, order.id, refund.id, deps.now()));
+  const refundId = refund.id;
+  const recorded = await deps.db.transaction().execute((trx) => recordRefund(trx, deps.logger, order.id, refundId, deps.now()));
   if (recorded === 'recorded') deps.metrics.refunded(order.rail);
-  return answer('succeeded', refund.id);
+  return answer('succeeded', refundId);
 }

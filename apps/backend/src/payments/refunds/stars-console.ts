@@ -2,6 +2,7 @@ import { ALREADY_REFUNDED } from '../commands.js';
 import type { PaymentDeps } from '../deps.js';
 import { paymentError } from '../errors.js';
 import type { OrderRow } from '../orders/repository.js';
+import { underRefundClaim } from './claim.js';
 import { recordRefund } from './reverse.js';
 import { starRefundVerdict } from './star-outcome.js';
 
@@ -10,29 +11,38 @@ import { starRefundVerdict } from './star-outcome.js';
  * crediting charge to its payer (refund_star_payment), and the reversal is recorded only after the
  * platform confirmed it, under the charge id as refund id (unique with the provider). A refusal or
  * an unknown outcome records nothing; pressing again is safe because the platform refunds a charge
- * at most once and answers an already refunded charge as done, which is then recorded.
- * Returns the refund id. Orders credited before the payer was recorded fall back to the account's
- * telegram identity (the platform refuses a charge that is not that user's).
+ * at most once and answers an already refunded charge as done, which is then recorded. Presses are
+ * serialised per order like card refunds (underRefundClaim): one refund_star_payment in flight per
+ * order at most. Returns the refund id. Orders credited before the payer was recorded fall back to
+ * the account's telegram identity (the platform refuses a charge that is not that user's).
  */
-export async function refundStarsOrder(deps: PaymentDeps, order: OrderRow): Promise<string> {
+export async function refundStarsOrder(deps: PaymentDeps, order: OrderRow, operatorId: bigint | null): Promise<string> {
   if (order.refund_id !== null) return order.refund_id;
   const chargeId = order.platform_charge_id;
   if (order.state !== 'paid' || chargeId === null) throw paymentError('order_not_paid', 'only a paid order can be refunded');
   const payer = order.platform_user_id ?? (await telegramUserOf(deps, order.account_id));
   if (payer === null) throw paymentError('refund_rejected', 'the payer of this order is not known; nothing was recorded');
-  const verdict = starRefundVerdict(await deps.bot.refundStarPayment(payer, chargeId), ALREADY_REFUNDED);
-  const log = { orderId: order.id, chargeId };
-  if (verdict.kind === 'refused') {
-    deps.logger.warn({ ...log, error: verdict.error }, 'console stars refund refused by the platform; nothing recorded');
-    throw paymentError('refund_rejected', `the platform refused this refund (${verdict.error}); nothing was recorded`);
-  }
-  if (verdict.kind === 'unknown') {
-    deps.logger.warn({ ...log, error: verdict.error }, 'console stars refund not confirmed; nothing recorded');
-    throw paymentError('bot_unavailable', 'the payment bot did not confirm the refund; nothing was recorded, press again');
-  }
-  const recorded = await deps.db.transaction().execute((trx) => recordRefund(trx, deps.logger, order.id, chargeId, deps.now()));
-  if (recorded === 'recorded') deps.metrics.refunded(order.rail);
-  return chargeId;
+  return underRefundClaim(
+    deps,
+    order.id,
+    operatorId,
+    async () => {
+      const verdict = starRefundVerdict(await deps.bot.refundStarPayment(payer, chargeId), ALREADY_REFUNDED);
+      const log = { orderId: order.id, chargeId };
+      if (verdict.kind === 'refused') {
+        deps.logger.warn({ ...log, error: verdict.error }, 'console stars refund refused by the platform; nothing recorded');
+        throw paymentError('refund_rejected', `the platform refused this refund (${verdict.error}); nothing was recorded`);
+      }
+      if (verdict.kind === 'unknown') {
+        deps.logger.warn({ ...log, error: verdict.error }, 'console stars refund not confirmed; nothing recorded');
+        throw paymentError('bot_unavailable', 'the payment bot did not confirm the refund; nothing was recorded, press again');
+      }
+      const recorded = await deps.db.transaction().execute((trx) => recordRefund(trx, deps.logger, order.id, chargeId, deps.now()));
+      if (recorded === 'recorded') deps.metrics.refunded(order.rail);
+      return chargeId;
+    },
+    (refundId) => refundId,
+  );
 }
 
 async function telegramUserOf(deps: PaymentDeps, accountId: bigint): Promise<bigint | null> {

@@ -11,7 +11,8 @@ import { refundWire } from './wire.js';
  * session with the refunder role, checked and audited by the backend like the catalog editor). The provider is asked first and the refund is recorded
  * only once it reports succeeded: 200 with status `succeeded` (exactly one refund row), `pending`
  * (nothing recorded yet: press again, the same idempotence key returns the same refund) or
- * `canceled` (the provider refused; nothing recorded). Failures use the edge's error table.
+ * `canceled` (the provider refused; nothing recorded). One refund call per order is in flight: a
+ * request meanwhile answers 409 `refund_in_progress` without a call. Failures use the edge's error table.
  */
 export function refundOperations(backend: BackendClients): Operation[] {
   return [
@@ -25,7 +26,15 @@ export function refundOperations(backend: BackendClients): Operation[] {
         summary: 'Refund a paid card order in full (refunder role)',
         params: orderPath,
         success: { status: 200, description: 'The refund: succeeded, pending (press again) or canceled.', body: refundWire },
-        errors: ['invalid_order_id', 'unknown_order', 'order_not_paid', 'refund_not_supported', 'refund_rejected', 'provider_unavailable'],
+        errors: [
+          'invalid_order_id',
+          'unknown_order',
+          'order_not_paid',
+          'refund_not_supported',
+          'refund_rejected',
+          'refund_in_progress',
+          'provider_unavailable',
+        ],
       },
       async handle({ req, log, call }) {
         const { id } = parseInput(orderPath, req.params, 'invalid_order_id');

@@ -151,7 +151,8 @@ ${report.rows.map((r) => rowHtml(operator, r))}</table>`,
 /**
  * POST /_gm/reconciliation/act (refunder, CSRF): `mismatch` and `action` (refund, credit,
  * resolve); the backend carries it out through the refund and credit paths, records the
- * resolution and audits it. Shows the outcome with a link back.
+ * resolution and audits it. Shows the outcome with a link back; when another action owns the row
+ * (one action per row), what that action did or is doing, by whom and since when.
  */
 export function reconciliationAct(client: ReconciliationClient) {
   return async (req: Request, res: Response): Promise<void> => {
@@ -189,11 +190,13 @@ export function reconciliationAct(client: ReconciliationClient) {
       if (f.errorCode === 'internal' || f.errorCode === 'unavailable') req.log.error({ err }, 'console reconciliation action failed');
       const status =
         f.errorCode === 'operator_forbidden' ? 403 : f.errorCode === 'unknown_mismatch' ? 404 : f.errorCode === 'action_failed' ? 502 : 409;
+      // Another action owns the row: the message says which, by whom and when; this press did nothing.
+      const taken = f.errorCode === 'already_resolved' || f.errorCode === 'action_in_progress';
       send(
         res,
         status,
         page(
-          'Reconciliation action failed',
+          taken ? 'Another action came first' : 'Reconciliation action failed',
           html`<p class="error" id="outcome" data-outcome="failed" data-code="${f.errorCode}">${f.message}.</p>${back}`,
           operator,
         ),

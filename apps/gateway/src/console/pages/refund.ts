@@ -51,7 +51,8 @@ ${confirmForm(operator, input.orderId, input.back, 'Refund in full')}
 /**
  * POST /_gm/ledger/refund (refunder, CSRF): runs the backend refund and shows its outcome —
  * succeeded (recorded), pending (nothing recorded; press again, same idempotence key), canceled
- * (nothing recorded; pressing again starts a new refund under a new key) or failed —
+ * (nothing recorded; pressing again starts a new refund under a new key), in progress (another
+ * press's refund call is under way, this press made none; press again for its outcome) or failed —
  * with a link back to the same filtered ledger view.
  */
 export function refundAction(client: ConsoleClient) {
@@ -115,6 +116,19 @@ ${confirmForm(operator, input.orderId, input.back, 'Start a new refund')}${back}
     } catch (err: unknown) {
       const f = failureOf(err);
       if (f.errorCode === 'internal' || f.errorCode === 'unavailable') req.log.error({ err }, 'console refund failed');
+      if (f.errorCode === 'refund_in_progress') {
+        send(
+          res,
+          f.status,
+          page(
+            'Refund in progress',
+            html`<p id="outcome" data-outcome="in_progress" data-code="${f.errorCode}">${f.message}.</p>
+${confirmForm(operator, input.orderId, input.back, 'Press again')}${back}`,
+            operator,
+          ),
+        );
+        return;
+      }
       send(
         res,
         f.status,
