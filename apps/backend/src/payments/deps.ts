@@ -5,6 +5,7 @@ import type { Mailer } from '../mail/mailer.js';
 import type { PaymentMetrics } from '../metrics/payments.js';
 import type { BotCommands } from './commands.js';
 import type { PaymentProvider, Shop } from './card/provider/types.js';
+import type { RereadWindow } from './card/reread-window.js';
 import type { ShopTable } from '../config/shops.js';
 
 /** The card rail: one provider adapter, its shop per channel, receipts and the return URL. */
@@ -35,6 +36,8 @@ export interface PaymentDeps {
   stars: StarsRail;
   /** Credits, refunds, unmatched payments, reaper ticks and notices, as metrics. */
   metrics: PaymentMetrics;
+  /** At most one provider re-read per notified payment or refund per PROVIDER_REREAD_WINDOW_MS, across replicas. */
+  rereads: RereadWindow;
   now(): Date;
 }
 
