@@ -17,6 +17,7 @@ import {
   paymentDeps,
   paymentsService,
   starsIntakeMethods,
+  type PaymentDeps,
   type Reaper,
   type StarRefunder,
 } from './payments/index.js';
@@ -80,6 +81,7 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
   let database: Database | undefined;
   let listener: DualListener | undefined;
   let reaper: Reaper | undefined;
+  let rereads: PaymentDeps['rereads'] | undefined;
   let starRefunds: StarRefunder | undefined;
   let lapses: LapseLoop | undefined;
   let gameBus: GameBus | undefined;
@@ -117,6 +119,7 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
       const limits = createLimits(limitSettings(config), db.pool ? { kind: 'postgres', pool: db.pool } : { kind: 'memory' });
       const sessions = sessionDeps(config, db, logger, mailer, limits, clock);
       const payments = paymentDeps(config, db.db, logger, { mailer, metrics, now: clock });
+      rereads = payments.rereads;
       const chatGate = chatGateOver(payments.bot);
       if (config.NATS_URL) nats = await connectNats(config.NATS_URL, config.NATS_PING_INTERVAL_MS, 'backend', logger);
       gameBus = nats ? new NatsGameBus(nats, config.NATS_SUBJECT_PREFIX, logger) : new GameEventBus();
@@ -200,6 +203,8 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
       reconciler = undefined;
       await reaper?.stop();
       reaper = undefined;
+      rereads?.stop();
+      rereads = undefined;
       await starRefunds?.stop();
       starRefunds = undefined;
       await lapses?.stop();

@@ -72,17 +72,21 @@ describe('backend metrics', () => {
 
   it('tells a provider 5xx from a 429 and counts the notification the backend could not decide', async () => {
     const account = await newAccount(f.db(), { address: 'metrics-faults@example.org', confirmed: true });
-    const order = await createOrder(f.payments, account, 'direct;web', f.pack, 'card');
-    const paymentId = await paymentIdOf(f.db(), order.orderId);
-    const hint = JSON.stringify({
-      type: 'notification',
-      event: 'payment.succeeded',
-      object: { id: paymentId, status: 'succeeded', metadata: { order_id: order.orderId } },
-    });
+    // One order per fault: a second notification of one payment within PROVIDER_REREAD_WINDOW_MS re-reads nothing.
+    const hint = async () => {
+      const order = await createOrder(f.payments, account, 'direct;web', f.pack, 'card');
+      const paymentId = await paymentIdOf(f.db(), order.orderId);
+      return JSON.stringify({
+        type: 'notification',
+        event: 'payment.succeeded',
+        object: { id: paymentId, status: 'succeeded', metadata: { order_id: order.orderId } },
+      });
+    };
+    const [first, second] = [await hint(), await hint()];
     f.emulator.control.addFault({ method: 'GET', pathPrefix: '/v3/payments', status: 500, times: 1 });
-    expect(await failure(intakeBody(f.notifications, hint))).toMatchObject({ errorCode: 'intake_unavailable' });
+    expect(await failure(intakeBody(f.notifications, first))).toMatchObject({ errorCode: 'intake_unavailable' });
     f.emulator.control.addFault({ method: 'GET', pathPrefix: '/v3/payments', status: 429, times: 1 });
-    expect(await failure(intakeBody(f.notifications, hint))).toMatchObject({ errorCode: 'intake_unavailable' });
+    expect(await failure(intakeBody(f.notifications, second))).toMatchObject({ errorCode: 'intake_unavailable' });
     const text = await scrape();
     expect(
       sample(text, 'backend_provider_calls_total', { provider: 'yookassa', operation: 'get_payment', outcome: 'server_error' }),

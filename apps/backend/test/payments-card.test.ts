@@ -30,6 +30,8 @@ import {
 
 const logger = createLogger('payments-card-test', 'silent');
 const confirmed = (n: string) => ({ address: `${n}@example.org`, confirmed: true });
+/** PROVIDER_REREAD_WINDOW_MS here: notifications naming one payment or refund re-read it at most once per window. */
+const REREAD_WINDOW_MS = 300;
 
 describe('card rail over Connect on PostgreSQL with the provider emulator', () => {
   let emulator: ProviderEmulator;
@@ -55,6 +57,7 @@ describe('card rail over Connect on PostgreSQL with the provider emulator', () =
       GATEWAY_INTERNAL_URL: bot.url,
       REAPER_INTERVAL_MS: '0',
       PROVIDER_TIMEOUT_MS: '2000',
+      PROVIDER_REREAD_WINDOW_MS: String(REREAD_WINDOW_MS),
     };
     h = await startHarness(env);
     payments = h.client(backendApi.PaymentsService);
@@ -485,6 +488,13 @@ describe('card rail over Connect on PostgreSQL with the provider emulator', () =
     const [n] = emulator.control.notifications();
     expect(n?.attempts.at(-1)?.status).toBe(503);
     expect(await balance(id)).toBe(0n);
+    // Within the window of the failed re-read a redelivery is refused too, without a provider call.
+    const reads = () => emulator.control.requests().filter((r) => r.method === 'GET').length;
+    const before = reads();
+    await emulator.control.redeliver(n?.id ?? '');
+    expect(n && emulator.control.notifications()[0]?.attempts.at(-1)?.status).toBe(503);
+    expect(reads()).toBe(before);
+    await new Promise((resolve) => setTimeout(resolve, REREAD_WINDOW_MS));
     await emulator.control.redeliver(n?.id ?? '');
     expect(await balance(id)).toBe(1000n);
     expect(await failure(intakeBody(notifications, '{}', 'paypal'))).toEqual({ code: 3, errorCode: 'unknown_provider' });

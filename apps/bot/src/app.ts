@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { create } from '@bufbuild/protobuf';
 import { botlink } from '@wordgame/contracts';
 import type { Logger } from '@wordgame/logging';
-import type { ResolveEligibility } from './chat/join.js';
+import { JoinGate, type ResolveEligibility } from './chat/join.js';
 import { commandHandler } from './commands/dispatch.js';
 import type { BotConfig } from './config.js';
 import { createReadiness } from './health/readiness.js';
@@ -18,6 +18,7 @@ import { answerPreCheckout, type ValidatePreCheckout } from './payments/pre-chec
 import { outboxPaymentOf } from './payments/successful-payment.js';
 import { openBotDb } from './store/db.js';
 import { UserLanguages } from './store/user-languages.js';
+import { ChatGateRetries } from './store/chat-gate-retries.js';
 import { DeadLetters } from './store/dead-letters.js';
 import { Backoff } from './support/backoff.js';
 import { TaskSet } from './support/tasks.js';
@@ -53,6 +54,7 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
   /** Users' languages, known once the bot owns the updates (it learns them from the updates). */
   let languages: UserLanguages | undefined;
   let forwarder: PaymentForwarder | undefined;
+  let joinGate: JoinGate | undefined;
 
   return {
     get linkConnected() {
@@ -128,6 +130,20 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
         });
         forwarder = paymentForwarder;
         paymentForwarder.start();
+        const discussionChatId = config.BOT_DISCUSSION_CHAT_ID;
+        const gate =
+          discussionChatId === undefined
+            ? undefined
+            : new JoinGate({
+                platform,
+                chatId: discussionChatId,
+                resolve: resolveEligibility,
+                retries: new ChatGateRetries(db),
+                retry: { initialMs: config.BOT_CHAT_GATE_RETRY_INITIAL_MS, maxMs: config.BOT_CHAT_GATE_RETRY_MAX_MS },
+                logger: logger.child({ part: 'chat-gate' }),
+              });
+        joinGate = gate;
+        gate?.start();
         poller = new UpdatePoller({
           platform,
           park,
@@ -137,7 +153,7 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
           onUpdate: updateRouter({
             platform,
             discussionChatId: config.BOT_DISCUSSION_CHAT_ID,
-            resolveEligibility,
+            admitJoiner: (joiner) => gate?.admit(joiner) ?? Promise.resolve(),
             tasks,
             logger,
             park,
@@ -168,6 +184,7 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
             linkConnected: link?.connected ?? false,
             platformLastOkUnix: counters.lastOkUnix,
             updateConflicts: poller?.conflicts ?? 0,
+            chatJoinersHeld: joinGate?.pending ?? 0,
           }),
           createReadiness({
             linkConnected: () => link?.connected ?? false,
@@ -185,6 +202,8 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
       await poller?.stop();
       poller = undefined;
       await tasks.settle(config.BOT_STOP_GRACE_MS);
+      await joinGate?.stop();
+      joinGate = undefined;
       await forwarder?.stop();
       forwarder = undefined;
       await link?.stop(config.BOT_STOP_GRACE_MS);

@@ -61,6 +61,10 @@ export const botConfigSchema = z.object({
   BOT_OUTBOX_RETRY_MAX_MS: env.int(60_000, 1),
   /** ForwardPayment calls in flight at once: rows are independent, and one at a time bounds credits by a commit's round trip. */
   BOT_OUTBOX_CONCURRENCY: env.int(8, 1, 64),
+  /** First retry of a discussion-chat joiner's failed eligibility lookup (the joiner is read-only meanwhile; grows x1.6 with ±20 % jitter). */
+  BOT_CHAT_GATE_RETRY_INITIAL_MS: env.int(2_000, 10, 600_000),
+  /** Upper bound of that retry delay: how long an eligible joiner stays read-only after the gateway is back, at most. */
+  BOT_CHAT_GATE_RETRY_MAX_MS: env.int(60_000, 10, 3_600_000),
   /** How long stop() waits for in-flight commands to be acked before closing the stream. */
   BOT_STOP_GRACE_MS: env.int(3_000, 0),
   /** Loopback-only health probe; unset = no listener at all (the bot has no inbound port). */

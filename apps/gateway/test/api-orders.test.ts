@@ -18,6 +18,9 @@ import {
 import { nowSeconds, vkLaunchParams } from './support/launch-data.js';
 import { freePort } from '@wordgame/testkit';
 
+/** The backend's PROVIDER_REREAD_WINDOW_MS here. */
+const REREAD_WINDOW_MS = 300;
+
 describe('orders, notification intake and operator refunds through gateway -> backend -> PostgreSQL + provider emulator', () => {
   let stack: PaymentsStack;
   let api: string;
@@ -46,7 +49,7 @@ describe('orders, notification intake and operator refunds through gateway -> ba
   };
 
   beforeAll(async () => {
-    stack = await startPaymentsStack();
+    stack = await startPaymentsStack({ backendEnv: { PROVIDER_REREAD_WINDOW_MS: String(REREAD_WINDOW_MS) } });
     api = stack.api;
     orders = `${api}/user/wallet/orders`;
     products.pack = await createProduct(stack, 'Chips 100', 100n, { xtr: 50n, rub: 9900n });
@@ -267,7 +270,7 @@ describe('orders, notification intake and operator refunds through gateway -> ba
       expect(stack.provider.control.requests()).toHaveLength(before);
     });
 
-    it('503 intake_unavailable when the provider cannot be reached for the re-read; the redelivery credits', async () => {
+    it('503 intake_unavailable when the provider cannot be reached for the re-read (also for a redelivery within PROVIDER_REREAD_WINDOW_MS); a later redelivery credits', async () => {
       stack.provider.control.setAutoNotify(false);
       try {
         const order = await cardOrder();
@@ -277,8 +280,14 @@ describe('orders, notification intake and operator refunds through gateway -> ba
         const first = await stack.provider.control.notify({ event: 'payment.succeeded', objectId: payment.id });
         expect(first.attempts.map((a) => a.status)).toEqual([503]);
         expect(((await call(`${orders}/${order.order_id}`, { headers: bearer(buyer) })).body as OrderBody).state).toBe('pending');
+        // Within the failed re-read's window a redelivery is refused again, with no provider call.
+        const reads = stack.provider.control.requests().length;
         const second = await stack.provider.control.redeliver(first.id);
-        expect(second.attempts.map((a) => a.status)).toEqual([503, 200]);
+        expect(second.attempts.map((a) => a.status)).toEqual([503, 503]);
+        expect(stack.provider.control.requests().length).toBe(reads);
+        await new Promise((resolve) => setTimeout(resolve, REREAD_WINDOW_MS));
+        const third = await stack.provider.control.redeliver(first.id);
+        expect(third.attempts.map((a) => a.status)).toEqual([503, 503, 200]);
         expect(((await call(`${orders}/${order.order_id}`, { headers: bearer(buyer) })).body as OrderBody).state).toBe('paid');
         expect(await ledgerRows(stack.db, order.order_id, 'purchase')).toBe(1);
       } finally {

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http2 from 'node:http2';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { create, toBinary } from '@bufbuild/protobuf';
 import { Code, ConnectError, createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
@@ -188,5 +189,54 @@ describe('gateway request size limits (a child process, its RSS measured)', () =
       clearInterval(watch);
     }
     expect(peak - before).toBeLessThan(64 * MiB);
+  }, 120_000);
+
+  it("refuses an authenticated sender's oversized body at the 1 MiB limit (streamed, declared, compressed, gRPC-framed) and resets the stream, with RSS bounded", async () => {
+    const before = rssBytes(gateway.pid);
+    let peak = before;
+    const watch = setInterval(() => (peak = Math.max(peak, rssBytes(gateway.pid))), 50);
+    const headers = {
+      ':path': SEND_PATH,
+      'content-type': 'application/proto',
+      authorization: `Bearer ${TEST_SERVICE_TOKENS.GATEWAY_INTERNAL_TOKEN}`,
+    };
+    // The listener's documented limit, plus one flow-control window of bytes already in flight.
+    const withinLimit = MiB + 256 * 1024;
+    try {
+      // A sender that ignores the answer and writes on: the stream is reset, not left open.
+      const streamed = await floodRequest(internalUrl, headers, 100 * MiB, { ignoreAnswer: true });
+      expect(streamed).toMatchObject({ status: 429, reset: true, stalled: false });
+      expect(streamed.sent).toBeLessThan(withinLimit);
+
+      const declared = await floodRequest(internalUrl, { ...headers, 'content-length': String(100 * MiB) }, 100 * MiB, {
+        ignoreAnswer: true,
+      });
+      expect(declared).toMatchObject({ status: 429, reset: true, stalled: false });
+      expect(declared.sent).toBeLessThan(withinLimit);
+
+      // 200 KiB of gzip that inflates to 200 MiB: the inflated size is what is counted.
+      const bomb = gzipSync(Buffer.alloc(200 * MiB));
+      const compressed = await floodRequest(internalUrl, { ...headers, 'content-encoding': 'gzip' }, bomb.length, {
+        prefix: bomb,
+        chunkBytes: 1,
+      });
+      expect(compressed).toMatchObject({ status: 429, stalled: false });
+
+      // The listener also speaks gRPC: one message announced at 100 MiB.
+      const envelope = Buffer.from([0, 0, 0, 0, 0]);
+      envelope.writeUInt32BE(100 * MiB, 1);
+      const grpc = await floodRequest(internalUrl, { ...headers, 'content-type': 'application/grpc', te: 'trailers' }, 100 * MiB, {
+        prefix: envelope,
+        ignoreAnswer: true,
+      });
+      expect(grpc.headers['grpc-status']).toBe(String(Code.ResourceExhausted));
+      expect(grpc).toMatchObject({ reset: true, stalled: false });
+      expect(grpc.sent).toBeLessThan(withinLimit);
+    } finally {
+      clearInterval(watch);
+    }
+    expect(peak - before).toBeLessThan(64 * MiB);
+    // The refusals cost the listener nothing: the next call with the token is served.
+    expect((await rawSend(internalUrl, { authorization: `Bearer ${TEST_SERVICE_TOKENS.GATEWAY_INTERNAL_TOKEN}` })).status).toBe(200);
   }, 120_000);
 });

@@ -11,6 +11,8 @@ export interface FloodResult {
   sent: number;
   /** True when the server neither answered nor took more bytes for `stallMs`. */
   stalled: boolean;
+  /** True when the server reset the stream while its body was still being written. */
+  reset: boolean;
 }
 
 /** Options of floodRequest. */
@@ -21,12 +23,19 @@ export interface FloodOptions {
   prefix?: Buffer;
   /** TLS options of the session (mutual TLS listeners). */
   connect?: http2.SecureClientSessionOptions;
+  /**
+   * Write on after the server answers, as a client that ignores the answer would: the request
+   * ends only when the server resets the stream, stops taking bytes for `stallMs`, or all
+   * `totalBytes` are sent.
+   */
+  ignoreAnswer?: boolean;
 }
 
 /**
  * Streams up to `totalBytes` of zeros as one HTTP/2 request body, chunk by chunk and honouring
- * flow control, and stops as soon as the server answers or resets the stream: `sent` shows how
- * early an oversized body was refused.
+ * flow control, and stops as soon as the server answers or resets the stream (or, with
+ * `ignoreAnswer`, only when the server resets it or stops reading): `sent` shows how early an
+ * oversized body was refused.
  */
 export function floodRequest(
   url: string,
@@ -45,13 +54,14 @@ export function floodRequest(
     let sent = 0;
     let done = false;
     let stall: NodeJS.Timeout | undefined;
+    let reset = false;
     const finish = (stalled: boolean) => {
       if (done) return;
       done = true;
       clearTimeout(stall);
       if (!stream.closed) stream.close(http2.constants.NGHTTP2_CANCEL);
       session.destroy();
-      resolve({ status, headers: answer, sent, stalled });
+      resolve({ status, headers: answer, sent, stalled, reset });
     };
     const armStall = () => {
       clearTimeout(stall);
@@ -59,16 +69,22 @@ export function floodRequest(
     };
     let answered = false;
     stream.on('response', (h) => {
-      // The server answered: stop writing, and wait for its trailers (a stream's error) or its end.
-      answered = true;
+      // The server answered: stop writing (unless told to ignore it), and wait for its trailers (a stream's error) or its end.
+      answered = options.ignoreAnswer !== true;
       status = Number(h[':status']);
       answer = h;
     });
     stream.on('trailers', (t: http2.IncomingHttpHeaders) => {
       answer = { ...answer, ...t };
+      if (options.ignoreAnswer !== true) finish(false);
+    });
+    stream.on('end', () => {
+      if (options.ignoreAnswer !== true) finish(false);
+    });
+    stream.on('aborted', () => {
+      if (!done) reset = true;
       finish(false);
     });
-    stream.on('end', () => finish(false));
     stream.on('error', () => finish(false));
     stream.on('close', () => finish(false));
     stream.resume();

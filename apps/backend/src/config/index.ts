@@ -92,6 +92,12 @@ export const backendConfigSchema = z
       .optional(),
     /** Per-call deadline of provider API calls, in ms (an expired call is "unavailable": outcome unknown). */
     PROVIDER_TIMEOUT_MS: env.int(10_000, 500, 60_000),
+    /**
+     * Provider re-reads caused by notifications: at most one per payment or refund per window, in ms,
+     * across replicas; notifications inside it are answered without a provider call and re-read once
+     * when it ends, so the window also bounds how late a genuine notification that met it credits.
+     */
+    PROVIDER_REREAD_WINDOW_MS: env.int(3_000, 100, 60_000),
     /** Where the provider sends the customer after a card payment; default `${PUBLIC_BASE_URL}/wallet`. */
     PAYMENT_RETURN_URL: env.url().optional(),
     /** Reaper tick interval in ms (expire orders, re-check card orders); 0 = off. */

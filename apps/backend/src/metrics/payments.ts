@@ -16,6 +16,11 @@ export interface ReaperTickCounts {
 /** How one channel of a customer notice went (`sent`, `skipped`, a bot outcome, `failed`). */
 export type NoticeChannel = 'bot' | 'email';
 
+/** The provider object a notification names. */
+export type RereadKind = 'payment' | 'refund';
+/** Why a notification made no provider re-read: one was in flight here, or one started within the window. */
+export type CoalesceReason = 'in_flight' | 'window';
+
 /**
  * What the payment domain reports, by name rather than by metric object, so the domain code stays
  * free of prom-client: credits and refunds by rail, unmatched stars payments by reason, reaper
@@ -32,6 +37,8 @@ export interface PaymentMetrics {
   reaperTick(counts: ReaperTickCounts | null, seconds: number): void;
   /** One channel of a customer notice (credit or failure) ended with `outcome`. */
   notice(kind: 'credited' | 'failed', channel: NoticeChannel, outcome: string): void;
+  /** A provider notification was answered without a provider re-read of its object. */
+  rereadCoalesced(kind: RereadKind, reason: CoalesceReason): void;
 }
 
 const UNMATCHED_REASONS = ['unknown_order', 'order_paid', 'order_failed', 'amount_mismatch'];
@@ -94,6 +101,13 @@ export function createPaymentMetrics(registry: Registry): PaymentMetrics {
     labelNames: ['kind', 'channel', 'outcome'],
     registers,
   });
+  const coalesced = new Counter({
+    name: 'backend_notification_rereads_coalesced_total',
+    help: 'Provider notifications (and their trailing re-reads) that made no provider re-read of their payment or refund (kind), by reason: in_flight (a re-read of it was running on this replica and was shared), window (one started within PROVIDER_REREAD_WINDOW_MS on some replica; re-read once when the window ends).',
+    labelNames: ['kind', 'reason'],
+    registers,
+  });
+  for (const kind of ['payment', 'refund']) for (const reason of ['in_flight', 'window']) coalesced.inc({ kind, reason }, 0);
   for (const rail of RAILS) {
     credits.inc({ rail }, 0);
     refunds.inc({ rail }, 0);
@@ -122,5 +136,6 @@ export function createPaymentMetrics(registry: Registry): PaymentMetrics {
       for (const outcome of REAPER_OUTCOMES) if (counts[outcome] > 0) tickOrders.inc({ outcome }, counts[outcome]);
     },
     notice: (kind, channel, outcome) => notices.inc({ kind, channel, outcome }),
+    rereadCoalesced: (kind, reason) => coalesced.inc({ kind, reason }),
   };
 }

@@ -5,6 +5,7 @@ import type { Mailer } from '../mail/mailer.js';
 import type { PaymentMetrics } from '../metrics/payments.js';
 import type { BotCommands } from './commands.js';
 import type { PaymentProvider, Shop } from './card/provider/types.js';
+import type { RereadWindow } from './card/reread-window.js';
 import type { ShopTable } from '../config/shops.js';
 
 /** The card rail: one provider adapter, its shop per channel, receipts and the return URL. */
@@ -41,6 +42,8 @@ export interface PaymentDeps {
    * by its timeout), so a live claim outlasts its calls and the claim of a claimer that died lapses.
    */
   claimLeaseMs: number;
+  /** At most one provider re-read per notified payment or refund per PROVIDER_REREAD_WINDOW_MS, across replicas. */
+  rereads: RereadWindow;
   now(): Date;
 }
 

@@ -8,6 +8,7 @@ import { instrumentProvider } from './card/provider/metered.js';
 import { gatewayBotCommands, type BotCommands } from './commands.js';
 import type { PaymentDeps } from './deps.js';
 import { YooKassaProvider } from './card/provider/yookassa.js';
+import { RereadWindow } from './card/reread-window.js';
 import { systemClock } from '../support/clock.js';
 
 /** Optional replacements: the bot command channel and the clock (tests), the app's one mailer. */
@@ -27,11 +28,12 @@ export interface PaymentOverrides {
 export function paymentDeps(config: BackendConfig, db: Kysely<DB>, logger: Logger, overrides: PaymentOverrides = {}): PaymentDeps {
   const shops = config.BACKEND_YOOKASSA_SHOPS;
   const metrics = overrides.metrics ?? createBackendMetrics();
+  const now = overrides.now ?? systemClock;
   return {
     db,
     logger,
     bot: overrides.bot ?? gatewayBotCommands(config.GATEWAY_INTERNAL_URL, config.GATEWAY_INTERNAL_TOKEN, config.BOT_COMMAND_TIMEOUT_MS),
-    mailer: overrides.mailer ?? mailerFor(config, overrides.now ?? systemClock),
+    mailer: overrides.mailer ?? mailerFor(config, now),
     card: shops
       ? {
           provider: instrumentProvider(
@@ -46,7 +48,8 @@ export function paymentDeps(config: BackendConfig, db: Kysely<DB>, logger: Logge
     stars: { holdMs: config.PRECHECKOUT_HOLD_MS },
     metrics: metrics.payments,
     claimLeaseMs: claimLeaseMs(config),
-    now: overrides.now ?? systemClock,
+    rereads: new RereadWindow({ db, windowMs: config.PROVIDER_REREAD_WINDOW_MS, now, metrics: metrics.payments, logger }),
+    now,
   };
 }
 

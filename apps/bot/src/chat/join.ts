@@ -1,7 +1,10 @@
 import type { Logger } from '@wordgame/logging';
 import type { PlatformClient } from '../platform/client.js';
 import { isInChat, type TgChat, type TgUpdate, type TgUser } from '../platform/types.js';
-import { setWriteAccess } from './write-access.js';
+import type { ChatGateRetries, ChatGateRetry } from '../store/chat-gate-retries.js';
+import { Backoff, delayAfter, type BackoffOptions } from '../support/backoff.js';
+import { sleep } from '../support/time.js';
+import { setWriteAccess, standingIn } from './write-access.js';
 
 /** The eligibility answer the bot acts on (ResolveChatEligibility). */
 export type ResolveEligibility = (externalId: string) => Promise<{ registered: boolean; eligible: boolean }>;
@@ -37,28 +40,185 @@ export function joinersOf(update: TgUpdate, chatId: string): Joiner[] {
   return [];
 }
 
+/** How JoinGate reaches the platform, the gateway and its store. */
+export interface JoinGateOptions {
+  platform: PlatformClient;
+  /** BOT_DISCUSSION_CHAT_ID. */
+  chatId: string;
+  resolve: ResolveEligibility;
+  /** The pending lookups, durable in the bot's SQLite file. */
+  retries: ChatGateRetries;
+  /** Each joiner's lookup schedule after a failure (initial, x1.6, capped, ±20 %). */
+  retry: BackoffOptions;
+  logger: Logger;
+  /** Lookups retried at once; default 8. */
+  concurrency?: number;
+  /** Unix milliseconds; injectable for tests. */
+  now?: () => number;
+}
+
+/** The longest the retry loop sleeps without looking at the store again. */
+const IDLE_RECHECK_MS = 60_000;
+
 /**
- * Acts on a joiner's eligibility: eligible users may write (a plain member already can, so no
- * call is made), everyone else (unregistered, suspended, chat-muted) is made read-only. When
- * eligibility cannot be resolved (channel down, timeout) nothing changes and the failure is
- * logged; the gateway's later chat_gate commands correct the standing.
+ * Gates users joining the discussion chat by their chat eligibility (ResolveChatEligibility),
+ * fail-closed like the pre-checkout. Eligible users may write (a plain member already can, so no
+ * call is made); everyone else (unregistered, suspended, chat-muted) is made read-only. When the
+ * lookup fails (gateway or backend down, timeout, an error answer) the joiner is made read-only
+ * too and the lookup is retried on the joiner's own backoff, durably (a pending lookup outlives a
+ * restart and is due at once on start), until one answers: then write access is granted to an
+ * eligible joiner still in the chat, and the restriction stays on anyone else. Each failure is
+ * logged with the joiner's failure count and the number held read-only. One joiner's lookups and
+ * changes run one at a time, so a retry never overtakes a later join.
  */
-export async function gateJoiner(
-  platform: PlatformClient,
-  chatId: string,
-  joiner: Joiner,
-  resolve: ResolveEligibility,
-  logger: Logger,
-): Promise<void> {
-  const log = logger.child({ platformUserId: joiner.user.id });
-  let eligible: boolean;
-  try {
-    ({ eligible } = await resolve(String(joiner.user.id)));
-  } catch (err: unknown) {
-    log.warn({ err: err instanceof Error ? err.message : String(err) }, 'chat eligibility unresolved; standing left as it is');
-    return;
+export class JoinGate {
+  private readonly stopping = new AbortController();
+  private wake = new AbortController();
+  private running: Promise<void> | undefined;
+  private readonly guard = new Backoff({ initialMs: 1_000, maxMs: 30_000 });
+  private readonly chains = new Map<number, Promise<void>>();
+  private readonly now: () => number;
+
+  constructor(private readonly options: JoinGateOptions) {
+    this.now = options.now ?? Date.now;
   }
-  if (eligible && joiner.unrestricted) return;
-  await setWriteAccess(platform, chatId, joiner.user.id, eligible);
-  log.info({ eligible }, 'discussion chat write access set on join');
+
+  /** Starts retrying the pending lookups, those an earlier process left first. */
+  start(): void {
+    this.running ??= this.loop();
+  }
+
+  /** Ends the retry loop once the lookups in flight have settled. */
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    this.wake.abort();
+    await this.running;
+  }
+
+  /** Joiners held read-only until their lookup answers. */
+  get pending(): number {
+    return this.options.retries.count();
+  }
+
+  /** Gates `joiner` (from a chat_member change or a new_chat_members message). */
+  admit(joiner: Joiner): Promise<void> {
+    return this.serial(joiner.user.id, () => this.admitNow(joiner));
+  }
+
+  private async admitNow(joiner: Joiner): Promise<void> {
+    const { platform, chatId, retries, logger } = this.options;
+    const userId = joiner.user.id;
+    let eligible: boolean;
+    try {
+      ({ eligible } = await this.options.resolve(String(userId)));
+    } catch (err: unknown) {
+      await this.holdBack(userId, 1, false, err);
+      return;
+    }
+    retries.remove(userId);
+    if (eligible && joiner.unrestricted) return;
+    await setWriteAccess(platform, chatId, userId, eligible);
+    logger.info({ platformUserId: userId, eligible }, 'discussion chat write access set on join');
+  }
+
+  /**
+   * Records the failed lookup (durably, before any platform call), then makes the joiner
+   * read-only unless that already happened; a failed restriction is tried again with the next lookup.
+   */
+  private async holdBack(userId: number, failures: number, restricted: boolean, err: unknown): Promise<void> {
+    const { platform, chatId, retries, retry, logger } = this.options;
+    const retryInMs = delayAfter(failures, retry);
+    const nextAttemptAt = this.now() + retryInMs;
+    retries.put({ userId, failures, nextAttemptAt, restricted });
+    let held = restricted;
+    if (!held) {
+      try {
+        await setWriteAccess(platform, chatId, userId, false);
+        held = true;
+        retries.put({ userId, failures, nextAttemptAt, restricted: true });
+      } catch (restrictErr: unknown) {
+        logger.error(
+          { platformUserId: userId, err: errorText(restrictErr) },
+          'could not restrict a joiner whose chat eligibility is unresolved; tried again with the next lookup',
+        );
+      }
+    }
+    logger.warn(
+      { platformUserId: userId, err: errorText(err), failures, retryInMs, restricted: held, pending: retries.count() },
+      'chat eligibility unresolved; joiner held read-only until it resolves (fail-closed)',
+    );
+    this.wake.abort();
+  }
+
+  /** One due lookup; skipped when a join meanwhile resolved or rescheduled it. */
+  private async retryNow(due: ChatGateRetry): Promise<void> {
+    const { platform, chatId, retries, retry, logger } = this.options;
+    const current = retries.get(due.userId);
+    if (current === undefined || current.nextAttemptAt > this.now()) return;
+    const { userId, failures, restricted } = current;
+    let eligible: boolean;
+    try {
+      ({ eligible } = await this.options.resolve(String(userId)));
+    } catch (err: unknown) {
+      await this.holdBack(userId, failures + 1, restricted, err);
+      return;
+    }
+    try {
+      const standing = await standingIn(platform, chatId, userId);
+      if (standing === 'member') await setWriteAccess(platform, chatId, userId, eligible);
+      retries.remove(userId);
+      logger.info({ platformUserId: userId, eligible, standing, failures }, 'chat eligibility resolved after a retry; write access set');
+    } catch (err: unknown) {
+      const retryInMs = delayAfter(failures + 1, retry);
+      retries.put({ userId, failures: failures + 1, nextAttemptAt: this.now() + retryInMs, restricted });
+      logger.warn(
+        { platformUserId: userId, eligible, err: errorText(err), retryInMs },
+        'chat eligibility resolved but write access not set; tried again later',
+      );
+    }
+  }
+
+  private async loop(): Promise<void> {
+    const { retries, logger } = this.options;
+    const limit = Math.max(1, this.options.concurrency ?? 8);
+    try {
+      retries.makeAllDue();
+    } catch (err: unknown) {
+      logger.error({ err: errorText(err) }, 'could not make left-over chat eligibility lookups due; they wait for their own backoff');
+    }
+    while (!this.stopping.signal.aborted) {
+      try {
+        // Renewed before reading the store: a failure recorded after the read wakes the wait below.
+        this.wake = new AbortController();
+        const due = retries.due(this.now(), limit);
+        if (due.length > 0) {
+          await Promise.all(due.map((row) => this.serial(row.userId, () => this.retryNow(row))));
+          continue;
+        }
+        const next = retries.nextDueAt();
+        const waitMs = next === undefined ? IDLE_RECHECK_MS : Math.min(IDLE_RECHECK_MS, Math.max(0, next - this.now()));
+        await sleep(waitMs, AbortSignal.any([this.stopping.signal, this.wake.signal]));
+        this.guard.reset();
+      } catch (err: unknown) {
+        const delayMs = this.guard.next();
+        logger.error({ err: errorText(err), delayMs }, 'chat eligibility retry pass failed unexpectedly; going on after a pause');
+        await sleep(delayMs, this.stopping.signal);
+      }
+    }
+  }
+
+  /** Runs `work` after every earlier piece of work for `userId` has settled. */
+  private serial(userId: number, work: () => Promise<void>): Promise<void> {
+    const run = (this.chains.get(userId) ?? Promise.resolve()).then(work, work);
+    this.chains.set(userId, run);
+    const forget = (): void => {
+      if (this.chains.get(userId) === run) this.chains.delete(userId);
+    };
+    void run.then(forget, forget);
+    return run;
+  }
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }

@@ -46,4 +46,11 @@ function migrate(db: Database.Database): void {
     language TEXT NOT NULL,
     updated_at INTEGER NOT NULL
   ) STRICT`);
+  db.exec(`CREATE TABLE IF NOT EXISTS chat_gate_retries (
+    user_id INTEGER PRIMARY KEY,
+    failures INTEGER NOT NULL,
+    next_attempt_at INTEGER NOT NULL,
+    restricted INTEGER NOT NULL CHECK (restricted IN (0, 1)),
+    created_at INTEGER NOT NULL
+  ) STRICT`);
 }

@@ -1,5 +1,5 @@
 import type { Logger } from '@wordgame/logging';
-import { gateJoiner, joinersOf, type ResolveEligibility } from '../chat/join.js';
+import { joinersOf, type Joiner } from '../chat/join.js';
 import type { PlatformClient } from '../platform/client.js';
 import type { RawUpdate } from '../platform/shapes.js';
 import type { TgMessage, TgPreCheckoutQuery, TgSuccessfulPayment, TgUser } from '../platform/types.js';
@@ -11,7 +11,8 @@ export interface RouterDeps {
   platform: PlatformClient;
   /** BOT_DISCUSSION_CHAT_ID; joins elsewhere are ignored. */
   discussionChatId: string | undefined;
-  resolveEligibility: ResolveEligibility;
+  /** Gates a user who joined the discussion chat (JoinGate.admit); runs in the background. */
+  admitJoiner: (joiner: Joiner) => Promise<void>;
   /** Background work (eligibility, pre-checkout answers); stop() waits for it briefly. */
   tasks: TaskSet;
   logger: Logger;
@@ -72,7 +73,7 @@ export function updateRouter(deps: RouterDeps): UpdateHandler {
     if (chatId === undefined) return;
     for (const joiner of joinersOf(update, chatId)) {
       tasks.run(
-        () => gateJoiner(deps.platform, chatId, joiner, deps.resolveEligibility, logger),
+        () => deps.admitJoiner(joiner),
         (err) => logger.warn({ platformUserId: joiner.user.id, err: errorText(err) }, 'could not gate a user joining the discussion chat'),
       );
     }

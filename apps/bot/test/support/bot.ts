@@ -11,6 +11,8 @@ export interface RunningBot {
   app: BotApp;
   session: LinkSession;
   lines: LogLine[];
+  /** The loopback health probe, when the config sets BOT_HEALTH_PORT. */
+  healthUrl?: string;
 }
 
 /** Builds and starts a bot and waits for its Hello on the gateway. */
@@ -18,10 +20,10 @@ export async function startBot(config: BotConfig, gateway: TestGateway): Promise
   const { logger, lines } = captureLogs();
   const before = gateway.sessions.length;
   const app = buildBot(config, logger);
-  await app.start();
+  const { healthUrl } = await app.start();
   const session = await gateway.session(before + 1);
   await waitFor(() => session.received.length > 0, 'hello');
-  return { app, session, lines };
+  return healthUrl === undefined ? { app, session, lines } : { app, session, lines, healthUrl };
 }
 
 let seq = 0;

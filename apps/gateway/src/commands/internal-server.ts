@@ -27,8 +27,9 @@ export interface InternalAccess {
  * Starts the gateway's internal Connect listener (h2c, no TLS): for the backend on a private
  * network or loopback, never the public port. Every call must present the internal token
  * (Unauthenticated otherwise, before its body is read), a request body is read up to
- * INTERNAL_MAX_BODY_BYTES (counted while reading; larger is ResourceExhausted), and a connection
- * holds at most INTERNAL_MAX_CONCURRENT_STREAMS streams. `close()` sends GOAWAY and waits for open
+ * INTERNAL_MAX_BODY_BYTES (counted while reading; larger is ResourceExhausted, also for a caller
+ * holding the token, and the stream is reset so the rest is never sent), and a connection holds at
+ * most INTERNAL_MAX_CONCURRENT_STREAMS streams. `close()` sends GOAWAY and waits for open
  * calls; sessions still open after `graceMs` are destroyed.
  */
 export async function listenInternal(
@@ -41,7 +42,7 @@ export async function listenInternal(
   const gate = new ServiceGate({ token: access.token, onRefused: access.onRefused });
   const server = http2.createServer(
     { settings: { maxConcurrentStreams: INTERNAL_MAX_CONCURRENT_STREAMS } },
-    gate.handler(connectNodeAdapter({ routes, readMaxBytes: INTERNAL_MAX_BODY_BYTES })),
+    gate.handler(resetUnreadBodies(connectNodeAdapter({ routes, readMaxBytes: INTERNAL_MAX_BODY_BYTES }))),
   );
   const sessions = new Set<http2.ServerHttp2Session>();
   server.on('session', (session: http2.ServerHttp2Session) => {
@@ -67,5 +68,27 @@ export async function listenInternal(
       await closed;
       clearTimeout(force);
     },
+  };
+}
+
+type CompatHandler = (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void;
+
+/**
+ * `inner`, and once its whole answer is out (the compat layer sends trailers last, also for a
+ * Connect answer that has none) while the request body is still unread (an oversized body refused
+ * at the read limit, a call refused before its body), the stream is reset with NO_ERROR: the sender
+ * stops sending, and the stream does not hold one of the connection's slots until the sender gives up.
+ */
+function resetUnreadBodies(inner: CompatHandler): CompatHandler {
+  return (req, res) => {
+    const stream = res.stream;
+    // The compat layer's listener (registered first) hands the trailers to sendTrailers, which
+    // submits them in a setImmediate; the reset is queued behind it so it cannot overtake them.
+    stream.once('wantTrailers', () =>
+      setImmediate(() => {
+        if (!req.complete && !stream.closed) stream.close(http2.constants.NGHTTP2_NO_ERROR);
+      }),
+    );
+    inner(req, res);
   };
 }

@@ -19,6 +19,8 @@ export function freshDatabase(): Promise<FreshDatabase> {
 /** The real backend running as a child process (apps/backend/src/main.ts through tsx). */
 export interface BackendProcess {
   url: string;
+  /** Its Prometheus endpoint (`…/metrics`). */
+  metricsUrl: string;
   /** Directory of the dev mailbox (MAIL_TRANSPORT=dev), one .eml per mail. */
   mailDir: string;
   stop(): Promise<void>;
@@ -26,11 +28,12 @@ export interface BackendProcess {
 
 /**
  * Starts the real backend on port 0 against `databaseUrl` and reads its URL from the
- * `backend listening` log line. Gateway tests cannot import the backend (module boundaries),
+ * `backend listening` log line. `env.MAIL_DEV_DIR` shares one mailbox between replicas (kept on stop). Gateway tests cannot import the backend (module boundaries),
  * so they run it the way production does: as its own process.
  */
 export async function startBackendProcess(databaseUrl: string, env: Record<string, string> = {}): Promise<BackendProcess> {
-  const mailDir = mkdtempSync(join(tmpdir(), 'gw-mail-'));
+  const sharedMail = env['MAIL_DEV_DIR'];
+  const mailDir = sharedMail ?? mkdtempSync(join(tmpdir(), 'gw-mail-'));
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'apps/backend/src/main.ts')], {
     cwd: ROOT,
     env: {
@@ -53,6 +56,7 @@ export async function startBackendProcess(databaseUrl: string, env: Record<strin
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString('utf8');
   });
+  let metricsUrl = '';
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`backend did not start within 60 s\n${stderr}`)), 60_000);
     const lines = createInterface({ input: child.stdout });
@@ -63,6 +67,7 @@ export async function startBackendProcess(databaseUrl: string, env: Record<strin
       } catch {
         return;
       }
+      if (entry.msg === 'backend metrics listening' && typeof entry.url === 'string') metricsUrl = entry.url;
       if (entry.msg === 'backend listening' && typeof entry.url === 'string') {
         clearTimeout(timer);
         resolve(entry.url);
@@ -75,10 +80,11 @@ export async function startBackendProcess(databaseUrl: string, env: Record<strin
   });
   return {
     url,
+    metricsUrl,
     mailDir,
     stop: async () => {
       await stopChild(child);
-      rmSync(mailDir, { recursive: true, force: true });
+      if (sharedMail === undefined) rmSync(mailDir, { recursive: true, force: true });
     },
   };
 }

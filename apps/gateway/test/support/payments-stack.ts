@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -92,6 +92,8 @@ export interface PaymentsStackOptions {
   autoNotify?: boolean;
   /** Backend REAPER_INTERVAL_MS (default 0 = off). */
   reaperIntervalMs?: number;
+  /** Backend replicas on the one database (default 1); the gateway spreads its calls over all. */
+  backends?: number;
   /** More backend variables (e.g. PRECHECKOUT_HOLD_MS, STAR_REFUND_INTERVAL_MS). */
   backendEnv?: Record<string, string>;
   /** More gateway variables (e.g. GATEWAY_SESSION_CACHE_MS, which is 0 here unless set). */
@@ -112,7 +114,10 @@ export interface PaymentsStackOptions {
  */
 export interface PaymentsStack {
   db: FreshDatabase;
+  /** The first backend replica. */
   backend: BackendProcess;
+  /** Every backend replica (one mailbox between them). */
+  backends: BackendProcess[];
   gateway: GatewayApp;
   urls: GatewayUrls;
   /** `${urls.httpUrl}/api/v1` */
@@ -139,7 +144,9 @@ export async function startPaymentsStack(options: PaymentsStackOptions = {}): Pr
   const provider = await startProviderEmulator({ shops: [DIRECT_SHOP, VK_SHOP], autoNotify: options.autoNotify ?? true });
   const internalPort = await freePort();
   const httpPort = options.walletDir === undefined ? 0 : await freePort();
-  const backend = await startBackendProcess(db.url, {
+  const mailDir = join(dir, 'mail');
+  mkdirSync(mailDir);
+  const backendEnv = {
     BACKEND_TELEGRAM_BOT_TOKEN: TELEGRAM_BOT_TOKEN,
     BACKEND_VK_APP_SECRET: VK_APP_SECRET,
     PUBLIC_BASE_URL: httpPort === 0 ? 'http://gateway.test' : `http://127.0.0.1:${httpPort}`,
@@ -150,8 +157,13 @@ export async function startPaymentsStack(options: PaymentsStackOptions = {}): Pr
     PROVIDER_TIMEOUT_MS: '2000',
     REAPER_INTERVAL_MS: String(options.reaperIntervalMs ?? 0),
     MODERATION_LAPSE_INTERVAL_MS: '0',
+    MAIL_DEV_DIR: mailDir,
     ...options.backendEnv,
-  });
+  };
+  // One after the other: the first migrates the fresh database.
+  const backends: BackendProcess[] = [];
+  for (let i = 0; i < (options.backends ?? 1); i += 1) backends.push(await startBackendProcess(db.url, backendEnv));
+  const backend = backends[0] as BackendProcess;
   const gatewayLogs: Record<string, unknown>[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
@@ -161,7 +173,7 @@ export async function startPaymentsStack(options: PaymentsStackOptions = {}): Pr
   });
   const gateway = buildGateway(
     testGatewayConfig(certs, {
-      BACKEND_URL: backend.url,
+      BACKEND_URL: backends.map((b) => b.url).join(','),
       GATEWAY_INTERNAL_PORT: String(internalPort),
       GATEWAY_SESSION_CACHE_MS: '0',
       ...options.gatewayEnv,
@@ -202,6 +214,7 @@ export async function startPaymentsStack(options: PaymentsStackOptions = {}): Pr
   return {
     db,
     backend,
+    backends,
     gateway,
     urls,
     operatorToken: await operatorApiToken(db.url, urls.httpUrl),
@@ -217,7 +230,7 @@ export async function startPaymentsStack(options: PaymentsStackOptions = {}): Pr
       await bot?.stop();
       await link?.close();
       await gateway.stop();
-      await backend.stop();
+      for (const b of backends) await b.stop();
       await platform?.stop();
       await provider.stop();
       await db.drop();

@@ -1,12 +1,13 @@
 import type { ServiceImpl } from '@connectrpc/connect';
 import { ConnectError } from '@connectrpc/connect';
 import { z } from 'zod';
-import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
+import { backendApi, decodeTable, DomainError, encodeTable, fb } from '@wordgame/contracts';
 import { findOrder, orderByProviderPayment, type OrderRow } from '../orders/repository.js';
+import { CREDITABLE_STATES } from '../orders/state.js';
 import { recordRefund } from '../refunds/reverse.js';
 import { shopOf, type CardRail, type PaymentDeps } from '../deps.js';
 import { isOrderId, paymentError } from '../errors.js';
-import { ProviderError } from './provider/types.js';
+import { ProviderError, type Shop } from './provider/types.js';
 import { handled, ignored, settleFromProvider, type Disposition } from './settle.js';
 
 /** An id as providers write them: no control characters (PostgreSQL text cannot even hold a NUL). */
@@ -28,11 +29,14 @@ const notificationSchema = z.object({
 /**
  * Handles one provider notification. It is only a hint: the body names an event and an object,
  * nothing in it is believed. The order is found first (payment: by the recorded provider payment
- * id, falling back to metadata.order_id only to find a candidate; refund: by its payment_id); an
- * unknown order ends here with no provider call. Otherwise the object is re-read from the provider
- * with the order's shop and only that answer is acted on (settleFromProvider; refunds bind through
- * the re-read refund's payment id). Throws intake_unavailable when it could not decide (provider
- * unreachable, database failure) so the provider redelivers.
+ * id, falling back to metadata.order_id only to find a candidate that has no payment recorded yet;
+ * refund: by its payment_id); an unknown order, a payment hint for an order no longer creditable,
+ * or a refund hint for an order already refunded ends here with no provider call. Otherwise the object is re-read from the provider with the
+ * order's shop, at most once per PROVIDER_REREAD_WINDOW_MS per object across replicas (deps.rereads:
+ * the rest answer `reread_coalesced` and the object is re-read once more when the window ends), and
+ * only that answer is acted on (settleFromProvider; refunds bind through the re-read refund's
+ * payment id). Throws intake_unavailable when it could not decide (provider unreachable, database
+ * failure) so the provider redelivers.
  */
 export async function intakeNotification(deps: PaymentDeps, providerName: string | null, body: Uint8Array): Promise<Disposition> {
   const card = deps.card;
@@ -52,6 +56,7 @@ export async function intakeNotification(deps: PaymentDeps, providerName: string
     return ignored('unhandled_event');
   } catch (err: unknown) {
     if (err instanceof ConnectError) throw err;
+    if (err instanceof DomainError && err.code === 'intake_unavailable') throw err;
     deps.logger.warn({ err, event, objectId: object.id }, 'notification intake could not decide; the provider will redeliver');
     throw paymentError('intake_unavailable', 'could not decide now; redeliver later');
   }
@@ -61,24 +66,47 @@ async function paymentHint(deps: PaymentDeps, card: CardRail, paymentId: string,
   let order: OrderRow | undefined = await orderByProviderPayment(deps.db, card.provider.name, paymentId);
   if (!order && typeof metadataOrderId === 'string' && isOrderId(metadataOrderId)) {
     const candidate = await findOrder(deps.db, metadataOrderId);
-    if (candidate?.rail === 'card' && candidate.provider === card.provider.name) order = candidate;
+    if (candidate?.rail === 'card' && candidate.provider === card.provider.name) {
+      // A recorded payment is the only one that can settle the order (settleFromProvider): another id re-reads nothing.
+      if (candidate.provider_payment_id !== null) return ignored('payment_mismatch');
+      order = candidate;
+    }
   }
   if (!order) return ignored('unknown_order');
-  const shop = shopOf(card, order.shop);
+  if (!CREDITABLE_STATES.includes(order.state)) return handled('already_settled');
+  const found = order;
+  const shop = shopOf(card, found.shop);
   if (!shop) {
-    deps.logger.error({ orderId: order.id, shop: order.shop }, 'order shop is no longer configured');
+    deps.logger.error({ orderId: found.id, shop: found.shop }, 'order shop is no longer configured');
     throw new Error('order shop is not configured');
   }
-  const payment = await reread(() => card.provider.getPayment(shop, paymentId));
-  if (payment === null) return ignored('not_found');
-  return settleFromProvider(deps, order, shop, payment);
+  return deps.rereads.run(
+    { shop: shop.id, kind: 'payment', objectId: paymentId },
+    async () => {
+      const payment = await reread(() => card.provider.getPayment(shop, paymentId));
+      if (payment === null) return ignored('not_found');
+      return settleFromProvider(deps, found, shop, payment);
+    },
+    () => paymentHint(deps, card, paymentId, metadataOrderId),
+  );
 }
 
 async function refundHint(deps: PaymentDeps, card: CardRail, refundId: string, paymentId: string | undefined): Promise<Disposition> {
   const order = paymentId === undefined ? undefined : await orderByProviderPayment(deps.db, card.provider.name, paymentId);
   if (!order) return ignored('unknown_order');
+  // Recorded once per order (recordRefund): any later refund notification could only answer this.
+  if (order.refund_id !== null) return handled('already_refunded');
   const shop = shopOf(card, order.shop);
   if (!shop) throw new Error('order shop is not configured');
+  return deps.rereads.run(
+    { shop: shop.id, kind: 'refund', objectId: refundId },
+    () => settleRefund(deps, card, order, shop, refundId),
+    () => refundHint(deps, card, refundId, paymentId),
+  );
+}
+
+/** Re-reads refund `refundId` and records it against `order` when it is the order's full, succeeded refund. */
+async function settleRefund(deps: PaymentDeps, card: CardRail, order: OrderRow, shop: Shop, refundId: string): Promise<Disposition> {
   const refund = await reread(() => card.provider.getRefund(shop, refundId));
   if (refund === null) return ignored('not_found');
   const log = { orderId: order.id, refundId: refund.id, paymentId: refund.paymentId };

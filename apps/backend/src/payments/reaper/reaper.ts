@@ -3,6 +3,7 @@ import { CREDITABLE_STATES, RECHECK_AGE_MS } from '../orders/state.js';
 import type { OrderRow } from '../orders/repository.js';
 import { shopOf, type CardRail, type PaymentDeps } from '../deps.js';
 import { ProviderError } from '../card/provider/types.js';
+import { pruneRereads } from '../card/reread-window.js';
 import { settleFromProvider } from '../card/settle.js';
 import { forEachPooled } from '../../support/pool.js';
 import { createTicker } from '../../support/ticker.js';
@@ -117,6 +118,7 @@ export function createReaper(deps: PaymentDeps, options: ReaperOptions, logger: 
     const report: TickReport = { expired: await expire(now), rechecked: 0, credited: 0, failed: 0, errors: 0 };
     const card = deps.card;
     if (!card) return report;
+    await pruneRereads(deps.db, now).catch((err: unknown) => logger.warn({ err }, 'could not prune provider re-read claims; next tick'));
     const claimed = await claimRechecks(card, now);
     await forEachPooled(claimed, options.recheckConcurrency, async (order) => {
       const shop = shopOf(card, order.shop);
