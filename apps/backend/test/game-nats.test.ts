@@ -116,6 +116,10 @@ describe('live game events over a real NATS server', () => {
       expect(await reading).toBeInstanceOf(PermissionViolationError);
       expect(refused.map((e) => `${e.operation} ${e.subject}`).sort()).toEqual([`publish ${subject}`, `subscription ${subject}`]);
 
+      // Nothing of that reached the watcher: its next event is the next real move.
+      const word = chooseWord(requiredLetter('eagle'), new Set(['apple', 'eagle']), true) ?? 'none';
+      await h.games.playMove({ body: moveBody(g.gameId, word) }, as(me, 'direct;web'));
+      expect(await events.next()).toMatchObject({ kind: 'opponent_moved', move: { moveNo: 4, seat: 1, byRobot: true } });
       await waitFor(
         'each rejection counted',
         async () =>
@@ -124,10 +128,6 @@ describe('live game events over a real NATS server', () => {
           (await rejected('stale')) === 1 &&
           (await rejected('malformed')) === 1,
       );
-      // Nothing of that reached the watcher: its next event is the next real move.
-      const word = chooseWord(requiredLetter('eagle'), new Set(['apple', 'eagle']), true) ?? 'none';
-      await h.games.playMove({ body: moveBody(g.gameId, word) }, as(me, 'direct;web'));
-      expect(await events.next()).toMatchObject({ kind: 'opponent_moved', move: { moveNo: 4, seat: 1, byRobot: true } });
     } finally {
       events.stop();
     }
