@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import { create, toBinary } from '@bufbuild/protobuf';
 import { createInbox, PermissionViolationError, type Msg, type NatsConnection } from '@nats-io/transport-node';
 import { botlink, gatewayApi } from '@wordgame/contracts';
@@ -26,8 +27,20 @@ const client = (server: NatsTestServer, user: NatsUser) =>
     logger,
   );
 
+/** A logger whose lines are kept (pino JSON objects), to check what is and is not logged. */
+function capture(): { lines: Record<string, unknown>[]; logger: ReturnType<typeof createLogger> } {
+  const lines: Record<string, unknown>[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { lines, logger: createLogger('cluster-test', 'warn', sink) };
+}
+
 /** One gateway as the cluster sees it: its own hub and router on its own NATS connection (the gateway's NKEY). */
-async function gateway(server: NatsTestServer) {
+async function gateway(server: NatsTestServer, log = logger) {
   const nc = await client(server, server.gateway);
   const late: { router?: ClusterCommandRouter } = {};
   const registry = new Registry();
@@ -43,7 +56,7 @@ async function gateway(server: NatsTestServer) {
     metrics: createBotlinkMetrics(new Registry()),
     clusterMetrics: createClusterMetrics(registry),
     seals: commandSeals(TOKEN),
-    logger,
+    logger: log,
     prefix: server.prefix,
   });
   late.router = router;
@@ -98,9 +111,9 @@ describe('cluster command router over a real NATS server (ops/nats/nats.conf)', 
     conns = [];
   });
   afterAll(() => server.stop());
-  const pair = async () => {
+  const pair = async (logB = logger) => {
     const a = await gateway(server);
-    const b = await gateway(server);
+    const b = await gateway(server, logB);
     conns.push(a.nc, b.nc);
     return { a, b };
   };
@@ -110,8 +123,8 @@ describe('cluster command router over a real NATS server (ops/nats/nats.conf)', 
     return nc;
   };
   /** Gateway b holds the owner's Link; its bot records every command it gets. */
-  const ownerAtB = async (delayMs = 0) => {
-    const { a, b } = await pair();
+  const ownerAtB = async (delayMs = 0, logB = logger) => {
+    const { a, b } = await pair(logB);
     const got: string[] = [];
     bot(b.hub, b.hub.open({ instanceId: 'owner', ownsUpdates: true, peer: 'bot' }), 'owner', got, true, delayMs);
     await b.nc.flush();
@@ -187,8 +200,9 @@ describe('cluster command router over a real NATS server (ops/nats/nats.conf)', 
     ]);
   });
 
-  it('a forged or unsealed command on the subject (a stolen gateway NKEY) is dropped unanswered and counted; the bot gets nothing', async () => {
-    const { b, got } = await ownerAtB();
+  it('a forged or unsealed command on the subject (a stolen gateway NKEY) is dropped unanswered, counted and logged without its body; the bot gets nothing', async () => {
+    const { lines, logger: logB } = capture();
+    const { b, got } = await ownerAtB(0, logB);
     const nc = await intruder(server.gateway);
     const owner = commandSubjects(server.prefix).owner;
     const inbox = createInbox(replyPrefix(server.prefix));
@@ -205,6 +219,13 @@ describe('cluster command router over a real NATS server (ops/nats/nats.conf)', 
     expect(got).toEqual([]);
     expect(answers).toEqual([]);
     await waitFor('three rejections', async () => (await b.rejected('bad_mac')) === 2 && (await b.rejected('malformed')) === 1);
+    const warned = lines.filter((l) => l['msg'] === 'nats message rejected: no valid seal');
+    expect(warned.map((l) => [l['level'], l['reason'], l['message'], l['subject']])).toEqual([
+      [40, 'bad_mac', 'command', owner],
+      [40, 'malformed', 'command', owner],
+      [40, 'bad_mac', 'command', owner],
+    ]);
+    expect(JSON.stringify(lines)).not.toContain('charge-1');
   });
 
   it('a replayed copy of a real command, or a copy older than the window, is dropped and counted; the bot ran it once', async () => {
