@@ -17,6 +17,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { createUser } from '@nats-io/nkeys';
 import { parse } from 'yaml';
 
 const root = resolve(import.meta.dirname, '..');
@@ -124,6 +125,12 @@ const envFile = (path) =>
   );
 
 const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'));
+const nkeyUser = () => {
+  const pair = createUser();
+  return { seed: new TextDecoder().decode(pair.getSeed()), publicKey: pair.getPublicKey() };
+};
+const natsGateway = nkeyUser();
+const natsBackend = nkeyUser();
 // The dev sandbox's settings, each secret in it replaced by a fresh value: nothing may depend on the published dev ones.
 const env = {
   ...envFile(join(root, ENV_FILE)),
@@ -132,6 +139,10 @@ const env = {
   GATEWAY_INTERNAL_TOKEN: randomBytes(24).toString('hex'),
   PLATFORM_BOT_TOKEN: `12345:${randomBytes(12).toString('hex')}`,
   BACKEND_VK_APP_SECRET: randomBytes(12).toString('hex'),
+  NATS_GATEWAY_NKEY_SEED: natsGateway.seed,
+  NATS_GATEWAY_NKEY: natsGateway.publicKey,
+  NATS_BACKEND_NKEY_SEED: natsBackend.seed,
+  NATS_BACKEND_NKEY: natsBackend.publicKey,
 };
 const profiles = (env.COMPOSE_PROFILES ?? '').split(',').filter(Boolean);
 const services = Object.fromEntries(

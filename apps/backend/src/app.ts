@@ -39,7 +39,7 @@ import { systemService } from './system/service.js';
 import { systemClock, type Clock } from './support/clock.js';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { connectNats, listenMetrics, type MetricsListener } from '@wordgame/service-kit';
-import { NatsGameBus } from './game/nats-bus.js';
+import { createGameEventRejections, gameEventSeal, NatsGameBus } from './game/nats-bus.js';
 import { GameEventBus, type GameBus } from './game/events.js';
 import { gameService } from './game/service.js';
 import { socialService } from './social/service.js';
@@ -94,6 +94,7 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
   const clock = options.now ?? systemClock;
   const startedAt = clock().getTime();
   const metrics = createBackendMetrics(options.registry);
+  const natsRejected = createGameEventRejections(metrics.registry);
 
   return {
     metrics,
@@ -121,8 +122,25 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
       const payments = paymentDeps(config, db.db, logger, { mailer, metrics, now: clock });
       rereads = payments.rereads;
       const chatGate = chatGateOver(payments.bot);
-      if (config.NATS_URL) nats = await connectNats(config.NATS_URL, config.NATS_PING_INTERVAL_MS, 'backend', logger);
-      gameBus = nats ? new NatsGameBus(nats, config.NATS_SUBJECT_PREFIX, logger) : new GameEventBus();
+      if (config.NATS_URL && config.NATS_NKEY_SEED) {
+        const nc = await connectNats(
+          {
+            servers: config.NATS_URL,
+            seed: config.NATS_NKEY_SEED,
+            ...(config.NATS_TLS_CA === undefined ? {} : { tlsCaFile: config.NATS_TLS_CA }),
+            pingIntervalMs: config.NATS_PING_INTERVAL_MS,
+            name: 'backend',
+          },
+          logger,
+        );
+        nats = nc;
+        gameBus = new NatsGameBus(nc, {
+          prefix: config.NATS_SUBJECT_PREFIX,
+          seal: gameEventSeal(config.BACKEND_SERVICE_TOKEN, () => clock().getTime()),
+          rejected: natsRejected,
+          logger,
+        });
+      } else gameBus = new GameEventBus();
       const games = { db: db.db, logger, now: clock, bus: gameBus, dailyHints: config.GAME_DAILY_HINTS, chatGate };
       const services: ServiceRegistration[] = instrumentServices(
         [

@@ -6,7 +6,7 @@ import { createLogger } from '@wordgame/logging';
 import { buildBackend, type BackendApp } from '../src/app.js';
 import { ConfigError } from '@wordgame/config';
 import { loadBackendConfig } from '../src/config/index.js';
-import { TEST_SERVICE_TOKENS } from '@wordgame/testkit';
+import { natsUserKeys, TEST_SERVICE_TOKENS } from '@wordgame/testkit';
 import { backendTransport } from './support/harness.js';
 
 const logger = createLogger('backend-test', 'silent');
@@ -92,6 +92,34 @@ describe('backend main', () => {
       /GATEWAY_INTERNAL_TOKEN: must differ from BACKEND_SERVICE_TOKEN/,
     );
     expect(problems({ ...TEST_SERVICE_TOKENS })).toBe('');
+  });
+
+  it('refuses NATS without an NKEY seed, with credentials in the URL, with mixed schemes or a CA for plain nats://; never echoing the seed', () => {
+    const problems = (env: Record<string, string>) => {
+      try {
+        loadBackendConfig({ ...TEST_SERVICE_TOKENS, ...env });
+      } catch (err: unknown) {
+        if (err instanceof ConfigError) return err.problems.join('\n');
+        throw err;
+      }
+      return '';
+    };
+    const seed = natsUserKeys().seed;
+    expect(problems({ NATS_URL: 'nats://nats:4222' })).toMatch(/NATS_NKEY_SEED: required when NATS_URL is set/);
+    expect(problems({ NATS_URL: 'nats://nats:4222', NATS_NKEY_SEED: `${seed}x` })).toMatch(
+      /NATS_NKEY_SEED: must be an NKEY user seed .*<redacted>/,
+    );
+    const inUrl = problems({ NATS_URL: 'nats://backend:hunter2-secret@nats:4222', NATS_NKEY_SEED: seed });
+    expect(inUrl).toMatch(/NATS_URL: must not carry credentials/);
+    expect(inUrl).not.toContain('hunter2-secret');
+    expect(problems({ NATS_URL: 'nats://a:4222,tls://b:4222', NATS_NKEY_SEED: seed })).toMatch(
+      /NATS_URL: must be all nats:\/\/ or all tls:\/\//,
+    );
+    expect(problems({ NATS_URL: 'nats://a:4222', NATS_NKEY_SEED: seed, NATS_TLS_CA: '/ca.crt' })).toMatch(
+      /NATS_TLS_CA: needs tls:\/\/ URLs/,
+    );
+    expect(problems({ NATS_URL: 'tls://a:4222,tls://b:4222', NATS_NKEY_SEED: seed, NATS_TLS_CA: '/ca.crt' })).toBe('');
+    expect(problems({ NATS_NKEY_SEED: seed })).toBe('');
   });
 });
 

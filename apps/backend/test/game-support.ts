@@ -4,6 +4,7 @@ import path from 'node:path';
 import { createClient, type Client } from '@connectrpc/connect';
 import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import { createLogger } from '@wordgame/logging';
+import type { Registry } from 'prom-client';
 import { buildBackend } from '../src/app.js';
 import { loadBackendConfig } from '../src/config/index.js';
 import type { Database } from '../src/db/database.js';
@@ -33,6 +34,8 @@ export interface GameHarness {
   games: Client<typeof backendApi.GameService>;
   social: Client<typeof backendApi.SocialService>;
   account: Client<typeof backendApi.AccountService>;
+  /** The backend's metrics registry. */
+  registry: Registry;
   stop(): Promise<void>;
 }
 
@@ -60,6 +63,7 @@ export async function startGameHarness(env: Record<string, string> = {}): Promis
     games: createClient(backendApi.GameService, transport),
     social: createClient(backendApi.SocialService, transport),
     account: createClient(backendApi.AccountService, transport),
+    registry: app.metricsRegistry(),
     stop: async () => {
       await app.stop();
       await pg.close();

@@ -9,7 +9,7 @@ import { botlinkServers } from './botlink/grpc-unary.js';
 import { botlinkService } from './botlink/routes.js';
 import { listenMtls, type MtlsServer } from './botlink/tls-server.js';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { ClusterCommandRouter } from './commands/cluster.js';
+import { ClusterCommandRouter, commandSeals, replyPrefix } from './commands/cluster.js';
 import { CommandHub } from './commands/hub.js';
 import type { CommandRouter } from './commands/router.js';
 import { listenInternal, type InternalServer } from './commands/internal-server.js';
@@ -17,6 +17,7 @@ import { commandRoutes } from './commands/internal-service.js';
 import type { GatewayConfig } from './config.js';
 import { createHttpApp } from './http-app.js';
 import { createBotlinkMetrics } from './metrics/botlink-metrics.js';
+import { createClusterMetrics } from './metrics/cluster-metrics.js';
 import { createInternalMetrics } from './metrics/internal-metrics.js';
 import { createRegistry } from './metrics/registry.js';
 import { connectNats, listenMetrics, type MetricsListener } from '@wordgame/service-kit';
@@ -51,6 +52,7 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
   const registry = createRegistry();
   const metrics = createBotlinkMetrics(registry);
   const internalMetrics = createInternalMetrics(registry);
+  const clusterMetrics = createClusterMetrics(registry);
   const backend = createBackendClients(
     config.BACKEND_URL,
     config.BACKEND_SERVICE_TOKEN,
@@ -70,9 +72,27 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
   return {
     hub,
     async start() {
-      if (config.NATS_URL) {
-        nats = await connectNats(config.NATS_URL, config.NATS_PING_INTERVAL_MS, 'gateway', logger);
-        cluster = new ClusterCommandRouter({ nc: nats, hub, metrics, logger, prefix: config.NATS_SUBJECT_PREFIX });
+      if (config.NATS_URL && config.NATS_NKEY_SEED) {
+        nats = await connectNats(
+          {
+            servers: config.NATS_URL,
+            seed: config.NATS_NKEY_SEED,
+            ...(config.NATS_TLS_CA === undefined ? {} : { tlsCaFile: config.NATS_TLS_CA }),
+            inboxPrefix: replyPrefix(config.NATS_SUBJECT_PREFIX),
+            pingIntervalMs: config.NATS_PING_INTERVAL_MS,
+            name: 'gateway',
+          },
+          logger,
+        );
+        cluster = new ClusterCommandRouter({
+          nc: nats,
+          hub,
+          metrics,
+          clusterMetrics,
+          seals: commandSeals(config.GATEWAY_INTERNAL_TOKEN),
+          logger,
+          prefix: config.NATS_SUBJECT_PREFIX,
+        });
         cluster.sync();
       }
       const router: Pick<CommandRouter, 'send'> = cluster ?? hub;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { env, parseConfig } from '@wordgame/config';
+import { env, natsClientIssues, NKEY_USER_SEED, parseConfig } from '@wordgame/config';
 
 /** Shortest accepted service token: 32 characters (the dev stack makes 43 from 32 random bytes). */
 export const SERVICE_TOKEN_MIN = 32;
@@ -30,9 +30,16 @@ export const gatewayConfigSchema = z
     BACKEND_DNS_REFRESH_MS: env.int(10_000, 0, 3_600_000),
     /**
      * NATS server(s) shared by every gateway (`nats://host:4222`, comma-separated for a cluster;
-     * may carry credentials, never logged). Unset = one gateway: commands go to this process's Links only.
+     * `tls://` for TLS), without credentials (NATS_NKEY_SEED). Unset = one gateway: commands go to
+     * this process's Links only.
      */
-    NATS_URL: env.secret(env.urlList(['nats:', 'tls:'])).optional(),
+    NATS_URL: env.urlList(['nats:', 'tls:']).optional(),
+    /** The gateways' NKEY user seed (`SU…`; its public key is NATS_GATEWAY_NKEY in ops/nats/nats.conf); required with NATS_URL, never logged. */
+    NATS_NKEY_SEED: env
+      .secret(z.string().regex(NKEY_USER_SEED, 'must be an NKEY user seed (SU followed by 56 base32 characters)'))
+      .optional(),
+    /** PEM CA that signs the NATS server's certificate (tls:// URLs); unset = the system's CAs. */
+    NATS_TLS_CA: env.str().optional(),
     /** Subject prefix on NATS, so several stacks can share one server. */
     NATS_SUBJECT_PREFIX: z
       .string()
@@ -110,6 +117,7 @@ export const gatewayConfigSchema = z
     LOG_LEVEL: env.logLevel(),
   })
   .superRefine((c, ctx) => {
+    for (const issue of natsClientIssues(c)) ctx.addIssue({ code: 'custom', ...issue });
     if (c.BACKEND_SERVICE_TOKEN === c.GATEWAY_INTERNAL_TOKEN) {
       ctx.addIssue({
         code: 'custom',

@@ -1,59 +1,134 @@
-import { randomBytes } from 'node:crypto';
-import { create } from '@bufbuild/protobuf';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { botlink } from '@wordgame/contracts';
+import { Writable } from 'node:stream';
+import { create, toBinary } from '@bufbuild/protobuf';
+import { createInbox, PermissionViolationError, type Msg, type NatsConnection } from '@nats-io/transport-node';
+import { botlink, gatewayApi } from '@wordgame/contracts';
 import { createLogger } from '@wordgame/logging';
+import { connectNats } from '@wordgame/service-kit';
+import { startNatsServer, TEST_SERVICE_TOKENS, type NatsTestServer, type NatsUser } from '@wordgame/testkit';
 import { Registry } from 'prom-client';
-import { ClusterCommandRouter } from '../src/commands/cluster.js';
+import { ClusterCommandRouter, commandSeals, commandSubjects, replyPrefix } from '../src/commands/cluster.js';
 import { CommandHub, type Link } from '../src/commands/hub.js';
+import { toSendResponse } from '../src/commands/internal-service.js';
 import type { CommandPayload } from '../src/commands/outcome.js';
 import { createBotlinkMetrics } from '../src/metrics/botlink-metrics.js';
+import { createClusterMetrics, type ClusterRejection } from '../src/metrics/cluster-metrics.js';
 
-const NATS_URL = process.env['SCALE_NATS_URL'] ?? 'nats://127.0.0.1:4222';
+const logger = createLogger('cluster-test', 'silent');
+const TOKEN = TEST_SERVICE_TOKENS.GATEWAY_INTERNAL_TOKEN;
+const notify: CommandPayload = { case: 'sendToUser', value: { text: 'hello' } };
+const refund: CommandPayload = { case: 'refundStarPayment', value: { userId: 7n, platformPaymentChargeId: 'charge-1' } };
+const utf8 = (s: string) => new TextEncoder().encode(s);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** One gateway as the cluster sees it: its own hub and router on its own NATS connection. */
-async function gateway(prefix: string) {
-  const nc = await connect({ servers: NATS_URL });
+/** A client of `server` as the NKEY user `user` (a gateway's or a backend's, as an intruder holding it would). */
+const client = (server: NatsTestServer, user: NatsUser) =>
+  connectNats(
+    { servers: [server.url], seed: user.seed, inboxPrefix: replyPrefix(server.prefix), pingIntervalMs: 2_000, name: 'cluster-test' },
+    logger,
+  );
+
+/** A logger whose lines are kept (pino JSON objects), to check what is and is not logged. */
+function capture(): { lines: Record<string, unknown>[]; logger: ReturnType<typeof createLogger> } {
+  const lines: Record<string, unknown>[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { lines, logger: createLogger('cluster-test', 'warn', sink) };
+}
+
+/** One gateway as the cluster sees it: its own hub and router on its own NATS connection (the gateway's NKEY). */
+async function gateway(server: NatsTestServer, log = logger) {
+  const nc = await client(server, server.gateway);
   const late: { router?: ClusterCommandRouter } = {};
-  const logger = createLogger('cluster-test', 'silent');
+  const registry = new Registry();
   const hub = new CommandHub({
     metrics: createBotlinkMetrics(new Registry()),
     logger,
     queueLimit: 16,
     onLinksChanged: () => late.router?.sync(),
   });
-  const router = new ClusterCommandRouter({ nc, hub, metrics: createBotlinkMetrics(new Registry()), logger, prefix });
+  const router = new ClusterCommandRouter({
+    nc,
+    hub,
+    metrics: createBotlinkMetrics(new Registry()),
+    clusterMetrics: createClusterMetrics(registry),
+    seals: commandSeals(TOKEN),
+    logger: log,
+    prefix: server.prefix,
+  });
   late.router = router;
   router.sync();
-  return { nc, hub, router };
+  const rejected = async (reason: ClusterRejection) =>
+    (await registry.getSingleMetric('gateway_nats_rejected_total')?.get())?.values.find((v) => v.labels['reason'] === reason)?.value;
+  return { nc, hub, router, rejected };
 }
 
-/** A bot on `link`: acks every command with `result` = its own name, recording what it got. */
-function bot(hub: CommandHub, link: Link, name: string, got: string[], ack = true): void {
+/** A bot on `link`: acks every command (after `delayMs`) with `result` = its own name, recording what it got. */
+function bot(hub: CommandHub, link: Link, name: string, got: string[], ack = true, delayMs = 0): void {
   void (async () => {
     while (await link.queue.wait()) {
       const command = link.queue.shift();
       if (!command) continue;
       const id = command.message.command?.commandId ?? '';
       got.push(id);
+      if (delayMs > 0) await sleep(delayMs);
       if (ack) hub.ack(link, create(botlink.AckSchema, { commandId: id, delivered: true, result: name }));
     }
   })();
 }
 
-const notify: CommandPayload = { case: 'sendToUser', value: { text: 'hello' } };
+/** The permission violations the server reports on `nc`, as they arrive. */
+function permissionErrors(nc: NatsConnection): PermissionViolationError[] {
+  const seen: PermissionViolationError[] = [];
+  void (async () => {
+    for await (const s of nc.status()) if (s.type === 'error' && s.error instanceof PermissionViolationError) seen.push(s.error);
+  })();
+  return seen;
+}
 
-describe('cluster command router over a real NATS server', () => {
-  const conns: NatsConnection[] = [];
-  afterAll(async () => {
-    for (const nc of conns) await nc.close();
+async function waitFor(what: string, done: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+  const until = performance.now() + timeoutMs;
+  while (!(await done())) {
+    if (performance.now() > until) throw new Error(`timed out: ${what}`);
+    await sleep(10);
+  }
+}
+
+const sendRequest = (payload: CommandPayload) =>
+  toBinary(gatewayApi.SendRequestSchema, create(gatewayApi.SendRequestSchema, { command: { payload }, timeoutMs: 2_000 }));
+
+describe('cluster command router over a real NATS server (ops/nats/nats.conf)', () => {
+  let server: NatsTestServer;
+  let conns: NatsConnection[] = [];
+  beforeAll(async () => {
+    server = await startNatsServer();
   });
-  const pair = async () => {
-    const prefix = `test${randomBytes(4).toString('hex')}`;
-    const a = await gateway(prefix);
-    const b = await gateway(prefix);
+  afterEach(async () => {
+    for (const nc of conns) await nc.close();
+    conns = [];
+  });
+  afterAll(() => server.stop());
+  const pair = async (logB = logger) => {
+    const a = await gateway(server);
+    const b = await gateway(server, logB);
     conns.push(a.nc, b.nc);
     return { a, b };
+  };
+  const intruder = async (user: NatsUser) => {
+    const nc = await client(server, user);
+    conns.push(nc);
+    return nc;
+  };
+  /** Gateway b holds the owner's Link; its bot records every command it gets. */
+  const ownerAtB = async (delayMs = 0, logB = logger) => {
+    const { a, b } = await pair(logB);
+    const got: string[] = [];
+    bot(b.hub, b.hub.open({ instanceId: 'owner', ownsUpdates: true, peer: 'bot' }), 'owner', got, true, delayMs);
+    await b.nc.flush();
+    return { a, b, got };
   };
 
   it('no bot linked anywhere: no_bot at once', async () => {
@@ -94,11 +169,106 @@ describe('cluster command router over a real NATS server', () => {
     await b.nc.flush();
     await a.nc.flush();
     const pending = a.router.send(notify, { timeoutMs: 5_000 });
-    await new Promise<void>((resolve) => {
-      const poll = setInterval(() => got.length > 0 && (clearInterval(poll), resolve()), 5);
-    });
+    await waitFor('the command reached the bot', () => got.length > 0);
     b.hub.end(silent, 'stream_closed');
     expect(await pending).toEqual({ status: 'error', error: 'link_lost' });
     expect(spare).toHaveLength(0);
+  });
+
+  it('a client with the backend NKEY can neither read the command subjects nor get a command to the bot', async () => {
+    const { got } = await ownerAtB();
+    const nc = await intruder(server.backend);
+    const refused = permissionErrors(nc);
+    const subjects = commandSubjects(server.prefix);
+    const reading = (async () => {
+      for await (const _ of nc.subscribe(subjects.owner)) return 'read a command';
+      return 'ended';
+    })().catch((err: unknown) => err);
+    // Even a request sealed with the right key: the server refuses to take it from this user.
+    const inbox = createInbox(replyPrefix(server.prefix));
+    nc.publish(subjects.owner, commandSeals(TOKEN).requests.seal(subjects.owner, sendRequest(refund), utf8(inbox)).bytes, { reply: inbox });
+    nc.publish(subjects.any, sendRequest(refund));
+    await nc.flush();
+    await sleep(300);
+    expect(got).toEqual([]);
+    await waitFor('three permission violations', () => refused.length >= 3);
+    expect(await reading).toBeInstanceOf(PermissionViolationError);
+    expect(refused.map((e) => `${e.operation} ${e.subject}`).sort()).toEqual([
+      `publish ${subjects.any}`,
+      `publish ${subjects.owner}`,
+      `subscription ${subjects.owner}`,
+    ]);
+  });
+
+  it('a forged or unsealed command on the subject (a stolen gateway NKEY) is dropped unanswered, counted and logged without its body; the bot gets nothing', async () => {
+    const { lines, logger: logB } = capture();
+    const { b, got } = await ownerAtB(0, logB);
+    const nc = await intruder(server.gateway);
+    const owner = commandSubjects(server.prefix).owner;
+    const inbox = createInbox(replyPrefix(server.prefix));
+    const answers: Msg[] = [];
+    nc.subscribe(inbox, { callback: (_err, m) => void answers.push(m) });
+    const forger = commandSeals('not-the-gateway-internal-token-0123456789');
+    nc.publish(owner, forger.requests.seal(owner, sendRequest(refund), utf8(inbox)).bytes, { reply: inbox });
+    // The body a gateway sent before seals existed: shorter than a seal's header.
+    nc.publish(owner, sendRequest(refund), { reply: inbox });
+    // A seal-sized body of garbage.
+    nc.publish(owner, new Uint8Array(120).fill(1), { reply: inbox });
+    await nc.flush();
+    await sleep(300);
+    expect(got).toEqual([]);
+    expect(answers).toEqual([]);
+    await waitFor('three rejections', async () => (await b.rejected('bad_mac')) === 2 && (await b.rejected('malformed')) === 1);
+    const warned = lines.filter((l) => l['msg'] === 'nats message rejected: no valid seal');
+    expect(warned.map((l) => [l['level'], l['reason'], l['message'], l['subject']])).toEqual([
+      [40, 'bad_mac', 'command', owner],
+      [40, 'malformed', 'command', owner],
+      [40, 'bad_mac', 'command', owner],
+    ]);
+    expect(JSON.stringify(lines)).not.toContain('charge-1');
+  });
+
+  it('a replayed copy of a real command, or a copy older than the window, is dropped and counted; the bot ran it once', async () => {
+    const { a, b, got } = await ownerAtB();
+    const nc = await intruder(server.gateway);
+    const owner = commandSubjects(server.prefix).owner;
+    const captured: Msg[] = [];
+    nc.subscribe(owner, { callback: (_err, m) => void captured.push(m) });
+    await nc.flush();
+    expect(await a.router.send(refund, { timeoutMs: 5_000 })).toEqual({ status: 'delivered', result: 'owner' });
+    expect(got).toHaveLength(1);
+    const [copy] = captured;
+    if (!copy?.reply) throw new Error('no request captured');
+    nc.publish(owner, copy.data, { reply: copy.reply });
+    // Another reply subject breaks the seal: replies cannot be redirected.
+    nc.publish(owner, copy.data, { reply: createInbox(replyPrefix(server.prefix)) });
+    // Sealed with the right key, but 31 s ago (a copy kept and sent later).
+    const inbox = createInbox(replyPrefix(server.prefix));
+    const old = commandSeals(TOKEN, () => Date.now() - 31_000).requests.seal(owner, sendRequest(refund), utf8(inbox));
+    nc.publish(owner, old.bytes, { reply: inbox });
+    await nc.flush();
+    await sleep(300);
+    expect(got).toHaveLength(1);
+    await waitFor(
+      'replay, bad_mac and stale counted',
+      async () => (await b.rejected('replay')) === 1 && (await b.rejected('bad_mac')) === 1 && (await b.rejected('stale')) === 1,
+    );
+  });
+
+  it('a forged reply on the inbox claims no outcome: the sender takes the authentic one', async () => {
+    const { a, got } = await ownerAtB(300);
+    const nc = await intruder(server.gateway);
+    const forger = commandSeals('not-the-gateway-internal-token-0123456789');
+    const forged = toBinary(gatewayApi.SendResponseSchema, toSendResponse({ status: 'delivered', result: 'forged' }));
+    // Answers every request at once (the server lets a subscriber answer what it received).
+    nc.subscribe(commandSubjects(server.prefix).owner, {
+      callback: (_err, m) => {
+        if (m.reply) m.respond(forger.replies.seal(m.reply, forged).bytes);
+      },
+    });
+    await nc.flush();
+    expect(await a.router.send(notify, { timeoutMs: 5_000 })).toEqual({ status: 'delivered', result: 'owner' });
+    expect(got).toHaveLength(1);
+    expect(await a.rejected('bad_mac')).toBe(1);
   });
 });

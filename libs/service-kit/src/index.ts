@@ -1,6 +1,19 @@
 /**
  * What the backend and the gateway both need at their edges, written once: the `/metrics`
- * listener and the NATS connection of a scaled-out stack. The bot imports neither.
+ * listener, the NATS connection of a scaled-out stack and the seal that proves who sent a message
+ * over it. The bot imports none of them.
  */
 export { listenMetrics, type MetricsListener } from './metrics-server.js';
-export { connectNats } from './nats.js';
+export { connectNats, natsPublicKey, type NatsClientOptions } from './nats.js';
+export {
+  MessageSeal,
+  SEAL_HEADER_BYTES,
+  SEAL_MAX_PAYLOAD_BYTES,
+  SEAL_REJECTIONS,
+  SEAL_VERSION,
+  SEAL_WINDOW_MS,
+  sealKey,
+  type MessageSealOptions,
+  type SealRejection,
+  type Unsealed,
+} from './seal.js';

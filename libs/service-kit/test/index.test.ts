@@ -1,7 +1,31 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { connect, nkeyAuthenticator, PermissionViolationError, type NatsConnection } from '@nats-io/transport-node';
 import { Counter, Registry } from 'prom-client';
 import { createLogger } from '@wordgame/logging';
+import { issueLeaf, makeCa, natsUserKeys, startNatsServer, type NatsTestServer, type NatsUser } from '@wordgame/testkit';
 import { connectNats, listenMetrics, type MetricsListener } from '../src/index.js';
+
+const credentials = (u: NatsUser) => ({ seed: u.seed });
+
+async function waitUntil(done: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const until = performance.now() + timeoutMs;
+  while (!done()) {
+    if (performance.now() > until) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** The permission violations the server reports on `nc`, as they arrive. */
+function permissionErrors(nc: NatsConnection): PermissionViolationError[] {
+  const seen: PermissionViolationError[] = [];
+  void (async () => {
+    for await (const s of nc.status()) if (s.type === 'error' && s.error instanceof PermissionViolationError) seen.push(s.error);
+  })();
+  return seen;
+}
 
 /** A logger whose lines are kept (pino JSON objects), to check what is and is not logged. */
 function capture(): { lines: Record<string, unknown>[]; logger: ReturnType<typeof createLogger> } {
@@ -66,28 +90,118 @@ describe('listenMetrics', () => {
   });
 });
 
-// The NATS server the scale-out suite uses (CI starts one at 127.0.0.1:4222).
-const NATS_URL = process.env['SCALE_NATS_URL'] ?? 'nats://127.0.0.1:4222';
+describe('connectNats against ops/nats/nats.conf', () => {
+  let server: NatsTestServer;
+  const conns: NatsConnection[] = [];
+  beforeAll(async () => {
+    server = await startNatsServer();
+  });
+  afterAll(async () => {
+    for (const nc of conns) await nc.close();
+    await server.stop();
+  });
+  const as = async (user: NatsUser, logger = capture().logger) => {
+    const nc = await connectNats(
+      {
+        servers: [server.url],
+        ...credentials(user),
+        inboxPrefix: `${server.prefix}.botlink.replies`,
+        pingIntervalMs: 2_000,
+        name: 'service-kit-test',
+      },
+      logger,
+    );
+    conns.push(nc);
+    return nc;
+  };
 
-describe('connectNats', () => {
-  it('connects, carries a request and its reply, and logs the server without credentials', async () => {
+  it('connects as the gateway, carries a command request and its reply, and logs its public key, never its seed', async () => {
     const { lines, logger } = capture();
-    const withUser = NATS_URL.replace('nats://', 'nats://someone:hunter2@');
-    // The local server has no auth: a user in the URL is sent and ignored, and must not be logged.
-    const nc = await connectNats([withUser], 2_000, 'service-kit-test', logger);
+    const nc = await as(server.gateway, logger);
+    const subject = `${server.prefix}.botlink.commands.owner`;
+    nc.subscribe(subject, { callback: (_err, m) => void m.respond(new TextEncoder().encode(`re:${m.string()}`)) });
+    const reply = await nc.request(subject, 'ping', { timeout: 2_000 });
+    expect(reply.string()).toBe('re:ping');
+    expect(lines.find((l) => l['msg'] === 'nats connected')).toMatchObject({ nkey: server.gateway.publicKey, tls: false });
+    expect(JSON.stringify(lines)).not.toContain(server.gateway.seed);
+  });
+
+  it('refuses a client without credentials, with a user and password, or with an NKEY the server does not know', async () => {
+    await expect(connect({ servers: server.url, reconnect: false })).rejects.toThrow(/Authorization Violation/i);
+    await expect(connect({ servers: server.url, user: 'gateway', pass: 'gateway', reconnect: false })).rejects.toThrow(
+      /Authorization Violation/i,
+    );
+    const stranger = natsUserKeys();
+    await expect(
+      connect({ servers: server.url, authenticator: nkeyAuthenticator(new TextEncoder().encode(stranger.seed)), reconnect: false }),
+    ).rejects.toThrow(/Authorization Violation/i);
+  });
+
+  it('lets the backend user publish and read game events only', async () => {
+    const nc = await as(server.backend);
+    const game = `${server.prefix}.game.42.events`;
+    const got: string[] = [];
+    nc.subscribe(game, { callback: (_err, m) => void got.push(m.string()) });
+    nc.publish(game, 'move');
+    await nc.flush();
+    await waitUntil(() => got.length === 1);
+    const refused = permissionErrors(nc);
+    const denied = nc.subscribe(`${server.prefix}.botlink.commands.owner`);
+    const ended = (async () => {
+      for await (const _ of denied) return 'message';
+      return 'closed';
+    })().catch((err: unknown) => err);
+    nc.publish(`${server.prefix}.botlink.commands.any`, 'x');
+    nc.publish(`${server.prefix}.game.42.moves`, 'x');
+    await nc.flush();
+    await waitUntil(() => refused.length >= 3);
+    expect(await ended).toBeInstanceOf(PermissionViolationError);
+    expect(refused.map((e) => `${e.operation} ${e.subject}`).sort()).toEqual([
+      `publish ${server.prefix}.botlink.commands.any`,
+      `publish ${server.prefix}.game.42.moves`,
+      `subscription ${server.prefix}.botlink.commands.owner`,
+    ]);
+  });
+});
+
+describe('connectNats over TLS (ops/nats/nats-tls.conf)', () => {
+  let server: NatsTestServer;
+  let dir: string;
+  let ca: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'nats-tls-'));
+    const root = makeCa(dir, 'nats-ca');
+    ca = root.cert;
+    const leaf = issueLeaf(dir, 'nats', root, { commonName: 'nats', usage: 'server', altNames: ['IP:127.0.0.1', 'DNS:localhost'] });
+    server = await startNatsServer({ tls: leaf });
+  });
+  afterAll(async () => {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('connects with the CA of NATS_TLS_CA, and not without it', async () => {
+    const { lines, logger } = capture();
+    const options = { servers: [server.url], ...credentials(server.backend), pingIntervalMs: 2_000, name: 'tls-test' };
+    const nc = await connectNats({ ...options, tlsCaFile: ca }, logger);
     try {
-      const subject = `kit.test.${process.pid}`;
-      const sub = nc.subscribe(subject);
-      void (async () => {
-        for await (const m of sub) m.respond(new TextEncoder().encode(`re:${m.string()}`));
-      })();
-      const reply = await nc.request(subject, 'ping', { timeout: 2_000 });
-      expect(reply.string()).toBe('re:ping');
-      const connected = lines.find((l) => l['msg'] === 'nats connected');
-      expect(connected).toBeDefined();
-      expect(JSON.stringify(lines)).not.toContain('hunter2');
+      expect(server.url.startsWith('tls://')).toBe(true);
+      expect(lines.find((l) => l['msg'] === 'nats connected')).toMatchObject({ tls: true });
+      const game = `${server.prefix}.game.1.events`;
+      const sub = nc.subscribe(game, { max: 1 });
+      nc.publish(game, 'over tls');
+      for await (const m of sub) expect(m.string()).toBe('over tls');
     } finally {
       await nc.close();
     }
+    // The server's certificate chains to a CA the system does not know.
+    await expect(
+      connect({
+        servers: server.url,
+        authenticator: nkeyAuthenticator(new TextEncoder().encode(server.backend.seed)),
+        tls: {},
+        reconnect: false,
+      }),
+    ).rejects.toThrow(/certificate/i);
   });
 });

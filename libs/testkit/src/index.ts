@@ -21,3 +21,12 @@ export { signTelegramInitData, vkSign } from './launch-data.js';
 export { floodRequest, rssBytes, type FloodOptions, type FloodResult } from './h2-flood.js';
 export { startChildService, type ChildService } from './child-service.js';
 export { confirmByPage, confirmForm, confirmOutcome, type ConfirmPageResult } from './confirm-page.js';
+export {
+  NATS_CONF,
+  natsSubjectVariables,
+  natsUserKeys,
+  startNatsServer,
+  type NatsServerOptions,
+  type NatsTestServer,
+  type NatsUser,
+} from './nats.js';

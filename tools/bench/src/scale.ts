@@ -1,6 +1,6 @@
 // Replicas bench (issue #17): wallet.buy and stars payments (each counted once credited: a phase
 // waits for the bot's outbox to drain) through 1 gateway + 1 backend, 1 + 2 and 2 + 2, every
-// topology up at once (each its own database and emulators, one NATS), measured in short interleaved
+// topology up at once (each its own database, emulators and NATS), measured in short interleaved
 // phases: this shared machine's speed drifts by tens of percent between minutes, so
 // topologies measured minutes apart are not comparable, phases seconds apart are. Prints throughput,
 // CPU per request (gateways + backends, from /proc) and the whole machine's CPU per request for each

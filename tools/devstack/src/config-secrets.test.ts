@@ -31,6 +31,7 @@ const cases: Case[] = [
       PUBLIC_BASE_URL: `ftp://u:${MARK}@game.example`,
       PAYMENT_RETURN_URL: `ftp://u:${MARK}@game.example/wallet`,
       GATEWAY_INTERNAL_URL: `h2c://u:${MARK}@gateway:8444`,
+      NATS_NKEY_SEED: `SU${MARK}`,
     },
   },
   {
@@ -41,7 +42,11 @@ const cases: Case[] = [
   {
     service: 'gateway',
     main: 'apps/gateway/src/main.ts',
-    env: { BACKEND_URL: `ftp://svc:${MARK}@backend:4000/?token=${MARK}` },
+    env: {
+      BACKEND_URL: `ftp://svc:${MARK}@backend:4000/?token=${MARK}`,
+      NATS_NKEY_SEED: `SU${MARK}`,
+      NATS_URL: `ftp://gw:${MARK}@nats:4222`,
+    },
   },
   {
     service: 'bot',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { env, parseConfig } from '@wordgame/config';
+import { env, natsClientIssues, NKEY_USER_SEED, parseConfig } from '@wordgame/config';
 import { shopsField } from './shops.js';
 
 const database = {
@@ -61,11 +61,17 @@ export const backendConfigSchema = z
      */
     GATEWAY_INTERNAL_URL: env.urlList(['http:']).prefault('http://127.0.0.1:8444'),
     /**
-     * NATS server(s) shared by every backend (`nats://host:4222`, comma-separated; may carry
-     * credentials, never logged): live game events reach watchers on every replica. Unset = one
-     * backend, events stay in this process.
+     * NATS server(s) shared by every backend (`nats://host:4222`, comma-separated; `tls://` for
+     * TLS), without credentials (NATS_NKEY_SEED): live game events reach watchers on every replica.
+     * Unset = one backend, events stay in this process.
      */
-    NATS_URL: env.secret(env.urlList(['nats:', 'tls:'])).optional(),
+    NATS_URL: env.urlList(['nats:', 'tls:']).optional(),
+    /** The backends' NKEY user seed (`SU…`; its public key is NATS_BACKEND_NKEY in ops/nats/nats.conf); required with NATS_URL, never logged. */
+    NATS_NKEY_SEED: env
+      .secret(z.string().regex(NKEY_USER_SEED, 'must be an NKEY user seed (SU followed by 56 base32 characters)'))
+      .optional(),
+    /** PEM CA that signs the NATS server's certificate (tls:// URLs); unset = the system's CAs. */
+    NATS_TLS_CA: env.str().optional(),
     /** Subject prefix on NATS, so several stacks can share one server. */
     NATS_SUBJECT_PREFIX: z
       .string()
@@ -154,6 +160,7 @@ export const backendConfigSchema = z
     CONFIRMATION_MAIL_RECIPIENT_WINDOW_HOURS: env.int(24, 1, 168),
   })
   .superRefine((c, ctx) => {
+    for (const issue of natsClientIssues(c)) ctx.addIssue({ code: 'custom', ...issue });
     if (c.MAIL_TRANSPORT === 'smtp' && c.SMTP_URL === undefined) {
       ctx.addIssue({ code: 'custom', path: ['SMTP_URL'], message: 'is required when MAIL_TRANSPORT=smtp' });
     }

@@ -1,6 +1,45 @@
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { Logger } from '@wordgame/logging';
+import { MessageSeal, SEAL_REJECTIONS, sealKey } from '@wordgame/service-kit';
+import { Counter, type Registry } from 'prom-client';
 import type { GameBus, GameBusEvent, GameListener } from './events.js';
+
+/**
+ * `backend_nats_rejected_total{reason}`: why a game event from NATS was dropped: a seal rejection
+ * (malformed, oversize, version, bad_mac, stale, future, replay), or `undecodable` (a verified
+ * body that is not an event).
+ */
+export const GAME_EVENT_REJECTIONS = [...SEAL_REJECTIONS, 'undecodable'] as const;
+export type GameEventRejection = (typeof GAME_EVENT_REJECTIONS)[number];
+
+/** Registers the counter of dropped game events, each reason pre-created at zero. */
+export function createGameEventRejections(registry: Registry): Counter<'reason'> {
+  const rejected = new Counter({
+    name: 'backend_nats_rejected_total',
+    help: 'Game events from NATS dropped for a missing, wrong, stale or replayed seal (no watcher saw them).',
+    labelNames: ['reason'],
+    registers: [registry],
+  });
+  for (const reason of GAME_EVENT_REJECTIONS) rejected.inc({ reason }, 0);
+  return rejected;
+}
+
+/**
+ * The seal of game events, keyed from BACKEND_SERVICE_TOKEN, the secret every backend (and no NATS
+ * user as such) holds, on the backend's clock.
+ */
+export function gameEventSeal(serviceToken: string, now: () => number): MessageSeal {
+  return new MessageSeal({ key: sealKey(serviceToken, 'game-events'), now });
+}
+
+export interface NatsGameBusOptions {
+  /** NATS_SUBJECT_PREFIX. */
+  prefix: string;
+  seal: MessageSeal;
+  /** From createGameEventRejections. */
+  rejected: Counter<'reason'>;
+  logger: Logger;
+}
 
 /** The subject of one game's events. */
 export function gameSubject(prefix: string, gameId: bigint): string {
@@ -37,15 +76,23 @@ export function decodeEvent(bytes: Uint8Array): GameBusEvent {
  * delivery to local watchers also goes through NATS, keeping one order per publisher). An event
  * published while the broker is unreachable is buffered by the client; a watcher that misses one
  * still gets the next move's full state, and reconnecting gives a fresh snapshot.
+ *
+ * Arriving on a game's subject proves nothing: every event is sealed (gameEventSeal) over its
+ * subject and body, and a replica hands a watcher only an event whose seal verifies, is fresh and
+ * was not seen before; anything else is dropped, counted and logged without its body.
  */
 export class NatsGameBus implements GameBus {
   private readonly games = new Map<string, { listeners: Set<GameListener>; sub: Subscription }>();
+  private readonly prefix: string;
+  private readonly logger: Logger;
 
   constructor(
     private readonly nc: NatsConnection,
-    private readonly prefix: string,
-    private readonly logger: Logger,
-  ) {}
+    private readonly options: NatsGameBusOptions,
+  ) {
+    this.prefix = options.prefix;
+    this.logger = options.logger;
+  }
 
   subscribe(gameId: bigint, listener: GameListener): () => void {
     const key = gameId.toString();
@@ -58,12 +105,13 @@ export class NatsGameBus implements GameBus {
             this.logger.error({ err, gameId: key }, 'game event subscription failed');
             return;
           }
+          const opened = this.options.seal.open(msg.subject, msg.data);
+          if (!opened.ok) return this.rejected(opened.reason, key);
           let event: GameBusEvent;
           try {
-            event = decodeEvent(msg.data);
-          } catch (e: unknown) {
-            this.logger.warn({ err: e, gameId: key }, 'undecodable game event dropped');
-            return;
+            event = decodeEvent(opened.payload);
+          } catch {
+            return this.rejected('undecodable', key);
           }
           for (const l of [...listeners]) l(event);
         },
@@ -89,7 +137,8 @@ export class NatsGameBus implements GameBus {
 
   publish(gameId: bigint, event: GameBusEvent): void {
     try {
-      this.nc.publish(gameSubject(this.prefix, gameId), encodeEvent(event));
+      const subject = gameSubject(this.prefix, gameId);
+      this.nc.publish(subject, this.options.seal.seal(subject, encodeEvent(event)).bytes);
     } catch (err: unknown) {
       // The move is committed either way; a watcher that missed it catches up on the next one.
       this.logger.warn({ err, gameId: gameId.toString() }, 'game event not published');
@@ -102,6 +151,12 @@ export class NatsGameBus implements GameBus {
       for (const l of [...listeners]) l({ kind: 'closed' });
     }
     this.games.clear();
+  }
+
+  /** Drops an event that proves nothing: counted and logged, never its body. */
+  private rejected(reason: GameEventRejection, gameId: string): void {
+    this.options.rejected.inc({ reason });
+    this.logger.warn({ reason, gameId }, 'nats game event rejected: no valid seal');
   }
 
   /** Games with at least one local watcher. */

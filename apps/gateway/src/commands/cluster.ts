@@ -1,8 +1,10 @@
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
-import { RequestError, TimeoutError, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import { createInbox, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import { gatewayApi } from '@wordgame/contracts';
 import type { Logger } from '@wordgame/logging';
+import { MessageSeal, sealKey } from '@wordgame/service-kit';
 import type { BotlinkMetrics } from '../metrics/botlink-metrics.js';
+import type { ClusterMetrics, ClusterRejection } from '../metrics/cluster-metrics.js';
 import { kindLabel, type CommandHub } from './hub.js';
 import { toSendResponse } from './internal-service.js';
 import type { CommandPayload, Outcome } from './outcome.js';
@@ -17,6 +19,30 @@ const REPLY_MARGIN_MS = 2_000;
 export function commandSubjects(prefix: string): { owner: string; any: string } {
   return { owner: `${prefix}.botlink.commands.owner`, any: `${prefix}.botlink.commands.any` };
 }
+
+/** Where a gateway's requests get their replies (its NATS user may subscribe there, ops/nats/nats.conf). */
+export function replyPrefix(prefix: string): string {
+  return `${prefix}.botlink.replies`;
+}
+
+/** The seals of relayed commands: one for requests, one for replies, so neither verifies as the other. */
+export interface CommandSeals {
+  requests: MessageSeal;
+  replies: MessageSeal;
+}
+
+/**
+ * Seals keyed from GATEWAY_INTERNAL_TOKEN, the secret every gateway (and no NATS user as such)
+ * holds: a command relayed over NATS is believed as strictly as a call on the internal port.
+ */
+export function commandSeals(internalToken: string, now?: () => number): CommandSeals {
+  return {
+    requests: new MessageSeal({ key: sealKey(internalToken, 'botlink-commands'), ...(now ? { now } : {}) }),
+    replies: new MessageSeal({ key: sealKey(internalToken, 'botlink-replies'), ...(now ? { now } : {}) }),
+  };
+}
+
+const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
 
 /** The outcome a SendResponse carries (the inverse of toSendResponse). */
 export function outcomeOf(res: gatewayApi.SendResponse): Outcome {
@@ -38,6 +64,9 @@ export interface ClusterOptions {
   nc: NatsConnection;
   hub: CommandHub;
   metrics: BotlinkMetrics;
+  /** Counts relayed messages refused for want of proof (gateway_nats_rejected_total). */
+  clusterMetrics: ClusterMetrics;
+  seals: CommandSeals;
   logger: Logger;
   /** NATS_SUBJECT_PREFIX: separates stacks sharing one NATS server. */
   prefix: string;
@@ -53,15 +82,24 @@ export interface ClusterOptions {
  * subject and only "no responders" or a `no_bot` reply (nothing was written) moves on to the next;
  * a request left without a reply is `timeout` and never re-published. A gateway that dies loses its
  * subscriptions when its NATS connection drops, so its Links stop being chosen.
+ *
+ * Arriving over NATS proves nothing: a request is sealed (commandSeals) over its subject, its reply
+ * subject and its body, and the receiving gateway writes it to the bot only if the seal verifies,
+ * is fresh and was not seen before; anything else is dropped unanswered (its reply subject is not
+ * authentic), counted and logged without its body. A reply is sealed over its subject and the
+ * request's nonce, and the sender takes the first one that verifies, so a forged reply on the
+ * inbox claims no outcome.
  */
 export class ClusterCommandRouter implements CommandRouter {
   private readonly subjects: { owner: string; any: string };
+  private readonly replies: string;
   private ownerSub: Subscription | undefined;
   private anySub: Subscription | undefined;
   private closed = false;
 
   constructor(private readonly options: ClusterOptions) {
     this.subjects = commandSubjects(options.prefix);
+    this.replies = replyPrefix(options.prefix);
   }
 
   /** Subscribes or unsubscribes so the subjects follow the Links this gateway holds (call on every change). */
@@ -94,23 +132,61 @@ export class ClusterCommandRouter implements CommandRouter {
   }
 
   /** One request to `subject`; undefined = no gateway answers there (nothing was sent). */
-  private async remote(subject: string, payload: CommandPayload, timeoutMs: number): Promise<Outcome | undefined> {
+  private remote(subject: string, payload: CommandPayload, timeoutMs: number): Promise<Outcome | undefined> {
+    const { nc, seals, metrics, logger } = this.options;
+    const kind = kindLabel(payload.case);
+    const inbox = createInbox(this.replies);
     const request = toBinary(gatewayApi.SendRequestSchema, create(gatewayApi.SendRequestSchema, { command: { payload }, timeoutMs }));
-    try {
-      const reply = await this.options.nc.request(subject, request, { timeout: timeoutMs + REPLY_MARGIN_MS });
-      return outcomeOf(fromBinary(gatewayApi.SendResponseSchema, reply.data));
-    } catch (err: unknown) {
-      if (err instanceof RequestError && err.isNoResponders()) return undefined;
-      const kind = kindLabel(payload.case);
-      if (err instanceof TimeoutError || (err instanceof RequestError && err.cause instanceof TimeoutError)) {
-        this.options.metrics.commands.inc({ kind, outcome: 'timeout' });
-        return { status: 'timeout' };
+    const { bytes, nonce } = seals.requests.seal(subject, request, utf8(inbox));
+    return new Promise((resolve) => {
+      let settled = false;
+      const finish = (outcome: Outcome | undefined) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        sub.unsubscribe();
+        resolve(outcome);
+      };
+      const sub = nc.subscribe(inbox, {
+        callback: (err, msg) => {
+          if (err) {
+            logger.warn({ err, subject, kind }, 'cluster reply subscription failed');
+            metrics.commands.inc({ kind, outcome: 'error' });
+            finish({ status: 'error', error: `cluster: ${err.message}` });
+            return;
+          }
+          // The server's "no responders": nobody subscribes to `subject`, nothing was delivered.
+          if (msg.data.byteLength === 0 && msg.headers?.code === 503) return finish(undefined);
+          const opened = seals.replies.open(msg.subject, msg.data, nonce);
+          if (!opened.ok) return this.rejected(opened.reason, 'reply', msg.subject);
+          let response: gatewayApi.SendResponse;
+          try {
+            response = fromBinary(gatewayApi.SendResponseSchema, opened.payload);
+          } catch {
+            return this.rejected('undecodable', 'reply', msg.subject);
+          }
+          finish(outcomeOf(response));
+        },
+      });
+      const timer = setTimeout(() => {
+        metrics.commands.inc({ kind, outcome: 'timeout' });
+        finish({ status: 'timeout' });
+      }, timeoutMs + REPLY_MARGIN_MS);
+      try {
+        nc.publish(subject, bytes, { reply: inbox });
+      } catch (err: unknown) {
+        // Published or not is unknown here: never re-published, reported as an error.
+        logger.warn({ err, subject, kind }, 'cluster command request failed');
+        metrics.commands.inc({ kind, outcome: 'error' });
+        finish({ status: 'error', error: `cluster: ${err instanceof Error ? err.message : 'request failed'}` });
       }
-      // Published or not is unknown here: never re-published, reported as an error.
-      this.options.logger.warn({ err, subject, kind }, 'cluster command request failed');
-      this.options.metrics.commands.inc({ kind, outcome: 'error' });
-      return { status: 'error', error: `cluster: ${err instanceof Error ? err.message : 'request failed'}` };
-    }
+    });
+  }
+
+  /** Drops a relayed message that proves nothing: counted and logged, never its body. */
+  private rejected(reason: ClusterRejection, message: 'command' | 'reply', subject: string): void {
+    this.options.clusterMetrics.rejected.inc({ reason });
+    this.options.logger.warn({ reason, message, subject }, 'nats message rejected: no valid seal');
   }
 
   private follow(sub: Subscription | undefined, wanted: boolean, subject: string): Subscription | undefined {
@@ -127,22 +203,29 @@ export class ClusterCommandRouter implements CommandRouter {
     return sub;
   }
 
-  /** Writes a request that reached this gateway through its hub and replies with the outcome. */
+  /** Writes an authentic request that reached this gateway through its hub and replies with the sealed outcome. */
   private answer(msg: Msg): void {
+    const { seals, hub } = this.options;
+    const reply = msg.reply;
+    const opened = seals.requests.open(msg.subject, msg.data, utf8(reply ?? ''));
+    if (!opened.ok) return this.rejected(opened.reason, 'command', msg.subject);
+    // Authentic, so is its reply subject: answering there is safe.
+    if (reply === undefined || reply === '') return this.rejected('malformed', 'command', msg.subject);
+    const respond = (outcome: Outcome) =>
+      msg.respond(seals.replies.seal(reply, toBinary(gatewayApi.SendResponseSchema, toSendResponse(outcome)), opened.nonce).bytes);
     let request: gatewayApi.SendRequest;
     try {
-      request = fromBinary(gatewayApi.SendRequestSchema, msg.data);
+      request = fromBinary(gatewayApi.SendRequestSchema, opened.payload);
     } catch {
-      msg.respond(toBinary(gatewayApi.SendResponseSchema, toSendResponse({ status: 'error', error: 'cluster: undecodable request' })));
+      this.rejected('undecodable', 'command', msg.subject);
+      respond({ status: 'error', error: 'cluster: undecodable request' });
       return;
     }
     const payload = request.command?.payload;
     if (payload === undefined || payload.case === undefined) {
-      msg.respond(toBinary(gatewayApi.SendResponseSchema, toSendResponse({ status: 'error', error: 'cluster: command without payload' })));
+      respond({ status: 'error', error: 'cluster: command without payload' });
       return;
     }
-    void this.options.hub.send(payload, { timeoutMs: request.timeoutMs }).then((outcome) => {
-      msg.respond(toBinary(gatewayApi.SendResponseSchema, toSendResponse(outcome)));
-    });
+    void hub.send(payload, { timeoutMs: request.timeoutMs }).then(respond);
   }
 }

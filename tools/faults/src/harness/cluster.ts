@@ -3,13 +3,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { DEV_BOT_CLIENT_NAME, ensureDevCerts, freePort, TEST_RATE_LIMITS, TEST_SERVICE_TOKENS } from '@wordgame/testkit';
+import {
+  DEV_BOT_CLIENT_NAME,
+  ensureDevCerts,
+  freePort,
+  startNatsServer,
+  TEST_RATE_LIMITS,
+  TEST_SERVICE_TOKENS,
+  type NatsTestServer,
+} from '@wordgame/testkit';
 import { ROOT, ServiceProcess } from './service.js';
 import { CARD_SHOP, TELEGRAM_BOT_TOKEN } from './stack.js';
 import { startTcpBalancer, type TcpBalancer } from './tcp-balancer.js';
-
-/** The NATS server the replicas share (CI starts one at 127.0.0.1:4222). */
-export const NATS_URL = process.env['SCALE_NATS_URL'] ?? 'nats://127.0.0.1:4222';
 
 /** One gateway replica and where it listens. */
 export interface GatewayReplica {
@@ -51,7 +56,9 @@ export interface Cluster {
   /** The L4 balancer in front of the gateways' bot-link ports (what the bots dial). */
   balancer: TcpBalancer;
   mailDir: string;
-  /** NATS subjects of this stack start with it (several stacks share one server). */
+  /** The stack's own nats-server (ops/nats/nats.conf: NKEY users, per-service permissions). */
+  nats: NatsTestServer;
+  /** NATS subjects of this stack start with it. */
   prefix: string;
   stop(): Promise<void>;
 }
@@ -63,8 +70,9 @@ const httpOk = async (url: string): Promise<boolean> => {
 };
 
 /**
- * Starts N backends and M gateways sharing one PostgreSQL database and one NATS server (its own
- * subject prefix), every gateway given every backend (BACKEND_URL list) and every backend every
+ * Starts N backends and M gateways sharing one PostgreSQL database and their own nats-server (run
+ * with ops/nats/nats.conf, as compose does: each replica signs in with its service's NKEY and may
+ * use only its subjects), every gateway given every backend (BACKEND_URL list) and every backend every
  * gateway (GATEWAY_INTERNAL_URL list), plus bots dialling the gateways through an L4 balancer, all
  * from the production bundles as separate processes.
  */
@@ -74,6 +82,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const host = '127.0.0.1';
   const logLevel = options.logLevel ?? 'info';
   const prefix = `scale${randomBytes(4).toString('hex')}`;
+  const nats = await startNatsServer({ prefix });
   const mailDir = join(dir, 'mail');
   const nB = options.backends ?? 2;
   const nG = options.gateways ?? 2;
@@ -102,8 +111,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         MAIL_TRANSPORT: 'dev',
         MAIL_DEV_DIR: mailDir,
         GATEWAY_INTERNAL_URL: internalUrls.join(','),
-        NATS_URL,
-        NATS_SUBJECT_PREFIX: prefix,
+        ...nats.env('backend'),
         MODERATION_LAPSE_INTERVAL_MS: '0',
         REAPER_INTERVAL_MS: '2000',
         BACKEND_YOOKASSA_API_URL: options.providerApiUrl,
@@ -125,8 +133,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         BOTLINK_ALLOWED_CLIENTS: DEV_BOT_CLIENT_NAME,
         LOG_LEVEL: logLevel,
         BACKEND_URL: backendUrls.join(','),
-        NATS_URL,
-        NATS_SUBJECT_PREFIX: prefix,
+        ...nats.env('gateway'),
         GATEWAY_HOST: host,
         GATEWAY_HTTP_PORT: String(httpPort),
         BOTLINK_HOST: host,
@@ -180,6 +187,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const stop = async () => {
     for (const p of [...all].reverse()) await p.stop();
     await balancer.close();
+    await nats.stop();
     rmSync(dir, { recursive: true, force: true });
   };
   try {
@@ -192,7 +200,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     await stop();
     throw err;
   }
-  return { gateways, backends, bots, balancer, mailDir, prefix, stop };
+  return { gateways, backends, bots, balancer, mailDir, nats, prefix, stop };
 }
 
 async function ports(n: number): Promise<number[]> {
