@@ -30,7 +30,7 @@ promtool check rules "$panels" >/dev/null || { promtool check rules "$panels"; e
 # Every alert of alerts.yml with its component label; each must be in this list (checked below).
 routed="BotDisconnected=botlink BotPlatformUnreachable=botlink BotRateLimitedSustained=botlink BotDeadLetters=botlink
   BotDuplicateUpdateOwners=botlink CardPaymentStuckPending=payments ProviderErrorsSustained=payments UnmatchedPayment=payments
-  UnmatchedRefundFailed=payments ReconciliationMismatch=payments BackendDown=backend BackendNotReady=backend"
+  UnmatchedRefundFailed=payments ReconciliationMismatch=payments BackendDown=backend BackendNotReady=backend NatsMessagesRejected=backend"
 for alert in $(sed -n 's/^ *- alert: *//p' prometheus/alerts.yml); do
   [[ " $(echo $routed) " == *" $alert="* ]] || { echo "ops/check.sh: $alert is not in the routing check list" >&2; exit 1; }
 done
