@@ -7,6 +7,7 @@ import { accountService } from './accounts/service.js';
 import { catalogAdminService } from './operators/catalog-service.js';
 import { seedDevCatalog } from './catalog/seed.js';
 import type { BackendConfig } from './config/index.js';
+import { cardPriceCurrencies } from './config/shops.js';
 import { openDatabase, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import {
@@ -147,7 +148,10 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
           { service: backendApi.SystemService, impl: systemService(check) },
           { service: backendApi.AccountService, impl: accountService(sessions) },
           { service: backendApi.WalletService, impl: walletService(db.db, logger, clock) },
-          { service: backendApi.CatalogAdminService, impl: catalogAdminService(db.db, logger, clock) },
+          {
+            service: backendApi.CatalogAdminService,
+            impl: catalogAdminService(db.db, logger, clock, cardPriceCurrencies(payments.card?.shops)),
+          },
           { service: backendApi.BotIntakeService, impl: { ...botIntakeService(db.db, clock), ...starsIntakeMethods(payments) } },
           { service: backendApi.PaymentsService, impl: paymentsService(payments, limits.orderCreate) },
           { service: backendApi.NotificationService, impl: notificationService(payments) },

@@ -123,6 +123,29 @@ describe('backend main', () => {
   });
 });
 
+describe('card shops (BACKEND_YOOKASSA_SHOPS)', () => {
+  const shops = (value: string) => loadBackendConfig({ ...TEST_SERVICE_TOKENS, BACKEND_YOOKASSA_SHOPS: value }).BACKEND_YOOKASSA_SHOPS;
+
+  it('reads the currency each shop settles in, RUB unless named', () => {
+    expect(shops('direct:s1:key-one:test,vk:s2:key-two:live:KZT')).toEqual({
+      direct: { id: 's1', secretKey: 'key-one', test: true, currency: 'RUB' },
+      vk: { id: 's2', secretKey: 'key-two', test: false, currency: 'KZT' },
+    });
+  });
+
+  it.each(['GBP', 'rub', 'XTR', ''])('refuses a shop currency %p the card rail cannot settle, never echoing the key', (currency) => {
+    let message = '';
+    try {
+      shops(`direct:s1:very-secret-key:live:${currency}`);
+    } catch (err: unknown) {
+      if (!(err instanceof ConfigError)) throw err;
+      message = err.problems.join('\n');
+    }
+    expect(message).toMatch(/BACKEND_YOOKASSA_SHOPS: the currency of channel direct must be one of RUB, USD, EUR, KZT, BYN/);
+    expect(message).not.toContain('very-secret-key');
+  });
+});
+
 describe('backend probes', () => {
   it('answers /livez while the process serves and /readyz only while the database answers, both without a token', async () => {
     const app = buildBackend(

@@ -1,4 +1,4 @@
-import { Code, type Client } from '@connectrpc/connect';
+import { Code, ConnectError, type Client } from '@connectrpc/connect';
 import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import { sql } from 'kysely';
 import { DEV_CATALOG } from '../src/catalog/seed.js';
@@ -124,6 +124,16 @@ describe('catalog editor (CatalogAdminService)', () => {
     ['a huge amount', { title: 'T', atoms: [['hints', 1n]], prices: [['chips', 2n ** 63n - 1n]] }, 'invalid_prices'],
     ['a provider price without currency', { title: 'T', atoms: [['hints', 1n]], prices: [['provider', 100n]] }, 'invalid_prices'],
     ['stars in another currency', { title: 'T', atoms: [['hints', 1n]], prices: [['xtr', 100n, 'USD']] }, 'invalid_prices'],
+    [
+      'a card price in GBP (no card shop: RUB only)',
+      { title: 'T', atoms: [['hints', 1n]], prices: [['provider', 100n, 'GBP']] },
+      'invalid_currency',
+    ],
+    [
+      'a card price in USD (no card shop: RUB only)',
+      { title: 'T', atoms: [['hints', 1n]], prices: [['provider', 100n, 'USD']] },
+      'invalid_currency',
+    ],
     ['a chip pack priced in chips', { title: 'T', atoms: [['chips', 10n]], prices: [['chips', 5n]] }, 'invalid_prices'],
     ['an unknown id', { id: 987_654n, title: 'T', atoms: [['hints', 1n]], prices: [['chips', 1n]] }, 'unknown_product'],
     ['a negative id', { id: -1n, title: 'T', atoms: [['hints', 1n]], prices: [['chips', 1n]] }, 'invalid_product_id'],
@@ -131,6 +141,18 @@ describe('catalog editor (CatalogAdminService)', () => {
     const before = await productCount();
     expect((await failure(admin.upsertProduct({ body: draftBody(draft) }))).errorCode).toBe(errorCode);
     expect(await productCount()).toBe(before);
+  });
+
+  it('names the currencies the card shops settle when it refuses a card price, keeping the product unchanged', async () => {
+    const kept = await upsert({ title: 'Card pack', atoms: [['chips', 10n]], prices: [['provider', 990n, 'RUB']] });
+    const err = await admin
+      .upsertProduct({ body: draftBody({ id: kept.id, title: 'Card pack', atoms: [['chips', 10n]], prices: [['provider', 800n, 'gbp']] }) })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConnectError);
+    expect((err as ConnectError).code).toBe(Code.InvalidArgument);
+    expect((err as ConnectError).metadata.get('x-error-code')).toBe('invalid_currency');
+    expect((err as ConnectError).rawMessage).toBe('a card price cannot be in GBP: the card shops settle only RUB');
+    expect((await list(true)).find((p) => p?.id === kept.id)?.prices).toEqual([['provider', 990n, 'RUB']]);
   });
 
   it('the database refuses a forbidden title even past the editor', async () => {
@@ -152,5 +174,43 @@ describe('catalog editor (CatalogAdminService)', () => {
       await dev.stop();
     }
     expect(await productCount()).toBeGreaterThan(0n);
+  });
+});
+
+describe('catalog editor with card shops that settle KZT', () => {
+  it('accepts a card price only in the currency every shop settles', async () => {
+    const shops = 'direct:kzt-direct:key-one:test:KZT,vk:kzt-vk:key-two:live:KZT';
+    const h = await startHarness({ BACKEND_YOOKASSA_SHOPS: shops });
+    try {
+      const admin = h.client(backendApi.CatalogAdminService);
+      const draft = (currency: string): DraftSpec => ({
+        title: 'Tenge pack',
+        atoms: [['chips', 10n]],
+        prices: [['provider', 50_000n, currency]],
+      });
+      expect(await failure(admin.upsertProduct({ body: draftBody(draft('RUB')) }))).toEqual({
+        code: Code.InvalidArgument,
+        errorCode: 'invalid_currency',
+      });
+      const saved = decodeTable(
+        (await admin.upsertProduct({ body: draftBody(draft('KZT')) })).body,
+        (bb) => fb.ProductRecord.getRootAsProductRecord(bb),
+        readRecord,
+      );
+      expect(saved.prices).toEqual([['provider', 50_000n, 'KZT']]);
+    } finally {
+      await h.stop();
+    }
+    const split = await startHarness({ BACKEND_YOOKASSA_SHOPS: 'direct:a:key-one:test:RUB,vk:b:key-two:live:KZT' });
+    try {
+      const err = await split
+        .client(backendApi.CatalogAdminService)
+        .upsertProduct({ body: draftBody({ title: 'T', atoms: [['hints', 1n]], prices: [['provider', 100n, 'RUB']] }) })
+        .catch((e: unknown) => e);
+      expect((err as ConnectError).metadata.get('x-error-code')).toBe('invalid_currency');
+      expect((err as ConnectError).rawMessage).toMatch(/settle different currencies/);
+    } finally {
+      await split.stop();
+    }
   });
 });

@@ -148,6 +148,7 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
           platform,
           park,
           timeoutSeconds: config.BOT_POLL_TIMEOUT_S,
+          minGapMs: config.BOT_POLL_MIN_GAP_MS,
           backoff: new Backoff({ initialMs: config.BOT_POLL_RETRY_INITIAL_MS, maxMs: config.BOT_POLL_RETRY_MAX_MS }),
           logger: logger.child({ part: 'updates' }),
           onUpdate: updateRouter({
@@ -184,6 +185,7 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
             linkConnected: link?.connected ?? false,
             platformLastOkUnix: counters.lastOkUnix,
             updateConflicts: poller?.conflicts ?? 0,
+            pollsThrottled: poller?.throttled ?? 0,
             chatJoinersHeld: joinGate?.pending ?? 0,
           }),
           createReadiness({

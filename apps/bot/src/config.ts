@@ -41,6 +41,12 @@ export const botConfigSchema = z.object({
   OWNS_UPDATES: env.bool(true),
   /** getUpdates long-poll timeout in seconds (the platform answers at the latest after this, keeping liveness fresh). */
   BOT_POLL_TIMEOUT_S: env.int(30, 0, 50),
+  /**
+   * Least time between the starts of two long polls when the first answered empty sooner (a platform
+   * or proxy that ignores the poll timeout): such a poll is never repeated in a tight loop. 50 ms-5 s,
+   * so that even with BOT_POLL_TIMEOUT_S=0 an update waits far less than the 10 s pre-checkout window.
+   */
+  BOT_POLL_MIN_GAP_MS: env.int(500, 50, 5_000),
   /** First delay after a failed long poll (grows x1.6 with ±20 % jitter per consecutive failure). */
   BOT_POLL_RETRY_INITIAL_MS: env.int(1_000, 1),
   /** Upper bound of the long poll's retry delay. */

@@ -1,9 +1,15 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { startPlatformEmulator, type PlatformEmulator } from '@wordgame/platform-emulator';
+import { freePort } from '@wordgame/testkit';
 import { PlatformClient, PlatformError } from '../src/platform/client.js';
 import { HealthCounters } from '../src/platform/health-counters.js';
 import { Backoff } from '../src/support/backoff.js';
 import { MAX_UPDATE_ATTEMPTS, UpdatePoller } from '../src/updates/poller.js';
 import { meResult, type RawUpdate } from '../src/platform/shapes.js';
+import { tempCerts } from './support/fixture.js';
 import { captureLogs } from './support/logs.js';
 import { waitFor } from './support/wait.js';
 
@@ -111,4 +117,76 @@ describe('an update whose handler keeps failing', () => {
     expect(parked[0]?.update.update_id).toBe(poisonId);
     expect(parked[0]?.reason).toBe(`handler failed ${MAX_UPDATE_ATTEMPTS} times: cannot handle this one`);
   });
+});
+
+describe('a platform that answers getUpdates at once with nothing', () => {
+  const GAP_MS = 500;
+  const EMPTY = '{"ok":true,"result":[]}';
+
+  it('is polled at most once per BOT_POLL_MIN_GAP_MS by the bot process, counted; an answer with updates is followed at once', async () => {
+    const certs = tempCerts();
+    const healthPort = await freePort();
+    emu.control.addFault({ method: 'getUpdates', body: EMPTY, times: 1_000_000 });
+    const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+    const child = spawn(process.execPath, ['--import', 'tsx', main], {
+      env: {
+        PATH: process.env['PATH'] ?? '',
+        BOTLINK_URL: `https://127.0.0.1:${await freePort()}`,
+        BOTLINK_TLS_CA: certs.ca.cert,
+        BOTLINK_TLS_CERT: certs.bot.cert,
+        BOTLINK_TLS_KEY: certs.bot.key,
+        PLATFORM_API_ROOT: emu.apiRoot,
+        PLATFORM_BOT_TOKEN: TOKEN,
+        BOT_INSTANCE_ID: 'hostile-empty',
+        BOT_OUTBOX_PATH: join(certs.dir, 'outbox.sqlite'),
+        BOT_POLL_TIMEOUT_S: '30',
+        BOT_POLL_MIN_GAP_MS: String(GAP_MS),
+        BOT_HEALTH_PORT: String(healthPort),
+        LOG_LEVEL: 'info',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const polls = () => emu.control.calls('getUpdates');
+    const health = async () =>
+      (await (await fetch(`http://127.0.0.1:${healthPort}/health`)).json()) as { pollsThrottled: number; instance: string };
+    try {
+      await waitFor(() => polls().length >= 2, 'the bot process polling', 20_000);
+      await waitFor(() => out.includes('bot health probe listening'), 'the health probe', 20_000);
+      const before = polls().length;
+      const throttledBefore = (await health()).pollsThrottled;
+      await new Promise((resolve) => setTimeout(resolve, 5_000));
+      const made = polls().length - before;
+      expect(made).toBeGreaterThanOrEqual(5);
+      expect(made).toBeLessThanOrEqual(5_000 / GAP_MS + 2);
+      const times = polls().map((c) => Date.parse(c.at));
+      const gaps = times.slice(1).map((t, i) => t - times[i]!);
+      expect(Math.min(...gaps)).toBeGreaterThanOrEqual(GAP_MS - 50);
+      expect((await health()).pollsThrottled - throttledBefore).toBeGreaterThanOrEqual(made - 1);
+      expect(out).toContain('getUpdates answered empty sooner than the minimum gap');
+
+      const user = emu.control.createUser().user;
+      const update = {
+        update_id: 4242,
+        message: { message_id: 1, date: 1, from: user, chat: { id: user.id, type: 'private' }, text: 'hi' },
+      };
+      emu.control.clearFaults();
+      const carrying = emu.control.addFault({ method: 'getUpdates', body: JSON.stringify({ ok: true, result: [update] }) });
+      emu.control.addFault({ method: 'getUpdates', body: EMPTY, times: 1_000_000 });
+      const after = () => polls().filter((c) => c.seq > (polls().find((p) => p.faultId === carrying.id)?.seq ?? Infinity));
+      await waitFor(() => after().length >= 2, 'two polls after the answer that carried an update', 10_000);
+      const answered = polls().find((c) => c.faultId === carrying.id)!;
+      const [next, later] = after();
+      expect(next?.params['offset']).toBe(4243);
+      expect(Date.parse(next!.at) - (Date.parse(answered.at) + (answered.durationMs ?? 0))).toBeLessThan(GAP_MS / 2);
+      expect(Date.parse(later!.at) - Date.parse(next!.at)).toBeGreaterThanOrEqual(GAP_MS - 50);
+    } finally {
+      child.kill('SIGTERM');
+      if (child.exitCode === null) await once(child, 'exit');
+      emu.control.clearFaults();
+      certs.cleanup();
+    }
+  }, 60_000);
 });

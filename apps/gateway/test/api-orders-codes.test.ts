@@ -6,6 +6,7 @@ const PAYMENT_CODES: [string, Code, number][] = [
   ['invalid_rail', Code.InvalidArgument, 400],
   ['rail_not_offered', Code.FailedPrecondition, 409],
   ['not_sold_on_rail', Code.FailedPrecondition, 409],
+  ['currency_not_settled', Code.FailedPrecondition, 409],
   ['email_required', Code.FailedPrecondition, 409],
   ['rail_not_configured', Code.FailedPrecondition, 503],
   ['bot_unavailable', Code.Unavailable, 503],

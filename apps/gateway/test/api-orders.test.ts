@@ -155,6 +155,44 @@ describe('orders, notification intake and operator refunds through gateway -> ba
       expect(await orderCount()).toBe(before);
     });
 
+    it('a price in a currency its rail cannot settle (written straight to the database): 409 currency_not_settled, no order, nothing at the provider', async () => {
+      const gbp = await createProduct(stack, 'Chips 30 pounds', 30n, { rub: 500n });
+      const usd = await createProduct(stack, 'Chips 40 dollars', 40n, { rub: 700n });
+      const starsInUsd = await createProduct(stack, 'Chips 50 stars', 50n, { xtr: 25n });
+      await stack.db.query(`update catalog_prices set currency = 'GBP' where product_id = $1 and method = 'provider'`, [gbp]);
+      await stack.db.query(`update catalog_prices set currency = 'USD' where product_id = $1 and method = 'provider'`, [usd]);
+      await stack.db.query(`update catalog_prices set currency = 'USD' where product_id = $1 and method = 'xtr'`, [starsInUsd]);
+      const payments = () => stack.provider.control.requests().filter((r) => r.method === 'POST' && r.path === '/v3/payments').length;
+      const before = { orders: await orderCount(), payments: payments() };
+      const cases: [Customer, string, string, string][] = [
+        [buyer, gbp, 'card', 'GBP'],
+        [buyer, usd, 'card', 'USD'],
+        [tg, starsInUsd, 'stars', 'USD'],
+      ];
+      for (const [who, productId, rail, currency] of cases) {
+        const res = await create(who, { product_id: productId, rail });
+        expect({ productId, status: res.status, body: res.body }).toMatchObject({
+          productId,
+          status: 409,
+          body: {
+            error: {
+              code: 'currency_not_settled',
+              message: `this product is priced in ${currency}, which ${rail} payments here cannot settle`,
+            },
+          },
+        });
+      }
+      expect(await orderCount()).toBe(before.orders);
+      const left = await stack.db.query(`select 1 from orders where product_id in ($1, $2, $3)`, [gbp, usd, starsInUsd]);
+      expect(left.rowCount).toBe(0);
+      expect(payments()).toBe(before.payments);
+      await stack.db.query(`update catalog_prices set currency = 'RUB' where product_id = $1 and method = 'provider'`, [gbp]);
+      expect(await create(buyer, { product_id: gbp, rail: 'card' })).toMatchObject({
+        status: 201,
+        body: { state: 'pending', currency: 'RUB' },
+      });
+    });
+
     it('stars with no bot linked: 503 bot_unavailable; the order stays pending without a link', async () => {
       const res = await create(tg, { product_id: products.pack, rail: 'stars' });
       expect(res).toMatchObject({ status: 503, body: { error: { code: 'bot_unavailable' } } });

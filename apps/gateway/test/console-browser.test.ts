@@ -183,6 +183,31 @@ describe('operator console in headless Chromium (gateway + backend + bot + emula
     );
   });
 
+  it('refuses a card price in a currency the card shop cannot settle with the reason next to the currency field, then saves it in RUB', async () => {
+    await page.goto(`${base()}/_gm/catalog/new`);
+    await page.fill('input[name=title]', 'Pound pack');
+    await page.fill('input[name=atom_chips]', '100');
+    await page.fill('input[name=price_provider]', '499');
+    await page.fill('input[name=price_provider_currency]', 'gbp');
+    const [res] = await Promise.all([page.waitForResponse((r) => r.url().endsWith('/_gm/catalog/save')), page.click('#save')]);
+    expect(res.status()).toBe(400);
+    expect(await page.textContent('label:has(input[name=price_provider_currency]) + #currency-error')).toBe(
+      'a card price cannot be in GBP: the card shops settle only RUB',
+    );
+    expect(await page.$('#prices-error')).toBeNull();
+    expect(await page.inputValue('input[name=price_provider_currency]')).toBe('GBP');
+    expect(await page.inputValue('input[name=title]')).toBe('Pound pack');
+    expect((await stack.db.query(`select 1 from catalog_products where title = 'Pound pack'`)).rowCount).toBe(0);
+    await page.fill('input[name=price_provider_currency]', 'RUB');
+    await page.click('#save');
+    expect(new URL(page.url()).pathname).toBe('/_gm/catalog');
+    expect(await page.textContent('#products')).toContain('Pound pack');
+    const saved = await stack.db.query<{ currency: string }>(
+      `select p.currency from catalog_prices p join catalog_products c on c.id = p.product_id where c.title = 'Pound pack'`,
+    );
+    expect(saved.rows).toEqual([{ currency: 'RUB' }]);
+  });
+
   it('a block makes the platform see the chat permission revoked; unblock gives it back', async () => {
     const platform = stack.platform;
     if (!platform) throw new Error('no platform emulator');

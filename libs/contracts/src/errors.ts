@@ -86,12 +86,14 @@ export const ERRORS = {
   invalid_title: spec(InvalidArgument, 400, 'client', 'the title must be 1-64 characters and must not contain any of & < > " \''),
   invalid_atoms: spec(InvalidArgument, 400, 'client', 'the atoms are not valid'),
   invalid_prices: spec(InvalidArgument, 400, 'client', 'the prices are not valid'),
+  invalid_currency: spec(InvalidArgument, 400, 'client', 'a card price must be in a currency the configured card shops settle'),
 
   // orders, the two rails, notifications and refunds
   invalid_rail: spec(InvalidArgument, 400, 'client', 'rail must be stars or card'),
   rail_not_offered: spec(FailedPrecondition, 409, 'client', 'this payment method is not offered in this context'),
   rail_not_configured: spec(FailedPrecondition, 503, 'client', 'this payment method is not configured'),
   not_sold_on_rail: spec(FailedPrecondition, 409, 'client', 'this product is not sold for this payment method'),
+  currency_not_settled: spec(FailedPrecondition, 409, 'client', "this product's price is in a currency this payment method cannot settle"),
   email_required: spec(FailedPrecondition, 409, 'client', 'add and confirm an e-mail in your profile to pay by card'),
   bot_unavailable: spec(Unavailable, 503, 'client', 'the payment bot is not reachable right now; try again shortly'),
   provider_unavailable: spec(Unavailable, 503, 'client', 'the payment provider is not reachable right now; try again shortly'),

@@ -51,7 +51,7 @@ function validateAtoms(raw: RawDraft['atoms']): ProductAtomView[] {
   });
 }
 
-function validatePrices(raw: RawDraft['prices'], atoms: readonly ProductAtomView[]): ProductPriceView[] {
+function validatePrices(raw: RawDraft['prices'], atoms: readonly ProductAtomView[], cardCurrencies: readonly string[]): ProductPriceView[] {
   const fail = (why: string) => new DomainError('invalid_prices', why);
   if (raw.length === 0 || raw.length > PAYMENT_METHODS.length) throw fail('a product needs 1-3 prices of distinct methods');
   const seen = new Set<string>();
@@ -70,14 +70,28 @@ function validatePrices(raw: RawDraft['prices'], atoms: readonly ProductAtomView
       return { method: m, amount, currency: fixed };
     }
     if (!/^[A-Z]{3}$/.test(cur)) throw fail('a provider price needs an ISO 4217 currency code');
+    if (!cardCurrencies.includes(cur)) throw new DomainError('invalid_currency', unsettledCurrency(cur, cardCurrencies));
     return { method: m, amount, currency: cur };
   });
 }
 
-/** Validates an editor draft into a storable product, or throws the first problem as InvalidArgument. */
-export function validateDraft(raw: RawDraft): ProductDraftInput {
+function unsettledCurrency(currency: string, cardCurrencies: readonly string[]): string {
+  const accepted =
+    cardCurrencies.length === 0
+      ? 'the configured card shops settle different currencies, so no card price fits them all'
+      : `the card shops settle only ${cardCurrencies.join(', ')}`;
+  return `a card price cannot be in ${currency}: ${accepted}`;
+}
+
+/**
+ * Validates an editor draft into a storable product, or throws the first problem as InvalidArgument.
+ * A card (`provider`) price must be in one of `cardCurrencies` (what every configured card shop
+ * settles, config/shops.ts cardPriceCurrencies), else `invalid_currency`: a price the rail cannot
+ * settle would only fail at order time.
+ */
+export function validateDraft(raw: RawDraft, cardCurrencies: readonly string[]): ProductDraftInput {
   if (raw.id < 0n) throw new DomainError('invalid_product_id', 'product_id must be 0 (create) or an existing id');
   const title = validateTitle(raw.title);
   const atoms = validateAtoms(raw.atoms);
-  return { id: raw.id, title, active: raw.active, atoms, prices: validatePrices(raw.prices, atoms) };
+  return { id: raw.id, title, active: raw.active, atoms, prices: validatePrices(raw.prices, atoms, cardCurrencies) };
 }

@@ -88,7 +88,10 @@ export const backendConfigSchema = z
     BOT_COMMAND_TIMEOUT_MS: env.int(5_000, 100, 60_000),
     /** YooKassa API root (card rail), including /v3. */
     BACKEND_YOOKASSA_API_URL: env.url().default('https://api.yookassa.ru/v3'),
-    /** Card shops per channel: `channel:shopId:secretKey:test|live`, comma-separated (channel direct|vk); unset = no card rail. */
+    /**
+     * Card shops per channel: `channel:shopId:secretKey:test|live[:currency]`, comma-separated (channel
+     * direct|vk; currency the shop settles in, RUB unless given); unset = no card rail.
+     */
     BACKEND_YOOKASSA_SHOPS: env.secret(shopsField()).optional(),
     /** YooKassa vat_code (1-12) for itemised receipts on payments and refunds; unset = no receipts. */
     BACKEND_YOOKASSA_VAT_CODE: z

@@ -8,6 +8,7 @@ import type { DB } from '../db/schema.js';
 import { clientAddressOf, type SignInLimit } from '../limits/index.js';
 import { findAccounts } from '../moderation/accounts.js';
 import type { ChatGate } from '../moderation/chat-gate.js';
+import { cardPriceCurrencies } from '../config/shops.js';
 import { moderate } from '../moderation/moderate.js';
 import { operatorRefund, operatorUpsertProduct } from '../operators/actions.js';
 import { audit } from '../operators/audit.js';
@@ -148,7 +149,8 @@ export function consoleService(deps: ConsoleDeps): ServiceImpl<typeof backendApi
     },
     async consoleUpsertProduct(req, ctx) {
       const raw = decodeTable(req.body, (bb) => fb.ProductDraft.getRootAsProductDraft(bb), readDraft);
-      return { body: encodeProductRecord(await operatorUpsertProduct(db, ctx.requestHeader, raw, deps.now())) };
+      const product = await operatorUpsertProduct(db, ctx.requestHeader, raw, deps.now(), cardPriceCurrencies(deps.payments.card?.shops));
+      return { body: encodeProductRecord(product) };
     },
     async findAccounts(req, ctx) {
       await requireRole(db, ctx.requestHeader, 'moderator', 'account_search', deps.now());

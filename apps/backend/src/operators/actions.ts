@@ -46,13 +46,20 @@ export async function operatorRefund(
 
 /**
  * A catalog change on behalf of the operator named by the caller's x-operator-session token:
- * refused without a `catalog_editor` session, validated, and audited whatever the outcome.
+ * refused without a `catalog_editor` session, validated (a card price only in one of
+ * `cardCurrencies`, what the configured card shops settle), and audited whatever the outcome.
  */
-export async function operatorUpsertProduct(db: Kysely<DB>, headers: Headers, raw: RawDraft, now: Date): Promise<Product> {
+export async function operatorUpsertProduct(
+  db: Kysely<DB>,
+  headers: Headers,
+  raw: RawDraft,
+  now: Date,
+  cardCurrencies: readonly string[],
+): Promise<Product> {
   const operator = await requireRole(db, headers, 'catalog_editor', 'catalog_upsert', now);
   const target = raw.id === 0n ? 'product:new' : `product:${raw.id}`;
   try {
-    const product = await upsertProduct(db, validateDraft(raw), now);
+    const product = await upsertProduct(db, validateDraft(raw, cardCurrencies), now);
     await audit(db, {
       operatorId: operator.id,
       action: 'catalog_upsert',

@@ -12,9 +12,14 @@ import type { Clock } from '../support/clock.js';
 /**
  * backend.v1.CatalogAdminService: the operator API's catalog editor. Like the console, every call
  * names its operator (x-operator-session) and needs the catalog_editor role here, whatever the
- * gateway checked; every change is audited.
+ * gateway checked; every change is audited. A card price must be in one of `cardCurrencies`.
  */
-export function catalogAdminService(db: Kysely<DB>, logger: Logger, clock: Clock): ServiceImpl<typeof backendApi.CatalogAdminService> {
+export function catalogAdminService(
+  db: Kysely<DB>,
+  logger: Logger,
+  clock: Clock,
+  cardCurrencies: readonly string[],
+): ServiceImpl<typeof backendApi.CatalogAdminService> {
   return {
     async listProducts(req, ctx) {
       await requireRole(db, ctx.requestHeader, 'catalog_editor', 'catalog_view', clock());
@@ -27,7 +32,7 @@ export function catalogAdminService(db: Kysely<DB>, logger: Logger, clock: Clock
     },
     async upsertProduct(req, ctx) {
       const raw = decodeTable(req.body, (bb) => fb.ProductDraft.getRootAsProductDraft(bb), readDraft);
-      const product = await operatorUpsertProduct(db, ctx.requestHeader, raw, clock());
+      const product = await operatorUpsertProduct(db, ctx.requestHeader, raw, clock(), cardCurrencies);
       logger.info({ productId: String(product.id), created: raw.id === 0n, active: product.active }, 'catalog product saved');
       return { body: encodeProductRecord(product) };
     },

@@ -7,8 +7,14 @@ import { sleep } from '../support/time.js';
 /** The update types the bot asks for; chat_member must be named explicitly to be delivered. */
 export const ALLOWED_UPDATES = ['message', 'chat_member', 'pre_checkout_query'] as const;
 
+/** Least time between the starts of two long polls when the first answered empty sooner (BOT_POLL_MIN_GAP_MS). */
+export const DEFAULT_POLL_MIN_GAP_MS = 500;
+
 /** How often one update may fail its handler before it is parked as a dead letter. */
 export const MAX_UPDATE_ATTEMPTS = 5;
+
+/** A held empty poll is logged the first time and then once every this many (the total is in /health). */
+const THROTTLE_LOG_EVERY = 100;
 
 /** The error a 409 on the long poll is logged with: what is wrong and exactly what to change. */
 export const CONFLICT_ADVICE =
@@ -34,6 +40,12 @@ export interface PollerOptions {
   logger: Logger;
   /** Delays after a failed poll; default 1 s growing x1.6 up to 30 s. */
   backoff?: Backoff;
+  /**
+   * Least time from the start of a poll that answered empty to the start of the next one; default
+   * DEFAULT_POLL_MIN_GAP_MS. A platform (or proxy) that ignores the long-poll timeout and answers
+   * empty at once is then polled at most once per gap, never in a tight loop.
+   */
+  minGapMs?: number;
 }
 
 /**
@@ -46,8 +58,12 @@ export interface PollerOptions {
  * failures it is parked as a dead letter and the offset moves on, so no update blocks the ones
  * behind it. A 409 means a second process is polling with the same token: it is logged at error
  * level with what to change (CONFLICT_ADVICE), counted (`conflicts`) and retried with backoff,
- * never fatal. A 429 is waited out by the client's shared pause. An unexpected error anywhere in
- * the loop is logged and the loop goes on after a backoff: it never ends until stop().
+ * never fatal. A 429 is waited out by the client's shared pause. An empty answer that came
+ * sooner than `minGapMs` after its poll started is held until the gap is over before the next poll
+ * (counted in `throttled` and logged), so an answer-at-once-with-nothing platform never makes the
+ * loop spin; an answer that carries updates is handled and followed by the next poll at once. An
+ * unexpected error anywhere in the loop is logged and the loop goes on after a backoff: it never
+ * ends until stop().
  */
 export class UpdatePoller {
   private readonly stopping = new AbortController();
@@ -56,14 +72,22 @@ export class UpdatePoller {
   private offset: number | undefined;
   private failing: { updateId: number; attempts: number } | undefined;
   private conflictCount = 0;
+  private throttledCount = 0;
+  private readonly minGapMs: number;
 
   constructor(private readonly options: PollerOptions) {
     this.backoff = options.backoff ?? new Backoff({ initialMs: 1_000, maxMs: 30_000 });
+    this.minGapMs = options.minGapMs ?? DEFAULT_POLL_MIN_GAP_MS;
   }
 
   /** 409 answers to the long poll since start (another process polls with this token). */
   get conflicts(): number {
     return this.conflictCount;
+  }
+
+  /** Empty long-poll answers since start that came sooner than the minimum gap and were held to it. */
+  get throttled(): number {
+    return this.throttledCount;
   }
 
   start(): void {
@@ -91,6 +115,7 @@ export class UpdatePoller {
 
   private async cycle(): Promise<void> {
     let updates: RawUpdate[];
+    const started = performance.now();
     try {
       updates = await this.poll();
     } catch (err: unknown) {
@@ -98,6 +123,10 @@ export class UpdatePoller {
       return;
     }
     this.backoff.reset();
+    if (updates.length === 0) {
+      await this.holdEmpty(performance.now() - started);
+      return;
+    }
     for (const update of updates) {
       if (this.stopping.signal.aborted) return;
       if (!(await this.handle(update))) return;
@@ -133,6 +162,22 @@ export class UpdatePoller {
       await sleep(delayMs, this.stopping.signal);
       return false;
     }
+  }
+
+  /** Waits out the rest of the minimum gap after an empty answer that took `elapsedMs`; counted and logged. */
+  private async holdEmpty(elapsedMs: number): Promise<void> {
+    const waitMs = Math.ceil(this.minGapMs - elapsedMs);
+    if (waitMs <= 0 || this.stopping.signal.aborted) return;
+    this.throttledCount += 1;
+    if (this.throttledCount === 1 || this.throttledCount % THROTTLE_LOG_EVERY === 0) {
+      const { logger, timeoutSeconds } = this.options;
+      const fields = { throttled: this.throttledCount, elapsedMs: Math.round(elapsedMs), waitMs, timeoutSeconds };
+      const msg = 'getUpdates answered empty sooner than the minimum gap; next poll held until the gap is over';
+      // With BOT_POLL_TIMEOUT_S=0 every empty answer is immediate by design; otherwise the platform ignores the timeout.
+      if (timeoutSeconds > 0) logger.warn(fields, msg);
+      else logger.debug(fields, msg);
+    }
+    await sleep(waitMs, this.stopping.signal);
   }
 
   private confirm(updateId: number): void {

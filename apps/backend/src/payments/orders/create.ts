@@ -14,6 +14,9 @@ import type { CardChannel } from '../../config/shops.js';
 import { insertOrder, recordEvent, type OrderRow } from './repository.js';
 import { ORDER_LIFETIME_MS, STARS_PROVIDER } from './state.js';
 
+/** The one currency of the stars rail (whole stars). */
+const STARS_CURRENCY = 'XTR';
+
 /** What a pack grants (catalog's packGrant), in the order row's columns (snapshotted on the order). */
 function packOf(product: Product) {
   const g = packGrant(product.atoms);
@@ -45,10 +48,25 @@ async function openOrder(deps: PaymentDeps, values: Insertable<OrdersTable>, now
 }
 
 /**
+ * Refuses, before any order row exists, a price in another currency than the one the rail settles
+ * (stars: XTR; card: the shop's): a catalog row the editor never checked (written before the rule,
+ * or the shops reconfigured since) answers `currency_not_settled`, not a failure at the provider.
+ */
+function requireSettled(deps: PaymentDeps, product: Product, rail: OrderRail, priced: string, settles: string): void {
+  if (priced === settles) return;
+  deps.logger.warn(
+    { productId: String(product.id), rail, currency: priced, settles },
+    'order refused: the catalog price is in a currency the rail cannot settle; fix the product in the catalog editor',
+  );
+  throw paymentError('currency_not_settled', `this product is priced in ${priced}, which ${rail} payments here cannot settle`);
+}
+
+/**
  * Opens an order for a pack on one rail, after the store-compliance gate: untrusted or frozen
  * contexts are refused (purchase_forbidden); stars only where the gate offers `xtr` (telegram),
  * card only where it offers `provider` and the account has a confirmed e-mail (email_required);
- * a blocked account opens none (`account_suspended`, checked with the insert: openOrder).
+ * a blocked account opens none (`account_suspended`, checked with the insert: openOrder); a price
+ * in a currency the rail does not settle opens none either (`currency_not_settled`).
  * Stars: the bot mints the invoice link (create_invoice, payload = order id); any outcome but
  * delivered answers bot_unavailable and the order stays pending (it simply expires). Card: the
  * provider creates a single-stage redirect payment keyed by the order id (Idempotence-Key and
@@ -100,6 +118,7 @@ export async function createOrder(deps: PaymentDeps, caller: Caller, productId: 
   };
 
   if (rail === 'stars') {
+    requireSettled(deps, product, orderRail, price.currency, STARS_CURRENCY);
     const order = await openOrder(deps, { ...base, provider: STARS_PROVIDER, shop: null }, now);
     const outcome = await deps.bot.createInvoice({
       title: product.title,
@@ -122,6 +141,7 @@ export async function createOrder(deps: PaymentDeps, caller: Caller, productId: 
   const card = deps.card;
   const shop = card?.shops[decision.fundingSegment as CardChannel];
   if (!card || !shop) throw paymentError('rail_not_configured', 'card payments are not configured here');
+  requireSettled(deps, product, orderRail, price.currency, shop.currency);
   const order = await openOrder(deps, { ...base, provider: card.provider.name, shop: shop.id }, now);
   try {
     const payment = await card.provider.createPayment(

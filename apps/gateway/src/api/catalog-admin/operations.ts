@@ -51,7 +51,7 @@ const draftExamples = {
   },
   hints: { title: 'Hints x5', atoms: [{ kind: 'hints', quantity: '5' }], prices: [{ method: 'chips', amount: '30', currency: 'CHIPS' }] },
 };
-const draftErrors = ['invalid_title', 'invalid_atoms', 'invalid_prices'] as const;
+const draftErrors = ['invalid_title', 'invalid_atoms', 'invalid_prices', 'invalid_currency'] as const;
 
 function productOf(t: InstanceType<typeof fb.ProductRecord>): ProductJson {
   return {

@@ -45,6 +45,7 @@ export function orderOperations(backend: BackendClients): Operation[] {
           'unknown_product',
           'rail_not_offered',
           'not_sold_on_rail',
+          'currency_not_settled',
           'email_required',
           'purchase_forbidden',
           'account_suspended',

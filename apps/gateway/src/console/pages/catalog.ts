@@ -29,8 +29,8 @@ interface Product {
   prices: Array<{ method: string; amount: bigint; currency: string }>;
 }
 
-/** Field errors by group: title, atoms, prices, other. */
-type Errors = Partial<Record<'title' | 'atoms' | 'prices' | 'other', string>>;
+/** Field errors by group: title, atoms, prices, the card price's currency, other. */
+type Errors = Partial<Record<'title' | 'atoms' | 'prices' | 'currency' | 'other', string>>;
 
 const EMPTY: Draft = {
   id: '0',
@@ -104,7 +104,7 @@ function editor(operator: ConsoleOperator, d: Draft, errors: Errors) {
 <fieldset><legend>Atoms (empty = not included)</legend>${num('atom_chips', d.chips, 'Chips')}${num('atom_no_ads_days', d.noAdsDays, 'No-ads days')}
 <label><input type="checkbox" name="atom_no_ads_forever" value="1"${d.noAdsForever ? html` checked` : ''}> No ads forever</label>${num('atom_hints', d.hints, 'Hints')}${err('atoms')}</fieldset>
 <fieldset><legend>Prices (empty = not sold that way; money in minor units)</legend>${num('price_chips', d.priceChips, 'Chips')}
-${num('price_provider', d.priceProvider, 'Card (minor units)')}<label>Currency <input name="price_provider_currency" value="${d.providerCurrency}" size="4"></label>
+${num('price_provider', d.priceProvider, 'Card (minor units)')}<label>Currency <input name="price_provider_currency" value="${d.providerCurrency}" size="4"></label>${err('currency')}
 ${num('price_xtr', d.priceXtr, 'Stars (XTR)')}${err('prices')}</fieldset>
 <p><button type="submit" id="save">Save</button> <a href="/_gm/catalog">Back to the catalog</a></p></form>`;
 }
@@ -160,8 +160,8 @@ function field(body: Record<string, unknown>, name: string): string {
 
 /**
  * POST /_gm/catalog/save (catalog_editor, CSRF): sends the draft to the backend's upsert; a
- * refusal (invalid_title, invalid_atoms, invalid_prices) re-renders the form with the reason next
- * to its field.
+ * refusal (invalid_title, invalid_atoms, invalid_prices, invalid_currency) re-renders the form with
+ * the reason next to its field.
  */
 export function catalogSave(client: ConsoleClient) {
   return async (req: Request, res: Response): Promise<void> => {
@@ -234,9 +234,11 @@ export function catalogSave(client: ConsoleClient) {
             ? 'atoms'
             : f.errorCode === 'invalid_prices'
               ? 'prices'
-              : f.errorCode === 'unknown_product'
-                ? 'other'
-                : null;
+              : f.errorCode === 'invalid_currency'
+                ? 'currency'
+                : f.errorCode === 'unknown_product'
+                  ? 'other'
+                  : null;
       if (where === null) {
         if (f.errorCode === 'internal' || f.errorCode === 'unavailable') req.log.error({ err }, 'console catalog save failed');
         sendError(res, f.status, title, f.message, operator);

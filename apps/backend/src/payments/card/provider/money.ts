@@ -1,8 +1,10 @@
-/** Minor-unit exponents of the currencies the card rail settles in (ISO 4217). */
-const EXPONENTS: Record<string, number> = { RUB: 2, USD: 2, EUR: 2, KZT: 2, BYN: 2 };
+import type { SettlementCurrency } from '../../../config/shops.js';
+
+/** Minor-unit exponents of the currencies the card rail settles in (ISO 4217): one for each a shop may be configured with. */
+const EXPONENTS: Record<SettlementCurrency, number> = { RUB: 2, USD: 2, EUR: 2, KZT: 2, BYN: 2 };
 
 function exponentOf(currency: string): number {
-  const e = EXPONENTS[currency];
+  const e = Object.hasOwn(EXPONENTS, currency) ? EXPONENTS[currency as SettlementCurrency] : undefined;
   if (e === undefined) throw new RangeError(`unsupported currency ${currency}`);
   return e;
 }

@@ -1,11 +1,12 @@
-import type { Shop } from '../../../config/shops.js';
+import type { Shop as ConfiguredShop } from '../../../config/shops.js';
 
 /** Provider-side payment status, as the provider reports it. */
 export type ProviderPaymentStatus = 'pending' | 'waiting_for_capture' | 'succeeded' | 'canceled';
 /** Provider-side refund status. */
 export type ProviderRefundStatus = 'pending' | 'succeeded' | 'canceled';
 
-export type { Shop };
+/** What the adapter needs of a configured shop: its credentials and test flag (not its currency, which orders check). */
+export type Shop = Pick<ConfiguredShop, 'id' | 'secretKey' | 'test'>;
 
 /** One line of an itemised fiscal receipt. */
 export interface ReceiptItem {
