@@ -35,7 +35,7 @@ export const DECLINED_REASON = 'This purchase cannot be completed.';
 export const PAYMENT_HELD_REASON = 'This order is already paid. The purchase will reach your wallet shortly.';
 
 /**
- * The payments this bot was confirmed and has not forwarded: the rows of its outbox, and the
+ * The confirmed payments this bot has not forwarded: the rows of its outbox, and the
  * payments parked as dead letters (an outbox row the gateway refused, a successful_payment update
  * the bot could not handle). Either may throw when the SQLite file cannot be read.
  */
