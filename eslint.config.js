@@ -84,6 +84,27 @@ export default tseslint.config(
     },
   },
   {
+    // The money-conservation property with the bot's outbox runs the bot's outbox rule and the
+    // backend's payment intake in one process: the only test that imports app code, and only these.
+    files: ['tools/faults/test/money-conservation-outbox.test.ts'],
+    rules: {
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          enforceBuildableLibDependency: false,
+          allow: [
+            '^\\.\\./\\.\\./\\.\\./apps/backend/src/(catalog/repository|config/index|db/database|db/migrate|ledger/audit|payments/(commands|deps|module|refunds/star-refunds|stars/intake)|testing/databases)\\.js$',
+            '^\\.\\./\\.\\./\\.\\./apps/bot/src/(payments/(outbox|pre-checkout|successful-payment)|store/(db|dead-letters))\\.js$',
+          ],
+          depConstraints: [
+            { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:lib', 'scope:emulator'] },
+            { sourceTag: 'scope:faults', onlyDependOnLibsWithTags: ['scope:shared', 'scope:emulator'] },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // One clock in the backend: time is read through the injected Clock (apps/backend/src/support/clock.ts).
     files: ['apps/backend/src/**/*.ts'],
     ignores: ['**/*.test.ts'],

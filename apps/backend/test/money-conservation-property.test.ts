@@ -78,6 +78,12 @@ const EXPECTED = ['order_not_paid', 'bot_unavailable', 'refund_rejected', 'provi
 
 const HOLD_MS = 10_000;
 
+/**
+ * Both rails against the backend alone. The same property with the bot's outbox in the interleavings
+ * (backend unreachable while payments wait, repeat pre-checkouts decided by the bot's own code on a
+ * real SQLite file) is tools/faults/test/money-conservation-outbox.test.ts: it needs both apps in one
+ * process, which no app's tests may import.
+ */
 describe('money conservation: random interleavings of both rails on PostgreSQL', () => {
   let pg: Database & { url: string };
   let emulator: ProviderEmulator;

@@ -1,4 +1,5 @@
 import { ConnectError, type Client } from '@connectrpc/connect';
+import { sql } from 'kysely';
 import { backendApi, gatewayApi } from '@wordgame/contracts';
 import { createLogger } from '@wordgame/logging';
 import { startPlatformEmulator } from '@wordgame/platform-emulator';
@@ -114,6 +115,75 @@ describe('stars rail: one live approval per order, unmatched stars returned, con
       expect(await preCheckout(intake, orderId, 149n, 'XTR')).toEqual({ ok: false, reason: DECLINE.mismatch });
       expect(await forward(intake, orderId, 'charge-81003', 150n)).toBe(true);
       expect(await preCheckout(intake, orderId, 150n, 'XTR')).toEqual({ ok: false, reason: DECLINE.paid });
+    });
+    it('declines an order that already has a recorded charge, credited or only recorded as unmatched, and takes no hold', async () => {
+      const credited = await newOrder('81004');
+      expect(await forward(intake, credited.orderId, 'charge-81004', 150n)).toBe(true);
+      expect(await preCheckout(intake, credited.orderId, 150n, 'XTR')).toEqual({ ok: false, reason: DECLINE.paid });
+
+      // A charge of another amount named the order: recorded as unmatched (being returned), the order still pending.
+      const { orderId } = await newOrder('81005');
+      expect(await forward(intake, orderId, 'charge-81005', 149n, 81005n)).toBe(false);
+      expect(await unmatched('charge-81005')).toMatchObject({ order_ref: orderId, reason: 'amount_mismatch' });
+      for (let i = 0; i < 2; i += 1) {
+        expect(await preCheckout(intake, orderId, 150n, 'XTR')).toEqual({ ok: false, reason: DECLINE.charged });
+      }
+      const order = await h.database.db
+        .selectFrom('orders')
+        .select(['state', 'checkout_hold_until'])
+        .where('id', '=', orderId)
+        .executeTakeFirstOrThrow();
+      expect(order).toEqual({ state: 'pending', checkout_hold_until: null });
+      // Returned to its payer, the charge still names the order: a new purchase is the way on.
+      bot.respond = refundingPlatform().respond;
+      await refunder.runDue();
+      expect(await unmatched('charge-81005')).toMatchObject({ refund_status: 'refunded' });
+      expect(await preCheckout(intake, orderId, 150n, 'XTR')).toEqual({ ok: false, reason: DECLINE.charged });
+    });
+
+    it('sees a charge that a ForwardPayment holding the order row records while the pre-checkout waits', async () => {
+      const { orderId } = await newOrder('81006');
+      let release = (): void => undefined;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let recorded = (): void => undefined;
+      const isRecorded = new Promise<void>((resolve) => (recorded = resolve));
+      // ForwardPayment's locked path for a charge it cannot credit: the order row locked and touched, the charge recorded.
+      const writer = h.database.db.transaction().execute(async (trx) => {
+        await trx.selectFrom('orders').select('id').where('id', '=', orderId).forUpdate().execute();
+        await trx
+          .updateTable('orders')
+          .set((eb) => ({ state: eb.ref('state') }))
+          .where('id', '=', orderId)
+          .execute();
+        await trx
+          .insertInto('unmatched_payments')
+          .values({
+            provider: 'telegram_stars',
+            platform_charge_id: 'charge-81006',
+            order_ref: orderId,
+            amount: 149n,
+            platform_user_id: 81006n,
+            reason: 'amount_mismatch',
+          })
+          .execute();
+        recorded();
+        await released;
+      });
+      await isRecorded;
+      const verdict = preCheckout(intake, orderId, 150n, 'XTR');
+      const lockWaiters = async () =>
+        (
+          await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
+            where datname = current_database() and wait_event_type = 'Lock'`.execute(h.database.db)
+        ).rows[0]?.n ?? 0;
+      for (let i = 0; i < 500 && (await lockWaiters()) === 0; i += 1) await new Promise((r) => setTimeout(r, 10));
+      expect(await lockWaiters()).toBe(1);
+      release();
+      await writer;
+      expect(await verdict).toEqual({ ok: false, reason: DECLINE.charged });
+      bot.respond = refundingPlatform().respond;
+      await refunder.runDue();
+      expect(await unmatched('charge-81006')).toMatchObject({ refund_status: 'refunded' });
     });
   });
 

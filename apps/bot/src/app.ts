@@ -14,7 +14,7 @@ import { HealthCounters } from './platform/health-counters.js';
 import { meResult, type RawUpdate } from './platform/shapes.js';
 import { PaymentForwarder } from './payments/forwarder.js';
 import { PaymentOutbox } from './payments/outbox.js';
-import { answerPreCheckout, type ValidatePreCheckout } from './payments/pre-checkout.js';
+import { answerPreCheckout, paymentHeldIn, type ValidatePreCheckout } from './payments/pre-checkout.js';
 import { outboxPaymentOf } from './payments/successful-payment.js';
 import { openBotDb } from './store/db.js';
 import { UserLanguages } from './store/user-languages.js';
@@ -111,6 +111,7 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
         outbox = paymentOutbox;
         const deadLetters = new DeadLetters(db, () => counters.deadLetter());
         const park = (update: RawUpdate, reason: string): void => deadLetters.park('update', String(update.update_id), update, reason);
+        const paymentHeld = paymentHeldIn(paymentOutbox, deadLetters);
         const paymentForwarder = new PaymentForwarder({
           outbox: paymentOutbox,
           deadLetters,
@@ -159,7 +160,7 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
             logger,
             park,
             onSender: (user) => userLanguages.remember(user.id, typeof user.language_code === 'string' ? user.language_code : undefined),
-            onPreCheckout: (query) => answerPreCheckout(platform, validate, query, logger),
+            onPreCheckout: (query) => answerPreCheckout(platform, paymentHeld, validate, query, logger),
             onSuccessfulPayment: (payment, message) => {
               const row = outboxPaymentOf(payment, message);
               const added = paymentOutbox.add(row);

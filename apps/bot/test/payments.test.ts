@@ -5,8 +5,10 @@ import { fileURLToPath } from 'node:url';
 import { Code, ConnectError } from '@connectrpc/connect';
 import type { botlink } from '@wordgame/contracts';
 import { startPlatformEmulator, type PlatformEmulator } from '@wordgame/platform-emulator';
+import Database from 'better-sqlite3';
 import { PaymentOutbox } from '../src/payments/outbox.js';
-import { UNAVAILABLE_REASON } from '../src/payments/pre-checkout.js';
+import { PAYMENT_HELD_REASON, UNAVAILABLE_REASON } from '../src/payments/pre-checkout.js';
+import { openBotDb } from '../src/store/db.js';
 import { command, startBot, type RunningBot } from './support/bot.js';
 import { tempCerts, testConfig } from './support/fixture.js';
 import { TestGateway } from './support/gateway.js';
@@ -61,14 +63,22 @@ async function bot(overrides: Record<string, string> = {}): Promise<RunningBot> 
 }
 
 /** Mints an invoice through the bot and has a new user pay it; returns the pre-checkout query id. */
-async function pay(running: RunningBot, orderId: string, amount: bigint): Promise<{ queryId: string; userId: number }> {
+async function pay(running: RunningBot, orderId: string, amount: bigint): Promise<{ queryId: string; userId: number; link: string }> {
   const ack = await command(running.session, {
     case: 'createInvoice',
     value: { title: 'Chips', description: '500 chips', payload: orderId, amount },
   });
   expect(ack.delivered).toBe(true);
   const userId = emu.control.createUser({ started: true }).user.id;
-  return { queryId: emu.control.pay({ link: ack.result, userId }).preCheckoutQueryId, userId };
+  return { queryId: emu.control.pay({ link: ack.result, userId }).preCheckoutQueryId, userId, link: ack.result };
+}
+
+/** Another user taps the reusable invoice `link`; resolves with the answered pre-checkout. */
+async function payAgain(link: string) {
+  const userId = emu.control.createUser({ started: true }).user.id;
+  const { preCheckoutQueryId } = emu.control.pay({ link, userId });
+  await waitFor(() => outcome(preCheckoutQueryId)?.status !== 'pending', 'the repeat pre-checkout answered');
+  return outcome(preCheckoutQueryId);
 }
 
 const outcome = (queryId: string) => emu.control.preCheckout(queryId);
@@ -269,5 +279,83 @@ describe('stars payments through the bot', () => {
     await waitFor(() => outboxRows(outboxPath).length === 0, 'row deleted');
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(forwarded.map((f) => [f.orderId, f.platformPaymentChargeId, f.amount])).toEqual([['order-killed', chargeId, 99n]]);
+  });
+
+  it('declines a repeat pre-checkout for an order whose payment waits in the outbox, asking no one; once answered, the backend decides again', async () => {
+    let backendUp = false;
+    gateway.handlers.forwardPayment = (req) => {
+      forwarded.push(req);
+      return backendUp ? Promise.resolve({ credited: true }) : Promise.reject(new ConnectError('backend unreachable', Code.Unavailable));
+    };
+    const outboxPath = join(certs.dir, 'held.sqlite');
+    const running = await bot({ BOT_OUTBOX_PATH: outboxPath, BOT_OUTBOX_RETRY_INITIAL_MS: '300', BOT_OUTBOX_RETRY_MAX_MS: '300' });
+    const { queryId, link } = await pay(running, 'order-held', 30n);
+    await waitFor(() => outcome(queryId)?.status === 'approved', 'the first pre-checkout approved');
+    await waitFor(() => forwarded.length >= 1, 'the first (failed) forward');
+    expect(validations).toHaveLength(1);
+
+    // The backend would approve again (its hold lapsed); the bot holds the payment and declines first.
+    const again = await payAgain(link);
+    expect(again).toMatchObject({ status: 'rejected', errorMessage: PAYMENT_HELD_REASON });
+    expect(again?.payment).toBeUndefined();
+    expect(validations).toHaveLength(1);
+    expect(outboxRows(outboxPath).map((r) => r.orderId)).toEqual(['order-held']);
+    expect(running.lines.some((l) => l.msg === 'pre-checkout declined: a payment for this order waits in the outbox')).toBe(true);
+
+    // A ForwardPaymentResponse releases the order: the next tap is the backend's to decide.
+    backendUp = true;
+    await waitFor(() => outboxRows(outboxPath).length === 0, 'the row forwarded and forgotten');
+    gateway.handlers.validatePreCheckout = (req) => {
+      validations.push(req);
+      return Promise.resolve({ ok: false, reason: 'This order is already paid.' });
+    };
+    expect(await payAgain(link)).toMatchObject({ status: 'rejected', errorMessage: 'This order is already paid.' });
+    expect(validations).toHaveLength(2);
+    expect(emu.control.state().payments.filter((p) => p.link === link)).toHaveLength(1);
+  });
+
+  it('declines a pre-checkout for an order whose payment was parked as a dead letter, asking no one', async () => {
+    const outboxPath = join(certs.dir, 'parked.sqlite');
+    const running = await bot({ BOT_OUTBOX_PATH: outboxPath });
+    const ack = await command(running.session, {
+      case: 'createInvoice',
+      value: { title: 'Chips', description: '500 chips', payload: 'order-parked', amount: 30n },
+    });
+    // A successful_payment the bot cannot store (no charge id) is parked; the money was taken all the same.
+    const user = emu.control.createUser({ started: true }).user;
+    emu.control.injectUpdate({
+      message: {
+        message_id: 1,
+        date: 1,
+        from: user,
+        chat: { id: user.id, type: 'private' },
+        successful_payment: { currency: 'XTR', total_amount: 30, invoice_payload: 'order-parked', provider_payment_charge_id: '' },
+      },
+    });
+    await waitFor(() => emu.control.state().bots[0]?.pendingUpdates.length === 0, 'the malformed payment parked');
+    expect(await payAgain(ack.result)).toMatchObject({ status: 'rejected', errorMessage: PAYMENT_HELD_REASON });
+    expect(validations).toHaveLength(0);
+  });
+
+  it('keeps holding orders for outbox rows written by an older bot (its file migrated on open)', () => {
+    const path = join(certs.dir, 'older.sqlite');
+    const old = new Database(path);
+    old.exec(`CREATE TABLE payment_outbox (charge_id TEXT PRIMARY KEY, order_id TEXT NOT NULL, amount INTEGER NOT NULL,
+      platform_user_id INTEGER NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, created_at INTEGER NOT NULL) STRICT`);
+    old.prepare('INSERT INTO payment_outbox VALUES (?, ?, ?, ?, ?, ?)').run('stx-older', 'order-older', 7, 42, 3, 1);
+    old.close();
+    const db = openBotDb(path);
+    try {
+      const outbox = new PaymentOutbox(db);
+      expect([outbox.holdsPaymentFor('order-older'), outbox.holdsPaymentFor('order-other')]).toEqual([true, false]);
+      const plan = db.prepare('EXPLAIN QUERY PLAN SELECT 1 FROM payment_outbox WHERE order_id = ? LIMIT 1').all('order-older') as {
+        detail: string;
+      }[];
+      expect(plan.map((p) => p.detail).join(' ')).toContain('payment_outbox_order');
+      outbox.remove('stx-older');
+      expect(outbox.holdsPaymentFor('order-older')).toBe(false);
+    } finally {
+      db.close();
+    }
   });
 });

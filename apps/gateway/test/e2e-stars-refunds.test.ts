@@ -19,11 +19,14 @@ const OWNER = 8101;
 const PAYER_A = 8102;
 const PAYER_B = 8103;
 const HOLD_MS = 1_500;
+/** The bot's decline for an order whose payment it still holds (apps/bot payments/pre-checkout.ts). */
+const PAYMENT_HELD_REASON = 'This order is already paid. The purchase will reach your wallet shortly.';
 
 /**
  * Stars money rules across real processes (gateway, backend process, real bot process, platform
- * emulator): a reusable invoice link paid twice at once takes one charge; a charge that credits
- * nothing goes back to its payer exactly once, also when the bot is killed before the refund.
+ * emulator): a reusable invoice link paid twice at once takes one charge, and a repeat tap while the
+ * first payment waits in the bot's outbox takes none; a charge that credits nothing goes back to its
+ * payer exactly once, also when the bot is killed before the refund.
  */
 describe('e2e: one charge per order, unmatched stars returned once', () => {
   let stack: PaymentsStack;
@@ -51,6 +54,7 @@ describe('e2e: one charge per order, unmatched stars returned once', () => {
     return view;
   };
   const chargesFor = (link: string) => platform.control.state().payments.filter((p) => p.link === link);
+  const chargeById = (id: string) => platform.control.state().payments.find((p) => p.telegramPaymentChargeId === id);
   const unmatched = async () =>
     (
       await stack.db.query<{ platform_charge_id: string; refund_status: string; reason: string }>(
@@ -87,7 +91,7 @@ describe('e2e: one charge per order, unmatched stars returned once', () => {
     expect(await unmatched()).toEqual([]);
   });
 
-  it('a second charge after the hold lapsed ends unmatched and goes back to its payer once, also across a bot kill', async () => {
+  it('a repeat tap while the first payment waits is declined; a stray second charge ends unmatched and goes back to its payer once, also across a bot kill', async () => {
     const bot = stack.bot;
     if (!bot) throw new Error('no bot');
     const before = BigInt(await balance(stack.api, owner, 'telegram'));
@@ -96,16 +100,36 @@ describe('e2e: one charge per order, unmatched stars returned once', () => {
     const holder = new pg.Client({ connectionString: stack.db.url });
     await holder.connect();
     try {
-      // Stall every ForwardPayment before it touches the order (the credit statement reads
-      // unmatched_payments, so it waits for this lock), while pre-checkouts still run.
+      // Stall every ForwardPayment before it touches the order (the credit statement writes the
+      // order's payment event, so it waits for this lock), while pre-checkouts still run.
       await holder.query('begin');
-      await holder.query('lock table unmatched_payments in access exclusive mode');
+      await holder.query('lock table payment_events in access exclusive mode');
       const first = await answered(platform.control.pay({ link, userId: PAYER_A }).preCheckoutQueryId);
       expect(first.status).toBe('approved');
       await new Promise((r) => setTimeout(r, HOLD_MS + 300));
+      // The backend's hold lapsed; the bot still holds the first payment and declines before asking.
       const second = await answered(platform.control.pay({ link, userId: PAYER_B }).preCheckoutQueryId);
-      expect(second.status).toBe('approved');
-      expect(chargesFor(link)).toHaveLength(2);
+      expect(second).toMatchObject({ status: 'rejected', errorMessage: PAYMENT_HELD_REASON });
+      expect(chargesFor(link)).toHaveLength(1);
+      // A second charge for the order that no pre-checkout of this bot approved (an earlier deployment's
+      // link) reaches the bot as a successful_payment.
+      const stray = platform.control.unforwardedCharge({ userId: PAYER_B, amount: 30, payload: created.order_id });
+      platform.control.injectUpdate({
+        message: {
+          message_id: 1,
+          date: Math.floor(Date.now() / 1000),
+          from: { id: PAYER_B, is_bot: false, first_name: `U${PAYER_B}` },
+          chat: { id: PAYER_B, type: 'private', first_name: `U${PAYER_B}` },
+          successful_payment: {
+            currency: 'XTR',
+            total_amount: 30,
+            invoice_payload: created.order_id,
+            telegram_payment_charge_id: stray.telegramPaymentChargeId,
+            provider_payment_charge_id: '',
+          },
+        },
+      });
+      await eventually(() => (platform.control.state().bots[0]?.pendingUpdates.length ?? 1) === 0, 20_000);
       // The bot dies with both charges in its outbox, then the stall ends.
       await bot.kill();
       await holder.query('rollback');
@@ -144,7 +168,7 @@ describe('e2e: one charge per order, unmatched stars returned once', () => {
     const credited = (
       await stack.db.query<{ platform_charge_id: string }>('select platform_charge_id from orders where id = $1', [created.order_id])
     ).rows[0];
-    expect(refunds[0]?.userId).toBe(chargesFor(link).find((c) => c.telegramPaymentChargeId === lost?.platform_charge_id)?.userId);
+    expect(refunds[0]?.userId).toBe(chargeById(lost?.platform_charge_id ?? '')?.userId);
     expect(credited?.platform_charge_id).not.toBe(lost?.platform_charge_id);
     expect(await ledgerRows(stack.db, created.order_id, 'purchase')).toBe(1);
     expect(BigInt(await balance(stack.api, owner, 'telegram'))).toBe(before + 300n);

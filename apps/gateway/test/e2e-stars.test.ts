@@ -187,11 +187,11 @@ describe('e2e: stars purchase through gateway, backend, bot and the platform emu
     const holder = new pg.Client({ connectionString: stack.db.url });
     await holder.connect();
     try {
-      // Stall ForwardPayment before it touches the order (the credit statement reads
-      // unmatched_payments; pre-checkouts do not): it reaches the backend and waits there, so the
+      // Stall ForwardPayment before it touches the order (the credit statement writes the order's
+      // payment event; pre-checkouts do not): it reaches the backend and waits there, so the
       // charge is in the bot's outbox (stored before forwarding) and not yet credited.
       await holder.query('begin');
-      await holder.query('lock table unmatched_payments in access exclusive mode');
+      await holder.query('lock table payment_events in access exclusive mode');
       const checkout = await pay(created.invoice_link ?? '');
       expect(checkout.status).toBe('approved');
       const chargeId = checkout.telegramPaymentChargeId ?? '';

@@ -53,6 +53,14 @@ export class PaymentOutbox {
     return result.changes > 0;
   }
 
+  /**
+   * True while a payment for `orderId` waits here (no ForwardPayment response yet): the pre-checkout
+   * rule declines another charge for that order (index payment_outbox_order).
+   */
+  holdsPaymentFor(orderId: string): boolean {
+    return this.db.prepare('SELECT 1 FROM payment_outbox WHERE order_id = ? LIMIT 1').get(orderId) !== undefined;
+  }
+
   /** Every waiting payment, oldest first. */
   pending(limit = 100): OutboxRow[] {
     return this.rows(`SELECT ${COLUMNS} FROM payment_outbox ORDER BY created_at, charge_id LIMIT ?`, limit);

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 /**
  * Opens the bot's SQLite file (WAL, synchronous=FULL, bigint integers) and brings its schema up
  * to date in place. Every step is idempotent, so a file written by an older bot (an outbox
- * without `next_attempt_at`, no dead-letter table) is migrated on open and a current one is left
+ * without `next_attempt_at` or its order index, no dead-letter table) is migrated on open and a current one is left
  * alone.
  */
 export function openBotDb(path: string): Database.Database {
@@ -33,6 +33,7 @@ function migrate(db: Database.Database): void {
     db.exec('ALTER TABLE payment_outbox ADD COLUMN next_attempt_at INTEGER NOT NULL DEFAULT 0');
   }
   db.exec('CREATE INDEX IF NOT EXISTS payment_outbox_due ON payment_outbox (next_attempt_at, created_at)');
+  db.exec('CREATE INDEX IF NOT EXISTS payment_outbox_order ON payment_outbox (order_id)');
   db.exec(`CREATE TABLE IF NOT EXISTS dead_letters (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     source TEXT NOT NULL CHECK (source IN ('update', 'outbox')),

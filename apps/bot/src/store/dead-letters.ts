@@ -56,6 +56,29 @@ export class DeadLetters {
     this.onParked();
   }
 
+  /**
+   * True when a parked item holds a confirmed payment for `orderId`: an outbox row the gateway
+   * refused, or a successful_payment update the bot could not handle. Either is money taken that no
+   * ForwardPayment answered, so the pre-checkout rule counts it like an outbox row. Only rows that
+   * can be payments are parsed (outbox rows, updates naming successful_payment); they are few.
+   */
+  holdsPaymentFor(orderId: string): boolean {
+    const row = this.db
+      .prepare(
+        `SELECT 1 FROM dead_letters
+         WHERE (source = 'outbox' OR instr(raw, '"successful_payment"') > 0)
+           AND CASE WHEN json_valid(raw) THEN
+             CASE source
+               WHEN 'outbox' THEN json_extract(raw, '$.orderId')
+               ELSE json_extract(raw, '$.message.successful_payment.invoice_payload')
+             END = ?
+           ELSE 0 END
+         LIMIT 1`,
+      )
+      .get(orderId);
+    return row !== undefined;
+  }
+
   /** Every dead letter, oldest first. */
   list(): DeadLetter[] {
     const rows = this.db.prepare('SELECT id, source, ref, raw, reason, created_at FROM dead_letters ORDER BY id').all() as RawDeadLetter[];

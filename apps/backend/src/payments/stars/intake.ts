@@ -19,7 +19,11 @@ export const DECLINE = {
   mismatch: 'The price does not match this order. Please start a new purchase.',
   held: 'This order is being paid right now. Please wait a few seconds.',
   account: 'This account cannot make purchases.',
+  charged: 'This order already has a payment. Please start a new purchase.',
 } as const;
+
+/** Thrown inside the approval's transaction to roll its hold back: the order already has a recorded charge. */
+class ChargeRecorded extends Error {}
 
 /**
  * ValidatePreCheckout: approves only an existing stars order that is pending or honoured-expired
@@ -31,6 +35,13 @@ export const DECLINE = {
  * any number of backends. A hold whose payment never arrives lapses and the customer may pay again;
  * a payment that arrives after its hold lapsed still credits, and a second charge that raced it ends
  * unmatched and is returned to its payer automatically (refunds/star-refunds.ts).
+ *
+ * An order that already has a recorded charge is declined, credited (paid) or not: a charge recorded
+ * in unmatched_payments under this order (e.g. of another amount, being returned) means the payer was
+ * charged for it, and a new purchase is the way on. That check reads after the hold's UPDATE: a
+ * ForwardPayment recording such a charge touches the order row under its lock, so the UPDATE waits
+ * for its commit and the next statement sees the row. A payment still in the bot's outbox is the
+ * bot's to know (it declines before asking).
  *
  * The order's account is locked first (FOR SHARE, ledger/postings/spender.ts): a blocked or deleted
  * account's charge is declined before money moves, and a block committing meanwhile waits for this
@@ -44,23 +55,32 @@ export async function validatePreCheckout(
 ): Promise<PreCheckoutVerdict> {
   if (!isOrderId(orderId)) return { ok: false, reason: DECLINE.missing };
   const now = deps.now();
-  const held = await deps.db.transaction().execute(async (trx) => {
-    const owner = await trx.selectFrom('orders').select('account_id').where('id', '=', orderId).executeTakeFirst();
-    if (!owner) return false;
-    if ((await lockSpender(trx, owner.account_id, now)) !== null) return 'account' as const;
-    const row = await trx
-      .updateTable('orders')
-      .set({ checkout_hold_until: new Date(now.getTime() + deps.stars.holdMs) })
-      .where('id', '=', orderId)
-      .where('rail', '=', 'stars')
-      .where('state', 'in', CREDITABLE_STATES)
-      .where('amount', '=', amount)
-      .where('currency', '=', currency ?? '')
-      .where((eb) => eb.or([eb('checkout_hold_until', 'is', null), eb('checkout_hold_until', '<=', now)]))
-      .returning('id')
-      .executeTakeFirst();
-    return row !== undefined;
-  });
+  let held: boolean | 'account';
+  try {
+    held = await deps.db.transaction().execute(async (trx) => {
+      const owner = await trx.selectFrom('orders').select('account_id').where('id', '=', orderId).executeTakeFirst();
+      if (!owner) return false;
+      if ((await lockSpender(trx, owner.account_id, now)) !== null) return 'account' as const;
+      const row = await trx
+        .updateTable('orders')
+        .set({ checkout_hold_until: new Date(now.getTime() + deps.stars.holdMs) })
+        .where('id', '=', orderId)
+        .where('rail', '=', 'stars')
+        .where('state', 'in', CREDITABLE_STATES)
+        .where('amount', '=', amount)
+        .where('currency', '=', currency ?? '')
+        .where((eb) => eb.or([eb('checkout_hold_until', 'is', null), eb('checkout_hold_until', '<=', now)]))
+        .returning('id')
+        .executeTakeFirst();
+      if (row === undefined) return false;
+      const recorded = await trx.selectFrom('unmatched_payments').select('id').where('order_ref', '=', orderId).limit(1).executeTakeFirst();
+      if (recorded) throw new ChargeRecorded();
+      return true;
+    });
+  } catch (err: unknown) {
+    if (err instanceof ChargeRecorded) return { ok: false, reason: DECLINE.charged };
+    throw err;
+  }
   if (held === 'account') return { ok: false, reason: DECLINE.account };
   if (held) return { ok: true };
   const order = await findOrder(deps.db, orderId);
