@@ -18,6 +18,7 @@ describe('gateway metrics', () => {
       'BotDuplicateUpdateOwners',
       'BotPlatformUnreachable',
       'BotRateLimitedSustained',
+      'BotUpdateConflicts',
     ]);
     const gw = await startTestGateway();
     try {
