@@ -109,7 +109,7 @@ describe('bots with one instance_id (two real bot processes, a gateway process, 
     expect(sample(text, 'botlink_link_ends_total{reason="replaced"}')).toBe(0);
     const conflicts = emu.control.calls('getUpdates').filter((c) => c.status === 409).length;
     expect(sample(text, 'bot_platform_update_conflicts_total')).toBeLessThanOrEqual(conflicts);
-    const flagged = gw.proc.logs.filter((l) => l['msg'] !== undefined && String(l['msg']).startsWith('a second bot owns updates'));
+    const flagged = gw.proc.logs.filter((l) => typeof l['msg'] === 'string' && l['msg'].startsWith('a second bot owns updates'));
     expect(flagged).toEqual([expect.objectContaining({ level: 50, instanceId: 'bot-1', otherOwners: ['bot-1'], sameInstanceId: true })]);
     // Each process kept its one stream: neither was replaced and none reconnected.
     expect([opened(first), opened(second)]).toEqual([1, 1]);
