@@ -32,8 +32,9 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 afterEach(async () => {
-  for (const p of running.splice(0).reverse()) await p.stop();
+  // Proxies first: a frozen relay would hold the processes' graceful stop until its own deadline.
   for (const proxy of proxies.splice(0)) await proxy.close();
+  for (const p of running.splice(0).reverse()) await p.stop();
   emu.control.reset();
 });
 
@@ -119,7 +120,7 @@ describe('bots with one instance_id (two real bot processes, a gateway process, 
     const gw = await gatewayProcess(gatewayEnv);
     const killed = bot(gw.botlinkUrl, { BOT_INSTANCE_ID: 'bot-k' });
     await eventually(async () => sample(await gw.metrics(), 'botlink_update_owners') === 1, 60_000);
-    await eventually(() => emu.control.calls('getUpdates').length > 0, 30_000);
+    await eventually(() => opened(killed) === 1 && emu.control.calls('getUpdates').length > 0, 30_000);
     await killed.kill();
     killed.start();
     await eventually(() => opened(killed) === 2, 60_000);
