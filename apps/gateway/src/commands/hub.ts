@@ -62,9 +62,10 @@ export function kindLabel(kind: CommandPayload['case']): string {
 
 /**
  * The gateway's command hub: one Link per bot instance (two or more only for live duplicates the
- * caller chose to keep), commands routed to the bot that owns updates (else any connected bot), each written once with a fresh command_id and correlated
- * with its Ack. At-most-once: nothing is queued for later; when a Link ends, everything in flight
- * on it resolves at once as `error`/`link_lost` and is never re-sent on another Link.
+ * caller chose to keep), commands routed to the bot that owns updates (else any connected bot),
+ * each written once with a fresh command_id and correlated with its Ack. At-most-once: nothing is
+ * queued for later; when a Link ends, everything in flight on it resolves at once as
+ * `error`/`link_lost` and is never re-sent on another Link.
  */
 export class CommandHub {
   /** Open Links by Link id, in opening order. */
