@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { z } from 'zod';
 import { env, parseConfig } from '@wordgame/config';
@@ -8,6 +9,14 @@ const chatId = () =>
     .string()
     .regex(/^(-?\d{1,20}|@[A-Za-z][A-Za-z0-9_]{3,31})$/, 'must be a numeric chat id or @username')
     .optional();
+
+/**
+ * `<host name>-<8 random hex digits>`: unique per process, still telling the operator which host it
+ * runs on. The gateway keeps every live Link, so two bots that share an id stay visible as two.
+ */
+export function defaultInstanceId(): string {
+  return `${hostname().slice(0, 100)}-${randomBytes(4).toString('hex')}`;
+}
 
 /** Bot configuration, parsed once at start; see the README's config table. */
 export const botConfigSchema = z.object({
@@ -28,8 +37,11 @@ export const botConfigSchema = z.object({
   BOTLINK_RPC_TIMEOUT_MS: env.int(5_000, 100),
   /** Health report interval on the bot-link stream (the spec's 30 s). */
   BOT_HEALTH_INTERVAL_MS: env.int(30_000, 100),
-  /** Identifies this bot process in the gateway's logs. */
-  BOT_INSTANCE_ID: env.str().default(hostname()),
+  /**
+   * Identifies this bot process to the gateway (Hello.instance_id, at most 128 characters). Unset: the
+   * host name plus a random suffix, new for every process, so two processes never share one by accident.
+   */
+  BOT_INSTANCE_ID: env.str().max(128, 'must be at most 128 characters').default(defaultInstanceId),
   /** Chat-platform Bot API root, e.g. https://api.telegram.org. */
   PLATFORM_API_ROOT: env.url().default('http://127.0.0.1:8081'),
   PLATFORM_BOT_TOKEN: env.str(),

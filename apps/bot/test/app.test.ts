@@ -1,5 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
+import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { startPlatformEmulator, type PlatformEmulator } from '@wordgame/platform-emulator';
 import { buildBot } from '../src/app.js';
@@ -36,6 +37,19 @@ describe('bot configuration', () => {
     ['BOT_PRECHECKOUT_TIMEOUT_MS', '12000', /BOT_PRECHECKOUT_TIMEOUT_MS: must be between 100 and 8000/],
   ])('names %s when it is %p', (name, value, problem) => {
     expect(() => loadBotConfig({ PLATFORM_BOT_TOKEN: 't', [name]: value })).toThrow(problem);
+  });
+
+  it('gives every process its own instance id unless BOT_INSTANCE_ID pins one', () => {
+    const a = loadBotConfig({ PLATFORM_BOT_TOKEN: 't' }).BOT_INSTANCE_ID;
+    const b = loadBotConfig({ PLATFORM_BOT_TOKEN: 't' }).BOT_INSTANCE_ID;
+    const host = `${hostname().slice(0, 100)}-`;
+    expect(a.startsWith(host)).toBe(true);
+    expect(a.slice(host.length)).toMatch(/^[0-9a-f]{8}$/);
+    expect(b).not.toBe(a);
+    expect(loadBotConfig({ PLATFORM_BOT_TOKEN: 't', BOT_INSTANCE_ID: 'bot-1' }).BOT_INSTANCE_ID).toBe('bot-1');
+    expect(() => loadBotConfig({ PLATFORM_BOT_TOKEN: 't', BOT_INSTANCE_ID: 'x'.repeat(129) })).toThrow(
+      /BOT_INSTANCE_ID: must be at most 128 characters/,
+    );
   });
 
   it('requires PLATFORM_BOT_TOKEN and never echoes it', () => {

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { composeProblems, undocumentedVariables } from '@wordgame/testkit';
+import { composeEnvironment, composeProblems, undocumentedVariables } from '@wordgame/testkit';
 import { botConfigSchema } from '../src/config.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -7,6 +7,12 @@ const root = fileURLToPath(new URL('../../../', import.meta.url));
 describe('docker-compose service bot', () => {
   it('names existing paths and only variables the config knows', () => {
     expect(composeProblems(root, 'bot', Object.keys(botConfigSchema.shape))).toEqual([]);
+  });
+
+  it('leaves BOT_INSTANCE_ID unset, so every bot process (also of a scaled service) gets its own', () => {
+    const environment = composeEnvironment(root, 'bot');
+    expect(environment).toHaveProperty('OWNS_UPDATES');
+    expect(environment).not.toHaveProperty('BOT_INSTANCE_ID');
   });
 
   it('documents every config variable in the README', () => {

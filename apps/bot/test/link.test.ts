@@ -81,6 +81,22 @@ describe('bot-link client', () => {
     expect(lines.filter((l) => l.msg === 'bot-link stream opened')).toHaveLength(1);
   });
 
+  it('sends a Health right behind the Hello on every new stream, carrying the last-ok stamp', async () => {
+    const counters = new HealthCounters(() => 1_700_000_321);
+    counters.stampOk();
+    counters.apiError();
+    startLink({ counters });
+    const first = await gateway.session(1);
+    await waitFor(() => first.received.length >= 2, 'two messages on the first stream');
+    expect(first.received.map((m) => m.msg.case)).toEqual(['hello', 'health']);
+    expect(first.healths()[0]).toMatchObject({ apiErrors: 1n, lastOkUnix: 1_700_000_321n });
+    gateway.dropConnections();
+    const second = await gateway.session(2);
+    await waitFor(() => second.received.length >= 2, 'two messages on the second stream');
+    expect(second.received.map((m) => m.msg.case)).toEqual(['hello', 'health']);
+    expect(second.healths()[0]).toMatchObject({ apiErrors: 0n, lastOkUnix: 1_700_000_321n });
+  });
+
   it('acks every one of 500 concurrent commands exactly once through the single sender, with Health interleaved', async () => {
     const counters = new HealthCounters();
     const onCommand: CommandHandler = async (command) => {

@@ -136,7 +136,9 @@ describe('the one platform-API client (Bot behaviour toward the chat-platform AP
     const never = emu.control.createUser({ started: false }).user.id;
     const forbidden = await failure(platform.call('sendMessage', { chat_id: never, text: 'hi' }));
     expect(forbidden).toMatchObject({ kind: 'client', status: 403 });
-    expect(totals(counters)).toEqual({ connectFailures: 0n, apiErrors: 0n, rateLimited: 0n });
+    emu.control.addFault({ method: 'sendMessage', status: 409 });
+    expect(await failure(platform.call('sendMessage', { chat_id: never, text: 'hi' }))).toMatchObject({ kind: 'client', status: 409 });
+    expect(counters.take()).toMatchObject({ connectFailures: 0n, apiErrors: 0n, rateLimited: 0n, updateConflicts: 0n });
     expect(counters.lastOkUnix).toBe(0n);
   });
 });
@@ -205,7 +207,9 @@ describe('the update long poll', () => {
     await waitFor(() => seen.length === 1, 'polling resumed', 10_000);
     await poller.stop();
     expect(emu.control.calls('getUpdates').filter((c) => c.status === 409)).toHaveLength(1);
-    expect(totals(counters)).toEqual({ connectFailures: 0n, apiErrors: 0n, rateLimited: 0n });
+    // Health field 8: the 409 goes up as an update conflict, and in no spec counter.
+    expect(counters.take()).toMatchObject({ connectFailures: 0n, apiErrors: 0n, rateLimited: 0n, updateConflicts: 1n });
+    expect(counters.take().updateConflicts).toBe(0n);
   });
 
   it('stop() aborts the pending long poll promptly and counts nothing', async () => {

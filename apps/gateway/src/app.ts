@@ -117,7 +117,15 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
         httpServer.once('listening', resolve);
         httpServer.once('error', reject);
       });
-      const botlinkImpl = botlinkService({ hub, health, metrics, logger, backend, idleTimeoutMs: config.BOTLINK_IDLE_TIMEOUT_MS });
+      const botlinkImpl = botlinkService({
+        hub,
+        health,
+        metrics,
+        logger,
+        backend,
+        idleTimeoutMs: config.BOTLINK_IDLE_TIMEOUT_MS,
+        duplicateProbeMs: config.BOTLINK_PING_TIMEOUT_MS,
+      });
       const identity = new BotIdentityGate(config.BOTLINK_ALLOWED_CLIENTS, (refused) => {
         metrics.linkRejections.inc({ reason: 'client_identity' });
         logger.warn(refused, 'bot-link call refused: client certificate is not an allowed bot');

@@ -94,7 +94,10 @@ export const gatewayConfigSchema = z
       ),
     /** HTTP/2 ping interval on bot-link sessions (ms); with the ping timeout it bounds half-open detection. */
     BOTLINK_PING_INTERVAL_MS: env.int(30_000, 100, 3_600_000),
-    /** A bot-link session whose ping is not answered within this time (ms) is destroyed. */
+    /**
+     * A bot-link session whose ping is not answered within this time (ms) is destroyed; also how long an open
+     * Link has to answer a PING when a new Hello reuses its instance_id (answered: a live duplicate, kept and flagged).
+     */
     BOTLINK_PING_TIMEOUT_MS: env.int(20_000, 100, 3_600_000),
     /** A Link stream that receives no message (Hello, Ack or Health) for this long (ms) is closed. */
     BOTLINK_IDLE_TIMEOUT_MS: env.int(90_000, 100, 3_600_000),

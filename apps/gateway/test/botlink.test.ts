@@ -63,20 +63,26 @@ describe('BotLink over mutual TLS', () => {
     expect(sample(await gw.metrics(), 'botlink_link_rejections_total{reason="invalid_hello"}')).toBe(1);
   });
 
-  it('replaces the Link of an instance that connects again; commands go to the new one', async () => {
+  it('keeps a live second process with the same instance_id beside the first and flags it like a second owner', async () => {
     const first = bot().hello('bot-1', true);
     await eventually(async () => (await connected()) === 1);
     const second = bot().hello('bot-1', true);
-    const err = await first.ended;
-    expect(err?.code).toBe(Code.Aborted);
-    expect(err?.rawMessage).toMatch(/replaced/);
-    expect(gw.gateway.hub.snapshot()).toEqual([{ instanceId: 'bot-1', ownsUpdates: true, peer: 'bot' }]);
-    expect(await gw.gateway.hub.send(notify, { timeoutMs: 5_000 })).toMatchObject({ status: 'delivered' });
-    expect(second.received).toHaveLength(1);
-    expect(first.received).toHaveLength(0);
+    await eventually(async () => (await connected()) === 2);
     const text = await gw.metrics();
-    expect(sample(text, 'botlink_connected_bots')).toBe(1);
-    expect(sample(text, 'botlink_link_ends_total{reason="replaced"}')).toBe(1);
+    expect(sample(text, 'botlink_duplicate_owners_total')).toBe(1);
+    expect(sample(text, 'botlink_update_owners')).toBe(2);
+    expect(sample(text, 'botlink_link_ends_total{reason="replaced"}')).toBe(0);
+    expect(gw.gateway.hub.snapshot()).toEqual([
+      { instanceId: 'bot-1', ownsUpdates: true, peer: 'bot' },
+      { instanceId: 'bot-1', ownsUpdates: true, peer: 'bot' },
+    ]);
+    expect(await gw.gateway.hub.send(notify, { timeoutMs: 5_000 })).toMatchObject({ status: 'delivered' });
+    expect(first.received.length + second.received.length).toBe(1);
+    await second.close();
+    await eventually(async () => sample(await gw.metrics(), 'botlink_update_owners') === 1);
+    expect(await Promise.race([first.ended.then(() => 'ended'), new Promise((resolve) => setTimeout(() => resolve('open'), 100))])).toBe(
+      'open',
+    );
   });
 
   it('adds Health deltas to the counter and never lowers last_ok, also across a reconnect', async () => {
@@ -105,13 +111,14 @@ describe('BotLink over mutual TLS', () => {
     await eventually(async () => sample(await gw.metrics(), 'bot_platform_last_ok_unix') === now + 1);
   });
 
-  it('adds the additive Health dead_letters deltas to bot_dead_letters_total', async () => {
+  it('adds the additive Health dead_letters and update_conflicts deltas to their own counters', async () => {
     const b = bot().hello('bot-dl', true);
-    b.health({ deadLetters: 2n });
+    b.health({ deadLetters: 2n, updateConflicts: 4n });
     b.health({ connectFailures: 1n });
-    b.health({ deadLetters: 1n });
+    b.health({ deadLetters: 1n, updateConflicts: 1n });
     await eventually(async () => sample(await gw.metrics(), 'bot_dead_letters_total') === 3);
     const text = await gw.metrics();
+    expect(sample(text, 'bot_platform_update_conflicts_total')).toBe(5);
     expect(sample(text, 'bot_platform_errors_total{kind="long_poll"}')).toBe(1);
   });
 
@@ -122,9 +129,6 @@ describe('BotLink over mutual TLS', () => {
     let text = await gw.metrics();
     expect(sample(text, 'botlink_update_owners')).toBe(1);
     expect(sample(text, 'botlink_duplicate_owners_total')).toBe(0);
-    bot().hello('owner-a', true);
-    await eventually(async () => sample(await gw.metrics(), 'botlink_link_ends_total{reason="replaced"}') === 1);
-    expect(sample(await gw.metrics(), 'botlink_duplicate_owners_total')).toBe(0);
     const second = bot().hello('owner-b', true);
     await eventually(async () => (await connected()) === 3);
     text = await gw.metrics();
@@ -151,6 +155,34 @@ describe('BotLink over mutual TLS', () => {
 });
 
 describe('BotLink keepalive', () => {
+  it('replaces the Link of an instance whose old connection no longer answers (a reconnect), silently; commands go to the new one', async () => {
+    const gw = await startTestGateway({ BOTLINK_PING_INTERVAL_MS: '600000', BOTLINK_PING_TIMEOUT_MS: '300' });
+    const proxy = await startTcpProxy(gw.urls.botlinkPort);
+    const options = { ca: gw.certs.ca.cert, client: gw.certs.bot };
+    const first = new TestBot({ url: `https://127.0.0.1:${proxy.port}`, ...options }).hello('bot-1', true);
+    let second: TestBot | undefined;
+    try {
+      await eventually(() => gw.gateway.hub.connected === 1);
+      proxy.freeze();
+      second = new TestBot({ url: gw.urls.botlinkUrl, ...options }).hello('bot-1', true);
+      await eventually(async () => sample(await gw.metrics(), 'botlink_link_ends_total{reason="replaced"}') === 1);
+      const text = await gw.metrics();
+      expect(sample(text, 'botlink_connected_bots')).toBe(1);
+      expect(sample(text, 'botlink_update_owners')).toBe(1);
+      expect(sample(text, 'botlink_duplicate_owners_total')).toBe(0);
+      expect(gw.gateway.hub.snapshot()).toEqual([{ instanceId: 'bot-1', ownsUpdates: true, peer: 'bot' }]);
+      expect(await gw.gateway.hub.send(notify, { timeoutMs: 5_000 })).toMatchObject({ status: 'delivered' });
+      expect(second.received).toHaveLength(1);
+      expect(first.received).toHaveLength(0);
+    } finally {
+      proxy.cut();
+      await first.close();
+      await second?.close();
+      await proxy.close();
+      await gw.stop();
+    }
+  });
+
   it('detects a half-open connection by an unanswered ping and marks the bot disconnected', async () => {
     const gw = await startTestGateway({
       BOTLINK_PING_INTERVAL_MS: '200',

@@ -18,6 +18,7 @@ describe('gateway metrics', () => {
       'BotDuplicateUpdateOwners',
       'BotPlatformUnreachable',
       'BotRateLimitedSustained',
+      'BotUpdateConflicts',
     ]);
     const gw = await startTestGateway();
     try {
@@ -34,6 +35,10 @@ describe('gateway metrics', () => {
       expect(text).toMatch(/^botlink_update_owners 0$/m);
       expect(text).toMatch(/^bot_dead_letters_total 0$/m);
       expect(text).toMatch(/^botlink_duplicate_owners_total 0$/m);
+      expect(text).toMatch(/^bot_platform_update_conflicts_total 0$/m);
+      // No report yet: the liveness gauge has no sample at all (0 would be older than any real stamp).
+      expect(text).toMatch(/^# TYPE bot_platform_last_ok_unix gauge$/m);
+      expect(text).not.toMatch(/^bot_platform_last_ok_unix /m);
       expect(text).not.toMatch(/[{,](instance_id|command_id|peer)="/);
     } finally {
       await gw.stop();

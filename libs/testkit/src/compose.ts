@@ -73,6 +73,12 @@ export function composeProblems(root: string, service: string, knownVars: readon
   return problems;
 }
 
+/** The variables docker-compose.yml sets for `service` (raw values); empty when it sets none. */
+export function composeEnvironment(root: string, service: string): Record<string, unknown> {
+  const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8')) as { services?: Record<string, ComposeService> };
+  return { ...compose.services?.[service]?.environment };
+}
+
 /** A variable name that says it carries a credential. */
 const SECRET_VAR = /TOKEN|SECRET|KEY|PASSWORD|SHOPS/;
 

@@ -13,7 +13,7 @@ export {
 } from './certs.js';
 export { randomServiceTokens, TEST_SERVICE_TOKENS, type ServiceTokens } from './service-tokens.js';
 export { TEST_RATE_LIMITS } from './rate-limits.js';
-export { composeProblems, insecureComposeDefaults, workspaceDirs } from './compose.js';
+export { composeEnvironment, composeProblems, insecureComposeDefaults, workspaceDirs } from './compose.js';
 export { undocumentedVariables } from './readme.js';
 export { freePort } from './ports.js';
 export { adminQuery, freshDatabase, grantChips, testServerUrl, type FreshDatabase } from './postgres.js';

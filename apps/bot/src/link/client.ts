@@ -40,8 +40,9 @@ export interface LinkClientOptions {
 /**
  * The bot's end of the bot-link: holds one Link stream to the gateway and reopens it with
  * exponential backoff and jitter whenever it ends. Each stream starts with Hello; commands run
- * concurrently and each gets exactly one Ack; a Health report goes up every `healthIntervalMs`.
- * Everything written to a stream goes through its single LinkSender.
+ * concurrently and each gets exactly one Ack; a Health report goes up right behind the Hello (a
+ * gateway that has just restarted knows no liveness stamp until it gets one) and then every
+ * `healthIntervalMs`. Everything written to a stream goes through its single LinkSender.
  *
  * Health carries the deltas `HealthCounters.take()` hands out. A report taken just before a
  * stream dies is dropped with the stream and not re-added to the next one: the gateway's counter
@@ -129,13 +130,15 @@ export class LinkClient {
       logger.info({ instanceId, ownsUpdates }, 'bot-link stream opened');
     };
     const responses = this.rpc.link(sender.requests, { signal: call.signal, onHeader: accept });
+    const report = (): void => {
+      void sender.send({ case: 'health', value: create(botlink.HealthSchema, counters.take()) });
+    };
     void sender.send({ case: 'hello', value: create(botlink.HelloSchema, { instanceId, ownsUpdates }) }).then(async (written) => {
-      if (written && (await this.options.answered?.())) accept();
+      if (!written) return;
+      report();
+      if (await this.options.answered?.()) accept();
     });
-    const health = setInterval(() => {
-      const deltas = counters.take();
-      void sender.send({ case: 'health', value: create(botlink.HealthSchema, deltas) });
-    }, this.options.healthIntervalMs);
+    const health = setInterval(report, this.options.healthIntervalMs);
     try {
       for await (const message of responses) {
         if (message.command) this.dispatch(message.command, sender);

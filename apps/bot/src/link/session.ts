@@ -104,7 +104,14 @@ export class LinkSession implements SessionManager {
         session.once('close', () => {
           if (this.session === session) this.session = undefined;
         });
-        keepAlive(session, { intervalMs: pingIntervalMs, timeoutMs: pingIntervalMs });
+        // Destroyed with an error, so the streams on it fail: a plain destroy() closes them with
+        // NO_ERROR, which connect-node does not surface, and the Link would wait forever.
+        keepAlive(session, {
+          intervalMs: pingIntervalMs,
+          timeoutMs: pingIntervalMs,
+          onTimeout: () =>
+            session.destroy(new ConnectError('bot-link PING unanswered: the connection is gone or half-open', Code.Unavailable)),
+        });
         if (this.closed) {
           session.destroy();
           reject(new ConnectError('bot-link connection closed', Code.Unavailable));

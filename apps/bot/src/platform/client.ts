@@ -63,7 +63,8 @@ function envelopeOf(result: z.ZodType | undefined): z.ZodType<{ result: unknown 
  * The bot's one platform-API client: every call to the chat platform goes through `call()`, which
  * feeds the Health counters (any 2xx stamps liveness; transport error or 5xx counts as a
  * connect_failure on the long poll and as an api_error elsewhere; a 429 counts as rate_limited and
- * pauses every further call for its Retry-After, bounded; other 4xx are ordinary outcomes counted
+ * pauses every further call for its Retry-After, bounded; a 409 on the long poll counts as an
+ * update conflict, another process polling with this token; other 4xx are ordinary outcomes counted
  * nowhere). A 2xx is accepted only as the envelope `{ok: true, result}` whose result has the shape
  * the caller asks for: anything else (HTML, `{}`, an empty body, a result of the wrong type) is a
  * `malformed` failure counted like a transport error (connect_failures on the long poll, api_errors
@@ -124,6 +125,7 @@ export class PlatformClient {
       this.pause(Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 1000);
       throw new PlatformError('rate_limited', method, 429, description);
     }
+    if (res.status === 409 && opts.longPoll) counters.updateConflict();
     if (res.status >= 500) {
       if (opts.longPoll) counters.connectFailure();
       else counters.apiError();

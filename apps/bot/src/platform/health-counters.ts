@@ -6,6 +6,8 @@ export interface HealthDeltas {
   lastOkUnix: bigint;
   /** Updates and outbox rows parked as dead letters (Health field 5, additive). */
   deadLetters: bigint;
+  /** 409 Conflict answers to the getUpdates long poll (Health field 8, additive). */
+  updateConflicts: bigint;
 }
 
 /**
@@ -17,6 +19,7 @@ export class HealthCounters {
   private apiErrors = 0n;
   private rateLimited = 0n;
   private deadLettered = 0n;
+  private updateConflicts = 0n;
   private lastOk = 0n;
 
   constructor(private readonly nowUnix: () => number = () => Math.floor(Date.now() / 1000)) {}
@@ -36,6 +39,9 @@ export class HealthCounters {
   deadLetter(): void {
     this.deadLettered += 1n;
   }
+  updateConflict(): void {
+    this.updateConflicts += 1n;
+  }
   get lastOkUnix(): bigint {
     return this.lastOk;
   }
@@ -47,9 +53,11 @@ export class HealthCounters {
       rateLimited: this.rateLimited,
       lastOkUnix: this.lastOk,
       deadLetters: this.deadLettered,
+      updateConflicts: this.updateConflicts,
     };
     this.connectFailures = 0n;
     this.deadLettered = 0n;
+    this.updateConflicts = 0n;
     this.apiErrors = 0n;
     this.rateLimited = 0n;
     return deltas;

@@ -1,3 +1,4 @@
+import type http2 from 'node:http2';
 import type { TLSSocket } from 'node:tls';
 import { createContextKey, createContextValues, type ContextValues } from '@connectrpc/connect';
 
@@ -10,15 +11,23 @@ export interface PeerIdentity {
 /** Handler context key carrying the peer certificate identity. */
 export const peerKey = createContextKey<PeerIdentity>({ subject: 'unknown' }, { description: 'bot-link peer certificate' });
 
+/**
+ * Handler context key carrying the HTTP/2 session (the connection) a call arrived on: the Link
+ * handler tells a second process from a reconnect of the same one by it, and PINGs it.
+ */
+export const connectionKey = createContextKey<http2.Http2Session | undefined>(undefined, { description: 'bot-link HTTP/2 connection' });
+
 const subjects = new WeakMap<object, string | undefined>();
 
 /**
- * The context values of a call on `socket`: the client certificate's subject CN. The handshake
- * already verified the certificate against the CA, so only the subject is taken; it is read once
- * per connection (getPeerCertificate builds a fresh object on every call).
+ * The context values of a call on `socket`: the client certificate's subject CN, and the HTTP/2
+ * `session` when there is one. The handshake already verified the certificate against the CA, so
+ * only the subject is taken; it is read once per connection (getPeerCertificate builds a fresh
+ * object on every call).
  */
-export function peerValues(socket: unknown): ContextValues {
+export function peerValues(socket: unknown, session?: http2.Http2Session): ContextValues {
   const values = createContextValues();
+  if (session) values.set(connectionKey, session);
   if (typeof socket !== 'object' || socket === null) return values;
   let subject: string | undefined;
   if (subjects.has(socket)) subject = subjects.get(socket);

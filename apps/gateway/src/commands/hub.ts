@@ -61,13 +61,15 @@ export function kindLabel(kind: CommandPayload['case']): string {
 }
 
 /**
- * The gateway's command hub: at most one Link per bot instance, commands routed to the bot that
- * owns updates (else any connected bot), each written once with a fresh command_id and correlated
- * with its Ack. At-most-once: nothing is queued for later; when a Link ends, everything in flight
- * on it resolves at once as `error`/`link_lost` and is never re-sent on another Link.
+ * The gateway's command hub: one Link per bot instance (two or more only for live duplicates the
+ * caller chose to keep), commands routed to the bot that owns updates (else any connected bot),
+ * each written once with a fresh command_id and correlated with its Ack. At-most-once: nothing is
+ * queued for later; when a Link ends, everything in flight on it resolves at once as
+ * `error`/`link_lost` and is never re-sent on another Link.
  */
 export class CommandHub {
-  private readonly links = new Map<string, LinkState>();
+  /** Open Links by Link id, in opening order. */
+  private readonly links = new Map<number, LinkState>();
   private nextId = 1;
   private closed = false;
 
@@ -89,14 +91,20 @@ export class CommandHub {
     return [...this.links.values()].map((link) => ({ ...link.identity }));
   }
 
+  /** The open Links of `instanceId`, oldest first (more than one only while live duplicates are kept). */
+  linksOf(instanceId: string): Link[] {
+    return [...this.links.values()].filter((link) => link.identity.instanceId === instanceId);
+  }
+
   /**
-   * Registers a Link after its Hello. A Link already open for the same instance_id is ended as
-   * `replaced` first. Throws HubClosedError once the hub is closed.
+   * Registers a Link after its Hello. Links already open for the same instance_id are ended as
+   * `replaced` first, except those in `keep`: live duplicates (another process using the same
+   * instance_id), which stay open beside the new one. Throws HubClosedError once the hub is closed.
    */
-  open(identity: LinkIdentity): Link {
+  open(identity: LinkIdentity, keep: readonly Link[] = []): Link {
     if (this.closed) throw new HubClosedError('the gateway is shutting down');
-    const previous = this.links.get(identity.instanceId);
-    if (previous) this.end(previous, 'replaced');
+    const previous = this.linksOf(identity.instanceId).filter((link) => !keep.includes(link));
+    for (const link of previous) this.end(link, 'replaced');
     const link: LinkState = {
       id: this.nextId++,
       identity,
@@ -104,7 +112,7 @@ export class CommandHub {
       endReason: undefined,
       inFlight: new Map(),
     };
-    this.links.set(identity.instanceId, link);
+    this.links.set(link.id, link);
     this.options.metrics.connectedBots.set(this.links.size);
     this.options.logger.info(
       {
@@ -112,7 +120,8 @@ export class CommandHub {
         instanceId: identity.instanceId,
         peer: identity.peer,
         ownsUpdates: identity.ownsUpdates,
-        replaced: previous !== undefined,
+        replaced: previous.length > 0,
+        sameInstanceKept: keep.length,
       },
       'bot link opened',
     );
@@ -125,7 +134,7 @@ export class CommandHub {
     const state = link as LinkState;
     if (state.endReason !== undefined) return;
     state.endReason = reason;
-    if (this.links.get(state.identity.instanceId) === state) this.links.delete(state.identity.instanceId);
+    this.links.delete(state.id);
     state.queue.close();
     const lost = [...state.inFlight.values()];
     for (const command of lost) this.settle(state, command, { status: 'error', error: LINK_LOST }, 'link_lost');

@@ -24,6 +24,7 @@ export interface BotlinkMetrics {
   platformErrors: Counter<'kind'>;
   platformLastOk: Gauge;
   deadLetters: Counter;
+  updateConflicts: Counter;
   connectedBots: Gauge;
   updateOwners: Gauge;
   duplicateOwners: Counter;
@@ -50,12 +51,17 @@ export function createBotlinkMetrics(registry: Registry): BotlinkMetrics {
     }),
     platformLastOk: new Gauge({
       name: 'bot_platform_last_ok_unix',
-      help: "Unix seconds of the bot's last successful chat-platform API response; never moves backwards (0 until the first report carrying a stamp).",
+      help: "Unix seconds of the bot's last successful chat-platform API response; never moves backwards (no sample until a report carries a stamp).",
       registers,
     }),
     deadLetters: new Counter({
       name: 'bot_dead_letters_total',
       help: 'Updates and payment outbox rows the bot parked in its dead-letter table (sum of the additive Health dead_letters deltas); each needs an operator.',
+      registers,
+    }),
+    updateConflicts: new Counter({
+      name: 'bot_platform_update_conflicts_total',
+      help: "409 Conflict answers to the bot's getUpdates long poll (sum of the additive Health update_conflicts deltas): another process polls updates with the same bot token, whatever its instance_id.",
       registers,
     }),
     connectedBots: new Gauge({ name: 'botlink_connected_bots', help: 'Bots with an open Link stream.', registers }),
@@ -66,7 +72,7 @@ export function createBotlinkMetrics(registry: Registry): BotlinkMetrics {
     }),
     duplicateOwners: new Counter({
       name: 'botlink_duplicate_owners_total',
-      help: 'Links opened with owns_updates=true while a bot of another instance_id already owned updates (accepted and flagged).',
+      help: 'Links opened with owns_updates=true while a live bot of another instance_id, or a live second process with the same one, already owned updates (accepted and flagged).',
       registers,
     }),
     commands: new Counter({
@@ -111,6 +117,9 @@ export function createBotlinkMetrics(registry: Registry): BotlinkMetrics {
   metrics.connectedBots.set(0);
   metrics.updateOwners.set(0);
   metrics.deadLetters.inc(0);
+  metrics.updateConflicts.inc(0);
+  // No sample until a report carries a stamp: a restarted gateway must not expose 0, an older value than the last one scraped.
+  metrics.platformLastOk.remove();
   metrics.duplicateOwners.inc(0);
   metrics.unknownAcks.inc(0);
   metrics.pingTimeouts.inc(0);

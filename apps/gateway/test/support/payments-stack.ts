@@ -26,7 +26,7 @@ export const DIRECT_SHOP: ShopConfig = { shopId: 'direct-shop', secretKey: 'dire
 /** The vk channel's shop: the backend is told it is live while the emulator marks its payments test. */
 export const VK_SHOP: ShopConfig = { shopId: 'vk-shop', secretKey: 'vk-secret', test: true };
 
-/** The real bot as its own process (`apps/bot/src/main.ts`), killable and restartable on the same outbox. */
+/** A service as its own process (the real bot: `apps/bot/src/main.ts`), killable and restartable on the same files. */
 export interface BotProcess {
   /** Starts (or restarts) the process. */
   start(): void;
@@ -34,11 +34,12 @@ export interface BotProcess {
   kill(): Promise<void>;
   /** SIGTERM and wait. */
   stop(): Promise<void>;
-  /** The bot's log lines (JSON), across restarts. */
+  /** The process's log lines (JSON), across restarts. */
   logs: Record<string, unknown>[];
 }
 
-function botProcess(env: Record<string, string>): BotProcess {
+/** Runs `entry` (a path under the repository root, through tsx) with exactly `env` plus PATH. */
+export function serviceProcess(entry: string, env: Record<string, string>): BotProcess {
   let child: ChildProcess | undefined;
   const logs: Record<string, unknown>[] = [];
   const exited = (c: ChildProcess) => c.exitCode !== null || c.signalCode !== null;
@@ -56,8 +57,8 @@ function botProcess(env: Record<string, string>): BotProcess {
   return {
     logs,
     start() {
-      if (child && !exited(child)) throw new Error('the bot is already running');
-      const c = spawn(process.execPath, [TSX, join(ROOT, 'apps/bot/src/main.ts')], {
+      if (child && !exited(child)) throw new Error(`${entry} is already running`);
+      const c = spawn(process.execPath, [TSX, join(ROOT, entry)], {
         cwd: ROOT,
         env: { PATH: process.env['PATH'] ?? '', ...env },
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -82,6 +83,11 @@ function botProcess(env: Record<string, string>): BotProcess {
     kill: () => end('SIGKILL'),
     stop: () => end('SIGTERM'),
   };
+}
+
+/** The real bot as its own process. */
+export function botProcess(env: Record<string, string>): BotProcess {
+  return serviceProcess('apps/bot/src/main.ts', env);
 }
 
 /** Options of the payments stack. */

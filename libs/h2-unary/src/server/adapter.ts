@@ -35,7 +35,12 @@ export function unaryServers(
     routes: (router) => {
       for (const { service, impl } of options.services) router.service(service, impl);
     },
-    ...(contextValues ? { contextValues: (req: { socket: unknown }) => contextValues(req.socket) } : {}),
+    ...(contextValues
+      ? {
+          contextValues: (req: { socket: unknown; stream?: { session?: http2.Http2Session } }) =>
+            contextValues(req.socket, req.stream?.session),
+        }
+      : {}),
     ...(fallback ? { fallback } : {}),
   }) as NodeHandler;
   if (options.fast === false) return { handler, take: () => false };

@@ -42,7 +42,7 @@ export function connectUnaryTaker(options: UnaryServerOptions, scheme: 'http' | 
       'accept-encoding',
     );
     if (compression.request !== null || compression.error !== undefined) return false;
-    const values = options.contextValues?.(stream.session?.socket) ?? createContextValues();
+    const values = options.contextValues?.(stream.session?.socket, stream.session) ?? createContextValues();
     const { method } = route;
     serveUnary(stream, timeout === undefined ? undefined : Number(timeout), {
       header: { 'content-type': 'application/proto' },

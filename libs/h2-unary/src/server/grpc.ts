@@ -41,7 +41,7 @@ export function grpcUnaryTaker(options: UnaryServerOptions, scheme: 'http' | 'ht
       typeof accept === 'string' ? accept : null,
       'grpc-accept-encoding',
     );
-    const values = options.contextValues?.(stream.session?.socket) ?? createContextValues();
+    const values = options.contextValues?.(stream.session?.socket, stream.session) ?? createContextValues();
     const { method } = route;
     const header: Record<string, string> = { 'content-type': 'application/grpc+proto' };
     if (compression.response !== null) header['grpc-encoding'] = compression.response.name;

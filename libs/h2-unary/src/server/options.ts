@@ -1,3 +1,4 @@
+import type http2 from 'node:http2';
 import type { ContextValues, Interceptor } from '@connectrpc/connect';
 import type { Compression } from '@connectrpc/connect/protocol';
 import { compressionBrotli, compressionGzip } from '@connectrpc/connect-node';
@@ -14,8 +15,11 @@ export interface UnaryServerOptions {
   interceptors?: Interceptor[];
   /** Largest request message read (connect-node's `readMaxBytes`). */
   readMaxBytes: number;
-  /** The context values of a call, from the connection's socket (the TLS peer, …). */
-  contextValues?: (socket: unknown) => ContextValues;
+  /**
+   * The context values of a call, from the connection's socket (the TLS peer, …) and, on HTTP/2,
+   * the session the call arrived on (which connection, and a way to PING its peer).
+   */
+  contextValues?: (socket: unknown, session?: http2.Http2Session) => ContextValues;
   /**
    * False turns the fast path off: every call goes to connect-node (the bench's comparison, and
    * the way out should a fast path misbehave). Default true.
