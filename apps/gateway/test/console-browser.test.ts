@@ -212,11 +212,12 @@ describe('operator console in headless Chromium (gateway + backend + bot + emula
     const platform = stack.platform;
     if (!platform) throw new Error('no platform emulator');
     const user = platform.control.createUser({ started: true }).user.id;
-    platform.control.join({ chatId: DISCUSSION_CHAT, userId: user });
+    // Linked before joining: the bot gates the join by eligibility, and an unlinked joiner is made read-only.
     await stack.db.query(`insert into platform_identities (account_id, kind, external_id) values ($1, 'telegram', $2)`, [
       account,
       String(user),
     ]);
+    platform.control.join({ chatId: DISCUSSION_CHAT, userId: user });
     const standing = () =>
       platform.control
         .state()
