@@ -16,7 +16,9 @@ describe('gateway metrics', () => {
       'BotDeadLetters',
       'BotDisconnected',
       'BotDuplicateUpdateOwners',
+      'BotOutboxPaymentsFailing',
       'BotPlatformUnreachable',
+      'BotPlatformUnreadableAnswers',
       'BotRateLimitedSustained',
     ]);
     const gw = await startTestGateway();
@@ -33,6 +35,9 @@ describe('gateway metrics', () => {
       expect(text).toMatch(/^botlink_connected_bots 0$/m);
       expect(text).toMatch(/^botlink_update_owners 0$/m);
       expect(text).toMatch(/^bot_dead_letters_total 0$/m);
+      expect(text).toMatch(/^bot_outbox_failing_rows 0$/m);
+      expect(text).toMatch(/^bot_outbox_oldest_failing_age_seconds 0$/m);
+      expect(text).toMatch(/^bot_platform_unreadable_responses_total 0$/m);
       expect(text).toMatch(/^botlink_duplicate_owners_total 0$/m);
       expect(text).not.toMatch(/[{,](instance_id|command_id|peer)="/);
     } finally {

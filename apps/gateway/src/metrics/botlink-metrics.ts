@@ -24,6 +24,9 @@ export interface BotlinkMetrics {
   platformErrors: Counter<'kind'>;
   platformLastOk: Gauge;
   deadLetters: Counter;
+  outboxFailingRows: Gauge;
+  outboxOldestFailingAge: Gauge;
+  platformUnreadable: Counter;
   connectedBots: Gauge;
   updateOwners: Gauge;
   duplicateOwners: Counter;
@@ -55,7 +58,22 @@ export function createBotlinkMetrics(registry: Registry): BotlinkMetrics {
     }),
     deadLetters: new Counter({
       name: 'bot_dead_letters_total',
-      help: 'Updates and payment outbox rows the bot parked in its dead-letter table (sum of the additive Health dead_letters deltas); each needs an operator.',
+      help: 'Updates the bot parked in its dead-letter table (sum of the additive Health dead_letters deltas); each needs an operator.',
+      registers,
+    }),
+    outboxFailingRows: new Gauge({
+      name: 'bot_outbox_failing_rows',
+      help: "Paid charges in the bots' payment outboxes whose ForwardPayment failed at least once and that still wait for a response (additive Health level outbox_failing_rows, summed over open Links; retried until answered).",
+      registers,
+    }),
+    outboxOldestFailingAge: new Gauge({
+      name: 'bot_outbox_oldest_failing_age_seconds',
+      help: 'Age in seconds of the oldest of those failing outbox rows, since the payment was stored (additive Health level, the largest over open Links; 0 when none).',
+      registers,
+    }),
+    platformUnreadable: new Counter({
+      name: 'bot_platform_unreadable_responses_total',
+      help: 'Chat-platform 2xx answers whose body the bot could not read as a Bot API envelope (e.g. a proxy answering 200 with HTML; sum of the additive Health deltas). They stamp liveness, so this is where they show.',
       registers,
     }),
     connectedBots: new Gauge({ name: 'botlink_connected_bots', help: 'Bots with an open Link stream.', registers }),
@@ -111,6 +129,9 @@ export function createBotlinkMetrics(registry: Registry): BotlinkMetrics {
   metrics.connectedBots.set(0);
   metrics.updateOwners.set(0);
   metrics.deadLetters.inc(0);
+  metrics.platformUnreadable.inc(0);
+  metrics.outboxFailingRows.set(0);
+  metrics.outboxOldestFailingAge.set(0);
   metrics.duplicateOwners.inc(0);
   metrics.unknownAcks.inc(0);
   metrics.pingTimeouts.inc(0);
