@@ -124,10 +124,10 @@ describe('a ForwardPayment the gateway refuses (InvalidArgument, FailedPrecondit
     gaps.forEach((gap, i) => {
       const base = baseDelay(i + 1, retry.initialMs, retry.maxMs);
       expect(gap).toBeGreaterThanOrEqual(base * 0.8 - 10);
-      expect(gap).toBeLessThanOrEqual(base * 1.2 + 400);
+      expect(gap).toBeLessThanOrEqual(base * 1.2 + 600);
     });
     expect(Math.min(...gaps.slice(-3))).toBeGreaterThanOrEqual(retry.maxMs * 0.8 - 10);
-    expect(Math.max(...gaps.slice(-3))).toBeLessThanOrEqual(retry.maxMs * 1.2 + 400);
+    expect(Math.max(...gaps.slice(-3))).toBeLessThanOrEqual(retry.maxMs * 1.2 + 600);
     expect(calls.every((c) => c.chargeId === chargeId && c.answer === 'refused')).toBe(true);
     expect(deadLetterCount(outboxPath)).toBe(0);
     expect(entries(outboxPath)).toEqual([
