@@ -29,7 +29,8 @@ node -e '
 promtool check rules "$panels" >/dev/null || { promtool check rules "$panels"; echo "ops/check.sh: a Grafana panel expression does not parse" >&2; exit 1; }
 # Every alert of alerts.yml with its component label; each must be in this list (checked below).
 routed="BotDisconnected=botlink BotPlatformUnreachable=botlink BotRateLimitedSustained=botlink BotDeadLetters=botlink
-  BotDuplicateUpdateOwners=botlink BotUpdateConflicts=botlink CardPaymentStuckPending=payments ProviderErrorsSustained=payments UnmatchedPayment=payments
+  BotDuplicateUpdateOwners=botlink BotUpdateConflicts=botlink BotPlatformUnreadableAnswers=botlink BotOutboxPaymentsFailing=botlink
+  CardPaymentStuckPending=payments ProviderErrorsSustained=payments UnmatchedPayment=payments
   UnmatchedRefundFailed=payments ReconciliationMismatch=payments BackendDown=backend BackendNotReady=backend NatsMessagesRejected=backend"
 for alert in $(sed -n 's/^ *- alert: *//p' prometheus/alerts.yml); do
   [[ " $(echo $routed) " == *" $alert="* ]] || { echo "ops/check.sh: $alert is not in the routing check list" >&2; exit 1; }

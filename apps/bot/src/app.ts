@@ -112,9 +112,24 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
         const deadLetters = new DeadLetters(db, () => counters.deadLetter());
         const park = (update: RawUpdate, reason: string): void => deadLetters.park('update', String(update.update_id), update, reason);
         const paymentHeld = paymentHeldIn(paymentOutbox, deadLetters);
+        const outboxLog = logger.child({ part: 'outbox' });
+        counters.readLevels(() => {
+          try {
+            const failing = paymentOutbox.failing(Date.now());
+            return {
+              outboxFailingRows: BigInt(failing.count),
+              outboxOldestFailingAgeSeconds: BigInt(Math.floor(failing.oldestAgeMs / 1000)),
+            };
+          } catch (err: unknown) {
+            outboxLog.error(
+              { err: err instanceof Error ? err.message : String(err) },
+              'could not read the outbox for Health; reporting the last levels',
+            );
+            return undefined;
+          }
+        });
         const paymentForwarder = new PaymentForwarder({
           outbox: paymentOutbox,
-          deadLetters,
           forward: (payment, signal) =>
             rpc.forwardPayment(
               create(botlink.ForwardPaymentRequestSchema, {
@@ -127,7 +142,7 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
             ),
           retry: { initialMs: config.BOT_OUTBOX_RETRY_INITIAL_MS, maxMs: config.BOT_OUTBOX_RETRY_MAX_MS },
           concurrency: config.BOT_OUTBOX_CONCURRENCY,
-          logger: logger.child({ part: 'outbox' }),
+          logger: outboxLog,
         });
         forwarder = paymentForwarder;
         paymentForwarder.start();

@@ -93,6 +93,16 @@ export const botConfigSchema = z.object({
 
 export type BotConfig = z.infer<typeof botConfigSchema>;
 
+/** What the `outbox` operator command reads: only the outbox file (no token, no certificates). */
+export const outboxCommandConfigSchema = botConfigSchema.pick({ BOT_OUTBOX_PATH: true });
+
+export type OutboxCommandConfig = z.infer<typeof outboxCommandConfigSchema>;
+
+/** Reads the `outbox` command's configuration; throws ConfigError naming bad variables. */
+export function loadOutboxCommandConfig(source: Record<string, string | undefined> = process.env): OutboxCommandConfig {
+  return parseConfig(outboxCommandConfigSchema, source);
+}
+
 /** Reads the bot's configuration; throws ConfigError naming bad variables. */
 export function loadBotConfig(source: Record<string, string | undefined> = process.env): BotConfig {
   return parseConfig(botConfigSchema, source);

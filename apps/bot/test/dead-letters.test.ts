@@ -108,7 +108,7 @@ describe('one malformed update never blocks the updates behind it (item 2)', () 
 });
 
 describe('one bad outbox row never blocks the payments behind it (item 3)', () => {
-  it('parks a row the gateway refuses as invalid and forwards the rows behind it', async () => {
+  it('keeps a row the gateway refuses as invalid, retrying it, and forwards the rows behind it', async () => {
     const longCharge = `stx-${'x'.repeat(300)}`;
     gateway.handlers.forwardPayment = (req) => {
       forwarded.push(req);
@@ -122,19 +122,22 @@ describe('one bad outbox row never blocks the payments behind it (item 3)', () =
     emu.control.injectUpdate({ message: paymentMessage(user, goodPayment(longCharge, 'order-long')) });
     emu.control.injectUpdate({ message: paymentMessage(user, goodPayment('stx-ok', 'order-ok')) });
     await waitFor(() => forwarded.some((f) => f.platformPaymentChargeId === 'stx-ok'), 'the row behind the refused one forwarded');
-    await waitFor(() => outboxRows(path).length === 0, 'the outbox empty');
-    expect(forwarded.filter((f) => f.platformPaymentChargeId === longCharge)).toHaveLength(1);
-    const letters = deadLetters(path);
-    expect(letters).toEqual([
+    await waitFor(() => forwarded.filter((f) => f.platformPaymentChargeId === longCharge).length >= 3, 'the refused row retried');
+    const rows = read(path, (db) => new PaymentOutbox(db).entries());
+    expect(rows).toEqual([
       expect.objectContaining({
-        source: 'outbox',
-        ref: longCharge,
-        reason: 'ForwardPayment refused: InvalidArgument: platform_payment_charge_id is too long',
+        chargeId: longCharge,
+        orderId: 'order-long',
+        lastError: 'InvalidArgument: platform_payment_charge_id is too long',
       }),
     ]);
-    expect(JSON.parse(letters[0]!.raw)).toMatchObject({ orderId: 'order-long', amount: '5', platformUserId: String(user) });
-    expect(running.lines.some((l) => l.level === ERROR && l.msg.startsWith('payment refused by the gateway as invalid'))).toBe(true);
-    await waitFor(() => reportedDeadLetters(running) === 1n, 'Health carries the dead letter');
+    expect(rows[0]!.attempts).toBeGreaterThanOrEqual(2);
+    expect(deadLetters(path)).toEqual([]);
+    expect(
+      running.lines.some((l) => l.level === ERROR && l.msg.startsWith('ForwardPayment refused; the payment stays in the outbox')),
+    ).toBe(true);
+    await waitFor(() => running.session.healths().some((h) => h.outboxFailingRows === 1n), 'Health carries the failing row');
+    expect(reportedDeadLetters(running)).toBe(0n);
   });
 
   it('retries a transiently failing row on its own backoff while later rows go through', async () => {

@@ -64,14 +64,15 @@ afterAll(async () => {
   certs.cleanup();
 });
 
-/** What one platform answer must add to Health, by the spec's classification. */
+/** What one platform answer must add to Health, by the spec's classification (plus the additive fields). */
 interface Expect {
   connectFailures: number;
   rateLimited: number;
   deadLetters: number;
+  unreadable: number;
 }
 type Answer = { fault: FaultSpec; expect: Expect };
-const none: Expect = { connectFailures: 0, rateLimited: 0, deadLetters: 0 };
+const none: Expect = { connectFailures: 0, rateLimited: 0, deadLetters: 0, unreadable: 0 };
 
 const smallId = fc.integer({ min: 1, max: 1_000 });
 const delay = fc.oneof(fc.constant(undefined), fc.integer({ min: 0, max: 200 }));
@@ -94,7 +95,7 @@ const envelopeBody: fc.Arbitrary<{ body: string; deadLetters: number }> = fc.one
   })),
 );
 
-/** 2xx bodies that are no usable envelope: each is one long-poll failure. */
+/** 2xx bodies that are no usable envelope: each stamps liveness and is one unreadable answer (a failed poll). */
 const malformedBody: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom(
     '',
@@ -127,7 +128,7 @@ const answer: fc.Arbitrary<Answer> = fc.oneof(
     })
     .map(({ status, body, contentType, delayMs }) => ({
       fault: { method: 'getUpdates', status, body, contentType, delayMs },
-      expect: { ...none, connectFailures: 1 },
+      expect: { ...none, unreadable: 1 },
     })),
   fc
     .record({ status: fc.constantFrom(500, 502, 503, 504), delayMs: delay })
@@ -193,6 +194,7 @@ const reported = (): Expect & { rateLimited: number } =>
         connectFailures: sum.connectFailures + Number(h.connectFailures),
         rateLimited: sum.rateLimited + Number(h.rateLimited),
         deadLetters: sum.deadLetters + Number(h.deadLetters),
+        unreadable: sum.unreadable + Number(h.platformUnreadableResponses),
       }),
       { ...none },
     );
@@ -234,6 +236,7 @@ describe('the bot against a hostile chat platform (fuzz)', () => {
               expected.connectFailures += s.expect.connectFailures;
               expected.rateLimited += s.expect.rateLimited;
               expected.deadLetters += s.expect.deadLetters;
+              expected.unreadable += s.expect.unreadable;
               continue;
             }
             await new Promise((resolve) => setTimeout(resolve, s.pauseMs));
@@ -265,7 +268,8 @@ describe('the bot against a hostile chat platform (fuzz)', () => {
               return (
                 r.connectFailures === expected.connectFailures &&
                 r.rateLimited === expected.rateLimited &&
-                r.deadLetters === expected.deadLetters
+                r.deadLetters === expected.deadLetters &&
+                r.unreadable === expected.unreadable
               );
             },
             'Health matching the classification',

@@ -42,37 +42,43 @@ const MALFORMED_BODIES = [
 ] as const;
 
 describe('a 2xx answer that is not a Bot API envelope', () => {
-  it.each(MALFORMED_BODIES)('on the long poll (%s): counted as connect_failures, backed off, and the poll goes on', async (_what, body) => {
-    const { platform, counters } = client();
-    const { logger, lines } = captureLogs();
-    const seen: number[] = [];
-    emu.control.addFault({ method: 'getUpdates', body, times: 3 });
-    const poller = new UpdatePoller({
-      platform,
-      onUpdate: (u) => Promise.resolve(void seen.push(u.update_id)),
-      timeoutSeconds: 1,
-      logger,
-      backoff: new Backoff({ initialMs: 100, maxMs: 200 }),
-    });
-    poller.start();
-    await waitFor(() => emu.control.faults().length === 0, 'the three malformed answers taken');
-    const user = emu.control.createUser().user.id;
-    const { updates } = emu.control.sendUserMessage({ userId: user, text: 'after the garbage' });
-    const updateId = updates[0]?.queued === true ? updates[0].update_id : -1;
-    await waitFor(() => seen.includes(updateId), 'the next real update handled');
-    await poller.stop();
-    const deltas = counters.take();
-    expect(deltas.connectFailures).toBe(3n);
-    expect(deltas.apiErrors).toBe(0n);
-    const polls = emu.control.calls('getUpdates');
-    expect(polls.every((c) => c.params['offset'] === undefined || Number.isInteger(c.params['offset']))).toBe(true);
-    const gaps = polls.slice(1, 4).map((c, i) => Date.parse(c.at) - Date.parse(polls[i]!.at));
-    expect(gaps.every((ms) => ms >= 70)).toBe(true);
-    expect(lines.some((l) => l.msg === 'getUpdates failed; retrying')).toBe(true);
-  });
+  it.each(MALFORMED_BODIES)(
+    'on the long poll (%s): stamps liveness, counted as unreadable, backed off, and the poll goes on',
+    async (_what, body) => {
+      const { platform, counters } = client();
+      const { logger, lines } = captureLogs();
+      const seen: number[] = [];
+      emu.control.addFault({ method: 'getUpdates', body, times: 3 });
+      const poller = new UpdatePoller({
+        platform,
+        onUpdate: (u) => Promise.resolve(void seen.push(u.update_id)),
+        timeoutSeconds: 1,
+        logger,
+        backoff: new Backoff({ initialMs: 100, maxMs: 200 }),
+      });
+      poller.start();
+      await waitFor(() => emu.control.faults().length === 0, 'the three malformed answers taken');
+      const stampedByGarbage = counters.lastOkUnix;
+      const user = emu.control.createUser().user.id;
+      const { updates } = emu.control.sendUserMessage({ userId: user, text: 'after the garbage' });
+      const updateId = updates[0]?.queued === true ? updates[0].update_id : -1;
+      await waitFor(() => seen.includes(updateId), 'the next real update handled');
+      await poller.stop();
+      expect(stampedByGarbage).toBeGreaterThan(0n);
+      const deltas = counters.take();
+      expect(deltas.platformUnreadableResponses).toBe(3n);
+      expect(deltas.connectFailures).toBe(0n);
+      expect(deltas.apiErrors).toBe(0n);
+      const polls = emu.control.calls('getUpdates');
+      expect(polls.every((c) => c.params['offset'] === undefined || Number.isInteger(c.params['offset']))).toBe(true);
+      const gaps = polls.slice(1, 4).map((c, i) => Date.parse(c.at) - Date.parse(polls[i]!.at));
+      expect(gaps.every((ms) => ms >= 70)).toBe(true);
+      expect(lines.some((l) => l.msg === 'getUpdates failed; retrying')).toBe(true);
+    },
+  );
 
   it.each(MALFORMED_BODIES.slice(0, 4))(
-    'on any other call (%s): a malformed failure counted as api_errors, liveness not stamped',
+    'on any other call (%s): a malformed failure for the caller, liveness stamped, counted as unreadable only',
     async (_what, body) => {
       const { platform, counters } = client();
       emu.control.addFault({ method: 'getMe', body });
@@ -82,10 +88,10 @@ describe('a 2xx answer that is not a Bot API envelope', () => {
       );
       expect(err).toBeInstanceOf(PlatformError);
       expect((err as PlatformError).kind).toBe('malformed');
-      expect(counters.lastOkUnix).toBe(0n);
-      expect(counters.take()).toMatchObject({ connectFailures: 0n, apiErrors: 1n });
-      await expect(platform.call('getMe')).resolves.toMatchObject({ is_bot: true });
       expect(counters.lastOkUnix).toBeGreaterThan(0n);
+      expect(counters.take()).toMatchObject({ connectFailures: 0n, apiErrors: 0n, platformUnreadableResponses: 1n });
+      await expect(platform.call('getMe')).resolves.toMatchObject({ is_bot: true });
+      expect(counters.take()).toMatchObject({ connectFailures: 0n, apiErrors: 0n, platformUnreadableResponses: 0n });
     },
   );
 });

@@ -122,6 +122,40 @@ describe('BotLink over mutual TLS', () => {
     expect(sample(text, 'bot_platform_errors_total{kind="long_poll"}')).toBe(1);
   });
 
+  it('exposes the additive outbox levels as gauges (sum and oldest over open Links, gone with their Link)', async () => {
+    const gauges = async () => {
+      const text = await gw.metrics();
+      return [sample(text, 'bot_outbox_failing_rows'), sample(text, 'bot_outbox_oldest_failing_age_seconds')];
+    };
+    expect(await gauges()).toEqual([0, 0]);
+    const owner = bot().hello('bot-outbox', true);
+    owner.health({ outboxFailingRows: 2n, outboxOldestFailingAgeSeconds: 340n });
+    await eventually(async () => (await gauges())[0] === 2);
+    expect(await gauges()).toEqual([2, 340]);
+    const other = bot().hello('bot-other', false);
+    other.health({ outboxFailingRows: 1n, outboxOldestFailingAgeSeconds: 30n });
+    await eventually(async () => (await gauges())[0] === 3);
+    expect(await gauges()).toEqual([3, 340]);
+    owner.health({ outboxFailingRows: 1n, outboxOldestFailingAgeSeconds: 400n });
+    await eventually(async () => (await gauges())[1] === 400);
+    expect(await gauges()).toEqual([2, 400]);
+    await owner.close();
+    await eventually(async () => (await gauges())[0] === 1);
+    expect(await gauges()).toEqual([1, 30]);
+    other.health({ connectFailures: 1n });
+    await eventually(async () => sample(await gw.metrics(), 'bot_platform_errors_total{kind="long_poll"}') === 1);
+    expect(await gauges()).toEqual([0, 0]);
+  });
+
+  it('adds the additive Health platform_unreadable_responses deltas to their own counter, not to bot_platform_errors_total', async () => {
+    const b = bot().hello('bot-html', true);
+    b.health({ platformUnreadableResponses: 4n, lastOkUnix: BigInt(Math.floor(Date.now() / 1000)) });
+    b.health({ platformUnreadableResponses: 3n });
+    await eventually(async () => sample(await gw.metrics(), 'bot_platform_unreadable_responses_total') === 7);
+    const text = await gw.metrics();
+    for (const kind of ['long_poll', 'api', 'rate_limited']) expect(sample(text, `bot_platform_errors_total{kind="${kind}"}`)).toBe(0);
+  });
+
   it('accepts a second owner of updates from another instance and flags it (metric and owner gauge)', async () => {
     bot().hello('owner-a', true);
     bot().hello('watcher', false);

@@ -16,7 +16,9 @@ describe('gateway metrics', () => {
       'BotDeadLetters',
       'BotDisconnected',
       'BotDuplicateUpdateOwners',
+      'BotOutboxPaymentsFailing',
       'BotPlatformUnreachable',
+      'BotPlatformUnreadableAnswers',
       'BotRateLimitedSustained',
       'BotUpdateConflicts',
     ]);
@@ -34,6 +36,9 @@ describe('gateway metrics', () => {
       expect(text).toMatch(/^botlink_connected_bots 0$/m);
       expect(text).toMatch(/^botlink_update_owners 0$/m);
       expect(text).toMatch(/^bot_dead_letters_total 0$/m);
+      expect(text).toMatch(/^bot_outbox_failing_rows 0$/m);
+      expect(text).toMatch(/^bot_outbox_oldest_failing_age_seconds 0$/m);
+      expect(text).toMatch(/^bot_platform_unreadable_responses_total 0$/m);
       expect(text).toMatch(/^botlink_duplicate_owners_total 0$/m);
       expect(text).toMatch(/^bot_platform_update_conflicts_total 0$/m);
       // No report yet: the liveness gauge has no sample at all (0 would be older than any real stamp).

@@ -85,7 +85,12 @@ const SPEC: Record<string, SpecField[]> = {
  * Every entry is listed here on purpose, so nothing is added to botlink.v1 by accident.
  */
 const ADDITIVE: Record<string, SpecField[]> = {
-  Health: [{ name: 'dead_letters', type: 'uint64', number: 5 }],
+  Health: [
+    { name: 'dead_letters', type: 'uint64', number: 5 },
+    { name: 'outbox_failing_rows', type: 'uint64', number: 6 },
+    { name: 'outbox_oldest_failing_age_seconds', type: 'uint64', number: 7 },
+    { name: 'platform_unreadable_responses', type: 'uint64', number: 9 },
+  ],
   Command: [
     { name: 'refund_star_payment', type: 'RefundStarPaymentCommand', number: 7, oneof: 'payload' },
     { name: 'get_star_transactions', type: 'GetStarTransactionsCommand', number: 8, oneof: 'payload' },

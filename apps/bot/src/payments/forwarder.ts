@@ -1,6 +1,5 @@
 import { Code, ConnectError } from '@connectrpc/connect';
 import type { Logger } from '@wordgame/logging';
-import type { DeadLetters } from '../store/dead-letters.js';
 import { Backoff, delayAfter, type BackoffOptions } from '../support/backoff.js';
 import { sleep } from '../support/time.js';
 import type { OutboxPayment, OutboxRow, PaymentOutbox } from './outbox.js';
@@ -10,9 +9,8 @@ export type ForwardPayment = (payment: OutboxPayment, signal: AbortSignal) => Pr
 
 export interface ForwarderOptions {
   outbox: PaymentOutbox;
-  deadLetters: DeadLetters;
   forward: ForwardPayment;
-  /** Each row's retry schedule after a transient failure (initial, x1.6, capped, ±20 %). */
+  /** Each row's retry schedule after a failed attempt (initial, x1.6, capped, ±20 %). */
   retry: BackoffOptions;
   logger: Logger;
   /** ForwardPayment calls in flight at once; default 8. */
@@ -22,12 +20,19 @@ export interface ForwarderOptions {
 /** How often the outbox is read again while calls are in flight (each call's end also wakes the loop). */
 const IN_FLIGHT_RECHECK_MS = 1_000;
 
-/** gRPC codes by which the gateway or backend refuses a row itself: retrying it can never succeed. */
-const PERMANENT = new Set<Code>([Code.InvalidArgument, Code.FailedPrecondition]);
+/**
+ * The longest the forwarder waits before reading the outbox again when nothing is due: the
+ * operator command (`outbox retry`) makes rows due from another process, and they go within this.
+ */
+export const OUTBOX_RECHECK_MS = 1_000;
 
-/** True when `err` is a refusal of the request itself (InvalidArgument, FailedPrecondition). */
-export function isPermanentRefusal(err: unknown): err is ConnectError {
-  return err instanceof ConnectError && PERMANENT.has(err.code);
+/** gRPC codes by which the gateway or backend refuses the row itself (a bad row, or a bad deploy). */
+const REFUSALS = new Set<Code>([Code.InvalidArgument, Code.FailedPrecondition]);
+
+/** Why an attempt failed, as kept on the row and logged: the gRPC code and message, or the error's text. */
+function failureText(err: unknown): string {
+  if (err instanceof ConnectError) return `${Code[err.code]}: ${err.rawMessage}`;
+  return err instanceof Error ? err.message : String(err);
 }
 
 /**
@@ -35,14 +40,16 @@ export function isPermanentRefusal(err: unknown): err is ConnectError {
  * `concurrency` calls in flight, a new row starting as soon as a call ends (a slow call holds only
  * its own slot). Rows are independent (each is idempotent on its charge id), and one call at a time
  * bounded credits by a commit's round trip: under a burst of payments the backlog, and the wait for
- * chips, grew. A row is deleted once a ForwardPaymentResponse arrived (credited=false, recorded as
- * unmatched for an operator, is a response too). A refusal of the row itself (InvalidArgument or
- * FailedPrecondition: empty ids, an over-long charge id) can never succeed, so the row moves to the
- * dead letters in one transaction, logged at error level and counted in Health. Anything else
- * (Unavailable, DeadlineExceeded, transport, other statuses) is transient: the row's own
- * `next_attempt_at` moves out by its backoff and later rows go on, so no row blocks the ones behind
- * it. Rows left by an earlier process are due at once on start. An unexpected failure (the SQLite
- * file) is logged and the loop goes on after a backoff; it never ends the loop.
+ * chips, grew. By the spec a row is retried until a response arrives: only a ForwardPaymentResponse
+ * deletes it (credited=false, recorded as unmatched for an operator, is a response too). Every other
+ * outcome (any gRPC status, InvalidArgument and FailedPrecondition included, a deadline, a transport
+ * failure, an undecodable answer) keeps the row, records why on it and moves its own
+ * `next_attempt_at` out by its capped, jittered backoff, forever; later rows go on, so no row blocks
+ * the ones behind it. A refusal is logged at error level (a bad deploy, or a row only an operator can
+ * understand), the rest at warn. Such rows are visible in Health (fields 6 and 7) and through
+ * `outbox list`; `outbox retry` makes them due now, which this loop sees within OUTBOX_RECHECK_MS.
+ * Rows left by an earlier process are due at once on start. An unexpected failure (the SQLite file)
+ * is logged and the loop goes on after a backoff; it never ends the loop.
  */
 export class PaymentForwarder {
   private readonly stopping = new AbortController();
@@ -102,7 +109,11 @@ export class PaymentForwarder {
         // Nothing to start now: wait for a call to end, a new row, or the next row's retry time.
         const next = this.inFlight.size > 0 ? undefined : outbox.nextDueAt();
         const waitMs =
-          this.inFlight.size > 0 ? IN_FLIGHT_RECHECK_MS : next === undefined ? 60_000 : Math.min(60_000, Math.max(0, next - Date.now()));
+          this.inFlight.size > 0
+            ? IN_FLIGHT_RECHECK_MS
+            : next === undefined
+              ? OUTBOX_RECHECK_MS
+              : Math.min(OUTBOX_RECHECK_MS, Math.max(0, next - Date.now()));
         await sleep(waitMs, AbortSignal.any([this.stopping.signal, this.wake.signal]));
       } catch (err: unknown) {
         const delayMs = this.guard.next();
@@ -133,7 +144,7 @@ export class PaymentForwarder {
   }
 
   private async forwardOne(row: OutboxRow): Promise<void> {
-    const { outbox, deadLetters } = this.options;
+    const { outbox } = this.options;
     const log = this.options.logger.child({ orderId: row.orderId, chargeId: row.chargeId });
     const attempts = row.attempts + 1;
     try {
@@ -143,21 +154,17 @@ export class PaymentForwarder {
       else log.warn({ attempts }, 'payment forwarded; it matched no creditable order (an operator follows up)');
     } catch (err: unknown) {
       if (this.stopping.signal.aborted) return;
-      if (isPermanentRefusal(err)) {
-        const reason = `ForwardPayment refused: ${Code[err.code]}: ${err.rawMessage}`;
-        deadLetters.parkOutboxRow(row.chargeId, row, reason);
-        log.error(
-          { attempts, amount: row.amount.toString(), platformUserId: row.platformUserId.toString(), reason },
-          'payment refused by the gateway as invalid; parked as a dead letter for an operator',
-        );
-        return;
-      }
       const delayMs = delayAfter(attempts, this.options.retry);
-      outbox.recordFailure(row.chargeId, Date.now() + delayMs);
-      log.warn(
-        { err: err instanceof Error ? err.message : String(err), attempts, delayMs },
-        'ForwardPayment got no response; this row retries after its backoff',
-      );
+      const reason = failureText(err);
+      outbox.recordFailure(row.chargeId, Date.now() + delayMs, reason);
+      if (err instanceof ConnectError && REFUSALS.has(err.code)) {
+        log.error(
+          { attempts, delayMs, reason, amount: row.amount.toString(), platformUserId: row.platformUserId.toString() },
+          'ForwardPayment refused; the payment stays in the outbox and is retried after its backoff (outbox list shows it)',
+        );
+      } else {
+        log.warn({ err: reason, attempts, delayMs }, 'ForwardPayment got no response; this row retries after its backoff');
+      }
     }
   }
 

@@ -18,6 +18,21 @@ export interface OutboxRow extends OutboxPayment {
   nextAttemptAt: number;
 }
 
+/** A waiting payment as an operator reads it (`outbox list`). */
+export interface OutboxEntry extends OutboxRow {
+  /** Unix milliseconds when the payment was stored. */
+  createdAt: number;
+  /** Why the last forwarding attempt failed; undefined for a row never tried or written by an older bot. */
+  lastError: string | undefined;
+}
+
+/** The rows whose forwarding failed at least once and that still wait (Health fields 6 and 7). */
+export interface FailingRows {
+  count: number;
+  /** Age in milliseconds of the oldest of them (since it was stored); 0 when none. */
+  oldestAgeMs: number;
+}
+
 interface RawRow {
   charge_id: string;
   order_id: string;
@@ -31,11 +46,12 @@ const COLUMNS = 'charge_id, order_id, amount, platform_user_id, attempts, next_a
 
 /**
  * The durable payment outbox: a table in the bot's SQLite file holding successful payments until
- * ForwardPayment got a response (or the gateway refused the row for good, which parks it as a
- * dead letter). `add()` commits before it returns, which is what lets the update loop confirm the
- * payment's update right after it. The same charge stored twice (an update delivered again) is
- * one row. Each row keeps its own `next_attempt_at`, so a row that keeps failing waits on its own
- * backoff and never holds up the rows behind it.
+ * ForwardPayment got a response, however long that takes: no failure removes a row. `add()`
+ * commits before it returns, which is what lets the update loop confirm the payment's update
+ * right after it. The same charge stored twice (an update delivered again) is one row. Each row
+ * keeps its own `next_attempt_at`, so a row that keeps failing waits on its own backoff and never
+ * holds up the rows behind it. The file is in WAL mode, so the operator command (`outbox list`,
+ * `outbox retry`) reads and writes it beside the running bot.
  */
 export class PaymentOutbox {
   constructor(private readonly db: Database.Database) {}
@@ -86,11 +102,40 @@ export class PaymentOutbox {
     this.db.prepare('UPDATE payment_outbox SET next_attempt_at = 0 WHERE next_attempt_at > 0').run();
   }
 
-  /** Counts a failed forwarding attempt and sets when the row may be tried again. */
-  recordFailure(chargeId: string, nextAttemptAt: number): void {
+  /** Counts a failed forwarding attempt, keeps why it failed, and sets when the row may be tried again. */
+  recordFailure(chargeId: string, nextAttemptAt: number, error: string): void {
     this.db
-      .prepare('UPDATE payment_outbox SET attempts = attempts + 1, next_attempt_at = ? WHERE charge_id = ?')
-      .run(BigInt(nextAttemptAt), chargeId);
+      .prepare('UPDATE payment_outbox SET attempts = attempts + 1, next_attempt_at = ?, last_error = ? WHERE charge_id = ?')
+      .run(BigInt(nextAttemptAt), error.slice(0, 1_000), chargeId);
+  }
+
+  /** How many rows have failed at least once and still wait, and the age of the oldest at `nowMs`. */
+  failing(nowMs: number): FailingRows {
+    const row = this.db.prepare('SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM payment_outbox WHERE attempts > 0').get() as {
+      n: bigint;
+      oldest: bigint | null;
+    };
+    return { count: Number(row.n), oldestAgeMs: row.oldest === null ? 0 : Math.max(0, nowMs - Number(row.oldest)) };
+  }
+
+  /** Every waiting payment with its history, oldest first (what `outbox list` prints). */
+  entries(): OutboxEntry[] {
+    const rows = this.db
+      .prepare(`SELECT ${COLUMNS}, created_at, last_error FROM payment_outbox ORDER BY created_at, charge_id`)
+      .all() as (RawRow & { created_at: bigint; last_error: string | null })[];
+    return rows.map((r) => ({ ...rowOf(r), createdAt: Number(r.created_at), lastError: r.last_error ?? undefined }));
+  }
+
+  /**
+   * Makes one waiting payment (or, without a charge id, every one) due now; the running
+   * forwarder picks it up on its next look at the file. Returns how many rows it made due.
+   */
+  retryNow(chargeId?: string): number {
+    const result =
+      chargeId === undefined
+        ? this.db.prepare('UPDATE payment_outbox SET next_attempt_at = 0').run()
+        : this.db.prepare('UPDATE payment_outbox SET next_attempt_at = 0 WHERE charge_id = ?').run(chargeId);
+    return result.changes;
   }
 
   /** Forgets a payment once ForwardPayment answered. */
@@ -104,13 +149,17 @@ export class PaymentOutbox {
 
   private rows(sql: string, ...args: (bigint | number)[]): OutboxRow[] {
     const rows = this.db.prepare(sql).all(...args) as RawRow[];
-    return rows.map((r) => ({
-      chargeId: r.charge_id,
-      orderId: r.order_id,
-      amount: r.amount,
-      platformUserId: r.platform_user_id,
-      attempts: Number(r.attempts),
-      nextAttemptAt: Number(r.next_attempt_at),
-    }));
+    return rows.map(rowOf);
   }
+}
+
+function rowOf(r: RawRow): OutboxRow {
+  return {
+    chargeId: r.charge_id,
+    orderId: r.order_id,
+    amount: r.amount,
+    platformUserId: r.platform_user_id,
+    attempts: Number(r.attempts),
+    nextAttemptAt: Number(r.next_attempt_at),
+  };
 }

@@ -4,7 +4,8 @@ import type { HealthCounters } from './health-counters.js';
 
 /**
  * How a platform-API call ended when it did not succeed. `malformed`: a 2xx whose body is not a
- * Bot API envelope `{ok: true, result}` with a result of the shape the method needs.
+ * Bot API envelope `{ok: true, result}` with a result of the shape the method needs (it still
+ * stamped liveness: the platform, or something in front of it, answered).
  */
 export type PlatformFailureKind = 'transport' | 'server' | 'rate_limited' | 'client' | 'malformed';
 
@@ -61,15 +62,16 @@ function envelopeOf(result: z.ZodType | undefined): z.ZodType<{ result: unknown 
 
 /**
  * The bot's one platform-API client: every call to the chat platform goes through `call()`, which
- * feeds the Health counters (any 2xx stamps liveness; transport error or 5xx counts as a
- * connect_failure on the long poll and as an api_error elsewhere; a 429 counts as rate_limited and
- * pauses every further call for its Retry-After, bounded; a 409 on the long poll counts as an
- * update conflict, another process polling with this token; other 4xx are ordinary outcomes counted
- * nowhere). A 2xx is accepted only as the envelope `{ok: true, result}` whose result has the shape
- * the caller asks for: anything else (HTML, `{}`, an empty body, a result of the wrong type) is a
- * `malformed` failure counted like a transport error (connect_failures on the long poll, api_errors
- * elsewhere) and does not stamp liveness, because nothing usable came back. The token never appears
- * in logs or errors.
+ * feeds the Health counters by the spec: any 2xx stamps liveness; a transport error or 5xx counts
+ * as a connect_failure on the long poll and as an api_error elsewhere; a 429 counts as rate_limited
+ * and pauses every further call for its Retry-After, bounded; a 409 on the long poll counts as an
+ * update conflict (Health field 8: another process polls with this token); other 4xx are ordinary outcomes
+ * counted nowhere. A 2xx is returned to the caller only as the envelope `{ok: true, result}` whose
+ * result has the shape the caller asks for: anything else (HTML from a proxy, `{}`, an empty or cut
+ * body, a result of the wrong type) has stamped liveness like every 2xx, is counted only as an
+ * unreadable response (Health's additive field 9, so an operator still sees a proxy answering 200
+ * with HTML) and fails the call as `malformed`, which its caller retries with its own backoff. The
+ * token never appears in logs or errors.
  */
 export class PlatformClient {
   private pausedUntil = 0;
@@ -107,16 +109,19 @@ export class PlatformClient {
     const envelope = (body ?? {}) as { ok?: unknown; result?: unknown; description?: unknown; parameters?: { retry_after?: unknown } };
     const description = typeof envelope.description === 'string' ? envelope.description : res.statusText;
     if (res.ok) {
+      counters.stampOk();
       const accepted = envelopeOf(opts.result).safeParse(body);
       if (!accepted.success) {
-        if (opts.longPoll) counters.connectFailure();
-        else counters.apiError();
+        if (opts.signal?.aborted) throw new PlatformError('transport', method, res.status, 'aborted while reading the body');
+        counters.unreadableResponse();
         const problem = accepted.error.issues[0];
         const why = `not a Bot API envelope: ${problem ? `${problem.path.join('.') || 'body'} ${problem.message}` : 'invalid'}`;
-        this.options.logger.warn({ method, status: res.status, why }, 'platform answered 2xx with a malformed body; counted as a failure');
+        this.options.logger.warn(
+          { method, status: res.status, contentType: res.headers.get('content-type'), why },
+          'platform answered 2xx with a body the bot cannot read; counted as unreadable, the call failed',
+        );
         throw new PlatformError('malformed', method, res.status, why);
       }
-      counters.stampOk();
       return accepted.data.result;
     }
     if (res.status === 429) {

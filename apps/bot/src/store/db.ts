@@ -5,8 +5,8 @@ import Database from 'better-sqlite3';
 /**
  * Opens the bot's SQLite file (WAL, synchronous=FULL, bigint integers) and brings its schema up
  * to date in place. Every step is idempotent, so a file written by an older bot (an outbox
- * without `next_attempt_at` or its order index, no dead-letter table) is migrated on open and a current one is left
- * alone.
+ * without `next_attempt_at`, `last_error` or its order index, no dead-letter table) is migrated on
+ * open and a current one is left alone.
  */
 export function openBotDb(path: string): Database.Database {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -31,6 +31,9 @@ function migrate(db: Database.Database): void {
   const columns = db.prepare('SELECT name FROM pragma_table_info(?)').all('payment_outbox') as { name: string }[];
   if (!columns.some((c) => c.name === 'next_attempt_at')) {
     db.exec('ALTER TABLE payment_outbox ADD COLUMN next_attempt_at INTEGER NOT NULL DEFAULT 0');
+  }
+  if (!columns.some((c) => c.name === 'last_error')) {
+    db.exec('ALTER TABLE payment_outbox ADD COLUMN last_error TEXT');
   }
   db.exec('CREATE INDEX IF NOT EXISTS payment_outbox_due ON payment_outbox (next_attempt_at, created_at)');
   db.exec('CREATE INDEX IF NOT EXISTS payment_outbox_order ON payment_outbox (order_id)');

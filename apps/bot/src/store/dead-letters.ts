@@ -1,6 +1,9 @@
 import type Database from 'better-sqlite3';
 
-/** Where a dead letter came from: an update the bot could not handle, or an outbox row the gateway refused. */
+/**
+ * Where a dead letter came from: an update the bot could not handle. `outbox` is only read back:
+ * bots before issue #26 parked payments the gateway refused; payments are now retried until answered.
+ */
 export type DeadLetterSource = 'update' | 'outbox';
 
 /** One parked item, as operators read it back. */
@@ -26,11 +29,11 @@ interface RawDeadLetter {
 }
 
 /**
- * The dead-letter table in the bot's SQLite file: updates and outbox rows the bot could not
- * handle and moved aside so they block nothing behind them. Nothing is dropped silently: each
- * keeps its raw form and the reason, `park` commits before it returns, and `onParked` feeds the
- * Health `dead_letters` delta (and so the gateway's `bot_dead_letters_total`). Operators read them
- * with `sqlite3 $BOT_OUTBOX_PATH 'SELECT * FROM dead_letters'`.
+ * The dead-letter table in the bot's SQLite file: updates the bot could not handle and moved
+ * aside so they block nothing behind them. Nothing is dropped silently: each keeps its raw form
+ * and the reason, `park` commits before it returns, and `onParked` feeds the Health `dead_letters`
+ * delta (and so the gateway's `bot_dead_letters_total`). Operators read them with
+ * `sqlite3 $BOT_OUTBOX_PATH 'SELECT * FROM dead_letters'`.
  */
 export class DeadLetters {
   constructor(
@@ -40,19 +43,9 @@ export class DeadLetters {
 
   /** Stores one dead letter durably; throws when the file cannot be written (the caller retries). */
   park(source: DeadLetterSource, ref: string, raw: unknown, reason: string): void {
-    this.insert(source, ref, raw, reason);
-    this.onParked();
-  }
-
-  /**
-   * Moves an outbox row into the dead letters in one transaction: the row leaves the outbox only
-   * if its dead letter is written.
-   */
-  parkOutboxRow(chargeId: string, raw: unknown, reason: string): void {
-    this.db.transaction(() => {
-      this.insert('outbox', chargeId, raw, reason);
-      this.db.prepare('DELETE FROM payment_outbox WHERE charge_id = ?').run(chargeId);
-    })();
+    this.db
+      .prepare('INSERT INTO dead_letters (source, ref, raw, reason, created_at) VALUES (?, ?, ?, ?, ?)')
+      .run(source, ref, jsonOf(raw), reason, BigInt(Date.now()));
     this.onParked();
   }
 
@@ -90,12 +83,6 @@ export class DeadLetters {
       reason: r.reason,
       createdAt: Number(r.created_at),
     }));
-  }
-
-  private insert(source: DeadLetterSource, ref: string, raw: unknown, reason: string): void {
-    this.db
-      .prepare('INSERT INTO dead_letters (source, ref, raw, reason, created_at) VALUES (?, ?, ?, ?, ?)')
-      .run(source, ref, jsonOf(raw), reason, BigInt(Date.now()));
   }
 }
 

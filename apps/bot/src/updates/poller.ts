@@ -51,8 +51,8 @@ export interface PollerOptions {
 /**
  * The exclusive long poll (run only by the bot with OWNS_UPDATES=true). Each getUpdates goes
  * through the one platform client flagged as the long poll with the `updatesResult` shape, so its
- * transport errors, 5xx and malformed 2xx answers count as connect_failures and back off, and
- * every well-formed answer, empty ones included, stamps liveness. The offset advances past an
+ * transport errors and 5xx count as connect_failures, every 2xx (empty ones included) stamps
+ * liveness, and a 2xx it cannot read is counted as unreadable; every failure backs off. The offset advances past an
  * update only after its handler resolved, and never moves backwards. A handler that throws leaves
  * its update unconfirmed and it is fetched again after a backoff; after MAX_UPDATE_ATTEMPTS
  * failures it is parked as a dead letter and the offset moves on, so no update blocks the ones

@@ -5,20 +5,31 @@ import type { BotlinkMetrics } from '../metrics/botlink-metrics.js';
 /** How far ahead of the gateway's clock a last_ok stamp may be before it is ignored. */
 export const MAX_CLOCK_SKEW_SECONDS = 300n;
 
+/** The outbox levels one Link last reported (additive Health fields 6 and 7). */
+interface OutboxLevels {
+  failingRows: bigint;
+  oldestFailingAgeSeconds: bigint;
+}
+
 /**
  * Turns Health reports into the platform metrics. The counter grows by each report's deltas
- * (kind long_poll <- connect_failures, api <- api_errors, rate_limited <- rate_limited), and
- * `bot_dead_letters_total` by the additive `dead_letters` delta (updates and outbox rows the bot
- * parked), `bot_platform_update_conflicts_total` by the additive `update_conflicts` delta (409s on
- * the bot's long poll: another poller with the same token); an older bot never sets either, which
- * reads as 0. The last-ok stamp is the maximum seen by this gateway across every Link and
- * reconnect, so the gauge never moves backwards; before the first report carrying a stamp it has
- * no sample at all (a restarted gateway exposing 0 would move it backwards). A stamp further in the
- * future than MAX_CLOCK_SKEW_SECONDS is ignored, because a bot with a broken clock would otherwise
- * pin the gauge forever.
+ * (kind long_poll <- connect_failures, api <- api_errors, rate_limited <- rate_limited),
+ * `bot_dead_letters_total` by the additive `dead_letters` delta (updates the bot parked),
+ * `bot_platform_update_conflicts_total` by the additive `update_conflicts` delta (409s on the bot's
+ * long poll: another poller with the same token) and `bot_platform_unreadable_responses_total` by
+ * the additive `platform_unreadable_responses` delta (2xx answers the bot could not read); an older
+ * bot never sets them, which reads as 0. The outbox levels (fields 6 and 7) are kept per open Link,
+ * as last reported, and exposed as their sum (`bot_outbox_failing_rows`) and largest age
+ * (`bot_outbox_oldest_failing_age_seconds`); a Link's levels leave with it (`linkEnded`), so a bot
+ * that is gone is shown by BotDisconnected, not by a stale level. The last-ok stamp is the maximum
+ * seen by this gateway across every Link and reconnect, so the gauge never moves backwards; before
+ * the first report carrying a stamp it has no sample at all (a restarted gateway exposing 0 would
+ * move it backwards). A stamp further in the future than MAX_CLOCK_SKEW_SECONDS is ignored, because
+ * a bot with a broken clock would otherwise pin the gauge forever.
  */
 export class PlatformHealth {
   private lastOk = 0n;
+  private readonly outboxByLink = new Map<number, OutboxLevels>();
 
   constructor(
     private readonly metrics: BotlinkMetrics,
@@ -31,8 +42,8 @@ export class PlatformHealth {
     return this.lastOk;
   }
 
-  /** Adds one report; `instanceId` is for logging only. */
-  record(report: botlink.Health, instanceId: string): void {
+  /** Adds one report of the Link `linkId`; `instanceId` is for logging only. */
+  record(report: botlink.Health, instanceId: string, linkId: number): void {
     this.add('long_poll', report.connectFailures);
     this.add('api', report.apiErrors);
     this.add('rate_limited', report.rateLimited);
@@ -40,7 +51,7 @@ export class PlatformHealth {
       this.metrics.deadLetters.inc(Number(report.deadLetters));
       this.logger.warn(
         { instanceId, deadLetters: report.deadLetters.toString() },
-        'the bot parked updates or payments as dead letters; an operator must look at its dead_letters table',
+        'the bot parked updates as dead letters; an operator must look at its dead_letters table',
       );
     }
     if (report.updateConflicts > 0n) {
@@ -50,6 +61,8 @@ export class PlatformHealth {
         'the platform answered 409 Conflict to the bot long poll: another process polls updates with the same bot token',
       );
     }
+    if (report.platformUnreadableResponses > 0n) this.metrics.platformUnreadable.inc(Number(report.platformUnreadableResponses));
+    this.setOutbox(linkId, { failingRows: report.outboxFailingRows, oldestFailingAgeSeconds: report.outboxOldestFailingAgeSeconds });
     const stamp = report.lastOkUnix;
     if (stamp <= this.lastOk) return;
     if (stamp > this.nowUnix() + MAX_CLOCK_SKEW_SECONDS) {
@@ -58,6 +71,34 @@ export class PlatformHealth {
     }
     this.lastOk = stamp;
     this.metrics.platformLastOk.set(Number(stamp));
+  }
+
+  /** Forgets the outbox levels of a Link that ended. */
+  linkEnded(linkId: number): void {
+    if (this.outboxByLink.delete(linkId)) this.exposeOutbox();
+  }
+
+  private setOutbox(linkId: number, levels: OutboxLevels): void {
+    const before = this.outboxByLink.get(linkId);
+    this.outboxByLink.set(linkId, levels);
+    if (levels.failingRows > 0n && (before === undefined || before.failingRows === 0n)) {
+      this.logger.warn(
+        { linkId, failingRows: levels.failingRows.toString(), oldestAgeSeconds: levels.oldestFailingAgeSeconds.toString() },
+        'the bot has payments whose ForwardPayment keeps failing; it retries them (`outbox list` on the bot host shows why)',
+      );
+    }
+    this.exposeOutbox();
+  }
+
+  private exposeOutbox(): void {
+    let rows = 0n;
+    let oldest = 0n;
+    for (const levels of this.outboxByLink.values()) {
+      rows += levels.failingRows;
+      if (levels.oldestFailingAgeSeconds > oldest) oldest = levels.oldestFailingAgeSeconds;
+    }
+    this.metrics.outboxFailingRows.set(Number(rows));
+    this.metrics.outboxOldestFailingAge.set(Number(oldest));
   }
 
   private add(kind: 'long_poll' | 'api' | 'rate_limited', delta: bigint): void {

@@ -171,13 +171,14 @@ export function createLinkHandler(deps: LinkHandlerDeps) {
         touch();
         const msg = next.value.msg;
         if (msg.case === 'ack') hub.ack(link, msg.value);
-        else if (msg.case === 'health') health.record(msg.value, link.identity.instanceId);
+        else if (msg.case === 'health') health.record(msg.value, link.identity.instanceId, link.id);
         else logger.warn({ ...log, got: msg.case ?? 'empty' }, 'unexpected message on an open link ignored');
       }
     } catch (err: unknown) {
       logger.debug({ ...log, err }, 'link request stream failed');
     } finally {
       hub.end(link, 'stream_closed');
+      health.linkEnded(link.id);
     }
   }
 

@@ -25,6 +25,9 @@ export interface BotlinkMetrics {
   platformLastOk: Gauge;
   deadLetters: Counter;
   updateConflicts: Counter;
+  outboxFailingRows: Gauge;
+  outboxOldestFailingAge: Gauge;
+  platformUnreadable: Counter;
   connectedBots: Gauge;
   updateOwners: Gauge;
   duplicateOwners: Counter;
@@ -56,7 +59,22 @@ export function createBotlinkMetrics(registry: Registry): BotlinkMetrics {
     }),
     deadLetters: new Counter({
       name: 'bot_dead_letters_total',
-      help: 'Updates and payment outbox rows the bot parked in its dead-letter table (sum of the additive Health dead_letters deltas); each needs an operator.',
+      help: 'Updates the bot parked in its dead-letter table (sum of the additive Health dead_letters deltas); each needs an operator.',
+      registers,
+    }),
+    outboxFailingRows: new Gauge({
+      name: 'bot_outbox_failing_rows',
+      help: "Paid charges in the bots' payment outboxes whose ForwardPayment failed at least once and that still wait for a response (additive Health level outbox_failing_rows, summed over open Links; retried until answered).",
+      registers,
+    }),
+    outboxOldestFailingAge: new Gauge({
+      name: 'bot_outbox_oldest_failing_age_seconds',
+      help: 'Age in seconds of the oldest of those failing outbox rows, since the payment was stored (additive Health level, the largest over open Links; 0 when none).',
+      registers,
+    }),
+    platformUnreadable: new Counter({
+      name: 'bot_platform_unreadable_responses_total',
+      help: 'Chat-platform 2xx answers whose body the bot could not read as a Bot API envelope (e.g. a proxy answering 200 with HTML; sum of the additive Health deltas). They stamp liveness, so this is where they show.',
       registers,
     }),
     updateConflicts: new Counter({
@@ -120,6 +138,9 @@ export function createBotlinkMetrics(registry: Registry): BotlinkMetrics {
   metrics.updateConflicts.inc(0);
   // No sample until a report carries a stamp: a restarted gateway must not expose 0, an older value than the last one scraped.
   metrics.platformLastOk.remove();
+  metrics.platformUnreadable.inc(0);
+  metrics.outboxFailingRows.set(0);
+  metrics.outboxOldestFailingAge.set(0);
   metrics.duplicateOwners.inc(0);
   metrics.unknownAcks.inc(0);
   metrics.pingTimeouts.inc(0);
