@@ -141,9 +141,13 @@ describe('bots with one instance_id (two real bot processes, a gateway process, 
     await eventually(async () => sample(await gw.metrics(), 'botlink_update_owners') === 1, 60_000);
     // Bytes stop on the open connection, both sockets stay up: the bot's own PINGs fail, it drops
     // that connection and links again over a new one; the gateway still holds the old Link.
+    // Counted from here: under load the bot may have linked more than once before the freeze.
+    const streams = opened(blinking);
+    const replaced = async () => sample(await gw.metrics(), 'botlink_link_ends_total{reason="replaced"}') ?? 0;
+    const replacedBefore = await replaced();
     proxy.freeze();
-    await eventually(() => opened(blinking) === 2, 30_000);
-    await eventually(async () => sample(await gw.metrics(), 'botlink_link_ends_total{reason="replaced"}') === 1, 30_000);
+    await eventually(() => opened(blinking) > streams, 30_000);
+    await eventually(async () => (await replaced()) > replacedBefore, 30_000);
     const text = await gw.metrics();
     expect(sample(text, 'botlink_connected_bots')).toBe(1);
     expect(sample(text, 'botlink_update_owners')).toBe(1);
@@ -155,9 +159,9 @@ describe('bots with one instance_id (two real bot processes, a gateway process, 
     bot(gw.botlinkUrl, { OWNS_UPDATES: 'false' });
     bot(gw.botlinkUrl, { OWNS_UPDATES: 'false' });
     await eventually(async () => sample(await gw.metrics(), 'botlink_connected_bots') === 2, 60_000);
-    const ids = gw.proc.logs.filter((l) => l['msg'] === 'bot link opened').map((l) => String(l['instanceId']));
+    // Distinct ids of the opened Links (a process that reconnects under load opens again with its own id).
+    const ids = [...new Set(gw.proc.logs.filter((l) => l['msg'] === 'bot link opened').map((l) => String(l['instanceId'])))];
     expect(ids).toHaveLength(2);
-    expect(new Set(ids).size).toBe(2);
     const host = `${hostname().slice(0, 100)}-`;
     for (const id of ids) {
       expect(id.startsWith(host)).toBe(true);

@@ -89,6 +89,7 @@ const ADDITIVE: Record<string, SpecField[]> = {
     { name: 'dead_letters', type: 'uint64', number: 5 },
     { name: 'outbox_failing_rows', type: 'uint64', number: 6 },
     { name: 'outbox_oldest_failing_age_seconds', type: 'uint64', number: 7 },
+    { name: 'update_conflicts', type: 'uint64', number: 8 },
     { name: 'platform_unreadable_responses', type: 'uint64', number: 9 },
   ],
   Command: [
