@@ -8,7 +8,8 @@ import { recordRefund } from '../refunds/reverse.js';
 import { shopOf, type CardRail, type PaymentDeps } from '../deps.js';
 import { isOrderId, paymentError } from '../errors.js';
 import { ProviderError, type Shop } from './provider/types.js';
-import { handled, ignored, settleFromProvider, type Disposition } from './settle.js';
+import { handled, ignored, type Disposition } from './disposition.js';
+import { settleFromProvider } from './settle.js';
 
 /** An id as providers write them: no control characters (PostgreSQL text cannot even hold a NUL). */
 const providerId = z

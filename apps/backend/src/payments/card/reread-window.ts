@@ -3,7 +3,7 @@ import type { Logger } from '@wordgame/logging';
 import type { DB } from '../../db/schema.js';
 import type { PaymentMetrics, RereadKind } from '../../metrics/payments.js';
 import { paymentError } from '../errors.js';
-import { handled, type Disposition } from './settle.js';
+import { handled, type Disposition } from './disposition.js';
 
 /** The provider object a notification names, under the shop of the order it was found through. */
 export interface RereadKey {

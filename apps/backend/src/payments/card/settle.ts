@@ -4,16 +4,8 @@ import { CREDITABLE_STATES } from '../orders/state.js';
 import type { PaymentDeps } from '../deps.js';
 import { onCredited } from '../credited.js';
 import { notifyPaymentFailed } from './notify.js';
+import { handled, ignored, type Disposition } from './disposition.js';
 import type { ProviderPayment, Shop } from './provider/types.js';
-
-/** What the backend did with a notification or a re-check: acted (or nothing left to do), or ignored. */
-export interface Disposition {
-  disposition: 'handled' | 'ignored';
-  detail: string;
-}
-
-export const ignored = (detail: string): Disposition => ({ disposition: 'ignored', detail });
-export const handled = (detail: string): Disposition => ({ disposition: 'handled', detail });
 
 /**
  * Acts on a payment as re-read from the provider (never on a notification body), for the order it
