@@ -95,6 +95,7 @@ export default tseslint.config(
           allow: [
             '^\\.\\./\\.\\./\\.\\./apps/backend/src/(catalog/repository|config/index|db/database|db/migrate|ledger/audit|payments/(commands|deps|module|refunds/star-refunds|stars/intake)|testing/databases)\\.js$',
             '^\\.\\./\\.\\./\\.\\./apps/bot/src/(payments/(outbox|pre-checkout|successful-payment)|store/(db|dead-letters))\\.js$',
+            '^\\.\\./\\.\\./\\.\\./apps/backend/test/support/star-platform\\.js$',
           ],
           depConstraints: [
             { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:lib', 'scope:emulator'] },

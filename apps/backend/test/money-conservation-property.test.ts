@@ -6,7 +6,7 @@ import type { ProviderEmulator } from '@wordgame/provider-emulator';
 import type { Database } from '../src/db/database.js';
 import { auditLedger } from '../src/ledger/audit.js';
 import { createOrder } from '../src/payments/orders/create.js';
-import type { BotCommands, CommandOutcome } from '../src/payments/commands.js';
+import type { BotCommands } from '../src/payments/commands.js';
 import type { PaymentDeps } from '../src/payments/deps.js';
 import { paymentDeps } from '../src/payments/module.js';
 import { intakeNotification } from '../src/payments/card/notifications.js';
@@ -15,35 +15,8 @@ import { createReaper, type Reaper } from '../src/payments/reaper/reaper.js';
 import { refundOrder } from '../src/payments/refunds/console.js';
 import { createStarRefunder, type StarRefunder } from '../src/payments/refunds/star-refunds.js';
 import { startPropertyWorld, type PropertyWorld } from './support/property-world.js';
+import { StarPlatform, type Fate } from './support/star-platform.js';
 import { newAccount } from './support/wallet.js';
-
-/** How the platform and the link treat one refund_star_payment: done, done but the Ack lost, or never reached. */
-type Fate = 'ok' | 'ack_lost' | 'unreachable';
-
-/** The chat platform as this test sees it: every charge it took, and whether it gave the stars back. */
-class Platform {
-  readonly charges = new Map<string, { user: bigint; orderRef: string; amount: bigint; refunded: boolean }>();
-  fates: Fate[] = [];
-  private turn = 0;
-
-  take(orderRef: string, amount: bigint, user: bigint): string {
-    const id = `stars-${randomUUID()}`;
-    this.charges.set(id, { user, orderRef, amount, refunded: false });
-    return id;
-  }
-
-  /** refundStarPayment as the Bot API answers it, behind a link that may lose the command or its Ack. */
-  refund(user: bigint, chargeId: string): CommandOutcome {
-    const fate = this.fates.length === 0 ? 'ok' : (this.fates[this.turn++ % this.fates.length] ?? 'ok');
-    if (fate === 'unreachable') return { status: 'no_bot' };
-    const charge = this.charges.get(chargeId);
-    if (!charge || charge.user !== user) return { status: 'error', error: 'platform 400: Bad Request: CHARGE_NOT_FOUND' };
-    const already = charge.refunded;
-    charge.refunded = true;
-    if (fate === 'ack_lost') return { status: 'timeout' };
-    return { status: 'delivered', result: already ? 'already_refunded' : '' };
-  }
-}
 
 type Action =
   | { kind: 'pay'; user: 0 | 1 }
@@ -92,7 +65,7 @@ describe('money conservation: random interleavings of both rails on PostgreSQL',
   let refunder: StarRefunder;
   let productId: bigint;
   let world: PropertyWorld;
-  const platform = new Platform();
+  const platform = new StarPlatform();
   let clock = Date.now();
 
   beforeAll(async () => {

@@ -10,10 +10,11 @@ import { loadBackendConfig } from '../../../apps/backend/src/config/index.js';
 import type { Database } from '../../../apps/backend/src/db/database.js';
 import { migrateToLatest } from '../../../apps/backend/src/db/migrate.js';
 import { auditLedger } from '../../../apps/backend/src/ledger/audit.js';
-import type { BotCommands, CommandOutcome } from '../../../apps/backend/src/payments/commands.js';
+import type { BotCommands } from '../../../apps/backend/src/payments/commands.js';
 import type { PaymentDeps } from '../../../apps/backend/src/payments/deps.js';
 import { paymentDeps } from '../../../apps/backend/src/payments/module.js';
 import { createStarRefunder, type StarRefunder } from '../../../apps/backend/src/payments/refunds/star-refunds.js';
+import { StarPlatform, type Fate } from '../../../apps/backend/test/support/star-platform.js';
 import { DECLINE, forwardPayment, validatePreCheckout } from '../../../apps/backend/src/payments/stars/intake.js';
 import { freshPostgres } from '../../../apps/backend/src/testing/databases.js';
 import { PaymentOutbox } from '../../../apps/bot/src/payments/outbox.js';
@@ -41,34 +42,6 @@ import { report } from '../src/harness/scale.js';
  * Actions run one after the other (what concerns one order reaches the bot as one ordered update
  * stream); the races of concurrent backend calls are the backend property's and the intake tests'.
  */
-
-/** How the platform and the link treat one refund_star_payment: done, done but the Ack lost, or never reached. */
-type Fate = 'ok' | 'ack_lost' | 'unreachable';
-
-/** The chat platform: every charge it took, whether it gave the stars back, and how often. */
-class Platform {
-  readonly charges = new Map<string, { user: bigint; orderRef: string; amount: bigint; refunds: number }>();
-  fates: Fate[] = [];
-  private turn = 0;
-
-  take(orderRef: string, amount: bigint, user: bigint): string {
-    const id = `stars-${randomUUID()}`;
-    this.charges.set(id, { user, orderRef, amount, refunds: 0 });
-    return id;
-  }
-
-  /** refundStarPayment as the Bot API answers it (a charge is refunded once), behind a link that may lose the command or its Ack. */
-  refund(user: bigint, chargeId: string): CommandOutcome {
-    const fate = this.fates.length === 0 ? 'ok' : (this.fates[this.turn++ % this.fates.length] ?? 'ok');
-    if (fate === 'unreachable') return { status: 'no_bot' };
-    const charge = this.charges.get(chargeId);
-    if (!charge || charge.user !== user) return { status: 'error', error: 'platform 400: Bad Request: CHARGE_NOT_FOUND' };
-    const already = charge.refunds > 0;
-    if (!already) charge.refunds += 1;
-    if (fate === 'ack_lost') return { status: 'timeout' };
-    return { status: 'delivered', result: already ? 'already_refunded' : '' };
-  }
-}
 
 type Action =
   | { kind: 'tap'; user: 0 | 1; abandon: boolean }
@@ -114,7 +87,7 @@ describe('money conservation with the bot outbox: backend unreachable while paym
   let refunder: StarRefunder;
   let productId: bigint;
   let dir: string;
-  const platform = new Platform();
+  const platform = new StarPlatform();
   const log = createLogger('money-outbox-property', 'silent');
   let clock = Date.now();
 
@@ -348,10 +321,10 @@ describe('money conservation with the bot outbox: backend unreachable while paym
             expect([chargeId, home + back.length]).toEqual([chargeId, 1]);
             if (home === 1) {
               credited += 1;
-              expect([chargeId, charge?.refunds]).toEqual([chargeId, 0]);
+              expect([chargeId, charge?.refunded]).toEqual([chargeId, false]);
             } else {
               returned += 1;
-              expect([chargeId, back[0]?.refund_status, charge?.refunds]).toEqual([chargeId, 'refunded', 1]);
+              expect([chargeId, back[0]?.refund_status, charge?.refunded]).toEqual([chargeId, 'refunded', true]);
             }
           }
           // The order: paid by at most one charge, and only by one the platform took for it.
