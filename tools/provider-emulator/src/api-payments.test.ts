@@ -59,7 +59,7 @@ describe('idempotence', () => {
 
   it('replays a stored 400 too', async () => {
     const key = nextKey();
-    const body = paymentBody({ amount: { value: '1.0', currency: 'RUB' } });
+    const body = paymentBody({ amount: { value: '1.005', currency: 'RUB' } });
     const first = await client(emulator).post('/payments', body, key);
     const second = await client(emulator).post('/payments', body, key);
     expect(second.status).toBe(400);
@@ -85,16 +85,34 @@ describe('idempotence', () => {
 
 describe('POST /v3/payments validation', () => {
   it.each([
-    [100, 'a number'],
-    ['100', 'no decimals'],
-    ['100.5', 'one decimal'],
+    [100, 'a JSON number (the reference types value as a string)'],
     ['100.000', 'three decimals'],
+    ['100.001', 'a third decimal that is not zero'],
     ['0.00', 'zero'],
+    ['0', 'zero without decimals'],
     ['-1.00', 'negative'],
+    ['-1', 'negative whole units'],
     ['1e2', 'exponent'],
-  ])('rejects amount.value %p (%s)', async (value, _why) => {
+    ['1,00', 'a comma'],
+    ['abc', 'not a number'],
+    ['', 'empty'],
+    [null, 'null'],
+  ])('rejects amount.value %p (%s) with an invalid_request naming amount.value', async (value, _why) => {
     const answer = await client(emulator).post('/payments', paymentBody({ amount: { value, currency: 'RUB' } }));
     expectError(answer, 400, 'invalid_request', 'amount.value');
+    expect(emulator.control.payments()).toHaveLength(0);
+  });
+
+  it.each([
+    ['100', '100.00'],
+    ['100.0', '100.00'],
+    ['100.00', '100.00'],
+    ['0.5', '0.50'],
+    ['99.99', '99.99'],
+  ])('accepts amount.value %p as YooKassa does and answers it as %p', async (value, answered) => {
+    const answer = await client(emulator).post('/payments', paymentBody({ amount: { value, currency: 'RUB' } }));
+    expect(answer.status).toBe(200);
+    expect(answer.json.amount).toEqual({ value: answered, currency: 'RUB' });
   });
 
   it('rejects a missing amount, a bad currency and a missing return_url', async () => {

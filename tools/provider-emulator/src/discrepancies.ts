@@ -33,7 +33,7 @@ export function alterPayment(state: EmulatorState, id: string, change: { value?:
   const record = paymentForControl(state, id);
   if (change.value !== undefined) {
     const minor = parseMoney(change.value);
-    if (minor === null || minor <= 0n) throw new ControlError(400, 'value must be a positive amount with two decimals');
+    if (minor === null || minor <= 0n) throw new ControlError(400, 'value must be a positive amount with at most two decimals');
     record.amountMinor = minor;
   }
   const currency = change.currency ?? record.object.amount.currency;

@@ -2,15 +2,51 @@ import fc from 'fast-check';
 import { feeOf, formatMoney, lineTotal, parseMoney, parseQuantityMilli } from './money.js';
 
 describe('money', () => {
-  it('parses two-decimal strings to minor units', () => {
+  it('parses the forms YooKassa accepts to minor units: whole units, one or two decimals', () => {
     expect(parseMoney('100.00')).toBe(10000n);
+    expect(parseMoney('100.0')).toBe(10000n);
+    expect(parseMoney('100')).toBe(10000n);
+    expect(parseMoney('100.5')).toBe(10050n);
+    expect(parseMoney('0.5')).toBe(50n);
     expect(parseMoney('0.01')).toBe(1n);
     expect(parseMoney('1234567.89')).toBe(123456789n);
     expect(parseMoney('0.00')).toBe(0n);
+    expect(parseMoney('0')).toBe(0n);
   });
 
-  it.each(['100', '100.0', '100.000', '1e2', '-1.00', '+1.00', '01.00', ' 1.00', '1,00', '', '.50', '1.5'])('rejects %p', (value) => {
+  it.each([
+    '100.000',
+    '0.001',
+    '1e2',
+    '1E2',
+    '-1.00',
+    '-1',
+    '+1.00',
+    '01.00',
+    '00',
+    ' 1.00',
+    '1.00 ',
+    '1,00',
+    '1 000.00',
+    '',
+    '.50',
+    '1.',
+    'NaN',
+    'Infinity',
+    '0x10',
+    '١٠٠',
+  ])('rejects %p', (value) => {
     expect(parseMoney(value)).toBeNull();
+  });
+
+  it('reads every two-decimal, one-decimal and whole-unit spelling of an amount as the same minor units', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: 0n, max: 10n ** 15n - 1n }), (units) => {
+        expect(parseMoney(units.toString())).toBe(units * 100n);
+        expect(parseMoney(`${units.toString()}.0`)).toBe(units * 100n);
+        expect(parseMoney(`${units.toString()}.00`)).toBe(units * 100n);
+      }),
+    );
   });
 
   it('formats minor units back', () => {

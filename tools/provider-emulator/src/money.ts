@@ -1,19 +1,27 @@
 /**
- * Money as integer minor units. YooKassa sends amounts as decimal strings ("100.00"); floats would
- * round, so values are parsed digit by digit into bigint kopecks and formatted back the same way.
+ * Money as integer minor units. YooKassa carries amounts as decimal strings; floats would round, so
+ * values are parsed digit by digit into bigint kopecks and formatted back the same way.
+ *
+ * What YooKassa accepts (API v3 reference, `amount.value`: a string, the decimal separator a point,
+ * no thousands separator, as many decimals as the currency has — two for every currency it
+ * settles): whole units and one or two decimals. Its own SDKs have sent each form: yookassa-python
+ * 2.0 sent `str(Decimal(round(float(v), 2)))` ("100", "100.5"), 2.1 sent `str(round(float(v), 2))`
+ * ("100.0"), later versions and the PHP SDK send "100.00"; YooMoney confirmed on the Python SDK's
+ * tracker (issue 4, May 2021) that a value without the second decimal is not an error.
  */
 
-const MONEY = /^(0|[1-9]\d{0,14})\.(\d{2})$/;
+const MONEY = /^(0|[1-9]\d{0,14})(?:\.(\d{1,2}))?$/;
 
 /**
- * Parses an API amount value: a string with exactly two decimals and no sign, exponent or leading
- * zeros ("100.00", "0.50"). Returns minor units, or null when the string is not of that form.
+ * Parses an API amount value: unsigned decimal digits without leading zeros, optionally a point and
+ * one or two decimals ("100", "100.0", "100.00", "0.5"). Returns minor units, or null for anything
+ * else: a sign, an exponent, a comma, spaces, more than two decimals, a bare point, leading zeros.
  */
 export function parseMoney(value: string): bigint | null {
   const match = MONEY.exec(value);
   if (!match) return null;
-  const [, units = '0', cents = '00'] = match;
-  return BigInt(units) * 100n + BigInt(cents);
+  const [, units = '0', cents = ''] = match;
+  return BigInt(units) * 100n + BigInt(cents.padEnd(2, '0'));
 }
 
 /** Formats minor units as the API's amount value: two decimals, no grouping ("1234.50"). */

@@ -60,6 +60,26 @@ describe('refunds', () => {
     expect(more.json).toMatchObject({ code: 'invalid_request', parameter: 'amount.value' });
   });
 
+  it('takes the refund amount in every form YooKassa accepts and refuses the rest, in minor units', async () => {
+    const paymentId = await paidPayment();
+    for (const [value, answered] of [
+      ['10', '10.00'],
+      ['10.5', '10.50'],
+      ['10.05', '10.05'],
+    ] as const) {
+      const answer = await refund(paymentId, value);
+      expect(answer.status).toBe(200);
+      expect(answer.json.amount).toEqual({ value: answered, currency: 'RUB' });
+    }
+    expect((await client(emulator).get(`/payments/${paymentId}`)).json).toMatchObject({ refunded_amount: { value: '30.55' } });
+    for (const value of ['-1', '1.005', '1e1', 'ten']) {
+      const answer = await refund(paymentId, value);
+      expect(answer.status).toBe(400);
+      expect(answer.json).toMatchObject({ type: 'error', code: 'invalid_request', parameter: 'amount.value' });
+    }
+    expect(emulator.control.payment(paymentId).refunds).toHaveLength(3);
+  });
+
   it('rejects an over-refund', async () => {
     const paymentId = await paidPayment();
     const answer = await refund(paymentId, '100.01');

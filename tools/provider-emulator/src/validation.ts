@@ -24,16 +24,20 @@ function pathOf(path: readonly PropertyKey[]): string | undefined {
   return out === '' ? undefined : out;
 }
 
+/** YooKassa's description of a malformed amount (it names the parameter, e.g. `amount.value`). */
+export const AMOUNT_FORMAT_ERROR = 'Specify the amount in the correct format, for example 100.00';
+
 /**
- * `{ value, currency }` with value a string of exactly two decimals and above zero (numbers,
- * more decimals, zero and negatives are rejected as YooKassa rejects them) and an ISO 4217 code.
+ * `{ value, currency }` as YooKassa takes it: value a string of whole units with at most two
+ * decimals ("100", "100.0", "100.00") and above zero; a JSON number, a sign, an exponent, a comma or
+ * a third decimal is refused (see money.ts for the evidence), and currency an ISO 4217 code.
  */
 export const amountSchema = z.object(
   {
     value: z
-      .string({ error: 'must be a string with exactly two decimals, e.g. "100.00"' })
-      .refine((v) => parseMoney(v) !== null, 'must be a string with exactly two decimals, e.g. "100.00"')
-      .refine((v) => (parseMoney(v) ?? 0n) > 0n, 'must be greater than zero'),
+      .string({ error: AMOUNT_FORMAT_ERROR })
+      .refine((v) => parseMoney(v) !== null, AMOUNT_FORMAT_ERROR)
+      .refine((v) => (parseMoney(v) ?? 0n) > 0n, 'The amount must be greater than zero'),
     currency: z.string({ error: 'must be a currency code' }).regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code, e.g. "RUB"'),
   },
   { error: 'is required: { value, currency }' },
