@@ -18,7 +18,12 @@ export function formatAmount(minor: bigint, currency: string): string {
   return `${digits.slice(0, -e)}.${digits.slice(-e)}`;
 }
 
-/** Parses the provider's decimal string into minor units; anything but a plain decimal is refused. */
+/**
+ * Parses the provider's decimal string into minor units, digit by digit (never a float). Takes every
+ * spelling YooKassa uses for an amount — whole units, one or as many decimals as the currency has
+ * ("100", "100.0", "100.00") — and refuses anything else: a sign, an exponent, a comma, spaces, a bare
+ * point, or more decimals than the currency has.
+ */
 export function parseAmount(value: string, currency: string): bigint {
   const e = exponentOf(currency);
   const m = /^(\d{1,18})(?:\.(\d{1,}))?$/.exec(value);

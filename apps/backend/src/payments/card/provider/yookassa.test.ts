@@ -1,3 +1,5 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { startProviderEmulator, type ProviderEmulator } from '@wordgame/provider-emulator';
 import { formatAmount, parseAmount } from './money.js';
@@ -13,12 +15,21 @@ describe('amounts in minor units', () => {
     expect(formatAmount(5n, 'RUB')).toBe('0.05');
     expect(formatAmount(12345n, 'RUB')).toBe('123.45');
     expect(parseAmount('100', 'RUB')).toBe(10000n);
+    expect(parseAmount('100.0', 'RUB')).toBe(10000n);
+    expect(parseAmount('100.00', 'RUB')).toBe(10000n);
+    expect(parseAmount('100.5', 'RUB')).toBe(10050n);
     expect(parseAmount('0.5', 'RUB')).toBe(50n);
+    fc.assert(
+      fc.property(fc.bigInt({ min: 0n, max: 10n ** 15n }), (units) =>
+        ['', '.0', '.00'].every((tail) => parseAmount(`${units.toString()}${tail}`, 'RUB') === units * 100n),
+      ),
+    );
     fc.assert(fc.property(fc.bigInt({ min: 0n, max: 10n ** 17n }), (minor) => parseAmount(formatAmount(minor, 'RUB'), 'RUB') === minor));
   });
 
   it('refuses malformed values, extra decimals, negatives and unknown currencies', () => {
-    for (const bad of ['', '1.005', '-1.00', '1e3', '1,00', ' 1.00', 'NaN']) expect(() => parseAmount(bad, 'RUB')).toThrow(RangeError);
+    for (const bad of ['', '1.005', '1.000', '-1.00', '+1.00', '1e3', '1,00', ' 1.00', '1.', '.5', 'NaN', 'Infinity'])
+      expect(() => parseAmount(bad, 'RUB')).toThrow(RangeError);
     expect(() => formatAmount(-1n, 'RUB')).toThrow(RangeError);
     expect(() => formatAmount(1n, 'XTR')).toThrow(/unsupported currency/);
   });
@@ -123,5 +134,52 @@ describe('YooKassaProvider against the provider emulator', () => {
     expect(err).toBeInstanceOf(ProviderError);
     expect(err).toMatchObject({ failure: 'rejected', status: 401 });
     expect(String((err as Error).message)).not.toContain('wrong');
+  });
+});
+
+describe('YooKassaProvider reading amounts as YooKassa spells them', () => {
+  let server: Server;
+  let answer: Record<string, unknown>;
+  let provider: YooKassaProvider;
+
+  beforeAll(async () => {
+    server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer)));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    provider = new YooKassaProvider({ apiUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v3`, timeoutMs: 2_000 });
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  const payment = (value: string, refunded?: string) => ({
+    id: 'p-1',
+    status: 'succeeded',
+    paid: true,
+    amount: { value, currency: 'RUB' },
+    ...(refunded === undefined ? {} : { refunded_amount: { value: refunded, currency: 'RUB' } }),
+    test: true,
+    metadata: {},
+  });
+
+  it.each([
+    ['199', 19900n],
+    ['199.0', 19900n],
+    ['199.00', 19900n],
+    ['199.5', 19950n],
+  ])('reads a payment amount of %p exactly', async (value, minor) => {
+    answer = payment(value, value);
+    expect(await provider.getPayment(testShop, 'p-1')).toMatchObject({ amountMinor: minor, refundedMinor: minor });
+  });
+
+  it('reads a refund amount in any of those spellings', async () => {
+    answer = { id: 'r-1', payment_id: 'p-1', status: 'succeeded', amount: { value: '10.5', currency: 'RUB' } };
+    expect(await provider.getRefund(testShop, 'r-1')).toMatchObject({ amountMinor: 1050n });
+  });
+
+  it.each(['1.005', '-1.00', '1e3', 'ten'])('treats an answer with amount %p as unusable (unavailable), not a crash', async (value) => {
+    answer = payment(value);
+    const err = await provider.getPayment(testShop, 'p-1').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ProviderError);
+    expect(err).toMatchObject({ failure: 'unavailable', operation: 'read payment' });
+    answer = { id: 'r-1', payment_id: 'p-1', status: 'succeeded', amount: { value, currency: 'RUB' } };
+    await expect(provider.getRefund(testShop, 'r-1')).rejects.toMatchObject({ failure: 'unavailable', operation: 'read refund' });
   });
 });

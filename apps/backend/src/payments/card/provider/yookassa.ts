@@ -133,14 +133,14 @@ export class YooKassaProvider implements PaymentProvider {
     return {
       id: p.id,
       status: p.status,
-      amountMinor: parseAmount(p.amount.value, p.amount.currency),
+      amountMinor: this.amountOf(p.amount, 'payment'),
       currency: p.amount.currency,
       test: p.test,
       paid: p.paid,
       metadata: p.metadata ?? {},
       ...(p.confirmation?.confirmation_url ? { confirmationUrl: p.confirmation.confirmation_url } : {}),
       ...(p.cancellation_details ? { cancellation: p.cancellation_details } : {}),
-      refundedMinor: p.refunded_amount ? parseAmount(p.refunded_amount.value, p.refunded_amount.currency) : 0n,
+      refundedMinor: p.refunded_amount ? this.amountOf(p.refunded_amount, 'payment') : 0n,
       ...createdAtOf(p.created_at),
     };
   }
@@ -151,10 +151,25 @@ export class YooKassaProvider implements PaymentProvider {
       id: r.id,
       paymentId: r.payment_id,
       status: r.status,
-      amountMinor: parseAmount(r.amount.value, r.amount.currency),
+      amountMinor: this.amountOf(r.amount, 'refund'),
       currency: r.amount.currency,
       ...createdAtOf(r.created_at),
     };
+  }
+
+  /**
+   * An answer's amount in minor units. YooKassa writes `value` as whole units with up to two
+   * decimals ("100", "100.0", "100.00"); any of them is read exactly (no float). A value that is not
+   * an amount, or a currency the rail does not settle in, makes the answer unusable: the outcome is
+   * unknown (`unavailable`), as for any answer of an unexpected shape, never a crash.
+   */
+  private amountOf(amount: z.infer<typeof amountSchema>, what: string): bigint {
+    try {
+      return parseAmount(amount.value, amount.currency);
+    } catch (err: unknown) {
+      if (!(err instanceof RangeError)) throw err;
+      throw new ProviderError('unavailable', this.name, `read ${what}`, `unexpected ${what} amount: ${err.message}`);
+    }
   }
 
   private parse<T>(schema: z.ZodType<T>, raw: unknown, what: string): T {
