@@ -66,11 +66,29 @@ describe('GET /v3/payments and /v3/refunds', () => {
     expect((await list('/payments?status=pending')).items.map((p) => p.id)).toEqual([early]);
   });
 
+  it('filters by captured_at bounds and payment_method, as the reference lists them', async () => {
+    const pending = await createPayment(emulator);
+    const first = await createPayment(emulator);
+    await emulator.control.succeedPayment(first);
+    await new Promise((r) => setTimeout(r, 20));
+    const from = new Date().toISOString();
+    const second = await createPayment(emulator);
+    await emulator.control.succeedPayment(second);
+    expect((await list(`/payments?captured_at.gte=${from}`)).items.map((p) => p.id)).toEqual([second]);
+    expect((await list(`/payments?captured_at.lt=${from}`)).items.map((p) => p.id)).toEqual([first]);
+    expect((await list('/payments?captured_at.gt=2000-01-01T00:00:00.000Z')).items.map((p) => p.id).sort()).toEqual([first, second].sort());
+    expect((await list('/payments?payment_method=bank_card')).items.map((p) => p.id).sort()).toEqual([first, second].sort());
+    expect((await list('/payments?payment_method=sbp')).items).toEqual([]);
+    expect((await list('/payments')).items.map((p) => p.id)).toContain(pending);
+  });
+
   it('rejects a bad limit, date, status or unknown parameter naming it', async () => {
     for (const [query, parameter] of [
       ['limit=0', 'limit'],
       ['limit=101', 'limit'],
       ['created_at.gte=yesterday', 'created_at.gte'],
+      ['captured_at.lt=2024-13-01', 'captured_at.lt'],
+      ['payment_method=Bank%20Card', 'payment_method'],
       ['status=paid', 'status'],
       ['cursor=%%%', 'cursor'],
       ['colour=red', 'colour'],

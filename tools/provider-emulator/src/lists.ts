@@ -9,6 +9,10 @@ export interface ListPage<T> {
 }
 
 const DATE_FILTERS = ['created_at.gte', 'created_at.gt', 'created_at.lte', 'created_at.lt'] as const;
+const CAPTURED_FILTERS = ['captured_at.gte', 'captured_at.gt', 'captured_at.lte', 'captured_at.lt'] as const;
+type TimeFilter = (typeof DATE_FILTERS)[number] | (typeof CAPTURED_FILTERS)[number];
+/** A payment method type as the API spells them ("bank_card", "yoo_money", "sbp", …). */
+const PAYMENT_METHOD = /^[a-z][a-z0-9_]{0,63}$/;
 const PAYMENT_STATUSES = new Set(['pending', 'waiting_for_capture', 'succeeded', 'canceled']);
 const REFUND_STATUSES = new Set(['pending', 'succeeded', 'canceled']);
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/;
@@ -16,13 +20,22 @@ const DEFAULT_LIMIT = 10;
 const MAX_LIMIT = 100;
 
 /**
- * GET /v3/payments: the shop's payments, newest first, filtered by `created_at.gte|gt|lte|lt`
- * (ISO 8601 UTC) and `status`, `limit` 1..100 (default 10); `cursor` continues from the page
- * whose `next_cursor` it is. An unknown or malformed parameter is 400 naming it.
+ * GET /v3/payments: the shop's payments, newest first, filtered by `created_at.gte|gt|lte|lt` and
+ * `captured_at.gte|gt|lte|lt` (ISO 8601 UTC; a captured_at filter leaves out payments not captured),
+ * `status` and `payment_method` (the paid method's type), `limit` 1..100 (default 10); `cursor`
+ * continues from the page whose `next_cursor` it is. An unknown or malformed parameter is 400
+ * naming it.
  */
 export function listPayments(state: EmulatorState, shop: Shop, query: URLSearchParams): ListPage<Payment> {
-  check(query, ['status', 'limit', 'cursor', ...DATE_FILTERS], PAYMENT_STATUSES);
-  const all = [...state.payments.values()].filter((r) => r.shopId === shop.shopId).map((r) => r.object);
+  check(query, ['status', 'limit', 'cursor', 'payment_method', ...DATE_FILTERS, ...CAPTURED_FILTERS], PAYMENT_STATUSES);
+  const method = query.get('payment_method');
+  if (method !== null && !PAYMENT_METHOD.test(method)) throw invalidRequest(`Unknown payment method ${method}`, 'payment_method');
+  const captured = CAPTURED_FILTERS.map((key) => [key, query.get(key)] as const).filter(([, value]) => value !== null);
+  const all = [...state.payments.values()]
+    .filter((r) => r.shopId === shop.shopId)
+    .map((r) => r.object)
+    .filter((p) => method === null || p.payment_method?.type === method)
+    .filter((p) => captured.every(([key, value]) => p.captured_at !== undefined && value !== null && within(p.captured_at, key, value)));
   return page(all, query);
 }
 
@@ -43,7 +56,7 @@ function check(query: URLSearchParams, allowed: readonly string[], statuses: Rea
   for (const key of query.keys()) {
     if (!allowed.includes(key)) throw invalidRequest(`Unknown parameter ${key}`, key);
   }
-  for (const key of DATE_FILTERS) {
+  for (const key of [...DATE_FILTERS, ...CAPTURED_FILTERS]) {
     const value = query.get(key);
     if (value !== null && (!ISO.test(value) || Number.isNaN(Date.parse(value)))) {
       throw invalidRequest(`${key} must be an ISO 8601 UTC time, e.g. 2024-05-01T10:00:00.000Z`, key);
@@ -80,17 +93,17 @@ function page<T extends { created_at: string; id: string; status: string }>(all:
   return matching.length > limit && last ? { type: 'list', items, next_cursor: encodeCursor(last) } : { type: 'list', items };
 }
 
-function within(createdAt: string, key: (typeof DATE_FILTERS)[number], bound: string): boolean {
-  const at = Date.parse(createdAt);
+function within(time: string, key: TimeFilter, bound: string): boolean {
+  const at = Date.parse(time);
   const limit = Date.parse(bound);
-  switch (key) {
-    case 'created_at.gte':
+  switch (key.slice(key.indexOf('.') + 1)) {
+    case 'gte':
       return at >= limit;
-    case 'created_at.gt':
+    case 'gt':
       return at > limit;
-    case 'created_at.lte':
+    case 'lte':
       return at <= limit;
-    case 'created_at.lt':
+    default:
       return at < limit;
   }
 }
