@@ -305,6 +305,9 @@ describe('errors, credentials and idempotence through @a2seven/yoo-checkout', ()
     expectError(await failure(anonymous.createPayment(order())), 401, 'invalid_credentials');
     const wrong = readable(new YooCheckout({ shopId: SHOP_A.shopId, secretKey: 'not-the-key' }));
     expectError(await failure(wrong.getPaymentList()), 401, 'invalid_credentials');
+    // The SDK always sends a Basic header (empty above); no header at all is answered the same way.
+    const bare = await fetch(`${emulator.apiUrl}/payments`);
+    expectError({ status: bare.status, body: (await bare.json()) as Record<string, unknown> }, 401, 'invalid_credentials');
     expect(emulator.control.payments()).toEqual([]);
   });
 
