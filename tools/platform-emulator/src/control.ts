@@ -1,7 +1,7 @@
 import type { CallLog, CallRecord } from './calls.js';
 import { ControlError } from './errors.js';
 import type { FaultRecord, FaultSpec, FaultTable } from './faults.js';
-import { changeMember, chatMemberJson, findUser } from './members.js';
+import { changeMember, chatMemberJson, fill, findUser } from './members.js';
 import type { PayResult, Payments } from './payments.js';
 import {
   fullAdminRights,
@@ -252,7 +252,7 @@ export class PlatformControl {
   /** Queues a raw update payload (e.g. `{ message: {...} }`; update_id is assigned) for a bot. */
   injectUpdate(update: Record<string, unknown>, token?: string): EnqueueResult {
     const { update_id: _ignored, ...payload } = update;
-    return this.bot(token).queue.enqueue(payload);
+    return this.bot(token).queue.enqueue(payload, true);
   }
 
   /**
@@ -432,10 +432,6 @@ export class PlatformControl {
     if (!user) throw new ControlError(404, `no user ${userId}`);
     return { chat, user };
   }
-}
-
-function fill<K extends string>(keys: readonly K[], given: Partial<Record<K, boolean>>): Record<K, boolean> {
-  return Object.fromEntries(keys.map((key) => [key, given[key] === true])) as Record<K, boolean>;
 }
 
 function clone<T>(value: T): T {

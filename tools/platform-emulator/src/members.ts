@@ -6,17 +6,18 @@ import { ADMIN_RIGHT_KEYS, PERMISSION_KEYS, type TgChatMember, type TgUser } fro
 
 /** Serialises a member record as Telegram's ChatMember (one of its six status shapes). */
 export function chatMemberJson(user: TgUser, rec: MemberRecord): TgChatMember {
+  const title = rec.customTitle === undefined ? {} : { custom_title: rec.customTitle };
   switch (rec.status) {
     case 'creator':
-      return withTitle({ status: 'creator', user, is_anonymous: false }, rec);
+      return { status: 'creator', user, is_anonymous: false, ...title };
     case 'administrator': {
-      const rights = Object.fromEntries(ADMIN_RIGHT_KEYS.map((key) => [key, rec.rights?.[key] ?? false]));
-      return withTitle({ status: 'administrator', user, can_be_edited: false, ...rights }, rec);
+      const rights = fill(ADMIN_RIGHT_KEYS, rec.rights ?? {});
+      return { status: 'administrator', user, can_be_edited: false, ...rights, ...title };
     }
     case 'member':
       return rec.untilDate > 0 ? { status: 'member', user, until_date: rec.untilDate } : { status: 'member', user };
     case 'restricted': {
-      const perms = Object.fromEntries(PERMISSION_KEYS.map((key) => [key, rec.permissions?.[key] ?? false]));
+      const perms = fill(PERMISSION_KEYS, rec.permissions ?? {});
       return { status: 'restricted', user, is_member: rec.isMember, ...perms, until_date: rec.untilDate };
     }
     case 'left':
@@ -26,8 +27,9 @@ export function chatMemberJson(user: TgUser, rec: MemberRecord): TgChatMember {
   }
 }
 
-function withTitle(member: TgChatMember, rec: MemberRecord): TgChatMember {
-  return rec.customTitle === undefined ? member : { ...member, custom_title: rec.customTitle };
+/** Every key of `keys` as a boolean, false unless `given` says true. */
+export function fill<K extends string>(keys: readonly K[], given: Partial<Record<K, boolean>>): Record<K, boolean> {
+  return Object.fromEntries(keys.map((key) => [key, given[key] === true])) as Record<K, boolean>;
 }
 
 /** The User object for an id: a world user or one of the emulated bots. */
