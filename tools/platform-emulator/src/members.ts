@@ -53,9 +53,16 @@ export function assertBotInChat(chat: ChatRecord): void {
   if (chat.bot.status === 'left') throw forbidden(`bot is not a member of the ${chatNoun(chat)}`);
 }
 
+/** True when the bot administers the chat (creator or administrator). */
+export function botIsAdmin(chat: ChatRecord): boolean {
+  return chat.bot.status === 'administrator' || chat.bot.status === 'creator';
+}
+
 /**
- * Records a member's new standing and, when it changed, sends every bot Telegram's `chat_member`
- * update (old and new ChatMember, `from` who made the change). Returns the per-bot enqueue results.
+ * Records a member's new standing and, when it changed, sends Telegram's `chat_member` update (old
+ * and new ChatMember, `from` who made the change) to every bot, if the bot administers the chat:
+ * the Bot API delivers chat_member only to administrators (and only when asked for in
+ * allowed_updates, which the queue applies). Returns the per-bot enqueue results.
  */
 export function changeMember(world: World, chat: ChatRecord, user: TgUser, next: MemberRecord, from: TgUser): EnqueueResult[] {
   const before = chatMemberJson(user, world.member(chat, user.id));
@@ -65,5 +72,6 @@ export function changeMember(world: World, chat: ChatRecord, user: TgUser, next:
   const payload = {
     chat_member: { chat: chat.chat, from, date: unixNow(), old_chat_member: before, new_chat_member: after },
   };
+  if (!botIsAdmin(chat)) return world.bots.map(() => ({ queued: false, reason: 'chat_member goes only to administrators of the chat' }));
   return world.bots.map((bot) => bot.queue.enqueue(payload));
 }

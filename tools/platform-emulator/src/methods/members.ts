@@ -1,7 +1,7 @@
 import { boolArg, chatIdArg, intArg, jsonArg, userIdArg } from '../args.js';
 import { badRequest } from '../errors.js';
-import { assertBotInChat, changeMember, chatMemberJson, findUser } from '../members.js';
-import type { ChatRecord, MemberRecord } from '../state.js';
+import { assertBotInChat, botIsAdmin, changeMember, chatMemberJson, findUser } from '../members.js';
+import type { MemberRecord } from '../state.js';
 import { unixNow } from '../state.js';
 import { PERMISSION_KEYS, type PermissionKey, type TgChatPermissions } from '../types.js';
 import type { MethodContext, MethodHandler } from './context.js';
@@ -84,10 +84,6 @@ export const restrictChatMember: MethodHandler<'restrictChatMember'> = (ctx) => 
   changeMember(world, chat, user, next, from);
   return true;
 };
-
-function botIsAdmin(chat: ChatRecord): boolean {
-  return chat.bot.status === 'administrator' || chat.bot.status === 'creator';
-}
 
 /** Telegram treats a restriction under 30 s or over 366 days away as forever (until_date 0). */
 function untilDate(value: number | undefined): number {
