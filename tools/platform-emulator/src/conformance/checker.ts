@@ -24,13 +24,17 @@ export interface Divergence {
  */
 export class BotApiChecker {
   private readonly ajv: Ajv;
+  private readonly definitions: Record<string, { properties?: Record<string, { const?: unknown }> }>;
+  private readonly byRef = new Map<string, ValidateFunction>();
   private readonly results = new Map<string, ValidateFunction>();
   private readonly update: ValidateFunction;
   private readonly error: ValidateFunction;
 
   constructor(schemaText: string = readFileSync(SCHEMA_PATH, 'utf8')) {
-    this.ajv = new Ajv({ allErrors: true, strict: false });
-    this.ajv.addSchema(JSON.parse(schemaText) as object, 'bot-api');
+    this.ajv = new Ajv({ allErrors: true, strict: false, verbose: true });
+    const schema = JSON.parse(schemaText) as { definitions: BotApiChecker['definitions'] };
+    this.definitions = schema.definitions;
+    this.ajv.addSchema(schema, 'bot-api');
     this.update = this.compile('BotApiUpdate');
     this.error = this.compile('BotApiError');
   }
@@ -42,17 +46,17 @@ export class BotApiChecker {
       validate = this.ajv.compile({ $ref: `bot-api#/definitions/BotApiResults/properties/${method}` });
       this.results.set(method, validate);
     }
-    return problems(validate, result);
+    return this.problems(validate, result);
   }
 
   /** The problems of one update (empty when it conforms). */
   checkUpdate(update: unknown): string[] {
-    return problems(this.update, update);
+    return this.problems(this.update, update);
   }
 
   /** The problems of an error envelope (empty when it conforms). */
   checkError(body: unknown): string[] {
-    return problems(this.error, body);
+    return this.problems(this.error, body);
   }
 
   /** Every divergence in one answer the emulator sent. */
@@ -75,7 +79,55 @@ export class BotApiChecker {
   }
 
   private compile(name: string): ValidateFunction {
-    return this.ajv.compile({ $ref: `bot-api#/definitions/${name}` });
+    let validate = this.byRef.get(name);
+    if (!validate) {
+      validate = this.ajv.compile({ $ref: `bot-api#/definitions/${name}` });
+      this.byRef.set(name, validate);
+    }
+    return validate;
+  }
+
+  private problems(validate: ValidateFunction, value: unknown): string[] {
+    if (validate(value)) return [];
+    return this.narrow(validate.errors ?? [], '').map(describe);
+  }
+
+  /**
+   * The errors worth reading. A value that fails a union (ChatMember, TransactionPartner, ...)
+   * fails every member, and ajv reports them all; when exactly one member's `status` or `type`
+   * constant matches the value, only that member's errors are kept (a restricted member missing a
+   * permission reads as that, not as six failed alternatives). Nested unions are narrowed the same way.
+   */
+  private narrow(errors: ErrorObject[], prefix: string): ErrorObject[] {
+    const unions = errors.filter((e) => e.keyword === 'anyOf').sort((a, b) => a.instancePath.length - b.instancePath.length);
+    for (const union of unions) {
+      const member = this.memberFor(union);
+      if (member === undefined) continue;
+      const validate = this.compile(member);
+      if (validate(union.data)) continue;
+      const inner = this.narrow(validate.errors ?? [], prefix + union.instancePath);
+      const under = (e: ErrorObject): boolean =>
+        e.instancePath === union.instancePath || e.instancePath.startsWith(`${union.instancePath}/`);
+      return this.narrow(
+        errors.filter((e) => !under(e)),
+        prefix,
+      ).concat(inner);
+    }
+    return errors.map((e) => (prefix === '' ? e : { ...e, instancePath: prefix + e.instancePath }));
+  }
+
+  /** The one union member (definition name) whose discriminator constant the value carries, if any. */
+  private memberFor(union: ErrorObject): string | undefined {
+    const members = Array.isArray(union.schema) ? (union.schema as { $ref?: unknown }[]) : [];
+    const data = union.data as Record<string, unknown> | null;
+    if (typeof data !== 'object' || data === null) return undefined;
+    const matching = members
+      .map((m) => (typeof m.$ref === 'string' ? m.$ref.replace('#/definitions/', '') : ''))
+      .filter((name) => {
+        const props = this.definitions[name]?.properties;
+        return ['status', 'type'].some((key) => props?.[key]?.const !== undefined && props[key].const === data[key]);
+      });
+    return matching.length === 1 ? matching[0] : undefined;
   }
 }
 
@@ -83,27 +135,6 @@ const EMULATED: ReadonlySet<string> = new Set(METHOD_NAMES);
 
 function isEmulated(method: string): method is EmulatedMethod {
   return EMULATED.has(method);
-}
-
-function problems(validate: ValidateFunction, value: unknown): string[] {
-  if (validate(value)) return [];
-  return relevant(validate.errors ?? []).map(describe);
-}
-
-/** A union member is chosen by its `status` or `type` constant. */
-const DISCRIMINATOR = /\/properties\/(status|type)\/const$/;
-
-/**
- * The errors worth reading: within a union (ChatMember, TransactionPartner, ...) only those of the
- * members whose discriminator matched, so a restricted member missing a permission is reported as
- * that, not as six failed alternatives. Falls back to every error when no member matched.
- */
-function relevant(errors: ErrorObject[]): ErrorObject[] {
-  const rejected = errors
-    .filter((e) => e.keyword === 'const' && DISCRIMINATOR.test(e.schemaPath))
-    .map((e) => e.schemaPath.replace(DISCRIMINATOR, '/'));
-  const kept = errors.filter((e) => e.keyword !== 'anyOf' && !rejected.some((branch) => e.schemaPath.startsWith(branch)));
-  return kept.length > 0 ? kept : errors;
 }
 
 function describe(error: ErrorObject): string {
