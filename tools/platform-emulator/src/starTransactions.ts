@@ -8,10 +8,14 @@ import type { TgUser } from './types.js';
 export type TgTransactionPartnerUser = TransactionPartnerUser;
 
 /**
- * https://core.telegram.org/bots/api#startransaction (published type): incoming user payments
- * carry `source`, refunds to a user carry `receiver`; `id` is the charge id for both.
+ * https://core.telegram.org/bots/api#startransaction (published type), narrowed to what the
+ * emulator produces: incoming user payments carry `source`, refunds to a user carry `receiver`,
+ * both a TransactionPartnerUser; `id` is the charge id for both. Assignable to StarTransaction.
  */
-export type TgStarTransaction = StarTransaction;
+export type TgStarTransaction = Omit<StarTransaction, 'source' | 'receiver'> & {
+  source?: TransactionPartnerUser;
+  receiver?: TransactionPartnerUser;
+};
 
 interface Entry {
   at: string;
