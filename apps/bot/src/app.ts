@@ -11,7 +11,7 @@ import { LinkClient } from './link/client.js';
 import { createLinkTransport, type LinkTransport } from './link/transport.js';
 import { PlatformClient, PlatformError } from './platform/client.js';
 import { HealthCounters } from './platform/health-counters.js';
-import { meResult, type RawUpdate } from './platform/shapes.js';
+import type { RawUpdate } from './platform/shapes.js';
 import { PaymentForwarder } from './payments/forwarder.js';
 import { PaymentOutbox } from './payments/outbox.js';
 import { answerPreCheckout, paymentHeldIn, type ValidatePreCheckout } from './payments/pre-checkout.js';
@@ -62,7 +62,7 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
     },
     async start() {
       try {
-        const me = await platform.call('getMe', {}, { result: meResult });
+        const me = await platform.call('getMe');
         identity = me.username ?? String(me.id);
         logger.info({ bot: identity, instance: config.BOT_INSTANCE_ID, ownsUpdates: config.OWNS_UPDATES }, 'platform token accepted');
       } catch (err: unknown) {
@@ -207,7 +207,7 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
           createReadiness({
             linkConnected: () => link?.connected ?? false,
             lastOkUnix: () => counters.lastOkUnix,
-            probePlatform: () => platform.call('getMe', {}, { result: meResult }),
+            probePlatform: () => platform.call('getMe'),
             // Long polls answer at least every BOT_POLL_TIMEOUT_S; allow two of them, and never less than a minute.
             windowS: Math.max(60, 2 * config.BOT_POLL_TIMEOUT_S),
           }),

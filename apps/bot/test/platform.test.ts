@@ -50,7 +50,7 @@ describe('the one platform-API client (Bot behaviour toward the chat-platform AP
     expect(counters.lastOkUnix).toBe(0n);
     await platform.call('getMe');
     expect(counters.lastOkUnix).toBe(1_700_000_001n);
-    await platform.call('getChat', { chat_id: -1 }).catch(() => undefined);
+    await platform.call('getChatMember', { chat_id: -1, user_id: 1 }).catch(() => undefined);
     expect(counters.lastOkUnix).toBe(1_700_000_001n);
     expect(totals(counters)).toEqual({ connectFailures: 0n, apiErrors: 0n, rateLimited: 0n });
   });

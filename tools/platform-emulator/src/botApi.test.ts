@@ -1,11 +1,11 @@
-import { startPlatformEmulator, type PlatformEmulator, type TgBotUser } from './index.js';
-import { callApi } from './testHelpers.js';
+import { type PlatformEmulator, type TgBotUser } from './index.js';
+import { callApi, startCheckedEmulator } from './testHelpers.js';
 
 const TOKEN = '123456:test-token';
 let emu: PlatformEmulator;
 
 beforeAll(async () => {
-  emu = await startPlatformEmulator({ tokens: [TOKEN, 'second-token'] });
+  emu = await startCheckedEmulator({ tokens: [TOKEN, 'second-token'] });
 });
 afterAll(() => emu.stop());
 beforeEach(() => emu.control.reset());

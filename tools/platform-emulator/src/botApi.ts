@@ -7,7 +7,7 @@ import { sendJson, sleep } from './http.js';
 import { findMethod } from './methods/index.js';
 import { readParams } from './params.js';
 import type { Payments } from './payments.js';
-import type { World } from './state.js';
+import type { BotRecord, World } from './state.js';
 
 /** Everything a Bot API request needs from the running emulator. */
 export interface BotApiDeps {
@@ -18,6 +18,21 @@ export interface BotApiDeps {
   logger: Logger;
   /** Aborts when the emulator stops, so pending long polls end at once. */
   shutdown: AbortSignal;
+  /** Sees every Bot API envelope the emulator sends (see BotApiAnswer). */
+  onAnswer?: ((answer: BotApiAnswer) => void) | undefined;
+}
+
+/**
+ * One Bot API answer as sent: the method (canonical name, or as asked when unknown), the HTTP
+ * status and the JSON body. Only Telegram envelopes are reported: the HTML pages and raw bodies
+ * of injected faults imitate something in front of Telegram and are left out. `injectedUpdateIds`
+ * names the updates of a getUpdates answer that a test queued verbatim (POST /_control/updates).
+ */
+export interface BotApiAnswer {
+  method: string;
+  status: number;
+  body: unknown;
+  injectedUpdateIds: number[];
 }
 
 const PATH = /^\/bot([^/]+)\/([^/]*)$/;
@@ -32,13 +47,20 @@ export async function handleBotApi(req: IncomingMessage, res: ServerResponse, ur
   const match = PATH.exec(url.pathname);
   const token = match?.[1] === undefined ? undefined : safeDecode(match[1]);
   const rawMethod = match?.[2] ?? '';
-  if (token === undefined) return sendApiError(res, new ApiError(404, 'Not Found'));
+  const report = (method: string, status: number, body: unknown, injectedUpdateIds: number[] = []): void =>
+    deps.onAnswer?.({ method, status, body, injectedUpdateIds });
+  const sendApiError = (method: string, err: ApiError): void => {
+    const body = errorBody(err);
+    sendJson(res, err.code, body, retryHeader(err));
+    report(method, err.code, body);
+  };
+  if (token === undefined) return sendApiError(rawMethod, new ApiError(404, 'Not Found'));
   const bot = deps.world.botByToken(token);
   const method = findMethod(rawMethod);
   if (!bot || !method) {
     const err = bot ? new ApiError(404, 'Not Found') : new ApiError(401, 'Unauthorized');
     const finish = deps.calls.start(method?.name ?? rawMethod, bot?.user.id ?? null, {});
-    sendApiError(res, err);
+    sendApiError(method?.name ?? rawMethod, err);
     return finish({ status: err.code, description: err.description, outcome: 'answered' });
   }
 
@@ -54,7 +76,7 @@ export async function handleBotApi(req: IncomingMessage, res: ServerResponse, ur
   } catch (err: unknown) {
     if (!(err instanceof ApiError)) return; // the client went away mid-body
     const finish = deps.calls.start(method.name, bot.user.id, {});
-    sendApiError(res, err);
+    sendApiError(method.name, err);
     return finish({ status: err.code, description: err.description, outcome: 'answered' });
   }
 
@@ -70,7 +92,9 @@ export async function handleBotApi(req: IncomingMessage, res: ServerResponse, ur
     return end({ status: 0, outcome: 'dropped' });
   }
   if (fault?.status !== undefined) {
-    return end({ ...sendFault(res, fault as FaultRecord & { status: number }), outcome: 'answered' });
+    const sent = sendFault(res, fault as FaultRecord & { status: number });
+    if (sent.envelope !== undefined) report(method.name, sent.status, sent.envelope);
+    return end({ status: sent.status, description: sent.description, outcome: 'answered' });
   }
 
   let answer: { status: number; body: unknown; err?: ApiError };
@@ -84,6 +108,7 @@ export async function handleBotApi(req: IncomingMessage, res: ServerResponse, ur
   }
   if (client.signal.aborted) return end({ status: 0, outcome: 'client_closed' });
   sendJson(res, answer.status, answer.body, answer.err ? retryHeader(answer.err) : {});
+  report(method.name, answer.status, answer.body, injectedIn(bot, answer.body));
   deps.logger.debug({ method: method.name, status: answer.status }, 'bot api call');
   const description = answer.err?.description;
   end(
@@ -93,8 +118,13 @@ export async function handleBotApi(req: IncomingMessage, res: ServerResponse, ur
   );
 }
 
-function sendApiError(res: ServerResponse, err: ApiError): void {
-  sendJson(res, err.code, errorBody(err), retryHeader(err));
+/** The ids of a getUpdates answer's updates that a test queued verbatim. */
+function injectedIn(bot: BotRecord, body: unknown): number[] {
+  const result = (body as { result?: unknown }).result;
+  if (!Array.isArray(result)) return [];
+  return result
+    .map((update: unknown) => (update as { update_id?: unknown }).update_id)
+    .filter((id): id is number => typeof id === 'number' && bot.queue.isInjected(id));
 }
 
 /** 429s carry Retry-After as well as `parameters.retry_after`. */

@@ -1,7 +1,7 @@
 import type { CallLog, CallRecord } from './calls.js';
 import { ControlError } from './errors.js';
 import type { FaultRecord, FaultSpec, FaultTable } from './faults.js';
-import { changeMember, chatMemberJson, findUser } from './members.js';
+import { botIsAdmin, changeMember, chatMemberJson, fill, findUser } from './members.js';
 import type { PayResult, Payments } from './payments.js';
 import {
   fullAdminRights,
@@ -252,7 +252,7 @@ export class PlatformControl {
   /** Queues a raw update payload (e.g. `{ message: {...} }`; update_id is assigned) for a bot. */
   injectUpdate(update: Record<string, unknown>, token?: string): EnqueueResult {
     const { update_id: _ignored, ...payload } = update;
-    return this.bot(token).queue.enqueue(payload);
+    return this.bot(token).queue.enqueue(payload, true);
   }
 
   /**
@@ -280,6 +280,8 @@ export class PlatformControl {
       userRecord.started = true;
       userRecord.blocked = false;
     }
+    const refused = group ? groupRefusal(group, command !== null) : undefined;
+    if (refused !== undefined) return { message: clone(message), updates: bots.map(() => ({ queued: false, reason: refused })) };
     for (const bot of bots) this.world.messages.push({ chatId: chat.id, direction: 'to_bot', botId: bot.user.id, message });
     return { message: clone(message), updates: bots.map((bot) => bot.queue.enqueue({ message })) };
   }
@@ -434,8 +436,15 @@ export class PlatformControl {
   }
 }
 
-function fill<K extends string>(keys: readonly K[], given: Partial<Record<K, boolean>>): Record<K, boolean> {
-  return Object.fromEntries(keys.map((key) => [key, given[key] === true])) as Record<K, boolean>;
+/**
+ * Why a group message does not reach the bot, or undefined when it does: a bot not in the chat gets
+ * nothing, and a bot in privacy mode (getMe's can_read_all_group_messages false, as here) that is
+ * no administrator gets only commands (https://core.telegram.org/bots/features#privacy-mode).
+ */
+function groupRefusal(chat: ChatRecord, isCommand: boolean): string | undefined {
+  if (chat.bot.status === 'left' || chat.bot.status === 'kicked') return 'the bot is not in the chat';
+  if (!botIsAdmin(chat) && !isCommand) return 'privacy mode: a bot that is no administrator gets only commands';
+  return undefined;
 }
 
 function clone<T>(value: T): T {

@@ -1,10 +1,10 @@
-import { startPlatformEmulator, type PlatformEmulator, type StateSnapshot, type UserView } from './index.js';
-import { callApi, controlApi } from './testHelpers.js';
+import { type PlatformEmulator, type StateSnapshot, type UserView } from './index.js';
+import { callApi, controlApi, startCheckedEmulator } from './testHelpers.js';
 
 let emu: PlatformEmulator;
 
 beforeAll(async () => {
-  emu = await startPlatformEmulator();
+  emu = await startCheckedEmulator();
 });
 afterAll(() => emu.stop());
 beforeEach(() => emu.control.reset());

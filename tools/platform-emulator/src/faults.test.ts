@@ -1,11 +1,11 @@
-import { startPlatformEmulator, type PlatformEmulator } from './index.js';
-import { callApi, controlApi } from './testHelpers.js';
+import { type PlatformEmulator } from './index.js';
+import { callApi, controlApi, startCheckedEmulator } from './testHelpers.js';
 
 let emu: PlatformEmulator;
 const token = 'fault-token';
 
 beforeAll(async () => {
-  emu = await startPlatformEmulator({ tokens: [token] });
+  emu = await startCheckedEmulator({ tokens: [token] });
 });
 afterAll(() => emu.stop());
 beforeEach(() => emu.control.reset());

@@ -90,8 +90,14 @@ export class FaultTable {
   }
 }
 
-/** Writes the answer of a fault that has a `status`; returns the status and description sent. */
-export function sendFault(res: ServerResponse, fault: FaultRecord & { status: number }): { status: number; description: string } {
+/**
+ * Writes the answer of a fault that has a `status`; returns the status and description sent, and
+ * the body when it is a Telegram JSON envelope (not for the HTML and raw answers).
+ */
+export function sendFault(
+  res: ServerResponse,
+  fault: FaultRecord & { status: number },
+): { status: number; description: string; envelope?: Record<string, unknown> } {
   if (fault.body !== undefined) {
     sendRaw(res, fault.status, fault.body, fault.contentType ?? 'application/json');
     return { status: fault.status, description: `raw ${fault.status} body (${Buffer.byteLength(fault.body)} bytes)` };
@@ -100,8 +106,9 @@ export function sendFault(res: ServerResponse, fault: FaultRecord & { status: nu
   if (fault.status === 429) {
     const retryAfter = fault.retryAfter ?? 1;
     const err = new ApiError(429, `Too Many Requests: retry after ${retryAfter}`, retryAfter);
-    sendJson(res, 429, errorBody(err), { 'retry-after': String(retryAfter) });
-    return { status: 429, description: err.description };
+    const envelope = errorBody(err);
+    sendJson(res, 429, envelope, { 'retry-after': String(retryAfter) });
+    return { status: 429, description: err.description, envelope };
   }
   if (fault.status >= 500) {
     const title = `${fault.status} ${text}`;
@@ -110,6 +117,7 @@ export function sendFault(res: ServerResponse, fault: FaultRecord & { status: nu
   }
   const given = fault.description;
   const description = given === undefined ? text : given.startsWith(text) ? given : `${text}: ${given}`;
-  sendJson(res, fault.status, errorBody(new ApiError(fault.status, description)));
-  return { status: fault.status, description };
+  const envelope = errorBody(new ApiError(fault.status, description));
+  sendJson(res, fault.status, envelope);
+  return { status: fault.status, description, envelope };
 }

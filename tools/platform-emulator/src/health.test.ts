@@ -1,9 +1,10 @@
-import { startPlatformEmulator, type PlatformEmulator } from './index.js';
+import { startCheckedEmulator } from './testHelpers.js';
+import { type PlatformEmulator } from './index.js';
 
 describe('platform emulator health routes', () => {
   let emulator: PlatformEmulator;
   beforeAll(async () => {
-    emulator = await startPlatformEmulator({ port: 0 });
+    emulator = await startCheckedEmulator({ port: 0 });
   });
   afterAll(async () => {
     await emulator.stop();

@@ -1,4 +1,5 @@
 import { createLogger, type Logger } from '@wordgame/logging';
+import type { BotApiAnswer } from './botApi.js';
 import { CallLog } from './calls.js';
 import { PlatformControl } from './control.js';
 import { FaultTable } from './faults.js';
@@ -23,6 +24,7 @@ export type {
   UserView,
 } from './control.js';
 export type { CallRecord } from './calls.js';
+export type { BotApiAnswer } from './botApi.js';
 export type { TgStarTransaction, TgTransactionPartnerUser } from './starTransactions.js';
 export type { FaultRecord, FaultSpec } from './faults.js';
 export type { PayResult } from './payments.js';
@@ -45,6 +47,11 @@ export interface PlatformEmulatorOptions {
   preCheckoutTimeoutMs?: number;
   /** Where to log; default silent. */
   logger?: Logger;
+  /**
+   * Sees every Bot API envelope sent, for tests that hold the answers against the published types
+   * (`@wordgame/platform-emulator/conformance`'s BotApiChecker).
+   */
+  onAnswer?: (answer: BotApiAnswer) => void;
 }
 
 /** A running emulator. */
@@ -77,7 +84,7 @@ export async function startPlatformEmulator(options: PlatformEmulatorOptions = {
   const shutdown = new AbortController();
   const server = await listen(
     { port: options.port ?? 0, host },
-    { world, payments, faults, calls, logger, shutdown: shutdown.signal, control },
+    { world, payments, faults, calls, logger, shutdown: shutdown.signal, control, onAnswer: options.onAnswer },
     logger,
   );
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${server.port}`;

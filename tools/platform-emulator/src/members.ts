@@ -6,17 +6,18 @@ import { ADMIN_RIGHT_KEYS, PERMISSION_KEYS, type TgChatMember, type TgUser } fro
 
 /** Serialises a member record as Telegram's ChatMember (one of its six status shapes). */
 export function chatMemberJson(user: TgUser, rec: MemberRecord): TgChatMember {
+  const title = rec.customTitle === undefined ? {} : { custom_title: rec.customTitle };
   switch (rec.status) {
     case 'creator':
-      return withTitle({ status: 'creator', user, is_anonymous: false }, rec);
+      return { status: 'creator', user, is_anonymous: false, ...title };
     case 'administrator': {
-      const rights = Object.fromEntries(ADMIN_RIGHT_KEYS.map((key) => [key, rec.rights?.[key] ?? false]));
-      return withTitle({ status: 'administrator', user, can_be_edited: false, ...rights }, rec);
+      const rights = fill(ADMIN_RIGHT_KEYS, rec.rights ?? {});
+      return { status: 'administrator', user, can_be_edited: false, ...rights, ...title };
     }
     case 'member':
       return rec.untilDate > 0 ? { status: 'member', user, until_date: rec.untilDate } : { status: 'member', user };
     case 'restricted': {
-      const perms = Object.fromEntries(PERMISSION_KEYS.map((key) => [key, rec.permissions?.[key] ?? false]));
+      const perms = fill(PERMISSION_KEYS, rec.permissions ?? {});
       return { status: 'restricted', user, is_member: rec.isMember, ...perms, until_date: rec.untilDate };
     }
     case 'left':
@@ -26,8 +27,9 @@ export function chatMemberJson(user: TgUser, rec: MemberRecord): TgChatMember {
   }
 }
 
-function withTitle(member: TgChatMember, rec: MemberRecord): TgChatMember {
-  return rec.customTitle === undefined ? member : { ...member, custom_title: rec.customTitle };
+/** Every key of `keys` as a boolean, false unless `given` says true. */
+export function fill<K extends string>(keys: readonly K[], given: Partial<Record<K, boolean>>): Record<K, boolean> {
+  return Object.fromEntries(keys.map((key) => [key, given[key] === true])) as Record<K, boolean>;
 }
 
 /** The User object for an id: a world user or one of the emulated bots. */
@@ -51,9 +53,16 @@ export function assertBotInChat(chat: ChatRecord): void {
   if (chat.bot.status === 'left') throw forbidden(`bot is not a member of the ${chatNoun(chat)}`);
 }
 
+/** True when the bot administers the chat (creator or administrator). */
+export function botIsAdmin(chat: ChatRecord): boolean {
+  return chat.bot.status === 'administrator' || chat.bot.status === 'creator';
+}
+
 /**
- * Records a member's new standing and, when it changed, sends every bot Telegram's `chat_member`
- * update (old and new ChatMember, `from` who made the change). Returns the per-bot enqueue results.
+ * Records a member's new standing and, when it changed, sends Telegram's `chat_member` update (old
+ * and new ChatMember, `from` who made the change) to every bot, if the bot administers the chat:
+ * the Bot API delivers chat_member only to administrators (and only when asked for in
+ * allowed_updates, which the queue applies). Returns the per-bot enqueue results.
  */
 export function changeMember(world: World, chat: ChatRecord, user: TgUser, next: MemberRecord, from: TgUser): EnqueueResult[] {
   const before = chatMemberJson(user, world.member(chat, user.id));
@@ -63,5 +72,6 @@ export function changeMember(world: World, chat: ChatRecord, user: TgUser, next:
   const payload = {
     chat_member: { chat: chat.chat, from, date: unixNow(), old_chat_member: before, new_chat_member: after },
   };
+  if (!botIsAdmin(chat)) return world.bots.map(() => ({ queued: false, reason: 'chat_member goes only to administrators of the chat' }));
   return world.bots.map((bot) => bot.queue.enqueue(payload));
 }

@@ -1,10 +1,10 @@
-import { startPlatformEmulator, type PlatformEmulator, type TgMessage } from './index.js';
-import { callApi } from './testHelpers.js';
+import { type PlatformEmulator, type TgMessage } from './index.js';
+import { callApi, startCheckedEmulator } from './testHelpers.js';
 
 let emu: PlatformEmulator;
 
 beforeAll(async () => {
-  emu = await startPlatformEmulator();
+  emu = await startCheckedEmulator();
 });
 afterAll(() => emu.stop());
 beforeEach(() => emu.control.reset());

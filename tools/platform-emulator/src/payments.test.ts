@@ -1,10 +1,10 @@
-import { QUERY_TOO_OLD, startPlatformEmulator, type PlatformEmulator, type TgUpdate } from './index.js';
-import { callApi, waitFor } from './testHelpers.js';
+import { QUERY_TOO_OLD, type PlatformEmulator, type TgUpdate } from './index.js';
+import { callApi, waitFor, startCheckedEmulator } from './testHelpers.js';
 
 let emu: PlatformEmulator;
 
 beforeAll(async () => {
-  emu = await startPlatformEmulator({ preCheckoutTimeoutMs: 300 });
+  emu = await startCheckedEmulator({ preCheckoutTimeoutMs: 300 });
 });
 afterAll(() => emu.stop());
 beforeEach(() => emu.control.reset());
@@ -98,7 +98,7 @@ describe('payment flow', () => {
     const answer = await callApi(emu, 'answerPreCheckoutQuery', { pre_checkout_query_id: preCheckoutQueryId, ok: true });
     expect(answer.body).toEqual({ ok: true, result: true });
     const [paid] = await nextUpdates();
-    const message = paid?.['message'] as Record<string, unknown>;
+    const message = paid?.['message'] as unknown as Record<string, unknown>;
     expect(message).toMatchObject({
       from: { id: userId },
       chat: { id: userId, type: 'private' },

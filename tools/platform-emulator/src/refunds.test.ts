@@ -1,10 +1,10 @@
-import { startPlatformEmulator, type PlatformEmulator, type StarRefundView } from './index.js';
-import { callApi, controlApi } from './testHelpers.js';
+import { type PlatformEmulator, type StarRefundView } from './index.js';
+import { callApi, controlApi, startCheckedEmulator } from './testHelpers.js';
 
 let emu: PlatformEmulator;
 
 beforeAll(async () => {
-  emu = await startPlatformEmulator({ tokens: ['111:first-bot', '222:second-bot'] });
+  emu = await startCheckedEmulator({ tokens: ['111:first-bot', '222:second-bot'] });
 });
 afterAll(() => emu.stop());
 beforeEach(() => emu.control.reset());

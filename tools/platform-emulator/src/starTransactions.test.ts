@@ -1,11 +1,11 @@
-import { startPlatformEmulator, type PlatformEmulator } from './index.js';
+import { type PlatformEmulator } from './index.js';
 import type { TgStarTransaction } from './starTransactions.js';
-import { callApi, controlApi } from './testHelpers.js';
+import { callApi, controlApi, startCheckedEmulator } from './testHelpers.js';
 
 let emu: PlatformEmulator;
 
 beforeAll(async () => {
-  emu = await startPlatformEmulator({ tokens: ['111:first-bot', '222:second-bot'] });
+  emu = await startCheckedEmulator({ tokens: ['111:first-bot', '222:second-bot'] });
 });
 afterAll(() => emu.stop());
 beforeEach(() => emu.control.reset());

@@ -1,24 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import { ControlError } from './errors.js';
 import type { PaymentRecord, World } from './state.js';
+import type { StarTransaction, TransactionPartnerUser } from '@grammyjs/types';
 import type { TgUser } from './types.js';
 
-/** TransactionPartnerUser as the Bot API writes it (the subset the emulator fills). */
-export interface TgTransactionPartnerUser {
-  type: 'user';
-  user: TgUser;
-  invoice_payload?: string;
-}
+/** https://core.telegram.org/bots/api#transactionpartneruser (published type). */
+export type TgTransactionPartnerUser = TransactionPartnerUser;
 
-/** StarTransaction: incoming user payments carry `source`, refunds to a user carry `receiver`. */
-export interface TgStarTransaction {
-  /** The charge id: for a payment its telegram_payment_charge_id, for a refund the refunded charge's. */
-  id: string;
-  amount: number;
-  date: number;
-  source?: TgTransactionPartnerUser;
-  receiver?: TgTransactionPartnerUser;
-}
+/**
+ * https://core.telegram.org/bots/api#startransaction (published type), narrowed to what the
+ * emulator produces: incoming user payments carry `source`, refunds to a user carry `receiver`,
+ * both a TransactionPartnerUser; `id` is the charge id for both. Assignable to StarTransaction.
+ */
+export type TgStarTransaction = Omit<StarTransaction, 'source' | 'receiver'> & {
+  source?: TransactionPartnerUser;
+  receiver?: TransactionPartnerUser;
+};
 
 interface Entry {
   at: string;
@@ -43,14 +40,19 @@ export function starTransactions(world: World, botId: number): TgStarTransaction
         id: p.telegramPaymentChargeId,
         amount: p.totalAmount,
         date: unix(p.at),
-        source: { type: 'user', user, invoice_payload: p.payload },
+        source: { type: 'user', transaction_type: 'invoice_payment', user, invoice_payload: p.payload },
       },
     });
     if (p.refundedAt !== undefined) {
       entries.push({
         at: p.refundedAt,
         seq: index * 2 + 1,
-        transaction: { id: p.telegramPaymentChargeId, amount: p.totalAmount, date: unix(p.refundedAt), receiver: { type: 'user', user } },
+        transaction: {
+          id: p.telegramPaymentChargeId,
+          amount: p.totalAmount,
+          date: unix(p.refundedAt),
+          receiver: { type: 'user', transaction_type: 'invoice_payment', user },
+        },
       });
     }
   });

@@ -226,6 +226,10 @@ function makeBot(token: string, index: number): BotRecord {
       supports_inline_queries: false,
       can_connect_to_business: false,
       has_main_web_app: false,
+      has_topics_enabled: false,
+      allows_users_to_create_topics: false,
+      can_manage_bots: false,
+      supports_join_request_queries: false,
     },
     queue: new UpdateQueue(100_000_000 + (hashToInt(`${token}#updates`) % 800_000_000)),
   };

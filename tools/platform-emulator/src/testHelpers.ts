@@ -1,4 +1,5 @@
-import type { PlatformEmulator } from './index.js';
+import { BotApiChecker, type Divergence } from './conformance/checker.js';
+import { startPlatformEmulator, type PlatformEmulator, type PlatformEmulatorOptions } from './index.js';
 
 /** Telegram's answer envelope, as tests read it. */
 export interface ApiBody {
@@ -74,4 +75,27 @@ export async function waitFor(condition: () => boolean, timeoutMs = 5000): Promi
 /** True while the first bot has a getUpdates call waiting. */
 export function isPolling(emulator: PlatformEmulator): boolean {
   return emulator.control.state().bots[0]?.polling ?? false;
+}
+
+const checker = new BotApiChecker();
+const divergences: Divergence[] = [];
+
+/**
+ * Starts an emulator whose every Bot API answer is held against the published types
+ * (BotApiChecker); the project's jest setup (test/setup-conformance.ts) fails any test after
+ * which a divergence was seen. The emulator's own tests all start it this way.
+ */
+export function startCheckedEmulator(options: PlatformEmulatorOptions = {}): Promise<PlatformEmulator> {
+  return startPlatformEmulator({
+    ...options,
+    onAnswer: (answer) => {
+      divergences.push(...checker.check(answer));
+      options.onAnswer?.(answer);
+    },
+  });
+}
+
+/** Divergences seen since the last call (and forgets them). */
+export function takeDivergences(): Divergence[] {
+  return divergences.splice(0, divergences.length);
 }

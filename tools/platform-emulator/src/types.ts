@@ -1,118 +1,108 @@
 /**
- * The Telegram Bot API object shapes the emulator produces (https://core.telegram.org/bots/api),
- * limited to the fields it fills. Field names are Telegram's snake_case so values serialise as-is.
+ * The Telegram Bot API objects the emulator produces, taken from @grammyjs/types (the Bot API
+ * reference as TypeScript types, the version grammY 1.46.0 pins) rather than written here, so an
+ * answer the emulator builds cannot lack a field the published types require. Field names are
+ * Telegram's snake_case so values serialise as-is.
  */
+import type {
+  Chat,
+  ChatAdministratorRights,
+  ChatMember,
+  ChatPermissions,
+  Message,
+  MessageEntity,
+  SuccessfulPayment,
+  Update,
+  User,
+  UserFromGetMe,
+} from '@grammyjs/types';
 
 /** https://core.telegram.org/bots/api#user */
-export interface TgUser {
-  id: number;
-  is_bot: boolean;
-  first_name: string;
-  last_name?: string;
-  username?: string;
-  language_code?: string;
-}
+export type TgUser = User;
 
 /** The user object `getMe` returns: a User plus the bot capability flags. */
-export interface TgBotUser extends TgUser {
-  can_join_groups: boolean;
-  can_read_all_group_messages: boolean;
-  supports_inline_queries: boolean;
-  can_connect_to_business: boolean;
-  has_main_web_app: boolean;
-}
+export type TgBotUser = UserFromGetMe;
 
-export type ChatType = 'private' | 'group' | 'supergroup' | 'channel';
+export type ChatType = Chat['type'];
 
 /** https://core.telegram.org/bots/api#chat */
-export interface TgChat {
-  id: number;
-  type: ChatType;
-  title?: string;
-  username?: string;
-  first_name?: string;
-  last_name?: string;
-}
+export type TgChat = Chat;
 
-/** https://core.telegram.org/bots/api#successfulpayment (the Telegram Stars subset). */
-export interface TgSuccessfulPayment {
-  currency: string;
-  total_amount: number;
-  invoice_payload: string;
-  telegram_payment_charge_id: string;
-  provider_payment_charge_id: string;
-  subscription_expiration_date?: number;
-  is_recurring?: true;
-  is_first_recurring?: true;
-}
+/** https://core.telegram.org/bots/api#successfulpayment */
+export type TgSuccessfulPayment = SuccessfulPayment;
 
-/** https://core.telegram.org/bots/api#messageentity (only what the emulator generates). */
-export interface TgMessageEntity {
-  type: string;
-  offset: number;
-  length: number;
-}
+/** https://core.telegram.org/bots/api#messageentity */
+export type TgMessageEntity = MessageEntity;
 
 /** https://core.telegram.org/bots/api#message */
-export interface TgMessage {
-  message_id: number;
-  from?: TgUser;
-  sender_chat?: TgChat;
-  date: number;
-  chat: TgChat;
-  text?: string;
-  entities?: TgMessageEntity[];
-  reply_markup?: unknown;
-  successful_payment?: TgSuccessfulPayment;
-}
+export type TgMessage = Message;
 
-/** An update as delivered by getUpdates: `update_id` plus exactly one payload field. */
-export type TgUpdate = { update_id: number } & Record<string, unknown>;
+/** https://core.telegram.org/bots/api#update (the emulator's own updates; tests may queue raw ones). */
+export type TgUpdate = Update;
 
-/** The boolean fields of https://core.telegram.org/bots/api#chatpermissions, in Telegram's order. */
-export const PERMISSION_KEYS = [
-  'can_send_messages',
-  'can_send_audios',
-  'can_send_documents',
-  'can_send_photos',
-  'can_send_videos',
-  'can_send_video_notes',
-  'can_send_voice_notes',
-  'can_send_polls',
-  'can_send_other_messages',
-  'can_add_web_page_previews',
-  'can_change_info',
-  'can_invite_users',
-  'can_pin_messages',
-  'can_manage_topics',
-] as const;
+/**
+ * Every field of https://core.telegram.org/bots/api#chatpermissions. The mapped type makes the
+ * build fail when the published type gains or loses a permission, so the emulator's rule "all
+ * true lifts a restriction" always counts every permission the Bot API defines.
+ */
+const PERMISSIONS: { [K in keyof Required<ChatPermissions>]: true } = {
+  can_send_messages: true,
+  can_send_audios: true,
+  can_send_documents: true,
+  can_send_photos: true,
+  can_send_videos: true,
+  can_send_video_notes: true,
+  can_send_voice_notes: true,
+  can_send_polls: true,
+  can_send_other_messages: true,
+  can_add_web_page_previews: true,
+  can_react_to_messages: true,
+  can_change_info: true,
+  can_invite_users: true,
+  can_edit_tag: true,
+  can_pin_messages: true,
+  can_manage_topics: true,
+};
 
-export type PermissionKey = (typeof PERMISSION_KEYS)[number];
-export type TgChatPermissions = Record<PermissionKey, boolean>;
+export type PermissionKey = keyof ChatPermissions;
 
-/** The boolean fields of https://core.telegram.org/bots/api#chatadministratorrights. */
-export const ADMIN_RIGHT_KEYS = [
-  'is_anonymous',
-  'can_manage_chat',
-  'can_delete_messages',
-  'can_manage_video_chats',
-  'can_restrict_members',
-  'can_promote_members',
-  'can_change_info',
-  'can_invite_users',
-  'can_post_stories',
-  'can_edit_stories',
-  'can_delete_stories',
-  'can_post_messages',
-  'can_edit_messages',
-  'can_pin_messages',
-  'can_manage_topics',
-] as const;
+/** The ChatPermissions fields, in Telegram's order. */
+export const PERMISSION_KEYS = Object.keys(PERMISSIONS) as PermissionKey[];
 
-export type AdminRightKey = (typeof ADMIN_RIGHT_KEYS)[number];
-export type TgAdminRights = Record<AdminRightKey, boolean>;
+/** A complete ChatPermissions (what a ChatMemberRestricted carries). */
+export type TgChatPermissions = Required<ChatPermissions>;
 
-export type MemberStatus = 'creator' | 'administrator' | 'member' | 'restricted' | 'left' | 'kicked';
+/** Every field of https://core.telegram.org/bots/api#chatadministratorrights (the build fails on drift). */
+const ADMIN_RIGHTS: { [K in keyof Required<ChatAdministratorRights>]: true } = {
+  is_anonymous: true,
+  can_manage_chat: true,
+  can_delete_messages: true,
+  can_manage_video_chats: true,
+  can_restrict_members: true,
+  can_promote_members: true,
+  can_change_info: true,
+  can_invite_users: true,
+  can_manage_tags: true,
+  can_post_stories: true,
+  can_edit_stories: true,
+  can_delete_stories: true,
+  can_post_messages: true,
+  can_edit_messages: true,
+  can_pin_messages: true,
+  can_manage_topics: true,
+  can_manage_direct_messages: true,
+  can_send_welcome_messages: true,
+};
 
-/** https://core.telegram.org/bots/api#chatmember, flattened the way Telegram serialises it. */
-export type TgChatMember = { status: MemberStatus; user: TgUser } & Record<string, unknown>;
+export type AdminRightKey = keyof ChatAdministratorRights;
+
+/** The ChatAdministratorRights fields. */
+export const ADMIN_RIGHT_KEYS = Object.keys(ADMIN_RIGHTS) as AdminRightKey[];
+
+/** A complete ChatAdministratorRights. */
+export type TgAdminRights = Required<ChatAdministratorRights>;
+
+export type MemberStatus = ChatMember['status'];
+
+/** https://core.telegram.org/bots/api#chatmember (one of its six status shapes). */
+export type TgChatMember = ChatMember;

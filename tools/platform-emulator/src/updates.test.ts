@@ -1,10 +1,10 @@
-import { CONFLICT_DESCRIPTION, startPlatformEmulator, type PlatformEmulator, type TgUpdate } from './index.js';
-import { callApi, isPolling, waitFor } from './testHelpers.js';
+import { CONFLICT_DESCRIPTION, type PlatformEmulator, type TgUpdate } from './index.js';
+import { callApi, isPolling, waitFor, startCheckedEmulator } from './testHelpers.js';
 
 let emu: PlatformEmulator;
 
 beforeAll(async () => {
-  emu = await startPlatformEmulator();
+  emu = await startCheckedEmulator();
 });
 afterAll(() => emu.stop());
 beforeEach(() => emu.control.reset());
@@ -97,7 +97,7 @@ describe('getUpdates long polling', () => {
   });
 
   it('stop() ends a pending poll promptly', async () => {
-    const other = await startPlatformEmulator();
+    const other = await startCheckedEmulator();
     const poll = callApi(other, 'getUpdates', { timeout: 20 });
     await waitFor(() => isPolling(other));
     await other.stop();

@@ -31,19 +31,25 @@ export class UpdateQueue {
   private nextId: number;
   private allowed: ReadonlySet<string> | null = null;
   private waiter: ((why: Wake) => void) | null = null;
+  /** Ids of updates a test queued verbatim (kept until confirmed), see BotApiAnswer. */
+  private readonly injected = new Set<number>();
 
   constructor(firstUpdateId: number) {
     this.nextId = firstUpdateId;
   }
 
-  /** Offers an update payload (one field such as `message`); assigns its update_id if queued. */
-  enqueue(payload: Record<string, unknown>): EnqueueResult {
+  /**
+   * Offers an update payload (one field such as `message`); assigns its update_id if queued.
+   * `verbatim`: a test's own raw update (control API), not one the emulator made.
+   */
+  enqueue(payload: Record<string, unknown>, verbatim = false): EnqueueResult {
     const type = Object.keys(payload).find((key) => key !== 'update_id');
     if (type === undefined) return { queued: false, reason: 'update has no payload field' };
     if (!this.accepts(type)) {
       return { queued: false, reason: `"${type}" is not in the bot's allowed_updates` };
     }
     const update_id = this.nextId++;
+    if (verbatim) this.injected.add(update_id);
     this.pending.push({ ...payload, update_id });
     this.wake('ready');
     return { queued: true, update_id };
@@ -68,6 +74,11 @@ export class UpdateQueue {
     return this.pending.slice(0, options.limit);
   }
 
+  /** True for an update a test queued verbatim through the control API. */
+  isInjected(updateId: number): boolean {
+    return this.injected.has(updateId);
+  }
+
   /** True while a getUpdates call is waiting. */
   get polling(): boolean {
     return this.waiter !== null;
@@ -86,11 +97,13 @@ export class UpdateQueue {
   /** Drops every pending update (deleteWebhook with drop_pending_updates, or a reset). */
   dropPending(): void {
     this.pending = [];
+    this.injected.clear();
   }
 
   /** Forgets pending updates and the allowed_updates setting; ids keep growing. */
   clear(): void {
     this.pending = [];
+    this.injected.clear();
     this.allowed = null;
   }
 
@@ -107,6 +120,8 @@ export class UpdateQueue {
   private confirm(offset: number): void {
     if (offset < 0) this.pending = this.pending.slice(offset);
     else this.pending = this.pending.filter((u) => u.update_id >= offset);
+    const kept = new Set(this.pending.map((u) => u.update_id));
+    for (const id of this.injected) if (!kept.has(id)) this.injected.delete(id);
   }
 
   private wake(why: Wake): void {

@@ -1,24 +1,36 @@
 import { PlatformError, type PlatformClient } from '../platform/client.js';
-import { chatMemberResult, trueResult } from '../platform/shapes.js';
+import type { ChatPermissions } from '@grammyjs/types';
 import { isInChat, type TgChatMember } from '../platform/types.js';
 
-/** Every ChatPermissions flag; all true lifts a restriction (the chat's defaults then apply). */
-const PERMISSION_KEYS = [
-  'can_send_messages',
-  'can_send_audios',
-  'can_send_documents',
-  'can_send_photos',
-  'can_send_videos',
-  'can_send_video_notes',
-  'can_send_voice_notes',
-  'can_send_polls',
-  'can_send_other_messages',
-  'can_add_web_page_previews',
-  'can_change_info',
-  'can_invite_users',
-  'can_pin_messages',
-  'can_manage_topics',
-] as const;
+/**
+ * Write access granted: every permission the Bot API defines, true. Typed as the published
+ * `Required<ChatPermissions>`, so a permission added to @grammyjs/types is a build error here until
+ * it is granted too: Telegram lifts a restriction only when every permission is true, and a grant
+ * that leaves one out would leave the player `restricted`.
+ */
+export const GRANT_ALL = {
+  can_send_messages: true,
+  can_send_audios: true,
+  can_send_documents: true,
+  can_send_photos: true,
+  can_send_videos: true,
+  can_send_video_notes: true,
+  can_send_voice_notes: true,
+  can_send_polls: true,
+  can_send_other_messages: true,
+  can_add_web_page_previews: true,
+  can_react_to_messages: true,
+  can_change_info: true,
+  can_invite_users: true,
+  can_edit_tag: true,
+  can_pin_messages: true,
+  can_manage_topics: true,
+} as const satisfies Required<ChatPermissions>;
+
+/** Write access revoked (read-only): every permission of GRANT_ALL, false. */
+export const REVOKE_ALL = Object.fromEntries(Object.keys(GRANT_ALL).map((key) => [key, false])) as {
+  [K in keyof typeof GRANT_ALL]: false;
+};
 
 /** Where a user stands in the discussion chat, as far as the write gate cares. */
 export type Standing = 'absent' | 'admin' | 'member';
@@ -31,7 +43,7 @@ export type Standing = 'absent' | 'admin' | 'member';
 export async function standingIn(platform: PlatformClient, chatId: string, userId: number): Promise<Standing> {
   let member: TgChatMember;
   try {
-    member = await platform.call('getChatMember', { chat_id: chatId, user_id: userId }, { result: chatMemberResult });
+    member = await platform.call('getChatMember', { chat_id: chatId, user_id: userId });
   } catch (err: unknown) {
     if (err instanceof PlatformError && err.status === 400 && /PARTICIPANT_ID_INVALID|user not found/i.test(err.description))
       return 'absent';
@@ -43,12 +55,11 @@ export async function standingIn(platform: PlatformClient, chatId: string, userI
 
 /**
  * Grants (`allow`) or revokes write access with restrictChatMember: revoking sets every
- * permission false (read-only); granting sets every permission true, which lifts the restriction
- * so the chat's default permissions apply again.
+ * permission false (read-only, REVOKE_ALL); granting sets every permission the Bot API defines
+ * true (GRANT_ALL), which lifts the restriction so the chat's default permissions apply again.
  */
 export async function setWriteAccess(platform: PlatformClient, chatId: string, userId: number, allow: boolean): Promise<void> {
-  const permissions = Object.fromEntries(PERMISSION_KEYS.map((key) => [key, allow]));
-  await platform.call('restrictChatMember', { chat_id: chatId, user_id: userId, permissions }, { result: trueResult });
+  await platform.call('restrictChatMember', { chat_id: chatId, user_id: userId, permissions: allow ? GRANT_ALL : REVOKE_ALL });
 }
 
 /** A platform user id from an external_id string, or undefined when it is not one. */

@@ -1,7 +1,6 @@
 import type { botlink } from '@wordgame/contracts';
 import type { CommandOutcome } from '../link/client.js';
 import type { PlatformClient } from '../platform/client.js';
-import { linkResult } from '../platform/shapes.js';
 import { callForCommand, delivered, failed, failureOf } from './outcome.js';
 
 /**
@@ -15,19 +14,14 @@ export async function createInvoice(platform: PlatformClient, command: botlink.C
     return failed('amount must be a positive whole number of stars');
   if (command.payload === '') return failed('payload (the order id) is empty');
   try {
-    const link = await callForCommand(
-      platform,
-      'createInvoiceLink',
-      {
-        title: command.title,
-        description: command.description,
-        payload: command.payload,
-        provider_token: '',
-        currency: 'XTR',
-        prices: [{ label: command.title, amount: Number(command.amount) }],
-      },
-      linkResult,
-    );
+    const link = await callForCommand(platform, 'createInvoiceLink', {
+      title: command.title,
+      description: command.description,
+      payload: command.payload,
+      provider_token: '',
+      currency: 'XTR',
+      prices: [{ label: command.title, amount: Number(command.amount) }],
+    });
     return delivered(link);
   } catch (err: unknown) {
     return failureOf(err);

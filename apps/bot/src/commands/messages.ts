@@ -4,7 +4,6 @@ import type { Logger } from '@wordgame/logging';
 import type { CommandOutcome } from '../link/client.js';
 import { PlatformError, type PlatformClient } from '../platform/client.js';
 import { platformUserId } from '../chat/write-access.js';
-import { messageResult } from '../platform/shapes.js';
 import { callForCommand, delivered, failed, failureOf, notDelivered } from './outcome.js';
 import { RenderError, renderNotification } from './templates.js';
 
@@ -37,7 +36,7 @@ async function sendPrivately(
   const to = recipientId(recipient);
   if ('problem' in to) return failed(to.problem);
   try {
-    await callForCommand(platform, 'sendMessage', { chat_id: to.id, text }, messageResult);
+    await callForCommand(platform, 'sendMessage', { chat_id: to.id, text });
     return delivered();
   } catch (err: unknown) {
     if (unreachableUser(err)) {
@@ -86,7 +85,7 @@ export async function sendToChannel(
 ): Promise<CommandOutcome> {
   if (channelId === undefined) return notDelivered();
   try {
-    await callForCommand(platform, 'sendMessage', { chat_id: channelId, text: request.text }, messageResult);
+    await callForCommand(platform, 'sendMessage', { chat_id: channelId, text: request.text });
     return delivered();
   } catch (err: unknown) {
     return failureOf(err);

@@ -1,6 +1,6 @@
-import type { z } from 'zod';
 import { PlatformError, type PlatformClient } from '../platform/client.js';
 import type { CommandOutcome } from '../link/client.js';
+import type { BotMethod, MethodParams, ReadResults } from '../platform/types.js';
 
 /** Delivered, with an optional result (the invoice link). */
 export function delivered(result = ''): CommandOutcome {
@@ -28,16 +28,15 @@ export function failureOf(err: unknown): CommandOutcome {
  * every call until the bounded Retry-After pause is over, so the retry waits it out. Other
  * failures throw at once.
  */
-export async function callForCommand<T>(
+export async function callForCommand<M extends BotMethod>(
   platform: PlatformClient,
-  method: string,
-  params: Record<string, unknown>,
-  result: z.ZodType<T>,
+  method: M,
+  params: MethodParams<M>,
   attempts = 3,
-): Promise<T> {
+): Promise<ReadResults[M]> {
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await platform.call(method, params, { result });
+      return (await platform.call<BotMethod>(method, params)) as ReadResults[M];
     } catch (err: unknown) {
       if (!(err instanceof PlatformError && err.kind === 'rate_limited') || attempt >= attempts) throw err;
     }

@@ -2,7 +2,6 @@ import type { botlink } from '@wordgame/contracts';
 import type { Logger } from '@wordgame/logging';
 import type { CommandOutcome } from '../link/client.js';
 import { PlatformError, type PlatformClient } from '../platform/client.js';
-import { trueResult } from '../platform/shapes.js';
 import { callForCommand, delivered, failed, failureOf } from './outcome.js';
 
 /**
@@ -51,7 +50,7 @@ export async function refundStarPayment(
   const userId = Number(command.userId);
   const chargeId = command.platformPaymentChargeId;
   try {
-    await callForCommand(platform, 'refundStarPayment', { user_id: userId, telegram_payment_charge_id: chargeId }, trueResult);
+    await callForCommand(platform, 'refundStarPayment', { user_id: userId, telegram_payment_charge_id: chargeId });
     logger.info({ userId, chargeId }, 'star payment refunded');
     return delivered();
   } catch (err: unknown) {

@@ -1,10 +1,9 @@
 import type { botlink } from '@wordgame/contracts';
 import type { Logger } from '@wordgame/logging';
 import type { CommandOutcome } from '../link/client.js';
-import { starTransactionsResult } from '../platform/shapes.js';
+import type { TgStarTransaction } from '../platform/types.js';
 import type { PlatformClient } from '../platform/client.js';
 import { callForCommand, delivered, failed, failureOf } from './outcome.js';
-import type { z } from 'zod';
 
 /** Most transactions one command asks for (the platform's own page limit). */
 export const MAX_STAR_TRANSACTIONS = 100;
@@ -39,12 +38,7 @@ export async function getStarTransactions(
   if (command.offset < 0n || command.offset > BigInt(Number.MAX_SAFE_INTEGER)) return failed('offset must be 0 or more');
   if (command.limit < 1n || command.limit > BigInt(MAX_STAR_TRANSACTIONS)) return failed(`limit must be 1..${MAX_STAR_TRANSACTIONS}`);
   try {
-    const page = await callForCommand(
-      platform,
-      'getStarTransactions',
-      { offset: Number(command.offset), limit: Number(command.limit) },
-      starTransactionsResult,
-    );
+    const page = await callForCommand(platform, 'getStarTransactions', { offset: Number(command.offset), limit: Number(command.limit) });
     const transactions = page.transactions.map(compact);
     logger.info({ offset: Number(command.offset), count: transactions.length }, 'star transactions read');
     return delivered(JSON.stringify({ transactions }));
@@ -53,7 +47,7 @@ export async function getStarTransactions(
   }
 }
 
-function compact(t: z.infer<typeof starTransactionsResult>['transactions'][number]): CompactStarTransaction {
+function compact(t: TgStarTransaction): CompactStarTransaction {
   const base = { id: t.id, amount: t.amount, date: t.date };
   if (t.source?.type === 'user' && t.source.user) {
     return { ...base, kind: 'payment', user_id: t.source.user.id, payload: (t.source.invoice_payload ?? '').slice(0, MAX_PAYLOAD_CHARS) };

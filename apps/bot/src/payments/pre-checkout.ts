@@ -1,7 +1,6 @@
 import type { Logger } from '@wordgame/logging';
 import type { PlatformClient } from '../platform/client.js';
-import { trueResult } from '../platform/shapes.js';
-import type { TgPreCheckoutQuery } from '../platform/types.js';
+import type { MethodParams, TgPreCheckoutQuery } from '../platform/types.js';
 import type { DeadLetters } from '../store/dead-letters.js';
 import type { PaymentOutbox } from './outbox.js';
 
@@ -89,8 +88,9 @@ export async function answerPreCheckout(
 ): Promise<void> {
   const log = logger.child({ preCheckoutQueryId: query.id, orderId: query.invoice_payload });
   const verdict = await decidePreCheckout(held, validate, query, log);
-  const params: Record<string, unknown> = { pre_checkout_query_id: query.id, ok: verdict.ok };
-  if (!verdict.ok) params['error_message'] = verdict.reason;
-  await platform.call('answerPreCheckoutQuery', params, { result: trueResult });
+  const params: MethodParams<'answerPreCheckoutQuery'> = verdict.ok
+    ? { pre_checkout_query_id: query.id, ok: true }
+    : { pre_checkout_query_id: query.id, ok: false, error_message: verdict.reason };
+  await platform.call('answerPreCheckoutQuery', params);
   log.info({ ok: verdict.ok, amount: query.total_amount, currency: query.currency }, 'pre-checkout answered');
 }

@@ -1,6 +1,8 @@
 import type { Logger } from '@wordgame/logging';
 import { z } from 'zod';
 import type { HealthCounters } from './health-counters.js';
+import { RESULT_SHAPES } from './shapes.js';
+import type { BotMethod, MethodParams, ReadResults } from './types.js';
 
 /**
  * How a platform-API call ended when it did not succeed. `malformed`: a 2xx whose body is not a
@@ -33,6 +35,10 @@ export interface PlatformClientOptions {
   requestTimeoutMs?: number;
 }
 
+/** The arguments after the method name: its published parameters (optional when it takes none) and the call options. */
+export type CallArgs<M extends BotMethod> =
+  object extends MethodParams<M> ? [params?: MethodParams<M>, opts?: CallOptions] : [params: MethodParams<M>, opts?: CallOptions];
+
 /** Per-call options of PlatformClient.call. */
 export interface CallOptions {
   /** This call is the getUpdates long poll (its failures count as connect_failures). */
@@ -50,8 +56,7 @@ const okEnvelope = z.object({ ok: z.literal(true), result: z.unknown().refine((r
  * its first parse, so extending the envelope on every call compiled code on every call.
  */
 const envelopes = new WeakMap<z.ZodType, z.ZodType<{ result: unknown }>>();
-function envelopeOf(result: z.ZodType | undefined): z.ZodType<{ result: unknown }> {
-  if (!result) return okEnvelope;
+function envelopeOf(result: z.ZodType): z.ZodType<{ result: unknown }> {
   let envelope = envelopes.get(result);
   if (!envelope) {
     envelope = okEnvelope.extend({ result });
@@ -78,14 +83,12 @@ export class PlatformClient {
 
   constructor(private readonly options: PlatformClientOptions) {}
 
-  /** Calls `method` with JSON params and returns its `result` (checked against `opts.result`), or throws PlatformError. */
-  call(method: string, params?: Record<string, unknown>, opts?: CallOptions): Promise<unknown>;
-  call<T>(method: string, params: Record<string, unknown>, opts: CallOptions & { result: z.ZodType<T> }): Promise<T>;
-  async call<T>(
-    method: string,
-    params: Record<string, unknown> = {},
-    opts: CallOptions & { result?: z.ZodType<T> } = {},
-  ): Promise<unknown> {
+  /**
+   * Calls `method` with its published parameters (JSON) and returns its `result`, checked against
+   * the method's validator (RESULT_SHAPES), or throws PlatformError.
+   */
+  async call<M extends BotMethod>(method: M, ...args: CallArgs<M>): Promise<ReadResults[M]> {
+    const [params = {}, opts = {}] = args;
     await this.waitOutPause(opts.signal);
     const { counters } = this.options;
     const timeout = AbortSignal.timeout((this.options.requestTimeoutMs ?? 15_000) + (opts.extraTimeoutMs ?? 0));
@@ -110,7 +113,7 @@ export class PlatformClient {
     const description = typeof envelope.description === 'string' ? envelope.description : res.statusText;
     if (res.ok) {
       counters.stampOk();
-      const accepted = envelopeOf(opts.result).safeParse(body);
+      const accepted = envelopeOf(RESULT_SHAPES[method]).safeParse(body);
       if (!accepted.success) {
         if (opts.signal?.aborted) throw new PlatformError('transport', method, res.status, 'aborted while reading the body');
         counters.unreadableResponse();
@@ -122,7 +125,7 @@ export class PlatformClient {
         );
         throw new PlatformError('malformed', method, res.status, why);
       }
-      return accepted.data.result;
+      return accepted.data.result as ReadResults[M];
     }
     if (res.status === 429) {
       counters.rateLimit();

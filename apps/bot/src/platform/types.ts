@@ -1,44 +1,44 @@
+import type * as Tg from '@grammyjs/types';
+
 /**
- * The Bot API object fields the bot reads (https://core.telegram.org/bots/api), snake_case as on
- * the wire. Only what the bot uses; everything else in an update is ignored.
+ * What the bot reads of the Bot API, taken from @grammyjs/types (the Bot API reference as
+ * TypeScript types, the version grammY 1.46.0 pins). Each `Tg*` type is a read view: the fields
+ * the bot uses, typed from the published type. The checks at the bottom make the build fail when
+ * a view stops being a projection of its published type (a field the published type lacks, or a
+ * type or required-ness the published answers would not satisfy). Deliberate loosenings, each
+ * still a projection: a chat's `type` and a partner's `type` are any string (a kind Telegram adds
+ * later is ignored, not refused) and `language_code` is read as an unknown value.
  */
 
-export interface TgUser {
-  id: number;
-  is_bot: boolean;
-  first_name?: string;
-  username?: string;
-  /** IETF language tag of the user's client, when Telegram sends it (read only as an unknown value). */
-  language_code?: unknown;
-}
+export type TgUser = Pick<Tg.User, 'id' | 'is_bot' | 'first_name'> &
+  Partial<Pick<Tg.User, 'username'>> & {
+    /** IETF language tag of the user's client, when Telegram sends it (read only as an unknown value). */
+    language_code?: unknown;
+  };
 
 export interface TgChat {
-  id: number;
+  id: Tg.Chat['id'];
   type: string;
-  username?: string;
+  username?: Tg.Chat.SupergroupChat['username'];
 }
 
-export interface TgSuccessfulPayment {
-  currency: string;
-  total_amount: number;
-  invoice_payload: string;
-  telegram_payment_charge_id: string;
-}
+export type TgSuccessfulPayment = Pick<
+  Tg.SuccessfulPayment,
+  'currency' | 'total_amount' | 'invoice_payload' | 'telegram_payment_charge_id'
+>;
 
 export interface TgMessage {
-  message_id: number;
+  message_id: Tg.Message['message_id'];
   chat: TgChat;
   from?: TgUser;
   new_chat_members?: TgUser[];
   successful_payment?: TgSuccessfulPayment;
 }
 
-/** A ChatMember in any of its status shapes; `is_member` is set only for `restricted`. */
-export interface TgChatMember {
-  status: 'creator' | 'administrator' | 'member' | 'restricted' | 'left' | 'kicked';
-  user: TgUser;
-  is_member?: boolean;
-}
+/** A ChatMember in any of its status shapes; `is_member` is part of (only) the `restricted` one. */
+export type TgChatMember =
+  | { status: Exclude<Tg.ChatMember['status'], 'restricted'>; user: TgUser }
+  | ({ user: TgUser } & Pick<Tg.ChatMemberRestricted, 'status' | 'is_member'>);
 
 export interface TgChatMemberUpdated {
   chat: TgChat;
@@ -47,20 +47,116 @@ export interface TgChatMemberUpdated {
   new_chat_member: TgChatMember;
 }
 
-export interface TgPreCheckoutQuery {
-  id: string;
-  from: TgUser;
-  currency: string;
-  total_amount: number;
-  invoice_payload: string;
-}
+export type TgPreCheckoutQuery = Pick<Tg.PreCheckoutQuery, 'id' | 'currency' | 'total_amount' | 'invoice_payload'> & { from: TgUser };
 
 export interface TgUpdate {
-  update_id: number;
+  update_id: Tg.Update['update_id'];
   message?: TgMessage;
   chat_member?: TgChatMemberUpdated;
   pre_checkout_query?: TgPreCheckoutQuery;
 }
+
+/** getMe as the bot reads it. */
+export type TgMe = Pick<Tg.UserFromGetMe, 'id'> & Partial<Pick<Tg.UserFromGetMe, 'username'>>;
+
+/** A TransactionPartner as read: only the user kind (payments from and refunds to users) is used. */
+export interface TgTransactionPartner {
+  type: string;
+  user?: TgUser;
+  invoice_payload?: Tg.TransactionPartnerUser['invoice_payload'];
+}
+
+export type TgStarTransaction = Pick<Tg.StarTransaction, 'id' | 'amount' | 'date'> & {
+  source?: TgTransactionPartner;
+  receiver?: TgTransactionPartner;
+};
+
+export interface TgStarTransactions {
+  transactions: TgStarTransaction[];
+}
+
+/** An update as it came from getUpdates: its id is read, everything else is checked per update later. */
+export type TgRawUpdate = Pick<Tg.Update, 'update_id'> & { [K in Exclude<keyof Tg.Update, 'update_id'>]?: unknown };
+
+/** The Bot API methods the bot calls, and nothing else. */
+export type BotMethod =
+  | 'getMe'
+  | 'getUpdates'
+  | 'sendMessage'
+  | 'createInvoiceLink'
+  | 'answerPreCheckoutQuery'
+  | 'getChatMember'
+  | 'restrictChatMember'
+  | 'refundStarPayment'
+  | 'getStarTransactions';
+
+/** A method's parameters exactly as published (`Opts` of @grammyjs/types; no files are sent). */
+export type MethodParams<M extends BotMethod> = Tg.Opts<never>[M];
+
+/** A method's result exactly as published. */
+export type PublishedResult<M extends BotMethod> = ReturnType<Tg.ApiMethods<never>[M]>;
+
+/** What the bot reads of each method's result (see the read views above). */
+export interface ReadResults {
+  getMe: TgMe;
+  getUpdates: TgRawUpdate[];
+  sendMessage: Pick<Tg.Message, 'message_id'>;
+  createInvoiceLink: PublishedResult<'createInvoiceLink'>;
+  answerPreCheckoutQuery: boolean;
+  getChatMember: TgChatMember;
+  restrictChatMember: boolean;
+  refundStarPayment: boolean;
+  getStarTransactions: TgStarTransactions;
+}
+
+/** True when every field `View` names exists (in some member of) `Published` and every published value fits the view. */
+type Projects<Published, View> = [Published] extends [View]
+  ? [Exclude<KeysOf<View>, KeysOf<Published>>] extends [never]
+    ? true
+    : { unknownFields: Exclude<KeysOf<View>, KeysOf<Published>> }
+  : { publishedDoesNotFit: View };
+type KeysOf<T> = T extends readonly (infer E)[] ? KeysOf<E> : T extends object ? keyof T : never;
+
+/**
+ * Compiles only while each read view is a projection of its published type; the validators in
+ * shapes.ts are in turn checked to produce these views, so what the bot accepts at run time
+ * agrees with what the Bot API publishes.
+ */
+export const READ_VIEWS_PROJECT_PUBLISHED_TYPES: {
+  results: { [M in BotMethod]: Projects<PublishedResult<M>, ReadResults[M]> };
+  user: Projects<Tg.User, TgUser>;
+  chat: Projects<Tg.Chat, TgChat>;
+  message: Projects<Tg.Message, TgMessage>;
+  successfulPayment: Projects<Tg.SuccessfulPayment, TgSuccessfulPayment>;
+  chatMember: Projects<Tg.ChatMember, TgChatMember>;
+  chatMemberUpdated: Projects<Tg.ChatMemberUpdated, TgChatMemberUpdated>;
+  preCheckoutQuery: Projects<Tg.PreCheckoutQuery, TgPreCheckoutQuery>;
+  update: Projects<Tg.Update, TgUpdate>;
+  transactionPartner: Projects<Tg.TransactionPartner, TgTransactionPartner>;
+  starTransaction: Projects<Tg.StarTransaction, TgStarTransaction>;
+} = {
+  results: {
+    getMe: true,
+    getUpdates: true,
+    sendMessage: true,
+    createInvoiceLink: true,
+    answerPreCheckoutQuery: true,
+    getChatMember: true,
+    restrictChatMember: true,
+    refundStarPayment: true,
+    getStarTransactions: true,
+  },
+  user: true,
+  chat: true,
+  message: true,
+  successfulPayment: true,
+  chatMember: true,
+  chatMemberUpdated: true,
+  preCheckoutQuery: true,
+  update: true,
+  transactionPartner: true,
+  starTransaction: true,
+};
 
 /** True when the member is in the chat (restricted members carry `is_member`). */
 export function isInChat(member: TgChatMember): boolean {
@@ -70,7 +166,7 @@ export function isInChat(member: TgChatMember): boolean {
     case 'member':
       return true;
     case 'restricted':
-      return member.is_member === true;
+      return member.is_member;
     default:
       return false;
   }

@@ -1,6 +1,7 @@
 import type { Logger } from '@wordgame/logging';
 import { PlatformError, type PlatformClient } from '../platform/client.js';
-import { updatesResult, type RawUpdate } from '../platform/shapes.js';
+import type { RawUpdate } from '../platform/shapes.js';
+import type { MethodParams } from '../platform/types.js';
 import { Backoff } from '../support/backoff.js';
 import { sleep } from '../support/time.js';
 
@@ -187,13 +188,12 @@ export class UpdatePoller {
 
   private poll(): Promise<RawUpdate[]> {
     const { platform, timeoutSeconds } = this.options;
-    const params: Record<string, unknown> = { timeout: timeoutSeconds, allowed_updates: ALLOWED_UPDATES };
-    if (this.offset !== undefined) params['offset'] = this.offset;
+    const params: MethodParams<'getUpdates'> = { timeout: timeoutSeconds, allowed_updates: ALLOWED_UPDATES };
+    if (this.offset !== undefined) params.offset = this.offset;
     return platform.call('getUpdates', params, {
       longPoll: true,
       signal: this.stopping.signal,
       extraTimeoutMs: timeoutSeconds * 1000,
-      result: updatesResult,
     });
   }
 

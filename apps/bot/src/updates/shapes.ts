@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { chatMemberResult, tgUser, type RawUpdate } from '../platform/shapes.js';
-import type { TgUpdate } from '../platform/types.js';
+import { chatMemberResult, tgChat, tgUser, type RawUpdate } from '../platform/shapes.js';
+import type { TgChatMemberUpdated, TgMessage, TgPreCheckoutQuery, TgSuccessfulPayment, TgUpdate } from '../platform/types.js';
 
 const int = () => z.number().int().safe();
-const chat = z.looseObject({ id: int(), type: z.string(), username: z.string().optional() });
+const chat = tgChat;
 
 /** A successful_payment with every field the outbox row needs. */
 const successfulPayment = z.looseObject({
@@ -11,7 +11,7 @@ const successfulPayment = z.looseObject({
   total_amount: int().positive(),
   invoice_payload: z.string().min(1),
   telegram_payment_charge_id: z.string().min(1),
-});
+}) satisfies z.ZodType<TgSuccessfulPayment>;
 
 const message = z.looseObject({
   message_id: int(),
@@ -19,7 +19,7 @@ const message = z.looseObject({
   from: tgUser.optional(),
   new_chat_members: z.array(tgUser).optional(),
   successful_payment: successfulPayment.optional(),
-});
+}) satisfies z.ZodType<TgMessage>;
 
 const preCheckoutQuery = z.looseObject({
   id: z.string().min(1),
@@ -27,16 +27,21 @@ const preCheckoutQuery = z.looseObject({
   currency: z.string().min(1),
   total_amount: int().nonnegative(),
   invoice_payload: z.string(),
-});
+}) satisfies z.ZodType<TgPreCheckoutQuery>;
 
-const chatMemberUpdated = z.looseObject({ chat, from: tgUser, old_chat_member: chatMemberResult, new_chat_member: chatMemberResult });
+const chatMemberUpdated = z.looseObject({
+  chat,
+  from: tgUser,
+  old_chat_member: chatMemberResult,
+  new_chat_member: chatMemberResult,
+}) satisfies z.ZodType<TgChatMemberUpdated>;
 
 const update = z.looseObject({
   update_id: int().nonnegative(),
   message: message.optional(),
   chat_member: chatMemberUpdated.optional(),
   pre_checkout_query: preCheckoutQuery.optional(),
-});
+}) satisfies z.ZodType<TgUpdate>;
 
 /** The update kinds the bot handles; any other kind is ignored (nothing of it is read). */
 export const HANDLED_KINDS = ['message', 'chat_member', 'pre_checkout_query'] as const;

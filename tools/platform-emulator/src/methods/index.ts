@@ -1,4 +1,5 @@
 import { deleteWebhook, getMe, getWebhookInfo } from './bot.js';
+import type { EmulatedMethod } from '../conformance/published.js';
 import type { MethodHandler } from './context.js';
 import { getChatMember, restrictChatMember } from './members.js';
 import { sendMessage } from './messages.js';
@@ -7,7 +8,7 @@ import { getUpdates } from './updates.js';
 
 export type { MethodContext, MethodHandler } from './context.js';
 
-const HANDLERS: Record<string, MethodHandler> = {
+const HANDLERS: { [M in EmulatedMethod]: MethodHandler<M> } = {
   getMe,
   deleteWebhook,
   getWebhookInfo,
@@ -21,15 +22,15 @@ const HANDLERS: Record<string, MethodHandler> = {
   restrictChatMember,
 };
 
-const BY_LOWER = new Map(Object.entries(HANDLERS).map(([name, handler]) => [name.toLowerCase(), { name, handler }]));
-
 /** The emulated methods' names, as Telegram spells them. */
-export const METHOD_NAMES: readonly string[] = Object.keys(HANDLERS);
+export const METHOD_NAMES = Object.keys(HANDLERS) as readonly EmulatedMethod[];
+
+const BY_LOWER = new Map(METHOD_NAMES.map((name) => [name.toLowerCase(), { name, handler: HANDLERS[name] }]));
 
 /**
  * Looks a method up the way the Bot API does, case-insensitively; returns its canonical name and
  * handler, or undefined (the server then answers 404 Not Found, as Telegram does).
  */
-export function findMethod(name: string): { name: string; handler: MethodHandler } | undefined {
+export function findMethod(name: string): { name: EmulatedMethod; handler: MethodHandler } | undefined {
   return BY_LOWER.get(name.toLowerCase());
 }

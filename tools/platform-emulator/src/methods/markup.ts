@@ -1,3 +1,4 @@
+import type { InlineKeyboardButton, InlineKeyboardMarkup } from '@grammyjs/types';
 import { badRequest } from '../errors.js';
 
 const BUTTON_ACTIONS = [
@@ -17,7 +18,7 @@ const KEYBOARD_KINDS = ['inline_keyboard', 'keyboard', 'remove_keyboard', 'force
 /** A validated reply_markup: `given` as sent, `echoed` what the sent Message carries (inline keyboards only). */
 export interface ReplyMarkup {
   given?: Record<string, unknown>;
-  echoed?: Record<string, unknown>;
+  echoed?: InlineKeyboardMarkup;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -41,7 +42,7 @@ export function readReplyMarkup(value: unknown): ReplyMarkup {
   for (const row of rows as unknown[][]) {
     for (const button of row) checkInlineButton(button);
   }
-  return { given: value, echoed: { inline_keyboard: rows } };
+  return { given: value, echoed: { inline_keyboard: rows as InlineKeyboardButton[][] } };
 }
 
 function checkInlineButton(button: unknown): void {

@@ -1,9 +1,9 @@
 import { boolArg, chatIdArg, intArg, jsonArg, userIdArg } from '../args.js';
 import { badRequest } from '../errors.js';
-import { assertBotInChat, changeMember, chatMemberJson, findUser } from '../members.js';
-import type { ChatRecord, MemberRecord } from '../state.js';
+import { assertBotInChat, botIsAdmin, changeMember, chatMemberJson, findUser } from '../members.js';
+import type { MemberRecord } from '../state.js';
 import { unixNow } from '../state.js';
-import { PERMISSION_KEYS, type TgChatPermissions } from '../types.js';
+import { PERMISSION_KEYS, type PermissionKey, type TgChatPermissions } from '../types.js';
 import type { MethodContext, MethodHandler } from './context.js';
 
 const MEDIA_PERMISSIONS = [
@@ -15,13 +15,20 @@ const MEDIA_PERMISSIONS = [
   'can_send_voice_notes',
 ] as const;
 
+/** Permissions that, when omitted, take another permission's value (ChatPermissions in the Bot API). */
+const DEFAULTED = [
+  ['can_react_to_messages', 'can_send_messages'],
+  ['can_edit_tag', 'can_pin_messages'],
+  ['can_manage_topics', 'can_pin_messages'],
+] as const satisfies readonly (readonly [PermissionKey, PermissionKey])[];
+
 /**
  * getChatMember: the user's ChatMember from emulator state (`left` if never recorded). Unknown
  * users fail with PARTICIPANT_ID_INVALID, unknown chats with `chat not found`, chats the bot is
  * not in with Telegram's 403, and a channel where the bot is no admin with `member list is
  * inaccessible`.
  */
-export const getChatMember: MethodHandler = ({ bot, params, world }) => {
+export const getChatMember: MethodHandler<'getChatMember'> = ({ bot, params, world }) => {
   const ref = chatIdArg(params);
   const userId = userIdArg(params);
   const target = world.findChat(ref);
@@ -41,11 +48,13 @@ export const getChatMember: MethodHandler = ({ bot, params, world }) => {
 
 /**
  * restrictChatMember: supergroups only, needs the bot to be an admin with can_restrict_members,
- * never restricts an admin. Permissions omitted are false; without `use_independent_chat_permissions`
- * the broad ones imply the narrow ones as Telegram documents. All true lifts the restriction.
- * Sends every bot the resulting `chat_member` update.
+ * never restricts an admin. The permissions are read by the Bot API's rules (readPermissions).
+ * Telegram's rule for the outcome: only every permission true lifts the restriction (status
+ * `member`, or `left` for someone not in the chat); any permission false leaves the user
+ * `restricted` with exactly those permissions, `is_member` and `until_date`. Sends every bot the
+ * resulting `chat_member` update.
  */
-export const restrictChatMember: MethodHandler = (ctx) => {
+export const restrictChatMember: MethodHandler<'restrictChatMember'> = (ctx) => {
   const { bot, params, world } = ctx;
   const ref = chatIdArg(params);
   const userId = userIdArg(params);
@@ -76,10 +85,6 @@ export const restrictChatMember: MethodHandler = (ctx) => {
   return true;
 };
 
-function botIsAdmin(chat: ChatRecord): boolean {
-  return chat.bot.status === 'administrator' || chat.bot.status === 'creator';
-}
-
 /** Telegram treats a restriction under 30 s or over 366 days away as forever (until_date 0). */
 function untilDate(value: number | undefined): number {
   if (value === undefined || Number.isNaN(value) || value <= 0) return 0;
@@ -87,6 +92,13 @@ function untilDate(value: number | undefined): number {
   return value < now + 30 || value > now + 366 * 86_400 ? 0 : value;
 }
 
+/**
+ * The permissions a restrictChatMember call sets, by the Bot API's ChatPermissions rules: a field
+ * omitted is false, except `can_react_to_messages` (defaults to can_send_messages) and
+ * `can_edit_tag` and `can_manage_topics` (default to can_pin_messages); without
+ * `use_independent_chat_permissions`, can_send_other_messages and can_add_web_page_previews imply
+ * can_send_messages and the media permissions, and can_send_polls implies can_send_messages.
+ */
 function readPermissions({ params }: MethodContext): TgChatPermissions {
   const raw = jsonArg(params, 'permissions', "can't parse permissions JSON object");
   if (raw === undefined || raw === '') throw badRequest("can't parse permissions JSON object");
@@ -106,6 +118,9 @@ function readPermissions({ params }: MethodContext): TgChatPermissions {
       for (const key of MEDIA_PERMISSIONS) perms[key] = true;
     }
     if (perms.can_send_polls) perms.can_send_messages = true;
+  }
+  for (const [key, source] of DEFAULTED) {
+    if (given[key] === undefined) perms[key] = perms[source];
   }
   return perms;
 }

@@ -2,7 +2,8 @@ import { chatIdArg, jsonArg, stringArg } from '../args.js';
 import { badRequest, forbidden } from '../errors.js';
 import { assertBotInChat, findUser } from '../members.js';
 import { unixNow } from '../state.js';
-import type { TgChat, TgMessage } from '../types.js';
+import type { Message } from '@grammyjs/types';
+import type { TgChat } from '../types.js';
 import type { MethodHandler } from './context.js';
 import { readReplyMarkup } from './markup.js';
 
@@ -16,7 +17,7 @@ const MAIN_PARAMS = new Set(['chat_id', 'text', 'reply_markup']);
  * is not in), then records the message and returns it. Text is stored trimmed, not parsed for
  * entities.
  */
-export const sendMessage: MethodHandler = ({ bot, params, world }) => {
+export const sendMessage: MethodHandler<'sendMessage'> = ({ bot, params, world }) => {
   const text = (stringArg(params, 'text') ?? '').trim();
   if (text === '') throw badRequest('message text is empty');
   if (text.length > MAX_TEXT_LENGTH) throw badRequest('message is too long');
@@ -40,7 +41,7 @@ export const sendMessage: MethodHandler = ({ bot, params, world }) => {
     if (target.record.chat.type === 'channel' && !isAdmin) throw badRequest('need administrator rights in the channel chat');
     chat = target.record.chat;
   }
-  const message: TgMessage = {
+  const message: Message.TextMessage = {
     message_id: world.nextMessageId(chat.id),
     date: unixNow(),
     chat,

@@ -35,7 +35,7 @@ function readPrices(value: unknown): { label: string; amount: number }[] {
  * fiat-only options, `subscription_period` only 2592000. Returns `https://t.me/$<slug>` and keeps
  * the invoice so the control API can pay it.
  */
-export const createInvoiceLink: MethodHandler = ({ bot, params, world }) => {
+export const createInvoiceLink: MethodHandler<'createInvoiceLink'> = ({ bot, params, world }) => {
   const title = requiredStringArg(params, 'title');
   const description = requiredStringArg(params, 'description');
   const payload = requiredStringArg(params, 'payload');
@@ -75,7 +75,7 @@ export const createInvoiceLink: MethodHandler = ({ bot, params, world }) => {
  * and ok=true completes the payment. Unknown or already answered ids fail with QUERY_ID_INVALID,
  * ids past the deadline with "query is too old ...".
  */
-export const answerPreCheckoutQuery: MethodHandler = ({ bot, params, payments }) => {
+export const answerPreCheckoutQuery: MethodHandler<'answerPreCheckoutQuery'> = ({ bot, params, payments }) => {
   const ok = boolArg(params, 'ok');
   const errorMessage = stringArg(params, 'error_message');
   if (!ok && (errorMessage === undefined || errorMessage === '')) {
@@ -91,7 +91,7 @@ export const answerPreCheckoutQuery: MethodHandler = ({ bot, params, payments })
  * CHARGE_NOT_FOUND, a second refund with CHARGE_ALREADY_REFUNDED; a missing or non-positive
  * user_id and a missing charge id get the usual parameter errors.
  */
-export const refundStarPayment: MethodHandler = ({ bot, params, payments }) => {
+export const refundStarPayment: MethodHandler<'refundStarPayment'> = ({ bot, params, payments }) => {
   const userId = userIdArg(params);
   const chargeId = requiredStringArg(params, 'telegram_payment_charge_id');
   payments.refund(bot, userId, chargeId);
@@ -103,7 +103,7 @@ export const refundStarPayment: MethodHandler = ({ bot, params, payments }) => {
  * `offset` and returning at most `limit` (1-100, default 100; values outside are clamped as
  * Telegram does with getUpdates). Answers a StarTransactions object `{transactions}`.
  */
-export const getStarTransactions: MethodHandler = ({ bot, params, world }) => {
+export const getStarTransactions: MethodHandler<'getStarTransactions'> = ({ bot, params, world }) => {
   const offset = intArg(params, 'offset') ?? 0;
   const limit = intArg(params, 'limit') ?? 100;
   if (Number.isNaN(offset) || Number.isNaN(limit)) throw badRequest('invalid offset or limit specified');

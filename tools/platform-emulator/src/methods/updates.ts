@@ -8,7 +8,7 @@ import type { MethodHandler } from './context.js';
  * seconds to wait when nothing is pending, `allowed_updates` (JSON list) replaces the bot's filter
  * for updates created from now on. A newer call terminates a waiting one with 409.
  */
-export const getUpdates: MethodHandler = ({ bot, params, signal }) => {
+export const getUpdates: MethodHandler<'getUpdates'> = ({ bot, params, signal }) => {
   const offset = intArg(params, 'offset');
   const limit = intArg(params, 'limit');
   const timeout = intArg(params, 'timeout');

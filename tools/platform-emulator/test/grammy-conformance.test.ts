@@ -1,0 +1,275 @@
+import type { ApiResponse, ChatPermissions, StarTransaction, Update } from '@grammyjs/types';
+import { Bot, GrammyError } from 'grammy';
+import { BotApiChecker, type Divergence } from '../src/conformance/index.js';
+import { CONFLICT_DESCRIPTION, type PlatformEmulator } from '../src/index.js';
+import { startCheckedEmulator } from '../src/testHelpers.js';
+
+/**
+ * The emulator against grammY 1.46.0, a Bot API client written by others, pointed at it with
+ * `client.apiRoot`: every Bot API method the product uses, called the way grammY calls it, and
+ * every answer held against the published types twice, as the emulator sent it
+ * (startCheckedEmulator, failing the test in test/setup-conformance.ts) and as grammY received it
+ * (an API transformer below), error envelopes included.
+ */
+
+const TOKEN = '123456:conformance';
+const checker = new BotApiChecker();
+
+let emu: PlatformEmulator;
+let bot: Bot;
+/** What grammY received that does not match the published types. */
+let received: Divergence[];
+/** Every method grammY called, in order. */
+let methods: string[];
+
+/** A grammY Bot on the emulator whose every answer, as grammY parsed it, is checked. */
+function grammyBot(token = TOKEN): Bot {
+  const b = new Bot(token, { client: { apiRoot: emu.apiRoot } });
+  b.api.config.use(async (prev, method, payload, signal) => {
+    const res = (await prev(method, payload, signal)) as ApiResponse<unknown>;
+    methods.push(method);
+    const status = res.ok ? 200 : res.error_code;
+    received.push(...checker.check({ method, status, body: res, injectedUpdateIds: [] }));
+    return res as never;
+  });
+  return b;
+}
+
+/** Every permission the Bot API defines, granted (a new permission in the types breaks the build). */
+const ALL_GRANTED = {
+  can_send_messages: true,
+  can_send_audios: true,
+  can_send_documents: true,
+  can_send_photos: true,
+  can_send_videos: true,
+  can_send_video_notes: true,
+  can_send_voice_notes: true,
+  can_send_polls: true,
+  can_send_other_messages: true,
+  can_add_web_page_previews: true,
+  can_react_to_messages: true,
+  can_change_info: true,
+  can_invite_users: true,
+  can_edit_tag: true,
+  can_pin_messages: true,
+  can_manage_topics: true,
+} satisfies Required<ChatPermissions>;
+
+const ALL_REVOKED = Object.fromEntries(Object.keys(ALL_GRANTED).map((key) => [key, false])) as Record<keyof ChatPermissions, false>;
+
+async function rejection(promise: Promise<unknown>): Promise<GrammyError> {
+  try {
+    await promise;
+  } catch (err: unknown) {
+    if (err instanceof GrammyError) return err;
+    throw err;
+  }
+  throw new Error('expected a GrammyError');
+}
+
+beforeEach(async () => {
+  emu = await startCheckedEmulator({ tokens: [TOKEN], preCheckoutTimeoutMs: 2_000 });
+  received = [];
+  methods = [];
+  bot = grammyBot();
+});
+
+afterEach(async () => {
+  if (bot.isRunning()) await bot.stop();
+  await emu.stop();
+  expect(received).toEqual([]);
+});
+
+describe('grammY against the platform emulator', () => {
+  it('getMe answers the published UserFromGetMe', async () => {
+    const me = await bot.api.getMe();
+    expect(me).toMatchObject({ id: 123456, is_bot: true, username: 'emulator_bot' });
+    expect(checker.checkResult('getMe', me)).toEqual([]);
+  });
+
+  it('getUpdates long-polls for its timeout, answers early when an update arrives, and confirms by offset', async () => {
+    const started = Date.now();
+    expect(await bot.api.getUpdates({ timeout: 1 })).toEqual([]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+
+    const user = emu.control.createUser({ firstName: 'Ann' }).user;
+    const waiting = bot.api.getUpdates({ timeout: 10 });
+    setTimeout(() => emu.control.sendUserMessage({ userId: user.id, text: '/start' }), 100);
+    const t0 = Date.now();
+    const [update, ...rest] = await waiting;
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    expect(rest).toEqual([]);
+    expect(update?.message).toMatchObject({
+      text: '/start',
+      from: { id: user.id },
+      entities: [{ type: 'bot_command', offset: 0, length: 6 }],
+    });
+    expect(checker.checkUpdate(update)).toEqual([]);
+
+    expect(await bot.api.getUpdates({ timeout: 0 })).toHaveLength(1);
+    expect(await bot.api.getUpdates({ offset: (update?.update_id ?? 0) + 1, timeout: 0 })).toEqual([]);
+  });
+
+  it('allowed_updates: chat_member only when asked for, never by default', async () => {
+    const chat = emu.control.createChat({ type: 'supergroup', title: 'Discussion' });
+    const ann = emu.control.createUser({ firstName: 'Ann' }).user;
+    const bob = emu.control.createUser({ firstName: 'Bob' }).user;
+
+    emu.control.join({ chatId: chat.id, userId: ann.id });
+    expect(await bot.api.getUpdates({ timeout: 0 })).toEqual([]);
+
+    await bot.api.getUpdates({ timeout: 0, allowed_updates: ['message'] });
+    emu.control.join({ chatId: chat.id, userId: bob.id });
+    emu.control.sendUserMessage({ userId: bob.id, chatId: chat.id, text: 'hello' });
+    const onlyMessages = await bot.api.getUpdates({ timeout: 0 });
+    expect(onlyMessages.map(kindOf)).toEqual(['message']);
+
+    await bot.api.getUpdates({ offset: -1, timeout: 0, allowed_updates: ['chat_member'] });
+    emu.control.leave({ chatId: chat.id, userId: bob.id });
+    emu.control.sendUserMessage({ userId: ann.id, chatId: chat.id, text: 'bye' });
+    const changes = (await bot.api.getUpdates({ timeout: 0 })).filter((u) => u.update_id > (onlyMessages[0]?.update_id ?? 0));
+    expect(changes.map(kindOf)).toEqual(['chat_member']);
+    expect(changes[0]?.chat_member).toMatchObject({
+      chat: { id: chat.id, type: 'supergroup', title: 'Discussion' },
+      old_chat_member: { status: 'member', user: { id: bob.id } },
+      new_chat_member: { status: 'left', user: { id: bob.id } },
+    });
+  });
+
+  it('delivers no update Telegram would not: chat_member only to an administrator, group chatter not to a bot in privacy mode or outside the chat', async () => {
+    const ann = emu.control.createUser({ firstName: 'Ann' }).user;
+    await bot.api.getUpdates({ timeout: 0, allowed_updates: ['message', 'chat_member'] });
+
+    const plain = emu.control.createChat({ type: 'supergroup', title: 'Bot is a plain member', botStatus: 'member' });
+    expect(emu.control.join({ chatId: plain.id, userId: ann.id }).updates).toEqual([
+      { queued: false, reason: expect.any(String) as string },
+    ]);
+    emu.control.sendUserMessage({ userId: ann.id, chatId: plain.id, text: 'hello everyone' });
+    emu.control.sendUserMessage({ userId: ann.id, chatId: plain.id, text: '/help' });
+
+    const gone = emu.control.createChat({ type: 'supergroup', title: 'Bot was removed', botStatus: 'kicked' });
+    emu.control.sendUserMessage({ userId: ann.id, chatId: gone.id, text: '/help' });
+
+    const delivered = await bot.api.getUpdates({ timeout: 0 });
+    expect(delivered.map((u) => [kindOf(u), u.message?.chat.id, u.message?.text])).toEqual([['message', plain.id, '/help']]);
+  });
+
+  it('a second concurrent poller terminates the first with 409 Conflict', async () => {
+    const first = bot.api.getUpdates({ timeout: 10 });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const second = grammyBot().api.getUpdates({ timeout: 1 });
+    const err = await rejection(first);
+    expect(err).toMatchObject({ error_code: 409, description: CONFLICT_DESCRIPTION, method: 'getUpdates' });
+    expect(await second).toEqual([]);
+  });
+
+  it('sendMessage answers a TextMessage, and 403 when the user never started the bot', async () => {
+    const ann = emu.control.createUser({ firstName: 'Ann', started: true }).user;
+    const sent = await bot.api.sendMessage(ann.id, 'Your order is paid', {
+      reply_markup: { inline_keyboard: [[{ text: 'Open', url: 'https://example.org/o/1' }]] },
+    });
+    expect(sent).toMatchObject({ text: 'Your order is paid', chat: { id: ann.id, type: 'private' }, from: { id: 123456, is_bot: true } });
+    expect(checker.checkResult('sendMessage', sent)).toEqual([]);
+
+    const stranger = emu.control.createUser({ firstName: 'Bob' }).user;
+    const err = await rejection(bot.api.sendMessage(stranger.id, 'hi'));
+    expect(err).toMatchObject({ error_code: 403, description: "Forbidden: bot can't initiate conversation with a user" });
+  });
+
+  it('a Stars payment end to end: createInvoiceLink (XTR), pre_checkout_query answered by a polling grammY bot, refundStarPayment, getStarTransactions', async () => {
+    const ann = emu.control.createUser({ firstName: 'Ann' }).user;
+    const link = await bot.api.createInvoiceLink('10 stars', 'An order', 'order-1', '', 'XTR', [{ label: 'Order', amount: 10 }]);
+    expect(link).toMatch(/^https:\/\/t\.me\/\$/);
+
+    const paid = new Promise<Update>((resolve) => {
+      bot.on('pre_checkout_query', (ctx) => ctx.answerPreCheckoutQuery(true));
+      bot.on('message:successful_payment', (ctx) => resolve(ctx.update));
+    });
+    const polling = bot.start({ timeout: 1, allowed_updates: ['message', 'pre_checkout_query'] });
+    const { preCheckoutQueryId } = emu.control.pay({ link, userId: ann.id });
+    const update = await paid;
+    await bot.stop();
+    await polling;
+
+    const payment = update.message?.successful_payment;
+    expect(payment).toMatchObject({ currency: 'XTR', total_amount: 10, invoice_payload: 'order-1' });
+    expect(emu.control.preCheckout(preCheckoutQueryId)?.status).toBe('approved');
+    const chargeId = payment?.telegram_payment_charge_id ?? '';
+
+    expect(await bot.api.refundStarPayment(ann.id, chargeId)).toBe(true);
+    const again = await rejection(bot.api.refundStarPayment(ann.id, chargeId));
+    expect(again).toMatchObject({ error_code: 400, description: 'Bad Request: CHARGE_ALREADY_REFUNDED' });
+
+    const { transactions } = await bot.api.getStarTransactions({ offset: 0, limit: 100 });
+    const byDirection = (t: StarTransaction): string => (t.source ? 'in' : 'out');
+    expect(transactions.map(byDirection).sort()).toEqual(['in', 'out']);
+    for (const t of transactions) {
+      expect(t).toMatchObject({ id: chargeId, amount: 10 });
+      expect(t.source ?? t.receiver).toMatchObject({ type: 'user', transaction_type: 'invoice_payment', user: { id: ann.id } });
+    }
+    expect(methods).toEqual(expect.arrayContaining(['getMe', 'deleteWebhook', 'getUpdates', 'answerPreCheckoutQuery']));
+  });
+
+  it('restrictChatMember by Telegram rule: any permission false stays restricted with exactly those permissions, every one true lifts it', async () => {
+    const chat = emu.control.createChat({ type: 'supergroup', title: 'Discussion' });
+    const ann = emu.control.createUser({ firstName: 'Ann' }).user;
+    emu.control.join({ chatId: chat.id, userId: ann.id });
+    expect(await bot.api.getChatMember(chat.id, ann.id)).toMatchObject({ status: 'member' });
+
+    expect(await bot.api.restrictChatMember(chat.id, ann.id, ALL_REVOKED)).toBe(true);
+    expect(await bot.api.getChatMember(chat.id, ann.id)).toEqual({
+      status: 'restricted',
+      user: ann,
+      is_member: true,
+      ...ALL_REVOKED,
+      until_date: 0,
+    });
+
+    await bot.api.restrictChatMember(chat.id, ann.id, { ...ALL_GRANTED, can_react_to_messages: false });
+    expect(await bot.api.getChatMember(chat.id, ann.id)).toEqual({
+      status: 'restricted',
+      user: ann,
+      is_member: true,
+      ...ALL_GRANTED,
+      can_react_to_messages: false,
+      until_date: 0,
+    });
+
+    // Omitted permissions are false, except those the Bot API defaults to another's value.
+    await bot.api.restrictChatMember(chat.id, ann.id, { can_send_messages: true }, { use_independent_chat_permissions: true });
+    expect(await bot.api.getChatMember(chat.id, ann.id)).toEqual({
+      status: 'restricted',
+      user: ann,
+      is_member: true,
+      ...ALL_REVOKED,
+      can_send_messages: true,
+      can_react_to_messages: true,
+      until_date: 0,
+    });
+
+    await bot.api.restrictChatMember(chat.id, ann.id, ALL_GRANTED);
+    expect(await bot.api.getChatMember(chat.id, ann.id)).toEqual({ status: 'member', user: ann });
+  });
+
+  it('error envelopes: 429 with parameters.retry_after, 400, 401 and 404 as the Bot API words them', async () => {
+    emu.control.addFault({ method: 'sendMessage', status: 429, retryAfter: 7 });
+    const ann = emu.control.createUser({ firstName: 'Ann', started: true }).user;
+    const limited = await rejection(bot.api.sendMessage(ann.id, 'hi'));
+    expect(limited).toMatchObject({ error_code: 429, description: 'Too Many Requests: retry after 7', parameters: { retry_after: 7 } });
+
+    const group = emu.control.createChat({ type: 'group', title: 'Old group' });
+    const notSupergroup = await rejection(bot.api.restrictChatMember(group.id, ann.id, ALL_REVOKED));
+    expect(notSupergroup).toMatchObject({ error_code: 400, description: 'Bad Request: method is available only for supergroups' });
+
+    const stranger = await rejection(grammyBot('999:not-a-token').api.getMe());
+    expect(stranger).toMatchObject({ error_code: 401, description: 'Unauthorized' });
+
+    const raw = bot.api.raw as unknown as Record<string, (args: object) => Promise<unknown>>;
+    const unknownMethod = await rejection(raw['getSomethingElse']?.({}) ?? Promise.resolve());
+    expect(unknownMethod).toMatchObject({ error_code: 404, description: 'Not Found' });
+  });
+});
+
+function kindOf(update: Update): string {
+  return Object.keys(update).find((key) => key !== 'update_id') ?? '';
+}
