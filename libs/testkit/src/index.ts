@@ -30,3 +30,13 @@ export {
   type NatsTestServer,
   type NatsUser,
 } from './nats.js';
+export {
+  k8sProblems,
+  kubectlAvailable,
+  kustomize,
+  podTemplates,
+  renderOverlay,
+  secretVariables,
+  type K8sObject,
+  type K8sOverlay,
+} from './k8s.js';
