@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { join, resolve } from 'node:path';
 import { stringify } from 'yaml';
 import { natsUserKeys, renderOverlay, type K8sObject, type K8sOverlay } from '@wordgame/testkit';
-import { planPodmanRun, type readinessProbes } from './podman.js';
+import { planPodmanRun, replicasOf, type readinessProbes } from './podman.js';
 import { unknownFields } from './strict.js';
 import { validateSchemas } from './validate.js';
 
@@ -121,7 +121,6 @@ function forwardPostgres(subnetPrefix: string): Promise<{ server: Server; port: 
   return new Promise((ok, fail) => {
     const server = createServer((s) => {
       const from = (s.remoteAddress ?? '').replace(/^::ffff:/, '');
-      if (process.env['K8S_DEBUG']) console.error('forwarder: connection from', from);
       if (!from.startsWith(subnetPrefix)) return s.destroy();
       const up = createConnection(5432, '127.0.0.1');
       s.pipe(up).pipe(s);
@@ -167,7 +166,8 @@ async function play(tag: string): Promise<boolean> {
     sql(`create database ${database} owner wordgame_k8s`);
     const rendered = renderOverlay(root, 'dev');
     const { objects, standIns } = adapt(rendered, tag, `postgres://wordgame_k8s:${password}@${gateway}:${fwd.port}/${database}`);
-    const ipOf = (i: number) => `${prefix}${20 + i}`;
+    // Ten addresses per workload, one per replica; the jobs after the workloads.
+    const ipOf = (i: number, replica = 0) => `${prefix}${20 + i * 10 + replica}`;
     const secretDir = join(work, 'secrets');
     const plan = planPodmanRun(objects, ipOf, secretDir);
     for (const { name, files } of plan.secretFiles) {
@@ -206,16 +206,30 @@ async function play(tag: string): Promise<boolean> {
     // podman 4.3 hands out the --ip addresses one per document, volumes included: the pods come first.
     writeFileSync(file, yaml([...plan.workloads, ...plan.volumes]));
     const t0 = Date.now();
-    must(['kube', 'play', '--network', run, ...plan.workloads.flatMap((_, i) => ['--ip', ipOf(i)]), file]);
-    const names = plan.workloads.map((w) => (w.kind === 'Pod' ? w.metadata.name : `${w.metadata.name}-pod-0`));
-    pods.push(...names);
-    say(`kube play started ${names.length} pods in ${Date.now() - t0} ms`);
+    // One address per replica, in document order (podman hands them out so).
+    const replicaPods = plan.workloads.flatMap((w, i) =>
+      Array.from({ length: replicasOf(w) }, (_, k) => ({
+        w,
+        i,
+        pod: w.kind === 'Pod' ? w.metadata.name : `${w.metadata.name}-pod-${k}`,
+        ip: ipOf(i, k),
+      })),
+    );
+    must(['kube', 'play', '--network', run, ...replicaPods.flatMap((r) => ['--ip', r.ip]), file]);
+    pods.push(...replicaPods.map((r) => r.pod));
+    say(`kube play started ${replicaPods.length} pods in ${Date.now() - t0} ms`);
+    // Each Service name was bound to the address planned for its pod: check podman gave exactly those.
+    for (const { pod, ip: planned } of replicaPods) {
+      const infra = must(['pod', 'inspect', pod, '--format', '{{.InfraContainerID}}']);
+      const ip = must(['inspect', infra, '--format', '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}']);
+      if (ip !== planned) throw new Error(`pod ${pod} got address ${ip}, not the planned ${planned}`);
+    }
 
-    const pending = plan.workloads.flatMap((w, i) =>
+    const pending = replicaPods.flatMap(({ w, i, pod, ip }) =>
       (plan.probes[i] ?? []).map((p) => ({
-        workload: `${w.kind}/${w.metadata.name}`,
-        ip: ipOf(i),
-        container: `${names[i]}-${p.container}`,
+        workload: `${w.kind}/${w.metadata.name} pod ${pod}`,
+        ip,
+        container: `${pod}-${p.container}`,
         p,
       })),
     );
@@ -238,6 +252,7 @@ async function play(tag: string): Promise<boolean> {
       } else say(`ready: ${x.workload} (readiness ${how}) ${(at / 1000).toFixed(1)} s after kube play`);
     }
     if (ok) {
+      // The bot dials the Service name `gateway`, which resolves to the first gateway pod.
       const gatewayIp = ipOf(plan.workloads.findIndex((w) => w.metadata.name === 'gateway'));
       const metrics = await (await fetch(`http://${gatewayIp}:9464/metrics`)).text();
       if (!/^botlink_connected_bots(\{[^}]*\})? 1$/m.test(metrics)) {
@@ -245,13 +260,14 @@ async function play(tag: string): Promise<boolean> {
         say('the bot did not link through the gateway Service name (botlink_connected_bots is not 1)');
       } else say('bot linked to the gateway over mutual TLS through the Service name (botlink_connected_bots 1)');
       const stats = podman(['stats', '--no-stream', '--no-reset', '--format', '{{.Name}} {{.MemUsage}}']).stdout.trim().split('\n');
-      for (const line of stats.filter((l) => names.some((n) => l.startsWith(n)))) say(`memory: ${line}`);
+      for (const line of stats.filter((l) => pods.some((n) => l.startsWith(n)))) say(`memory: ${line}`);
     }
   } catch (err: unknown) {
     ok = false;
     say(`FAILED: ${err instanceof Error ? err.message : String(err)}`);
   } finally {
-    for (const pod of pods.reverse()) podman(['pod', 'rm', '-f', '-t', '5', pod]);
+    const t = Date.now();
+    if (pods.length > 0) podman(['pod', 'rm', '-f', '-t', '5', ...pods.reverse()]);
     for (const s of secrets) podman(['secret', 'rm', s]);
     for (const v of podman(['volume', 'ls', '-q'])
       .stdout.split('\n')
@@ -261,6 +277,7 @@ async function play(tag: string): Promise<boolean> {
     forwarder?.close();
     spawnSync('psql', ['-h', '127.0.0.1', '-U', 'postgres', '-d', 'postgres', '-qc', `drop database if exists ${database} with (force)`]);
     rmSync(work, { recursive: true, force: true });
+    say(`removed the pods, secrets, volumes, network and database in ${Date.now() - t} ms`);
   }
   say(ok ? 'passed' : 'failed');
   return ok;

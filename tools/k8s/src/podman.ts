@@ -55,17 +55,25 @@ const specOf = (o: K8sObject): PodSpec =>
  * what needs it: each Service becomes a hostAliases entry (its name to the IP the pod behind it
  * will get; its port must be the container's, since nothing translates ports), a Job becomes a
  * Pod run before the workloads, env Secrets become podman secrets, and volume Secrets carry their
- * values decoded (podman 4.3 writes `data` as it stands). `ipOf` gives each workload's static IP.
+ * values decoded (podman 4.3 writes `data` as it stands). `ipOf` gives each workload's replicas their static IPs (podman 4.3 starts every replica).
  */
-export function planPodmanRun(objects: readonly K8sObject[], ipOf: (index: number) => string, secretDir: string): PodmanPlan {
+export function planPodmanRun(
+  objects: readonly K8sObject[],
+  ipOf: (index: number, replica: number) => string,
+  secretDir: string,
+): PodmanPlan {
   const plan: PodmanPlan = { jobs: [], workloads: [], envSecrets: [], volumes: [], secretFiles: [], probes: [], notRun: [] };
   const workloads = objects.filter((o) => o.kind === 'Deployment' || o.kind === 'Pod');
   const aliases: { ip: string; hostnames: string[] }[] = [];
   for (const o of objects) {
     if (o.kind === 'Job') continue;
     if (o.kind === 'Deployment' || o.kind === 'Pod') {
-      const replicas = (o['spec'] as { replicas?: number }).replicas ?? 1;
-      if (replicas > 1) plan.notRun.push({ object: name(o), why: `replicas: ${replicas} (podman runs one pod)` });
+      const replicas = replicasOf(o);
+      if (replicas > 1)
+        plan.notRun.push({
+          object: name(o),
+          why: `replicas: ${replicas} pods run, but its Service name resolves to the first alone (no balancing)`,
+        });
     } else if (o.kind === 'Service') {
       const spec = o['spec'] as { selector?: Record<string, string>; ports?: { port: number; targetPort?: number | string }[] };
       const index = workloads.findIndex((w) => matches(spec.selector, templateLabels(w)));
@@ -75,7 +83,7 @@ export function planPodmanRun(objects: readonly K8sObject[], ipOf: (index: numbe
         const target = resolvePort(containers, p.targetPort ?? p.port);
         if (target !== p.port) throw new Error(`${name(o)} maps port ${p.port} to ${target}: podman's run needs them equal`);
       }
-      aliases.push({ ip: ipOf(index), hostnames: [o.metadata.name] });
+      aliases.push({ ip: ipOf(index, 0), hostnames: [o.metadata.name] });
       plan.notRun.push({ object: name(o), why: 'a Service: its name resolves to the one pod behind it (hostAliases)' });
     } else if (o.kind === 'ConfigMap' || o.kind === 'PersistentVolumeClaim' || o.kind === 'Secret') {
       // Decided below, once the pods' uses are known.
@@ -142,6 +150,11 @@ export function planPodmanRun(objects: readonly K8sObject[], ipOf: (index: numbe
   return plan;
 }
 
+/** How many pods a workload runs (a Pod: one). */
+export function replicasOf(o: K8sObject): number {
+  return o.kind === 'Deployment' ? ((o['spec'] as { replicas?: number }).replicas ?? 1) : 1;
+}
+
 /** A workload's pod spec (a Job's template too), before any rewriting. */
 function specOfWorkload(o: K8sObject): PodSpec {
   return o.kind === 'Pod' ? (o['spec'] as PodSpec) : (o['spec'] as { template: { spec: PodSpec } }).template.spec;
@@ -150,7 +163,7 @@ function specOfWorkload(o: K8sObject): PodSpec {
 /** The pod template's labels of a Deployment (or a Pod's own). */
 function templateLabels(o: K8sObject): Record<string, string> {
   if (o.kind === 'Pod') return o.metadata.labels ?? {};
-  return ((o['spec'] as { template: { metadata?: { labels?: Record<string, string> } } }).template.metadata?.labels ?? {});
+  return (o['spec'] as { template: { metadata?: { labels?: Record<string, string> } } }).template.metadata?.labels ?? {};
 }
 
 function matches(selector: Record<string, string> | undefined, labels: Record<string, string>): boolean {
