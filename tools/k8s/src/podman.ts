@@ -77,7 +77,10 @@ export function planPodmanRun(
     } else if (o.kind === 'Service') {
       const spec = o['spec'] as { selector?: Record<string, string>; ports?: { port: number; targetPort?: number | string }[] };
       const index = workloads.findIndex((w) => matches(spec.selector, templateLabels(w)));
-      if (index < 0) throw new Error(`${name(o)} selects no workload that podman runs`);
+      if (index < 0) {
+        plan.notRun.push({ object: name(o), why: 'a Service of pods podman does not run' });
+        continue;
+      }
       const containers = specOf(workloads[index] as K8sObject).containers;
       for (const p of spec.ports ?? []) {
         const target = resolvePort(containers, p.targetPort ?? p.port);
