@@ -32,7 +32,6 @@ export {
 } from './nats.js';
 export {
   k8sProblems,
-  kubectlAvailable,
   kustomize,
   podTemplates,
   renderOverlay,

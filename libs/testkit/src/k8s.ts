@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
@@ -57,12 +57,6 @@ export function kustomize(dir: string): K8sObject[] {
   return parseAllDocuments(run.stdout)
     .map((doc) => doc.toJS() as K8sObject | null)
     .filter((o): o is K8sObject => o !== null);
-}
-
-/** True when kubectl is on PATH (or KUBECTL names a binary), i.e. the overlays can be rendered here. */
-export function kubectlAvailable(): boolean {
-  const kubectl = process.env['KUBECTL'] ?? 'kubectl';
-  return existsSync(kubectl) || spawnSync(kubectl, ['version', '--client'], { encoding: 'utf8' }).status === 0;
 }
 
 /** The variables of a config schema (its shape) that hold a credential, as libs/config judges them. */
