@@ -30,3 +30,4 @@ export {
   type NatsTestServer,
   type NatsUser,
 } from './nats.js';
+export { k8sProblems, kustomize, podTemplates, renderOverlay, secretVariables, type K8sObject, type K8sOverlay } from './k8s.js';

@@ -1,0 +1,3 @@
+import { base } from '../../jest.preset.js';
+
+export default { ...base, displayName: 'k8s', rootDir: import.meta.dirname };
