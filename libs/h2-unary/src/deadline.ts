@@ -1,6 +1,7 @@
 import type http from 'node:http';
-import http2 from 'node:http2';
+import type http2 from 'node:http2';
 import { Code, type Interceptor, type Transport } from '@connectrpc/connect';
+import { answerTrailersOnly, isGrpc } from './server/grpc-edge.js';
 
 /**
  * The longest delay Node's timers can wait: 2^31-1 ms (about 24.8 days). A longer one is not an
@@ -91,8 +92,8 @@ type AnyResponse = http.ServerResponse | http2.Http2ServerResponse;
 /**
  * Puts the deadline of an incoming call in a form connect-node can time, before it reads it:
  * a well-formed `grpc-timeout` or `connect-timeout-ms` longer than MAX_TIMER_MS is rewritten to
- * MAX_TIMER_MS (`2147483S` for gRPC; connect-node would start a timer that fires after 1 ms). A gRPC call whose
- * `grpc-timeout` is malformed is answered here, trailers-only, with INTERNAL: the gRPC spec has
+ * MAX_TIMER_MS (`2147483S` for gRPC; connect-node would start a timer that fires after 1 ms). A
+ * gRPC call whose `grpc-timeout` is malformed is answered here, trailers-only, with INTERNAL: the gRPC spec has
  * the library never generate INVALID_ARGUMENT (statuscodes.md), which connect-node would answer.
  */
 export function timerSafeDeadlines<Req extends AnyRequest, Res extends AnyResponse>(
@@ -101,10 +102,10 @@ export function timerSafeDeadlines<Req extends AnyRequest, Res extends AnyRespon
   return (req, res) => {
     const headers = req.headers;
     const grpc = headers['grpc-timeout'];
-    if (grpc !== undefined && String(headers['content-type'] ?? '').startsWith('application/grpc')) {
+    if (grpc !== undefined && isGrpc(headers)) {
       const ms = parseGrpcTimeout(grpc);
       if (ms === null && 'stream' in req) {
-        refuseMalformedTimeout(req.stream, grpc);
+        answerTrailersOnly(req.stream, Code.Internal, `malformed grpc-timeout: ${String(grpc).slice(0, 32)}`);
         return;
       }
       if (ms !== null && ms !== undefined && ms > MAX_TIMER_MS) headers['grpc-timeout'] = CLAMPED_GRPC_TIMEOUT;
@@ -115,19 +116,4 @@ export function timerSafeDeadlines<Req extends AnyRequest, Res extends AnyRespon
     }
     inner(req, res);
   };
-}
-
-function refuseMalformedTimeout(stream: http2.ServerHttp2Stream, value: string | string[]): void {
-  stream.on('error', () => undefined);
-  if (stream.destroyed || stream.closed || stream.headersSent) return;
-  stream.respond(
-    {
-      ':status': 200,
-      'content-type': 'application/grpc',
-      'grpc-status': String(Code.Internal),
-      'grpc-message': encodeURIComponent(`malformed grpc-timeout: ${String(value).slice(0, 32)}`),
-    },
-    { endStream: true },
-  );
-  stream.close(http2.constants.NGHTTP2_NO_ERROR);
 }

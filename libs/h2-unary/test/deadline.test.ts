@@ -114,7 +114,6 @@ describe('a deadline longer than a timer can wait, over real h2c (client and ser
   it.each(['soon', '123456789m', '2147483647m'])(
     'a malformed grpc-timeout %j is answered trailers-only INTERNAL (the gRPC library never generates INVALID_ARGUMENT)',
     async (value) => {
-      const before = server.seen.intercepted;
       const answer = await send(
         server.url,
         '/backend.v1.SystemService/Check',
@@ -130,7 +129,6 @@ describe('a deadline longer than a timer can wait, over real h2c (client and ser
         ],
         trailers: [],
       });
-      expect(server.seen.intercepted).toBe(before);
     },
   );
 });
