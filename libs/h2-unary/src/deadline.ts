@@ -93,8 +93,9 @@ type AnyResponse = http.ServerResponse | http2.Http2ServerResponse;
  * Puts the deadline of an incoming call in a form connect-node can time, before it reads it:
  * a well-formed `grpc-timeout` or `connect-timeout-ms` longer than MAX_TIMER_MS is rewritten to
  * MAX_TIMER_MS (`2147483S` for gRPC; connect-node would start a timer that fires after 1 ms). A
- * gRPC call whose `grpc-timeout` is malformed is answered here, trailers-only, with INTERNAL: the gRPC spec has
- * the library never generate INVALID_ARGUMENT (statuscodes.md), which connect-node would answer.
+ * gRPC call whose `grpc-timeout` is malformed is answered here, trailers-only, with INTERNAL: the
+ * gRPC spec has the library never generate INVALID_ARGUMENT (statuscodes.md), which connect-node
+ * would answer.
  */
 export function timerSafeDeadlines<Req extends AnyRequest, Res extends AnyResponse>(
   inner: (req: Req, res: Res) => void,
