@@ -1,8 +1,8 @@
 import { create, toBinary } from '@bufbuild/protobuf';
 import { Code } from '@connectrpc/connect';
-import { backendApi, botlink, encodeTable, fb } from '@wordgame/contracts';
+import { botlink } from '@wordgame/contracts';
 import { startTestGateway, eventually, type TestGateway } from './support/botlink-gateway.js';
-import { serveH2c, type H2cServer } from './support/h2c.js';
+import { startIntakeBackend } from './support/intake-backend.js';
 import { collect, envelope, RawGrpc } from './support/raw-grpc.js';
 
 /**
@@ -19,24 +19,13 @@ const request = envelope(
   toBinary(botlink.PreCheckoutRequestSchema, create(botlink.PreCheckoutRequestSchema, { orderId: 'o-1', amount: 5n, currency: 'XTR' })),
 );
 
-async function slowIntake(): Promise<H2cServer> {
-  return serveH2c((router) =>
-    router.service(backendApi.BotIntakeService, {
-      async validatePreCheckout() {
-        await new Promise((resolve) => setTimeout(resolve, BACKEND_DELAY_MS));
-        return { body: encodeTable((b) => fb.PreCheckoutVerdict.createPreCheckoutVerdict(b, true, b.createString(''))) };
-      },
-    }),
-  );
-}
-
 describe('bot-link deadlines (grpc-timeout edges, real HTTP/2 + mTLS)', () => {
-  let backend: H2cServer;
+  let backend: Awaited<ReturnType<typeof startIntakeBackend>>;
   let gw: TestGateway;
   let raw: RawGrpc;
 
   beforeAll(async () => {
-    backend = await slowIntake();
+    backend = await startIntakeBackend({ delayMs: () => BACKEND_DELAY_MS });
     gw = await startTestGateway({ BACKEND_URL: backend.url });
     raw = new RawGrpc(gw.urls.botlinkUrl, gw.certs);
   });

@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { create, toBinary } from '@bufbuild/protobuf';
 import * as grpc from '@grpc/grpc-js';
-import { backendApi, botlink, decodeTable, encodeTable, fb } from '@wordgame/contracts';
+import { botlink } from '@wordgame/contracts';
 import { issueLeaf, makeCa } from '@wordgame/testkit';
 import { eventually, sample, startTestGateway, type TestGateway } from './support/botlink-gateway.js';
 import { GrpcJsLink, grpcJsClient, unary, type Wire } from './support/grpc-js-bot.js';
-import { serveH2c, type H2cServer } from './support/h2c.js';
+import { startIntakeBackend } from './support/intake-backend.js';
 import { collect, envelope, RawGrpc } from './support/raw-grpc.js';
 
 /**
@@ -15,67 +15,14 @@ import { collect, envelope, RawGrpc } from './support/raw-grpc.js';
  * @grpc/grpc-js with @grpc/proto-loader, loading the spec's proto (proto/botlink/v1/botlink.proto)
  * at run time, plays the bot against a real gateway over mutual TLS. Only what the spec, the gRPC
  * protocol (PROTOCOL-HTTP2.md, compression.md, statuscodes.md) and the README promise is asserted.
- * The backend behind the unary RPCs is a real h2c Connect server recording what it was asked.
+ * The backend behind the unary RPCs is a real h2c Connect server recording what it was asked
+ * (calls for `slow-*` ids answer after 300 ms).
  */
-
-interface Asked {
-  eligibility: string[];
-  preCheckout: Array<{ orderId: string; amount: bigint; currency: string }>;
-  payments: Array<{ orderId: string; chargeId: string; amount: bigint; userId: bigint }>;
-}
-
-/** BotIntakeService over h2c: `slow-*` ids answer after 300 ms. */
-async function intakeBackend(asked: Asked): Promise<H2cServer> {
-  const pause = (id: string) => (id.startsWith('slow') ? new Promise((r) => setTimeout(r, 300)) : Promise.resolve());
-  return serveH2c((router) =>
-    router.service(backendApi.BotIntakeService, {
-      async resolveChatEligibility(req) {
-        const externalId = decodeTable(
-          req.body,
-          (bb) => fb.ChatEligibilityQuery.getRootAsChatEligibilityQuery(bb),
-          (t) => t.externalId() ?? '',
-        );
-        asked.eligibility.push(externalId);
-        await pause(externalId);
-        return { body: encodeTable((b) => fb.ChatEligibility.createChatEligibility(b, externalId !== '404', externalId === '42')) };
-      },
-      async validatePreCheckout(req) {
-        const q = decodeTable(
-          req.body,
-          (bb) => fb.PreCheckoutQuery.getRootAsPreCheckoutQuery(bb),
-          (t) => ({ orderId: t.orderId() ?? '', amount: t.amount(), currency: t.currency() ?? '' }),
-        );
-        asked.preCheckout.push(q);
-        await pause(q.orderId);
-        const ok = q.amount === 50n && q.currency === 'XTR';
-        return {
-          body: encodeTable((b) => fb.PreCheckoutVerdict.createPreCheckoutVerdict(b, ok, b.createString(ok ? '' : 'The price changed.'))),
-        };
-      },
-      async forwardPayment(req) {
-        const p = decodeTable(
-          req.body,
-          (bb) => fb.PlatformPayment.getRootAsPlatformPayment(bb),
-          (t) => ({
-            orderId: t.orderId() ?? '',
-            chargeId: t.platformPaymentChargeId() ?? '',
-            amount: t.amount(),
-            userId: t.platformUserId(),
-          }),
-        );
-        asked.payments.push(p);
-        await pause(p.orderId);
-        return { body: encodeTable((b) => fb.PlatformPaymentResult.createPlatformPaymentResult(b, p.orderId === 'order-1')) };
-      },
-    }),
-  );
-}
 
 const payload = (c: Wire): string => String(c['payload']);
 
 describe('conformance: @grpc/grpc-js bot against the gateway BotLink server (mTLS, spec proto)', () => {
-  const asked: Asked = { eligibility: [], preCheckout: [], payments: [] };
-  let backend: H2cServer;
+  let backend: Awaited<ReturnType<typeof startIntakeBackend>>;
   let gw: TestGateway;
   let target: string;
   let certDir: string;
@@ -103,7 +50,7 @@ describe('conformance: @grpc/grpc-js bot against the gateway BotLink server (mTL
   });
 
   beforeAll(async () => {
-    backend = await intakeBackend(asked);
+    backend = await startIntakeBackend({ delayMs: (id) => (id.startsWith('slow') ? 300 : 0) });
     gw = await startTestGateway({ BACKEND_URL: backend.url });
     target = `localhost:${new URL(gw.urls.botlinkUrl).port}`;
     certDir = mkdtempSync(join(tmpdir(), 'grpc-js-certs-'));
@@ -210,7 +157,10 @@ describe('conformance: @grpc/grpc-js bot against the gateway BotLink server (mTL
         ok: true,
         message: { registered: false, eligible: false },
       });
-      expect(asked.eligibility.slice(-2)).toEqual(['42', '404']);
+      expect(backend.seen.eligibility.slice(-2)).toEqual([
+        { platform: 'telegram', externalId: '42' },
+        { platform: 'telegram', externalId: '404' },
+      ]);
     });
 
     it('ValidatePreCheckout answers ok, or not ok with the reason', async () => {
@@ -220,7 +170,7 @@ describe('conformance: @grpc/grpc-js bot against the gateway BotLink server (mTL
       });
       expect(await unary(client, 'ValidatePreCheckout', { order_id: 'order-1', amount: '49', currency: 'XTR' })).toEqual({
         ok: true,
-        message: { ok: false, reason: 'The price changed.' },
+        message: { ok: false, reason: 'amount changed' },
       });
     });
 
@@ -228,7 +178,13 @@ describe('conformance: @grpc/grpc-js bot against the gateway BotLink server (mTL
       const payment = { order_id: 'order-1', platform_payment_charge_id: 'charge-1', amount: '50', platform_user_id: '9007199254740993' };
       expect(await unary(client, 'ForwardPayment', payment)).toEqual({ ok: true, message: { credited: true } });
       expect(await unary(client, 'ForwardPayment', { ...payment, order_id: 'other' })).toEqual({ ok: true, message: { credited: false } });
-      expect(asked.payments.at(-2)).toEqual({ orderId: 'order-1', chargeId: 'charge-1', amount: 50n, userId: 9_007_199_254_740_993n });
+      expect(backend.seen.payments.at(-2)).toEqual({
+        orderId: 'order-1',
+        chargeId: 'charge-1',
+        amount: 50n,
+        userId: 9_007_199_254_740_993n,
+        platform: 'telegram',
+      });
     });
   });
 
