@@ -82,12 +82,20 @@ describe('stars rail over Connect on PostgreSQL', () => {
   it.each([
     ['no bot connected', gatewayApi.Outcome.NO_BOT],
     ['a timeout', gatewayApi.Outcome.TIMEOUT],
-    ['an error ack', gatewayApi.Outcome.ERROR],
+    ['an error outcome (link lost, queue full, or an older gateway sending an Ack error)', gatewayApi.Outcome.ERROR],
     ['a clean not-delivered', gatewayApi.Outcome.NOT_DELIVERED],
   ])('answers bot_unavailable on %s and leaves the order pending', async (_name, outcome) => {
     const id = await telegramAccount(h.database.db, `20${outcome}`);
     bot.respond = () => ({ outcome, error: outcome === gatewayApi.Outcome.ERROR ? 'render failed' : '' });
     expect(await failure(createOrder(payments, id, 'telegram', pack, 'stars'))).toEqual({ code: 14, errorCode: 'bot_unavailable' });
+    const [order] = await listOrders(payments, id, 'telegram');
+    expect(order).toMatchObject({ state: 'pending', invoiceLink: '' });
+  });
+
+  it('answers bot_delivery_failed (502) when the bot was reached and its Ack carried an error; the order stays pending', async () => {
+    const id = await telegramAccount(h.database.db, '2099');
+    bot.respond = () => ({ outcome: gatewayApi.Outcome.FAILED, error: 'platform 400: Bad Request: PAYLOAD_INVALID' });
+    expect(await failure(createOrder(payments, id, 'telegram', pack, 'stars'))).toEqual({ code: 14, errorCode: 'bot_delivery_failed' });
     const [order] = await listOrders(payments, id, 'telegram');
     expect(order).toMatchObject({ state: 'pending', invoiceLink: '' });
   });

@@ -87,7 +87,7 @@ export function refundThroughPlatform(platform: PlatformEmulator, otherwise: Res
     if (answer.ok) return { outcome: gatewayApi.Outcome.DELIVERED };
     if (res.status === 400 && answer.description?.includes('CHARGE_ALREADY_REFUNDED'))
       return { outcome: gatewayApi.Outcome.DELIVERED, result: 'already_refunded' };
-    return { outcome: gatewayApi.Outcome.ERROR, error: `platform ${res.status}: ${answer.description ?? ''}` };
+    return { outcome: gatewayApi.Outcome.FAILED, error: `platform ${res.status}: ${answer.description ?? ''}` };
   };
 }
 

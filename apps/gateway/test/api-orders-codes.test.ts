@@ -10,6 +10,7 @@ const PAYMENT_CODES: [string, Code, number][] = [
   ['email_required', Code.FailedPrecondition, 409],
   ['rail_not_configured', Code.FailedPrecondition, 503],
   ['bot_unavailable', Code.Unavailable, 503],
+  ['bot_delivery_failed', Code.Unavailable, 502],
   ['provider_unavailable', Code.Unavailable, 503],
   ['payment_rejected', Code.FailedPrecondition, 409],
   ['invalid_order_id', Code.InvalidArgument, 400],

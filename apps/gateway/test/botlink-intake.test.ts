@@ -1,71 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { Code, ConnectError, createClient, type Client } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
-import { backendApi, botlink, decodeTable, encodeTable, fb } from '@wordgame/contracts';
+import { botlink } from '@wordgame/contracts';
 import { startTestGateway, type TestGateway } from './support/botlink-gateway.js';
 import { startStatusBackend } from './support/fake-backend.js';
-import { serveH2c } from './support/h2c.js';
-
-interface Seen {
-  eligibility: Array<{ platform: string; externalId: string }>;
-  preCheckout: Array<{ orderId: string; amount: bigint; currency: string }>;
-  payments: Array<{ orderId: string; chargeId: string; amount: bigint; userId: bigint; platform: string }>;
-}
-
-/** A real Connect (h2c) backend implementing BotIntakeService, recording what it was asked. */
-async function startIntakeBackend(failWith?: ConnectError | Error) {
-  const seen: Seen = { eligibility: [], preCheckout: [], payments: [] };
-  const fail = () => {
-    if (failWith) throw failWith;
-  };
-  const server = await serveH2c((router) =>
-    router.service(backendApi.BotIntakeService, {
-      resolveChatEligibility(req) {
-        fail();
-        const q = decodeTable(
-          req.body,
-          (bb) => fb.ChatEligibilityQuery.getRootAsChatEligibilityQuery(bb),
-          (t) => ({ platform: t.platform() ?? '', externalId: t.externalId() ?? '' }),
-        );
-        seen.eligibility.push(q);
-        const registered = q.externalId !== '404';
-        return {
-          body: encodeTable((b) => fb.ChatEligibility.createChatEligibility(b, registered, registered && q.externalId !== 'muted')),
-        };
-      },
-      validatePreCheckout(req) {
-        fail();
-        const q = decodeTable(
-          req.body,
-          (bb) => fb.PreCheckoutQuery.getRootAsPreCheckoutQuery(bb),
-          (t) => ({ orderId: t.orderId() ?? '', amount: t.amount(), currency: t.currency() ?? '' }),
-        );
-        seen.preCheckout.push(q);
-        const ok = q.amount === 50n;
-        return {
-          body: encodeTable((b) => fb.PreCheckoutVerdict.createPreCheckoutVerdict(b, ok, b.createString(ok ? '' : 'amount changed'))),
-        };
-      },
-      forwardPayment(req) {
-        fail();
-        const p = decodeTable(
-          req.body,
-          (bb) => fb.PlatformPayment.getRootAsPlatformPayment(bb),
-          (t) => ({
-            orderId: t.orderId() ?? '',
-            chargeId: t.platformPaymentChargeId() ?? '',
-            amount: t.amount(),
-            userId: t.platformUserId(),
-            platform: t.platform() ?? '',
-          }),
-        );
-        seen.payments.push(p);
-        return { body: encodeTable((b) => fb.PlatformPaymentResult.createPlatformPaymentResult(b, p.orderId === 'order-1')) };
-      },
-    }),
-  );
-  return { url: server.url, seen, close: () => server.close() };
-}
+import { startIntakeBackend } from './support/intake-backend.js';
 
 function botClient(gw: TestGateway): Client<typeof botlink.BotLink> {
   return createClient(
@@ -168,8 +107,8 @@ describe('BotLink unary RPCs when the backend cannot answer', () => {
   });
 
   it('answers Internal without detail for an unexpected backend failure, and passes InvalidArgument through', async () => {
-    const broken = await startIntakeBackend(new Error('database password=hunter2 exploded'));
-    const picky = await startIntakeBackend(new ConnectError('order_id is not a uuid', Code.InvalidArgument));
+    const broken = await startIntakeBackend({ failWith: new Error('database password=hunter2 exploded') });
+    const picky = await startIntakeBackend({ failWith: new ConnectError('order_id is not a uuid', Code.InvalidArgument) });
     const gwBroken = await startTestGateway({ BACKEND_URL: broken.url });
     const gwPicky = await startTestGateway({ BACKEND_URL: picky.url });
     try {

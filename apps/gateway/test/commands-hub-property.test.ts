@@ -99,7 +99,7 @@ describe('command hub invariants (real hub, Links driven by the test)', () => {
                 s.answer === 'delivered'
                   ? { status: 'delivered', result: `r${id}` }
                   : s.answer === 'error'
-                    ? { status: 'error', error: 'boom' }
+                    ? { status: 'failed', error: 'boom' }
                     : { status: 'not_delivered' };
             }
             hub.ack(link, ack);

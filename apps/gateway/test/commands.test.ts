@@ -61,7 +61,7 @@ describe('command hub over a real Link', () => {
     }).hello('bot-shapes');
     await linked(1);
     expect(await gw.gateway.hub.send(gate('clean'), { timeoutMs: 5_000 })).toEqual({ status: 'not_delivered' });
-    expect(await gw.gateway.hub.send(gate('broken'), { timeoutMs: 5_000 })).toEqual({ status: 'error', error: 'render failed' });
+    expect(await gw.gateway.hub.send(gate('broken'), { timeoutMs: 5_000 })).toEqual({ status: 'failed', error: 'render failed' });
     expect(await gw.gateway.hub.send(gate('fine'), { timeoutMs: 5_000 })).toEqual({
       status: 'delivered',
       result: 'https://t.me/invoice/x',
@@ -215,7 +215,7 @@ describe('internal BotCommandService', () => {
       expect(await refund('stx-first')).toMatchObject({ outcome: gatewayApi.Outcome.DELIVERED, result: '', error: '' });
       expect(await refund('stx-again')).toMatchObject({ outcome: gatewayApi.Outcome.DELIVERED, result: 'already_refunded', error: '' });
       expect(await refund('stx-missing')).toMatchObject({
-        outcome: gatewayApi.Outcome.ERROR,
+        outcome: gatewayApi.Outcome.FAILED,
         result: '',
         error: 'platform 400: Bad Request: CHARGE_NOT_FOUND',
       });

@@ -223,4 +223,28 @@ describe('e2e: stars purchase through gateway, backend, bot and the platform emu
       await holder.end();
     }
   });
+
+  it('e) the platform refuses createInvoiceLink: 502 bot_delivery_failed with its own message, not bot_unavailable; the order stays pending', async () => {
+    const fault = platform.control.addFault({ method: 'createInvoiceLink', status: 400, description: 'PAYLOAD_INVALID', times: 1 });
+    const res = await call(`${stack.api}/user/wallet/orders`, {
+      method: 'POST',
+      headers: bearer(payer),
+      json: { product_id: pack, rail: 'stars' },
+    });
+    expect(res).toMatchObject({
+      status: 502,
+      body: {
+        error: {
+          code: 'bot_delivery_failed',
+          message: 'the payment bot could not create the invoice: an unexpected transport or render failure',
+        },
+      },
+    });
+    expect(platform.control.calls('createInvoiceLink').filter((c) => c.faultId === fault.id)).toHaveLength(1);
+    const listed = (await call(`${stack.api}/user/wallet/orders?limit=1`, { headers: bearer(payer) })).body as { orders: OrderBody[] };
+    expect(listed.orders[0]).toMatchObject({ state: 'pending' });
+    expect(listed.orders[0]?.invoice_link ?? '').toBe('');
+    // The platform is fine again: the next order gets its link.
+    expect((await newOrder()).invoice_link).toMatch(/^https:\/\/t\.me\//);
+  });
 });

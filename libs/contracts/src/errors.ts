@@ -96,6 +96,15 @@ export const ERRORS = {
   currency_not_settled: spec(FailedPrecondition, 409, 'client', "this product's price is in a currency this payment method cannot settle"),
   email_required: spec(FailedPrecondition, 409, 'client', 'add and confirm an e-mail in your profile to pay by card'),
   bot_unavailable: spec(Unavailable, 503, 'client', 'the payment bot is not reachable right now; try again shortly'),
+  // The bot was reached and its Ack carried an error (the spec's Ack.error: "unexpected transport or
+  // render failure"): the platform refused the command or rendering it failed. 502: an upstream
+  // answered, with a failure.
+  bot_delivery_failed: spec(
+    Unavailable,
+    502,
+    'client',
+    'the payment bot was reached but reported an unexpected transport or render failure; try again later',
+  ),
   provider_unavailable: spec(Unavailable, 503, 'client', 'the payment provider is not reachable right now; try again shortly'),
   payment_rejected: spec(FailedPrecondition, 409, 'client', 'the payment provider refused this payment'),
   invalid_order_id: spec(InvalidArgument, 400, 'client', 'the order id must be a uuid'),

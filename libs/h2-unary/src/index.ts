@@ -4,7 +4,16 @@ export { headersOf, serveUnary, type UnaryExchange, type UnaryProtocol } from '.
 export { type ServiceRegistration } from './server/routes.js';
 export { type UnaryServerOptions } from './server/options.js';
 export { connectUnaryTaker } from './server/connect.js';
-export { grpcUnaryTaker, parseGrpcTimeout } from './server/grpc.js';
+export { grpcUnaryTaker } from './server/grpc.js';
+export {
+  MAX_TIMER_MS,
+  clampTimeoutMs,
+  clampTransportDeadlines,
+  encodeGrpcTimeout,
+  parseGrpcTimeout,
+  specGrpcTimeout,
+  timerSafeDeadlines,
+} from './deadline.js';
 export { unaryServers, type UnaryServers } from './server/adapter.js';
 export { createConnectUnaryTransport, type ConnectUnaryTransportOptions, type ClosableTransport } from './client/connect.js';
 export {

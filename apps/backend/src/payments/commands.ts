@@ -4,10 +4,16 @@ import { connector, gatewayApi } from '@wordgame/contracts';
 import { withServiceToken } from '@wordgame/h2-unary';
 import { failoverTransport } from '../cluster/failover.js';
 
-/** What became of one bot command, as the gateway reports it. */
+/**
+ * What became of one bot command, as the gateway reports it. `failed`: the bot was reached and its
+ * Ack carried an error (an unexpected transport or render failure: the platform refused, or the
+ * render failed); `error`: the bot may not have been reached (link lost, queue full, the gateway
+ * not reachable), like `timeout` and `no_bot`.
+ */
 export type CommandOutcome =
   | { status: 'delivered'; result: string }
   | { status: 'not_delivered' }
+  | { status: 'failed'; error: string }
   | { status: 'error'; error: string }
   | { status: 'timeout' }
   | { status: 'no_bot' };
@@ -94,6 +100,8 @@ function outcomeOf(res: gatewayApi.SendResponse): CommandOutcome {
       return { status: 'timeout' };
     case gatewayApi.Outcome.NO_BOT:
       return { status: 'no_bot' };
+    case gatewayApi.Outcome.FAILED:
+      return { status: 'failed', error: res.error || 'unspecified failure' };
     default:
       return { status: 'error', error: res.error || 'unspecified outcome' };
   }

@@ -72,10 +72,16 @@ function required(value: string, field: string): string {
  * Nothing is answered locally: the result is always the backend's (or an error, never a guess).
  */
 export function createIntakeHandlers(backend: BackendClients, logger: Logger) {
-  async function call<T>(rpc: string, run: () => Promise<T>): Promise<T> {
+  /**
+   * Runs one relay. A call whose own deadline passed (or that the bot cancelled) ends with that
+   * reason (DeadlineExceeded, Canceled), whatever the aborted backend call reported: the backend
+   * was not unavailable, the caller gave up.
+   */
+  async function call<T>(rpc: string, ctx: HandlerContext, run: () => Promise<T>): Promise<T> {
     try {
       return await run();
     } catch (err: unknown) {
+      if (ctx.signal.aborted) throw ConnectError.from(ctx.signal.reason, Code.Canceled);
       throw intakeFailure(rpc, err, logger);
     }
   }
@@ -83,7 +89,7 @@ export function createIntakeHandlers(backend: BackendClients, logger: Logger) {
   return {
     resolveChatEligibility: async (req: botlink.ChatEligibilityRequest, ctx: HandlerContext) => {
       const externalId = required(req.externalId, 'external_id');
-      return await call('ResolveChatEligibility', async () => {
+      return await call('ResolveChatEligibility', ctx, async () => {
         const res = await backend.intake.resolveChatEligibility(
           {
             body: encodeTable((b) =>
@@ -103,7 +109,7 @@ export function createIntakeHandlers(backend: BackendClients, logger: Logger) {
     validatePreCheckout: async (req: botlink.PreCheckoutRequest, ctx: HandlerContext) => {
       const orderId = required(req.orderId, 'order_id');
       const currency = required(req.currency, 'currency');
-      return await call('ValidatePreCheckout', async () => {
+      return await call('ValidatePreCheckout', ctx, async () => {
         const res = await backend.intake.validatePreCheckout(
           {
             body: encodeTable((b) =>
@@ -123,7 +129,7 @@ export function createIntakeHandlers(backend: BackendClients, logger: Logger) {
     forwardPayment: async (req: botlink.ForwardPaymentRequest, ctx: HandlerContext) => {
       const orderId = required(req.orderId, 'order_id');
       const chargeId = required(req.platformPaymentChargeId, 'platform_payment_charge_id');
-      return await call('ForwardPayment', async () => {
+      return await call('ForwardPayment', ctx, async () => {
         const res = await backend.intake.forwardPayment(
           {
             body: encodeTable((b) =>

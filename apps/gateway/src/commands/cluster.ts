@@ -55,6 +55,8 @@ export function outcomeOf(res: gatewayApi.SendResponse): Outcome {
       return { status: 'timeout' };
     case gatewayApi.Outcome.NO_BOT:
       return { status: 'no_bot' };
+    case gatewayApi.Outcome.FAILED:
+      return { status: 'failed', error: res.error || 'unspecified failure' };
     default:
       return { status: 'error', error: res.error || 'unspecified outcome' };
   }

@@ -194,18 +194,19 @@ export class CommandHub {
     }
     const outcome: Outcome =
       ack.error !== ''
-        ? { status: 'error', error: ack.error }
+        ? { status: 'failed', error: ack.error }
         : ack.delivered
           ? { status: 'delivered', result: ack.result }
           : { status: 'not_delivered' };
     this.options.metrics.ackLatency.observe({ kind: command.kind }, (performance.now() - command.startedMs) / 1000);
-    if (outcome.status === 'error') {
+    if (outcome.status === 'failed') {
       this.options.logger.warn(
         { linkId: state.id, instanceId: state.identity.instanceId, commandId: command.commandId, kind: command.kind, error: outcome.error },
         'bot reported a command failure',
       );
     }
-    this.settle(state, command, outcome, outcome.status);
+    // A bot-reported failure keeps the `error` label of bot_commands_total (dashboards, alerts).
+    this.settle(state, command, outcome, outcome.status === 'failed' ? 'error' : outcome.status);
   }
 
   /** Ends every Link as `shutdown` and refuses new ones. */

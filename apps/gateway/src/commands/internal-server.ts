@@ -2,7 +2,7 @@ import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import type { ConnectRouter } from '@connectrpc/connect';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
-import { ServiceGate, type Refusal } from '@wordgame/h2-unary';
+import { ServiceGate, timerSafeDeadlines, type Refusal } from '@wordgame/h2-unary';
 
 /** A listening internal h2c server. */
 export interface InternalServer {
@@ -29,7 +29,8 @@ export interface InternalAccess {
  * (Unauthenticated otherwise, before its body is read), a request body is read up to
  * INTERNAL_MAX_BODY_BYTES (counted while reading; larger is ResourceExhausted, also for a caller
  * holding the token, and the stream is reset so the rest is never sent), and a connection holds at
- * most INTERNAL_MAX_CONCURRENT_STREAMS streams. `close()` sends GOAWAY and waits for open
+ * most INTERNAL_MAX_CONCURRENT_STREAMS streams, and a caller's deadline is clamped to what a timer
+ * can wait (timerSafeDeadlines). `close()` sends GOAWAY and waits for open
  * calls; sessions still open after `graceMs` are destroyed.
  */
 export async function listenInternal(
@@ -42,7 +43,7 @@ export async function listenInternal(
   const gate = new ServiceGate({ token: access.token, onRefused: access.onRefused });
   const server = http2.createServer(
     { settings: { maxConcurrentStreams: INTERNAL_MAX_CONCURRENT_STREAMS } },
-    gate.handler(resetUnreadBodies(connectNodeAdapter({ routes, readMaxBytes: INTERNAL_MAX_BODY_BYTES }))),
+    gate.handler(resetUnreadBodies(timerSafeDeadlines(connectNodeAdapter({ routes, readMaxBytes: INTERNAL_MAX_BODY_BYTES })))),
   );
   const sessions = new Set<http2.ServerHttp2Session>();
   server.on('session', (session: http2.ServerHttp2Session) => {

@@ -10,6 +10,7 @@ export const MAX_COMMAND_TIMEOUT_MS = 120_000;
 const OUTCOME_CODES: Record<Outcome['status'], gatewayApi.Outcome> = {
   delivered: gatewayApi.Outcome.DELIVERED,
   not_delivered: gatewayApi.Outcome.NOT_DELIVERED,
+  failed: gatewayApi.Outcome.FAILED,
   error: gatewayApi.Outcome.ERROR,
   timeout: gatewayApi.Outcome.TIMEOUT,
   no_bot: gatewayApi.Outcome.NO_BOT,
@@ -20,7 +21,7 @@ export function toSendResponse(outcome: Outcome): gatewayApi.SendResponse {
   return create(gatewayApi.SendResponseSchema, {
     outcome: OUTCOME_CODES[outcome.status],
     result: outcome.status === 'delivered' ? outcome.result : '',
-    error: outcome.status === 'error' ? outcome.error : '',
+    error: outcome.status === 'error' || outcome.status === 'failed' ? outcome.error : '',
   });
 }
 

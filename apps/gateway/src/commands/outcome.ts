@@ -12,13 +12,16 @@ export type CommandPayload = Exclude<NonNullable<MessageInitShape<typeof botlink
 export type CommandKind = CommandPayload['case'];
 
 /**
- * What became of one command. `error` covers the bot's Ack.error, a Link that ended before the Ack
- * (`link_lost`) and a full send queue (`queue_full`); `timeout` means no Ack in time (the command
- * may still have reached the bot); `no_bot` means nothing was sent.
+ * What became of one command. `failed` is the bot's Ack.error (the bot was reached: an unexpected
+ * transport or render failure delivering the Command); `error` covers a Link that ended before the
+ * Ack (`link_lost`), a full send queue (`queue_full`) and a peer gateway that could not be asked;
+ * `timeout` means no Ack in time (the command may still have reached the bot); `no_bot` means
+ * nothing was sent.
  */
 export type Outcome =
   | { status: 'delivered'; result: string }
   | { status: 'not_delivered' }
+  | { status: 'failed'; error: string }
   | { status: 'error'; error: string }
   | { status: 'timeout' }
   | { status: 'no_bot' };

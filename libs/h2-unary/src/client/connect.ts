@@ -3,6 +3,7 @@ import { create, fromBinary, toBinary, type DescMessage, type DescMethodUnary, t
 import { appendHeaders, Code, ConnectError, type Transport, type UnaryResponse } from '@connectrpc/connect';
 import { errorFromJsonBytes, trailerDemux, validateResponseWithCompression } from '@connectrpc/connect/protocol-connect';
 import { keepAlive } from '@wordgame/h2-keepalive';
+import { clampTimeoutMs } from '../deadline.js';
 import { ADAPTER_COMPRESSIONS } from '../server/options.js';
 import { headersOf } from '../server/lifecycle.js';
 import { serviceAuthorization } from '../service-gate.js';
@@ -81,8 +82,9 @@ export function createConnectUnaryTransport(options: ConnectUnaryTransportOption
     input: MessageInitShape<I>,
   ): Promise<UnaryResponse<I, O>> =>
     new Promise((resolve, reject) => {
-      // As connect-node: no timeout given = the default; zero or less = no deadline.
-      const timeout = timeoutMs === undefined ? options.defaultTimeoutMs : timeoutMs > 0 ? timeoutMs : undefined;
+      // As connect-node: no timeout given = the default; zero or less = no deadline; clamped to
+      // what a timer can wait (a longer one would fire after 1 ms).
+      const timeout = clampTimeoutMs(timeoutMs === undefined ? options.defaultTimeoutMs : timeoutMs > 0 ? timeoutMs : undefined);
       const outgoing: http2.OutgoingHttpHeaders = {
         ':method': 'POST',
         ':path': `${prefix}/${method.parent.typeName}/${method.name}`,

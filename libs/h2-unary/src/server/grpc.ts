@@ -3,14 +3,13 @@ import { fromBinary, toBinary, type DescMessage } from '@bufbuild/protobuf';
 import { Code, ConnectError, createContextValues } from '@connectrpc/connect';
 import { compressionNegotiate } from '@connectrpc/connect/protocol';
 import { setTrailerStatus } from '@connectrpc/connect/protocol-grpc';
+import { parseGrpcTimeout } from '../deadline.js';
 import type { StreamTaker } from '../stream-taker.js';
 import { toOutgoing } from './connect.js';
 import { readLimitError, serveUnary } from './lifecycle.js';
 import { ADAPTER_COMPRESSIONS, COMPRESS_MIN_BYTES, type UnaryServerOptions } from './options.js';
 import { handlerContext, invokeRoute, unaryRoutes } from './routes.js';
 
-const TIMEOUT = /^(\d{1,8})([HMSmun])$/;
-const UNIT_MS: Record<string, number> = { H: 3_600_000, M: 60_000, S: 1_000, m: 1, u: 0.001, n: 0.000001 };
 const CONTENT_TYPES = new Set(['application/grpc', 'application/grpc+proto']);
 
 /**
@@ -20,7 +19,9 @@ const CONTENT_TYPES = new Set(['application/grpc', 'application/grpc+proto']);
  * `grpc-status`, `grpc-message`, `grpc-status-details-bin` and the error's metadata (connect's own
  * `setTrailerStatus`). A compressed envelope on an identity call is Internal, as connect-node
  * answers; a call with a `grpc-encoding` is declined (connect-node answers it: gzip is read,
- * an unknown encoding is Unimplemented), as are JSON calls and the streams.
+ * an unknown encoding is Unimplemented), as are JSON calls, the streams and a malformed
+ * `grpc-timeout` (timerSafeDeadlines answers it). A deadline longer than a timer can wait is
+ * clamped by serveUnary.
  */
 export function grpcUnaryTaker(options: UnaryServerOptions, scheme: 'http' | 'https'): StreamTaker {
   const routes = unaryRoutes(options.services);
@@ -126,15 +127,4 @@ async function single<D extends DescMessage>(body: Buffer, schema: D, maxBytes: 
   }
   if (first === undefined) throw new ConnectError('protocol error: missing input message for unary method', Code.Unimplemented);
   return first;
-}
-
-/**
- * `grpc-timeout` (e.g. `10S`, `250m`) in milliseconds, computed as connect-node does; undefined
- * when absent, null when malformed (connect-node answers that call).
- */
-export function parseGrpcTimeout(value: string | string[] | undefined): number | undefined | null {
-  if (value === undefined) return undefined;
-  const match = typeof value === 'string' ? TIMEOUT.exec(value) : null;
-  if (!match) return null;
-  return (UNIT_MS[match[2] ?? ''] ?? 1) * parseInt(match[1] ?? '0', 10);
 }

@@ -1,5 +1,6 @@
 import type http2 from 'node:http2';
 import { Code, ConnectError } from '@connectrpc/connect';
+import { clampTimeoutMs } from '../deadline.js';
 
 /** The regular (non-pseudo) fields of HTTP/2 headers as a Fetch `Headers`. */
 export function headersOf(raw: http2.IncomingHttpHeaders): Headers {
@@ -41,11 +42,13 @@ export interface UnaryProtocol {
  * the body (the protocol's read limit answers as soon as it is crossed), runs the protocol's
  * handler, answers exactly once. As in connect-node the deadline (`timeoutMs`) only aborts the
  * handler's signal with DeadlineExceeded (the handler's rejection is the answer), a timeout of
- * zero or less aborts it at once, and a stream the client resets aborts it with Canceled. Any
+ * zero or less aborts it at once (one longer than a timer can wait is clamped to MAX_TIMER_MS,
+ * where Node would fire it after 1 ms), and a stream the client resets aborts it with Canceled. Any
  * failure that is not a ConnectError is answered as connect-node does: Internal "internal error".
  * Unlike connect-node, a call that ends normally aborts nothing, so it builds no DOMException.
  */
-export function serveUnary(stream: http2.ServerHttp2Stream, timeoutMs: number | undefined, protocol: UnaryProtocol): void {
+export function serveUnary(stream: http2.ServerHttp2Stream, requestedMs: number | undefined, protocol: UnaryProtocol): void {
+  const timeoutMs = clampTimeoutMs(requestedMs);
   const abort = new AbortController();
   const expires = timeoutMs === undefined ? undefined : Date.now() + timeoutMs;
   const exchange: UnaryExchange = {

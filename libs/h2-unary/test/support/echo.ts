@@ -24,7 +24,8 @@ const bytes = (s: string) => new TextEncoder().encode(s);
  * The implementation, driven by the request body: `ok:<x>` answers `<x>` with a header and a
  * trailer (echoing `x-in`), `big` answers 2 KiB, `err:<code>` fails with that code and metadata,
  * `details` fails with an error detail, `throw` fails with a plain Error, `wait` waits for the
- * signal and fails with its reason.
+ * signal and fails with its reason, `sleep:<ms>` answers `slept <the deadline header it saw>` after
+ * `<ms>` unless the signal ends it first.
  */
 function impl(seen: Seen) {
   return {
@@ -42,6 +43,15 @@ function impl(seen: Seen) {
         ]);
       }
       if (command === 'throw') throw new Error('not a ConnectError');
+      if (command.startsWith('sleep:')) {
+        // Answers after the given ms unless the call's deadline (or the caller) ends it first.
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, Number(command.slice(6)));
+          ctx.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+        });
+        if (ctx.signal.aborted) throw ctx.signal.reason;
+        return { body: bytes(`slept ${ctx.requestHeader.get('grpc-timeout') ?? ctx.requestHeader.get('connect-timeout-ms') ?? '-'}`) };
+      }
       if (command === 'wait') {
         if (!ctx.signal.aborted)
           await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));

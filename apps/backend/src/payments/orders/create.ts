@@ -67,8 +67,10 @@ function requireSettled(deps: PaymentDeps, product: Product, rail: OrderRail, pr
  * card only where it offers `provider` and the account has a confirmed e-mail (email_required);
  * a blocked account opens none (`account_suspended`, checked with the insert: openOrder); a price
  * in a currency the rail does not settle opens none either (`currency_not_settled`).
- * Stars: the bot mints the invoice link (create_invoice, payload = order id); any outcome but
- * delivered answers bot_unavailable and the order stays pending (it simply expires). Card: the
+ * Stars: the bot mints the invoice link (create_invoice, payload = order id); an Ack carrying an
+ * error (the bot was reached; the platform refused or the render failed) answers
+ * bot_delivery_failed, any other outcome but delivered bot_unavailable; either way the order stays
+ * pending (it simply expires). Card: the
  * provider creates a single-stage redirect payment keyed by the order id (Idempotence-Key and
  * metadata.order_id); unavailable leaves the order pending without a payment id (a retry with the
  * same key is safe), a rejection fails the order.
@@ -126,6 +128,10 @@ export async function createOrder(deps: PaymentDeps, caller: Caller, productId: 
       payload: order.id,
       amount: price.amount,
     });
+    if (outcome.status === 'failed') {
+      deps.logger.warn({ orderId: order.id, error: outcome.error.slice(0, 500) }, 'create_invoice failed at the bot');
+      throw paymentError('bot_delivery_failed', 'the payment bot could not create the invoice: an unexpected transport or render failure');
+    }
     if (outcome.status !== 'delivered' || outcome.result === '') {
       deps.logger.warn({ orderId: order.id, outcome: outcome.status }, 'create_invoice not delivered');
       throw paymentError('bot_unavailable', 'the payment bot is not reachable right now; try again shortly');

@@ -22,6 +22,7 @@ export function starRefundVerdict(outcome: CommandOutcome, alreadyRefunded: stri
   switch (outcome.status) {
     case 'delivered':
       return { kind: 'refunded', already: outcome.result === alreadyRefunded };
+    case 'failed': // the bot's Ack.error (an older gateway sends it as `error`)
     case 'error':
       return PLATFORM_REFUSAL.test(outcome.error)
         ? { kind: 'refused', error: outcome.error.slice(0, 500) }

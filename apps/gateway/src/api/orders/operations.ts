@@ -52,6 +52,7 @@ export function orderOperations(backend: BackendClients): Operation[] {
           'payment_rejected',
           'rail_not_configured',
           'bot_unavailable',
+          'bot_delivery_failed',
           'provider_unavailable',
         ],
       },

@@ -17,7 +17,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file gateway/v1/commands.proto.
  */
 export const file_gateway_v1_commands: GenFile = /*@__PURE__*/
-  fileDesc("ChlnYXRld2F5L3YxL2NvbW1hbmRzLnByb3RvEgpnYXRld2F5LnYxIkcKC1NlbmRSZXF1ZXN0EiQKB2NvbW1hbmQYASABKAsyEy5ib3RsaW5rLnYxLkNvbW1hbmQSEgoKdGltZW91dF9tcxgCIAEoDSJTCgxTZW5kUmVzcG9uc2USJAoHb3V0Y29tZRgBIAEoDjITLmdhdGV3YXkudjEuT3V0Y29tZRIOCgZyZXN1bHQYAiABKAkSDQoFZXJyb3IYAyABKAkqkAEKB091dGNvbWUSFwoTT1VUQ09NRV9VTlNQRUNJRklFRBAAEhUKEU9VVENPTUVfREVMSVZFUkVEEAESGQoVT1VUQ09NRV9OT1RfREVMSVZFUkVEEAISEQoNT1VUQ09NRV9FUlJPUhADEhMKD09VVENPTUVfVElNRU9VVBAEEhIKDk9VVENPTUVfTk9fQk9UEAUyTgoRQm90Q29tbWFuZFNlcnZpY2USOQoEU2VuZBIXLmdhdGV3YXkudjEuU2VuZFJlcXVlc3QaGC5nYXRld2F5LnYxLlNlbmRSZXNwb25zZWIGcHJvdG8z", [file_botlink_v1_botlink]);
+  fileDesc("ChlnYXRld2F5L3YxL2NvbW1hbmRzLnByb3RvEgpnYXRld2F5LnYxIkcKC1NlbmRSZXF1ZXN0EiQKB2NvbW1hbmQYASABKAsyEy5ib3RsaW5rLnYxLkNvbW1hbmQSEgoKdGltZW91dF9tcxgCIAEoDSJTCgxTZW5kUmVzcG9uc2USJAoHb3V0Y29tZRgBIAEoDjITLmdhdGV3YXkudjEuT3V0Y29tZRIOCgZyZXN1bHQYAiABKAkSDQoFZXJyb3IYAyABKAkqpAEKB091dGNvbWUSFwoTT1VUQ09NRV9VTlNQRUNJRklFRBAAEhUKEU9VVENPTUVfREVMSVZFUkVEEAESGQoVT1VUQ09NRV9OT1RfREVMSVZFUkVEEAISEQoNT1VUQ09NRV9FUlJPUhADEhMKD09VVENPTUVfVElNRU9VVBAEEhIKDk9VVENPTUVfTk9fQk9UEAUSEgoOT1VUQ09NRV9GQUlMRUQQBjJOChFCb3RDb21tYW5kU2VydmljZRI5CgRTZW5kEhcuZ2F0ZXdheS52MS5TZW5kUmVxdWVzdBoYLmdhdGV3YXkudjEuU2VuZFJlc3BvbnNlYgZwcm90bzM", [file_botlink_v1_botlink]);
 
 /**
  * @generated from message gateway.v1.SendRequest
@@ -63,7 +63,7 @@ export type SendResponse = Message<"gateway.v1.SendResponse"> & {
   result: string;
 
   /**
-   * The failure when outcome is OUTCOME_ERROR; empty otherwise.
+   * The failure when outcome is OUTCOME_ERROR or OUTCOME_FAILED (Ack.error); empty otherwise.
    *
    * @generated from field: string error = 3;
    */
@@ -104,8 +104,9 @@ export enum Outcome {
   NOT_DELIVERED = 2,
 
   /**
-   * The bot acked with an error, the link ended before the Ack (error "link_lost"), or the
-   * stream's send queue was full (error "queue_full").
+   * The link ended before the Ack (error "link_lost"), the stream's send queue was full (error
+   * "queue_full"), or another gateway could not be asked. A gateway before OUTCOME_FAILED also
+   * answers a bot's Ack.error here.
    *
    * @generated from enum value: OUTCOME_ERROR = 3;
    */
@@ -124,6 +125,15 @@ export enum Outcome {
    * @generated from enum value: OUTCOME_NO_BOT = 5;
    */
   NO_BOT = 5,
+
+  /**
+   * Additive: the bot was reached and acked with Ack.error set, "unexpected transport or render
+   * failure" delivering the Command (the platform refused it, or rendering it failed); error holds
+   * Ack.error. Distinct from a bot that could not be reached (no_bot, timeout, error).
+   *
+   * @generated from enum value: OUTCOME_FAILED = 6;
+   */
+  FAILED = 6,
 }
 
 /**

@@ -1,0 +1,78 @@
+import type { ConnectError } from '@connectrpc/connect';
+import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
+import { serveH2c } from './h2c.js';
+
+/** What the intake backend was asked, in order. */
+export interface Seen {
+  eligibility: Array<{ platform: string; externalId: string }>;
+  preCheckout: Array<{ orderId: string; amount: bigint; currency: string }>;
+  payments: Array<{ orderId: string; chargeId: string; amount: bigint; userId: bigint; platform: string }>;
+}
+
+/** How the intake backend misbehaves: waits `delayMs(id)`, then fails every call with `failWith`. */
+export interface IntakeBackendOptions {
+  failWith?: ConnectError | Error;
+  /** Ms to wait before answering a call for `id` (the external id or the order id); default none. */
+  delayMs?: (id: string) => number;
+}
+
+/**
+ * A real Connect (h2c) backend implementing BotIntakeService, recording what it was asked:
+ * eligibility registered unless `404`, eligible unless also `muted`; a pre-checkout is ok for
+ * 50 stars ("amount changed" otherwise); a payment is credited for `order-1`.
+ */
+export async function startIntakeBackend(options: IntakeBackendOptions = {}) {
+  const seen: Seen = { eligibility: [], preCheckout: [], payments: [] };
+  const fail = async (id: string) => {
+    const ms = options.delayMs?.(id) ?? 0;
+    if (ms > 0) await new Promise((resolve) => setTimeout(resolve, ms));
+    if (options.failWith) throw options.failWith;
+  };
+  const server = await serveH2c((router) =>
+    router.service(backendApi.BotIntakeService, {
+      async resolveChatEligibility(req) {
+        const q = decodeTable(
+          req.body,
+          (bb) => fb.ChatEligibilityQuery.getRootAsChatEligibilityQuery(bb),
+          (t) => ({ platform: t.platform() ?? '', externalId: t.externalId() ?? '' }),
+        );
+        seen.eligibility.push(q);
+        await fail(q.externalId);
+        const registered = q.externalId !== '404';
+        return {
+          body: encodeTable((b) => fb.ChatEligibility.createChatEligibility(b, registered, registered && q.externalId !== 'muted')),
+        };
+      },
+      async validatePreCheckout(req) {
+        const q = decodeTable(
+          req.body,
+          (bb) => fb.PreCheckoutQuery.getRootAsPreCheckoutQuery(bb),
+          (t) => ({ orderId: t.orderId() ?? '', amount: t.amount(), currency: t.currency() ?? '' }),
+        );
+        seen.preCheckout.push(q);
+        await fail(q.orderId);
+        const ok = q.amount === 50n;
+        return {
+          body: encodeTable((b) => fb.PreCheckoutVerdict.createPreCheckoutVerdict(b, ok, b.createString(ok ? '' : 'amount changed'))),
+        };
+      },
+      async forwardPayment(req) {
+        const p = decodeTable(
+          req.body,
+          (bb) => fb.PlatformPayment.getRootAsPlatformPayment(bb),
+          (t) => ({
+            orderId: t.orderId() ?? '',
+            chargeId: t.platformPaymentChargeId() ?? '',
+            amount: t.amount(),
+            userId: t.platformUserId(),
+            platform: t.platform() ?? '',
+          }),
+        );
+        seen.payments.push(p);
+        await fail(p.orderId);
+        return { body: encodeTable((b) => fb.PlatformPaymentResult.createPlatformPaymentResult(b, p.orderId === 'order-1')) };
+      },
+    }),
+  );
+  return { url: server.url, seen, close: () => server.close() };
+}
