@@ -50,7 +50,8 @@ describe('readStarsSince: the platform list read whichever order it answers in',
     const read = await readStarsSince(p.source, at(5_000), 1_000);
     if (!read.complete) throw new Error(read.reason);
     const wanted = p.list.filter((t) => t.date.getTime() >= 5_000_000).map(key);
-    const got = read.transactions.filter((t) => t.date.getTime() >= 5_000_000).map(key);
+    const got = read.transactions.map(key);
+    // only those: what a page or probe passed before the start is dropped, wherever the pages fell
     expect(got.sort()).toEqual(wanted.sort());
     expect(read.order).toBe(order === 'oldest_first' ? 1 : -1);
   });

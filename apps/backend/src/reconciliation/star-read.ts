@@ -10,7 +10,10 @@ export type StarListOrder = 1 | -1 | 0;
 export type StarRead =
   | {
       complete: true;
-      /** Every transaction dated at or after `since`, and any others the read passed, each once. */
+      /**
+       * Every transaction dated at or after `since`, each once, and only those: what a probe or the
+       * last page passed before `since` is dropped, so no finding depends on where pages fell.
+       */
       transactions: StarTransaction[];
       calls: number;
       order: StarListOrder;
@@ -141,6 +144,6 @@ export async function readStarsSince(source: StarTransactionSource, since: Date,
   }
 
   function done(): StarRead {
-    return { complete: true, transactions: [...seen.values()], calls, order };
+    return { complete: true, transactions: [...seen.values()].filter((t) => time(t) >= from), calls, order };
   }
 }
