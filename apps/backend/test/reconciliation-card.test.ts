@@ -389,7 +389,7 @@ describe('card reconciliation against the provider emulator on PostgreSQL', () =
     const replica = (name: string) =>
       createReconciler(
         { db: f.db(), logger: createLogger(name, 'silent'), card: f.deps.card, stars: null, now: () => new Date() },
-        { intervalMs: 60_000, windowMs: 3_600_000, lagMs: 0 },
+        { intervalMs: 60_000, windowMs: 3_600_000, lagMs: 0, starsMaxCalls: 300 },
       );
     const now = new Date(Date.now() + 10 * 60_000);
     const [a, b] = await Promise.all([replica('a').tick(now), replica('b').tick(now)]);

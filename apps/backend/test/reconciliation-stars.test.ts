@@ -1,32 +1,65 @@
 import { ConnectError } from '@connectrpc/connect';
 import { backendApi, decodeTable, encodeTable, fb, gatewayApi, type botlink } from '@wordgame/contracts';
-import { startPlatformEmulator, type PlatformEmulator } from '@wordgame/platform-emulator';
+import { startPlatformEmulator, type PlatformEmulator, type TgStarTransaction } from '@wordgame/platform-emulator';
 import { startCardFixture, type CardFixture } from './card-support.js';
 import { asOperator, operatorToken } from './console-support.js';
-import { createOrder, deliverInvoices, forward, refund, refundThroughPlatform, telegramAccount } from './payments-support.js';
+import {
+  createOrder,
+  deliverInvoices,
+  forward,
+  refund,
+  refundThroughPlatform,
+  telegramAccount,
+  type Responder,
+} from './payments-support.js';
 import { errorOf } from './support/harness.js';
 import { createProduct } from './support/wallet.js';
 import type { Reconciler } from '../src/reconciliation/job.js';
 
+type Order = 'oldest_first' | 'newest_first';
+const ORDERS: Order[] = ['oldest_first', 'newest_first'];
+
+/** What a stand-in bot does around one get_star_transactions page (the list growing while read). */
+interface PageHooks {
+  /** Before the platform is asked for the page (`call` counts from 1 within the bot's life). */
+  before?(call: number): void | Promise<void>;
+  /** After the page is read, before it is answered. */
+  after?(call: number): void | Promise<void>;
+}
+
 /**
  * Plays the bot for the backend's bot commands: invoices and refunds are acknowledged, and
- * get_star_transactions answers the platform emulator's getStarTransactions page in the bot's
- * compact form (apps/bot tests cover the bot's own translation against the same emulator).
+ * get_star_transactions asks the platform emulator's getStarTransactions over HTTP (its paging and
+ * its order) and answers in the bot's compact form (apps/bot tests cover the bot's own translation
+ * against the same emulator).
  */
-function botOver(platform: PlatformEmulator) {
-  return (c: botlink.Command) => {
+function botOver(platform: PlatformEmulator, hooks: PageHooks = {}): Responder {
+  let calls = 0;
+  return async (c: botlink.Command) => {
     if (c.payload.case === 'refundStarPayment') return { outcome: gatewayApi.Outcome.DELIVERED };
     if (c.payload.case !== 'getStarTransactions') return deliverInvoices(c);
+    calls += 1;
+    await hooks.before?.(calls);
     const { offset, limit } = c.payload.value;
-    const page = platform.control.starTransactions().slice(Number(offset), Number(offset + limit));
-    const transactions = page.map((t) =>
+    const res = await fetch(`${platform.apiRoot}/bot${platform.tokens[0] ?? ''}/getStarTransactions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ offset: Number(offset), limit: Number(limit) }),
+    });
+    const body = (await res.json()) as { ok: boolean; result?: { transactions: TgStarTransaction[] } };
+    if (!body.ok || !body.result) return { outcome: gatewayApi.Outcome.ERROR, error: `platform ${res.status}` };
+    const transactions = body.result.transactions.map((t) =>
       t.source
         ? { id: t.id, amount: t.amount, date: t.date, kind: 'payment', user_id: t.source.user.id, payload: t.source.invoice_payload ?? '' }
         : { id: t.id, amount: t.amount, date: t.date, kind: 'refund', user_id: t.receiver?.user.id },
     );
+    await hooks.after?.(calls);
     return { outcome: gatewayApi.Outcome.DELIVERED, result: JSON.stringify({ transactions }) };
   };
 }
+
+/** The bound the fixture runs with (RECONCILIATION_STARS_MAX_CALLS). */
+const MAX_CALLS = 12;
 
 describe('stars reconciliation against the platform emulator on PostgreSQL', () => {
   let f: CardFixture;
@@ -38,7 +71,12 @@ describe('stars reconciliation against the platform emulator on PostgreSQL', () 
 
   beforeAll(async () => {
     platform = await startPlatformEmulator();
-    f = await startCardFixture({ RECONCILIATION_INTERVAL_MS: '0', RECONCILIATION_RAILS: 'stars', STAR_REFUND_INTERVAL_MS: '0' });
+    f = await startCardFixture({
+      RECONCILIATION_INTERVAL_MS: '0',
+      RECONCILIATION_RAILS: 'stars',
+      STAR_REFUND_INTERVAL_MS: '0',
+      RECONCILIATION_STARS_MAX_CALLS: String(MAX_CALLS),
+    });
     f.bot.respond = botOver(platform);
     reconciler =
       f.h.app.reconciler() ??
@@ -57,6 +95,7 @@ describe('stars reconciliation against the platform emulator on PostgreSQL', () 
   });
   beforeEach(() => {
     platform.control.reset();
+    f.bot.respond = botOver(platform);
     userId = platform.control.createUser({ started: true }).user.id;
   });
 
@@ -88,7 +127,8 @@ describe('stars reconciliation against the platform emulator on PostgreSQL', () 
     expect(asked.at(-1)?.payload.value).toMatchObject({ offset: 0n, limit: 100n });
   });
 
-  it('reports each kind of mismatch with order and charge ids', async () => {
+  it.each(ORDERS)('%s: reports each kind of mismatch with order and charge ids', async (order) => {
+    platform.control.setStarTransactionsOrder(order);
     const from = new Date();
     const neverForwarded = await pendingOrder();
     const lost = platform.control.unforwardedCharge({ userId, amount: 50, payload: neverForwarded }).telegramPaymentChargeId;
@@ -212,4 +252,101 @@ describe('stars reconciliation against the platform emulator on PostgreSQL', () 
       f.bot.respond = botOver(platform);
     }
   });
+
+  /** get_star_transactions commands sent since `mark` (an index into f.bot.commands). */
+  const starCalls = (mark: number) => f.bot.commands.slice(mark).filter((c) => c.payload.case === 'getStarTransactions').length;
+  const unixNow = () => Math.floor(Date.now() / 1000);
+
+  it.each(ORDERS)(
+    '%s: a long history before the window, a window of many pages in one second: every charge once, no false mismatch, few calls',
+    async (order) => {
+      platform.control.setStarTransactionsOrder(order);
+      const from = new Date();
+      // 1 000 charges three days back, 300 of them in one second
+      const old = unixNow() - 3 * 86_400;
+      for (let i = 0; i < 1_000; i += 1)
+        platform.control.unforwardedCharge({ userId, amount: 3, payload: '', date: old + Math.floor(i / 300) });
+      const credited = [await paidOrder(), await paidOrder()];
+      const second = unixNow();
+      const lost = Array.from(
+        { length: 230 },
+        () => platform.control.unforwardedCharge({ userId, amount: 2, payload: '', date: second }).telegramPaymentChargeId,
+      );
+      const mark = f.bot.commands.length;
+      const report = await reconciler.run(window(from), 'cli');
+      expect(report.run.outcome).toBe('mismatches');
+      const refs = report.mismatches.map((m) => `${m.kind} ${m.payment_ref}`);
+      expect(refs.sort()).toEqual(lost.map((id) => `taken_not_credited ${id}`).sort());
+      expect(refs.some((r) => credited.some((c) => r.includes(c.chargeId)))).toBe(false);
+      // oldest first: head, gallop and bisection over the history, then the window's pages; newest first: the window's pages
+      expect(starCalls(mark)).toBeLessThanOrEqual(order === 'oldest_first' ? 12 : 4);
+    },
+  );
+
+  it.each(ORDERS)(
+    '%s: the list grows while it is read, and an order is credited mid-read: nothing missed, nothing twice, no false mismatch',
+    async (order) => {
+      platform.control.setStarTransactionsOrder(order);
+      const from = new Date();
+      const lost = new Set(
+        Array.from({ length: 250 }, () => platform.control.unforwardedCharge({ userId, amount: 1, payload: '' }).telegramPaymentChargeId),
+      );
+      const grown: string[] = [];
+      let late: { orderId: string; chargeId: string } | null = null;
+      f.bot.respond = botOver(platform, {
+        before: () => {
+          // three new charges before every page: newest first, each one moves every offset on
+          for (let i = 0; i < 3; i += 1)
+            grown.push(platform.control.unforwardedCharge({ userId, amount: 1, payload: '' }).telegramPaymentChargeId);
+        },
+        after: async (call) => {
+          // an order paid and credited after the read began: a newest-first read that began earlier cannot have seen its charge
+          if (call === 1) late = await paidOrder();
+        },
+      });
+      const report = await reconciler.run(window(from), 'cli');
+      const taken = report.mismatches.filter((m) => m.kind === 'taken_not_credited').map((m) => m.payment_ref);
+      expect(taken.length).toBe(new Set(taken).size);
+      expect([...lost].filter((id) => !taken.includes(id))).toEqual([]);
+      expect(taken.filter((id) => !lost.has(id) && !grown.includes(id))).toEqual([]);
+      expect(report.mismatches.filter((m) => m.kind !== 'taken_not_credited')).toEqual([]);
+      expect(late).not.toBeNull();
+      // the next run, with the credit long recorded, finds its charge
+      f.bot.respond = botOver(platform);
+      const next = await reconciler.run(window(from), 'cli');
+      expect(next.mismatches.filter((m) => m.order_id === late?.orderId)).toEqual([]);
+    },
+  );
+
+  it.each(ORDERS)(
+    '%s: past RECONCILIATION_STARS_MAX_CALLS the run is incomplete: no mismatch stored, the last complete counts kept',
+    async (order) => {
+      platform.control.setStarTransactionsOrder(order);
+      const from = new Date();
+      const orderId = await pendingOrder();
+      platform.control.unforwardedCharge({ userId, amount: 50, payload: orderId });
+      const first = await reconciler.run(window(from), 'cli');
+      expect(first.run.outcome).toBe('mismatches');
+      const gauge = async () =>
+        (await f.h.app.metricsRegistry().metrics()).match(/^reconciliation_mismatches\{kind="taken_not_credited"\} (\d+)$/m)?.[1];
+      const incompleteRuns = async () =>
+        Number((await f.h.app.metricsRegistry().metrics()).match(/^reconciliation_runs_total\{outcome="incomplete"\} (\d+)$/m)?.[1]);
+      expect(await gauge()).toBe('1');
+      const before = await incompleteRuns();
+
+      for (let i = 0; i < MAX_CALLS * 99 + 50; i += 1) platform.control.unforwardedCharge({ userId, amount: 1, payload: '' });
+      const mark = f.bot.commands.length;
+      const report = await reconciler.run(window(from), 'cli');
+      expect(report.run.outcome).toBe('incomplete');
+      expect(report.run.error).toMatch(
+        new RegExp(
+          `not all read \\(call bound reached \\(${MAX_CALLS} calls\\), after ${MAX_CALLS} of at most ${MAX_CALLS} calls\\).*RECONCILIATION_STARS_MAX_CALLS`,
+        ),
+      );
+      expect(report.mismatches).toEqual([]);
+      expect(starCalls(mark)).toBe(MAX_CALLS);
+      expect(await gauge()).toBe('1');
+      expect(await incompleteRuns()).toBe(before + 1);
+    },
+  );
 });

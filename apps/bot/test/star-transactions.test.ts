@@ -52,14 +52,21 @@ describe('get_star_transactions', () => {
     const ack = await list(0n, 100n);
     expect(ack).toMatchObject({ delivered: true, error: '' });
     const txs = parsed(ack.result);
+    // the platform's order, passed through: chronological by default, newest first when the platform answers so
     expect(txs.map((t) => [t.kind, t.id, t.amount, t.user_id])).toEqual([
-      ['refund', a.chargeId, 30, a.userId],
-      ['payment', b.chargeId, 45, b.userId],
       ['payment', a.chargeId, 30, a.userId],
+      ['payment', b.chargeId, 45, b.userId],
+      ['refund', a.chargeId, 30, a.userId],
     ]);
     expect(txs[1]).toMatchObject({ payload: 'order-45', date: expect.any(Number) as number });
     expect(emu.control.calls('getStarTransactions').map((c) => c.params)).toEqual([{ offset: 0, limit: 100 }]);
     expect(parsed((await list(1n, 1n)).result).map((t) => t.id)).toEqual([b.chargeId]);
+    emu.control.setStarTransactionsOrder('newest_first');
+    expect(parsed((await list(0n, 100n)).result).map((t) => [t.kind, t.id])).toEqual([
+      ['refund', a.chargeId],
+      ['payment', b.chargeId],
+      ['payment', a.chargeId],
+    ]);
   });
 
   it('refuses a bad offset or limit without calling the platform, and reports a platform failure as error', async () => {

@@ -70,7 +70,10 @@ describe('e2e: provider reconciliation, CLI and console', () => {
   }
 
   /** Runs the reconcile CLI as its own process with the backend's configuration. */
-  function reconcile(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  function reconcile(
+    args: string[],
+    extraEnv: Record<string, string> = {},
+  ): Promise<{ code: number | null; stdout: string; stderr: string }> {
     const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'apps/backend/src/reconciliation/cli.ts'), ...args], {
       cwd: ROOT,
       env: {
@@ -86,6 +89,7 @@ describe('e2e: provider reconciliation, CLI and console', () => {
         LOG_LEVEL: 'error',
         ...TEST_SERVICE_TOKENS,
         ...TEST_RATE_LIMITS,
+        ...extraEnv,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -245,5 +249,37 @@ describe('e2e: provider reconciliation, CLI and console', () => {
     expect(bad.stderr).toMatch(/--from must be an ISO 8601 time/);
     const page = await gm(url('/_gm/reconciliation'), { cookie: sessions['viewer'] ?? '' });
     expect(page.text).toContain('data-outcome="clean"');
+  }, 180_000);
+
+  it('the real bot against a newest-first platform: past the call bound the CLI exits 3 and the console says incomplete; within it every charge is found', async () => {
+    platform.control.setStarTransactionsOrder('newest_first');
+    try {
+      const from = new Date(Date.now() - 1_000);
+      const lost = new Set(
+        Array.from(
+          { length: 120 },
+          () => platform.control.unforwardedCharge({ userId: PAYER, amount: 30, payload: '' }).telegramPaymentChargeId,
+        ),
+      );
+      const args = ['--from', from.toISOString(), '--to', new Date(Date.now() + 2_000).toISOString()];
+      const short = await reconcile(args, { RECONCILIATION_STARS_MAX_CALLS: '1' });
+      expect({ code: short.code, stderr: short.stderr }).toEqual({ code: 3, stderr: '' });
+      const stopped = JSON.parse(short.stdout) as { run: { outcome: string; error: string }; mismatches: unknown[] };
+      expect(stopped.run.outcome).toBe('incomplete');
+      expect(stopped.run.error).toMatch(/call bound reached \(1 calls\).*RECONCILIATION_STARS_MAX_CALLS/);
+      expect(stopped.mismatches).toEqual([]);
+      const page = await gm(url('/_gm/reconciliation'), { cookie: sessions['viewer'] ?? '' });
+      expect(page.text).toContain('data-outcome="incomplete"');
+      expect(page.text).toContain('nothing reported for this run');
+
+      const whole = await reconcile(args);
+      expect({ code: whole.code, stderr: whole.stderr }).toEqual({ code: 1, stderr: '' });
+      const report = JSON.parse(whole.stdout) as { mismatches: Array<{ kind: string; paymentId: string }> };
+      expect(report.mismatches.map((m) => `${m.kind} ${m.paymentId}`).sort()).toEqual(
+        [...lost].map((id) => `taken_not_credited ${id}`).sort(),
+      );
+    } finally {
+      platform.control.setStarTransactionsOrder('oldest_first');
+    }
   }, 180_000);
 });

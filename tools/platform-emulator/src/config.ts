@@ -7,6 +7,10 @@ export const configSchema = z.object({
   PLATFORM_EMULATOR_HOST: env.str().default('127.0.0.1'),
   PLATFORM_BOT_TOKEN: env.token().default('dev-bot-token'),
   PLATFORM_PRECHECKOUT_TIMEOUT_MS: env.int(10_000, 1),
+  /** getStarTransactions' order: oldest_first (the Bot API's documented chronological order) or newest_first. */
+  PLATFORM_STAR_TRANSACTIONS_ORDER: z
+    .enum(['oldest_first', 'newest_first'], { message: 'must be oldest_first or newest_first' })
+    .default('oldest_first'),
   LOG_LEVEL: env.logLevel(),
 });
 

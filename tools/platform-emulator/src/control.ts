@@ -21,6 +21,7 @@ import {
   platformRefund,
   starTransactions,
   unforwardedCharge,
+  type StarTransactionsOrder,
   type TgStarTransaction,
 } from './starTransactions.js';
 import type { EnqueueResult } from './updates.js';
@@ -317,13 +318,30 @@ export class PlatformControl {
     return clone(payment ? { ...record, payment } : record);
   }
 
-  /** The first bot's Stars transactions as getStarTransactions reports them (newest first). */
+  /** The first bot's Stars transactions as getStarTransactions reports them (in its current order). */
   starTransactions(): TgStarTransaction[] {
     return starTransactions(this.world, this.firstBotId());
   }
 
-  /** Discrepancy: a charge the platform took whose successful_payment never reached the bot; answers its id. */
-  unforwardedCharge(input: { userId: number; amount: number; payload: string }): { telegramPaymentChargeId: string } {
+  /** The order getStarTransactions answers in now. */
+  starTransactionsOrder(): { order: StarTransactionsOrder } {
+    return { order: this.world.starOrder };
+  }
+
+  /**
+   * Switches getStarTransactions' order: `oldest_first` (the Bot API's documented chronological
+   * order, the default) or `newest_first`. `reset()` restores the order the emulator started with.
+   */
+  setStarTransactionsOrder(order: StarTransactionsOrder): { order: StarTransactionsOrder } {
+    this.world.starOrder = order;
+    return { order };
+  }
+
+  /**
+   * Discrepancy: a charge the platform took whose successful_payment never reached the bot; answers
+   * its id. `date` (unix seconds, default now) backdates it.
+   */
+  unforwardedCharge(input: { userId: number; amount: number; payload: string; date?: number }): { telegramPaymentChargeId: string } {
     return { telegramPaymentChargeId: unforwardedCharge(this.world, { ...input, botId: this.firstBotId() }) };
   }
 

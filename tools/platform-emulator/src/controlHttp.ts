@@ -4,6 +4,7 @@ import type { PlatformControl } from './control.js';
 import { ControlError } from './errors.js';
 import { sendJson } from './http.js';
 import { readBody } from './params.js';
+import { STAR_TRANSACTIONS_ORDERS, type StarTransactionsOrder } from './starTransactions.js';
 import { ADMIN_RIGHT_KEYS, PERMISSION_KEYS } from './types.js';
 
 const id = z.number().int();
@@ -79,6 +80,7 @@ const schemas = {
     times: id.positive().optional(),
   }),
   pay: z.strictObject({ link: z.string().min(1), userId: id }),
+  starOrder: z.strictObject({ order: z.enum(STAR_TRANSACTIONS_ORDERS as unknown as [StarTransactionsOrder, ...StarTransactionsOrder[]]) }),
 };
 
 type Route = {
@@ -139,15 +141,27 @@ const routes: Route[] = [
     },
   },
   { method: 'GET', path: /^\/star-transactions$/, run: (c) => c.starTransactions() },
+  { method: 'GET', path: /^\/star-transactions\/order$/, run: (c) => c.starTransactionsOrder() },
+  {
+    method: 'POST',
+    path: /^\/star-transactions\/order$/,
+    run: async (c, body) => c.setStarTransactionsOrder(schemas.starOrder.parse(await body()).order),
+  },
   {
     method: 'POST',
     path: /^\/star-transactions\/unforwarded$/,
-    run: async (c, body) =>
-      c.unforwardedCharge(
-        z
-          .strictObject({ userId: id.positive(), amount: id.positive(), payload: z.string().max(128).default('') })
-          .parse(camelTopLevel(await body())),
-      ),
+    run: async (c, body) => {
+      const input = z
+        .strictObject({
+          userId: id.positive(),
+          amount: id.positive(),
+          payload: z.string().max(128).default(''),
+          date: id.positive().optional(),
+        })
+        .parse(camelTopLevel(await body()));
+      const { date, ...rest } = input;
+      return c.unforwardedCharge(date === undefined ? rest : { ...rest, date });
+    },
   },
   {
     method: 'POST',

@@ -6,6 +6,7 @@ import { FaultTable } from './faults.js';
 import { Payments } from './payments.js';
 import { listen } from './server.js';
 import { World } from './state.js';
+import type { StarTransactionsOrder } from './starTransactions.js';
 
 export { PlatformControl } from './control.js';
 export type {
@@ -25,7 +26,8 @@ export type {
 } from './control.js';
 export type { CallRecord } from './calls.js';
 export type { BotApiAnswer } from './botApi.js';
-export type { TgStarTransaction, TgTransactionPartnerUser } from './starTransactions.js';
+export type { StarTransactionsOrder, TgStarTransaction, TgTransactionPartnerUser } from './starTransactions.js';
+export { STAR_TRANSACTIONS_ORDERS } from './starTransactions.js';
 export type { FaultRecord, FaultSpec } from './faults.js';
 export type { PayResult } from './payments.js';
 export type { InvoiceRecord, MessageRecord, PaymentRecord, PreCheckoutRecord, PreCheckoutStatus } from './state.js';
@@ -45,6 +47,11 @@ export interface PlatformEmulatorOptions {
   tokens?: string[];
   /** How long a pre_checkout_query waits for its answer; default 10 000 ms, as at Telegram. */
   preCheckoutTimeoutMs?: number;
+  /**
+   * getStarTransactions' order: `oldest_first` (default; the Bot API documents chronological
+   * order) or `newest_first`. Switchable later through the control API; `reset()` comes back here.
+   */
+  starTransactionsOrder?: StarTransactionsOrder;
   /** Where to log; default silent. */
   logger?: Logger;
   /**
@@ -76,7 +83,7 @@ export async function startPlatformEmulator(options: PlatformEmulatorOptions = {
   const host = options.host ?? '127.0.0.1';
   const tokens = options.tokens ?? ['dev-bot-token'];
   const logger = options.logger ?? createLogger('platform-emulator', 'silent');
-  const world = new World(tokens);
+  const world = new World(tokens, options.starTransactionsOrder ?? 'oldest_first');
   const payments = new Payments(world, options.preCheckoutTimeoutMs ?? 10_000, logger);
   const faults = new FaultTable();
   const calls = new CallLog();

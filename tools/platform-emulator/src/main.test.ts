@@ -20,8 +20,11 @@ describe('config', () => {
       PLATFORM_EMULATOR_HOST: '127.0.0.1',
       PLATFORM_BOT_TOKEN: 'dev-bot-token',
       PLATFORM_PRECHECKOUT_TIMEOUT_MS: 10_000,
+      PLATFORM_STAR_TRANSACTIONS_ORDER: 'oldest_first',
       LOG_LEVEL: 'info',
     });
+    expect(readConfig({ PLATFORM_STAR_TRANSACTIONS_ORDER: 'newest_first' }).PLATFORM_STAR_TRANSACTIONS_ORDER).toBe('newest_first');
+    expect(() => readConfig({ PLATFORM_STAR_TRANSACTIONS_ORDER: 'newest' })).toThrow(/PLATFORM_STAR_TRANSACTIONS_ORDER/);
   });
 });
 
@@ -36,7 +39,12 @@ describe('main', () => {
   });
 
   it('logs its URL as one JSON line, serves the token and stops on SIGTERM', async () => {
-    const child = run({ PLATFORM_EMULATOR_PORT: '0', PLATFORM_BOT_TOKEN: 'cli-token', LOG_LEVEL: 'info' });
+    const child = run({
+      PLATFORM_EMULATOR_PORT: '0',
+      PLATFORM_BOT_TOKEN: 'cli-token',
+      LOG_LEVEL: 'info',
+      PLATFORM_STAR_TRANSACTIONS_ORDER: 'newest_first',
+    });
     const exited = once(child, 'exit');
     const line = await new Promise<string>((resolve, reject) => {
       let out = '';
@@ -51,8 +59,10 @@ describe('main', () => {
     expect(log).toMatchObject({ service: 'platform-emulator', msg: 'platform emulator listening' });
     const me = (await (await fetch(`${log.url}/botcli-token/getMe`)).json()) as { ok: boolean };
     expect(me.ok).toBe(true);
+    const order: unknown = await (await fetch(`${log.url}/_control/star-transactions/order`)).json();
     child.kill('SIGTERM');
     const [code] = (await exited) as [number | null];
     expect(code).toBe(0);
+    expect(order).toEqual({ order: 'newest_first' });
   });
 });

@@ -23,6 +23,7 @@ async function main(): Promise<void> {
     host: config.PLATFORM_EMULATOR_HOST,
     tokens: [config.PLATFORM_BOT_TOKEN],
     preCheckoutTimeoutMs: config.PLATFORM_PRECHECKOUT_TIMEOUT_MS,
+    starTransactionsOrder: config.PLATFORM_STAR_TRANSACTIONS_ORDER,
     logger,
   });
   logger.info({ url: emulator.url, apiRoot: emulator.apiRoot }, 'platform emulator listening');

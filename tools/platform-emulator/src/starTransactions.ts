@@ -17,6 +17,16 @@ export type TgStarTransaction = Omit<StarTransaction, 'source' | 'receiver'> & {
   receiver?: TransactionPartnerUser;
 };
 
+/**
+ * The order getStarTransactions answers in. The Bot API documents "in chronological order" (oldest
+ * first, `offset` counting from the oldest): that is the default. `newest_first` is what this
+ * emulator answered before, kept as a switch so callers can be held against both.
+ */
+export type StarTransactionsOrder = 'oldest_first' | 'newest_first';
+
+/** Both orders, for schemas and error texts. */
+export const STAR_TRANSACTIONS_ORDERS: readonly StarTransactionsOrder[] = ['oldest_first', 'newest_first'];
+
 interface Entry {
   at: string;
   seq: number;
@@ -24,9 +34,11 @@ interface Entry {
 }
 
 /**
- * The bot's Stars transactions as getStarTransactions reports them, newest first: one incoming
- * transaction per completed payment (source = the payer, with the invoice payload) and one
- * outgoing per refund (receiver = the payer, same id as the refunded charge).
+ * The bot's Stars transactions as getStarTransactions reports them, in `world.starOrder` (default
+ * chronological, as documented): one incoming transaction per completed payment (source = the
+ * payer, with the invoice payload) and one outgoing per refund (receiver = the payer, same id as the
+ * refunded charge). Equal dates keep one stable order (the time in ms, then the order recorded), so
+ * paging the same list twice gives the same sequence.
  */
 export function starTransactions(world: World, botId: number): TgStarTransaction[] {
   const entries: Entry[] = [];
@@ -56,15 +68,20 @@ export function starTransactions(world: World, botId: number): TgStarTransaction
       });
     }
   });
-  entries.sort((a, b) => b.at.localeCompare(a.at) || b.seq - a.seq);
+  entries.sort((a, b) => a.at.localeCompare(b.at) || a.seq - b.seq);
+  if (world.starOrder === 'newest_first') entries.reverse();
   return entries.map((e) => structuredClone(e.transaction));
 }
 
 /**
  * Control: a Stars charge the platform took that the bot was never told of (no successful_payment
- * reaches it): money taken, nothing credited. Returns the new charge id.
+ * reaches it): money taken, nothing credited. `date` (unix seconds, default now) backdates it, so
+ * tests can build a long history or many transactions in one second. Returns the new charge id.
  */
-export function unforwardedCharge(world: World, input: { botId: number; userId: number; amount: number; payload: string }): string {
+export function unforwardedCharge(
+  world: World,
+  input: { botId: number; userId: number; amount: number; payload: string; date?: number },
+): string {
   if (!world.users.has(input.userId)) throw new ControlError(404, `no user ${input.userId}`);
   const chargeId = `stx${randomBytes(24).toString('base64url')}`;
   world.payments.push({
@@ -76,7 +93,7 @@ export function unforwardedCharge(world: World, input: { botId: number; userId: 
     payload: input.payload,
     currency: 'XTR',
     totalAmount: input.amount,
-    at: new Date().toISOString(),
+    at: (input.date === undefined ? new Date() : new Date(input.date * 1000)).toISOString(),
   });
   return chargeId;
 }

@@ -11,6 +11,7 @@ import {
   type TgUser,
 } from './types.js';
 import type { ChatRef } from './args.js';
+import type { StarTransactionsOrder } from './starTransactions.js';
 
 /** One accepted bot token and its own update queue. */
 export interface BotRecord {
@@ -130,9 +131,17 @@ export class World {
   private lastChatSeq = 0;
 
   readonly primaryBot: BotRecord;
+  /** The order getStarTransactions answers in; `reset()` restores the one the emulator started with. */
+  starOrder: StarTransactionsOrder;
+  private readonly defaultStarOrder: StarTransactionsOrder;
 
-  /** `tokens` must hold at least one token; the first is the default bot of the control API. */
-  constructor(tokens: readonly string[]) {
+  /**
+   * `tokens` must hold at least one token; the first is the default bot of the control API.
+   * `starOrder` is getStarTransactions' order (default chronological, as the Bot API documents).
+   */
+  constructor(tokens: readonly string[], starOrder: StarTransactionsOrder = 'oldest_first') {
+    this.defaultStarOrder = starOrder;
+    this.starOrder = starOrder;
     this.bots = tokens.map((token, index) => makeBot(token, index));
     const first = this.bots[0];
     if (!first) throw new RangeError('at least one bot token is required');
@@ -148,6 +157,7 @@ export class World {
     this.preCheckouts.clear();
     this.payments.length = 0;
     this.messageIds.clear();
+    this.starOrder = this.defaultStarOrder;
     for (const bot of this.bots) bot.queue.clear();
   }
 

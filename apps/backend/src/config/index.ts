@@ -127,6 +127,11 @@ export const backendConfigSchema = z
     RECONCILIATION_WINDOW_MS: env.int(86_400_000, 60_000, 31 * 86_400_000),
     /** How far before now a scheduled window ends, in ms, so payments still settling are not reported (default 15 minutes). */
     RECONCILIATION_LAG_MS: env.int(900_000, 0, 86_400_000),
+    /**
+     * Most get_star_transactions calls (pages of 100) one reconciliation run makes; past it the run
+     * is stored `incomplete` (nothing reported, neither way). Default 300.
+     */
+    RECONCILIATION_STARS_MAX_CALLS: env.int(300, 1, 100_000),
     /** The rails reconciled: `card`, `stars` or both, comma-separated (card is skipped without a card shop). */
     RECONCILIATION_RAILS: z
       .string()

@@ -16,7 +16,11 @@ export const MISMATCH_KINDS: readonly MismatchKind[] = [
 export type MismatchAction = 'refund' | 'credit' | 'resolve';
 
 export type RunTrigger = 'schedule' | 'cli' | 'console';
-export type RunOutcome = 'clean' | 'mismatches' | 'failed';
+/**
+ * How a run ended: `incomplete` (migration 0104) when a provider's list could not be read whole
+ * within the run's call bound, or changed under the read; such a run stores no mismatches.
+ */
+export type RunOutcome = 'clean' | 'mismatches' | 'failed' | 'incomplete';
 
 /** One reconciliation run (migration 0080). */
 export interface ReconciliationRunsTable {

@@ -12,7 +12,8 @@ import { parseWindowArgs } from './window-args.js';
  * `reconcile --from <ISO time> --to <ISO time>` (or `--hours N`: the last N hours): compares the
  * providers' books with the ledger of the database the backend's config names, stores the report
  * (the console and the metrics show it) and prints it as JSON. Exits 0 clean, 1 with mismatches,
- * 2 when the run failed or the arguments or configuration are bad.
+ * 2 when the run failed or the arguments or configuration are bad, 3 when the run was incomplete (a
+ * provider's list not read whole within its call bound: nothing is reported, neither way).
  */
 async function main(): Promise<number> {
   const window = parseWindowArgs(process.argv.slice(2), systemClock());
@@ -22,7 +23,8 @@ async function main(): Promise<number> {
   try {
     const report = await reconcilerFor(config, paymentDeps(config, database.db, logger), null).run(window, 'cli');
     process.stdout.write(`${JSON.stringify(reportJson(report), null, 2)}\n`);
-    return report.run.outcome === 'clean' ? 0 : report.run.outcome === 'mismatches' ? 1 : 2;
+    const codes = { clean: 0, mismatches: 1, failed: 2, incomplete: 3 } as const;
+    return codes[report.run.outcome];
   } finally {
     await database.close();
   }

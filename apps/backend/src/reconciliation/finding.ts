@@ -1,5 +1,14 @@
 import type { MismatchKind } from '../db/reconciliation-schema.js';
 
+/**
+ * A run that cannot vouch for a whole side (a provider's list not read to the end within the call
+ * bound, or changed under the read): the run is stored as `incomplete` with this message and no
+ * mismatches, so it reads neither as findings nor as "all clear".
+ */
+export class RunIncomplete extends Error {
+  override name = 'RunIncomplete';
+}
+
 /** A closed time window: from (inclusive) to (exclusive). */
 export interface Window {
   from: Date;

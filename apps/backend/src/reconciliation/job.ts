@@ -5,7 +5,7 @@ import type { DB } from '../db/schema.js';
 import type { CardRail } from '../payments/index.js';
 import { createTicker } from '../support/ticker.js';
 import { reconcileCard } from './card.js';
-import type { Finding, Window } from './finding.js';
+import { RunIncomplete, type Finding, type Window } from './finding.js';
 import type { ReconciliationMetrics } from './metrics.js';
 import type { RunTrigger } from '../db/reconciliation-schema.js';
 import { reconcileStars } from './stars.js';
@@ -24,7 +24,7 @@ export interface ReconcilerDeps {
   now(): Date;
 }
 
-/** README: RECONCILIATION_INTERVAL_MS, RECONCILIATION_WINDOW_MS, RECONCILIATION_LAG_MS. */
+/** README: RECONCILIATION_INTERVAL_MS, RECONCILIATION_WINDOW_MS, RECONCILIATION_LAG_MS, RECONCILIATION_STARS_MAX_CALLS. */
 export interface ReconcilerOptions {
   /** How often the scheduled job runs (across all replicas); 0 = off. */
   intervalMs: number;
@@ -32,6 +32,8 @@ export interface ReconcilerOptions {
   windowMs: number;
   /** How far before now the window ends, so payments still settling are not reported. */
   lagMs: number;
+  /** Most get_star_transactions calls one run makes; past it the run is stored `incomplete`. */
+  starsMaxCalls: number;
 }
 
 /** The job: `run` for the CLI and tests, `tick` for the schedule, `start`/`stop` with the app. */
@@ -46,7 +48,8 @@ export interface Reconciler {
 /**
  * Provider reconciliation. A run lists what the card provider and the stars platform say happened
  * in the window, compares it with orders and refunds, and stores the report (a failed side stores
- * a failed run with its error, never a partial report). The schedule is safe with several replicas:
+ * a failed run with its error, a side not read whole within its call bound an `incomplete` run with
+ * the reason; neither stores a partial report). The schedule is safe with several replicas:
  * a one-row lease (`reconciliation_lease`) is claimed with a conditional UPDATE for one interval,
  * so within an interval exactly one replica runs; the CLI and the console run regardless of it.
  */
@@ -59,6 +62,7 @@ export function createReconciler(deps: ReconcilerDeps, options: ReconcilerOption
     const rails: string[] = [];
     const findings: Finding[] = [];
     let error: string | null = null;
+    let incomplete = false;
     try {
       if (deps.card) {
         rails.push('card');
@@ -66,10 +70,11 @@ export function createReconciler(deps: ReconcilerDeps, options: ReconcilerOption
       }
       if (deps.stars) {
         rails.push('stars');
-        findings.push(...(await reconcileStars(deps.db, deps.stars, window)));
+        findings.push(...(await reconcileStars(deps.db, deps.stars, window, { maxCalls: options.starsMaxCalls, now: () => deps.now() })));
       }
     } catch (err: unknown) {
       error = err instanceof Error ? err.message : String(err);
+      incomplete = err instanceof RunIncomplete;
     }
     const report = await saveRun(deps.db, {
       trigger,
@@ -79,6 +84,7 @@ export function createReconciler(deps: ReconcilerDeps, options: ReconcilerOption
       rails,
       findings: error === null ? findings : [],
       error,
+      incomplete,
     });
     deps.metrics?.countRun(report.run.outcome);
     const log = {
@@ -88,7 +94,8 @@ export function createReconciler(deps: ReconcilerDeps, options: ReconcilerOption
       to: window.to.toISOString(),
       mismatches: report.mismatches.length,
     };
-    if (error !== null) deps.logger.error({ ...log, error }, 'reconciliation failed');
+    if (incomplete) deps.logger.warn({ ...log, error }, 'reconciliation incomplete');
+    else if (error !== null) deps.logger.error({ ...log, error }, 'reconciliation failed');
     else if (report.mismatches.length > 0) deps.logger.warn(log, 'reconciliation found mismatches');
     else deps.logger.info(log, 'reconciliation clean');
     return report;

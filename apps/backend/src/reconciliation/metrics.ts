@@ -6,7 +6,7 @@ import { MISMATCH_KINDS } from '../db/reconciliation-schema.js';
 import { lastCounts } from './store.js';
 
 /** How a run ended, as `reconciliation_runs_total{outcome}` counts it (`skipped`: another replica held the lease). */
-export type RunMetricOutcome = 'clean' | 'mismatches' | 'failed' | 'skipped';
+export type RunMetricOutcome = 'clean' | 'mismatches' | 'failed' | 'incomplete' | 'skipped';
 
 /** The reconciliation metrics on a registry the caller owns. */
 export interface ReconciliationMetrics {
@@ -15,7 +15,7 @@ export interface ReconciliationMetrics {
 
 /**
  * Registers on `registry`: `reconciliation_mismatches{kind}` (open mismatches of the last
- * completed run, every kind present) and `reconciliation_last_run_timestamp_seconds` (when it
+ * completed run, every kind present; a failed or incomplete run leaves them as they were) and `reconciliation_last_run_timestamp_seconds` (when it
  * finished), both read from PostgreSQL at scrape time, so every replica reports the same values
  * whichever one ran the job; and `reconciliation_runs_total{outcome}` counted by this process. The
  * alert fires on `reconciliation_mismatches > 0`. A scrape while the database is down keeps the
@@ -53,10 +53,10 @@ export function reconciliationMetrics(registry: Registry, db: Kysely<DB>, logger
   });
   const runs = new Counter({
     name: 'reconciliation_runs_total',
-    help: 'Reconciliation runs by outcome (clean, mismatches, failed, skipped)',
+    help: 'Reconciliation runs by outcome (clean, mismatches, failed, incomplete, skipped)',
     labelNames: ['outcome'],
     registers: [registry],
   });
-  for (const outcome of ['clean', 'mismatches', 'failed', 'skipped'] as const) runs.inc({ outcome }, 0);
+  for (const outcome of ['clean', 'mismatches', 'failed', 'incomplete', 'skipped'] as const) runs.inc({ outcome }, 0);
   return { countRun: (outcome) => runs.inc({ outcome }) };
 }

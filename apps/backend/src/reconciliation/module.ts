@@ -13,7 +13,8 @@ export interface ReconcilerOverrides {
 /**
  * The reconciler from configuration, over the payment domain's database, card rail and clock: the
  * rails RECONCILIATION_RAILS names, the stars side through the gateway's BotCommandService, the
- * schedule from RECONCILIATION_INTERVAL_MS / _WINDOW_MS / _LAG_MS, and its metrics on `registry`
+ * schedule from RECONCILIATION_INTERVAL_MS / _WINDOW_MS / _LAG_MS, the stars read's call bound from
+ * RECONCILIATION_STARS_MAX_CALLS, and its metrics on `registry`
  * when one is given.
  */
 export function reconcilerFor(
@@ -36,6 +37,11 @@ export function reconcilerFor(
       ...(registry ? { metrics: reconciliationMetrics(registry, payments.db, payments.logger) } : {}),
       now: () => payments.now(),
     },
-    { intervalMs: config.RECONCILIATION_INTERVAL_MS, windowMs: config.RECONCILIATION_WINDOW_MS, lagMs: config.RECONCILIATION_LAG_MS },
+    {
+      intervalMs: config.RECONCILIATION_INTERVAL_MS,
+      windowMs: config.RECONCILIATION_WINDOW_MS,
+      lagMs: config.RECONCILIATION_LAG_MS,
+      starsMaxCalls: config.RECONCILIATION_STARS_MAX_CALLS,
+    },
   );
 }

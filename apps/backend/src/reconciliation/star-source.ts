@@ -15,7 +15,11 @@ export interface StarTransaction {
   payload: string;
 }
 
-/** Where reconciliation reads the platform's stars transactions: one page, newest first. */
+/**
+ * Where reconciliation reads the platform's stars transactions: one page of getStarTransactions,
+ * `offset` transactions skipped, in whatever order the platform answers (documented chronological;
+ * readStarsSince assumes neither order).
+ */
 export interface StarTransactionSource {
   page(offset: number, limit: number): Promise<StarTransaction[]>;
 }

@@ -1,13 +1,17 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
 import { STARS_PROVIDER } from '../payments/index.js';
-import { finding, inWindow, isOrderId, type Finding, type Window } from './finding.js';
-import type { StarTransaction, StarTransactionSource } from './star-source.js';
+import { finding, inWindow, isOrderId, RunIncomplete, type Finding, type Window } from './finding.js';
+import { readStarsSince } from './star-read.js';
+import type { StarTransactionSource } from './star-source.js';
 
-/** Page size of get_star_transactions (the platform's maximum). */
-const PAGE = 100;
-/** Most pages read in a run. */
-const MAX_PAGES = 1_000;
+/** How a stars run reads the platform (README: RECONCILIATION_STARS_MAX_CALLS). */
+export interface StarsReadOptions {
+  /** Most get_star_transactions calls one run makes; past it the run is `incomplete`. */
+  maxCalls: number;
+  /** The one clock: the read's start bounds the ledger side (see reconcileStars). */
+  now(): Date;
+}
 /**
  * How far before the window the platform's list is read: our paid_at / refunded_at trail the
  * platform's transaction date by the time the bot took to forward it, so a credit near the window's
@@ -24,9 +28,31 @@ const PROVIDER = STARS_PROVIDER;
  * refund in the window must be recorded on its order or its unmatched payment. The other way round,
  * every stars order credited and every refund recorded in the window must appear in the list. A
  * charge that credited nothing and was refunded (e.g. by a reconciliation action) is balanced.
+ *
+ * The platform's list is read whichever order it answers in (readStarsSince), in at most
+ * `options.maxCalls` calls; a read that cannot vouch for the whole range throws RunIncomplete, so
+ * the run reports nothing rather than mismatches from a partial list. The ledger side counts only
+ * credits and refunds recorded before the read began: those were forwarded after the platform
+ * listed them, so the read saw them whatever the order; later ones are left to the next run
+ * (a newest-first list is read from its newest end at the start, and misses what comes after).
  */
-export async function reconcileStars(db: Kysely<DB>, source: StarTransactionSource, window: Window): Promise<Finding[]> {
-  const txs = await readSince(source, new Date(window.from.getTime() - STAR_MARGIN_MS));
+export async function reconcileStars(
+  db: Kysely<DB>,
+  source: StarTransactionSource,
+  window: Window,
+  options: StarsReadOptions,
+): Promise<Finding[]> {
+  const readStart = options.now();
+  const since = new Date(window.from.getTime() - STAR_MARGIN_MS);
+  const read = await readStarsSince(source, since, options.maxCalls);
+  if (!read.complete) {
+    throw new RunIncomplete(
+      `stars: the platform's transactions since ${since.toISOString()} were not all read (${read.reason}, after ${read.calls} of at most ${options.maxCalls} calls); nothing is reported for this run. A call bound: raise RECONCILIATION_STARS_MAX_CALLS or shorten the window; a changed list: run again`,
+    );
+  }
+  const txs = read.transactions;
+  // Ledger rows recorded from the read's start on are left to the next run.
+  const ledgerTo = readStart.getTime() < window.to.getTime() ? readStart : window.to;
   // The platform dates transactions in whole seconds: the window's start is taken to its second.
   const seconds = { from: new Date(Math.floor(window.from.getTime() / 1000) * 1000), to: window.to };
   const payments = txs.filter((t) => t.kind === 'payment');
@@ -104,7 +130,7 @@ export async function reconcileStars(db: Kysely<DB>, source: StarTransactionSour
     .where('rail', '=', 'stars')
     .where('state', '=', 'paid')
     .where('paid_at', '>=', window.from)
-    .where('paid_at', '<', window.to)
+    .where('paid_at', '<', ledgerTo)
     .execute();
   for (const order of credited) {
     if (order.platform_charge_id !== null && paidCharges.has(order.platform_charge_id)) continue;
@@ -130,7 +156,7 @@ export async function reconcileStars(db: Kysely<DB>, source: StarTransactionSour
     .where('rail', '=', 'stars')
     .where('refund_id', 'is not', null)
     .where('refunded_at', '>=', window.from)
-    .where('refunded_at', '<', window.to)
+    .where('refunded_at', '<', ledgerTo)
     .execute();
   for (const order of refundedOrders) {
     if (refundedCharges.has(order.refund_id ?? '')) continue;
@@ -153,7 +179,7 @@ export async function reconcileStars(db: Kysely<DB>, source: StarTransactionSour
     .selectAll()
     .where('refund_status', '=', 'refunded')
     .where('refunded_at', '>=', window.from)
-    .where('refunded_at', '<', window.to)
+    .where('refunded_at', '<', ledgerTo)
     .execute();
   for (const row of refundedUnmatched) {
     if (refundedCharges.has(row.platform_charge_id)) continue;
@@ -172,16 +198,4 @@ export async function reconcileStars(db: Kysely<DB>, source: StarTransactionSour
     );
   }
   return findings;
-}
-
-/** Reads pages newest first until a page ends before `since` or the list ends. */
-async function readSince(source: StarTransactionSource, since: Date): Promise<StarTransaction[]> {
-  const all: StarTransaction[] = [];
-  for (let page = 0; page < MAX_PAGES; page += 1) {
-    const txs = await source.page(page * PAGE, PAGE);
-    all.push(...txs);
-    const last = txs[txs.length - 1];
-    if (txs.length < PAGE || (last !== undefined && last.date.getTime() < since.getTime())) return all;
-  }
-  throw new Error(`stars transaction list longer than ${MAX_PAGES} pages`);
 }

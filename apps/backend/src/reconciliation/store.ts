@@ -28,11 +28,14 @@ export interface RunRecord {
   rails: string[];
   findings: Finding[];
   error: string | null;
+  /** The error says why a side was not read whole: the outcome is `incomplete`, not `failed`. */
+  incomplete?: boolean;
 }
 
 /** Stores one run and its mismatches in one transaction; answers the stored report. */
 export async function saveRun(db: Kysely<DB>, record: RunRecord): Promise<Report> {
-  const outcome: RunOutcome = record.error !== null ? 'failed' : record.findings.length > 0 ? 'mismatches' : 'clean';
+  const outcome: RunOutcome =
+    record.error !== null ? (record.incomplete === true ? 'incomplete' : 'failed') : record.findings.length > 0 ? 'mismatches' : 'clean';
   return db.transaction().execute(async (trx) => {
     const run = await trx
       .insertInto('reconciliation_runs')
@@ -85,13 +88,16 @@ export async function lastReport(db: Kysely<DB>): Promise<Report | null> {
   return { run, mismatches };
 }
 
-/** The last successful run's open mismatch counts per kind (every kind present, 0 when none), and its finish time. */
+/**
+ * The last completed run's open mismatch counts per kind (every kind present, 0 when none), and its
+ * finish time. A failed or incomplete run completed nothing: it neither clears nor raises a count.
+ */
 export async function lastCounts(db: Kysely<DB>): Promise<{ counts: Record<MismatchKind, number>; finishedAt: Date | null }> {
   const counts = Object.fromEntries(MISMATCH_KINDS.map((k) => [k, 0])) as Record<MismatchKind, number>;
   const run = await db
     .selectFrom('reconciliation_runs')
     .select(['id', 'finished_at'])
-    .where('outcome', '!=', 'failed')
+    .where('outcome', 'in', ['clean', 'mismatches'])
     .orderBy('id', 'desc')
     .limit(1)
     .executeTakeFirst();

@@ -25,10 +25,11 @@ export interface CompactStarTransaction {
 
 /**
  * get_star_transactions: one page of the bot's stars transactions through the platform's
- * getStarTransactions `{offset, limit}`, newest first, delivered as compact JSON
- * `{"transactions": [...]}` in Ack.result (at most 100 entries, so the Ack stays small). An offset
- * below 0 or a limit outside 1..100 never reaches the platform; a refusal, a 5xx or an answer of the
- * wrong shape is an Ack error. The backend's reconciliation pages through with growing offsets.
+ * getStarTransactions `{offset, limit}`, in the platform's own order (documented chronological; the
+ * bot neither sorts nor assumes one), delivered as compact JSON `{"transactions": [...]}` in
+ * Ack.result (at most 100 entries, so the Ack stays small). An offset below 0 or a limit outside
+ * 1..100 never reaches the platform; a refusal, a 5xx or an answer of the wrong shape is an Ack error.
+ * The backend's reconciliation pages through and reads the order off the dates.
  */
 export async function getStarTransactions(
   platform: PlatformClient,

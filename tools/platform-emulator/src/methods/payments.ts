@@ -99,9 +99,10 @@ export const refundStarPayment: MethodHandler<'refundStarPayment'> = ({ bot, par
 };
 
 /**
- * getStarTransactions `{offset?, limit?}`: the bot's Stars transactions, newest first, skipping
- * `offset` and returning at most `limit` (1-100, default 100; values outside are clamped as
- * Telegram does with getUpdates). Answers a StarTransactions object `{transactions}`.
+ * getStarTransactions `{offset?, limit?}`: the bot's Stars transactions in chronological order (the
+ * Bot API's documented order; the control API can switch to newest first), skipping `offset` and
+ * returning at most `limit` (1-100, default 100; values outside are clamped as Telegram does with
+ * getUpdates). Answers a StarTransactions object `{transactions}`.
  */
 export const getStarTransactions: MethodHandler<'getStarTransactions'> = ({ bot, params, world }) => {
   const offset = intArg(params, 'offset') ?? 0;

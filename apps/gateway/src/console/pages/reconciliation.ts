@@ -133,7 +133,7 @@ export function reconciliationPage(client: ReconciliationClient) {
     }
     const open = report.rows.filter((r) => r.resolution === '').length;
     const summary = html`<p id="summary" data-outcome="${report.outcome}" data-open="${open}">Run ${report.runId} (${report.trigger}, rails ${report.rails}) compared ${utc(report.from)} to ${utc(report.to)} UTC, finished ${utc(report.finishedAt)}:
-${report.outcome === 'failed' ? html`<strong class="error">failed</strong> — ${report.error}` : report.outcome === 'clean' ? html`<strong>clean</strong>, the providers agree with the ledger.` : html`<strong>${report.rows.length} mismatches</strong>, ${open} open.`}</p>`;
+${report.outcome === 'failed' ? html`<strong class="error">failed</strong> — ${report.error}` : report.outcome === 'incomplete' ? html`<strong class="error">incomplete</strong>, nothing reported for this run (neither mismatches nor all clear) — ${report.error}` : report.outcome === 'clean' ? html`<strong>clean</strong>, the providers agree with the ledger.` : html`<strong>${report.rows.length} mismatches</strong>, ${open} open.`}</p>`;
     send(
       res,
       200,

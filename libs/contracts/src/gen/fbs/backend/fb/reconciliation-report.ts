@@ -6,7 +6,8 @@ import { ReconciliationMismatch } from '../../backend/fb/reconciliation-mismatch
 
 
 /**
- * The last run (has_run false before the first); outcome: clean, mismatches or failed.
+ * The last run (has_run false before the first); outcome: clean, mismatches, failed or incomplete
+ * (a list not read whole within the run's call bound: no mismatches, error says why).
  */
 export class ReconciliationReport {
   bb: flatbuffers.ByteBuffer|null = null;

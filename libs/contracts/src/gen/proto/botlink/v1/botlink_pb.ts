@@ -441,15 +441,16 @@ export const RefundStarPaymentCommandSchema: GenMessage<RefundStarPaymentCommand
   messageDesc(file_botlink_v1_botlink, 10);
 
 /**
- * Asks the bot for one page of its stars transactions (the platform's getStarTransactions, newest
- * first). Delivered with Ack.result = compact JSON {"transactions": [{"id", "amount", "date",
+ * Asks the bot for one page of its stars transactions: the platform's getStarTransactions, passed
+ * through in the platform's own order (documented chronological; the backend assumes neither order).
+ * Delivered with Ack.result = compact JSON {"transactions": [{"id", "amount", "date",
  * "kind": "payment"|"refund", "user_id", "payload"}]}; the platform's refusal comes back as Ack.error.
  *
  * @generated from message botlink.v1.GetStarTransactionsCommand
  */
 export type GetStarTransactionsCommand = Message<"botlink.v1.GetStarTransactionsCommand"> & {
   /**
-   * Transactions to skip from the newest.
+   * Transactions to skip, as the platform counts them (from the oldest, as documented).
    *
    * @generated from field: int64 offset = 1;
    */
