@@ -109,7 +109,7 @@ describe('getStarTransactions', () => {
 
     emu.control.reset();
     expect(emu.control.starTransactionsOrder()).toEqual({ order: 'oldest_first' });
-    const other = await startPlatformEmulator({ starTransactionsOrder: 'newest_first' });
+    const other = await startCheckedEmulator({ starTransactionsOrder: 'newest_first' });
     try {
       other.control.reset();
       expect(other.control.starTransactionsOrder()).toEqual({ order: 'newest_first' });
