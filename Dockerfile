@@ -20,7 +20,7 @@
 # it imports beside it in dist/, and the wallet page) -> one small runtime stage per service that
 # copies its dist/ folder alone and runs as uid 10001. No dev dependency reaches a runtime stage:
 # `npm run images` lists each image's node_modules against the workspace's devDependencies and fails
-# on a match (tools/images/dev-deps-check.mjs).
+# on a match (tools/build/dev-deps-check.mjs).
 ARG BASE_IMAGE=node:24.18.1-bookworm-slim
 
 FROM ${BASE_IMAGE} AS deps
