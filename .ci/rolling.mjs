@@ -91,11 +91,17 @@ async function request(i, token) {
 let failed = false;
 let stop = false;
 try {
-  for (const service of ['backend', 'gateway']) run('podman', ['tag', `localhost/wordgame/${service}:${tag}`, `localhost/wordgame/${service}:${next}`]);
+  for (const service of ['backend', 'gateway'])
+    run('podman', ['tag', `localhost/wordgame/${service}:${tag}`, `localhost/wordgame/${service}:${next}`]);
   const signup = await fetch(`${gateways[0]}/api/v1/session/direct`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: `rolling-${randomBytes(4).toString('hex')}@example.test`, password: 'rolling password 1', mode: 'signup', subtype: 'web' }),
+    body: JSON.stringify({
+      email: `rolling-${randomBytes(4).toString('hex')}@example.test`,
+      password: 'rolling password 1',
+      mode: 'signup',
+      subtype: 'web',
+    }),
   });
   const { token } = await signup.json();
   if (signup.status !== 200 || !token) throw new Error(`direct session: ${signup.status}`);
@@ -126,7 +132,9 @@ try {
     const okBefore = stats.ok;
     run('podman', ['stop', '-t', '30', old.name]);
     run('podman', ['rm', old.name]);
-    say(`backend ${old.name} replaced by ${fresh.name} (${fresh.image}); ${stats.ok - okBefore} reads served meanwhile, ${stats.failed} failed so far`);
+    say(
+      `backend ${old.name} replaced by ${fresh.name} (${fresh.image}); ${stats.ok - okBefore} reads served meanwhile, ${stats.failed} failed so far`,
+    );
   }
   // Gateways, one at a time: the balancer (here: the load) sends new connections to the other meanwhile.
   for (const service of ['gateway', 'gateway-2']) {
@@ -134,7 +142,9 @@ try {
     compose('up', '-d', '--no-deps', '--force-recreate', service);
     const fresh = await eventually(`${service} healthy again`, async () => containers(service).find((c) => c.healthy));
     if (!fresh.image.endsWith(`:${next}`)) throw new Error(`${service} runs ${fresh.image}, not :${next}`);
-    say(`${service} ${old?.name} replaced (${fresh.image}); ${stats.failed} failed so far, ${stats.rerouted} refused connections sent to the other gateway`);
+    say(
+      `${service} ${old?.name} replaced (${fresh.image}); ${stats.failed} failed so far, ${stats.rerouted} refused connections sent to the other gateway`,
+    );
   }
   await sleep(3000);
   stop = true;

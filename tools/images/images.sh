@@ -9,8 +9,8 @@
 # 2. Writes the podman settings this kind of host needs to /etc/containers/containers.conf (only when
 #    that file is missing or was written by this script; else it says which settings differ):
 #    runtime runc (crun refuses hybrid cgroups), cgroup_manager cgroupfs and events_logger file (no
-#    systemd here), and default_ulimits no higher than this shell's hard limits (podman's default
-#    nofile of 1048576 is refused where the host allows less).
+#    systemd here), and default_ulimits of 16384 files and processes, lower when this shell's hard
+#    limits are (podman's default nofile of 1048576 is refused where the host allows less).
 # 3. The base image: --base node uses node:<.nvmrc>-bookworm-slim from Docker Hub; --base debian
 #    builds the Debian base as CI does (tools/images/base-debian.sh: debootstrap from the apt mirror
 #    plus the registry's Node). Default: node when Docker Hub answers a pull, else debian.
@@ -68,8 +68,10 @@ limit() { # ulimit flag, cap for "unlimited"
   [ "$v" -gt "$2" ] && v=$2
   echo "$v"
 }
-nofile=$(limit -n 1048576)
-nproc=$(limit -u 65536)
+# 16384 each: enough for every service here, and no higher than such hosts permit (a value above
+# the limits the runtime's own process got is refused, and those can be lower than this shell's).
+nofile=$(limit -n 16384)
+nproc=$(limit -u 16384)
 conf=/etc/containers/containers.conf
 marker='# written by wordgame tools/images/images.sh'
 wanted="$marker (npm run images): what podman needs on this kind of host.
