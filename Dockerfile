@@ -66,9 +66,16 @@ COPY apps/wallet-web apps/wallet-web
 COPY tools/mailcatcher tools/mailcatcher
 COPY tools/platform-emulator tools/platform-emulator
 COPY tools/provider-emulator tools/provider-emulator
+# better-sqlite3 (the bot's outbox) ships prebuilt binaries for eight platforms and SQLite's C
+# sources for a node-gyp rebuild: the bot keeps only this image's linux-<arch>.node (glibc; the
+# package loads prebuilds/<platform>-<arch>.node when nothing was compiled), 24 MB less.
 RUN for app in apps/backend apps/bot apps/gateway tools/mailcatcher tools/platform-emulator tools/provider-emulator; do \
       node tools/build/bundle.mjs "$app" && node tools/build/prune.mjs "$app" || exit 1; \
     done \
+ && sqlite=dist/apps/bot/node_modules/better-sqlite3 \
+ && test -f "$sqlite/prebuilds/linux-$(node -p process.arch).node" \
+ && rm -rf "$sqlite/deps" "$sqlite/src" \
+ && find "$sqlite/prebuilds" -name '*.node' ! -name "linux-$(node -p process.arch).node" -delete \
  && node node_modules/vite/bin/vite.js build --config apps/wallet-web/vite.config.ts --logLevel warn
 
 # What every service's runtime shares: the entrypoint (no argument runs main.js; a bundled command's

@@ -88,6 +88,8 @@ declare -A port
 for p in GATEWAY_HTTP GATEWAY_BOTLINK GATEWAY_2_HTTP GATEWAY_2_BOTLINK PLATFORM_EMULATOR PROVIDER_EMULATOR MAILCATCHER PROMETHEUS ALERTMANAGER; do port[$p]=$(free_port); done
 install -m 0600 /dev/null "$work/alertmanager_smtp_password" && printf '%s' "$(openssl rand -hex 12)" >"$work/alertmanager_smtp_password"
 bot_token="$((RANDOM + 10000)):$(openssl rand -hex 16)"
+shop_key=$(openssl rand -hex 12)
+vk_shop_key=$(openssl rand -hex 12)
 write_env() { # extra lines…
   {
     cat <<ENV
@@ -103,7 +105,8 @@ ALERTMANAGER_SMTP_PASSWORD_FILE=./$work/alertmanager_smtp_password
 ALERTMANAGER_CONFIG=alertmanager.dev.yml
 PLATFORM_API_ROOT=http://platform-emulator:8081
 BACKEND_YOOKASSA_API_URL=http://provider-emulator:8082/v3
-BACKEND_YOOKASSA_SHOPS=direct:ci-shop:$(openssl rand -hex 12):test,vk:ci-vk-shop:$(openssl rand -hex 12):test
+BACKEND_YOOKASSA_SHOPS=direct:ci-shop:$shop_key:test,vk:ci-vk-shop:$vk_shop_key:test
+PROVIDER_EMULATOR_SHOPS=ci-shop:$shop_key:test,ci-vk-shop:$vk_shop_key:test
 WORDGAME_TAG=ci
 ENV
     for p in "${!port[@]}"; do echo "${p}_PUBLISH=${port[$p]}"; done
