@@ -10,7 +10,7 @@
 // other error and any answer but 200 is a failed request. Passes when no request failed.
 // Usage (environment): ROLLING_COMPOSE="docker-compose --env-file F" ROLLING_PROJECT=P
 //   ROLLING_GATEWAYS=http://127.0.0.1:A,http://127.0.0.1:B [ROLLING_TAG=ci] node .ci/rolling.mjs
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 
 const started = Date.now();
@@ -28,16 +28,18 @@ const tag = process.env.ROLLING_TAG ?? 'ci';
 const next = `${tag}-next`;
 const CONCURRENCY = 8;
 
-const run = (cmd, args, env = {}) => {
-  const r = spawnSync(cmd, args, { encoding: 'utf8', env: { ...process.env, ...env } });
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')}: ${r.stderr || r.stdout}`);
-  return r.stdout.trim();
-};
+/** Runs a command without blocking the event loop (the load keeps running meanwhile); its stdout, trimmed. */
+const run = (cmd, args, env = {}) =>
+  new Promise((resolve, reject) => {
+    execFile(cmd, args, { encoding: 'utf8', env: { ...process.env, ...env }, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) =>
+      err ? reject(new Error(`${cmd} ${args.join(' ')}: ${stderr || stdout || err.message}`)) : resolve(stdout.trim()),
+    );
+  });
 /** The stack's compose command; the replacement runs with WORDGAME_TAG=<next> (the shell's value wins over the env file's). */
 const compose = (...args) => run(composeCmd[0], [...composeCmd.slice(1), ...args], { WORDGAME_TAG: next });
 /** Containers of one compose service (the engine's view: names and health). */
-const containers = (service) =>
-  run('podman', [
+const containers = async (service) => {
+  const out = await run('podman', [
     'ps',
     '--filter',
     `label=com.docker.compose.project=${project}`,
@@ -45,13 +47,15 @@ const containers = (service) =>
     `label=com.docker.compose.service=${service}`,
     '--format',
     '{{.Names}} {{.Image}} {{.Status}}',
-  ])
+  ]);
+  return out
     .split('\n')
     .filter(Boolean)
     .map((l) => {
       const [name, image, ...status] = l.split(' ');
       return { name, image, healthy: status.join(' ').endsWith('(healthy)') };
     });
+};
 
 async function eventually(what, fn, timeoutMs = 120_000) {
   const until = Date.now() + timeoutMs;
@@ -92,7 +96,7 @@ let failed = false;
 let stop = false;
 try {
   for (const service of ['backend', 'gateway'])
-    run('podman', ['tag', `localhost/wordgame/${service}:${tag}`, `localhost/wordgame/${service}:${next}`]);
+    await run('podman', ['tag', `localhost/wordgame/${service}:${tag}`, `localhost/wordgame/${service}:${next}`]);
   const signup = await fetch(`${gateways[0]}/api/v1/session/direct`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -121,26 +125,26 @@ try {
   say(`load running on ${gateways.length} gateways (${CONCURRENCY} concurrent wallet reads): ${stats.ok} ok so far`);
 
   // Backends, one at a time: a new replica first, then the old one drained away.
-  const oldBackends = containers('backend');
+  const oldBackends = await containers('backend');
   if (oldBackends.length < 2) throw new Error(`expected two backends, found ${oldBackends.length}`);
   for (const old of oldBackends) {
-    const before = new Set(containers('backend').map((c) => c.name));
-    compose('up', '-d', '--no-deps', '--no-recreate', '--scale', `backend=${before.size + 1}`, 'backend');
+    const before = new Set((await containers('backend')).map((c) => c.name));
+    await compose('up', '-d', '--no-deps', '--no-recreate', '--scale', `backend=${before.size + 1}`, 'backend');
     const fresh = await eventually('the new backend healthy', async () =>
-      containers('backend').find((c) => !before.has(c.name) && c.healthy),
+      (await containers('backend')).find((c) => !before.has(c.name) && c.healthy),
     );
     const okBefore = stats.ok;
-    run('podman', ['stop', '-t', '30', old.name]);
-    run('podman', ['rm', old.name]);
+    await run('podman', ['stop', '-t', '30', old.name]);
+    await run('podman', ['rm', old.name]);
     say(
       `backend ${old.name} replaced by ${fresh.name} (${fresh.image}); ${stats.ok - okBefore} reads served meanwhile, ${stats.failed} failed so far`,
     );
   }
   // Gateways, one at a time: the balancer (here: the load) sends new connections to the other meanwhile.
   for (const service of ['gateway', 'gateway-2']) {
-    const [old] = containers(service);
-    compose('up', '-d', '--no-deps', '--force-recreate', service);
-    const fresh = await eventually(`${service} healthy again`, async () => containers(service).find((c) => c.healthy));
+    const [old] = await containers(service);
+    await compose('up', '-d', '--no-deps', '--force-recreate', service);
+    const fresh = await eventually(`${service} healthy again`, async () => (await containers(service)).find((c) => c.healthy));
     if (!fresh.image.endsWith(`:${next}`)) throw new Error(`${service} runs ${fresh.image}, not :${next}`);
     say(
       `${service} ${old?.name} replaced (${fresh.image}); ${stats.failed} failed so far, ${stats.rerouted} refused connections sent to the other gateway`,
@@ -149,7 +153,9 @@ try {
   await sleep(3000);
   stop = true;
   await Promise.all(workers);
-  const images = [...containers('backend'), ...containers('gateway'), ...containers('gateway-2')].map((c) => c.image);
+  const images = [...(await containers('backend')), ...(await containers('gateway')), ...(await containers('gateway-2'))].map(
+    (c) => c.image,
+  );
   if (images.some((i) => !i.endsWith(`:${next}`))) throw new Error(`not every replica runs :${next}: ${images.join(' ')}`);
   say(
     `rolling deploy done: ${stats.ok} reads ok, ${stats.failed} failed, ${stats.rerouted} refused connections rerouted; every backend and gateway on :${next}`,
