@@ -167,6 +167,8 @@ RUN apt-get update -qq \
  && rm -rf /var/lib/apt/lists/* /usr/share/doc/* /usr/share/man/*
 USER 65534:65534
 EXPOSE 4222
+# nats-server exits 1 on SIGTERM and 0 on SIGINT, both after a clean shutdown.
+STOPSIGNAL SIGINT
 ENTRYPOINT ["/usr/sbin/nats-server"]
 
 # Prometheus (Debian's package), with wget for the compose health check; data in /prometheus.

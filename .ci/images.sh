@@ -160,8 +160,13 @@ crash_and_recover() { # service
   [ "$restarts" -ge 1 ] || { echo "$c did not restart (RestartCount $restarts)"; return 1; }
   say "$1: back and healthy by its restart policy (RestartCount $restarts)"
 }
-stop_clean() {
+stop_clean() { # gateway services…
   local codes
+  # The application first: nothing in depends_on ties them to NATS, and a backend or gateway whose
+  # NATS is already gone overran its 10 s graceful stop (exit 1) waiting on the connection's drain.
+  dc stop -t 20 bot || return 1
+  dc stop -t 20 "$@" || return 1 # the gateways
+  dc stop -t 20 backend || return 1
   dc stop -t 20 || return 1
   codes=$(podman ps -a --filter "label=com.docker.compose.project=$project" --format '{{.Names}}={{.ExitCode}}' | sort | tr '\n' ' ')
   say "exit codes after SIGTERM: $codes"
@@ -180,13 +185,14 @@ crash_and_recover gateway || { logs_on_failure; exit 1; }
 code=$(node -e "fetch('http://127.0.0.1:${port[GATEWAY_HTTP]}/readyz').then((r) => console.log(r.status), () => console.log(0))")
 [ "$code" = 200 ] || { echo "gateway /readyz $code after the crashes"; logs_on_failure; exit 1; }
 lap "flows"
-stop_clean || { logs_on_failure; exit 1; }
+stop_clean gateway || { logs_on_failure; exit 1; }
 lap "down"
 
 # --- The scale profile: NATS (NKEY users from npm run nats-keys), gateway and gateway-2, two backends.
 keys=$(npx --no-install tsx tools/devstack/src/nats-keys-cli.ts)
 mapfile -t key_lines < <(printf '%s\n' "$keys" | grep -E '^NATS_[A-Z_]+=')
-write_env COMPOSE_PROFILES=dev,scale NATS_URL=nats://nats:4222 GATEWAY_INTERNAL_URL=http://gateway:8444,http://gateway-2:8444 "${key_lines[@]}"
+write_env COMPOSE_PROFILES=dev,scale NATS_URL=nats://nats:4222 GATEWAY_INTERNAL_URL=http://gateway:8444,http://gateway-2:8444 \
+  GATEWAY_DRAIN_DELAY_MS=3000 "${key_lines[@]}"
 say "compose up (scale profile, --scale backend=2)"
 bring_up --scale backend=2 || { logs_on_failure; exit 1; }
 lap "scale: compose up"
@@ -195,7 +201,7 @@ ROLLING_COMPOSE="docker-compose --env-file $envf" ROLLING_PROJECT=$project \
   ROLLING_GATEWAYS="http://127.0.0.1:${port[GATEWAY_HTTP]},http://127.0.0.1:${port[GATEWAY_2_HTTP]}" \
   node .ci/rolling.mjs || { logs_on_failure; exit 1; }
 lap "scale: flows and rolling deploy"
-stop_clean || { logs_on_failure; exit 1; }
+stop_clean gateway gateway-2 || { logs_on_failure; exit 1; }
 lap "scale: down"
 trap - EXIT
 bash tools/images/podman-api.sh stop "$sock"
