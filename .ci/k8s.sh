@@ -3,7 +3,7 @@
 # kustomize (kubectl 1.27+; this kind of machine ships it), validates every object against the
 # Kubernetes API schemas (kubernetes-models: ajv code generated from the OpenAPI document) and for
 # unknown fields, then runs the dev overlay with `podman kube play` against the CI images the images
-# check built (localhost/wordgame/<service>:smoke) and waits for every pod's readiness probe.
+# check built (localhost/wordgame/<service>:ci) and waits for every pod's readiness probe.
 # Prints each step's duration. Run as root, after .ci/images.sh; exits non-zero on failure.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -12,10 +12,9 @@ source tools/node/ensure-node.sh
 ensure_node >&2
 command -v kubectl >/dev/null || { echo "kubectl not found: deploy/k8s renders with kubectl kustomize (kubectl 1.27+)"; exit 1; }
 echo "$(kubectl version --client 2>/dev/null | head -2 | tr '\n' ' ')"
-# The same podman settings .ci/images.sh writes (runc, cgroupfs, ulimits this kind of host permits).
-export CONTAINERS_CONF="$(wordgame_ci_cache)/images/containers.conf"
-[ -f "$CONTAINERS_CONF" ] || { echo "no $CONTAINERS_CONF: run .ci/images.sh first"; exit 1; }
-tag=smoke
+# The podman settings `npm run images` writes (runc, cgroupfs, ulimits this kind of host permits).
+[ -f /etc/containers/containers.conf ] || { echo "no /etc/containers/containers.conf: run .ci/images.sh (npm run images) first"; exit 1; }
+tag=ci
 for svc in backend gateway bot platform-emulator provider-emulator mailcatcher; do
   podman image exists "localhost/wordgame/$svc:$tag" || { echo "image localhost/wordgame/$svc:$tag missing: run .ci/images.sh first"; exit 1; }
 done

@@ -48,17 +48,21 @@ export function entryOf(root, project) {
 /**
  * The problems in one esbuild metafile (paths relative to `root`): each import of a bundled file
  * must be a Node builtin, a relative path, or a package in the `dependencies` of the workspace
- * project that owns the file. Returns one line per problem; empty means the bundle runs on its
+ * project that owns the file (or, for a dynamic `import()` only, in its `devDependencies`). Returns one line per problem; empty means the bundle runs on its
  * declared dependencies alone.
  */
 export function metafileProblems(root, metafile) {
   const projects = workspaces(root).sort((a, b) => b.length - a.length);
-  const deps = new Map();
-  const depsOf = (project) => {
-    if (!deps.has(project))
-      deps.set(project, new Set(Object.keys(JSON.parse(readFileSync(join(root, project, 'package.json'), 'utf8')).dependencies ?? {})));
-    return deps.get(project);
+  const manifests = new Map();
+  const manifestOf = (project) => {
+    if (!manifests.has(project)) manifests.set(project, JSON.parse(readFileSync(join(root, project, 'package.json'), 'utf8')));
+    return manifests.get(project);
   };
+  const depsOf = (project) => new Set(Object.keys(manifestOf(project).dependencies ?? {}));
+  // A dev-only path (the backend's PGlite when no DATABASE_URL is set) may `await import()` a
+  // devDependency: the bundle keeps the import unresolved, the image lacks the package, and the code
+  // turns the missing module into a clear error. A static import of one is still a problem.
+  const devDynamic = (project, name, kind) => kind === 'dynamic-import' && Object.hasOwn(manifestOf(project).devDependencies ?? {}, name);
   const problems = [];
   for (const [file, input] of Object.entries(metafile.inputs)) {
     const owner = projects.find((p) => file.startsWith(`${p}/`));
@@ -67,7 +71,8 @@ export function metafileProblems(root, metafile) {
       const spec = imp.original ?? imp.path;
       if (spec.startsWith('.') || spec.startsWith('node:') || builtins.has(spec) || (!imp.external && !spec.startsWith('@'))) continue;
       const name = packageName(spec);
-      if (!depsOf(owner).has(name)) problems.push(`${file} imports ${name}, which is not in the dependencies of ${owner}/package.json`);
+      if (!depsOf(owner).has(name) && !devDynamic(owner, name, imp.kind))
+        problems.push(`${file} imports ${name}, which is not in the dependencies of ${owner}/package.json`);
     }
   }
   return [...new Set(problems)];

@@ -41,7 +41,10 @@ export function closure(root, fromDir, deps) {
     const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
     for (const dep of Object.keys(pkg.dependencies ?? {})) queue.push({ name: dep, from: dir, optional: false });
     for (const dep of Object.keys(pkg.optionalDependencies ?? {})) queue.push({ name: dep, from: dir, optional: true });
-    for (const dep of Object.keys(pkg.peerDependencies ?? {})) queue.push({ name: dep, from: dir, optional: true });
+    // A peer the package marks optional (i18next's `typescript`, for its types) is the app's to bring;
+    // following it would ship a 23 MB compiler because the workspace happens to have it installed.
+    for (const dep of Object.keys(pkg.peerDependencies ?? {}))
+      if (pkg.peerDependenciesMeta?.[dep]?.optional !== true) queue.push({ name: dep, from: dir, optional: true });
   }
   return placed;
 }

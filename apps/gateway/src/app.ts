@@ -65,6 +65,7 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
   let nats: NatsConnection | undefined;
   const health = new PlatformHealth(metrics, logger);
   let http: Server | undefined;
+  let draining = false;
   let botlink: MtlsServer | undefined;
   let internal: InternalServer | undefined;
   let metricsServer: MetricsListener | undefined;
@@ -72,6 +73,7 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
   return {
     hub,
     async start() {
+      draining = false;
       if (config.NATS_URL && config.NATS_NKEY_SEED) {
         nats = await connectNats(
           {
@@ -104,6 +106,7 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
         trustProxy: config.GATEWAY_TRUST_PROXY,
         walletDir: config.GATEWAY_WALLET_DIR,
         confirmPageSecret: config.BACKEND_SERVICE_TOKEN,
+        draining: () => draining,
         console: {
           backendUrl: config.BACKEND_URL,
           backendToken: config.BACKEND_SERVICE_TOKEN,
@@ -177,6 +180,10 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
       return urls;
     },
     async stop() {
+      // Drain: not ready and closing each answer's connection first (a balancer stops sending, keep-alive
+      // clients reconnect elsewhere), then the listeners close; in-flight requests finish either way.
+      draining = true;
+      if (config.GATEWAY_DRAIN_DELAY_MS > 0 && http) await new Promise((r) => setTimeout(r, config.GATEWAY_DRAIN_DELAY_MS));
       await cluster?.close();
       cluster = undefined;
       hub.close();

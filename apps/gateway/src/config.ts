@@ -111,6 +111,8 @@ export const gatewayConfigSchema = z
     GATEWAY_INTERNAL_PORT: env.port(8444),
     /** How long (ms) a resolved session token is reused without asking the backend; 0 = always ask. */
     GATEWAY_SESSION_CACHE_MS: env.int(5_000, 0, 60_000),
+    /** On SIGTERM, how long /readyz answers 503 (and answers close their connections) before the listeners close. */
+    GATEWAY_DRAIN_DELAY_MS: env.int(0, 0, 60_000),
     /** Mark the operator console's cookies Secure (default); only a plain-HTTP dev stack sets false. */
     GATEWAY_CONSOLE_SECURE_COOKIE: env.bool(true),
     /** Most rows one console ledger CSV export holds (stated on the ledger page). */

@@ -31,6 +31,12 @@ export interface HttpDeps {
   confirmPageSecret: string;
   /** Milliseconds since the epoch (confirmation page token expiry); default the system clock. */
   now?: () => number;
+  /**
+   * True once the gateway is stopping (SIGTERM, GATEWAY_DRAIN_DELAY_MS): `/readyz` answers 503 so a
+   * balancer stops sending, and every answer carries `Connection: close` so no client keeps a
+   * connection the stop would cut under its next request. Default: never.
+   */
+  draining?: () => boolean;
 }
 
 /** Largest JSON body the REST edge reads; anything larger is 413 `body_too_large`. */
@@ -38,7 +44,7 @@ export const JSON_BODY_LIMIT = '64kb';
 
 /**
  * The gateway's public HTTP edge: `/livez` (the process serves), `/readyz` and `/health` (200 only
- * when the backend answers ok to a call carrying the service token), the e-mail confirmation page
+ * when the backend answers ok to a call carrying the service token; 503 while draining), the e-mail confirmation page
  * at the mailed link (a GET only shows it; its form's POST confirms), the wallet page at `/wallet`
  * (static, strict CSP), the REST operations of `/api/v1` and the catalog editor under `/_gm/api`,
  * and JSON errors for everything else (`/metrics` is not here: it has its own listener).
@@ -55,6 +61,7 @@ export function createHttpApp({
   walletDir,
   confirmPageSecret,
   now = Date.now,
+  draining = () => false,
 }: HttpDeps): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -63,12 +70,20 @@ export function createHttpApp({
   app.set('trust proxy', trustProxy);
   app.set('json replacer', bigintAsString);
   app.use(requestContext(app, logger));
+  app.use((_req, res, next) => {
+    if (draining()) res.setHeader('connection', 'close');
+    next();
+  });
 
   app.get('/livez', (_req, res) => {
     res.json({ status: 'ok' });
   });
 
   app.get(['/readyz', '/health'], async (req, res) => {
+    if (draining()) {
+      res.status(503).json({ status: 'draining' });
+      return;
+    }
     try {
       const status = await checkBackend(backend);
       res.status(status.status === 'ok' ? 200 : 503).json({ status: status.status === 'ok' ? 'ok' : 'degraded', backend: status });

@@ -45,6 +45,13 @@ function trimSlash(url: URL): string {
 /** The `code` a transport puts on the cause of a stream the server refused (RST_STREAM REFUSED_STREAM, or above a GOAWAY's last stream id). */
 export const REFUSED_STREAM_CODE = 'ERR_HTTP2_REFUSED_STREAM';
 
+/**
+ * The code of the error a transport gives when no connection was made within its connect timeout
+ * (a replica that left with its address: packets to it are dropped, nothing refuses them): the call
+ * surely never reached a server, so it may go to another replica.
+ */
+export const CONNECT_TIMEOUT_CODE = 'ERR_H2_CONNECT_TIMEOUT';
+
 /** Error codes that mean a call never reached a server: no connection was made, or none could take a stream. */
 const NEVER_REACHED = new Set([
   'ECONNREFUSED',
@@ -55,6 +62,7 @@ const NEVER_REACHED = new Set([
   'ERR_HTTP2_GOAWAY_SESSION',
   'ERR_HTTP2_INVALID_SESSION',
   REFUSED_STREAM_CODE,
+  CONNECT_TIMEOUT_CODE,
 ]);
 
 /**

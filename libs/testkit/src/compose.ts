@@ -4,7 +4,8 @@ import { parse } from 'yaml';
 
 interface ComposeService {
   profiles?: string[];
-  build?: { context?: string; dockerfile?: string };
+  image?: string;
+  build?: { context?: string; dockerfile?: string; target?: string };
   environment?: Record<string, unknown>;
   volumes?: string[];
 }
@@ -24,11 +25,26 @@ export function workspaceDirs(root: string): string[] {
 }
 
 /**
+ * The lines of one stage of a Dockerfile (`FROM … AS <target>` up to the next FROM), and of the
+ * stages it builds on by name (`FROM runtime AS backend` takes runtime's lines first).
+ */
+function stageLines(lines: readonly string[], target: string, seen = new Set<string>()): string[] {
+  const start = lines.findIndex((l) => new RegExp(`^FROM\\s+\\S+\\s+AS\\s+${target}\\s*$`, 'i').test(l.trim()));
+  if (start < 0 || seen.has(target)) return [];
+  seen.add(target);
+  const end = lines.findIndex((l, i) => i > start && /^FROM\s/i.test(l.trim()));
+  const parent = /^FROM\s+(\S+)/i.exec((lines[start] as string).trim())?.[1] ?? '';
+  return [...stageLines(lines, parent, seen), ...lines.slice(start, end < 0 ? undefined : end)];
+}
+
+/**
  * Checks one docker-compose service against the repository, since no Docker engine runs here: the
- * compose file parses, the build context and Dockerfile exist, every COPY source the Dockerfile takes
- * from the context exists, every workspace manifest is copied (so `npm ci` in the image sees the
- * lockfile's workspaces), and every variable set by compose or the Dockerfile is one the service's
- * config schema knows. Returns the problems found; empty means consistent.
+ * compose file parses, the build context and the one Dockerfile exist, the service's build target
+ * is a stage of it and its image is tagged localhost/wordgame/<service>, every COPY source the
+ * Dockerfile takes from the context exists, every workspace manifest is copied (so `npm ci` in the
+ * image sees the lockfile's workspaces), every variable set by compose or by the service's stage is
+ * one the service's config schema knows, and that stage drops root. Returns the problems found;
+ * empty means consistent.
  */
 export function composeProblems(root: string, service: string, knownVars: readonly string[]): string[] {
   const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8')) as { services?: Record<string, ComposeService> };
@@ -38,16 +54,21 @@ export function composeProblems(root: string, service: string, knownVars: readon
   const known = new Set([...knownVars, ...RUNTIME_VARS]);
 
   const context = resolve(root, svc.build?.context ?? '.');
-  const dockerfile = svc.build?.dockerfile ? join(context, svc.build.dockerfile) : undefined;
+  const dockerfile = join(context, svc.build?.dockerfile ?? 'Dockerfile');
   if (!existsSync(context)) problems.push(`build context ${svc.build?.context ?? '.'} does not exist`);
-  if (!dockerfile || !existsSync(dockerfile)) return [...problems, `Dockerfile ${svc.build?.dockerfile ?? '(none)'} does not exist`];
+  if (!existsSync(dockerfile)) return [...problems, `Dockerfile ${svc.build?.dockerfile ?? 'Dockerfile'} does not exist`];
+  if (svc.build?.target !== service) problems.push(`build target is ${svc.build?.target ?? '(none)'}, not ${service}`);
+  if (!svc.image?.startsWith(`localhost/wordgame/${service}:`))
+    problems.push(`image ${svc.image ?? '(none)'} is not localhost/wordgame/${service}:<tag>`);
 
   for (const name of Object.keys(svc.environment ?? {}))
     if (!known.has(name)) problems.push(`compose sets ${name}, unknown to ${service}'s config`);
 
-  const text = readFileSync(dockerfile, 'utf8');
+  const lines = readFileSync(dockerfile, 'utf8').split('\n');
+  const stage = stageLines(lines, service);
+  if (stage.length === 0) return [...problems, `Dockerfile has no stage ${service}`];
   const copied = new Set<string>();
-  for (const line of text.split('\n')) {
+  for (const line of lines) {
     const copy = /^COPY\s+(?!--from)(?:--\S+\s+)*(.+)$/.exec(line.trim());
     if (copy) {
       const parts = (copy[1] as string).split(/\s+/);
@@ -56,6 +77,8 @@ export function composeProblems(root: string, service: string, knownVars: readon
         if (!existsSync(join(context, src))) problems.push(`Dockerfile copies ${src}, which does not exist`);
       }
     }
+  }
+  for (const line of stage) {
     const envLine = /^ENV\s+(.+)$/.exec(line.trim());
     if (envLine) {
       for (const pair of (envLine[1] as string).split(/\s+/)) {
@@ -63,9 +86,9 @@ export function composeProblems(root: string, service: string, knownVars: readon
         if (!known.has(name)) problems.push(`Dockerfile sets ${name}, unknown to ${service}'s config`);
       }
     }
-    if (/^USER\s+root\b/.test(line.trim())) problems.push('Dockerfile runs as root');
+    if (/^USER\s+root\b/.test(line.trim())) problems.push(`stage ${service} runs as root`);
   }
-  if (!/^USER\s+\S+/m.test(text)) problems.push('Dockerfile never drops root (no USER)');
+  if (!stage.some((l) => /^USER\s+\S+/.test(l.trim()))) problems.push(`stage ${service} never drops root (no USER)`);
   for (const dir of workspaceDirs(root)) {
     if (!copied.has(`${dir}/package.json`))
       problems.push(`Dockerfile does not copy ${dir}/package.json (npm ci needs every workspace manifest)`);

@@ -52,6 +52,21 @@ describe('bundle dependency check', () => {
     }
   });
 
+  it('accepts a dynamic import() of a devDependency (a dev-only path) but not a static one', async () => {
+    const dir = fixture({ dependencies: { zod: '^4', '@wordgame/cfg': '*' }, devDependencies: { 'dev-db': '1.0.0' } });
+    try {
+      writeTree(dir, { 'tools/emu/src/dev.ts': "export const open = async () => (await import('dev-db')).open();\n" });
+      writeTree(dir, { 'tools/emu/src/main.ts': "import { open } from './dev.js';\nvoid open;\n" });
+      expect(await dependencyProblems(dir)).toEqual([]);
+      writeTree(dir, { 'tools/emu/src/dev.ts': "import { open as o } from 'dev-db';\nexport const open = o;\n" });
+      expect(await dependencyProblems(dir)).toEqual([
+        'tools/emu/src/dev.ts imports dev-db, which is not in the dependencies of tools/emu/package.json',
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('accepts the same bundle once the tool declares them, builtins needing nothing', async () => {
     const dir = fixture({ dependencies: { zod: '^4', '@wordgame/cfg': '*' } });
     try {

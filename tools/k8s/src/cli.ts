@@ -300,7 +300,7 @@ async function play(tag: string): Promise<boolean> {
 }
 
 const [command, arg] = process.argv.slice(2);
-const passed = command === 'validate' ? await validate() : command === 'play' ? await play(arg ?? 'smoke') : undefined;
+const passed = command === 'validate' ? await validate() : command === 'play' ? await play(arg ?? 'ci') : undefined;
 if (passed === undefined) {
   console.error('usage: cli.ts validate | play <image-tag>');
   process.exit(2);

