@@ -9,15 +9,16 @@ import { httpRequest, RawHttpConnection } from './raw-http.js';
 import type { LoadFigures, LoadSpec, RequestTemplate } from './spec.js';
 
 const spec = JSON.parse(process.env['BENCH_LOAD_SPEC'] ?? '') as LoadSpec;
-const hostHeader = `${spec.host}:${spec.port}`;
+const ports = spec.ports && spec.ports.length > 0 ? spec.ports : [spec.port];
+const portOf = (connection: number) => ports[connection % ports.length] ?? spec.port;
 
 function build(t: RequestTemplate, connection: number, n: number): string {
   const headers = t.uniqueHeader ? { ...t.headers, [t.uniqueHeader]: `${spec.uniquePrefix}-${connection}-${n}` } : t.headers;
-  return httpRequest(t.method, hostHeader, t.path, headers, t.body);
+  return httpRequest(t.method, `${spec.host}:${portOf(connection)}`, t.path, headers, t.body);
 }
 
 async function main(): Promise<void> {
-  const connections = await Promise.all(spec.templates.map(() => RawHttpConnection.open(spec.host, spec.port)));
+  const connections = await Promise.all(spec.templates.map((_, i) => RawHttpConnection.open(spec.host, portOf(i))));
   const fixed = spec.templates.map((t, i) => (t.uniqueHeader ? null : Buffer.from(build(t, i, 0))));
   const latencies: number[] = [];
   let errors = 0;
