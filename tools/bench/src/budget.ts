@@ -68,6 +68,8 @@ if (!TOPOLOGIES.some((t) => t.gateways === 1 && t.backends === 1)) TOPOLOGIES.un
 const nameOf = (t: Topology) => `${t.gateways}+${t.backends}`;
 const PEER = 'one-process';
 const PARENT = `wordgame-bench-${process.pid}`;
+/** SCALE_BENCH_FLOWS limits the run (e.g. `get` for a profile of wallet.get alone); default all three. */
+const FLOWS = (process.env['SCALE_BENCH_FLOWS'] ?? 'get,buy,pay').split(',').filter((f): f is Flow => f === 'get' || f === 'buy' || f === 'pay');
 /** SCALE_BENCH_CPU_PROF=<dir>: gateways, backends and the peer write V8 CPU profiles there on exit (for the hop-by-hop profile). */
 const PROF_DIR = process.env['SCALE_BENCH_CPU_PROF'];
 const profEnv = (name: string): Record<string, string> => {
@@ -489,7 +491,7 @@ try {
   const stacks = targets.filter((t) => t.topology);
   const results = new Map<string, Map<Flow, Phase[]>>();
   const creditRuns: { perSecond: number; p50: number; p99: number; postgres: number }[] = [];
-  for (const flow of ['get', 'buy', 'pay'] as const) {
+  for (const flow of FLOWS) {
     const inRun = flow === 'pay' ? stacks : targets;
     for (const t of inRun) await t.run(flow, WARMUP_SECONDS);
     for (let round = 0; round < ROUNDS; round += 1) {
@@ -522,7 +524,7 @@ try {
     `\nper topology: medians of ${ROUNDS} rounds; ratio to 1+1 = median (range) of per-round ratios; model = prediction from 1+1's CPU per request (budget/model.ts)\n`,
   );
   const verdicts: string[] = [];
-  for (const flow of ['get', 'buy', 'pay'] as const) {
+  for (const flow of FLOWS) {
     const base = one.get(flow) ?? [];
     const costs1 = medianCosts(base.map((p) => costsOf(p, oneTarget.members)));
     out(
