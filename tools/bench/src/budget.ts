@@ -69,7 +69,9 @@ const nameOf = (t: Topology) => `${t.gateways}+${t.backends}`;
 const PEER = 'one-process';
 const PARENT = `wordgame-bench-${process.pid}`;
 /** SCALE_BENCH_FLOWS limits the run (e.g. `get` for a profile of wallet.get alone); default all three. */
-const FLOWS = (process.env['SCALE_BENCH_FLOWS'] ?? 'get,buy,pay').split(',').filter((f): f is Flow => f === 'get' || f === 'buy' || f === 'pay');
+const FLOWS = (process.env['SCALE_BENCH_FLOWS'] ?? 'get,buy,pay')
+  .split(',')
+  .filter((f): f is Flow => f === 'get' || f === 'buy' || f === 'pay');
 /** SCALE_BENCH_CPU_PROF=<dir>: gateways, backends and the peer write V8 CPU profiles there on exit (for the hop-by-hop profile). */
 const PROF_DIR = process.env['SCALE_BENCH_CPU_PROF'];
 const profEnv = (name: string): Record<string, string> => {
@@ -103,6 +105,10 @@ interface Phase {
   postgres: number;
   load: number;
   machine: number;
+  /** Cores everything else on the machine used meanwhile (its busy CPU less the bench's processes, over the wall time). */
+  others: number;
+  /** Wall seconds from the phase's start to its measurement's end (the machine's and PostgreSQL's share are over it). */
+  wall: number;
   firstFailure?: string;
 }
 
@@ -148,19 +154,29 @@ function measure(members: readonly Member[], postgres: CpuGroup) {
     firstFailure?: string;
     loadCpu?: number;
     seconds?: number;
-  }): Phase => ({
-    ok: counts.ok,
-    failed: counts.failed,
-    seconds: counts.seconds ?? (performance.now() - t0) / 1000,
-    p50: percentile(counts.latencies, 50) ?? NaN,
-    p99: percentile(counts.latencies, 99) ?? NaN,
-    cpu: new Map(members.map((m) => [m.label, m.group.usageSeconds() - (cpu0.get(m.label) ?? 0)])),
-    throttled: new Map(members.map((m) => [m.label, m.group.throttling().throttledPeriods - (thr0.get(m.label) ?? 0)])),
-    postgres: postgres.usageSeconds() - pg0,
-    load: counts.loadCpu ?? selfCpu() - self0,
-    machine: machineBusy() - machine0,
-    ...(counts.firstFailure === undefined ? {} : { firstFailure: counts.firstFailure }),
-  });
+  }): Phase => {
+    const cpu = new Map(members.map((m) => [m.label, m.group.usageSeconds() - (cpu0.get(m.label) ?? 0)]));
+    const pgCpu = postgres.usageSeconds() - pg0;
+    const self = selfCpu() - self0;
+    const machine = machineBusy() - machine0;
+    const wall = (performance.now() - t0) / 1000;
+    const ours = [...cpu.values()].reduce((a, b) => a + b, 0) + pgCpu + self + (counts.loadCpu ?? 0);
+    return {
+      ok: counts.ok,
+      failed: counts.failed,
+      seconds: counts.seconds ?? (performance.now() - t0) / 1000,
+      p50: percentile(counts.latencies, 50) ?? NaN,
+      p99: percentile(counts.latencies, 99) ?? NaN,
+      cpu,
+      throttled: new Map(members.map((m) => [m.label, m.group.throttling().throttledPeriods - (thr0.get(m.label) ?? 0)])),
+      postgres: pgCpu,
+      load: counts.loadCpu ?? self,
+      machine,
+      others: Math.max(0, machine - ours) / wall,
+      wall,
+      ...(counts.firstFailure === undefined ? {} : { firstFailure: counts.firstFailure }),
+    };
+  };
 }
 
 /** A system under test: a topology of ours or the one-process peer. */
@@ -197,18 +213,24 @@ function templates(tokens: string[], productId: bigint): Record<'get' | 'buy', R
 
 /** Runs the separate load process against `ports` and measures the phase. */
 async function httpPhase(shared: Shared, members: Member[], ports: number[], t: RequestTemplate[], seconds: number): Promise<Phase> {
-  const done = measure(members, shared.postgres);
-  const f = await runLoad({
-    host: '127.0.0.1',
-    port: ports[0] ?? 0,
-    ports,
-    seconds,
-    mode: 'closed',
-    templates: t,
-    expectStatus: 200,
-    uniquePrefix: randomBytes(4).toString('hex'),
-  });
-  // The load process reports its own latencies and CPU; its start-up (before its clock) is idle time here.
+  let done: ReturnType<typeof measure> | undefined;
+  const f = await runLoad(
+    {
+      host: '127.0.0.1',
+      port: ports[0] ?? 0,
+      ports,
+      seconds,
+      mode: 'closed',
+      templates: t,
+      expectStatus: 200,
+      uniquePrefix: randomBytes(4).toString('hex'),
+    },
+    () => {
+      done = measure(members, shared.postgres);
+    },
+  );
+  if (!done) throw new Error('the load generator never said it was ready');
+  // The load process reports its own latencies and CPU, from its connections up.
   return {
     ...done({
       ok: f.requests - f.errors,
@@ -462,7 +484,7 @@ function phaseLine(round: number, target: Target, flow: Flow, p: Phase): string 
   const tiers = target.topology
     ? `gw ${fixed(c.gateways)} be ${fixed(c.backends)}${flow === 'pay' ? ` bot ${fixed(c.bot)}` : ''} nats ${fixed(c.nats)}`
     : `peer ${fixed(c.gateways)}`;
-  return `#${round + 1} ${target.name.padEnd(11)} ${FLOW_NAME[flow].padEnd(14)} ${fixed(rate(p), 1).padStart(8)}/s p50 ${fixed(p.p50, 1)} p99 ${fixed(p.p99, 1)} ms | CPU ms/req ${tiers} pg ${fixed(c.postgres)} load ${fixed(c.load)} | busiest budget ${budgets} | pg ${fixed(p.postgres / p.seconds)} cores, machine ${pct(p.machine / p.seconds / CORES)} | ${p.failed} failed${p.firstFailure ? ` (first: ${p.firstFailure.slice(0, 300)})` : ''}\n`;
+  return `#${round + 1} ${target.name.padEnd(11)} ${FLOW_NAME[flow].padEnd(14)} ${fixed(rate(p), 1).padStart(8)}/s p50 ${fixed(p.p50, 1)} p99 ${fixed(p.p99, 1)} ms | CPU ms/req ${tiers} pg ${fixed(c.postgres)} load ${fixed(c.load)} | busiest budget ${budgets} | pg ${fixed(p.postgres / p.wall)} cores, machine ${pct(p.machine / p.wall / CORES)}, others ${fixed(p.others)} cores | ${p.failed} failed${p.firstFailure ? ` (first: ${p.firstFailure.slice(0, 300)})` : ''}\n`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -481,6 +503,16 @@ const pg = await PrivateCluster.create();
 const targets: Target[] = [];
 let creditBench: CreditPeer | undefined;
 const postgres = CpuGroup.create(`${PARENT}/postgres`, undefined);
+// Interrupted (Ctrl-C, a timeout): kill what this run started and remove its cluster and groups, as the end of a run does.
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.once(signal, () => {
+    for (const t of targets) for (const m of t.members) for (const pid of m.group.pids()) process.kill(pid, 'SIGKILL');
+    pg.destroy();
+    for (const t of targets) for (const m of t.members) m.group.remove();
+    postgres.remove();
+    removeParentGroup(PARENT);
+    process.exit(130);
+  });
 try {
   const postmaster = Number(readFileSync(path.join(pg.dir, 'data/postmaster.pid'), 'utf8').split('\n')[0]);
   for (const pid of [postmaster, ...childrenOf(postmaster)]) postgres.add(pid);
@@ -537,11 +569,12 @@ try {
       const ratios = ratioOf(rs, base, rate);
       const costs = medianCosts(rs.map((p) => costsOf(p, t.members)));
       const busy = (role: Role) => median(rs.map((p) => busiest(p, t.members, role)));
-      const model = predict(costs1, topo, BUDGET, CORES, flow === 'pay');
+      const others = median(rs.map((p) => p.others));
+      const model = predict(costs1, topo, BUDGET, CORES - others, flow === 'pay');
       const measured = median(rs.map(rate));
       const diff = measured / model.perSecond - 1;
-      const pgCores = median(rs.map((p) => p.postgres / p.seconds));
-      const machine = median(rs.map((p) => p.machine / p.seconds / CORES));
+      const pgCores = median(rs.map((p) => p.postgres / p.wall));
+      const machine = median(rs.map((p) => p.machine / p.wall / CORES));
       const budgets: [string, number][] = [
         ['gateways', busy('gateway')],
         ['backends', busy('backend')],
@@ -551,7 +584,7 @@ try {
       const what =
         saturated.length > 0
           ? saturated.join(' and ')
-          : `no budget saturated (busiest ${budgets.map(([n, b]) => `${n} ${pct(b)}`).join(', ')}; PostgreSQL ${fixed(pgCores)} cores, machine ${pct(machine)} busy${machine > 0.9 ? ': the machine is the limit' : ''})`;
+          : `no budget saturated (busiest ${budgets.map(([n, b]) => `${n} ${pct(b)}`).join(', ')}; PostgreSQL ${fixed(pgCores)} cores, machine ${pct(machine)} busy, ${fixed(others)} cores of it others'${machine > 0.9 ? ': the machine is the limit' : ''})`;
       out(
         `  ${t.name.padEnd(5)} ${FLOW_NAME[flow].padEnd(14)} ${fixed(measured, 1).padStart(8)}/s  x${fixed(median(ratios))} (${range(ratios)})  p50 ${fixed(median(rs.map((p) => p.p50)), 1)} p99 ${fixed(median(rs.map((p) => p.p99)), 1)} ms | CPU ms/req gw ${fixed(costs.gateways)} be ${fixed(costs.backends)}${flow === 'pay' ? ` bot ${fixed(costs.bot)}` : ''} nats ${fixed(costs.nats)} pg ${fixed(costs.postgres)} | model ${fixed(model.perSecond, 1)}/s (${model.limitedBy}) ${diff >= 0 ? '+' : ''}${fixed(diff * 100, 0)} % | saturated: ${what} | ${rs.reduce((n, p) => n + p.failed, 0)} failed\n`,
       );
@@ -629,7 +662,7 @@ try {
   ] as const) {
     const s = size(c, x, 1, 0.7);
     out(
-      `sizing ${what} at ${x}/s (1-core replicas at 70 %): ${s.gateways} gateways (${fixed(s.gatewayCores, 1)} cores), ${s.backends} backends (${fixed(s.backendCores, 1)} cores), PostgreSQL ${fixed(s.postgresCores, 1)} cores${s.botCores > 0 ? `, bot ${fixed(s.botCores, 1)} cores` : ''}\n`,
+      `sizing ${what} at ${x}/s (1-core replicas at 70 %): ${s.gateways} gateways (${fixed(s.gatewayCores, 1)} cores), ${s.backends} backends (${fixed(s.backendCores, 1)} cores), PostgreSQL ${fixed(s.postgresCores, 1)} cores${what === 'stars credited' ? `, bot ${fixed(s.botCores, 1)} cores` : ''}\n`,
     );
   }
 } finally {

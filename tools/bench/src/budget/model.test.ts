@@ -14,11 +14,19 @@ describe('capacity model', () => {
     expect(predict(costs, { gateways: 2, backends: 2 }, 0.15, 2, false).perSecond).toBeCloseTo(500, 6);
   });
 
-  it('stops at what the machine leaves the unbudgeted processes', () => {
-    // 3+3 at 0.3 core each takes 1.8 of 2 cores: 0.2 core / 0.2 ms = 1,000/s, under the tiers' 1,500/s.
-    const p = predict(costs, { gateways: 3, backends: 3 }, 0.3, 2, false);
-    expect(p.limitedBy).toBe('postgres+unbudgeted');
-    expect(p.perSecond).toBeCloseTo(1000, 6);
+  it('stops where every process of the flow together fills the machine', () => {
+    // 3+3 at 0.3 core each: the tiers allow 1,500/s, but 1.5 ms of CPU per request in all on 2 cores is 1,333/s.
+    const heavyDb: TierCosts = { ...costs, postgres: 0.35 };
+    const p = predict(heavyDb, { gateways: 3, backends: 3 }, 0.3, 2, false);
+    expect(p.limitedBy).toBe('machine');
+    expect(p.perSecond).toBeCloseTo(2000 / 1.5, 6);
+  });
+
+  it('on a shared machine, stops at the cores the others leave', () => {
+    // 0.5 core left, 1.3 ms of CPU per request in all: 385/s, under 2+2's budgets (500/s).
+    const p = predict(costs, { gateways: 2, backends: 2 }, 0.15, 0.5, false);
+    expect(p.limitedBy).toBe('machine');
+    expect(p.perSecond).toBeCloseTo(500 / 1.3, 6);
   });
 
   it('puts the single bot in the bound of a flow that uses it, whatever the replicas', () => {

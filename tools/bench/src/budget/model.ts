@@ -4,12 +4,15 @@
  * what each tier's CPU allows, given each tier's CPU per request measured on 1 + 1:
  *
  *   X = min( N·budget / c_gateways, M·budget / c_backends, 1·budget / c_bot,
- *            (cores − the budgets of the topology's busy processes) / (c_postgres + c_nats + c_load) )
+ *            free / (c_gateways + c_backends + c_bot + c_postgres + c_nats + c_load) )
+ *
+ * where `free` is the machine's cores less what everything else on it used meanwhile (measured
+ * per phase: the whole machine's busy CPU less the bench's own processes). On a quiet machine free
+ * is all cores and the budgets bound; on a shared, saturated one the last term does.
  *
  * c_gateways is all gateways' CPU per request together (on 1 + 1, the one gateway's): the model
- * assumes that replicas add no work per request. The last term is what is left of the machine for
- * the unbudgeted processes (PostgreSQL, NATS, the load generator); on a shared machine others'
- * work takes some of it, so it is an upper bound there.
+ * assumes that replicas add no work per request. The last term is the machine: every process of
+ * the flow, PostgreSQL, NATS and the load generator (unbudgeted) included, shares its free cores.
  */
 
 /** CPU per request of each tier, in ms (the sum over that tier's processes). */
@@ -32,7 +35,7 @@ export interface Topology {
 
 /** One tier's bound, requests per second. */
 export interface Bound {
-  tier: 'gateways' | 'backends' | 'bot' | 'postgres+unbudgeted';
+  tier: 'gateways' | 'backends' | 'bot' | 'machine';
   perSecond: number;
 }
 
@@ -45,21 +48,17 @@ export interface Prediction {
 
 /**
  * Predicts the throughput of `t` from per-request `costs` (measured on 1 + 1), each Node process
- * held to `budget` cores on a machine of `cores`. `usesBot` says whether the flow goes through the
- * bot (its budget then also comes off the machine).
+ * held to `budget` cores, with `free` cores of the machine left by everything else. `usesBot` says
+ * whether the flow goes through the bot.
  */
-export function predict(costs: TierCosts, t: Topology, budget: number, cores: number, usesBot: boolean): Prediction {
+export function predict(costs: TierCosts, t: Topology, budget: number, free: number, usesBot: boolean): Prediction {
   const bound = (n: number, c: number) => (c > 0 ? (n * budget * 1000) / c : Number.POSITIVE_INFINITY);
-  const budgeted = (t.gateways + t.backends + (usesBot ? 1 : 0)) * budget;
-  const unbudgeted = costs.postgres + costs.nats + costs.load;
+  const all = costs.gateways + costs.backends + (usesBot ? costs.bot : 0) + costs.postgres + costs.nats + costs.load;
   const bounds: Bound[] = [
     { tier: 'gateways', perSecond: bound(t.gateways, costs.gateways) },
     { tier: 'backends', perSecond: bound(t.backends, costs.backends) },
     ...(usesBot ? [{ tier: 'bot' as const, perSecond: bound(1, costs.bot) }] : []),
-    {
-      tier: 'postgres+unbudgeted',
-      perSecond: unbudgeted > 0 ? (Math.max(0, cores - budgeted) * 1000) / unbudgeted : Number.POSITIVE_INFINITY,
-    },
+    { tier: 'machine', perSecond: all > 0 ? (Math.max(0, free) * 1000) / all : Number.POSITIVE_INFINITY },
   ];
   const least = bounds.reduce((a, b) => (b.perSecond < a.perSecond ? b : a));
   return { perSecond: least.perSecond, limitedBy: least.tier, bounds };

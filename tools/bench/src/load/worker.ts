@@ -19,6 +19,13 @@ function build(t: RequestTemplate, connection: number, n: number): string {
 
 async function main(): Promise<void> {
   const connections = await Promise.all(spec.templates.map((_, i) => RawHttpConnection.open(spec.host, portOf(i))));
+  // BENCH_LOAD_WAIT=1: connected, say so on stderr and start on the first line of stdin, so a
+  // caller measuring the servers can start its clock here rather than before this process's start-up.
+  if (process.env['BENCH_LOAD_WAIT'] === '1') {
+    process.stderr.write('ready\n');
+    await new Promise((resolve) => process.stdin.once('data', resolve));
+    process.stdin.destroy(); // an open stdin would keep this process alive after its figures
+  }
   const fixed = spec.templates.map((t, i) => (t.uniqueHeader ? null : Buffer.from(build(t, i, 0))));
   const latencies: number[] = [];
   let errors = 0;
