@@ -18,7 +18,7 @@
 //
 // `npm run budget -w tools/bench` (as root). SCALE_BUDGET_CORES per process (default 0.15: 3+3 and
 // the bot together take 1.05 of 2 cores, leaving PostgreSQL and the load generator the rest),
-// SCALE_BUDGET_PERIOD_US (default 20000), SCALE_BENCH_SECONDS (5), SCALE_BENCH_ROUNDS (3),
+// SCALE_BUDGET_PERIOD_US (default 20000), SCALE_BUDGET_BOT_CORES (the bot's, default the same), SCALE_BENCH_SECONDS (5), SCALE_BENCH_ROUNDS (3),
 // SCALE_BENCH_WARMUP_SECONDS (5), SCALE_BENCH_CONNECTIONS (24, wallet.get/buy), SCALE_BENCH_STARS_CONCURRENCY
 // (32), SCALE_BENCH_TOPOLOGIES (default `1x1,1x2,2x2,3x3`), SCALE_BENCH_POOL_MAX (DB_POOL_MAX of each
 // backend and the peer, default 8), SCALE_BENCH_CPU_PROF (a directory for V8 CPU profiles).
@@ -50,6 +50,8 @@ import { seedProduct, signUp } from './wallet-seed.js';
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const BUDGET = env('SCALE_BUDGET_CORES', 0.15);
 const PERIOD_US = env('SCALE_BUDGET_PERIOD_US', 20_000);
+/** The updates-owner bot's budget: SCALE_BUDGET_BOT_CORES, else the same as every process (a smaller one shows the stars knee sooner). */
+const BOT_BUDGET = env('SCALE_BUDGET_BOT_CORES', BUDGET);
 const SECONDS = env('SCALE_BENCH_SECONDS', 5);
 const ROUNDS = env('SCALE_BENCH_ROUNDS', 3);
 const WARMUP_SECONDS = env('SCALE_BENCH_WARMUP_SECONDS', 5);
@@ -300,7 +302,7 @@ async function startStack(shared: Shared, t: Topology): Promise<Target> {
     };
     c.gateways.forEach((g, i) => join('gateway', `gateway${i + 1}`, g.process.pid, BUDGET));
     c.backends.forEach((b, i) => join('backend', `backend${i + 1}`, b.process.pid, BUDGET));
-    c.bots.forEach((b, i) => join('bot', `bot${i + 1}`, b.process.pid, BUDGET));
+    c.bots.forEach((b, i) => join('bot', `bot${i + 1}`, b.process.pid, BOT_BUDGET));
     join('nats', 'nats', c.nats.pid, undefined);
     const http = templates(tokens, productId);
 
@@ -492,7 +494,7 @@ function phaseLine(round: number, target: Target, flow: Flow, p: Phase): string 
 const out = (s: string) => process.stdout.write(s);
 const roots = findCgroupRoots();
 out(
-  `budgeted replicas bench ${new Date().toISOString()}: cgroup v1 cpu controller at ${roots.cpu} (cpuacct at ${roots.cpuacct}), each gateway, backend and bot ${BUDGET} core (quota ${Math.round(BUDGET * PERIOD_US)} us per ${PERIOD_US} us), the one-process peer ${2 * BUDGET} core (1+1's two budgets); PostgreSQL (private cluster), NATS and the load generator unbudgeted, counted; ${CORES} cores; ${loadLine()}\n` +
+  `budgeted replicas bench ${new Date().toISOString()}: cgroup v1 cpu controller at ${roots.cpu} (cpuacct at ${roots.cpuacct}), each gateway, backend and bot ${BUDGET} core${BOT_BUDGET === BUDGET ? '' : ` (the bot ${BOT_BUDGET})`} (quota ${Math.round(BUDGET * PERIOD_US)} us per ${PERIOD_US} us), the one-process peer ${2 * BUDGET} core (1+1's two budgets); PostgreSQL (private cluster), NATS and the load generator unbudgeted, counted; ${CORES} cores; ${loadLine()}\n` +
     `topologies ${TOPOLOGIES.map(nameOf).join(', ')} all up at once; per flow ${WARMUP_SECONDS} s warm-up each, then ${ROUNDS} rounds of ${SECONDS} s, order rotating; wallet.get/buy ${CONNECTIONS} connections (spread over the gateways), stars ${STARS_CONCURRENCY} payers in flight through one bot; DB_POOL_MAX ${POOL_MAX}\n`,
 );
 buildBundles(['backend', 'gateway', 'bot']);
@@ -570,7 +572,7 @@ try {
       const costs = medianCosts(rs.map((p) => costsOf(p, t.members)));
       const busy = (role: Role) => median(rs.map((p) => busiest(p, t.members, role)));
       const others = median(rs.map((p) => p.others));
-      const model = predict(costs1, topo, BUDGET, CORES - others, flow === 'pay');
+      const model = predict(costs1, topo, BUDGET, CORES - others, flow === 'pay', BOT_BUDGET);
       const measured = median(rs.map(rate));
       const diff = measured / model.perSecond - 1;
       const pgCores = median(rs.map((p) => p.postgres / p.wall));
@@ -631,10 +633,10 @@ try {
     return { name: t.name, rate: median(rs.map(rate)), busy: median(rs.map((p) => busiest(p, t.members, 'bot'))) };
   });
   const payCosts1 = medianCosts(pays.map((p) => costsOf(p, oneTarget.members)));
-  const botLimit = (BUDGET * 1000) / payCosts1.bot;
+  const botLimit = (BOT_BUDGET * 1000) / payCosts1.bot;
   const knee = botRows.find((r) => r.busy >= SATURATED);
   out(
-    `\nthe bot (updates owner, ${BUDGET} core): ${fixed(payCosts1.bot)} ms CPU per credited payment (2 updates: pre_checkout_query, successful_payment) => limit ${fixed(botLimit, 1)} payments/s, ${fixed(2 * botLimit, 1)} updates/s at its budget; measured ${botRows.map((r) => `${r.name} ${fixed(r.rate, 1)}/s at ${pct(r.busy)} of budget`).join(', ')}\n`,
+    `\nthe bot (updates owner, ${BOT_BUDGET} core): ${fixed(payCosts1.bot)} ms CPU per credited payment (2 updates: pre_checkout_query, successful_payment) => limit ${fixed(botLimit, 1)} payments/s, ${fixed(2 * botLimit, 1)} updates/s at its budget; measured ${botRows.map((r) => `${r.name} ${fixed(r.rate, 1)}/s at ${pct(r.busy)} of budget`).join(', ')}\n`,
   );
 
   // ---- targets

@@ -49,15 +49,15 @@ export interface Prediction {
 /**
  * Predicts the throughput of `t` from per-request `costs` (measured on 1 + 1), each Node process
  * held to `budget` cores, with `free` cores of the machine left by everything else. `usesBot` says
- * whether the flow goes through the bot.
+ * whether the flow goes through the bot, held to `botBudget` cores.
  */
-export function predict(costs: TierCosts, t: Topology, budget: number, free: number, usesBot: boolean): Prediction {
+export function predict(costs: TierCosts, t: Topology, budget: number, free: number, usesBot: boolean, botBudget = budget): Prediction {
   const bound = (n: number, c: number) => (c > 0 ? (n * budget * 1000) / c : Number.POSITIVE_INFINITY);
   const all = costs.gateways + costs.backends + (usesBot ? costs.bot : 0) + costs.postgres + costs.nats + costs.load;
   const bounds: Bound[] = [
     { tier: 'gateways', perSecond: bound(t.gateways, costs.gateways) },
     { tier: 'backends', perSecond: bound(t.backends, costs.backends) },
-    ...(usesBot ? [{ tier: 'bot' as const, perSecond: bound(1, costs.bot) }] : []),
+    ...(usesBot ? [{ tier: 'bot' as const, perSecond: costs.bot > 0 ? (botBudget * 1000) / costs.bot : Number.POSITIVE_INFINITY }] : []),
     { tier: 'machine', perSecond: all > 0 ? (Math.max(0, free) * 1000) / all : Number.POSITIVE_INFINITY },
   ];
   const least = bounds.reduce((a, b) => (b.perSecond < a.perSecond ? b : a));
