@@ -23,6 +23,10 @@ describe('CPU budgets (cgroup v1 cpu quota)', () => {
   });
 
   it('holds a CPU-bound child under a 0.25-core quota to at most 0.3 core', async () => {
+    // A weight well above the machine's other processes' (on the parent: its weight is what competes
+    // with them), so that even on a loaded CI machine the child gets its whole quota for these 2 s
+    // and the quota, not the contention, is what holds it.
+    CpuGroup.create(parent, undefined).setShares(10_240);
     group = CpuGroup.create(`${parent}/spin`, 0.25);
     child = spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' });
     const pid = child.pid;

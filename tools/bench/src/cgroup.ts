@@ -98,6 +98,14 @@ export class CpuGroup {
       throw new CpuBudgetUnavailable(`process ${pid} is not in ${this.name} after joining it (/proc/${pid}/cgroup: ${own.trim()})`);
   }
 
+  /**
+   * Sets the group's cpu.shares (its weight against its siblings when the CPU is contended; 1024 is
+   * a plain process's). A quota caps a group; shares let it get its quota on a busy machine.
+   */
+  setShares(shares: number): void {
+    this.write(this.cpuDir, 'cpu.shares', String(Math.round(shares)));
+  }
+
   /** CPU seconds the group's processes have used since it was created (cpuacct.usage, ns). */
   usageSeconds(): number {
     return Number(readFileSync(path.join(this.acctDir, 'cpuacct.usage'), 'utf8')) / 1e9;
