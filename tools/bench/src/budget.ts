@@ -588,7 +588,14 @@ try {
           ? saturated.join(' and ')
           : `no budget saturated (busiest ${budgets.map(([n, b]) => `${n} ${pct(b)}`).join(', ')}; PostgreSQL ${fixed(pgCores)} cores, machine ${pct(machine)} busy, ${fixed(others)} cores of it others'${machine > 0.9 ? ': the machine is the limit' : ''})`;
       out(
-        `  ${t.name.padEnd(5)} ${FLOW_NAME[flow].padEnd(14)} ${fixed(measured, 1).padStart(8)}/s  x${fixed(median(ratios))} (${range(ratios)})  p50 ${fixed(median(rs.map((p) => p.p50)), 1)} p99 ${fixed(median(rs.map((p) => p.p99)), 1)} ms | CPU ms/req gw ${fixed(costs.gateways)} be ${fixed(costs.backends)}${flow === 'pay' ? ` bot ${fixed(costs.bot)}` : ''} nats ${fixed(costs.nats)} pg ${fixed(costs.postgres)} | model ${fixed(model.perSecond, 1)}/s (${model.limitedBy}) ${diff >= 0 ? '+' : ''}${fixed(diff * 100, 0)} % | saturated: ${what} | ${rs.reduce((n, p) => n + p.failed, 0)} failed\n`,
+        `  ${t.name.padEnd(5)} ${FLOW_NAME[flow].padEnd(14)} ${fixed(measured, 1).padStart(8)}/s  x${fixed(median(ratios))} (${range(ratios)})  p50 ${fixed(median(rs.map((p) => p.p50)), 1)} p99 ${fixed(median(rs.map((p) => p.p99)), 1)} ms | CPU ms/req gw ${fixed(costs.gateways)} be ${fixed(costs.backends)}${flow === 'pay' ? ` bot ${fixed(costs.bot)}` : ''} nats ${fixed(costs.nats)} pg ${fixed(costs.postgres)} | model ${fixed(model.perSecond, 1)}/s (${model.limitedBy}) ${diff >= 0 ? '+' : ''}${fixed(diff * 100, 0)} % | saturated: ${what} | ${rs.reduce((n, p) => n + p.failed, 0)} failed\n        per process (its CPU over all the stack's requests, ms, and share of its budget): ${t.members
+          .filter((m) => m.role !== 'nats' && (flow === 'pay' || m.role !== 'bot'))
+          .map((m) => {
+            const perReq = median(rs.map((p) => perReqMs(p.cpu.get(m.label) ?? 0, p)));
+            const share = median(rs.map((p) => (p.cpu.get(m.label) ?? 0) / p.seconds / (m.group.cores ?? Number.POSITIVE_INFINITY)));
+            return `${m.label} ${fixed(perReq)} (${pct(share)})`;
+          })
+          .join(', ')}\n`,
       );
       if (Math.abs(diff) > 0.15)
         verdicts.push(
