@@ -38,6 +38,8 @@ export interface NatsTestServer {
   /** `nats://127.0.0.1:<port>`, or `tls://…` with TLS. */
   readonly url: string;
   readonly port: number;
+  /** The nats-server process id (a bench counts its CPU). */
+  readonly pid: number | undefined;
   readonly prefix: string;
   readonly gateway: NatsUser;
   readonly backend: NatsUser;
@@ -102,6 +104,7 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
   return {
     url,
     port,
+    pid: child.pid,
     prefix,
     gateway,
     backend,

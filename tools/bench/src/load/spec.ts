@@ -17,6 +17,8 @@ export interface RequestTemplate {
 export interface LoadSpec {
   host: string;
   port: number;
+  /** Several servers (e.g. gateway replicas): connection i goes to ports[i % ports.length]; absent = `port` only. */
+  ports?: number[];
   seconds: number;
   mode: 'closed' | 'paced';
   rate?: number;

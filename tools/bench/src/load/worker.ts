@@ -9,15 +9,23 @@ import { httpRequest, RawHttpConnection } from './raw-http.js';
 import type { LoadFigures, LoadSpec, RequestTemplate } from './spec.js';
 
 const spec = JSON.parse(process.env['BENCH_LOAD_SPEC'] ?? '') as LoadSpec;
-const hostHeader = `${spec.host}:${spec.port}`;
+const ports = spec.ports && spec.ports.length > 0 ? spec.ports : [spec.port];
+const portOf = (connection: number) => ports[connection % ports.length] ?? spec.port;
 
 function build(t: RequestTemplate, connection: number, n: number): string {
   const headers = t.uniqueHeader ? { ...t.headers, [t.uniqueHeader]: `${spec.uniquePrefix}-${connection}-${n}` } : t.headers;
-  return httpRequest(t.method, hostHeader, t.path, headers, t.body);
+  return httpRequest(t.method, `${spec.host}:${portOf(connection)}`, t.path, headers, t.body);
 }
 
 async function main(): Promise<void> {
-  const connections = await Promise.all(spec.templates.map(() => RawHttpConnection.open(spec.host, spec.port)));
+  const connections = await Promise.all(spec.templates.map((_, i) => RawHttpConnection.open(spec.host, portOf(i))));
+  // BENCH_LOAD_WAIT=1: connected, say so on stderr and start on the first line of stdin, so a
+  // caller measuring the servers can start its clock here rather than before this process's start-up.
+  if (process.env['BENCH_LOAD_WAIT'] === '1') {
+    process.stderr.write('ready\n');
+    await new Promise((resolve) => process.stdin.once('data', resolve));
+    process.stdin.destroy(); // an open stdin would keep this process alive after its figures
+  }
   const fixed = spec.templates.map((t, i) => (t.uniqueHeader ? null : Buffer.from(build(t, i, 0))));
   const latencies: number[] = [];
   let errors = 0;
