@@ -58,6 +58,7 @@ function productCard(app: App, catalog: CatalogJson, product: ProductJson, messa
     'article',
     { 'aria-label': product.title },
     el('h3', {}, product.title),
+    product.description !== '' && el('p', { class: 'description' }, product.description),
     grants.length > 0 && el('p', { class: 'detail' }, grants.join(' · ')),
     el('div', { class: 'actions' }, ...product.prices.map((price) => priceButton(app, catalog, product, price, message))),
   );

@@ -15,6 +15,7 @@ import * as m0080 from './0080_reconciliation.js';
 import * as m0090 from './0090_operator_action_claims.js';
 import * as m0096 from './0096_provider_rereads.js';
 import * as m0100 from './0100_unmatched_order_ref.js';
+import * as m0104 from './0104_product_texts.js';
 
 /**
  * Every migration, in order. Names sort lexically; a new migration appends a new entry and never
@@ -37,4 +38,5 @@ export const migrations: Record<string, Migration> = {
   '0090_operator_action_claims': m0090,
   '0096_provider_rereads': m0096,
   '0100_unmatched_order_ref': m0100,
+  '0104_product_texts': m0104,
 };
