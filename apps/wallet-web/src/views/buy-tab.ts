@@ -63,9 +63,9 @@ function productCard(app: App, catalog: CatalogJson, product: ProductJson, messa
     el('div', { class: 'actions' }, ...product.prices.map((price) => priceButton(app, catalog, product, price, message))),
   );
   function grantText(a: App, kind: string, quantity: string): string {
-    if (kind === 'chips') return t.t('wallet.grants_chips', { count: amount(quantity, a.t.language) });
-    if (kind === 'hints') return t.t('wallet.grants_hints', { count: amount(quantity, a.t.language) });
-    if (kind === 'no_ads_days') return t.t('wallet.grants_no_ads_days', { count: amount(quantity, a.t.language) });
+    if (kind === 'chips') return t.plural('wallet.grants_chips', quantity, { count: amount(quantity, a.t.language) });
+    if (kind === 'hints') return t.plural('wallet.grants_hints', quantity, { count: amount(quantity, a.t.language) });
+    if (kind === 'no_ads_days') return t.plural('wallet.grants_no_ads_days', quantity, { count: amount(quantity, a.t.language) });
     if (kind === 'no_ads_forever') return t.t('wallet.grants_no_ads_forever');
     return '';
   }
@@ -78,7 +78,7 @@ function priceButton(app: App, catalog: CatalogJson, product: ProductJson, price
     const button = el(
       'button',
       { type: 'button', 'data-method': 'chips' },
-      t.t('wallet.price_chips', { amount: amount(price.amount, lang) }),
+      t.plural('wallet.price_chips', price.amount, { count: amount(price.amount, lang) }),
     );
     let key = newIdempotencyKey();
     button.addEventListener('click', () => {
@@ -108,7 +108,7 @@ function priceButton(app: App, catalog: CatalogJson, product: ProductJson, price
   const rail = price.method === 'xtr' ? 'stars' : 'card';
   const label =
     rail === 'stars'
-      ? t.t('wallet.price_stars', { amount: amount(price.amount, lang) })
+      ? t.plural('wallet.price_stars', price.amount, { count: amount(price.amount, lang) })
       : t.t('wallet.price_card', { amount: money(price.amount, price.currency, lang) });
   const blocked = rail === 'card' && catalog.email_required;
   const button = el(

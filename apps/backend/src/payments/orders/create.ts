@@ -35,10 +35,10 @@ export function invoiceText(product: Product, language: Language): { title: stri
   const t = createTranslator(text.locale);
   const g = packGrant(product.atoms);
   const parts: string[] = [];
-  if (g.chips > 0n) parts.push(t.t('wallet.grants_chips', { count: Number(g.chips) }));
-  if (g.hints > 0n) parts.push(t.t('wallet.grants_hints', { count: Number(g.hints) }));
+  if (g.chips > 0n) parts.push(t.plural('wallet.grants_chips', g.chips));
+  if (g.hints > 0n) parts.push(t.plural('wallet.grants_hints', g.hints));
   if (g.noAdsForever) parts.push(t.t('wallet.grants_no_ads_forever'));
-  else if (g.noAdsDays > 0n) parts.push(t.t('wallet.grants_no_ads_days', { count: Number(g.noAdsDays) }));
+  else if (g.noAdsDays > 0n) parts.push(t.plural('wallet.grants_no_ads_days', g.noAdsDays));
   return { title: text.title, description: parts.join(', ') || text.title };
 }
 

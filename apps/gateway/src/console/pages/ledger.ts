@@ -7,6 +7,10 @@ import { html } from '../html.js';
 import { page, send, sendError } from '../layout.js';
 import { readPage, utcTime, writeFilter, type Row } from '../ledger-wire.js';
 import { formatAmount } from '../money.js';
+import { createTranslator } from '@wordgame/i18n';
+
+/** The console's counted words: English (the console's language), plural by the catalogue's CLDR rules. */
+const WORDS = createTranslator('en');
 
 /** Rows per ledger page. */
 export const PAGE_SIZE = 50;
@@ -78,7 +82,7 @@ export function ledgerPage(client: ConsoleClient, exportCap: number) {
         html`${filterForm(f)}
 <p>All times and dates are UTC. Range ${f.from} to ${f.to} inclusive.</p>
 <h2>Totals over the whole filter</h2>
-<p id="matched" data-matched="${data.matched}">${data.matched} operations match.</p>
+<p id="matched" data-matched="${data.matched}">${WORDS.plural('console.operations_match', data.matched)}</p>
 <table id="totals"><tr><th>Currency</th><th>Total</th><th>Operations</th></tr>
 ${data.totals.map((t) => html`<tr data-currency="${t.currency}" data-minor="${t.amount}"><td>${t.currency}</td><td class="num">${formatAmount(t.amount, t.currency)}</td><td class="num">${t.operations}</td></tr>`)}</table>
 ${dailyChart(data.daily, fromUnix, toUnix)}
