@@ -116,10 +116,10 @@ function editor(operator: ConsoleOperator, d: Draft, errors: Errors) {
   return html`${err('other')}<form method="post" action="/_gm/catalog/save" id="product-form">${csrfField(operator)}
 <input type="hidden" name="product_id" value="${d.id}">
 <fieldset><legend>English</legend>
-<p><label>Title (English) <input name="title" value="${d.title}" maxlength="200" size="40" required></label>${err('title')}</p>
+<p><label>Title (English) <input name="title" value="${d.title}" maxlength="200" size="40"></label>${err('title')}</p>
 <p><label>Description (English) <input name="description" value="${d.description}" maxlength="300" size="60"></label>${err('description')}</p></fieldset>
 <fieldset lang="ru"><legend>Russian</legend>
-<p><label>Title (Russian) <input name="title_ru" value="${d.titleRu}" maxlength="200" size="40" required></label>${err('title_ru')}</p>
+<p><label>Title (Russian) <input name="title_ru" value="${d.titleRu}" maxlength="200" size="40"></label>${err('title_ru')}</p>
 <p><label>Description (Russian) <input name="description_ru" value="${d.descriptionRu}" maxlength="300" size="60"></label>${err('description_ru')}</p></fieldset>
 <p>Each title: 1-64 characters, none of &amp; &lt; &gt; " '. A description (optional, at most 255 characters) says what the title does not; it must not repeat the title.</p>
 <p><label><input type="checkbox" name="active" value="1"${d.active ? html` checked` : ''}> Active</label></p>

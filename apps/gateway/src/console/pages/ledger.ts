@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import { encodeTable, fb } from '@wordgame/contracts';
 import { asOperator, failureOf, type ConsoleClient } from '../backend.js';
 import { dailyChart } from '../chart.js';
-import { encodeFilter, KINDS, parseCursor, parseFilter, WALLETS, wireRange, type ConsoleFilter } from '../filter.js';
+import { encodeFilter, KINDS, parseCursor, parseFilter, RAILS, WALLETS, wireRange, type ConsoleFilter } from '../filter.js';
 import { html } from '../html.js';
 import { page, send, sendError } from '../layout.js';
 import { readPage, utcTime, writeFilter, type Row } from '../ledger-wire.js';
@@ -22,7 +22,7 @@ function filterForm(f: ConsoleFilter) {
 <label>From (UTC) <input type="date" name="from" value="${f.from}"></label>
 <label>To (UTC, inclusive) <input type="date" name="to" value="${f.to}"></label>
 <label>Wallet <select name="wallet">${option('', f.wallet, 'any')}${WALLETS.map((w) => option(w, f.wallet))}</select></label>
-<label>Rail <input name="rail" value="${f.rail}" placeholder="any (e.g. yookassa)" size="14"></label>
+<label>Rail <select name="rail">${option('', f.rail, 'any')}${RAILS.map((r) => option(r, f.rail))}</select></label>
 <label>Kind <select name="kind">${option('', f.kind, 'any')}${KINDS.map((k) => option(k, f.kind))}</select></label>
 <label>Account <input name="account" value="${f.account}" inputmode="numeric" size="10"></label>
 <button type="submit">Filter</button> <a href="/_gm/ledger">Reset (last 30 days)</a></form>`;
