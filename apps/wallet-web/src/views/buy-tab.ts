@@ -1,5 +1,5 @@
 import { ApiError, call } from '../api/client.js';
-import type { CatalogJson, OrderJson, PriceJson, ProductJson, PurchaseJson } from '../api/types.js';
+import type { CatalogJson, OrderJson, PriceJson, ProductJson, ProfileJson, PurchaseJson } from '../api/types.js';
 import type { App } from '../app.js';
 import { rememberPendingOrder } from '../session.js';
 import { el, replace } from '../ui/dom.js';
@@ -20,6 +20,9 @@ export function newIdempotencyKey(): string {
 export async function buyTab(app: App): Promise<HTMLElement> {
   const { t } = app;
   const catalog = await call<CatalogJson>('/user/wallet/catalog', { token: app.session.token });
+  const unconfirmed = catalog.email_required
+    ? unconfirmedEmail(await call<ProfileJson>('/user/profile', { token: app.session.token }))
+    : null;
   const message = el('p', { id: 'buy-message', role: 'status', 'aria-live': 'polite' });
   const notices = [
     !catalog.trusted && el('p', { class: 'notice' }, t.t('wallet.untrusted')),
@@ -27,8 +30,8 @@ export async function buyTab(app: App): Promise<HTMLElement> {
     catalog.email_required &&
       el(
         'p',
-        { class: 'notice', id: 'email-notice' },
-        t.t('wallet.email_notice'),
+        { class: 'notice', id: 'email-notice', 'data-email': unconfirmed === null ? 'none' : 'unconfirmed' },
+        unconfirmed === null ? t.t('wallet.email_notice') : t.t('wallet.email_confirm_notice', { email: unconfirmed }),
         ' ',
         linkButton(t.t('wallet.email_notice_link'), () => app.show('profile')),
       ),
@@ -49,6 +52,16 @@ export async function buyTab(app: App): Promise<HTMLElement> {
     products,
     message,
   );
+}
+
+/**
+ * The address waiting for confirmation, if any: a pending change, or an address that was never
+ * confirmed. The buy tab then asks to confirm it, not to add one (the player already did).
+ */
+export function unconfirmedEmail(profile: Pick<ProfileJson, 'email' | 'email_confirmed' | 'pending_email'>): string | null {
+  if (profile.pending_email) return profile.pending_email;
+  if (profile.email && !profile.email_confirmed) return profile.email;
+  return null;
 }
 
 function productCard(app: App, catalog: CatalogJson, product: ProductJson, message: HTMLElement): HTMLElement {
