@@ -117,6 +117,34 @@ describe('product texts per language', () => {
     });
   });
 
+  it("a draft with an English title only (a client from before texts) keeps the other languages' words; one with texts replaces them", async () => {
+    const id = await createProduct(admin, {
+      title: 'Pouch',
+      atoms: [['chips', 5n]],
+      prices: [['xtr', 3n]],
+      texts: [
+        ['en', 'Pouch', 'A few chips to try.'],
+        ['ru', 'Кошелёчек', 'Немного фишек на пробу.'],
+      ],
+    });
+    const texts = () =>
+      h.database.db
+        .selectFrom('catalog_product_texts')
+        .select(['locale', 'title', 'description'])
+        .where('product_id', '=', id)
+        .orderBy('locale')
+        .execute();
+    await admin.upsertProduct({ body: draftBody({ id, title: 'Small pouch', atoms: [['chips', 5n]], prices: [['xtr', 3n]] }) });
+    expect(await texts()).toEqual([
+      { locale: 'en', title: 'Small pouch', description: 'A few chips to try.' },
+      { locale: 'ru', title: 'Кошелёчек', description: 'Немного фишек на пробу.' },
+    ]);
+    await admin.upsertProduct({
+      body: draftBody({ id, title: 'Pouch', atoms: [['chips', 5n]], prices: [['xtr', 3n]], texts: [['en', 'Pouch', '']] }),
+    });
+    expect(await texts()).toEqual([{ locale: 'en', title: 'Pouch', description: '' }]);
+  });
+
   it('the title rule applies to each language, and a description may not repeat its title', async () => {
     const draft = (texts: Array<[string, string, string]>) =>
       failure(admin.upsertProduct({ body: draftBody({ title: 'Pack', atoms: [['chips', 1n]], prices: [['xtr', 1n]], texts }) }));

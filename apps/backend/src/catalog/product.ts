@@ -38,7 +38,8 @@ export interface Product {
 
 /**
  * A product to create (id 0) or replace (id > 0), already validated; `title` is the English title.
- * Without `texts` (or without an English one) the English text is `title` with no description.
+ * With `texts`, they replace the stored ones (English from `title` when they have none); without,
+ * only the English title is set and the other languages' words are kept (catalog repository).
  */
 export interface ProductDraftInput {
   id: bigint;

@@ -55,7 +55,8 @@ export async function listProducts(db: Db, options: { includeInactive: boolean; 
 
 /**
  * Creates or replaces a product with its atoms (found or created), prices and texts, in one
- * transaction; `catalog_products.title` is kept equal to the English text's title.
+ * transaction; `catalog_products.title` is kept equal to the English text's title. A draft without
+ * `texts` changes the English title only and keeps the words of the other languages.
  */
 export async function upsertProduct(db: Kysely<DB>, draft: ProductDraftInput, now: Date): Promise<Product> {
   const id = await db.transaction().execute(async (trx) => {
@@ -77,12 +78,22 @@ export async function upsertProduct(db: Kysely<DB>, draft: ProductDraftInput, no
       productId = updated.id;
       await trx.deleteFrom('catalog_product_atoms').where('product_id', '=', productId).execute();
       await trx.deleteFrom('catalog_prices').where('product_id', '=', productId).execute();
-      await trx.deleteFrom('catalog_product_texts').where('product_id', '=', productId).execute();
     }
-    await trx
-      .insertInto('catalog_product_texts')
-      .values(draftTexts(draft).map((t) => ({ product_id: productId, locale: t.locale, title: t.title, description: t.description })))
-      .execute();
+    if (draft.texts === undefined) {
+      // An English title alone (the draft shape from before texts): only the English title changes;
+      // the other languages' words, and the English description, stay.
+      await trx
+        .insertInto('catalog_product_texts')
+        .values({ product_id: productId, locale: 'en', title: draft.title })
+        .onConflict((oc) => oc.columns(['product_id', 'locale']).doUpdateSet({ title: draft.title }))
+        .execute();
+    } else {
+      await trx.deleteFrom('catalog_product_texts').where('product_id', '=', productId).execute();
+      await trx
+        .insertInto('catalog_product_texts')
+        .values(draftTexts(draft).map((t) => ({ product_id: productId, locale: t.locale, title: t.title, description: t.description })))
+        .execute();
+    }
     await trx
       .insertInto('catalog_atoms')
       .values(draft.atoms.map((a) => ({ kind: a.kind, quantity: a.quantity })))

@@ -159,5 +159,7 @@ export function validateDraft(raw: RawDraft, cardCurrencies: readonly string[]):
   if (raw.id < 0n) throw new DomainError('invalid_product_id', 'product_id must be 0 (create) or an existing id');
   const { title, texts } = validateTexts(raw);
   const atoms = validateAtoms(raw.atoms);
-  return { id: raw.id, title, active: raw.active, atoms, prices: validatePrices(raw.prices, atoms, cardCurrencies), texts };
+  const prices = validatePrices(raw.prices, atoms, cardCurrencies);
+  // A draft without texts (a client from before them) sets the English title only: see upsertProduct.
+  return { id: raw.id, title, active: raw.active, atoms, prices, ...(raw.texts.length > 0 ? { texts } : {}) };
 }

@@ -70,7 +70,8 @@ pricesLength():number {
 }
 
 /**
- * The text per language (distinct locales); replaces the stored texts. Empty = English title only.
+ * The text per language (distinct locales); replaces the stored texts. Empty: only the English
+ * title is set, the other languages' words are kept (a client from before texts).
  */
 texts(index: number, obj?:ProductText):ProductText|null {
   const offset = this.bb!.__offset(this.bb_pos, 14);
