@@ -177,7 +177,7 @@ export function catalogAdminOperations(backend: BackendClients): Operation[] {
         tag: 'operator',
         summary: 'Create a catalog product (catalog_editor role)',
         description:
-          "Every title (`title`, `texts.en.title`, `texts.ru.title`) must not contain any of & < > \" ' (they break a platform's payment-callback signature). A description must not repeat its title. `texts.ru` is what a Russian player reads; without it they get the English words.",
+          "Every title (`title`, `texts.en.title`, `texts.ru.title`) must not contain any of & < > \" ' (they break a platform's payment-callback signature). A description must not repeat its title. `texts.ru` is what a Russian player reads; without it they get the English words. A body without `texts` sets the English title only and keeps the other languages' words.",
         body: draftBody,
         examples: draftExamples,
         success: { status: 201, description: 'The product created.', body: productWire },
