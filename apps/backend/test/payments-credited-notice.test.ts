@@ -70,7 +70,12 @@ describe('payment credited notice', () => {
     await settle();
     const notices = credited('93001');
     expect(notices).toHaveLength(1);
-    expect(notices[0]?.payload.value.params).toEqual({ order_id: order.orderId, product_title: '300 chips', chips: '300' });
+    expect(notices[0]?.payload.value.params).toEqual({
+      order_id: order.orderId,
+      product_title: '300 chips',
+      product_title_en: '300 chips',
+      chips: '300',
+    });
     expect(await mailsTo('stars-credit@example.org')).toHaveLength(1);
   });
 

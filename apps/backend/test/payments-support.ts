@@ -179,9 +179,10 @@ export async function createOrder(
   platform: string,
   productId: bigint,
   rail: string,
+  locale = '',
 ) {
   const res = await client.createOrder(
-    { body: encodeTable((b) => fb.OrderCreate.createOrderCreate(b, productId, b.createString(rail))) },
+    { body: encodeTable((b) => fb.OrderCreate.createOrderCreate(b, productId, b.createString(rail), b.createString(locale))) },
     as(accountId, platform),
   );
   return decodeTable(res.body, (bb) => fb.OrderView.getRootAsOrderView(bb), readOrder);

@@ -178,7 +178,7 @@ describe('sessions over Connect on PostgreSQL', () => {
         );
       const orderCreate = (id: bigint, header: string) =>
         payments.createOrder(
-          { body: encodeTable((b) => fb.OrderCreate.createOrderCreate(b, pack, b.createString('card'))) },
+          { body: encodeTable((b) => fb.OrderCreate.createOrderCreate(b, pack, b.createString('card'), 0)) },
           as(id, header),
         );
       const writes = async (id: bigint) => ({

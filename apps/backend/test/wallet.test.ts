@@ -9,7 +9,7 @@ import { as, errorOf, failure, startHarness, type Harness } from './support/harn
 import { buyBody, createProduct, newAccount, readPurchase, readWallet } from './support/wallet.js';
 
 const walletQuery = encodeTable((b) => fb.WalletQuery.createWalletQuery(b));
-const catalogQuery = encodeTable((b) => fb.WalletCatalogQuery.createWalletCatalogQuery(b));
+const catalogQuery = encodeTable((b) => fb.WalletCatalogQuery.createWalletCatalogQuery(b, 0));
 
 describe('wallet over Connect on PostgreSQL', () => {
   let h: Harness;

@@ -78,7 +78,7 @@ describe('notify', () => {
     ]);
   });
 
-  it('writes in the language Telegram gave for the user (learned from their updates, kept in the bot file); others get the default', async () => {
+  it('writes in the language Telegram gave for the user (learned from their updates, kept in the bot file), the product title too; others get the default', async () => {
     const russian = emu.control.createUser({ started: true, languageCode: 'ru-RU' }).user.id;
     const german = emu.control.createUser({ started: true, languageCode: 'de' }).user.id;
     const updates = [russian, german].map((userId) => emu.control.sendUserMessage({ userId, text: '/start' }).updates[0]);
@@ -87,7 +87,7 @@ describe('notify', () => {
       () => emu.control.calls('getUpdates').some((c) => Number(c.params['offset'] ?? 0) > last),
       "the bot to confirm the users' messages",
     );
-    const params = { order_id: 'o-9', product_title: 'Pile of chips', chips: '500' };
+    const params = { order_id: 'o-9', product_title: 'Pile of chips', product_title_ru: 'Горка фишек', chips: '500' };
     for (const user of [russian, german]) {
       expect(
         await command(bot.session, {
@@ -96,7 +96,7 @@ describe('notify', () => {
         }),
       ).toMatchObject({ delivered: true });
     }
-    expect(sent(russian)).toEqual(['Оплата получена: Pile of chips. В кошелёк зачислено фишек: 500. Заказ o-9.']);
+    expect(sent(russian)).toEqual(['Оплата получена: Горка фишек. В кошелёк зачислено фишек: 500. Заказ o-9.']);
     expect(sent(german)).toEqual(['Payment received: Pile of chips. 500 chips were added to your wallet. Order o-9.']);
   });
 

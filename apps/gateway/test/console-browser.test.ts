@@ -59,6 +59,25 @@ describe('operator console in headless Chromium (gateway + backend + bot + emula
   const filterSql = `account_id = $1 and (segment = 'direct' or benefit_origin = 'direct') and created_at >= date_trunc('day', now(), 'UTC') - interval '29 days'`;
   const rowIds = async () => page.$$eval('#rows tr[data-id]', (rows: El[]) => rows.map((r) => r.getAttribute('data-id')));
 
+  it('the sign-in page asks for nothing that answers 4xx (no favicon 404)', async () => {
+    const fresh = await browser.newContext();
+    const probe = await fresh.newPage();
+    const failed: string[] = [];
+    probe.on('response', (r) => {
+      if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`);
+    });
+    probe.on('requestfailed', (r) => failed.push(`failed ${r.url()}`));
+    // The icon is fetched by the browser itself (no page request event): its 404 shows only as a console error.
+    probe.on('console', (m) => {
+      if (m.type() === 'error') failed.push(`console: ${m.text()}`);
+    });
+    await probe.goto(`${base()}/_gm/login`, { waitUntil: 'load' });
+    // Chromium asks for the icon after the load event; give it the time to.
+    await probe.waitForTimeout(1_000);
+    expect(failed).toEqual([]);
+    await fresh.close();
+  });
+
   it('signs in from the redirect and lands on the page asked for', async () => {
     const res = await page.goto(`${base()}/_gm/ledger`);
     expect(new URL(page.url()).pathname).toBe('/_gm/login');
@@ -121,6 +140,29 @@ describe('operator console in headless Chromium (gateway + backend + bot + emula
     expect(await rowIds()).toEqual(expected.slice(0, 50));
   });
 
+  it('filters by rail from a list like wallet and kind, and counts in words: 1 operation matches', async () => {
+    await page.goto(`${base()}/_gm/ledger`);
+    expect(await page.$('input[name=rail]')).toBeNull();
+    expect(await page.$$eval('select[name=rail] option', (o: El[]) => o.map((x) => x.getAttribute('value')))).toEqual([
+      '',
+      'telegram_stars',
+      'yookassa',
+    ]);
+    await page.fill('input[name=account]', account);
+    await page.selectOption('select[name=rail]', 'yookassa');
+    await page.click('#filter button[type=submit]');
+    expect(new URL(page.url()).searchParams.get('rail')).toBe('yookassa');
+    expect(await page.textContent('#matched')).toBe('1 operation matches.');
+    await page.selectOption('select[name=rail]', '');
+    await page.click('#filter button[type=submit]');
+    const n = (await page.getAttribute('#matched', 'data-matched')) ?? '';
+    expect(Number(n)).toBeGreaterThan(1);
+    expect(await page.textContent('#matched')).toBe(`${n} operations match.`);
+    const refused = await page.goto(`${base()}/_gm/ledger?rail=paypal`);
+    expect(refused?.status()).toBe(400);
+    await page.goto(`${base()}/_gm/ledger?wallet=direct&account=${account}`);
+  });
+
   it('exports the same filter as CSV: streamed, newest first, capped, times in UTC, formulas defused', async () => {
     const href = await page.getAttribute('#export', 'href');
     expect(await page.textContent('main')).toContain(`at most ${EXPORT_CAP} rows`);
@@ -162,6 +204,7 @@ describe('operator console in headless Chromium (gateway + backend + bot + emula
   it('rejects a bad product title with the reason next to the field, then saves the fixed one', async () => {
     await page.goto(`${base()}/_gm/catalog/new`);
     await page.fill('input[name=title]', 'Tom & Jerry');
+    await page.fill('input[name=title_ru]', 'Том и Джерри');
     await page.fill('input[name=atom_hints]', '5');
     await page.fill('input[name=price_chips]', '50');
     const [res] = await Promise.all([page.waitForResponse((r) => r.url().endsWith('/_gm/catalog/save')), page.click('#save')]);
@@ -176,6 +219,7 @@ describe('operator console in headless Chromium (gateway + backend + bot + emula
 
     await page.goto(`${base()}/_gm/catalog/${product}`);
     await page.fill('input[name=title]', 'Pack "deluxe"');
+    await page.fill('input[name=title_ru]', 'Набор');
     await page.click('#save');
     expect(await page.textContent('#title-error')).toMatch(/title/i);
     expect((await stack.db.query<{ title: string }>(`select title from catalog_products where id = $1`, [product])).rows[0]?.title).toBe(
@@ -186,6 +230,7 @@ describe('operator console in headless Chromium (gateway + backend + bot + emula
   it('refuses a card price in a currency the card shop cannot settle with the reason next to the currency field, then saves it in RUB', async () => {
     await page.goto(`${base()}/_gm/catalog/new`);
     await page.fill('input[name=title]', 'Pound pack');
+    await page.fill('input[name=title_ru]', 'Фунтовый набор');
     await page.fill('input[name=atom_chips]', '100');
     await page.fill('input[name=price_provider]', '499');
     await page.fill('input[name=price_provider_currency]', 'gbp');
@@ -206,6 +251,73 @@ describe('operator console in headless Chromium (gateway + backend + bot + emula
       `select p.currency from catalog_prices p join catalog_products c on c.id = p.product_id where c.title = 'Pound pack'`,
     );
     expect(saved.rows).toEqual([{ currency: 'RUB' }]);
+  });
+
+  it('edits the words of both languages: the title rule holds for each, a description may not repeat its title, a Russian title is needed', async () => {
+    await page.goto(`${base()}/_gm/catalog/new`);
+    await page.fill('input[name=title]', 'Bag of chips');
+    await page.fill('input[name=description]', 'The better deal for regular players.');
+    await page.fill('input[name=atom_chips]', '500');
+    await page.fill('input[name=price_xtr]', '200');
+    await page.click('#save');
+    expect(await page.textContent('#title_ru-error')).toContain('Russian title');
+    await page.fill('input[name=title_ru]', 'Мешок <фишек>');
+    await page.click('#save');
+    expect(await page.textContent('#title_ru-error')).toMatch(/^ru title: /);
+    expect(await page.$('#title-error')).toBeNull();
+    await page.fill('input[name=title_ru]', 'Мешок фишек');
+    await page.fill('input[name=description_ru]', 'мешок фишек');
+    await page.click('#save');
+    expect(await page.textContent('#description_ru-error')).toContain('must not repeat the title');
+    expect(await page.inputValue('input[name=description]')).toBe('The better deal for regular players.');
+    await page.fill('input[name=description_ru]', 'Выгоднее для тех, кто играет часто.');
+    await page.click('#save');
+    expect(new URL(page.url()).pathname).toBe('/_gm/catalog');
+    const saved =
+      (await stack.db.query<{ id: string }>(`select id::text from catalog_products where title = 'Bag of chips'`)).rows[0]?.id ?? '';
+    const texts = await stack.db.query<{ locale: string; title: string; description: string }>(
+      `select locale, title, description from catalog_product_texts where product_id = $1 order by locale`,
+      [saved],
+    );
+    expect(texts.rows).toEqual([
+      { locale: 'en', title: 'Bag of chips', description: 'The better deal for regular players.' },
+      { locale: 'ru', title: 'Мешок фишек', description: 'Выгоднее для тех, кто играет часто.' },
+    ]);
+    expect(await page.textContent(`#products tr[data-id="${saved}"] td.title-ru`)).toBe('Мешок фишек');
+    // The editor shows both languages again for the next edit.
+    await page.goto(`${base()}/_gm/catalog/${saved}`);
+    expect(await page.inputValue('input[name=title_ru]')).toBe('Мешок фишек');
+    expect(await page.inputValue('input[name=description_ru]')).toBe('Выгоднее для тех, кто играет часто.');
+  });
+
+  it('the reconciliation table fits a 1280 px window with long ids in every column', async () => {
+    const run =
+      (
+        await stack.db.query<{ id: string }>(
+          `insert into reconciliation_runs (trigger, window_from, window_to, started_at, finished_at, outcome, rails)
+           values ('cli', now() - interval '1 day', now(), now(), now(), 'mismatches', 'card,stars') returning id::text`,
+        )
+      ).rows[0]?.id ?? '';
+    for (let i = 0; i < 3; i += 1)
+      await stack.db.query(
+        `insert into reconciliation_mismatches (run_id, kind, rail, provider, order_id, payment_ref, refund_ref, payer_ref, ledger_amount, ledger_currency, provider_amount, provider_currency, occurred_at)
+         values ($1, 'taken_not_credited', 'stars', 'telegram_stars', $2, $3, $4, $5, 49900, 'RUB', 4990000000, 'RUB', now())`,
+        [
+          run,
+          crypto.randomUUID(),
+          `stxAbCdEfGhIjKlMnOpQrStUvWxYz0123456789AbCdEfGhIjKlMnOpQrStUvWxYz-${i}`,
+          `refund-${'0123456789abcdef'.repeat(3)}-${i}`,
+          '7000000000012345',
+        ],
+      );
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`${base()}/_gm/reconciliation`);
+    expect(await page.locator('#mismatches tr[data-id]').count()).toBe(3);
+    const widths = await page.evaluate<{ scroll: number; client: number }>(
+      `({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })`,
+    );
+    await page.screenshot({ path: `${import.meta.dirname}/../../../.reports/console-reconciliation-1280.png`, fullPage: true });
+    expect(widths.scroll).toBeLessThanOrEqual(widths.client + 1);
   });
 
   it('a block makes the platform see the chat permission revoked; unblock gives it back', async () => {

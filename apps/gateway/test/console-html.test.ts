@@ -78,6 +78,7 @@ describe('console escaping and return paths', () => {
       { wallet: 'gold' },
       { kind: 'x' },
       { rail: 'A B' },
+      { rail: 'paypal' },
       { account: '-1' },
       { from: '2025-03-10', to: '2025-03-01' },
     ]) {

@@ -7,7 +7,7 @@ import { eventually } from './support/botlink-gateway.js';
 import { TELEGRAM_BOT_TOKEN, VK_APP_SECRET } from './support/chain.js';
 import { call } from './support/edge.js';
 import { nowSeconds, vkLaunchParams } from './support/launch-data.js';
-import { createProduct, startPaymentsStack, type PaymentsStack } from './support/payments-stack.js';
+import { startPaymentsStack, type PaymentsStack } from './support/payments-stack.js';
 import {
   attributes,
   buildWalletPage,
@@ -38,7 +38,22 @@ describe('the wallet page in headless Chromium on the real stack', () => {
     buildWalletPage(walletDir);
     stack = await startPaymentsStack({ bot: true, walletDir });
     base = stack.urls.httpUrl;
-    pack = await createProduct(stack, 'Chip pack 500', 500n, { xtr: 50n, rub: 49_900n });
+    const packRes = await call(`${base}/_gm/api/catalog/products`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${stack.operatorToken}` },
+      json: {
+        texts: {
+          en: { title: 'Bag of chips', description: 'Enough for hints and ad-free days.' },
+          ru: { title: 'Мешок фишек', description: 'Хватит на подсказки и дни без рекламы.' },
+        },
+        atoms: [{ kind: 'chips', quantity: '500' }],
+        prices: [
+          { method: 'xtr', amount: '50', currency: 'XTR' },
+          { method: 'provider', amount: '49900', currency: 'RUB' },
+        ],
+      },
+    });
+    pack = (packRes.body as { product_id: string }).product_id;
     const res = await call(`${base}/_gm/api/catalog/products`, {
       method: 'POST',
       headers: { authorization: `Bearer ${stack.operatorToken}` },
@@ -101,13 +116,38 @@ describe('the wallet page in headless Chromium on the real stack', () => {
     expect(await page.getAttribute('html', 'lang')).toBe('en');
 
     await showTab(page, 'buy');
-    expect(await page.textContent('#email-notice')).toContain('add and confirm an e-mail address');
+    // Signed up with an address that is not confirmed yet: the notice asks to confirm it, not to add one.
+    expect(await page.getAttribute('#email-notice', 'data-email')).toBe('unconfirmed');
+    expect(await page.textContent('#email-notice')).toContain(`confirm your e-mail address: open the link we sent to ${email}`);
+    expect(await page.textContent('#email-notice')).not.toMatch(/\badd\b/i);
+    expect(await page.textContent(`li[data-product-id="${pack}"] h3`)).toBe('Bag of chips');
+    expect(await page.textContent(`li[data-product-id="${pack}"] .description`)).toBe('Enough for hints and ad-free days.');
+    expect(await page.textContent(`li[data-product-id="${pack}"] .detail`)).toBe('500 chips');
     const card = `li[data-product-id="${pack}"] button[data-method="card"]`;
     expect(await page.isDisabled(card)).toBe(true);
     expect(await page.$(`li[data-product-id="${pack}"] button[data-method="stars"]`)).toBeNull();
     expect(await page.evaluate<string[]>(UNNAMED_CONTROLS)).toEqual([]);
     await showTab(page, 'profile');
     expect(await attributes(page, '#providers li', 'data-provider')).toEqual(['email', 'telegram', 'vk']);
+    expect(await page.textContent('#email-submit')).toBe('Link e-mail');
+    // The sign-in methods are facts, not links: nothing in the list can be clicked or looks like it can,
+    // and each says where it is used (Telegram and VK only from the game's mini-app there).
+    expect(await page.$$('#providers a, #providers button, #providers [role=link], #providers [role=button]')).toEqual([]);
+    const looks = await page.evaluate<Array<{ cursor: string; underline: boolean; text: string }>>(`
+      Array.from(document.querySelectorAll('#providers li')).map((li) => {
+        const style = getComputedStyle(li);
+        return { cursor: style.cursor, underline: style.textDecorationLine.includes('underline'), text: li.textContent ?? '' };
+      })`);
+    expect(looks.map((l) => [l.cursor, l.underline])).toEqual([
+      ['default', false],
+      ['default', false],
+      ['default', false],
+    ]);
+    expect(looks.map((l) => l.text)).toEqual([
+      'E-mail and password — on this page',
+      'Telegram — from the game\u2019s mini-app in Telegram',
+      'VK — from the game\u2019s mini-app in VK',
+    ]);
 
     // The mailed link shows a page with one button; opening it confirms nothing, pressing it does.
     const link = await mailedLink(email);
@@ -137,6 +177,11 @@ describe('the wallet page in headless Chromium on the real stack', () => {
     await noScript.close();
 
     await page.goto(`${base}/wallet`);
+    await showTab(page, 'profile');
+    expect(await page.getAttribute('#email-state', 'data-confirmed')).toBe('true');
+    // Next to a confirmed address the form changes it; nothing offers to link an e-mail again.
+    expect(await page.textContent('#email-submit')).toBe('Change e-mail');
+    expect(await page.textContent('#panel')).not.toContain('Link e-mail');
     await showTab(page, 'buy');
     expect(await page.$('#email-notice')).toBeNull();
     await page.click(card);
@@ -192,11 +237,25 @@ describe('the wallet page in headless Chromium on the real stack', () => {
 
     await showTab(page, 'buy');
     expect(await page.$(`li[data-product-id="${pack}"] button[data-method="card"]`)).toBeNull();
+    // One language on the screen: the product's Russian words, counted words in Russian.
+    expect(await page.textContent(`li[data-product-id="${pack}"] h3`)).toBe('Мешок фишек');
+    expect(await page.textContent(`li[data-product-id="${pack}"] .description`)).toBe('Хватит на подсказки и дни без рекламы.');
+    expect(await page.textContent(`li[data-product-id="${pack}"] .detail`)).toBe('500 фишек');
+    expect(await page.textContent(`li[data-product-id="${pack}"] button[data-method="stars"]`)).toBe('Оплатить 50 звёзд');
+    expect(await page.textContent(`li[data-product-id="${hints}"] button[data-method="chips"]`)).toBe('Купить за 100 фишек');
     await page.click(`li[data-product-id="${pack}"] button[data-method="stars"]`);
     const link = (await (await page.waitForSelector('#invoice-link')).getAttribute('href')) ?? '';
     expect(await page.textContent('#order-status')).toContain('ждём оплату');
+    // The invoice the bot minted is in Russian too (its title and description come from the backend).
+    const invoice = platform.control.calls('createInvoiceLink').at(-1)?.params;
+    expect(invoice).toMatchObject({ title: 'Мешок фишек', description: 'Хватит на подсказки и дни без рекламы.' });
     platform.control.pay({ link, userId });
     await page.waitForSelector('#order-status[data-state="paid"]', { timeout: 30_000 });
+    // And so is the bot's "payment received" message, product title included.
+    await eventually(() => platform.control.messages({ chatId: userId, direction: 'from_bot' }).length > 0);
+    expect(platform.control.messages({ chatId: userId, direction: 'from_bot' }).map((m) => m.message.text)).toEqual([
+      expect.stringMatching(/^Оплата получена: Мешок фишек\. В кошелёк зачислено фишек: 500\. Заказ /),
+    ]);
     await showTab(page, 'wallet');
     expect(await page.getAttribute('li[data-segment="telegram"]', 'data-balance')).toBe('500');
     expect(await attributes(page, '#segments li', 'data-segment')).toEqual(['telegram']);

@@ -1,4 +1,5 @@
 import { createTranslator } from '@wordgame/i18n';
+import { setCallLanguage } from './api/client.js';
 import { detectLaunch } from './launch/context.js';
 import { chooseLanguage } from './launch/language.js';
 import { pendingOrder, resumeSession, type Session } from './session.js';
@@ -21,6 +22,7 @@ function boot(): void {
   const launch = detectLaunch({ search: window.location.search, hash: window.location.hash, telegramInitData: webApp?.initData });
   const t = createTranslator(chooseLanguage(launch, navigator.languages));
   document.documentElement.lang = t.language;
+  setCallLanguage(t.language);
   document.title = t.t('wallet.title');
   const query = new URLSearchParams(window.location.search);
   const orderId = query.get('order') ?? pendingOrder();

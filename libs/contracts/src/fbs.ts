@@ -22,6 +22,7 @@ export { EmailConfirmation } from './gen/fbs/backend/fb/email-confirmation.js';
 export { EmailConfirmed } from './gen/fbs/backend/fb/email-confirmed.js';
 export { ProductAtom } from './gen/fbs/backend/fb/product-atom.js';
 export { ProductPrice } from './gen/fbs/backend/fb/product-price.js';
+export { ProductText } from './gen/fbs/backend/fb/product-text.js';
 export { ProductListQuery } from './gen/fbs/backend/fb/product-list-query.js';
 export { ProductRecord } from './gen/fbs/backend/fb/product-record.js';
 export { ProductList } from './gen/fbs/backend/fb/product-list.js';

@@ -12,5 +12,14 @@ type Leaves<T, P extends string = ''> = {
 /** Every message key, dot-separated (`bot.payment_credited`, `wallet.errors.network`). */
 export type MessageKey = Leaves<Messages>;
 
+/**
+ * A message worded by count: the catalogue holds one key per CLDR plural category of each language
+ * (`wallet.debt_one`, `wallet.debt_other`; Russian adds `_few` and `_many`), i18next's convention.
+ */
+export type PluralKey = MessageKey extends infer K ? (K extends `${infer Base}_other` ? Base : never) : never;
+
+/** The plural suffixes a key may carry (CLDR categories). */
+export const PLURAL_CATEGORIES = ['zero', 'one', 'two', 'few', 'many', 'other'] as const;
+
 /** The shared catalogue: one JSON file per language under `locales/`, read by the bot and the wallet page. */
 export const CATALOGUE: Readonly<Record<Language, Messages>> = { en, ru };

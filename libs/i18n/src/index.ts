@@ -1,3 +1,3 @@
-export { CATALOGUE, type MessageKey, type Messages } from './catalogue.js';
+export { CATALOGUE, PLURAL_CATEGORIES, type MessageKey, type Messages, type PluralKey } from './catalogue.js';
 export { LANGUAGES, languageOf, pickLanguage, type Language } from './language.js';
 export { createTranslator, type MessageParams, type Translator } from './translator.js';

@@ -1,4 +1,4 @@
-import { CATALOGUE, createTranslator, languageOf, pickLanguage } from '../src/index.js';
+import { CATALOGUE, createTranslator, LANGUAGES, languageOf, pickLanguage, PLURAL_CATEGORIES } from '../src/index.js';
 
 type Tree = { [key: string]: string | Tree };
 
@@ -41,10 +41,54 @@ describe('catalogue', () => {
   const en = leaves(CATALOGUE.en);
   const ru = leaves(CATALOGUE.ru);
 
-  it('has the same keys in Russian and English, and each message the same variables', () => {
-    expect([...ru.keys()].sort()).toEqual([...en.keys()].sort());
-    for (const [key, text] of en) expect([key, variables(ru.get(key) ?? '')]).toEqual([key, variables(text)]);
+  const SUFFIX = new RegExp(`_(${PLURAL_CATEGORIES.join('|')})$`);
+  /** Keys with plural forms folded to one (`wallet.debt_one`, `wallet.debt_few` -> `wallet.debt`), each with its variables. */
+  const folded = (messages: Map<string, string>) => {
+    const out = new Map<string, string[]>();
+    for (const [key, text] of messages) out.set(key.replace(SUFFIX, ''), variables(text));
+    return out;
+  };
+
+  it('has the same keys in Russian and English (plural forms aside), and each message the same variables', () => {
+    const [enKeys, ruKeys] = [folded(en), folded(ru)];
+    expect([...ruKeys.keys()].sort()).toEqual([...enKeys.keys()].sort());
+    for (const [key, text] of en)
+      expect([key, variables(ru.get(key) ?? ru.get(key.replace(SUFFIX, '_other')) ?? '')]).toEqual([key, variables(text)]);
     for (const text of ru.values()) expect(text.trim()).not.toBe('');
+  });
+
+  it('has every plural form each language has (CLDR categories), and no form it lacks', () => {
+    for (const language of LANGUAGES) {
+      const messages = leaves(CATALOGUE[language]);
+      const categories = new Intl.PluralRules(language).resolvedOptions().pluralCategories;
+      const bases = new Set([...messages.keys()].filter((k) => k.endsWith('_other')).map((k) => k.replace(SUFFIX, '')));
+      expect(bases.size).toBeGreaterThan(0);
+      for (const base of bases) {
+        const forms = [...messages.keys()].filter((k) => k.replace(SUFFIX, '') === base && SUFFIX.test(k)).map((k) => SUFFIX.exec(k)?.[1]);
+        expect([language, base, forms.sort()]).toEqual([language, base, [...categories].sort()]);
+      }
+    }
+  });
+
+  it.each([
+    ['en', '1', '1 operation matches.'],
+    ['en', '0', '0 operations match.'],
+    ['en', '21', '21 operations match.'],
+    ['ru', '1', 'Подходит 1 операция.'],
+    ['ru', '21', 'Подходит 21 операция.'],
+    ['ru', '3', 'Подходят 3 операции.'],
+    ['ru', '11', 'Подходят 11 операций.'],
+    ['ru', '25', 'Подходят 25 операций.'],
+    ['ru', '100000000000000000001', 'Подходит 100000000000000000001 операция.'],
+    ['ru', '100000000000000000011', 'Подходят 100000000000000000011 операций.'],
+    ['en', '100000000000000000001', '100000000000000000001 operations match.'],
+  ] as const)('words a count by the plural rules of %s: %s', (language, n, text) => {
+    expect(createTranslator(language).plural('console.operations_match', n)).toBe(text);
+  });
+
+  it('lets the caller format the count it shows', () => {
+    expect(createTranslator('ru').plural('wallet.grants_chips', '2000', { count: '2\u00a0000' })).toBe('2\u00a0000 фишек');
+    expect(createTranslator('en').plural('wallet.price_stars', 1n)).toBe('Pay 1 star');
   });
 
   it('renders a message in the chosen language with its values unescaped', () => {

@@ -1,7 +1,7 @@
 import type { Builder } from 'flatbuffers';
 import { encodeTable, fb } from '@wordgame/contracts';
 import { unixSeconds } from '../rpc/fbs.js';
-import type { Product, ProductAtomView, ProductPriceView } from './product.js';
+import type { Product, ProductAtomView, ProductPriceView, ProductText } from './product.js';
 import type { RawDraft } from './validate.js';
 
 /** Writes ProductAtom tables and returns their offsets. */
@@ -18,11 +18,19 @@ export function writePrices(b: Builder, prices: readonly ProductPriceView[]): nu
   });
 }
 
+/** Writes ProductText tables and returns their offsets. */
+export function writeTexts(b: Builder, texts: readonly ProductText[]): number[] {
+  return texts.map((t) =>
+    fb.ProductText.createProductText(b, b.createString(t.locale), b.createString(t.title), b.createString(t.description)),
+  );
+}
+
 function writeRecord(b: Builder, p: Product): number {
   const title = b.createString(p.title);
   const atoms = fb.ProductRecord.createAtomsVector(b, writeAtoms(b, p.atoms));
   const prices = fb.ProductRecord.createPricesVector(b, writePrices(b, p.prices));
-  return fb.ProductRecord.createProductRecord(b, p.id, title, p.active, atoms, prices, unixSeconds(p.updatedAt));
+  const texts = fb.ProductRecord.createTextsVector(b, writeTexts(b, p.texts));
+  return fb.ProductRecord.createProductRecord(b, p.id, title, p.active, atoms, prices, unixSeconds(p.updatedAt), texts);
 }
 
 export function encodeProductRecord(p: Product): Uint8Array {
@@ -48,5 +56,10 @@ export function readDraft(t: InstanceType<typeof fb.ProductDraft>): RawDraft {
     const p = t.prices(i);
     if (p) prices.push({ method: p.method(), amount: p.amount(), currency: p.currency() });
   }
-  return { id: t.productId(), title: t.title(), active: t.active(), atoms, prices };
+  const texts: RawDraft['texts'] = [];
+  for (let i = 0; i < t.textsLength(); i += 1) {
+    const x = t.texts(i);
+    if (x) texts.push({ locale: x.locale(), title: x.title(), description: x.description() });
+  }
+  return { id: t.productId(), title: t.title(), active: t.active(), atoms, prices, texts };
 }

@@ -1,3 +1,4 @@
+import { LANGUAGES, type Language } from '@wordgame/i18n';
 import type { AtomKind } from '../db/schema.js';
 import type { PaymentMethod } from '../gate/context.js';
 
@@ -16,23 +17,58 @@ export interface ProductPriceView {
   currency: string;
 }
 
-/** A catalog product with its atoms and prices. */
+/** A product's words in one language: its title and a short description (may be empty). */
+export interface ProductText {
+  locale: Language;
+  title: string;
+  description: string;
+}
+
+/** A catalog product with its atoms, prices and texts; `title` is the English title. */
 export interface Product {
   id: bigint;
   title: string;
   active: boolean;
   atoms: ProductAtomView[];
   prices: ProductPriceView[];
+  /** One per language the product has words in, English always among them. */
+  texts: ProductText[];
   updatedAt: Date;
 }
 
-/** A product to create (id 0) or replace (id > 0), already validated. */
+/**
+ * A product to create (id 0) or replace (id > 0), already validated; `title` is the English title.
+ * With `texts`, they replace the stored ones (English from `title` when they have none); without,
+ * only the English title is set and the other languages' words are kept (catalog repository).
+ */
 export interface ProductDraftInput {
   id: bigint;
   title: string;
   active: boolean;
   atoms: ProductAtomView[];
   prices: ProductPriceView[];
+  texts?: ProductText[];
+}
+
+/** A draft's texts with the English one always present (from `title` when the draft has none). */
+export function draftTexts(draft: Pick<ProductDraftInput, 'title' | 'texts'>): ProductText[] {
+  const texts = draft.texts ?? [];
+  return texts.some((t) => t.locale === 'en') ? texts : [{ locale: 'en', title: draft.title, description: '' }, ...texts];
+}
+
+/** The languages a product's words are kept in (libs/i18n's): the same set the wallet and the bot speak. */
+export const PRODUCT_LOCALES: readonly Language[] = LANGUAGES;
+
+/**
+ * A product's words in `language`: that language's text, else the English one (a product saved
+ * before texts per language, or through the API with English only), else the bare title. One
+ * language per screen: the caller words everything else on the screen in the same `language`.
+ */
+export function textOf(product: Pick<Product, 'title' | 'texts'>, language: Language): ProductText {
+  return (
+    product.texts.find((t) => t.locale === language) ??
+    product.texts.find((t) => t.locale === 'en') ?? { locale: 'en', title: product.title, description: '' }
+  );
 }
 
 /** The benefits a product grants (its non-chip atoms). */

@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../db/schema.js';
 import { DomainError } from '../rpc/errors.js';
-import type { Product, ProductDraftInput } from './product.js';
+import { draftTexts, PRODUCT_LOCALES, type Product, type ProductDraftInput, type ProductText } from './product.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -16,7 +16,7 @@ export async function listProducts(db: Db, options: { includeInactive: boolean; 
   const products = await query.execute();
   if (products.length === 0) return [];
   const ids = products.map((p) => p.id);
-  const [atoms, prices] = await Promise.all([
+  const [atoms, prices, texts] = await Promise.all([
     db
       .selectFrom('catalog_product_atoms as pa')
       .innerJoin('catalog_atoms as a', 'a.id', 'pa.atom_id')
@@ -30,6 +30,12 @@ export async function listProducts(db: Db, options: { includeInactive: boolean; 
       .where('product_id', 'in', ids)
       .orderBy('method')
       .execute(),
+    db
+      .selectFrom('catalog_product_texts')
+      .select(['product_id', 'locale', 'title', 'description'])
+      .where('product_id', 'in', ids)
+      .orderBy('locale')
+      .execute(),
   ]);
   return products.map((p) => ({
     id: p.id,
@@ -38,10 +44,20 @@ export async function listProducts(db: Db, options: { includeInactive: boolean; 
     updatedAt: p.updated_at,
     atoms: atoms.filter((a) => a.product_id === p.id).map(({ kind, quantity }) => ({ kind, quantity })),
     prices: prices.filter((x) => x.product_id === p.id).map(({ method, amount, currency }) => ({ method, amount, currency })),
+    texts: texts
+      .filter((x) => x.product_id === p.id)
+      .flatMap(({ locale, title, description }): ProductText[] => {
+        const language = PRODUCT_LOCALES.find((l) => l === locale);
+        return language ? [{ locale: language, title, description }] : [];
+      }),
   }));
 }
 
-/** Creates or replaces a product with its atoms (found or created) and prices, in one transaction. */
+/**
+ * Creates or replaces a product with its atoms (found or created), prices and texts, in one
+ * transaction; `catalog_products.title` is kept equal to the English text's title. A draft without
+ * `texts` changes the English title only and keeps the words of the other languages.
+ */
 export async function upsertProduct(db: Kysely<DB>, draft: ProductDraftInput, now: Date): Promise<Product> {
   const id = await db.transaction().execute(async (trx) => {
     let productId: bigint;
@@ -62,6 +78,21 @@ export async function upsertProduct(db: Kysely<DB>, draft: ProductDraftInput, no
       productId = updated.id;
       await trx.deleteFrom('catalog_product_atoms').where('product_id', '=', productId).execute();
       await trx.deleteFrom('catalog_prices').where('product_id', '=', productId).execute();
+    }
+    if (draft.texts === undefined) {
+      // An English title alone (the draft shape from before texts): only the English title changes;
+      // the other languages' words, and the English description, stay.
+      await trx
+        .insertInto('catalog_product_texts')
+        .values({ product_id: productId, locale: 'en', title: draft.title })
+        .onConflict((oc) => oc.columns(['product_id', 'locale']).doUpdateSet({ title: draft.title }))
+        .execute();
+    } else {
+      await trx.deleteFrom('catalog_product_texts').where('product_id', '=', productId).execute();
+      await trx
+        .insertInto('catalog_product_texts')
+        .values(draftTexts(draft).map((t) => ({ product_id: productId, locale: t.locale, title: t.title, description: t.description })))
+        .execute();
     }
     await trx
       .insertInto('catalog_atoms')

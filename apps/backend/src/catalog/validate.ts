@@ -1,7 +1,14 @@
 import { DomainError } from '../rpc/errors.js';
 import { PAYMENT_METHODS, type PaymentMethod } from '../gate/context.js';
 import type { AtomKind } from '../db/schema.js';
-import { ATOM_KINDS, type ProductAtomView, type ProductDraftInput, type ProductPriceView } from './product.js';
+import {
+  ATOM_KINDS,
+  PRODUCT_LOCALES,
+  type ProductAtomView,
+  type ProductDraftInput,
+  type ProductPriceView,
+  type ProductText,
+} from './product.js';
 
 /** Characters a title may not hold: one of them breaks a platform's payment-callback signature. */
 const FORBIDDEN_IN_TITLE = /[&<>"']/;
@@ -16,6 +23,8 @@ export interface RawDraft {
   active: boolean;
   atoms: Array<{ kind: string | null; quantity: bigint }>;
   prices: Array<{ method: string | null; amount: bigint; currency: string | null }>;
+  /** The words per language; empty = `title` is the English title and the only text. */
+  texts: Array<{ locale: string | null; title: string | null; description: string | null }>;
 }
 
 /**
@@ -35,6 +44,63 @@ export function validateTitle(raw: string | null): string {
     );
   }
   return title;
+}
+
+const MAX_DESCRIPTION = 255;
+
+/**
+ * A product description: at most 255 characters after trimming (an invoice's limit), none of the
+ * control, bidi or separator characters a title may not hold, and not the title again (a line that
+ * only repeats the title tells the player nothing; empty is fine, the grants are worded instead).
+ */
+export function validateDescription(raw: string | null, title: string): string {
+  const description = (raw ?? '').trim();
+  if ([...description].length > MAX_DESCRIPTION || INVISIBLE_IN_TITLE.test(description)) {
+    throw new DomainError(
+      'invalid_title',
+      `a description is at most ${MAX_DESCRIPTION} characters without control, bidi or line-separator characters`,
+    );
+  }
+  if (description !== '' && description.toLocaleLowerCase() === title.toLocaleLowerCase()) {
+    throw new DomainError('invalid_title', 'a description must not repeat the title');
+  }
+  return description;
+}
+
+/** Runs a text check, naming the language and field in its refusal (`ru title: …`) so an editor can point at the field. */
+function inLocale<T>(locale: string, field: 'title' | 'description', check: () => T): T {
+  try {
+    return check();
+  } catch (err: unknown) {
+    if (err instanceof DomainError) throw new DomainError(err.code, `${locale} ${field}: ${err.message}`);
+    throw err;
+  }
+}
+
+/**
+ * The texts of a draft, one per language of PRODUCT_LOCALES (distinct), each title under the title
+ * rule and each description under validateDescription. English is required: from its text, else
+ * from the draft's `title`; a `title` given beside an English text must equal its title. Problems
+ * answer `invalid_title` (its message names which).
+ */
+export function validateTexts(raw: RawDraft): { title: string; texts: ProductText[] } {
+  const fail = (why: string) => new DomainError('invalid_title', why);
+  const texts: ProductText[] = [];
+  for (const t of raw.texts) {
+    const locale = PRODUCT_LOCALES.find((l) => l === t.locale);
+    if (!locale) throw fail(`unknown text language ${JSON.stringify(t.locale)}: one of ${PRODUCT_LOCALES.join(', ')}`);
+    if (texts.some((x) => x.locale === locale)) throw fail(`text language ${locale} repeated`);
+    const title = inLocale(locale, 'title', () => validateTitle(t.title));
+    texts.push({ locale, title, description: inLocale(locale, 'description', () => validateDescription(t.description, title)) });
+  }
+  const legacy = (raw.title ?? '').trim();
+  const en = texts.find((t) => t.locale === 'en');
+  if (en) {
+    if (legacy !== '' && legacy !== en.title) throw fail('title and the English text title differ');
+    return { title: en.title, texts };
+  }
+  const title = validateTitle(raw.title);
+  return { title, texts: [{ locale: 'en', title, description: '' }, ...texts] };
 }
 
 function validateAtoms(raw: RawDraft['atoms']): ProductAtomView[] {
@@ -91,7 +157,9 @@ function unsettledCurrency(currency: string, cardCurrencies: readonly string[]):
  */
 export function validateDraft(raw: RawDraft, cardCurrencies: readonly string[]): ProductDraftInput {
   if (raw.id < 0n) throw new DomainError('invalid_product_id', 'product_id must be 0 (create) or an existing id');
-  const title = validateTitle(raw.title);
+  const { title, texts } = validateTexts(raw);
   const atoms = validateAtoms(raw.atoms);
-  return { id: raw.id, title, active: raw.active, atoms, prices: validatePrices(raw.prices, atoms, cardCurrencies) };
+  const prices = validatePrices(raw.prices, atoms, cardCurrencies);
+  // A draft without texts (a client from before them) sets the English title only: see upsertProduct.
+  return { id: raw.id, title, active: raw.active, atoms, prices, ...(raw.texts.length > 0 ? { texts } : {}) };
 }

@@ -86,6 +86,19 @@ describe.each(dialects)('database layer on %s', (dialect, open) => {
     await migrateToLatest(database.db);
     await expect(insert('a\u202eb')).rejects.toThrow(/catalog_products_title_check/);
   });
+
+  it('0106 gives every existing product its English text from its title; down drops the texts and keeps the titles', async () => {
+    for (let i = 0; i < 20 && !(await migrateDown(database.db)).includes('Down 0106_product_texts'); i++);
+    expect(await tables(database)).not.toContain('catalog_product_texts');
+    const { id } = await database.db
+      .insertInto('catalog_products')
+      .values({ title: 'Pack from before' })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await migrateToLatest(database.db);
+    const texts = await database.db.selectFrom('catalog_product_texts').selectAll().where('product_id', '=', id).execute();
+    expect(texts).toEqual([{ product_id: id, locale: 'en', title: 'Pack from before', description: '' }]);
+  });
 });
 
 async function tables(database: Database): Promise<string[]> {

@@ -89,6 +89,14 @@ export interface CatalogProductsTable {
   updated_at: Timestamp;
 }
 
+/** A product's words in one language (libs/i18n's); the English row's title equals catalog_products.title. */
+export interface CatalogProductTextsTable {
+  product_id: bigint;
+  locale: string;
+  title: string;
+  description: ColumnType<string, string | undefined, string>;
+}
+
 export interface CatalogProductAtomsTable {
   product_id: bigint;
   atom_id: bigint;
@@ -146,6 +154,7 @@ export interface DB extends ReconciliationTables {
   benefits: BenefitsTable;
   catalog_atoms: CatalogAtomsTable;
   catalog_products: CatalogProductsTable;
+  catalog_product_texts: CatalogProductTextsTable;
   catalog_product_atoms: CatalogProductAtomsTable;
   catalog_prices: CatalogPricesTable;
   ledger_operations: LedgerOperationsTable;

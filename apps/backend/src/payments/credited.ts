@@ -12,5 +12,12 @@ import type { PaymentDeps } from './deps.js';
 export function onCredited(deps: PaymentDeps, paid: OrderRow): void {
   const paidAt = paid.paid_at ?? deps.now();
   deps.metrics.credited(paid.rail, (paidAt.getTime() - paid.created_at.getTime()) / 1000);
-  void notifyPaymentCredited(deps, { accountId: paid.account_id, orderId: paid.id, rail: paid.rail, title: paid.title, chips: paid.chips });
+  void notifyPaymentCredited(deps, {
+    accountId: paid.account_id,
+    orderId: paid.id,
+    rail: paid.rail,
+    title: paid.title,
+    productId: paid.product_id,
+    chips: paid.chips,
+  });
 }

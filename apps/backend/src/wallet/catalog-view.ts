@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
 import { listProducts } from '../catalog/repository.js';
-import type { Product, ProductPriceView } from '../catalog/product.js';
+import { textOf, type Product, type ProductPriceView } from '../catalog/product.js';
+import type { Language } from '@wordgame/i18n';
 import type { PaymentMethod } from '../gate/context.js';
 import { gate, type GateDecision } from '../gate/gate.js';
 import type { Caller } from '../rpc/caller.js';
@@ -9,7 +10,8 @@ import { DomainError } from '../rpc/errors.js';
 
 /** The catalog as one context may see it (wallet.catalog). */
 export interface CatalogViewData {
-  products: Array<Pick<Product, 'id' | 'title' | 'atoms'> & { prices: ProductPriceView[] }>;
+  /** Title and description in the caller's language (English for a product without that text). */
+  products: Array<Pick<Product, 'id' | 'title' | 'atoms'> & { description: string; prices: ProductPriceView[] }>;
   purchaseMethods: PaymentMethod[];
   emailRequired: boolean;
   notice: string;
@@ -29,12 +31,28 @@ function noticeFor(decision: GateDecision & { emailRequired: boolean }): string 
   return '';
 }
 
-/** Keeps only the prices a context may use and drops products left without one. */
-export function projectCatalog(products: readonly Product[], decision: GateDecision & { emailRequired: boolean }): CatalogViewData {
+/**
+ * Keeps only the prices a context may use and drops products left without one; each product's
+ * title and description are in `language` (catalog textOf).
+ */
+export function projectCatalog(
+  products: readonly Product[],
+  decision: GateDecision & { emailRequired: boolean },
+  language: Language = 'en',
+): CatalogViewData {
   const methods = usableMethods(decision);
   return {
     products: products
-      .map((p) => ({ id: p.id, title: p.title, atoms: p.atoms, prices: p.prices.filter((x) => methods.includes(x.method)) }))
+      .map((p) => {
+        const text = textOf(p, language);
+        return {
+          id: p.id,
+          title: text.title,
+          description: text.description,
+          atoms: p.atoms,
+          prices: p.prices.filter((x) => methods.includes(x.method)),
+        };
+      })
       .filter((p) => p.prices.length > 0),
     purchaseMethods: methods,
     emailRequired: decision.emailRequired,
@@ -44,8 +62,8 @@ export function projectCatalog(products: readonly Product[], decision: GateDecis
   };
 }
 
-/** wallet.catalog for a caller: active products projected through the gate. */
-export async function catalogFor(db: Kysely<DB>, caller: Caller): Promise<CatalogViewData> {
+/** wallet.catalog for a caller: active products projected through the gate, worded in `language`. */
+export async function catalogFor(db: Kysely<DB>, caller: Caller, language: Language = 'en'): Promise<CatalogViewData> {
   const account = await db
     .selectFrom('accounts')
     .select(['email_confirmed_at', 'status'])
@@ -53,5 +71,5 @@ export async function catalogFor(db: Kysely<DB>, caller: Caller): Promise<Catalo
     .executeTakeFirst();
   if (!account || account.status === 'deleted') throw new DomainError('caller_required', 'the caller account does not exist');
   const decision = gate({ ...caller.platform, emailConfirmed: account.email_confirmed_at !== null });
-  return projectCatalog(await listProducts(db, { includeInactive: false }), decision);
+  return projectCatalog(await listProducts(db, { includeInactive: false }), decision, language);
 }

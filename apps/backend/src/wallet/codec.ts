@@ -53,7 +53,8 @@ export function encodeCatalog(c: CatalogViewData): Uint8Array {
       const title = b.createString(p.title);
       const atoms = fb.WalletCatalogItem.createAtomsVector(b, writeAtoms(b, p.atoms));
       const prices = fb.WalletCatalogItem.createPricesVector(b, writePrices(b, p.prices));
-      return fb.WalletCatalogItem.createWalletCatalogItem(b, p.id, title, atoms, prices);
+      const description = b.createString(p.description);
+      return fb.WalletCatalogItem.createWalletCatalogItem(b, p.id, title, atoms, prices, description);
     });
     const products = fb.WalletCatalog.createProductsVector(b, items);
     const methods = stringVector(b, c.purchaseMethods, (bb, d) => fb.WalletCatalog.createPurchaseMethodsVector(bb, d));

@@ -7,6 +7,7 @@ import { gate } from '../gate/gate.js';
 import { callerFrom } from '../rpc/caller.js';
 import { DomainError } from '../rpc/errors.js';
 import { buy } from './buy.js';
+import { languageOf } from '@wordgame/i18n';
 import { catalogFor } from './catalog-view.js';
 import { encodeCatalog, encodePurchase, encodeWalletView } from './codec.js';
 import { readWallet } from './repository.js';
@@ -18,12 +19,12 @@ export function walletService(db: Kysely<DB>, logger: Logger, clock: Clock): Ser
   return {
     async getCatalog(req, ctx) {
       const caller = callerFrom(ctx.requestHeader);
-      decodeTable(
+      const language = decodeTable(
         req.body,
         (bb) => fb.WalletCatalogQuery.getRootAsWalletCatalogQuery(bb),
-        () => undefined,
+        (t) => languageOf(t.locale()) ?? 'en',
       );
-      return { body: encodeCatalog(await catalogFor(db, caller)) };
+      return { body: encodeCatalog(await catalogFor(db, caller, language)) };
     },
     async getWallet(req, ctx) {
       const caller = callerFrom(ctx.requestHeader);

@@ -11,6 +11,8 @@ export interface DraftSpec {
   active?: boolean;
   atoms: Array<[kind: string, quantity: bigint]>;
   prices: Array<[method: string, amount: bigint, currency?: string]>;
+  /** Words per language: [locale, title, description]. */
+  texts?: Array<[locale: string, title: string, description: string]>;
 }
 
 export function draftBody(d: DraftSpec): Uint8Array {
@@ -22,6 +24,9 @@ export function draftBody(d: DraftSpec): Uint8Array {
       const currency = cur === undefined ? 0 : b.createString(cur);
       return fb.ProductPrice.createProductPrice(b, method, amount, currency);
     });
+    const texts = (d.texts ?? []).map(([locale, t, description]) =>
+      fb.ProductText.createProductText(b, b.createString(locale), b.createString(t), b.createString(description)),
+    );
     return fb.ProductDraft.createProductDraft(
       b,
       d.id ?? 0n,
@@ -29,6 +34,7 @@ export function draftBody(d: DraftSpec): Uint8Array {
       d.active ?? true,
       fb.ProductDraft.createAtomsVector(b, atoms),
       fb.ProductDraft.createPricesVector(b, prices),
+      fb.ProductDraft.createTextsVector(b, texts),
     );
   });
 }

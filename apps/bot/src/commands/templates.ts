@@ -30,7 +30,9 @@ const TRANSLATORS: ReadonlyMap<Language, Translator> = new Map(LANGUAGES.map((l)
 
 /**
  * Renders a notification to message text in `language`, or undefined when the kind is not
- * rendered out-of-app. Throws RenderError when a parameter the kind needs is missing or empty.
+ * rendered out-of-app. A parameter `p` is read as `p_<language>` when the backend sent one (a
+ * product title per language), else as `p`. Throws RenderError when a parameter the kind needs is
+ * missing or empty.
  */
 export function renderNotification(
   kind: connector.NotificationKind,
@@ -41,7 +43,9 @@ export function renderNotification(
   if (!template) return undefined;
   const values: Record<string, string> = {};
   for (const name of template.params) {
-    const value = params[name]?.trim();
+    // A value worded per language (`product_title_ru`) is taken in the message's language, so the
+    // notice never mixes two; the plain name (English) is the fallback and must be there.
+    const value = (params[`${name}_${language}`]?.trim() || params[name]?.trim()) ?? '';
     if (!value) throw new RenderError(`notification ${Kind[kind]} needs param ${name}`);
     values[name] = value;
   }

@@ -1,6 +1,14 @@
+import { PROVIDERS } from '../api/intake/operations.js';
+
 /** Wallets (funding segment or benefit origin) and operation kinds the ledger filter offers. */
 export const WALLETS = ['direct', 'telegram', 'vk'] as const;
 export const KINDS = ['grant', 'spend', 'purchase', 'refund'] as const;
+/**
+ * Rails the ledger filter offers: the settling provider of a funded row, stars through the bot
+ * (`telegram_stars`, the backend's STARS_PROVIDER) or a card provider the gateway takes
+ * notifications for. A chip spend has no rail and drops out of any of them.
+ */
+export const RAILS = ['telegram_stars', ...PROVIDERS] as const;
 
 /** The console ledger filter as the pages use it; dates are UTC calendar days, `to` inclusive. */
 export interface ConsoleFilter {
@@ -53,7 +61,7 @@ export function parseFilter(query: Record<string, unknown>, now = new Date()): {
   if (to < from) return { error: 'the range must start before it ends' };
   if (filter.wallet !== '' && !(WALLETS as readonly string[]).includes(filter.wallet)) return { error: 'unknown wallet' };
   if (filter.kind !== '' && !(KINDS as readonly string[]).includes(filter.kind)) return { error: 'unknown kind' };
-  if (filter.rail !== '' && !/^[a-z0-9_]{1,64}$/.test(filter.rail)) return { error: 'unknown rail' };
+  if (filter.rail !== '' && !(RAILS as readonly string[]).includes(filter.rail)) return { error: 'unknown rail' };
   if (filter.account !== '' && !/^[1-9]\d{0,18}$/.test(filter.account)) return { error: 'account must be a positive id' };
   return { filter };
 }

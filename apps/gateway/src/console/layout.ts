@@ -7,7 +7,8 @@ header{background:#263238;color:#fff;padding:8px 16px;display:flex;gap:16px;alig
 header a{color:#fff}header form{margin-left:auto}main{padding:16px}
 table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ccc;padding:3px 6px;text-align:left}
 td.num{text-align:right;font-variant-numeric:tabular-nums}.error{color:#b00020}.debt{color:#b00020;font-weight:600}.notice{background:#e8f5e9;padding:6px}
-fieldset{margin:8px 0}label{margin-right:12px}`);
+fieldset{margin:8px 0}label{margin-right:12px}
+table.fit{width:100%}table.fit td{overflow-wrap:anywhere}form.act{display:inline-block;margin:1px}`);
 
 /** Headers every console response carries: no caching, no framing, no scripts, no sniffing. */
 export function consoleHeaders(res: Response): void {
@@ -33,7 +34,7 @@ export function page(title: string, body: SafeHtml, operator?: ConsoleOperator):
 <form method="post" action="/_gm/logout">${csrfField(operator)}<span>${operator.login}</span> <button type="submit">Sign out</button></form>`
     : '';
   return html`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${title} · console</title><style>${STYLE}</style></head>
+<html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>${title} · console</title><style>${STYLE}</style></head>
 <body><header><strong>Operator console</strong>${nav}</header><main><h1>${title}</h1>${body}</main></body></html>`;
 }
 

@@ -18,9 +18,24 @@ export interface CallOptions {
   headers?: Record<string, string>;
 }
 
+let language: string | undefined;
+
+/**
+ * The page's language, sent as `Accept-Language` on every call from now on: the gateway words the
+ * catalog and the invoice in it, so the page, the products and the invoice speak one language
+ * (the browser's own header could name another than the platform's the page chose).
+ */
+export function setCallLanguage(tag: string): void {
+  language = tag;
+}
+
 /** Calls the gateway's REST API: JSON in and out; a non-2xx answer throws ApiError with its code. */
 export async function call<T>(path: string, options: CallOptions = {}): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
+  const headers: Record<string, string> = {
+    accept: 'application/json',
+    ...(language ? { 'accept-language': language } : {}),
+    ...options.headers,
+  };
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   if (options.token) headers['authorization'] = `Bearer ${options.token}`;
   let res: Response;

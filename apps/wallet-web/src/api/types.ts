@@ -34,7 +34,9 @@ export interface PriceJson {
 
 export interface ProductJson {
   product_id: string;
+  /** In the page's language (sent as Accept-Language), as is the description. */
   title: string;
+  description: string;
   atoms: { kind: string; quantity: string }[];
   prices: PriceJson[];
 }

@@ -1,5 +1,5 @@
 import { ApiError, call } from '../api/client.js';
-import type { CatalogJson, OrderJson, PriceJson, ProductJson, PurchaseJson } from '../api/types.js';
+import type { CatalogJson, OrderJson, PriceJson, ProductJson, ProfileJson, PurchaseJson } from '../api/types.js';
 import type { App } from '../app.js';
 import { rememberPendingOrder } from '../session.js';
 import { el, replace } from '../ui/dom.js';
@@ -20,6 +20,9 @@ export function newIdempotencyKey(): string {
 export async function buyTab(app: App): Promise<HTMLElement> {
   const { t } = app;
   const catalog = await call<CatalogJson>('/user/wallet/catalog', { token: app.session.token });
+  const unconfirmed = catalog.email_required
+    ? unconfirmedEmail(await call<ProfileJson>('/user/profile', { token: app.session.token }))
+    : null;
   const message = el('p', { id: 'buy-message', role: 'status', 'aria-live': 'polite' });
   const notices = [
     !catalog.trusted && el('p', { class: 'notice' }, t.t('wallet.untrusted')),
@@ -27,8 +30,8 @@ export async function buyTab(app: App): Promise<HTMLElement> {
     catalog.email_required &&
       el(
         'p',
-        { class: 'notice', id: 'email-notice' },
-        t.t('wallet.email_notice'),
+        { class: 'notice', id: 'email-notice', 'data-email': unconfirmed === null ? 'none' : 'unconfirmed' },
+        unconfirmed === null ? t.t('wallet.email_notice') : t.t('wallet.email_confirm_notice', { email: unconfirmed }),
         ' ',
         linkButton(t.t('wallet.email_notice_link'), () => app.show('profile')),
       ),
@@ -51,6 +54,16 @@ export async function buyTab(app: App): Promise<HTMLElement> {
   );
 }
 
+/**
+ * The address waiting for confirmation, if any: a pending change, or an address that was never
+ * confirmed. The buy tab then asks to confirm it, not to add one (the player already did).
+ */
+export function unconfirmedEmail(profile: Pick<ProfileJson, 'email' | 'email_confirmed' | 'pending_email'>): string | null {
+  if (profile.pending_email) return profile.pending_email;
+  if (profile.email && !profile.email_confirmed) return profile.email;
+  return null;
+}
+
 function productCard(app: App, catalog: CatalogJson, product: ProductJson, message: HTMLElement): HTMLElement {
   const { t } = app;
   const grants = product.atoms.map((a) => grantText(app, a.kind, a.quantity)).filter((g) => g !== '');
@@ -58,13 +71,14 @@ function productCard(app: App, catalog: CatalogJson, product: ProductJson, messa
     'article',
     { 'aria-label': product.title },
     el('h3', {}, product.title),
+    product.description !== '' && el('p', { class: 'description' }, product.description),
     grants.length > 0 && el('p', { class: 'detail' }, grants.join(' · ')),
     el('div', { class: 'actions' }, ...product.prices.map((price) => priceButton(app, catalog, product, price, message))),
   );
   function grantText(a: App, kind: string, quantity: string): string {
-    if (kind === 'chips') return t.t('wallet.grants_chips', { count: amount(quantity, a.t.language) });
-    if (kind === 'hints') return t.t('wallet.grants_hints', { count: amount(quantity, a.t.language) });
-    if (kind === 'no_ads_days') return t.t('wallet.grants_no_ads_days', { count: amount(quantity, a.t.language) });
+    if (kind === 'chips') return t.plural('wallet.grants_chips', quantity, { count: amount(quantity, a.t.language) });
+    if (kind === 'hints') return t.plural('wallet.grants_hints', quantity, { count: amount(quantity, a.t.language) });
+    if (kind === 'no_ads_days') return t.plural('wallet.grants_no_ads_days', quantity, { count: amount(quantity, a.t.language) });
     if (kind === 'no_ads_forever') return t.t('wallet.grants_no_ads_forever');
     return '';
   }
@@ -77,7 +91,7 @@ function priceButton(app: App, catalog: CatalogJson, product: ProductJson, price
     const button = el(
       'button',
       { type: 'button', 'data-method': 'chips' },
-      t.t('wallet.price_chips', { amount: amount(price.amount, lang) }),
+      t.plural('wallet.price_chips', price.amount, { count: amount(price.amount, lang) }),
     );
     let key = newIdempotencyKey();
     button.addEventListener('click', () => {
@@ -107,7 +121,7 @@ function priceButton(app: App, catalog: CatalogJson, product: ProductJson, price
   const rail = price.method === 'xtr' ? 'stars' : 'card';
   const label =
     rail === 'stars'
-      ? t.t('wallet.price_stars', { amount: amount(price.amount, lang) })
+      ? t.plural('wallet.price_stars', price.amount, { count: amount(price.amount, lang) })
       : t.t('wallet.price_card', { amount: money(price.amount, price.currency, lang) });
   const blocked = rail === 'card' && catalog.email_required;
   const button = el(

@@ -52,7 +52,8 @@ export async function profileTab(app: App): Promise<HTMLElement> {
     { id: 'email-form', class: 'row' },
     el('label', { for: 'email' }, t.t('wallet.email')),
     emailInput,
-    el('button', { type: 'submit' }, t.t('wallet.link_email')),
+    // Next to a confirmed address the form changes it; "link" is for an account without one yet.
+    el('button', { type: 'submit', id: 'email-submit' }, t.t(profile.email_confirmed ? 'wallet.change_email' : 'wallet.link_email')),
   );
   emailForm.addEventListener('submit', (event) => {
     event.preventDefault();
@@ -71,8 +72,8 @@ export async function profileTab(app: App): Promise<HTMLElement> {
         el('h3', { id: 'providers-title' }, t.t('wallet.sign_in_providers')),
         el(
           'ul',
-          { id: 'providers', 'aria-labelledby': 'providers-title' },
-          ...profile.sign_in_providers.map((p) => el('li', { 'data-provider': p }, providerName(app, p))),
+          { id: 'providers', class: 'facts', 'aria-labelledby': 'providers-title' },
+          ...profile.sign_in_providers.map((p) => el('li', { 'data-provider': p }, `${providerName(app, p)} — ${providerWhere(app, p)}`)),
         ),
       );
   return el(
@@ -108,6 +109,15 @@ function emailText(app: App, profile: ProfileJson): string {
   if (profile.pending_email) return t.t('wallet.email_pending', { email: profile.pending_email });
   if (profile.email && profile.email_confirmed) return `${profile.email} — ${t.t('wallet.email_confirmed')}`;
   return t.t('wallet.email_none');
+}
+
+/**
+ * Where a sign-in method is used: e-mail on this page; a host platform only from the game's
+ * mini-app inside it (the web page has no Telegram or VK sign-in button), so the list is facts,
+ * not links, and says so instead of looking like buttons.
+ */
+function providerWhere(app: App, provider: string): string {
+  return HOSTS.has(provider) ? app.t.t('wallet.provider_in_host', { host: providerName(app, provider) }) : app.t.t('wallet.provider_here');
 }
 
 function providerName(app: App, provider: string): string {

@@ -26,7 +26,12 @@ export async function walletTab(app: App): Promise<HTMLElement> {
         { 'data-segment': s.segment, 'data-balance': s.balance, class: s.in_debt ? 'debt' : undefined },
         el('span', { class: 'label' }, segmentName(t, s.segment)),
         el('strong', { class: 'value' }, t.t('wallet.chips_count', { count: amount(s.balance, lang) })),
-        s.in_debt && el('span', { class: 'detail' }, t.t('wallet.debt', { count: amount(s.balance.replace(/^-/, ''), lang) })),
+        s.in_debt &&
+          el(
+            'span',
+            { class: 'detail' },
+            t.plural('wallet.debt', s.balance.replace(/^-/, ''), { count: amount(s.balance.replace(/^-/, ''), lang) }),
+          ),
       ),
     ),
   );

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { createTranslator, type Language } from '@wordgame/i18n';
 import { listProducts } from '../../catalog/repository.js';
-import { packGrant, type Product } from '../../catalog/product.js';
+import { packGrant, textOf, type Product } from '../../catalog/product.js';
 import { gate } from '../../gate/gate.js';
 import type { Caller } from '../../rpc/caller.js';
 import { DomainError } from '../../rpc/errors.js';
@@ -23,14 +24,22 @@ function packOf(product: Product) {
   return { chips: g.chips, hints: g.hints, no_ads_days: g.noAdsDays, no_ads_forever: g.noAdsForever };
 }
 
-/** A short invoice description listing what the pack grants. */
-function describe(pack: ReturnType<typeof packOf>): string {
+/**
+ * The invoice's words in the payer's language: the product's title and description in `language`
+ * (catalog textOf); a product without a description gets what the pack grants, worded from the
+ * shared catalogue (libs/i18n) in the same language, so the invoice never mixes two.
+ */
+export function invoiceText(product: Product, language: Language): { title: string; description: string } {
+  const text = textOf(product, language);
+  if (text.description !== '') return { title: text.title, description: text.description };
+  const t = createTranslator(text.locale);
+  const g = packGrant(product.atoms);
   const parts: string[] = [];
-  if (pack.chips > 0n) parts.push(`${pack.chips} chips`);
-  if (pack.hints > 0n) parts.push(`${pack.hints} hints`);
-  if (pack.no_ads_forever) parts.push('no ads forever');
-  else if (pack.no_ads_days > 0n) parts.push(`no ads for ${pack.no_ads_days} days`);
-  return parts.join(', ') || 'Word game pack';
+  if (g.chips > 0n) parts.push(t.plural('wallet.grants_chips', g.chips));
+  if (g.hints > 0n) parts.push(t.plural('wallet.grants_hints', g.hints));
+  if (g.noAdsForever) parts.push(t.t('wallet.grants_no_ads_forever'));
+  else if (g.noAdsDays > 0n) parts.push(t.plural('wallet.grants_no_ads_days', g.noAdsDays));
+  return { title: text.title, description: parts.join(', ') || text.title };
 }
 
 /**
@@ -73,9 +82,16 @@ function requireSettled(deps: PaymentDeps, product: Product, rail: OrderRail, pr
  * pending (it simply expires). Card: the
  * provider creates a single-stage redirect payment keyed by the order id (Idempotence-Key and
  * metadata.order_id); unavailable leaves the order pending without a payment id (a retry with the
- * same key is safe), a rejection fails the order.
+ * same key is safe), a rejection fails the order. The invoice (stars) and the payment description
+ * (card) are worded in the payer's `language`; the order keeps the English title.
  */
-export async function createOrder(deps: PaymentDeps, caller: Caller, productId: bigint, rail: string | null): Promise<OrderRow> {
+export async function createOrder(
+  deps: PaymentDeps,
+  caller: Caller,
+  productId: bigint,
+  rail: string | null,
+  language: Language = 'en',
+): Promise<OrderRow> {
   if (rail !== 'stars' && rail !== 'card') throw paymentError('invalid_rail', 'rail must be stars or card');
   if (productId <= 0n) throw new DomainError('invalid_product_id', 'product_id must be a positive integer');
   const account = await deps.db
@@ -103,6 +119,7 @@ export async function createOrder(deps: PaymentDeps, caller: Caller, productId: 
   const price = product.prices.find((p) => p.method === method);
   if (!price) throw paymentError('not_sold_on_rail', `this product is not sold by ${rail}`);
   const pack = packOf(product);
+  const words = invoiceText(product, language);
   const orderRail: OrderRail = rail;
   const now = deps.now();
   const base = {
@@ -123,8 +140,8 @@ export async function createOrder(deps: PaymentDeps, caller: Caller, productId: 
     requireSettled(deps, product, orderRail, price.currency, STARS_CURRENCY);
     const order = await openOrder(deps, { ...base, provider: STARS_PROVIDER, shop: null }, now);
     const outcome = await deps.bot.createInvoice({
-      title: product.title,
-      description: describe(pack),
+      title: words.title,
+      description: words.description,
       payload: order.id,
       amount: price.amount,
     });
@@ -155,7 +172,7 @@ export async function createOrder(deps: PaymentDeps, caller: Caller, productId: 
       {
         amountMinor: price.amount,
         currency: price.currency,
-        description: product.title,
+        description: words.title,
         returnUrl: card.returnUrl,
         metadata: { order_id: order.id },
         ...(card.vatCode !== null && account.email !== null
@@ -163,7 +180,7 @@ export async function createOrder(deps: PaymentDeps, caller: Caller, productId: 
               receipt: {
                 email: account.email,
                 vatCode: card.vatCode,
-                items: [{ description: product.title, amountMinor: price.amount, currency: price.currency }],
+                items: [{ description: words.title, amountMinor: price.amount, currency: price.currency }],
               },
             }
           : {}),

@@ -1,3 +1,4 @@
+import { languageOf } from '@wordgame/i18n';
 import type { ServiceImpl } from '@connectrpc/connect';
 import { backendApi, decodeTable, fb } from '@wordgame/contracts';
 import { clientAddressOf, type Quota } from '../../limits/index.js';
@@ -22,10 +23,10 @@ export function paymentsService(deps: PaymentDeps, orderQuota: Quota): ServiceIm
       const q = decodeTable(
         req.body,
         (bb) => fb.OrderCreate.getRootAsOrderCreate(bb),
-        (t) => ({ productId: t.productId(), rail: t.rail() }),
+        (t) => ({ productId: t.productId(), rail: t.rail(), language: languageOf(t.locale()) ?? 'en' }),
       );
       await orderQuota.take(caller.accountId, clientAddressOf(ctx.requestHeader));
-      const order = await createOrder(deps, caller, q.productId, q.rail);
+      const order = await createOrder(deps, caller, q.productId, q.rail, q.language);
       deps.logger.info(
         { orderId: order.id, accountId: String(caller.accountId), rail: order.rail, productId: String(order.product_id) },
         'order created',

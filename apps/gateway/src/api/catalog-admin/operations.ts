@@ -11,9 +11,14 @@ import { productListWire, productWire, type ProductJson } from './wire.js';
 /** Characters a product title must not contain: they break a platform's payment-callback signature check. */
 const TITLE_FORBIDDEN = /[&<>"']/;
 
+const draftText = z.object({ title: text(64).min(1, 'must not be empty'), description: text(255).default('') }).strict();
+
 const draftBody = z
   .object({
-    title: text(64).min(1, 'must not be empty'),
+    /** The English title; may be left out when `texts.en` is given (then equal to it when both are). */
+    title: text(64).min(1, 'must not be empty').optional(),
+    /** The words per language: a product shows a Russian player Russian words only when `ru` is here. */
+    texts: z.object({ en: draftText.optional(), ru: draftText.optional() }).strict().optional(),
     active: z.boolean().default(true),
     atoms: z
       .array(z.object({ kind: z.enum(ATOM_KINDS), quantity: amountParam.refine((q) => q > 0n, 'must be positive') }).strict())
@@ -34,14 +39,18 @@ const draftBody = z
       .max(5)
       .refine((p) => new Set(p.map((x) => x.method)).size === p.length, 'price methods must be distinct'),
   })
-  .strict();
+  .strict()
+  .refine((d) => d.title !== undefined || d.texts?.en !== undefined, { message: 'an English title is needed', path: ['title'] });
 
 const listQuery = z.object({ include_inactive: z.enum(['true', 'false']).default('true') });
 const productPath = z.object({ id: idParam });
 
 const draftExamples = {
   chips: {
-    title: 'Chips x100',
+    texts: {
+      en: { title: 'Handful of chips', description: '100 chips to spend on hints and ad-free days.' },
+      ru: { title: 'Горсть фишек', description: '100 фишек на подсказки и дни без рекламы.' },
+    },
     active: true,
     atoms: [{ kind: 'chips', quantity: '100' }],
     prices: [
@@ -54,13 +63,21 @@ const draftExamples = {
 const draftErrors = ['invalid_title', 'invalid_atoms', 'invalid_prices', 'invalid_currency'] as const;
 
 function productOf(t: InstanceType<typeof fb.ProductRecord>): ProductJson {
+  const title = t.title() ?? '';
+  const texts: ProductJson['texts'] = { en: { title, description: '' } };
+  for (let i = 0; i < t.textsLength(); i++) {
+    const x = t.texts(i);
+    const locale = x?.locale();
+    if (x && (locale === 'en' || locale === 'ru')) texts[locale] = { title: x.title() ?? '', description: x.description() ?? '' };
+  }
   return {
     product_id: t.productId(),
-    title: t.title() ?? '',
+    title,
     active: t.active(),
     atoms: readAtoms(t),
     prices: readPrices(t),
     updated_at: isoFromUnix(t.updatedAtUnix()),
+    texts,
   };
 }
 
@@ -84,13 +101,29 @@ async function list(backend: BackendClients, includeInactive: boolean, call: Ope
 }
 
 async function upsert(backend: BackendClients, productId: bigint, { req, call }: OperationContext): Promise<ProductJson> {
-  const draft = parseInput(draftBody, jsonBody(req), byField({ title: 'invalid_title', atoms: 'invalid_atoms', prices: 'invalid_prices' }));
-  if (TITLE_FORBIDDEN.test(draft.title)) throw new ApiError('invalid_title');
+  const draft = parseInput(
+    draftBody,
+    jsonBody(req),
+    byField({ title: 'invalid_title', texts: 'invalid_title', atoms: 'invalid_atoms', prices: 'invalid_prices' }),
+  );
+  const texts = Object.entries(draft.texts ?? {}).flatMap(([locale, t]) => (t ? [{ locale, ...t }] : []));
+  if ([draft.title ?? '', ...texts.map((t) => t.title)].some((t) => TITLE_FORBIDDEN.test(t))) throw new ApiError('invalid_title');
   const body = encodeTable((b) => {
-    const title = b.createString(draft.title);
+    const title = b.createString(draft.title ?? '');
     const atoms = writeAtoms(b, draft.atoms);
     const prices = writePrices(b, draft.prices);
-    return fb.ProductDraft.createProductDraft(b, productId, title, draft.active, atoms, prices);
+    const textOffsets = texts.map((t) =>
+      fb.ProductText.createProductText(b, b.createString(t.locale), b.createString(t.title), b.createString(t.description)),
+    );
+    return fb.ProductDraft.createProductDraft(
+      b,
+      productId,
+      title,
+      draft.active,
+      atoms,
+      prices,
+      fb.ProductDraft.createTextsVector(b, textOffsets),
+    );
   });
   const res = await backend.catalogAdmin.upsertProduct({ body }, call);
   return decodeTable(res.body, (bb) => fb.ProductRecord.getRootAsProductRecord(bb), productOf);
@@ -143,7 +176,8 @@ export function catalogAdminOperations(backend: BackendClients): Operation[] {
       doc: {
         tag: 'operator',
         summary: 'Create a catalog product (catalog_editor role)',
-        description: "The title must not contain any of & < > \" ' (they break a platform's payment-callback signature).",
+        description:
+          "Every title (`title`, `texts.en.title`, `texts.ru.title`) must not contain any of & < > \" ' (they break a platform's payment-callback signature). A description must not repeat its title. `texts.ru` is what a Russian player reads; without it they get the English words. A body without `texts` sets the English title only and keeps the other languages' words.",
         body: draftBody,
         examples: draftExamples,
         success: { status: 201, description: 'The product created.', body: productWire },

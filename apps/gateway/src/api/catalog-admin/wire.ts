@@ -3,7 +3,16 @@ import { atomWire, priceWire } from '../wallet/wire.js';
 import { bigintString, isoTime, type Wire } from '../wire.js';
 import type { AtomJson, PriceJson } from '../products.js';
 
-/** A catalog product as the editor sees it. */
+/** A product's words in one language. */
+export const productTextWire = z.object({ title: z.string(), description: z.string() }).strict().meta({ title: 'ProductText' });
+
+/** A product's words per language (libs/i18n's); English is always there. */
+export const productTextsWire = z
+  .object({ en: productTextWire, ru: productTextWire.optional() })
+  .strict()
+  .meta({ title: 'ProductTexts' }) satisfies z.ZodType<ProductJson['texts']>;
+
+/** A catalog product as the editor sees it; `title` is the English title (`texts.en.title`). */
 export const productWire = z
   .object({
     product_id: bigintString,
@@ -12,6 +21,7 @@ export const productWire = z
     atoms: z.array(atomWire),
     prices: z.array(priceWire),
     updated_at: isoTime,
+    texts: productTextsWire,
   })
   .strict()
   .meta({ title: 'Product' }) satisfies z.ZodType<Wire<ProductJson>>;
@@ -22,7 +32,13 @@ export const productListWire = z
   .strict()
   .meta({ title: 'ProductList' });
 
-/** A catalog product as the editor sees it. */
+/** A product's words in one language. */
+export interface ProductTextJson {
+  title: string;
+  description: string;
+}
+
+/** A catalog product as the editor sees it; `title` is the English title. */
 export interface ProductJson {
   product_id: bigint;
   title: string;
@@ -30,4 +46,5 @@ export interface ProductJson {
   atoms: AtomJson[];
   prices: PriceJson[];
   updated_at: string | null;
+  texts: { en: ProductTextJson; ru?: ProductTextJson };
 }

@@ -12,7 +12,8 @@ export const NOTIFICATIONS_PATH = '/api/v1/payments/notifications';
 export const NOTIFICATION_BODY_LIMIT = '64kb';
 
 /** Provider adapters with a notification route (one route per adapter, no path parameter). */
-const PROVIDERS = ['yookassa'] as const;
+/** The card providers whose notifications the gateway takes (one intake route each); also the console's card rails. */
+export const PROVIDERS = ['yookassa'] as const;
 
 /** A notification as the route reads it: the raw bytes, plus its event and object id for logs only. */
 interface RawNotification {

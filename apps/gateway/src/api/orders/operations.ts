@@ -1,6 +1,7 @@
 import { encodeTable, fb } from '@wordgame/contracts';
 import { z } from 'zod';
 import type { BackendClients } from '../../backend/client.js';
+import { requestLanguage } from '../language.js';
 import type { Operation } from '../operation.js';
 import { byField, idParam, jsonBody, parseInput } from '../validation.js';
 import { readOrder, readOrderList } from './codec.js';
@@ -35,7 +36,8 @@ export function orderOperations(backend: BackendClients): Operation[] {
       doc: {
         tag: 'orders',
         summary: 'Open an order on a payment rail',
-        description: "stars: answers the invoice link (inside Telegram); card: the provider's confirmation URL.",
+        description:
+          "stars: answers the invoice link (inside Telegram); card: the provider's confirmation URL. The invoice's (or payment's) title and description are in the language `Accept-Language` names first among en and ru (else English).",
         body: createBody,
         examples: { card: { product_id: '12', rail: 'card' }, stars: { product_id: '12', rail: 'stars' } },
         success: { status: 201, description: 'The pending order.', body: orderWire },
@@ -58,7 +60,10 @@ export function orderOperations(backend: BackendClients): Operation[] {
       },
       async handle({ req, call }) {
         const input = parseInput(createBody, jsonBody(req), byField({ product_id: 'invalid_product_id', rail: 'invalid_rail' }));
-        const body = encodeTable((b) => fb.OrderCreate.createOrderCreate(b, input.product_id, b.createString(input.rail)));
+        const locale = requestLanguage(req);
+        const body = encodeTable((b) =>
+          fb.OrderCreate.createOrderCreate(b, input.product_id, b.createString(input.rail), b.createString(locale)),
+        );
         return { status: 201, body: readOrder((await backend.payments.createOrder({ body }, call)).body) };
       },
     },

@@ -18,7 +18,8 @@ export interface WalletJson {
 
 /** The catalog projected for the caller's context. */
 export interface CatalogJson {
-  products: { product_id: bigint; title: string; atoms: AtomJson[]; prices: PriceJson[] }[];
+  /** Title and description in the request's language (Accept-Language; English otherwise). */
+  products: { product_id: bigint; title: string; description: string; atoms: AtomJson[]; prices: PriceJson[] }[];
   purchase_methods: string[];
   email_required: boolean;
   notice: string | null;
@@ -78,7 +79,14 @@ export function readCatalog(body: Uint8Array): CatalogJson {
       const products: CatalogJson['products'] = [];
       for (let i = 0; i < t.productsLength(); i++) {
         const p = t.products(i);
-        if (p) products.push({ product_id: p.productId(), title: p.title() ?? '', atoms: readAtoms(p), prices: readPrices(p) });
+        if (p)
+          products.push({
+            product_id: p.productId(),
+            title: p.title() ?? '',
+            description: p.description() ?? '',
+            atoms: readAtoms(p),
+            prices: readPrices(p),
+          });
       }
       return {
         products,

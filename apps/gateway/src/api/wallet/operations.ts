@@ -4,6 +4,7 @@ import type { BackendClients } from '../../backend/client.js';
 import type { Operation } from '../operation.js';
 import { idParam, idempotencyKey, jsonBody, parseInput } from '../validation.js';
 import { readCatalog, readPurchase, readWallet } from './codec.js';
+import { requestLanguage } from '../language.js';
 import { catalogWire, purchaseWire, walletWire } from './wire.js';
 
 const buyBody = z.object({ product_id: idParam }).strict();
@@ -23,11 +24,14 @@ export function walletOperations(backend: BackendClients): Operation[] {
       doc: {
         tag: 'wallet',
         summary: "The catalog offered in the caller's context",
+        description:
+          'Titles and descriptions are in the language `Accept-Language` names first among those the catalogue has (en, ru); English otherwise, and for a product without words in that language.',
         success: { status: 200, description: 'The catalog.', body: catalogWire },
         errors: [],
       },
-      async handle({ call }) {
-        const body = encodeTable((b) => fb.WalletCatalogQuery.createWalletCatalogQuery(b));
+      async handle({ req, call }) {
+        const locale = requestLanguage(req);
+        const body = encodeTable((b) => fb.WalletCatalogQuery.createWalletCatalogQuery(b, b.createString(locale)));
         return { status: 200, body: readCatalog((await backend.wallet.getCatalog({ body }, call)).body) };
       },
     },

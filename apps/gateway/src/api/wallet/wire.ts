@@ -29,7 +29,15 @@ export const walletWire = z
 export const catalogWire = z
   .object({
     products: z.array(
-      z.object({ product_id: bigintString, title: z.string(), atoms: z.array(atomWire), prices: z.array(priceWire) }).strict(),
+      z
+        .object({
+          product_id: bigintString,
+          title: z.string(),
+          description: z.string(),
+          atoms: z.array(atomWire),
+          prices: z.array(priceWire),
+        })
+        .strict(),
     ),
     purchase_methods: z.array(z.string()),
     email_required: z.boolean(),

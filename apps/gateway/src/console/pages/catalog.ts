@@ -6,10 +6,13 @@ import { csrfField, page, send, sendError } from '../layout.js';
 import { formatAmount } from '../money.js';
 import { paramId, type ConsoleOperator } from '../session.js';
 
-/** A product as the editor form holds it (strings as typed). */
+/** A product as the editor form holds it (strings as typed); `title` is the English title. */
 interface Draft {
   id: string;
   title: string;
+  description: string;
+  titleRu: string;
+  descriptionRu: string;
   active: boolean;
   chips: string;
   noAdsDays: string;
@@ -24,17 +27,21 @@ interface Draft {
 interface Product {
   id: bigint;
   title: string;
+  texts: Array<{ locale: string; title: string; description: string }>;
   active: boolean;
   atoms: Array<{ kind: string; quantity: bigint }>;
   prices: Array<{ method: string; amount: bigint; currency: string }>;
 }
 
-/** Field errors by group: title, atoms, prices, the card price's currency, other. */
-type Errors = Partial<Record<'title' | 'atoms' | 'prices' | 'currency' | 'other', string>>;
+/** Field errors by group: each language's title and description, atoms, prices, the card price's currency, other. */
+type Errors = Partial<Record<'title' | 'description' | 'title_ru' | 'description_ru' | 'atoms' | 'prices' | 'currency' | 'other', string>>;
 
 const EMPTY: Draft = {
   id: '0',
   title: '',
+  description: '',
+  titleRu: '',
+  descriptionRu: '',
   active: true,
   chips: '',
   noAdsDays: '',
@@ -60,6 +67,11 @@ async function listProducts(client: ConsoleClient, operator: ConsoleOperator): P
         return {
           id: p?.productId() ?? 0n,
           title: p?.title() ?? '',
+          texts: Array.from({ length: p?.textsLength() ?? 0 }, (_, j) => ({
+            locale: p?.texts(j)?.locale() ?? '',
+            title: p?.texts(j)?.title() ?? '',
+            description: p?.texts(j)?.description() ?? '',
+          })),
           active: p?.active() ?? false,
           atoms: Array.from({ length: p?.atomsLength() ?? 0 }, (_, j) => ({
             kind: p?.atoms(j)?.kind() ?? '',
@@ -78,9 +90,13 @@ async function listProducts(client: ConsoleClient, operator: ConsoleOperator): P
 function draftOf(p: Product): Draft {
   const atom = (k: string) => p.atoms.find((a) => a.kind === k)?.quantity.toString() ?? '';
   const price = (m: string) => p.prices.find((x) => x.method === m);
+  const text = (l: string) => p.texts.find((t) => t.locale === l);
   return {
     id: p.id.toString(),
-    title: p.title,
+    title: text('en')?.title ?? p.title,
+    description: text('en')?.description ?? '',
+    titleRu: text('ru')?.title ?? '',
+    descriptionRu: text('ru')?.description ?? '',
     active: p.active,
     chips: atom('chips'),
     noAdsDays: atom('no_ads_days'),
@@ -99,7 +115,13 @@ function editor(operator: ConsoleOperator, d: Draft, errors: Errors) {
     html`<label>${label} <input name="${name}" value="${value}" inputmode="numeric" size="10"></label>`;
   return html`${err('other')}<form method="post" action="/_gm/catalog/save" id="product-form">${csrfField(operator)}
 <input type="hidden" name="product_id" value="${d.id}">
-<p><label>Title <input name="title" value="${d.title}" maxlength="200" size="40"></label>${err('title')}</p>
+<fieldset><legend>English</legend>
+<p><label>Title (English) <input name="title" value="${d.title}" maxlength="200" size="40"></label>${err('title')}</p>
+<p><label>Description (English) <input name="description" value="${d.description}" maxlength="300" size="60"></label>${err('description')}</p></fieldset>
+<fieldset lang="ru"><legend>Russian</legend>
+<p><label>Title (Russian) <input name="title_ru" value="${d.titleRu}" maxlength="200" size="40"></label>${err('title_ru')}</p>
+<p><label>Description (Russian) <input name="description_ru" value="${d.descriptionRu}" maxlength="300" size="60"></label>${err('description_ru')}</p></fieldset>
+<p>Each title: 1-64 characters, none of &amp; &lt; &gt; " '. A description (optional, at most 255 characters) says what the title does not; it must not repeat the title.</p>
 <p><label><input type="checkbox" name="active" value="1"${d.active ? html` checked` : ''}> Active</label></p>
 <fieldset><legend>Atoms (empty = not included)</legend>${num('atom_chips', d.chips, 'Chips')}${num('atom_no_ads_days', d.noAdsDays, 'No-ads days')}
 <label><input type="checkbox" name="atom_no_ads_forever" value="1"${d.noAdsForever ? html` checked` : ''}> No ads forever</label>${num('atom_hints', d.hints, 'Hints')}${err('atoms')}</fieldset>
@@ -122,9 +144,11 @@ export function catalogList(client: ConsoleClient) {
       page(
         'Catalog',
         html`${saved ? html`<p class="notice" id="saved">Product ${saved} saved.</p>` : ''}<p><a id="new" href="/_gm/catalog/new">New product</a></p>
-<table id="products"><tr><th>Id</th><th>Title</th><th>Active</th><th>Atoms</th><th>Prices</th><th></th></tr>
+<table id="products"><tr><th>Id</th><th>Title</th><th>Title (Russian)</th><th>Active</th><th>Atoms</th><th>Prices</th><th></th></tr>
 ${products.map(
-  (p) => html`<tr data-id="${p.id}"><td>${p.id}</td><td class="title">${p.title}</td><td>${p.active ? 'yes' : 'no'}</td>
+  (
+    p,
+  ) => html`<tr data-id="${p.id}"><td>${p.id}</td><td class="title">${p.title}</td><td class="title-ru" lang="ru">${p.texts.find((t) => t.locale === 'ru')?.title ?? ''}</td><td>${p.active ? 'yes' : 'no'}</td>
 <td>${p.atoms.map((a) => `${a.kind} ${a.quantity}`).join(', ')}</td><td>${p.prices.map((x) => `${x.method}: ${formatAmount(x.amount, x.currency)}`).join(', ')}</td>
 <td><a href="/_gm/catalog/${p.id.toString()}">Edit</a></td></tr>`,
 )}</table>`,
@@ -171,6 +195,9 @@ export function catalogSave(client: ConsoleClient) {
     const d: Draft = {
       id: field(body, 'product_id') || '0',
       title: typeof body['title'] === 'string' ? body['title'] : '',
+      description: typeof body['description'] === 'string' ? body['description'] : '',
+      titleRu: typeof body['title_ru'] === 'string' ? body['title_ru'] : '',
+      descriptionRu: typeof body['description_ru'] === 'string' ? body['description_ru'] : '',
       active: body['active'] === '1',
       chips: field(body, 'atom_chips'),
       noAdsDays: field(body, 'atom_no_ads_days'),
@@ -184,6 +211,8 @@ export function catalogSave(client: ConsoleClient) {
     const whole = (v: string) => /^\d{1,15}$/.test(v);
     const errors: Errors = {};
     if (!/^\d{1,19}$/.test(d.id)) errors.other = 'Malformed product id.';
+    // The editor edits every language: a product without Russian words would show a Russian player English.
+    if (d.titleRu.trim() === '') errors.title_ru = 'A Russian title is needed (Russian players read it in the wallet and on the invoice).';
     if (![d.chips, d.noAdsDays, d.hints].every((v) => v === '' || whole(v))) errors.atoms = 'Quantities must be whole numbers.';
     if (![d.priceChips, d.priceProvider, d.priceXtr].every((v) => v === '' || whole(v)))
       errors.prices = 'Prices must be whole numbers (money in minor units).';
@@ -201,8 +230,15 @@ export function catalogSave(client: ConsoleClient) {
     if (d.priceChips) prices.push(['chips', BigInt(d.priceChips), 'CHIPS']);
     if (d.priceProvider) prices.push(['provider', BigInt(d.priceProvider), d.providerCurrency]);
     if (d.priceXtr) prices.push(['xtr', BigInt(d.priceXtr), 'XTR']);
+    const texts: Array<[string, string, string]> = [
+      ['en', d.title, d.description],
+      ['ru', d.titleRu, d.descriptionRu],
+    ];
     const draft = encodeTable((b) => {
       const t = b.createString(d.title);
+      const x = texts.map(([locale, title, description]) =>
+        fb.ProductText.createProductText(b, b.createString(locale), b.createString(title), b.createString(description)),
+      );
       const a = atoms.map(([kind, q]) => fb.ProductAtom.createProductAtom(b, b.createString(kind), q));
       const p = prices.map(([m, amount, cur]) => {
         const method = b.createString(m);
@@ -216,6 +252,7 @@ export function catalogSave(client: ConsoleClient) {
         d.active,
         fb.ProductDraft.createAtomsVector(b, a),
         fb.ProductDraft.createPricesVector(b, p),
+        fb.ProductDraft.createTextsVector(b, x),
       );
     });
     try {
@@ -229,7 +266,7 @@ export function catalogSave(client: ConsoleClient) {
       const f = failureOf(err);
       const where: keyof Errors | null =
         f.errorCode === 'invalid_title'
-          ? 'title'
+          ? textField(f.message)
           : f.errorCode === 'invalid_atoms'
             ? 'atoms'
             : f.errorCode === 'invalid_prices'
@@ -247,4 +284,12 @@ export function catalogSave(client: ConsoleClient) {
       send(res, 400, page(title, editor(operator, d, { [where]: f.message }), operator));
     }
   };
+}
+
+/** The form field a backend `invalid_title` refusal is about: its message starts `<locale> <field>:` (catalog/validate.ts). */
+function textField(message: string): keyof Errors {
+  const m = /^(en|ru) (title|description):/.exec(message);
+  if (!m) return 'title';
+  const field = m[2] === 'description' ? 'description' : 'title';
+  return m[1] === 'ru' ? `${field}_ru` : field;
 }

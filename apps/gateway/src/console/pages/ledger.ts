@@ -2,11 +2,15 @@ import type { Request, Response } from 'express';
 import { encodeTable, fb } from '@wordgame/contracts';
 import { asOperator, failureOf, type ConsoleClient } from '../backend.js';
 import { dailyChart } from '../chart.js';
-import { encodeFilter, KINDS, parseCursor, parseFilter, WALLETS, wireRange, type ConsoleFilter } from '../filter.js';
+import { encodeFilter, KINDS, parseCursor, parseFilter, RAILS, WALLETS, wireRange, type ConsoleFilter } from '../filter.js';
 import { html } from '../html.js';
 import { page, send, sendError } from '../layout.js';
 import { readPage, utcTime, writeFilter, type Row } from '../ledger-wire.js';
 import { formatAmount } from '../money.js';
+import { createTranslator } from '@wordgame/i18n';
+
+/** The console's counted words: English (the console's language), plural by the catalogue's CLDR rules. */
+const WORDS = createTranslator('en');
 
 /** Rows per ledger page. */
 export const PAGE_SIZE = 50;
@@ -18,7 +22,7 @@ function filterForm(f: ConsoleFilter) {
 <label>From (UTC) <input type="date" name="from" value="${f.from}"></label>
 <label>To (UTC, inclusive) <input type="date" name="to" value="${f.to}"></label>
 <label>Wallet <select name="wallet">${option('', f.wallet, 'any')}${WALLETS.map((w) => option(w, f.wallet))}</select></label>
-<label>Rail <input name="rail" value="${f.rail}" placeholder="any (e.g. yookassa)" size="14"></label>
+<label>Rail <select name="rail">${option('', f.rail, 'any')}${RAILS.map((r) => option(r, f.rail))}</select></label>
 <label>Kind <select name="kind">${option('', f.kind, 'any')}${KINDS.map((k) => option(k, f.kind))}</select></label>
 <label>Account <input name="account" value="${f.account}" inputmode="numeric" size="10"></label>
 <button type="submit">Filter</button> <a href="/_gm/ledger">Reset (last 30 days)</a></form>`;
@@ -78,7 +82,7 @@ export function ledgerPage(client: ConsoleClient, exportCap: number) {
         html`${filterForm(f)}
 <p>All times and dates are UTC. Range ${f.from} to ${f.to} inclusive.</p>
 <h2>Totals over the whole filter</h2>
-<p id="matched" data-matched="${data.matched}">${data.matched} operations match.</p>
+<p id="matched" data-matched="${data.matched}">${WORDS.plural('console.operations_match', data.matched)}</p>
 <table id="totals"><tr><th>Currency</th><th>Total</th><th>Operations</th></tr>
 ${data.totals.map((t) => html`<tr data-currency="${t.currency}" data-minor="${t.amount}"><td>${t.currency}</td><td class="num">${formatAmount(t.amount, t.currency)}</td><td class="num">${t.operations}</td></tr>`)}</table>
 ${dailyChart(data.daily, fromUnix, toUnix)}

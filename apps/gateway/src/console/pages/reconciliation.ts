@@ -140,7 +140,7 @@ ${report.outcome === 'failed' ? html`<strong class="error">failed</strong> — $
       page(
         'Provider reconciliation',
         html`${summary}
-<table id="mismatches"><tr><th>What</th><th>Rail</th><th>Order</th><th>Payment / charge</th><th>Refund</th><th>Payer</th><th>Ledger</th><th>Provider</th><th>When (UTC)</th><th>${operator.roles.includes('refunder') ? 'Action' : 'State'}</th></tr>
+<table id="mismatches" class="fit"><tr><th>What</th><th>Rail</th><th>Order</th><th>Payment / charge</th><th>Refund</th><th>Payer</th><th>Ledger</th><th>Provider</th><th>When (UTC)</th><th>${operator.roles.includes('refunder') ? 'Action' : 'State'}</th></tr>
 ${report.rows.map((r) => rowHtml(operator, r))}</table>`,
         operator,
       ),

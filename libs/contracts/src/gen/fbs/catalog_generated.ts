@@ -3,3 +3,4 @@
 export { ProductAtom } from './backend/fb/product-atom.js';
 export { ProductPrice } from './backend/fb/product-price.js';
 export { ProductRecord } from './backend/fb/product-record.js';
+export { ProductText } from './backend/fb/product-text.js';

@@ -35,8 +35,18 @@ rail(optionalEncoding?:any):string|Uint8Array|null {
   return offset ? this.bb!.__string(this.bb_pos + offset, optionalEncoding) : null;
 }
 
+/**
+ * The payer's language ("en", "ru"; empty = "en"): the invoice title and description are in it.
+ */
+locale():string|null
+locale(optionalEncoding:flatbuffers.Encoding):string|Uint8Array|null
+locale(optionalEncoding?:any):string|Uint8Array|null {
+  const offset = this.bb!.__offset(this.bb_pos, 8);
+  return offset ? this.bb!.__string(this.bb_pos + offset, optionalEncoding) : null;
+}
+
 static startOrderCreate(builder:flatbuffers.Builder) {
-  builder.startObject(2);
+  builder.startObject(3);
 }
 
 static addProductId(builder:flatbuffers.Builder, productId:bigint) {
@@ -47,15 +57,20 @@ static addRail(builder:flatbuffers.Builder, railOffset:flatbuffers.Offset) {
   builder.addFieldOffset(1, railOffset, 0);
 }
 
+static addLocale(builder:flatbuffers.Builder, localeOffset:flatbuffers.Offset) {
+  builder.addFieldOffset(2, localeOffset, 0);
+}
+
 static endOrderCreate(builder:flatbuffers.Builder):flatbuffers.Offset {
   const offset = builder.endObject();
   return offset;
 }
 
-static createOrderCreate(builder:flatbuffers.Builder, productId:bigint, railOffset:flatbuffers.Offset):flatbuffers.Offset {
+static createOrderCreate(builder:flatbuffers.Builder, productId:bigint, railOffset:flatbuffers.Offset, localeOffset:flatbuffers.Offset):flatbuffers.Offset {
   OrderCreate.startOrderCreate(builder);
   OrderCreate.addProductId(builder, productId);
   OrderCreate.addRail(builder, railOffset);
+  OrderCreate.addLocale(builder, localeOffset);
   return OrderCreate.endOrderCreate(builder);
 }
 }

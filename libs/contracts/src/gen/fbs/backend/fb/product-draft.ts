@@ -4,6 +4,7 @@ import * as flatbuffers from 'flatbuffers';
 
 import { ProductAtom } from '../../backend/fb/product-atom.js';
 import { ProductPrice } from '../../backend/fb/product-price.js';
+import { ProductText } from '../../backend/fb/product-text.js';
 
 
 /**
@@ -33,6 +34,9 @@ productId():bigint {
   return offset ? this.bb!.readInt64(this.bb_pos + offset) : BigInt('0');
 }
 
+/**
+ * The English title (used when `texts` has no "en" entry; must equal it when it has one).
+ */
 title():string|null
 title(optionalEncoding:flatbuffers.Encoding):string|Uint8Array|null
 title(optionalEncoding?:any):string|Uint8Array|null {
@@ -65,8 +69,22 @@ pricesLength():number {
   return offset ? this.bb!.__vector_len(this.bb_pos + offset) : 0;
 }
 
+/**
+ * The text per language (distinct locales); replaces the stored texts. Empty: only the English
+ * title is set, the other languages' words are kept (a client from before texts).
+ */
+texts(index: number, obj?:ProductText):ProductText|null {
+  const offset = this.bb!.__offset(this.bb_pos, 14);
+  return offset ? (obj || new ProductText()).__init(this.bb!.__indirect(this.bb!.__vector(this.bb_pos + offset) + index * 4), this.bb!) : null;
+}
+
+textsLength():number {
+  const offset = this.bb!.__offset(this.bb_pos, 14);
+  return offset ? this.bb!.__vector_len(this.bb_pos + offset) : 0;
+}
+
 static startProductDraft(builder:flatbuffers.Builder) {
-  builder.startObject(5);
+  builder.startObject(6);
 }
 
 static addProductId(builder:flatbuffers.Builder, productId:bigint) {
@@ -113,18 +131,35 @@ static startPricesVector(builder:flatbuffers.Builder, numElems:number) {
   builder.startVector(4, numElems, 4);
 }
 
+static addTexts(builder:flatbuffers.Builder, textsOffset:flatbuffers.Offset) {
+  builder.addFieldOffset(5, textsOffset, 0);
+}
+
+static createTextsVector(builder:flatbuffers.Builder, data:flatbuffers.Offset[]):flatbuffers.Offset {
+  builder.startVector(4, data.length, 4);
+  for (let i = data.length - 1; i >= 0; i--) {
+    builder.addOffset(data[i]!);
+  }
+  return builder.endVector();
+}
+
+static startTextsVector(builder:flatbuffers.Builder, numElems:number) {
+  builder.startVector(4, numElems, 4);
+}
+
 static endProductDraft(builder:flatbuffers.Builder):flatbuffers.Offset {
   const offset = builder.endObject();
   return offset;
 }
 
-static createProductDraft(builder:flatbuffers.Builder, productId:bigint, titleOffset:flatbuffers.Offset, active:boolean, atomsOffset:flatbuffers.Offset, pricesOffset:flatbuffers.Offset):flatbuffers.Offset {
+static createProductDraft(builder:flatbuffers.Builder, productId:bigint, titleOffset:flatbuffers.Offset, active:boolean, atomsOffset:flatbuffers.Offset, pricesOffset:flatbuffers.Offset, textsOffset:flatbuffers.Offset):flatbuffers.Offset {
   ProductDraft.startProductDraft(builder);
   ProductDraft.addProductId(builder, productId);
   ProductDraft.addTitle(builder, titleOffset);
   ProductDraft.addActive(builder, active);
   ProductDraft.addAtoms(builder, atomsOffset);
   ProductDraft.addPrices(builder, pricesOffset);
+  ProductDraft.addTexts(builder, textsOffset);
   return ProductDraft.endProductDraft(builder);
 }
 }

@@ -4,6 +4,7 @@ import * as flatbuffers from 'flatbuffers';
 
 import { ProductAtom } from '../../backend/fb/product-atom.js';
 import { ProductPrice } from '../../backend/fb/product-price.js';
+import { ProductText } from '../../backend/fb/product-text.js';
 
 
 export class ProductRecord {
@@ -66,8 +67,21 @@ updatedAtUnix():bigint {
   return offset ? this.bb!.readInt64(this.bb_pos + offset) : BigInt('0');
 }
 
+/**
+ * The product's text per language; "en" is always there (its title is `title`).
+ */
+texts(index: number, obj?:ProductText):ProductText|null {
+  const offset = this.bb!.__offset(this.bb_pos, 16);
+  return offset ? (obj || new ProductText()).__init(this.bb!.__indirect(this.bb!.__vector(this.bb_pos + offset) + index * 4), this.bb!) : null;
+}
+
+textsLength():number {
+  const offset = this.bb!.__offset(this.bb_pos, 16);
+  return offset ? this.bb!.__vector_len(this.bb_pos + offset) : 0;
+}
+
 static startProductRecord(builder:flatbuffers.Builder) {
-  builder.startObject(6);
+  builder.startObject(7);
 }
 
 static addProductId(builder:flatbuffers.Builder, productId:bigint) {
@@ -118,12 +132,28 @@ static addUpdatedAtUnix(builder:flatbuffers.Builder, updatedAtUnix:bigint) {
   builder.addFieldInt64(5, updatedAtUnix, BigInt('0'));
 }
 
+static addTexts(builder:flatbuffers.Builder, textsOffset:flatbuffers.Offset) {
+  builder.addFieldOffset(6, textsOffset, 0);
+}
+
+static createTextsVector(builder:flatbuffers.Builder, data:flatbuffers.Offset[]):flatbuffers.Offset {
+  builder.startVector(4, data.length, 4);
+  for (let i = data.length - 1; i >= 0; i--) {
+    builder.addOffset(data[i]!);
+  }
+  return builder.endVector();
+}
+
+static startTextsVector(builder:flatbuffers.Builder, numElems:number) {
+  builder.startVector(4, numElems, 4);
+}
+
 static endProductRecord(builder:flatbuffers.Builder):flatbuffers.Offset {
   const offset = builder.endObject();
   return offset;
 }
 
-static createProductRecord(builder:flatbuffers.Builder, productId:bigint, titleOffset:flatbuffers.Offset, active:boolean, atomsOffset:flatbuffers.Offset, pricesOffset:flatbuffers.Offset, updatedAtUnix:bigint):flatbuffers.Offset {
+static createProductRecord(builder:flatbuffers.Builder, productId:bigint, titleOffset:flatbuffers.Offset, active:boolean, atomsOffset:flatbuffers.Offset, pricesOffset:flatbuffers.Offset, updatedAtUnix:bigint, textsOffset:flatbuffers.Offset):flatbuffers.Offset {
   ProductRecord.startProductRecord(builder);
   ProductRecord.addProductId(builder, productId);
   ProductRecord.addTitle(builder, titleOffset);
@@ -131,6 +161,7 @@ static createProductRecord(builder:flatbuffers.Builder, productId:bigint, titleO
   ProductRecord.addAtoms(builder, atomsOffset);
   ProductRecord.addPrices(builder, pricesOffset);
   ProductRecord.addUpdatedAtUnix(builder, updatedAtUnix);
+  ProductRecord.addTexts(builder, textsOffset);
   return ProductRecord.endProductRecord(builder);
 }
 }

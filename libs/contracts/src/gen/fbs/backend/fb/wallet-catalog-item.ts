@@ -32,6 +32,9 @@ productId():bigint {
   return offset ? this.bb!.readInt64(this.bb_pos + offset) : BigInt('0');
 }
 
+/**
+ * In the query's language.
+ */
 title():string|null
 title(optionalEncoding:flatbuffers.Encoding):string|Uint8Array|null
 title(optionalEncoding?:any):string|Uint8Array|null {
@@ -59,8 +62,18 @@ pricesLength():number {
   return offset ? this.bb!.__vector_len(this.bb_pos + offset) : 0;
 }
 
+/**
+ * In the query's language; may be empty.
+ */
+description():string|null
+description(optionalEncoding:flatbuffers.Encoding):string|Uint8Array|null
+description(optionalEncoding?:any):string|Uint8Array|null {
+  const offset = this.bb!.__offset(this.bb_pos, 12);
+  return offset ? this.bb!.__string(this.bb_pos + offset, optionalEncoding) : null;
+}
+
 static startWalletCatalogItem(builder:flatbuffers.Builder) {
-  builder.startObject(4);
+  builder.startObject(5);
 }
 
 static addProductId(builder:flatbuffers.Builder, productId:bigint) {
@@ -103,17 +116,22 @@ static startPricesVector(builder:flatbuffers.Builder, numElems:number) {
   builder.startVector(4, numElems, 4);
 }
 
+static addDescription(builder:flatbuffers.Builder, descriptionOffset:flatbuffers.Offset) {
+  builder.addFieldOffset(4, descriptionOffset, 0);
+}
+
 static endWalletCatalogItem(builder:flatbuffers.Builder):flatbuffers.Offset {
   const offset = builder.endObject();
   return offset;
 }
 
-static createWalletCatalogItem(builder:flatbuffers.Builder, productId:bigint, titleOffset:flatbuffers.Offset, atomsOffset:flatbuffers.Offset, pricesOffset:flatbuffers.Offset):flatbuffers.Offset {
+static createWalletCatalogItem(builder:flatbuffers.Builder, productId:bigint, titleOffset:flatbuffers.Offset, atomsOffset:flatbuffers.Offset, pricesOffset:flatbuffers.Offset, descriptionOffset:flatbuffers.Offset):flatbuffers.Offset {
   WalletCatalogItem.startWalletCatalogItem(builder);
   WalletCatalogItem.addProductId(builder, productId);
   WalletCatalogItem.addTitle(builder, titleOffset);
   WalletCatalogItem.addAtoms(builder, atomsOffset);
   WalletCatalogItem.addPrices(builder, pricesOffset);
+  WalletCatalogItem.addDescription(builder, descriptionOffset);
   return WalletCatalogItem.endWalletCatalogItem(builder);
 }
 }

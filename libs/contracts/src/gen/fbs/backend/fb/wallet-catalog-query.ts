@@ -20,8 +20,23 @@ static getSizePrefixedRootAsWalletCatalogQuery(bb:flatbuffers.ByteBuffer, obj?:W
   return (obj || new WalletCatalogQuery()).__init(bb.readInt32(bb.position()) + bb.position(), bb);
 }
 
+/**
+ * The caller's language (a libs/i18n language: "en", "ru"); titles and descriptions come in it,
+ * falling back to English for a product without that text. Empty = "en".
+ */
+locale():string|null
+locale(optionalEncoding:flatbuffers.Encoding):string|Uint8Array|null
+locale(optionalEncoding?:any):string|Uint8Array|null {
+  const offset = this.bb!.__offset(this.bb_pos, 4);
+  return offset ? this.bb!.__string(this.bb_pos + offset, optionalEncoding) : null;
+}
+
 static startWalletCatalogQuery(builder:flatbuffers.Builder) {
-  builder.startObject(0);
+  builder.startObject(1);
+}
+
+static addLocale(builder:flatbuffers.Builder, localeOffset:flatbuffers.Offset) {
+  builder.addFieldOffset(0, localeOffset, 0);
 }
 
 static endWalletCatalogQuery(builder:flatbuffers.Builder):flatbuffers.Offset {
@@ -29,8 +44,9 @@ static endWalletCatalogQuery(builder:flatbuffers.Builder):flatbuffers.Offset {
   return offset;
 }
 
-static createWalletCatalogQuery(builder:flatbuffers.Builder):flatbuffers.Offset {
+static createWalletCatalogQuery(builder:flatbuffers.Builder, localeOffset:flatbuffers.Offset):flatbuffers.Offset {
   WalletCatalogQuery.startWalletCatalogQuery(builder);
+  WalletCatalogQuery.addLocale(builder, localeOffset);
   return WalletCatalogQuery.endWalletCatalogQuery(builder);
 }
 }
