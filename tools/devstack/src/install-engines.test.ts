@@ -13,20 +13,14 @@ const NPM_CLI = realpathSync(
     .map((d) => join(d, 'npm'))
     .find((p) => existsSync(p)) ?? 'npm',
 );
-/** The machine's own node, when it is another than the pinned one (Debian's, on this machine 20). */
-const OTHER_NODE = ['/usr/bin/node', '/usr/local/bin/node'].find((path) => {
-  if (!existsSync(path)) return false;
-  const version = spawnSync(path, ['--version'], { encoding: 'utf8' }).stdout.trim();
-  return version !== '' && version !== `v${PINNED}`;
-});
 
 /**
- * What `npm ci` reads to decide about engines: the root manifest, the lockfile, `.npmrc` and every
+ * What `npm ci` reads to decide about engines: the root manifest, the lockfile and every
  * workspace's manifest, copied to a scratch folder so a dry run touches nothing here.
  */
 function installManifests(): string {
   const dir = mkdtempSync(join(tmpdir(), 'engines-'));
-  for (const file of ['package.json', 'package-lock.json', '.npmrc']) cpSync(join(ROOT, file), join(dir, file));
+  for (const file of ['package.json', 'package-lock.json']) cpSync(join(ROOT, file), join(dir, file));
   for (const group of ['apps', 'libs', 'tools']) {
     for (const name of readdirSync(join(ROOT, group))) {
       const manifest = join(ROOT, group, name, 'package.json');
@@ -51,8 +45,8 @@ function dryRunCi(node: string, dir: string): { status: number | null; output: s
 /**
  * `npm ci` on the machine's older node used to print about 30 lines of EBADENGINE warnings (the root
  * wants Node 24, five dependencies Node >= 22) and install anyway. Now the install runs under the
- * pinned Node (`npm run setup` fetches it like `npm start`) and finds every engine satisfied, and
- * under another node `.npmrc`'s engine-strict stops it with one error naming the Node required.
+ * pinned Node (`npm run setup` fetches it like `npm start`) and finds every engine satisfied. A bare
+ * `npm ci` under another node still installs (with those warnings), so habit never blocks a newcomer.
  */
 describe('npm ci and engines', () => {
   let dir: string;
@@ -68,21 +62,8 @@ describe('npm ci and engines', () => {
     expect(status).toBe(0);
   });
 
-  (OTHER_NODE ? it : it.skip)(
-    `under another node (${OTHER_NODE ?? 'none here'}) stops at once with one error naming the node required`,
-    () => {
-      const { status, output } = dryRunCi(OTHER_NODE ?? '', dir);
-      expect(status).not.toBe(0);
-      expect(output).not.toMatch(/npm warn EBADENGINE/);
-      expect(output).toContain('npm error code EBADENGINE');
-      expect(output).toContain('Not compatible with your version of node/npm: @wordgame/source');
-      expect(output).toContain('Required: {"node":">=24 <25"}');
-    },
-  );
-
   it('tells how to install on another node: `npm run setup` runs npm ci under the pinned node', () => {
     const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
     expect(scripts['setup']).toBe('bash tools/node/with-node.sh npm ci --no-audit --no-fund');
-    expect(readFileSync(join(ROOT, '.npmrc'), 'utf8')).toMatch(/^engine-strict=true$/m);
   });
 });
