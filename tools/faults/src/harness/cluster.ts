@@ -46,6 +46,10 @@ export interface ClusterOptions {
   /** Bots: the first owns updates, the others do not. */
   bots?: number;
   logLevel?: string;
+  /** Extra environment of every backend (e.g. BACKEND_DRAIN_DELAY_MS), applied last. */
+  backendEnv?: Record<string, string>;
+  /** Extra environment of every gateway, applied last. */
+  gatewayEnv?: Record<string, string>;
 }
 
 /** Every process of a scaled-out stack. */
@@ -116,6 +120,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         REAPER_INTERVAL_MS: '2000',
         BACKEND_YOOKASSA_API_URL: options.providerApiUrl,
         BACKEND_YOOKASSA_SHOPS: `direct:${CARD_SHOP.shopId}:${CARD_SHOP.secretKey}:test`,
+        ...options.backendEnv,
       },
       () => httpOk(`${backendUrls[i] ?? ''}/readyz`),
     ),
@@ -145,6 +150,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         BOTLINK_TLS_CA: certs.ca.cert,
         BOTLINK_TLS_CERT: certs.gateway.cert,
         BOTLINK_TLS_KEY: certs.gateway.key,
+        ...options.gatewayEnv,
       },
       // The metrics listener starts last, once HTTP, bot-link and internal listeners are up.
       () => httpOk(`http://${host}:${g.metrics[i] ?? 0}/metrics`),
