@@ -2,6 +2,7 @@ import http from 'node:http';
 import http2 from 'node:http2';
 import net from 'node:net';
 import { serveStreams, type StreamTaker } from '@wordgame/h2-unary';
+import { http1Drain } from '@wordgame/service-kit';
 
 type Handler = (req: http.IncomingMessage | http2.Http2ServerRequest, res: http.ServerResponse | http2.Http2ServerResponse) => void;
 
@@ -22,10 +23,10 @@ export const MAX_CONCURRENT_STREAMS = 256;
  * connection: the gateway talks Connect over multiplexed h2c while probes and curl use HTTP/1.1.
  * An HTTP/2 connection may hold at most MAX_CONCURRENT_STREAMS streams at once.
  * `close()` stops accepting, lets in-flight requests finish for up to `graceMs`, then destroys
- * whatever is left. It ends every connection as soon as nothing is in flight on it: h2 sessions
- * get GOAWAY and close after their open streams; an HTTP/1.1 keep-alive connection is ended at once
- * when idle, else its current response says `Connection: close` (when its headers are not out yet)
- * and the socket ends after it; a connection that sent nothing yet is ended at once. The h1 server
+ * whatever is left. It ends every connection once nothing is in flight on it: h2 sessions get
+ * GOAWAY and close after their open streams; HTTP/1.1 ones answer `Connection: close` from then on
+ * and an idle one ends after IDLE_LINGER_MS (service-kit http1Drain); a connection that sent
+ * nothing yet is ended at once. The h1 server
  * gets its connections by `emit('connection')` and never listens itself, so Node's own idle
  * tracking (`closeIdleConnections`, which starts on 'listening') knows none of them: without this
  * every keep-alive socket (probes, curl) held the close for the whole `graceMs`.
@@ -38,43 +39,29 @@ export async function listenDual(handler: Handler, host: string, port: number, g
   serveStreams(h2, take ?? (() => false), http2.createServer(handler));
   const sockets = new Set<net.Socket>();
   const sessions = new Set<http2.ServerHttp2Session>();
-  /** HTTP/1.1 sockets and their responses not yet closed (in flight). */
-  const h1Open = new Map<net.Socket, Set<http.ServerResponse>>();
-  const h2Sockets = new WeakSet<net.Socket>();
+  const h1Drain = http1Drain(h1);
+  /** Sockets handed to either server (the rest sent nothing yet). */
+  const classified = new WeakSet<net.Socket>();
   let closing = false;
   h2.on('session', (session: http2.ServerHttp2Session) => {
+    // A connection that spoke first after close() began gets GOAWAY at once.
+    if (closing) session.close();
     sessions.add(session);
     session.on('close', () => sessions.delete(session));
-  });
-  // Runs before `handler` (prepended) so a response written synchronously already carries Connection: close.
-  h1.prependListener('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
-    const socket = req.socket;
-    const open = h1Open.get(socket);
-    if (!open) return;
-    open.add(res);
-    if (closing) res.shouldKeepAlive = false;
-    res.once('close', () => {
-      open.delete(res);
-      if (closing && open.size === 0) socket.end();
-    });
   });
 
   const front = net.createServer((socket) => {
     sockets.add(socket);
-    socket.on('close', () => {
-      sockets.delete(socket);
-      h1Open.delete(socket);
-    });
+    socket.on('close', () => sockets.delete(socket));
     socket.once('data', (chunk: Buffer) => {
       socket.pause();
       socket.unshift(chunk);
       const isH2 = chunk.subarray(0, H2_PREFACE.length).equals(H2_PREFACE.subarray(0, Math.min(chunk.length, H2_PREFACE.length)));
       // The HTTP/2 core drains the unshifted bytes itself; resuming would hand them to nobody.
+      classified.add(socket);
       if (isH2) {
-        h2Sockets.add(socket);
         h2.emit('connection', socket);
       } else {
-        h1Open.set(socket, new Set());
         h1.emit('connection', socket);
         socket.resume();
       }
@@ -95,14 +82,9 @@ export async function listenDual(handler: Handler, host: string, port: number, g
       closing = true;
       const closed = new Promise<void>((resolve) => front.close(() => resolve()));
       for (const session of sessions) session.close();
-      for (const socket of sockets) {
-        if (h2Sockets.has(socket)) continue; // its session ends it after its streams
-        const open = h1Open.get(socket);
-        if (open === undefined)
-          socket.destroy(); // nothing received yet: nothing in flight
-        else if (open.size === 0) socket.end();
-        else for (const res of open) if (!res.headersSent) res.shouldKeepAlive = false;
-      }
+      void h1Drain.start();
+      // Nothing received yet, nothing in flight: h2 sockets are their sessions' to end, h1 ones the drain's.
+      for (const socket of sockets) if (!classified.has(socket)) socket.destroy();
       const deadline = setTimeout(() => {
         for (const socket of sockets) socket.destroy();
       }, graceMs);
