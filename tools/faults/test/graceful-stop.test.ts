@@ -28,18 +28,34 @@ interface Outcome {
   endedAt?: number;
   status?: number;
   error?: string;
+  /** The request went out on a kept-alive socket (one the server had accepted and answered on before). */
+  reused?: boolean;
+}
+
+/** A failed request: node's error code and message, and whether it went out on a reused socket. */
+class RequestFailed extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly reused: boolean,
+  ) {
+    super(message);
+  }
 }
 
 /** GET over one keep-alive HTTP/1.1 socket (node:http Agent, keepAlive, one socket), as probes and proxies do. */
 function keepAliveGet(agent: http.Agent, url: string, headers: Record<string, string> = {}): Promise<number> {
   return new Promise((resolve, reject) => {
+    // node:http's errors come from another realm than jest's (no instanceof Error): read the fields.
+    const fail = (err: { code?: unknown; message?: unknown }) =>
+      reject(new RequestFailed(typeof err.code === 'string' ? err.code : 'error', String(err.message), req.reusedSocket));
     const req = http.get(url, { agent, headers, timeout: 15_000 }, (res) => {
       res.resume();
       res.once('end', () => resolve(res.statusCode ?? 0));
-      res.once('error', reject);
+      res.once('error', fail);
     });
     req.once('timeout', () => req.destroy(new Error('timeout')));
-    req.once('error', reject);
+    req.once('error', fail);
   });
 }
 
@@ -51,9 +67,10 @@ async function loop(once: () => Promise<number>, until: () => boolean, into: Out
     try {
       outcome.status = await once();
     } catch (err: unknown) {
-      // node:http's errors come from another realm than jest's (no instanceof Error): read the fields.
-      const { code, message } = err as { code?: unknown; message?: unknown };
-      outcome.error = `${typeof code === 'string' ? code : 'error'}: ${typeof message === 'string' ? message : String(err)}`;
+      if (err instanceof RequestFailed) {
+        outcome.error = `${err.code}: ${err.message}`;
+        outcome.reused = err.reused;
+      } else outcome.error = String(err);
     }
     outcome.endedAt = performance.now();
     if (gapMs > 0) await delay(gapMs);
@@ -66,13 +83,17 @@ const failed = (outcomes: readonly Outcome[], ok: (status: number) => boolean) =
 const inFlightAt = (outcomes: readonly Outcome[], at: number) => outcomes.filter((o) => o.startedAt < at && (o.endedAt ?? Infinity) > at);
 /**
  * Requests that failed although they were sent before `closedAt` (in flight when the listener
- * closed, or on a keep-alive socket it ended under them); from `closedAt` on a refused
- * connection (ECONNREFUSED: never reached the process) is expected and anything else is not.
+ * closed, or on a keep-alive socket it ended under them). From `closedAt` on a request may fail
+ * only without having reached the process: refused (ECONNREFUSED), or reset on a new connection
+ * (one the kernel had completed in the listen backlog when the listening socket closed: the
+ * process never accepted it); a reset on a reused keep-alive socket is a failure.
  */
 const failedInFlight = (outcomes: readonly Outcome[], closedAt: number) =>
-  outcomes.filter((o) =>
-    o.startedAt < closedAt ? o.error !== undefined || o.status !== 200 : o.error !== undefined && !o.error.startsWith('ECONNREFUSED'),
-  );
+  outcomes.filter((o) => {
+    if (o.startedAt < closedAt) return o.error !== undefined || o.status !== 200;
+    if (o.error === undefined) return false;
+    return !(o.error.startsWith('ECONNREFUSED') || (o.error.startsWith('ECONNRESET') && o.reused === false));
+  });
 
 /**
  * The backend and the gateway, run from their bundles under libs/lifecycle's runService, stop
