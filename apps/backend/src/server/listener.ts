@@ -26,10 +26,10 @@ export const MAX_CONCURRENT_STREAMS = 256;
  * whatever is left. It ends every connection once nothing is in flight on it: h2 sessions get
  * GOAWAY and close after their open streams; HTTP/1.1 ones answer `Connection: close` from then on
  * and an idle one ends after IDLE_LINGER_MS (service-kit http1Drain); a connection that sent
- * nothing yet is ended at once. The h1 server
- * gets its connections by `emit('connection')` and never listens itself, so Node's own idle
- * tracking (`closeIdleConnections`, which starts on 'listening') knows none of them: without this
- * every keep-alive socket (probes, curl) held the close for the whole `graceMs`.
+ * nothing yet is ended at once. The h1 server gets its connections by `emit('connection')` and
+ * never listens itself, so Node's own idle tracking (`closeIdleConnections`, which starts on
+ * 'listening') knows none of them: without the drain every keep-alive socket (probes, curl) held
+ * the close for the whole `graceMs`.
  */
 export async function listenDual(handler: Handler, host: string, port: number, graceMs = 5_000, take?: StreamTaker): Promise<DualListener> {
   const h1 = http.createServer(handler);
