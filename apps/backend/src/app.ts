@@ -6,7 +6,7 @@ import type { Logger } from '@wordgame/logging';
 import { accountService } from './accounts/service.js';
 import { catalogAdminService } from './operators/catalog-service.js';
 import { seedDevCatalog } from './catalog/seed.js';
-import type { BackendConfig } from './config/index.js';
+import { inflightGraceMs, STOP_CLOSE_RESERVE_MS, type BackendConfig } from './config/index.js';
 import { cardPriceCurrencies } from './config/shops.js';
 import { openDatabase, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -194,7 +194,7 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
         gate.handler(servers.handler),
         config.BACKEND_HOST,
         config.BACKEND_PORT,
-        undefined,
+        inflightGraceMs(config),
         gate.taker(servers.take),
       );
       logger.info({ url: listener.url }, 'backend listening');
@@ -218,33 +218,66 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
     metricsRegistry: () => metrics.registry,
     reconciler: () => reconciler,
     async stop() {
+      // Each step is timed and logged (debug per step, info once with all of them): the whole stop
+      // must fit in libs/lifecycle's grace, and an operator sees which step ate it.
+      const began = performance.now();
+      const steps: Record<string, number> = {};
+      const step = async (name: string, run: () => unknown): Promise<void> => {
+        const t0 = performance.now();
+        await run();
+        steps[name] = Math.round(performance.now() - t0);
+        logger.debug({ step: name, ms: steps[name] }, 'stop step done');
+      };
       // Drain: not ready first (a load balancer stops sending), then GOAWAY below; in-flight calls finish.
       draining = true;
-      if (config.BACKEND_DRAIN_DELAY_MS > 0 && listener) await new Promise((r) => setTimeout(r, config.BACKEND_DRAIN_DELAY_MS));
-      await reconciler?.stop();
+      if (config.BACKEND_DRAIN_DELAY_MS > 0 && listener)
+        await step('drain_delay', () => new Promise((r) => setTimeout(r, config.BACKEND_DRAIN_DELAY_MS)));
+      await step('reconciler', () => reconciler?.stop());
       reconciler = undefined;
-      await reaper?.stop();
+      await step('reaper', () => reaper?.stop());
       reaper = undefined;
-      rereads?.stop();
+      await step('rereads', () => rereads?.stop());
       rereads = undefined;
-      await starRefunds?.stop();
+      await step('star_refunds', () => starRefunds?.stop());
       starRefunds = undefined;
-      await lapses?.stop();
+      await step('lapses', () => lapses?.stop());
       lapses = undefined;
-      gameBus?.close();
+      await step('game_bus', () => gameBus?.close());
       gameBus = undefined;
-      await listener?.close();
-      await nats?.drain().catch(() => undefined);
+      await step('listener', () => listener?.close());
+      // Past the listener only STOP_CLOSE_RESERVE_MS is left: NATS and the pool (which waits for
+      // clients still checked out by calls the listener cut off) get bounded shares of it.
+      await step('nats', () =>
+        within(
+          STOP_CLOSE_RESERVE_MS / 2,
+          nats?.drain().catch(() => undefined),
+          'nats drain',
+          logger,
+        ),
+      );
       nats = undefined;
-      await metricsListener?.close();
+      await step('metrics_listener', () => metricsListener?.close());
       metricsListener = undefined;
       unregisterState?.();
       unregisterState = undefined;
-      await database?.close();
+      await step('database', () => within(STOP_CLOSE_RESERVE_MS / 2, database?.close(), 'database close', logger));
       listener = undefined;
       database = undefined;
+      logger.info({ ms: Math.round(performance.now() - began), steps }, 'backend stopped');
     },
   };
+}
+
+/** Waits for `work` at most `ms` (then logs and moves on: the stop must fit its grace; process exit ends the rest). */
+async function within(ms: number, work: Promise<unknown> | undefined, what: string, logger: Logger): Promise<void> {
+  if (work === undefined) return;
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(true), ms);
+  });
+  const late = await Promise.race([work.then(() => false), timedOut]);
+  clearTimeout(timer);
+  if (late) logger.warn({ ms }, `${what} did not finish in time, going on`);
 }
 
 function sessionDeps(config: BackendConfig, database: Database, logger: Logger, mailer: Mailer, limits: Limits, now: Clock): SessionDeps {

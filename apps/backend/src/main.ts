@@ -7,7 +7,7 @@ import { runService } from '@wordgame/lifecycle';
 try {
   const config = loadBackendConfig();
   const logger = createLogger('backend', config.LOG_LEVEL);
-  runService(buildBackend(config, logger), logger);
+  runService(buildBackend(config, logger), logger, config.BACKEND_STOP_GRACE_MS);
 } catch (err: unknown) {
   if (!(err instanceof ConfigError)) throw err;
   process.stderr.write(`backend: ${err.message}\n`);

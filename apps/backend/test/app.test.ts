@@ -5,7 +5,7 @@ import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import { createLogger } from '@wordgame/logging';
 import { buildBackend, type BackendApp } from '../src/app.js';
 import { ConfigError } from '@wordgame/config';
-import { loadBackendConfig } from '../src/config/index.js';
+import { inflightGraceMs, loadBackendConfig } from '../src/config/index.js';
 import { natsUserKeys, TEST_SERVICE_TOKENS } from '@wordgame/testkit';
 import { backendTransport } from './support/harness.js';
 
@@ -120,6 +120,29 @@ describe('backend main', () => {
     );
     expect(problems({ NATS_URL: 'tls://a:4222,tls://b:4222', NATS_NKEY_SEED: seed, NATS_TLS_CA: '/ca.crt' })).toBe('');
     expect(problems({ NATS_NKEY_SEED: seed })).toBe('');
+  });
+
+  it('refuses a drain delay that leaves the stop grace no room for in-flight calls and closing; derives the in-flight grace', () => {
+    const config = (env: Record<string, string>) => loadBackendConfig({ ...TEST_SERVICE_TOKENS, ...env });
+    const problems = (env: Record<string, string>) => {
+      try {
+        config(env);
+      } catch (err: unknown) {
+        if (err instanceof ConfigError) return err.problems.join('\n');
+        throw err;
+      }
+      return '';
+    };
+    expect(problems({ BACKEND_DRAIN_DELAY_MS: '8001' })).toMatch(
+      /BACKEND_DRAIN_DELAY_MS: must leave at least 2000 ms of BACKEND_STOP_GRACE_MS/,
+    );
+    expect(problems({ BACKEND_DRAIN_DELAY_MS: '8000' })).toBe('');
+    expect(problems({ BACKEND_DRAIN_DELAY_MS: '20000', BACKEND_STOP_GRACE_MS: '25000' })).toBe('');
+    // Default grace 10 s: drain 2 s leaves the full 5 s; drain 5 s leaves 4 s; drain 8 s the 1 s floor.
+    expect(inflightGraceMs(config({ BACKEND_DRAIN_DELAY_MS: '2000' }))).toBe(5_000);
+    expect(inflightGraceMs(config({ BACKEND_DRAIN_DELAY_MS: '5000' }))).toBe(4_000);
+    expect(inflightGraceMs(config({ BACKEND_DRAIN_DELAY_MS: '8000' }))).toBe(1_000);
+    expect(config({}).BACKEND_STOP_GRACE_MS).toBe(10_000);
   });
 });
 

@@ -14,13 +14,13 @@ import { CommandHub } from './commands/hub.js';
 import type { CommandRouter } from './commands/router.js';
 import { listenInternal, type InternalServer } from './commands/internal-server.js';
 import { commandRoutes } from './commands/internal-service.js';
-import type { GatewayConfig } from './config.js';
+import { inflightGraceMs, type GatewayConfig } from './config.js';
 import { createHttpApp } from './http-app.js';
 import { createBotlinkMetrics } from './metrics/botlink-metrics.js';
 import { createClusterMetrics } from './metrics/cluster-metrics.js';
 import { createInternalMetrics } from './metrics/internal-metrics.js';
 import { createRegistry } from './metrics/registry.js';
-import { connectNats, listenMetrics, type MetricsListener } from '@wordgame/service-kit';
+import { connectNats, http1Drain, IDLE_LINGER_MS, listenMetrics, type Http1Drain, type MetricsListener } from '@wordgame/service-kit';
 
 /** Where a started gateway listens. */
 export interface GatewayUrls {
@@ -66,6 +66,7 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
   const health = new PlatformHealth(metrics, logger);
   let http: Server | undefined;
   let draining = false;
+  let httpDrain: Http1Drain | undefined;
   let botlink: MtlsServer | undefined;
   let internal: InternalServer | undefined;
   let metricsServer: MetricsListener | undefined;
@@ -116,6 +117,7 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
       });
       const httpServer = app.listen(config.GATEWAY_HTTP_PORT, config.GATEWAY_HOST);
       http = httpServer;
+      httpDrain = http1Drain(httpServer);
       await new Promise<void>((resolve, reject) => {
         httpServer.once('listening', resolve);
         httpServer.once('error', reject);
@@ -180,30 +182,81 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
       return urls;
     },
     async stop() {
-      // Drain: not ready and closing each answer's connection first (a balancer stops sending, keep-alive
-      // clients reconnect elsewhere), then the listeners close; in-flight requests finish either way.
+      // Budget (GATEWAY_STOP_GRACE_MS, validated): the drain delay (/readyz 503, every answer closes its
+      // connection, so a balancer and keep-alive clients move elsewhere), then Links end at once, the
+      // three listeners close side by side (each lets in-flight calls finish for at most
+      // inflightGraceMs, so their worst cases do not add up), then NATS gets NATS_DRAIN_MS. Each
+      // step's ms is logged (debug each, info once).
+      const began = performance.now();
+      const steps: Record<string, number> = {};
+      const step = async (name: string, run: () => unknown): Promise<void> => {
+        const t0 = performance.now();
+        await run();
+        steps[name] = Math.round(performance.now() - t0);
+        logger.debug({ step: name, ms: steps[name] }, 'stop step done');
+      };
       draining = true;
-      if (config.GATEWAY_DRAIN_DELAY_MS > 0 && http) await new Promise((r) => setTimeout(r, config.GATEWAY_DRAIN_DELAY_MS));
-      await cluster?.close();
+      if (config.GATEWAY_DRAIN_DELAY_MS > 0 && http)
+        await step('drain', () => new Promise((r) => setTimeout(r, config.GATEWAY_DRAIN_DELAY_MS)));
+      await step('cluster', () => cluster?.close());
       cluster = undefined;
-      hub.close();
-      await metricsServer?.close();
+      await step('links', () => hub.close());
+      await step('metrics_listener', () => metricsServer?.close());
       metricsServer = undefined;
-      await internal?.close();
-      await botlink?.close();
-      if (http) {
-        const server = http;
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeIdleConnections();
-        });
-      }
+      await step('listeners', () =>
+        Promise.all([
+          step('internal_listener', () => internal?.close()),
+          step('botlink_listener', () => botlink?.close()),
+          step('http_listener', () => (http ? closeHttp(http, httpDrain, inflightGraceMs(config)) : undefined)),
+        ]),
+      );
       backend.close();
-      await nats?.drain().catch(() => undefined);
+      await step('nats', async () => {
+        const drained = nats?.drain().catch(() => undefined);
+        if (drained && (await settledWithin(drained, NATS_DRAIN_MS)) === false)
+          logger.warn({ ms: NATS_DRAIN_MS }, 'nats drain did not finish in time, going on');
+      });
       nats = undefined;
       internal = undefined;
       botlink = undefined;
       http = undefined;
+      logger.info({ ms: Math.round(performance.now() - began), steps }, 'gateway stopped');
     },
   };
+}
+
+/** The most time the stop waits for the NATS drain (ms). */
+const NATS_DRAIN_MS = 1_000;
+
+/** True when `work` settled within `ms`, false when the time ran out first. */
+async function settledWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const out = await Promise.race([
+    work.then(() => true),
+    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms))),
+  ]);
+  clearTimeout(timer);
+  return out;
+}
+
+/**
+ * Closes the public HTTP server: first `drain` (every answer from now on says `Connection: close`;
+ * idle keep-alive sockets get IDLE_LINGER_MS for a request already on its way, busy ones end after
+ * their answer) while still accepting for that linger, then stops accepting, and destroys what is
+ * still open after `graceMs` (a slow call must not hold the stop past its grace). Node's close()
+ * alone resets a request racing onto an idle socket and keeps a busy one for keepAliveTimeout.
+ */
+async function closeHttp(server: Server, drain: Http1Drain | undefined, graceMs: number): Promise<void> {
+  if (drain) {
+    void drain.start();
+    await new Promise((resolve) => setTimeout(resolve, IDLE_LINGER_MS));
+    // close() would destroy every socket idle at that instant, also one whose request is on its
+    // way (a reset); the drain already ends each one once nothing is in flight on it.
+    server.closeIdleConnections = () => undefined;
+  }
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  const force = setTimeout(() => server.closeAllConnections(), graceMs);
+  force.unref();
+  await closed;
+  clearTimeout(force);
 }

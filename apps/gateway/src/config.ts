@@ -3,6 +3,10 @@ import { env, natsClientIssues, NKEY_USER_SEED, parseConfig } from '@wordgame/co
 
 /** Shortest accepted service token: 32 characters (the dev stack makes 43 from 32 random bytes). */
 export const SERVICE_TOKEN_MIN = 32;
+/** Of GATEWAY_STOP_GRACE_MS, what the steps after the listeners (the NATS drain, its 1 s cap, and slack) keep (ms). */
+export const STOP_CLOSE_RESERVE_MS = 1_500;
+const MIN_INFLIGHT_GRACE_MS = 1_000;
+const MAX_INFLIGHT_GRACE_MS = 5_000;
 const serviceToken = () => env.str().min(SERVICE_TOKEN_MIN, `must be at least ${SERVICE_TOKEN_MIN} characters`);
 const CLIENT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,252}$/;
 
@@ -113,6 +117,12 @@ export const gatewayConfigSchema = z
     GATEWAY_SESSION_CACHE_MS: env.int(5_000, 0, 60_000),
     /** On SIGTERM, how long /readyz answers 503 (and answers close their connections) before the listeners close. */
     GATEWAY_DRAIN_DELAY_MS: env.int(0, 0, 60_000),
+    /**
+     * On SIGTERM: the whole graceful stop's budget (ms); past it the process exits 1. It must hold
+     * GATEWAY_DRAIN_DELAY_MS + the listeners' in-flight grace (what is left, at most 5 s, at least
+     * 1 s) + STOP_CLOSE_RESERVE_MS for NATS (validated). Keep the orchestrator's termination grace above it.
+     */
+    GATEWAY_STOP_GRACE_MS: env.int(10_000, 2_000, 120_000),
     /** Mark the operator console's cookies Secure (default); only a plain-HTTP dev stack sets false. */
     GATEWAY_CONSOLE_SECURE_COOKIE: env.bool(true),
     /** Most rows one console ledger CSV export holds (stated on the ledger page). */
@@ -122,6 +132,13 @@ export const gatewayConfigSchema = z
     LOG_LEVEL: env.logLevel(),
   })
   .superRefine((c, ctx) => {
+    if (c.GATEWAY_DRAIN_DELAY_MS + MIN_INFLIGHT_GRACE_MS + STOP_CLOSE_RESERVE_MS > c.GATEWAY_STOP_GRACE_MS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['GATEWAY_DRAIN_DELAY_MS'],
+        message: `must leave at least ${MIN_INFLIGHT_GRACE_MS + STOP_CLOSE_RESERVE_MS} ms of GATEWAY_STOP_GRACE_MS for in-flight requests and closing`,
+      });
+    }
     for (const issue of natsClientIssues(c)) ctx.addIssue({ code: 'custom', ...issue });
     if (c.BACKEND_SERVICE_TOKEN === c.GATEWAY_INTERNAL_TOKEN) {
       ctx.addIssue({
@@ -133,6 +150,16 @@ export const gatewayConfigSchema = z
   });
 
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
+
+/**
+ * How long each listener lets in-flight requests finish at stop before destroying what is left:
+ * what GATEWAY_STOP_GRACE_MS leaves after the drain delay and STOP_CLOSE_RESERVE_MS, at most
+ * MAX_INFLIGHT_GRACE_MS, so drain + in-flight + NATS always fits under the stop's grace.
+ */
+export function inflightGraceMs(config: Pick<GatewayConfig, 'GATEWAY_STOP_GRACE_MS' | 'GATEWAY_DRAIN_DELAY_MS'>): number {
+  const left = config.GATEWAY_STOP_GRACE_MS - config.GATEWAY_DRAIN_DELAY_MS - STOP_CLOSE_RESERVE_MS;
+  return Math.max(MIN_INFLIGHT_GRACE_MS, Math.min(MAX_INFLIGHT_GRACE_MS, left));
+}
 
 /** Reads the gateway's configuration; throws ConfigError naming bad variables. */
 export function loadGatewayConfig(source: Record<string, string | undefined> = process.env): GatewayConfig {

@@ -7,7 +7,7 @@ import { loadGatewayConfig } from './config.js';
 try {
   const config = loadGatewayConfig();
   const logger = createLogger('gateway', config.LOG_LEVEL);
-  runService(buildGateway(config, logger), logger);
+  runService(buildGateway(config, logger), logger, config.GATEWAY_STOP_GRACE_MS);
 } catch (err: unknown) {
   if (!(err instanceof ConfigError)) throw err;
   process.stderr.write(`gateway: ${err.message}\n`);

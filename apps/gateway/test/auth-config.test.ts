@@ -5,7 +5,7 @@ import { ConfigError } from '@wordgame/config';
 import { createLogger } from '@wordgame/logging';
 import { ensureDevCerts } from '@wordgame/testkit';
 import { buildGateway } from '../src/app.js';
-import { loadGatewayConfig } from '../src/config.js';
+import { inflightGraceMs, loadGatewayConfig } from '../src/config.js';
 import { call } from './support/edge.js';
 import { startRecordingBackend } from './support/recording-backend.js';
 import { REQUIRED_TEST_ENV, testGatewayConfig, testGatewayConfigEnv } from './support/gateway-config.js';
@@ -21,6 +21,29 @@ describe('operator API and session cache configuration', () => {
     expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(['GATEWAY_SESSION_CACHE_MS']);
     expect(loadGatewayConfig(REQUIRED_TEST_ENV)).toMatchObject({ GATEWAY_SESSION_CACHE_MS: 5000 });
     expect(Object.keys(loadGatewayConfig(REQUIRED_TEST_ENV))).not.toContain('GATEWAY_OPERATOR_TOKEN');
+  });
+
+  it('refuses a drain delay that leaves the stop grace no room for in-flight requests and NATS; derives the in-flight grace', () => {
+    const config = (env: Record<string, string>) => loadGatewayConfig({ ...REQUIRED_TEST_ENV, ...env });
+    const problems = (env: Record<string, string>) => {
+      try {
+        config(env);
+      } catch (err: unknown) {
+        if (err instanceof ConfigError) return err.problems.join('\n');
+        throw err;
+      }
+      return '';
+    };
+    expect(problems({ GATEWAY_DRAIN_DELAY_MS: '7501' })).toMatch(
+      /GATEWAY_DRAIN_DELAY_MS: must leave at least 2500 ms of GATEWAY_STOP_GRACE_MS/,
+    );
+    expect(problems({ GATEWAY_DRAIN_DELAY_MS: '7500' })).toBe('');
+    expect(problems({ GATEWAY_DRAIN_DELAY_MS: '20000', GATEWAY_STOP_GRACE_MS: '25000' })).toBe('');
+    // Default grace 10 s: drain 3 s (compose's rolling deploy) leaves the full 5 s; drain 5 s leaves 3.5 s.
+    expect(inflightGraceMs(config({ GATEWAY_DRAIN_DELAY_MS: '3000' }))).toBe(5_000);
+    expect(inflightGraceMs(config({ GATEWAY_DRAIN_DELAY_MS: '5000' }))).toBe(3_500);
+    expect(inflightGraceMs(config({ GATEWAY_DRAIN_DELAY_MS: '7500' }))).toBe(1_000);
+    expect(config({}).GATEWAY_STOP_GRACE_MS).toBe(10_000);
   });
 
   it('needs both service tokens (32+ characters, one per direction) and a valid BOTLINK_ALLOWED_CLIENTS, never echoing a token', () => {

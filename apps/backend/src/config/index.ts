@@ -13,6 +13,13 @@ export const SERVICE_TOKEN_MIN = 32;
 const serviceToken = () => env.str().min(SERVICE_TOKEN_MIN, `must be at least ${SERVICE_TOKEN_MIN} characters`);
 
 /** Backend configuration, parsed once at start; see the README's config table. */
+/** Of BACKEND_STOP_GRACE_MS, what the steps after the listener (NATS drain, /metrics, pool end) keep (ms). */
+export const STOP_CLOSE_RESERVE_MS = 1_000;
+/** The least time in-flight calls get to finish after GOAWAY (ms). */
+export const MIN_INFLIGHT_GRACE_MS = 1_000;
+/** The most time in-flight calls get after GOAWAY (ms; a unary call is bounded by the statement timeout anyway). */
+export const MAX_INFLIGHT_GRACE_MS = 5_000;
+
 export const backendConfigSchema = z
   .object({
     ...database,
@@ -84,6 +91,13 @@ export const backendConfigSchema = z
      * listener sends GOAWAY and in-flight calls finish (time for a load balancer to notice); 0 = at once.
      */
     BACKEND_DRAIN_DELAY_MS: env.int(0, 0, 60_000),
+    /**
+     * On SIGTERM: the whole graceful stop's budget (ms); past it the process exits 1. It must hold
+     * BACKEND_DRAIN_DELAY_MS + the in-flight grace (what is left, at most 5 s, at least 1 s) +
+     * STOP_CLOSE_RESERVE_MS for NATS, /metrics and the pool (validated). Keep the orchestrator's
+     * termination grace above it.
+     */
+    BACKEND_STOP_GRACE_MS: env.int(10_000, 2_000, 120_000),
     /** How long a bot command (e.g. create_invoice) may wait for the bot's Ack, in ms. */
     BOT_COMMAND_TIMEOUT_MS: env.int(5_000, 100, 60_000),
     /** YooKassa API root (card rail), including /v3. */
@@ -168,6 +182,13 @@ export const backendConfigSchema = z
     CONFIRMATION_MAIL_RECIPIENT_WINDOW_HOURS: env.int(24, 1, 168),
   })
   .superRefine((c, ctx) => {
+    if (c.BACKEND_DRAIN_DELAY_MS + MIN_INFLIGHT_GRACE_MS + STOP_CLOSE_RESERVE_MS > c.BACKEND_STOP_GRACE_MS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['BACKEND_DRAIN_DELAY_MS'],
+        message: `must leave at least ${MIN_INFLIGHT_GRACE_MS + STOP_CLOSE_RESERVE_MS} ms of BACKEND_STOP_GRACE_MS for in-flight calls and closing`,
+      });
+    }
     for (const issue of natsClientIssues(c)) ctx.addIssue({ code: 'custom', ...issue });
     if (c.MAIL_TRANSPORT === 'smtp' && c.SMTP_URL === undefined) {
       ctx.addIssue({ code: 'custom', path: ['SMTP_URL'], message: 'is required when MAIL_TRANSPORT=smtp' });
@@ -182,6 +203,16 @@ export const backendConfigSchema = z
   });
 
 export type BackendConfig = z.infer<typeof backendConfigSchema>;
+
+/**
+ * How long the listener lets in-flight calls finish after GOAWAY before destroying what is left:
+ * what BACKEND_STOP_GRACE_MS leaves after the drain delay and STOP_CLOSE_RESERVE_MS, at most
+ * MAX_INFLIGHT_GRACE_MS, so drain + in-flight + close always fits under the stop's grace.
+ */
+export function inflightGraceMs(config: Pick<BackendConfig, 'BACKEND_STOP_GRACE_MS' | 'BACKEND_DRAIN_DELAY_MS'>): number {
+  const left = config.BACKEND_STOP_GRACE_MS - config.BACKEND_DRAIN_DELAY_MS - STOP_CLOSE_RESERVE_MS;
+  return Math.max(MIN_INFLIGHT_GRACE_MS, Math.min(MAX_INFLIGHT_GRACE_MS, left));
+}
 
 /** Reads the backend's configuration from the environment; throws ConfigError naming bad variables. */
 export function loadBackendConfig(source: Record<string, string | undefined> = process.env): BackendConfig {

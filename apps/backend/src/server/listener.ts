@@ -2,6 +2,7 @@ import http from 'node:http';
 import http2 from 'node:http2';
 import net from 'node:net';
 import { serveStreams, type StreamTaker } from '@wordgame/h2-unary';
+import { http1Drain } from '@wordgame/service-kit';
 
 type Handler = (req: http.IncomingMessage | http2.Http2ServerRequest, res: http.ServerResponse | http2.Http2ServerResponse) => void;
 
@@ -22,7 +23,13 @@ export const MAX_CONCURRENT_STREAMS = 256;
  * connection: the gateway talks Connect over multiplexed h2c while probes and curl use HTTP/1.1.
  * An HTTP/2 connection may hold at most MAX_CONCURRENT_STREAMS streams at once.
  * `close()` stops accepting, lets in-flight requests finish for up to `graceMs`, then destroys
- * whatever is left.
+ * whatever is left. It ends every connection once nothing is in flight on it: h2 sessions get
+ * GOAWAY and close after their open streams; HTTP/1.1 ones answer `Connection: close` from then on
+ * and an idle one ends after IDLE_LINGER_MS (service-kit http1Drain); a connection that sent
+ * nothing yet is ended at once. The h1 server gets its connections by `emit('connection')` and
+ * never listens itself, so Node's own idle tracking (`closeIdleConnections`, which starts on
+ * 'listening') knows none of them: without the drain every keep-alive socket (probes, curl) held
+ * the close for the whole `graceMs`.
  */
 export async function listenDual(handler: Handler, host: string, port: number, graceMs = 5_000, take?: StreamTaker): Promise<DualListener> {
   const h1 = http.createServer(handler);
@@ -32,7 +39,13 @@ export async function listenDual(handler: Handler, host: string, port: number, g
   serveStreams(h2, take ?? (() => false), http2.createServer(handler));
   const sockets = new Set<net.Socket>();
   const sessions = new Set<http2.ServerHttp2Session>();
+  const h1Drain = http1Drain(h1);
+  /** Sockets handed to either server (the rest sent nothing yet). */
+  const classified = new WeakSet<net.Socket>();
+  let closing = false;
   h2.on('session', (session: http2.ServerHttp2Session) => {
+    // A connection that spoke first after close() began gets GOAWAY at once.
+    if (closing) session.close();
     sessions.add(session);
     session.on('close', () => sessions.delete(session));
   });
@@ -45,6 +58,7 @@ export async function listenDual(handler: Handler, host: string, port: number, g
       socket.unshift(chunk);
       const isH2 = chunk.subarray(0, H2_PREFACE.length).equals(H2_PREFACE.subarray(0, Math.min(chunk.length, H2_PREFACE.length)));
       // The HTTP/2 core drains the unshifted bytes itself; resuming would hand them to nobody.
+      classified.add(socket);
       if (isH2) {
         h2.emit('connection', socket);
       } else {
@@ -65,9 +79,12 @@ export async function listenDual(handler: Handler, host: string, port: number, g
     port: address.port,
     url: `http://${shownHost}:${address.port}`,
     close: async () => {
+      closing = true;
       const closed = new Promise<void>((resolve) => front.close(() => resolve()));
       for (const session of sessions) session.close();
-      h1.closeIdleConnections();
+      void h1Drain.start();
+      // Nothing received yet, nothing in flight: h2 sockets are their sessions' to end, h1 ones the drain's.
+      for (const socket of sockets) if (!classified.has(socket)) socket.destroy();
       const deadline = setTimeout(() => {
         for (const socket of sockets) socket.destroy();
       }, graceMs);

@@ -46,9 +46,9 @@ export interface ClusterOptions {
   /** Bots: the first owns updates, the others do not. */
   bots?: number;
   logLevel?: string;
-  /** Extra variables for every backend (e.g. DB_POOL_MAX when many stacks share one PostgreSQL). */
+  /** Extra environment of every backend (e.g. DB_POOL_MAX when many stacks share one PostgreSQL, BACKEND_DRAIN_DELAY_MS), applied last. */
   backendEnv?: Record<string, string>;
-  /** Extra variables for every gateway (e.g. NODE_OPTIONS for a CPU profile). */
+  /** Extra environment of every gateway (e.g. NODE_OPTIONS for a CPU profile), applied last. */
   gatewayEnv?: Record<string, string>;
 }
 
