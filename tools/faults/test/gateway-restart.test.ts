@@ -95,7 +95,7 @@ describe('faults: gateway restart with the bot connected', () => {
         // Phase A: platform errors, all reported to this gateway (no loss without a restart: exact).
         platform.control.addFault({ method: 'sendMessage', status: 502, times: A1 });
         platform.control.addFault({ method: 'getUpdates', status: 502, times: 1 });
-        for (let i = 0; i < A1; i += 1) expect(await sendToUser(client, USER, `phase A ${tag} #${i}`)).toBe('ERROR');
+        for (let i = 0; i < A1; i += 1) expect(await sendToUser(client, USER, `phase A ${tag} #${i}`)).toBe('FAILED');
         await waitFor('the long-poll fault hit', () => platform5xx('getUpdates') === poll5xx + 1, 10_000);
         await waitFor('phase A reported', async () => {
           const now = await errors();
@@ -117,7 +117,7 @@ describe('faults: gateway restart with the bot connected', () => {
 
         // Phase B: errors the bot counted just before the restart; their Health may die with the gateway.
         platform.control.addFault({ method: 'sendMessage', status: 502, times: B });
-        for (let i = 0; i < B; i += 1) expect(await sendToUser(client, USER, `phase B ${tag} #${i}`)).toBe('ERROR');
+        for (let i = 0; i < B; i += 1) expect(await sendToUser(client, USER, `phase B ${tag} #${i}`)).toBe('FAILED');
         // Every other cycle lets phase B reach the old gateway first: then the new one must not see it again.
         const bReportedBeforeRestart = cycle % 2 === 1;
         if (bReportedBeforeRestart)
@@ -150,7 +150,7 @@ describe('faults: gateway restart with the bot connected', () => {
         // carries all deltas taken at once, so when the marker is counted every error the bot
         // counted before it has been applied, and the counters are final for phases B and C.
         platform.control.addFault({ method: 'sendMessage', status: 502, times: C });
-        for (let i = 0; i < C; i += 1) expect(await sendToUser(client, USER, `phase C ${tag} #${i}`)).toBe('ERROR');
+        for (let i = 0; i < C; i += 1) expect(await sendToUser(client, USER, `phase C ${tag} #${i}`)).toBe('FAILED');
         platform.control.addFault({ method: 'getUpdates', status: 502, times: 1 });
         await waitFor('the marker long-poll fault hit', () => platform5xx('getUpdates') === poll5xx + 2, 10_000);
         await waitFor('marker reported', async () => (await errors()).longPoll >= 1);

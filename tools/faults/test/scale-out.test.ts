@@ -249,7 +249,7 @@ describe('scale-out: several gateways and backends stay correct', () => {
     for (const t of sent) counts.set(t, (counts.get(t) ?? 0) + 1);
     expect([...counts.values()].filter((c) => c > 1)).toEqual([]);
     for (const [text, outcome] of texts) if (outcome === 'DELIVERED') expect(counts.get(text)).toBe(1);
-    expect(Object.keys(outcomes).every((o) => ['DELIVERED', 'NO_BOT', 'ERROR', 'TIMEOUT'].includes(o))).toBe(true);
+    expect(Object.keys(outcomes).every((o) => ['DELIVERED', 'NO_BOT', 'ERROR', 'FAILED', 'TIMEOUT'].includes(o))).toBe(true);
     // A stars purchase works again end to end through the survivor.
     const res = await createOrder(gw(alive).api, target.customer, starsProduct, 'stars');
     expect(res.status).toBe(201);
