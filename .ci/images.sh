@@ -83,9 +83,25 @@ for svc in gateway bot; do
 done
 
 # Secrets and settings: the README's .env lines with fresh values, the dev profile's emulators and mail catcher, free host ports.
-free_port() { node -e 's=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
+# A free port below the kernel's ephemeral range (ip_local_port_range): a port from that range may be
+# free now and be taken by an outgoing connection's local port before compose publishes it minutes later.
+free_port() {
+  node -e '
+    const net = require("net");
+    const low = Number(require("fs").readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0]);
+    const top = Math.min(low, 32768) - 1;
+    const tryOne = (left) => {
+      const port = 20000 + Math.floor(Math.random() * (top - 20000));
+      const s = net.createServer().once("error", () => (left > 0 ? tryOne(left - 1) : process.exit(1)));
+      s.listen(port, "0.0.0.0", () => { console.log(port); s.close(); });
+    };
+    tryOne(50);'
+}
 declare -A port
-for p in GATEWAY_HTTP GATEWAY_BOTLINK GATEWAY_2_HTTP GATEWAY_2_BOTLINK PLATFORM_EMULATOR PROVIDER_EMULATOR MAILCATCHER PROMETHEUS ALERTMANAGER; do port[$p]=$(free_port); done
+for p in GATEWAY_HTTP GATEWAY_BOTLINK GATEWAY_2_HTTP GATEWAY_2_BOTLINK PLATFORM_EMULATOR PROVIDER_EMULATOR MAILCATCHER PROMETHEUS ALERTMANAGER; do
+  until [ -n "${port[$p]:-}" ] && ! printf ' %s ' "${taken:-}" | grep -q " ${port[$p]} "; do port[$p]=$(free_port); done
+  taken="${taken:-} ${port[$p]}"
+done
 install -m 0600 /dev/null "$work/alertmanager_smtp_password" && printf '%s' "$(openssl rand -hex 12)" >"$work/alertmanager_smtp_password"
 bot_token="$((RANDOM + 10000)):$(openssl rand -hex 16)"
 shop_key=$(openssl rand -hex 12)

@@ -5,9 +5,14 @@
 //   backend: `up -d --no-deps --no-recreate --scale backend=N+1 backend`, wait until the new replica is
 //            healthy, then stop the old one (SIGTERM: /readyz 503, GOAWAY, in-flight calls finish) and remove it;
 //   gateway: `up -d --no-deps --force-recreate gateway` (SIGTERM to the old one, then the new one), wait healthy; then gateway-2.
-// The load plays the L4 balancer in front of the gateways: a request whose connection is refused (it
-// never reached a gateway) goes to the other gateway, as a balancer does on a failed connect; any
-// other error and any answer but 200 is a failed request. Passes when no request failed.
+// The load plays the L4 balancer in front of the gateways, as one is configured for this product: it
+// health-checks each gateway's /readyz every HEALTH_EVERY_MS (well inside GATEWAY_DRAIN_DELAY_MS, 3 s
+// here) and sends new requests only to gateways that answered 200 (a draining gateway answers 503);
+// a request whose connection is refused (it never reached a gateway) goes to the other gateway, as a
+// balancer does on a failed connect; any other error and any answer but 200 is a failed request.
+// Passes when no request failed. (Without the health check, a load that keeps opening connections to
+// a gateway until its listener closes sees a few resets: the kernel resets the connections still in
+// the accept queue when a listening socket closes; no server can answer those.)
 // Usage (environment): ROLLING_COMPOSE="docker-compose --env-file F" ROLLING_PROJECT=P
 //   ROLLING_GATEWAYS=http://127.0.0.1:A,http://127.0.0.1:B [ROLLING_TAG=ci] node .ci/rolling.mjs
 import { execFile } from 'node:child_process';
@@ -27,6 +32,9 @@ const gateways = need('ROLLING_GATEWAYS').split(',');
 const tag = process.env.ROLLING_TAG ?? 'ci';
 const next = `${tag}-next`;
 const CONCURRENCY = 8;
+const HEALTH_EVERY_MS = 500;
+/** Per gateway: in rotation (its last /readyz answered 200). */
+const inRotation = new Map(gateways.map((g) => [g, true]));
 
 /** Runs a command without blocking the event loop (the load keeps running meanwhile); its stdout, trimmed. */
 const run = (cmd, args, env = {}) =>
@@ -74,8 +82,10 @@ const refused = (err) => {
 };
 /** One wallet read through the gateways, first choice `i`; a refused connection goes to the other gateway. */
 async function request(i, token) {
-  for (let attempt = 0; attempt < gateways.length; attempt++) {
-    const gw = gateways[(i + attempt) % gateways.length];
+  const healthy = gateways.filter((g) => inRotation.get(g));
+  const pool = healthy.length > 0 ? healthy : gateways;
+  for (let attempt = 0; attempt < pool.length; attempt++) {
+    const gw = pool[(i + attempt) % pool.length];
     try {
       const res = await fetch(`${gw}/api/v1/user/wallet`, { headers: { authorization: `Bearer ${token}` } });
       await res.arrayBuffer();
@@ -110,6 +120,18 @@ try {
   const { token } = await signup.json();
   if (signup.status !== 200 || !token) throw new Error(`direct session: ${signup.status}`);
 
+  // The balancer's health checks: /readyz of each gateway.
+  const checks = gateways.map(async (g) => {
+    while (!stop) {
+      const ok = await fetch(`${g}/readyz`, { signal: AbortSignal.timeout(1000) }).then(
+        async (res) => (await res.arrayBuffer(), res.status === 200),
+        () => false,
+      );
+      if (inRotation.get(g) !== ok) say(`balancer: ${g} ${ok ? 'back in rotation' : 'out of rotation (/readyz not 200)'}`);
+      inRotation.set(g, ok);
+      await sleep(HEALTH_EVERY_MS);
+    }
+  });
   let n = 0;
   const workers = Array.from({ length: CONCURRENCY }, async () => {
     while (!stop) {
@@ -152,7 +174,7 @@ try {
   }
   await sleep(3000);
   stop = true;
-  await Promise.all(workers);
+  await Promise.all([...workers, ...checks]);
   const images = [...(await containers('backend')), ...(await containers('gateway')), ...(await containers('gateway-2'))].map(
     (c) => c.image,
   );

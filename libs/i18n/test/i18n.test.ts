@@ -11,7 +11,7 @@ function leaves(tree: Tree, prefix = ''): Map<string, string> {
   return out;
 }
 
-const variables = (text: string) => [...text.matchAll(/\{\{(\w+)\}\}/g)].map((m) => m[1]).sort();
+const variables = (text: string) => [...text.matchAll(/\{\{(\w+)\}\}/g)].map((m) => m[1] ?? '').sort();
 
 describe('language selection', () => {
   it.each([
