@@ -127,7 +127,7 @@ export async function soakProducts(dbUrl: string): Promise<{ hints: string; pack
   try {
     const rows = (
       await db.query<{ id: string; title: string }>(
-        `select id::text as id, title from catalog_products where title in ('Hints x10', '100 chips')`,
+        `select id::text as id, title from catalog_products where title in ('Hints x10', 'Handful of chips')`,
       )
     ).rows;
     const id = (title: string) => {
@@ -135,7 +135,7 @@ export async function soakProducts(dbUrl: string): Promise<{ hints: string; pack
       if (!found) throw new Error(`the seeded catalog has no "${title}"`);
       return found;
     };
-    return { hints: id('Hints x10'), pack: id('100 chips') };
+    return { hints: id('Hints x10'), pack: id('Handful of chips') };
   } finally {
     await db.end();
   }

@@ -247,7 +247,7 @@ export class Traffic {
         value: {
           recipient,
           kind: connector.NotificationKind.PAYMENT_CREDITED,
-          params: { order_id: randomUUID(), product_title: '100 chips', chips: '100' },
+          params: { order_id: randomUUID(), product_title: 'Handful of chips', chips: '100' },
         },
       },
       { case: 'sendToUser' as const, value: { recipient, text: `soak message ${n}` } },
