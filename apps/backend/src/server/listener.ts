@@ -19,6 +19,21 @@ const H2_PREFACE = Buffer.from('PRI * HTTP/2.0');
 export const MAX_CONCURRENT_STREAMS = 256;
 
 /**
+ * How long a connection may take to say anything, and an HTTP/1.1 request to bring its headers and
+ * its whole body (ms). Node enforces the last two only for connections it tracks, which it starts
+ * doing on 'listening'; the h1 server here never listens, so without these a client sending one
+ * header line, or nothing, held its socket forever.
+ */
+export interface ListenerTimeouts {
+  firstBytesMs: number;
+  headersMs: number;
+  requestMs: number;
+}
+
+/** Defaults: probes and curl send their request at once; the gateway speaks HTTP/2. */
+export const LISTENER_TIMEOUTS: ListenerTimeouts = { firstBytesMs: 10_000, headersMs: 10_000, requestMs: 30_000 };
+
+/**
  * Serves `handler` over HTTP/1.1 and h2c on one port, choosing by the first bytes of each
  * connection: the gateway talks Connect over multiplexed h2c while probes and curl use HTTP/1.1.
  * An HTTP/2 connection may hold at most MAX_CONCURRENT_STREAMS streams at once.
@@ -31,9 +46,19 @@ export const MAX_CONCURRENT_STREAMS = 256;
  * 'listening') knows none of them: without the drain every keep-alive socket (probes, curl) held
  * the close for the whole `graceMs`.
  */
-export async function listenDual(handler: Handler, host: string, port: number, graceMs = 5_000, take?: StreamTaker): Promise<DualListener> {
+export async function listenDual(
+  handler: Handler,
+  host: string,
+  port: number,
+  graceMs = 5_000,
+  take?: StreamTaker,
+  timeouts: ListenerTimeouts = LISTENER_TIMEOUTS,
+): Promise<DualListener> {
   const h1 = http.createServer(handler);
   h1.keepAliveTimeout = 65_000;
+  h1.headersTimeout = timeouts.headersMs;
+  h1.requestTimeout = timeouts.requestMs;
+  h1.connectionsCheckingInterval = Math.max(50, Math.min(1_000, timeouts.headersMs / 4));
   // The front server has no request handler; streams the fast path declines go to `compat`'s.
   const h2 = http2.createServer({ settings: { maxConcurrentStreams: MAX_CONCURRENT_STREAMS } });
   serveStreams(h2, take ?? (() => false), http2.createServer(handler));
@@ -53,7 +78,11 @@ export async function listenDual(handler: Handler, host: string, port: number, g
   const front = net.createServer((socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
+    const silent = setTimeout(() => socket.destroy(), timeouts.firstBytesMs);
+    silent.unref();
+    socket.once('close', () => clearTimeout(silent));
     socket.once('data', (chunk: Buffer) => {
+      clearTimeout(silent);
       socket.pause();
       socket.unshift(chunk);
       const isH2 = chunk.subarray(0, H2_PREFACE.length).equals(H2_PREFACE.subarray(0, Math.min(chunk.length, H2_PREFACE.length)));
@@ -72,6 +101,8 @@ export async function listenDual(handler: Handler, host: string, port: number, g
     front.once('error', reject);
     front.listen(port, host, () => resolve());
   });
+  // Starts Node's tracking of the h1 server's connections (headers and request timeouts).
+  h1.emit('listening');
   const address = front.address() as net.AddressInfo;
   const shownHost = host.includes(':') ? `[${host}]` : host;
 
