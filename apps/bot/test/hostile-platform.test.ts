@@ -167,9 +167,13 @@ describe('a platform that answers getUpdates at once with nothing', () => {
       const made = polls().length - before;
       expect(made).toBeGreaterThanOrEqual(5);
       expect(made).toBeLessThanOrEqual(5_000 / GAP_MS + 2);
+      // Arrival times at the emulator carry scheduling jitter on a loaded machine (one late arrival
+      // shortens the gap after it): the rate is held over the whole window, and no two polls come
+      // anywhere near back to back (unthrottled, an empty answer is re-polled within a few ms).
       const times = polls().map((c) => Date.parse(c.at));
       const gaps = times.slice(1).map((t, i) => t - times[i]!);
-      expect(Math.min(...gaps)).toBeGreaterThanOrEqual(GAP_MS - 50);
+      expect((times.at(-1)! - times[0]!) / gaps.length).toBeGreaterThanOrEqual(GAP_MS - 20);
+      expect(Math.min(...gaps)).toBeGreaterThanOrEqual(GAP_MS / 2);
       expect((await health()).pollsThrottled - throttledBefore).toBeGreaterThanOrEqual(made - 1);
       expect(out).toContain('getUpdates answered empty sooner than the minimum gap');
 
