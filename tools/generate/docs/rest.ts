@@ -36,7 +36,12 @@ function typeOf(schema: unknown): string {
   const alternatives = list(s['anyOf']).length > 0 ? list(s['anyOf']) : list(s['oneOf']);
   if (alternatives.length > 0) return alternatives.map(typeOf).join(' or ');
   if (s['type'] === 'array') return `array of ${typeOf(s['items'])}`;
-  if (s['type'] === 'object' && s['properties'] !== undefined) return 'object';
+  if (s['type'] === 'object' && s['properties'] !== undefined) {
+    const required = new Set(list(s['required']).map(String));
+    return `object { ${Object.keys(obj(s['properties']))
+      .map((name) => (required.has(name) ? name : `${name}?`))
+      .join(', ')} }`;
+  }
   if (s['type'] === 'object') return 'object (any keys)';
   return str(s['type']) ?? 'any';
 }
