@@ -54,8 +54,12 @@ export const gatewayConfigSchema = z
     NATS_PING_INTERVAL_MS: env
       .int(2_000, 100, 600_000)
       .describe('Client PING interval to NATS (ms); with 2 missed PINGs a lost server is noticed within about twice this.'),
-    BACKEND_SERVICE_TOKEN: serviceToken().describe('Secret the gateway presents to the backend on every call; required, never logged.'),
-    GATEWAY_INTERNAL_TOKEN: serviceToken().describe('Secret the backend must present on the internal listener; required, never logged.'),
+    BACKEND_SERVICE_TOKEN: serviceToken().describe(
+      "Secret the gateway presents to the backend on every call; the backend's BACKEND_SERVICE_TOKEN must match; required, never logged.",
+    ),
+    GATEWAY_INTERNAL_TOKEN: serviceToken().describe(
+      'Secret the backend must present on the internal listener; different from BACKEND_SERVICE_TOKEN (one secret per direction); required, never logged.',
+    ),
     GATEWAY_HOST: z
       .string()
       .default('127.0.0.1')
