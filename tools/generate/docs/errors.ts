@@ -1,5 +1,6 @@
 import { Code, ConnectError } from '@connectrpc/connect';
 import { ERROR_CODE_HEADER, ERRORS, type ErrorSpec } from '@wordgame/contracts';
+import { failureOf } from '../../../apps/gateway/src/console/backend.js';
 import { fromBackendError } from '../../../apps/gateway/src/http/backend-errors.js';
 import { code, header, table } from './markdown.js';
 
@@ -29,15 +30,25 @@ export function errorProblems(registry: Readonly<Record<string, ErrorSpec>>): st
   });
 }
 
+/** A backend failure that names `name` in `x-error-code`, as the gateway receives it. */
+function backendFailure(name: string, spec: ErrorSpec): ConnectError {
+  return new ConnectError(spec.message, spec.connect, { [ERROR_CODE_HEADER]: name });
+}
+
 /**
- * What the REST edge answers when the backend fails a call naming `name` (the gateway's own
- * mapping, apps/gateway/src/http/backend-errors.ts): the code itself for a `client` code, else the
- * edge code of its Connect code.
+ * What the REST edge answers for a backend failure naming `name` (apps/gateway/src/http/backend-errors.ts):
+ * the code itself for a `client` code, else the edge code of its Connect code.
  */
-function restAnswer(name: string, spec: ErrorSpec): { code: string; status: number } {
-  const answer = fromBackendError(new ConnectError(spec.message, spec.connect, { [ERROR_CODE_HEADER]: name }));
+function restAnswer(name: string, spec: ErrorSpec): string {
+  const answer = fromBackendError(backendFailure(name, spec));
   if (answer === undefined) throw new Error(`${name}: the REST edge does not map it`);
-  return { code: answer.code, status: answer.status };
+  return answer.code === name ? `${answer.status} ${code(name)}` : `${answer.status} ${code(answer.code)}`;
+}
+
+/** What the operator console answers for a backend failure naming `name` (apps/gateway/src/console/backend.ts). */
+function consoleAnswer(name: string, spec: ErrorSpec): string {
+  const answer = failureOf(backendFailure(name, spec));
+  return `${answer.status} ${code(answer.errorCode)}`;
 }
 
 /** docs/reference/errors.md: the registry with its status and code at each edge; throws on an incomplete entry. */
@@ -45,15 +56,15 @@ export function renderErrors(registry: Readonly<Record<string, ErrorSpec>> = ERR
   const problems = errorProblems(registry);
   if (problems.length > 0) throw new Error(`the error registry is incomplete:\n  ${problems.join('\n  ')}`);
   const entries = Object.entries(registry);
-  const rows = entries.map(([name, spec]) => {
-    let rest: string;
-    if (spec.audience === 'edge') rest = `${spec.http} (raised by the edge)`;
-    else {
-      const answer = restAnswer(name, spec);
-      rest = answer.code === name ? `${answer.status} ${code(name)}` : `${answer.status} ${code(answer.code)} (by its Connect code)`;
-    }
-    return [code(name), spec.audience, String(spec.http), connectName(spec.connect), rest, spec.message];
-  });
+  const rows = entries.map(([name, spec]) => [
+    code(name),
+    spec.audience,
+    String(spec.http),
+    connectName(spec.connect),
+    spec.audience === 'edge' ? '—' : restAnswer(name, spec),
+    spec.audience === 'edge' ? '—' : consoleAnswer(name, spec),
+    spec.message,
+  ]);
   const byStatus = new Map<number, string[]>();
   for (const [name, spec] of entries) {
     if (spec.audience === 'service') continue;
@@ -76,9 +87,13 @@ export function renderErrors(registry: Readonly<Record<string, ErrorSpec>> = ERR
     '`edge` codes are raised by an edge itself. A code the gateway does not know (a newer backend) is',
     'answered by its Connect code too.',
     '',
+    'The two "answers" columns are what each edge of the gateway answers when a backend failure names a',
+    '`client` or `service` code: the REST edge (`/api/v1`, `/_gm/api`) and the operator console (`/_gm`). An',
+    '`edge` code is answered with the status of its HTTP status column by the edge that raises it.',
+    '',
     '## Codes',
     '',
-    table(['code', 'audience', 'HTTP status', 'Connect (gRPC) code', 'REST edge answers', 'default message'], rows),
+    table(['code', 'audience', 'HTTP status', 'Connect (gRPC) code', 'REST answers', 'console answers', 'default message'], rows),
     '',
     '## Codes a REST client can receive, by HTTP status',
     '',
