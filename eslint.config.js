@@ -84,6 +84,26 @@ export default tseslint.config(
     },
   },
   {
+    // The reference generator reads the code it documents: the config schemas, the REST edge's
+    // and console's error mappings and the metric factories of the apps, and the emulators' config schemas.
+    files: ['tools/generate/**/*.ts'],
+    rules: {
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          enforceBuildableLibDependency: false,
+          allow: [
+            '^\\.\\./\\.\\./\\.\\./apps/(backend/src/config/index|gateway/src/config|bot/src/config)\\.js$',
+            '^\\.\\./\\.\\./\\.\\./apps/backend/src/(db/schema|game/nats-bus|metrics/index|metrics/registry|reconciliation/metrics)\\.js$',
+            '^\\.\\./\\.\\./\\.\\./apps/gateway/src/(console/backend|http/backend-errors|http/metrics|metrics/(botlink-metrics|cluster-metrics|internal-metrics|registry))\\.js$',
+            '^\\.\\./\\.\\./(mailcatcher|platform-emulator|provider-emulator)/src/config\\.js$',
+          ],
+          depConstraints: [{ sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:lib'] }],
+        },
+      ],
+    },
+  },
+  {
     // The money-conservation property with the bot's outbox runs the bot's outbox rule and the
     // backend's payment intake in one process: the only test that imports app code, and only these.
     files: ['tools/faults/test/money-conservation-outbox.test.ts'],

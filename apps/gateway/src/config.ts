@@ -21,52 +21,57 @@ function trustProxyValue(raw: string): boolean | number | string[] {
   return v.split(',').map((s) => s.trim());
 }
 
-/** Gateway configuration, parsed once at start; see the README's config table. */
+/** Gateway configuration, parsed once at start; docs/reference/config.md is generated from the descriptions. */
 export const gatewayConfigSchema = z
   .object({
-    /**
-     * Where the backend's Connect service listens (h2c): one URL, several comma-separated (one per
-     * replica), or a host name whose every DNS address is a replica (re-resolved every
-     * BACKEND_DNS_REFRESH_MS). Calls spread over all of them.
-     */
-    BACKEND_URL: env.urlList(['http:']).prefault('http://127.0.0.1:4000'),
-    /** How often host names in BACKEND_URL are resolved again (ms); 0 = only at start. */
-    BACKEND_DNS_REFRESH_MS: env.int(10_000, 0, 3_600_000),
-    /**
-     * NATS server(s) shared by every gateway (`nats://host:4222`, comma-separated for a cluster;
-     * `tls://` for TLS), without credentials (NATS_NKEY_SEED). Unset = one gateway: commands go to
-     * this process's Links only.
-     */
-    NATS_URL: env.urlList(['nats:', 'tls:']).optional(),
-    /** The gateways' NKEY user seed (`SU…`; its public key is NATS_GATEWAY_NKEY in ops/nats/nats.conf); required with NATS_URL, never logged. */
+    BACKEND_URL: env
+      .urlList(['http:'])
+      .prefault('http://127.0.0.1:4000')
+      .describe(
+        "Where the backend's Connect service listens (h2c): one URL, several comma-separated (one per replica), or a host name whose every DNS address is a replica (re-resolved every BACKEND_DNS_REFRESH_MS). Calls spread over all of them.",
+      ),
+    BACKEND_DNS_REFRESH_MS: env
+      .int(10_000, 0, 3_600_000)
+      .describe('How often host names in BACKEND_URL are resolved again (ms); 0 = only at start.'),
+    NATS_URL: env
+      .urlList(['nats:', 'tls:'])
+      .optional()
+      .describe(
+        "NATS server(s) shared by every gateway (`nats://host:4222`, comma-separated for a cluster; `tls://` for TLS), without credentials (NATS_NKEY_SEED). Unset = one gateway: commands go to this process's Links only.",
+      ),
     NATS_NKEY_SEED: env
       .secret(z.string().regex(NKEY_USER_SEED, 'must be an NKEY user seed (SU followed by 56 base32 characters)'))
-      .optional(),
-    /** PEM CA that signs the NATS server's certificate (tls:// URLs); unset = the system's CAs. */
-    NATS_TLS_CA: env.str().optional(),
-    /** Subject prefix on NATS, so several stacks can share one server. */
+      .optional()
+      .describe(
+        "The gateways' NKEY user seed (`SU…`; its public key is NATS_GATEWAY_NKEY in ops/nats/nats.conf); required with NATS_URL, never logged.",
+      ),
+    NATS_TLS_CA: env.str().optional().describe("PEM CA that signs the NATS server's certificate (tls:// URLs); unset = the system's CAs."),
     NATS_SUBJECT_PREFIX: z
       .string()
       .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'must be dot-separated tokens of letters, digits, _ and -')
-      .default('wordgame'),
-    /** Client PING interval to NATS (ms); with 2 missed PINGs a lost server is noticed within about twice this. */
-    NATS_PING_INTERVAL_MS: env.int(2_000, 100, 600_000),
-    /** Secret the gateway presents to the backend on every call; required, never logged. */
-    BACKEND_SERVICE_TOKEN: serviceToken(),
-    /** Secret the backend must present on the internal listener; required, never logged. */
-    GATEWAY_INTERNAL_TOKEN: serviceToken(),
-    GATEWAY_HOST: z.string().default('127.0.0.1'),
-    /** REST /api/v1, the console /_gm, provider notifications, /health (public). */
-    GATEWAY_HTTP_PORT: env.port(8080),
-    /** Host of the Prometheus `/metrics` listener: a private address only (default loopback). */
-    GATEWAY_METRICS_HOST: z.string().default('127.0.0.1'),
-    /** Port of the `/metrics` listener, separate from the public REST port. */
-    GATEWAY_METRICS_PORT: env.port(9464),
-    /**
-     * Express `trust proxy`: which peer may state the client address in X-Forwarded-For. `false`
-     * (default) = the socket address; `true`; a hop count; or comma-separated addresses, CIDR
-     * ranges or loopback/linklocal/uniquelocal.
-     */
+      .default('wordgame')
+      .describe('Subject prefix on NATS, so several stacks can share one server.'),
+    NATS_PING_INTERVAL_MS: env
+      .int(2_000, 100, 600_000)
+      .describe('Client PING interval to NATS (ms); with 2 missed PINGs a lost server is noticed within about twice this.'),
+    BACKEND_SERVICE_TOKEN: serviceToken().describe(
+      "Secret the gateway presents to the backend on every call; the backend's BACKEND_SERVICE_TOKEN must match; required, never logged.",
+    ),
+    GATEWAY_INTERNAL_TOKEN: serviceToken().describe(
+      'Secret the backend must present on the internal listener; different from BACKEND_SERVICE_TOKEN (one secret per direction); required, never logged.',
+    ),
+    GATEWAY_HOST: z
+      .string()
+      .default('127.0.0.1')
+      .describe('Host of the public HTTP listener (REST /api/v1, the console /_gm, provider notifications, /health).'),
+    GATEWAY_HTTP_PORT: env
+      .port(8080)
+      .describe('Port of the public HTTP listener: REST /api/v1, the console /_gm, provider notifications, /health.'),
+    GATEWAY_METRICS_HOST: z
+      .string()
+      .default('127.0.0.1')
+      .describe('Host of the Prometheus `/metrics` listener: a private address only (default loopback).'),
+    GATEWAY_METRICS_PORT: env.port(9464).describe('Port of the `/metrics` listener, separate from the public REST port.'),
     GATEWAY_TRUST_PROXY: z
       .string()
       .default('false')
@@ -74,62 +79,81 @@ export const gatewayConfigSchema = z
         (v) => TRUST_PROXY.test(v.trim()),
         'must be false, true, a hop count, or comma-separated addresses, CIDR ranges or loopback/linklocal/uniquelocal',
       )
-      .transform(trustProxyValue),
-    /** Serve bot-link unary calls and call the backend on the HTTP/2 fast paths (libs/h2-unary); false = connect-node both ways. */
-    GATEWAY_FAST_PATH: env.bool(true),
-    BOTLINK_HOST: z.string().default('127.0.0.1'),
-    /** BotLink gRPC over HTTP/2 with mutual TLS. */
-    BOTLINK_PORT: env.port(8443),
-    /** CA that signs bot client certificates (PEM path). */
-    BOTLINK_TLS_CA: env.str().default('.data/certs/ca.crt'),
-    /** The gateway's server certificate and key (PEM paths). */
-    BOTLINK_TLS_CERT: env.str().default('.data/certs/gateway.crt'),
-    BOTLINK_TLS_KEY: env.str().default('.data/certs/gateway.key'),
-    /**
-     * Bot identities allowed on the bot-link: comma-separated names matched exactly against the
-     * client certificate's subject CN or a DNS subjectAltName (which must also carry clientAuth).
-     */
+      .transform(trustProxyValue)
+      .describe(
+        'Express `trust proxy`: which peer may state the client address in X-Forwarded-For. `false` (default) = the socket address; `true`; a hop count; or comma-separated addresses, CIDR ranges or loopback/linklocal/uniquelocal.',
+      ),
+    GATEWAY_FAST_PATH: env
+      .bool(true)
+      .describe(
+        'Serve bot-link unary calls and call the backend on the HTTP/2 fast paths (libs/h2-unary); false = connect-node both ways.',
+      ),
+    BOTLINK_HOST: z.string().default('127.0.0.1').describe('Host of the BotLink listener (gRPC over HTTP/2 with mutual TLS).'),
+    BOTLINK_PORT: env.port(8443).describe('Port of the BotLink listener (gRPC over HTTP/2 with mutual TLS).'),
+    BOTLINK_TLS_CA: env.str().default('.data/certs/ca.crt').describe("CA that signs the bots' client certificates (PEM path)."),
+    BOTLINK_TLS_CERT: env.str().default('.data/certs/gateway.crt').describe("The gateway's BotLink server certificate (PEM path)."),
+    BOTLINK_TLS_KEY: env
+      .str()
+      .default('.data/certs/gateway.key')
+      .describe("The private key of the gateway's BotLink server certificate (PEM path)."),
     BOTLINK_ALLOWED_CLIENTS: env
       .str()
       .transform((v) => v.split(',').map((n) => n.trim()))
       .refine(
         (names) => names.every((n) => CLIENT_NAME.test(n)),
         'must be comma-separated certificate names (CN or DNS name; letters, digits, . _ -)',
+      )
+      .describe(
+        "Bot identities allowed on the bot-link: comma-separated names matched exactly against the client certificate's subject CN or a DNS subjectAltName (which must also carry clientAuth); the dev stack sets `bot`.",
       ),
-    /** HTTP/2 ping interval on bot-link sessions (ms); with the ping timeout it bounds half-open detection. */
-    BOTLINK_PING_INTERVAL_MS: env.int(30_000, 100, 3_600_000),
-    /**
-     * A bot-link session whose ping is not answered within this time (ms) is destroyed; also how long an open
-     * Link has to answer a PING when a new Hello reuses its instance_id (answered: a live duplicate, kept and flagged).
-     */
-    BOTLINK_PING_TIMEOUT_MS: env.int(20_000, 100, 3_600_000),
-    /** A Link stream that receives no message (Hello, Ack or Health) for this long (ms) is closed. */
-    BOTLINK_IDLE_TIMEOUT_MS: env.int(90_000, 100, 3_600_000),
-    /** Commands waiting to be written on one Link stream; a send beyond it fails with `queue_full`. */
-    BOTLINK_SEND_QUEUE_LIMIT: env.int(4_096, 1, 1_000_000),
-    /** Ack timeout (ms) for a command pushed without its own `timeout_ms`. */
-    BOTLINK_COMMAND_TIMEOUT_MS: env.int(10_000, 1, 120_000),
-    /** Host of the internal h2c listener (gateway.v1.BotCommandService); a private address only. */
-    GATEWAY_INTERNAL_HOST: z.string().default('127.0.0.1'),
-    /** Port of the internal listener where the backend pushes bot commands; never the public port. */
-    GATEWAY_INTERNAL_PORT: env.port(8444),
-    /** How long (ms) a resolved session token is reused without asking the backend; 0 = always ask. */
-    GATEWAY_SESSION_CACHE_MS: env.int(5_000, 0, 60_000),
-    /** On SIGTERM, how long /readyz answers 503 (and answers close their connections) before the listeners close. */
-    GATEWAY_DRAIN_DELAY_MS: env.int(0, 0, 60_000),
-    /**
-     * On SIGTERM: the whole graceful stop's budget (ms); past it the process exits 1. It must hold
-     * GATEWAY_DRAIN_DELAY_MS + the listeners' in-flight grace (what is left, at most 5 s, at least
-     * 1 s) + STOP_CLOSE_RESERVE_MS for NATS (validated). Keep the orchestrator's termination grace above it.
-     */
-    GATEWAY_STOP_GRACE_MS: env.int(10_000, 2_000, 120_000),
-    /** Mark the operator console's cookies Secure (default); only a plain-HTTP dev stack sets false. */
-    GATEWAY_CONSOLE_SECURE_COOKIE: env.bool(true),
-    /** Most rows one console ledger CSV export holds (stated on the ledger page). */
-    GATEWAY_CONSOLE_EXPORT_CAP: env.int(100_000, 1, 1_000_000),
-    /** The built wallet page (`npx nx build wallet-web`), served at /wallet; relative to the working directory. */
-    GATEWAY_WALLET_DIR: env.str().default('dist/apps/wallet-web'),
-    LOG_LEVEL: env.logLevel(),
+    BOTLINK_PING_INTERVAL_MS: env
+      .int(30_000, 100, 3_600_000)
+      .describe('HTTP/2 ping interval on bot-link sessions (ms); with the ping timeout it bounds half-open detection.'),
+    BOTLINK_PING_TIMEOUT_MS: env
+      .int(20_000, 100, 3_600_000)
+      .describe(
+        'A bot-link session whose ping is not answered within this time (ms) is destroyed; also how long an open Link has to answer a PING when a new Hello reuses its instance_id (answered: a live duplicate, kept and flagged).',
+      ),
+    BOTLINK_IDLE_TIMEOUT_MS: env
+      .int(90_000, 100, 3_600_000)
+      .describe('A Link stream that receives no message (Hello, Ack or Health) for this long (ms) is closed.'),
+    BOTLINK_SEND_QUEUE_LIMIT: env
+      .int(4_096, 1, 1_000_000)
+      .describe('Commands waiting to be written on one Link stream; a send beyond it fails with `queue_full`.'),
+    BOTLINK_COMMAND_TIMEOUT_MS: env.int(10_000, 1, 120_000).describe('Ack timeout (ms) for a command pushed without its own `timeout_ms`.'),
+    GATEWAY_INTERNAL_HOST: z
+      .string()
+      .default('127.0.0.1')
+      .describe('Host of the internal h2c listener (gateway.v1.BotCommandService); a private address only.'),
+    GATEWAY_INTERNAL_PORT: env
+      .port(8444)
+      .describe('Port of the internal listener where the backend pushes bot commands; never the public port.'),
+    GATEWAY_SESSION_CACHE_MS: env
+      .int(5_000, 0, 60_000)
+      .describe('How long (ms) a resolved session token is reused without asking the backend; 0 = always ask.'),
+    GATEWAY_DRAIN_DELAY_MS: env
+      .int(0, 0, 60_000)
+      .describe(
+        'On SIGTERM, how long (ms) /readyz answers 503 and every answer closes its connection (`Connection: close`) before the listeners close: time for a balancer to notice and for keep-alive clients to move; in-flight requests finish either way.',
+      ),
+    GATEWAY_STOP_GRACE_MS: env
+      .int(10_000, 2_000, 120_000)
+      .describe(
+        "On SIGTERM: the whole graceful stop's budget (ms); past it the process exits 1. It must hold GATEWAY_DRAIN_DELAY_MS + the listeners' in-flight grace (what is left, at most 5 s, at least 1 s) + 1.5 s for NATS, so GATEWAY_DRAIN_DELAY_MS may be at most this minus 2500 (checked at start). Keep the orchestrator's termination grace above it.",
+      ),
+    GATEWAY_CONSOLE_SECURE_COOKIE: env
+      .bool(true)
+      .describe("Mark the operator console's cookies Secure (default); only a plain-HTTP dev stack sets false (`npm start` does)."),
+    GATEWAY_CONSOLE_EXPORT_CAP: env
+      .int(100_000, 1, 1_000_000)
+      .describe('Most rows one console ledger CSV export holds (stated on the ledger page).'),
+    GATEWAY_WALLET_DIR: env
+      .str()
+      .default('dist/apps/wallet-web')
+      .describe(
+        'The built wallet page (`npx nx build wallet-web`), served at /wallet; relative to the working directory. Not built = not mounted, with a warning.',
+      ),
+    LOG_LEVEL: env.logLevel().describe('pino log level.'),
   })
   .superRefine((c, ctx) => {
     if (c.GATEWAY_DRAIN_DELAY_MS + MIN_INFLIGHT_GRACE_MS + STOP_CLOSE_RESERVE_MS > c.GATEWAY_STOP_GRACE_MS) {

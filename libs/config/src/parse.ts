@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { markKind } from './reference.js';
 import { describeValue, isSecretField, markSecret } from './secret.js';
 
 /** A configuration problem; `problems` names each bad or missing variable. */
@@ -38,75 +39,91 @@ export function parseConfig<S extends z.ZodObject>(schema: S, source: Record<str
 export const env = {
   /** A TCP port; 0 asks the OS for a free one (tests). */
   port: (fallback?: number) => {
-    const s = z
-      .string()
-      .regex(/^\d{1,5}$/, 'must be a port number 0-65535')
-      .transform(Number)
-      .refine((n) => n <= 65535, 'must be a port number 0-65535');
+    const s = markKind(
+      z
+        .string()
+        .regex(/^\d{1,5}$/, 'must be a port number 0-65535')
+        .transform(Number)
+        .refine((n) => n <= 65535, 'must be a port number 0-65535'),
+      'port number 0-65535',
+    );
     return fallback === undefined ? s : s.default(fallback);
   },
   /** A positive integer (counts, milliseconds). */
   int: (fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
-    z
-      .string()
-      .regex(/^\d+$/, 'must be a whole number')
-      .transform(Number)
-      .refine((n) => n >= min && n <= max, `must be between ${min} and ${max}`)
-      .default(fallback),
+    markKind(
+      z
+        .string()
+        .regex(/^\d+$/, 'must be a whole number')
+        .transform(Number)
+        .refine((n) => n >= min && n <= max, `must be between ${min} and ${max}`),
+      max === Number.MAX_SAFE_INTEGER ? `whole number, at least ${min}` : `whole number ${min}-${max}`,
+    ).default(fallback),
   /** true/false, 1/0, yes/no. */
   bool: (fallback: boolean) =>
-    z
-      .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
-      .transform((v) => v === 'true' || v === '1' || v === 'yes')
-      .default(fallback),
+    markKind(
+      z
+        .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
+        .transform((v) => v === 'true' || v === '1' || v === 'yes'),
+      '`true` or `false` (also `1`/`0`, `yes`/`no`)',
+    ).default(fallback),
   /** An absolute URL of one of `protocols`; a problem never echoes its user-info or query. */
   url: (protocols: readonly string[] = ['http:', 'https:']) =>
-    z.string().refine(
-      (v) => {
-        try {
-          return protocols.includes(new URL(v).protocol);
-        } catch {
-          return false;
-        }
-      },
-      `must be a URL (${protocols.join(', ')})`,
+    markKind(
+      z.string().refine(
+        (v) => {
+          try {
+            return protocols.includes(new URL(v).protocol);
+          } catch {
+            return false;
+          }
+        },
+        `must be a URL (${protocols.join(', ')})`,
+      ),
+      `URL (${protocols.join(', ')})`,
     ),
   /**
    * One or more absolute URLs of `protocols`, comma-separated (replicas of one service); parsed
    * into a list with blanks dropped. A problem never echoes a URL's user-info or query.
    */
   urlList: (protocols: readonly string[] = ['http:', 'https:']) =>
-    z
-      .string()
-      .transform((v) =>
-        v
-          .split(',')
-          .map((u) => u.trim())
-          .filter((u) => u !== ''),
-      )
-      .refine(
-        (urls) =>
-          urls.length > 0 &&
-          urls.every((u) => {
-            try {
-              return protocols.includes(new URL(u).protocol);
-            } catch {
-              return false;
-            }
-          }),
-        `must be one or more comma-separated URLs (${protocols.join(', ')})`,
-      ),
+    markKind(
+      z
+        .string()
+        .transform((v) =>
+          v
+            .split(',')
+            .map((u) => u.trim())
+            .filter((u) => u !== ''),
+        )
+        .refine(
+          (urls) =>
+            urls.length > 0 &&
+            urls.every((u) => {
+              try {
+                return protocols.includes(new URL(u).protocol);
+              } catch {
+                return false;
+              }
+            }),
+          `must be one or more comma-separated URLs (${protocols.join(', ')})`,
+        ),
+      `one or more comma-separated URLs (${protocols.join(', ')})`,
+    ),
   /** A URL that carries credentials (database, SMTP): secret, never echoed at all. */
   secretUrl: (protocols: readonly string[]) => markSecret(env.url(protocols)),
   /** A non-empty string. */
-  str: () => z.string().min(1, 'must not be empty'),
+  str: () => markKind(z.string().min(1, 'must not be empty'), 'non-empty string'),
   /** A credential (token, key, password): non-empty, no whitespace or control characters; secret. */
   token: (minLength = 1) =>
     markSecret(
-      z
-        .string()
-        .min(minLength, minLength > 1 ? `must be at least ${minLength} characters` : 'must not be empty')
-        .regex(/^[^\s\u0000-\u001f\u007f]+$/, 'must not contain spaces or control characters'),
+      markKind(
+        z
+          .string()
+          .min(minLength, minLength > 1 ? `must be at least ${minLength} characters` : 'must not be empty')
+          .regex(/^[^\s\u0000-\u001f\u007f]+$/, 'must not contain spaces or control characters'),
+        `credential: ${minLength > 1 ? `at least ${minLength} characters` : 'non-empty'}, no spaces or control characters`,
+      ),
     ),
   /** Marks any field secret: a problem names the variable and the problem, never the value. */
   secret: markSecret,

@@ -1,6 +1,9 @@
 import type { z } from 'zod';
 
-/** Schemas marked secret by `env.secret`; looked up through every wrapper of a field. */
+/**
+ * Schemas (and their defs, which `.describe()` clones share) marked secret by `env.secret`; looked
+ * up through every wrapper of a field.
+ */
 const SECRET_FIELDS = new WeakSet<object>();
 
 /** A variable whose name says it holds a credential, marked or not (a safety net). */
@@ -9,6 +12,7 @@ const SECRET_NAME = /KEY|SECRET|TOKEN|PASSWORD/i;
 /** Marks a field secret: its value is never echoed in a configuration problem. */
 export function markSecret<T extends z.ZodType>(field: T): T {
   SECRET_FIELDS.add(field);
+  SECRET_FIELDS.add(field._zod.def);
   return field;
 }
 
@@ -24,8 +28,8 @@ export function isSecretField(name: string, field: unknown): boolean {
     const node = stack.pop();
     if (typeof node !== 'object' || node === null || seen.has(node)) continue;
     seen.add(node);
-    if (SECRET_FIELDS.has(node)) return true;
     const def = (node as { _zod?: { def?: Record<string, unknown> } })._zod?.def;
+    if (SECRET_FIELDS.has(node) || (def !== undefined && SECRET_FIELDS.has(def))) return true;
     if (def) stack.push(def['innerType'], def['in'], def['out'], def['schema']);
   }
   return false;

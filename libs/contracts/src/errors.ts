@@ -37,8 +37,7 @@ const {
 
 /**
  * The closed set of domain error codes shared by the backend and the gateway, each defined once.
- * The README's error table lists every code the REST edge answers (`client` and `edge`) under its
- * status; apps/gateway/test/readme-errors.test.ts keeps the two in step.
+ * docs/reference/errors.md is generated from it (`npm run docs:reference`; a test fails on drift).
  */
 export const ERRORS = {
   // requests the edge or the backend cannot read

@@ -14,7 +14,6 @@ export {
 export { randomServiceTokens, TEST_SERVICE_TOKENS, type ServiceTokens } from './service-tokens.js';
 export { TEST_RATE_LIMITS } from './rate-limits.js';
 export { composeEnvironment, composeProblems, insecureComposeDefaults, workspaceDirs } from './compose.js';
-export { undocumentedVariables } from './readme.js';
 export { freePort } from './ports.js';
 export { adminQuery, freshDatabase, grantChips, testServerUrl, type FreshDatabase } from './postgres.js';
 export { signTelegramInitData, vkSign } from './launch-data.js';

@@ -4,13 +4,21 @@ import type { ShopConfig } from './index.js';
 
 /** Every variable the emulator reads (the compose file may set only these). */
 export const configSchema = z.object({
-  PROVIDER_EMULATOR_PORT: env.port(8082),
-  PROVIDER_EMULATOR_HOST: env.str().default('127.0.0.1'),
-  PROVIDER_EMULATOR_SHOPS: env.secret(z.string()).default('dev-shop:dev-secret:test'),
-  PROVIDER_EMULATOR_WEBHOOK_URL: env.url().optional(),
-  /** JSON file keeping payments and refunds across restarts (beside the stack's data); unset = memory only. */
-  PROVIDER_EMULATOR_STATE_FILE: env.str().optional(),
-  LOG_LEVEL: env.logLevel(),
+  PROVIDER_EMULATOR_PORT: env.port(8082).describe('Port of the emulated YooKassa API (0 = any free one).'),
+  PROVIDER_EMULATOR_HOST: env.str().default('127.0.0.1').describe('Interface the emulator listens on.'),
+  PROVIDER_EMULATOR_SHOPS: env
+    .secret(z.string())
+    .default('dev-shop:dev-secret:test')
+    .describe('The shops the emulator accepts: `shopId:secretKey:test|live`, comma-separated.'),
+  PROVIDER_EMULATOR_WEBHOOK_URL: env
+    .url()
+    .optional()
+    .describe('Where payment and refund notifications are posted; unset = none are posted.'),
+  PROVIDER_EMULATOR_STATE_FILE: env
+    .str()
+    .optional()
+    .describe("JSON file keeping payments and refunds across restarts (beside the stack's data); unset = memory only."),
+  LOG_LEVEL: env.logLevel().describe('pino log level.'),
 });
 
 /** The CLI's settings, from the environment. */
