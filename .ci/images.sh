@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# CI's deploy test: the compose stack run by a real compose implementation, as the README's "Deploy
+# CI's deploy test: the compose stack run by a real compose implementation, as docs/operating/deploy.md's "Deploy
 # with compose" section tells an operator. Compose: Debian's docker-compose (1.29) against podman's
-# Docker-compatible API (tools/images/podman-api.sh; the README says why not podman-compose), with
+# Docker-compatible API (tools/images/podman-api.sh; docs/operating/deploy.md says why not podman-compose), with
 # the dnsname CNI plugin so that service names resolve on the project network.
 #  1. `npm run images -- --base debian --env-file …` (podman settings, the debootstrap base, every
 #     image from the one Dockerfile with local postgres/nats/prometheus/alertmanager, the dev-only
 #     package check, sizes).
-#  2. The operator's own certificates (the README's openssl commands) and secrets (fresh random
-#     values in an env file like the README's .env; the dev profile adds the emulators and the mail
+#  2. The operator's own certificates (the deploy page's openssl commands) and secrets (fresh random
+#     values in an env file like the deploy page's .env; the dev profile adds the emulators and the mail
 #     catcher the flows need), the first operator with `docker-compose run --rm backend
 #     operator-create`, `up -d`, every container healthy.
 #  3. The flows (.ci/smoke.mjs): bot linked, stars and card purchases credited, the wallet page,
@@ -43,7 +43,7 @@ envf=$work/compose.env
 rm -rf "$work" && mkdir -p "$work"
 chmod 0700 "$work"
 
-# 1. Images, as the README's first step (CI cannot reach Docker Hub: the Debian base and local infrastructure images).
+# 1. Images, as the deploy page's first step (CI cannot reach Docker Hub: the Debian base and local infrastructure images).
 bash tools/images/images.sh --base debian --tag ci --env-file "$envf"
 lap "base+images"
 
@@ -58,7 +58,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# 2. Certificates as the README makes them (P-256, the CA key outside every container).
+# 2. Certificates as the deploy page makes them (P-256, the CA key outside every container).
 ca=$work/ca
 mkdir -p "$ca"
 (
@@ -82,7 +82,7 @@ for svc in gateway bot; do
   install -m 0640 -o root -g 10001 "$ca/$svc.key" ".data/certs/$svc/tls.key"
 done
 
-# Secrets and settings: the README's .env lines with fresh values, the dev profile's emulators and mail catcher, free host ports.
+# Secrets and settings: the deploy page's .env lines with fresh values, the dev profile's emulators and mail catcher, free host ports.
 # A free port below the kernel's ephemeral range (ip_local_port_range): a port from that range may be
 # free now and be taken by an outgoing connection's local port before compose publishes it minutes later.
 free_port() {
@@ -158,7 +158,7 @@ smoke() { # gateway port
     SMOKE_MAIL="http://127.0.0.1:${port[MAILCATCHER]}" SMOKE_BOT_TOKEN="$bot_token" \
     SMOKE_OPERATOR_LOGIN=$operator_login SMOKE_OPERATOR_PASSWORD="$operator_password" node .ci/smoke.mjs
 }
-# The README's step 4: migrations, the first operator, the stack. (Functions called in `||` lists
+# The deploy page's step 5: migrations, the first operator, the stack. (Functions called in `||` lists
 # run without set -e: each step is chained.)
 bring_up() { # extra `up` arguments…
   dc run --rm backend migrate &&

@@ -1,5 +1,5 @@
 // The end-to-end flows against a compose stack that is already up (.ci/images.sh brings it up with
-// docker-compose exactly as the README's deploy section says, and makes the first operator with the
+// docker-compose exactly as docs/operating/deploy.md says, and makes the first operator with the
 // backend image's bundled command): every published service answers /livez and /readyz, the
 // gateway serves the wallet page with its strict CSP and no public /metrics, the bot linked
 // (botlink_connected_bots 1, read inside the gateway's container), the operator signs in to the
@@ -94,7 +94,7 @@ try {
   await eventually('botlink_connected_bots 1', async () => /^botlink_connected_bots(\{[^}]*\})? 1$/m.test(metrics()));
   say(`bot linked (gateway metrics port ${metricsPort}: botlink_connected_bots 1; the public port answers 404 for /metrics)`);
 
-  // The first operator was made by the caller with the backend image's bundled command, as the README's deploy section says.
+  // The first operator was made by the caller with the backend image's bundled command, as docs/operating/deploy.md says.
   const operator = await json(`${gw}/_gm/api/session`, { method: 'POST', body: { login: operatorLogin, password: operatorPassword } });
   if (operator.status !== 200 || !operator.body.token)
     throw new Error(`operator API sign-in: ${operator.status} ${JSON.stringify(operator.body)}`);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `npm run images`: every image of the product from the one Dockerfile, with podman, on a fresh
-# Debian/Ubuntu machine (run as root; README "Deploy with compose" starts here).
+# Debian/Ubuntu machine (run as root; docs/operating/deploy.md "Deploy with compose" starts here).
 #
 #   npm run images [-- --base node|debian] [--tag T] [--local-infra] [--env-file F] [--only a,b]
 #

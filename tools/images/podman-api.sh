@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Podman's Docker-compatible API for Compose on a host with podman and no Docker (README "Deploy with
-# compose"; CI runs it too). `start` serves the API on a socket (`podman system service`, run in the
+# Podman's Docker-compatible API for Compose on a host with podman and no Docker (docs/operating/deploy.md
+# "Deploy with compose"; CI runs it too). `start` serves the API on a socket (`podman system service`, run in the
 # background, its log beside the socket) and, where systemd is not PID 1, a health ticker: podman
 # runs HEALTHCHECKs from systemd timers, so without systemd no check ever runs, a container stays
 # "starting" forever and `depends_on: condition: service_healthy` waits forever; the ticker runs

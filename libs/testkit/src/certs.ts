@@ -182,8 +182,8 @@ export interface ServiceCertDir {
  * Lays out what each container mounts, and nothing more: `<dir>/<service>/{tls.crt,tls.key,ca.crt}`
  * for the gateway and the bot, so the CA key never enters a container. Certificates are 0644; a key
  * is 0640 with group CONTAINER_UID when this process may chown (root, as CI runs), else 0644 — a dev
- * key has to be readable by a container user the host does not know (the deploy section of the
- * README chowns real keys instead). Rewrites the layout from the flat pairs each time (cheap, idempotent).
+ * key has to be readable by a container user the host does not know (docs/operating/deploy.md
+ * chowns real keys instead). Rewrites the layout from the flat pairs each time (cheap, idempotent).
  */
 export function writeServiceCertDirs(dir: string, certs: DevCerts): Record<'gateway' | 'bot', ServiceCertDir> {
   const asRoot = process.getuid?.() === 0;

@@ -66,7 +66,7 @@ const httpOk = async (url: string): Promise<boolean> => {
  * ports, so a restarted process comes back where its peers expect it: the backend (ready when its
  * /health answers), the gateway (ready when it logged `gateway listening`: HTTP, bot-link and
  * internal listeners are all up) and the bot (ready when its loopback probe answers). Every knob
- * is the README's configuration variable of that service.
+ * is that service's configuration variable (docs/reference/config.md).
  */
 export async function startStack(options: StackOptions): Promise<Stack> {
   const dir = mkdtempSync(join(tmpdir(), 'faults-stack-'));
