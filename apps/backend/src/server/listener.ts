@@ -54,11 +54,15 @@ export async function listenDual(
   take?: StreamTaker,
   timeouts: ListenerTimeouts = LISTENER_TIMEOUTS,
 ): Promise<DualListener> {
-  const h1 = http.createServer(handler);
+  const h1 = http.createServer(
+    {
+      headersTimeout: timeouts.headersMs,
+      requestTimeout: timeouts.requestMs,
+      connectionsCheckingInterval: Math.max(50, Math.min(1_000, timeouts.headersMs / 4)),
+    },
+    handler,
+  );
   h1.keepAliveTimeout = 65_000;
-  h1.headersTimeout = timeouts.headersMs;
-  h1.requestTimeout = timeouts.requestMs;
-  h1.connectionsCheckingInterval = Math.max(50, Math.min(1_000, timeouts.headersMs / 4));
   // The front server has no request handler; streams the fast path declines go to `compat`'s.
   const h2 = http2.createServer({ settings: { maxConcurrentStreams: MAX_CONCURRENT_STREAMS } });
   serveStreams(h2, take ?? (() => false), http2.createServer(handler));
