@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { readStackEnv } from '@wordgame/config';
 import { confirmByPage, freePort } from '@wordgame/testkit';
 import { launchString } from './launch.js';
 import { DEV_BOT_TOKEN, DEV_VK_APP_SECRET, startStack, type Stack, type StackPorts } from './stack.js';
@@ -133,7 +134,12 @@ describe('the backend commands while the dev stack runs', () => {
   it('a stars and a card purchase reconcile clean and audit clean with the file\u2019s credentials, and again after a stop and start', async () => {
     const s = stack as Stack;
     const api = `${s.urls.gateway}/api/v1`;
-    const operator = await call(`${s.urls.gateway}/_gm/api/session`, { json: { login: 'alice', password: 'alice password 1' } });
+    // The dev operator, as a newcomer finds it: in the stack's credentials file.
+    const credentials = readStackEnv(data) ?? {};
+    const operator = await call(`${s.urls.gateway}/_gm/api/session`, {
+      json: { login: credentials['DEV_OPERATOR_LOGIN'], password: credentials['DEV_OPERATOR_PASSWORD'] },
+    });
+    expect(operator.status).toBe(200);
     const product = await call(`${s.urls.gateway}/_gm/api/catalog/products`, {
       token: String(operator.body['token']),
       json: {
@@ -202,10 +208,15 @@ describe('the backend commands while the dev stack runs', () => {
 
     const reconcileClean = () => {
       const run = backendCommand(data, 'reconcile', ['--hours', '1']);
-      expect(run).toMatchObject({ status: 0 });
-      expect(JSON.parse(run.stdout)).toMatchObject({
-        run: { outcome: 'clean', rails: expect.arrayContaining(['card', 'stars']) as unknown },
-        mismatches: [],
+      let report: unknown;
+      try {
+        report = JSON.parse(run.stdout);
+      } catch {
+        report = { stdout: run.stdout, stderr: run.stderr };
+      }
+      expect({ status: run.status, report }).toMatchObject({
+        status: 0,
+        report: { run: { outcome: 'clean', rails: expect.arrayContaining(['card', 'stars']) as unknown }, mismatches: [] },
       });
     };
     reconcileClean();
