@@ -82,9 +82,11 @@ export const DEV_SHOP = { id: 'dev-shop', secretKey: 'dev-secret' };
 export const INTAKE_PATH = '/api/v1/payments/notifications/yookassa';
 
 /**
- * Starts the local stack from the built bundles in dist/ (backend on PGlite, gateway, bot) and
- * both emulators, wired with the dev certificates, and waits until each is ready: the emulators
- * accept connections, the backend's and gateway's /health answer 200, the bot's probe answers.
+ * Starts the local stack from the built bundles in dist/ (backend, gateway, bot), the database
+ * server (PGlite in `<data>/pglite` over the PostgreSQL protocol) and both emulators, wired with the
+ * dev certificates, and waits until each is ready: the database and the emulators accept
+ * connections, the backend's and gateway's /health answer 200, the bot's probe answers. Once the
+ * database is up it creates the dev operator and writes `<data>/stack.env`; `stop()` removes it.
  */
 export async function startStack(options: StackOptions): Promise<Stack> {
   const { root } = options;
