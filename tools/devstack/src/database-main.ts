@@ -6,10 +6,13 @@ import { z } from 'zod';
 import { serveOverWire } from './pg-wire.js';
 
 const configSchema = z.object({
-  PGLITE_DIR: env.str(),
-  DEV_DATABASE_HOST: env.str().default('127.0.0.1'),
-  DEV_DATABASE_PORT: env.port(5433),
-  LOG_LEVEL: env.logLevel(),
+  PGLITE_DIR: env.str().describe('The PGlite data folder this process serves and claims (`.data/pglite`).'),
+  DEV_DATABASE_HOST: env
+    .str()
+    .default('127.0.0.1')
+    .describe('Interface of the PostgreSQL-protocol listener (loopback: trust, no password).'),
+  DEV_DATABASE_PORT: env.port(5433).describe('Port of the PostgreSQL-protocol listener (0 = any free one).'),
+  LOG_LEVEL: env.logLevel().describe('pino log level.'),
 });
 
 /**
