@@ -15,7 +15,8 @@ describe('npm run operator:create -w apps/backend', () => {
   const create = (cwd: string, args: string[], login: string) =>
     spawnSync('npm', ['run', '--silent', 'operator:create', ...args, '--', login, 'viewer'], {
       cwd,
-      env: { ...process.env, PGLITE_DIR: name, DATABASE_URL: '', OPERATOR_PASSWORD: 'cli test password' },
+      // DEV_STACK_DIR empty: this store, never a dev stack the developer may be running in .data.
+      env: { ...process.env, PGLITE_DIR: name, DATABASE_URL: '', DEV_STACK_DIR: '', OPERATOR_PASSWORD: 'cli test password' },
       encoding: 'utf8',
       timeout: 120_000,
     });

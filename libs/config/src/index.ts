@@ -9,3 +9,15 @@ export {
   DEFAULT_TEXT_META,
   type VariableReference,
 } from './reference.js';
+export {
+  DEV_STACK_DIR,
+  DEV_STACK_PID,
+  FolderInUseError,
+  STACK_ENV_FILE,
+  claimFolder,
+  processAlive,
+  readStackEnv,
+  removeStackEnv,
+  withDevStack,
+  writeStackEnv,
+} from './dev-stack.js';

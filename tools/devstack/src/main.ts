@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { relative, resolve } from 'node:path';
 import { walletLaunchLinks } from './launch-links.js';
 import { DEV_OPERATOR } from './operator.js';
 import { startStack } from './stack.js';
@@ -19,12 +19,15 @@ process.stdout.write(
     `  gateway   REST /api/v1, console /_gm, /health             ${u.gateway}`,
     `  gateway   Prometheus /metrics (loopback only)             ${u.metrics}`,
     `  gateway   BotLink gRPC (mutual TLS)                       ${u.botlink}`,
-    `  backend   Connect (h2c) + /health, PGlite in .data/pglite ${u.backend}`,
+    `  database  PGlite in .data/pglite, PostgreSQL protocol     ${u.database}`,
+    `  backend   Connect (h2c) + /health                         ${u.backend}`,
     `  bot       loopback health probe                           ${u.botHealth}/health`,
     `  platform  chat-platform (Bot API) emulator                ${u.platform}`,
     `  provider  payment provider (YooKassa v3) emulator         ${u.provider}/v3`,
     `  operator (console /_gm, operator API POST /_gm/api/session): ${DEV_OPERATOR.login} / ${DEV_OPERATOR.password}`,
     '  dev mailbox (e-mail confirmation links): .data/mailbox   certificates: .data/certs',
+    `  credentials of this run (database URL, service tokens, operator, bot token, shop): ${relative(process.cwd(), stack.envFile)}`,
+    '  while this runs: npm run operator:create|reconcile|audit|migrate -w apps/backend (they read that file)',
     '  wallet page, one link per context (fresh ones: npm run dev:links):',
     `    web       ${links.web}`,
     `    telegram  ${links.telegram}`,

@@ -9,11 +9,11 @@ export const DEV_OPERATOR = {
 } as const;
 
 /**
- * Creates (or resets) the dev operator in the stack's PGlite folder through the backend's
- * operator:create CLI, before the backend opens that folder (PGlite allows one process at a time).
- * Console and operator API (`POST /_gm/api/session`) sign in with it.
+ * Creates (or resets) the dev operator through the backend's operator:create CLI, connected to
+ * the stack's database server (`databaseUrl`) as every other command is. Console and operator API
+ * (`POST /_gm/api/session`) sign in with it.
  */
-export function ensureDevOperator(root: string, pgliteDir: string): void {
+export function ensureDevOperator(root: string, databaseUrl: string): void {
   const run = spawnSync(
     process.execPath,
     [
@@ -26,8 +26,7 @@ export function ensureDevOperator(root: string, pgliteDir: string): void {
       cwd: root,
       env: {
         PATH: process.env['PATH'] ?? '',
-        DATABASE_URL: '',
-        PGLITE_DIR: pgliteDir,
+        DATABASE_URL: databaseUrl,
         OPERATOR_PASSWORD: DEV_OPERATOR.password,
         LOG_LEVEL: 'silent',
       },

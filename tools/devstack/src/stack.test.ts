@@ -20,6 +20,7 @@ describe('the local stack', () => {
   beforeAll(async () => {
     data = mkdtempSync(join(tmpdir(), 'wordgame-stack-'));
     const ports: StackPorts = {
+      database: await freePort(),
       platform: await freePort(),
       provider: await freePort(),
       backend: await freePort(),
@@ -39,10 +40,10 @@ describe('the local stack', () => {
   });
 
   it('brings up every process with healthy backend and gateway', async () => {
-    expect(stack.processes.map((p) => p.spec.name)).toEqual(['platform', 'provider', 'backend', 'gateway', 'bot']);
+    expect(stack.processes.map((p) => p.spec.name)).toEqual(['database', 'platform', 'provider', 'backend', 'gateway', 'bot']);
     const gateway = await fetch(`${stack.urls.gateway}/health`);
     expect(gateway.status).toBe(200);
-    expect(await gateway.json()).toMatchObject({ status: 'ok', backend: { database: 'pglite' } });
+    expect(await gateway.json()).toMatchObject({ status: 'ok', backend: { database: 'postgres' } });
     expect((await fetch(`${stack.urls.backend}/health`)).status).toBe(200);
     expect((await fetch(`${stack.urls.botHealth}/health`)).status).toBe(200);
     expect(existsSync(join(data, 'certs', 'ca.crt'))).toBe(true);
@@ -131,6 +132,6 @@ describe('the local stack', () => {
   it('stops every process cleanly', async () => {
     await stack.stop();
     const codes = await Promise.all(stack.processes.map((p) => p.exited));
-    expect(codes).toEqual([0, 0, 0, 0, 0]);
+    expect(codes).toEqual([0, 0, 0, 0, 0, 0]);
   }, 60_000);
 });

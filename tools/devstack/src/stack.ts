@@ -1,11 +1,14 @@
 import { join } from 'node:path';
+import { removeStackEnv, writeStackEnv } from '@wordgame/config';
 import { DEV_BOT_CLIENT_NAME, ensureDevCerts, randomServiceTokens } from '@wordgame/testkit';
-import { ensureDevOperator } from './operator.js';
+import { DEV_OPERATOR, ensureDevOperator } from './operator.js';
 import { startProcess, stopProcess, type ProcessSpec, type Running } from './processes.js';
 import { httpOk, tcpOpen, waitFor } from './wait.js';
 
 /** The ports the stack listens on (all on 127.0.0.1). */
 export interface StackPorts {
+  /** The PGlite database served over the PostgreSQL protocol (the stack's DATABASE_URL). */
+  database: number;
   platform: number;
   provider: number;
   backend: number;
@@ -20,6 +23,7 @@ export interface StackPorts {
 }
 
 export const DEFAULT_PORTS: StackPorts = {
+  database: 5433,
   platform: 8081,
   provider: 8082,
   backend: 4000,
@@ -45,6 +49,8 @@ export interface StackOptions {
 
 /** Where each part listens once the stack is up. */
 export interface StackUrls {
+  /** The stack's DATABASE_URL (PGlite in `<data>/pglite`, served over the PostgreSQL protocol). */
+  database: string;
   gateway: string;
   /** The gateway's Prometheus endpoint, full URL. */
   metrics: string;
@@ -62,6 +68,8 @@ export interface Stack {
   stop(): Promise<void>;
   /** Resolves with the name of the first process that exits on its own. */
   firstExit: Promise<string>;
+  /** The credentials file the backend's commands read while the stack runs (`<data>/stack.env`). */
+  envFile: string;
 }
 
 /** The dev stack's platform bot token (the platform emulator's; ops/dev.env's PLATFORM_BOT_TOKEN). */
@@ -74,9 +82,11 @@ export const DEV_SHOP = { id: 'dev-shop', secretKey: 'dev-secret' };
 export const INTAKE_PATH = '/api/v1/payments/notifications/yookassa';
 
 /**
- * Starts the local stack from the built bundles in dist/ (backend on PGlite, gateway, bot) and
- * both emulators, wired with the dev certificates, and waits until each is ready: the emulators
- * accept connections, the backend's and gateway's /health answer 200, the bot's probe answers.
+ * Starts the local stack from the built bundles in dist/ (backend, gateway, bot), the database
+ * server (PGlite in `<data>/pglite` over the PostgreSQL protocol) and both emulators, wired with the
+ * dev certificates, and waits until each is ready: the database and the emulators accept
+ * connections, the backend's and gateway's /health answer 200, the bot's probe answers. Once the
+ * database is up it creates the dev operator and writes `<data>/stack.env`; `stop()` removes it.
  */
 export async function startStack(options: StackOptions): Promise<Stack> {
   const { root } = options;
@@ -86,6 +96,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const certs = ensureDevCerts(join(data, 'certs'));
   const host = '127.0.0.1';
   const urls: StackUrls = {
+    database: `postgres://postgres@${host}:${ports.database}/postgres`,
     gateway: `http://${host}:${ports.gatewayHttp}`,
     metrics: `http://${host}:${ports.gatewayMetrics}/metrics`,
     botlink: `https://${host}:${ports.botlink}`,
@@ -97,16 +108,44 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const node = process.execPath;
   const tsx = join(root, 'node_modules/tsx/dist/cli.mjs');
   const common = { LOG_LEVEL: options.logLevel ?? 'info' };
-  // Fresh per start, held only in the two processes' environments: nothing else can call either private port.
+  // Fresh per start, held in the two processes' environments and in stack.env (0600, removed on stop):
+  // a token copied out of it dies with this run of the stack.
   const tokens = randomServiceTokens();
   const tls = { BOTLINK_TLS_CA: certs.ca.cert };
 
+  const pgliteDir = join(data, 'pglite');
+  // What the backend and its commands share (stack.env holds these for the commands run beside the stack).
+  const backendShared = {
+    ...tokens,
+    DATABASE_URL: urls.database,
+    BACKEND_TELEGRAM_BOT_TOKEN: BOT_TOKEN,
+    BACKEND_VK_APP_SECRET: DEV_VK_APP_SECRET,
+    MAIL_DEV_DIR: join(data, 'mailbox'),
+    PUBLIC_BASE_URL: urls.gateway,
+    GATEWAY_INTERNAL_URL: `http://${host}:${ports.gatewayInternal}`,
+    BACKEND_YOOKASSA_API_URL: `${urls.provider}/v3`,
+    BACKEND_YOOKASSA_SHOPS: `direct:${DEV_SHOP.id}:${DEV_SHOP.secretKey}:test,vk:${DEV_SHOP.id}:${DEV_SHOP.secretKey}:test`,
+  };
+
   const specs: ProcessSpec[] = [
+    {
+      name: 'database',
+      command: node,
+      args: [tsx, join(root, 'tools/devstack/src/database-main.ts')],
+      env: { ...common, PGLITE_DIR: pgliteDir, DEV_DATABASE_HOST: host, DEV_DATABASE_PORT: String(ports.database) },
+    },
     {
       name: 'platform',
       command: node,
       args: [tsx, join(root, 'tools/platform-emulator/src/main.ts')],
-      env: { ...common, PLATFORM_EMULATOR_HOST: host, PLATFORM_EMULATOR_PORT: String(ports.platform), PLATFORM_BOT_TOKEN: BOT_TOKEN },
+      env: {
+        ...common,
+        PLATFORM_EMULATOR_HOST: host,
+        PLATFORM_EMULATOR_PORT: String(ports.platform),
+        PLATFORM_BOT_TOKEN: BOT_TOKEN,
+        // Beside .data/pglite, as the provider's: the star payments the stored orders refer to survive a restart with them.
+        PLATFORM_EMULATOR_STATE_FILE: join(data, 'platform-emulator.json'),
+      },
     },
     {
       name: 'provider',
@@ -128,19 +167,14 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       args: [join(root, 'dist/apps/backend/main.js')],
       env: {
         ...common,
-        ...tokens,
+        ...backendShared,
         BACKEND_HOST: host,
         BACKEND_PORT: String(ports.backend),
         BACKEND_METRICS_PORT: String(ports.backendMetrics),
-        PGLITE_DIR: join(data, 'pglite'),
-        DATABASE_URL: '',
-        BACKEND_TELEGRAM_BOT_TOKEN: BOT_TOKEN,
-        BACKEND_VK_APP_SECRET: DEV_VK_APP_SECRET,
-        MAIL_DEV_DIR: join(data, 'mailbox'),
-        PUBLIC_BASE_URL: urls.gateway,
-        GATEWAY_INTERNAL_URL: `http://${host}:${ports.gatewayInternal}`,
-        BACKEND_YOOKASSA_API_URL: `${urls.provider}/v3`,
-        BACKEND_YOOKASSA_SHOPS: `direct:${DEV_SHOP.id}:${DEV_SHOP.secretKey}:test,vk:${DEV_SHOP.id}:${DEV_SHOP.secretKey}:test`,
+        // The database server runs one transaction at a time (PGlite has one session), as the
+        // in-process PGlite did: one pooled connection keeps the backend's own work in that order.
+        DB_POOL_MAX: '1',
+        BACKEND_SEED_CATALOG: 'true',
       },
     },
     {
@@ -192,20 +226,22 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const processes: Running[] = [];
   const stop = async () => {
     for (const running of [...processes].reverse()) await stopProcess(running);
+    removeStackEnv(data);
   };
   let exitedFirst: (name: string) => void = () => undefined;
   const firstExit = new Promise<string>((resolve) => (exitedFirst = resolve));
 
   const timeout = options.readyTimeoutMs ?? 60_000;
   const ready: Record<string, () => Promise<boolean>> = {
+    database: () => tcpOpen(host, ports.database),
     platform: () => tcpOpen(host, ports.platform),
     provider: () => tcpOpen(host, ports.provider),
     backend: () => httpOk(`${urls.backend}/health`),
     gateway: () => httpOk(`${urls.gateway}/health`),
     bot: () => httpOk(`${urls.botHealth}/health`),
   };
+  let envFile = '';
   try {
-    ensureDevOperator(root, join(data, 'pglite'));
     for (const spec of specs) {
       const running = startProcess(spec, root, write);
       processes.push(running);
@@ -217,10 +253,28 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       });
       await Promise.race([waitFor(spec.name, check, timeout), died]);
       void died.catch(() => undefined);
+      if (spec.name === 'database') {
+        ensureDevOperator(root, urls.database);
+        envFile = writeStackEnv(
+          data,
+          {
+            ...backendShared,
+            PLATFORM_BOT_TOKEN: BOT_TOKEN,
+            PROVIDER_EMULATOR_SHOPS: `${DEV_SHOP.id}:${DEV_SHOP.secretKey}:test`,
+            DEV_OPERATOR_LOGIN: DEV_OPERATOR.login,
+            DEV_OPERATOR_PASSWORD: DEV_OPERATOR.password,
+            DEV_GATEWAY_URL: urls.gateway,
+            DEV_PLATFORM_URL: urls.platform,
+            DEV_PROVIDER_URL: urls.provider,
+          },
+          "The running dev stack's credentials (npm start writes it at each start with fresh service tokens and\n" +
+            "removes it on stop). The backend's npm scripts (operator:create, reconcile, audit, migrate) read it.",
+        );
+      }
     }
   } catch (err: unknown) {
     await stop();
     throw err;
   }
-  return { urls, processes, stop, firstExit };
+  return { urls, processes, stop, firstExit, envFile };
 }

@@ -18,6 +18,12 @@ export const configSchema = z.object({
     .enum(['oldest_first', 'newest_first'], { message: 'must be oldest_first or newest_first' })
     .default('oldest_first')
     .describe("getStarTransactions' order: oldest_first (the Bot API's documented chronological order) or newest_first."),
+  PLATFORM_EMULATOR_STATE_FILE: env
+    .str()
+    .optional()
+    .describe(
+      'JSON file keeping the emulated world across restarts (the dev stack: .data/platform-emulator.json, beside its database); unset = memory only.',
+    ),
   LOG_LEVEL: env.logLevel().describe('pino log level.'),
 });
 

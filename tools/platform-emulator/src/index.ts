@@ -4,6 +4,7 @@ import { CallLog } from './calls.js';
 import { PlatformControl } from './control.js';
 import { FaultTable } from './faults.js';
 import { Payments } from './payments.js';
+import { persistWorld } from './persist.js';
 import { listen } from './server.js';
 import { World } from './state.js';
 import type { StarTransactionsOrder } from './starTransactions.js';
@@ -52,6 +53,11 @@ export interface PlatformEmulatorOptions {
    * order) or `newest_first`. Switchable later through the control API; `reset()` comes back here.
    */
   starTransactionsOrder?: StarTransactionsOrder;
+  /**
+   * JSON file keeping the world across restarts (the dev stack's `.data/platform-emulator.json`,
+   * beside its database); unset = memory only.
+   */
+  stateFile?: string;
   /** Where to log; default silent. */
   logger?: Logger;
   /**
@@ -88,9 +94,10 @@ export async function startPlatformEmulator(options: PlatformEmulatorOptions = {
   const faults = new FaultTable();
   const calls = new CallLog();
   const control = new PlatformControl(world, payments, faults, calls);
+  const persisted = options.stateFile === undefined ? undefined : persistWorld(world, options.stateFile, logger);
   const shutdown = new AbortController();
   const server = await listen(
-    { port: options.port ?? 0, host },
+    { port: options.port ?? 0, host, ...(persisted ? { onHandled: () => persisted.touch() } : {}) },
     { world, payments, faults, calls, logger, shutdown: shutdown.signal, control, onAnswer: options.onAnswer },
     logger,
   );
@@ -107,6 +114,7 @@ export async function startPlatformEmulator(options: PlatformEmulatorOptions = {
         payments.clearTimers();
         for (const bot of world.bots) bot.queue.close();
         await server.close();
+        persisted?.stop();
       })();
       return stopping;
     },

@@ -24,6 +24,7 @@ async function main(): Promise<void> {
     tokens: [config.PLATFORM_BOT_TOKEN],
     preCheckoutTimeoutMs: config.PLATFORM_PRECHECKOUT_TIMEOUT_MS,
     starTransactionsOrder: config.PLATFORM_STAR_TRANSACTIONS_ORDER,
+    ...(config.PLATFORM_EMULATOR_STATE_FILE === undefined ? {} : { stateFile: config.PLATFORM_EMULATOR_STATE_FILE }),
     logger,
   });
   logger.info({ url: emulator.url, apiRoot: emulator.apiRoot }, 'platform emulator listening');

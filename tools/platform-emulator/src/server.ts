@@ -16,10 +16,11 @@ export interface RunningServer {
 
 /**
  * Starts the HTTP server: `/livez` and `/readyz` answer 200, `/_control/...` goes to the control API, everything else is treated
- * as the Bot API (`/bot<TOKEN>/<method>`). Unexpected failures answer 500 and are logged.
+ * as the Bot API (`/bot<TOKEN>/<method>`). Unexpected failures answer 500 and are logged. `onHandled` runs after every
+ * control or Bot API request (any of them may change the world).
  */
 export async function listen(
-  options: { port: number; host: string },
+  options: { port: number; host: string; onHandled?: () => void },
   deps: BotApiDeps & { control: PlatformControl },
   logger: Logger,
 ): Promise<RunningServer> {
@@ -35,10 +36,12 @@ export async function listen(
     return handleBotApi(req, res, url, deps);
   };
   const server = createServer((req, res) => {
-    route(req, res).catch((err: unknown) => {
-      logger.error({ err, url: req.url }, 'request failed');
-      sendJson(res, 500, { ok: false, error_code: 500, description: 'Internal Server Error' });
-    });
+    route(req, res)
+      .catch((err: unknown) => {
+        logger.error({ err, url: req.url }, 'request failed');
+        sendJson(res, 500, { ok: false, error_code: 500, description: 'Internal Server Error' });
+      })
+      .finally(() => options.onHandled?.());
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

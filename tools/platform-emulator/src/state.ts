@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { UpdateQueue } from './updates.js';
+import { UpdateQueue, type QueueSnapshot } from './updates.js';
 import {
   ADMIN_RIGHT_KEYS,
   type MemberStatus,
@@ -101,6 +101,25 @@ export interface PaymentRecord {
   refundedAt?: string;
 }
 
+/**
+ * The world as plain JSON (what the state file holds): every record, the id counters, and each
+ * bot's update queue (its next update_id and the updates not yet confirmed), keyed by token.
+ */
+export interface WorldSnapshot {
+  version: 1;
+  users: UserRecord[];
+  chats: Array<{ chat: TgChat; bot: MemberRecord; members: Array<[number, MemberRecord]> }>;
+  messages: MessageRecord[];
+  invoices: InvoiceRecord[];
+  preCheckouts: PreCheckoutRecord[];
+  payments: PaymentRecord[];
+  messageIds: Array<[number, number]>;
+  lastUserId: number;
+  lastChatSeq: number;
+  starOrder: StarTransactionsOrder;
+  bots: Array<{ token: string; queue: QueueSnapshot }>;
+}
+
 /** Rights the bot holds in chats created without saying otherwise. */
 export function fullAdminRights(): TgAdminRights {
   const rights = Object.fromEntries(ADMIN_RIGHT_KEYS.map((key) => [key, true])) as TgAdminRights;
@@ -159,6 +178,44 @@ export class World {
     this.messageIds.clear();
     this.starOrder = this.defaultStarOrder;
     for (const bot of this.bots) bot.queue.clear();
+  }
+
+  /** The world's data as plain JSON (see WorldSnapshot). */
+  toSnapshot(): WorldSnapshot {
+    return {
+      version: 1,
+      users: [...this.users.values()],
+      chats: [...this.chats.values()].map((c) => ({ chat: c.chat, bot: c.bot, members: [...c.members.entries()] })),
+      messages: this.messages,
+      invoices: [...this.invoices.values()],
+      preCheckouts: [...this.preCheckouts.values()],
+      payments: this.payments,
+      messageIds: [...this.messageIds.entries()],
+      lastUserId: this.lastUserId,
+      lastChatSeq: this.lastChatSeq,
+      starOrder: this.starOrder,
+      bots: this.bots.map((b) => ({ token: b.token, queue: b.queue.toSnapshot() })),
+    };
+  }
+
+  /**
+   * Replaces the world's data with a snapshot's. A pre-checkout query still pending in it is
+   * expired (its answer deadline passed while the emulator was down); queues of tokens no longer
+   * accepted are dropped.
+   */
+  restore(snapshot: WorldSnapshot): void {
+    this.reset();
+    for (const u of snapshot.users) this.users.set(u.user.id, u);
+    for (const c of snapshot.chats) this.chats.set(c.chat.id, { chat: c.chat, bot: c.bot, members: new Map(c.members) });
+    this.messages.push(...snapshot.messages);
+    for (const i of snapshot.invoices) this.invoices.set(i.link, i);
+    for (const q of snapshot.preCheckouts) this.preCheckouts.set(q.id, q.status === 'pending' ? { ...q, status: 'expired' } : q);
+    this.payments.push(...snapshot.payments);
+    for (const [chatId, last] of snapshot.messageIds) this.messageIds.set(chatId, last);
+    this.lastUserId = snapshot.lastUserId;
+    this.lastChatSeq = snapshot.lastChatSeq;
+    this.starOrder = snapshot.starOrder;
+    for (const saved of snapshot.bots) this.botByToken(saved.token)?.queue.restore(saved.queue);
   }
 
   botByToken(token: string): BotRecord | undefined {

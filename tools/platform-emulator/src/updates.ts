@@ -20,6 +20,12 @@ export interface PollOptions {
 
 type Wake = 'ready' | 'timeout' | 'conflict' | 'closed' | 'aborted';
 
+/** What of a queue outlives a restart: the next update_id (ids only grow) and the unconfirmed updates. */
+export interface QueueSnapshot {
+  nextId: number;
+  pending: TgUpdate[];
+}
+
 /**
  * One bot's pending updates and its long poll, with Telegram's semantics: ids only grow (also
  * across `clear()`, so a bot that kept its offset still sees new updates), updates whose type the
@@ -98,6 +104,17 @@ export class UpdateQueue {
   dropPending(): void {
     this.pending = [];
     this.injected.clear();
+  }
+
+  /** The queue's next id and unconfirmed updates (the emulator's state file). */
+  toSnapshot(): QueueSnapshot {
+    return { nextId: this.nextId, pending: this.pending };
+  }
+
+  /** Takes a saved queue back: ids continue from the saved next id (never lower than this queue's). */
+  restore(snapshot: QueueSnapshot): void {
+    this.nextId = Math.max(this.nextId, snapshot.nextId);
+    this.pending = [...snapshot.pending];
   }
 
   /** Forgets pending updates and the allowed_updates setting; ids keep growing. */

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import type { PGlite } from '@electric-sql/pglite';
 import { CompiledQuery, Kysely, PGliteDialect, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { claimFolder } from '@wordgame/config';
 import type { Logger } from '@wordgame/logging';
 import type { DB } from './schema.js';
 
@@ -71,7 +72,9 @@ async function loadPGlite(): Promise<typeof PGlite> {
 }
 
 /**
- * Opens the database: PostgreSQL when `url` is set, else PGlite (dev only, see loadPGlite). Int8 columns read back as
+ * Opens the database: PostgreSQL when `url` is set, else PGlite (dev only, see loadPGlite) on a
+ * folder this process claims first (claimFolder: refused while another process holds it, e.g. the
+ * dev stack's database server). Int8 columns read back as
  * `bigint` on both. The pg pool has bounded waits (connect timeout, statement timeout, idle-in-
  * transaction timeout) so a stuck database surfaces as an error instead of a hang.
  */
@@ -98,12 +101,19 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     return { db, dialect: 'postgres', pool, close: () => db.destroy() };
   }
   const dir = options.pgliteDir ?? 'memory://';
-  if (!dir.startsWith('memory://')) mkdirSync(dir, { recursive: true });
-  const pglite = await (
-    await loadPGlite()
-  ).create(dir, {
-    parsers: { [INT8_OID]: (value: string) => BigInt(value) },
-  });
-  const db = new Kysely<DB>({ dialect: new PGliteDialect({ pglite }) });
-  return { db, dialect: 'pglite', close: () => db.destroy() };
+  // One process per folder: a second PGlite on it would write beside the first and lose the writes.
+  const release = dir.startsWith('memory://') ? () => undefined : claimFolder(dir, `${process.argv[1] ?? 'node'} with PGLITE_DIR`);
+  try {
+    if (!dir.startsWith('memory://')) mkdirSync(dir, { recursive: true });
+    const pglite = await (
+      await loadPGlite()
+    ).create(dir, {
+      parsers: { [INT8_OID]: (value: string) => BigInt(value) },
+    });
+    const db = new Kysely<DB>({ dialect: new PGliteDialect({ pglite }) });
+    return { db, dialect: 'pglite', close: () => db.destroy().finally(release) };
+  } catch (err) {
+    release();
+    throw err;
+  }
 }

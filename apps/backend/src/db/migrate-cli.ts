@@ -1,4 +1,4 @@
-import { ConfigError } from '@wordgame/config';
+import { ConfigError, FolderInUseError, withDevStack } from '@wordgame/config';
 import { loadBackendConfig } from '../config/index.js';
 import { openDatabase } from './database.js';
 import { migrateToLatest } from './migrate.js';
@@ -9,7 +9,7 @@ import { migrateToLatest } from './migrate.js';
  * prints what it applied. The backend also migrates at start; this runs them ahead of a rollout.
  */
 async function main(): Promise<number> {
-  const config = loadBackendConfig();
+  const config = loadBackendConfig(withDevStack());
   const database = await openDatabase({ url: config.DATABASE_URL, pgliteDir: config.PGLITE_DIR, poolMax: 2 });
   try {
     const applied = await migrateToLatest(database.db);
@@ -24,7 +24,7 @@ main().then(
   (code) => process.exit(code),
   (err: unknown) => {
     process.stderr.write(
-      `migrate: ${err instanceof ConfigError ? err.message : String(err instanceof Error ? (err.stack ?? err.message) : err)}\n`,
+      `migrate: ${err instanceof ConfigError || err instanceof FolderInUseError ? err.message : String(err instanceof Error ? (err.stack ?? err.message) : err)}\n`,
     );
     process.exit(1);
   },

@@ -1,4 +1,4 @@
-import { ConfigError } from '@wordgame/config';
+import { ConfigError, FolderInUseError, withDevStack } from '@wordgame/config';
 import { loadDatabaseConfig } from '../config/index.js';
 import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
@@ -18,7 +18,7 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const roles = parseRoles(roleList);
-  const config = loadDatabaseConfig();
+  const config = loadDatabaseConfig(withDevStack());
   const database = await openDatabase({ url: config.DATABASE_URL, pgliteDir: config.PGLITE_DIR, poolMax: 2 });
   try {
     await migrateToLatest(database.db);
@@ -34,7 +34,7 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
     process.stderr.write(
-      `operator:create: ${err instanceof ConfigError || err instanceof RangeError ? err.message : String(err instanceof Error ? (err.stack ?? err.message) : err)}\n`,
+      `operator:create: ${err instanceof ConfigError || err instanceof FolderInUseError || err instanceof RangeError ? err.message : String(err instanceof Error ? (err.stack ?? err.message) : err)}\n`,
     );
     process.exit(1);
   },

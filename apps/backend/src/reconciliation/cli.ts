@@ -1,5 +1,5 @@
 import { systemClock } from '../support/clock.js';
-import { ConfigError } from '@wordgame/config';
+import { ConfigError, FolderInUseError, withDevStack } from '@wordgame/config';
 import { createLogger } from '@wordgame/logging';
 import { loadBackendConfig } from '../config/index.js';
 import { openDatabase } from '../db/database.js';
@@ -17,7 +17,7 @@ import { parseWindowArgs } from './window-args.js';
  */
 async function main(): Promise<number> {
   const window = parseWindowArgs(process.argv.slice(2), systemClock());
-  const config = loadBackendConfig();
+  const config = loadBackendConfig(withDevStack());
   const logger = createLogger('reconcile', config.LOG_LEVEL, process.stderr);
   const database = await openDatabase({ url: config.DATABASE_URL, pgliteDir: config.PGLITE_DIR, poolMax: 2 });
   try {
@@ -34,7 +34,7 @@ main().then(
   (code) => process.exit(code),
   (err: unknown) => {
     process.stderr.write(
-      `reconcile: ${err instanceof ConfigError || err instanceof RangeError ? err.message : String(err instanceof Error ? (err.stack ?? err.message) : err)}\n`,
+      `reconcile: ${err instanceof ConfigError || err instanceof FolderInUseError || err instanceof RangeError ? err.message : String(err instanceof Error ? (err.stack ?? err.message) : err)}\n`,
     );
     process.exit(2);
   },
