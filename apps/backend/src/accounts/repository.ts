@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { DB, PlatformKind } from '../db/schema.js';
-import { openWallet } from '../ledger/postings/index.js';
+import type { DB, PlatformKind } from '../db/index.js';
+import { openWallet } from '../ledger/index.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
 

@@ -1,5 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
-import type { PaymentMethod, PlatformSubtype, Segment, SessionPlatformKind } from '../gate/context.js';
+import type { PaymentMethod, PlatformSubtype, Segment, SessionPlatformKind } from '../gate/index.js';
 import type { ReconciliationTables } from './reconciliation-schema.js';
 
 /** A timestamptz column: read as Date, written as Date or an SQL default. */

@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { DB, FinishReason, GameVariant } from '../db/schema.js';
+import type { DB, FinishReason, GameVariant } from '../db/index.js';
 import type { RuleState } from './rules.js';
 
 type Db = Kysely<DB> | Transaction<DB>;

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { OrderRail } from '../db/schema.js';
+import type { OrderRail } from '../db/index.js';
 
 /** Rails as label values (a closed set). */
 export const RAILS: readonly OrderRail[] = ['stars', 'card'];

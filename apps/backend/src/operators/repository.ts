@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import { hashPassword } from '../accounts/password.js';
-import type { DB, OperatorRole } from '../db/schema.js';
+import { hashPassword } from '../accounts/index.js';
+import type { DB, OperatorRole } from '../db/index.js';
 
 /** A stored operator without the password hash. */
 export interface Operator {

@@ -1,14 +1,14 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { DB } from '../db/schema.js';
-import type { Finding, Window } from './finding.js';
 import {
+  type DB,
   MISMATCH_KINDS,
   type MismatchKind,
   type ReconciliationMismatchesTable,
   type ReconciliationRunsTable,
   type RunOutcome,
   type RunTrigger,
-} from '../db/reconciliation-schema.js';
+} from '../db/index.js';
+import type { Finding, Window } from './finding.js';
 
 export type RunRow = Selectable<ReconciliationRunsTable>;
 export type MismatchRow = Selectable<ReconciliationMismatchesTable>;

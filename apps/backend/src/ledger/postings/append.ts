@@ -1,6 +1,6 @@
 import type { Insertable, Kysely, Transaction } from 'kysely';
-import type { DB, LedgerOperationsTable } from '../../db/schema.js';
-import type { Segment } from '../../gate/context.js';
+import type { DB, LedgerOperationsTable } from '../../db/index.js';
+import type { Segment } from '../../gate/index.js';
 
 /** A ledger row to append. */
 export type NewLedgerOperation = Insertable<LedgerOperationsTable>;

@@ -1,8 +1,6 @@
-import { sql, type Kysely } from 'kysely';
-import { runPrepared } from '../../db/database.js';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import { runPrepared, type DB, type OrderRail, type OrdersTable, type OrderState } from '../../db/index.js';
 import { noAdsExtended } from './no-ads.js';
-import type { Selectable } from 'kysely';
-import type { DB, OrderRail, OrdersTable, OrderState } from '../../db/schema.js';
 
 type OrderRow = Selectable<OrdersTable>;
 

@@ -1,5 +1,5 @@
 import { sql, type Selectable, type Transaction } from 'kysely';
-import type { DB, OrdersTable } from '../../db/schema.js';
+import type { DB, OrdersTable } from '../../db/index.js';
 import { appendOperations } from './append.js';
 
 type OrderRow = Selectable<OrdersTable>;

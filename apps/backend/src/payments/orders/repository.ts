@@ -1,5 +1,5 @@
 import type { Insertable, Kysely, Selectable, Transaction } from 'kysely';
-import type { DB, OrdersTable, PaymentEventKind } from '../../db/schema.js';
+import type { DB, OrdersTable, PaymentEventKind } from '../../db/index.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
 

@@ -1,5 +1,5 @@
-import type { OrderState } from '../../db/schema.js';
-import { CREDITABLE_STATES } from '../../ledger/postings/index.js';
+import type { OrderState } from '../../db/index.js';
+import { CREDITABLE_STATES } from '../../ledger/index.js';
 
 /**
  * Order lifecycle (both rails):

@@ -1,11 +1,11 @@
 import type { ServiceImpl } from '@connectrpc/connect';
 import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
-import { creditable, creditOrder, lockSpender } from '../../ledger/postings/index.js';
+import { creditable, creditOrder, lockSpender } from '../../ledger/index.js';
 import { findOrder, orderForUpdate } from '../orders/repository.js';
 import { CREDITABLE_STATES, STARS_PROVIDER } from '../orders/state.js';
 import { onCredited } from '../credited.js';
 import type { PaymentDeps } from '../deps.js';
-import { DomainError } from '../../rpc/errors.js';
+import { DomainError } from '../../rpc/index.js';
 import { isOrderId } from '../errors.js';
 
 /** A pre-checkout answer: ok, or a short user-facing reason. */
