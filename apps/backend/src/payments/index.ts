@@ -15,6 +15,7 @@ export { refundOrder, type ConsoleRefund } from './refunds/console.js';
 export { shopOf, type CardRail } from './deps.js';
 export type { OrderRow } from './orders/repository.js';
 export { STARS_PROVIDER } from './orders/state.js';
+export { creditOrder } from './orders/credit.js';
 export { ProviderError, type ListPage, type ListQuery, type ProviderPayment, type Shop } from './card/provider/types.js';
 export { settleFromProvider } from './card/settle.js';
 export { starRefundVerdict } from './refunds/star-outcome.js';

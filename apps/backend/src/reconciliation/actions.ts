@@ -1,7 +1,6 @@
 import type { MismatchAction } from '../db/index.js';
 import { ALREADY_REFUNDED } from '../botcommands/index.js';
-import { creditOrder } from '../ledger/index.js';
-import { ProviderError, settleFromProvider, shopOf, starRefundVerdict, type PaymentDeps } from '../payments/index.js';
+import { creditOrder, ProviderError, settleFromProvider, shopOf, starRefundVerdict, type PaymentDeps } from '../payments/index.js';
 import { DomainError } from '../rpc/index.js';
 import { utcText } from '../support/index.js';
 import {
