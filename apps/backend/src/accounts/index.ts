@@ -8,3 +8,11 @@ export { isUniqueViolation } from './repository.js';
 export { accountService } from './service.js';
 export type { SessionDeps } from './sessions/open.js';
 export { isChatEligible } from './status.js';
+export type {
+  AccountStatus,
+  AccountsTable,
+  EmailConfirmationsTable,
+  PlatformIdentitiesTable,
+  PlatformKind,
+  SessionsTable,
+} from './accounts.table.js';

@@ -8,3 +8,10 @@ export { type BenefitGrant, packGrant, type Product, type ProductPriceView, text
 export { listProducts, upsertProduct } from './repository.js';
 export { seedDevCatalog } from './seed.js';
 export { type RawDraft, validateDraft } from './validate.js';
+export type {
+  CatalogAtomsTable,
+  CatalogPricesTable,
+  CatalogProductAtomsTable,
+  CatalogProductTextsTable,
+  CatalogProductsTable,
+} from './catalog.table.js';

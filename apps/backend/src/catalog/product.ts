@@ -1,5 +1,5 @@
 import { LANGUAGES, type Language } from '@wordgame/i18n';
-import type { AtomKind } from '../db/index.js';
+import type { AtomKind } from './catalog.table.js';
 import type { PaymentMethod } from '../gate/index.js';
 
 export const ATOM_KINDS: readonly AtomKind[] = ['chips', 'no_ads_days', 'no_ads_forever', 'hints'];

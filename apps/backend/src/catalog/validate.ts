@@ -1,6 +1,6 @@
 import { DomainError } from '../rpc/index.js';
 import { PAYMENT_METHODS, type PaymentMethod } from '../gate/index.js';
-import type { AtomKind } from '../db/index.js';
+import type { AtomKind } from './catalog.table.js';
 import {
   ATOM_KINDS,
   PRODUCT_LOCALES,

@@ -1,4 +1,4 @@
-import type { LedgerKind } from '../db/index.js';
+import type { LedgerKind } from '../ledger/index.js';
 import { isSegment, type Segment } from '../gate/index.js';
 import { DomainError } from '../rpc/index.js';
 

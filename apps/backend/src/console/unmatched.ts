@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { encodeTable, fb } from '@wordgame/contracts';
-import type { DB, StarRefundStatus } from '../db/index.js';
+import type { DB } from '../db/index.js';
+import type { StarRefundStatus } from '../payments/index.js';
 import { DomainError } from '../rpc/index.js';
 
 const PAGE_DEFAULT = 50;

@@ -11,3 +11,4 @@ export { forfeitGamesOf } from './play.js';
 export { loadGame } from './repository.js';
 export { gameService } from './service.js';
 export { isBlockedEitherWay, requireTarget } from './targets.js';
+export type { GameMovesTable, GameSeatsTable, GamesTable, HintAllowancesTable, PlayerStatsTable } from './game.table.js';

@@ -1,5 +1,6 @@
 import type { Transaction } from 'kysely';
-import type { DB, GameVariant } from '../db/index.js';
+import type { DB } from '../db/index.js';
+import type { GameVariant } from './game.table.js';
 import { type Caller, DomainError } from '../rpc/index.js';
 import { requireLiveCaller } from './caller.js';
 import type { MoveRecord } from './codec.js';

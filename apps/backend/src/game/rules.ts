@@ -1,4 +1,4 @@
-import type { FinishReason, GameVariant } from '../db/index.js';
+import type { FinishReason, GameVariant } from './game.table.js';
 import { inDictionary } from './dictionary.js';
 import { DomainError } from '../rpc/index.js';
 

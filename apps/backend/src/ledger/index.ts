@@ -16,3 +16,4 @@ export {
   rollUpClosedDays,
   spendWalletHint,
 } from './postings/index.js';
+export type { BenefitsTable, LedgerKind, LedgerOperationsTable, WalletSegmentsTable } from './ledger.table.js';

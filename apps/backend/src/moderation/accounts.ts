@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import { isChatEligible } from '../accounts/index.js';
-import type { AccountStatus, DB, PlatformKind } from '../db/index.js';
+import type { DB } from '../db/index.js';
+import type { AccountStatus, PlatformKind } from '../accounts/index.js';
 import { SEGMENTS, type Segment } from '../gate/index.js';
 import { DomainError } from '../rpc/index.js';
 

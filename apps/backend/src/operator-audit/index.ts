@@ -4,3 +4,4 @@
  * moderation, reconciliation and the console write it without depending on the operators feature.
  */
 export { audit, type AuditEntry } from './audit.js';
+export type { OperatorAuditTable } from './operator-audit.table.js';

@@ -8,3 +8,4 @@ export { catalogAdminService } from './catalog-service.js';
 export { refundService } from './refund-service.js';
 export { normaliseLogin } from './repository.js';
 export { OPERATOR_SESSION_HEADER, type OperatorSession, requireRole, resolveOperator, signIn, signOut } from './sessions.js';
+export type { OperatorSessionsTable, OperatorsTable } from './operators.table.js';

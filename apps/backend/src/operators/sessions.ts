@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { verifyPassword } from '../accounts/index.js';
-import type { DB, OperatorRole } from '../db/index.js';
+import type { DB } from '../db/index.js';
+import type { OperatorRole } from './operators.table.js';
 import { audit } from '../operator-audit/index.js';
 import { DomainError } from '../rpc/index.js';
 import { normaliseLogin, type Operator } from './repository.js';

@@ -19,3 +19,4 @@ export { creditOrder } from './orders/credit.js';
 export { ProviderError, type ListPage, type ListQuery, type ProviderPayment, type Shop } from './card/provider/types.js';
 export { settleFromProvider } from './card/settle.js';
 export { starRefundVerdict } from './refunds/star-outcome.js';
+export type { OrdersTable, PaymentEventsTable, StarRefundStatus, UnmatchedPaymentsTable } from './payments.table.js';

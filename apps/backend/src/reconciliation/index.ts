@@ -5,3 +5,4 @@
 export type { Reconciler } from './job.js';
 export { reconcilerFor, type ReconcilerOverrides } from './module.js';
 export { reconciliationService } from './service.js';
+export type { ReconciliationLeaseTable, ReconciliationMismatchesTable, ReconciliationRunsTable } from './reconciliation.table.js';

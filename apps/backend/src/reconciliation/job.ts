@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '@wordgame/logging';
 import type { Kysely } from 'kysely';
-import type { DB, RunTrigger } from '../db/index.js';
+import type { DB } from '../db/index.js';
+import type { RunTrigger } from './reconciliation.table.js';
 import type { CardRail } from '../payments/index.js';
 import { createTicker } from '../support/index.js';
 import { reconcileCard } from './card.js';

@@ -1,7 +1,8 @@
 import type { Logger } from '@wordgame/logging';
 import type { Kysely } from 'kysely';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { type DB, MISMATCH_KINDS } from '../db/index.js';
+import { type DB } from '../db/index.js';
+import { MISMATCH_KINDS } from './reconciliation.table.js';
 import { lastCounts } from './store.js';
 
 /** How a run ended, as `reconciliation_runs_total{outcome}` counts it (`skipped`: another replica held the lease). */

@@ -1,13 +1,13 @@
 import type { Kysely, Selectable } from 'kysely';
+import type { DB } from '../db/index.js';
 import {
-  type DB,
   MISMATCH_KINDS,
   type MismatchKind,
   type ReconciliationMismatchesTable,
   type ReconciliationRunsTable,
   type RunOutcome,
   type RunTrigger,
-} from '../db/index.js';
+} from './reconciliation.table.js';
 import type { Finding, Window } from './finding.js';
 
 export type RunRow = Selectable<ReconciliationRunsTable>;

@@ -3,3 +3,4 @@
  * app.ts registers it.
  */
 export { socialService } from './service.js';
+export type { BlocksTable, FriendshipsTable } from './social.table.js';

@@ -3,3 +3,4 @@
  * app.ts registers it.
  */
 export { walletService } from './service.js';
+export type { BuyRequestsTable } from './wallet.table.js';

@@ -1,5 +1,6 @@
 import type { Insertable, Kysely, Transaction } from 'kysely';
-import type { DB, LedgerOperationsTable } from '../../db/index.js';
+import type { DB } from '../../db/index.js';
+import type { LedgerOperationsTable } from '../ledger.table.js';
 import type { Segment } from '../../gate/index.js';
 
 /** A ledger row to append. */

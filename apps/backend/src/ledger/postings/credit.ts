@@ -1,8 +1,11 @@
-import { sql, type CompiledQuery, type Kysely, type Selectable } from 'kysely';
-import { runPrepared, type DB, type OrderRail, type OrdersTable, type OrderState } from '../../db/index.js';
+import { sql, type CompiledQuery, type Kysely, type Selectable, type SelectType } from 'kysely';
+import { runPrepared, type DB } from '../../db/index.js';
 import { noAdsExtended } from './no-ads.js';
 
-type OrderRow = Selectable<OrdersTable>;
+/** The orders table is payments' (payments.table.ts); the ledger, below payments, reads it off the composed database type. */
+type OrderRow = Selectable<DB['orders']>;
+type OrderRail = DB['orders']['rail'];
+type OrderState = SelectType<DB['orders']['state']>;
 
 /** What settled the order: the platform's charge id (stars) or the provider's payment id (card). */
 export interface Settlement {

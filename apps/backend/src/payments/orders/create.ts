@@ -4,7 +4,7 @@ import { listProducts, packGrant, textOf, type Product } from '../../catalog/ind
 import { gate } from '../../gate/index.js';
 import { type Caller, DomainError } from '../../rpc/index.js';
 import type { Insertable } from 'kysely';
-import type { OrderRail, OrdersTable } from '../../db/index.js';
+import type { OrderRail, OrdersTable } from '../payments.table.js';
 import { requireSpender } from '../../ledger/index.js';
 import type { PaymentDeps } from '../deps.js';
 import { paymentError } from '../errors.js';

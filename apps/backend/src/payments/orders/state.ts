@@ -1,4 +1,4 @@
-import type { OrderState } from '../../db/index.js';
+import type { OrderState } from '../payments.table.js';
 
 /**
  * Order lifecycle (both rails):
