@@ -1,30 +1,50 @@
 #!/usr/bin/env node
 /**
- * Fails (exit 1) when the feature folders of an app import each other in a cycle, printing the cycle
- * and the imports that make it. A feature is a top-level entry of the app's src folder: a folder, or
- * a root file such as config.ts. Every relative import counts (type-only and re-exports too, since a
- * cycle of types still ties the features together); *.test.ts files are left out.
+ * The module rules of the apps, checked on their import graphs. A feature (module) is a top-level
+ * entry of an app's src folder: a folder, or a root file such as config.ts.
  *
- * Also prints, as information, the layering: depth (import levels) and "arrows pointing back up",
- * the folder-to-folder imports that go against a depth-first topological order (zero when acyclic).
+ * - cycles: fails when features import each other in a cycle, printing the cycle and the imports
+ *   that make it. Every relative import counts (type-only and re-exports too, since a cycle of types
+ *   still ties the features together).
+ * - boundaries: fails when a file imports another folder's internals: a folder's `index.ts` is its
+ *   one public entry and the only file of it that other features may import (root files are their own
+ *   entry). Checked for the roots of BOUNDARY_ROOTS.
  *
- * Usage: node tools/check/feature-cycles.mjs [srcDir ...]  (default: the backend, gateway and bot).
+ * *.test.ts files are left out of the cycles and the structure; a module's tests may import its own
+ * internals, and a test of one module imports another through its entry like any file.
+ * For each root it also prints the structure: features, floors (the longest import chain counted in
+ * features), folder-to-folder arrows, arrows pointing back up (against a depth-first topological
+ * order; zero when acyclic), the longest import chain counted in files, and the imports into another
+ * folder's internals (how many import statements, into how many files).
+ *
+ * Usage: node tools/check/feature-cycles.mjs [--rule cycles|boundaries] [--boundaries] [srcDir ...]
+ * Without folders it checks APP_ROOTS (cycles) and BOUNDARY_ROOTS (boundaries); with folders it
+ * checks cycles in each, and boundaries too when --boundaries is given. --rule picks one rule.
  * Plain ESM (no compiler needed); parses specifiers with the TypeScript scanner (ts.preProcessFile).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 
-const DEFAULT_ROOTS = ['apps/backend/src', 'apps/gateway/src', 'apps/bot/src'];
+/** The apps whose feature folders must not import each other in a cycle. */
+export const APP_ROOTS = ['apps/backend/src', 'apps/gateway/src', 'apps/bot/src'];
+/**
+ * The apps whose features are modules: other features import only a folder's index.ts. The one
+ * place that says which apps the boundary rule holds for (apps/gateway/src joins once its folders
+ * have their entries).
+ */
+export const BOUNDARY_ROOTS = ['apps/backend/src'];
 
-/** Every .ts/.mts/.tsx source file under dir, tests excluded. */
+const TEST = /\.(test|spec)\.(m?ts|tsx)$/;
+
+/** Every .ts/.mts/.tsx source file under dir, tests included. */
 function sources(dir) {
   const out = [];
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const p = path.join(dir, entry.name);
     if (entry.isDirectory()) {
       if (entry.name !== 'node_modules' && entry.name !== 'gen') out.push(...sources(p));
-    } else if (/\.(m?ts|tsx)$/.test(entry.name) && !/\.(test|spec)\.(m?ts|tsx)$/.test(entry.name) && !entry.name.endsWith('.d.ts')) {
+    } else if (/\.(m?ts|tsx)$/.test(entry.name) && !entry.name.endsWith('.d.ts')) {
       out.push(p);
     }
   }
@@ -39,31 +59,68 @@ function featureOf(root, file) {
   return first === rel ? first.replace(/\.(m?ts|tsx|m?js)$/, '.ts') : first;
 }
 
+/** The source file a relative specifier names (`./x.js` is `./x.ts`), as written when no such file is among `known`. */
+function resolveSource(from, spec, known) {
+  const p = path.resolve(path.dirname(from), spec);
+  for (const candidate of [
+    p,
+    p.replace(/\.js$/, '.ts'),
+    p.replace(/\.mjs$/, '.mts'),
+    p.replace(/\.js$/, '.tsx'),
+    `${p}.ts`,
+    path.join(p, 'index.ts'),
+  ]) {
+    if (known.has(candidate)) return candidate;
+  }
+  return p;
+}
+
 /**
- * The feature graph of one src folder: Map<from, Map<to, string[]>> where the strings name each
+ * The import graph of one src folder: `files` maps each source file to the files it imports (every
+ * relative import, with its specifier), `tests` the same for its *.test.ts files; `features` is the
+ * feature graph of the source files, Map<from, Map<to, string[]>>, where the strings name each
  * importing file and specifier ("payments/x.ts -> ../config.js").
  */
-export function featureGraph(root) {
-  const graph = new Map();
-  for (const file of sources(root)) {
+export function importGraph(root) {
+  const list = sources(root).map((f) => path.resolve(f));
+  const known = new Set(list);
+  const files = new Map();
+  const tests = new Map();
+  const features = new Map();
+  for (const file of list) {
+    const isTest = TEST.test(file);
     const from = featureOf(root, file);
-    if (!graph.has(from)) graph.set(from, new Map());
+    if (!isTest && !features.has(from)) features.set(from, new Map());
+    const imports = [];
     const info = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
     for (const { fileName: spec } of info.importedFiles) {
       if (!spec.startsWith('.')) continue;
-      const to = featureOf(root, path.resolve(path.dirname(file), spec));
-      if (to === undefined || to === from) continue;
-      const edges = graph.get(from);
+      const target = resolveSource(file, spec, known);
+      imports.push({ spec, target });
+      const to = featureOf(root, target);
+      if (isTest || to === undefined || to === from) continue;
+      const edges = features.get(from);
       if (!edges.has(to)) edges.set(to, []);
       edges.get(to).push(`${path.relative(root, file)} -> ${spec}`);
     }
+    (isTest ? tests : files).set(file, imports);
   }
-  for (const edges of [...graph.values()]) for (const to of edges.keys()) if (!graph.has(to)) graph.set(to, new Map());
-  return graph;
+  for (const edges of [...features.values()]) for (const to of edges.keys()) if (!features.has(to)) features.set(to, new Map());
+  return { files, tests, features };
+}
+
+/** The feature graph of one src folder (see importGraph). */
+export function featureGraph(root) {
+  return importGraph(root).features;
 }
 
 /** Strongly connected components with more than one feature (Tarjan), each sorted. */
 export function cycles(graph) {
+  return components(graph).filter((scc) => scc.length > 1);
+}
+
+/** Every strongly connected component of a graph Map<node, Map<node, unknown> | Set<node>> (Tarjan), each sorted. */
+function components(graph) {
   let index = 0;
   const idx = new Map();
   const low = new Map();
@@ -89,7 +146,7 @@ export function cycles(graph) {
         on.delete(w);
         scc.push(w);
       } while (w !== v);
-      if (scc.length > 1) out.push(scc.sort());
+      out.push(scc.sort());
     }
   };
   for (const v of [...graph.keys()].sort()) if (!idx.has(v)) visit(v);
@@ -122,7 +179,7 @@ export function cyclePath(graph, component) {
 
 /**
  * The layering: a depth-first walk in name order; an edge to a feature still on the walk's stack
- * points back up. Depth is the longest import chain (in features) once those edges are left out.
+ * points back up. Depth (floors) is the longest import chain (in features) once those edges are left out.
  */
 export function layering(graph) {
   const state = new Map();
@@ -152,24 +209,104 @@ export function layering(graph) {
   return { depth: max, backUp, backUpImports: imports };
 }
 
-/** Checks each root; answers the report lines and whether any has a cycle. */
-export function check(roots) {
+/**
+ * The longest import chain counted in files: the longest path of the file graph once each group of
+ * files importing each other in a circle is taken as one step. Answers its length and the files.
+ */
+export function longestChain(files) {
+  const graph = new Map([...files].map(([f, imports]) => [f, new Set(imports.map((i) => i.target).filter((t) => files.has(t)))]));
+  const sccs = components(graph);
+  const group = new Map();
+  sccs.forEach((scc, i) => scc.forEach((f) => group.set(f, i)));
+  const best = new Map();
+  const walk = (i) => {
+    if (best.has(i)) return best.get(i);
+    let next;
+    let len = 0;
+    for (const f of sccs[i]) {
+      for (const t of graph.get(f)) {
+        const j = group.get(t);
+        if (j === i) continue;
+        const l = walk(j).length;
+        if (l > len) {
+          len = l;
+          next = j;
+        }
+      }
+    }
+    const r = { length: len + 1, next };
+    best.set(i, r);
+    return r;
+  };
+  let start;
+  let length = 0;
+  for (let i = 0; i < sccs.length; i++) {
+    const l = walk(i).length;
+    if (l > length) {
+      length = l;
+      start = i;
+    }
+  }
+  const chain = [];
+  for (let i = start; i !== undefined; i = best.get(i).next) chain.push(sccs[i][0]);
+  return { length, chain, circles: sccs.filter((s) => s.length > 1).length };
+}
+
+/**
+ * Every import of another folder's internals: a file importing a file of another top-level folder
+ * that is not that folder's index.ts (root files are their own entry). Answers "file -> specifier" lines.
+ */
+export function internalImports(root, files) {
+  const out = [];
+  for (const [file, imports] of files) {
+    const from = featureOf(root, file);
+    for (const { spec, target } of imports) {
+      const to = featureOf(root, target);
+      if (to === undefined || to === from) continue;
+      const rel = path.relative(root, target).split(path.sep);
+      if (rel.length === 1 || (rel.length === 2 && rel[1] === 'index.ts')) continue;
+      out.push({ line: `${path.relative(root, file)} -> ${spec}`, target: path.relative(root, target) });
+    }
+  }
+  return out.sort((a, b) => a.line.localeCompare(b.line));
+}
+
+/**
+ * Checks each root; answers the report lines and whether a rule failed. `boundaryRoots` are the
+ * roots whose internal imports fail the check; for the others they are counted only.
+ */
+export function check(roots, { rules = ['cycles', 'boundaries'], boundaryRoots = roots } = {}) {
   const lines = [];
   let failed = false;
   for (const root of roots) {
-    const graph = featureGraph(root);
-    const found = cycles(graph);
-    const { depth, backUp, backUpImports } = layering(graph);
+    const { files, tests, features } = importGraph(root);
+    const found = cycles(features);
+    const { depth, backUp, backUpImports } = layering(features);
+    const arrows = [...features.values()].reduce((n, edges) => n + edges.size, 0);
+    const chain = longestChain(files);
+    const internal = internalImports(root, files);
+    const internalOfTests = internalImports(root, tests);
+    const into = new Set(internal.map((i) => i.target));
     lines.push(
-      `${root}: ${graph.size} features, ${found.length} import cycle(s), depth ${depth}, ${backUp.length} arrow(s) pointing back up (${backUpImports} import(s))`,
+      `${root}: ${features.size} features, ${found.length} import cycle(s), depth ${depth}, ${backUp.length} arrow(s) pointing back up (${backUpImports} import(s))`,
+      `  ${arrows} folder-to-folder arrow(s), longest import chain ${chain.length} file(s), ${internal.length} import(s) into ${into.size} file(s) of another folder's internals`,
+      `  longest chain: ${chain.chain.map((f) => path.relative(root, f)).join(' -> ')}`,
     );
     for (const [a, b] of backUp) lines.push(`  info: back up ${a} -> ${b}`);
-    for (const component of found) {
-      failed = true;
-      const cyc = cyclePath(graph, component);
-      lines.push(`  CYCLE ${cyc.join(' -> ')}  (component: ${component.join(', ')})`);
-      for (let i = 0; i + 1 < cyc.length; i++) {
-        for (const via of graph.get(cyc[i]).get(cyc[i + 1]) ?? []) lines.push(`    ${via}`);
+    if (rules.includes('cycles')) {
+      for (const component of found) {
+        failed = true;
+        const cyc = cyclePath(features, component);
+        lines.push(`  CYCLE ${cyc.join(' -> ')}  (component: ${component.join(', ')})`);
+        for (let i = 0; i + 1 < cyc.length; i++) {
+          for (const via of features.get(cyc[i]).get(cyc[i + 1]) ?? []) lines.push(`    ${via}`);
+        }
+      }
+    }
+    if (rules.includes('boundaries') && boundaryRoots.includes(root)) {
+      for (const { line } of [...internal, ...internalOfTests]) {
+        failed = true;
+        lines.push(`  INTERNAL ${line}  (import the folder's index.ts)`);
       }
     }
   }
@@ -178,14 +315,27 @@ export function check(roots) {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const args = process.argv.slice(2);
-  const roots = args.length > 0 ? args : DEFAULT_ROOTS;
-  for (const root of roots) {
+  let rules = ['cycles', 'boundaries'];
+  let boundaries = false;
+  const roots = [];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--rule') rules = [args[++i]];
+    else if (args[i] === '--boundaries') boundaries = true;
+    else roots.push(args[i]);
+  }
+  if (rules.some((r) => r !== 'cycles' && r !== 'boundaries')) {
+    console.error('feature-cycles: --rule is cycles or boundaries');
+    process.exit(2);
+  }
+  const checked = roots.length > 0 ? roots : [...APP_ROOTS, ...BOUNDARY_ROOTS.filter((r) => !APP_ROOTS.includes(r))];
+  const boundaryRoots = roots.length > 0 ? (boundaries ? roots : []) : BOUNDARY_ROOTS;
+  for (const root of checked) {
     if (!statSync(root, { throwIfNoEntry: false })?.isDirectory()) {
       console.error(`feature-cycles: ${root} is not a folder`);
       process.exit(2);
     }
   }
-  const { lines, failed } = check(roots);
+  const { lines, failed } = check(checked, { rules, boundaryRoots });
   for (const line of lines) console.log(line);
   process.exit(failed ? 1 : 0);
 }

@@ -1,15 +1,12 @@
 import type { Kysely } from 'kysely';
-import type { DB } from './db/schema.js';
+import { type DB, openDatabase, type Database, migrateToLatest } from './db/index.js';
 import { backendApi } from '@wordgame/contracts';
 import { unaryServers, type ServiceRegistration } from '@wordgame/h2-unary';
 import type { Logger } from '@wordgame/logging';
-import { accountService } from './accounts/service.js';
-import { catalogAdminService } from './operators/catalog-service.js';
-import { seedDevCatalog } from './catalog/seed.js';
-import { inflightGraceMs, STOP_CLOSE_RESERVE_MS, type BackendConfig } from './config/index.js';
-import { cardPriceCurrencies } from './config/shops.js';
-import { openDatabase, type Database } from './db/database.js';
-import { migrateToLatest } from './db/migrate.js';
+import { accountService, type SessionDeps } from './accounts/index.js';
+import { catalogAdminService, refundService } from './operators/index.js';
+import { seedDevCatalog } from './catalog/index.js';
+import { inflightGraceMs, STOP_CLOSE_RESERVE_MS, type BackendConfig, cardPriceCurrencies } from './config/index.js';
 import {
   botIntakeService,
   createReaper,
@@ -23,31 +20,21 @@ import {
   type StarRefunder,
 } from './payments/index.js';
 import { createLimits, type LimitSettings, type Limits } from './limits/index.js';
-import { consoleService } from './console/service.js';
-import { chatGateOver } from './moderation/chat-gate.js';
-import { createLapseLoop, type LapseLoop } from './moderation/lapse.js';
-import { refundService } from './operators/refund-service.js';
-import { mailerFor, type Mailer } from './mail/mailer.js';
+import { consoleService } from './console/index.js';
+import { chatGateOver } from './botcommands/index.js';
+import { createLapseLoop, type LapseLoop } from './moderation/index.js';
+import { mailerFor, type Mailer } from './mail/index.js';
 import { createBackendMetrics, instrumentServices, registerStateCollector, type BackendMetrics } from './metrics/index.js';
-import { errorEdge } from './rpc/interceptors.js';
-import type { SessionDeps } from './accounts/sessions/open.js';
-import { walletService } from './wallet/service.js';
-import { listenDual, type DualListener } from './server/listener.js';
-import { backendGate } from './server/service-auth.js';
-import { MAX_BODY_BYTES } from './server/limits.js';
-import { checkSystem } from './system/check.js';
-import { systemService } from './system/service.js';
-import { systemClock, type Clock } from './support/clock.js';
+import { walletService } from './wallet/index.js';
+import { backendGate, errorEdge, listenDual, MAX_BODY_BYTES, type DualListener } from './server/index.js';
+import { checkSystem, systemService } from './system/index.js';
+import { systemClock, type Clock } from './support/index.js';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { connectNats, listenMetrics, type MetricsListener } from '@wordgame/service-kit';
-import { createGameEventRejections, gameEventSeal, NatsGameBus } from './game/nats-bus.js';
-import { GameEventBus, type GameBus } from './game/events.js';
-import { gameService } from './game/service.js';
-import { socialService } from './social/service.js';
+import { createGameEventRejections, gameEventSeal, NatsGameBus, GameEventBus, type GameBus, gameService } from './game/index.js';
+import { socialService } from './social/index.js';
 import { Registry } from 'prom-client';
-import type { Reconciler } from './reconciliation/job.js';
-import { reconcilerFor, type ReconcilerOverrides } from './reconciliation/module.js';
-import { reconciliationService } from './reconciliation/service.js';
+import { type Reconciler, reconcilerFor, type ReconcilerOverrides, reconciliationService } from './reconciliation/index.js';
 
 export const BACKEND_VERSION = process.env['npm_package_version'] ?? '0.1.0';
 

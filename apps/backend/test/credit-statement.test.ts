@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import { Kysely, PostgresDialect } from 'kysely';
 import type { DB } from '../src/db/schema.js';
-import { compileCredit, creditStatement, type CreditGuard, type Settlement } from '../src/ledger/postings/credit.js';
+import { orderCredit, type CreditGuard, type Settlement } from '../src/ledger/postings/credit.js';
+import { compileCredit, creditStatement } from '../src/payments/orders/credit.js';
+import { CREDITABLE_STATES } from '../src/payments/orders/state.js';
 
 // Compiling needs a dialect, never a connection.
 const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: () => Promise.reject(new Error('compile only')) }) });
@@ -34,5 +36,16 @@ describe('credit statement memoised per shape', () => {
       ),
       { numRuns: 300 },
     );
+  });
+});
+
+describe("the creditable states are payments' rule, the statement the ledger's", () => {
+  it('credits only orders in the states payments names, passed to the ledger as parameters', () => {
+    const st = creditStatement(db, 'order-1', { providerPaymentId: 'pay-1' }, new Date(0));
+    const states = st.parameters.filter((p) => typeof p === 'string' && ['pending', 'failed', 'expired'].includes(p));
+    expect(states).toEqual([...CREDITABLE_STATES]);
+    expect(st.sql).toMatch(/"state" in \(\$\d+, \$\d+\)/);
+    const pendingOnly = orderCredit(['pending']).creditStatement(db, 'order-1', { providerPaymentId: 'pay-1' }, new Date(0));
+    expect(pendingOnly.parameters.filter((p) => p === 'pending' || p === 'expired')).toEqual(['pending']);
   });
 });

@@ -5,7 +5,7 @@ import { ERRORS, isErrorCode } from '@wordgame/contracts';
 
 const SRC = fileURLToPath(new URL('../src/', import.meta.url));
 /** The one place that turns failures into coded ConnectErrors. */
-const EDGE = 'rpc/interceptors.ts';
+const EDGE = 'server/interceptors.ts';
 
 async function sources(): Promise<{ file: string; text: string }[]> {
   const entries = await readdir(SRC, { recursive: true, withFileTypes: true });

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { sql } from 'kysely';
 import { migrateToLatest } from '../src/db/migrate.js';
 import type { Database } from '../src/db/database.js';
-import type { LedgerKind } from '../src/db/schema.js';
+import type { LedgerKind } from '../src/ledger/ledger.table.js';
 import type { Segment } from '../src/gate/context.js';
 import type { LedgerFilter } from '../src/console/ledger-filter.js';
 import { CHIPS, ledgerTotals, type LedgerTotals } from '../src/console/ledger-query.js';

@@ -6,7 +6,7 @@ import type { ProviderEmulator } from '@wordgame/provider-emulator';
 import type { Database } from '../src/db/database.js';
 import { auditLedger } from '../src/ledger/audit.js';
 import { createOrder } from '../src/payments/orders/create.js';
-import type { BotCommands } from '../src/payments/commands.js';
+import type { BotCommands } from '../src/botcommands/index.js';
 import type { PaymentDeps } from '../src/payments/deps.js';
 import { paymentDeps } from '../src/payments/module.js';
 import { intakeNotification } from '../src/payments/card/notifications.js';

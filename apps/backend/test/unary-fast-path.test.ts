@@ -4,7 +4,7 @@ import { createConnectTransport } from '@connectrpc/connect-node';
 import { backendApi } from '@wordgame/contracts';
 import { createLogger } from '@wordgame/logging';
 import { unaryServers, type ServiceRegistration } from '@wordgame/h2-unary';
-import { errorEdge } from '../src/rpc/interceptors.js';
+import { errorEdge } from '../src/server/interceptors.js';
 import { DomainError } from '../src/rpc/errors.js';
 import { listenDual, type DualListener } from '../src/server/listener.js';
 

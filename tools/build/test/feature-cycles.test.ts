@@ -31,12 +31,16 @@ function fixture(extra: Record<string, string>): string {
 }
 
 describe('feature-folder import cycle check', () => {
-  it('passes on the repository: backend, gateway and bot feature folders import without cycles', () => {
+  it('passes on the repository: backend, gateway and bot feature folders import without cycles, the backend only through entries', () => {
     const r = run();
     expect(r.out).toContain('apps/backend/src:');
     expect(r.out).toContain('apps/gateway/src:');
     expect(r.out).toContain('apps/bot/src:');
     expect(r.out).not.toContain('CYCLE');
+    expect(r.out).not.toContain('INTERNAL');
+    expect(r.out).toMatch(
+      /apps\/backend\/src: [^\n]*\n {2}\d+ folder-to-folder arrow\(s\), longest import chain \d+ file\(s\), 0 import\(s\) into 0 file\(s\)/,
+    );
     expect(r.status).toBe(0);
   });
 
@@ -73,6 +77,43 @@ describe('feature-folder import cycle check', () => {
       const r = run(dir);
       expect(r.status).toBe(1);
       expect(r.out).toContain('CYCLE a -> b -> c -> config.ts -> a');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("fails on an import of another folder's internals and names the importing file", () => {
+    const dir = fixture({});
+    try {
+      const r = run('--boundaries', dir);
+      expect(r.status).toBe(1);
+      expect(r.out).toContain("INTERNAL b/index.ts -> ../c/deep/leaf.js  (import the folder's index.ts)");
+      expect(r.out).toContain(
+        "2 folder-to-folder arrow(s), longest import chain 3 file(s), 1 import(s) into 1 file(s) of another folder's internals",
+      );
+      expect(run('--rule', 'cycles', '--boundaries', dir).status).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("passes when every folder is imported through its index.ts; a test may import its own folder's internals, not another's", () => {
+    const dir = fixture({
+      'b/index.ts': "import { c } from '../c/index.js';\nexport const b = c + 1;\n",
+      'c/index.ts': "export { c } from './deep/leaf.js';\n",
+      'root.ts': "import { a } from './a/index.js';\nexport const r = a;\n",
+      'c/deep/own.test.ts': "import { c } from './leaf.js';\nexport const t = c;\n",
+    });
+    try {
+      const ok = run('--boundaries', dir);
+      expect(ok.out).toContain('4 features, 0 import cycle(s), depth 4');
+      expect(ok.out).toContain("0 import(s) into 0 file(s) of another folder's internals");
+      expect(ok.out).toContain('longest chain: root.ts -> a/index.ts -> b/index.ts -> c/index.ts -> c/deep/leaf.ts');
+      expect(ok.status).toBe(0);
+      writeFileSync(join(dir, 'a/reach.test.ts'), "import { c } from '../c/deep/leaf.js';\nexport const t = c;\n");
+      const bad = run('--boundaries', dir);
+      expect(bad.status).toBe(1);
+      expect(bad.out).toContain('INTERNAL a/reach.test.ts -> ../c/deep/leaf.js');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

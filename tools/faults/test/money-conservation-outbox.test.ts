@@ -10,7 +10,7 @@ import { loadBackendConfig } from '../../../apps/backend/src/config/index.js';
 import type { Database } from '../../../apps/backend/src/db/database.js';
 import { migrateToLatest } from '../../../apps/backend/src/db/migrate.js';
 import { auditLedger } from '../../../apps/backend/src/ledger/audit.js';
-import type { BotCommands } from '../../../apps/backend/src/payments/commands.js';
+import type { BotCommands } from '../../../apps/backend/src/botcommands/index.js';
 import type { PaymentDeps } from '../../../apps/backend/src/payments/deps.js';
 import { paymentDeps } from '../../../apps/backend/src/payments/module.js';
 import { createStarRefunder, type StarRefunder } from '../../../apps/backend/src/payments/refunds/star-refunds.js';

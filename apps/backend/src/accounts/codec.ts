@@ -1,5 +1,5 @@
 import { encodeTable, fb } from '@wordgame/contracts';
-import { stringVector, unixSeconds } from '../rpc/fbs.js';
+import { stringVector, unixSeconds } from '../rpc/index.js';
 import type { SessionGrantView, SessionInfoView } from './sessions/open.js';
 import type { ProfileView } from './profile.js';
 

@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from '@wordgame/logging';
-import type { DB } from '../db/schema.js';
+import type { DB } from '../db/index.js';
 import type { KeyQuota } from '../limits/index.js';
-import type { Mailer } from '../mail/mailer.js';
-import type { Clock } from '../support/clock.js';
-import { DomainError } from '../rpc/errors.js';
+import type { Mailer } from '../mail/index.js';
+import type { Clock } from '../support/index.js';
+import { DomainError } from '../rpc/index.js';
 import { hashToken, newToken } from './sessions/tokens.js';
 import { isUniqueViolation } from './repository.js';
 

@@ -1,4 +1,4 @@
-import { DomainError } from '../rpc/errors.js';
+import { DomainError } from '../rpc/index.js';
 
 const EMAIL = /^[^\s@"<>,;:()[\]\\]{1,64}@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/;
 

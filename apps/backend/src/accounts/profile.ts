@@ -1,8 +1,6 @@
 import type { Limits } from '../limits/index.js';
-import type { Caller } from '../rpc/caller.js';
-import { DomainError } from '../rpc/errors.js';
-import { gate } from '../gate/gate.js';
-import type { SessionPlatform } from '../gate/context.js';
+import { type Caller, DomainError } from '../rpc/index.js';
+import { gate, type SessionPlatform } from '../gate/index.js';
 import {
   pendingEmail,
   permitConfirmationMail,

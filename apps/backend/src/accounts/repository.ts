@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { DB, PlatformKind } from '../db/schema.js';
-import { openWallet } from '../ledger/postings/index.js';
+import type { DB } from '../db/index.js';
+import type { PlatformKind } from './accounts.table.js';
+import { openWallet } from '../ledger/index.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
 

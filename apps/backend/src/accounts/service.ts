@@ -1,7 +1,7 @@
 import type { ServiceImpl } from '@connectrpc/connect';
 import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import { clientAddressOf } from '../limits/index.js';
-import { callerFrom, writerFrom } from '../rpc/caller.js';
+import { callerFrom, writerFrom } from '../rpc/index.js';
 import { closeSession, openDirectSession, openTelegramSession, openVkSession, resolveSession, type SessionDeps } from './sessions/open.js';
 import { encodeProfile, encodeSessionGrant, encodeSessionInfo } from './codec.js';
 import { confirmEmail } from './confirmation.js';

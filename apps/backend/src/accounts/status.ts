@@ -1,4 +1,4 @@
-import type { AccountStatus } from '../db/schema.js';
+import type { AccountStatus } from './accounts.table.js';
 
 /** The account columns that decide whether it may act. */
 export interface AccountState {

@@ -1,6 +1,6 @@
 import { LANGUAGES, type Language } from '@wordgame/i18n';
-import type { AtomKind } from '../db/schema.js';
-import type { PaymentMethod } from '../gate/context.js';
+import type { AtomKind } from './catalog.table.js';
+import type { PaymentMethod } from '../gate/index.js';
 
 export const ATOM_KINDS: readonly AtomKind[] = ['chips', 'no_ads_days', 'no_ads_forever', 'hints'];
 

@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { DB } from '../db/schema.js';
-import { DomainError } from '../rpc/errors.js';
+import type { DB } from '../db/index.js';
+import { DomainError } from '../rpc/index.js';
 import { draftTexts, PRODUCT_LOCALES, type Product, type ProductDraftInput, type ProductText } from './product.js';
 
 type Db = Kysely<DB> | Transaction<DB>;

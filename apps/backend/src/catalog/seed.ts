@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { DB } from '../db/schema.js';
+import type { DB } from '../db/index.js';
 import type { ProductDraftInput } from './product.js';
 import { upsertProduct } from './repository.js';
 

@@ -1,6 +1,6 @@
-import { DomainError } from '../rpc/errors.js';
-import { PAYMENT_METHODS, type PaymentMethod } from '../gate/context.js';
-import type { AtomKind } from '../db/schema.js';
+import { DomainError } from '../rpc/index.js';
+import { PAYMENT_METHODS, type PaymentMethod } from '../gate/index.js';
+import type { AtomKind } from './catalog.table.js';
 import {
   ATOM_KINDS,
   PRODUCT_LOCALES,

@@ -260,3 +260,4 @@ export const databaseConfigSchema = z.object(database);
 export function loadDatabaseConfig(source: Record<string, string | undefined> = process.env): z.infer<typeof databaseConfigSchema> {
   return parseConfig(databaseConfigSchema, source);
 }
+export { type CardChannel, cardPriceCurrencies, type SettlementCurrency, type Shop, type ShopTable } from './shops.js';

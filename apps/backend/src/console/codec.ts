@@ -1,9 +1,8 @@
 import type { Builder } from 'flatbuffers';
 import { encodeTable, fb } from '@wordgame/contracts';
-import type { AccountSummary } from '../moderation/accounts.js';
-import type { GateSent } from '../moderation/moderate.js';
-import type { OperatorSession } from '../operators/sessions.js';
-import { unixSeconds } from '../rpc/fbs.js';
+import type { AccountSummary, GateSent } from '../moderation/index.js';
+import type { OperatorSession } from '../operators/index.js';
+import { unixSeconds } from '../rpc/index.js';
 import type { RawLedgerFilter } from './ledger-filter.js';
 import type { ConsoleLedgerRow, LedgerTotals } from './ledger-query.js';
 

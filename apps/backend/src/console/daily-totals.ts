@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { DB } from '../db/schema.js';
+import type { DB } from '../db/index.js';
 import type { LedgerFilter } from './ledger-filter.js';
 
 const DAY_MS = 86_400_000;

@@ -1,6 +1,6 @@
-import type { LedgerKind } from '../db/schema.js';
-import { isSegment, type Segment } from '../gate/context.js';
-import { DomainError } from '../rpc/errors.js';
+import type { LedgerKind } from '../ledger/index.js';
+import { isSegment, type Segment } from '../gate/index.js';
+import { DomainError } from '../rpc/index.js';
 
 const KINDS: readonly LedgerKind[] = ['grant', 'spend', 'purchase', 'refund'];
 const DAY_MS = 86_400_000;

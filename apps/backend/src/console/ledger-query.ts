@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
-import type { DB, LedgerOperationsTable } from '../db/schema.js';
-import { rollUpClosedDays } from '../ledger/postings/index.js';
+import type { DB } from '../db/index.js';
+import type { LedgerOperationsTable } from '../ledger/index.js';
+import { rollUpClosedDays } from '../ledger/index.js';
 import { ceilUtcDay, dailyTotalsGroups, floorUtcDay, type TotalsGroup } from './daily-totals.js';
 import type { LedgerFilter } from './ledger-filter.js';
 

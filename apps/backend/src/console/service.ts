@@ -2,19 +2,24 @@ import type { ServiceImpl } from '@connectrpc/connect';
 import type { Kysely } from 'kysely';
 import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import type { Logger } from '@wordgame/logging';
-import { encodeProductList, encodeProductRecord, readDraft } from '../catalog/codec.js';
-import { listProducts } from '../catalog/repository.js';
-import type { DB } from '../db/schema.js';
+import { encodeProductList, encodeProductRecord, readDraft, listProducts } from '../catalog/index.js';
+import type { DB } from '../db/index.js';
 import { clientAddressOf, type SignInLimit } from '../limits/index.js';
-import { findAccounts } from '../moderation/accounts.js';
-import type { ChatGate } from '../moderation/chat-gate.js';
-import { cardPriceCurrencies } from '../config/shops.js';
-import { moderate } from '../moderation/moderate.js';
-import { operatorRefund, operatorUpsertProduct } from '../operators/actions.js';
-import { audit } from '../operators/audit.js';
-import { DomainError } from '../rpc/errors.js';
-import { normaliseLogin } from '../operators/repository.js';
-import { OPERATOR_SESSION_HEADER, requireRole, resolveOperator, signIn, signOut } from '../operators/sessions.js';
+import type { ChatGate } from '../botcommands/index.js';
+import { findAccounts, moderate } from '../moderation/index.js';
+import { cardPriceCurrencies } from '../config/index.js';
+import { audit } from '../operator-audit/index.js';
+import {
+  operatorRefund,
+  operatorUpsertProduct,
+  normaliseLogin,
+  OPERATOR_SESSION_HEADER,
+  requireRole,
+  resolveOperator,
+  signIn,
+  signOut,
+} from '../operators/index.js';
+import { DomainError } from '../rpc/index.js';
 import type { PaymentDeps } from '../payments/index.js';
 import {
   encodeAccountList,
@@ -28,7 +33,7 @@ import {
 import { parseLedgerFilter } from './ledger-filter.js';
 import { exportLedger, ledgerPage, ledgerTotals } from './ledger-query.js';
 import { unmatchedPage } from './unmatched.js';
-import type { Clock } from '../support/clock.js';
+import type { Clock } from '../support/index.js';
 
 /** What the console service works with. */
 export interface ConsoleDeps {

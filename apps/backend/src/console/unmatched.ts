@@ -1,7 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 import { encodeTable, fb } from '@wordgame/contracts';
-import type { DB, StarRefundStatus } from '../db/schema.js';
-import { DomainError } from '../rpc/errors.js';
+import type { DB } from '../db/index.js';
+import type { StarRefundStatus } from '../payments/index.js';
+import { DomainError } from '../rpc/index.js';
 
 const PAGE_DEFAULT = 50;
 const PAGE_MAX = 200;

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Database } from './database.js';
 import { migrateDown, migrateToLatest, migrateToZero } from './migrate.js';
 import { migrations } from './migrations/index.js';
-import { freshPglite, freshPostgres } from '../testing/databases.js';
+import { freshPglite, freshPostgres } from '../testing/index.js';
 
 const dialects: Array<[string, () => Promise<Database>]> = [
   ['postgres', freshPostgres],

@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { DB } from '../db/schema.js';
-import { DomainError } from '../rpc/errors.js';
+import type { DB } from '../db/index.js';
+import { DomainError } from '../rpc/index.js';
 
 /** Fails with `caller_required` unless the caller's account exists and is not deleted. */
 export async function requireLiveCaller(db: Kysely<DB> | Transaction<DB>, accountId: bigint): Promise<void> {

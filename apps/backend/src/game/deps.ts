@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from '@wordgame/logging';
-import type { DB } from '../db/schema.js';
-import type { ChatGate } from '../moderation/chat-gate.js';
-import type { Clock } from '../support/clock.js';
+import type { DB } from '../db/index.js';
+import type { ChatGate } from '../botcommands/index.js';
+import type { Clock } from '../support/index.js';
 import type { GameBus } from './events.js';
 
 /** What the game and social services need. */

@@ -1,13 +1,11 @@
 import { sql, type Transaction } from 'kysely';
-import type { DB } from '../db/schema.js';
-import type { Segment } from '../gate/context.js';
-import { gate } from '../gate/gate.js';
-import { requireSpender, spendWalletHint } from '../ledger/postings/index.js';
-import type { Caller } from '../rpc/caller.js';
+import type { DB } from '../db/index.js';
+import { type Segment, gate } from '../gate/index.js';
+import { requireSpender, spendWalletHint } from '../ledger/index.js';
+import { type Caller, DomainError, HINT_UNLOCK_HEADER } from '../rpc/index.js';
 import type { HintResult } from './codec.js';
 import type { GameDeps } from './deps.js';
 import { chooseWord } from './dictionary.js';
-import { DomainError, HINT_UNLOCK_HEADER } from '../rpc/errors.js';
 import { lockSeatedGame, requireTurn } from './play.js';
 import type { GameRecord } from './repository.js';
 import { hintUnlockLeftSeconds, requiredLetter } from './rules.js';

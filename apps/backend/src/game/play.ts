@@ -1,11 +1,11 @@
 import type { Transaction } from 'kysely';
-import type { DB, GameVariant } from '../db/schema.js';
-import type { Caller } from '../rpc/caller.js';
+import type { DB } from '../db/index.js';
+import type { GameVariant } from './game.table.js';
+import { type Caller, DomainError } from '../rpc/index.js';
 import { requireLiveCaller } from './caller.js';
 import type { MoveRecord } from './codec.js';
 import type { GameDeps } from './deps.js';
 import { chooseWord } from './dictionary.js';
-import { DomainError } from '../rpc/errors.js';
 import { loadGame, seatOf, type GameRecord } from './repository.js';
 import { checkWord, isVariant, MAX_MOVES, normaliseWord, pointsOf, requiredLetter, VARIANTS, winnerByScore } from './rules.js';
 import { isBlockedEitherWay, requireTarget } from './targets.js';

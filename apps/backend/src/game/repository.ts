@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { DB, FinishReason, GameVariant } from '../db/schema.js';
+import type { DB } from '../db/index.js';
+import type { FinishReason, GameVariant } from './game.table.js';
 import type { RuleState } from './rules.js';
 
 type Db = Kysely<DB> | Transaction<DB>;

@@ -1,6 +1,6 @@
-import type { FinishReason, GameVariant } from '../db/schema.js';
+import type { FinishReason, GameVariant } from './game.table.js';
 import { inDictionary } from './dictionary.js';
-import { DomainError } from '../rpc/errors.js';
+import { DomainError } from '../rpc/index.js';
 
 /** A game ends after this many moves in all (ten per seat). */
 export const MAX_MOVES = 20;

@@ -1,7 +1,6 @@
 import type { ServiceImpl } from '@connectrpc/connect';
 import { backendApi, decodeTable, fb } from '@wordgame/contracts';
-import { callerFrom, writerFrom } from '../rpc/caller.js';
-import { DomainError } from '../rpc/errors.js';
+import { callerFrom, writerFrom, DomainError } from '../rpc/index.js';
 import { requireLiveCaller } from './caller.js';
 import { encodeGameView, encodeHintGrant } from './codec.js';
 import type { GameDeps } from './deps.js';

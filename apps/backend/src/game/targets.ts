@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { DB } from '../db/schema.js';
-import { DomainError, type DomainErrorCode } from '../rpc/errors.js';
+import type { DB } from '../db/index.js';
+import { DomainError, type DomainErrorCode } from '../rpc/index.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
 

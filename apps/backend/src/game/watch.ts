@@ -1,8 +1,7 @@
-import type { Caller } from '../rpc/caller.js';
+import { type Caller, DomainError } from '../rpc/index.js';
 import { requireLiveCaller } from './caller.js';
 import { encodeGameEvent } from './codec.js';
 import type { GameDeps } from './deps.js';
-import { DomainError } from '../rpc/errors.js';
 import type { GameBusEvent } from './events.js';
 import { loadGame, seatOf } from './repository.js';
 

@@ -1,6 +1,6 @@
 import { ConfigError, FolderInUseError, withDevStack } from '@wordgame/config';
 import { loadDatabaseConfig } from '../config/index.js';
-import { openDatabase } from '../db/database.js';
+import { openDatabase } from '../db/index.js';
 import { auditLedger } from './audit.js';
 
 /**

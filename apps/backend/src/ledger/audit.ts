@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { DB } from '../db/schema.js';
+import type { DB } from '../db/index.js';
 
 /** What the ledger audit checked and every discrepancy it found (empty `problems` = clean). */
 export interface AuditReport {

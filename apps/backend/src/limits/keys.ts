@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { RateLimiterRes } from 'rate-limiter-flexible';
-import { rateLimited } from '../rpc/errors.js';
+import { rateLimited } from '../rpc/index.js';
 
 /** Request header in which the gateway states the client's address (set from the socket or trusted proxy, never copied from the client). */
 export const CLIENT_ADDRESS_HEADER = 'x-client-address';

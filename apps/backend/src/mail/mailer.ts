@@ -3,7 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
 import type { BackendConfig } from '../config/index.js';
-import { systemClock, type Clock } from '../support/clock.js';
+import { systemClock, type Clock } from '../support/index.js';
 
 /** One plain-text message. */
 export interface Mail {

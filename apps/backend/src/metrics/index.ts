@@ -21,3 +21,4 @@ export interface BackendMetrics {
 export function createBackendMetrics(registry: Registry = createBackendRegistry()): BackendMetrics {
   return { registry, rpc: createRpcMetrics(registry), payments: createPaymentMetrics(registry), provider: createProviderMetrics(registry) };
 }
+export type { RereadKind } from './payments.js';

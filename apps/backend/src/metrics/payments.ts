@@ -1,5 +1,8 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { OrderRail } from '../db/schema.js';
+import type { DB } from '../db/index.js';
+
+/** An order's rail (payments.table.ts), read off the composed database type: metrics sit below payments. */
+type OrderRail = DB['orders']['rail'];
 
 /** Rails as label values (a closed set). */
 export const RAILS: readonly OrderRail[] = ['stars', 'card'];

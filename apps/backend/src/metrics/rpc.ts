@@ -1,8 +1,8 @@
 import type { DescService } from '@bufbuild/protobuf';
 import { Code } from '@connectrpc/connect';
 import { Counter, type Registry } from 'prom-client';
-import { DomainError } from '../rpc/errors.js';
-import { edgeCode } from '../rpc/interceptors.js';
+import { DomainError } from '../rpc/index.js';
+import { edgeCode } from '../server/index.js';
 import type { ServiceRegistration } from '@wordgame/h2-unary';
 import { MethodCounter, SeriesHistogram, methodRecorder, type MethodRecorder } from './method-series.js';
 

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type pg from 'pg';
 import { Gauge, type Registry } from 'prom-client';
 import type { Logger } from '@wordgame/logging';
-import type { DB } from '../db/schema.js';
+import type { DB } from '../db/index.js';
 import { measurePool } from './pool.js';
 
 /** Age buckets of open orders (label `age`): upper bounds in seconds, the last one open-ended. */

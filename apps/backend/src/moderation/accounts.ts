@@ -1,8 +1,9 @@
 import type { Kysely, Transaction } from 'kysely';
-import { isChatEligible } from '../accounts/status.js';
-import type { AccountStatus, DB, PlatformKind } from '../db/schema.js';
-import { SEGMENTS, type Segment } from '../gate/context.js';
-import { DomainError } from '../rpc/errors.js';
+import { isChatEligible } from '../accounts/index.js';
+import type { DB } from '../db/index.js';
+import type { AccountStatus, PlatformKind } from '../accounts/index.js';
+import { SEGMENTS, type Segment } from '../gate/index.js';
+import { DomainError } from '../rpc/index.js';
 
 /** What the console shows of an account. */
 export interface AccountSummary {

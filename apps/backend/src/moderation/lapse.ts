@@ -1,8 +1,8 @@
 import type { Logger } from '@wordgame/logging';
-import { audit } from '../operators/audit.js';
+import { audit } from '../operator-audit/index.js';
 import { summaries } from './accounts.js';
 import { pushChatGate, type ModerationDeps } from './moderate.js';
-import { createTicker } from '../support/ticker.js';
+import { createTicker } from '../support/index.js';
 
 const BATCH = 100;
 

@@ -1,12 +1,12 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from '@wordgame/logging';
-import type { DB } from '../db/schema.js';
-import { audit } from '../operators/audit.js';
-import { DomainError } from '../rpc/errors.js';
-import type { CommandOutcome } from '../payments/index.js';
+import type { DB } from '../db/index.js';
+import { audit } from '../operator-audit/index.js';
+import { DomainError } from '../rpc/index.js';
+import type { CommandOutcome } from '../botcommands/index.js';
 import { accountSummary, type AccountSummary } from './accounts.js';
-import type { ChatGate } from './chat-gate.js';
-import type { Clock } from '../support/clock.js';
+import type { ChatGate } from '../botcommands/index.js';
+import type { Clock } from '../support/index.js';
 
 export type ModerationKind = 'block' | 'temp_block' | 'unblock' | 'mute' | 'unmute';
 const KINDS: readonly ModerationKind[] = ['block', 'temp_block', 'unblock', 'mute', 'unmute'];

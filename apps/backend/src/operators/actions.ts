@@ -1,12 +1,10 @@
 import { ConnectError } from '@connectrpc/connect';
 import type { Kysely } from 'kysely';
-import { upsertProduct } from '../catalog/repository.js';
-import type { Product } from '../catalog/product.js';
-import { validateDraft, type RawDraft } from '../catalog/validate.js';
-import type { DB } from '../db/schema.js';
+import { upsertProduct, type Product, validateDraft, type RawDraft } from '../catalog/index.js';
+import type { DB } from '../db/index.js';
 import { refundOrder, type ConsoleRefund, type PaymentDeps } from '../payments/index.js';
-import { DomainError, ERROR_CODE_HEADER } from '../rpc/errors.js';
-import { audit } from './audit.js';
+import { DomainError, ERROR_CODE_HEADER } from '../rpc/index.js';
+import { audit } from '../operator-audit/index.js';
 import { requireRole } from './sessions.js';
 
 /** The machine code of a failure, for the audit row. */

@@ -2,12 +2,11 @@ import type { Kysely } from 'kysely';
 import type { ServiceImpl } from '@connectrpc/connect';
 import { backendApi, decodeTable, fb } from '@wordgame/contracts';
 import type { Logger } from '@wordgame/logging';
-import type { DB } from '../db/schema.js';
+import type { DB } from '../db/index.js';
 import { operatorUpsertProduct } from './actions.js';
 import { requireRole } from './sessions.js';
-import { encodeProductList, encodeProductRecord, readDraft } from '../catalog/codec.js';
-import { listProducts } from '../catalog/repository.js';
-import type { Clock } from '../support/clock.js';
+import { encodeProductList, encodeProductRecord, readDraft, listProducts } from '../catalog/index.js';
+import type { Clock } from '../support/index.js';
 
 /**
  * backend.v1.CatalogAdminService: the operator API's catalog editor. Like the console, every call

@@ -1,7 +1,6 @@
 import { ConfigError, FolderInUseError, withDevStack } from '@wordgame/config';
 import { loadDatabaseConfig } from '../config/index.js';
-import { openDatabase } from '../db/database.js';
-import { migrateToLatest } from '../db/migrate.js';
+import { openDatabase, migrateToLatest } from '../db/index.js';
 import { upsertOperator } from './repository.js';
 import { parseRoles } from './roles.js';
 

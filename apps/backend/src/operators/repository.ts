@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
-import { hashPassword } from '../accounts/password.js';
-import type { DB, OperatorRole } from '../db/schema.js';
+import { hashPassword } from '../accounts/index.js';
+import type { DB } from '../db/index.js';
+import type { OperatorRole } from './operators.table.js';
 
 /** A stored operator without the password hash. */
 export interface Operator {

@@ -1,4 +1,4 @@
-import type { OperatorRole } from '../db/schema.js';
+import type { OperatorRole } from './operators.table.js';
 
 /** Every console role; each gates its own pages and actions (none implies another). */
 export const OPERATOR_ROLES: readonly OperatorRole[] = ['viewer', 'refunder', 'catalog_editor', 'moderator'];

@@ -1,9 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { verifyPassword } from '../accounts/password.js';
-import type { DB, OperatorRole } from '../db/schema.js';
-import { audit } from './audit.js';
-import { DomainError } from '../rpc/errors.js';
+import { verifyPassword } from '../accounts/index.js';
+import type { DB } from '../db/index.js';
+import type { OperatorRole } from './operators.table.js';
+import { audit } from '../operator-audit/index.js';
+import { DomainError } from '../rpc/index.js';
 import { normaliseLogin, type Operator } from './repository.js';
 
 /** A signed-in operator and when the session ends. */

@@ -1,5 +1,5 @@
 import { connector } from '@wordgame/contracts';
-import type { OrderRail } from '../db/schema.js';
+import type { OrderRail } from './payments.table.js';
 import { tellCustomer } from './customer-notice.js';
 import type { PaymentDeps } from './deps.js';
 

@@ -1,5 +1,5 @@
 import type { connector } from '@wordgame/contracts';
-import type { CommandOutcome } from './commands.js';
+import type { CommandOutcome } from '../botcommands/index.js';
 import type { PaymentDeps } from './deps.js';
 
 /** How one channel went; logged and counted, never raised. */

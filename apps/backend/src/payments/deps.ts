@@ -1,12 +1,12 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from '@wordgame/logging';
-import type { DB } from '../db/schema.js';
-import type { Mailer } from '../mail/mailer.js';
-import type { PaymentMetrics } from '../metrics/payments.js';
-import type { BotCommands } from './commands.js';
+import type { DB } from '../db/index.js';
+import type { Mailer } from '../mail/index.js';
+import type { PaymentMetrics } from '../metrics/index.js';
+import type { BotCommands } from '../botcommands/index.js';
 import type { PaymentProvider, Shop } from './card/provider/types.js';
 import type { RereadWindow } from './card/reread-window.js';
-import type { ShopTable } from '../config/shops.js';
+import type { ShopTable } from '../config/index.js';
 
 /** The card rail: one provider adapter, its shop per channel, receipts and the return URL. */
 export interface CardRail {

@@ -5,7 +5,6 @@
  */
 export { paymentDeps } from './module.js';
 export type { PaymentDeps } from './deps.js';
-export type { BotCommands, CommandOutcome } from './commands.js';
 export { paymentsService } from './orders/service.js';
 export { notificationService } from './card/notifications.js';
 export { starsIntakeMethods } from './stars/intake.js';
@@ -13,10 +12,11 @@ export { botIntakeService } from './intake/service.js';
 export { createReaper, type Reaper } from './reaper/reaper.js';
 export { createStarRefunder, type StarRefunder } from './refunds/star-refunds.js';
 export { refundOrder, type ConsoleRefund } from './refunds/console.js';
-export { ALREADY_REFUNDED } from './commands.js';
 export { shopOf, type CardRail } from './deps.js';
 export type { OrderRow } from './orders/repository.js';
 export { STARS_PROVIDER } from './orders/state.js';
+export { creditOrder } from './orders/credit.js';
 export { ProviderError, type ListPage, type ListQuery, type ProviderPayment, type Shop } from './card/provider/types.js';
 export { settleFromProvider } from './card/settle.js';
 export { starRefundVerdict } from './refunds/star-outcome.js';
+export type { OrdersTable, PaymentEventsTable, StarRefundStatus, UnmatchedPaymentsTable } from './payments.table.js';

@@ -1,15 +1,15 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from '@wordgame/logging';
 import type { BackendConfig } from '../config/index.js';
-import type { DB } from '../db/schema.js';
-import { mailerFor, type Mailer } from '../mail/mailer.js';
+import type { DB } from '../db/index.js';
+import { mailerFor, type Mailer } from '../mail/index.js';
 import { createBackendMetrics, type PaymentMetrics, type ProviderMetrics } from '../metrics/index.js';
 import { instrumentProvider } from './card/provider/metered.js';
-import { gatewayBotCommands, type BotCommands } from './commands.js';
+import { gatewayBotCommands, type BotCommands } from '../botcommands/index.js';
 import type { PaymentDeps } from './deps.js';
 import { YooKassaProvider } from './card/provider/yookassa.js';
 import { RereadWindow } from './card/reread-window.js';
-import { systemClock } from '../support/clock.js';
+import { systemClock } from '../support/index.js';
 
 /** Optional replacements: the bot command channel and the clock (tests), the app's one mailer. */
 export interface PaymentOverrides {

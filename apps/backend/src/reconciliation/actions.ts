@@ -1,8 +1,8 @@
-import { creditOrder } from '../ledger/postings/index.js';
-import type { MismatchAction } from '../db/reconciliation-schema.js';
-import { ALREADY_REFUNDED, ProviderError, settleFromProvider, shopOf, starRefundVerdict, type PaymentDeps } from '../payments/index.js';
-import { DomainError } from '../rpc/errors.js';
-import { utcText } from '../support/clock.js';
+import type { MismatchAction } from './reconciliation.table.js';
+import { ALREADY_REFUNDED } from '../botcommands/index.js';
+import { creditOrder, ProviderError, settleFromProvider, shopOf, starRefundVerdict, type PaymentDeps } from '../payments/index.js';
+import { DomainError } from '../rpc/index.js';
+import { utcText } from '../support/index.js';
 import {
   claimMismatch,
   finishMismatch,
@@ -15,7 +15,7 @@ import {
 } from './claims.js';
 import type { MismatchRow } from './store.js';
 
-export type { MismatchAction } from '../db/reconciliation-schema.js';
+export type { MismatchAction } from './reconciliation.table.js';
 
 /** What an action did: the resolution recorded and a detail (refund id, order id, note). */
 export interface ActionResult {

@@ -1,7 +1,14 @@
 import type { Kysely } from 'kysely';
-import type { DB } from '../db/schema.js';
-import type { CardRail, OrderRow } from '../payments/index.js';
-import { ProviderError, type ListPage, type ListQuery, type ProviderPayment, type Shop } from '../payments/index.js';
+import type { DB } from '../db/index.js';
+import {
+  type CardRail,
+  type OrderRow,
+  ProviderError,
+  type ListPage,
+  type ListQuery,
+  type ProviderPayment,
+  type Shop,
+} from '../payments/index.js';
 import { finding, isOrderId, type Finding, type Window } from './finding.js';
 
 /** Most pages one list is read for in a run (100 per page): a runaway cursor cannot loop forever. */

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { DB } from '../db/schema.js';
-import type { MismatchAction } from '../db/reconciliation-schema.js';
+import type { DB } from '../db/index.js';
+import type { MismatchAction } from './reconciliation.table.js';
 
 /** One press's claim on a mismatch: the row and the claim's attempt number (what its release names). */
 export interface MismatchClaim {

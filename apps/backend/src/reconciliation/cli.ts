@@ -1,8 +1,8 @@
-import { systemClock } from '../support/clock.js';
+import { systemClock } from '../support/index.js';
 import { ConfigError, FolderInUseError, withDevStack } from '@wordgame/config';
 import { createLogger } from '@wordgame/logging';
 import { loadBackendConfig } from '../config/index.js';
-import { openDatabase } from '../db/database.js';
+import { openDatabase } from '../db/index.js';
 import { paymentDeps } from '../payments/index.js';
 import { reconcilerFor } from './module.js';
 import { reportJson } from './report-json.js';

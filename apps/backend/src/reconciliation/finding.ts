@@ -1,4 +1,4 @@
-import type { MismatchKind } from '../db/reconciliation-schema.js';
+import type { MismatchKind } from './reconciliation.table.js';
 
 /**
  * A run that cannot vouch for a whole side (a provider's list not read to the end within the call

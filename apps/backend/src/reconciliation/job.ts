@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '@wordgame/logging';
 import type { Kysely } from 'kysely';
-import type { DB } from '../db/schema.js';
+import type { DB } from '../db/index.js';
+import type { RunTrigger } from './reconciliation.table.js';
 import type { CardRail } from '../payments/index.js';
-import { createTicker } from '../support/ticker.js';
+import { createTicker } from '../support/index.js';
 import { reconcileCard } from './card.js';
 import { RunIncomplete, type Finding, type Window } from './finding.js';
 import type { ReconciliationMetrics } from './metrics.js';
-import type { RunTrigger } from '../db/reconciliation-schema.js';
 import { reconcileStars } from './stars.js';
 import type { StarTransactionSource } from './star-source.js';
 import { saveRun, type Report } from './store.js';

@@ -1,8 +1,8 @@
 import type { Logger } from '@wordgame/logging';
 import type { Kysely } from 'kysely';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { DB } from '../db/schema.js';
-import { MISMATCH_KINDS } from '../db/reconciliation-schema.js';
+import { type DB } from '../db/index.js';
+import { MISMATCH_KINDS } from './reconciliation.table.js';
 import { lastCounts } from './store.js';
 
 /** How a run ended, as `reconciliation_runs_total{outcome}` counts it (`skipped`: another replica held the lease). */

@@ -1,8 +1,7 @@
 import type { ServiceImpl } from '@connectrpc/connect';
 import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
-import { codeOf } from '../operators/actions.js';
-import { audit } from '../operators/audit.js';
-import { requireRole } from '../operators/sessions.js';
+import { audit } from '../operator-audit/index.js';
+import { codeOf, requireRole } from '../operators/index.js';
 import type { PaymentDeps } from '../payments/index.js';
 import { actOnMismatch, parseAction } from './actions.js';
 import { encodeReport } from './codec.js';

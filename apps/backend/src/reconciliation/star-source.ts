@@ -3,7 +3,7 @@ import { createConnectTransport } from '@connectrpc/connect-node';
 import { gatewayApi } from '@wordgame/contracts';
 import { withServiceToken } from '@wordgame/h2-unary';
 import { z } from 'zod';
-import { failoverTransport } from '../cluster/failover.js';
+import { failoverTransport } from '../cluster/index.js';
 
 /** One stars transaction as the bot reports it (get_star_transactions' compact JSON). */
 export interface StarTransaction {

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { DB } from '../db/schema.js';
+import type { DB } from '../db/index.js';
 import { STARS_PROVIDER } from '../payments/index.js';
 import { finding, inWindow, isOrderId, RunIncomplete, type Finding, type Window } from './finding.js';
 import { readStarsSince } from './star-read.js';

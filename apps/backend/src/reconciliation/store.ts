@@ -1,6 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { DB } from '../db/schema.js';
-import type { Finding, Window } from './finding.js';
+import type { DB } from '../db/index.js';
 import {
   MISMATCH_KINDS,
   type MismatchKind,
@@ -8,7 +7,8 @@ import {
   type ReconciliationRunsTable,
   type RunOutcome,
   type RunTrigger,
-} from '../db/reconciliation-schema.js';
+} from './reconciliation.table.js';
+import type { Finding, Window } from './finding.js';
 
 export type RunRow = Selectable<ReconciliationRunsTable>;
 export type MismatchRow = Selectable<ReconciliationMismatchesTable>;

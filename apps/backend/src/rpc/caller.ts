@@ -1,5 +1,4 @@
-import { parsePlatformHeader, type SessionPlatform } from '../gate/context.js';
-import { gate } from '../gate/gate.js';
+import { parsePlatformHeader, type SessionPlatform, gate } from '../gate/index.js';
 import { DomainError } from './errors.js';
 
 /** The authenticated caller as the gateway states it in request headers. */

@@ -1,7 +1,5 @@
-import { requireLiveCaller } from '../game/caller.js';
-import type { GameDeps } from '../game/deps.js';
-import { DomainError } from '../rpc/errors.js';
-import { requireTarget } from '../game/targets.js';
+import { requireLiveCaller, type GameDeps, requireTarget } from '../game/index.js';
+import { DomainError } from '../rpc/index.js';
 
 /**
  * Blocks `targetId`: refused for a deleted target (`account_deleted`), an unknown one or oneself.

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
-import type { DB } from '../db/schema.js';
-import { forfeitGamesOf } from '../game/play.js';
-import { DomainError } from '../rpc/errors.js';
+import type { DB } from '../db/index.js';
+import { forfeitGamesOf } from '../game/index.js';
+import { DomainError } from '../rpc/index.js';
 
 /** What a soft delete did. */
 export interface Deletion {

@@ -1,10 +1,8 @@
 import type { Transaction } from 'kysely';
-import { isUniqueViolation } from '../accounts/repository.js';
-import type { DB } from '../db/schema.js';
-import { requireLiveCaller } from '../game/caller.js';
-import type { GameDeps } from '../game/deps.js';
-import { DomainError } from '../rpc/errors.js';
-import { isBlockedEitherWay, requireTarget } from '../game/targets.js';
+import { isUniqueViolation } from '../accounts/index.js';
+import type { DB } from '../db/index.js';
+import { requireLiveCaller, type GameDeps, isBlockedEitherWay, requireTarget } from '../game/index.js';
+import { DomainError } from '../rpc/index.js';
 
 /** The friendship between the caller and another account, from the caller's side. */
 export type FriendshipStatus = 'pending_outgoing' | 'pending_incoming' | 'friends';

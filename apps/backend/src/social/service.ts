@@ -1,9 +1,8 @@
 import type { ServiceImpl } from '@connectrpc/connect';
 import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import { softDeleteAccount } from './delete-account.js';
-import type { GameDeps } from '../game/deps.js';
-import { loadGame } from '../game/repository.js';
-import { writerFrom } from '../rpc/caller.js';
+import { type GameDeps, loadGame } from '../game/index.js';
+import { writerFrom } from '../rpc/index.js';
 import { block, unblock } from './blocks.js';
 import { acceptFriendRequest, sendFriendRequest, type FriendshipStatus } from './friends.js';
 

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import type { Database } from '../db/database.js';
-import type { Clock } from '../support/clock.js';
+import type { Database } from '../db/index.js';
+import type { Clock } from '../support/index.js';
 
 /** What the backend reports about itself to health probes and SystemService.Check. */
 export interface SystemStatus {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { adminQuery, testServerUrl } from '@wordgame/testkit';
-import { openDatabase, type Database } from '../db/database.js';
+import { openDatabase, type Database } from '../db/index.js';
 
 export { testServerUrl };
 

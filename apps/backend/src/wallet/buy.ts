@@ -1,10 +1,8 @@
 import { CompiledQuery, type Kysely } from 'kysely';
-import { runPrepared } from '../db/database.js';
-import type { DB } from '../db/schema.js';
-import { gate, type GateDecision } from '../gate/gate.js';
-import type { Caller } from '../rpc/caller.js';
-import { DomainError } from '../rpc/errors.js';
-import { BUY_STATEMENT, LOCK_ACCOUNT, type BuyRow } from '../ledger/postings/index.js';
+import { runPrepared, type DB } from '../db/index.js';
+import { gate, type GateDecision } from '../gate/index.js';
+import { type Caller, DomainError } from '../rpc/index.js';
+import { BUY_STATEMENT, LOCK_ACCOUNT, type BuyRow } from '../ledger/index.js';
 import { deserializePurchase, type PurchaseResult } from './purchase-record.js';
 
 const KEY = /^[\x21-\x7e]{1,128}$/;

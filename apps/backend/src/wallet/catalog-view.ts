@@ -1,12 +1,9 @@
 import type { Kysely } from 'kysely';
-import type { DB } from '../db/schema.js';
-import { listProducts } from '../catalog/repository.js';
-import { textOf, type Product, type ProductPriceView } from '../catalog/product.js';
+import type { DB } from '../db/index.js';
+import { listProducts, textOf, type Product, type ProductPriceView } from '../catalog/index.js';
 import type { Language } from '@wordgame/i18n';
-import type { PaymentMethod } from '../gate/context.js';
-import { gate, type GateDecision } from '../gate/gate.js';
-import type { Caller } from '../rpc/caller.js';
-import { DomainError } from '../rpc/errors.js';
+import { type PaymentMethod, gate, type GateDecision } from '../gate/index.js';
+import { type Caller, DomainError } from '../rpc/index.js';
 
 /** The catalog as one context may see it (wallet.catalog). */
 export interface CatalogViewData {

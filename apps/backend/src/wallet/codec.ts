@@ -1,7 +1,7 @@
 import type { Builder } from 'flatbuffers';
 import { encodeTable, fb } from '@wordgame/contracts';
-import { writeAtoms, writePrices } from '../catalog/codec.js';
-import { stringVector, unixSeconds } from '../rpc/fbs.js';
+import { writeAtoms, writePrices } from '../catalog/index.js';
+import { stringVector, unixSeconds } from '../rpc/index.js';
 import type { CatalogViewData } from './catalog-view.js';
 import type { PurchaseResult } from './purchase-record.js';
 import type { WalletViewData } from './view.js';

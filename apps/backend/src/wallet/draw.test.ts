@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { SEGMENTS, type Segment } from '../gate/context.js';
+import { SEGMENTS, type Segment } from '../gate/index.js';
 import { benefitOriginOf, drawInOrder } from './draw.js';
 
 const balances = (d: bigint, t: bigint, v: bigint) =>

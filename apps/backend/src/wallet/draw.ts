@@ -1,4 +1,4 @@
-import type { Segment } from '../gate/context.js';
+import type { Segment } from '../gate/index.js';
 
 /** Chips taken from one segment by a spend. */
 export interface Draw {

@@ -1,4 +1,4 @@
-import { isSegment, type Segment } from '../gate/context.js';
+import { isSegment, type Segment } from '../gate/index.js';
 import type { Draw } from './draw.js';
 import type { WalletViewData } from './view.js';
 

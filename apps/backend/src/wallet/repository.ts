@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
-import { runPrepared } from '../db/database.js';
-import type { DB } from '../db/schema.js';
-import type { Segment } from '../gate/context.js';
+import { runPrepared, type DB } from '../db/index.js';
+import type { Segment } from '../gate/index.js';
 
 /** Benefits funded from one origin. */
 export interface BenefitRow {

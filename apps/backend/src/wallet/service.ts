@@ -2,17 +2,16 @@ import type { Kysely } from 'kysely';
 import type { ServiceImpl } from '@connectrpc/connect';
 import { backendApi, decodeTable, fb } from '@wordgame/contracts';
 import type { Logger } from '@wordgame/logging';
-import type { DB } from '../db/schema.js';
-import { gate } from '../gate/gate.js';
-import { callerFrom } from '../rpc/caller.js';
-import { DomainError } from '../rpc/errors.js';
+import type { DB } from '../db/index.js';
+import { gate } from '../gate/index.js';
+import { callerFrom, DomainError } from '../rpc/index.js';
 import { buy } from './buy.js';
 import { languageOf } from '@wordgame/i18n';
 import { catalogFor } from './catalog-view.js';
 import { encodeCatalog, encodePurchase, encodeWalletView } from './codec.js';
 import { readWallet } from './repository.js';
 import { projectWallet } from './view.js';
-import type { Clock } from '../support/clock.js';
+import type { Clock } from '../support/index.js';
 
 /** backend.v1.WalletService: wallet.catalog, wallet.get, wallet.buy for the caller in the headers. */
 export function walletService(db: Kysely<DB>, logger: Logger, clock: Clock): ServiceImpl<typeof backendApi.WalletService> {

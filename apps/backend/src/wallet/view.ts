@@ -1,5 +1,4 @@
-import type { GateDecision } from '../gate/gate.js';
-import type { Segment } from '../gate/context.js';
+import type { GateDecision, Segment } from '../gate/index.js';
 import type { BenefitRow } from './repository.js';
 
 /** A wallet as one context may see it (wallet.get). */

@@ -4,7 +4,7 @@ import type { Logger } from '@wordgame/logging';
 import { upsertProduct } from '../../src/catalog/repository.js';
 import type { DB } from '../../src/db/schema.js';
 import type { Segment } from '../../src/gate/context.js';
-import { creditOrder } from '../../src/ledger/postings/credit.js';
+import { creditOrder } from '../../src/payments/orders/credit.js';
 import { insertOrder, type OrderRow } from '../../src/payments/orders/repository.js';
 import { recordRefund, type RefundRecord } from '../../src/payments/refunds/reverse.js';
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { CommandOutcome } from '../../src/payments/commands.js';
+import type { CommandOutcome } from '../../src/botcommands/index.js';
 
 /** How the platform and the link treat one refund_star_payment: done, done but the Ack lost, or never reached. */
 export type Fate = 'ok' | 'ack_lost' | 'unreachable';

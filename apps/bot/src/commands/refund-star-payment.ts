@@ -6,7 +6,7 @@ import { callForCommand, delivered, failed, failureOf } from './outcome.js';
 
 /**
  * Ack.result of refund_star_payment when the platform says the charge was refunded before: the
- * backend (apps/backend payments/commands.ts ALREADY_REFUNDED) treats it as done.
+ * backend (apps/backend botcommands/commands.ts ALREADY_REFUNDED) treats it as done.
  */
 export const ALREADY_REFUNDED = 'already_refunded';
 

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { creditStatement } from '../../../../apps/backend/src/ledger/postings/credit.js';
+import { creditStatement } from '../../../../apps/backend/src/payments/orders/credit.js';
 import { percentile } from '../stats.js';
 
 /** The stride of pgbench row numbers between clients (more than one client credits in a phase). */

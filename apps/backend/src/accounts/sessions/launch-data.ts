@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import { DomainError } from '../../rpc/errors.js';
+import { DomainError } from '../../rpc/index.js';
 
 /** Allowed clock skew for a launch timestamp from the future, seconds. */
 const FUTURE_SKEW_SECONDS = 300;

@@ -1,13 +1,13 @@
 import type { Kysely } from 'kysely';
-import type { DB } from '../../db/schema.js';
+import type { DB } from '../../db/index.js';
 import { permitConfirmationMail, requestConfirmation, type ConfirmationDeps } from '../confirmation.js';
 import { normalizeEmail } from '../email.js';
 import { hashPassword, verifyPassword } from '../password.js';
 import { accountForIdentity, findAccount, findAccountByEmail, insertAccount, isUniqueViolation } from '../repository.js';
 import { isSuspended, type AccountState } from '../status.js';
-import { isPlatformSubtype, type SessionPlatform } from '../../gate/context.js';
+import { isPlatformSubtype, type SessionPlatform } from '../../gate/index.js';
 import type { Limits } from '../../limits/index.js';
-import { DomainError } from '../../rpc/errors.js';
+import { DomainError } from '../../rpc/index.js';
 import { deleteSession, findLiveSession, insertSession } from './repository.js';
 import { verifyTelegramInitData } from './telegram.js';
 import { verifyVkLaunchParams } from './vk.js';

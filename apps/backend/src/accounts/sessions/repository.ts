@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { DB } from '../../db/schema.js';
-import type { SessionPlatform } from '../../gate/context.js';
+import type { DB } from '../../db/index.js';
+import type { SessionPlatform } from '../../gate/index.js';
 import { hashToken, newToken } from './tokens.js';
 
 /** A newly stored session and the token only the client keeps. */

@@ -1,4 +1,4 @@
-import { gate } from '../../gate/gate.js';
+import { gate } from '../../gate/index.js';
 import { VK_PLATFORMS, vkSubtype } from './vk-platform.js';
 
 const DOCUMENTED = {

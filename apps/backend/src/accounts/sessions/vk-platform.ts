@@ -1,4 +1,4 @@
-import type { PlatformSubtype } from '../../gate/context.js';
+import type { PlatformSubtype } from '../../gate/index.js';
 
 /**
  * Every `vk_platform` value VK documents for mini-app launch parameters

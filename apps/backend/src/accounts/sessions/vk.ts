@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { stringify } from 'node:querystring';
-import type { PlatformSubtype } from '../../gate/context.js';
+import type { PlatformSubtype } from '../../gate/index.js';
 import { vkSubtype } from './vk-platform.js';
 import { assertFresh, invalid, sameSignature, uniquePairs } from './launch-data.js';
 

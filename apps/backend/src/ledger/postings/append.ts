@@ -1,6 +1,7 @@
 import type { Insertable, Kysely, Transaction } from 'kysely';
-import type { DB, LedgerOperationsTable } from '../../db/schema.js';
-import type { Segment } from '../../gate/context.js';
+import type { DB } from '../../db/index.js';
+import type { LedgerOperationsTable } from '../ledger.table.js';
+import type { Segment } from '../../gate/index.js';
 
 /** A ledger row to append. */
 export type NewLedgerOperation = Insertable<LedgerOperationsTable>;

@@ -1,7 +1,7 @@
 import { sql, type Transaction } from 'kysely';
-import type { DB } from '../../db/schema.js';
-import type { Segment } from '../../gate/context.js';
-import type { BenefitGrant } from '../../catalog/product.js';
+import type { DB } from '../../db/index.js';
+import type { Segment } from '../../gate/index.js';
+import type { BenefitGrant } from '../../catalog/index.js';
 import { appendOperations } from './append.js';
 import { noAdsExtended } from './no-ads.js';
 

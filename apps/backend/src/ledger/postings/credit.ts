@@ -1,13 +1,11 @@
-import { sql, type Kysely } from 'kysely';
-import { runPrepared } from '../../db/database.js';
+import { sql, type CompiledQuery, type Kysely, type Selectable, type SelectType } from 'kysely';
+import { runPrepared, type DB } from '../../db/index.js';
 import { noAdsExtended } from './no-ads.js';
-import type { Selectable } from 'kysely';
-import type { DB, OrderRail, OrdersTable, OrderState } from '../../db/schema.js';
 
-type OrderRow = Selectable<OrdersTable>;
-
-/** States a confirmed payment may still credit; an expired order is still credited when its payment arrives late. */
-export const CREDITABLE_STATES: readonly OrderState[] = ['pending', 'expired'];
+/** The orders table is payments' (payments.table.ts); the ledger, below payments, reads it off the composed database type. */
+type OrderRow = Selectable<DB['orders']>;
+type OrderRail = DB['orders']['rail'];
+type OrderState = SelectType<DB['orders']['state']>;
 
 /** What settled the order: the platform's charge id (stars) or the provider's payment id (card). */
 export interface Settlement {
@@ -33,29 +31,6 @@ export interface CreditGuard {
   newChargeId?: string;
 }
 
-/**
- * Credits a creditable order exactly once, in ONE statement (one round trip, a named prepared
- * statement on the pool; atomic by itself or inside the caller's transaction): a conditional UPDATE moves the order from
- * pending/expired to paid (a second attempt matches no row: PostgreSQL re-checks the condition on
- * the latest row version after waiting for a concurrent writer, so no race credits twice), and
- * data-modifying CTEs fed by that UPDATE's row add the pack's chips to the order's segment, its
- * benefits to the same origin, append one `purchase` ledger row (rail = provider = the settling
- * provider, money snapshot) and the `paid` payment event. The unique (order_id, kind) key on the
- * ledger backs the conditional UPDATE. Returns the paid order, or null when the order was not
- * creditable (already paid, failed, missing, or a `guard` condition failed).
- */
-export async function creditOrder(
-  db: Kysely<DB>,
-  orderId: string,
-  settlement: Settlement,
-  now: Date,
-  guard: CreditGuard = {},
-): Promise<OrderRow | null> {
-  const { name, sql: text, parameters } = creditStatement(db, orderId, settlement, now, guard);
-  const [row] = await runPrepared<OrderRow>(db, name, text, parameters);
-  return row ?? null;
-}
-
 /** The credit statement for these inputs: its prepared-statement name, SQL text and parameters. */
 export interface CreditStatement {
   name: string;
@@ -79,81 +54,116 @@ class Slot {
   constructor(readonly name: SlotName) {}
 }
 
-/** Per shape: the SQL and, per parameter, the input it takes (a Slot) or a constant of the statement. */
-const shapes = new Map<string, { sql: string; slots: readonly unknown[] }>();
-
 /**
- * The credit statement for these inputs. Its text depends only on which options are set, so each
- * shape is compiled by kysely once, with Slots in place of the inputs, and is one named prepared
- * statement; building and compiling the query on every payment was a fifth of the backend's CPU
- * per ForwardPayment. Same SQL, same parameters as compiling it per call (tested).
+ * The order credit over `creditableStates`, the states a confirmed payment may still credit. Those
+ * states are the order's lifecycle, which the payments feature owns (payments/orders/state.ts binds
+ * them once); the ledger owns the statement that moves the order to paid and writes the money.
  */
-export function creditStatement(
-  db: Kysely<DB>,
-  orderId: string,
-  settlement: Settlement,
-  now: Date,
-  guard: CreditGuard = {},
-): CreditStatement {
-  const shape = [
-    settlement.platformChargeId,
-    settlement.platformUserId,
-    settlement.providerPaymentId,
-    guard.rail,
-    guard.amount,
-    guard.newChargeId,
-  ]
-    .map((v) => (v === undefined ? '0' : '1'))
-    .join('');
-  let compiled = shapes.get(shape);
-  if (!compiled) {
-    const slot = <T>(name: SlotName, present: unknown): T => (present === undefined ? undefined : new Slot(name)) as T;
-    const query = compileCredit(
-      db,
-      slot<string>('orderId', true),
-      {
-        platformChargeId: slot<string | undefined>('platformChargeId', settlement.platformChargeId),
-        platformUserId: slot<bigint | undefined>('platformUserId', settlement.platformUserId),
-        providerPaymentId: slot<string | undefined>('providerPaymentId', settlement.providerPaymentId),
-      },
-      slot<Date>('now', true),
-      {
-        rail: slot<OrderRail | undefined>('rail', guard.rail),
-        amount: slot<bigint | undefined>('amount', guard.amount),
-        newChargeId: slot<string | undefined>('newChargeId', guard.newChargeId),
-      },
-      slot<string>('detail', true),
-    );
-    compiled = { sql: query.sql, slots: query.parameters };
-    shapes.set(shape, compiled);
-  }
-  const values: Record<SlotName, unknown> = {
-    orderId,
-    now,
-    detail: settlement.platformChargeId ?? settlement.providerPaymentId ?? '',
-    platformChargeId: settlement.platformChargeId,
-    platformUserId: settlement.platformUserId,
-    providerPaymentId: settlement.providerPaymentId,
-    rail: guard.rail,
-    amount: guard.amount,
-    newChargeId: guard.newChargeId,
-  };
-  return {
-    name: `credit_order_${shape}`,
-    sql: compiled.sql,
-    parameters: compiled.slots.map((slot) => (slot instanceof Slot ? values[slot.name] : slot)),
-  };
+export interface OrderCredit {
+  /**
+   * Credits a creditable order exactly once, in ONE statement (one round trip, a named prepared
+   * statement on the pool; atomic by itself or inside the caller's transaction): a conditional UPDATE moves the order from
+   * pending/expired to paid (a second attempt matches no row: PostgreSQL re-checks the condition on
+   * the latest row version after waiting for a concurrent writer, so no race credits twice), and
+   * data-modifying CTEs fed by that UPDATE's row add the pack's chips to the order's segment, its
+   * benefits to the same origin, append one `purchase` ledger row (rail = provider = the settling
+   * provider, money snapshot) and the `paid` payment event. The unique (order_id, kind) key on the
+   * ledger backs the conditional UPDATE. Returns the paid order, or null when the order was not
+   * creditable (already paid, failed, missing, or a `guard` condition failed).
+   */
+  creditOrder: (db: Kysely<DB>, orderId: string, settlement: Settlement, now: Date, guard?: CreditGuard) => Promise<OrderRow | null>;
+  /**
+   * The credit statement for these inputs. Its text depends only on which options are set, so each
+   * shape is compiled by kysely once, with Slots in place of the inputs, and is one named prepared
+   * statement; building and compiling the query on every payment was a fifth of the backend's CPU
+   * per ForwardPayment. Same SQL, same parameters as compiling it per call (tested).
+   */
+  creditStatement: (db: Kysely<DB>, orderId: string, settlement: Settlement, now: Date, guard?: CreditGuard) => CreditStatement;
+  /** Builds and compiles the credit statement (see creditOrder for what it does). */
+  compileCredit: (
+    db: Kysely<DB>,
+    orderId: string,
+    settlement: Settlement,
+    now: Date,
+    guard: CreditGuard,
+    detail?: string,
+  ) => CompiledQuery<OrderRow>;
 }
 
-/** Builds and compiles the credit statement (see creditOrder for what it does). */
-export function compileCredit(
+/** The order credit for orders in `creditableStates` (see OrderCredit); one per set of states, its shapes compiled once. */
+export function orderCredit(creditableStates: readonly OrderState[]): OrderCredit {
+  /** Per shape: the SQL and, per parameter, the input it takes (a Slot) or a constant of the statement. */
+  const shapes = new Map<string, { sql: string; slots: readonly unknown[] }>();
+  const compileCredit: OrderCredit['compileCredit'] = (db, orderId, settlement, now, guard, detail) =>
+    compileCreditFrom(creditableStates, db, orderId, settlement, now, guard, detail);
+  const creditStatement: OrderCredit['creditStatement'] = (db, orderId, settlement, now, guard = {}) => {
+    const shape = [
+      settlement.platformChargeId,
+      settlement.platformUserId,
+      settlement.providerPaymentId,
+      guard.rail,
+      guard.amount,
+      guard.newChargeId,
+    ]
+      .map((v) => (v === undefined ? '0' : '1'))
+      .join('');
+    let compiled = shapes.get(shape);
+    if (!compiled) {
+      const slot = <T>(name: SlotName, present: unknown): T => (present === undefined ? undefined : new Slot(name)) as T;
+      const query = compileCredit(
+        db,
+        slot<string>('orderId', true),
+        {
+          platformChargeId: slot<string | undefined>('platformChargeId', settlement.platformChargeId),
+          platformUserId: slot<bigint | undefined>('platformUserId', settlement.platformUserId),
+          providerPaymentId: slot<string | undefined>('providerPaymentId', settlement.providerPaymentId),
+        },
+        slot<Date>('now', true),
+        {
+          rail: slot<OrderRail | undefined>('rail', guard.rail),
+          amount: slot<bigint | undefined>('amount', guard.amount),
+          newChargeId: slot<string | undefined>('newChargeId', guard.newChargeId),
+        },
+        slot<string>('detail', true),
+      );
+      compiled = { sql: query.sql, slots: query.parameters };
+      shapes.set(shape, compiled);
+    }
+    const values: Record<SlotName, unknown> = {
+      orderId,
+      now,
+      detail: settlement.platformChargeId ?? settlement.providerPaymentId ?? '',
+      platformChargeId: settlement.platformChargeId,
+      platformUserId: settlement.platformUserId,
+      providerPaymentId: settlement.providerPaymentId,
+      rail: guard.rail,
+      amount: guard.amount,
+      newChargeId: guard.newChargeId,
+    };
+    return {
+      name: `credit_order_${shape}`,
+      sql: compiled.sql,
+      parameters: compiled.slots.map((slot) => (slot instanceof Slot ? values[slot.name] : slot)),
+    };
+  };
+  const creditOrder: OrderCredit['creditOrder'] = async (db, orderId, settlement, now, guard = {}) => {
+    const { name, sql: text, parameters } = creditStatement(db, orderId, settlement, now, guard);
+    const [row] = await runPrepared<OrderRow>(db, name, text, parameters);
+    return row ?? null;
+  };
+  return { creditOrder, creditStatement, compileCredit };
+}
+
+/** Builds and compiles the credit statement over `creditableStates` (see OrderCredit.creditOrder for what it does). */
+function compileCreditFrom(
+  creditableStates: readonly OrderState[],
   db: Kysely<DB>,
   orderId: string,
   settlement: Settlement,
   now: Date,
   guard: CreditGuard,
   detail = settlement.platformChargeId ?? settlement.providerPaymentId ?? '',
-) {
+): CompiledQuery<OrderRow> {
   const { rail, amount, newChargeId } = guard;
   const grantsBenefits = sql<boolean>`(o.hints > 0 or o.no_ads_days > 0 or o.no_ads_forever)`;
   const query = db
@@ -170,7 +180,7 @@ export function compileCredit(
             : {}),
         }))
         .where('id', '=', orderId)
-        .where('state', 'in', CREDITABLE_STATES);
+        .where('state', 'in', creditableStates);
       if (rail !== undefined) update = update.where('rail', '=', rail);
       if (amount !== undefined) update = update.where('amount', '=', amount);
       if (newChargeId !== undefined) {
@@ -284,9 +294,4 @@ export function compileCredit(
     .selectAll('o')
     .compile();
   return query;
-}
-
-/** Whether an order row is one a confirmed payment may still credit. */
-export function creditable(order: Pick<OrderRow, 'state'>): boolean {
-  return CREDITABLE_STATES.includes(order.state);
 }

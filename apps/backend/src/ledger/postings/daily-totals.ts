@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { DB } from '../../db/schema.js';
+import type { DB } from '../../db/index.js';
 
 /** Days rolled up per transaction (each holds one advisory lock per day). */
 const ROLLUP_CHUNK = 92;

@@ -8,16 +8,7 @@
 export { appendOperations, grantChips, type NewLedgerOperation } from './append.js';
 export { addBenefits, spendWalletHint } from './benefits.js';
 export { BUY_STATEMENT, LOCK_ACCOUNT, type BuyRow } from './buy.js';
-export {
-  compileCredit,
-  creditable,
-  creditOrder,
-  creditStatement,
-  CREDITABLE_STATES,
-  type CreditGuard,
-  type CreditStatement,
-  type Settlement,
-} from './credit.js';
+export { orderCredit, type CreditGuard, type CreditStatement, type OrderCredit, type Settlement } from './credit.js';
 export { rollUpClosedDays } from './daily-totals.js';
 export { noAdsExtended, noAdsExtendedText } from './no-ads.js';
 export { postRefund, type RefundPosting } from './refund.js';

@@ -1,8 +1,9 @@
 import { sql, type Selectable, type Transaction } from 'kysely';
-import type { DB, OrdersTable } from '../../db/schema.js';
+import type { DB } from '../../db/index.js';
 import { appendOperations } from './append.js';
 
-type OrderRow = Selectable<OrdersTable>;
+/** The orders table is payments' (payments.table.ts); the ledger, below payments, reads it off the composed database type. */
+type OrderRow = Selectable<DB['orders']>;
 
 const DAY_SECONDS = 86_400n;
 

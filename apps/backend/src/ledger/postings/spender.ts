@@ -1,6 +1,6 @@
 import { CompiledQuery, type Transaction } from 'kysely';
-import type { DB } from '../../db/schema.js';
-import { DomainError } from '../../rpc/errors.js';
+import type { DB } from '../../db/index.js';
+import { DomainError } from '../../rpc/index.js';
 
 /**
  * The account row of a player-started money write, locked FOR SHARE, with `live` (not deleted)

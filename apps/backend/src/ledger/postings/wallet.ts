@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
-import type { DB } from '../../db/schema.js';
-import { SEGMENTS } from '../../gate/context.js';
+import type { DB } from '../../db/index.js';
+import { SEGMENTS } from '../../gate/index.js';
 
 /** Opens a new account's wallet: its three segments at zero, in the caller's transaction. */
 export async function openWallet(trx: Transaction<DB>, accountId: bigint): Promise<void> {

@@ -1,5 +1,4 @@
-import type { ServiceImpl } from '@connectrpc/connect';
-import { ConnectError } from '@connectrpc/connect';
+import { type ServiceImpl, ConnectError } from '@connectrpc/connect';
 import { z } from 'zod';
 import { backendApi, decodeTable, DomainError, encodeTable, fb } from '@wordgame/contracts';
 import { findOrder, orderByProviderPayment, type OrderRow } from '../orders/repository.js';

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Logger } from '@wordgame/logging';
-import type { DB } from '../../db/schema.js';
-import type { PaymentMetrics, RereadKind } from '../../metrics/payments.js';
+import type { DB } from '../../db/index.js';
+import type { PaymentMetrics, RereadKind } from '../../metrics/index.js';
 import { paymentError } from '../errors.js';
 import { handled, type Disposition } from './disposition.js';
 

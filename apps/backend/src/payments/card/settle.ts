@@ -1,4 +1,4 @@
-import { creditOrder } from '../../ledger/postings/index.js';
+import { creditOrder } from '../orders/credit.js';
 import { recordEvent, type OrderRow } from '../orders/repository.js';
 import { CREDITABLE_STATES } from '../orders/state.js';
 import type { PaymentDeps } from '../deps.js';

@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { ServiceImpl } from '@connectrpc/connect';
 import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
-import type { DB } from '../../db/schema.js';
-import { isChatEligible } from '../../accounts/status.js';
-import { DomainError } from '../../rpc/errors.js';
-import type { Clock } from '../../support/clock.js';
+import type { DB } from '../../db/index.js';
+import { isChatEligible } from '../../accounts/index.js';
+import { DomainError } from '../../rpc/index.js';
+import type { Clock } from '../../support/index.js';
 
 /** Chat eligibility of a platform identity: registered = maps to an account; eligible = may write. */
 export async function chatEligibility(

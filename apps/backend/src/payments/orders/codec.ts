@@ -1,6 +1,6 @@
 import type { Builder } from 'flatbuffers';
 import { encodeTable, fb } from '@wordgame/contracts';
-import { unixSeconds } from '../../rpc/fbs.js';
+import { unixSeconds } from '../../rpc/index.js';
 import type { OrderRow } from './repository.js';
 
 function writeOrder(b: Builder, o: OrderRow): number {

@@ -1,17 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { createTranslator, type Language } from '@wordgame/i18n';
-import { listProducts } from '../../catalog/repository.js';
-import { packGrant, textOf, type Product } from '../../catalog/product.js';
-import { gate } from '../../gate/gate.js';
-import type { Caller } from '../../rpc/caller.js';
-import { DomainError } from '../../rpc/errors.js';
+import { listProducts, packGrant, textOf, type Product } from '../../catalog/index.js';
+import { gate } from '../../gate/index.js';
+import { type Caller, DomainError } from '../../rpc/index.js';
 import type { Insertable } from 'kysely';
-import type { OrderRail, OrdersTable } from '../../db/schema.js';
-import { requireSpender } from '../../ledger/postings/index.js';
+import type { OrderRail, OrdersTable } from '../payments.table.js';
+import { requireSpender } from '../../ledger/index.js';
 import type { PaymentDeps } from '../deps.js';
 import { paymentError } from '../errors.js';
 import { ProviderError } from '../card/provider/types.js';
-import type { CardChannel } from '../../config/shops.js';
+import type { CardChannel } from '../../config/index.js';
 import { insertOrder, recordEvent, type OrderRow } from './repository.js';
 import { ORDER_LIFETIME_MS, STARS_PROVIDER } from './state.js';
 

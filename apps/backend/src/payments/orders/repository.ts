@@ -1,5 +1,6 @@
 import type { Insertable, Kysely, Selectable, Transaction } from 'kysely';
-import type { DB, OrdersTable, PaymentEventKind } from '../../db/schema.js';
+import type { DB } from '../../db/index.js';
+import type { OrdersTable, PaymentEventKind } from '../payments.table.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
 

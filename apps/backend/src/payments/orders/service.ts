@@ -2,7 +2,7 @@ import { languageOf } from '@wordgame/i18n';
 import type { ServiceImpl } from '@connectrpc/connect';
 import { backendApi, decodeTable, fb } from '@wordgame/contracts';
 import { clientAddressOf, type Quota } from '../../limits/index.js';
-import { callerFrom } from '../../rpc/caller.js';
+import { callerFrom } from '../../rpc/index.js';
 import type { PaymentDeps } from '../deps.js';
 import { isOrderId, paymentError } from '../errors.js';
 import { encodeOrder, encodeOrderList } from './codec.js';

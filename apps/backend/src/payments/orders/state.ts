@@ -1,5 +1,4 @@
-import type { OrderState } from '../../db/schema.js';
-import { CREDITABLE_STATES } from '../../ledger/postings/index.js';
+import type { OrderState } from '../payments.table.js';
 
 /**
  * Order lifecycle (both rails):
@@ -15,9 +14,12 @@ import { CREDITABLE_STATES } from '../../ledger/postings/index.js';
  * but a payment that still arrives credits it. `paid` and `failed` are terminal. Crediting is one
  * conditional UPDATE (`state in ('pending','expired')`) in the same transaction as the wallet credit
  * and the ledger row, so no race can credit twice; a second confirmation finds the order paid.
- * The creditable states are a posting rule and live with the credit statement (ledger/postings).
+ * The creditable states are this lifecycle's rule; the ledger's credit statement takes them
+ * (orders/credit.ts binds them once).
  */
-export { CREDITABLE_STATES };
+
+/** States a confirmed payment may still credit; an expired order is still credited when its payment arrives late. */
+export const CREDITABLE_STATES: readonly OrderState[] = ['pending', 'expired'];
 
 /** How long a customer may take to pay before the order becomes honoured-expired. */
 export const ORDER_LIFETIME_MS = 30 * 60_000;
@@ -28,6 +30,7 @@ export const RECHECK_AGE_MS = 60_000;
 /** The stars rail's provider name on orders and ledger rows. */
 export const STARS_PROVIDER = 'telegram_stars';
 
+/** Whether an order in this state is one a confirmed payment may still credit. */
 export function isCreditable(state: OrderState): boolean {
   return CREDITABLE_STATES.includes(state);
 }

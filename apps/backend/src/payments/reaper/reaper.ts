@@ -5,8 +5,7 @@ import { shopOf, type CardRail, type PaymentDeps } from '../deps.js';
 import { ProviderError } from '../card/provider/types.js';
 import { pruneRereads } from '../card/reread-window.js';
 import { settleFromProvider } from '../card/settle.js';
-import { forEachPooled } from '../../support/pool.js';
-import { createTicker } from '../../support/ticker.js';
+import { forEachPooled, createTicker } from '../../support/index.js';
 
 /** What one tick did. */
 export interface TickReport {

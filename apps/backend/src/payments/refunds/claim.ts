@@ -1,7 +1,7 @@
 import type { PaymentDeps } from '../deps.js';
 import { paymentError } from '../errors.js';
 import type { OrderRow } from '../orders/repository.js';
-import { utcText } from '../../support/clock.js';
+import { utcText } from '../../support/index.js';
 
 /** A console refund's hold on its order: the order as claimed, and the claim's time (its token). */
 interface RefundClaim {

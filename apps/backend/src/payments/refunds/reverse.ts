@@ -1,7 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { Logger } from '@wordgame/logging';
-import type { DB } from '../../db/schema.js';
-import { postRefund } from '../../ledger/postings/index.js';
+import type { DB } from '../../db/index.js';
+import { postRefund } from '../../ledger/index.js';
 import { orderForUpdate, recordEvent } from '../orders/repository.js';
 
 export type RefundRecord = 'recorded' | 'already_refunded' | 'not_paid';

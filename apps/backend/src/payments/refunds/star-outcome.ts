@@ -1,4 +1,4 @@
-import type { CommandOutcome } from '../commands.js';
+import type { CommandOutcome } from '../../botcommands/index.js';
 
 /**
  * What a refund_star_payment outcome means for the money:

@@ -1,7 +1,7 @@
 import type { Logger } from '@wordgame/logging';
-import { ALREADY_REFUNDED } from '../commands.js';
+import { ALREADY_REFUNDED } from '../../botcommands/index.js';
 import type { PaymentDeps } from '../deps.js';
-import { createTicker, type Ticker } from '../../support/ticker.js';
+import { createTicker, type Ticker } from '../../support/index.js';
 import { starRefundVerdict } from './star-outcome.js';
 
 /** What one pass over the due automatic stars refunds did. */

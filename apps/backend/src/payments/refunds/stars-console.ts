@@ -1,4 +1,4 @@
-import { ALREADY_REFUNDED } from '../commands.js';
+import { ALREADY_REFUNDED } from '../../botcommands/index.js';
 import type { PaymentDeps } from '../deps.js';
 import { paymentError } from '../errors.js';
 import type { OrderRow } from '../orders/repository.js';

@@ -1,11 +1,12 @@
 import type { ServiceImpl } from '@connectrpc/connect';
 import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
-import { creditable, creditOrder, lockSpender } from '../../ledger/postings/index.js';
+import { lockSpender } from '../../ledger/index.js';
+import { creditOrder } from '../orders/credit.js';
 import { findOrder, orderForUpdate } from '../orders/repository.js';
-import { CREDITABLE_STATES, STARS_PROVIDER } from '../orders/state.js';
+import { CREDITABLE_STATES, isCreditable, STARS_PROVIDER } from '../orders/state.js';
 import { onCredited } from '../credited.js';
 import type { PaymentDeps } from '../deps.js';
-import { DomainError } from '../../rpc/errors.js';
+import { DomainError } from '../../rpc/index.js';
 import { isOrderId } from '../errors.js';
 
 /** A pre-checkout answer: ok, or a short user-facing reason. */
@@ -148,7 +149,7 @@ export async function forwardPayment(deps: PaymentDeps, p: PlatformPaymentInput)
     const reason =
       !order || order.rail !== 'stars'
         ? 'unknown_order'
-        : !creditable(order)
+        : !isCreditable(order.state)
           ? `order_${order.state}`
           : order.amount !== p.amount
             ? 'amount_mismatch'
@@ -159,7 +160,7 @@ export async function forwardPayment(deps: PaymentDeps, p: PlatformPaymentInput)
     }
     // A new row version of the still creditable order: a concurrent fast-path credit of this same
     // charge whose snapshot predates this commit then credits nothing (see CreditGuard.newChargeId).
-    if (order && creditable(order))
+    if (order && isCreditable(order.state))
       await trx
         .updateTable('orders')
         .set((eb) => ({ state: eb.ref('state') }))

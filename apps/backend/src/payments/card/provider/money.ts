@@ -1,4 +1,4 @@
-import type { SettlementCurrency } from '../../../config/shops.js';
+import type { SettlementCurrency } from '../../../config/index.js';
 
 /** Minor-unit exponents of the currencies the card rail settles in (ISO 4217): one for each a shop may be configured with. */
 const EXPONENTS: Record<SettlementCurrency, number> = { RUB: 2, USD: 2, EUR: 2, KZT: 2, BYN: 2 };

@@ -1,4 +1,4 @@
-import type { Shop as ConfiguredShop } from '../../../config/shops.js';
+import type { Shop as ConfiguredShop } from '../../../config/index.js';
 
 /** Provider-side payment status, as the provider reports it. */
 export type ProviderPaymentStatus = 'pending' | 'waiting_for_capture' | 'succeeded' | 'canceled';

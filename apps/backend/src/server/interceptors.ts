@@ -2,7 +2,7 @@ import type { DescMethod } from '@bufbuild/protobuf';
 import { Code, ConnectError, type Interceptor, type StreamResponse } from '@connectrpc/connect';
 import { codedConnectError, DomainError, FlatBufferDecodeError, toConnectError } from '@wordgame/contracts';
 import type { Logger } from '@wordgame/logging';
-import { isDatabaseUnavailable } from '../db/unavailable.js';
+import { isDatabaseUnavailable } from '../db/index.js';
 
 /**
  * The backend's one error mapping: a DomainError is encoded by the registry (its Connect code, the

@@ -2,7 +2,7 @@ import { createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { connector, gatewayApi } from '@wordgame/contracts';
 import { withServiceToken } from '@wordgame/h2-unary';
-import { failoverTransport } from '../cluster/failover.js';
+import { failoverTransport } from '../cluster/index.js';
 
 /**
  * What became of one bot command, as the gateway reports it. `failed`: the bot was reached and its

@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { DB } from '../db/schema.js';
+import type { DB } from '../db/index.js';
 
 /** One operator action as the append-only audit keeps it. */
 export interface AuditEntry {

@@ -1,4 +1,4 @@
-import type { BotCommands, CommandOutcome } from '../payments/index.js';
+import type { BotCommands, CommandOutcome } from './commands.js';
 
 /**
  * Pushes a ChatGateCommand {external_id, allow} to the bot through the gateway's internal

@@ -75,9 +75,11 @@ export interface ReconciliationLeaseTable {
   until: Date;
 }
 
-/** The reconciliation tables, merged into the database's DB type. */
-export interface ReconciliationTables {
-  reconciliation_runs: ReconciliationRunsTable;
-  reconciliation_mismatches: ReconciliationMismatchesTable;
-  reconciliation_lease: ReconciliationLeaseTable;
+declare module '../db/index.js' {
+  /** The reconciliation tables: runs, the mismatches they found, and the scheduled job's lease. */
+  interface DB {
+    reconciliation_runs: ReconciliationRunsTable;
+    reconciliation_mismatches: ReconciliationMismatchesTable;
+    reconciliation_lease: ReconciliationLeaseTable;
+  }
 }

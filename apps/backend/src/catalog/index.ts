@@ -1,0 +1,17 @@
+/**
+ * The catalog's one public entry: products and what a pack grants (`packGrant`, the rule the wallet.buy
+ * statement sums in SQL), their codecs for the console and wallet, validation of an operator's draft,
+ * the repository and the dev seed. Other features import from here only.
+ */
+export { encodeProductList, encodeProductRecord, readDraft, writeAtoms, writePrices } from './codec.js';
+export { type BenefitGrant, packGrant, type Product, type ProductPriceView, textOf } from './product.js';
+export { listProducts, upsertProduct } from './repository.js';
+export { seedDevCatalog } from './seed.js';
+export { type RawDraft, validateDraft } from './validate.js';
+export type {
+  CatalogAtomsTable,
+  CatalogPricesTable,
+  CatalogProductAtomsTable,
+  CatalogProductTextsTable,
+  CatalogProductsTable,
+} from './catalog.table.js';

@@ -1,0 +1,19 @@
+/**
+ * The ledger's one public entry: the pieces of the money statements (the one writer of wallet segments,
+ * benefits, ledger operations and daily totals lives in postings/) and the ledger audit. Other features
+ * import from here only.
+ */
+export {
+  BUY_STATEMENT,
+  type BuyRow,
+  LOCK_ACCOUNT,
+  lockSpender,
+  openWallet,
+  orderCredit,
+  type OrderCredit,
+  postRefund,
+  requireSpender,
+  rollUpClosedDays,
+  spendWalletHint,
+} from './postings/index.js';
+export type { BenefitsTable, LedgerKind, LedgerOperationsTable, WalletSegmentsTable } from './ledger.table.js';

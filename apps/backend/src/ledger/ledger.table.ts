@@ -1,0 +1,53 @@
+import type { ColumnType, Generated } from 'kysely';
+import type { Segment } from '../gate/index.js';
+
+export interface WalletSegmentsTable {
+  account_id: bigint;
+  segment: Segment;
+  /** Chips; below zero is a debt left by a full refund (0062): nothing is drawn from it. */
+  balance: ColumnType<bigint, bigint | undefined, bigint>;
+}
+
+export interface BenefitsTable {
+  account_id: bigint;
+  origin: Segment;
+  no_ads_until: Date | null;
+  no_ads_forever: ColumnType<boolean, boolean | undefined, boolean>;
+  /** Below zero is a debt left by a full refund (0062): no hint is taken from it. */
+  hints: ColumnType<bigint, bigint | undefined, bigint>;
+}
+
+export type LedgerKind = 'grant' | 'spend' | 'purchase' | 'refund';
+
+/** Append-only: the database refuses UPDATE, DELETE and TRUNCATE. */
+export interface LedgerOperationsTable {
+  id: Generated<bigint>;
+  account_id: bigint;
+  kind: LedgerKind;
+  segment: Segment | null;
+  benefit_origin: Segment | null;
+  /** Settling provider; null for a chip spend. */
+  rail: string | null;
+  provider: string | null;
+  refund_id: string | null;
+  product_id: bigint | null;
+  chips_delta: ColumnType<bigint, bigint | undefined, never>;
+  money_minor: bigint | null;
+  currency: string | null;
+  hints_delta: ColumnType<bigint, bigint | undefined, never>;
+  no_ads_days: ColumnType<bigint, bigint | undefined, never>;
+  no_ads_forever: ColumnType<boolean, boolean | undefined, never>;
+  note: ColumnType<string, string | undefined, never>;
+  created_at: ColumnType<Date, Date | undefined, never>;
+  /** The paid order a `purchase` or `refund` row belongs to; null otherwise. */
+  order_id: ColumnType<string | null, string | null | undefined, never>;
+}
+
+declare module '../db/index.js' {
+  /** The ledger's tables, the money the one writer (postings/) keeps: wallet segments, benefits and the append-only ledger. */
+  interface DB {
+    wallet_segments: WalletSegmentsTable;
+    benefits: BenefitsTable;
+    ledger_operations: LedgerOperationsTable;
+  }
+}
