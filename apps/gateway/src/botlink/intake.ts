@@ -3,7 +3,7 @@ import { Code, ConnectError, type HandlerContext } from '@connectrpc/connect';
 import { botlink, decodeTable, encodeTable, fb, FlatBufferDecodeError } from '@wordgame/contracts';
 import type { Logger } from '@wordgame/logging';
 import { isNetworkFailure } from '@wordgame/net-errors';
-import type { BackendClients } from '../backend/client.js';
+import type { BackendClients } from '../backend/index.js';
 
 /** The chat platform this bot serves; the bot-link's bot is the Telegram bot. */
 export const BOT_PLATFORM = 'telegram';

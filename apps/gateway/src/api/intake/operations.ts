@@ -1,8 +1,8 @@
 import { decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import type { Request } from 'express';
-import type { BackendClients } from '../../backend/client.js';
+import type { BackendClients } from '../../backend/index.js';
 import { z } from 'zod';
-import { ApiError } from '../../http/api-error.js';
+import { ApiError } from '../../http/index.js';
 import type { Operation } from '../operation.js';
 
 /** Where providers post notifications; the last segment names the backend's provider adapter. */

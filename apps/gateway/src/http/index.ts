@@ -1,0 +1,11 @@
+/**
+ * The REST edge's shared plumbing: the one error shape and the mapping of backend failures to it,
+ * JSON answers, the request context and its log, the session context, and the API metrics.
+ */
+export { ApiError } from './api-error.js';
+export { fromBackendError, retryAfterOf } from './backend-errors.js';
+export { errorHandler, notFound } from './errors.js';
+export { bigintAsString, sendJson } from './json.js';
+export { createApiMetrics, type ApiMetrics } from './metrics.js';
+export { bindRequestLog, requestContext, requestLogs } from './request-context.js';
+export { asPlatformKind, asPlatformSubtype, isTrusted, PLATFORM_KINDS, PLATFORM_SUBTYPES, type SessionContext } from './session.js';
