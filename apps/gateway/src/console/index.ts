@@ -1,6 +1,2 @@
-/**
- * The operator console under /_gm: server-rendered pages over the backend's ConsoleService, and
- * the escaping HTML template other server-rendered pages use.
- */
-export { html, raw, SafeHtml } from './html.js';
+/** The operator console under /_gm: server-rendered pages over the backend's ConsoleService. */
 export { createConsoleRouter, type ConsoleOptions } from './router.js';

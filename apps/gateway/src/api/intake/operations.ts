@@ -11,7 +11,6 @@ export const NOTIFICATIONS_PATH = '/api/v1/payments/notifications';
 /** Largest notification body read (YooKassa's are under 16 KiB); larger is 413 `body_too_large`. */
 export const NOTIFICATION_BODY_LIMIT = '64kb';
 
-/** Provider adapters with a notification route (one route per adapter, no path parameter). */
 /** The card providers whose notifications the gateway takes (one intake route each); also the console's card rails. */
 export const PROVIDERS = ['yookassa'] as const;
 
