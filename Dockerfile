@@ -38,6 +38,7 @@ COPY libs/h2-unary/package.json libs/h2-unary/
 COPY libs/i18n/package.json libs/i18n/
 COPY libs/lifecycle/package.json libs/lifecycle/
 COPY libs/logging/package.json libs/logging/
+COPY libs/net-errors/package.json libs/net-errors/
 COPY libs/service-kit/package.json libs/service-kit/
 COPY libs/testkit/package.json libs/testkit/
 COPY tools/bench/package.json tools/bench/

@@ -2,24 +2,22 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { botlink as botlinkApi } from '@wordgame/contracts';
 import type { Logger } from '@wordgame/logging';
-import { createBackendClients } from './backend/client.js';
-import { BotIdentityGate } from './botlink/client-identity.js';
-import { PlatformHealth } from './botlink/health.js';
-import { botlinkServers } from './botlink/grpc-unary.js';
-import { botlinkService } from './botlink/routes.js';
-import { listenMtls, type MtlsServer } from './botlink/tls-server.js';
+import { createBackendClients } from './backend/index.js';
+import { BotIdentityGate, PlatformHealth, botlinkServers, botlinkService, listenMtls, type MtlsServer } from './botlink/index.js';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { ClusterCommandRouter, commandSeals, replyPrefix } from './commands/cluster.js';
-import { CommandHub } from './commands/hub.js';
-import type { CommandRouter } from './commands/router.js';
-import { listenInternal, type InternalServer } from './commands/internal-server.js';
-import { commandRoutes } from './commands/internal-service.js';
+import {
+  ClusterCommandRouter,
+  commandSeals,
+  replyPrefix,
+  CommandHub,
+  type CommandRouter,
+  listenInternal,
+  type InternalServer,
+  commandRoutes,
+} from './commands/index.js';
 import { inflightGraceMs, type GatewayConfig } from './config.js';
 import { createHttpApp } from './http-app.js';
-import { createBotlinkMetrics } from './metrics/botlink-metrics.js';
-import { createClusterMetrics } from './metrics/cluster-metrics.js';
-import { createInternalMetrics } from './metrics/internal-metrics.js';
-import { createRegistry } from './metrics/registry.js';
+import { createBotlinkMetrics, createClusterMetrics, createInternalMetrics, createRegistry } from './metrics/index.js';
 import { connectNats, http1Drain, IDLE_LINGER_MS, listenMetrics, type Http1Drain, type MetricsListener } from '@wordgame/service-kit';
 
 /** Where a started gateway listens. */

@@ -1,19 +1,12 @@
 import express, { type Express } from 'express';
 import type { Registry } from 'prom-client';
 import type { Logger } from '@wordgame/logging';
-import { NOTIFICATION_BODY_LIMIT, NOTIFICATIONS_PATH } from './api/intake/operations.js';
-import { createApiRouter } from './api/router.js';
-import { stripTrustHeaders } from './auth/middleware.js';
-import { backendSessionResolver } from './auth/resolver.js';
-import { SessionCache } from './auth/session-cache.js';
-import { checkBackend, type BackendClients } from './backend/client.js';
-import { createConsoleRouter, type ConsoleOptions } from './console/router.js';
-import { errorHandler, notFound } from './http/errors.js';
-import { confirmPageRouter } from './wallet-page/confirm-page.js';
-import { walletPageBuilt, walletPageRouter } from './wallet-page/router.js';
-import { bigintAsString } from './http/json.js';
-import { createApiMetrics } from './http/metrics.js';
-import { requestContext } from './http/request-context.js';
+import { NOTIFICATION_BODY_LIMIT, NOTIFICATIONS_PATH, createApiRouter } from './api/index.js';
+import { stripTrustHeaders, backendSessionResolver, SessionCache } from './auth/index.js';
+import { checkBackend, type BackendClients } from './backend/index.js';
+import { createConsoleRouter, type ConsoleOptions } from './console/index.js';
+import { errorHandler, notFound, bigintAsString, createApiMetrics, requestContext } from './http/index.js';
+import { confirmPageRouter, walletPageBuilt, walletPageRouter } from './wallet-page/index.js';
 
 export interface HttpDeps {
   logger: Logger;

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { dailyChart, type DayTotal } from '../src/console/chart.js';
-import { html } from '../src/console/html.js';
+import { html } from '../src/http/html.js';
 import { page } from '../src/console/layout.js';
 import { launchChromium } from './console-support.js';
 

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { escapeHtml, html, raw } from '../src/console/html.js';
+import { escapeHtml, html, raw } from '../src/http/html.js';
 import { safeReturnPath } from '../src/console/return-path.js';
 import { csvField } from '../src/console/pages/export.js';
 import { encodeFilter, parseFilter } from '../src/console/filter.js';

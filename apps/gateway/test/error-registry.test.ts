@@ -45,6 +45,19 @@ describe('the REST edge maps each registry code to its status', () => {
     });
     expect(future(Code.DataLoss)).toMatchObject({ code: 'internal', status: 500, message: 'internal error' });
   });
+
+  it('answers backend_unavailable for a network failure anywhere below the Connect error, whatever its Connect code', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 10.0.0.5:8080'), { code: 'ECONNREFUSED' });
+    const cancelled = Object.assign(new Error('stream cancelled', { cause: refused }), { code: 'ERR_HTTP2_STREAM_CANCEL' });
+    const failed = (cause: unknown) => fromBackendError(new ConnectError(DETAIL, Code.Internal, undefined, undefined, cause));
+    expect(failed(cancelled)).toMatchObject({ code: 'backend_unavailable', status: 503, message: ERRORS.backend_unavailable.message });
+    expect(failed(new AggregateError([refused], 'every address failed'))).toMatchObject({ code: 'backend_unavailable', status: 503 });
+    expect(failed(new Error('wrapped', { cause: refused }))).toMatchObject({ code: 'backend_unavailable', status: 503 });
+    expect(failed(new Error('a bug', { cause: Object.assign(new Error('no file'), { code: 'ENOENT' }) }))).toMatchObject({
+      code: 'internal',
+      status: 500,
+    });
+  });
 });
 
 describe('the console maps backend failures through the registry', () => {

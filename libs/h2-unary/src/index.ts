@@ -25,4 +25,5 @@ export {
   type RefusalReason,
   type ServiceGateOptions,
 } from './service-gate.js';
-export { CONNECT_TIMEOUT_CODE, expandEndpoints, neverReached, REFUSED_STREAM_CODE, type ResolveAll } from './replicas.js';
+export { expandEndpoints, type ResolveAll } from './replicas.js';
+export { CONNECT_TIMEOUT_CODE, neverReached } from '@wordgame/net-errors';

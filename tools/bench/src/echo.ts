@@ -4,7 +4,7 @@ import { botlink } from '@wordgame/contracts';
 import type { Logger } from '@wordgame/logging';
 import type { DevCerts } from '@wordgame/testkit';
 // The bench measures the gateway's own code in-process (allowed for tools/bench only, see eslint.config.js).
-import { listenMtls } from '../../../apps/gateway/src/botlink/tls-server.js';
+import { listenMtls } from '../../../apps/gateway/src/botlink/index.js';
 import { startBotThread } from './bot-thread.js';
 import { Pusher } from './pusher.js';
 import { runWindowed, type WindowedRun } from './window.js';

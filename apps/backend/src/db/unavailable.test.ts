@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { CAUSE_LEVELS } from '@wordgame/net-errors';
 import { freePort } from '@wordgame/testkit';
 import { isDatabaseUnavailable } from './unavailable.js';
 
@@ -49,5 +50,18 @@ describe('isDatabaseUnavailable (real PostgreSQL failures)', () => {
     }
     expect(isDatabaseUnavailable(new Error('wrapped', { cause: Object.assign(new Error('x'), { code: '57P01' }) }))).toBe(true);
     expect(isDatabaseUnavailable(undefined)).toBe(false);
+  });
+
+  it('follows the shared classifier: AggregateError members, a cycle in cause, the depth limit', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    expect(isDatabaseUnavailable(new Error('query failed', { cause: new AggregateError([new Error('other'), refused]) }))).toBe(true);
+    expect(isDatabaseUnavailable(new AggregateError([Object.assign(new Error('x'), { code: '08006' })]))).toBe(true);
+    const looped = new Error('a');
+    (looped as { cause?: unknown }).cause = new Error('b', { cause: looped });
+    expect(isDatabaseUnavailable(looped)).toBe(false);
+    let deep: unknown = new Error('Connection terminated unexpectedly');
+    for (let i = 0; i < CAUSE_LEVELS; i++) deep = new Error(`level ${i}`, { cause: deep });
+    expect(isDatabaseUnavailable(deep)).toBe(true);
+    expect(isDatabaseUnavailable(new Error('one more', { cause: deep }))).toBe(false);
   });
 });

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { AuthRequirement } from '../auth/middleware.js';
+import type { AuthRequirement } from '../auth/index.js';
 import type { DocErrorCode } from './openapi/error-table.js';
 
 /** The success answer of a route: its status and, unless empty, its body's wire schema and media type. */

@@ -1,11 +1,13 @@
 import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
-import { authenticate, type SessionResolver } from '../auth/middleware.js';
-import { backendCallOptions } from '../auth/backend-headers.js';
-import { bearerToken } from '../auth/bearer.js';
-import { operatorCallOptions, requireOperator } from '../auth/operator.js';
-import { sendJson } from '../http/json.js';
-import type { ApiMetrics } from '../http/metrics.js';
-import { bindRequestLog, requestLogs } from '../http/request-context.js';
+import {
+  authenticate,
+  type SessionResolver,
+  backendCallOptions,
+  bearerToken,
+  operatorCallOptions,
+  requireOperator,
+} from '../auth/index.js';
+import { sendJson, type ApiMetrics, bindRequestLog, requestLogs } from '../http/index.js';
 import type { Operation } from './operation.js';
 
 /** A route as mounted: method (upper case) and Express path. */

@@ -1,8 +1,8 @@
 import type { CallOptions } from '@connectrpc/connect';
 import type { Request } from 'express';
 import type { Logger } from '@wordgame/logging';
-import type { AuthRequirement } from '../auth/middleware.js';
-import type { SessionContext } from '../http/session.js';
+import type { AuthRequirement } from '../auth/index.js';
+import type { SessionContext } from '../http/index.js';
 import type { DocumentedRoute } from './doc.js';
 
 /** What a handler gets: the request, its logger, the caller's session (when required) and backend call options. */

@@ -1,7 +1,7 @@
 import express, { type Router } from 'express';
-import type { CachingSessionResolver } from '../auth/resolver.js';
-import type { BackendClients } from '../backend/client.js';
-import type { ApiMetrics } from '../http/metrics.js';
+import type { CachingSessionResolver } from '../auth/index.js';
+import type { BackendClients } from '../backend/index.js';
+import type { ApiMetrics } from '../http/index.js';
 import { catalogAdminOperations } from './catalog-admin/operations.js';
 import type { DocumentedRoute } from './doc.js';
 import { GAME_EVENTS_ROUTE, mountGameEvents } from './game/events.js';

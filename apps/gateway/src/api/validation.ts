@@ -1,7 +1,7 @@
 import type { RestErrorCode } from '@wordgame/contracts';
 import type { Request } from 'express';
 import { z } from 'zod';
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../http/index.js';
 
 const INT64_MAX = 9_223_372_036_854_775_807n;
 

@@ -1,5 +1,5 @@
 import type { CallOptions } from '@connectrpc/connect';
-import type { SessionContext } from '../http/session.js';
+import type { SessionContext } from '../http/index.js';
 
 /**
  * The `X-Platform` value for a session, built from the session record only:

@@ -1,8 +1,6 @@
 import type { RequestHandler } from 'express';
-import { ApiError } from '../http/api-error.js';
-import { bindRequestLog } from '../http/request-context.js';
+import { ApiError, bindRequestLog, isTrusted, type SessionContext } from '../http/index.js';
 import { bearerToken } from './bearer.js';
-import { isTrusted, type SessionContext } from '../http/session.js';
 
 /** Headers only the gateway may set on backend calls; a client's copies are dropped on arrival. */
 export const TRUST_HEADERS = ['x-platform', 'x-account-id', 'x-client-address'] as const;

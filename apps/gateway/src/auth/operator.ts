@@ -1,7 +1,6 @@
 import type { CallOptions } from '@connectrpc/connect';
 import type { RequestHandler } from 'express';
-import { ApiError } from '../http/api-error.js';
-import { bindRequestLog } from '../http/request-context.js';
+import { ApiError, bindRequestLog } from '../http/index.js';
 import { BACKEND_CALL_TIMEOUT_MS, edgeHeaders } from './backend-headers.js';
 import { bearerToken } from './bearer.js';
 

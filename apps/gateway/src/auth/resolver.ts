@@ -3,7 +3,7 @@ import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import { backendCallOptions } from './backend-headers.js';
 import type { SessionResolver } from './middleware.js';
 import type { SessionCache } from './session-cache.js';
-import { asPlatformKind, asPlatformSubtype, type SessionContext } from '../http/session.js';
+import { asPlatformKind, asPlatformSubtype, type SessionContext } from '../http/index.js';
 
 /** A resolver that can also drop a token at once (sign-out on this replica). */
 export interface CachingSessionResolver extends SessionResolver {

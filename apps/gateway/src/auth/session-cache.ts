@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import type { SessionContext } from '../http/session.js';
+import type { SessionContext } from '../http/index.js';
 
 interface Entry {
   session: SessionContext;

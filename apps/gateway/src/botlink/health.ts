@@ -1,6 +1,6 @@
 import type { botlink } from '@wordgame/contracts';
 import type { Logger } from '@wordgame/logging';
-import type { BotlinkMetrics } from '../metrics/botlink-metrics.js';
+import type { BotlinkMetrics } from '../metrics/index.js';
 
 /** How far ahead of the gateway's clock a last_ok stamp may be before it is ignored. */
 export const MAX_CLOCK_SKEW_SECONDS = 300n;

@@ -2,7 +2,8 @@ import { create } from '@bufbuild/protobuf';
 import { Code, ConnectError, type HandlerContext } from '@connectrpc/connect';
 import { botlink, decodeTable, encodeTable, fb, FlatBufferDecodeError } from '@wordgame/contracts';
 import type { Logger } from '@wordgame/logging';
-import type { BackendClients } from '../backend/client.js';
+import { isNetworkFailure } from '@wordgame/net-errors';
+import type { BackendClients } from '../backend/index.js';
 
 /** The chat platform this bot serves; the bot-link's bot is the Telegram bot. */
 export const BOT_PLATFORM = 'telegram';
@@ -13,27 +14,6 @@ export const BOT_PLATFORM = 'telegram';
  * closed), InvalidArgument (the backend rejected the request as such), else Internal, logged with
  * its cause and answered without detail.
  */
-const NETWORK_ERRORS = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EPIPE',
-]);
-
-/** True when a socket-level failure appears anywhere in the error's cause chain. */
-function isNetworkFailure(err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; typeof e === 'object' && e !== null && depth < 8; depth++) {
-    const { code, cause } = e as { code?: unknown; cause?: unknown };
-    if (typeof code === 'string' && NETWORK_ERRORS.has(code)) return true;
-    e = cause;
-  }
-  return false;
-}
-
 export function intakeFailure(rpc: string, err: unknown, logger: Logger): ConnectError {
   if (err instanceof FlatBufferDecodeError) {
     logger.error({ rpc, err }, 'backend intake answered an unreadable body');

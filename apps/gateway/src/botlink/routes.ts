@@ -1,5 +1,5 @@
 import type { Logger } from '@wordgame/logging';
-import type { BackendClients } from '../backend/client.js';
+import type { BackendClients } from '../backend/index.js';
 import { createIntakeHandlers } from './intake.js';
 import { createLinkHandler, type LinkHandlerDeps } from './link-handler.js';
 

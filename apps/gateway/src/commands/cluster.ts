@@ -3,8 +3,7 @@ import { createInbox, type Msg, type NatsConnection, type Subscription } from '@
 import { gatewayApi } from '@wordgame/contracts';
 import type { Logger } from '@wordgame/logging';
 import { MessageSeal, sealKey } from '@wordgame/service-kit';
-import type { BotlinkMetrics } from '../metrics/botlink-metrics.js';
-import type { ClusterMetrics, ClusterRejection } from '../metrics/cluster-metrics.js';
+import type { BotlinkMetrics, ClusterMetrics, ClusterRejection } from '../metrics/index.js';
 import { kindLabel, type CommandHub } from './hub.js';
 import { toSendResponse } from './internal-service.js';
 import type { CommandPayload, Outcome } from './outcome.js';

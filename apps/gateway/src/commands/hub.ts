@@ -4,7 +4,7 @@ import { create } from '@bufbuild/protobuf';
 import { botlink } from '@wordgame/contracts';
 import type { Logger } from '@wordgame/logging';
 import { SendQueue } from './send-queue.js';
-import type { BotlinkMetrics, CommandOutcomeLabel, LinkEndReason } from '../metrics/botlink-metrics.js';
+import type { BotlinkMetrics, CommandOutcomeLabel, LinkEndReason } from '../metrics/index.js';
 import { LINK_LOST, QUEUE_FULL, type CommandPayload, type Outcome } from './outcome.js';
 
 /** Who is on the other end of a Link: Hello fields plus the client certificate subject. */

@@ -2,7 +2,7 @@ import { Code, ConnectError, createClient, type Client, type Transport } from '@
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { backendApi, ERRORS, errorCodeOf } from '@wordgame/contracts';
 import { withServiceToken } from '@wordgame/h2-unary';
-import { createBackendPool } from '../backend/pool.js';
+import { createBackendPool } from '../backend/index.js';
 
 /** The backend's ConsoleService over its own h2c connection. */
 export type ConsoleClient = Client<typeof backendApi.ConsoleService>;

@@ -1,4 +1,4 @@
-import { html, type SafeHtml } from './html.js';
+import { html, type SafeHtml } from '../http/index.js';
 import { formatAmount } from './money.js';
 
 /** One UTC day's total in one currency. */

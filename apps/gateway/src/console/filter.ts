@@ -1,4 +1,4 @@
-import { PROVIDERS } from '../api/intake/operations.js';
+import { PROVIDERS } from '../backend/index.js';
 
 /** Wallets (funding segment or benefit origin) and operation kinds the ledger filter offers. */
 export const WALLETS = ['direct', 'telegram', 'vk'] as const;

@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { html, raw, type SafeHtml } from './html.js';
+import { html, raw, type SafeHtml } from '../http/index.js';
 import type { ConsoleOperator } from './operator.js';
 
 const STYLE = raw(`body{font:14px/1.4 system-ui,sans-serif;margin:0;color:#222}

@@ -1,6 +1,6 @@
 import express, { Router, type Request, type Response } from 'express';
 import { createConsoleClient } from './backend.js';
-import { html } from './html.js';
+import { html } from '../http/index.js';
 import { page, send, sendError } from './layout.js';
 import { catalogEdit, catalogList, catalogSave } from './pages/catalog.js';
 import { ledgerExport } from './pages/export.js';

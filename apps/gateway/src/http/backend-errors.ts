@@ -1,5 +1,6 @@
 import { Code, ConnectError } from '@connectrpc/connect';
 import { ERRORS, errorCodeOf, RETRY_AFTER_HEADER, type ErrorCode, type RestErrorCode } from '@wordgame/contracts';
+import { isNetworkFailure } from '@wordgame/net-errors';
 import { ApiError } from './api-error.js';
 
 /** Longest wait passed on (a day); a missing or malformed one becomes 60 seconds. */
@@ -43,31 +44,12 @@ export function fromBackendError(err: unknown): ApiError | undefined {
   if (named !== undefined && isClientCode(named)) {
     return new ApiError(named, err.rawMessage || undefined, named === 'rate_limited' ? retryAfterOf(err) : undefined);
   }
-  if (isTransportFailure(err)) return new ApiError('backend_unavailable');
+  // The transport failed (the backend never answered), whatever Connect code the client library
+  // chose: connect-node picks it with `instanceof Error`, which a cross-realm error (jest's vm) fails.
+  if (isNetworkFailure(err)) return new ApiError('backend_unavailable');
   return new ApiError(BY_CONNECT_CODE[err.code] ?? 'internal');
 }
 
 function isClientCode(code: ErrorCode): code is RestErrorCode {
   return ERRORS[code].audience === 'client';
-}
-
-const NETWORK_ERRNOS = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'ENOTFOUND',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EAI_AGAIN',
-]);
-
-/**
- * A call that failed in the transport (the backend never answered), whatever Connect code the
- * client library chose for it: the network error is kept as the cause. connect-node picks the
- * code with `instanceof Error`, which a cross-realm error (jest's vm) fails, so read the errno.
- */
-function isTransportFailure(err: ConnectError): boolean {
-  const cause = err.cause as { code?: unknown } | undefined;
-  return typeof cause?.code === 'string' && NETWORK_ERRNOS.has(cause.code);
 }

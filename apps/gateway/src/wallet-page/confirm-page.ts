@@ -2,10 +2,9 @@ import { createHash } from 'node:crypto';
 import express, { type Request, type Response, type Router } from 'express';
 import { decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import { createTranslator, pickLanguage, type MessageKey, type Translator } from '@wordgame/i18n';
-import { BACKEND_CALL_TIMEOUT_MS, edgeHeaders } from '../auth/backend-headers.js';
-import type { BackendClients } from '../backend/client.js';
-import { html, raw, type SafeHtml } from '../console/html.js';
-import { fromBackendError } from '../http/backend-errors.js';
+import { BACKEND_CALL_TIMEOUT_MS, edgeHeaders } from '../auth/index.js';
+import type { BackendClients } from '../backend/index.js';
+import { fromBackendError, html, raw, type SafeHtml } from '../http/index.js';
 import { ConfirmPageTokens } from './confirm-token.js';
 
 /** Where the confirmation link the backend mails points: this page, never a JSON operation. */

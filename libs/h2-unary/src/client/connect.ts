@@ -4,10 +4,10 @@ import { create, fromBinary, toBinary, type DescMessage, type DescMethodUnary, t
 import { appendHeaders, Code, ConnectError, type Transport, type UnaryResponse } from '@connectrpc/connect';
 import { errorFromJsonBytes, trailerDemux, validateResponseWithCompression } from '@connectrpc/connect/protocol-connect';
 import { keepAlive } from '@wordgame/h2-keepalive';
+import { CONNECT_TIMEOUT_CODE } from '@wordgame/net-errors';
 import { clampTimeoutMs } from '../deadline.js';
 import { ADAPTER_COMPRESSIONS } from '../server/options.js';
 import { headersOf } from '../server/lifecycle.js';
-import { CONNECT_TIMEOUT_CODE } from '../replicas.js';
 import { serviceAuthorization } from '../service-gate.js';
 
 /** Options of the fast Connect unary transport (one connection to one URL). */

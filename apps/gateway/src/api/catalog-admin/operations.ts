@@ -1,7 +1,7 @@
 import { decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import { z } from 'zod';
-import type { BackendClients } from '../../backend/client.js';
-import { ApiError } from '../../http/api-error.js';
+import type { BackendClients } from '../../backend/index.js';
+import { ApiError } from '../../http/index.js';
 import type { Operation, OperationContext } from '../operation.js';
 import { isoFromUnix } from '../fbs-read.js';
 import { ATOM_KINDS, PRICE_METHODS, readAtoms, readPrices, writeAtoms, writePrices } from '../products.js';

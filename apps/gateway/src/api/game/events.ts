@@ -1,10 +1,8 @@
 import type { Request, RequestHandler, Response, Router } from 'express';
 import { encodeTable, fb } from '@wordgame/contracts';
-import { authenticate, type SessionResolver } from '../../auth/middleware.js';
-import { backendCallOptions } from '../../auth/backend-headers.js';
-import type { BackendClients } from '../../backend/client.js';
-import type { ApiMetrics } from '../../http/metrics.js';
-import { bindRequestLog } from '../../http/request-context.js';
+import { authenticate, type SessionResolver, backendCallOptions } from '../../auth/index.js';
+import type { BackendClients } from '../../backend/index.js';
+import { type ApiMetrics, bindRequestLog } from '../../http/index.js';
 import { readGameEvent, type GameEventJson } from './codec.js';
 import type { DocumentedRoute } from '../doc.js';
 import { gameIdParam, gamePath } from './operations.js';

@@ -2,7 +2,7 @@ import { ConnectError } from '@connectrpc/connect';
 import { encodeTable, fb, HINT_UNLOCK_HEADER } from '@wordgame/contracts';
 import type { Request } from 'express';
 import { z } from 'zod';
-import type { BackendClients } from '../../backend/client.js';
+import type { BackendClients } from '../../backend/index.js';
 import type { Operation } from '../operation.js';
 import { byField, idParam, jsonBody, parseInput } from '../validation.js';
 import { readGame, readHint } from './codec.js';

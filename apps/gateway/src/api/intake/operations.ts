@@ -1,8 +1,8 @@
 import { decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import type { Request } from 'express';
-import type { BackendClients } from '../../backend/client.js';
+import { PROVIDERS, type BackendClients } from '../../backend/index.js';
 import { z } from 'zod';
-import { ApiError } from '../../http/api-error.js';
+import { ApiError } from '../../http/index.js';
 import type { Operation } from '../operation.js';
 
 /** Where providers post notifications; the last segment names the backend's provider adapter. */
@@ -10,10 +10,6 @@ export const NOTIFICATIONS_PATH = '/api/v1/payments/notifications';
 
 /** Largest notification body read (YooKassa's are under 16 KiB); larger is 413 `body_too_large`. */
 export const NOTIFICATION_BODY_LIMIT = '64kb';
-
-/** Provider adapters with a notification route (one route per adapter, no path parameter). */
-/** The card providers whose notifications the gateway takes (one intake route each); also the console's card rails. */
-export const PROVIDERS = ['yookassa'] as const;
 
 /** A notification as the route reads it: the raw bytes, plus its event and object id for logs only. */
 interface RawNotification {

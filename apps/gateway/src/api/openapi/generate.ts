@@ -1,6 +1,5 @@
-import { backendSessionResolver } from '../../auth/resolver.js';
-import { SessionCache } from '../../auth/session-cache.js';
-import { createBackendClients } from '../../backend/client.js';
+import { backendSessionResolver, SessionCache } from '../../auth/index.js';
+import { createBackendClients } from '../../backend/index.js';
 import { documentOf, operationTable } from '../router.js';
 import type { JsonObject } from './json-schema.js';
 

@@ -1,6 +1,6 @@
 import { decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import { z } from 'zod';
-import type { BackendClients } from '../../backend/client.js';
+import type { BackendClients } from '../../backend/index.js';
 import { isoFromUnix } from '../fbs-read.js';
 import type { Operation } from '../operation.js';
 import { jsonBody, parseInput } from '../validation.js';

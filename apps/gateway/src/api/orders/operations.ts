@@ -1,6 +1,6 @@
 import { encodeTable, fb } from '@wordgame/contracts';
 import { z } from 'zod';
-import type { BackendClients } from '../../backend/client.js';
+import type { BackendClients } from '../../backend/index.js';
 import { requestLanguage } from '../language.js';
 import type { Operation } from '../operation.js';
 import { byField, idParam, jsonBody, parseInput } from '../validation.js';

@@ -1,5 +1,5 @@
 import { encodeTable, fb } from '@wordgame/contracts';
-import type { BackendClients } from '../../backend/client.js';
+import type { BackendClients } from '../../backend/index.js';
 import type { Operation } from '../operation.js';
 import { parseInput } from '../validation.js';
 import { readRefund } from './codec.js';

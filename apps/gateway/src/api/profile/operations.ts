@@ -1,7 +1,7 @@
 import { decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import { z } from 'zod';
-import { asPlatformKind, asPlatformSubtype } from '../../http/session.js';
-import type { BackendClients } from '../../backend/client.js';
+import { asPlatformKind, asPlatformSubtype } from '../../http/index.js';
+import type { BackendClients } from '../../backend/index.js';
 import type { Operation } from '../operation.js';
 import { readStrings } from '../fbs-read.js';
 import { byField, jsonBody, parseInput, text } from '../validation.js';

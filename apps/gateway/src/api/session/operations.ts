@@ -1,10 +1,8 @@
 import { decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import { z } from 'zod';
-import { bearerToken } from '../../auth/bearer.js';
-import type { CachingSessionResolver } from '../../auth/resolver.js';
-import { PLATFORM_SUBTYPES, asPlatformKind, asPlatformSubtype } from '../../http/session.js';
-import type { BackendClients } from '../../backend/client.js';
-import { ApiError } from '../../http/api-error.js';
+import { bearerToken, type CachingSessionResolver } from '../../auth/index.js';
+import { PLATFORM_SUBTYPES, asPlatformKind, asPlatformSubtype, ApiError } from '../../http/index.js';
+import type { BackendClients } from '../../backend/index.js';
 import type { Operation } from '../operation.js';
 import { isoFromUnix } from '../fbs-read.js';
 import { byField, jsonBody, parseInput } from '../validation.js';

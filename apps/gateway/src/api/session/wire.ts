@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PLATFORM_KINDS, PLATFORM_SUBTYPES } from '../../http/session.js';
+import { PLATFORM_KINDS, PLATFORM_SUBTYPES } from '../../http/index.js';
 import { bigintString, isoTime, type Wire } from '../wire.js';
 
 /** The platform recorded on a session (null when none: a view-only session). */

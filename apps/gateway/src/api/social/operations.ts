@@ -1,9 +1,8 @@
 import { decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import type { Request } from 'express';
 import { z } from 'zod';
-import type { CachingSessionResolver } from '../../auth/resolver.js';
-import { bearerToken } from '../../auth/bearer.js';
-import type { BackendClients } from '../../backend/client.js';
+import { type CachingSessionResolver, bearerToken } from '../../auth/index.js';
+import type { BackendClients } from '../../backend/index.js';
 import type { Operation } from '../operation.js';
 import { idParam, jsonBody, parseInput } from '../validation.js';
 import { blockWire, friendshipWire } from './wire.js';

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import { decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import { asOperator, failureOf, type ConsoleClient } from '../backend.js';
-import { html } from '../html.js';
+import { html } from '../../http/index.js';
 import { csrfField, page, send, sendError } from '../layout.js';
 import { formatAmount } from '../money.js';
 import { paramId, type ConsoleOperator } from '../session.js';

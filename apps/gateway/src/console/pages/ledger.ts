@@ -3,7 +3,7 @@ import { encodeTable, fb } from '@wordgame/contracts';
 import { asOperator, failureOf, type ConsoleClient } from '../backend.js';
 import { dailyChart } from '../chart.js';
 import { encodeFilter, KINDS, parseCursor, parseFilter, RAILS, WALLETS, wireRange, type ConsoleFilter } from '../filter.js';
-import { html } from '../html.js';
+import { html } from '../../http/index.js';
 import { page, send, sendError } from '../layout.js';
 import { readPage, utcTime, writeFilter, type Row } from '../ledger-wire.js';
 import { formatAmount } from '../money.js';

@@ -2,11 +2,10 @@ import { randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { ConnectError } from '@connectrpc/connect';
 import { decodeTable, encodeTable, fb } from '@wordgame/contracts';
-import { edgeHeaders } from '../../auth/backend-headers.js';
-import { retryAfterOf } from '../../http/backend-errors.js';
+import { edgeHeaders } from '../../auth/index.js';
+import { html, retryAfterOf } from '../../http/index.js';
 import { asOperator, failureOf, type ConsoleClient } from '../backend.js';
 import { cookieHeader, LOGIN_COOKIE, readCookie, SESSION_COOKIE } from '../cookies.js';
-import { html } from '../html.js';
 import { page, send, sendError } from '../layout.js';
 import { safeReturnPath } from '../return-path.js';
 

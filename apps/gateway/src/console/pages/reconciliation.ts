@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import { createClient, type Client } from '@connectrpc/connect';
 import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import { asOperator, consoleTransport, failureOf } from '../backend.js';
-import { html, type SafeHtml } from '../html.js';
+import { html, type SafeHtml } from '../../http/index.js';
 import { csrfField, page, send, sendError } from '../layout.js';
 import { formatAmount } from '../money.js';
 import type { ConsoleOperator } from '../session.js';

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import { decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import { asOperator, failureOf, type ConsoleClient } from '../backend.js';
-import { html } from '../html.js';
+import { html } from '../../http/index.js';
 import { page, send, sendError } from '../layout.js';
 
 const PAGE_SIZE = 50;

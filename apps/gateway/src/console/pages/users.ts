@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import { decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import { asOperator, failureOf, type ConsoleClient } from '../backend.js';
-import { html, type SafeHtml } from '../html.js';
+import { html, type SafeHtml } from '../../http/index.js';
 import { csrfField, page, send, sendError } from '../layout.js';
 import { paramId, type ConsoleOperator } from '../session.js';
 

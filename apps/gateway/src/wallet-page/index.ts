@@ -1,0 +1,5 @@
+/**
+ * The player's web pages the gateway serves: the built wallet page and the e-mail confirmation page.
+ */
+export { confirmPageRouter } from './confirm-page.js';
+export { walletPageBuilt, walletPageRouter } from './router.js';
