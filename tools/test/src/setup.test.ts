@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -117,5 +118,21 @@ describe('the test command set-up', () => {
     it('says so when nothing is missing', () => {
       expect(summaryLine([])).toBe('test set-up: everything the tests need is here');
     });
+  });
+});
+
+describe('where the tests find their programs', () => {
+  it('no test or test helper names a fixed path to Chromium or nats-server: they go through the test kit resolvers', () => {
+    const root = join(import.meta.dirname, '../../..');
+    const fixedPath = String.raw`['"\`]/usr/(s?bin|lib/chromium)/(chromium|chromium-browser|google-chrome|nats-server)['"\`]`;
+    const testCode = [
+      ':(glob)**/test/**/*.ts',
+      ':(glob)**/*.test.ts',
+      ':(glob)libs/testkit/src/**/*.ts',
+      ':(exclude)libs/testkit/src/binaries.ts',
+    ];
+    const run = spawnSync('git', ['grep', '-n', '-E', fixedPath, '--', ...testCode], { cwd: root, encoding: 'utf8' });
+    expect(run.stdout).toBe('');
+    expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 1, stderr: '' });
   });
 });
