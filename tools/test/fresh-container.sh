@@ -11,7 +11,8 @@
 # Debian's mirror, but not this machine's PostgreSQL or NATS on loopback. kubectl (1.27+) is in
 # neither Debian bookworm nor the npm registry, so the host's static binary is lent read-only as
 # KUBECTL when it has one (FRESH_KUBECTL=none lends nothing: the set-up's line then names kubectl).
-# --privileged: the bench's CPU-budget test makes a cgroup, as root on a machine may, and podman
+# The repository's ../shared (the spec and the design the docs link to) is mounted beside the clone,
+# as CI has it. --privileged: the bench's CPU-budget test makes a cgroup, as root on a machine may, and podman
 # mounts /sys/fs/cgroup read-only otherwise; the network namespace stays the container's own.
 # Prints the container's output and exits with its status; the clone is removed afterwards.
 set -euo pipefail
@@ -37,11 +38,14 @@ if [ -n "$kubectl_path" ] && [ "$kubectl_path" != none ]; then
   lend=(-v "$(readlink -f "$kubectl_path"):/opt/lent/kubectl:ro" -e KUBECTL=/opt/lent/kubectl)
 fi
 
+shared=()
+[ -d "$root/../shared" ] && shared=(-v "$(cd "$root/../shared" && pwd):/shared:ro")
+
 args=$(printf ' %q' "$@")
 echo "fresh-container: $commit in $base${lend:+, kubectl lent from $kubectl_path}; npm test --${args:- (every project)}"
 start=$(date +%s)
 set +e
-podman run --rm --privileged --network slirp4netns --shm-size 1g -v "$work/repo:/src" -w /src "${lend[@]}" "$base" bash -c '
+podman run --rm --privileged --network slirp4netns --shm-size 1g -v "$work/repo:/src" -w /src "${shared[@]}" "${lend[@]}" "$base" bash -c '
   set -euo pipefail
   echo "inside: node $(node --version), npm $(npm --version); before npm ci:"
   for p in psql postgres pg_ctl nats-server chromium flatc openssl jq; do
