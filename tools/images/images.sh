@@ -3,6 +3,7 @@
 # Debian/Ubuntu machine (run as root; docs/operating/deploy.md "Deploy with compose" starts here).
 #
 #   npm run images [-- --base node|debian] [--tag T] [--local-infra] [--env-file F] [--only a,b]
+#   tools/images/images.sh --base debian --base-only   (steps 1-3, then prints the base image's name)
 #
 # 1. Installs what it needs when missing (podman, runc, slirp4netns, uidmap, catatonit,
 #    fuse-overlayfs; debootstrap for --base debian) with apt-get.
@@ -32,6 +33,7 @@ tag=latest
 local_infra=auto
 env_file=
 only=
+base_only=no
 while [ $# -gt 0 ]; do
   case "$1" in
     --base) base_kind=$2; shift 2 ;;
@@ -39,7 +41,8 @@ while [ $# -gt 0 ]; do
     --local-infra) local_infra=yes; shift ;;
     --env-file) env_file=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
-    -h | --help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --base-only) base_only=yes; shift ;;
+    -h | --help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -109,6 +112,7 @@ fi
 [ "$local_infra" = auto ] && { [ "$base_kind" = debian ] && local_infra=yes || local_infra=no; }
 t1=$(date +%s)
 say "base image $base ($((t1 - t0)) s)"
+if [ "$base_only" = yes ]; then echo "$base"; exit 0; fi
 
 # 4. The images.
 services=(backend gateway bot platform-emulator provider-emulator mailcatcher)

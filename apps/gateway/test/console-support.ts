@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { createLogger } from '@wordgame/logging';
 import { startPlatformEmulator, type PlatformEmulator } from '@wordgame/platform-emulator';
 import { startProviderEmulator, type ProviderEmulator } from '@wordgame/provider-emulator';
-import { ensureDevCerts, freePort } from '@wordgame/testkit';
+import { chromiumPath, ensureDevCerts, freePort } from '@wordgame/testkit';
 import { chromium, type Browser } from 'playwright-core';
 import { buildGateway, type GatewayApp, type GatewayUrls } from '../src/app.js';
 import { freshDatabase, startBackendProcess, type BackendProcess, type FreshDatabase } from './support/backend-process.js';
@@ -118,10 +118,10 @@ export async function startConsoleStack(options: { bot?: boolean } = {}): Promis
   };
 }
 
-/** Headless Debian chromium driven by playwright-core (no browser download). */
+/** Headless Chromium (testkit's chromiumPath: CHROMIUM_PATH or PATH) driven by playwright-core (no browser download). */
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({
-    executablePath: '/usr/bin/chromium',
+    executablePath: chromiumPath(),
     args: [
       '--headless',
       '--no-sandbox',

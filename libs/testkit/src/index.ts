@@ -1,4 +1,4 @@
-/** Test and dev support shared by apps and tools: bot-link certificates, service tokens, generous rate limits, free ports, fresh PostgreSQL databases, signed launch data, the e-mail confirmation page, README and compose checks. */
+/** Test and dev support shared by apps and tools: bot-link certificates, service tokens, generous rate limits, free ports, fresh PostgreSQL databases, signed launch data, the e-mail confirmation page, README and compose checks, and where the test binaries (Chromium, nats-server) are. */
 export {
   CONTAINER_UID,
   DEV_BOT_CLIENT_NAME,
@@ -15,6 +15,7 @@ export { randomServiceTokens, TEST_SERVICE_TOKENS, type ServiceTokens } from './
 export { TEST_RATE_LIMITS } from './rate-limits.js';
 export { composeEnvironment, composeProblems, insecureComposeDefaults, workspaceDirs } from './compose.js';
 export { freePort } from './ports.js';
+export { CHROMIUM_COMMANDS, chromiumPath, findChromium, findNatsServer, findOnPath, natsServerPath, type BinaryEnv } from './binaries.js';
 export { adminQuery, freshDatabase, grantChips, testServerUrl, type FreshDatabase } from './postgres.js';
 export { signTelegramInitData, vkSign } from './launch-data.js';
 export { floodRequest, rssBytes, type FloodOptions, type FloodResult } from './h2-flood.js';

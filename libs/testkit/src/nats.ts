@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createUser } from '@nats-io/nkeys';
+import { natsServerPath } from './binaries.js';
 import type { CertPair } from './certs.js';
 import { freePort } from './ports.js';
 
@@ -48,11 +48,6 @@ export interface NatsTestServer {
   stop(): Promise<void>;
 }
 
-/** The nats-server binary: on PATH, or Debian's /usr/sbin (not on a non-root PATH). */
-function natsServerBinary(): string {
-  return existsSync('/usr/sbin/nats-server') ? '/usr/sbin/nats-server' : 'nats-server';
-}
-
 /**
  * Starts nats-server with the very config file compose mounts (ops/nats), with fresh NKEY users
  * for the gateway and the backend and subject permissions made for `prefix`, and resolves once it accepts
@@ -60,12 +55,13 @@ function natsServerBinary(): string {
  * runs against the authentication and permissions a deploy has.
  */
 export async function startNatsServer(options: NatsServerOptions = {}): Promise<NatsTestServer> {
+  const binary = natsServerPath();
   const prefix = options.prefix ?? `nats${randomBytes(4).toString('hex')}`;
   const port = await freePort();
   const gateway = natsUserKeys();
   const backend = natsUserKeys();
   const conf = options.tls ? NATS_CONF.tls : NATS_CONF.plain;
-  const child = spawn(natsServerBinary(), ['-c', conf, '-a', '127.0.0.1', '-p', String(port)], {
+  const child = spawn(binary, ['-c', conf, '-a', '127.0.0.1', '-p', String(port)], {
     env: {
       PATH: process.env['PATH'] ?? '',
       NATS_GATEWAY_NKEY: gateway.publicKey,

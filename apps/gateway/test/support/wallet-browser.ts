@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { chromiumPath } from '@wordgame/testkit';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
@@ -26,10 +27,10 @@ export function buildWalletPage(outDir: string): void {
   if (res.status !== 0) throw new Error(`wallet page build failed: ${res.stderr}`);
 }
 
-/** Debian's Chromium, headless, with nothing reaching out on its own (each launch gets a fresh temporary profile). */
+/** Chromium (testkit's chromiumPath: CHROMIUM_PATH or PATH), headless, with nothing reaching out on its own (each launch gets a fresh temporary profile). */
 export function launchWalletChromium(): Promise<Browser> {
   return chromium.launch({
-    executablePath: '/usr/bin/chromium',
+    executablePath: chromiumPath(),
     args: [
       '--headless',
       '--no-sandbox',
