@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { type DB, openDatabase, type Database, migrateToLatest } from './db/index.js';
 import { backendApi } from '@wordgame/contracts';
 import { unaryServers, type ServiceRegistration } from '@wordgame/h2-unary';
+import { settledWithin, stopSteps } from '@wordgame/lifecycle';
 import type { Logger } from '@wordgame/logging';
 import { accountService, type SessionDeps } from './accounts/index.js';
 import { catalogAdminService, refundService } from './operators/index.js';
@@ -205,16 +206,8 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
     metricsRegistry: () => metrics.registry,
     reconciler: () => reconciler,
     async stop() {
-      // Each step is timed and logged (debug per step, info once with all of them): the whole stop
-      // must fit in libs/lifecycle's grace, and an operator sees which step ate it.
-      const began = performance.now();
-      const steps: Record<string, number> = {};
-      const step = async (name: string, run: () => unknown): Promise<void> => {
-        const t0 = performance.now();
-        await run();
-        steps[name] = Math.round(performance.now() - t0);
-        logger.debug({ step: name, ms: steps[name] }, 'stop step done');
-      };
+      // Each step is timed and logged (libs/lifecycle stopSteps): the whole stop must fit its grace.
+      const { step, done } = stopSteps(logger);
       // Drain: not ready first (a load balancer stops sending), then GOAWAY below; in-flight calls finish.
       draining = true;
       if (config.BACKEND_DRAIN_DELAY_MS > 0 && listener)
@@ -250,7 +243,7 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
       await step('database', () => within(STOP_CLOSE_RESERVE_MS / 2, database?.close(), 'database close', logger));
       listener = undefined;
       database = undefined;
-      logger.info({ ms: Math.round(performance.now() - began), steps }, 'backend stopped');
+      done('backend stopped');
     },
   };
 }
@@ -258,13 +251,7 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
 /** Waits for `work` at most `ms` (then logs and moves on: the stop must fit its grace; process exit ends the rest). */
 async function within(ms: number, work: Promise<unknown> | undefined, what: string, logger: Logger): Promise<void> {
   if (work === undefined) return;
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(true), ms);
-  });
-  const late = await Promise.race([work.then(() => false), timedOut]);
-  clearTimeout(timer);
-  if (late) logger.warn({ ms }, `${what} did not finish in time, going on`);
+  if (!(await settledWithin(work, ms))) logger.warn({ ms }, `${what} did not finish in time, going on`);
 }
 
 function sessionDeps(config: BackendConfig, database: Database, logger: Logger, mailer: Mailer, limits: Limits, now: Clock): SessionDeps {

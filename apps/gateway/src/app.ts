@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { botlink as botlinkApi } from '@wordgame/contracts';
+import { settledWithin, stopSteps } from '@wordgame/lifecycle';
 import type { Logger } from '@wordgame/logging';
 import { createBackendClients } from './backend/index.js';
 import { BotIdentityGate, PlatformHealth, botlinkServers, botlinkService, listenMtls, type MtlsServer } from './botlink/index.js';
@@ -184,15 +185,8 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
       // connection, so a balancer and keep-alive clients move elsewhere), then Links end at once, the
       // three listeners close side by side (each lets in-flight calls finish for at most
       // inflightGraceMs, so their worst cases do not add up), then NATS gets NATS_DRAIN_MS. Each
-      // step's ms is logged (debug each, info once).
-      const began = performance.now();
-      const steps: Record<string, number> = {};
-      const step = async (name: string, run: () => unknown): Promise<void> => {
-        const t0 = performance.now();
-        await run();
-        steps[name] = Math.round(performance.now() - t0);
-        logger.debug({ step: name, ms: steps[name] }, 'stop step done');
-      };
+      // step's ms is logged (libs/lifecycle stopSteps).
+      const { step, done } = stopSteps(logger);
       draining = true;
       if (config.GATEWAY_DRAIN_DELAY_MS > 0 && http)
         await step('drain', () => new Promise((r) => setTimeout(r, config.GATEWAY_DRAIN_DELAY_MS)));
@@ -218,24 +212,13 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
       internal = undefined;
       botlink = undefined;
       http = undefined;
-      logger.info({ ms: Math.round(performance.now() - began), steps }, 'gateway stopped');
+      done('gateway stopped');
     },
   };
 }
 
 /** The most time the stop waits for the NATS drain (ms). */
 const NATS_DRAIN_MS = 1_000;
-
-/** True when `work` settled within `ms`, false when the time ran out first. */
-async function settledWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const out = await Promise.race([
-    work.then(() => true),
-    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms))),
-  ]);
-  clearTimeout(timer);
-  return out;
-}
 
 /**
  * Closes the public HTTP server: first `drain` (every answer from now on says `Connection: close`;

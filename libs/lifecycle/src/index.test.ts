@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import { createLogger } from '@wordgame/logging';
+import { settledWithin, stopSteps } from './index.js';
 
 const fixture = fileURLToPath(new URL('../test/fixture-service.ts', import.meta.url));
 const tsx = fileURLToPath(new URL('../../../node_modules/tsx/dist/cli.mjs', import.meta.url));
@@ -36,5 +38,33 @@ describe('runService', () => {
     const { code, out } = await run('hang-stop', 'SIGINT');
     expect(code).toBe(1);
     expect(out).toContain('graceful stop overran');
+  });
+});
+
+describe('stopSteps', () => {
+  it('logs each step at debug and once at the end the total and every step, side-by-side steps included', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const logger = createLogger('test', 'debug', { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const { step, done } = stopSteps(logger);
+    await step('first', () => new Promise((resolve) => setTimeout(resolve, 30)));
+    await step('both', () => Promise.all([step('a', () => undefined), step('b', () => new Promise((resolve) => setTimeout(resolve, 10)))]));
+    done('service stopped');
+    expect(lines.filter((l) => l['msg'] === 'stop step done').map((l) => l['step'])).toEqual(['first', 'a', 'b', 'both']);
+    const last = lines.at(-1)!;
+    expect(last['msg']).toBe('service stopped');
+    const steps = last['steps'] as Record<string, number>;
+    expect(Object.keys(steps).sort()).toEqual(['a', 'b', 'both', 'first']);
+    expect(steps['first']).toBeGreaterThanOrEqual(25);
+    expect(last['ms']).toBeGreaterThanOrEqual(steps['first']! + steps['both']!);
+  });
+});
+
+describe('settledWithin', () => {
+  it('is true for work that settles in time, rejected work included, and false when the time runs out', async () => {
+    expect(await settledWithin(new Promise((resolve) => setTimeout(resolve, 5)), 1_000)).toBe(true);
+    expect(await settledWithin(Promise.reject(new Error('closed badly')), 1_000)).toBe(true);
+    const began = Date.now();
+    expect(await settledWithin(new Promise(() => undefined), 50)).toBe(false);
+    expect(Date.now() - began).toBeLessThan(1_000);
   });
 });

@@ -43,3 +43,43 @@ export function runService(service: Service, logger: Logger, graceMs = 10_000): 
     process.exit(1);
   });
 }
+
+/** A service's stop, step by step: each step timed and logged, the whole logged once at the end. */
+export interface StopSteps {
+  /** Runs `run` (awaited) as the step `name`; its ms is logged at debug. Steps may run side by side. */
+  step: (name: string, run: () => unknown) => Promise<void>;
+  /** Logs `message` at info with the total ms and every step's ms. */
+  done: (message: string) => void;
+}
+
+/**
+ * Times a stop: the whole stop must fit in runService's grace, and an operator reading the one
+ * info line sees which step ate it. One implementation for every service, so the lines read alike.
+ */
+export function stopSteps(logger: Logger): StopSteps {
+  const began = performance.now();
+  const steps: Record<string, number> = {};
+  return {
+    step: async (name, run) => {
+      const t0 = performance.now();
+      await run();
+      steps[name] = Math.round(performance.now() - t0);
+      logger.debug({ step: name, ms: steps[name] }, 'stop step done');
+    },
+    done: (message) => {
+      logger.info({ ms: Math.round(performance.now() - began), steps }, message);
+    },
+  };
+}
+
+/** True when `work` settled (fulfilled or rejected) within `ms`, false when the time ran out first; the timer never outlives it. */
+export async function settledWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const settled = work.then(
+    () => true,
+    () => true,
+  );
+  const out = await Promise.race([settled, new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))]);
+  clearTimeout(timer);
+  return out;
+}
