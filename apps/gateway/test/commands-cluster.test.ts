@@ -1,14 +1,13 @@
 import { Writable } from 'node:stream';
 import { create, toBinary } from '@bufbuild/protobuf';
 import { createInbox, PermissionViolationError, type Msg, type NatsConnection } from '@nats-io/transport-node';
-import { botlink, gatewayApi } from '@wordgame/contracts';
+import { botlink, gatewayApi, toSendResponse } from '@wordgame/contracts';
 import { createLogger } from '@wordgame/logging';
 import { connectNats } from '@wordgame/service-kit';
 import { startNatsServer, TEST_SERVICE_TOKENS, type NatsTestServer, type NatsUser } from '@wordgame/testkit';
 import { Registry } from 'prom-client';
 import { ClusterCommandRouter, commandSeals, commandSubjects, replyPrefix } from '../src/commands/cluster.js';
 import { CommandHub, type Link } from '../src/commands/hub.js';
-import { toSendResponse } from '../src/commands/internal-service.js';
 import type { CommandPayload } from '../src/commands/outcome.js';
 import { createBotlinkMetrics } from '../src/metrics/botlink-metrics.js';
 import { createClusterMetrics, type ClusterRejection } from '../src/metrics/cluster-metrics.js';

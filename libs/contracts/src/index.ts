@@ -10,6 +10,7 @@ export * as gatewayApi from './gen/proto/gateway/v1/commands_pb.js';
 export * as backendApi from './backend-api.js';
 export * as fb from './fbs.js';
 export { encodeTable, decodeTable, FlatBufferDecodeError } from './envelope.js';
+export { commandOutcomeOf, toSendResponse, type CommandOutcome } from './command-outcome.js';
 export {
   ERRORS,
   ERROR_CODE_HEADER,

@@ -1,22 +1,11 @@
 import { createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
-import { connector, gatewayApi } from '@wordgame/contracts';
+import { commandOutcomeOf, connector, gatewayApi, type CommandOutcome } from '@wordgame/contracts';
 import { withServiceToken } from '@wordgame/h2-unary';
 import { failoverTransport } from '../cluster/index.js';
 
-/**
- * What became of one bot command, as the gateway reports it. `failed`: the bot was reached and its
- * Ack carried an error (an unexpected transport or render failure: the platform refused, or the
- * render failed); `error`: the bot may not have been reached (link lost, queue full, the gateway
- * not reachable), like `timeout` and `no_bot`.
- */
-export type CommandOutcome =
-  | { status: 'delivered'; result: string }
-  | { status: 'not_delivered' }
-  | { status: 'failed'; error: string }
-  | { status: 'error'; error: string }
-  | { status: 'timeout' }
-  | { status: 'no_bot' };
+/** What became of one bot command, as the gateway reports it (the contract's one definition). */
+export type { CommandOutcome };
 
 /** An invoice for a stars order: the bot mints the link; `payload` is the order id. */
 export interface InvoiceCommand {
@@ -67,7 +56,7 @@ export function gatewayBotCommands(baseUrl: string | readonly string[], token: s
     try {
       // The call itself may outlive the Ack wait by a little (the gateway's own answer path).
       const res = await client.send({ command, timeoutMs }, { timeoutMs: timeoutMs + 2_000 });
-      return outcomeOf(res);
+      return commandOutcomeOf(res);
     } catch (err: unknown) {
       return { status: 'error', error: err instanceof Error ? err.message : 'transport failure' };
     }
@@ -88,21 +77,4 @@ export function gatewayBotCommands(baseUrl: string | readonly string[], token: s
     refundStarPayment: (userId, chargeId) =>
       send({ payload: { case: 'refundStarPayment', value: { userId, platformPaymentChargeId: chargeId } } }),
   };
-}
-
-function outcomeOf(res: gatewayApi.SendResponse): CommandOutcome {
-  switch (res.outcome) {
-    case gatewayApi.Outcome.DELIVERED:
-      return { status: 'delivered', result: res.result };
-    case gatewayApi.Outcome.NOT_DELIVERED:
-      return { status: 'not_delivered' };
-    case gatewayApi.Outcome.TIMEOUT:
-      return { status: 'timeout' };
-    case gatewayApi.Outcome.NO_BOT:
-      return { status: 'no_bot' };
-    case gatewayApi.Outcome.FAILED:
-      return { status: 'failed', error: res.error || 'unspecified failure' };
-    default:
-      return { status: 'error', error: res.error || 'unspecified outcome' };
-  }
 }

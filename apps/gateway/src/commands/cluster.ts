@@ -1,11 +1,10 @@
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { createInbox, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
-import { gatewayApi } from '@wordgame/contracts';
+import { commandOutcomeOf, gatewayApi, toSendResponse } from '@wordgame/contracts';
 import type { Logger } from '@wordgame/logging';
 import { MessageSeal, sealKey } from '@wordgame/service-kit';
 import type { BotlinkMetrics, ClusterMetrics, ClusterRejection } from '../metrics/index.js';
 import { kindLabel, type CommandHub } from './hub.js';
-import { toSendResponse } from './internal-service.js';
 import type { CommandPayload, Outcome } from './outcome.js';
 import type { CommandRouter } from './router.js';
 
@@ -42,24 +41,6 @@ export function commandSeals(internalToken: string, now?: () => number): Command
 }
 
 const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
-
-/** The outcome a SendResponse carries (the inverse of toSendResponse). */
-export function outcomeOf(res: gatewayApi.SendResponse): Outcome {
-  switch (res.outcome) {
-    case gatewayApi.Outcome.DELIVERED:
-      return { status: 'delivered', result: res.result };
-    case gatewayApi.Outcome.NOT_DELIVERED:
-      return { status: 'not_delivered' };
-    case gatewayApi.Outcome.TIMEOUT:
-      return { status: 'timeout' };
-    case gatewayApi.Outcome.NO_BOT:
-      return { status: 'no_bot' };
-    case gatewayApi.Outcome.FAILED:
-      return { status: 'failed', error: res.error || 'unspecified failure' };
-    default:
-      return { status: 'error', error: res.error || 'unspecified outcome' };
-  }
-}
 
 export interface ClusterOptions {
   nc: NatsConnection;
@@ -166,7 +147,7 @@ export class ClusterCommandRouter implements CommandRouter {
           } catch {
             return this.rejected('undecodable', 'reply', msg.subject);
           }
-          finish(outcomeOf(response));
+          finish(commandOutcomeOf(response));
         },
       });
       const timer = setTimeout(() => {

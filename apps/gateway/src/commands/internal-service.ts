@@ -1,29 +1,9 @@
-import { create } from '@bufbuild/protobuf';
 import { Code, ConnectError, type ConnectRouter } from '@connectrpc/connect';
-import { gatewayApi } from '@wordgame/contracts';
-import type { Outcome } from './outcome.js';
+import { gatewayApi, toSendResponse } from '@wordgame/contracts';
 import type { CommandRouter } from './router.js';
 
 /** Upper bound of a caller's `timeout_ms`. */
 export const MAX_COMMAND_TIMEOUT_MS = 120_000;
-
-const OUTCOME_CODES: Record<Outcome['status'], gatewayApi.Outcome> = {
-  delivered: gatewayApi.Outcome.DELIVERED,
-  not_delivered: gatewayApi.Outcome.NOT_DELIVERED,
-  failed: gatewayApi.Outcome.FAILED,
-  error: gatewayApi.Outcome.ERROR,
-  timeout: gatewayApi.Outcome.TIMEOUT,
-  no_bot: gatewayApi.Outcome.NO_BOT,
-};
-
-/** The wire form of an outcome. */
-export function toSendResponse(outcome: Outcome): gatewayApi.SendResponse {
-  return create(gatewayApi.SendResponseSchema, {
-    outcome: OUTCOME_CODES[outcome.status],
-    result: outcome.status === 'delivered' ? outcome.result : '',
-    error: outcome.status === 'error' || outcome.status === 'failed' ? outcome.error : '',
-  });
-}
 
 /**
  * Registers gateway.v1.BotCommandService: the backend's way to push a command to the bot, through

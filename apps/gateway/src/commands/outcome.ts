@@ -1,5 +1,5 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import type { botlink } from '@wordgame/contracts';
+import type { botlink, CommandOutcome } from '@wordgame/contracts';
 
 /** A command's payload with its kind set (the `payload` oneof of botlink.v1.Command, message or init form). */
 export type CommandPayload = Exclude<NonNullable<MessageInitShape<typeof botlink.CommandSchema>['payload']>, { case: undefined }>;
@@ -11,20 +11,8 @@ export type CommandPayload = Exclude<NonNullable<MessageInitShape<typeof botlink
  */
 export type CommandKind = CommandPayload['case'];
 
-/**
- * What became of one command. `failed` is the bot's Ack.error (the bot was reached: an unexpected
- * transport or render failure delivering the Command); `error` covers a Link that ended before the
- * Ack (`link_lost`), a full send queue (`queue_full`) and a peer gateway that could not be asked;
- * `timeout` means no Ack in time (the command may still have reached the bot); `no_bot` means
- * nothing was sent.
- */
-export type Outcome =
-  | { status: 'delivered'; result: string }
-  | { status: 'not_delivered' }
-  | { status: 'failed'; error: string }
-  | { status: 'error'; error: string }
-  | { status: 'timeout' }
-  | { status: 'no_bot' };
+/** What became of one command (the contract's one definition, `CommandOutcome` in libs/contracts). */
+export type Outcome = CommandOutcome;
 
 /** Outcome error when the Link ended before the command's Ack. */
 export const LINK_LOST = 'link_lost';
