@@ -91,3 +91,12 @@ export async function failPendingOrder(db: Db, orderId: string, reason: string):
 export async function recordEvent(db: Db, orderId: string, kind: PaymentEventKind, detail = ''): Promise<void> {
   await db.insertInto('payment_events').values({ order_id: orderId, kind, detail }).execute();
 }
+
+/** Appends one event of `kind` for each of `orderIds` in one statement (none: nothing). */
+export async function recordEvents(db: Db, orderIds: readonly string[], kind: PaymentEventKind): Promise<void> {
+  if (orderIds.length === 0) return;
+  await db
+    .insertInto('payment_events')
+    .values(orderIds.map((id) => ({ order_id: id, kind })))
+    .execute();
+}
