@@ -1,6 +1,7 @@
 import type { connector } from '@wordgame/contracts';
 import type { CommandOutcome } from '../botcommands/index.js';
 import type { PaymentDeps } from './deps.js';
+import { confirmedEmailOf, telegramIdOf } from './store.js';
 
 /** How one channel went; logged and counted, never raised. */
 export type ChannelOutcome = 'sent' | 'skipped' | 'failed' | CommandOutcome['status'];
@@ -36,14 +37,9 @@ export async function tellCustomer(deps: PaymentDeps, notice: CustomerNotice): P
 
 async function viaBot(deps: PaymentDeps, notice: CustomerNotice): Promise<ChannelOutcome> {
   try {
-    const identity = await deps.db
-      .selectFrom('platform_identities')
-      .select('external_id')
-      .where('account_id', '=', notice.accountId)
-      .where('kind', '=', 'telegram')
-      .executeTakeFirst();
-    if (!identity) return 'skipped';
-    const outcome = await deps.bot.notify({ externalId: identity.external_id, kind: notice.bot.kind, params: notice.bot.params });
+    const externalId = await telegramIdOf(deps.db, notice.accountId);
+    if (externalId === undefined) return 'skipped';
+    const outcome = await deps.bot.notify({ externalId, kind: notice.bot.kind, params: notice.bot.params });
     return outcome.status;
   } catch (err: unknown) {
     deps.logger.warn({ err, orderId: notice.orderId }, `payment ${notice.kind} notice: bot channel failed`);
@@ -53,15 +49,9 @@ async function viaBot(deps: PaymentDeps, notice: CustomerNotice): Promise<Channe
 
 async function viaMail(deps: PaymentDeps, notice: CustomerNotice): Promise<ChannelOutcome> {
   try {
-    const account = await deps.db
-      .selectFrom('accounts')
-      .select('email')
-      .where('id', '=', notice.accountId)
-      .where('email', 'is not', null)
-      .where('email_confirmed_at', 'is not', null)
-      .executeTakeFirst();
-    if (!account?.email) return 'skipped';
-    await deps.mailer.send({ to: account.email, subject: notice.mail.subject, text: notice.mail.text });
+    const email = await confirmedEmailOf(deps.db, notice.accountId);
+    if (!email) return 'skipped';
+    await deps.mailer.send({ to: email, subject: notice.mail.subject, text: notice.mail.text });
     return 'sent';
   } catch (err: unknown) {
     deps.logger.warn(

@@ -1,16 +1,12 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Logger } from '@wordgame/logging';
 import type { DB } from '../../db/index.js';
-import type { PaymentMetrics, RereadKind } from '../../metrics/index.js';
+import type { PaymentMetrics } from '../../metrics/index.js';
 import { paymentError } from '../errors.js';
 import { handled, type Disposition } from './disposition.js';
+import { claimReread, deleteRereadsBefore, markRereadFailed, rereadFailed, type RereadKey } from './store.js';
 
-/** The provider object a notification names, under the shop of the order it was found through. */
-export interface RereadKey {
-  shop: string;
-  kind: RereadKind;
-  objectId: string;
-}
+export type { RereadKey };
 
 /** What a window needs: the shared table, its length, the clock, and where it reports. */
 export interface RereadWindowOptions {
@@ -109,31 +105,17 @@ export class RereadWindow {
   private async claim(key: RereadKey): Promise<Date | undefined> {
     const now = this.options.now();
     const before = new Date(now.getTime() - this.options.windowMs);
-    const { rows } = await sql<{ claimed: number }>`
-      insert into provider_rereads (shop, kind, object_id, last_reread_at, failed)
-      values (${key.shop}, ${key.kind}, ${key.objectId}, ${now}, false)
-      on conflict (shop, kind, object_id) do update set last_reread_at = excluded.last_reread_at, failed = false
-      where provider_rereads.last_reread_at <= ${before}
-      returning 1 as claimed`.execute(this.options.db);
-    return rows.length === 1 ? now : undefined;
+    return (await claimReread(this.options.db, key, now, before)) ? now : undefined;
   }
 
   /** True when the re-read holding `key`'s window failed. */
   private async lastFailed(key: RereadKey): Promise<boolean> {
-    const { rows } = await sql<{ failed: boolean }>`
-      select failed from provider_rereads where shop = ${key.shop} and kind = ${key.kind} and object_id = ${key.objectId}`.execute(
-      this.options.db,
-    );
-    return rows[0]?.failed === true;
+    return rereadFailed(this.options.db, key);
   }
 
   /** Records that the re-read claimed at `claimedAt` failed (unless a later claim took the row). */
   private async markFailed(key: RereadKey, claimedAt: Date): Promise<void> {
-    await sql`
-      update provider_rereads set failed = true
-      where shop = ${key.shop} and kind = ${key.kind} and object_id = ${key.objectId} and last_reread_at = ${claimedAt}`.execute(
-      this.options.db,
-    );
+    await markRereadFailed(this.options.db, key, claimedAt);
   }
 
   /** Schedules one trailing run of `again` for `key` on this replica, unless one is scheduled. */
@@ -160,12 +142,5 @@ const REREAD_ROW_TTL_MS = 3_600_000;
 /** Deletes up to `limit` claim rows that hold no window any more (the reaper's tick calls it). */
 export async function pruneRereads(db: Kysely<DB>, now: Date, limit = 1_000): Promise<number> {
   const before = new Date(now.getTime() - REREAD_ROW_TTL_MS);
-  const { rows } = await sql<{ n: number }>`
-    with old as (
-      select shop, kind, object_id from provider_rereads where last_reread_at < ${before} order by last_reread_at limit ${limit}
-    )
-    delete from provider_rereads r using old
-    where r.shop = old.shop and r.kind = old.kind and r.object_id = old.object_id
-    returning 1 as n`.execute(db);
-  return rows.length;
+  return deleteRereadsBefore(db, before, limit);
 }

@@ -1,10 +1,10 @@
 import { creditOrder } from '../orders/credit.js';
 import { recordEvent, type OrderRow } from '../orders/repository.js';
-import { CREDITABLE_STATES } from '../orders/state.js';
 import type { PaymentDeps } from '../deps.js';
 import { onCredited } from '../credited.js';
 import { notifyPaymentFailed } from './notify.js';
 import { handled, ignored, type Disposition } from './disposition.js';
+import { failCanceledOrder } from './store.js';
 import type { ProviderPayment, Shop } from './provider/types.js';
 
 /**
@@ -55,17 +55,7 @@ export async function settleFromProvider(deps: PaymentDeps, order: OrderRow, sho
   if (payment.status === 'canceled') {
     const reason = payment.cancellation?.reason ?? 'canceled';
     const failed = await deps.db.transaction().execute(async (trx) => {
-      const row = await trx
-        .updateTable('orders')
-        .set((eb) => ({
-          state: 'failed',
-          failure_reason: reason,
-          provider_payment_id: eb.fn.coalesce('provider_payment_id', eb.val(payment.id)),
-        }))
-        .where('id', '=', order.id)
-        .where('state', 'in', CREDITABLE_STATES)
-        .returning(['id', 'account_id'])
-        .executeTakeFirst();
+      const row = await failCanceledOrder(trx, order.id, reason, payment.id);
       if (row) await recordEvent(trx, order.id, 'failed', `${payment.cancellation?.party ?? 'provider'}:${reason}`);
       return row;
     });

@@ -5,6 +5,7 @@ import type { DB } from '../../db/index.js';
 import { isChatEligible } from '../../accounts/index.js';
 import { DomainError } from '../../rpc/index.js';
 import type { Clock } from '../../support/index.js';
+import { identityChatStanding } from './store.js';
 
 /** Chat eligibility of a platform identity: registered = maps to an account; eligible = may write. */
 export async function chatEligibility(
@@ -16,13 +17,7 @@ export async function chatEligibility(
   if (platform !== 'telegram' && platform !== 'vk') throw new DomainError('invalid_platform', 'platform must be telegram or vk');
   if (externalId === null || externalId.length === 0 || externalId.length > 64)
     throw new DomainError('invalid_external_id', 'external_id must be 1-64 characters');
-  const account = await db
-    .selectFrom('platform_identities as i')
-    .innerJoin('accounts as a', 'a.id', 'i.account_id')
-    .select(['a.status', 'a.suspended_until', 'a.chat_muted'])
-    .where('i.kind', '=', platform)
-    .where('i.external_id', '=', externalId)
-    .executeTakeFirst();
+  const account = await identityChatStanding(db, platform, externalId);
   if (!account) return { registered: false, eligible: false };
   return { registered: true, eligible: isChatEligible(account, now) };
 }

@@ -10,7 +10,15 @@ import type { PaymentDeps } from '../deps.js';
 import { paymentError } from '../errors.js';
 import { ProviderError } from '../card/provider/types.js';
 import type { CardChannel } from '../../config/index.js';
-import { insertOrder, recordEvent, type OrderRow } from './repository.js';
+import {
+  failPendingOrder,
+  insertOrder,
+  orderingAccount,
+  recordEvent,
+  setInvoiceLink,
+  setProviderPayment,
+  type OrderRow,
+} from './repository.js';
 import { ORDER_LIFETIME_MS, STARS_PROVIDER } from './state.js';
 
 /** The one currency of the stars rail (whole stars). */
@@ -92,12 +100,7 @@ export async function createOrder(
 ): Promise<OrderRow> {
   if (rail !== 'stars' && rail !== 'card') throw paymentError('invalid_rail', 'rail must be stars or card');
   if (productId <= 0n) throw new DomainError('invalid_product_id', 'product_id must be a positive integer');
-  const account = await deps.db
-    .selectFrom('accounts')
-    .select(['email', 'email_confirmed_at'])
-    .where('id', '=', caller.accountId)
-    .where('status', '<>', 'deleted')
-    .executeTakeFirst();
+  const account = await orderingAccount(deps.db, caller.accountId);
   if (!account) throw new DomainError('caller_required', 'the caller account does not exist');
   const emailConfirmed = account.email !== null && account.email_confirmed_at !== null;
   const decision = gate({ ...caller.platform, emailConfirmed });
@@ -151,12 +154,7 @@ export async function createOrder(
       deps.logger.warn({ orderId: order.id, outcome: outcome.status }, 'create_invoice not delivered');
       throw paymentError('bot_unavailable', 'the payment bot is not reachable right now; try again shortly');
     }
-    return deps.db
-      .updateTable('orders')
-      .set({ invoice_link: outcome.result })
-      .where('id', '=', order.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    return setInvoiceLink(deps.db, order.id, outcome.result);
   }
 
   const card = deps.card;
@@ -185,12 +183,7 @@ export async function createOrder(
       },
       order.id,
     );
-    return await deps.db
-      .updateTable('orders')
-      .set({ provider_payment_id: payment.id, confirmation_url: payment.confirmationUrl ?? null })
-      .where('id', '=', order.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    return await setProviderPayment(deps.db, order.id, payment.id, payment.confirmationUrl ?? null);
   } catch (err: unknown) {
     if (!(err instanceof ProviderError)) throw err;
     if (err.failure === 'unavailable') {
@@ -199,12 +192,7 @@ export async function createOrder(
     }
     deps.logger.warn({ orderId: order.id, provider: err.provider, status: err.status, detail: err.detail }, 'create payment rejected');
     await deps.db.transaction().execute(async (trx) => {
-      await trx
-        .updateTable('orders')
-        .set({ state: 'failed', failure_reason: 'rejected by the provider' })
-        .where('id', '=', order.id)
-        .where('state', '=', 'pending')
-        .execute();
+      await failPendingOrder(trx, order.id, 'rejected by the provider');
       await recordEvent(trx, order.id, 'failed', 'create rejected');
     });
     throw paymentError('payment_rejected', 'the payment provider refused this payment');

@@ -44,7 +44,59 @@ export async function recentOrders(db: Db, accountId: bigint, limit: number): Pr
     .execute();
 }
 
+/** The ordering account's e-mail and when it was confirmed; undefined when the account is absent or deleted. */
+export async function orderingAccount(
+  db: Db,
+  accountId: bigint,
+): Promise<{ email: string | null; email_confirmed_at: Date | null } | undefined> {
+  return db
+    .selectFrom('accounts')
+    .select(['email', 'email_confirmed_at'])
+    .where('id', '=', accountId)
+    .where('status', '<>', 'deleted')
+    .executeTakeFirst();
+}
+
+/** Records the stars invoice link on an order; answers the order as updated (throws when it does not exist). */
+export async function setInvoiceLink(db: Db, orderId: string, invoiceLink: string): Promise<OrderRow> {
+  return db.updateTable('orders').set({ invoice_link: invoiceLink }).where('id', '=', orderId).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Records the provider payment created for an order; answers the order as updated (throws when it does not exist). */
+export async function setProviderPayment(
+  db: Db,
+  orderId: string,
+  providerPaymentId: string,
+  confirmationUrl: string | null,
+): Promise<OrderRow> {
+  return db
+    .updateTable('orders')
+    .set({ provider_payment_id: providerPaymentId, confirmation_url: confirmationUrl })
+    .where('id', '=', orderId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Fails an order that is still pending, with its reason; an order in any other state is left alone. */
+export async function failPendingOrder(db: Db, orderId: string, reason: string): Promise<void> {
+  await db
+    .updateTable('orders')
+    .set({ state: 'failed', failure_reason: reason })
+    .where('id', '=', orderId)
+    .where('state', '=', 'pending')
+    .execute();
+}
+
 /** Appends a payment event (the order's audit trail: created, paid, failed, expired, refunded). */
 export async function recordEvent(db: Db, orderId: string, kind: PaymentEventKind, detail = ''): Promise<void> {
   await db.insertInto('payment_events').values({ order_id: orderId, kind, detail }).execute();
+}
+
+/** Appends one event of `kind` for each of `orderIds` in one statement (none: nothing). */
+export async function recordEvents(db: Db, orderIds: readonly string[], kind: PaymentEventKind): Promise<void> {
+  if (orderIds.length === 0) return;
+  await db
+    .insertInto('payment_events')
+    .values(orderIds.map((id) => ({ order_id: id, kind })))
+    .execute();
 }

@@ -1,11 +1,12 @@
 import type { Logger } from '@wordgame/logging';
-import { CREDITABLE_STATES, RECHECK_AGE_MS } from '../orders/state.js';
-import type { OrderRow } from '../orders/repository.js';
+import { RECHECK_AGE_MS } from '../orders/state.js';
+import { recordEvents, type OrderRow } from '../orders/repository.js';
 import { shopOf, type CardRail, type PaymentDeps } from '../deps.js';
 import { ProviderError } from '../card/provider/types.js';
 import { pruneRereads } from '../card/reread-window.js';
 import { settleFromProvider } from '../card/settle.js';
 import { forEachPooled, createTicker } from '../../support/index.js';
+import { claimCardRechecks, expirePendingOrders } from './store.js';
 
 /** What one tick did. */
 export interface TickReport {
@@ -59,29 +60,9 @@ export function createReaper(deps: PaymentDeps, options: ReaperOptions, logger: 
 
   async function expire(now: Date): Promise<number> {
     return deps.db.transaction().execute(async (trx) => {
-      const rows = await trx
-        .updateTable('orders')
-        .set({ state: 'expired' })
-        .where('id', 'in', (eb) =>
-          eb
-            .selectFrom('orders')
-            .select('id')
-            .where('state', '=', 'pending')
-            .where('expires_at', '<=', now)
-            .orderBy('expires_at')
-            .limit(EXPIRE_BATCH)
-            .forUpdate()
-            .skipLocked(),
-        )
-        .where('state', '=', 'pending')
-        .returning('id')
-        .execute();
-      if (rows.length > 0)
-        await trx
-          .insertInto('payment_events')
-          .values(rows.map((r) => ({ order_id: r.id, kind: 'expired' as const })))
-          .execute();
-      return rows.length;
+      const expired = await expirePendingOrders(trx, now, EXPIRE_BATCH);
+      await recordEvents(trx, expired, 'expired');
+      return expired.length;
     });
   }
 
@@ -89,28 +70,14 @@ export function createReaper(deps: PaymentDeps, options: ReaperOptions, logger: 
     const shopIds = Object.values(card.shops).map((s) => s.id);
     if (shopIds.length === 0) return [];
     const oldEnough = new Date(now.getTime() - RECHECK_AGE_MS);
-    return deps.db
-      .updateTable('orders')
-      .set({ recheck_after: new Date(now.getTime() + leaseMs) })
-      .where('id', 'in', (eb) =>
-        eb
-          .selectFrom('orders')
-          .select('id')
-          .where('state', 'in', CREDITABLE_STATES)
-          .where('rail', '=', 'card')
-          .where('provider', '=', card.provider.name)
-          .where('shop', 'in', shopIds)
-          .where('provider_payment_id', 'is not', null)
-          .where('created_at', '<=', oldEnough)
-          .where((w) => w.or([w('recheck_after', 'is', null), w('recheck_after', '<=', now)]))
-          .orderBy('recheck_after', (ob) => ob.asc().nullsFirst())
-          .orderBy('created_at')
-          .limit(options.recheckBatch)
-          .forUpdate()
-          .skipLocked(),
-      )
-      .returningAll()
-      .execute();
+    return claimCardRechecks(deps.db, {
+      provider: card.provider.name,
+      shopIds,
+      createdUpTo: oldEnough,
+      now,
+      leaseUntil: new Date(now.getTime() + leaseMs),
+      limit: options.recheckBatch,
+    });
   }
 
   async function tick(now: Date = deps.now()): Promise<TickReport> {

@@ -2,6 +2,7 @@ import type { PaymentDeps } from '../deps.js';
 import { paymentError } from '../errors.js';
 import type { OrderRow } from '../orders/repository.js';
 import { utcText } from '../../support/index.js';
+import { claimOrderRefund, refundClaimOf, releaseOrderRefund } from './store.js';
 
 /** A console refund's hold on its order: the order as claimed, and the claim's time (its token). */
 interface RefundClaim {
@@ -41,26 +42,13 @@ export async function underRefundClaim<T>(
 async function claimRefund(deps: PaymentDeps, orderId: string, operatorId: bigint | null): Promise<RefundClaim | null> {
   const claimedAt = deps.now();
   const lapsed = new Date(claimedAt.getTime() - deps.claimLeaseMs);
-  const order = await deps.db
-    .updateTable('orders')
-    .set({ refund_claimed_at: claimedAt, refund_claimed_by: operatorId })
-    .where('id', '=', orderId)
-    .where('state', '=', 'paid')
-    .where('refund_id', 'is', null)
-    .where((w) => w.or([w('refund_claimed_at', 'is', null), w('refund_claimed_at', '<=', lapsed)]))
-    .returningAll()
-    .executeTakeFirst();
+  const order = await claimOrderRefund(deps.db, orderId, operatorId, claimedAt, lapsed);
   return order ? { order, claimedAt } : null;
 }
 
 /** Ends a claim once its press has its outcome (recorded or not); a claim taken over meanwhile is left alone. */
 async function releaseRefund(deps: PaymentDeps, claim: RefundClaim): Promise<void> {
-  await deps.db
-    .updateTable('orders')
-    .set({ refund_claimed_at: null, refund_claimed_by: null })
-    .where('id', '=', claim.order.id)
-    .where('refund_claimed_at', '=', claim.claimedAt)
-    .execute();
+  await releaseOrderRefund(deps.db, claim.order.id, claim.claimedAt);
 }
 
 /**
@@ -69,12 +57,7 @@ async function releaseRefund(deps: PaymentDeps, claim: RefundClaim): Promise<voi
  * who pressed and when.
  */
 async function refundedMeanwhile(deps: PaymentDeps, orderId: string): Promise<string> {
-  const row = await deps.db
-    .selectFrom('orders')
-    .leftJoin('operators', 'operators.id', 'orders.refund_claimed_by')
-    .select(['orders.refund_id', 'orders.refund_claimed_at', 'operators.login'])
-    .where('orders.id', '=', orderId)
-    .executeTakeFirst();
+  const row = await refundClaimOf(deps.db, orderId);
   if (row?.refund_id) return row.refund_id;
   if (!row?.refund_claimed_at)
     throw paymentError('refund_in_progress', 'another refund of this order was under way just now; press again to see its outcome');

@@ -5,6 +5,7 @@ import { ProviderError, type Shop } from '../card/provider/types.js';
 import { underRefundClaim } from './claim.js';
 import { recordRefund } from './reverse.js';
 import { refundStarsOrder } from './stars-console.js';
+import { accountEmail, advanceRefundAttempt } from './store.js';
 
 /** What the console shows after pressing refund. */
 export interface ConsoleRefund {
@@ -22,22 +23,6 @@ export interface ConsoleRefund {
  */
 export function refundKey(orderId: string, attempt: number): string {
   return attempt === 0 ? `refund-${orderId}` : `refund-${orderId}-${attempt}`;
-}
-
-/**
- * Moves the order to its next refund attempt after the provider canceled the refund of `attempt`.
- * Conditional on the attempt still being current, so of two presses that both saw the canceled
- * refund only one moves it on (the other finds the attempt already moved and changes nothing).
- */
-async function nextRefundAttempt(deps: PaymentDeps, orderId: string, attempt: number): Promise<boolean> {
-  const moved = await deps.db
-    .updateTable('orders')
-    .set({ refund_attempt: attempt + 1 })
-    .where('id', '=', orderId)
-    .where('refund_attempt', '=', attempt)
-    .where('refund_id', 'is', null)
-    .executeTakeFirst();
-  return moved.numUpdatedRows > 0n;
 }
 
 /**
@@ -93,7 +78,7 @@ async function refundCard(
   const orderId = order.id;
   const paymentId = order.provider_payment_id;
   if (paymentId === null) throw paymentError('order_not_paid', 'only a paid order can be refunded');
-  const account = await deps.db.selectFrom('accounts').select('email').where('id', '=', order.account_id).executeTakeFirst();
+  const account = await accountEmail(deps.db, order.account_id);
   let refund;
   try {
     refund = await card.provider.createRefund(
@@ -128,7 +113,7 @@ async function refundCard(
     throw paymentError('refund_rejected', 'the payment provider refused this refund; nothing was recorded');
   }
   if (refund.status === 'canceled') {
-    const moved = await nextRefundAttempt(deps, order.id, order.refund_attempt);
+    const moved = await advanceRefundAttempt(deps.db, order.id, order.refund_attempt);
     deps.logger.warn(
       { orderId, refundId: refund.id, attempt: order.refund_attempt, moved },
       'console refund canceled by the provider; nothing recorded, pressing again starts a new refund',

@@ -3,6 +3,7 @@ import type { Logger } from '@wordgame/logging';
 import type { DB } from '../../db/index.js';
 import { postRefund } from '../../ledger/index.js';
 import { orderForUpdate, recordEvent } from '../orders/repository.js';
+import { markOrderRefunded } from './store.js';
 
 export type RefundRecord = 'recorded' | 'already_refunded' | 'not_paid';
 
@@ -34,7 +35,7 @@ export async function recordRefund(
   if (order.refund_id !== null) return 'already_refunded';
 
   const { balance, benefits, debts } = await postRefund(trx, order, refundId, now);
-  await trx.updateTable('orders').set({ refund_id: refundId, refunded_at: now }).where('id', '=', order.id).execute();
+  await markOrderRefunded(trx, order.id, refundId, now);
   await recordEvent(trx, order.id, 'refunded', refundId);
   if (debts.length > 0) {
     logger.warn(

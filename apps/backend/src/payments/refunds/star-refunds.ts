@@ -3,6 +3,7 @@ import { ALREADY_REFUNDED } from '../../botcommands/index.js';
 import type { PaymentDeps } from '../deps.js';
 import { createTicker, type Ticker } from '../../support/index.js';
 import { starRefundVerdict } from './star-outcome.js';
+import { claimDueStarRefunds, updatePendingStarRefund } from './store.js';
 
 /** What one pass over the due automatic stars refunds did. */
 export interface StarRefundReport {
@@ -52,23 +53,7 @@ export function createStarRefunder(deps: PaymentDeps, options: StarRefunderOptio
   const concurrency = options.concurrency ?? 4;
 
   async function claim(now: Date) {
-    return deps.db
-      .updateTable('unmatched_payments')
-      .set((eb) => ({ refund_next_at: new Date(now.getTime() + CLAIM_LEASE_MS), refund_attempts: eb('refund_attempts', '+', 1) }))
-      .where('id', 'in', (eb) =>
-        eb
-          .selectFrom('unmatched_payments')
-          .select('id')
-          .where('refund_status', '=', 'pending')
-          .where('refund_next_at', '<=', now)
-          .orderBy('refund_next_at')
-          .limit(batch)
-          .forUpdate()
-          .skipLocked(),
-      )
-      .where('refund_status', '=', 'pending')
-      .returning(['id', 'platform_charge_id', 'platform_user_id', 'order_ref', 'amount', 'refund_attempts'])
-      .execute();
+    return claimDueStarRefunds(deps.db, now, new Date(now.getTime() + CLAIM_LEASE_MS), batch);
   }
 
   type Claimed = Awaited<ReturnType<typeof claim>>[number];
@@ -81,18 +66,17 @@ export function createStarRefunder(deps: PaymentDeps, options: StarRefunderOptio
         ? ({ kind: 'refused', error: 'no valid payer id was forwarded with this payment' } as const)
         : starRefundVerdict(await deps.bot.refundStarPayment(row.platform_user_id, row.platform_charge_id), ALREADY_REFUNDED);
     const now = deps.now();
-    const pending = deps.db.updateTable('unmatched_payments').where('id', '=', row.id).where('refund_status', '=', 'pending');
     if (verdict.kind === 'refunded') {
-      await pending.set({ refund_status: 'refunded', refunded_at: now, refund_error: null }).execute();
+      await updatePendingStarRefund(deps.db, row.id, { refund_status: 'refunded', refunded_at: now, refund_error: null });
       report.refunded += 1;
       logger.info({ ...log, already: verdict.already, stars: String(row.amount) }, 'unmatched stars payment returned to the payer');
     } else if (verdict.kind === 'refused') {
-      await pending.set({ refund_status: 'failed', refund_error: verdict.error }).execute();
+      await updatePendingStarRefund(deps.db, row.id, { refund_status: 'failed', refund_error: verdict.error });
       report.refused += 1;
       logger.error({ ...log, error: verdict.error }, 'platform refused to return an unmatched stars payment; an operator follows up');
     } else {
       const next = new Date(now.getTime() + retryDelayMs(row.refund_attempts, options.retryMaxMs));
-      await pending.set({ refund_next_at: next, refund_error: verdict.error }).execute();
+      await updatePendingStarRefund(deps.db, row.id, { refund_next_at: next, refund_error: verdict.error });
       report.retrying += 1;
       logger.warn({ ...log, error: verdict.error, next: next.toISOString() }, 'stars refund outcome unknown; sent again later');
     }

@@ -5,6 +5,7 @@ import type { OrderRow } from '../orders/repository.js';
 import { underRefundClaim } from './claim.js';
 import { recordRefund } from './reverse.js';
 import { starRefundVerdict } from './star-outcome.js';
+import { telegramIdOf } from '../store.js';
 
 /**
  * Console refund of a paid stars order, platform first (the card rail's rules): the bot returns the
@@ -46,11 +47,6 @@ export async function refundStarsOrder(deps: PaymentDeps, order: OrderRow, opera
 }
 
 async function telegramUserOf(deps: PaymentDeps, accountId: bigint): Promise<bigint | null> {
-  const identity = await deps.db
-    .selectFrom('platform_identities')
-    .select('external_id')
-    .where('account_id', '=', accountId)
-    .where('kind', '=', 'telegram')
-    .executeTakeFirst();
-  return identity && /^[1-9][0-9]{0,15}$/.test(identity.external_id) ? BigInt(identity.external_id) : null;
+  const externalId = await telegramIdOf(deps.db, accountId);
+  return externalId !== undefined && /^[1-9][0-9]{0,15}$/.test(externalId) ? BigInt(externalId) : null;
 }

@@ -3,11 +3,20 @@ import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import { lockSpender } from '../../ledger/index.js';
 import { creditOrder } from '../orders/credit.js';
 import { findOrder, orderForUpdate } from '../orders/repository.js';
-import { CREDITABLE_STATES, isCreditable, STARS_PROVIDER } from '../orders/state.js';
+import { isCreditable, STARS_PROVIDER } from '../orders/state.js';
 import { onCredited } from '../credited.js';
 import type { PaymentDeps } from '../deps.js';
 import { DomainError } from '../../rpc/index.js';
 import { isOrderId } from '../errors.js';
+import {
+  chargeCredited,
+  chargeUnmatched,
+  holdForCheckout,
+  insertUnmatchedPayment,
+  orderAccount,
+  touchOrder,
+  unmatchedForOrder,
+} from './store.js';
 
 /** A pre-checkout answer: ok, or a short user-facing reason. */
 export type PreCheckoutVerdict = { ok: true } | { ok: false; reason: string };
@@ -59,23 +68,12 @@ export async function validatePreCheckout(
   let held: boolean | 'account';
   try {
     held = await deps.db.transaction().execute(async (trx) => {
-      const owner = await trx.selectFrom('orders').select('account_id').where('id', '=', orderId).executeTakeFirst();
-      if (!owner) return false;
-      if ((await lockSpender(trx, owner.account_id, now)) !== null) return 'account' as const;
-      const row = await trx
-        .updateTable('orders')
-        .set({ checkout_hold_until: new Date(now.getTime() + deps.stars.holdMs) })
-        .where('id', '=', orderId)
-        .where('rail', '=', 'stars')
-        .where('state', 'in', CREDITABLE_STATES)
-        .where('amount', '=', amount)
-        .where('currency', '=', currency ?? '')
-        .where((eb) => eb.or([eb('checkout_hold_until', 'is', null), eb('checkout_hold_until', '<=', now)]))
-        .returning('id')
-        .executeTakeFirst();
-      if (row === undefined) return false;
-      const recorded = await trx.selectFrom('unmatched_payments').select('id').where('order_ref', '=', orderId).limit(1).executeTakeFirst();
-      if (recorded) throw new ChargeRecorded();
+      const owner = await orderAccount(trx, orderId);
+      if (owner === undefined) return false;
+      if ((await lockSpender(trx, owner, now)) !== null) return 'account' as const;
+      const holdUntil = new Date(now.getTime() + deps.stars.holdMs);
+      if (!(await holdForCheckout(trx, { orderId, amount, currency: currency ?? '', now, holdUntil }))) return false;
+      if (await unmatchedForOrder(trx, orderId)) throw new ChargeRecorded();
       return true;
     });
   } catch (err: unknown) {
@@ -126,25 +124,14 @@ export async function forwardPayment(deps: PaymentDeps, p: PlatformPaymentInput)
     return true;
   }
   const outcome = await deps.db.transaction().execute(async (trx) => {
-    const credited = await trx.selectFrom('orders').select('id').where('platform_charge_id', '=', p.chargeId).executeTakeFirst();
-    if (credited) return { credited: true, replay: true };
-    const unmatched = await trx
-      .selectFrom('unmatched_payments')
-      .select('id')
-      .where('platform_charge_id', '=', p.chargeId)
-      .executeTakeFirst();
-    if (unmatched) return { credited: false, replay: true };
+    if (await chargeCredited(trx, p.chargeId)) return { credited: true, replay: true };
+    if (await chargeUnmatched(trx, p.chargeId)) return { credited: false, replay: true };
 
     const order = isOrderId(p.orderRef) ? await orderForUpdate(trx, p.orderRef) : undefined;
     if (order?.platform_charge_id === p.chargeId) return { credited: true, replay: true };
     if (order) {
       // Under the order lock: a concurrent forward of this charge may have recorded it meanwhile.
-      const recorded = await trx
-        .selectFrom('unmatched_payments')
-        .select('id')
-        .where('platform_charge_id', '=', p.chargeId)
-        .executeTakeFirst();
-      if (recorded) return { credited: false, replay: true };
+      if (await chargeUnmatched(trx, p.chargeId)) return { credited: false, replay: true };
     }
     const reason =
       !order || order.rail !== 'stars'
@@ -160,24 +147,15 @@ export async function forwardPayment(deps: PaymentDeps, p: PlatformPaymentInput)
     }
     // A new row version of the still creditable order: a concurrent fast-path credit of this same
     // charge whose snapshot predates this commit then credits nothing (see CreditGuard.newChargeId).
-    if (order && isCreditable(order.state))
-      await trx
-        .updateTable('orders')
-        .set((eb) => ({ state: eb.ref('state') }))
-        .where('id', '=', order.id)
-        .execute();
-    await trx
-      .insertInto('unmatched_payments')
-      .values({
-        provider: STARS_PROVIDER,
-        platform_charge_id: p.chargeId,
-        order_ref: p.orderRef.slice(0, 200),
-        amount: p.amount,
-        platform_user_id: p.platformUserId,
-        reason,
-      })
-      .onConflict((oc) => oc.column('platform_charge_id').doNothing())
-      .execute();
+    if (order && isCreditable(order.state)) await touchOrder(trx, order.id);
+    await insertUnmatchedPayment(trx, {
+      provider: STARS_PROVIDER,
+      platform_charge_id: p.chargeId,
+      order_ref: p.orderRef.slice(0, 200),
+      amount: p.amount,
+      platform_user_id: p.platformUserId,
+      reason,
+    });
     return { credited: false, replay: false, reason };
   });
   if (!outcome.replay) {

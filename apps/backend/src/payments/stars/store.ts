@@ -1,0 +1,77 @@
+import type { Insertable, Kysely, Transaction } from 'kysely';
+import type { DB } from '../../db/index.js';
+import { CREDITABLE_STATES } from '../orders/state.js';
+import type { UnmatchedPaymentsTable } from '../payments.table.js';
+
+type Db = Kysely<DB> | Transaction<DB>;
+
+/** The account an order belongs to; undefined when there is no such order. */
+export async function orderAccount(db: Db, orderId: string): Promise<bigint | undefined> {
+  const owner = await db.selectFrom('orders').select('account_id').where('id', '=', orderId).executeTakeFirst();
+  return owner?.account_id;
+}
+
+/** What a pre-checkout approval holds: the order, the amount and currency asked, and until when. */
+export interface CheckoutHold {
+  orderId: string;
+  amount: bigint;
+  currency: string;
+  now: Date;
+  holdUntil: Date;
+}
+
+/**
+ * Holds a creditable stars order of this amount and currency for a pre-checkout approval until
+ * `holdUntil`, in ONE conditional UPDATE that matches only when no hold is live at `now`: true when
+ * it held the order, false when nothing matched (absent, other rail or price, settled, or held).
+ */
+export async function holdForCheckout(db: Db, hold: CheckoutHold): Promise<boolean> {
+  const row = await db
+    .updateTable('orders')
+    .set({ checkout_hold_until: hold.holdUntil })
+    .where('id', '=', hold.orderId)
+    .where('rail', '=', 'stars')
+    .where('state', 'in', CREDITABLE_STATES)
+    .where('amount', '=', hold.amount)
+    .where('currency', '=', hold.currency)
+    .where((eb) => eb.or([eb('checkout_hold_until', 'is', null), eb('checkout_hold_until', '<=', hold.now)]))
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** True when an unmatched payment names `orderRef` as its order. */
+export async function unmatchedForOrder(db: Db, orderRef: string): Promise<boolean> {
+  const recorded = await db.selectFrom('unmatched_payments').select('id').where('order_ref', '=', orderRef).limit(1).executeTakeFirst();
+  return recorded !== undefined;
+}
+
+/** True when an order was credited by the platform charge `chargeId`. */
+export async function chargeCredited(db: Db, chargeId: string): Promise<boolean> {
+  const credited = await db.selectFrom('orders').select('id').where('platform_charge_id', '=', chargeId).executeTakeFirst();
+  return credited !== undefined;
+}
+
+/** True when the platform charge `chargeId` is recorded as an unmatched payment. */
+export async function chargeUnmatched(db: Db, chargeId: string): Promise<boolean> {
+  const unmatched = await db.selectFrom('unmatched_payments').select('id').where('platform_charge_id', '=', chargeId).executeTakeFirst();
+  return unmatched !== undefined;
+}
+
+/** Writes a new row version of the order without changing it (`state = state`), under the caller's row lock. */
+export async function touchOrder(db: Db, orderId: string): Promise<void> {
+  await db
+    .updateTable('orders')
+    .set((eb) => ({ state: eb.ref('state') }))
+    .where('id', '=', orderId)
+    .execute();
+}
+
+/** Records a payment that matched no creditable order; a charge already recorded (unique charge id) is left as it is. */
+export async function insertUnmatchedPayment(db: Db, payment: Insertable<UnmatchedPaymentsTable>): Promise<void> {
+  await db
+    .insertInto('unmatched_payments')
+    .values(payment)
+    .onConflict((oc) => oc.column('platform_charge_id').doNothing())
+    .execute();
+}
