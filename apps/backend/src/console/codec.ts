@@ -4,7 +4,8 @@ import type { AccountSummary, GateSent } from '../moderation/index.js';
 import type { OperatorSession } from '../operators/index.js';
 import { unixSeconds } from '../rpc/index.js';
 import type { RawLedgerFilter } from './ledger-filter.js';
-import type { ConsoleLedgerRow, LedgerTotals } from './ledger-query.js';
+import type { LedgerTotals } from './ledger-query.js';
+import type { ConsoleLedgerRow } from './store.js';
 
 const str = (b: Builder, v: string | null) => b.createString(v ?? '');
 

@@ -1,23 +1,9 @@
-import { sql, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { DB } from '../db/index.js';
-import type { LedgerOperationsTable } from '../ledger/index.js';
 import { rollUpClosedDays } from '../ledger/index.js';
-import { ceilUtcDay, dailyTotalsGroups, floorUtcDay, type TotalsGroup } from './daily-totals.js';
+import { ceilUtcDay, floorUtcDay } from './daily-totals.js';
 import type { LedgerFilter } from './ledger-filter.js';
-
-/** One ledger row as the console shows it. */
-export type ConsoleLedgerRow = Selectable<LedgerOperationsTable> & {
-  /** created_at in microseconds since the epoch (exact; the keyset cursor). */
-  created_us: bigint;
-  /** A refund row exists for this row's order. */
-  refunded: boolean;
-};
-
-/** Keyset position: the last row of the previous page. */
-export interface LedgerCursor {
-  createdUs: bigint;
-  id: bigint;
-}
+import { dailyTotalsGroups, ledgerRows, rowGroups, type ConsoleLedgerRow, type LedgerCursor, type TotalsGroup } from './store.js';
 
 /** Sum of the matched rows' snapshots in one currency. */
 export interface CurrencyTotal {
@@ -43,25 +29,9 @@ export interface LedgerTotals {
 /** Chip amounts are totalled under this currency code (chips_delta); money under its own. */
 export const CHIPS = 'CHIPS';
 
-type LedgerQb<O> = SelectQueryBuilder<DB, 'ledger_operations', O>;
-
-/** The filter's WHERE clauses, shared by the page, the totals and the export. */
-export function whereFilter<O>(qb: LedgerQb<O>, f: LedgerFilter): LedgerQb<O> {
-  let q = qb.where('ledger_operations.created_at', '>=', f.from).where('ledger_operations.created_at', '<', f.to);
-  const wallet = f.wallet;
-  if (wallet !== null)
-    q = q.where((eb) => eb.or([eb('ledger_operations.segment', '=', wallet), eb('ledger_operations.benefit_origin', '=', wallet)]));
-  // A chip spend has rail null: `rail = x` never matches it, so it drops out of a rail filter.
-  if (f.rail !== null) q = q.where('ledger_operations.rail', '=', f.rail);
-  if (f.kind !== null) q = q.where('ledger_operations.kind', '=', f.kind);
-  if (f.accountId !== null) q = q.where('ledger_operations.account_id', '=', f.accountId);
-  return q;
-}
-
 /**
- * Up to `limit` rows after `cursor`, newest first by (created_at, id), plus whether more follow.
- * The cursor comparison is a row comparison on the exact microsecond timestamp, so paging never
- * skips or repeats a row even when many share a timestamp.
+ * Up to `limit` rows after `cursor`, newest first by (created_at, id), plus whether more follow
+ * (one statement: it reads one row more than it answers).
  */
 export async function ledgerPage(
   db: Kysely<DB>,
@@ -69,42 +39,13 @@ export async function ledgerPage(
   cursor: LedgerCursor | null,
   limit: number,
 ): Promise<{ rows: ConsoleLedgerRow[]; hasMore: boolean }> {
-  let q = whereFilter(db.selectFrom('ledger_operations').selectAll('ledger_operations'), f).select([
-    sql<bigint>`(extract(epoch from ledger_operations.created_at) * 1000000)::bigint`.as('created_us'),
-    sql<boolean>`(ledger_operations.order_id is not null and exists (
-      select 1 from ledger_operations r where r.order_id = ledger_operations.order_id and r.kind = 'refund'))`.as('refunded'),
-  ]);
-  if (cursor !== null) {
-    q = q.where(
-      sql<boolean>`(ledger_operations.created_at, ledger_operations.id) < (timestamptz 'epoch' + ${cursor.createdUs.toString()}::bigint * interval '1 microsecond', ${cursor.id.toString()}::bigint)`,
-    );
-  }
-  const rows = await q
-    .orderBy('ledger_operations.created_at', 'desc')
-    .orderBy('ledger_operations.id', 'desc')
-    .limit(limit + 1)
-    .execute();
+  const rows = await ledgerRows(db, f, cursor, limit + 1);
   return { rows: rows.slice(0, limit), hasMore: rows.length > limit };
-}
-
-/** The filter's (day, currency) groups from the ledger rows themselves, in one grouped scan. */
-async function rowGroups(db: Kysely<DB>, f: LedgerFilter): Promise<TotalsGroup[]> {
-  return whereFilter(db.selectFrom('ledger_operations'), f)
-    .select([
-      sql<bigint>`extract(epoch from date_trunc('day', ledger_operations.created_at, 'UTC'))::bigint`.as('day'),
-      'ledger_operations.currency',
-      sql<bigint>`count(*)`.as('n'),
-      sql<bigint>`coalesce(sum(ledger_operations.chips_delta), 0)::bigint`.as('chips'),
-      sql<bigint>`count(*) filter (where ledger_operations.chips_delta <> 0)`.as('chips_n'),
-      sql<bigint | null>`sum(ledger_operations.money_minor)::bigint`.as('money'),
-    ])
-    .groupBy(['day', 'ledger_operations.currency'])
-    .execute();
 }
 
 /**
  * The filter's (day, currency) groups: whole closed UTC days from the per-day rollup
- * (daily-totals.ts, rolled up on demand), the partial first day, today and any other not-yet-closed
+ * (ledger_daily_totals, rolled up on demand), the partial first day, today and any other not-yet-closed
  * time from the rows. A filter on one account reads the rows only (its index is selective; the
  * rollup has no account dimension).
  */

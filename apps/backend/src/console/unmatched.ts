@@ -1,8 +1,9 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { encodeTable, fb } from '@wordgame/contracts';
 import type { DB } from '../db/index.js';
 import type { StarRefundStatus } from '../payments/index.js';
 import { DomainError } from '../rpc/index.js';
+import { unmatchedRows, unmatchedStatusCounts } from './store.js';
 
 const PAGE_DEFAULT = 50;
 const PAGE_MAX = 200;
@@ -24,17 +25,8 @@ export async function unmatchedPage(db: Kysely<DB>, q: UnmatchedQuery): Promise<
   if (q.status !== '' && !STATUSES.includes(q.status as StarRefundStatus))
     throw new DomainError('invalid_filter', 'status must be pending, refunded or failed');
   const limit = q.limit <= 0 ? PAGE_DEFAULT : Math.min(q.limit, PAGE_MAX);
-  let query = db.selectFrom('unmatched_payments').selectAll().orderBy('id', 'desc').limit(limit);
-  if (q.status !== '') query = query.where('refund_status', '=', q.status as StarRefundStatus);
-  if (q.beforeId > 0n) query = query.where('id', '<', q.beforeId);
-  const [rows, counts] = await Promise.all([
-    query.execute(),
-    db
-      .selectFrom('unmatched_payments')
-      .select(['refund_status', sql<string>`count(*)`.as('n')])
-      .groupBy('refund_status')
-      .execute(),
-  ]);
+  const status = q.status === '' ? null : (q.status as StarRefundStatus);
+  const [rows, counts] = await Promise.all([unmatchedRows(db, { status, beforeId: q.beforeId, limit }), unmatchedStatusCounts(db)]);
   const count = (status: StarRefundStatus) => BigInt(counts.find((c) => c.refund_status === status)?.n ?? 0);
   const unix = (d: Date | null) => (d === null ? 0n : BigInt(Math.floor(d.getTime() / 1000)));
   return encodeTable((b) => {

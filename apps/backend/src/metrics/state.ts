@@ -1,9 +1,10 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type pg from 'pg';
 import { Gauge, type Registry } from 'prom-client';
 import type { Logger } from '@wordgame/logging';
 import type { DB } from '../db/index.js';
 import { measurePool } from './pool.js';
+import { readStateCounts, type StateRow } from './store.js';
 
 /** Age buckets of open orders (label `age`): upper bounds in seconds, the last one open-ended. */
 export const AGE_BUCKETS: ReadonlyArray<readonly [string, number]> = [
@@ -18,15 +19,6 @@ export const AGE_BUCKETS: ReadonlyArray<readonly [string, number]> = [
 
 /** How long one read of the database state serves scrapes. */
 const CACHE_MS = 5_000;
-
-interface StateRow {
-  what: 'order' | 'unmatched';
-  rail: string;
-  state: string;
-  payment: boolean;
-  age: string;
-  n: bigint | number | string;
-}
 
 /** What the scrape-time collector reads: the database, its pool (PostgreSQL only), the readiness check. */
 export interface StateSources {
@@ -51,7 +43,7 @@ export function registerStateCollector(registry: Registry, sources: StateSources
   const read = (): Promise<StateRow[] | null> => {
     const now = performance.now();
     if (cached && now - cached.at < CACHE_MS) return cached.rows;
-    const rows = readState(sources.db).catch((err: unknown) => {
+    const rows = readStateCounts(sources.db, AGE_BUCKETS).catch((err: unknown) => {
       sources.logger.warn({ err }, 'metrics: reading order and unmatched counts failed');
       return null;
     });
@@ -98,25 +90,4 @@ export function registerStateCollector(registry: Registry, sources: StateSources
     for (const name of names) registry.removeSingleMetric(name);
     unpool();
   };
-}
-
-/** The one statement behind the order and unmatched gauges. */
-async function readState(db: Kysely<DB>): Promise<StateRow[]> {
-  const bucket = sql.join(
-    AGE_BUCKETS.map(([name, upper]) =>
-      Number.isFinite(upper)
-        ? sql`when extract(epoch from now() - created_at) < ${sql.lit(upper)} then ${sql.lit(name)}`
-        : sql`else ${sql.lit(name)}`,
-    ),
-    sql` `,
-  );
-  const { rows } = await sql<StateRow>`
-    select 'order' as what, rail, state, (provider_payment_id is not null or platform_charge_id is not null) as payment,
-           case ${bucket} end as age, count(*) as n
-      from orders where state in ('pending', 'expired')
-     group by 1, 2, 3, 4, 5
-    union all
-    select 'unmatched', provider, refund_status, true, '', count(*)
-      from unmatched_payments group by 1, 2, 3, 4, 5`.execute(db);
-  return rows;
 }

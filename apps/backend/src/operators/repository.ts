@@ -39,3 +39,40 @@ export async function setOperatorDisabled(db: Kysely<DB>, login: string, disable
   const r = await db.updateTable('operators').set({ disabled }).where('login', '=', normaliseLogin(login)).executeTakeFirst();
   return r.numUpdatedRows > 0n;
 }
+
+/** An operator by normalised login, with its password hash; undefined when there is none. */
+export async function operatorForSignIn(db: Kysely<DB>, login: string): Promise<(Operator & { password_hash: string }) | undefined> {
+  return db
+    .selectFrom('operators')
+    .select(['id', 'login', 'roles', 'disabled', 'password_hash'])
+    .where('login', '=', login)
+    .executeTakeFirst();
+}
+
+/** Stores a new session under the sha256 of its token. */
+export async function insertSession(db: Kysely<DB>, tokenHash: string, operatorId: bigint, expiresAt: Date): Promise<void> {
+  await db.insertInto('operator_sessions').values({ token_hash: tokenHash, operator_id: operatorId, expires_at: expiresAt }).execute();
+}
+
+/** The operator of a session that is not closed (expired or not; disabled or not), by token hash; undefined when none. */
+export async function openSessionOperator(db: Kysely<DB>, tokenHash: string): Promise<(Operator & { expires_at: Date }) | undefined> {
+  return db
+    .selectFrom('operator_sessions as s')
+    .innerJoin('operators as o', 'o.id', 's.operator_id')
+    .select(['o.id', 'o.login', 'o.roles', 'o.disabled', 's.expires_at'])
+    .where('s.token_hash', '=', tokenHash)
+    .where('s.closed_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/** Closes the open session of a token hash at `now`; answers its operator, or undefined when no open session had it. */
+export async function closeSession(db: Kysely<DB>, tokenHash: string, now: Date): Promise<bigint | undefined> {
+  const closed = await db
+    .updateTable('operator_sessions')
+    .set({ closed_at: now })
+    .where('token_hash', '=', tokenHash)
+    .where('closed_at', 'is', null)
+    .returning('operator_id')
+    .executeTakeFirst();
+  return closed?.operator_id;
+}

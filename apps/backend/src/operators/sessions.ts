@@ -5,7 +5,7 @@ import type { DB } from '../db/index.js';
 import type { OperatorRole } from './operators.table.js';
 import { audit } from '../operator-audit/index.js';
 import { DomainError } from '../rpc/index.js';
-import { normaliseLogin, type Operator } from './repository.js';
+import { closeSession, insertSession, normaliseLogin, openSessionOperator, operatorForSignIn, type Operator } from './repository.js';
 
 /** A signed-in operator and when the session ends. */
 export interface OperatorSession extends Operator {
@@ -46,11 +46,7 @@ export async function signIn(
     throw new DomainError('invalid_credentials', 'wrong login or password');
   }
   const name = normaliseLogin(login);
-  const row = await db
-    .selectFrom('operators')
-    .select(['id', 'login', 'roles', 'disabled', 'password_hash'])
-    .where('login', '=', name)
-    .executeTakeFirst();
+  const row = await operatorForSignIn(db, name);
   const ok = await verifyPassword(password, row?.password_hash ?? null);
   if (!row || !ok || row.disabled) {
     await audit(db, {
@@ -64,10 +60,7 @@ export async function signIn(
   }
   const token = randomBytes(32).toString('base64url');
   const expiresAt = new Date(now.getTime() + ttlHours * 3_600_000);
-  await db
-    .insertInto('operator_sessions')
-    .values({ token_hash: tokenHash(token), operator_id: row.id, expires_at: expiresAt })
-    .execute();
+  await insertSession(db, tokenHash(token), row.id, expiresAt);
   await audit(db, { operatorId: row.id, action: 'sign_in', target: row.login, outcome: 'ok' });
   return { token, session: { id: row.id, login: row.login, roles: row.roles, disabled: false, expiresAt } };
 }
@@ -75,13 +68,7 @@ export async function signIn(
 /** The operator behind a token: refused when unknown, closed, expired or the operator is disabled. */
 export async function resolveOperator(db: Kysely<DB>, token: string | null | undefined, now: Date): Promise<OperatorSession> {
   if (!token || token.length > 128) throw new DomainError('operator_session_invalid', 'sign in again');
-  const row = await db
-    .selectFrom('operator_sessions as s')
-    .innerJoin('operators as o', 'o.id', 's.operator_id')
-    .select(['o.id', 'o.login', 'o.roles', 'o.disabled', 's.expires_at'])
-    .where('s.token_hash', '=', tokenHash(token))
-    .where('s.closed_at', 'is', null)
-    .executeTakeFirst();
+  const row = await openSessionOperator(db, tokenHash(token));
   if (!row || row.disabled || row.expires_at <= now) throw new DomainError('operator_session_invalid', 'sign in again');
   return { id: row.id, login: row.login, roles: row.roles, disabled: false, expiresAt: row.expires_at };
 }
@@ -89,15 +76,9 @@ export async function resolveOperator(db: Kysely<DB>, token: string | null | und
 /** Closes a session; false when there was no open one (idempotent). */
 export async function signOut(db: Kysely<DB>, token: string | null | undefined, now: Date): Promise<boolean> {
   if (!token || token.length > 128) return false;
-  const closed = await db
-    .updateTable('operator_sessions')
-    .set({ closed_at: now })
-    .where('token_hash', '=', tokenHash(token))
-    .where('closed_at', 'is', null)
-    .returning('operator_id')
-    .executeTakeFirst();
-  if (closed) await audit(db, { operatorId: closed.operator_id, action: 'sign_out', outcome: 'ok' });
-  return closed !== undefined;
+  const operatorId = await closeSession(db, tokenHash(token), now);
+  if (operatorId !== undefined) await audit(db, { operatorId, action: 'sign_out', outcome: 'ok' });
+  return operatorId !== undefined;
 }
 
 /** The header that carries the console token from the gateway on every call but SignIn. */

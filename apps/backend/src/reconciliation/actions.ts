@@ -3,6 +3,7 @@ import { ALREADY_REFUNDED } from '../botcommands/index.js';
 import { creditOrder, ProviderError, settleFromProvider, shopOf, starRefundVerdict, type PaymentDeps } from '../payments/index.js';
 import { DomainError } from '../rpc/index.js';
 import { utcText } from '../support/index.js';
+import { orderById, orderChargeState } from './books.store.js';
 import {
   claimMismatch,
   finishMismatch,
@@ -11,9 +12,9 @@ import {
   releaseMismatch,
   resolveUnclaimed,
   type MismatchClaim,
-  type MismatchState,
-} from './claims.js';
-import type { MismatchRow } from './store.js';
+  type MismatchStateRow,
+} from './claims.store.js';
+import { mismatchById, type MismatchRow } from './store.js';
 
 export type { MismatchAction } from './reconciliation.table.js';
 
@@ -57,7 +58,7 @@ const CLAIM_TRIES = 3;
 /**
  * Carries out an operator's action on one open mismatch through the existing money paths. Exactly
  * one action per row: before any provider or platform call the row is claimed for the action in
- * PostgreSQL (claims.ts), so of presses on any replica at once one acts, and every other press is
+ * PostgreSQL (claims.store.ts), so of presses on any replica at once one acts, and every other press is
  * told what the winner did or is doing, and who (already_resolved, action_in_progress), without a
  * call of its own. The outcome is then recorded on the row; a refusal that moved nothing frees the
  * row again; an unknown outcome leaves it with its action, which alone may be pressed again.
@@ -70,7 +71,7 @@ const CLAIM_TRIES = 3;
  * - `resolve`: any kind; reviewed, nothing moved (one statement, only while no action owns the row).
  */
 export async function actOnMismatch(deps: PaymentDeps, id: bigint, action: MismatchAction, operatorId: bigint): Promise<ActionResult> {
-  const row = await deps.db.selectFrom('reconciliation_mismatches').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = await mismatchById(deps.db, id);
   if (!row) throw actionError('unknown_mismatch', 'no such mismatch');
   if (action === 'resolve') {
     await whenFree(deps, id, async () => ((await resolveUnclaimed(deps.db, id, operatorId, deps.now())) ? true : null));
@@ -112,9 +113,9 @@ async function whenFree<T>(deps: PaymentDeps, id: bigint, take: () => Promise<T 
   for (let tries = 1; ; tries += 1) {
     const taken = await take();
     if (taken !== null) return taken;
-    const state = await mismatchState(deps.db, id);
-    if (!state) throw actionError('unknown_mismatch', 'no such mismatch');
-    const lost = lostTo(state, deps.now());
+    const row = await mismatchState(deps.db, id);
+    if (!row) throw actionError('unknown_mismatch', 'no such mismatch');
+    const lost = lostTo(stateOf(row), deps.now());
     if (lost) throw lost;
     if (tries >= CLAIM_TRIES)
       throw actionError('action_in_progress', 'other actions on this mismatch keep changing it; reload the report and press again');
@@ -123,6 +124,30 @@ async function whenFree<T>(deps: PaymentDeps, id: bigint, take: () => Promise<T 
 
 const NOUN: Record<MismatchAction, string> = { refund: 'a refund', credit: 'a credit of the order', resolve: 'marking it resolved' };
 const BUTTON: Record<MismatchAction, string> = { refund: 'Refund', credit: 'Credit the order', resolve: 'Mark resolved' };
+
+/** Who owns a mismatch and how it ended, operators named by login (or `operator #id` once the operator row is gone). */
+interface MismatchState {
+  resolution: string | null;
+  resolvedAt: Date | null;
+  resolvedBy: string | null;
+  action: MismatchAction | null;
+  actionBy: string | null;
+  actionAt: Date | null;
+  actionUntil: Date | null;
+}
+
+function stateOf(row: MismatchStateRow): MismatchState {
+  const name = (login: string | null, id: bigint | null) => login ?? (id === null ? null : `operator #${id}`);
+  return {
+    resolution: row.resolution,
+    resolvedAt: row.resolved_at,
+    resolvedBy: name(row.resolver, row.resolved_by),
+    action: row.action,
+    actionBy: name(row.actor, row.action_by),
+    actionAt: row.action_at,
+    actionUntil: row.action_until,
+  };
+}
 
 /** What a press that found the row taken is told: what the owning action did or is doing, and who; null when the row is free. */
 function lostTo(state: MismatchState, now: Date): DomainError | null {
@@ -231,7 +256,7 @@ async function refund(deps: PaymentDeps, row: MismatchRow): Promise<Attempt> {
 
 async function credit(deps: PaymentDeps, row: MismatchRow): Promise<Attempt> {
   if (row.order_id === null) return refused('action_not_allowed', 'no order is known for this payment: refund it instead');
-  const order = await deps.db.selectFrom('orders').selectAll().where('id', '=', row.order_id).executeTakeFirst();
+  const order = await orderById(deps.db, row.order_id);
   if (!order) return refused('action_not_allowed', 'the order no longer exists');
   const credited: Attempt = { kind: 'done', result: { outcome: 'credited', detail: order.id } };
   if (row.rail === 'stars') {
@@ -245,11 +270,7 @@ async function credit(deps: PaymentDeps, row: MismatchRow): Promise<Attempt> {
       );
     if (paid) return credited;
     // An earlier attempt of this credit (its outcome unknown) or the payment's own delivery credited it with this charge.
-    const current = await deps.db
-      .selectFrom('orders')
-      .select(['state', 'platform_charge_id'])
-      .where('id', '=', order.id)
-      .executeTakeFirst();
+    const current = await orderChargeState(deps.db, order.id);
     if (current?.state === 'paid' && current.platform_charge_id === row.payment_ref) return credited;
     return refused('action_not_allowed', 'the order could not be credited (already settled or failed)');
   }

@@ -9,6 +9,13 @@ import {
   type ProviderPayment,
   type Shop,
 } from '../payments/index.js';
+import {
+  cardOrdersForPayments,
+  orderIdByProviderPayment,
+  paidCardOrders,
+  recordedCardRefundIds,
+  refundedCardOrders,
+} from './books.store.js';
 import { finding, isOrderId, type Finding, type Window } from './finding.js';
 
 /** Most pages one list is read for in a run (100 per page): a runaway cursor cannot loop forever. */
@@ -72,16 +79,7 @@ async function reconcileShop(db: Kysely<DB>, card: CardRail, shop: Shop, window:
   }
 
   const listed = new Set(payments.map((p) => p.id));
-  const paid = await db
-    .selectFrom('orders')
-    .selectAll()
-    .where('rail', '=', 'card')
-    .where('provider', '=', provider.name)
-    .where('shop', '=', shop.id)
-    .where('state', '=', 'paid')
-    .where('created_at', '>=', window.from)
-    .where('created_at', '<', window.to)
-    .execute();
+  const paid = await paidCardOrders(db, provider.name, shop.id, window);
   for (const order of paid) {
     if (order.provider_payment_id !== null && listed.has(order.provider_payment_id)) continue;
     const ledger = { orderId: order.id, ledgerAmount: order.amount, ledgerCurrency: order.currency, occurredAt: order.paid_at };
@@ -104,27 +102,15 @@ async function reconcileShop(db: Kysely<DB>, card: CardRail, shop: Shop, window:
   }
 
   const refundIds = refunds.map((r) => r.id);
-  const recorded = new Set(
-    refundIds.length === 0
-      ? []
-      : (
-          await db
-            .selectFrom('orders')
-            .select('refund_id')
-            .where('rail', '=', 'card')
-            .where('provider', '=', provider.name)
-            .where('refund_id', 'in', refundIds)
-            .execute()
-        ).map((r) => r.refund_id),
-  );
+  const recorded = new Set(await recordedCardRefundIds(db, provider.name, refundIds));
   for (const refund of refunds) {
     if (recorded.has(refund.id) || balanced.has(refund.paymentId)) continue;
-    const order = await db.selectFrom('orders').select('id').where('provider_payment_id', '=', refund.paymentId).executeTakeFirst();
+    const orderId = await orderIdByProviderPayment(db, refund.paymentId);
     findings.push(
       finding({
         ...base,
         kind: 'refund_provider_only',
-        orderId: order?.id ?? null,
+        orderId: orderId ?? null,
         paymentRef: refund.paymentId,
         refundRef: refund.id,
         providerAmount: refund.amountMinor,
@@ -135,16 +121,7 @@ async function reconcileShop(db: Kysely<DB>, card: CardRail, shop: Shop, window:
   }
 
   const listedRefunds = new Set(refundIds);
-  const refundedOrders = await db
-    .selectFrom('orders')
-    .selectAll()
-    .where('rail', '=', 'card')
-    .where('provider', '=', provider.name)
-    .where('shop', '=', shop.id)
-    .where('refund_id', 'is not', null)
-    .where('refunded_at', '>=', window.from)
-    .where('refunded_at', '<', window.to)
-    .execute();
+  const refundedOrders = await refundedCardOrders(db, provider.name, shop.id, window);
   for (const order of refundedOrders) {
     const refundId = order.refund_id ?? '';
     if (listedRefunds.has(refundId)) continue;
@@ -197,16 +174,7 @@ async function ordersFor(
 ): Promise<{ byPayment: Map<string, OrderRow>; byId: Map<string, OrderRow> }> {
   const paymentIds = payments.map((p) => p.id);
   const orderIds = payments.map((p) => p.metadata['order_id']).filter(isOrderId);
-  const rows =
-    paymentIds.length === 0
-      ? []
-      : await db
-          .selectFrom('orders')
-          .selectAll()
-          .where('rail', '=', 'card')
-          .where('provider', '=', provider)
-          .where((w) => w.or([w('provider_payment_id', 'in', paymentIds), ...(orderIds.length > 0 ? [w('id', 'in', orderIds)] : [])]))
-          .execute();
+  const rows = await cardOrdersForPayments(db, provider, paymentIds, orderIds);
   const byPayment = new Map<string, OrderRow>();
   const byId = new Map<string, OrderRow>();
   for (const row of rows) {

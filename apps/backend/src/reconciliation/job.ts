@@ -10,7 +10,7 @@ import { RunIncomplete, type Finding, type Window } from './finding.js';
 import type { ReconciliationMetrics } from './metrics.js';
 import { reconcileStars } from './stars.js';
 import type { StarTransactionSource } from './star-source.js';
-import { saveRun, type Report } from './store.js';
+import { claimLease, saveRun, type Report } from './store.js';
 
 /** What the reconciliation reads and writes. */
 export interface ReconcilerDeps {
@@ -101,19 +101,8 @@ export function createReconciler(deps: ReconcilerDeps, options: ReconcilerOption
     return report;
   }
 
-  async function claim(now: Date): Promise<boolean> {
-    const row = await deps.db
-      .updateTable('reconciliation_lease')
-      .set({ holder: me, until: new Date(now.getTime() + Math.max(1, options.intervalMs)) })
-      .where('id', '=', 1)
-      .where('until', '<=', now)
-      .returning('id')
-      .executeTakeFirst();
-    return row !== undefined;
-  }
-
   async function tick(now: Date = deps.now()): Promise<Report | null> {
-    if (!(await claim(now))) {
+    if (!(await claimLease(deps.db, me, new Date(now.getTime() + Math.max(1, options.intervalMs)), now))) {
       deps.metrics?.countRun('skipped');
       return null;
     }

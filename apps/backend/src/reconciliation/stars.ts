@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/index.js';
 import { STARS_PROVIDER } from '../payments/index.js';
+import { paidStarOrders, refundedStarOrders, refundedUnmatched, starOrdersForCharges, unmatchedForCharges } from './books.store.js';
 import { finding, inWindow, isOrderId, RunIncomplete, type Finding, type Window } from './finding.js';
 import { readStarsSince } from './star-read.js';
 import type { StarTransactionSource } from './star-source.js';
@@ -62,25 +63,10 @@ export async function reconcileStars(
 
   const chargeIds = [...new Set(txs.map((t) => t.id))];
   const payloads = payments.map((t) => t.payload).filter(isOrderId);
-  const orders =
-    chargeIds.length === 0
-      ? []
-      : await db
-          .selectFrom('orders')
-          .selectAll()
-          .where('rail', '=', 'stars')
-          .where((w) => w.or([w('platform_charge_id', 'in', chargeIds), ...(payloads.length > 0 ? [w('id', 'in', payloads)] : [])]))
-          .execute();
+  const orders = await starOrdersForCharges(db, chargeIds, payloads);
   const byCharge = new Map(orders.filter((o) => o.platform_charge_id !== null).map((o) => [o.platform_charge_id ?? '', o]));
   const byId = new Map(orders.map((o) => [o.id, o]));
-  const unmatched =
-    chargeIds.length === 0
-      ? []
-      : await db
-          .selectFrom('unmatched_payments')
-          .select(['platform_charge_id', 'refund_status'])
-          .where('platform_charge_id', 'in', chargeIds)
-          .execute();
+  const unmatched = await unmatchedForCharges(db, chargeIds);
   const unmatchedBy = new Map(unmatched.map((u) => [u.platform_charge_id, u]));
 
   // A charge refunded that never credited anything is balanced (money back): neither side is reported.
@@ -124,14 +110,8 @@ export async function reconcileStars(
   }
 
   const paidCharges = new Set(payments.map((t) => t.id));
-  const credited = await db
-    .selectFrom('orders')
-    .selectAll()
-    .where('rail', '=', 'stars')
-    .where('state', '=', 'paid')
-    .where('paid_at', '>=', window.from)
-    .where('paid_at', '<', ledgerTo)
-    .execute();
+  const ledgerWindow = { from: window.from, to: ledgerTo };
+  const credited = await paidStarOrders(db, ledgerWindow);
   for (const order of credited) {
     if (order.platform_charge_id !== null && paidCharges.has(order.platform_charge_id)) continue;
     findings.push(
@@ -150,14 +130,7 @@ export async function reconcileStars(
   }
 
   const refundedCharges = new Set(refunds.map((t) => t.id));
-  const refundedOrders = await db
-    .selectFrom('orders')
-    .selectAll()
-    .where('rail', '=', 'stars')
-    .where('refund_id', 'is not', null)
-    .where('refunded_at', '>=', window.from)
-    .where('refunded_at', '<', ledgerTo)
-    .execute();
+  const refundedOrders = await refundedStarOrders(db, ledgerWindow);
   for (const order of refundedOrders) {
     if (refundedCharges.has(order.refund_id ?? '')) continue;
     findings.push(
@@ -174,14 +147,7 @@ export async function reconcileStars(
       }),
     );
   }
-  const refundedUnmatched = await db
-    .selectFrom('unmatched_payments')
-    .selectAll()
-    .where('refund_status', '=', 'refunded')
-    .where('refunded_at', '>=', window.from)
-    .where('refunded_at', '<', ledgerTo)
-    .execute();
-  for (const row of refundedUnmatched) {
+  for (const row of await refundedUnmatched(db, ledgerWindow)) {
     if (refundedCharges.has(row.platform_charge_id)) continue;
     findings.push(
       finding({

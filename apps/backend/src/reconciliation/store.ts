@@ -80,6 +80,27 @@ export async function saveRun(db: Kysely<DB>, record: RunRecord): Promise<Report
   });
 }
 
+/** One mismatch by id; undefined when there is none. */
+export async function mismatchById(db: Kysely<DB>, id: bigint): Promise<MismatchRow | undefined> {
+  return db.selectFrom('reconciliation_mismatches').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/**
+ * Takes the one-row schedule lease (`reconciliation_lease`) for `holder` until `until`, with one
+ * conditional update: only when the current lease has run out at `now`. Answers false when another
+ * holder's lease still runs.
+ */
+export async function claimLease(db: Kysely<DB>, holder: string, until: Date, now: Date): Promise<boolean> {
+  const row = await db
+    .updateTable('reconciliation_lease')
+    .set({ holder, until })
+    .where('id', '=', 1)
+    .where('until', '<=', now)
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** The last finished run (failed ones included) with its mismatches; null before the first run. */
 export async function lastReport(db: Kysely<DB>): Promise<Report | null> {
   const run = await db.selectFrom('reconciliation_runs').selectAll().orderBy('id', 'desc').limit(1).executeTakeFirst();

@@ -1,6 +1,6 @@
-import { sql } from 'kysely';
 import type { Database } from '../db/index.js';
 import type { Clock } from '../support/index.js';
+import { probeDatabase } from './store.js';
 
 /** What the backend reports about itself to health probes and SystemService.Check. */
 export interface SystemStatus {
@@ -29,7 +29,7 @@ export async function checkSystem(
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error('database probe timed out')), timeoutMs);
     });
-    await Promise.race([sql`select 1`.execute(database.db), timeout]);
+    await Promise.race([probeDatabase(database.db), timeout]);
     ok = true;
   } catch {
     ok = false;

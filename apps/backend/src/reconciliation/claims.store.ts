@@ -107,20 +107,22 @@ export async function leaveMismatch(db: Kysely<DB>, claim: MismatchClaim, now: D
     .execute();
 }
 
-/** Who owns a mismatch and how it ended, with the operators' logins, as a press that lost reads it. */
-export interface MismatchState {
+/** Who owns a mismatch and how it ended, with the operators' logins (null when the operator row is gone). */
+export interface MismatchStateRow {
   resolution: string | null;
-  resolvedAt: Date | null;
-  resolvedBy: string | null;
+  resolved_at: Date | null;
+  resolved_by: bigint | null;
+  resolver: string | null;
   action: MismatchAction | null;
-  actionBy: string | null;
-  actionAt: Date | null;
-  actionUntil: Date | null;
+  action_by: bigint | null;
+  action_at: Date | null;
+  action_until: Date | null;
+  actor: string | null;
 }
 
-/** The mismatch's resolution and claim; undefined when there is no such mismatch. */
-export async function mismatchState(db: Kysely<DB>, id: bigint): Promise<MismatchState | undefined> {
-  const row = await db
+/** The mismatch's resolution and claim, joined to the operators behind them; undefined when there is no such mismatch. */
+export async function mismatchState(db: Kysely<DB>, id: bigint): Promise<MismatchStateRow | undefined> {
+  return db
     .selectFrom('reconciliation_mismatches as m')
     .leftJoin('operators as r', 'r.id', 'm.resolved_by')
     .leftJoin('operators as a', 'a.id', 'm.action_by')
@@ -137,15 +139,4 @@ export async function mismatchState(db: Kysely<DB>, id: bigint): Promise<Mismatc
     ])
     .where('m.id', '=', id)
     .executeTakeFirst();
-  if (!row) return undefined;
-  const name = (login: string | null, id: bigint | null) => login ?? (id === null ? null : `operator #${id}`);
-  return {
-    resolution: row.resolution,
-    resolvedAt: row.resolved_at,
-    resolvedBy: name(row.resolver, row.resolved_by),
-    action: row.action,
-    actionBy: name(row.actor, row.action_by),
-    actionAt: row.action_at,
-    actionUntil: row.action_until,
-  };
 }

@@ -1,0 +1,134 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const script = join(root, 'tools/check/sql-homes.mjs');
+
+/** Runs the check as CI does (a real node process) from the repository root. */
+function run(...args: string[]): { status: number | null; out: string } {
+  const r = spawnSync(process.execPath, [script, ...args], { cwd: root, encoding: 'utf8' });
+  return { status: r.status, out: r.stdout + r.stderr };
+}
+
+/** A query through the builder, as a module's code would write it. */
+const QUERY = [
+  "import type { Kysely } from 'kysely';",
+  'export async function names(db: Kysely<{ t: { name: string } }>) {',
+  "  return db.selectFrom('t').select('name').execute();",
+  '}',
+  '',
+].join('\n');
+
+/** kysely's sql tag, aliased, with a fragment inside. */
+const SQL_TAG = [
+  "import { sql as q, type Kysely } from 'kysely';",
+  'export async function one(db: Kysely<object>) {',
+  '  return q<number>`select ${q.lit(1)}`.execute(db);',
+  '}',
+  '',
+].join('\n');
+
+/** Runs the check on a src folder holding exactly `files`. */
+function checkTree(files: Record<string, string>): { status: number | null; out: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'sql-homes-'));
+  try {
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(dirname(join(dir, path)), { recursive: true });
+      writeFileSync(join(dir, path), text);
+    }
+    const r = run(dir);
+    return { status: r.status, out: r.out.split(dir).join('<src>') };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('SQL only in store files', () => {
+  it('refuses a selectFrom in a service file, naming file, line and call', () => {
+    const r = checkTree({ 'orders/service.ts': QUERY, 'orders/index.ts': "export { names } from './service.js';\n" });
+    expect(r.out).toContain("<src>/orders/service.ts:3: .selectFrom('t') outside a store file");
+    expect(r.out).toContain('2 file(s) checked: 0 SQL statement(s) in 0 store file(s), 0 in tests, 1 outside a store file');
+    expect(r.status).toBe(1);
+  });
+
+  it('passes the same query in store.ts, repository.ts, x.store.ts, x.repository.ts, a store/ folder, ledger/, db/, a table file and a test', () => {
+    const r = checkTree({
+      'a/store.ts': QUERY,
+      'b/repository.ts': QUERY,
+      'c/refunds/refunds.store.ts': QUERY,
+      'd/orders.repository.ts': QUERY,
+      'e/store/read.ts': QUERY,
+      'ledger/postings/post.ts': QUERY,
+      'db/migrations/0001_init.ts': SQL_TAG,
+      'f/f.table.ts': QUERY,
+      'g/service.test.ts': QUERY,
+      'h/service.ts': "import { names } from '../a/store.js';\nexport const n = names;\n",
+    });
+    expect(r.out).toContain('10 file(s) checked: 8 SQL statement(s) in 8 store file(s), 1 in tests, 0 outside a store file');
+    expect(r.status).toBe(0);
+  });
+
+  it('refuses a kysely sql tag (aliased, with a type argument) outside a store file, once per statement', () => {
+    const r = checkTree({ 'system/check.ts': SQL_TAG });
+    expect(r.out).toContain('<src>/system/check.ts:3: sql`select ${q.lit(1)}` outside a store file');
+    expect(r.out).toContain('1 SQL statement(s) outside a store file');
+    expect(r.status).toBe(1);
+  });
+
+  it('refuses sql through a namespace import, a lone sql.raw and a query nested in a builder chain counts once', () => {
+    const r = checkTree({
+      'a/ns.ts': "import * as k from 'kysely';\nexport const one = k.sql`select 1`;\n",
+      'a/raw.ts': "import { sql } from 'kysely';\nexport const fragment = sql.raw('now()');\n",
+      'a/chain.ts': [
+        "import { sql, type Kysely } from 'kysely';",
+        'export const bump = (db: Kysely<{ t: { id: number; n: number } }>) =>',
+        "  db.updateTable('t').set({ n: sql`n + 1` }).where('id', 'in', db.selectFrom('t').select('id')).execute();",
+        '',
+      ].join('\n'),
+    });
+    expect(r.out).toContain('<src>/a/ns.ts:2: sql`select 1` outside a store file');
+    expect(r.out).toContain('<src>/a/raw.ts:2: sql.raw( outside a store file');
+    expect(r.out).toContain("<src>/a/chain.ts:3: .updateTable('t') outside a store file");
+    expect(r.out).toContain('3 SQL statement(s) outside a store file');
+    expect(r.status).toBe(1);
+  });
+
+  it('refuses a CTE on a db or transaction but not Array.prototype.with', () => {
+    const cte = checkTree({
+      'a/cte.ts': [
+        "import type { Kysely } from 'kysely';",
+        "export const q = (trx: Kysely<{ t: { id: number } }>) => trx.with('x', (w) => w.selectFrom('t').select('id'));",
+        '',
+      ].join('\n'),
+    });
+    expect(cte.out).toContain("<src>/a/cte.ts:2: .with('x') outside a store file");
+    expect(cte.status).toBe(1);
+    const array = checkTree({ 'a/list.ts': 'export const xs = [1, 2, 3].with(0, 9);\n' });
+    expect(array.status).toBe(0);
+  });
+
+  it('passes a sql that is not kysely: a local helper, one imported from elsewhere, a type-only import', () => {
+    const r = checkTree({
+      'a/local.ts':
+        'const sql = (parts: TemplateStringsArray) => parts.join("");\nexport const s = sql`select 1`;\nexport const t = sql.name;\n',
+      'a/other.ts': "import { sql } from './local-sql.js';\nexport const s = sql`select 1`;\n",
+      'a/local-sql.ts': 'export const sql = (parts: TemplateStringsArray) => parts.join("");\n',
+      'a/typed.ts': "import type { sql } from 'kysely';\nexport type S = typeof sql;\n",
+    });
+    expect(r.out).toContain('4 file(s) checked: 0 SQL statement(s) in 0 store file(s), 0 in tests, 0 outside a store file');
+    expect(r.status).toBe(0);
+  });
+
+  it('checks the backend, the gateway and the bot by default; the gateway and the bot hold no SQL', () => {
+    const all = run();
+    expect(all.out).toContain('apps/backend/src: ');
+    expect(all.out).toMatch(/apps\/gateway\/src: \d+ file\(s\) checked: 0 SQL statement\(s\) in 0 store file\(s\), 0 in tests, 0 outside/);
+    expect(all.out).toMatch(/apps\/bot\/src: \d+ file\(s\) checked: 0 SQL statement\(s\) in 0 store file\(s\), 0 in tests, 0 outside/);
+    const apps = run('apps/gateway/src', 'apps/bot/src');
+    expect(apps.status).toBe(0);
+    expect(run('no/such/folder').status).toBe(2);
+  });
+});
