@@ -6,7 +6,13 @@ import type { Mailer } from '../mail/index.js';
 import type { Clock } from '../support/index.js';
 import { DomainError } from '../rpc/index.js';
 import { hashToken, newToken } from './sessions/tokens.js';
-import { isUniqueViolation } from './repository.js';
+import {
+  insertEmailConfirmation,
+  isUniqueViolation,
+  lockUsableConfirmation,
+  markConfirmationUsed,
+  setConfirmedEmail,
+} from './repository.js';
 
 /** How long a mailed confirmation link stays valid. */
 export const CONFIRMATION_TTL_HOURS = 48;
@@ -48,15 +54,12 @@ export async function permitConfirmationMail(limit: KeyQuota, email: string): Pr
 export async function requestConfirmation(deps: ConfirmationDeps, accountId: bigint, permit: ConfirmationPermit): Promise<void> {
   const { email } = permit;
   const token = newToken();
-  await deps.db
-    .insertInto('email_confirmations')
-    .values({
-      account_id: accountId,
-      email,
-      token_hash: hashToken(token),
-      expires_at: new Date(deps.now().getTime() + CONFIRMATION_TTL_HOURS * 3_600_000),
-    })
-    .execute();
+  await insertEmailConfirmation(deps.db, {
+    accountId,
+    email,
+    tokenHash: hashToken(token),
+    expiresAt: new Date(deps.now().getTime() + CONFIRMATION_TTL_HOURS * 3_600_000),
+  });
   const link = new URL('/api/v1/user/profile/confirm-email', deps.publicBaseUrl);
   link.searchParams.set('token', token);
   try {
@@ -79,34 +82,14 @@ export async function requestConfirmation(deps: ConfirmationDeps, accountId: big
 export async function confirmEmail(db: Kysely<DB>, token: string, now: Date): Promise<{ accountId: bigint; email: string }> {
   try {
     return await db.transaction().execute(async (trx) => {
-      const row = await trx
-        .selectFrom('email_confirmations')
-        .select(['id', 'account_id', 'email'])
-        .where('token_hash', '=', hashToken(token))
-        .where('used_at', 'is', null)
-        .where('expires_at', '>', now)
-        .forUpdate()
-        .executeTakeFirst();
+      const row = await lockUsableConfirmation(trx, hashToken(token), now);
       if (!row) throw new DomainError('confirmation_invalid', 'the confirmation link is unknown, used or expired');
-      await trx.updateTable('email_confirmations').set({ used_at: now }).where('id', '=', row.id).execute();
-      await trx.updateTable('accounts').set({ email: row.email, email_confirmed_at: now }).where('id', '=', row.account_id).execute();
+      await markConfirmationUsed(trx, row.id, now);
+      await setConfirmedEmail(trx, row.account_id, row.email, now);
       return { accountId: row.account_id, email: row.email };
     });
   } catch (err: unknown) {
     if (isUniqueViolation(err)) throw new DomainError('email_in_use', 'this e-mail address belongs to another account');
     throw err;
   }
-}
-
-/** The newest unused, unexpired address awaiting confirmation for an account, if any. */
-export async function pendingEmail(db: Kysely<DB>, accountId: bigint, now: Date): Promise<string | null> {
-  const row = await db
-    .selectFrom('email_confirmations')
-    .select('email')
-    .where('account_id', '=', accountId)
-    .where('used_at', 'is', null)
-    .where('expires_at', '>', now)
-    .orderBy('id', 'desc')
-    .executeTakeFirst();
-  return row?.email ?? null;
 }

@@ -1,15 +1,9 @@
 import type { Limits } from '../limits/index.js';
 import { type Caller, DomainError } from '../rpc/index.js';
 import { gate, type SessionPlatform } from '../gate/index.js';
-import {
-  pendingEmail,
-  permitConfirmationMail,
-  requestConfirmation,
-  type ConfirmationDeps,
-  type ConfirmationPermit,
-} from './confirmation.js';
+import { permitConfirmationMail, requestConfirmation, type ConfirmationDeps, type ConfirmationPermit } from './confirmation.js';
 import { normalizeEmail } from './email.js';
-import { findAccount, linkedPlatforms } from './repository.js';
+import { emailHolder, findAccount, linkedPlatforms, newestPendingEmail, setDisplayName } from './repository.js';
 
 /** A profile as the caller's context may see it. */
 export interface ProfileView {
@@ -27,7 +21,7 @@ export interface ProfileView {
 export async function getProfile(deps: ConfirmationDeps, caller: Caller): Promise<ProfileView> {
   const account = await findAccount(deps.db, caller.accountId);
   if (!account || account.status === 'deleted') throw new DomainError('caller_required', 'the caller account does not exist');
-  const pending = await pendingEmail(deps.db, caller.accountId, deps.now());
+  const pending = await newestPendingEmail(deps.db, caller.accountId, deps.now());
   const confirmed = account.email_confirmed_at !== null;
   return {
     accountId: account.id,
@@ -70,14 +64,15 @@ export async function updateProfile(
 
   let permit: ConfirmationPermit | null = null;
   if (email !== null && !(email === account.email && account.email_confirmed_at !== null)) {
-    const holder = await deps.db.selectFrom('accounts').select('id').where('email', '=', email).executeTakeFirst();
-    if (holder && holder.id !== account.id) throw new DomainError('email_in_use', 'this e-mail address belongs to another account');
+    const holder = await emailHolder(deps.db, email);
+    if (holder !== undefined && holder !== account.id)
+      throw new DomainError('email_in_use', 'this e-mail address belongs to another account');
     // Counted before anything changes: a refused change leaves the profile as it was.
     await deps.limits.confirmationMail.take(account.id, address);
     permit = await permitConfirmationMail(deps.limits.confirmationRecipient, email);
   }
   if (displayName !== null) {
-    await deps.db.updateTable('accounts').set({ display_name: displayName }).where('id', '=', account.id).execute();
+    await setDisplayName(deps.db, account.id, displayName);
   }
   if (permit !== null) await requestConfirmation(deps, account.id, permit);
   return getProfile(deps, caller);

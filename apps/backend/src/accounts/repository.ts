@@ -82,3 +82,63 @@ export async function linkedPlatforms(db: Db, accountId: bigint): Promise<Platfo
   const rows = await db.selectFrom('platform_identities').select('kind').where('account_id', '=', accountId).orderBy('kind').execute();
   return rows.map((r) => r.kind);
 }
+
+/** The id of the account holding `email` (confirmed or not); undefined when none does. */
+export async function emailHolder(db: Db, email: string): Promise<bigint | undefined> {
+  const row = await db.selectFrom('accounts').select('id').where('email', '=', email).executeTakeFirst();
+  return row?.id;
+}
+
+/** Sets an account's display name. */
+export async function setDisplayName(db: Db, accountId: bigint, displayName: string): Promise<void> {
+  await db.updateTable('accounts').set({ display_name: displayName }).where('id', '=', accountId).execute();
+}
+
+/** Stores one hashed confirmation token for (account, address). */
+export async function insertEmailConfirmation(
+  db: Db,
+  values: { accountId: bigint; email: string; tokenHash: string; expiresAt: Date },
+): Promise<void> {
+  await db
+    .insertInto('email_confirmations')
+    .values({ account_id: values.accountId, email: values.email, token_hash: values.tokenHash, expires_at: values.expiresAt })
+    .execute();
+}
+
+/**
+ * The unused confirmation with this token hash that is still valid at `now`, row-locked until the
+ * transaction ends; undefined when there is none.
+ */
+export async function lockUsableConfirmation(trx: Transaction<DB>, tokenHash: string, now: Date) {
+  return trx
+    .selectFrom('email_confirmations')
+    .select(['id', 'account_id', 'email'])
+    .where('token_hash', '=', tokenHash)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+/** Marks a confirmation used at `now`. */
+export async function markConfirmationUsed(trx: Transaction<DB>, confirmationId: bigint, now: Date): Promise<void> {
+  await trx.updateTable('email_confirmations').set({ used_at: now }).where('id', '=', confirmationId).execute();
+}
+
+/** Makes `email` the account's confirmed address; raises unique_violation when another account holds it. */
+export async function setConfirmedEmail(trx: Transaction<DB>, accountId: bigint, email: string, now: Date): Promise<void> {
+  await trx.updateTable('accounts').set({ email, email_confirmed_at: now }).where('id', '=', accountId).execute();
+}
+
+/** The newest unused address still valid at `now` awaiting confirmation for an account; null when none. */
+export async function newestPendingEmail(db: Db, accountId: bigint, now: Date): Promise<string | null> {
+  const row = await db
+    .selectFrom('email_confirmations')
+    .select('email')
+    .where('account_id', '=', accountId)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .orderBy('id', 'desc')
+    .executeTakeFirst();
+  return row?.email ?? null;
+}

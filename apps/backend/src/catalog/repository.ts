@@ -53,6 +53,12 @@ export async function listProducts(db: Db, options: { includeInactive: boolean; 
   }));
 }
 
+/** Whether the catalog holds any product at all (active or not). */
+export async function hasAnyProduct(db: Db): Promise<boolean> {
+  const row = await db.selectFrom('catalog_products').select('id').limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
 /**
  * Creates or replaces a product with its atoms (found or created), prices and texts, in one
  * transaction; `catalog_products.title` is kept equal to the English text's title. A draft without

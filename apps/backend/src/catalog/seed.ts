@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/index.js';
 import type { ProductDraftInput } from './product.js';
-import { upsertProduct } from './repository.js';
+import { hasAnyProduct, upsertProduct } from './repository.js';
 
 /**
  * The small dev catalog: two chip packs (money, stars) and three value products (chips), each worded
@@ -74,8 +74,7 @@ export const DEV_CATALOG: readonly ProductDraftInput[] = [
 
 /** Inserts DEV_CATALOG when the catalog is empty; returns how many products it added. */
 export async function seedDevCatalog(db: Kysely<DB>, now: Date): Promise<number> {
-  const any = await db.selectFrom('catalog_products').select('id').limit(1).executeTakeFirst();
-  if (any) return 0;
+  if (await hasAnyProduct(db)) return 0;
   for (const product of DEV_CATALOG) await upsertProduct(db, product, now);
   return DEV_CATALOG.length;
 }

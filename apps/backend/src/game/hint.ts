@@ -1,4 +1,4 @@
-import { sql, type Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { DB } from '../db/index.js';
 import { type Segment, gate } from '../gate/index.js';
 import { requireSpender, spendWalletHint } from '../ledger/index.js';
@@ -7,7 +7,7 @@ import type { HintResult } from './codec.js';
 import type { GameDeps } from './deps.js';
 import { chooseWord } from './dictionary.js';
 import { lockSeatedGame, requireTurn } from './play.js';
-import type { GameRecord } from './repository.js';
+import { countHint, lockHintBenefits, takeHintAllowance, type GameRecord } from './repository.js';
 import { hintUnlockLeftSeconds, requiredLetter } from './rules.js';
 
 /**
@@ -73,18 +73,8 @@ export function utcDay(at: Date): string {
 /** Takes one free hint of the caller's UTC day; answers how many are left, or null when none was. */
 async function takeAllowance(trx: Transaction<DB>, accountId: bigint, now: Date, perDay: number): Promise<number | null> {
   if (perDay <= 0) return null;
-  const row = await trx
-    .insertInto('hint_allowances')
-    .values({ account_id: accountId, day: utcDay(now), used: 1 })
-    .onConflict((oc) =>
-      oc
-        .columns(['account_id', 'day'])
-        .doUpdateSet({ used: sql<number>`hint_allowances.used + 1` })
-        .where('hint_allowances.used', '<', perDay),
-    )
-    .returning('used')
-    .executeTakeFirst();
-  return row === undefined ? null : perDay - row.used;
+  const used = await takeHintAllowance(trx, accountId, utcDay(now), perDay);
+  return used === undefined ? null : perDay - used;
 }
 
 /** Takes one hint benefit from the first origin, in the context's gate order, that holds one. */
@@ -93,32 +83,10 @@ async function takeWalletHint(trx: Transaction<DB>, caller: Caller, gameId: bigi
   if (!decision.canSpend || decision.spendOrder.length === 0) {
     throw new DomainError('no_hints_left', 'no free hints left today, and wallet hints cannot be used in this app context');
   }
-  const rows = await trx
-    .selectFrom('benefits')
-    .select(['origin', 'hints'])
-    .where('account_id', '=', caller.accountId)
-    .where('origin', 'in', [...decision.spendOrder])
-    .orderBy('origin')
-    .forUpdate()
-    .execute();
+  const rows = await lockHintBenefits(trx, caller.accountId, decision.spendOrder);
   const held = new Map(rows.map((r) => [r.origin, r.hints]));
   const origin = decision.spendOrder.find((o) => (held.get(o) ?? 0n) > 0n);
   if (origin === undefined) throw new DomainError('no_hints_left', 'no free hints left today and no hints in the wallet');
   await spendWalletHint(trx, caller.accountId, origin, `hint in game ${gameId}`, now);
   return origin;
-}
-
-/** The seat's hints in this game and the player's hint statistic, each one up. */
-async function countHint(trx: Transaction<DB>, accountId: bigint, gameId: bigint, seat: number): Promise<void> {
-  await trx
-    .updateTable('game_seats')
-    .set((eb) => ({ hints_used: eb('hints_used', '+', 1) }))
-    .where('game_id', '=', gameId)
-    .where('seat', '=', seat)
-    .execute();
-  await trx
-    .insertInto('player_stats')
-    .values({ account_id: accountId, hints_used: 1n })
-    .onConflict((oc) => oc.column('account_id').doUpdateSet({ hints_used: sql<bigint>`player_stats.hints_used + 1` }))
-    .execute();
 }

@@ -1,14 +1,24 @@
 import type { Transaction } from 'kysely';
 import type { DB } from '../db/index.js';
-import type { GameVariant } from './game.table.js';
 import { type Caller, DomainError } from '../rpc/index.js';
 import { requireLiveCaller } from './caller.js';
 import type { MoveRecord } from './codec.js';
 import type { GameDeps } from './deps.js';
 import { chooseWord } from './dictionary.js';
-import { loadGame, seatOf, type GameRecord } from './repository.js';
+import {
+  finishForfeitedGame,
+  insertGame,
+  insertSeats,
+  isBlockedEitherWay,
+  loadGame,
+  lockActiveSeatsOf,
+  recordMove,
+  saveGameState,
+  seatOf,
+  type GameRecord,
+} from './repository.js';
 import { checkWord, isVariant, MAX_MOVES, normaliseWord, pointsOf, requiredLetter, VARIANTS, winnerByScore } from './rules.js';
-import { isBlockedEitherWay, requireTarget } from './targets.js';
+import { requireTarget } from './targets.js';
 
 /** A new game's settings as the caller asks for them. */
 export interface NewGame {
@@ -40,25 +50,10 @@ export async function createGame(deps: GameDeps, caller: Caller, input: NewGame)
       if (await isBlockedEitherWay(trx, caller.accountId, input.opponentAccountId))
         throw new DomainError('blocked', 'a block stands between you and this player');
     }
-    const id = await insertGame(trx, variant, input.vsAi, now);
-    await trx
-      .insertInto('game_seats')
-      .values([
-        { game_id: id, seat: 0, account_id: caller.accountId },
-        { game_id: id, seat: 1, account_id: input.vsAi ? null : input.opponentAccountId },
-      ])
-      .execute();
+    const id = await insertGame(trx, { variant, vsAi: input.vsAi, noRepeatWords: VARIANTS[variant].noRepeatWords, now });
+    await insertSeats(trx, id, caller.accountId, input.vsAi ? null : input.opponentAccountId);
     return mustLoad(trx, id);
   });
-}
-
-async function insertGame(trx: Transaction<DB>, variant: GameVariant, vsAi: boolean, now: Date): Promise<bigint> {
-  const { id } = await trx
-    .insertInto('games')
-    .values({ variant, vs_ai: vsAi, no_repeat_words: VARIANTS[variant].noRepeatWords, turn: 0, created_at: now, updated_at: now })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return id;
 }
 
 async function mustLoad(trx: Transaction<DB>, id: bigint): Promise<GameRecord> {
@@ -112,7 +107,7 @@ export async function playMove(deps: GameDeps, caller: Caller, gameId: bigint, r
         game.lastRobotMoveAt = now;
       }
     }
-    await saveState(trx, game, now);
+    await saveGameState(trx, game, now);
     return { game: await mustLoad(trx, game.id), seat, moves };
   });
   for (const move of outcome.moves) deps.bus.publish(outcome.game.id, { kind: 'moved', game: outcome.game, move });
@@ -133,16 +128,7 @@ async function applyMove(
   now: Date,
 ): Promise<MoveRecord> {
   const move: MoveRecord = { moveNo: game.moves + 1, seat, word, points: pointsOf(word), byRobot, at: now };
-  await trx
-    .insertInto('game_moves')
-    .values({ game_id: game.id, move_no: move.moveNo, seat, word, points: move.points, by_robot: byRobot, created_at: now })
-    .execute();
-  await trx
-    .updateTable('game_seats')
-    .set((eb) => ({ score: eb('score', '+', move.points) }))
-    .where('game_id', '=', game.id)
-    .where('seat', '=', seat)
-    .execute();
+  await recordMove(trx, game.id, move);
   const mover = game.seats[seat];
   if (mover) mover.score += move.points;
   game.moves = move.moveNo;
@@ -160,23 +146,6 @@ function finish(game: GameRecord, winner: number | null, reason: NonNullable<Gam
   game.finishReason = reason;
 }
 
-async function saveState(trx: Transaction<DB>, game: GameRecord, now: Date): Promise<void> {
-  await trx
-    .updateTable('games')
-    .set({
-      status: game.status,
-      turn: game.turn,
-      last_word: game.lastWord,
-      moves: game.moves,
-      winner: game.winner,
-      finish_reason: game.finishReason,
-      last_robot_move_at: game.lastRobotMoveAt,
-      updated_at: now,
-    })
-    .where('id', '=', game.id)
-    .execute();
-}
-
 /** The caller gives up an active game (at any turn); the other seat wins. */
 export async function resign(deps: GameDeps, caller: Caller, gameId: bigint): Promise<{ game: GameRecord; seat: number }> {
   const now = deps.now();
@@ -184,7 +153,7 @@ export async function resign(deps: GameDeps, caller: Caller, gameId: bigint): Pr
     const { game, seat } = await lockSeatedGame(trx, caller, gameId);
     if (game.status !== 'active') throw new DomainError('game_finished', 'the game is over');
     finish(game, seat === 0 ? 1 : 0, 'resigned');
-    await saveState(trx, game, now);
+    await saveGameState(trx, game, now);
     return { game: await mustLoad(trx, game.id), seat };
   });
   deps.bus.publish(outcome.game.id, { kind: 'resigned', game: outcome.game, seat: outcome.seat });
@@ -196,21 +165,7 @@ export async function resign(deps: GameDeps, caller: Caller, gameId: bigint): Pr
  * with reason `opponent_deleted`. Runs in the deletion's transaction; returns the game ids.
  */
 export async function forfeitGamesOf(trx: Transaction<DB>, accountId: bigint, now: Date): Promise<Array<{ gameId: bigint; seat: number }>> {
-  const rows = await trx
-    .selectFrom('game_seats as s')
-    .innerJoin('games as g', 'g.id', 's.game_id')
-    .select(['s.game_id', 's.seat'])
-    .where('s.account_id', '=', accountId)
-    .where('g.status', '=', 'active')
-    .orderBy('s.game_id')
-    .forUpdate()
-    .execute();
-  for (const r of rows) {
-    await trx
-      .updateTable('games')
-      .set({ status: 'finished', turn: null, winner: r.seat === 0 ? 1 : 0, finish_reason: 'opponent_deleted', updated_at: now })
-      .where('id', '=', r.game_id)
-      .execute();
-  }
-  return rows.map((r) => ({ gameId: r.game_id, seat: r.seat }));
+  const seats = await lockActiveSeatsOf(trx, accountId);
+  for (const { gameId, seat } of seats) await finishForfeitedGame(trx, gameId, seat === 0 ? 1 : 0, now);
+  return seats;
 }

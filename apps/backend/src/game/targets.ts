@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../db/index.js';
 import { DomainError, type DomainErrorCode } from '../rpc/index.js';
+import { accountStatus } from './repository.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -17,19 +18,7 @@ export async function requireTarget(
 ): Promise<void> {
   if (targetId <= 0n) throw new DomainError(selfCode, 'account_id must be a positive integer');
   if (targetId === callerId) throw new DomainError(selfCode, 'you cannot aim this at yourself');
-  const row = await db.selectFrom('accounts').select('status').where('id', '=', targetId).executeTakeFirst();
-  if (!row) throw new DomainError('unknown_account', 'no such account');
-  if (row.status === 'deleted') throw new DomainError('account_deleted', 'the account is deleted');
-}
-
-/** Whether either account blocks the other. */
-export async function isBlockedEitherWay(db: Db, a: bigint, b: bigint): Promise<boolean> {
-  const row = await db
-    .selectFrom('blocks')
-    .select('blocker_id')
-    .where((eb) =>
-      eb.or([eb.and([eb('blocker_id', '=', a), eb('blocked_id', '=', b)]), eb.and([eb('blocker_id', '=', b), eb('blocked_id', '=', a)])]),
-    )
-    .executeTakeFirst();
-  return row !== undefined;
+  const status = await accountStatus(db, targetId);
+  if (status === undefined) throw new DomainError('unknown_account', 'no such account');
+  if (status === 'deleted') throw new DomainError('account_deleted', 'the account is deleted');
 }

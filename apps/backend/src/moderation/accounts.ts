@@ -4,6 +4,7 @@ import type { DB } from '../db/index.js';
 import type { AccountStatus, PlatformKind } from '../accounts/index.js';
 import { SEGMENTS, type Segment } from '../gate/index.js';
 import { DomainError } from '../rpc/index.js';
+import { accountIdsByEmail, accountIdsById, accountRows, benefitHints, identityOwners, identityRows, segmentBalances } from './store.js';
 
 /** What the console shows of an account. */
 export interface AccountSummary {
@@ -43,12 +44,9 @@ export async function findAccounts(db: Kysely<DB>, rawQuery: string | null, now:
   if (typed?.[1] !== undefined && typed[2] !== undefined) {
     ids = await identityOwners(db, typed[2], typed[1] as PlatformKind);
   } else if (query.includes('@')) {
-    ids = (await db.selectFrom('accounts').select('id').where('email', '=', query.toLowerCase()).execute()).map((r) => r.id);
+    ids = await accountIdsByEmail(db, query.toLowerCase());
   } else if (/^\d{1,19}$/.test(query)) {
-    const byId =
-      BigInt(query) <= 9_223_372_036_854_775_807n
-        ? (await db.selectFrom('accounts').select('id').where('id', '=', BigInt(query)).execute()).map((r) => r.id)
-        : [];
+    const byId = BigInt(query) <= 9_223_372_036_854_775_807n ? await accountIdsById(db, BigInt(query)) : [];
     ids = [...byId, ...(await identityOwners(db, query, null))];
   } else {
     ids = await identityOwners(db, query, null);
@@ -56,27 +54,11 @@ export async function findAccounts(db: Kysely<DB>, rawQuery: string | null, now:
   return summaries(db, [...new Set(ids)].slice(0, SEARCH_LIMIT), now);
 }
 
-async function identityOwners(db: Kysely<DB>, externalId: string, kind: PlatformKind | null): Promise<bigint[]> {
-  let q = db.selectFrom('platform_identities').select('account_id').where('external_id', '=', externalId);
-  if (kind !== null) q = q.where('kind', '=', kind);
-  return (await q.execute()).map((r) => r.account_id);
-}
-
 /** Summaries of the given accounts, newest first. */
 export async function summaries(db: Kysely<DB> | Transaction<DB>, ids: readonly bigint[], now: Date): Promise<AccountSummary[]> {
   if (ids.length === 0) return [];
-  const accounts = await db
-    .selectFrom('accounts')
-    .select(['id', 'display_name', 'email', 'status', 'suspended_until', 'chat_muted', 'created_at'])
-    .where('id', 'in', [...ids])
-    .orderBy('id', 'desc')
-    .execute();
-  const identities = await db
-    .selectFrom('platform_identities')
-    .select(['account_id', 'kind', 'external_id'])
-    .where('account_id', 'in', [...ids])
-    .orderBy('id')
-    .execute();
+  const accounts = await accountRows(db, ids);
+  const identities = await identityRows(db, ids);
   const balances = await balancesOf(db, ids);
   return accounts.map((a) => ({
     id: a.id,
@@ -94,16 +76,8 @@ export async function summaries(db: Kysely<DB> | Transaction<DB>, ids: readonly 
 
 /** Chips and hints per account and segment (segment order), for segments with a wallet or benefit row. */
 async function balancesOf(db: Kysely<DB> | Transaction<DB>, ids: readonly bigint[]): Promise<Map<bigint, AccountBalance[]>> {
-  const chips = await db
-    .selectFrom('wallet_segments')
-    .select(['account_id', 'segment', 'balance'])
-    .where('account_id', 'in', [...ids])
-    .execute();
-  const hints = await db
-    .selectFrom('benefits')
-    .select(['account_id', 'origin', 'hints'])
-    .where('account_id', 'in', [...ids])
-    .execute();
+  const chips = await segmentBalances(db, ids);
+  const hints = await benefitHints(db, ids);
   const out = new Map<bigint, AccountBalance[]>();
   for (const id of ids) {
     const rows = SEGMENTS.flatMap((segment) => {

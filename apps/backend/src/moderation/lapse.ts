@@ -2,6 +2,7 @@ import type { Logger } from '@wordgame/logging';
 import { audit } from '../operator-audit/index.js';
 import { summaries } from './accounts.js';
 import { pushChatGate, type ModerationDeps } from './moderate.js';
+import { liftLapsedBlocks } from './store.js';
 import { createTicker } from '../support/index.js';
 
 const BATCH = 100;
@@ -22,29 +23,9 @@ export interface LapseLoop {
 export function createLapseLoop(deps: ModerationDeps, intervalMs: number, logger: Logger = deps.logger): LapseLoop {
   async function tick(now: Date = deps.now()): Promise<number> {
     const lapsed = await deps.db.transaction().execute(async (trx) => {
-      const rows = await trx
-        .updateTable('accounts')
-        .set({ status: 'active', suspended_until: null })
-        .where('id', 'in', (eb) =>
-          eb
-            .selectFrom('accounts')
-            .select('id')
-            .where('status', '=', 'suspended')
-            .where('suspended_until', 'is not', null)
-            .where('suspended_until', '<=', now)
-            .orderBy('suspended_until')
-            .limit(BATCH)
-            .forUpdate()
-            .skipLocked(),
-        )
-        .returning('id')
-        .execute();
-      for (const r of rows) await audit(trx, { operatorId: null, action: 'block_lapsed', target: `account:${r.id}`, outcome: 'ok' });
-      return summaries(
-        trx,
-        rows.map((r) => r.id),
-        now,
-      );
+      const ids = await liftLapsedBlocks(trx, now, BATCH);
+      for (const id of ids) await audit(trx, { operatorId: null, action: 'block_lapsed', target: `account:${id}`, outcome: 'ok' });
+      return summaries(trx, ids, now);
     });
     for (const account of lapsed) await pushChatGate(deps, account, 'block_lapsed');
     if (lapsed.length > 0) logger.info({ lapsed: lapsed.length }, 'temporary blocks lapsed');

@@ -7,6 +7,7 @@ import type { CommandOutcome } from '../botcommands/index.js';
 import { accountSummary, type AccountSummary } from './accounts.js';
 import type { ChatGate } from '../botcommands/index.js';
 import type { Clock } from '../support/index.js';
+import { lockAccountStatus, type ModerationUpdate, updateModeration } from './store.js';
 
 export type ModerationKind = 'block' | 'temp_block' | 'unblock' | 'mute' | 'unmute';
 const KINDS: readonly ModerationKind[] = ['block', 'temp_block', 'unblock', 'mute', 'unmute'];
@@ -67,10 +68,10 @@ export async function moderate(
   }
   const reason = (input.reason ?? '').slice(0, 200);
   const account = await deps.db.transaction().execute(async (trx) => {
-    const row = await trx.selectFrom('accounts').select(['id', 'status']).where('id', '=', input.accountId).forUpdate().executeTakeFirst();
+    const row = await lockAccountStatus(trx, input.accountId);
     if (!row) throw new DomainError('unknown_account', 'no such account');
     if (row.status === 'deleted') throw new DomainError('invalid_action', 'a deleted account cannot be moderated');
-    const update =
+    const update: ModerationUpdate =
       action === 'block'
         ? { status: 'suspended' as const, suspended_until: null }
         : action === 'temp_block'
@@ -78,7 +79,7 @@ export async function moderate(
           : action === 'unblock'
             ? { status: 'active' as const, suspended_until: null }
             : { chat_muted: action === 'mute' };
-    await trx.updateTable('accounts').set(update).where('id', '=', row.id).execute();
+    await updateModeration(trx, row.id, update);
     await audit(trx, {
       operatorId,
       action,

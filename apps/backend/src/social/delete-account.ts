@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../db/index.js';
 import { forfeitGamesOf } from '../game/index.js';
 import { DomainError } from '../rpc/index.js';
+import { lockAccountStatus, markAccountDeleted } from './store.js';
 
 /** What a soft delete did. */
 export interface Deletion {
@@ -21,16 +22,10 @@ export interface Deletion {
  */
 export async function softDeleteAccount(db: Kysely<DB>, accountId: bigint, now: Date): Promise<Deletion> {
   return db.transaction().execute(async (trx) => {
-    const account = await trx.selectFrom('accounts').select('status').where('id', '=', accountId).forUpdate().executeTakeFirst();
-    if (!account || account.status === 'deleted') throw new DomainError('caller_required', 'the caller account does not exist');
-    await trx
-      .updateTable('accounts')
-      .set({ status: 'deleted', deleted_at: now, email: null, email_confirmed_at: null })
-      .where('id', '=', accountId)
-      .execute();
-    await trx.deleteFrom('email_confirmations').where('account_id', '=', accountId).execute();
-    const revoked = await trx.deleteFrom('sessions').where('account_id', '=', accountId).executeTakeFirst();
+    const status = await lockAccountStatus(trx, accountId);
+    if (status === undefined || status === 'deleted') throw new DomainError('caller_required', 'the caller account does not exist');
+    const sessionsRevoked = await markAccountDeleted(trx, accountId, now);
     const forfeited = await forfeitGamesOf(trx, accountId, now);
-    return { sessionsRevoked: Number(revoked.numDeletedRows), forfeited };
+    return { sessionsRevoked, forfeited };
   });
 }

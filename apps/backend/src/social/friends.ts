@@ -1,34 +1,10 @@
-import type { Transaction } from 'kysely';
 import { isUniqueViolation } from '../accounts/index.js';
-import type { DB } from '../db/index.js';
 import { requireLiveCaller, type GameDeps, isBlockedEitherWay, requireTarget } from '../game/index.js';
 import { DomainError } from '../rpc/index.js';
+import { acceptFriendship, insertFriendRequest, lockFriendshipPair } from './store.js';
 
 /** The friendship between the caller and another account, from the caller's side. */
 export type FriendshipStatus = 'pending_outgoing' | 'pending_incoming' | 'friends';
-
-async function pairRow(trx: Transaction<DB>, a: bigint, b: bigint) {
-  return trx
-    .selectFrom('friendships')
-    .select(['requester_id', 'status'])
-    .where((eb) =>
-      eb.or([
-        eb.and([eb('requester_id', '=', a), eb('addressee_id', '=', b)]),
-        eb.and([eb('requester_id', '=', b), eb('addressee_id', '=', a)]),
-      ]),
-    )
-    .forUpdate()
-    .executeTakeFirst();
-}
-
-async function acceptRow(trx: Transaction<DB>, requester: bigint, addressee: bigint, now: Date): Promise<void> {
-  await trx
-    .updateTable('friendships')
-    .set({ status: 'accepted', accepted_at: now })
-    .where('requester_id', '=', requester)
-    .where('addressee_id', '=', addressee)
-    .execute();
-}
 
 /**
  * Asks `targetId` for friendship. Refused for a deleted target (`account_deleted`), an unknown
@@ -44,17 +20,14 @@ export async function sendFriendRequest(deps: GameDeps, callerId: bigint, target
         await requireTarget(trx, callerId, targetId);
         if (await isBlockedEitherWay(trx, callerId, targetId))
           throw new DomainError('blocked', 'a block stands between you and this player');
-        const row = await pairRow(trx, callerId, targetId);
+        const row = await lockFriendshipPair(trx, callerId, targetId);
         if (!row) {
-          await trx
-            .insertInto('friendships')
-            .values({ requester_id: callerId, addressee_id: targetId, status: 'pending', created_at: now })
-            .execute();
+          await insertFriendRequest(trx, callerId, targetId, now);
           return 'pending_outgoing';
         }
         if (row.status === 'accepted') return 'friends';
         if (row.requester_id === callerId) return 'pending_outgoing';
-        await acceptRow(trx, targetId, callerId, now);
+        await acceptFriendship(trx, targetId, callerId, now);
         return 'friends';
       });
     } catch (err: unknown) {
@@ -70,11 +43,11 @@ export async function acceptFriendRequest(deps: GameDeps, callerId: bigint, targ
   return deps.db.transaction().execute(async (trx): Promise<FriendshipStatus> => {
     await requireLiveCaller(trx, callerId);
     await requireTarget(trx, callerId, targetId);
-    const row = await pairRow(trx, callerId, targetId);
+    const row = await lockFriendshipPair(trx, callerId, targetId);
     if (row?.status === 'accepted') return 'friends';
     if (!row || row.requester_id !== targetId)
       throw new DomainError('unknown_friend_request', 'this account has not asked you for friendship');
-    await acceptRow(trx, targetId, callerId, now);
+    await acceptFriendship(trx, targetId, callerId, now);
     return 'friends';
   });
 }

@@ -5,6 +5,7 @@ import { type GameDeps, loadGame } from '../game/index.js';
 import { writerFrom } from '../rpc/index.js';
 import { block, unblock } from './blocks.js';
 import { acceptFriendRequest, sendFriendRequest, type FriendshipStatus } from './friends.js';
+import { telegramIdentities } from './store.js';
 
 function targetOf(body: Uint8Array): bigint {
   return decodeTable(
@@ -28,14 +29,8 @@ function blockView(accountId: bigint, blocked: boolean): Uint8Array {
  * most once like every chat gate command; the outcome is logged, never awaited by the caller.
  */
 async function revokeChat(deps: GameDeps, accountId: bigint): Promise<void> {
-  const identities = await deps.db
-    .selectFrom('platform_identities')
-    .select('external_id')
-    .where('account_id', '=', accountId)
-    .where('kind', '=', 'telegram')
-    .execute();
-  for (const { external_id } of identities) {
-    const outcome = await deps.chatGate.send(external_id, false);
+  for (const externalId of await telegramIdentities(deps.db, accountId)) {
+    const outcome = await deps.chatGate.send(externalId, false);
     deps.logger.info(
       { accountId: String(accountId), allow: false, outcome: outcome.status, reason: 'account_deleted' },
       'chat gate command sent',

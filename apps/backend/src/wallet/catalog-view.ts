@@ -4,6 +4,7 @@ import { listProducts, textOf, type Product, type ProductPriceView } from '../ca
 import type { Language } from '@wordgame/i18n';
 import { type PaymentMethod, gate, type GateDecision } from '../gate/index.js';
 import { type Caller, DomainError } from '../rpc/index.js';
+import { catalogAccount } from './repository.js';
 
 /** The catalog as one context may see it (wallet.catalog). */
 export interface CatalogViewData {
@@ -61,11 +62,7 @@ export function projectCatalog(
 
 /** wallet.catalog for a caller: active products projected through the gate, worded in `language`. */
 export async function catalogFor(db: Kysely<DB>, caller: Caller, language: Language = 'en'): Promise<CatalogViewData> {
-  const account = await db
-    .selectFrom('accounts')
-    .select(['email_confirmed_at', 'status'])
-    .where('id', '=', caller.accountId)
-    .executeTakeFirst();
+  const account = await catalogAccount(db, caller.accountId);
   if (!account || account.status === 'deleted') throw new DomainError('caller_required', 'the caller account does not exist');
   const decision = gate({ ...caller.platform, emailConfirmed: account.email_confirmed_at !== null });
   return projectCatalog(await listProducts(db, { includeInactive: false }), decision, language);

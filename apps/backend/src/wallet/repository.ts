@@ -40,3 +40,8 @@ export async function readWallet(db: Kysely<DB>, accountId: bigint): Promise<{ s
   }
   return { segments, benefits };
 }
+
+/** The caller-account fields wallet.catalog gates on; undefined when there is no such account. */
+export async function catalogAccount(db: Kysely<DB>, accountId: bigint) {
+  return db.selectFrom('accounts').select(['email_confirmed_at', 'status']).where('id', '=', accountId).executeTakeFirst();
+}
