@@ -1,6 +1,6 @@
 import type { Logger } from '@wordgame/logging';
 import type { BackendClients } from '../backend/index.js';
-import { createIntakeHandlers } from './intake.js';
+import { createIntakeHandlers } from './relay.js';
 import { createLinkHandler, type LinkHandlerDeps } from './link-handler.js';
 
 /** The botlink.v1.BotLink implementation: the Link stream and the three unary RPCs proxied to the backend. */

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { createLogger } from '@wordgame/logging';
-import { intakeFailure } from '../src/botlink/intake.js';
+import { intakeFailure } from '../src/botlink/relay.js';
 
 function capturingLogger(): { lines: string[]; logger: ReturnType<typeof createLogger> } {
   const lines: string[] = [];
