@@ -8,7 +8,7 @@ export type { PaymentDeps } from './deps.js';
 export { paymentsService } from './orders/service.js';
 export { notificationService } from './card/notifications.js';
 export { starsIntakeMethods } from './stars/intake.js';
-export { botIntakeService } from './chat-eligibility/service.js';
+export { chatEligibilityMethods } from './chat-eligibility/service.js';
 export { createReaper, type Reaper } from './reaper/reaper.js';
 export { createStarRefunder, type StarRefunder } from './refunds/star-refunds.js';
 export { refundOrder, type ConsoleRefund } from './refunds/console.js';

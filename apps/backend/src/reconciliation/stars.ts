@@ -60,26 +60,26 @@ export async function reconcileStars(
   const base = { rail: 'stars' as const, provider: PROVIDER, providerCurrency: 'XTR' };
   const findings: Finding[] = [];
 
-  const chargeIds = [...new Set(txs.map((t) => t.id))];
+  const platformChargeIds = [...new Set(txs.map((t) => t.id))];
   const payloads = payments.map((t) => t.payload).filter(isOrderId);
   const orders =
-    chargeIds.length === 0
+    platformChargeIds.length === 0
       ? []
       : await db
           .selectFrom('orders')
           .selectAll()
           .where('rail', '=', 'stars')
-          .where((w) => w.or([w('platform_charge_id', 'in', chargeIds), ...(payloads.length > 0 ? [w('id', 'in', payloads)] : [])]))
+          .where((w) => w.or([w('platform_charge_id', 'in', platformChargeIds), ...(payloads.length > 0 ? [w('id', 'in', payloads)] : [])]))
           .execute();
   const byCharge = new Map(orders.filter((o) => o.platform_charge_id !== null).map((o) => [o.platform_charge_id ?? '', o]));
   const byId = new Map(orders.map((o) => [o.id, o]));
   const unmatched =
-    chargeIds.length === 0
+    platformChargeIds.length === 0
       ? []
       : await db
           .selectFrom('unmatched_payments')
           .select(['platform_charge_id', 'refund_status'])
-          .where('platform_charge_id', 'in', chargeIds)
+          .where('platform_charge_id', 'in', platformChargeIds)
           .execute();
   const unmatchedBy = new Map(unmatched.map((u) => [u.platform_charge_id, u]));
 

@@ -38,7 +38,7 @@ const notificationSchema = z.object({
  * payment id). Throws intake_unavailable when it could not decide (provider unreachable, database
  * failure) so the provider redelivers.
  */
-export async function intakeNotification(deps: PaymentDeps, providerName: string | null, body: Uint8Array): Promise<Disposition> {
+export async function handleNotification(deps: PaymentDeps, providerName: string | null, body: Uint8Array): Promise<Disposition> {
   const card = deps.card;
   if (!card || providerName !== card.provider.name) throw paymentError('unknown_provider', 'no card provider by this name');
   let parsed: z.infer<typeof notificationSchema>;
@@ -153,7 +153,7 @@ export function notificationService(deps: PaymentDeps): ServiceImpl<typeof backe
           body: t.bodyArray() ?? new Uint8Array(),
         }),
       );
-      const d = await intakeNotification(deps, n.provider, n.body);
+      const d = await handleNotification(deps, n.provider, n.body);
       deps.logger.info({ provider: n.provider, disposition: d.disposition, detail: d.detail }, 'provider notification');
       return {
         body: encodeTable((b) =>

@@ -53,7 +53,7 @@ function readNotification(req: Request): RawNotification {
  * the backend handled or ignored it; the disposition is logged, never told to the sender. 503 when
  * the backend could not decide or is down, so the provider redelivers.
  */
-export function intakeOperations(backend: BackendClients): Operation[] {
+export function notificationOperations(backend: BackendClients): Operation[] {
   return PROVIDERS.map(
     (provider): Operation => ({
       name: `payments.notification.${provider}`,

@@ -11,8 +11,8 @@ const STATUSES = ['', 'pending', 'refunded', 'failed'] as const;
 interface Row {
   id: bigint;
   createdAt: bigint;
-  chargeId: string;
-  orderRef: string;
+  platformChargeId: string;
+  orderId: string;
   amount: bigint;
   payerId: bigint;
   reason: string;
@@ -33,8 +33,8 @@ function readList(body: Uint8Array) {
         return {
           id: p?.id() ?? 0n,
           createdAt: p?.createdAtUnix() ?? 0n,
-          chargeId: p?.chargeId() ?? '',
-          orderRef: p?.orderRef() ?? '',
+          platformChargeId: p?.chargeId() ?? '',
+          orderId: p?.orderRef() ?? '',
           amount: p?.amount() ?? 0n,
           payerId: p?.payerId() ?? 0n,
           reason: p?.reason() ?? '',
@@ -53,7 +53,7 @@ const utc = (unix: bigint) => (unix === 0n ? '' : `${new Date(Number(unix) * 100
 const STATUS_TEXT: Record<string, string> = { pending: 'refund pending', refunded: 'refunded', failed: 'refund failed' };
 
 function rowHtml(r: Row) {
-  return html`<tr data-charge="${r.chargeId}" data-status="${r.status}"><td>${utc(r.createdAt)}</td><td>${r.chargeId}</td><td>${r.orderRef}</td><td class="num">${r.amount} XTR</td>
+  return html`<tr data-charge="${r.platformChargeId}" data-status="${r.status}"><td>${utc(r.createdAt)}</td><td>${r.platformChargeId}</td><td>${r.orderId}</td><td class="num">${r.amount} XTR</td>
 <td>${r.payerId}</td><td>${r.reason}</td><td class="status">${STATUS_TEXT[r.status] ?? r.status}</td><td class="num">${r.attempts}</td><td class="error">${r.error}</td><td>${utc(r.refundedAt)}</td></tr>`;
 }
 
