@@ -1,6 +1,6 @@
 /**
  * The payment feature's one public entry: orders, the card rail (provider, notifications, settle),
- * the stars rail (pre-checkout, forwarded payments), refunds, the bot intake service and the reaper.
+ * the stars rail (pre-checkout, forwarded payments), refunds, the chat-eligibility method of the bot intake (BotIntakeService) and the reaper.
  * Other features and app.ts import from here only; the folders below are the feature's internals.
  */
 export { paymentDeps } from './module.js';

@@ -33,6 +33,12 @@ export interface FailingRows {
   oldestAgeMs: number;
 }
 
+/**
+ * A row as SQLite returns it. The key column keeps its first name, `charge_id`: a renamed column
+ * would stop the previous release's bot (a rollback) and its outbox command from reading the
+ * waiting payments. This interface, COLUMNS, the SQL below and `rowOf` are the only places that
+ * name it; everything else says `platformChargeId`.
+ */
 interface RawRow {
   charge_id: string;
   order_id: string;

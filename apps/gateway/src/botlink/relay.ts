@@ -48,7 +48,8 @@ function required(value: string, field: string): string {
 }
 
 /**
- * The bot-link's unary RPCs, each proxied to backend.v1.BotIntakeService with FlatBuffers bodies.
+ * The bot-link relay: its unary RPCs, each proxied to the backend intake (backend.v1.BotIntakeService)
+ * with FlatBuffers bodies.
  * Nothing is answered locally: the result is always the backend's (or an error, never a guess).
  */
 export function createRelayHandlers(backend: BackendClients, logger: Logger) {

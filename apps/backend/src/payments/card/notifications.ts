@@ -141,7 +141,11 @@ async function reread<T>(call: () => Promise<T>): Promise<T | null> {
   }
 }
 
-/** backend.v1.NotificationService (no caller headers: the gateway's intake route). */
+/**
+ * backend.v1.NotificationService (no caller headers: the gateway's notification route). Its method
+ * keeps the wire name `Intake` (a renamed Connect method would fail every call from a gateway of the
+ * previous release); it is handleNotification.
+ */
 export function notificationService(deps: PaymentDeps): ServiceImpl<typeof backendApi.NotificationService> {
   return {
     async intake(req) {

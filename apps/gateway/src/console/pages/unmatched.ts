@@ -22,6 +22,7 @@ interface Row {
   refundedAt: bigint;
 }
 
+/** The page's rows from an UnmatchedList; its `charge_id` and `order_id` fields are read into the one names used here. */
 function readList(body: Uint8Array) {
   return decodeTable(
     body,
