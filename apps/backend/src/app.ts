@@ -9,7 +9,7 @@ import { catalogAdminService, refundService } from './operators/index.js';
 import { seedDevCatalog } from './catalog/index.js';
 import { inflightGraceMs, STOP_CLOSE_RESERVE_MS, type BackendConfig, cardPriceCurrencies } from './config/index.js';
 import {
-  botIntakeService,
+  chatEligibilityMethods,
   createReaper,
   createStarRefunder,
   notificationService,
@@ -140,7 +140,7 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
             service: backendApi.CatalogAdminService,
             impl: catalogAdminService(db.db, logger, clock, cardPriceCurrencies(payments.card?.shops)),
           },
-          { service: backendApi.BotIntakeService, impl: { ...botIntakeService(db.db, clock), ...starsIntakeMethods(payments) } },
+          { service: backendApi.BotIntakeService, impl: { ...chatEligibilityMethods(db.db, clock), ...starsIntakeMethods(payments) } },
           { service: backendApi.PaymentsService, impl: paymentsService(payments, limits.orderCreate) },
           { service: backendApi.NotificationService, impl: notificationService(payments) },
           { service: backendApi.RefundService, impl: refundService(payments) },

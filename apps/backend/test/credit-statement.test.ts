@@ -23,11 +23,11 @@ describe('credit statement memoised per shape', () => {
         optional(fc.constantFrom('stars' as const, 'card' as const)),
         optional(fc.bigInt({ min: 1n, max: 2n ** 40n })),
         optional(fc.string({ minLength: 1 })),
-        (orderId, now, settlement: Settlement, rail, amount, newChargeId) => {
+        (orderId, now, settlement: Settlement, rail, amount, newPlatformChargeId) => {
           const guard: CreditGuard = {};
           if (rail !== undefined) guard.rail = rail;
           if (amount !== undefined) guard.amount = amount;
-          if (newChargeId !== undefined) guard.newChargeId = newChargeId;
+          if (newPlatformChargeId !== undefined) guard.newPlatformChargeId = newPlatformChargeId;
           const memoised = creditStatement(db, orderId, settlement, now, guard);
           const direct = compileCredit(db, orderId, settlement, now, guard);
           expect(memoised.sql).toBe(direct.sql);

@@ -64,7 +64,7 @@ describe('BotIntakeService.ResolveChatEligibility', () => {
 });
 
 describe('BotIntakeService as the backend registers it', () => {
-  it('answers all three methods: chat eligibility (payments/intake/service.ts), pre-checkout and payment intake (payments/stars/intake.ts)', async () => {
+  it('answers all three methods: chat eligibility (payments/chat-eligibility/service.ts), pre-checkout and payment intake (payments/stars/intake.ts)', async () => {
     const h = await startHarness({ REAPER_INTERVAL_MS: '0' });
     try {
       const client = h.client(backendApi.BotIntakeService);

@@ -9,7 +9,7 @@ import { createOrder } from '../src/payments/orders/create.js';
 import type { BotCommands } from '../src/botcommands/index.js';
 import type { PaymentDeps } from '../src/payments/deps.js';
 import { paymentDeps } from '../src/payments/module.js';
-import { intakeNotification } from '../src/payments/card/notifications.js';
+import { handleNotification } from '../src/payments/card/notifications.js';
 import { forwardPayment, validatePreCheckout } from '../src/payments/stars/intake.js';
 import { createReaper, type Reaper } from '../src/payments/reaper/reaper.js';
 import { refundOrder } from '../src/payments/refunds/console.js';
@@ -109,12 +109,12 @@ describe('money conservation: random interleavings of both rails on PostgreSQL',
     }
   }
 
-  async function forwardOne(run: Run, chargeId: string, answerLost: boolean): Promise<void> {
-    const charge = platform.charges.get(chargeId);
+  async function forwardOne(run: Run, platformChargeId: string, answerLost: boolean): Promise<void> {
+    const charge = platform.charges.get(platformChargeId);
     if (!charge) throw new Error('unknown charge');
-    await forwardPayment(deps, { orderRef: charge.orderRef, chargeId, amount: charge.amount, platformUserId: charge.user });
+    await forwardPayment(deps, { orderId: charge.orderId, platformChargeId, amount: charge.amount, platformUserId: charge.user });
     // The answer reached the bot: it forgets the outbox row (a lost answer leaves it for a retry).
-    if (!answerLost) run.outbox = run.outbox.filter((c) => c !== chargeId);
+    if (!answerLost) run.outbox = run.outbox.filter((c) => c !== platformChargeId);
   }
 
   async function act(a: Action, run: Run): Promise<void> {
@@ -135,9 +135,9 @@ describe('money conservation: random interleavings of both rails on PostgreSQL',
         return;
       }
       case 'forward': {
-        const chargeId = run.outbox[a.pick % Math.max(run.outbox.length, 1)];
-        if (chargeId === undefined) return;
-        await Promise.all((a.duplicate ? [1, 2] : [1]).map(() => forwardOne(run, chargeId, a.answerLost)));
+        const platformChargeId = run.outbox[a.pick % Math.max(run.outbox.length, 1)];
+        if (platformChargeId === undefined) return;
+        await Promise.all((a.duplicate ? [1, 2] : [1]).map(() => forwardOne(run, platformChargeId, a.answerLost)));
         return;
       }
       case 'holdLapses':
@@ -150,7 +150,7 @@ describe('money conservation: random interleavings of both rails on PostgreSQL',
         await consoleRefund(run.stars, run, true);
         return;
       case 'paymentNotification':
-        await intakeNotification(
+        await handleNotification(
           deps,
           'yookassa',
           Buffer.from(JSON.stringify({ type: 'notification', event: 'payment.succeeded', object: { id: run.paymentId } })),
@@ -158,7 +158,7 @@ describe('money conservation: random interleavings of both rails on PostgreSQL',
         return;
       case 'refundNotification': {
         const refundId = emulator.control.payment(run.paymentId).refunds[0]?.id ?? `missing-${randomUUID()}`;
-        await intakeNotification(
+        await handleNotification(
           deps,
           'yookassa',
           Buffer.from(
@@ -252,24 +252,24 @@ describe('money conservation: random interleavings of both rails on PostgreSQL',
                   .execute();
           const starsRow = orders.find((o) => o.id === stars);
 
-          for (const chargeId of run.taken) {
-            const charge = platform.charges.get(chargeId);
-            const credited = orders.filter((o) => o.platform_charge_id === chargeId);
-            const returned = unmatched.filter((u) => u.platform_charge_id === chargeId);
+          for (const platformChargeId of run.taken) {
+            const charge = platform.charges.get(platformChargeId);
+            const credited = orders.filter((o) => o.platform_charge_id === platformChargeId);
+            const returned = unmatched.filter((u) => u.platform_charge_id === platformChargeId);
             // Exactly one home for every charge the platform took.
-            expect([chargeId, credited.length + returned.length]).toEqual([chargeId, 1]);
+            expect([platformChargeId, credited.length + returned.length]).toEqual([platformChargeId, 1]);
             if (returned.length === 1) {
               unmatchedSeen += 1;
-              expect([chargeId, returned[0]?.refund_status, charge?.refunded]).toEqual([chargeId, 'refunded', true]);
+              expect([platformChargeId, returned[0]?.refund_status, charge?.refunded]).toEqual([platformChargeId, 'refunded', true]);
               autoRefunded += 1;
             } else {
               // Credited: the stars stay with us unless an operator refunded, and then the ledger reverses exactly once.
               const reversals = rows(stars, 'refund');
               expect(rows(stars, 'purchase')).toHaveLength(1);
-              expect([chargeId, charge?.refunded]).toEqual([chargeId, reversals.length === 1]);
+              expect([platformChargeId, charge?.refunded]).toEqual([platformChargeId, reversals.length === 1]);
               expect(reversals.length).toBeLessThanOrEqual(1);
               if (reversals.length === 1) {
-                expect(reversals[0]?.refund_id).toBe(chargeId);
+                expect(reversals[0]?.refund_id).toBe(platformChargeId);
                 consoleStarRefunds += 1;
               }
             }

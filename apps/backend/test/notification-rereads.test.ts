@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { createLogger } from '@wordgame/logging';
 import { createBackendMetrics } from '../src/metrics/index.js';
-import { intakeNotification } from '../src/payments/card/notifications.js';
+import { handleNotification } from '../src/payments/card/notifications.js';
 import { RereadWindow } from '../src/payments/card/reread-window.js';
 import type { PaymentDeps } from '../src/payments/deps.js';
 import { createReaper } from '../src/payments/reaper/reaper.js';
@@ -47,11 +47,11 @@ describe('provider re-reads caused by notifications', () => {
     });
     const deps: PaymentDeps = { ...f.deps, card: { ...f.deps.card, provider }, metrics: metrics.payments, rereads };
     try {
-      const all = await Promise.all(Array.from({ length: 20 }, () => intakeNotification(deps, 'yookassa', hint(paymentId, orderId))));
+      const all = await Promise.all(Array.from({ length: 20 }, () => handleNotification(deps, 'yookassa', hint(paymentId, orderId))));
       // Each either shared the one re-read (its outcome) or met its window.
       for (const d of all) expect(['handled:not_settled', 'handled:reread_coalesced']).toContain(`${d.disposition}:${d.detail}`);
       expect(provider.reads).toEqual([paymentId]);
-      expect(await intakeNotification(deps, 'yookassa', hint(paymentId, orderId))).toEqual({
+      expect(await handleNotification(deps, 'yookassa', hint(paymentId, orderId))).toEqual({
         disposition: 'handled',
         detail: 'reread_coalesced',
       });

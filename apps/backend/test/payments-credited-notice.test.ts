@@ -99,7 +99,7 @@ describe('payment credited notice', () => {
     f.bot.respond = (c) => (c.payload.case === 'notify' ? { outcome: gatewayApi.Outcome.NO_BOT } : deliverInvoices(c));
     try {
       await expect(
-        forwardPayment(deps, { orderRef: order.orderId, chargeId: 'credit-notice-charge-4', amount: 150n, platformUserId: 93003n }),
+        forwardPayment(deps, { orderId: order.orderId, platformChargeId: 'credit-notice-charge-4', amount: 150n, platformUserId: 93003n }),
       ).resolves.toBe(true);
       const row = await f.db().selectFrom('orders').select(['state']).where('id', '=', order.orderId).executeTakeFirstOrThrow();
       expect(row.state).toBe('paid');

@@ -9,7 +9,7 @@ import { createOrder } from '../src/payments/orders/create.js';
 import type { BotCommands } from '../src/botcommands/index.js';
 import type { PaymentDeps } from '../src/payments/deps.js';
 import { paymentDeps } from '../src/payments/module.js';
-import { intakeNotification } from '../src/payments/card/notifications.js';
+import { handleNotification } from '../src/payments/card/notifications.js';
 import { forwardPayment } from '../src/payments/stars/intake.js';
 import { createReaper, type Reaper } from '../src/payments/reaper/reaper.js';
 import { refundOrder } from '../src/payments/refunds/console.js';
@@ -64,14 +64,14 @@ describe('payments property: random interleavings on PostgreSQL', () => {
       switch (a.kind) {
         case 'forward':
           await forwardPayment(deps, {
-            orderRef: ctx.stars,
-            chargeId: ctx.charges[a.charge],
+            orderId: ctx.stars,
+            platformChargeId: ctx.charges[a.charge],
             amount: a.amountOk ? 50n : 49n,
             platformUserId: 1n,
           });
           return;
         case 'paymentNotification':
-          await intakeNotification(
+          await handleNotification(
             deps,
             'yookassa',
             Buffer.from(JSON.stringify({ type: 'notification', event: 'payment.succeeded', object: { id: ctx.paymentId } })),
@@ -79,7 +79,7 @@ describe('payments property: random interleavings on PostgreSQL', () => {
           return;
         case 'refundNotification': {
           const refundId = emulator.control.payment(ctx.paymentId).refunds[0]?.id ?? `missing-${randomUUID()}`;
-          await intakeNotification(
+          await handleNotification(
             deps,
             'yookassa',
             Buffer.from(

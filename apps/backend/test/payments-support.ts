@@ -216,7 +216,7 @@ export async function preCheckout(intake: Client<typeof backendApi.BotIntakeServ
 export async function forward(
   intake: Client<typeof backendApi.BotIntakeService>,
   orderId: string,
-  chargeId: string,
+  platformChargeId: string,
   amount: bigint,
   userId = 777n,
 ) {
@@ -225,7 +225,7 @@ export async function forward(
       fb.PlatformPayment.createPlatformPayment(
         b,
         b.createString(orderId),
-        b.createString(chargeId),
+        b.createString(platformChargeId),
         amount,
         userId,
         b.createString('telegram'),

@@ -109,11 +109,11 @@ describe('stars reconciliation against the platform emulator on PostgreSQL', () 
   }
 
   /** A stars order the platform charged and the bot forwarded: credited. */
-  async function paidOrder(): Promise<{ orderId: string; chargeId: string }> {
+  async function paidOrder(): Promise<{ orderId: string; platformChargeId: string }> {
     const orderId = await pendingOrder();
-    const { telegramPaymentChargeId: chargeId } = platform.control.unforwardedCharge({ userId, amount: 50, payload: orderId });
-    expect(await forward(intake(), orderId, chargeId, 50n, BigInt(userId))).toBe(true);
-    return { orderId, chargeId };
+    const { telegramPaymentChargeId: platformChargeId } = platform.control.unforwardedCharge({ userId, amount: 50, payload: orderId });
+    expect(await forward(intake(), orderId, platformChargeId, 50n, BigInt(userId))).toBe(true);
+    return { orderId, platformChargeId };
   }
 
   it('a clean window reports nothing; a known unmatched payment is not reported again', async () => {
@@ -133,11 +133,11 @@ describe('stars reconciliation against the platform emulator on PostgreSQL', () 
     const neverForwarded = await pendingOrder();
     const lost = platform.control.unforwardedCharge({ userId, amount: 50, payload: neverForwarded }).telegramPaymentChargeId;
     const forgotten = await paidOrder();
-    platform.control.forgetCharge(forgotten.chargeId);
+    platform.control.forgetCharge(forgotten.platformChargeId);
     const altered = await paidOrder();
-    platform.control.alterCharge(altered.chargeId, 45);
+    platform.control.alterCharge(altered.platformChargeId, 45);
     const platformOnly = await paidOrder();
-    platform.control.platformRefund(platformOnly.chargeId);
+    platform.control.platformRefund(platformOnly.platformChargeId);
     const ledgerOnly = await paidOrder();
     expect((await refund(f.refunds, ledgerOnly.orderId)).status).toBe('succeeded');
     await paidOrder();
@@ -147,10 +147,10 @@ describe('stars reconciliation against the platform emulator on PostgreSQL', () 
     expect(rows).toEqual(
       expect.arrayContaining([
         ['taken_not_credited', neverForwarded, lost, null, null, 50n],
-        ['credited_not_taken', forgotten.orderId, forgotten.chargeId, null, 50n, null],
-        ['amount_mismatch', altered.orderId, altered.chargeId, null, 50n, 45n],
-        ['refund_provider_only', platformOnly.orderId, platformOnly.chargeId, platformOnly.chargeId, null, 50n],
-        ['refund_ledger_only', ledgerOnly.orderId, ledgerOnly.chargeId, ledgerOnly.chargeId, 50n, null],
+        ['credited_not_taken', forgotten.orderId, forgotten.platformChargeId, null, 50n, null],
+        ['amount_mismatch', altered.orderId, altered.platformChargeId, null, 50n, 45n],
+        ['refund_provider_only', platformOnly.orderId, platformOnly.platformChargeId, platformOnly.platformChargeId, null, 50n],
+        ['refund_ledger_only', ledgerOnly.orderId, ledgerOnly.platformChargeId, ledgerOnly.platformChargeId, 50n, null],
       ]),
     );
     expect(rows).toHaveLength(5);
@@ -166,12 +166,12 @@ describe('stars reconciliation against the platform emulator on PostgreSQL', () 
 
   it('credit and refund pressed at once on one stars row, on two replicas: exactly one happens, and the loser is told which', async () => {
     const from = new Date();
-    const rounds: Array<{ orderId: string; chargeId: string }> = [];
+    const rounds: Array<{ orderId: string; platformChargeId: string }> = [];
     for (let i = 0; i < 20; i += 1) {
       const orderId = await pendingOrder();
       rounds.push({
         orderId,
-        ...{ chargeId: platform.control.unforwardedCharge({ userId, amount: 50, payload: orderId }).telegramPaymentChargeId },
+        ...{ platformChargeId: platform.control.unforwardedCharge({ userId, amount: 50, payload: orderId }).telegramPaymentChargeId },
       });
     }
     const report = await reconciler.run(window(from), 'cli');
@@ -203,7 +203,7 @@ describe('stars reconciliation against the platform emulator on PostgreSQL', () 
         }
       };
       for (const [i, round] of rounds.entries()) {
-        const id = report.mismatches.find((m) => m.payment_ref === round.chargeId && m.kind === 'taken_not_credited')?.id;
+        const id = report.mismatches.find((m) => m.payment_ref === round.platformChargeId && m.kind === 'taken_not_credited')?.id;
         if (id === undefined) throw new Error(`no mismatch for round ${i}`);
         const [a, b] = i % 2 === 0 ? ['credit', 'refund'] : ['refund', 'credit'];
         const answers = await Promise.all([press(0, id, a ?? ''), press(1, id, b ?? '')]);
@@ -213,8 +213,10 @@ describe('stars reconciliation against the platform emulator on PostgreSQL', () 
         if (!winner || !loser || loser.ok) throw new Error('unreachable');
         const order = await f.db().selectFrom('orders').select('state').where('id', '=', round.orderId).executeTakeFirstOrThrow();
         const ledger = await f.db().selectFrom('ledger_operations').select('id').where('order_id', '=', round.orderId).execute();
-        const calls = platform.control.calls('refundStarPayment').filter((c) => c.params['telegram_payment_charge_id'] === round.chargeId);
-        const returned = platform.control.starRefunds().filter((r) => r.telegramPaymentChargeId === round.chargeId);
+        const calls = platform.control
+          .calls('refundStarPayment')
+          .filter((c) => c.params['telegram_payment_charge_id'] === round.platformChargeId);
+        const returned = platform.control.starRefunds().filter((r) => r.telegramPaymentChargeId === round.platformChargeId);
         expect({
           round: i,
           paid: order.state === 'paid',
@@ -277,7 +279,7 @@ describe('stars reconciliation against the platform emulator on PostgreSQL', () 
       expect(report.run.outcome).toBe('mismatches');
       const refs = report.mismatches.map((m) => `${m.kind} ${m.payment_ref}`);
       expect(refs.sort()).toEqual(lost.map((id) => `taken_not_credited ${id}`).sort());
-      expect(refs.some((r) => credited.some((c) => r.includes(c.chargeId)))).toBe(false);
+      expect(refs.some((r) => credited.some((c) => r.includes(c.platformChargeId)))).toBe(false);
       // oldest first: head, gallop and bisection over the history, then the window's pages; newest first: the window's pages
       expect(starCalls(mark)).toBeLessThanOrEqual(order === 'oldest_first' ? 12 : 4);
     },
@@ -292,7 +294,7 @@ describe('stars reconciliation against the platform emulator on PostgreSQL', () 
         Array.from({ length: 250 }, () => platform.control.unforwardedCharge({ userId, amount: 1, payload: '' }).telegramPaymentChargeId),
       );
       const grown: string[] = [];
-      let late: { orderId: string; chargeId: string } | null = null;
+      let late: { orderId: string; platformChargeId: string } | null = null;
       f.bot.respond = botOver(platform, {
         before: () => {
           // three new charges before every page: newest first, each one moves every offset on

@@ -124,7 +124,7 @@ describe('stars rail: one live approval per order, unmatched stars returned, con
       // A charge of another amount named the order: recorded as unmatched (being returned), the order still pending.
       const { orderId } = await newOrder('81005');
       expect(await forward(intake, orderId, 'charge-81005', 149n, 81005n)).toBe(false);
-      expect(await unmatched('charge-81005')).toMatchObject({ order_ref: orderId, reason: 'amount_mismatch' });
+      expect(await unmatched('charge-81005')).toMatchObject({ order_id: orderId, reason: 'amount_mismatch' });
       for (let i = 0; i < 2; i += 1) {
         expect(await preCheckout(intake, orderId, 150n, 'XTR')).toEqual({ ok: false, reason: DECLINE.charged });
       }
@@ -160,7 +160,7 @@ describe('stars rail: one live approval per order, unmatched stars returned, con
           .values({
             provider: 'telegram_stars',
             platform_charge_id: 'charge-81006',
-            order_ref: orderId,
+            order_id: orderId,
             amount: 149n,
             platform_user_id: 81006n,
             reason: 'amount_mismatch',

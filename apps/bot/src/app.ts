@@ -134,7 +134,7 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
             rpc.forwardPayment(
               create(botlink.ForwardPaymentRequestSchema, {
                 orderId: payment.orderId,
-                platformPaymentChargeId: payment.chargeId,
+                platformPaymentChargeId: payment.platformChargeId,
                 amount: payment.amount,
                 platformUserId: payment.platformUserId,
               }),
@@ -180,7 +180,7 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
               const row = outboxPaymentOf(payment, message);
               const added = paymentOutbox.add(row);
               logger.info(
-                { orderId: row.orderId, chargeId: row.chargeId, amount: Number(row.amount), added },
+                { orderId: row.orderId, platformChargeId: row.platformChargeId, amount: Number(row.amount), added },
                 'successful payment stored in the outbox',
               );
               paymentForwarder.notify();

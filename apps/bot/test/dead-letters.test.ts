@@ -126,7 +126,7 @@ describe('one bad outbox row never blocks the payments behind it (item 3)', () =
     const rows = read(path, (db) => new PaymentOutbox(db).entries());
     expect(rows).toEqual([
       expect.objectContaining({
-        chargeId: longCharge,
+        platformChargeId: longCharge,
         orderId: 'order-long',
         lastError: 'InvalidArgument: platform_payment_charge_id is too long',
       }),
@@ -172,7 +172,7 @@ describe('the bot SQLite file', () => {
     const db = openBotDb(path);
     const outbox = new PaymentOutbox(db);
     expect(outbox.due(Date.now())).toEqual([
-      { chargeId: 'stx-old', orderId: 'order-old', amount: 7n, platformUserId: 42n, attempts: 3, nextAttemptAt: 0 },
+      { platformChargeId: 'stx-old', orderId: 'order-old', amount: 7n, platformUserId: 42n, attempts: 3, nextAttemptAt: 0 },
     ]);
     new DeadLetters(db).park('update', '1', { update_id: 1 }, 'test');
     expect(new DeadLetters(db).list()).toHaveLength(1);

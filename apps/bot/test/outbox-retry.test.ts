@@ -25,7 +25,7 @@ let gateway: TestGateway;
 const children: ChildService[] = [];
 
 /** Every ForwardPayment call the test gateway got, with when and how it answered. */
-const calls: { at: number; chargeId: string; answer: 'refused' | 'credited' }[] = [];
+const calls: { at: number; platformChargeId: string; answer: 'refused' | 'credited' }[] = [];
 let refusing = true;
 
 beforeAll(async () => {
@@ -37,10 +37,10 @@ beforeAll(async () => {
       const at = Date.now();
       if (refusing) {
         const code = calls.length % 2 === 0 ? Code.InvalidArgument : Code.FailedPrecondition;
-        calls.push({ at, chargeId: req.platformPaymentChargeId, answer: 'refused' });
+        calls.push({ at, platformChargeId: req.platformPaymentChargeId, answer: 'refused' });
         return Promise.reject(new ConnectError('refused by a bad deploy', code));
       }
-      calls.push({ at, chargeId: req.platformPaymentChargeId, answer: 'credited' });
+      calls.push({ at, platformChargeId: req.platformPaymentChargeId, answer: 'credited' });
       return Promise.resolve({ credited: true });
     },
   };
@@ -114,8 +114,8 @@ describe('a ForwardPayment the gateway refuses (InvalidArgument, FailedPrecondit
     const userId = emu.control.createUser({ started: true }).user.id;
     const { preCheckoutQueryId } = emu.control.pay({ link: ack.result, userId });
     await waitFor(() => emu.control.preCheckout(preCheckoutQueryId)?.status === 'approved', 'pre-checkout approved');
-    const chargeId = emu.control.preCheckout(preCheckoutQueryId)?.payment?.telegramPaymentChargeId ?? '';
-    expect(chargeId).not.toBe('');
+    const platformChargeId = emu.control.preCheckout(preCheckoutQueryId)?.payment?.telegramPaymentChargeId ?? '';
+    expect(platformChargeId).not.toBe('');
 
     // Refused again and again: kept, each delay x1.6 up to the cap (±20 % jitter), never parked.
     await waitFor(() => calls.length >= 9, 'nine refused attempts', 20_000);
@@ -128,10 +128,10 @@ describe('a ForwardPayment the gateway refuses (InvalidArgument, FailedPrecondit
     });
     expect(Math.min(...gaps.slice(-3))).toBeGreaterThanOrEqual(retry.maxMs * 0.8 - 10);
     expect(Math.max(...gaps.slice(-3))).toBeLessThanOrEqual(retry.maxMs * 1.2 + 600);
-    expect(calls.every((c) => c.chargeId === chargeId && c.answer === 'refused')).toBe(true);
+    expect(calls.every((c) => c.platformChargeId === platformChargeId && c.answer === 'refused')).toBe(true);
     expect(deadLetterCount(outboxPath)).toBe(0);
     expect(entries(outboxPath)).toEqual([
-      expect.objectContaining({ chargeId, orderId: 'order-refused', amount: 50n, platformUserId: BigInt(userId) }),
+      expect.objectContaining({ platformChargeId, orderId: 'order-refused', amount: 50n, platformUserId: BigInt(userId) }),
     ]);
 
     // Health carries the failing row (field 6) and its age (field 7); no dead letter (field 5).
@@ -146,7 +146,7 @@ describe('a ForwardPayment the gateway refuses (InvalidArgument, FailedPrecondit
     expect(listed).toMatchObject({ code: 0, stderr: '' });
     const rows = JSON.parse(listed.stdout) as Record<string, unknown>[];
     expect(rows).toEqual([
-      expect.objectContaining({ chargeId, orderId: 'order-refused', amount: '50', platformUserId: String(userId), failing: true }),
+      expect.objectContaining({ platformChargeId, orderId: 'order-refused', amount: '50', platformUserId: String(userId), failing: true }),
     ]);
     expect(rows[0]!['attempts']).toBeGreaterThanOrEqual(8);
     expect(rows[0]!['lastError']).toMatch(/^(InvalidArgument|FailedPrecondition): refused by a bad deploy$/);
@@ -158,7 +158,7 @@ describe('a ForwardPayment the gateway refuses (InvalidArgument, FailedPrecondit
     const second = await startBot(outboxPath, { initialMs: 120_000, maxMs: 120_000 });
     await waitFor(() => calls.length === refusedBefore + 1, 'the left-over row tried on start');
     await waitFor(() => (entries(outboxPath)[0]?.nextAttemptAt ?? 0) > Date.now() + 60_000, 'its next attempt minutes away');
-    const retried = await outboxCommand(outboxPath, 'retry', chargeId);
+    const retried = await outboxCommand(outboxPath, 'retry', platformChargeId);
     const retriedAt = Date.now();
     expect(retried).toMatchObject({ code: 0, stdout: '{"due":1}\n' });
     await waitFor(() => calls.length === refusedBefore + 2, 'the row tried again at once', 5_000);
@@ -173,7 +173,7 @@ describe('a ForwardPayment the gateway refuses (InvalidArgument, FailedPrecondit
     await waitFor(() => second.session.healths().at(-1)?.outboxFailingRows === 0n, 'Health with no failing row');
     expect(second.session.healths().at(-1)?.outboxOldestFailingAgeSeconds).toBe(0n);
     await new Promise((resolve) => setTimeout(resolve, 1_500));
-    expect(calls.filter((c) => c.answer === 'credited')).toEqual([expect.objectContaining({ chargeId })]);
+    expect(calls.filter((c) => c.answer === 'credited')).toEqual([expect.objectContaining({ platformChargeId })]);
     expect(calls.at(-1)!.answer).toBe('credited');
     expect(deadLetterCount(outboxPath)).toBe(0);
     expect(JSON.parse((await outboxCommand(outboxPath, 'list')).stdout)).toEqual([]);

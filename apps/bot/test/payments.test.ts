@@ -223,7 +223,7 @@ describe('stars payments through the bot', () => {
     await waitFor(() => outboxRows(outboxPath)[0]?.attempts === 1, 'the first forwarding attempt failed');
     expect(outboxRows(outboxPath)).toEqual([
       {
-        chargeId: 'stx-dup',
+        platformChargeId: 'stx-dup',
         orderId: 'order-dup',
         amount: 42n,
         platformUserId: BigInt(user.id),
@@ -268,7 +268,7 @@ describe('stars payments through the bot', () => {
       child.kill('SIGKILL');
       await once(child, 'exit');
     }
-    const chargeId = forwarded[0]?.platformPaymentChargeId;
+    const platformChargeId = forwarded[0]?.platformPaymentChargeId;
     forwarded = [];
     gateway.handlers.forwardPayment = (req) => {
       forwarded.push(req);
@@ -278,7 +278,7 @@ describe('stars payments through the bot', () => {
     await waitFor(() => forwarded.length === 1, 'forwarded after the restart');
     await waitFor(() => outboxRows(outboxPath).length === 0, 'row deleted');
     await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(forwarded.map((f) => [f.orderId, f.platformPaymentChargeId, f.amount])).toEqual([['order-killed', chargeId, 99n]]);
+    expect(forwarded.map((f) => [f.orderId, f.platformPaymentChargeId, f.amount])).toEqual([['order-killed', platformChargeId, 99n]]);
   });
 
   it('declines a repeat pre-checkout for an order whose payment waits in the outbox, asking no one; once answered, the backend decides again', async () => {

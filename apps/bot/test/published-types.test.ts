@@ -72,8 +72,8 @@ describe("the bot's validators and the published Bot API types", () => {
     await platform.call('answerPreCheckoutQuery', { pre_checkout_query_id: preCheckoutQueryId, ok: true });
     const paid = await platform.call('getUpdates', { timeout: 0 });
     expect(paid.map((u) => parseUpdate(u).kind)).toEqual(['handled', 'handled', 'handled']);
-    const chargeId = emu.control.preCheckout(preCheckoutQueryId)?.payment?.telegramPaymentChargeId ?? '';
-    await platform.call('refundStarPayment', { user_id: ann.id, telegram_payment_charge_id: chargeId });
+    const platformChargeId = emu.control.preCheckout(preCheckoutQueryId)?.payment?.telegramPaymentChargeId ?? '';
+    await platform.call('refundStarPayment', { user_id: ann.id, telegram_payment_charge_id: platformChargeId });
     expect((await platform.call('getStarTransactions', { offset: 0, limit: 100 })).transactions).toHaveLength(2);
     await setWriteAccess(platform, String(chat.id), ann.id, false);
     expect(await standingIn(platform, String(chat.id), ann.id)).toBe('member');

@@ -30,16 +30,19 @@ afterAll(async () => {
 beforeEach(() => emu.control.reset());
 
 /** A stars payment made through the bot (invoice, approved pre-checkout); its charge id and payer. */
-async function paid(amount: bigint): Promise<{ chargeId: string; userId: bigint }> {
+async function paid(amount: bigint): Promise<{ platformChargeId: string; userId: bigint }> {
   const invoice = await command(bot.session, {
     case: 'createInvoice',
     value: { title: 'Chips', description: '500 chips', payload: `order-${amount}`, amount },
   });
   const userId = emu.control.createUser({ started: true }).user.id;
   const { preCheckoutQueryId } = emu.control.pay({ link: invoice.result, userId });
-  let chargeId: string | undefined;
-  await waitFor(() => (chargeId = emu.control.preCheckout(preCheckoutQueryId)?.payment?.telegramPaymentChargeId) !== undefined, 'payment');
-  return { chargeId: chargeId ?? '', userId: BigInt(userId) };
+  let platformChargeId: string | undefined;
+  await waitFor(
+    () => (platformChargeId = emu.control.preCheckout(preCheckoutQueryId)?.payment?.telegramPaymentChargeId) !== undefined,
+    'payment',
+  );
+  return { platformChargeId: platformChargeId ?? '', userId: BigInt(userId) };
 }
 
 const refund = (userId: bigint, platformPaymentChargeId: string) =>
@@ -49,21 +52,21 @@ const reportedApiErrors = () => gateway.sessions.flatMap((s) => s.healths()).red
 
 describe('refund_star_payment', () => {
   it('refunds through the platform with {user_id, telegram_payment_charge_id}: delivered, empty result, stars back once', async () => {
-    const { chargeId, userId } = await paid(250n);
-    const ack = await refund(userId, chargeId);
+    const { platformChargeId, userId } = await paid(250n);
+    const ack = await refund(userId, platformChargeId);
     expect(ack).toMatchObject({ delivered: true, error: '', result: '' });
-    expect(refundCalls().map((c) => c.params)).toEqual([{ user_id: Number(userId), telegram_payment_charge_id: chargeId }]);
+    expect(refundCalls().map((c) => c.params)).toEqual([{ user_id: Number(userId), telegram_payment_charge_id: platformChargeId }]);
     expect(emu.control.starRefunds()).toEqual([
-      expect.objectContaining({ telegramPaymentChargeId: chargeId, userId: Number(userId), totalAmount: 250 }),
+      expect.objectContaining({ telegramPaymentChargeId: platformChargeId, userId: Number(userId), totalAmount: 250 }),
     ]);
     const logged = bot.lines.find((l) => l.msg === 'star payment refunded' && l['commandId'] === ack.commandId);
-    expect(logged).toMatchObject({ chargeId, command: 'refundStarPayment' });
+    expect(logged).toMatchObject({ platformChargeId, command: 'refundStarPayment' });
   });
 
   it('acks a repeated refund of the same charge as delivered with result already_refunded, and pays nothing twice', async () => {
-    const { chargeId, userId } = await paid(40n);
-    expect(await refund(userId, chargeId)).toMatchObject({ delivered: true, result: '' });
-    const again = await refund(userId, chargeId);
+    const { platformChargeId, userId } = await paid(40n);
+    expect(await refund(userId, platformChargeId)).toMatchObject({ delivered: true, result: '' });
+    const again = await refund(userId, platformChargeId);
     expect(again).toMatchObject({ delivered: true, error: '', result: ALREADY_REFUNDED });
     expect(ALREADY_REFUNDED).toBe('already_refunded');
     expect(refundCalls().map((c) => c.description)).toEqual([undefined, 'Bad Request: CHARGE_ALREADY_REFUNDED']);
@@ -71,11 +74,14 @@ describe('refund_star_payment', () => {
   });
 
   it("sets error with the platform's status and description for a charge it does not know or that is not the user's", async () => {
-    const { chargeId, userId } = await paid(10n);
+    const { platformChargeId, userId } = await paid(10n);
     const unknown = await refund(userId, 'stxNoSuchCharge');
     expect(unknown).toMatchObject({ delivered: false, result: '', error: 'platform 400: Bad Request: CHARGE_NOT_FOUND' });
     const stranger = BigInt(emu.control.createUser().user.id);
-    expect(await refund(stranger, chargeId)).toMatchObject({ delivered: false, error: 'platform 400: Bad Request: CHARGE_NOT_FOUND' });
+    expect(await refund(stranger, platformChargeId)).toMatchObject({
+      delivered: false,
+      error: 'platform 400: Bad Request: CHARGE_NOT_FOUND',
+    });
     expect(emu.control.starRefunds()).toEqual([]);
     expect(bot.lines.some((l) => l.msg === 'star refund failed' && l['commandId'] === unknown.commandId)).toBe(true);
   });
@@ -88,8 +94,8 @@ describe('refund_star_payment', () => {
     ['a charge id of 257 characters', 5n, 'x'.repeat(257), /1\.\.256 characters/],
     ['a charge id with a newline', 5n, 'stx1\nstx2', /control characters/],
     ['a charge id with a NUL', 5n, 'stx\u0000', /control characters/],
-  ])('refuses %s with an error Ack and no platform call', async (_case, userId, chargeId, error) => {
-    const ack = await refund(userId, chargeId);
+  ])('refuses %s with an error Ack and no platform call', async (_case, userId, platformChargeId, error) => {
+    const ack = await refund(userId, platformChargeId);
     expect(ack.delivered).toBe(false);
     expect(ack.error).toMatch(error);
     expect(refundCalls()).toHaveLength(0);
@@ -105,23 +111,23 @@ describe('refund_star_payment', () => {
     ['a 5xx', { status: 502 }, /^platform 502: /],
     ['a dropped connection', { drop: true }, /^platform transport: /],
   ] as const)('sets error for %s, counts it as an api error in Health, and a later retry refunds once', async (_case, fault, error) => {
-    const { chargeId, userId } = await paid(30n);
+    const { platformChargeId, userId } = await paid(30n);
     const before = reportedApiErrors();
     emu.control.addFault({ method: 'refundStarPayment', ...fault });
-    const ack = await refund(userId, chargeId);
+    const ack = await refund(userId, platformChargeId);
     expect(ack.delivered).toBe(false);
     expect(ack.error).toMatch(error);
     expect(ack.error).not.toContain('dev-bot-token');
     await waitFor(() => reportedApiErrors() >= before + 1n, 'api error reported in Health');
     expect(emu.control.starRefunds()).toEqual([]);
-    expect(await refund(userId, chargeId)).toMatchObject({ delivered: true, result: '' });
+    expect(await refund(userId, platformChargeId)).toMatchObject({ delivered: true, result: '' });
     expect(emu.control.starRefunds()).toHaveLength(1);
   });
 
   it('waits out a 429 and refunds on the retry', async () => {
-    const { chargeId, userId } = await paid(20n);
+    const { platformChargeId, userId } = await paid(20n);
     emu.control.addFault({ method: 'refundStarPayment', status: 429, retryAfter: 1 });
-    expect(await refund(userId, chargeId)).toMatchObject({ delivered: true, error: '' });
+    expect(await refund(userId, platformChargeId)).toMatchObject({ delivered: true, error: '' });
     expect(refundCalls().map((c) => c.status)).toEqual([429, 200]);
   });
 

@@ -29,16 +29,19 @@ afterAll(async () => {
 
 beforeEach(() => emu.control.reset());
 
-async function paid(amount: bigint): Promise<{ chargeId: string; userId: number }> {
+async function paid(amount: bigint): Promise<{ platformChargeId: string; userId: number }> {
   const invoice = await command(bot.session, {
     case: 'createInvoice',
     value: { title: 'Chips', description: 'chips', payload: `order-${amount}`, amount },
   });
   const userId = emu.control.createUser({ started: true }).user.id;
   const { preCheckoutQueryId } = emu.control.pay({ link: invoice.result, userId });
-  let chargeId: string | undefined;
-  await waitFor(() => (chargeId = emu.control.preCheckout(preCheckoutQueryId)?.payment?.telegramPaymentChargeId) !== undefined, 'payment');
-  return { chargeId: chargeId ?? '', userId };
+  let platformChargeId: string | undefined;
+  await waitFor(
+    () => (platformChargeId = emu.control.preCheckout(preCheckoutQueryId)?.payment?.telegramPaymentChargeId) !== undefined,
+    'payment',
+  );
+  return { platformChargeId: platformChargeId ?? '', userId };
 }
 
 const list = (offset: bigint, limit: bigint) => command(bot.session, { case: 'getStarTransactions', value: { offset, limit } });
@@ -48,24 +51,27 @@ describe('get_star_transactions', () => {
   it('answers the platform page as compact JSON: payments with payer and payload, refunds by charge id', async () => {
     const a = await paid(30n);
     const b = await paid(45n);
-    await command(bot.session, { case: 'refundStarPayment', value: { userId: BigInt(a.userId), platformPaymentChargeId: a.chargeId } });
+    await command(bot.session, {
+      case: 'refundStarPayment',
+      value: { userId: BigInt(a.userId), platformPaymentChargeId: a.platformChargeId },
+    });
     const ack = await list(0n, 100n);
     expect(ack).toMatchObject({ delivered: true, error: '' });
     const txs = parsed(ack.result);
     // the platform's order, passed through: chronological by default, newest first when the platform answers so
     expect(txs.map((t) => [t.kind, t.id, t.amount, t.user_id])).toEqual([
-      ['payment', a.chargeId, 30, a.userId],
-      ['payment', b.chargeId, 45, b.userId],
-      ['refund', a.chargeId, 30, a.userId],
+      ['payment', a.platformChargeId, 30, a.userId],
+      ['payment', b.platformChargeId, 45, b.userId],
+      ['refund', a.platformChargeId, 30, a.userId],
     ]);
     expect(txs[1]).toMatchObject({ payload: 'order-45', date: expect.any(Number) as number });
     expect(emu.control.calls('getStarTransactions').map((c) => c.params)).toEqual([{ offset: 0, limit: 100 }]);
-    expect(parsed((await list(1n, 1n)).result).map((t) => t.id)).toEqual([b.chargeId]);
+    expect(parsed((await list(1n, 1n)).result).map((t) => t.id)).toEqual([b.platformChargeId]);
     emu.control.setStarTransactionsOrder('newest_first');
     expect(parsed((await list(0n, 100n)).result).map((t) => [t.kind, t.id])).toEqual([
-      ['refund', a.chargeId],
-      ['payment', b.chargeId],
-      ['payment', a.chargeId],
+      ['refund', a.platformChargeId],
+      ['payment', b.platformChargeId],
+      ['payment', a.platformChargeId],
     ]);
   });
 

@@ -180,7 +180,7 @@ describe('conformance: @grpc/grpc-js bot against the gateway BotLink server (mTL
       expect(await unary(client, 'ForwardPayment', { ...payment, order_id: 'other' })).toEqual({ ok: true, message: { credited: false } });
       expect(backend.seen.payments.at(-2)).toEqual({
         orderId: 'order-1',
-        chargeId: 'charge-1',
+        platformChargeId: 'charge-1',
         amount: 50n,
         userId: 9_007_199_254_740_993n,
         platform: 'telegram',

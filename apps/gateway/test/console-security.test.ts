@@ -226,7 +226,7 @@ describe('console access control, CSRF and return paths', () => {
 
   it('shows unmatched stars payments with their refund outcome, escaped, by status', async () => {
     await stack.db.query(
-      `insert into unmatched_payments (provider, platform_charge_id, order_ref, amount, platform_user_id, reason, refund_status, refund_attempts, refund_error, refunded_at)
+      `insert into unmatched_payments (provider, platform_charge_id, order_id, amount, platform_user_id, reason, refund_status, refund_attempts, refund_error, refunded_at)
        values ('telegram_stars', 'ch-pending', '<script>alert(1)</script>', 5, 42, 'unknown_order', 'pending', 2, 'no ack in time', null),
               ('telegram_stars', 'ch-refunded', 'o-2', 7, 43, 'order_paid', 'refunded', 1, null, now()),
               ('telegram_stars', 'ch-failed', 'o-3', 9, 44, 'amount_mismatch', 'failed', 1, 'platform 400: Bad Request: CHARGE_NOT_FOUND', null)`,

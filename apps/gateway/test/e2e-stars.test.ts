@@ -71,8 +71,8 @@ describe('e2e: stars purchase through gateway, backend, bot and the platform emu
     if (!body.ok) throw new Error('createInvoiceLink failed');
     return body.result;
   };
-  const forwarded = (chargeId: string) =>
-    (stack.bot?.logs ?? []).filter((l) => l['msg'] === 'payment forwarded and credited' && l['chargeId'] === chargeId);
+  const forwarded = (platformChargeId: string) =>
+    (stack.bot?.logs ?? []).filter((l) => l['msg'] === 'payment forwarded and credited' && l['platformChargeId'] === platformChargeId);
   const chargeOf = async (orderId: string) =>
     (await stack.db.query<{ platform_charge_id: string | null }>('select platform_charge_id from orders where id = $1', [orderId])).rows[0]
       ?.platform_charge_id;
@@ -105,14 +105,14 @@ describe('e2e: stars purchase through gateway, backend, bot and the platform emu
 
     const checkout = await pay(created.invoice_link ?? '');
     expect(checkout.status).toBe('approved');
-    const chargeId = checkout.telegramPaymentChargeId ?? '';
-    expect(chargeId).not.toBe('');
+    const platformChargeId = checkout.telegramPaymentChargeId ?? '';
+    expect(platformChargeId).not.toBe('');
     await eventually(async () => (await order(created.order_id)).state === 'paid', 20_000);
     expect(await balance(stack.api, payer, 'telegram')).toBe('100');
     expect(await ledgerRows(stack.db, created.order_id, 'purchase')).toBe(1);
-    expect(await chargeOf(created.order_id)).toBe(chargeId);
-    await eventually(() => forwarded(chargeId).length > 0);
-    expect(forwarded(chargeId)).toHaveLength(1);
+    expect(await chargeOf(created.order_id)).toBe(platformChargeId);
+    await eventually(() => forwarded(platformChargeId).length > 0);
+    expect(forwarded(platformChargeId)).toHaveLength(1);
     expect((await stack.db.query('select 1 from unmatched_payments')).rowCount).toBe(0);
   });
 
@@ -194,7 +194,7 @@ describe('e2e: stars purchase through gateway, backend, bot and the platform emu
       await holder.query('lock table payment_events in access exclusive mode');
       const checkout = await pay(created.invoice_link ?? '');
       expect(checkout.status).toBe('approved');
-      const chargeId = checkout.telegramPaymentChargeId ?? '';
+      const platformChargeId = checkout.telegramPaymentChargeId ?? '';
       const waiting = async () =>
         (
           await holder.query<{ pid: number }>(
@@ -210,15 +210,15 @@ describe('e2e: stars purchase through gateway, backend, bot and the platform emu
       await holder.query('rollback');
       expect((await order(created.order_id)).state).toBe('pending');
       expect(await ledgerRows(stack.db, created.order_id, 'purchase')).toBe(0);
-      expect(forwarded(chargeId)).toHaveLength(0);
+      expect(forwarded(platformChargeId)).toHaveLength(0);
 
       bot.start();
       await eventually(async () => (await order(created.order_id)).state === 'paid', 30_000);
-      expect(await chargeOf(created.order_id)).toBe(chargeId);
+      expect(await chargeOf(created.order_id)).toBe(platformChargeId);
       expect(await ledgerRows(stack.db, created.order_id, 'purchase')).toBe(1);
       expect(BigInt(await balance(stack.api, payer, 'telegram'))).toBe(before + 100n);
-      await eventually(() => forwarded(chargeId).length > 0);
-      expect(forwarded(chargeId)).toHaveLength(1);
+      await eventually(() => forwarded(platformChargeId).length > 0);
+      expect(forwarded(platformChargeId)).toHaveLength(1);
     } finally {
       await holder.end();
     }

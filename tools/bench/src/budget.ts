@@ -35,7 +35,7 @@ import { startProviderEmulator } from '@wordgame/provider-emulator';
 import { freshDatabase as freshTestDatabase, freePort } from '@wordgame/testkit';
 import { createOrder, createProduct, telegramCustomer, type Customer, type Order } from '../../faults/src/harness/api.js';
 import { PrivateCluster } from '../../faults/src/harness/postgres.js';
-import { INTAKE_PATH, TELEGRAM_BOT_TOKEN, CARD_SHOP } from '../../faults/src/harness/stack.js';
+import { NOTIFICATION_PATH, TELEGRAM_BOT_TOKEN, CARD_SHOP } from '../../faults/src/harness/stack.js';
 import { waitFor } from '../../faults/src/harness/wait.js';
 import { operatorToken, startCluster, type Cluster } from '../../faults/src/harness/cluster.js';
 import { CpuGroup, findCgroupRoots, removeParentGroup } from './cgroup.js';
@@ -287,7 +287,7 @@ async function startStack(shared: Shared, t: Topology): Promise<Target> {
       { title: 'Chips 10', atoms: [{ kind: 'chips', quantity: 10n }], prices: [{ method: 'xtr', amount: 5n, currency: 'XTR' }] },
       op,
     );
-    provider.control.setWebhookUrl(`${g0.http}${INTAKE_PATH}`);
+    provider.control.setWebhookUrl(`${g0.http}${NOTIFICATION_PATH}`);
     const payers: { userId: number; customer: Customer }[] = [];
     for (let i = 0; i < STARS_CONCURRENCY; i += 1) {
       const userId = 50_000 + i;

@@ -29,7 +29,7 @@ import {
   type Order,
 } from '../../faults/src/harness/api.js';
 import { freshDatabase } from '../../faults/src/harness/postgres.js';
-import { CARD_SHOP, INTAKE_PATH, TELEGRAM_BOT_TOKEN } from '../../faults/src/harness/stack.js';
+import { CARD_SHOP, NOTIFICATION_PATH, TELEGRAM_BOT_TOKEN } from '../../faults/src/harness/stack.js';
 import { waitFor } from '../../faults/src/harness/wait.js';
 import { operatorToken, startCluster, type Cluster } from '../../faults/src/harness/cluster.js';
 
@@ -278,7 +278,7 @@ async function startStack(gateways: number, backends: number): Promise<Stack> {
       { title: 'Chips 10', atoms: [{ kind: 'chips', quantity: 10n }], prices: [{ method: 'xtr', amount: 5n, currency: 'XTR' }] },
       op,
     );
-    provider.control.setWebhookUrl(`${g0.http}${INTAKE_PATH}`);
+    provider.control.setWebhookUrl(`${g0.http}${NOTIFICATION_PATH}`);
     // Every buyer gets chips once (a card purchase), then buys hints with them.
     const buyers: Customer[] = [];
     for (let i = 0; i < CONCURRENCY; i += 1) {

@@ -79,7 +79,7 @@ const BOT_TOKEN = DEV_BOT_TOKEN;
 export const DEV_VK_APP_SECRET = 'dev-vk-app-secret';
 export const DEV_SHOP = { id: 'dev-shop', secretKey: 'dev-secret' };
 /** The gateway route the provider posts notifications to. */
-export const INTAKE_PATH = '/api/v1/payments/notifications/yookassa';
+export const NOTIFICATION_PATH = '/api/v1/payments/notifications/yookassa';
 
 /**
  * Starts the local stack from the built bundles in dist/ (backend, gateway, bot), the database
@@ -156,7 +156,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         PROVIDER_EMULATOR_HOST: host,
         PROVIDER_EMULATOR_PORT: String(ports.provider),
         PROVIDER_EMULATOR_SHOPS: `${DEV_SHOP.id}:${DEV_SHOP.secretKey}:test`,
-        PROVIDER_EMULATOR_WEBHOOK_URL: `${urls.gateway}${INTAKE_PATH}`,
+        PROVIDER_EMULATOR_WEBHOOK_URL: `${urls.gateway}${NOTIFICATION_PATH}`,
         // Beside .data/pglite: the payments the stored orders refer to survive a restart with them.
         PROVIDER_EMULATOR_STATE_FILE: join(data, 'provider-emulator.json'),
       },

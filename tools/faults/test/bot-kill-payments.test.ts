@@ -169,10 +169,10 @@ describe('faults: bot SIGKILLed at random moments during stars payments', () => 
       // bot and forwarded by a later one crossed a kill in the outbox.
       const storedIn = new Map<unknown, number>();
       for (const line of bot.logs)
-        if (line.entry['msg'] === 'successful payment stored in the outbox' && !storedIn.has(line.entry['chargeId']))
-          storedIn.set(line.entry['chargeId'], line.run);
+        if (line.entry['msg'] === 'successful payment stored in the outbox' && !storedIn.has(line.entry['platformChargeId']))
+          storedIn.set(line.entry['platformChargeId'], line.run);
       const acrossKill = bot.logs.filter(
-        (l) => l.entry['msg'] === 'payment forwarded and credited' && (storedIn.get(l.entry['chargeId']) ?? l.run) < l.run,
+        (l) => l.entry['msg'] === 'payment forwarded and credited' && (storedIn.get(l.entry['platformChargeId']) ?? l.run) < l.run,
       ).length;
       report(
         SUITE,

@@ -157,20 +157,20 @@ describe('money conservation with the bot outbox: backend unreachable while paym
   const stats = { taps: 0, approved: 0, heldByBotBackendWouldApprove: 0, chargedDeclines: 0, unreachableDeclines: 0 };
 
   /** The bot stores a successful_payment: its outbox row, from the bot's own mapping of the message. */
-  function paid(run: Run, chargeId: string, orderRef: string, amount: bigint, user: bigint): void {
+  function paid(run: Run, platformChargeId: string, orderId: string, amount: bigint, user: bigint): void {
     const row = outboxPaymentOf(
-      { currency: 'XTR', total_amount: Number(amount), invoice_payload: orderRef, telegram_payment_charge_id: chargeId },
+      { currency: 'XTR', total_amount: Number(amount), invoice_payload: orderId, telegram_payment_charge_id: platformChargeId },
       { message_id: 1, chat: { id: Number(user), type: 'private' }, from: { id: Number(user), is_bot: false, first_name: 'Payer' } },
     );
     expect(run.bot.outbox.add(row)).toBe(true);
-    run.all.push(chargeId);
-    if (orderRef === run.order) run.taken.push(chargeId);
+    run.all.push(platformChargeId);
+    if (orderId === run.order) run.taken.push(platformChargeId);
   }
 
   async function tap(run: Run, user: 0 | 1, abandon: boolean): Promise<void> {
     stats.taps += 1;
     const known = run.taken.length;
-    const pending = new Set(run.bot.outbox.pending(1_000).map((r) => r.chargeId));
+    const pending = new Set(run.bot.outbox.pending(1_000).map((r) => r.platformChargeId));
     const waiting = run.taken.some((c) => pending.has(c));
     const recorded = run.taken.some((c) => run.recorded.has(c));
     const unheld = clock >= run.holdUntil;
@@ -210,9 +210,14 @@ describe('money conservation with the bot outbox: backend unreachable while paym
     const row = rows[pick % Math.max(rows.length, 1)];
     if (!row) return;
     if (!run.backendUp) return;
-    await forwardPayment(deps, { orderRef: row.orderId, chargeId: row.chargeId, amount: row.amount, platformUserId: row.platformUserId });
-    run.recorded.add(row.chargeId);
-    if (!answerLost) run.bot.outbox.remove(row.chargeId);
+    await forwardPayment(deps, {
+      orderId: row.orderId,
+      platformChargeId: row.platformChargeId,
+      amount: row.amount,
+      platformUserId: row.platformUserId,
+    });
+    run.recorded.add(row.platformChargeId);
+    if (!answerLost) run.bot.outbox.remove(row.platformChargeId);
   }
 
   async function act(a: Action, run: Run): Promise<void> {
@@ -221,9 +226,9 @@ describe('money conservation with the bot outbox: backend unreachable while paym
         return tap(run, a.user, a.abandon);
       case 'stray': {
         // A charge no pre-checkout of this bot approved (an old link, an earlier deployment) reaches the bot.
-        const orderRef = a.thisOrder ? run.order : randomUUID();
+        const orderId = a.thisOrder ? run.order : randomUUID();
         const amount = a.amountOk ? PRICE : 7n;
-        paid(run, platform.take(orderRef, amount, 9_100n), orderRef, amount, 9_100n);
+        paid(run, platform.take(orderId, amount, 9_100n), orderId, amount, 9_100n);
         return;
       }
       case 'forward':
@@ -313,18 +318,18 @@ describe('money conservation with the bot outbox: backend unreachable while paym
             .select(['platform_charge_id', 'refund_status'])
             .where('platform_charge_id', 'in', ids.length === 0 ? [''] : ids)
             .execute();
-          for (const chargeId of ids) {
-            const charge = platform.charges.get(chargeId);
-            const home = orders.filter((o) => o.platform_charge_id === chargeId).length;
-            const back = unmatched.filter((u) => u.platform_charge_id === chargeId);
+          for (const platformChargeId of ids) {
+            const charge = platform.charges.get(platformChargeId);
+            const home = orders.filter((o) => o.platform_charge_id === platformChargeId).length;
+            const back = unmatched.filter((u) => u.platform_charge_id === platformChargeId);
             // Exactly one home for every charge the platform took: credited, or recorded and given back once.
-            expect([chargeId, home + back.length]).toEqual([chargeId, 1]);
+            expect([platformChargeId, home + back.length]).toEqual([platformChargeId, 1]);
             if (home === 1) {
               credited += 1;
-              expect([chargeId, charge?.refunded]).toEqual([chargeId, false]);
+              expect([platformChargeId, charge?.refunded]).toEqual([platformChargeId, false]);
             } else {
               returned += 1;
-              expect([chargeId, back[0]?.refund_status, charge?.refunded]).toEqual([chargeId, 'refunded', true]);
+              expect([platformChargeId, back[0]?.refund_status, charge?.refunded]).toEqual([platformChargeId, 'refunded', true]);
             }
           }
           // The order: paid by at most one charge, and only by one the platform took for it.

@@ -77,9 +77,10 @@ describe('faults: a repeat pre-checkout while the first payment waits in the out
     return view;
   };
   const tap = (link: string, userId: number) => answered(platform.control.pay({ link, userId }).preCheckoutQueryId);
-  const forwardAttempts = (chargeId: string) =>
-    stack.bot?.logs.filter((l) => l.entry['chargeId'] === chargeId && /^ForwardPayment got no response/.test(String(l.entry['msg'])))
-      .length ?? 0;
+  const forwardAttempts = (platformChargeId: string) =>
+    stack.bot?.logs.filter(
+      (l) => l.entry['platformChargeId'] === platformChargeId && /^ForwardPayment got no response/.test(String(l.entry['msg'])),
+    ).length ?? 0;
 
   it('is declined by the bot with the backend down and after it is back; the one charge is credited once', async () => {
     const backend = stack.backend;
@@ -103,8 +104,12 @@ describe('faults: a repeat pre-checkout while the first payment waits in the out
     expect(platform.control.preCheckout(first)?.status).toBe('pending');
     const firstView = await answered(first);
     expect(firstView.status).toBe('approved');
-    const chargeId = firstView.telegramPaymentChargeId ?? '';
-    await waitFor('the first ForwardPayment failed: the payment waits in the outbox', () => forwardAttempts(chargeId) === 1, 20_000);
+    const platformChargeId = firstView.telegramPaymentChargeId ?? '';
+    await waitFor(
+      'the first ForwardPayment failed: the payment waits in the outbox',
+      () => forwardAttempts(platformChargeId) === 1,
+      20_000,
+    );
 
     // Well past the hold, backend down: the bot declines on what it holds, not for the backend being away.
     await waitFor('the hold lapsed', () => performance.now() - approvedAt > 2 * HOLD_MS, 10_000);
@@ -117,7 +122,7 @@ describe('faults: a repeat pre-checkout while the first payment waits in the out
     const gapS = (performance.now() - approvedAt) / 1000;
     const whileWaiting = await tap(link, SECOND_PAYER);
     expect(whileWaiting).toMatchObject({ status: 'rejected', errorMessage: PAYMENT_HELD_REASON });
-    expect(forwardAttempts(chargeId)).toBe(1);
+    expect(forwardAttempts(platformChargeId)).toBe(1);
     expect((await getOrder(stack.urls.api, payer, order.order_id)).state).toBe('pending');
 
     // The bot's next attempt forwards the payment: credited once; a tap now is the backend's to decline.
@@ -129,11 +134,11 @@ describe('faults: a repeat pre-checkout while the first payment waits in the out
     );
     expect(await tap(link, SECOND_PAYER)).toMatchObject({ status: 'rejected', errorMessage: 'This order is already paid.' });
     const charges = platform.control.state().payments.filter((p) => p.payload === order.order_id);
-    expect(charges.map((c) => c.telegramPaymentChargeId)).toEqual([chargeId]);
+    expect(charges.map((c) => c.telegramPaymentChargeId)).toEqual([platformChargeId]);
     const bound = await db.query<{ charge: string | null }>('select platform_charge_id as charge from orders where id = $1', [
       order.order_id,
     ]);
-    expect(bound.rows[0]?.charge).toBe(chargeId);
+    expect(bound.rows[0]?.charge).toBe(platformChargeId);
     expect(await creditFacts(db, [order.order_id])).toEqual({
       orders: 1,
       paid: 1,

@@ -14,7 +14,7 @@ import { runLedgerAudit } from '../src/harness/audit.js';
 import { creditFacts } from '../src/harness/ledger.js';
 import { freshDatabase, type FreshDatabase } from '../src/harness/postgres.js';
 import { report, scaled } from '../src/harness/scale.js';
-import { CARD_SHOP, INTAKE_PATH, startStack, type Stack } from '../src/harness/stack.js';
+import { CARD_SHOP, NOTIFICATION_PATH, startStack, type Stack } from '../src/harness/stack.js';
 import { waitFor } from '../src/harness/wait.js';
 
 const SUITE = 'provider faults';
@@ -60,7 +60,7 @@ describe('faults: the card provider answering 500 or timing out', () => {
       providerApiUrl: provider.apiUrl,
       backendEnv: { REAPER_INTERVAL_MS: String(REAPER_MS), PROVIDER_TIMEOUT_MS: String(PROVIDER_TIMEOUT_MS) },
     });
-    provider.control.setWebhookUrl(`${stack.urls.gateway}${INTAKE_PATH}`);
+    provider.control.setWebhookUrl(`${stack.urls.gateway}${NOTIFICATION_PATH}`);
     product = await createProduct(
       stack.urls.gateway,
       { title: 'Chips 250', atoms: [{ kind: 'chips', quantity: CHIPS }], prices: [{ method: 'provider', amount: PRICE, currency: 'RUB' }] },

@@ -17,7 +17,7 @@ import { commandClient, sendToUser } from '../src/harness/commands.js';
 import { creditFacts } from '../src/harness/ledger.js';
 import { freshDatabase, type FreshDatabase } from '../src/harness/postgres.js';
 import { report } from '../src/harness/scale.js';
-import { CARD_SHOP, INTAKE_PATH, TELEGRAM_BOT_TOKEN } from '../src/harness/stack.js';
+import { CARD_SHOP, NOTIFICATION_PATH, TELEGRAM_BOT_TOKEN } from '../src/harness/stack.js';
 import { delay, waitFor } from '../src/harness/wait.js';
 import { directBackend, moderate, playMove, watch, type LiveEvent } from '../src/harness/backend-direct.js';
 import { operatorToken, startCluster, type Cluster, type GatewayReplica } from '../src/harness/cluster.js';
@@ -139,7 +139,7 @@ describe('scale-out: several gateways and backends stay correct', () => {
   it('a card purchase through either gateway is credited once', async () => {
     const ids: string[] = [];
     for (const [i, g] of [gw(0), gw(1)].entries()) {
-      provider.control.setWebhookUrl(`${g.http}${INTAKE_PATH}`);
+      provider.control.setWebhookUrl(`${g.http}${NOTIFICATION_PATH}`);
       const buyer = await directCustomer(g.api, `scale-card-${i}@example.test`, cluster.mailDir);
       const res = await createOrder(g.api, buyer, cardProduct, 'card');
       expect(res.status).toBe(201);
@@ -289,7 +289,7 @@ describe('scale-out: several gateways and backends stay correct', () => {
   };
 
   it('a backend SIGKILLed under load: answers are 2xx or a clean 503, nothing credited twice; the other drains on SIGTERM failing nothing', async () => {
-    provider.control.setWebhookUrl(`${gw(0).http}${INTAKE_PATH}`);
+    provider.control.setWebhookUrl(`${gw(0).http}${NOTIFICATION_PATH}`);
     const buyers = [
       await directCustomer(gw(0).api, 'scale-load-0@example.test', cluster.mailDir),
       await directCustomer(gw(1).api, 'scale-load-1@example.test', cluster.mailDir),

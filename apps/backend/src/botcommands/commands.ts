@@ -35,7 +35,7 @@ export interface BotCommands {
    * Returns a stars payment to its payer (platform refundStarPayment). Delivered = refunded now or
    * earlier (result `already_refunded`); an error carries the platform's refusal.
    */
-  refundStarPayment(userId: bigint, chargeId: string): Promise<CommandOutcome>;
+  refundStarPayment(userId: bigint, platformChargeId: string): Promise<CommandOutcome>;
 }
 
 /** Ack.result of refund_star_payment when the platform had already refunded the charge. */
@@ -74,7 +74,7 @@ export function gatewayBotCommands(baseUrl: string | readonly string[], token: s
         },
       }),
     chatGate: (externalId, allow) => send({ payload: { case: 'chatGate', value: { externalId, allow } } }),
-    refundStarPayment: (userId, chargeId) =>
-      send({ payload: { case: 'refundStarPayment', value: { userId, platformPaymentChargeId: chargeId } } }),
+    refundStarPayment: (userId, platformChargeId) =>
+      send({ payload: { case: 'refundStarPayment', value: { userId, platformPaymentChargeId: platformChargeId } } }),
   };
 }

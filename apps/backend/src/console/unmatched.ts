@@ -37,7 +37,7 @@ export async function unmatchedPage(db: Kysely<DB>, q: UnmatchedQuery): Promise<
         unix(r.created_at),
         b.createString(r.provider),
         b.createString(r.platform_charge_id),
-        b.createString(r.order_ref),
+        b.createString(r.order_id),
         r.amount,
         r.platform_user_id,
         b.createString(r.reason),

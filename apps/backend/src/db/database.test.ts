@@ -99,6 +99,42 @@ describe.each(dialects)('database layer on %s', (dialect, open) => {
     const texts = await database.db.selectFrom('catalog_product_texts').selectAll().where('product_id', '=', id).execute();
     expect(texts).toEqual([{ product_id: id, locale: 'en', title: 'Pack from before', description: '' }]);
   });
+
+  it('0107 renames unmatched_payments.order_ref to order_id without stranding a row or either release', async () => {
+    for (let i = 0; i < 20 && !(await migrateDown(database.db)).includes('Down 0107_unmatched_order_id'); i++);
+    const insertOld = (charge: string, order: string) =>
+      sql`insert into unmatched_payments (provider, platform_charge_id, order_ref, amount, platform_user_id, reason)
+          values ('telegram_stars', ${charge}, ${order}, 5, 7, 'unknown_order')`.execute(database.db);
+    const both = async (charge: string) =>
+      (
+        await sql<{ order_id: string; order_ref: string }>`
+          select order_id, order_ref from unmatched_payments where platform_charge_id = ${charge}`.execute(database.db)
+      ).rows[0];
+    await insertOld('c-0107-before', 'order-before');
+    await migrateToLatest(database.db);
+    expect(await both('c-0107-before')).toEqual({ order_id: 'order-before', order_ref: 'order-before' });
+    // The previous release writes only order_ref; this one only order_id: each column is filled for the other.
+    await insertOld('c-0107-old', 'order-old');
+    expect(await both('c-0107-old')).toEqual({ order_id: 'order-old', order_ref: 'order-old' });
+    await database.db
+      .insertInto('unmatched_payments')
+      .values({
+        provider: 'telegram_stars',
+        platform_charge_id: 'c-0107-new',
+        order_id: 'order-new',
+        amount: 5n,
+        platform_user_id: 7n,
+        reason: 'unknown_order',
+      })
+      .execute();
+    expect(await both('c-0107-new')).toEqual({ order_id: 'order-new', order_ref: 'order-new' });
+    for (let i = 0; i < 20 && !(await migrateDown(database.db)).includes('Down 0107_unmatched_order_id'); i++);
+    const refs = await sql<{ order_ref: string }>`
+      select order_ref from unmatched_payments where platform_charge_id like 'c-0107-%' order by platform_charge_id`.execute(database.db);
+    expect(refs.rows.map((r) => r.order_ref)).toEqual(['order-before', 'order-new', 'order-old']);
+    await migrateToLatest(database.db);
+    await sql`delete from unmatched_payments where platform_charge_id like 'c-0107-%'`.execute(database.db);
+  });
 });
 
 async function tables(database: Database): Promise<string[]> {

@@ -1,6 +1,6 @@
 import { DomainError, type DomainErrorCode } from '@wordgame/contracts';
 
-/** An expected payment failure (orders, intake, refunds): a DomainError with a short safe message. */
+/** An expected payment failure (orders, provider notifications, forwarded payments, refunds): a DomainError with a short safe message. */
 export function paymentError(code: DomainErrorCode, message: string): DomainError {
   return new DomainError(code, message);
 }

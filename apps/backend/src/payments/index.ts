@@ -1,6 +1,6 @@
 /**
  * The payment feature's one public entry: orders, the card rail (provider, notifications, settle),
- * the stars rail (pre-checkout, forwarded payments), refunds, the bot intake service and the reaper.
+ * the stars rail (pre-checkout, forwarded payments), refunds, the chat-eligibility method of the bot intake (BotIntakeService) and the reaper.
  * Other features and app.ts import from here only; the folders below are the feature's internals.
  */
 export { paymentDeps } from './module.js';
@@ -8,7 +8,7 @@ export type { PaymentDeps } from './deps.js';
 export { paymentsService } from './orders/service.js';
 export { notificationService } from './card/notifications.js';
 export { starsIntakeMethods } from './stars/intake.js';
-export { botIntakeService } from './intake/service.js';
+export { chatEligibilityMethods } from './chat-eligibility/service.js';
 export { createReaper, type Reaper } from './reaper/reaper.js';
 export { createStarRefunder, type StarRefunder } from './refunds/star-refunds.js';
 export { refundOrder, type ConsoleRefund } from './refunds/console.js';

@@ -66,7 +66,7 @@ export interface UnmatchedPaymentsTable {
   provider: string;
   platform_charge_id: string;
   /** The order id the payment named (raw, may not be a uuid). */
-  order_ref: string;
+  order_id: string;
   amount: bigint;
   platform_user_id: bigint;
   reason: string;

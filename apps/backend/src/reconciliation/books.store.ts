@@ -76,27 +76,27 @@ export async function refundedCardOrders(db: Kysely<DB>, provider: string, shopI
     .execute();
 }
 
-/** Stars orders whose platform charge id is one of `chargeIds`, or whose id is one of `orderIds`. */
-export async function starOrdersForCharges(db: Kysely<DB>, chargeIds: string[], orderIds: string[]): Promise<OrderRow[]> {
-  if (chargeIds.length === 0) return [];
+/** Stars orders whose platform charge id is one of `platformChargeIds`, or whose id is one of `orderIds`. */
+export async function starOrdersForCharges(db: Kysely<DB>, platformChargeIds: string[], orderIds: string[]): Promise<OrderRow[]> {
+  if (platformChargeIds.length === 0) return [];
   return db
     .selectFrom('orders')
     .selectAll()
     .where('rail', '=', 'stars')
-    .where((w) => w.or([w('platform_charge_id', 'in', chargeIds), ...(orderIds.length > 0 ? [w('id', 'in', orderIds)] : [])]))
+    .where((w) => w.or([w('platform_charge_id', 'in', platformChargeIds), ...(orderIds.length > 0 ? [w('id', 'in', orderIds)] : [])]))
     .execute();
 }
 
-/** The unmatched payments recorded for `chargeIds`, with their refund status. */
+/** The unmatched payments recorded for `platformChargeIds`, with their refund status. */
 export async function unmatchedForCharges(
   db: Kysely<DB>,
-  chargeIds: string[],
+  platformChargeIds: string[],
 ): Promise<Pick<UnmatchedRow, 'platform_charge_id' | 'refund_status'>[]> {
-  if (chargeIds.length === 0) return [];
+  if (platformChargeIds.length === 0) return [];
   return db
     .selectFrom('unmatched_payments')
     .select(['platform_charge_id', 'refund_status'])
-    .where('platform_charge_id', 'in', chargeIds)
+    .where('platform_charge_id', 'in', platformChargeIds)
     .execute();
 }
 

@@ -61,12 +61,12 @@ export async function reconcileStars(
   const base = { rail: 'stars' as const, provider: PROVIDER, providerCurrency: 'XTR' };
   const findings: Finding[] = [];
 
-  const chargeIds = [...new Set(txs.map((t) => t.id))];
+  const platformChargeIds = [...new Set(txs.map((t) => t.id))];
   const payloads = payments.map((t) => t.payload).filter(isOrderId);
-  const orders = await starOrdersForCharges(db, chargeIds, payloads);
+  const orders = await starOrdersForCharges(db, platformChargeIds, payloads);
   const byCharge = new Map(orders.filter((o) => o.platform_charge_id !== null).map((o) => [o.platform_charge_id ?? '', o]));
   const byId = new Map(orders.map((o) => [o.id, o]));
-  const unmatched = await unmatchedForCharges(db, chargeIds);
+  const unmatched = await unmatchedForCharges(db, platformChargeIds);
   const unmatchedBy = new Map(unmatched.map((u) => [u.platform_charge_id, u]));
 
   // A charge refunded that never credited anything is balanced (money back): neither side is reported.

@@ -48,19 +48,19 @@ export async function refundStarPayment(
     return failed(invalid);
   }
   const userId = Number(command.userId);
-  const chargeId = command.platformPaymentChargeId;
+  const platformChargeId = command.platformPaymentChargeId;
   try {
-    await callForCommand(platform, 'refundStarPayment', { user_id: userId, telegram_payment_charge_id: chargeId });
-    logger.info({ userId, chargeId }, 'star payment refunded');
+    await callForCommand(platform, 'refundStarPayment', { user_id: userId, telegram_payment_charge_id: platformChargeId });
+    logger.info({ userId, platformChargeId }, 'star payment refunded');
     return delivered();
   } catch (err: unknown) {
     if (!(err instanceof PlatformError)) return failureOf(err);
     if (err.kind === 'client' && err.status === 400 && err.description.includes('CHARGE_ALREADY_REFUNDED')) {
-      logger.info({ userId, chargeId }, 'star payment was already refunded');
+      logger.info({ userId, platformChargeId }, 'star payment was already refunded');
       return delivered(ALREADY_REFUNDED);
     }
     const error = platformFailure(err);
-    logger.warn({ userId, chargeId, error }, 'star refund failed');
+    logger.warn({ userId, platformChargeId, error }, 'star refund failed');
     return failed(error);
   }
 }

@@ -101,7 +101,7 @@ export class PaymentForwarder {
           // `limit` due rows hold at most inFlight.size rows in flight, so every free slot finds one if any is due.
           const rows = outbox
             .due(Date.now(), limit)
-            .filter((row) => !this.inFlight.has(row.chargeId))
+            .filter((row) => !this.inFlight.has(row.platformChargeId))
             .slice(0, free);
           for (const row of rows) this.launch(row);
           if (rows.length > 0) continue;
@@ -137,26 +137,26 @@ export class PaymentForwarder {
         },
       )
       .finally(() => {
-        this.inFlight.delete(row.chargeId);
+        this.inFlight.delete(row.platformChargeId);
         this.wake.abort();
       });
-    this.inFlight.set(row.chargeId, call);
+    this.inFlight.set(row.platformChargeId, call);
   }
 
   private async forwardOne(row: OutboxRow): Promise<void> {
     const { outbox } = this.options;
-    const log = this.options.logger.child({ orderId: row.orderId, chargeId: row.chargeId });
+    const log = this.options.logger.child({ orderId: row.orderId, platformChargeId: row.platformChargeId });
     const attempts = row.attempts + 1;
     try {
       const { credited } = await this.options.forward(row, this.stopping.signal);
-      outbox.remove(row.chargeId);
+      outbox.remove(row.platformChargeId);
       if (credited) log.info({ attempts }, 'payment forwarded and credited');
       else log.warn({ attempts }, 'payment forwarded; it matched no creditable order (an operator follows up)');
     } catch (err: unknown) {
       if (this.stopping.signal.aborted) return;
       const delayMs = delayAfter(attempts, this.options.retry);
       const reason = failureText(err);
-      outbox.recordFailure(row.chargeId, Date.now() + delayMs, reason);
+      outbox.recordFailure(row.platformChargeId, Date.now() + delayMs, reason);
       if (err instanceof ConnectError && REFUSALS.has(err.code)) {
         log.error(
           { attempts, delayMs, reason, amount: row.amount.toString(), platformUserId: row.platformUserId.toString() },

@@ -3,7 +3,7 @@ import { ConfigError } from '@wordgame/config';
 import { loadOutboxCommandConfig } from '../config.js';
 import { PaymentOutbox, type OutboxEntry } from './outbox.js';
 
-const USAGE = 'usage: outbox list | outbox retry <charge_id> | outbox retry --all';
+const USAGE = 'usage: outbox list | outbox retry <platform_charge_id> | outbox retry --all';
 
 /** A usage or setup problem: printed with exit code 2. */
 class UsageError extends Error {}
@@ -11,7 +11,7 @@ class UsageError extends Error {}
 /** One waiting payment as `outbox list` prints it (ids and amounts as strings, times as ISO). */
 function printable(entry: OutboxEntry, nowMs: number): Record<string, unknown> {
   return {
-    chargeId: entry.chargeId,
+    platformChargeId: entry.platformChargeId,
     orderId: entry.orderId,
     amount: entry.amount.toString(),
     platformUserId: entry.platformUserId.toString(),
@@ -29,7 +29,7 @@ function printable(entry: OutboxEntry, nowMs: number): Record<string, unknown> {
  * (BOT_OUTBOX_PATH; WAL lets it read and write while the bot runs):
  * - `outbox list`: every payment still waiting for a ForwardPayment response, oldest first, as a
  *   JSON array (`failing` = at least one attempt failed, `lastError` = why the last one did);
- * - `outbox retry <charge_id>` / `outbox retry --all`: makes that payment (every payment) due now;
+ * - `outbox retry <platform_charge_id>` / `outbox retry --all`: makes that payment (every payment) due now;
  *   the running bot's forwarder sends it within a second. Exit 0 done, 1 no such payment waits,
  *   2 bad arguments or configuration, or no outbox file at that path.
  */

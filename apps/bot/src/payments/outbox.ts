@@ -4,7 +4,7 @@ import { openBotDb } from '../store/db.js';
 /** A successful platform payment waiting to be forwarded (ForwardPaymentRequest's fields). */
 export interface OutboxPayment {
   /** The platform's charge id: the primary key here and the idempotency key at the backend. */
-  chargeId: string;
+  platformChargeId: string;
   orderId: string;
   /** Whole stars. */
   amount: bigint;
@@ -33,6 +33,12 @@ export interface FailingRows {
   oldestAgeMs: number;
 }
 
+/**
+ * A row as SQLite returns it. The key column keeps its first name, `charge_id`: a renamed column
+ * would stop the previous release's bot (a rollback) and its outbox command from reading the
+ * waiting payments. This interface, COLUMNS, the SQL below and `rowOf` are the only places that
+ * name it; everything else says `platformChargeId`.
+ */
 interface RawRow {
   charge_id: string;
   order_id: string;
@@ -65,7 +71,7 @@ export class PaymentOutbox {
   add(payment: OutboxPayment): boolean {
     const result = this.db
       .prepare('INSERT OR IGNORE INTO payment_outbox (charge_id, order_id, amount, platform_user_id, created_at) VALUES (?, ?, ?, ?, ?)')
-      .run(payment.chargeId, payment.orderId, payment.amount, payment.platformUserId, BigInt(Date.now()));
+      .run(payment.platformChargeId, payment.orderId, payment.amount, payment.platformUserId, BigInt(Date.now()));
     return result.changes > 0;
   }
 
@@ -103,10 +109,10 @@ export class PaymentOutbox {
   }
 
   /** Counts a failed forwarding attempt, keeps why it failed, and sets when the row may be tried again. */
-  recordFailure(chargeId: string, nextAttemptAt: number, error: string): void {
+  recordFailure(platformChargeId: string, nextAttemptAt: number, error: string): void {
     this.db
       .prepare('UPDATE payment_outbox SET attempts = attempts + 1, next_attempt_at = ?, last_error = ? WHERE charge_id = ?')
-      .run(BigInt(nextAttemptAt), error.slice(0, 1_000), chargeId);
+      .run(BigInt(nextAttemptAt), error.slice(0, 1_000), platformChargeId);
   }
 
   /** How many rows have failed at least once and still wait, and the age of the oldest at `nowMs`. */
@@ -130,17 +136,17 @@ export class PaymentOutbox {
    * Makes one waiting payment (or, without a charge id, every one) due now; the running
    * forwarder picks it up on its next look at the file. Returns how many rows it made due.
    */
-  retryNow(chargeId?: string): number {
+  retryNow(platformChargeId?: string): number {
     const result =
-      chargeId === undefined
+      platformChargeId === undefined
         ? this.db.prepare('UPDATE payment_outbox SET next_attempt_at = 0').run()
-        : this.db.prepare('UPDATE payment_outbox SET next_attempt_at = 0 WHERE charge_id = ?').run(chargeId);
+        : this.db.prepare('UPDATE payment_outbox SET next_attempt_at = 0 WHERE charge_id = ?').run(platformChargeId);
     return result.changes;
   }
 
   /** Forgets a payment once ForwardPayment answered. */
-  remove(chargeId: string): void {
-    this.db.prepare('DELETE FROM payment_outbox WHERE charge_id = ?').run(chargeId);
+  remove(platformChargeId: string): void {
+    this.db.prepare('DELETE FROM payment_outbox WHERE charge_id = ?').run(platformChargeId);
   }
 
   close(): void {
@@ -155,7 +161,7 @@ export class PaymentOutbox {
 
 function rowOf(r: RawRow): OutboxRow {
   return {
-    chargeId: r.charge_id,
+    platformChargeId: r.charge_id,
     orderId: r.order_id,
     amount: r.amount,
     platformUserId: r.platform_user_id,

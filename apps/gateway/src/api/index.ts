@@ -4,4 +4,4 @@
  * notification route is named here because it needs the raw body before the JSON parser.
  */
 export { createApiRouter } from './router.js';
-export { NOTIFICATION_BODY_LIMIT, NOTIFICATIONS_PATH } from './intake/operations.js';
+export { NOTIFICATION_BODY_LIMIT, NOTIFICATIONS_PATH } from './notifications/operations.js';

@@ -6,7 +6,7 @@ import { catalogAdminOperations } from './catalog-admin/operations.js';
 import type { DocumentedRoute } from './doc.js';
 import { GAME_EVENTS_ROUTE, mountGameEvents } from './game/events.js';
 import { gameOperations } from './game/operations.js';
-import { intakeOperations } from './intake/operations.js';
+import { notificationOperations } from './notifications/operations.js';
 import { mountOperations } from './mount.js';
 import type { Operation } from './operation.js';
 import { apiDocument } from './openapi/document.js';
@@ -40,7 +40,7 @@ export function operationTable(backend: BackendClients, sessions: CachingSession
     ...catalogAdminOperations(backend),
     ...orderOperations(backend),
     ...refundOperations(backend),
-    ...intakeOperations(backend),
+    ...notificationOperations(backend),
     ...gameOperations(backend),
     ...socialOperations(backend, sessions),
   ];

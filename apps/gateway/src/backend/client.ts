@@ -11,11 +11,11 @@ export interface BackendClients {
   account: Client<typeof backendApi.AccountService>;
   wallet: Client<typeof backendApi.WalletService>;
   catalogAdmin: Client<typeof backendApi.CatalogAdminService>;
-  /** Chat eligibility, pre-checkout and payment intake behind the bot-link's unary RPCs. */
+  /** The backend intake: chat eligibility, pre-checkout and forwarded payments behind the bot-link's unary RPCs. */
   intake: Client<typeof backendApi.BotIntakeService>;
   /** The caller's paid orders (caller headers required). */
   payments: Client<typeof backendApi.PaymentsService>;
-  /** Provider notification intake (no caller headers). */
+  /** Provider notifications (no caller headers). */
   notification: Client<typeof backendApi.NotificationService>;
   /** Operator API sign-in and sign-out (ConsoleService.SignIn / SignOut). */
   console: Client<typeof backendApi.ConsoleService>;

@@ -6,7 +6,7 @@ import { serveH2c } from './h2c.js';
 export interface Seen {
   eligibility: Array<{ platform: string; externalId: string }>;
   preCheckout: Array<{ orderId: string; amount: bigint; currency: string }>;
-  payments: Array<{ orderId: string; chargeId: string; amount: bigint; userId: bigint; platform: string }>;
+  payments: Array<{ orderId: string; platformChargeId: string; amount: bigint; userId: bigint; platform: string }>;
 }
 
 /** How the intake backend misbehaves: waits `delayMs(id)`, then fails every call with `failWith`. */
@@ -62,7 +62,7 @@ export async function startIntakeBackend(options: IntakeBackendOptions = {}) {
           (bb) => fb.PlatformPayment.getRootAsPlatformPayment(bb),
           (t) => ({
             orderId: t.orderId() ?? '',
-            chargeId: t.platformPaymentChargeId() ?? '',
+            platformChargeId: t.platformPaymentChargeId() ?? '',
             amount: t.amount(),
             userId: t.platformUserId(),
             platform: t.platform() ?? '',

@@ -46,7 +46,7 @@ export async function prepareCreditPeer(url: string): Promise<CreditPeer> {
   const st = creditStatement(db as never, ORDER, { platformChargeId: CHARGE, platformUserId: PAYER }, now, {
     rail: 'stars',
     amount: 5n,
-    newChargeId: CHARGE,
+    newPlatformChargeId: CHARGE,
   });
   const constants: string[] = [];
   let sqlText = st.sql;

@@ -10,7 +10,7 @@ export const TELEGRAM_BOT_TOKEN = '123456:faults-bot-token';
 /** The direct channel's card shop (a test shop on both sides). */
 export const CARD_SHOP = { shopId: 'faults-shop', secretKey: 'faults-secret', test: true } as const;
 /** The gateway route the provider posts notifications to. */
-export const INTAKE_PATH = '/api/v1/payments/notifications/yookassa';
+export const NOTIFICATION_PATH = '/api/v1/payments/notifications/yookassa';
 
 /** What a stack is wired to and how its services are tuned; everything but the database is optional. */
 export interface StackOptions {

@@ -28,7 +28,7 @@ export interface CreditGuard {
    * charge as unmatched touches the order under its lock) makes this statement credit nothing,
    * and the caller falls back to its locked path.
    */
-  newChargeId?: string;
+  newPlatformChargeId?: string;
 }
 
 /** The credit statement for these inputs: its prepared-statement name, SQL text and parameters. */
@@ -47,7 +47,7 @@ type SlotName =
   | 'providerPaymentId'
   | 'rail'
   | 'amount'
-  | 'newChargeId';
+  | 'newPlatformChargeId';
 
 /** Stands in for one input while a statement shape is compiled; kysely passes values through untouched. */
 class Slot {
@@ -103,7 +103,7 @@ export function orderCredit(creditableStates: readonly OrderState[]): OrderCredi
       settlement.providerPaymentId,
       guard.rail,
       guard.amount,
-      guard.newChargeId,
+      guard.newPlatformChargeId,
     ]
       .map((v) => (v === undefined ? '0' : '1'))
       .join('');
@@ -122,7 +122,7 @@ export function orderCredit(creditableStates: readonly OrderState[]): OrderCredi
         {
           rail: slot<OrderRail | undefined>('rail', guard.rail),
           amount: slot<bigint | undefined>('amount', guard.amount),
-          newChargeId: slot<string | undefined>('newChargeId', guard.newChargeId),
+          newPlatformChargeId: slot<string | undefined>('newPlatformChargeId', guard.newPlatformChargeId),
         },
         slot<string>('detail', true),
       );
@@ -138,7 +138,7 @@ export function orderCredit(creditableStates: readonly OrderState[]): OrderCredi
       providerPaymentId: settlement.providerPaymentId,
       rail: guard.rail,
       amount: guard.amount,
-      newChargeId: guard.newChargeId,
+      newPlatformChargeId: guard.newPlatformChargeId,
     };
     return {
       name: `credit_order_${shape}`,
@@ -164,7 +164,7 @@ function compileCreditFrom(
   guard: CreditGuard,
   detail = settlement.platformChargeId ?? settlement.providerPaymentId ?? '',
 ): CompiledQuery<OrderRow> {
-  const { rail, amount, newChargeId } = guard;
+  const { rail, amount, newPlatformChargeId } = guard;
   const grantsBenefits = sql<boolean>`(o.hints > 0 or o.no_ads_days > 0 or o.no_ads_forever)`;
   const query = db
     .with('o', (q) => {
@@ -183,11 +183,13 @@ function compileCreditFrom(
         .where('state', 'in', creditableStates);
       if (rail !== undefined) update = update.where('rail', '=', rail);
       if (amount !== undefined) update = update.where('amount', '=', amount);
-      if (newChargeId !== undefined) {
+      if (newPlatformChargeId !== undefined) {
         update = update
           .where(sql<boolean>`orders.xmin = (select seen.xmin from orders as seen where seen.id = ${orderId})`)
           .where((eb) =>
-            eb.not(eb.exists(eb.selectFrom('orders as prior').select('prior.id').where('prior.platform_charge_id', '=', newChargeId))),
+            eb.not(
+              eb.exists(eb.selectFrom('orders as prior').select('prior.id').where('prior.platform_charge_id', '=', newPlatformChargeId)),
+            ),
           )
           .where((eb) =>
             eb.not(
@@ -195,7 +197,7 @@ function compileCreditFrom(
                 eb
                   .selectFrom('unmatched_payments')
                   .select('unmatched_payments.id')
-                  .where('unmatched_payments.platform_charge_id', '=', newChargeId),
+                  .where('unmatched_payments.platform_charge_id', '=', newPlatformChargeId),
               ),
             ),
           );

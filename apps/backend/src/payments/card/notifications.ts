@@ -38,7 +38,7 @@ const notificationSchema = z.object({
  * payment id). Throws intake_unavailable when it could not decide (provider unreachable, database
  * failure) so the provider redelivers.
  */
-export async function intakeNotification(deps: PaymentDeps, providerName: string | null, body: Uint8Array): Promise<Disposition> {
+export async function handleNotification(deps: PaymentDeps, providerName: string | null, body: Uint8Array): Promise<Disposition> {
   const card = deps.card;
   if (!card || providerName !== card.provider.name) throw paymentError('unknown_provider', 'no card provider by this name');
   let parsed: z.infer<typeof notificationSchema>;
@@ -141,7 +141,11 @@ async function reread<T>(call: () => Promise<T>): Promise<T | null> {
   }
 }
 
-/** backend.v1.NotificationService (no caller headers: the gateway's intake route). */
+/**
+ * backend.v1.NotificationService (no caller headers: the gateway's notification route). Its method
+ * keeps the wire name `Intake` (a renamed Connect method would fail every call from a gateway of the
+ * previous release); it is handleNotification.
+ */
 export function notificationService(deps: PaymentDeps): ServiceImpl<typeof backendApi.NotificationService> {
   return {
     async intake(req) {
@@ -153,7 +157,7 @@ export function notificationService(deps: PaymentDeps): ServiceImpl<typeof backe
           body: t.bodyArray() ?? new Uint8Array(),
         }),
       );
-      const d = await intakeNotification(deps, n.provider, n.body);
+      const d = await handleNotification(deps, n.provider, n.body);
       deps.logger.info({ provider: n.provider, disposition: d.disposition, detail: d.detail }, 'provider notification');
       return {
         body: encodeTable((b) =>

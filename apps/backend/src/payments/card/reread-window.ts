@@ -35,7 +35,7 @@ const TRAIL_MARGIN_MS = 100;
  * intake_unavailable instead, so the provider redelivers them, still without a provider call. Both
  * are counted. Money is never left behind: a notification that met a re-read it did not
  * start (the provider may have changed after that re-read began) schedules one trailing run of the
- * whole intake for its object on this replica, a window later, which claims again (and waits another
+ * whole notification handling for its object on this replica, a window later, which claims again (and waits another
  * window if a later re-read holds it, which then began after the notification). So a genuine
  * notification that met a forged one is acted on within about two windows; if the replica stops
  * first, the reaper re-checks the order once it is a minute old (REAPER_INTERVAL_MS).
@@ -49,7 +49,7 @@ export class RereadWindow {
 
   /**
    * Re-reads `key`'s object with `reread` when this notification may, else shares or skips it (see
-   * the class). `again` re-runs the whole intake for the object: what a trailing run calls.
+   * the class). `again` re-runs the whole notification handling for the object: what a trailing run calls.
    */
   run(key: RereadKey, reread: () => Promise<Disposition>, again: () => Promise<Disposition>): Promise<Disposition> {
     const id = `${key.shop}\u0000${key.kind}\u0000${key.objectId}`;

@@ -59,7 +59,7 @@ export function createStarRefunder(deps: PaymentDeps, options: StarRefunderOptio
   type Claimed = Awaited<ReturnType<typeof claim>>[number];
 
   async function refundOne(row: Claimed, report: StarRefundReport): Promise<void> {
-    const log = { chargeId: row.platform_charge_id, orderRef: row.order_ref.slice(0, 64), attempt: row.refund_attempts };
+    const log = { platformChargeId: row.platform_charge_id, orderId: row.order_id.slice(0, 64), attempt: row.refund_attempts };
     // A payer id the platform never issues can only be refused, on every attempt: an operator's case at once.
     const verdict =
       row.platform_user_id <= 0n
@@ -93,7 +93,7 @@ export function createStarRefunder(deps: PaymentDeps, options: StarRefunderOptio
           await refundOne(row, report);
         } catch (err: unknown) {
           // The claim's lease brings the row back; nothing is lost.
-          logger.error({ err, chargeId: row.platform_charge_id }, 'stars refund attempt failed; retried when its lease ends');
+          logger.error({ err, platformChargeId: row.platform_charge_id }, 'stars refund attempt failed; retried when its lease ends');
         }
       }
     };

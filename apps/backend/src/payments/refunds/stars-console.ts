@@ -19,8 +19,8 @@ import { telegramIdOf } from '../store.js';
  */
 export async function refundStarsOrder(deps: PaymentDeps, order: OrderRow, operatorId: bigint | null): Promise<string> {
   if (order.refund_id !== null) return order.refund_id;
-  const chargeId = order.platform_charge_id;
-  if (order.state !== 'paid' || chargeId === null) throw paymentError('order_not_paid', 'only a paid order can be refunded');
+  const platformChargeId = order.platform_charge_id;
+  if (order.state !== 'paid' || platformChargeId === null) throw paymentError('order_not_paid', 'only a paid order can be refunded');
   const payer = order.platform_user_id ?? (await telegramUserOf(deps, order.account_id));
   if (payer === null) throw paymentError('refund_rejected', 'the payer of this order is not known; nothing was recorded');
   return underRefundClaim(
@@ -28,8 +28,8 @@ export async function refundStarsOrder(deps: PaymentDeps, order: OrderRow, opera
     order.id,
     operatorId,
     async () => {
-      const verdict = starRefundVerdict(await deps.bot.refundStarPayment(payer, chargeId), ALREADY_REFUNDED);
-      const log = { orderId: order.id, chargeId };
+      const verdict = starRefundVerdict(await deps.bot.refundStarPayment(payer, platformChargeId), ALREADY_REFUNDED);
+      const log = { orderId: order.id, platformChargeId };
       if (verdict.kind === 'refused') {
         deps.logger.warn({ ...log, error: verdict.error }, 'console stars refund refused by the platform; nothing recorded');
         throw paymentError('refund_rejected', `the platform refused this refund (${verdict.error}); nothing was recorded`);
@@ -38,9 +38,9 @@ export async function refundStarsOrder(deps: PaymentDeps, order: OrderRow, opera
         deps.logger.warn({ ...log, error: verdict.error }, 'console stars refund not confirmed; nothing recorded');
         throw paymentError('bot_unavailable', 'the payment bot did not confirm the refund; nothing was recorded, press again');
       }
-      const recorded = await deps.db.transaction().execute((trx) => recordRefund(trx, deps.logger, order.id, chargeId, deps.now()));
+      const recorded = await deps.db.transaction().execute((trx) => recordRefund(trx, deps.logger, order.id, platformChargeId, deps.now()));
       if (recorded === 'recorded') deps.metrics.refunded(order.rail);
-      return chargeId;
+      return platformChargeId;
     },
     (refundId) => refundId,
   );

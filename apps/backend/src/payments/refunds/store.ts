@@ -81,7 +81,7 @@ export async function markOrderRefunded(db: Db, orderId: string, refundId: strin
 /** An unmatched stars payment as claimed for a refund attempt. */
 export type ClaimedStarRefund = Pick<
   Selectable<UnmatchedPaymentsTable>,
-  'id' | 'platform_charge_id' | 'platform_user_id' | 'order_ref' | 'amount' | 'refund_attempts'
+  'id' | 'platform_charge_id' | 'platform_user_id' | 'order_id' | 'amount' | 'refund_attempts'
 >;
 
 /**
@@ -105,7 +105,7 @@ export async function claimDueStarRefunds(db: Db, now: Date, leaseUntil: Date, l
         .skipLocked(),
     )
     .where('refund_status', '=', 'pending')
-    .returning(['id', 'platform_charge_id', 'platform_user_id', 'order_ref', 'amount', 'refund_attempts'])
+    .returning(['id', 'platform_charge_id', 'platform_user_id', 'order_id', 'amount', 'refund_attempts'])
     .execute();
 }
 

@@ -92,8 +92,8 @@ export async function validatePreCheckout(
 
 /** A confirmed platform payment as the bot forwards it. */
 export interface PlatformPaymentInput {
-  orderRef: string;
-  chargeId: string;
+  orderId: string;
+  platformChargeId: string;
   amount: bigint;
   platformUserId: bigint;
 }
@@ -111,27 +111,27 @@ export async function forwardPayment(deps: PaymentDeps, p: PlatformPaymentInput)
   const now = deps.now();
   // Fast path, one statement: a new charge for a creditable stars order of this amount is credited
   // at once. Anything else (a replay, an unmatched payment, a race lost) takes the locked path below.
-  const credited = isOrderId(p.orderRef)
-    ? await creditOrder(deps.db, p.orderRef, { platformChargeId: p.chargeId, platformUserId: p.platformUserId }, now, {
+  const credited = isOrderId(p.orderId)
+    ? await creditOrder(deps.db, p.orderId, { platformChargeId: p.platformChargeId, platformUserId: p.platformUserId }, now, {
         rail: 'stars',
         amount: p.amount,
-        newChargeId: p.chargeId,
+        newPlatformChargeId: p.platformChargeId,
       })
     : null;
   if (credited) {
-    deps.logger.info({ orderId: p.orderRef, chargeId: p.chargeId }, 'stars payment credited');
+    deps.logger.info({ orderId: p.orderId, platformChargeId: p.platformChargeId }, 'stars payment credited');
     onCredited(deps, credited);
     return true;
   }
   const outcome = await deps.db.transaction().execute(async (trx) => {
-    if (await chargeCredited(trx, p.chargeId)) return { credited: true, replay: true };
-    if (await chargeUnmatched(trx, p.chargeId)) return { credited: false, replay: true };
+    if (await chargeCredited(trx, p.platformChargeId)) return { credited: true, replay: true };
+    if (await chargeUnmatched(trx, p.platformChargeId)) return { credited: false, replay: true };
 
-    const order = isOrderId(p.orderRef) ? await orderForUpdate(trx, p.orderRef) : undefined;
-    if (order?.platform_charge_id === p.chargeId) return { credited: true, replay: true };
+    const order = isOrderId(p.orderId) ? await orderForUpdate(trx, p.orderId) : undefined;
+    if (order?.platform_charge_id === p.platformChargeId) return { credited: true, replay: true };
     if (order) {
       // Under the order lock: a concurrent forward of this charge may have recorded it meanwhile.
-      if (await chargeUnmatched(trx, p.chargeId)) return { credited: false, replay: true };
+      if (await chargeUnmatched(trx, p.platformChargeId)) return { credited: false, replay: true };
     }
     const reason =
       !order || order.rail !== 'stars'
@@ -142,16 +142,16 @@ export async function forwardPayment(deps: PaymentDeps, p: PlatformPaymentInput)
             ? 'amount_mismatch'
             : null;
     if (reason === null) {
-      const paid = await creditOrder(trx, p.orderRef, { platformChargeId: p.chargeId, platformUserId: p.platformUserId }, now);
+      const paid = await creditOrder(trx, p.orderId, { platformChargeId: p.platformChargeId, platformUserId: p.platformUserId }, now);
       return { credited: true, replay: false, paid };
     }
     // A new row version of the still creditable order: a concurrent fast-path credit of this same
-    // charge whose snapshot predates this commit then credits nothing (see CreditGuard.newChargeId).
+    // charge whose snapshot predates this commit then credits nothing (see CreditGuard.newPlatformChargeId).
     if (order && isCreditable(order.state)) await touchOrder(trx, order.id);
     await insertUnmatchedPayment(trx, {
       provider: STARS_PROVIDER,
-      platform_charge_id: p.chargeId,
-      order_ref: p.orderRef.slice(0, 200),
+      platform_charge_id: p.platformChargeId,
+      order_id: p.orderId.slice(0, 200),
       amount: p.amount,
       platform_user_id: p.platformUserId,
       reason,
@@ -159,10 +159,10 @@ export async function forwardPayment(deps: PaymentDeps, p: PlatformPaymentInput)
     return { credited: false, replay: false, reason };
   });
   if (!outcome.replay) {
-    if (outcome.credited) deps.logger.info({ orderId: p.orderRef, chargeId: p.chargeId }, 'stars payment credited');
+    if (outcome.credited) deps.logger.info({ orderId: p.orderId, platformChargeId: p.platformChargeId }, 'stars payment credited');
     else
       deps.logger.warn(
-        { orderRef: p.orderRef.slice(0, 200), chargeId: p.chargeId, reason: outcome.reason },
+        { orderId: p.orderId.slice(0, 200), platformChargeId: p.platformChargeId, reason: outcome.reason },
         'stars payment matched no creditable order; recorded as unmatched',
       );
     if ('paid' in outcome && outcome.paid) onCredited(deps, outcome.paid);
@@ -183,7 +183,7 @@ export function starsIntakeMethods(
         (t) => ({ orderId: t.orderId(), amount: t.amount(), currency: t.currency() }),
       );
       const verdict = await validatePreCheckout(deps, q.orderId, q.amount, q.currency);
-      if (!verdict.ok) deps.logger.info({ orderRef: (q.orderId ?? '').slice(0, 64), reason: verdict.reason }, 'pre-checkout declined');
+      if (!verdict.ok) deps.logger.info({ orderId: (q.orderId ?? '').slice(0, 64), reason: verdict.reason }, 'pre-checkout declined');
       return {
         body: encodeTable((b) =>
           fb.PreCheckoutVerdict.createPreCheckoutVerdict(b, verdict.ok, b.createString(verdict.ok ? '' : verdict.reason)),
@@ -195,13 +195,13 @@ export function starsIntakeMethods(
         req.body,
         (bb) => fb.PlatformPayment.getRootAsPlatformPayment(bb),
         (t) => ({
-          orderRef: t.orderId() ?? '',
-          chargeId: t.platformPaymentChargeId() ?? '',
+          orderId: t.orderId() ?? '',
+          platformChargeId: t.platformPaymentChargeId() ?? '',
           amount: t.amount(),
           platformUserId: t.platformUserId(),
         }),
       );
-      if (p.chargeId === '' || p.chargeId.length > 256) {
+      if (p.platformChargeId === '' || p.platformChargeId.length > 256) {
         throw new DomainError('malformed_body', 'platform_payment_charge_id must be 1-256 characters');
       }
       const credited = await forwardPayment(deps, p);

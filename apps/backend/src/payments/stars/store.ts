@@ -40,21 +40,25 @@ export async function holdForCheckout(db: Db, hold: CheckoutHold): Promise<boole
   return row !== undefined;
 }
 
-/** True when an unmatched payment names `orderRef` as its order. */
-export async function unmatchedForOrder(db: Db, orderRef: string): Promise<boolean> {
-  const recorded = await db.selectFrom('unmatched_payments').select('id').where('order_ref', '=', orderRef).limit(1).executeTakeFirst();
+/** True when an unmatched payment names `orderId` as its order. */
+export async function unmatchedForOrder(db: Db, orderId: string): Promise<boolean> {
+  const recorded = await db.selectFrom('unmatched_payments').select('id').where('order_id', '=', orderId).limit(1).executeTakeFirst();
   return recorded !== undefined;
 }
 
-/** True when an order was credited by the platform charge `chargeId`. */
-export async function chargeCredited(db: Db, chargeId: string): Promise<boolean> {
-  const credited = await db.selectFrom('orders').select('id').where('platform_charge_id', '=', chargeId).executeTakeFirst();
+/** True when an order was credited by the platform charge `platformChargeId`. */
+export async function chargeCredited(db: Db, platformChargeId: string): Promise<boolean> {
+  const credited = await db.selectFrom('orders').select('id').where('platform_charge_id', '=', platformChargeId).executeTakeFirst();
   return credited !== undefined;
 }
 
-/** True when the platform charge `chargeId` is recorded as an unmatched payment. */
-export async function chargeUnmatched(db: Db, chargeId: string): Promise<boolean> {
-  const unmatched = await db.selectFrom('unmatched_payments').select('id').where('platform_charge_id', '=', chargeId).executeTakeFirst();
+/** True when the platform charge `platformChargeId` is recorded as an unmatched payment. */
+export async function chargeUnmatched(db: Db, platformChargeId: string): Promise<boolean> {
+  const unmatched = await db
+    .selectFrom('unmatched_payments')
+    .select('id')
+    .where('platform_charge_id', '=', platformChargeId)
+    .executeTakeFirst();
   return unmatched !== undefined;
 }
 

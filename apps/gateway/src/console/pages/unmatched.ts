@@ -11,8 +11,8 @@ const STATUSES = ['', 'pending', 'refunded', 'failed'] as const;
 interface Row {
   id: bigint;
   createdAt: bigint;
-  chargeId: string;
-  orderRef: string;
+  platformChargeId: string;
+  orderId: string;
   amount: bigint;
   payerId: bigint;
   reason: string;
@@ -22,6 +22,7 @@ interface Row {
   refundedAt: bigint;
 }
 
+/** The page's rows from an UnmatchedList; its `charge_id` and `order_id` fields are read into the one names used here. */
 function readList(body: Uint8Array) {
   return decodeTable(
     body,
@@ -33,8 +34,8 @@ function readList(body: Uint8Array) {
         return {
           id: p?.id() ?? 0n,
           createdAt: p?.createdAtUnix() ?? 0n,
-          chargeId: p?.chargeId() ?? '',
-          orderRef: p?.orderRef() ?? '',
+          platformChargeId: p?.chargeId() ?? '',
+          orderId: p?.orderRef() ?? '',
           amount: p?.amount() ?? 0n,
           payerId: p?.payerId() ?? 0n,
           reason: p?.reason() ?? '',
@@ -53,7 +54,7 @@ const utc = (unix: bigint) => (unix === 0n ? '' : `${new Date(Number(unix) * 100
 const STATUS_TEXT: Record<string, string> = { pending: 'refund pending', refunded: 'refunded', failed: 'refund failed' };
 
 function rowHtml(r: Row) {
-  return html`<tr data-charge="${r.chargeId}" data-status="${r.status}"><td>${utc(r.createdAt)}</td><td>${r.chargeId}</td><td>${r.orderRef}</td><td class="num">${r.amount} XTR</td>
+  return html`<tr data-charge="${r.platformChargeId}" data-status="${r.status}"><td>${utc(r.createdAt)}</td><td>${r.platformChargeId}</td><td>${r.orderId}</td><td class="num">${r.amount} XTR</td>
 <td>${r.payerId}</td><td>${r.reason}</td><td class="status">${STATUS_TEXT[r.status] ?? r.status}</td><td class="num">${r.attempts}</td><td class="error">${r.error}</td><td>${utc(r.refundedAt)}</td></tr>`;
 }
 

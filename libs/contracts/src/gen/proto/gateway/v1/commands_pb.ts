@@ -1,4 +1,4 @@
-// The gateway's internal command intake: the backend pushes bot-link Commands here and the gateway
+// The gateway's internal command service: the backend pushes bot-link Commands here and the gateway
 // forwards each once on the bot-link stream (at-most-once, never replayed) and answers with the
 // outcome. Served only on the gateway's internal h2c listener, never on a public port.
 // Additive changes only.

@@ -47,13 +47,14 @@ function readNotification(req: Request): RawNotification {
 }
 
 /**
- * Provider notification intake (`payments.notification.<provider>`): no authentication and no
+ * The provider notification route (`payments.notification.<provider>`): no authentication and no
  * sender-address check, because a notification is only a hint the backend re-reads from the
- * provider. The raw body goes to NotificationService.Intake unchanged. Answers 200 (empty) once
+ * provider. The raw body goes to NotificationService.Intake (a wire name kept from before; the backend's
+ * handleNotification) unchanged. Answers 200 (empty) once
  * the backend handled or ignored it; the disposition is logged, never told to the sender. 503 when
  * the backend could not decide or is down, so the provider redelivers.
  */
-export function intakeOperations(backend: BackendClients): Operation[] {
+export function notificationOperations(backend: BackendClients): Operation[] {
   return PROVIDERS.map(
     (provider): Operation => ({
       name: `payments.notification.${provider}`,

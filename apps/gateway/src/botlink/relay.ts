@@ -14,7 +14,7 @@ export const BOT_PLATFORM = 'telegram';
  * closed), InvalidArgument (the backend rejected the request as such), else Internal, logged with
  * its cause and answered without detail.
  */
-export function intakeFailure(rpc: string, err: unknown, logger: Logger): ConnectError {
+export function relayFailure(rpc: string, err: unknown, logger: Logger): ConnectError {
   if (err instanceof FlatBufferDecodeError) {
     logger.error({ rpc, err }, 'backend intake answered an unreadable body');
     return new ConnectError('internal error', Code.Internal);
@@ -48,10 +48,11 @@ function required(value: string, field: string): string {
 }
 
 /**
- * The bot-link's unary RPCs, each proxied to backend.v1.BotIntakeService with FlatBuffers bodies.
+ * The bot-link relay: its unary RPCs, each proxied to the backend intake (backend.v1.BotIntakeService)
+ * with FlatBuffers bodies.
  * Nothing is answered locally: the result is always the backend's (or an error, never a guess).
  */
-export function createIntakeHandlers(backend: BackendClients, logger: Logger) {
+export function createRelayHandlers(backend: BackendClients, logger: Logger) {
   /**
    * Runs one relay. A call whose own deadline passed (or that the bot cancelled) ends with that
    * reason (DeadlineExceeded, Canceled), whatever the aborted backend call reported: the backend
@@ -62,7 +63,7 @@ export function createIntakeHandlers(backend: BackendClients, logger: Logger) {
       return await run();
     } catch (err: unknown) {
       if (ctx.signal.aborted) throw ConnectError.from(ctx.signal.reason, Code.Canceled);
-      throw intakeFailure(rpc, err, logger);
+      throw relayFailure(rpc, err, logger);
     }
   }
 
@@ -108,7 +109,7 @@ export function createIntakeHandlers(backend: BackendClients, logger: Logger) {
 
     forwardPayment: async (req: botlink.ForwardPaymentRequest, ctx: HandlerContext) => {
       const orderId = required(req.orderId, 'order_id');
-      const chargeId = required(req.platformPaymentChargeId, 'platform_payment_charge_id');
+      const platformChargeId = required(req.platformPaymentChargeId, 'platform_payment_charge_id');
       return await call('ForwardPayment', ctx, async () => {
         const res = await backend.intake.forwardPayment(
           {
@@ -116,7 +117,7 @@ export function createIntakeHandlers(backend: BackendClients, logger: Logger) {
               fb.PlatformPayment.createPlatformPayment(
                 b,
                 b.createString(orderId),
-                b.createString(chargeId),
+                b.createString(platformChargeId),
                 req.amount,
                 req.platformUserId,
                 b.createString(BOT_PLATFORM),

@@ -59,7 +59,7 @@ describe('BotLink unary RPCs proxied to the backend intake', () => {
     expect(await client.forwardPayment({ ...payment, orderId: 'unknown' })).toMatchObject({ credited: false });
     expect(backend.seen.payments[0]).toEqual({
       orderId: 'order-1',
-      chargeId: 'charge-9',
+      platformChargeId: 'charge-9',
       amount: 50n,
       userId: 9_007_199_254_740_993n,
       platform: 'telegram',

@@ -27,7 +27,7 @@ export async function chatEligibility(
  * ValidatePreCheckout and ForwardPayment, belong to the stars rail (payments/stars/intake.ts); app.ts
  * registers this method and those two as one service.
  */
-export function botIntakeService(
+export function chatEligibilityMethods(
   db: Kysely<DB>,
   clock: Clock,
 ): Pick<ServiceImpl<typeof backendApi.BotIntakeService>, 'resolveChatEligibility'> {

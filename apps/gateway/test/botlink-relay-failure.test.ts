@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { createLogger } from '@wordgame/logging';
-import { intakeFailure } from '../src/botlink/intake.js';
+import { relayFailure } from '../src/botlink/relay.js';
 
 function capturingLogger(): { lines: string[]; logger: ReturnType<typeof createLogger> } {
   const lines: string[] = [];
@@ -16,7 +16,7 @@ function capturingLogger(): { lines: string[]; logger: ReturnType<typeof createL
 
 const coded = (code: string, cause?: unknown): Error => Object.assign(new Error(`${code} happened`, { cause }), { code });
 
-describe('intakeFailure: a network failure below the backend call answers Unavailable', () => {
+describe('relayFailure: a network failure below the backend call answers Unavailable', () => {
   it.each([
     ['a refused connection wrapped in a cancelled HTTP/2 stream', coded('ERR_HTTP2_STREAM_CANCEL', coded('ECONNREFUSED'))],
     [
@@ -27,7 +27,7 @@ describe('intakeFailure: a network failure below the backend call answers Unavai
     ['an HTTP/2 session error', coded('ERR_HTTP2_SESSION_ERROR')],
   ])('%s', (_name, err) => {
     const { lines, logger } = capturingLogger();
-    const answer = intakeFailure('ForwardPayment', err, logger);
+    const answer = relayFailure('ForwardPayment', err, logger);
     expect(answer.code).toBe(Code.Unavailable);
     expect(answer.rawMessage).toBe('the backend is unavailable');
     expect(lines.join('')).toContain('backend intake unreachable');
@@ -35,10 +35,10 @@ describe('intakeFailure: a network failure below the backend call answers Unavai
 
   it('answers Internal, logged as an error, for a failure that is not the network', () => {
     const { lines, logger } = capturingLogger();
-    const answer = intakeFailure('ForwardPayment', new Error('boom', { cause: coded('ENOENT') }), logger);
+    const answer = relayFailure('ForwardPayment', new Error('boom', { cause: coded('ENOENT') }), logger);
     expect(answer.code).toBe(Code.Internal);
     expect(lines.join('')).toContain('backend intake failed');
-    expect(intakeFailure('ForwardPayment', new ConnectError('order_id is not a uuid', Code.InvalidArgument), logger).code).toBe(
+    expect(relayFailure('ForwardPayment', new ConnectError('order_id is not a uuid', Code.InvalidArgument), logger).code).toBe(
       Code.InvalidArgument,
     );
   });
