@@ -2,28 +2,23 @@ import { readFileSync } from 'node:fs';
 import { create } from '@bufbuild/protobuf';
 import { botlink } from '@wordgame/contracts';
 import type { Logger } from '@wordgame/logging';
-import { JoinGate, type ResolveEligibility } from './chat/join.js';
-import { commandHandler } from './commands/dispatch.js';
+import { JoinGate, type ResolveEligibility } from './chat/index.js';
+import { commandHandler } from './commands/index.js';
 import type { BotConfig } from './config.js';
-import { createReadiness } from './health/readiness.js';
-import { listenHealth, type HealthServer } from './health/server.js';
-import { LinkClient } from './link/client.js';
-import { createLinkTransport, type LinkTransport } from './link/transport.js';
-import { PlatformClient, PlatformError } from './platform/client.js';
-import { HealthCounters } from './platform/health-counters.js';
-import type { RawUpdate } from './platform/shapes.js';
-import { PaymentForwarder } from './payments/forwarder.js';
-import { PaymentOutbox } from './payments/outbox.js';
-import { answerPreCheckout, paymentHeldIn, type ValidatePreCheckout } from './payments/pre-checkout.js';
-import { outboxPaymentOf } from './payments/successful-payment.js';
-import { openBotDb } from './store/db.js';
-import { UserLanguages } from './store/user-languages.js';
-import { ChatGateRetries } from './store/chat-gate-retries.js';
-import { DeadLetters } from './store/dead-letters.js';
-import { Backoff } from './support/backoff.js';
-import { TaskSet } from './support/tasks.js';
-import { UpdatePoller } from './updates/poller.js';
-import { updateRouter } from './updates/router.js';
+import { createReadiness, type HealthServer, listenHealth } from './health/index.js';
+import { createLinkTransport, LinkClient, type LinkTransport } from './link/index.js';
+import { HealthCounters, PlatformClient, PlatformError, type RawUpdate } from './platform/index.js';
+import {
+  answerPreCheckout,
+  outboxPaymentOf,
+  PaymentForwarder,
+  paymentHeldIn,
+  PaymentOutbox,
+  type ValidatePreCheckout,
+} from './payments/index.js';
+import { ChatGateRetries, DeadLetters, openBotDb, UserLanguages } from './store/index.js';
+import { Backoff, TaskSet } from './support/index.js';
+import { UpdatePoller, updateRouter } from './updates/index.js';
 
 /** A built bot: `start()` checks the platform token, dials the gateway and (if it owns updates) polls; `stop()` undoes it. */
 export interface BotApp {

@@ -6,7 +6,7 @@ import { PlatformClient } from '../src/platform/client.js';
 import { HealthCounters } from '../src/platform/health-counters.js';
 import { RESULT_SHAPES } from '../src/platform/shapes.js';
 import type { BotMethod } from '../src/platform/types.js';
-import { parseUpdate } from '../src/updates/shapes.js';
+import { parseUpdate } from '../src/platform/update-shapes.js';
 
 /**
  * The bot's runtime validators agree with the published Bot API types (the schema generated from

@@ -1,9 +1,7 @@
 import type { Logger } from '@wordgame/logging';
-import type { PlatformClient } from '../platform/client.js';
-import { isInChat, type TgChat, type TgUpdate, type TgUser } from '../platform/types.js';
-import type { ChatGateRetries, ChatGateRetry } from '../store/chat-gate-retries.js';
-import { Backoff, delayAfter, type BackoffOptions } from '../support/backoff.js';
-import { sleep } from '../support/time.js';
+import { isInChat, type PlatformClient, type TgChat, type TgUpdate, type TgUser } from '../platform/index.js';
+import type { ChatGateRetries, ChatGateRetry } from '../store/index.js';
+import { Backoff, type BackoffOptions, delayAfter, sleep } from '../support/index.js';
 import { setWriteAccess, standingIn } from './write-access.js';
 
 /** The eligibility answer the bot acts on (ResolveChatEligibility). */

@@ -1,6 +1,5 @@
-import { PlatformError, type PlatformClient } from '../platform/client.js';
+import { isInChat, type PlatformClient, PlatformError, type TgChatMember } from '../platform/index.js';
 import type { ChatPermissions } from '@grammyjs/types';
-import { isInChat, type TgChatMember } from '../platform/types.js';
 
 /**
  * Write access granted: every permission the Bot API defines, true. Typed as the published
@@ -60,11 +59,4 @@ export async function standingIn(platform: PlatformClient, chatId: string, userI
  */
 export async function setWriteAccess(platform: PlatformClient, chatId: string, userId: number, allow: boolean): Promise<void> {
   await platform.call('restrictChatMember', { chat_id: chatId, user_id: userId, permissions: allow ? GRANT_ALL : REVOKE_ALL });
-}
-
-/** A platform user id from an external_id string, or undefined when it is not one. */
-export function platformUserId(externalId: string): number | undefined {
-  if (!/^[1-9]\d{0,15}$/.test(externalId)) return undefined;
-  const id = Number(externalId);
-  return Number.isSafeInteger(id) ? id : undefined;
 }

@@ -1,8 +1,9 @@
 import type { botlink } from '@wordgame/contracts';
 import type { Logger } from '@wordgame/logging';
-import { platformUserId, setWriteAccess, standingIn } from '../chat/write-access.js';
-import type { CommandOutcome } from '../link/client.js';
-import type { PlatformClient } from '../platform/client.js';
+import { setWriteAccess, standingIn } from '../chat/index.js';
+import type { CommandOutcome } from '../link/index.js';
+import type { PlatformClient } from '../platform/index.js';
+import { platformUserId } from './external-id.js';
 import { delivered, failed, failureOf, notDelivered } from './outcome.js';
 
 /**

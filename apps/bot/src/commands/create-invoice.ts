@@ -1,6 +1,6 @@
 import type { botlink } from '@wordgame/contracts';
-import type { CommandOutcome } from '../link/client.js';
-import type { PlatformClient } from '../platform/client.js';
+import type { CommandOutcome } from '../link/index.js';
+import type { PlatformClient } from '../platform/index.js';
 import { callForCommand, delivered, failed, failureOf } from './outcome.js';
 
 /**

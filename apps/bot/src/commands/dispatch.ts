@@ -1,6 +1,6 @@
 import type { botlink } from '@wordgame/contracts';
-import type { CommandHandler } from '../link/client.js';
-import type { PlatformClient } from '../platform/client.js';
+import type { CommandHandler } from '../link/index.js';
+import type { PlatformClient } from '../platform/index.js';
 import { chatGate } from './chat-gate.js';
 import { createInvoice } from './create-invoice.js';
 import { notify, sendToChannel, sendToUser, type LanguageFor } from './messages.js';

@@ -1,9 +1,9 @@
 import { connector } from '@wordgame/contracts';
 import type { Language } from '@wordgame/i18n';
 import type { Logger } from '@wordgame/logging';
-import type { CommandOutcome } from '../link/client.js';
-import { PlatformError, type PlatformClient } from '../platform/client.js';
-import { platformUserId } from '../chat/write-access.js';
+import type { CommandOutcome } from '../link/index.js';
+import { type PlatformClient, PlatformError } from '../platform/index.js';
+import { platformUserId } from './external-id.js';
 import { callForCommand, delivered, failed, failureOf, notDelivered } from './outcome.js';
 import { RenderError, renderNotification } from './templates.js';
 

@@ -1,6 +1,5 @@
-import { PlatformError, type PlatformClient } from '../platform/client.js';
-import type { CommandOutcome } from '../link/client.js';
-import type { BotMethod, MethodParams, ReadResults } from '../platform/types.js';
+import { type BotMethod, type MethodParams, type PlatformClient, PlatformError, type ReadResults } from '../platform/index.js';
+import type { CommandOutcome } from '../link/index.js';
 
 /** Delivered, with an optional result (the invoice link). */
 export function delivered(result = ''): CommandOutcome {

@@ -1,7 +1,7 @@
 import type { botlink } from '@wordgame/contracts';
 import type { Logger } from '@wordgame/logging';
-import type { CommandOutcome } from '../link/client.js';
-import { PlatformError, type PlatformClient } from '../platform/client.js';
+import type { CommandOutcome } from '../link/index.js';
+import { type PlatformClient, PlatformError } from '../platform/index.js';
 import { callForCommand, delivered, failed, failureOf } from './outcome.js';
 
 /**

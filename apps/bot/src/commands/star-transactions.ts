@@ -1,8 +1,7 @@
 import type { botlink } from '@wordgame/contracts';
 import type { Logger } from '@wordgame/logging';
-import type { CommandOutcome } from '../link/client.js';
-import type { TgStarTransaction } from '../platform/types.js';
-import type { PlatformClient } from '../platform/client.js';
+import type { CommandOutcome } from '../link/index.js';
+import type { PlatformClient, TgStarTransaction } from '../platform/index.js';
 import { callForCommand, delivered, failed, failureOf } from './outcome.js';
 
 /** Most transactions one command asks for (the platform's own page limit). */

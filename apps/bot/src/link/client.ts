@@ -2,9 +2,8 @@ import { create } from '@bufbuild/protobuf';
 import { createClient, type Client, type Transport } from '@connectrpc/connect';
 import { botlink } from '@wordgame/contracts';
 import type { Logger } from '@wordgame/logging';
-import type { HealthCounters } from '../platform/health-counters.js';
-import type { Backoff } from '../support/backoff.js';
-import { settleWithin, sleep } from '../support/time.js';
+import type { HealthCounters } from '../platform/index.js';
+import { type Backoff, settleWithin, sleep } from '../support/index.js';
 import { LinkSender } from './sender.js';
 
 /** What a command came to: the Ack's fields besides command_id. */

@@ -1,7 +1,7 @@
 import { create } from '@bufbuild/protobuf';
 import { createWritableIterable, type WritableIterable } from '@connectrpc/connect/protocol';
 import { botlink } from '@wordgame/contracts';
-import { settleWithin } from '../support/time.js';
+import { settleWithin } from '../support/index.js';
 
 /** One message for the stream, as the FromBot oneof. */
 export type Outgoing = botlink.FromBot['msg'];

@@ -1,7 +1,6 @@
 import { Code, ConnectError } from '@connectrpc/connect';
 import type { Logger } from '@wordgame/logging';
-import { Backoff, delayAfter, type BackoffOptions } from '../support/backoff.js';
-import { sleep } from '../support/time.js';
+import { Backoff, type BackoffOptions, delayAfter, sleep } from '../support/index.js';
 import type { OutboxPayment, OutboxRow, PaymentOutbox } from './outbox.js';
 
 /** Calls ForwardPayment; resolves with `credited` once the gateway answered, throws otherwise. */

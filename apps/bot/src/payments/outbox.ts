@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { openBotDb } from '../store/db.js';
+import { openBotDb } from '../store/index.js';
 
 /** A successful platform payment waiting to be forwarded (ForwardPaymentRequest's fields). */
 export interface OutboxPayment {

@@ -1,7 +1,6 @@
 import type { Logger } from '@wordgame/logging';
-import type { PlatformClient } from '../platform/client.js';
-import type { MethodParams, TgPreCheckoutQuery } from '../platform/types.js';
-import type { DeadLetters } from '../store/dead-letters.js';
+import type { MethodParams, PlatformClient, TgPreCheckoutQuery } from '../platform/index.js';
+import type { DeadLetters } from '../store/index.js';
 import type { PaymentOutbox } from './outbox.js';
 
 /** ValidatePreCheckout over the bot-link, with its deadline applied by the caller. */

@@ -1,4 +1,4 @@
-import type { TgMessage, TgSuccessfulPayment } from '../platform/types.js';
+import type { TgMessage, TgSuccessfulPayment } from '../platform/index.js';
 import type { OutboxPayment } from './outbox.js';
 
 /** The outbox row of a successful_payment message: order id from the invoice payload, the payer from `from`. */

@@ -1,9 +1,6 @@
 import type { Logger } from '@wordgame/logging';
-import { PlatformError, type PlatformClient } from '../platform/client.js';
-import type { RawUpdate } from '../platform/shapes.js';
-import type { MethodParams } from '../platform/types.js';
-import { Backoff } from '../support/backoff.js';
-import { sleep } from '../support/time.js';
+import { type MethodParams, type PlatformClient, PlatformError, type RawUpdate } from '../platform/index.js';
+import { Backoff, sleep } from '../support/index.js';
 
 /** The update types the bot asks for; chat_member must be named explicitly to be delivered. */
 export const ALLOWED_UPDATES = ['message', 'chat_member', 'pre_checkout_query'] as const;

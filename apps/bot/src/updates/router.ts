@@ -1,11 +1,16 @@
 import type { Logger } from '@wordgame/logging';
-import { joinersOf, type Joiner } from '../chat/join.js';
-import type { PlatformClient } from '../platform/client.js';
-import type { RawUpdate } from '../platform/shapes.js';
-import type { TgMessage, TgPreCheckoutQuery, TgSuccessfulPayment, TgUser } from '../platform/types.js';
-import type { TaskSet } from '../support/tasks.js';
+import { joinersOf, type Joiner } from '../chat/index.js';
+import {
+  parseUpdate,
+  type PlatformClient,
+  type RawUpdate,
+  type TgMessage,
+  type TgPreCheckoutQuery,
+  type TgSuccessfulPayment,
+  type TgUser,
+} from '../platform/index.js';
+import type { TaskSet } from '../support/index.js';
 import type { UpdateHandler } from './poller.js';
-import { parseUpdate } from './shapes.js';
 
 export interface RouterDeps {
   platform: PlatformClient;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { chatMemberResult, tgChat, tgUser, type RawUpdate } from '../platform/shapes.js';
-import type { TgChatMemberUpdated, TgMessage, TgPreCheckoutQuery, TgSuccessfulPayment, TgUpdate } from '../platform/types.js';
+import { chatMemberResult, tgChat, tgUser, type RawUpdate } from './shapes.js';
+import type { TgChatMemberUpdated, TgMessage, TgPreCheckoutQuery, TgSuccessfulPayment, TgUpdate } from './types.js';
 
 const int = () => z.number().int().safe();
 const chat = tgChat;

@@ -1,0 +1,23 @@
+/**
+ * The chat platform (Telegram Bot API): the one client every call goes through, its Health
+ * counters, the read views of the Bot API objects the bot uses and the validation of each raw update
+ * against them (every Bot API shape is checked here, so nothing unchecked reaches the rest of the bot).
+ */
+export { PlatformClient, PlatformError } from './client.js';
+export { HealthCounters } from './health-counters.js';
+export type { RawUpdate } from './shapes.js';
+export { parseUpdate } from './update-shapes.js';
+export {
+  isInChat,
+  type BotMethod,
+  type MethodParams,
+  type ReadResults,
+  type TgChat,
+  type TgChatMember,
+  type TgMessage,
+  type TgPreCheckoutQuery,
+  type TgStarTransaction,
+  type TgSuccessfulPayment,
+  type TgUpdate,
+  type TgUser,
+} from './types.js';

@@ -1,0 +1,8 @@
+/**
+ * The bot's SQLite file: opening it (schema migrated in place) and its tables other than the
+ * payment outbox (which payments keeps): dead letters, users' languages, chat-gate retries.
+ */
+export { ChatGateRetries, type ChatGateRetry } from './chat-gate-retries.js';
+export { openBotDb } from './db.js';
+export { DeadLetters } from './dead-letters.js';
+export { UserLanguages } from './user-languages.js';
