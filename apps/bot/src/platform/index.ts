@@ -6,7 +6,7 @@
 export { PlatformClient, PlatformError } from './client.js';
 export { HealthCounters } from './health-counters.js';
 export type { RawUpdate } from './shapes.js';
-export { parseUpdate } from './update-shapes.js';
+export { HANDLED_KINDS, parseUpdate } from './update-shapes.js';
 export {
   isInChat,
   type BotMethod,

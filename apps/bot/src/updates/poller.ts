@@ -1,9 +1,12 @@
 import type { Logger } from '@wordgame/logging';
-import { type MethodParams, type PlatformClient, PlatformError, type RawUpdate } from '../platform/index.js';
+import { HANDLED_KINDS, type MethodParams, type PlatformClient, PlatformError, type RawUpdate } from '../platform/index.js';
 import { Backoff, sleep } from '../support/index.js';
 
-/** The update types the bot asks for; chat_member must be named explicitly to be delivered. */
-export const ALLOWED_UPDATES = ['message', 'chat_member', 'pre_checkout_query'] as const;
+/**
+ * The update types the bot asks for: exactly the kinds its parser handles (one list), since
+ * chat_member must be named explicitly to be delivered and an unasked kind would only be ignored.
+ */
+export const ALLOWED_UPDATES = HANDLED_KINDS;
 
 /** Least time between the starts of two long polls when the first answered empty sooner (BOT_POLL_MIN_GAP_MS). */
 export const DEFAULT_POLL_MIN_GAP_MS = 500;
