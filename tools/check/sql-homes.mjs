@@ -5,7 +5,8 @@
  * and `.with(` / `.withRecursive(` on a db or transaction: a receiver named db/trx/tx, or the CTE
  * shape `with('name', (db) => ...)`) and any use of kysely's `sql` tag (`sql\`...\``,
  * `sql<T>\`...\``, `sql.raw(`, `sql.lit(`, ...), recognised only where `sql` is imported from
- * 'kysely' (a local `sql` is not SQL). Under each root it may appear only in:
+ * 'kysely' (a local `sql` is not SQL), and running statement text directly (`.executeQuery(`,
+ * `CompiledQuery.raw(`, and the backend's `runPrepared(` helper). Under each root it may appear only in:
  * - store files: `store.ts`, `repository.ts`, `*.store.ts`, `*.repository.ts`, or any file under a
  *   folder named `store/`;
  * - the top-level `ledger/` (the one writer of money tables: its statements are its store) and
@@ -30,6 +31,10 @@ export const SQL_ROOTS = ['apps/backend/src', 'apps/gateway/src', 'apps/bot/src'
 
 /** Query builder methods that start a statement whatever their receiver. */
 const BUILDER_CALLS = new Set(['selectFrom', 'insertInto', 'updateTable', 'deleteFrom', 'replaceInto', 'mergeInto', 'selectNoFrom']);
+/** Calls that run statement text directly, whatever their receiver. */
+const RAW_METHOD_CALLS = new Set(['executeQuery']);
+/** Functions that run statement text directly: the backend's prepared-statement helper (db/). */
+const RAW_FUNCTION_CALLS = new Set(['runPrepared']);
 /** CTE starters: SQL only on a db/transaction (Array.prototype.with shares the name). */
 const WITH_CALLS = new Set(['with', 'withRecursive']);
 /** Receiver names that are a Kysely instance or a transaction. */
@@ -115,10 +120,14 @@ function sqlCallOf(node, file, bindings) {
   if (ts.isTaggedTemplateExpression(node) && isSqlTag(node.tag, bindings)) {
     return `sql\`${oneLine(node.template.getText(file).slice(1, -1), 40)}\``;
   }
-  if (!ts.isCallExpression(node) || !ts.isPropertyAccessExpression(node.expression)) return undefined;
+  if (!ts.isCallExpression(node)) return undefined;
+  if (ts.isIdentifier(node.expression) && RAW_FUNCTION_CALLS.has(node.expression.text)) return `${node.expression.text}(`;
+  if (!ts.isPropertyAccessExpression(node.expression)) return undefined;
   const callee = node.expression;
   const name = callee.name.text;
   if (isSqlTag(callee.expression, bindings)) return `sql.${name}(`;
+  if (RAW_METHOD_CALLS.has(name)) return `.${name}(`;
+  if (name === 'raw' && ts.isIdentifier(callee.expression) && callee.expression.text === 'CompiledQuery') return 'CompiledQuery.raw(';
   const first = node.arguments[0];
   const arg = first !== undefined && ts.isStringLiteralLike(first) ? first.getText(file) : '';
   if (BUILDER_CALLS.has(name)) return `.${name}(${arg})`;

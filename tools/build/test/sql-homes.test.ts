@@ -122,6 +122,25 @@ describe('SQL only in store files', () => {
     expect(r.status).toBe(0);
   });
 
+  it('refuses statement text run directly outside a store: runPrepared, executeQuery, CompiledQuery.raw', () => {
+    const RAW = [
+      "import { CompiledQuery, type Kysely } from 'kysely';",
+      "import { runPrepared } from '../db/index.js';",
+      'export async function buy(db: Kysely<object>, text: string) {',
+      "  await runPrepared(db, 'buy', text, []);",
+      '  return db.executeQuery(CompiledQuery.raw(text, []));',
+      '}',
+      '',
+    ].join('\n');
+    const refused = checkTree({ 'wallet/buy.ts': RAW });
+    expect(refused.out).toContain('<src>/wallet/buy.ts:4: runPrepared( outside a store file');
+    expect(refused.out).toContain('<src>/wallet/buy.ts:5: .executeQuery( outside a store file');
+    expect(refused.status).toBe(1);
+    const inLedger = checkTree({ 'ledger/postings/buy.ts': RAW });
+    expect(inLedger.out).toContain('2 SQL statement(s) in 1 store file(s), 0 in tests, 0 outside a store file');
+    expect(inLedger.status).toBe(0);
+  });
+
   it('checks the backend, the gateway and the bot by default; the gateway and the bot hold no SQL', () => {
     const all = run();
     expect(all.out).toContain('apps/backend/src: ');

@@ -4,9 +4,7 @@
  * import from here only.
  */
 export {
-  BUY_STATEMENT,
   type BuyRow,
-  LOCK_ACCOUNT,
   lockSpender,
   openWallet,
   orderCredit,
@@ -14,6 +12,8 @@ export {
   postRefund,
   requireSpender,
   rollUpClosedDays,
+  runBuy,
+  runBuyUnderLocks,
   spendWalletHint,
 } from './postings/index.js';
 export type { BenefitsTable, LedgerKind, LedgerOperationsTable, WalletSegmentsTable } from './ledger.table.js';

@@ -1,8 +1,8 @@
-import { CompiledQuery, type Kysely } from 'kysely';
-import { runPrepared, type DB } from '../db/index.js';
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/index.js';
 import { gate, type GateDecision } from '../gate/index.js';
 import { type Caller, DomainError } from '../rpc/index.js';
-import { BUY_STATEMENT, LOCK_ACCOUNT, type BuyRow } from '../ledger/index.js';
+import { type BuyRow, runBuy, runBuyUnderLocks } from '../ledger/index.js';
 import { deserializePurchase, type PurchaseResult } from './purchase-record.js';
 
 const KEY = /^[\x21-\x7e]{1,128}$/;
@@ -24,7 +24,7 @@ const REFUSALS: Record<string, [DomainError['code'], string]> = {
 };
 
 /**
- * wallet.buy: spends chips on a value product in one transaction — BUY_STATEMENT, one round trip
+ * wallet.buy: spends chips on a value product in one transaction — the ledger's buy statement, one round trip
  * that refuses a blocked account (its row locked FOR SHARE first), locks the account's segments, claims the idempotency key (a key already used returns its
  * stored first result), draws the price in gate order, appends one `spend` ledger operation per
  * segment drawn and gives the product's benefits to the origin that funded the largest share.
@@ -48,12 +48,9 @@ export async function buy(
   if (productId <= 0n) throw new DomainError('invalid_product_id', 'product_id must be a positive integer');
   const values = parameters(decision, caller.accountId, productId, idempotencyKey(rawKey), now);
 
-  let row = await runPrepared<BuyRow>(db, 'wallet_buy', BUY_STATEMENT, values).then(first);
+  let row = await runBuy(db, values);
   if (isStale(row)) {
-    row = await db.transaction().execute(async (trx) => {
-      await trx.executeQuery(CompiledQuery.raw(LOCK_ACCOUNT, [caller.accountId, now]));
-      return first((await trx.executeQuery<BuyRow>(CompiledQuery.raw(BUY_STATEMENT, values))).rows);
-    });
+    row = await db.transaction().execute((trx) => runBuyUnderLocks(trx, caller.accountId, now, values));
     if (isStale(row)) throw new Error('wallet.buy saw a changed row while holding the account locks');
   }
   return outcome(row, productId);
@@ -62,12 +59,6 @@ export async function buy(
 function parameters(decision: GateDecision, accountId: bigint, productId: bigint, key: string | null, now: Date): unknown[] {
   const flags = { spendOrder: decision.spendOrder, canSpend: decision.canSpend, frozen: decision.frozen, trusted: decision.trusted };
   return [accountId, productId, key, [...decision.spendOrder], [...decision.visibleSegments], JSON.stringify(flags), now];
-}
-
-function first(rows: readonly BuyRow[]): BuyRow {
-  const row = rows[0];
-  if (!row) throw new Error('wallet.buy statement returned no row');
-  return row;
 }
 
 /** Stale: the statement saw a concurrent change, or its key claim lost a race; nothing was written. */

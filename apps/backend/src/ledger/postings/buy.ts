@@ -1,3 +1,5 @@
+import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
+import { runPrepared, type DB } from '../../db/index.js';
 import { spenderRow } from './spender.js';
 
 /**
@@ -192,4 +194,24 @@ export interface BuyRow {
   debited: bigint;
   appended: bigint;
   granted: bigint;
+}
+
+/** Runs BUY_STATEMENT as its own transaction (the named prepared statement `wallet_buy`, one round trip); its one row. */
+export async function runBuy(db: Kysely<DB>, values: readonly unknown[]): Promise<BuyRow> {
+  return onlyRow(await runPrepared<BuyRow>(db, 'wallet_buy', BUY_STATEMENT, values));
+}
+
+/**
+ * Runs BUY_STATEMENT inside `trx` after LOCK_ACCOUNT took the account's locks, so its snapshot is
+ * taken under them: the re-run of a `stale` buy. `accountId` and `now` are BUY_STATEMENT's $1 and $7.
+ */
+export async function runBuyUnderLocks(trx: Transaction<DB>, accountId: bigint, now: Date, values: readonly unknown[]): Promise<BuyRow> {
+  await trx.executeQuery(CompiledQuery.raw(LOCK_ACCOUNT, [accountId, now]));
+  return onlyRow((await trx.executeQuery<BuyRow>(CompiledQuery.raw(BUY_STATEMENT, [...values]))).rows);
+}
+
+function onlyRow(rows: readonly BuyRow[]): BuyRow {
+  const row = rows[0];
+  if (!row) throw new Error('wallet.buy statement returned no row');
+  return row;
 }

@@ -7,7 +7,7 @@
  */
 export { appendOperations, grantChips, type NewLedgerOperation } from './append.js';
 export { addBenefits, spendWalletHint } from './benefits.js';
-export { BUY_STATEMENT, LOCK_ACCOUNT, type BuyRow } from './buy.js';
+export { BUY_STATEMENT, LOCK_ACCOUNT, type BuyRow, runBuy, runBuyUnderLocks } from './buy.js';
 export { orderCredit, type CreditGuard, type CreditStatement, type OrderCredit, type Settlement } from './credit.js';
 export { rollUpClosedDays } from './daily-totals.js';
 export { noAdsExtended, noAdsExtendedText } from './no-ads.js';
