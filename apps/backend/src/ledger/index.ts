@@ -7,6 +7,7 @@ export {
   BUY_STATEMENT,
   type BuyRow,
   LOCK_ACCOUNT,
+  lockHintBenefits,
   lockSpender,
   openWallet,
   orderCredit,
