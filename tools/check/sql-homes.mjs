@@ -47,7 +47,7 @@ const TABLE_FILE = /\.table\.(m?ts|tsx)$/;
 const HOME_FOLDERS = new Set(['ledger', 'db']);
 
 /** Every .ts/.mts/.tsx source file under dir (no .d.ts, node_modules or generated code). */
-function sources(dir) {
+export function sources(dir) {
   const out = [];
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const p = path.join(dir, entry.name);

@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../db/index.js';
-import type { PlatformKind } from './accounts.table.js';
+import type { AccountStatus, PlatformKind } from './accounts.table.js';
 import { openWallet } from '../ledger/index.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
@@ -141,4 +141,72 @@ export async function newestPendingEmail(db: Db, accountId: bigint, now: Date): 
     .orderBy('id', 'desc')
     .executeTakeFirst();
   return row?.email ?? null;
+}
+
+/**
+ * An account's id and status, its row locked FOR UPDATE until the transaction ends; undefined when
+ * there is none. The first statement of every transaction that changes an account's status
+ * (moderation, soft delete): the row lock serialises them, and it comes first so the lock order
+ * stays that of the money writers (account row, then wallet rows).
+ */
+export async function lockAccountStatus(
+  trx: Transaction<DB>,
+  accountId: bigint,
+): Promise<{ id: bigint; status: AccountStatus } | undefined> {
+  return trx.selectFrom('accounts').select(['id', 'status']).where('id', '=', accountId).forUpdate().executeTakeFirst();
+}
+
+/**
+ * Soft-deletes an account's row (status `deleted`, `deleted_at`, e-mail released so the address can
+ * sign up afresh), drops its pending e-mail confirmations and its sessions (so ResolveSession refuses
+ * them at once); answers how many sessions it deleted. Runs in the caller's transaction, after
+ * `lockAccountStatus`: the row stays (the ledger refers to it).
+ */
+export async function markAccountDeleted(trx: Transaction<DB>, accountId: bigint, at: Date): Promise<number> {
+  await trx
+    .updateTable('accounts')
+    .set({ status: 'deleted', deleted_at: at, email: null, email_confirmed_at: null })
+    .where('id', '=', accountId)
+    .execute();
+  await trx.deleteFrom('email_confirmations').where('account_id', '=', accountId).execute();
+  const revoked = await trx.deleteFrom('sessions').where('account_id', '=', accountId).executeTakeFirst();
+  return Number(revoked.numDeletedRows);
+}
+
+/** A moderation change of an account row: suspension (status and end) or the chat mute. */
+export type ModerationUpdate = { status: 'suspended' | 'active'; suspended_until: Date | null } | { chat_muted: boolean };
+
+/**
+ * Applies a moderation change to one account row, in the caller's transaction (after
+ * `lockAccountStatus`, so the change is decided on the row as it is). Moderation decides; the
+ * accounts module is the one writer of the row.
+ */
+export async function updateModeration(trx: Transaction<DB>, accountId: bigint, update: ModerationUpdate): Promise<void> {
+  await trx.updateTable('accounts').set(update).where('id', '=', accountId).execute();
+}
+
+/**
+ * Sets active up to `batch` suspended accounts whose temporary block ended by `now`, earliest end
+ * first, in one statement; the rows are claimed FOR UPDATE SKIP LOCKED, so concurrent callers (other
+ * replicas) never take the same one. Returns the ids lifted (none when nothing has lapsed).
+ */
+export async function liftLapsedBlocks(trx: Transaction<DB>, now: Date, batch: number): Promise<bigint[]> {
+  const rows = await trx
+    .updateTable('accounts')
+    .set({ status: 'active', suspended_until: null })
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('accounts')
+        .select('id')
+        .where('status', '=', 'suspended')
+        .where('suspended_until', 'is not', null)
+        .where('suspended_until', '<=', now)
+        .orderBy('suspended_until')
+        .limit(batch)
+        .forUpdate()
+        .skipLocked(),
+    )
+    .returning('id')
+    .execute();
+  return rows.map((r) => r.id);
 }

@@ -1,13 +1,13 @@
 import type { Transaction } from 'kysely';
 import type { DB } from '../db/index.js';
 import { type Segment, gate } from '../gate/index.js';
-import { requireSpender, spendWalletHint } from '../ledger/index.js';
+import { lockHintBenefits, requireSpender, spendWalletHint } from '../ledger/index.js';
 import { type Caller, DomainError, HINT_UNLOCK_HEADER } from '../rpc/index.js';
 import type { HintResult } from './codec.js';
 import type { GameDeps } from './deps.js';
 import { chooseWord } from './dictionary.js';
 import { lockSeatedGame, requireTurn } from './play.js';
-import { countHint, lockHintBenefits, takeHintAllowance, type GameRecord } from './repository.js';
+import { countHint, takeHintAllowance, type GameRecord } from './repository.js';
 import { hintUnlockLeftSeconds, requiredLetter } from './rules.js';
 
 /**

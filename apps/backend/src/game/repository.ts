@@ -1,6 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../db/index.js';
-import type { Segment } from '../gate/index.js';
 import type { FinishReason, GameVariant } from './game.table.js';
 import type { RuleState } from './rules.js';
 
@@ -227,22 +226,6 @@ export async function takeHintAllowance(trx: Transaction<DB>, accountId: bigint,
     .returning('used')
     .executeTakeFirst();
   return row?.used;
-}
-
-/** The account's hint benefits of the given origins, rows locked FOR UPDATE in origin order. */
-export async function lockHintBenefits(
-  trx: Transaction<DB>,
-  accountId: bigint,
-  origins: readonly Segment[],
-): Promise<Array<{ origin: Segment; hints: bigint }>> {
-  return trx
-    .selectFrom('benefits')
-    .select(['origin', 'hints'])
-    .where('account_id', '=', accountId)
-    .where('origin', 'in', [...origins])
-    .orderBy('origin')
-    .forUpdate()
-    .execute();
 }
 
 /** Counts one hint on the seat's game tally and on the player's hint statistic. */

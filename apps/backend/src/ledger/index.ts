@@ -5,6 +5,7 @@
  */
 export {
   type BuyRow,
+  lockHintBenefits,
   lockSpender,
   openWallet,
   orderCredit,

@@ -43,11 +43,36 @@ export interface LedgerOperationsTable {
   order_id: ColumnType<string | null, string | null | undefined, never>;
 }
 
+/**
+ * The ledger rolled up per closed UTC day and group (0040): rebuilt by postings/daily-totals.ts for
+ * the days missing from ledger_rollup_days; read by the reports instead of scanning the ledger.
+ */
+export interface LedgerDailyTotalsTable {
+  day: ColumnType<string, string, never>;
+  segment: Segment | null;
+  benefit_origin: Segment | null;
+  rail: string | null;
+  kind: LedgerKind;
+  currency: string | null;
+  operations: bigint;
+  chips_operations: bigint;
+  chips: bigint;
+  money: bigint | null;
+}
+
+/** The closed UTC days whose totals are current; a late ledger row for a day deletes its row (trigger, 0040). */
+export interface LedgerRollupDaysTable {
+  day: ColumnType<string, string, never>;
+  rolled_up_at: ColumnType<Date, Date | undefined, never>;
+}
+
 declare module '../db/index.js' {
-  /** The ledger's tables, the money the one writer (postings/) keeps: wallet segments, benefits and the append-only ledger. */
+  /** The ledger's tables, the money the one writer (postings/) keeps: wallet segments, benefits, the append-only ledger and its daily totals. */
   interface DB {
     wallet_segments: WalletSegmentsTable;
     benefits: BenefitsTable;
     ledger_operations: LedgerOperationsTable;
+    ledger_daily_totals: LedgerDailyTotalsTable;
+    ledger_rollup_days: LedgerRollupDaysTable;
   }
 }

@@ -1,8 +1,8 @@
 import type { Logger } from '@wordgame/logging';
+import { liftLapsedBlocks } from '../accounts/index.js';
 import { audit } from '../operator-audit/index.js';
 import { summaries } from './accounts.js';
 import { pushChatGate, type ModerationDeps } from './moderate.js';
-import { liftLapsedBlocks } from './store.js';
 import { createTicker } from '../support/index.js';
 
 const BATCH = 100;

@@ -1,13 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from '@wordgame/logging';
 import type { DB } from '../db/index.js';
+import { lockAccountStatus, type ModerationUpdate, updateModeration } from '../accounts/index.js';
 import { audit } from '../operator-audit/index.js';
 import { DomainError } from '../rpc/index.js';
 import type { CommandOutcome } from '../botcommands/index.js';
 import { accountSummary, type AccountSummary } from './accounts.js';
 import type { ChatGate } from '../botcommands/index.js';
 import type { Clock } from '../support/index.js';
-import { lockAccountStatus, type ModerationUpdate, updateModeration } from './store.js';
 
 export type ModerationKind = 'block' | 'temp_block' | 'unblock' | 'mute' | 'unmute';
 const KINDS: readonly ModerationKind[] = ['block', 'temp_block', 'unblock', 'mute', 'unmute'];

@@ -82,11 +82,24 @@ export interface UnmatchedPaymentsTable {
 /** pending: to send (due at refund_next_at); refunded: the platform took it back; failed: the platform refused. */
 export type StarRefundStatus = 'pending' | 'refunded' | 'failed';
 
+/**
+ * When the card rail last re-read a provider object a notification named (0096), per shop: bounds
+ * the re-reads a burst of notifications can cause (card/store.ts).
+ */
+export interface ProviderRereadsTable {
+  shop: string;
+  kind: 'payment' | 'refund';
+  object_id: string;
+  last_reread_at: Date;
+  failed: ColumnType<boolean, boolean | undefined, boolean>;
+}
+
 declare module '../db/index.js' {
-  /** The payments tables: orders, their events and the platform payments that matched no order. */
+  /** The payments tables: orders, their events, the platform payments that matched no order and the card rail's re-read marks. */
   interface DB {
     orders: OrdersTable;
     payment_events: PaymentEventsTable;
     unmatched_payments: UnmatchedPaymentsTable;
+    provider_rereads: ProviderRereadsTable;
   }
 }

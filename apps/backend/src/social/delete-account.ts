@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
+import { lockAccountStatus, markAccountDeleted } from '../accounts/index.js';
 import type { DB } from '../db/index.js';
 import { forfeitGamesOf } from '../game/index.js';
 import { DomainError } from '../rpc/index.js';
-import { lockAccountStatus, markAccountDeleted } from './store.js';
 
 /** What a soft delete did. */
 export interface Deletion {
@@ -22,8 +22,8 @@ export interface Deletion {
  */
 export async function softDeleteAccount(db: Kysely<DB>, accountId: bigint, now: Date): Promise<Deletion> {
   return db.transaction().execute(async (trx) => {
-    const status = await lockAccountStatus(trx, accountId);
-    if (status === undefined || status === 'deleted') throw new DomainError('caller_required', 'the caller account does not exist');
+    const row = await lockAccountStatus(trx, accountId);
+    if (row === undefined || row.status === 'deleted') throw new DomainError('caller_required', 'the caller account does not exist');
     const sessionsRevoked = await markAccountDeleted(trx, accountId, now);
     const forfeited = await forfeitGamesOf(trx, accountId, now);
     return { sessionsRevoked, forfeited };

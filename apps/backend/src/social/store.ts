@@ -74,27 +74,6 @@ export async function deleteFriendshipPair(trx: Transaction<DB>, a: bigint, b: b
     .execute();
 }
 
-/** An account's status, row-locked until the transaction ends; undefined when there is no such account. */
-export async function lockAccountStatus(trx: Transaction<DB>, accountId: bigint) {
-  const row = await trx.selectFrom('accounts').select('status').where('id', '=', accountId).forUpdate().executeTakeFirst();
-  return row?.status;
-}
-
-/**
- * Soft-deletes an account's row (status `deleted`, `deleted_at`, e-mail released), drops its
- * pending e-mail confirmations and its sessions; answers how many sessions it deleted.
- */
-export async function markAccountDeleted(trx: Transaction<DB>, accountId: bigint, now: Date): Promise<number> {
-  await trx
-    .updateTable('accounts')
-    .set({ status: 'deleted', deleted_at: now, email: null, email_confirmed_at: null })
-    .where('id', '=', accountId)
-    .execute();
-  await trx.deleteFrom('email_confirmations').where('account_id', '=', accountId).execute();
-  const revoked = await trx.deleteFrom('sessions').where('account_id', '=', accountId).executeTakeFirst();
-  return Number(revoked.numDeletedRows);
-}
-
 /** External ids of an account's telegram identities (the bot's platform). */
 export async function telegramIdentities(db: Db, accountId: bigint): Promise<string[]> {
   const rows = await db

@@ -35,7 +35,27 @@ export async function addBenefits(trx: Transaction<DB>, accountId: bigint, origi
 }
 
 /**
- * Spends one wallet hint of `origin` (its row already locked by the caller) with its `spend`
+ * The account's hint benefits of the given origins, rows locked FOR UPDATE in origin order (the
+ * order every benefits writer locks in), in the caller's transaction: the caller picks the origin to
+ * spend from under the lock, then `spendWalletHint` spends it. Origins without a row are absent.
+ */
+export async function lockHintBenefits(
+  trx: Transaction<DB>,
+  accountId: bigint,
+  origins: readonly Segment[],
+): Promise<Array<{ origin: Segment; hints: bigint }>> {
+  return trx
+    .selectFrom('benefits')
+    .select(['origin', 'hints'])
+    .where('account_id', '=', accountId)
+    .where('origin', 'in', [...origins])
+    .orderBy('origin')
+    .forUpdate()
+    .execute();
+}
+
+/**
+ * Spends one wallet hint of `origin` (its row already locked by `lockHintBenefits`) with its `spend`
  * ledger row, in the caller's transaction.
  */
 export async function spendWalletHint(trx: Transaction<DB>, accountId: bigint, origin: Segment, note: string, now: Date): Promise<void> {

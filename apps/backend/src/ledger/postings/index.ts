@@ -6,7 +6,7 @@
  * a write the player starts takes the account row (FOR SHARE, spender.ts) before all of them.
  */
 export { appendOperations, grantChips, type NewLedgerOperation } from './append.js';
-export { addBenefits, spendWalletHint } from './benefits.js';
+export { addBenefits, lockHintBenefits, spendWalletHint } from './benefits.js';
 export { BUY_STATEMENT, LOCK_ACCOUNT, type BuyRow, runBuy, runBuyUnderLocks } from './buy.js';
 export { orderCredit, type CreditGuard, type CreditStatement, type OrderCredit, type Settlement } from './credit.js';
 export { rollUpClosedDays } from './daily-totals.js';
