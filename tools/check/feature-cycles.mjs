@@ -10,6 +10,9 @@
  *   one public entry and the only file of it that other features may import (root files are their own
  *   entry). Checked for the roots of BOUNDARY_ROOTS.
  *
+ * - files: fails when files import each other in a circle (type-only imports too) anywhere in the
+ *   src folders of FILE_ROOTS (every app, lib and tool), printing each circle's files.
+ *
  * *.test.ts files are left out of the cycles and the structure; a module's tests may import its own
  * internals, and a test of one module imports another through its entry like any file.
  * For each root it also prints the structure: features, floors (the longest import chain counted in
@@ -17,7 +20,7 @@
  * order; zero when acyclic), the longest import chain counted in files, and the imports into another
  * folder's internals (how many import statements, into how many files).
  *
- * Usage: node tools/check/feature-cycles.mjs [--rule cycles|boundaries] [--boundaries] [srcDir ...]
+ * Usage: node tools/check/feature-cycles.mjs [--rule cycles|boundaries|files] [--boundaries] [srcDir ...]
  * Without folders it checks APP_ROOTS (cycles) and BOUNDARY_ROOTS (boundaries); with folders it
  * checks cycles in each, and boundaries too when --boundaries is given. --rule picks one rule.
  * Plain ESM (no compiler needed); parses specifiers with the TypeScript scanner (ts.preProcessFile).
@@ -33,6 +36,17 @@ export const APP_ROOTS = ['apps/backend/src', 'apps/gateway/src', 'apps/bot/src'
  * place that says which apps the boundary rule holds for: every app of APP_ROOTS.
  */
 export const BOUNDARY_ROOTS = ['apps/backend/src', 'apps/gateway/src', 'apps/bot/src'];
+
+/**
+ * Every src folder of the workspace (apps, libs, tools): no two files in any of them may import
+ * each other in a circle, whatever the features (the `files` rule).
+ */
+export const FILE_ROOTS = ['apps', 'libs', 'tools'].flatMap((top) =>
+  (statSync(top, { throwIfNoEntry: false })?.isDirectory() ? readdirSync(top) : [])
+    .map((name) => path.join(top, name, 'src'))
+    .filter((dir) => statSync(dir, { throwIfNoEntry: false })?.isDirectory())
+    .sort(),
+);
 
 const TEST = /\.(test|spec)\.(m?ts|tsx)$/;
 
@@ -248,7 +262,8 @@ export function longestChain(files) {
   }
   const chain = [];
   for (let i = start; i !== undefined; i = best.get(i).next) chain.push(sccs[i][0]);
-  return { length, chain, circles: sccs.filter((s) => s.length > 1).length };
+  const circles = sccs.filter((s) => s.length > 1);
+  return { length, chain, circles: circles.length, circleFiles: circles };
 }
 
 /**
@@ -268,6 +283,24 @@ export function internalImports(root, files) {
     }
   }
   return out.sort((a, b) => a.line.localeCompare(b.line));
+}
+
+/** The files rule over `roots`: answers a line per circle of files importing each other, and whether one was found. */
+export function fileCircles(roots) {
+  const lines = [];
+  for (const root of roots) {
+    const { files } = importGraph(root);
+    for (const circle of longestChain(files).circleFiles) {
+      lines.push(
+        `  FILE CIRCLE in ${root}: ${circle
+          .map((f) => path.relative(root, f))
+          .sort()
+          .join(', ')}`,
+      );
+    }
+  }
+  lines.unshift(`${roots.length} src folder(s): ${lines.length} circle(s) of files importing each other`);
+  return { lines, failed: lines.length > 1 };
 }
 
 /**
@@ -322,9 +355,14 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     else if (args[i] === '--boundaries') boundaries = true;
     else roots.push(args[i]);
   }
-  if (rules.some((r) => r !== 'cycles' && r !== 'boundaries')) {
-    console.error('feature-cycles: --rule is cycles or boundaries');
+  if (rules.some((r) => r !== 'cycles' && r !== 'boundaries' && r !== 'files')) {
+    console.error('feature-cycles: --rule is cycles, boundaries or files');
     process.exit(2);
+  }
+  if (rules.includes('files')) {
+    const { lines, failed } = fileCircles(roots.length > 0 ? roots : FILE_ROOTS);
+    for (const line of lines) console.log(line);
+    process.exit(failed ? 1 : 0);
   }
   const checked = roots.length > 0 ? roots : [...APP_ROOTS, ...BOUNDARY_ROOTS.filter((r) => !APP_ROOTS.includes(r))];
   const boundaryRoots = roots.length > 0 ? (boundaries ? roots : []) : BOUNDARY_ROOTS;

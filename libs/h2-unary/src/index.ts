@@ -5,15 +5,8 @@ export { type ServiceRegistration } from './server/routes.js';
 export { type UnaryServerOptions } from './server/options.js';
 export { connectUnaryTaker } from './server/connect.js';
 export { grpcUnaryTaker } from './server/grpc.js';
-export {
-  MAX_TIMER_MS,
-  clampTimeoutMs,
-  clampTransportDeadlines,
-  encodeGrpcTimeout,
-  parseGrpcTimeout,
-  specGrpcTimeout,
-  timerSafeDeadlines,
-} from './deadline.js';
+export { MAX_TIMER_MS, clampTimeoutMs, clampTransportDeadlines, encodeGrpcTimeout, parseGrpcTimeout, specGrpcTimeout } from './deadline.js';
+export { timerSafeDeadlines } from './server/timer-safe.js';
 export { unaryServers, type UnaryServers } from './server/adapter.js';
 export { createConnectUnaryTransport, type ConnectUnaryTransportOptions, type ClosableTransport } from './client/connect.js';
 export {

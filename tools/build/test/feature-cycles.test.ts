@@ -122,4 +122,29 @@ describe('feature-folder import cycle check', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('files rule: fails on two files of one folder importing each other (a type-only import counts), passes once the circle is cut', () => {
+    const dir = fixture({
+      'c/deep/order.ts':
+        "import type { World } from './state.js';\nexport type Order = 'a' | 'b';\nexport const pick = (w: World): Order => w.order;\n",
+      'c/deep/state.ts': "import type { Order } from './order.js';\nexport interface World { order: Order }\n",
+    });
+    try {
+      const r = run('--rule', 'files', dir);
+      expect(r.out).toContain(`FILE CIRCLE in ${dir}: c/deep/order.ts, c/deep/state.ts`);
+      expect(r.status).toBe(1);
+      writeFileSync(join(dir, 'c/deep/state.ts'), "export interface World { order: 'a' | 'b' }\n");
+      const cut = run('--rule', 'files', dir);
+      expect(cut.out).toContain('1 src folder(s): 0 circle(s) of files importing each other');
+      expect(cut.status).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('files rule: the workspace (every app, lib and tool src folder) has no circle of files', () => {
+    const r = run('--rule', 'files');
+    expect(r.out).toMatch(/^\d+ src folder\(s\): 0 circle\(s\)/);
+    expect(r.status).toBe(0);
+  });
 });

@@ -21,9 +21,9 @@ import {
   platformRefund,
   starTransactions,
   unforwardedCharge,
-  type StarTransactionsOrder,
   type TgStarTransaction,
 } from './starTransactions.js';
+import type { StarTransactionsOrder } from './starOrder.js';
 import type { EnqueueResult } from './updates.js';
 import {
   ADMIN_RIGHT_KEYS,

@@ -7,7 +7,7 @@ import { Payments } from './payments.js';
 import { persistWorld } from './persist.js';
 import { listen } from './server.js';
 import { World } from './state.js';
-import type { StarTransactionsOrder } from './starTransactions.js';
+import type { StarTransactionsOrder } from './starOrder.js';
 
 export { PlatformControl } from './control.js';
 export type {
@@ -27,8 +27,9 @@ export type {
 } from './control.js';
 export type { CallRecord } from './calls.js';
 export type { BotApiAnswer } from './botApi.js';
-export type { StarTransactionsOrder, TgStarTransaction, TgTransactionPartnerUser } from './starTransactions.js';
-export { STAR_TRANSACTIONS_ORDERS } from './starTransactions.js';
+export type { StarTransactionsOrder } from './starOrder.js';
+export type { TgStarTransaction, TgTransactionPartnerUser } from './starTransactions.js';
+export { STAR_TRANSACTIONS_ORDERS } from './starOrder.js';
 export type { FaultRecord, FaultSpec } from './faults.js';
 export type { PayResult } from './payments.js';
 export type { InvoiceRecord, MessageRecord, PaymentRecord, PreCheckoutRecord, PreCheckoutStatus } from './state.js';

@@ -11,7 +11,7 @@ import {
   type TgUser,
 } from './types.js';
 import type { ChatRef } from './args.js';
-import type { StarTransactionsOrder } from './starTransactions.js';
+import type { StarTransactionsOrder } from './starOrder.js';
 
 /** One accepted bot token and its own update queue. */
 export interface BotRecord {

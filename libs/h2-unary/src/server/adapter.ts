@@ -1,7 +1,7 @@
 import type http from 'node:http';
 import type http2 from 'node:http2';
 import { connectNodeAdapter, type ConnectNodeAdapterOptions } from '@connectrpc/connect-node';
-import { timerSafeDeadlines } from '../deadline.js';
+import { timerSafeDeadlines } from './timer-safe.js';
 import { grpcEncodings, grpcUnknownMethod } from './grpc-edge.js';
 import type { StreamTaker } from '../stream-taker.js';
 import { connectUnaryTaker } from './connect.js';
