@@ -145,6 +145,9 @@ if [ "$local_infra" = yes ]; then
   lines=(POSTGRES_IMAGE=localhost/wordgame/postgres:$tag NATS_IMAGE=localhost/wordgame/nats:$tag
     PROMETHEUS_IMAGE=localhost/wordgame/prometheus:$tag ALERTMANAGER_IMAGE=localhost/wordgame/alertmanager:$tag)
   if [ -n "$env_file" ]; then
+    # It holds the deployment's secrets once they are written (deploy guide, step 4): a new file and
+    # the copy made while rewriting it are for the owner only.
+    umask 077
     touch "$env_file"
     for line in "${lines[@]}"; do
       grep -v "^${line%%=*}=" "$env_file" >"$env_file.tmp" || true
