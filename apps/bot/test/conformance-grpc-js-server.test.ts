@@ -1,7 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import http2 from 'node:http2';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { gzipSync } from 'node:zlib';
+import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import * as grpc from '@grpc/grpc-js';
+import { botlink } from '@wordgame/contracts';
 import { startPlatformEmulator, type PlatformEmulator } from '@wordgame/platform-emulator';
 import { issueLeaf, makeCa } from '@wordgame/testkit';
 import { UNAVAILABLE_REASON } from '../src/payments/pre-checkout.js';
@@ -29,6 +35,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 let emu: PlatformEmulator;
 let gw: GrpcJsGateway;
 let bot: BotProcess;
+let linkOpenedAt = 0;
 const started: BotProcess[] = [];
 
 /** The bot as its own process, every JSON log line it printed kept. */
@@ -140,6 +147,7 @@ describe('conformance: the bot process against a @grpc/grpc-js BotLink server (m
     // The Link has no deadline: grpc-js saw no grpc-timeout.
     expect(link.deadline).toBe(Infinity);
     await waitFor(() => logged(bot, 'bot-link stream opened').length === 1, 'the bot saw the stream accepted');
+    linkOpenedAt = Date.now();
   });
 
   it('answers every Command with exactly one Ack carrying its command_id', async () => {
@@ -210,6 +218,10 @@ describe('conformance: the bot process against a @grpc/grpc-js BotLink server (m
 
   it('a Link the server ends with a trailers-only error status is reopened with a new Hello', async () => {
     const first = await gw.link(1);
+    // The bot PINGs every second; grpc-js answered each one, so the first stream is still the only one.
+    await sleep(Math.max(0, linkOpenedAt + 2_500 - Date.now()));
+    expect(gw.links).toHaveLength(1);
+    expect(logged(bot, 'bot-link stream failed')).toHaveLength(0);
     const before = gw.links.length;
     first.fail(grpc.status.UNAVAILABLE, 'replica restarting');
     const next = await gw.link(before + 1);
@@ -245,14 +257,77 @@ describe('conformance: the bot process against a @grpc/grpc-js BotLink server (m
     });
     const impostor = new GrpcJsGateway({ ca: certs.ca.cert, server: foreign });
     await impostor.start();
+    const other = startBotProcess(impostor.url, { OWNS_UPDATES: 'false', BOT_INSTANCE_ID: 'grpc-js-wrong-ca' });
     try {
-      const other = startBotProcess(impostor.url, { OWNS_UPDATES: 'false', BOT_INSTANCE_ID: 'grpc-js-wrong-ca' });
       await waitFor(() => logged(other, 'bot-link stream failed').length >= 2, 'two failed attempts', 15_000);
       expect(impostor.links).toHaveLength(0);
       expect(logged(other, 'bot-link stream opened')).toHaveLength(0);
       expect(String(logged(other, 'bot-link stream failed')[0]?.['err'])).toMatch(/certificate|self.signed|verify/i);
     } finally {
+      await other.stop();
       impostor.stop();
+    }
+  });
+
+  // grpc-js 1.14.7 never compresses what its server sends (the frame flag is always 0 and it answers
+  // grpc-encoding: identity), so the response side of compression.md is played by hand here.
+  it('advertises gzip in grpc-accept-encoding and reads a gzip-compressed Command; its request headers are gRPC over HTTP/2', async () => {
+    const seen: http2.IncomingHttpHeaders[] = [];
+    const received: botlink.FromBot[] = [];
+    const server = http2.createSecureServer({
+      ca: readFileSync(certs.ca.cert),
+      cert: readFileSync(certs.gateway.cert),
+      key: readFileSync(certs.gateway.key),
+      requestCert: true,
+      rejectUnauthorized: true,
+    });
+    server.on('stream', (stream, headers) => {
+      seen.push(headers);
+      stream.on('error', () => undefined);
+      let buffered = Buffer.alloc(0);
+      stream.on('data', (chunk: Buffer) => {
+        buffered = Buffer.concat([buffered, chunk]);
+        while (buffered.length >= 5 && buffered.length >= 5 + buffered.readUInt32BE(1)) {
+          const size = buffered.readUInt32BE(1);
+          expect(buffered[0]).toBe(0);
+          received.push(fromBinary(botlink.FromBotSchema, buffered.subarray(5, 5 + size)));
+          buffered = buffered.subarray(5 + size);
+        }
+      });
+      const accepts = String(headers['grpc-accept-encoding'] ?? '').split(/\s*,\s*/);
+      stream.respond({
+        ':status': 200,
+        'content-type': 'application/grpc',
+        ...(accepts.includes('gzip') ? { 'grpc-encoding': 'gzip' } : {}),
+      });
+      if (!accepts.includes('gzip')) return;
+      const command = create(botlink.ToBotSchema, {
+        command: { commandId: 'zipped', payload: { case: 'sendToChannel', value: { text: 'z'.repeat(4_096) } } },
+      });
+      const zipped = gzipSync(toBinary(botlink.ToBotSchema, command));
+      const frame = Buffer.alloc(5 + zipped.length);
+      frame.writeUInt8(1, 0);
+      frame.writeUInt32BE(zipped.length, 1);
+      zipped.copy(frame, 5);
+      stream.write(frame);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    let zipping: BotProcess | undefined;
+    try {
+      const port = (server.address() as AddressInfo).port;
+      zipping = startBotProcess(`https://127.0.0.1:${port}`, { OWNS_UPDATES: 'false', BOT_INSTANCE_ID: 'grpc-js-gzip' });
+      await waitFor(() => received.some((m) => m.msg.case === 'ack'), 'the Ack of the compressed Command', 15_000);
+      expect(received[0]?.msg).toMatchObject({ case: 'hello', value: { instanceId: 'grpc-js-gzip', ownsUpdates: false } });
+      expect(received.find((m) => m.msg.case === 'ack')?.msg.value).toMatchObject({ commandId: 'zipped', delivered: false, error: '' });
+      expect(seen[0]).toMatchObject({ ':method': 'POST', ':path': '/botlink.v1.BotLink/Link', ':scheme': 'https', te: 'trailers' });
+      expect(String(seen[0]?.['content-type'])).toMatch(/^application\/grpc(\+proto)?$/);
+      expect(String(seen[0]?.['grpc-accept-encoding']).split(/\s*,\s*/)).toContain('gzip');
+      expect(seen[0]?.['grpc-timeout']).toBeUndefined();
+      expect(seen[0]?.['grpc-encoding'] ?? 'identity').toBe('identity');
+    } finally {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      await zipping?.stop();
+      await closed;
     }
   });
 });
