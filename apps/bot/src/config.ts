@@ -40,7 +40,7 @@ export const botConfigSchema = z.object({
   BOTLINK_RPC_TIMEOUT_MS: env
     .int(5_000, 100)
     .describe(
-      "Deadline of the unary bot-link calls (chat eligibility, payment forwarding); past 2^31-1 ms (24.8 days) it is clamped to that and sent as the spec's `2147484S`.",
+      "Deadline of the unary bot-link calls (chat eligibility, payment forwarding); past 2^31-1 ms (24.8 days) it is clamped to that and sent as the spec's `2147483S` (a grpc-js server wraps `2147484S` negative).",
     ),
   BOT_HEALTH_INTERVAL_MS: env.int(30_000, 100).describe("Health report interval on the bot-link stream (the spec's 30 s)."),
   BOT_INSTANCE_ID: env.str().max(128, 'must be at most 128 characters').default(defaultInstanceId).meta({

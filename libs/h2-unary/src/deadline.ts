@@ -39,13 +39,17 @@ const ENCODE_UNITS: ReadonlyArray<[string, number]> = [
 
 /**
  * `ms` as a spec `grpc-timeout` (at most 8 digits): in milliseconds when it fits, else in the
- * first coarser unit that does, rounded up (a deadline is never shortened by the encoding).
+ * first coarser unit that does, rounded up (a deadline is never shortened by the encoding), except
+ * that a deadline a timer can wait (at most MAX_TIMER_MS) is never rounded up past MAX_TIMER_MS but
+ * down (2^31-1 ms is `2147483S`, 647 ms short): @grpc/grpc-js servers read the timeout as a signed
+ * 32-bit integer, so `2147484S` wraps negative there and the call fails DEADLINE_EXCEEDED at once.
  * connect-es writes `${ms}m` whatever the size, which is 9 or more digits from 27.8 hours on.
  */
 export function encodeGrpcTimeout(ms: number): string {
   const whole = Math.max(0, Math.ceil(ms));
   for (const [unit, size] of ENCODE_UNITS) {
-    const value = Math.ceil(whole / size);
+    const up = Math.ceil(whole / size);
+    const value = whole <= MAX_TIMER_MS && up * size > MAX_TIMER_MS ? Math.floor(whole / size) : up;
     if (value <= 99_999_999) return `${value}${unit}`;
   }
   return '99999999H';
