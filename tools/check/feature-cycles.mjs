@@ -28,6 +28,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
+import { sources } from './sources.mjs';
 
 /** The apps whose feature folders must not import each other in a cycle. */
 export const APP_ROOTS = ['apps/backend/src', 'apps/gateway/src', 'apps/bot/src'];
@@ -49,20 +50,6 @@ export const FILE_ROOTS = ['apps', 'libs', 'tools'].flatMap((top) =>
 );
 
 const TEST = /\.(test|spec)\.(m?ts|tsx)$/;
-
-/** Every .ts/.mts/.tsx source file under dir, tests included. */
-function sources(dir) {
-  const out = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, entry.name);
-    if (entry.isDirectory()) {
-      if (entry.name !== 'node_modules' && entry.name !== 'gen') out.push(...sources(p));
-    } else if (/\.(m?ts|tsx)$/.test(entry.name) && !entry.name.endsWith('.d.ts')) {
-      out.push(p);
-    }
-  }
-  return out;
-}
 
 /** The feature a path under root belongs to: its first segment (a folder or a root file), or undefined outside root. */
 function featureOf(root, file) {

@@ -19,9 +19,10 @@
  * Usage: node tools/check/sql-homes.mjs [srcDir ...]   (without folders: SQL_ROOTS)
  * Plain ESM; walks each file's syntax tree with the TypeScript compiler API (no type checker).
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
+import { sources } from './sources.mjs';
 
 /**
  * The apps whose SQL must live in store files. The gateway and the bot hold no SQL: they are
@@ -45,20 +46,6 @@ const STORE_FILE = /^(store|repository)\.(m?ts|tsx)$|\.(store|repository)\.(m?ts
 const TABLE_FILE = /\.table\.(m?ts|tsx)$/;
 /** Top-level folders whose every file is a SQL home. */
 const HOME_FOLDERS = new Set(['ledger', 'db']);
-
-/** Every .ts/.mts/.tsx source file under dir (no .d.ts, node_modules or generated code). */
-export function sources(dir) {
-  const out = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, entry.name);
-    if (entry.isDirectory()) {
-      if (entry.name !== 'node_modules' && entry.name !== 'gen') out.push(...sources(p));
-    } else if (/\.(m?ts|tsx)$/.test(entry.name) && !entry.name.endsWith('.d.ts')) {
-      out.push(p);
-    }
-  }
-  return out.sort();
-}
 
 /**
  * Where a file (path relative to its root) stands: 'store' (a store file, ledger/, db/, a table

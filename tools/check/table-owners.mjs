@@ -25,7 +25,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
-import { sources } from './sql-homes.mjs';
+import { sources } from './sources.mjs';
 
 /** The apps whose modules own tables (the gateway and the bot hold no SQL: sql-homes checks that). */
 export const OWNED_ROOTS = ['apps/backend/src'];

@@ -1,17 +1,6 @@
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { checkScript } from './support/check-script.js';
 
-const root = fileURLToPath(new URL('../../../', import.meta.url));
-const script = join(root, 'tools/check/sql-homes.mjs');
-
-/** Runs the check as CI does (a real node process) from the repository root. */
-function run(...args: string[]): { status: number | null; out: string } {
-  const r = spawnSync(process.execPath, [script, ...args], { cwd: root, encoding: 'utf8' });
-  return { status: r.status, out: r.stdout + r.stderr };
-}
+const { run, tree: checkTree } = checkScript('sql-homes.mjs');
 
 /** A query through the builder, as a module's code would write it. */
 const QUERY = [
@@ -30,21 +19,6 @@ const SQL_TAG = [
   '}',
   '',
 ].join('\n');
-
-/** Runs the check on a src folder holding exactly `files`. */
-function checkTree(files: Record<string, string>): { status: number | null; out: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'sql-homes-'));
-  try {
-    for (const [path, text] of Object.entries(files)) {
-      mkdirSync(dirname(join(dir, path)), { recursive: true });
-      writeFileSync(join(dir, path), text);
-    }
-    const r = run(dir);
-    return { status: r.status, out: r.out.split(dir).join('<src>') };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 describe('SQL only in store files', () => {
   it('refuses a selectFrom in a service file, naming file, line and call', () => {

@@ -1,17 +1,6 @@
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { checkScript } from './support/check-script.js';
 
-const root = fileURLToPath(new URL('../../../', import.meta.url));
-const script = join(root, 'tools/check/table-owners.mjs');
-
-/** Runs the check as CI does (a real node process) from the repository root. */
-function run(...args: string[]): { status: number | null; out: string } {
-  const r = spawnSync(process.execPath, [script, ...args], { cwd: root, encoding: 'utf8' });
-  return { status: r.status, out: r.stdout + r.stderr };
-}
+const { run, tree: checkTree } = checkScript('table-owners.mjs');
 
 /** A module's table file: adds `tables` to DB by declaration merging, as the backend's *.table.ts do. */
 function tableFile(...tables: string[]): string {
@@ -31,21 +20,6 @@ const MODULES = {
   'accounts/accounts.table.ts': tableFile('accounts', 'sessions'),
   'social/social.table.ts': tableFile('blocks'),
 };
-
-/** Runs the check on a src folder holding exactly `files`. */
-function checkTree(files: Record<string, string>): { status: number | null; out: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'table-owners-'));
-  try {
-    for (const [path, text] of Object.entries(files)) {
-      mkdirSync(dirname(join(dir, path)), { recursive: true });
-      writeFileSync(join(dir, path), text);
-    }
-    const r = run(dir);
-    return { status: r.status, out: r.out.split(dir).join('<src>') };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 /** A store file whose body is `lines`, with kysely's sql tag in scope. */
 function store(...lines: string[]): string {
