@@ -5,9 +5,13 @@ import type { TLSSocket } from 'node:tls';
 import { keepAlive } from '@wordgame/h2-keepalive';
 import { serveStreams, type StreamTaker } from '@wordgame/h2-unary';
 import type { Logger } from '@wordgame/logging';
+import { h2Closer } from '@wordgame/service-kit';
 
 /** Most concurrent streams one bot-link connection may open (a bot uses one Link plus a few unary calls). */
 export const BOTLINK_MAX_CONCURRENT_STREAMS = 256;
+
+/** How long `close()` lets the sessions end after GOAWAY before destroying every connection still open (ms). */
+export const BOTLINK_CLOSE_GRACE_MS = 5_000;
 
 export interface MtlsOptions {
   host: string;
@@ -40,7 +44,7 @@ export interface MtlsServer {
  * connection. Each session is pinged every
  * `pingIntervalMs`; an answer missing after `pingTimeoutMs` destroys it, which ends its streams
  * (a half-open connection is detected within interval + timeout). `close()` sends GOAWAY to every
- * session and waits for them to end.
+ * session and waits for them to end, destroying what is still open after BOTLINK_CLOSE_GRACE_MS.
  */
 export async function listenMtls(
   options: MtlsOptions,
@@ -60,9 +64,8 @@ export async function listenMtls(
   });
   // No request handler on the TLS server itself: streams `take` declines go to a compat server's.
   serveStreams(server, take ?? (() => false), http2.createServer(handler));
-  const sessions = new Set<http2.ServerHttp2Session>();
+  const closer = h2Closer(server);
   server.on('session', (session: http2.ServerHttp2Session) => {
-    sessions.add(session);
     const stopPings = keepAlive(session, {
       intervalMs: options.pingIntervalMs,
       timeoutMs: options.pingTimeoutMs,
@@ -74,10 +77,7 @@ export async function listenMtls(
         );
       },
     });
-    session.on('close', () => {
-      stopPings();
-      sessions.delete(session);
-    });
+    session.on('close', stopPings);
   });
   server.on('tlsClientError', (err: Error, socket: TLSSocket) => {
     options.onHandshakeRefused?.();
@@ -90,15 +90,6 @@ export async function listenMtls(
   return {
     port: (server.address() as AddressInfo).port,
     server,
-    close: async () => {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      for (const session of sessions) session.close();
-      const force = setTimeout(() => {
-        for (const session of sessions) session.destroy();
-      }, 5_000);
-      force.unref();
-      await closed;
-      clearTimeout(force);
-    },
+    close: () => closer.close(BOTLINK_CLOSE_GRACE_MS),
   };
 }
