@@ -1,4 +1,5 @@
 import http2 from 'node:http2';
+import { startNatsServer, type NatsTestServer } from '@wordgame/testkit';
 import { BOTLINK_CLOSE_GRACE_MS } from '../src/botlink/index.js';
 import { eventually, startTestGateway } from './support/botlink-gateway.js';
 import { TestBot } from './support/botlink-bot.js';
@@ -6,6 +7,20 @@ import { startTcpProxy } from './support/tcp-proxy.js';
 
 /** libs/lifecycle's grace: a stop past it exits 1 ("graceful stop overran"). */
 const LIFECYCLE_GRACE_MS = 10_000;
+
+/** Runs the gateway's stop, giving up at LIFECYCLE_GRACE_MS: how it ended and its ms. */
+async function timedStop(stop: () => Promise<void>): Promise<{ outcome: string; ms: number }> {
+  const began = performance.now();
+  let timer: NodeJS.Timeout | undefined;
+  const outcome = await Promise.race([
+    stop().then(() => 'stopped'),
+    new Promise<string>(
+      (resolve) => (timer = setTimeout(() => resolve(`still stopping after ${LIFECYCLE_GRACE_MS} ms`), LIFECYCLE_GRACE_MS)),
+    ),
+  ]);
+  clearTimeout(timer);
+  return { outcome, ms: performance.now() - began };
+}
 
 /** One answered request on a kept h2c session to the internal port (a backend's command connection). */
 function internalSession(url: string): Promise<http2.ClientHttp2Session> {
@@ -43,16 +58,7 @@ describe('gateway stop with peers that vanished', () => {
       await eventually(() => gw.gateway.hub.connected === 1);
       botlinkRelay.freeze();
       internalRelay.freeze();
-      const began = performance.now();
-      let timer: NodeJS.Timeout | undefined;
-      const outcome = await Promise.race([
-        gw.gateway.stop().then(() => `stopped`),
-        new Promise<string>(
-          (resolve) => (timer = setTimeout(() => resolve(`still stopping after ${LIFECYCLE_GRACE_MS} ms`), LIFECYCLE_GRACE_MS)),
-        ),
-      ]);
-      clearTimeout(timer);
-      const ms = performance.now() - began;
+      const { outcome, ms } = await timedStop(() => gw.gateway.stop());
       expect(outcome).toBe('stopped');
       // The two listeners close side by side, each destroying what is left after its grace.
       expect(ms).toBeGreaterThanOrEqual(BOTLINK_CLOSE_GRACE_MS - 100);
@@ -64,6 +70,24 @@ describe('gateway stop with peers that vanished', () => {
       await bot.close();
       await botlinkRelay.close();
       await internalRelay.close();
+    }
+  }, 30_000);
+
+  it('does not wait on a NATS connection gone silent: the cluster unsubscribes and the drain each get a bounded wait', async () => {
+    const nats: NatsTestServer = await startNatsServer();
+    const relay = await startTcpProxy(nats.port);
+    const gw = await startTestGateway({ ...nats.env('gateway'), NATS_URL: `nats://127.0.0.1:${relay.port}` });
+    try {
+      relay.freeze();
+      const { outcome, ms } = await timedStop(() => gw.gateway.stop());
+      expect(outcome).toBe('stopped');
+      // HTTP's linger (300 ms), the cluster's flush (250 ms) and the NATS drain (1 s); the NATS
+      // client alone notices the silence only after two missed pings (4-6 s).
+      expect(ms).toBeLessThan(3_000);
+    } finally {
+      relay.cut();
+      await relay.close();
+      await nats.stop();
     }
   }, 30_000);
 });

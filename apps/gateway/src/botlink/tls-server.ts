@@ -34,7 +34,8 @@ export interface MtlsOptions {
 export interface MtlsServer {
   readonly port: number;
   readonly server: http2.Http2SecureServer;
-  close(): Promise<void>;
+  /** GOAWAY to every session; what is still open after `graceMs` (BOTLINK_CLOSE_GRACE_MS by default) is destroyed. */
+  close(graceMs?: number): Promise<void>;
 }
 
 /**
@@ -44,7 +45,7 @@ export interface MtlsServer {
  * connection. Each session is pinged every
  * `pingIntervalMs`; an answer missing after `pingTimeoutMs` destroys it, which ends its streams
  * (a half-open connection is detected within interval + timeout). `close()` sends GOAWAY to every
- * session and waits for them to end, destroying what is still open after BOTLINK_CLOSE_GRACE_MS.
+ * session and waits for them to end, destroying what is still open after its grace.
  */
 export async function listenMtls(
   options: MtlsOptions,
@@ -90,6 +91,6 @@ export async function listenMtls(
   return {
     port: (server.address() as AddressInfo).port,
     server,
-    close: () => closer.close(BOTLINK_CLOSE_GRACE_MS),
+    close: (graceMs = BOTLINK_CLOSE_GRACE_MS) => closer.close(graceMs),
   };
 }
