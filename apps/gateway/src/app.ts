@@ -164,6 +164,7 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
             logger.warn(refusal, 'internal call refused: no valid service token');
           },
         },
+        inflightGraceMs(config),
       );
       metricsServer = await listenMetrics(config.GATEWAY_METRICS_HOST, config.GATEWAY_METRICS_PORT, registry, logger);
       const httpPort = (httpServer.address() as AddressInfo).port;
@@ -182,10 +183,11 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
     },
     async stop() {
       // Budget (GATEWAY_STOP_GRACE_MS, validated): the drain delay (/readyz 503, every answer closes its
-      // connection, so a balancer and keep-alive clients move elsewhere), then Links end at once, the
-      // three listeners close side by side (each lets in-flight calls finish for at most
-      // inflightGraceMs, so their worst cases do not add up), then NATS gets NATS_DRAIN_MS. Each
-      // step's ms is logged (libs/lifecycle stopSteps).
+      // connection, so a balancer and keep-alive clients move elsewhere), then the cluster's
+      // unsubscribes (CLUSTER_CLOSE_FLUSH_MS at most), Links end at once, the three listeners close
+      // side by side (each lets in-flight calls finish for at most inflightGraceMs, then destroys
+      // every connection left, also one whose peer vanished, so their worst cases do not add up),
+      // then NATS gets NATS_DRAIN_MS. Each step's ms is logged (libs/lifecycle stopSteps).
       const { step, done } = stopSteps(logger);
       draining = true;
       if (config.GATEWAY_DRAIN_DELAY_MS > 0 && http)
@@ -198,7 +200,7 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
       await step('listeners', () =>
         Promise.all([
           step('internal_listener', () => internal?.close()),
-          step('botlink_listener', () => botlink?.close()),
+          step('botlink_listener', () => botlink?.close(inflightGraceMs(config))),
           step('http_listener', () => (http ? closeHttp(http, httpDrain, inflightGraceMs(config)) : undefined)),
         ]),
       );

@@ -3,7 +3,7 @@ import { env, natsClientIssues, NKEY_USER_SEED, parseConfig } from '@wordgame/co
 
 /** Shortest accepted service token: 32 characters (the dev stack makes 43 from 32 random bytes). */
 export const SERVICE_TOKEN_MIN = 32;
-/** Of GATEWAY_STOP_GRACE_MS, what the steps after the listeners (the NATS drain, its 1 s cap, and slack) keep (ms). */
+/** Of GATEWAY_STOP_GRACE_MS, what the steps besides the drain delay and the listeners keep (ms): the cluster's unsubscribe flush (250 ms cap), the NATS drain (1 s cap) and slack. */
 export const STOP_CLOSE_RESERVE_MS = 1_500;
 const MIN_INFLIGHT_GRACE_MS = 1_000;
 const MAX_INFLIGHT_GRACE_MS = 5_000;

@@ -39,6 +39,18 @@ describe('runService', () => {
     expect(code).toBe(1);
     expect(out).toContain('graceful stop overran');
   });
+
+  it('names the steps done and those still running when the stop overruns', async () => {
+    const { code, out } = await run('hang-step', 'SIGTERM');
+    expect(code).toBe(1);
+    const overran = out
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((l) => l['msg'] === 'graceful stop overran, exiting');
+    expect(overran?.['pending']).toEqual(['listeners', 'stuck']);
+    expect(Object.keys(overran?.['steps'] as object).sort()).toEqual(['fine', 'quick']);
+  });
 });
 
 describe('stopSteps', () => {

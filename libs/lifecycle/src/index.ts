@@ -21,7 +21,9 @@ export function runService(service: Service, logger: Logger, graceMs = 10_000): 
     stopping = true;
     logger.info({ signal }, 'stopping');
     const force = setTimeout(() => {
-      logger.error({ graceMs }, 'graceful stop overran, exiting');
+      // The steps done and those still running, so an info-level log names the step that hung.
+      const at = stopProgress === undefined ? {} : { steps: stopProgress.steps, pending: [...stopProgress.running] };
+      logger.error({ graceMs, ...at }, 'graceful stop overran, exiting');
       process.exit(1);
     }, graceMs);
     force.unref();
@@ -52,17 +54,26 @@ export interface StopSteps {
   done: (message: string) => void;
 }
 
+/** The process's latest stop (a process stops once): what runService's overrun line reports. */
+let stopProgress: { steps: Record<string, number>; running: Set<string> } | undefined;
+
 /**
  * Times a stop: the whole stop must fit in runService's grace, and an operator reading the one
- * info line sees which step ate it. One implementation for every service, so the lines read alike.
+ * info line sees which step ate it; a stop that overruns the grace instead names the steps done
+ * and those still running in runService's "graceful stop overran" line. One implementation for
+ * every service, so the lines read alike.
  */
 export function stopSteps(logger: Logger): StopSteps {
   const began = performance.now();
   const steps: Record<string, number> = {};
+  const running = new Set<string>();
+  stopProgress = { steps, running };
   return {
     step: async (name, run) => {
       const t0 = performance.now();
+      running.add(name);
       await run();
+      running.delete(name);
       steps[name] = Math.round(performance.now() - t0);
       logger.debug({ step: name, ms: steps[name] }, 'stop step done');
     },

@@ -1,5 +1,5 @@
 import { createLogger } from '@wordgame/logging';
-import { runService } from '../src/index.js';
+import { runService, stopSteps } from '../src/index.js';
 
 const mode = process.argv[2] ?? 'ok';
 const logger = createLogger('fixture', 'info');
@@ -14,6 +14,11 @@ runService(
     },
     stop: async () => {
       if (mode === 'hang-stop') await new Promise(() => undefined);
+      if (mode === 'hang-step') {
+        const { step } = stopSteps(logger);
+        await step('quick', () => undefined);
+        await step('listeners', () => Promise.all([step('fine', () => undefined), step('stuck', () => new Promise(() => undefined))]));
+      }
       logger.info('stopped by service');
     },
   },

@@ -3,6 +3,7 @@
  * listener, the NATS connection of a scaled-out stack and the seal that proves who sent a message
  * over it. The bot imports none of them.
  */
+export { h2Closer, type H2Closer } from './h2-close.js';
 export { http1Drain, IDLE_LINGER_MS, type Http1Drain } from './http-drain.js';
 export { listenMetrics, type MetricsListener } from './metrics-server.js';
 export { connectNats, natsPublicKey, type NatsClientOptions } from './nats.js';

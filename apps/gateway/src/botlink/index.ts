@@ -7,4 +7,4 @@ export { BotIdentityGate } from './client-identity.js';
 export { botlinkServers } from './grpc-unary.js';
 export { PlatformHealth } from './health.js';
 export { botlinkService } from './routes.js';
-export { listenMtls, type MtlsServer } from './tls-server.js';
+export { BOTLINK_CLOSE_GRACE_MS, listenMtls, type MtlsServer } from './tls-server.js';

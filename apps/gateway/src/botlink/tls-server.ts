@@ -5,9 +5,13 @@ import type { TLSSocket } from 'node:tls';
 import { keepAlive } from '@wordgame/h2-keepalive';
 import { serveStreams, type StreamTaker } from '@wordgame/h2-unary';
 import type { Logger } from '@wordgame/logging';
+import { h2Closer } from '@wordgame/service-kit';
 
 /** Most concurrent streams one bot-link connection may open (a bot uses one Link plus a few unary calls). */
 export const BOTLINK_MAX_CONCURRENT_STREAMS = 256;
+
+/** How long `close()` lets the sessions end after GOAWAY before destroying every connection still open (ms). */
+export const BOTLINK_CLOSE_GRACE_MS = 5_000;
 
 export interface MtlsOptions {
   host: string;
@@ -30,7 +34,8 @@ export interface MtlsOptions {
 export interface MtlsServer {
   readonly port: number;
   readonly server: http2.Http2SecureServer;
-  close(): Promise<void>;
+  /** GOAWAY to every session; what is still open after `graceMs` (BOTLINK_CLOSE_GRACE_MS by default) is destroyed. */
+  close(graceMs?: number): Promise<void>;
 }
 
 /**
@@ -40,7 +45,7 @@ export interface MtlsServer {
  * connection. Each session is pinged every
  * `pingIntervalMs`; an answer missing after `pingTimeoutMs` destroys it, which ends its streams
  * (a half-open connection is detected within interval + timeout). `close()` sends GOAWAY to every
- * session and waits for them to end.
+ * session and waits for them to end, destroying what is still open after its grace.
  */
 export async function listenMtls(
   options: MtlsOptions,
@@ -60,9 +65,8 @@ export async function listenMtls(
   });
   // No request handler on the TLS server itself: streams `take` declines go to a compat server's.
   serveStreams(server, take ?? (() => false), http2.createServer(handler));
-  const sessions = new Set<http2.ServerHttp2Session>();
+  const closer = h2Closer(server);
   server.on('session', (session: http2.ServerHttp2Session) => {
-    sessions.add(session);
     const stopPings = keepAlive(session, {
       intervalMs: options.pingIntervalMs,
       timeoutMs: options.pingTimeoutMs,
@@ -74,10 +78,7 @@ export async function listenMtls(
         );
       },
     });
-    session.on('close', () => {
-      stopPings();
-      sessions.delete(session);
-    });
+    session.on('close', stopPings);
   });
   server.on('tlsClientError', (err: Error, socket: TLSSocket) => {
     options.onHandshakeRefused?.();
@@ -90,15 +91,6 @@ export async function listenMtls(
   return {
     port: (server.address() as AddressInfo).port,
     server,
-    close: async () => {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      for (const session of sessions) session.close();
-      const force = setTimeout(() => {
-        for (const session of sessions) session.destroy();
-      }, 5_000);
-      force.unref();
-      await closed;
-      clearTimeout(force);
-    },
+    close: (graceMs = BOTLINK_CLOSE_GRACE_MS) => closer.close(graceMs),
   };
 }

@@ -1,6 +1,7 @@
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { createInbox, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import { commandOutcomeOf, gatewayApi, toSendResponse } from '@wordgame/contracts';
+import { settledWithin } from '@wordgame/lifecycle';
 import type { Logger } from '@wordgame/logging';
 import { MessageSeal, sealKey } from '@wordgame/service-kit';
 import type { BotlinkMetrics, ClusterMetrics, ClusterRejection } from '../metrics/index.js';
@@ -54,6 +55,9 @@ export interface ClusterOptions {
   prefix: string;
 }
 
+/** The most a stop waits (ms) for NATS to confirm the cluster's unsubscribes. */
+export const CLUSTER_CLOSE_FLUSH_MS = 250;
+
 /**
  * Bot commands across several gateways over NATS request/reply. Each gateway answers on the
  * owner subject while it holds the Link of a bot that owns updates, and on the any subject while it
@@ -104,13 +108,19 @@ export class ClusterCommandRouter implements CommandRouter {
     return { status: 'no_bot' };
   }
 
+  /**
+   * Unsubscribes, and waits at most CLUSTER_CLOSE_FLUSH_MS for the server to confirm (one round
+   * trip), so other gateways stop choosing this one before its Links end. A connection gone silent
+   * (the network gone mid-stop) would hold the flush until NATS's ping timeout notices, seconds of
+   * the stop's budget; the drain that follows ends the subscriptions anyway.
+   */
   async close(): Promise<void> {
     this.closed = true;
     this.ownerSub?.unsubscribe();
     this.anySub?.unsubscribe();
     this.ownerSub = undefined;
     this.anySub = undefined;
-    await this.options.nc.flush().catch(() => undefined);
+    await settledWithin(this.options.nc.flush(), CLUSTER_CLOSE_FLUSH_MS);
   }
 
   /** One request to `subject`; undefined = no gateway answers there (nothing was sent). */

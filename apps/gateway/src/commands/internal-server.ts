@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { ConnectRouter } from '@connectrpc/connect';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
 import { ServiceGate, timerSafeDeadlines, type Refusal } from '@wordgame/h2-unary';
+import { h2Closer } from '@wordgame/service-kit';
 
 /** A listening internal h2c server. */
 export interface InternalServer {
@@ -31,7 +32,7 @@ export interface InternalAccess {
  * holding the token, and the stream is reset so the rest is never sent), and a connection holds at
  * most INTERNAL_MAX_CONCURRENT_STREAMS streams, and a caller's deadline is clamped to what a timer
  * can wait (timerSafeDeadlines). `close()` sends GOAWAY and waits for open
- * calls; sessions still open after `graceMs` are destroyed.
+ * calls; connections still open after `graceMs` are destroyed.
  */
 export async function listenInternal(
   host: string,
@@ -45,11 +46,7 @@ export async function listenInternal(
     { settings: { maxConcurrentStreams: INTERNAL_MAX_CONCURRENT_STREAMS } },
     gate.handler(resetUnreadBodies(timerSafeDeadlines(connectNodeAdapter({ routes, readMaxBytes: INTERNAL_MAX_BODY_BYTES })))),
   );
-  const sessions = new Set<http2.ServerHttp2Session>();
-  server.on('session', (session: http2.ServerHttp2Session) => {
-    sessions.add(session);
-    session.on('close', () => sessions.delete(session));
-  });
+  const closer = h2Closer(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -59,16 +56,7 @@ export async function listenInternal(
   });
   return {
     port: (server.address() as AddressInfo).port,
-    close: async () => {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      for (const session of sessions) session.close();
-      const force = setTimeout(() => {
-        for (const session of sessions) session.destroy();
-      }, graceMs);
-      force.unref();
-      await closed;
-      clearTimeout(force);
-    },
+    close: () => closer.close(graceMs),
   };
 }
 
