@@ -31,7 +31,7 @@ import { backendGate, errorEdge, listenDual, MAX_BODY_BYTES, type DualListener }
 import { checkSystem, systemService } from './system/index.js';
 import { systemClock, type Clock } from './support/index.js';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { connectNats, listenMetrics, type MetricsListener } from '@wordgame/service-kit';
+import { closeNats, connectNats, listenMetrics, type MetricsListener } from '@wordgame/service-kit';
 import { createGameEventRejections, gameEventSeal, NatsGameBus, GameEventBus, type GameBus, gameService } from './game/index.js';
 import { socialService } from './social/index.js';
 import { Registry } from 'prom-client';
@@ -227,14 +227,10 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
       await step('listener', () => listener?.close());
       // Past the listener only STOP_CLOSE_RESERVE_MS is left: NATS and the pool (which waits for
       // clients still checked out by calls the listener cut off) get bounded shares of it.
-      await step('nats', () =>
-        within(
-          STOP_CLOSE_RESERVE_MS / 2,
-          nats?.drain().catch(() => undefined),
-          'nats drain',
-          logger,
-        ),
-      );
+      await step('nats', async () => {
+        const ms = STOP_CLOSE_RESERVE_MS / 2;
+        if (nats && !(await closeNats(nats, ms))) logger.warn({ ms }, 'nats drain did not finish in time: closed');
+      });
       nats = undefined;
       await step('metrics_listener', () => metricsListener?.close());
       metricsListener = undefined;

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { botlink as botlinkApi } from '@wordgame/contracts';
-import { settledWithin, stopSteps } from '@wordgame/lifecycle';
+import { stopSteps } from '@wordgame/lifecycle';
 import type { Logger } from '@wordgame/logging';
 import { createBackendClients } from './backend/index.js';
 import { BotIdentityGate, PlatformHealth, botlinkServers, botlinkService, listenMtls, type MtlsServer } from './botlink/index.js';
@@ -19,7 +19,15 @@ import {
 import { inflightGraceMs, type GatewayConfig } from './config.js';
 import { createHttpApp } from './http-app.js';
 import { createBotlinkMetrics, createClusterMetrics, createInternalMetrics, createRegistry } from './metrics/index.js';
-import { connectNats, http1Drain, IDLE_LINGER_MS, listenMetrics, type Http1Drain, type MetricsListener } from '@wordgame/service-kit';
+import {
+  closeNats,
+  connectNats,
+  http1Drain,
+  IDLE_LINGER_MS,
+  listenMetrics,
+  type Http1Drain,
+  type MetricsListener,
+} from '@wordgame/service-kit';
 
 /** Where a started gateway listens. */
 export interface GatewayUrls {
@@ -206,9 +214,8 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
       );
       backend.close();
       await step('nats', async () => {
-        const drained = nats?.drain().catch(() => undefined);
-        if (drained && (await settledWithin(drained, NATS_DRAIN_MS)) === false)
-          logger.warn({ ms: NATS_DRAIN_MS }, 'nats drain did not finish in time, going on');
+        if (nats && !(await closeNats(nats, NATS_DRAIN_MS)))
+          logger.warn({ ms: NATS_DRAIN_MS }, 'nats drain did not finish in time: closed');
       });
       nats = undefined;
       internal = undefined;

@@ -6,7 +6,7 @@
 export { h2Closer, type H2Closer } from './h2-close.js';
 export { http1Drain, IDLE_LINGER_MS, type Http1Drain } from './http-drain.js';
 export { listenMetrics, type MetricsListener } from './metrics-server.js';
-export { connectNats, natsPublicKey, type NatsClientOptions } from './nats.js';
+export { closeNats, connectNats, natsPublicKey, type NatsClientOptions } from './nats.js';
 export {
   MessageSeal,
   SEAL_HEADER_BYTES,

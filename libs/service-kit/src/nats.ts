@@ -60,3 +60,24 @@ export async function connectNats(options: NatsClientOptions, logger: Logger): P
   })();
   return nc;
 }
+
+/**
+ * Ends a service's NATS connection on stop: drains it (subscriptions end after the messages in
+ * hand, pending publishes are flushed) for at most `drainMs`, then closes it if the drain has not
+ * finished. A server gone silent holds a drain until the client's missed pings give up, and a
+ * connection left open keeps reconnecting (its timers hold the process); closing ends both.
+ * Answers whether the drain finished in time.
+ */
+export async function closeNats(nc: NatsConnection, drainMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const drained = await Promise.race([
+    nc.drain().then(
+      () => true,
+      () => true, // already closed or draining: nothing left to drain
+    ),
+    new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), drainMs))),
+  ]);
+  clearTimeout(timer);
+  if (!drained) await nc.close().catch(() => undefined);
+  return drained;
+}

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +7,7 @@ import { connect, nkeyAuthenticator, PermissionViolationError, type NatsConnecti
 import { Counter, Registry } from 'prom-client';
 import { createLogger } from '@wordgame/logging';
 import { issueLeaf, makeCa, natsUserKeys, startNatsServer, type NatsTestServer, type NatsUser } from '@wordgame/testkit';
-import { connectNats, listenMetrics, type MetricsListener } from '../src/index.js';
+import { closeNats, connectNats, listenMetrics, type MetricsListener } from '../src/index.js';
 
 const credentials = (u: NatsUser) => ({ seed: u.seed });
 
@@ -203,5 +204,57 @@ describe('connectNats over TLS (ops/nats/nats-tls.conf)', () => {
         reconnect: false,
       }),
     ).rejects.toThrow(/certificate/i);
+  });
+});
+
+describe('closeNats', () => {
+  let server: NatsTestServer;
+  beforeAll(async () => {
+    server = await startNatsServer();
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+  const options = (port: number) => ({
+    servers: [`nats://127.0.0.1:${port}`],
+    ...credentials(server.gateway),
+    inboxPrefix: `${server.prefix}.botlink.replies`,
+    pingIntervalMs: 2_000,
+    name: 'service-kit-close',
+  });
+
+  it('drains a healthy connection and answers true', async () => {
+    const nc = await connectNats(options(server.port), capture().logger);
+    await expect(closeNats(nc, 1_000)).resolves.toBe(true);
+    expect(nc.isClosed()).toBe(true);
+  });
+
+  it('closes a connection whose server went silent once the drain wait is over (its reconnect timers would hold the process)', async () => {
+    // A relay that stops forwarding both ways while both sockets stay open: a half-open link.
+    const pairs: net.Socket[] = [];
+    const relay = net.createServer((client) => {
+      const upstream = net.connect(server.port, '127.0.0.1');
+      client.pipe(upstream);
+      upstream.pipe(client);
+      client.on('error', () => undefined);
+      upstream.on('error', () => undefined);
+      pairs.push(client, upstream);
+    });
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+    try {
+      const nc = await connectNats(options((relay.address() as net.AddressInfo).port), capture().logger);
+      await nc.flush();
+      for (const socket of pairs) {
+        socket.unpipe();
+        socket.pause();
+      }
+      const began = performance.now();
+      await expect(closeNats(nc, 300)).resolves.toBe(false);
+      expect(performance.now() - began).toBeLessThan(1_500);
+      expect(nc.isClosed()).toBe(true);
+    } finally {
+      for (const socket of pairs) socket.destroy();
+      await new Promise<void>((resolve) => relay.close(() => resolve()));
+    }
   });
 });
