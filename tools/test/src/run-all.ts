@@ -65,6 +65,11 @@ for (const project of projects) {
 }
 const extra = readdirSync(reports).length - projects.length;
 if (extra > 0) console.error(`${extra} unexpected report file(s) in ${reports}`);
+if (status !== 0 && failed === 0) {
+  // Nx failed although every report is green: a project exited non-zero after its tests (its exit guard, a crash).
+  console.error(`the test run exited ${String(status)} with no failed test in the reports: see the log above; counted as one failure`);
+  failed = 1;
+}
 if (setup.missing.length > 0) console.log(setup.summary);
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(status === 0 && failed === 0 ? 0 : 1);
