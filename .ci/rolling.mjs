@@ -88,9 +88,17 @@ async function request(i, token) {
     const gw = pool[(i + attempt) % pool.length];
     try {
       const res = await fetch(`${gw}/api/v1/user/wallet`, { headers: { authorization: `Bearer ${token}` } });
-      await res.arrayBuffer();
+      const body = await res.text();
       if (res.status === 200) return 'ok';
-      return `HTTP ${res.status} from ${gw}`;
+      // The error code and request id say which side answered (draining, backend_unavailable, ...).
+      let code = '';
+      try {
+        code = ` ${JSON.parse(body).error?.code ?? ''}`;
+      } catch {
+        code = ` (no JSON body)`;
+      }
+      const at = ((Date.now() - started) / 1000).toFixed(1);
+      return `HTTP ${res.status}${code} from ${gw} at ${at}s, x-request-id ${res.headers.get('x-request-id') ?? '-'}`;
     } catch (err) {
       if (refused(err)) {
         stats.rerouted++;
