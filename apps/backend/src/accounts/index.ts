@@ -8,11 +8,13 @@
  */
 export { hashPassword, verifyPassword } from './password.js';
 export {
+  confirmedEmailOf,
   isUniqueViolation,
   liftLapsedBlocks,
   lockAccountStatus,
   markAccountDeleted,
   type ModerationUpdate,
+  telegramIdOf,
   updateModeration,
 } from './repository.js';
 export { accountService } from './service.js';

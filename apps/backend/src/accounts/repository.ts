@@ -210,3 +210,26 @@ export async function liftLapsedBlocks(trx: Transaction<DB>, now: Date, batch: n
     .execute();
   return rows.map((r) => r.id);
 }
+
+/** The account's telegram identity's external id (the platform user id as text); undefined when it has none. */
+export async function telegramIdOf(db: Db, accountId: bigint): Promise<string | undefined> {
+  const identity = await db
+    .selectFrom('platform_identities')
+    .select('external_id')
+    .where('account_id', '=', accountId)
+    .where('kind', '=', 'telegram')
+    .executeTakeFirst();
+  return identity?.external_id;
+}
+
+/** The account's e-mail address when it has one and it is confirmed; undefined otherwise. */
+export async function confirmedEmailOf(db: Db, accountId: bigint): Promise<string | undefined> {
+  const account = await db
+    .selectFrom('accounts')
+    .select('email')
+    .where('id', '=', accountId)
+    .where('email', 'is not', null)
+    .where('email_confirmed_at', 'is not', null)
+    .executeTakeFirst();
+  return account?.email ?? undefined;
+}

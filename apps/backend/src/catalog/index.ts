@@ -5,7 +5,7 @@
  */
 export { encodeProductList, encodeProductRecord, readDraft, writeAtoms, writePrices } from './codec.js';
 export { type BenefitGrant, packGrant, type Product, type ProductPriceView, textOf } from './product.js';
-export { listProducts, upsertProduct } from './repository.js';
+export { listProducts, productTitles, upsertProduct } from './repository.js';
 export { seedDevCatalog } from './seed.js';
 export { type RawDraft, validateDraft } from './validate.js';
 export type {

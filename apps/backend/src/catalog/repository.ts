@@ -124,3 +124,8 @@ export async function upsertProduct(db: Kysely<DB>, draft: ProductDraftInput, no
   if (!product) throw new Error(`product ${id} vanished after upsert`);
   return product;
 }
+
+/** A product's title in each locale it has one in (none: empty). */
+export async function productTitles(db: Db, productId: bigint): Promise<{ locale: string; title: string }[]> {
+  return db.selectFrom('catalog_product_texts').select(['locale', 'title']).where('product_id', '=', productId).execute();
+}

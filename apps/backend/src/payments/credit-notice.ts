@@ -2,7 +2,7 @@ import { connector } from '@wordgame/contracts';
 import type { OrderRail } from './payments.table.js';
 import { tellCustomer } from './customer-notice.js';
 import type { PaymentDeps } from './deps.js';
-import { productTitles } from './store.js';
+import { productTitles } from '../catalog/index.js';
 
 /** The credited order a customer is told about. */
 export interface CreditedPayment {

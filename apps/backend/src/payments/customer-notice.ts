@@ -1,7 +1,7 @@
 import type { connector } from '@wordgame/contracts';
 import type { CommandOutcome } from '../botcommands/index.js';
 import type { PaymentDeps } from './deps.js';
-import { confirmedEmailOf, telegramIdOf } from './store.js';
+import { confirmedEmailOf, telegramIdOf } from '../accounts/index.js';
 
 /** How one channel went; logged and counted, never raised. */
 export type ChannelOutcome = 'sent' | 'skipped' | 'failed' | CommandOutcome['status'];

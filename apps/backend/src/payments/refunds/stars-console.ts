@@ -5,7 +5,7 @@ import type { OrderRow } from '../orders/repository.js';
 import { underRefundClaim } from './claim.js';
 import { recordRefund } from './reverse.js';
 import { starRefundVerdict } from './star-outcome.js';
-import { telegramIdOf } from '../store.js';
+import { telegramIdOf } from '../../accounts/index.js';
 
 /**
  * Console refund of a paid stars order, platform first (the card rail's rules): the bot returns the
