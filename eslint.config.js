@@ -126,6 +126,28 @@ export default tseslint.config(
     },
   },
   {
+    // The order-money property interleaves every path that moves one order's money on both rails with
+    // the bot's outbox: app code of both apps in one process, exactly these modules.
+    files: ['tools/faults/test/order-money-owner.test.ts'],
+    rules: {
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          enforceBuildableLibDependency: false,
+          allow: [
+            '^\\.\\./\\.\\./\\.\\./apps/backend/src/(botcommands/index|ledger/audit|payments/(deps|module|orders/create|card/notifications|reaper/reaper|refunds/console|refunds/star-refunds|stars/intake)|reconciliation/(actions|job|star-source))\\.js$',
+            '^\\.\\./\\.\\./\\.\\./apps/bot/src/(payments/(outbox|successful-payment)|store/db)\\.js$',
+            '^\\.\\./\\.\\./\\.\\./apps/backend/test/support/(star-platform|property-world|wallet)\\.js$',
+          ],
+          depConstraints: [
+            { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:lib', 'scope:emulator'] },
+            { sourceTag: 'scope:faults', onlyDependOnLibsWithTags: ['scope:shared', 'scope:emulator'] },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // One clock in the backend: time is read through the injected Clock (apps/backend/src/support/clock.ts).
     files: ['apps/backend/src/**/*.ts'],
     ignores: ['**/*.test.ts'],

@@ -77,21 +77,70 @@ describe('reaper re-checks of card orders', () => {
     expect((await b.tick(new Date(t.getTime() + 1_000))).rechecked).toBe(6);
   });
 
-  it('re-checks at most a batch per tick with bounded concurrency, least recently checked first', async () => {
-    const paymentIds = await pendingPayments(7);
+  it('every tick re-checks every due order, a page at a time with bounded concurrency, even a backlog of several pages', async () => {
+    const paymentIds = await pendingPayments(8);
     f.emulator.control.addFault({ method: 'GET', pathPrefix: '/v3/payments', status: 'timeout', delayMs: 80 });
     const provider = countingProvider(f.adapter);
     const reaper = createReaper(withProvider(provider), options({ recheckBatch: 3, recheckConcurrency: 2 }));
     const t = later();
-    for (let tick = 0; tick < 4; tick += 1) {
+    for (let tick = 0; tick < 2; tick += 1) {
       const before = provider.reads.length;
-      expect((await reaper.tick(new Date(t.getTime() + tick * 1_000))).rechecked).toBe(3);
-      expect(provider.reads.length - before).toBe(3);
+      // 8 due orders, pages of 3: one tick claims 3 + 3 + 2 and re-reads each once.
+      expect((await reaper.tick(new Date(t.getTime() + tick * 1_000))).rechecked).toBe(8);
+      expect([...provider.reads.slice(before)].sort()).toEqual([...paymentIds].sort());
     }
     expect(provider.maxInFlight).toBe(2);
-    // 12 re-checks over 7 orders: everyone had a turn and nobody had two more than another.
-    const counts = paymentIds.map((p) => provider.reads.filter((r) => r === p).length);
-    expect(Math.min(...counts)).toBe(1);
-    expect(Math.max(...counts)).toBe(2);
+  });
+
+  it('expires a backlog of pending orders larger than one page in one tick', async () => {
+    const id = await newAccount(f.db(), { address: `reaper-expire-${Date.now()}@example.org`, confirmed: true });
+    const orders: string[] = [];
+    for (let i = 0; i < 5; i += 1) orders.push((await createOrder(f.payments, id, 'direct;web', f.pack, 'card')).orderId);
+    // Two hundred more pending orders, as the database holds them: past their lifetime at the tick.
+    await f
+      .db()
+      .insertInto('orders')
+      .columns([
+        'id',
+        'account_id',
+        'product_id',
+        'title',
+        'rail',
+        'provider',
+        'shop',
+        'segment',
+        'amount',
+        'currency',
+        'chips',
+        'created_at',
+        'expires_at',
+      ])
+      .expression((eb) =>
+        eb
+          .selectFrom('orders')
+          .select([
+            eb.fn<string>('gen_random_uuid').as('id'),
+            'account_id',
+            'product_id',
+            'title',
+            'rail',
+            'provider',
+            'shop',
+            'segment',
+            'amount',
+            'currency',
+            'chips',
+            'created_at',
+            'expires_at',
+          ])
+          .where('id', '=', orders[0] ?? '')
+          .innerJoin(eb.fn<number>('generate_series', [eb.lit(1), eb.lit(200)]).as('n'), (j) => j.onTrue()),
+      )
+      .execute();
+    const reaper = createReaper(f.deps, options({ recheckBatch: 3 }));
+    const report = await reaper.tick(new Date(Date.now() + 31 * 60_000));
+    expect(report.expired).toBe(205);
+    const left = await f.db().selectFrom('orders').select('id').where('account_id', '=', id).where('state', '=', 'pending').execute();
+    expect(left).toEqual([]);
   });
 });

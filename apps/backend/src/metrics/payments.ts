@@ -14,6 +14,8 @@ export interface ReaperTickCounts {
   credited: number;
   failed: number;
   errors: number;
+  /** Held refunds the provider had reported pending, re-read and found final (recorded, or canceled). */
+  refunds_settled: number;
 }
 
 /** How one channel of a customer notice went (`sent`, `skipped`, a bot outcome, `failed`). */
@@ -45,7 +47,7 @@ export interface PaymentMetrics {
 }
 
 const UNMATCHED_REASONS = ['unknown_order', 'order_paid', 'order_failed', 'amount_mismatch'];
-const REAPER_OUTCOMES = ['expired', 'rechecked', 'credited', 'failed', 'errors'] as const;
+const REAPER_OUTCOMES = ['expired', 'rechecked', 'credited', 'failed', 'errors', 'refunds_settled'] as const;
 
 /** Registers the payment series on `registry`, every closed label set pre-created at zero. */
 export function createPaymentMetrics(registry: Registry): PaymentMetrics {
@@ -83,7 +85,7 @@ export function createPaymentMetrics(registry: Registry): PaymentMetrics {
   });
   const tickOrders = new Counter({
     name: 'backend_reaper_orders_total',
-    help: 'What reaper ticks did to orders: expired, rechecked (provider re-read), credited, failed, errors (re-check failed; retried next tick).',
+    help: 'What reaper ticks did to orders: expired, rechecked (provider re-read), credited, failed, errors (re-check failed; retried next tick), refunds_settled (a pending refund re-read and found final).',
     labelNames: ['outcome'],
     registers,
   });

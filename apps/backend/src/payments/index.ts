@@ -18,5 +18,7 @@ export { STARS_PROVIDER } from './orders/state.js';
 export { creditOrder } from './orders/credit.js';
 export { ProviderError, type ListPage, type ListQuery, type ProviderPayment, type Shop } from './card/provider/types.js';
 export { settleFromProvider } from './card/settle.js';
-export { starRefundVerdict } from './refunds/star-outcome.js';
 export type { OrdersTable, PaymentEventsTable, StarRefundStatus, UnmatchedPaymentsTable } from './payments.table.js';
+export { refundUncreditedCard } from './refunds/uncredited-card.js';
+export type { ChargeAction } from './refunds/uncredited.js';
+export { creditStarsCharge, refundUncreditedStars } from './stars/charges.js';

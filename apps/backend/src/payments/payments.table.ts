@@ -50,6 +50,14 @@ export interface OrdersTable {
   refund_claimed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   /** The operator whose press holds the claim (null: none, or a refund asked without an operator). */
   refund_claimed_by: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
+  /**
+   * A refund in flight (0110): the idempotence key of a refund of this order's payment that may exist
+   * and is not final. Set under the row lock before any refund call; while set, no credit path credits
+   * the order. Cleared when the refund is recorded or known not to have happened (orders/state.ts).
+   */
+  refund_hold: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The provider's refund id while it reports the held refund pending; the reaper re-reads it until final. */
+  refund_pending_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface PaymentEventsTable {

@@ -1,9 +1,17 @@
 import type { MismatchAction } from './reconciliation.table.js';
-import { ALREADY_REFUNDED } from '../botcommands/index.js';
-import { creditOrder, ProviderError, settleFromProvider, shopOf, starRefundVerdict, type PaymentDeps } from '../payments/index.js';
+import {
+  creditStarsCharge,
+  ProviderError,
+  refundUncreditedCard,
+  refundUncreditedStars,
+  settleFromProvider,
+  shopOf,
+  type ChargeAction,
+  type PaymentDeps,
+} from '../payments/index.js';
 import { DomainError } from '../rpc/index.js';
 import { utcText } from '../support/index.js';
-import { orderById, orderChargeState } from './books.store.js';
+import { orderById } from './books.store.js';
 import {
   claimMismatch,
   finishMismatch,
@@ -62,12 +70,16 @@ const CLAIM_TRIES = 3;
  * told what the winner did or is doing, and who (already_resolved, action_in_progress), without a
  * call of its own. The outcome is then recorded on the row; a refusal that moved nothing frees the
  * row again; an unknown outcome leaves it with its action, which alone may be pressed again.
- * - `refund` (money taken, not credited): card — a provider refund of the whole amount the provider
- *   took, keyed `reconcile-<payment id>` so pressing again replays it; stars — refund_star_payment
- *   to the payer (the platform refunds a charge at most once).
+ * - `refund` (money taken, not credited): decided by the payments feature under the order's lock
+ *   before any call (refundUncreditedCard, refundUncreditedStars): an order credited meanwhile is
+ *   refused ("use the ledger's refund"), and from the decision on no path credits it. Card — a
+ *   provider refund of the whole amount the provider took, keyed `reconcile-<payment id>` so pressing
+ *   again replays it; stars — the charge is recorded to be returned and refund_star_payment sent to
+ *   the payer (the platform refunds a charge at most once).
  * - `credit` (money taken for a known order): card — the payment is re-read and settled exactly as
- *   a notification would be (guards included); stars — the order is credited with the charge, only
- *   when the charged amount equals the order's.
+ *   a notification would be (guards included; never while a refund of it is in flight); stars — the
+ *   order is credited with the charge under the order's lock (creditStarsCharge), only when the
+ *   charged amount equals the order's and the charge is not being returned.
  * - `resolve`: any kind; reviewed, nothing moved (one statement, only while no action owns the row).
  */
 export async function actOnMismatch(deps: PaymentDeps, id: bigint, action: MismatchAction, operatorId: bigint): Promise<ActionResult> {
@@ -86,7 +98,7 @@ export async function actOnMismatch(deps: PaymentDeps, id: bigint, action: Misma
   );
   let attempt: Attempt;
   try {
-    attempt = action === 'refund' ? await refund(deps, row) : await credit(deps, row);
+    attempt = action === 'refund' ? await refund(deps, row, operatorId) : await credit(deps, row);
   } catch (err: unknown) {
     await leaveMismatch(deps.db, claim, deps.now());
     throw err;
@@ -181,6 +193,8 @@ function resolutionText(resolution: string | null): string {
       return `refunded (${detail})`;
     case 'refund_pending':
       return `refunded (provider refund ${detail}, still pending at the provider)`;
+    case 'refund_queued':
+      return `being returned to the payer (charge ${detail}, by the automatic stars refund)`;
     case 'resolved':
       return 'marked resolved';
     default:
@@ -206,82 +220,64 @@ function payerOf(row: MismatchRow): bigint | null {
   return row.payer_ref !== null && /^[1-9]\d{0,15}$/.test(row.payer_ref) ? BigInt(row.payer_ref) : null;
 }
 
-async function refund(deps: PaymentDeps, row: MismatchRow): Promise<Attempt> {
+/** A money action's outcome as the payments feature decided it, as this row's attempt. */
+function attemptOf(action: ChargeAction): Attempt {
+  switch (action.kind) {
+    case 'done':
+      return { kind: 'done', result: { outcome: action.outcome, detail: action.detail } };
+    case 'refused':
+      return refused(action.reason === 'in_progress' ? 'action_in_progress' : 'action_not_allowed', action.message);
+    case 'unknown':
+      return { kind: 'unknown', error: actionError('action_failed', action.message) };
+  }
+}
+
+async function refund(deps: PaymentDeps, row: MismatchRow, operatorId: bigint): Promise<Attempt> {
   if (row.rail === 'stars') {
     const payer = payerOf(row);
-    if (payer === null) return refused('action_not_allowed', 'the payer of this charge is not known');
-    const verdict = starRefundVerdict(await deps.bot.refundStarPayment(payer, row.payment_ref), ALREADY_REFUNDED);
-    if (verdict.kind === 'refused')
-      return refused('action_not_allowed', `the platform refused this refund (${verdict.error}); nothing was recorded`);
-    if (verdict.kind === 'unknown') {
-      return {
-        kind: 'unknown',
-        error: actionError(
-          'action_failed',
-          `the payment bot did not confirm the refund (${verdict.error}); nothing was recorded, press Refund again (the platform refunds a charge once)`,
-        ),
-      };
-    }
-    return { kind: 'done', result: { outcome: 'refunded', detail: row.payment_ref } };
-  }
-  const { card, shop } = cardShop(deps, row);
-  try {
-    const made = await card.provider.createRefund(
-      shop,
-      {
-        paymentId: row.payment_ref,
-        amountMinor: row.provider_amount ?? 0n,
-        currency: row.provider_currency ?? '',
-        description: 'Returned: payment not credited',
-      },
-      `reconcile-${row.payment_ref}`,
+    if (payer === null || row.provider_amount === null) return refused('action_not_allowed', 'the payer of this charge is not known');
+    return attemptOf(
+      await refundUncreditedStars(deps, {
+        platformChargeId: row.payment_ref,
+        orderId: row.order_id,
+        payerId: payer,
+        amount: row.provider_amount,
+      }),
     );
-    if (made.status === 'canceled') return refused('action_not_allowed', `the provider canceled refund ${made.id}; nothing was recorded`);
-    return { kind: 'done', result: { outcome: made.status === 'succeeded' ? 'refunded' : 'refund_pending', detail: made.id } };
-  } catch (err: unknown) {
-    if (!(err instanceof ProviderError)) throw err;
-    // No answer: the provider may have made the refund; pressing Refund again replays its key.
-    if (err.failure === 'unavailable') {
-      return {
-        kind: 'unknown',
-        error: actionError(
-          'action_failed',
-          `the provider did not answer (${err.status ?? 'no answer'}); nothing was recorded, press Refund again (it cannot refund twice)`,
-        ),
-      };
-    }
-    return refused('action_not_allowed', `the provider refused: ${err.detail.slice(0, 200)}`);
   }
+  return attemptOf(await refundUncreditedCard(deps, { shopId: row.shop, paymentId: row.payment_ref, operatorId }));
 }
 
 async function credit(deps: PaymentDeps, row: MismatchRow): Promise<Attempt> {
   if (row.order_id === null) return refused('action_not_allowed', 'no order is known for this payment: refund it instead');
+  if (row.rail === 'stars') {
+    return attemptOf(
+      await creditStarsCharge(deps, {
+        platformChargeId: row.payment_ref,
+        orderId: row.order_id,
+        payerId: payerOf(row),
+        amount: row.provider_amount ?? -1n,
+      }),
+    );
+  }
   const order = await orderById(deps.db, row.order_id);
   if (!order) return refused('action_not_allowed', 'the order no longer exists');
-  const credited: Attempt = { kind: 'done', result: { outcome: 'credited', detail: order.id } };
-  if (row.rail === 'stars') {
-    if (row.provider_amount !== order.amount)
-      return refused('action_not_allowed', 'the charged amount differs from the order: refund it instead');
-    const payer = payerOf(row);
-    const paid = await deps.db
-      .transaction()
-      .execute((trx) =>
-        creditOrder(trx, order.id, { platformChargeId: row.payment_ref, ...(payer === null ? {} : { platformUserId: payer }) }, deps.now()),
-      );
-    if (paid) return credited;
-    // An earlier attempt of this credit (its outcome unknown) or the payment's own delivery credited it with this charge.
-    const current = await orderChargeState(deps.db, order.id);
-    if (current?.state === 'paid' && current.platform_charge_id === row.payment_ref) return credited;
-    return refused('action_not_allowed', 'the order could not be credited (already settled or failed)');
-  }
   const { card, shop } = cardShop(deps, row);
   try {
     const payment = await card.provider.getPayment(shop, row.payment_ref);
     const settled = await settleFromProvider(deps, order, shop, payment);
+    if (settled.detail === 'refund_in_flight') {
+      return refused('action_in_progress', 'a refund of this payment is in flight; the order is not credited while it is');
+    }
     if (settled.disposition !== 'handled' || (settled.detail !== 'credited' && settled.detail !== 'already_settled')) {
       return refused('action_not_allowed', `the payment was not credited (${settled.detail})`);
     }
-    return credited;
+    if (settled.detail === 'already_settled') {
+      const current = await orderById(deps.db, order.id);
+      if (current?.state !== 'paid' || current.provider_payment_id !== payment.id)
+        return refused('action_not_allowed', `the order could not be credited (it is ${current?.state ?? 'gone'})`);
+    }
+    return { kind: 'done', result: { outcome: 'credited', detail: order.id } };
   } catch (err: unknown) {
     if (!(err instanceof ProviderError)) throw err;
     // The order is credited only after the provider's answer: without one nothing moved.

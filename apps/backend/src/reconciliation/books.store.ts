@@ -139,11 +139,3 @@ export async function refundedUnmatched(db: Kysely<DB>, window: Window): Promise
 export async function orderById(db: Kysely<DB>, orderId: string): Promise<OrderRow | undefined> {
   return db.selectFrom('orders').selectAll().where('id', '=', orderId).executeTakeFirst();
 }
-
-/** An order's state and the platform charge that credited it; undefined when there is no such order. */
-export async function orderChargeState(
-  db: Kysely<DB>,
-  orderId: string,
-): Promise<Pick<OrderRow, 'state' | 'platform_charge_id'> | undefined> {
-  return db.selectFrom('orders').select(['state', 'platform_charge_id']).where('id', '=', orderId).executeTakeFirst();
-}

@@ -18,6 +18,7 @@ import * as m0100 from './0100_unmatched_order_ref.js';
 import * as m0104 from './0104_reconciliation_incomplete.js';
 import * as m0106 from './0106_product_texts.js';
 import * as m0107 from './0107_unmatched_order_id.js';
+import * as m0110 from './0110_order_refund_hold.js';
 
 /**
  * Every migration, in order. Names sort lexically; a new migration appends a new entry and never
@@ -43,4 +44,5 @@ export const migrations: Record<string, Migration> = {
   '0104_reconciliation_incomplete': m0104,
   '0106_product_texts': m0106,
   '0107_unmatched_order_id': m0107,
+  '0110_order_refund_hold': m0110,
 };

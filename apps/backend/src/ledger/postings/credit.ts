@@ -69,7 +69,8 @@ export interface OrderCredit {
    * benefits to the same origin, append one `purchase` ledger row (rail = provider = the settling
    * provider, money snapshot) and the `paid` payment event. The unique (order_id, kind) key on the
    * ledger backs the conditional UPDATE. Returns the paid order, or null when the order was not
-   * creditable (already paid, failed, missing, or a `guard` condition failed).
+   * creditable (already paid, failed, missing, a refund of it in flight (`refund_hold` set), or a
+   * `guard` condition failed).
    */
   creditOrder: (db: Kysely<DB>, orderId: string, settlement: Settlement, now: Date, guard?: CreditGuard) => Promise<OrderRow | null>;
   /**
@@ -180,7 +181,9 @@ function compileCreditFrom(
             : {}),
         }))
         .where('id', '=', orderId)
-        .where('state', 'in', creditableStates);
+        .where('state', 'in', creditableStates)
+        // A refund in flight (payments' refund_hold, set under this row's lock before any refund call) blocks every credit.
+        .where('refund_hold', 'is', null);
       if (rail !== undefined) update = update.where('rail', '=', rail);
       if (amount !== undefined) update = update.where('amount', '=', amount);
       if (newPlatformChargeId !== undefined) {

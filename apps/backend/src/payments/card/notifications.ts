@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { backendApi, decodeTable, DomainError, encodeTable, fb } from '@wordgame/contracts';
 import { findOrder, orderByProviderPayment, type OrderRow } from '../orders/repository.js';
 import { CREDITABLE_STATES } from '../orders/state.js';
-import { recordRefund } from '../refunds/reverse.js';
+import { applyCardRefund } from '../refunds/card-refund.js';
 import { shopOf, type CardRail, type PaymentDeps } from '../deps.js';
 import { isOrderId, paymentError } from '../errors.js';
 import { ProviderError, type Shop } from './provider/types.js';
@@ -105,30 +105,27 @@ async function refundHint(deps: PaymentDeps, card: CardRail, refundId: string, p
   );
 }
 
-/** Re-reads refund `refundId` and records it against `order` when it is the order's full, succeeded refund. */
+/** Re-reads refund `refundId` and acts on it for `order` (applyCardRefund: recorded once when it is the order's full, succeeded refund). */
 async function settleRefund(deps: PaymentDeps, card: CardRail, order: OrderRow, shop: Shop, refundId: string): Promise<Disposition> {
   const refund = await reread(() => card.provider.getRefund(shop, refundId));
   if (refund === null) return ignored('not_found');
-  const log = { orderId: order.id, refundId: refund.id, paymentId: refund.paymentId };
-  if (refund.paymentId !== order.provider_payment_id) {
-    deps.logger.warn(log, 'refund does not belong to the order it was named with; ignored');
-    return ignored('refund_mismatch');
+  const applied = await applyCardRefund(deps, order, refund);
+  switch (applied) {
+    case 'mismatch':
+      return ignored('refund_mismatch');
+    case 'pending':
+    case 'canceled':
+      return handled('refund_not_succeeded');
+    case 'partial':
+      return handled('partial_refund');
+    case 'recorded':
+      return handled('refund_recorded');
+    case 'closed_uncredited':
+      return handled('refund_of_unpaid_order');
+    case 'already_refunded':
+    case 'no_order':
+      return handled('already_refunded');
   }
-  if (refund.status !== 'succeeded') return handled('refund_not_succeeded');
-  if (refund.amountMinor !== order.amount || refund.currency !== order.currency) {
-    deps.logger.warn(
-      { ...log, amount: String(refund.amountMinor), orderAmount: String(order.amount) },
-      'partial refund: nothing recorded; an operator decides',
-    );
-    return handled('partial_refund');
-  }
-  const result = await deps.db.transaction().execute((trx) => recordRefund(trx, deps.logger, order.id, refund.id, deps.now()));
-  if (result === 'recorded') deps.metrics.refunded(order.rail);
-  if (result === 'not_paid') {
-    deps.logger.warn(log, 'refund for an order that was never credited; nothing to reverse');
-    return handled('refund_of_unpaid_order');
-  }
-  return handled(result === 'recorded' ? 'refund_recorded' : 'already_refunded');
 }
 
 /** A provider re-read: null when the object does not exist for the shop; other failures propagate. */

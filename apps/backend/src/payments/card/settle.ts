@@ -1,5 +1,5 @@
 import { creditOrder } from '../orders/credit.js';
-import { recordEvent, type OrderRow } from '../orders/repository.js';
+import { findOrder, recordEvent, type OrderRow } from '../orders/repository.js';
 import type { PaymentDeps } from '../deps.js';
 import { onCredited } from '../credited.js';
 import { notifyPaymentFailed } from './notify.js';
@@ -11,7 +11,8 @@ import type { ProviderPayment, Shop } from './provider/types.js';
  * Acts on a payment as re-read from the provider (never on a notification body), for the order it
  * was found through. Guards first: the payment's metadata must name the order, its test flag must
  * equal the shop's (a test payment never credits real chips), and it must be the order's recorded
- * payment when one is recorded. Then: succeeded with the order's amount and currency -> credit once;
+ * payment when one is recorded. Then: succeeded with the order's amount and currency -> credit once
+ * (never while a refund of the order is in flight: `refund_in_flight`);
  * canceled -> the order fails once (a `failed` event) and the customer is told; anything else is
  * not settled yet.
  */
@@ -49,8 +50,14 @@ export async function settleFromProvider(deps: PaymentDeps, order: OrderRow, sho
     if (paid) {
       deps.logger.info({ ...log, accountId: String(paid.account_id) }, 'card payment credited');
       onCredited(deps, paid);
+      return handled('credited');
     }
-    return handled(paid ? 'credited' : 'already_settled');
+    const current = await findOrder(deps.db, order.id);
+    if (current !== undefined && current.state !== 'paid' && current.refund_hold !== null) {
+      deps.logger.info(log, 'card payment not credited: a refund of it is in flight');
+      return handled('refund_in_flight');
+    }
+    return handled('already_settled');
   }
   if (payment.status === 'canceled') {
     const reason = payment.cancellation?.reason ?? 'canceled';

@@ -45,7 +45,7 @@ export interface RecheckClaim {
 
 /**
  * Leases up to `limit` creditable card orders of the provider's shops that carry a provider payment
- * id and whose lease ran out (never leased first, then least recently leased, then oldest), in one
+ * id, have no refund in flight (a held order cannot be credited) and whose lease ran out (never leased first, then least recently leased, then oldest), in one
  * UPDATE over a `FOR UPDATE SKIP LOCKED` pick; answers the claimed orders (none: empty).
  */
 export async function claimCardRechecks(db: Db, claim: RecheckClaim): Promise<OrderRow[]> {
@@ -61,7 +61,37 @@ export async function claimCardRechecks(db: Db, claim: RecheckClaim): Promise<Or
         .where('provider', '=', claim.provider)
         .where('shop', 'in', claim.shopIds)
         .where('provider_payment_id', 'is not', null)
+        .where('refund_hold', 'is', null)
         .where('created_at', '<=', claim.createdUpTo)
+        .where((w) => w.or([w('recheck_after', 'is', null), w('recheck_after', '<=', claim.now)]))
+        .orderBy('recheck_after', (ob) => ob.asc().nullsFirst())
+        .orderBy('created_at')
+        .limit(claim.limit)
+        .forUpdate()
+        .skipLocked(),
+    )
+    .returningAll()
+    .execute();
+}
+
+/**
+ * Leases up to `limit` card orders of the provider's shops whose held refund the provider reported
+ * pending (`refund_pending_id`), no press holding them and their lease run out, least recently
+ * leased first, like claimCardRechecks; answers the claimed orders (none: empty).
+ */
+export async function claimPendingRefunds(db: Db, claim: RecheckClaim): Promise<OrderRow[]> {
+  return db
+    .updateTable('orders')
+    .set({ recheck_after: claim.leaseUntil })
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('orders')
+        .select('id')
+        .where('refund_pending_id', 'is not', null)
+        .where('refund_claimed_at', 'is', null)
+        .where('rail', '=', 'card')
+        .where('provider', '=', claim.provider)
+        .where('shop', 'in', claim.shopIds)
         .where((w) => w.or([w('recheck_after', 'is', null), w('recheck_after', '<=', claim.now)]))
         .orderBy('recheck_after', (ob) => ob.asc().nullsFirst())
         .orderBy('created_at')

@@ -1,11 +1,11 @@
 import { findOrder, type OrderRow } from '../orders/repository.js';
 import { shopOf, type CardRail, type PaymentDeps } from '../deps.js';
 import { isOrderId, paymentError } from '../errors.js';
-import { ProviderError, type Shop } from '../card/provider/types.js';
-import { underRefundClaim } from './claim.js';
-import { recordRefund } from './reverse.js';
+import type { Shop } from '../card/provider/types.js';
+import { askRefund, recordCardRefund } from './card-refund.js';
+import { refundedMeanwhile, underRefundClaim, type PressOutcome } from './claim.js';
 import { refundStarsOrder } from './stars-console.js';
-import { accountEmail, advanceRefundAttempt } from './store.js';
+import { accountEmail, advanceRefundAttempt, claimOrderRefund } from './store.js';
 
 /** What the console shows after pressing refund. */
 export interface ConsoleRefund {
@@ -34,7 +34,9 @@ export function refundKey(orderId: string, attempt: number): string {
  * attempt, so pressing again starts a new refund under a new key (never more than one refund is
  * live, since a new attempt starts only after the previous refund was canceled). A refund already
  * recorded (e.g. its notification arrived first) answers succeeded without a provider call. A
- * failed provider call records nothing and answers provider_unavailable. Stars orders go back
+ * failed provider call records nothing and answers provider_unavailable. The claim sets the order's
+ * refund hold before the provider call; a pending refund keeps it with its id, which the reaper
+ * re-reads until it is final (a lost notification finishes it too). Stars orders go back
  * through the bot (refundStarsOrder). Presses are serialised per order (underRefundClaim): while
  * one press's provider or platform call is in flight, another press makes no call and answers
  * refund_in_progress, or succeeded once the first press's refund is recorded. `operatorId` names
@@ -62,70 +64,75 @@ export async function refundOrder(deps: PaymentDeps, orderId: string | null, ope
     deps,
     order.id,
     operatorId,
+    refundKey(order.id, order.refund_attempt),
+    claimOrderRefund,
     (claimed) => refundCard(deps, claimed, card, shop, answer),
-    (refundId) => answer('succeeded', refundId),
+    async () => answer('succeeded', await refundedMeanwhile(deps, order.id)),
   );
 }
 
-/** One provider refund of a claimed card order (see refundOrder). */
+/** One provider refund of a claimed card order (see refundOrder): what its answer leaves on the order, and the press's answer. */
 async function refundCard(
   deps: PaymentDeps,
   order: OrderRow,
   card: CardRail,
   shop: Shop,
   answer: (status: ConsoleRefund['status'], refundId: string) => ConsoleRefund,
-): Promise<ConsoleRefund> {
+): Promise<PressOutcome<ConsoleRefund>> {
   const orderId = order.id;
   const paymentId = order.provider_payment_id;
-  if (paymentId === null) throw paymentError('order_not_paid', 'only a paid order can be refunded');
+  if (paymentId === null) return { after: { kind: 'clear' }, answer: paymentError('order_not_paid', 'only a paid order can be refunded') };
   const account = await accountEmail(deps.db, order.account_id);
-  let refund;
-  try {
-    refund = await card.provider.createRefund(
-      shop,
-      {
-        paymentId,
-        amountMinor: order.amount,
-        currency: order.currency,
-        description: `Refund of order ${order.id}`,
-        ...(card.vatCode !== null && account?.email
-          ? {
-              receipt: {
-                email: account.email,
-                vatCode: card.vatCode,
-                items: [{ description: order.title, amountMinor: order.amount, currency: order.currency }],
-              },
-            }
-          : {}),
-      },
-      refundKey(order.id, order.refund_attempt),
-    );
-    // A replayed key returns the first answer; re-read a pending refund for its current status.
-    if (refund.status === 'pending') refund = await card.provider.getRefund(shop, refund.id);
-  } catch (err: unknown) {
-    if (!(err instanceof ProviderError)) throw err;
+  const asked = await askRefund(
+    card.provider,
+    shop,
+    {
+      paymentId,
+      amountMinor: order.amount,
+      currency: order.currency,
+      description: `Refund of order ${order.id}`,
+      ...(card.vatCode !== null && account?.email
+        ? {
+            receipt: {
+              email: account.email,
+              vatCode: card.vatCode,
+              items: [{ description: order.title, amountMinor: order.amount, currency: order.currency }],
+            },
+          }
+        : {}),
+    },
+    refundKey(order.id, order.refund_attempt),
+  );
+  if ('failure' in asked) {
+    const err = asked.error;
     deps.logger.warn(
       { orderId, failure: err.failure, status: err.status, detail: err.detail },
       'console refund: provider call failed; nothing recorded',
     );
-    if (err.failure === 'unavailable')
-      throw paymentError('provider_unavailable', 'the payment provider did not answer; nothing was recorded, try again');
-    throw paymentError('refund_rejected', 'the payment provider refused this refund; nothing was recorded');
+    // No answer: the refund may exist, so the hold stays (pressing again replays the key).
+    if (asked.failure === 'unavailable')
+      return {
+        after: { kind: 'keep' },
+        answer: paymentError('provider_unavailable', 'the payment provider did not answer; nothing was recorded, try again'),
+      };
+    return {
+      after: { kind: 'clear' },
+      answer: paymentError('refund_rejected', 'the payment provider refused this refund; nothing was recorded'),
+    };
   }
+  const refund = asked.refund;
   if (refund.status === 'canceled') {
     const moved = await advanceRefundAttempt(deps.db, order.id, order.refund_attempt);
     deps.logger.warn(
       { orderId, refundId: refund.id, attempt: order.refund_attempt, moved },
       'console refund canceled by the provider; nothing recorded, pressing again starts a new refund',
     );
-    return answer('canceled', refund.id);
+    return { after: { kind: 'clear' }, answer: answer('canceled', refund.id) };
   }
   if (refund.status !== 'succeeded') {
     deps.logger.info({ orderId, refundId: refund.id, status: refund.status }, 'console refund not succeeded yet; nothing recorded');
-    return answer(refund.status, refund.id);
+    return { after: { kind: 'pending', refundId: refund.id }, answer: answer(refund.status, refund.id) };
   }
-  const refundId = refund.id;
-  const recorded = await deps.db.transaction().execute((trx) => recordRefund(trx, deps.logger, order.id, refundId, deps.now()));
-  if (recorded === 'recorded') deps.metrics.refunded(order.rail);
-  return answer('succeeded', refundId);
+  await recordCardRefund(deps, order, refund.id);
+  return { after: { kind: 'keep' }, answer: answer('succeeded', refund.id) };
 }

@@ -3,13 +3,20 @@ import type { Logger } from '@wordgame/logging';
 import type { DB } from '../../db/index.js';
 import { postRefund } from '../../ledger/index.js';
 import { orderForUpdate, recordEvent } from '../orders/repository.js';
-import { markOrderRefunded } from './store.js';
-
-export type RefundRecord = 'recorded' | 'already_refunded' | 'not_paid';
+import { closeRefundedUncredited, markOrderRefunded } from './store.js';
 
 /**
- * Records a provider-confirmed full refund of a paid order exactly once and revokes exactly what
- * the pack funded, in the caller's transaction (order row locked first, then its segment, then its
+ * What recording a full refund did: `recorded` (a credited order reversed), `closed_uncredited` (a
+ * never credited order closed as refunded: nothing to reverse), `already_refunded`, `no_order`.
+ */
+export type RefundRecord = 'recorded' | 'closed_uncredited' | 'already_refunded' | 'no_order';
+
+/**
+ * Records a provider-confirmed full refund of an order's payment exactly once, the one place every
+ * refund path (console, reconciliation, notification, reaper) ends in. A never credited order is
+ * closed as refunded (state failed, reason `refunded`: nothing to reverse, and nothing can credit it
+ * any more). A credited order — also one credited while its refund was pending — has exactly what
+ * the pack funded revoked, in the caller's transaction (order row locked first, then its segment, then its
  * benefits: the order crediting and wallet.buy use):
  * - chips: the funded segment is debited by the pack's chips in full; when some were already
  *   spent the balance goes below zero, a debt (nothing is drawn from it; a later credit adds to it);
@@ -31,8 +38,14 @@ export async function recordRefund(
   now: Date,
 ): Promise<RefundRecord> {
   const order = await orderForUpdate(trx, orderId);
-  if (!order || order.state !== 'paid') return 'not_paid';
+  if (!order) return 'no_order';
   if (order.refund_id !== null) return 'already_refunded';
+  if (order.state !== 'paid') {
+    if (!(await closeRefundedUncredited(trx, order.id, refundId, now))) return 'already_refunded';
+    await recordEvent(trx, order.id, 'refunded', refundId);
+    logger.info({ orderId: order.id, refundId }, 'refund of a never credited order recorded; nothing to reverse');
+    return 'closed_uncredited';
+  }
 
   const { balance, benefits, debts } = await postRefund(trx, order, refundId, now);
   await markOrderRefunded(trx, order.id, refundId, now);

@@ -2,7 +2,8 @@ import { ALREADY_REFUNDED } from '../../botcommands/index.js';
 import type { PaymentDeps } from '../deps.js';
 import { paymentError } from '../errors.js';
 import type { OrderRow } from '../orders/repository.js';
-import { underRefundClaim } from './claim.js';
+import { refundedMeanwhile, underRefundClaim, type PressOutcome } from './claim.js';
+import { claimOrderRefund } from './store.js';
 import { recordRefund } from './reverse.js';
 import { starRefundVerdict } from './star-outcome.js';
 import { telegramIdOf } from '../../accounts/index.js';
@@ -27,22 +28,30 @@ export async function refundStarsOrder(deps: PaymentDeps, order: OrderRow, opera
     deps,
     order.id,
     operatorId,
-    async () => {
+    platformChargeId,
+    claimOrderRefund,
+    async (): Promise<PressOutcome<string>> => {
       const verdict = starRefundVerdict(await deps.bot.refundStarPayment(payer, platformChargeId), ALREADY_REFUNDED);
       const log = { orderId: order.id, platformChargeId };
       if (verdict.kind === 'refused') {
         deps.logger.warn({ ...log, error: verdict.error }, 'console stars refund refused by the platform; nothing recorded');
-        throw paymentError('refund_rejected', `the platform refused this refund (${verdict.error}); nothing was recorded`);
+        return {
+          after: { kind: 'clear' },
+          answer: paymentError('refund_rejected', `the platform refused this refund (${verdict.error}); nothing was recorded`),
+        };
       }
       if (verdict.kind === 'unknown') {
         deps.logger.warn({ ...log, error: verdict.error }, 'console stars refund not confirmed; nothing recorded');
-        throw paymentError('bot_unavailable', 'the payment bot did not confirm the refund; nothing was recorded, press again');
+        return {
+          after: { kind: 'keep' },
+          answer: paymentError('bot_unavailable', 'the payment bot did not confirm the refund; nothing was recorded, press again'),
+        };
       }
       const recorded = await deps.db.transaction().execute((trx) => recordRefund(trx, deps.logger, order.id, platformChargeId, deps.now()));
       if (recorded === 'recorded') deps.metrics.refunded(order.rail);
-      return platformChargeId;
+      return { after: { kind: 'keep' }, answer: platformChargeId };
     },
-    (refundId) => refundId,
+    () => refundedMeanwhile(deps, order.id),
   );
 }
 

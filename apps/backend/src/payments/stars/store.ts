@@ -1,9 +1,10 @@
-import type { Insertable, Kysely, Transaction } from 'kysely';
+import type { Insertable, Kysely, Selectable, Transaction } from 'kysely';
 import type { DB } from '../../db/index.js';
 import { CREDITABLE_STATES } from '../orders/state.js';
 import type { UnmatchedPaymentsTable } from '../payments.table.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
+type UnmatchedRow = Selectable<UnmatchedPaymentsTable>;
 
 /** The account an order belongs to; undefined when there is no such order. */
 export async function orderAccount(db: Db, orderId: string): Promise<bigint | undefined> {
@@ -78,4 +79,34 @@ export async function insertUnmatchedPayment(db: Db, payment: Insertable<Unmatch
     .values(payment)
     .onConflict((oc) => oc.column('platform_charge_id').doNothing())
     .execute();
+}
+
+/** An unmatched payment's refund columns by charge id; undefined when the charge is not recorded as unmatched. */
+export async function unmatchedByCharge(
+  db: Db,
+  platformChargeId: string,
+): Promise<Pick<UnmatchedRow, 'id' | 'refund_status' | 'refund_error'> | undefined> {
+  return db
+    .selectFrom('unmatched_payments')
+    .select(['id', 'refund_status', 'refund_error'])
+    .where('platform_charge_id', '=', platformChargeId)
+    .executeTakeFirst();
+}
+
+/**
+ * Records a charge that is to be returned to its payer (as unmatched, claimed by the caller until
+ * `leaseUntil` with its first attempt counted); answers the row as claimed, or undefined when the
+ * charge was already recorded (unique charge id).
+ */
+export async function insertChargeToReturn(
+  db: Db,
+  payment: Insertable<UnmatchedPaymentsTable>,
+  leaseUntil: Date,
+): Promise<Pick<UnmatchedRow, 'id' | 'platform_charge_id' | 'platform_user_id' | 'order_id' | 'amount' | 'refund_attempts'> | undefined> {
+  return db
+    .insertInto('unmatched_payments')
+    .values({ ...payment, refund_next_at: leaseUntil, refund_attempts: 1 })
+    .onConflict((oc) => oc.column('platform_charge_id').doNothing())
+    .returning(['id', 'platform_charge_id', 'platform_user_id', 'order_id', 'amount', 'refund_attempts'])
+    .executeTakeFirst();
 }
