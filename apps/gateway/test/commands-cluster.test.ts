@@ -114,11 +114,11 @@ async function relayByHand(
 ): Promise<CommandOutcome> {
   const seals = commandSeals(TOKEN);
   const inbox = createInbox(replyPrefix(prefix));
-  const answers = nc.subscribe(inbox, { timeout: 5_000 })[Symbol.asyncIterator]();
+  const answers: AsyncIterator<Msg> = nc.subscribe(inbox, { timeout: 5_000 })[Symbol.asyncIterator]();
   const next = async (what: string): Promise<Msg> => {
-    const { value, done } = await answers.next();
-    if (done === true) throw new Error(`no ${what}`);
-    return value;
+    const answer = await answers.next();
+    if (answer.done === true) throw new Error(`no ${what}`);
+    return answer.value;
   };
   const request = toBinary(
     gatewayApi.SendRequestSchema,
