@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
-import { create, toBinary } from '@bufbuild/protobuf';
-import { createInbox, PermissionViolationError, type Msg, type NatsConnection } from '@nats-io/transport-node';
-import { botlink, gatewayApi, toSendResponse } from '@wordgame/contracts';
+import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
+import { createInbox, Empty, headers, PermissionViolationError, type Msg, type NatsConnection } from '@nats-io/transport-node';
+import { botlink, commandOutcomeOf, gatewayApi, toSendResponse, type CommandOutcome } from '@wordgame/contracts';
 import { createLogger } from '@wordgame/logging';
 import { connectNats } from '@wordgame/service-kit';
 import { startNatsServer, TEST_SERVICE_TOKENS, type NatsTestServer, type NatsUser } from '@wordgame/testkit';
@@ -11,6 +11,7 @@ import { CommandHub, type Link } from '../src/commands/hub.js';
 import type { CommandPayload } from '../src/commands/outcome.js';
 import { createBotlinkMetrics } from '../src/metrics/botlink-metrics.js';
 import { createClusterMetrics, type ClusterRejection } from '../src/metrics/cluster-metrics.js';
+import { startTcpProxy } from './support/tcp-proxy.js';
 
 const logger = createLogger('cluster-test', 'silent');
 const TOKEN = TEST_SERVICE_TOKENS.GATEWAY_INTERNAL_TOKEN;
@@ -20,9 +21,9 @@ const utf8 = (s: string) => new TextEncoder().encode(s);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A client of `server` as the NKEY user `user` (a gateway's or a backend's, as an intruder holding it would). */
-const client = (server: NatsTestServer, user: NatsUser) =>
+const client = (server: NatsTestServer, user: NatsUser, url = server.url) =>
   connectNats(
-    { servers: [server.url], seed: user.seed, inboxPrefix: replyPrefix(server.prefix), pingIntervalMs: 2_000, name: 'cluster-test' },
+    { servers: [url], seed: user.seed, inboxPrefix: replyPrefix(server.prefix), pingIntervalMs: 2_000, name: 'cluster-test' },
     logger,
   );
 
@@ -39,12 +40,13 @@ function capture(): { lines: Record<string, unknown>[]; logger: ReturnType<typeo
 }
 
 /** One gateway as the cluster sees it: its own hub and router on its own NATS connection (the gateway's NKEY). */
-async function gateway(server: NatsTestServer, log = logger) {
-  const nc = await client(server, server.gateway);
+async function gateway(server: NatsTestServer, log = logger, url = server.url) {
+  const nc = await client(server, server.gateway, url);
   const late: { router?: ClusterCommandRouter } = {};
   const registry = new Registry();
+  const hubRegistry = new Registry();
   const hub = new CommandHub({
-    metrics: createBotlinkMetrics(new Registry()),
+    metrics: createBotlinkMetrics(hubRegistry),
     logger,
     queueLimit: 16,
     onLinksChanged: () => late.router?.sync(),
@@ -57,12 +59,15 @@ async function gateway(server: NatsTestServer, log = logger) {
     seals: commandSeals(TOKEN),
     logger: log,
     prefix: server.prefix,
+    offerTtlMs: 1_000,
   });
   late.router = router;
   router.sync();
   const rejected = async (reason: ClusterRejection) =>
     (await registry.getSingleMetric('gateway_nats_rejected_total')?.get())?.values.find((v) => v.labels['reason'] === reason)?.value;
-  return { nc, hub, router, rejected };
+  const lapsed = async () => (await registry.getSingleMetric('gateway_nats_offers_lapsed_total')?.get())?.values[0]?.value;
+  const duplicates = async () => (await hubRegistry.getSingleMetric('botlink_duplicate_commands_total')?.get())?.values[0]?.value;
+  return { nc, hub, router, rejected, lapsed, duplicates };
 }
 
 /** A bot on `link`: acks every command (after `delayMs`) with `result` = its own name, recording what it got. */
@@ -94,6 +99,42 @@ async function waitFor(what: string, done: () => boolean | Promise<boolean>, tim
     if (performance.now() > until) throw new Error(`timed out: ${what}`);
     await sleep(10);
   }
+}
+
+/**
+ * One relay of `payload` under `commandId` made by hand as a gateway holding the token makes it
+ * (request, the offer, the grant to it; the outcome), on `nc`.
+ */
+async function relayByHand(
+  nc: NatsConnection,
+  prefix: string,
+  subject: string,
+  commandId: string,
+  payload: CommandPayload,
+): Promise<CommandOutcome> {
+  const seals = commandSeals(TOKEN);
+  const inbox = createInbox(replyPrefix(prefix));
+  const answers: AsyncIterator<Msg> = nc.subscribe(inbox, { timeout: 5_000 })[Symbol.asyncIterator]();
+  const next = async (what: string): Promise<Msg> => {
+    const answer = await answers.next();
+    if (answer.done === true) throw new Error(`no ${what}`);
+    return answer.value;
+  };
+  const request = toBinary(
+    gatewayApi.SendRequestSchema,
+    create(gatewayApi.SendRequestSchema, { command: { commandId, payload }, timeoutMs: 2_000 }),
+  );
+  const sealed = seals.requests.seal(subject, request, utf8(inbox));
+  nc.publish(subject, sealed.bytes, { reply: inbox });
+  const offer = seals.offers.open(inbox, (await next('offer')).data, sealed.nonce);
+  if (!offer.ok) throw new Error(`offer refused: ${offer.reason}`);
+  const grantSubject = new TextDecoder().decode(offer.payload);
+  const grant = seals.grants.seal(grantSubject, offer.nonce, utf8(inbox));
+  nc.publish(grantSubject, grant.bytes, { reply: inbox });
+  const reply = seals.replies.open(inbox, (await next('outcome')).data, grant.nonce);
+  await answers.return?.();
+  if (!reply.ok) throw new Error(`outcome refused: ${reply.reason}`);
+  return commandOutcomeOf(fromBinary(gatewayApi.SendResponseSchema, reply.payload));
 }
 
 const sendRequest = (payload: CommandPayload) =>
@@ -252,6 +293,74 @@ describe('cluster command router over a real NATS server (ops/nats/nats.conf)', 
       'replay, bad_mac and stale counted',
       async () => (await b.rejected('replay')) === 1 && (await b.rejected('bad_mac')) === 1 && (await b.rejected('stale')) === 1,
     );
+  });
+
+  it('a forged "no responders" (a stolen gateway NKEY answering owner requests with an unsealed 503) never gets a command out twice', async () => {
+    // Gateway b reaches NATS through a relay that can hold what b sends: the forged answer then surely comes first.
+    const proxy = await startTcpProxy(server.port);
+    const a = await gateway(server);
+    const b = await gateway(server, logger, `nats://127.0.0.1:${proxy.port}`);
+    conns.push(a.nc, b.nc);
+    const got: string[] = [];
+    bot(b.hub, b.hub.open({ instanceId: 'owner', ownsUpdates: true, peer: 'bot' }), 'owner', got);
+    await b.nc.flush();
+    const nc = await intruder(server.gateway);
+    let forged = 0;
+    // Receives each owner request beside gateway b and answers it as the server's "no responders" would.
+    nc.subscribe(commandSubjects(server.prefix).owner, {
+      callback: (_err, m) => {
+        if (!m.reply) return;
+        m.respond(Empty, { headers: headers(503, 'No Responders') });
+        forged += 1;
+      },
+    });
+    await nc.flush();
+    /** Sends with b's answers held until the forged one is on its way to a. */
+    const forgedFirst = async (payload: CommandPayload) => {
+      proxy.hold();
+      const sent = a.router.send(payload, { timeoutMs: 5_000 });
+      const before = forged;
+      await waitFor('the forged answer', () => forged > before);
+      await nc.flush();
+      proxy.release();
+      return sent;
+    };
+    try {
+      // The sender moves on to the any subject; b holds the only Link: the owner's bot runs it once.
+      expect(await forgedFirst(refund)).toEqual({ status: 'delivered', result: 'owner' });
+      expect(got).toHaveLength(1);
+      // b offered to write the owner request too; never granted, the offer lapses unwritten.
+      await waitFor("the owner request's offer lapsed", async () => (await b.lapsed()) === 1, 15_000);
+      expect(got).toHaveLength(1);
+      // With a Link of its own, the sender writes locally after the forged answer: the owner's bot never gets it.
+      const spare: string[] = [];
+      bot(a.hub, a.hub.open({ instanceId: 'spare', ownsUpdates: false, peer: 'bot' }), 'spare', spare);
+      expect(await forgedFirst(notify)).toEqual({ status: 'delivered', result: 'spare' });
+      await waitFor('the second offer lapsed', async () => (await b.lapsed()) === 2, 15_000);
+      expect(spare).toHaveLength(1);
+      expect(got).toHaveLength(1);
+      expect(forged).toBe(2);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('one command id relayed twice to one gateway (two authentic requests) is written to its Link once; the second is dropped and counted', async () => {
+    const { b, got } = await ownerAtB();
+    const nc = await intruder(server.gateway);
+    const { owner, any } = commandSubjects(server.prefix);
+    const id = '5b0c1f0e-6a57-4d2f-9a51-1d2f3e4c5b6a';
+    expect(await relayByHand(nc, server.prefix, owner, id, refund)).toEqual({ status: 'delivered', result: 'owner' });
+    expect(await relayByHand(nc, server.prefix, any, id, refund)).toEqual({ status: 'error', error: 'duplicate_command' });
+    expect(got).toEqual([id]);
+    expect(await b.duplicates()).toBe(1);
+    // Another id is written as usual.
+    expect(await relayByHand(nc, server.prefix, owner, '0f1e2d3c-4b5a-4697-8877-665544332211', refund)).toEqual({
+      status: 'delivered',
+      result: 'owner',
+    });
+    expect(got).toHaveLength(2);
+    expect(await b.duplicates()).toBe(1);
   });
 
   it('a forged reply on the inbox claims no outcome: the sender takes the authentic one', async () => {

@@ -3,9 +3,10 @@ import { performance } from 'node:perf_hooks';
 import { create } from '@bufbuild/protobuf';
 import { botlink } from '@wordgame/contracts';
 import type { Logger } from '@wordgame/logging';
+import { RecentIds } from './recent-ids.js';
 import { SendQueue } from './send-queue.js';
 import type { BotlinkMetrics, CommandOutcomeLabel, LinkEndReason } from '../metrics/index.js';
-import { LINK_LOST, QUEUE_FULL, type CommandPayload, type Outcome } from './outcome.js';
+import { DUPLICATE_COMMAND, LINK_LOST, QUEUE_FULL, type CommandPayload, type Outcome } from './outcome.js';
 
 /** Who is on the other end of a Link: Hello fields plus the client certificate subject. */
 export interface LinkIdentity {
@@ -53,6 +54,8 @@ export interface HubOptions {
   queueLimit: number;
   /** Called after a Link opened or ended (the cluster router follows which Links this gateway holds). */
   onLinksChanged?: () => void;
+  /** The memory of command ids already written (default: RECENT_COMMAND_IDS for RECENT_COMMAND_TTL_MS). */
+  recentIds?: RecentIds;
 }
 
 /** The metric label of a payload kind: the proto field name (send_to_user, chat_gate, …). */
@@ -63,17 +66,22 @@ export function kindLabel(kind: CommandPayload['case']): string {
 /**
  * The gateway's command hub: one Link per bot instance (two or more only for live duplicates the
  * caller chose to keep), commands routed to the bot that owns updates (else any connected bot),
- * each written once with a fresh command_id and correlated with its Ack. At-most-once: nothing is
- * queued for later; when a Link ends, everything in flight on it resolves at once as
- * `error`/`link_lost` and is never re-sent on another Link.
+ * each written once with its command_id (the sender's, when a peer gateway relayed it; else a fresh
+ * one) and correlated with its Ack. At-most-once: nothing is queued for later; when a Link ends,
+ * everything in flight on it resolves at once as `error`/`link_lost` and is never re-sent on another
+ * Link; a command id this hub already wrote (RecentIds) is dropped as `error`/`duplicate_command`,
+ * counted, whatever brought the second copy.
  */
 export class CommandHub {
   /** Open Links by Link id, in opening order. */
   private readonly links = new Map<number, LinkState>();
   private nextId = 1;
   private closed = false;
+  private readonly written: RecentIds;
 
-  constructor(private readonly options: HubOptions) {}
+  constructor(private readonly options: HubOptions) {
+    this.written = options.recentIds ?? new RecentIds();
+  }
 
   /** Open Links. */
   get connected(): number {
@@ -149,16 +157,24 @@ export class CommandHub {
 
   /**
    * Sends one command and resolves with its outcome; never rejects. `no_bot` comes at once when no
-   * Link is open; `queue_full` at once when the chosen Link's queue is full.
+   * Link is open; `queue_full` at once when the chosen Link's queue is full; `duplicate_command` at
+   * once when `commandId` (a relayed command's, chosen by the gateway that took it from the backend)
+   * was written here before.
    */
-  send(payload: CommandPayload, options: { timeoutMs: number }): Promise<Outcome> {
+  send(payload: CommandPayload, options: { timeoutMs: number; commandId?: string }): Promise<Outcome> {
     const kind = kindLabel(payload.case);
     const link = this.pick();
     if (!link) {
       this.options.metrics.commands.inc({ kind, outcome: 'no_bot' });
       return Promise.resolve({ status: 'no_bot' });
     }
-    const commandId = randomUUID();
+    const commandId = options.commandId ?? randomUUID();
+    if (!this.written.add(commandId)) {
+      this.options.metrics.duplicateCommands.inc();
+      this.options.metrics.commands.inc({ kind, outcome: 'error' });
+      this.options.logger.warn({ linkId: link.id, instanceId: link.identity.instanceId, kind, commandId }, 'duplicate command id dropped');
+      return Promise.resolve({ status: 'error', error: DUPLICATE_COMMAND });
+    }
     return new Promise<Outcome>((resolve) => {
       const command: InFlight = {
         commandId,

@@ -18,3 +18,5 @@ export type Outcome = CommandOutcome;
 export const LINK_LOST = 'link_lost';
 /** Outcome error when the chosen Link's send queue was full. */
 export const QUEUE_FULL = 'queue_full';
+/** Outcome error when the command's id was written to a Link of this gateway before (a second copy, dropped). */
+export const DUPLICATE_COMMAND = 'duplicate_command';

@@ -34,6 +34,7 @@ export interface BotlinkMetrics {
   commands: Counter<'kind' | 'outcome'>;
   ackLatency: Histogram<'kind'>;
   unknownAcks: Counter;
+  duplicateCommands: Counter;
   linkRejections: Counter<'reason'>;
   linkEnds: Counter<'reason'>;
   pingTimeouts: Counter;
@@ -111,6 +112,11 @@ export function createBotlinkMetrics(registry: Registry): BotlinkMetrics {
       help: 'Acks whose command_id matched no in-flight command on that Link (unknown, late after a timeout, or duplicate); dropped.',
       registers,
     }),
+    duplicateCommands: new Counter({
+      name: 'botlink_duplicate_commands_total',
+      help: 'Commands dropped unwritten because their command_id was written to a Link of this gateway before (a second copy of one command, whatever relayed it; the gateway remembers the last 65,536 ids for 5 min).',
+      registers,
+    }),
     linkRejections: new Counter({
       name: 'botlink_link_rejections_total',
       help: 'Bot connections, Link streams or bot-link calls refused (tls_handshake, client_identity: a CA-signed certificate without clientAuth or off BOTLINK_ALLOWED_CLIENTS, one per call; no_hello, invalid_hello, shutting_down).',
@@ -143,6 +149,7 @@ export function createBotlinkMetrics(registry: Registry): BotlinkMetrics {
   metrics.outboxOldestFailingAge.set(0);
   metrics.duplicateOwners.inc(0);
   metrics.unknownAcks.inc(0);
+  metrics.duplicateCommands.inc(0);
   metrics.pingTimeouts.inc(0);
   return metrics;
 }

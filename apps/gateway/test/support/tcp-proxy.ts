@@ -11,6 +11,10 @@ export interface TcpProxy {
   cut(): void;
   /** Stops relaying on every connection without closing anything. */
   freeze(): void;
+  /** Holds what the clients send (kept, in order) while the server's bytes still reach them; `release()` relays it on. */
+  hold(): void;
+  /** Ends `hold()`: what the clients sent meanwhile goes on to the server, then everything after it. */
+  release(): void;
   /** Cuts every connection and refuses new ones until `accept()` (the server looks down). */
   refuse(): void;
   /** Relays new connections again after `refuse()`. */
@@ -69,6 +73,15 @@ export async function startTcpProxy(targetPort: number, host = '127.0.0.1'): Pro
         client.pause();
         upstream.pause();
       }
+    },
+    hold: () => {
+      for (const [client, upstream] of pairs) {
+        client.unpipe(upstream);
+        client.pause();
+      }
+    },
+    release: () => {
+      for (const [client, upstream] of pairs) client.pipe(upstream);
     },
     close: () =>
       new Promise<void>((resolve) => {
