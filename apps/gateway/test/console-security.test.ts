@@ -1,5 +1,12 @@
 import { createHmac } from 'node:crypto';
-import { createOperator, OPERATOR_PASSWORD, paidCardOrder, SHOP, startConsoleStack, type ConsoleStack } from './console-support.js';
+import {
+  createOperator,
+  OPERATOR_PASSWORD,
+  paidCardOrder,
+  startConsoleStack,
+  takenNotCredited,
+  type ConsoleStack,
+} from './console-support.js';
 
 /** A console HTTP client: fetch without following redirects, with an optional session cookie. */
 async function call(url: string, init: { method?: string; cookie?: string; form?: Record<string, string> } = {}) {
@@ -266,43 +273,6 @@ describe('console access control, CSRF and return paths', () => {
     const rows = await stack.db.query(`select 1 from ledger_operations where order_id = $1 and kind = 'refund'`, [order]);
     expect(rows.rowCount).toBe(1);
   });
-  /** A card payment taken at the provider for a pending order that was never credited, and its reconciliation row. */
-  async function takenNotCredited(product: string): Promise<{ orderId: string; paymentId: string; mismatch: string }> {
-    const orderId = crypto.randomUUID();
-    const res = await fetch(`${stack.provider.apiUrl}/payments`, {
-      method: 'POST',
-      headers: {
-        authorization: `Basic ${Buffer.from(`${SHOP.shopId}:${SHOP.secretKey}`).toString('base64')}`,
-        'idempotence-key': orderId,
-        'content-type': 'application/json',
-      },
-      body: JSON.stringify({
-        amount: { value: '49.00', currency: 'RUB' },
-        capture: true,
-        confirmation: { type: 'redirect', return_url: 'https://game.example/wallet' },
-        description: 'Chip pack',
-        metadata: { order_id: orderId },
-      }),
-    });
-    const payment = (await res.json()) as { id: string };
-    await stack.provider.control.succeedPayment(payment.id);
-    await stack.db.query(
-      `insert into orders (id, account_id, product_id, title, rail, provider, shop, segment, amount, currency, chips, state, created_at, expires_at, provider_payment_id)
-       values ($1, $2, $3, 'Chip pack', 'card', 'yookassa', $4, 'direct', 4900, 'RUB', 10, 'pending', now(), now() + interval '30 minutes', $5)`,
-      [orderId, account, product, SHOP.shopId, payment.id],
-    );
-    const run = await stack.db.query<{ id: string }>(
-      `insert into reconciliation_runs (trigger, window_from, window_to, started_at, finished_at, outcome, rails)
-       values ('cli', now() - interval '1 hour', now(), now(), now(), 'mismatches', 'card') returning id`,
-    );
-    const row = await stack.db.query<{ id: string }>(
-      `insert into reconciliation_mismatches (run_id, kind, rail, provider, shop, order_id, payment_ref, provider_amount, provider_currency)
-       values ($1, 'taken_not_credited', 'card', 'yookassa', $2, $3, $4, 4900, 'RUB') returning id`,
-      [run.rows[0]?.id, SHOP.shopId, orderId, payment.id],
-    );
-    return { orderId, paymentId: payment.id, mismatch: row.rows[0]?.id ?? '' };
-  }
-
   /** The confirmation page of `action` on `mismatch` as `cookie`'s operator sees it, and its form's confirm token. */
   async function confirmation(cookie: string, mismatch: string, action: string) {
     const page = await call(url(`/_gm/reconciliation/act?mismatch=${mismatch}&action=${action}`), { cookie });
@@ -314,7 +284,7 @@ describe('console access control, CSRF and return paths', () => {
       (await stack.db.query<{ id: string }>(`insert into catalog_products (title) values ('Race pack') returning id`)).rows[0]?.id ?? '';
     stack.provider.control.addFault({ method: 'POST', pathPrefix: '/v3/refunds', status: 'timeout', delayMs: 150, times: 4 });
     for (let round = 0; round < 4; round += 1) {
-      const { orderId, paymentId, mismatch } = await takenNotCredited(product);
+      const { orderId, paymentId, mismatch } = await takenNotCredited(stack, account, product);
       const who = (i: number) => ((i + round) % 2 === 0 ? 'refunder' : 'all');
       // Both operators have the confirmation page open, then both confirm at once.
       const confirmed = await Promise.all(['credit', 'refund'].map((action, i) => confirmation(sessions[who(i)] ?? '', mismatch, action)));
@@ -369,7 +339,7 @@ describe('console access control, CSRF and return paths', () => {
         ]),
       );
     for (const action of ['refund', 'credit'] as const) {
-      const { orderId, paymentId, mismatch } = await takenNotCredited(product);
+      const { orderId, paymentId, mismatch } = await takenNotCredited(stack, account, product);
       const shown = await confirmation(cookie, mismatch, action);
       expect(shown.status).toBe(200);
       expect(facts(shown.text)).toEqual({
@@ -436,8 +406,8 @@ describe('console access control, CSRF and return paths', () => {
   it('a resolved row stays in the history view (what was done, by whom, when) after a new run replaces the report; paged newest first', async () => {
     const product =
       (await stack.db.query<{ id: string }>(`insert into catalog_products (title) values ('History pack') returning id`)).rows[0]?.id ?? '';
-    const refunded = await takenNotCredited(product);
-    const marked = await takenNotCredited(product);
+    const refunded = await takenNotCredited(stack, account, product);
+    const marked = await takenNotCredited(stack, account, product);
     const refunder = sessions['refunder'] ?? '';
     const shown = await confirmation(refunder, refunded.mismatch, 'refund');
     const done = await call(url('/_gm/reconciliation/act'), {
