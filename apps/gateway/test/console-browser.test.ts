@@ -7,6 +7,7 @@ import {
   OPERATOR_PASSWORD,
   paidCardOrder,
   startConsoleStack,
+  takenNotCredited,
   type ConsoleStack,
 } from './console-support.js';
 
@@ -318,6 +319,34 @@ describe('operator console in headless Chromium (gateway + backend + bot + emula
     );
     await page.screenshot({ path: `${import.meta.dirname}/../../../.reports/console-reconciliation-1280.png`, fullPage: true });
     expect(widths.scroll).toBeLessThanOrEqual(widths.client + 1);
+  });
+
+  it('Refund on the reconciliation page: a confirmation page with what moves, Cancel moves nothing, Confirm refunds; the row then stays in the history', async () => {
+    const { paymentId, mismatch } = await takenNotCredited(stack, account, product);
+    const refunds = () => stack.provider.control.payment(paymentId).refunds.length;
+    await page.goto(`${base()}/_gm/reconciliation`);
+    await page.click(`#mismatches tr[data-id="${mismatch}"] a[data-action="refund"]`);
+    expect(new URL(page.url()).pathname).toBe('/_gm/reconciliation/act');
+    const fact = (name: string) => page.textContent(`#facts tr[data-fact="${name}"] td`);
+    expect([await fact('amount'), await fact('currency'), await fact('rail'), await fact('player')]).toEqual([
+      '49.00 RUB',
+      'RUB',
+      'card (yookassa)',
+      `account ${account}`,
+    ]);
+    expect(await fact('order')).toContain('(now pending, 10 chips)');
+    await page.click('#back');
+    expect(new URL(page.url()).pathname).toBe('/_gm/reconciliation');
+    expect(refunds()).toBe(0);
+    await page.click(`#mismatches tr[data-id="${mismatch}"] a[data-action="refund"]`);
+    await page.click('#confirm');
+    expect(await page.getAttribute('#outcome', 'data-outcome')).toBe('refunded');
+    expect(refunds()).toBe(1);
+    await page.click('#back');
+    expect(await page.textContent(`#mismatches tr[data-id="${mismatch}"] .resolution`)).toContain('refunded');
+    await page.click('#tab-history');
+    expect(await page.getAttribute(`#history tr[data-id="${mismatch}"]`, 'data-resolution')).toMatch(/^refunded:/);
+    expect(await page.textContent(`#history tr[data-id="${mismatch}"] td.by`)).toBe('ops@example.com');
   });
 
   it('a block makes the platform see the chat permission revoked; unblock gives it back', async () => {

@@ -1,5 +1,12 @@
 import { createHmac } from 'node:crypto';
-import { createOperator, OPERATOR_PASSWORD, paidCardOrder, SHOP, startConsoleStack, type ConsoleStack } from './console-support.js';
+import {
+  createOperator,
+  OPERATOR_PASSWORD,
+  paidCardOrder,
+  startConsoleStack,
+  takenNotCredited,
+  type ConsoleStack,
+} from './console-support.js';
 
 /** A console HTTP client: fetch without following redirects, with an optional session cookie. */
 async function call(url: string, init: { method?: string; cookie?: string; form?: Record<string, string> } = {}) {
@@ -65,6 +72,8 @@ describe('console access control, CSRF and return paths', () => {
       ['/_gm/ledger/export.csv', 'viewer'],
       ['/_gm/unmatched', 'viewer'],
       ['/_gm/reconciliation', 'viewer'],
+      ['/_gm/reconciliation?view=history', 'viewer'],
+      ['/_gm/reconciliation/act?mismatch=1&action=refund', 'refunder'],
       [`/_gm/ledger/refund?${refundQuery()}`, 'refunder'],
       ['/_gm/catalog', 'catalog_editor'],
       ['/_gm/catalog/new', 'catalog_editor'],
@@ -264,41 +273,10 @@ describe('console access control, CSRF and return paths', () => {
     const rows = await stack.db.query(`select 1 from ledger_operations where order_id = $1 and kind = 'refund'`, [order]);
     expect(rows.rowCount).toBe(1);
   });
-  /** A card payment taken at the provider for a pending order that was never credited, and its reconciliation row. */
-  async function takenNotCredited(product: string): Promise<{ orderId: string; paymentId: string; mismatch: string }> {
-    const orderId = crypto.randomUUID();
-    const res = await fetch(`${stack.provider.apiUrl}/payments`, {
-      method: 'POST',
-      headers: {
-        authorization: `Basic ${Buffer.from(`${SHOP.shopId}:${SHOP.secretKey}`).toString('base64')}`,
-        'idempotence-key': orderId,
-        'content-type': 'application/json',
-      },
-      body: JSON.stringify({
-        amount: { value: '49.00', currency: 'RUB' },
-        capture: true,
-        confirmation: { type: 'redirect', return_url: 'https://game.example/wallet' },
-        description: 'Chip pack',
-        metadata: { order_id: orderId },
-      }),
-    });
-    const payment = (await res.json()) as { id: string };
-    await stack.provider.control.succeedPayment(payment.id);
-    await stack.db.query(
-      `insert into orders (id, account_id, product_id, title, rail, provider, shop, segment, amount, currency, chips, state, created_at, expires_at, provider_payment_id)
-       values ($1, $2, $3, 'Chip pack', 'card', 'yookassa', $4, 'direct', 4900, 'RUB', 10, 'pending', now(), now() + interval '30 minutes', $5)`,
-      [orderId, account, product, SHOP.shopId, payment.id],
-    );
-    const run = await stack.db.query<{ id: string }>(
-      `insert into reconciliation_runs (trigger, window_from, window_to, started_at, finished_at, outcome, rails)
-       values ('cli', now() - interval '1 hour', now(), now(), now(), 'mismatches', 'card') returning id`,
-    );
-    const row = await stack.db.query<{ id: string }>(
-      `insert into reconciliation_mismatches (run_id, kind, rail, provider, shop, order_id, payment_ref, provider_amount, provider_currency)
-       values ($1, 'taken_not_credited', 'card', 'yookassa', $2, $3, $4, 4900, 'RUB') returning id`,
-      [run.rows[0]?.id, SHOP.shopId, orderId, payment.id],
-    );
-    return { orderId, paymentId: payment.id, mismatch: row.rows[0]?.id ?? '' };
+  /** The confirmation page of `action` on `mismatch` as `cookie`'s operator sees it, and its form's confirm token. */
+  async function confirmation(cookie: string, mismatch: string, action: string) {
+    const page = await call(url(`/_gm/reconciliation/act?mismatch=${mismatch}&action=${action}`), { cookie });
+    return { ...page, token: /name="confirm" value="([^"]+)"/.exec(page.text)?.[1] ?? '' };
   }
 
   it('Credit and Refund pressed at once by two operators: one happens, and the other page says which and by whom', async () => {
@@ -306,14 +284,19 @@ describe('console access control, CSRF and return paths', () => {
       (await stack.db.query<{ id: string }>(`insert into catalog_products (title) values ('Race pack') returning id`)).rows[0]?.id ?? '';
     stack.provider.control.addFault({ method: 'POST', pathPrefix: '/v3/refunds', status: 'timeout', delayMs: 150, times: 4 });
     for (let round = 0; round < 4; round += 1) {
-      const { orderId, paymentId, mismatch } = await takenNotCredited(product);
-      const press = (login: 'refunder' | 'all', action: string) => {
+      const { orderId, paymentId, mismatch } = await takenNotCredited(stack, account, product);
+      const who = (i: number) => ((i + round) % 2 === 0 ? 'refunder' : 'all');
+      // Both operators have the confirmation page open, then both confirm at once.
+      const confirmed = await Promise.all(['credit', 'refund'].map((action, i) => confirmation(sessions[who(i)] ?? '', mismatch, action)));
+      const press = (login: 'refunder' | 'all', action: string, confirm: string) => {
         const cookie = sessions[login] ?? '';
-        return call(url('/_gm/reconciliation/act'), { method: 'POST', cookie, form: { _csrf: csrf(cookie), mismatch, action } }).then(
-          (page) => ({ login, action, ...page }),
-        );
+        return call(url('/_gm/reconciliation/act'), {
+          method: 'POST',
+          cookie,
+          form: { _csrf: csrf(cookie), mismatch, action, confirm },
+        }).then((page) => ({ login, action, ...page }));
       };
-      const pages = await Promise.all(['credit', 'refund'].map((action, i) => press((i + round) % 2 === 0 ? 'refunder' : 'all', action)));
+      const pages = await Promise.all(['credit', 'refund'].map((action, i) => press(who(i), action, confirmed[i]?.token ?? '')));
       const won = pages.filter((p) => p.status === 200);
       const lost = pages.filter((p) => p.status === 409);
       expect([round, won.length, lost.length]).toEqual([round, 1, 1]);
@@ -333,6 +316,174 @@ describe('console access control, CSRF and return paths', () => {
       expect(told).toContain(`${winner.login}@ops.test`);
       expect(told).toContain(winner.action);
     }
+  });
+
+  it('Refund and Credit of a reconciliation row act only from their confirmation page: a GET or a plain POST moves nothing and shows amount, currency, rail, player and order', async () => {
+    const product =
+      (await stack.db.query<{ id: string }>(`insert into catalog_products (title) values ('Confirm pack') returning id`)).rows[0]?.id ?? '';
+    const cookie = sessions['refunder'] ?? '';
+    const moved = async (orderId: string, paymentId: string, mismatch: string) => ({
+      state: (await stack.db.query<{ state: string }>('select state from orders where id = $1', [orderId])).rows[0]?.state,
+      refunds: stack.provider.control.payment(paymentId).refunds.length,
+      resolution:
+        (await stack.db.query<{ resolution: string | null }>('select resolution from reconciliation_mismatches where id = $1', [mismatch]))
+          .rows[0]?.resolution ?? null,
+      audited: (await stack.db.query(`select 1 from operator_audit where target = $1`, [`mismatch:${mismatch}`])).rowCount,
+    });
+    const nothing = { state: 'pending', refunds: 0, resolution: null, audited: 0 };
+    const facts = (text: string) =>
+      Object.fromEntries(
+        [...text.matchAll(/<tr data-fact="([a-z]+)"><th>[^<]*<\/th><td>([\s\S]*?)<\/td><\/tr>/g)].map((m) => [
+          m[1] ?? '',
+          (m[2] ?? '').replace(/<[^>]+>/g, ''),
+        ]),
+      );
+    for (const action of ['refund', 'credit'] as const) {
+      const { orderId, paymentId, mismatch } = await takenNotCredited(stack, account, product);
+      const shown = await confirmation(cookie, mismatch, action);
+      expect(shown.status).toBe(200);
+      expect(facts(shown.text)).toEqual({
+        action: action === 'refund' ? 'Refund' : 'Credit the order',
+        amount: '49.00 RUB',
+        currency: 'RUB',
+        rail: 'card (yookassa)',
+        player: `account ${account}`,
+        order: `${orderId} (now pending, 10 chips)`,
+        payment: paymentId,
+        mismatch: expect.stringContaining(`${mismatch} (Money taken, not credited, run `) as string,
+      });
+      expect(shown.text).toContain('data-minor="4900"');
+      expect(shown.token).not.toBe('');
+      expect(await moved(orderId, paymentId, mismatch)).toEqual(nothing);
+      // The report's button is a link to this page, not a form that acts.
+      const report = await call(url('/_gm/reconciliation'), { cookie: sessions['all'] ?? '' });
+      expect(report.text).toContain(`href="/_gm/reconciliation/act?mismatch=${mismatch}&amp;action=${action}"`);
+
+      // A plain POST (the old one-click form), a token of another session, of the other action or a made-up one: the confirmation again.
+      const otherAction = await confirmation(cookie, mismatch, action === 'refund' ? 'credit' : 'refund');
+      const otherSession = await confirmation(sessions['all'] ?? '', mismatch, action);
+      for (const confirm of [undefined, otherAction.token, otherSession.token, 'forged']) {
+        const res = await call(url('/_gm/reconciliation/act'), {
+          method: 'POST',
+          cookie,
+          form: { _csrf: csrf(cookie), mismatch, action, ...(confirm === undefined ? {} : { confirm }) },
+        });
+        expect([confirm, res.status]).toEqual([confirm, 200]);
+        expect(res.text).toContain('id="unconfirmed"');
+        expect(res.text).toContain('Nothing was done');
+        expect(facts(res.text)).toMatchObject({
+          amount: '49.00 RUB',
+          currency: 'RUB',
+          rail: 'card (yookassa)',
+          player: `account ${account}`,
+        });
+        expect(await moved(orderId, paymentId, mismatch)).toEqual(nothing);
+      }
+
+      // The confirmation page's own form acts.
+      const done = await call(url('/_gm/reconciliation/act'), {
+        method: 'POST',
+        cookie,
+        form: { _csrf: csrf(cookie), mismatch, action, confirm: shown.token },
+      });
+      expect(done.status).toBe(200);
+      expect(done.text).toContain(action === 'refund' ? 'data-outcome="refunded"' : 'data-outcome="credited"');
+      const after = await moved(orderId, paymentId, mismatch);
+      expect(after).toEqual(
+        action === 'refund'
+          ? { state: 'pending', refunds: 1, resolution: expect.stringMatching(/^refunded:/) as string, audited: 1 }
+          : { state: 'paid', refunds: 0, resolution: `credited:${orderId}`, audited: 1 },
+      );
+      // Resolved: its confirmation page offers nothing and says what was done, by whom.
+      const again = await confirmation(cookie, mismatch, action);
+      expect(again.status).toBe(409);
+      expect(again.token).toBe('');
+      expect(again.text).toContain('data-code="already_resolved"');
+      expect(again.text).toContain('by <span class="by">refunder@ops.test</span>');
+    }
+  });
+
+  it('a resolved row stays in the history view (what was done, by whom, when) after a new run replaces the report; paged newest first', async () => {
+    const product =
+      (await stack.db.query<{ id: string }>(`insert into catalog_products (title) values ('History pack') returning id`)).rows[0]?.id ?? '';
+    const refunded = await takenNotCredited(stack, account, product);
+    const marked = await takenNotCredited(stack, account, product);
+    const refunder = sessions['refunder'] ?? '';
+    const shown = await confirmation(refunder, refunded.mismatch, 'refund');
+    const done = await call(url('/_gm/reconciliation/act'), {
+      method: 'POST',
+      cookie: refunder,
+      form: { _csrf: csrf(refunder), mismatch: refunded.mismatch, action: 'refund', confirm: shown.token },
+    });
+    expect(done.status).toBe(200);
+    const all = sessions['all'] ?? '';
+    const resolved = await call(url('/_gm/reconciliation/act'), {
+      method: 'POST',
+      cookie: all,
+      form: { _csrf: csrf(all), mismatch: marked.mismatch, action: 'resolve' },
+    });
+    expect(resolved.text).toContain('data-outcome="resolved"');
+    const refundId = stack.provider.control.payment(refunded.paymentId).refunds[0]?.id ?? '';
+    expect(refundId).not.toBe('');
+
+    // The next run finds nothing: the report no longer lists either row, the history does.
+    await stack.db.query(
+      `insert into reconciliation_runs (trigger, window_from, window_to, started_at, finished_at, outcome, rails)
+       values ('schedule', now() - interval '1 hour', now(), now(), now(), 'clean', 'card')`,
+    );
+    const viewer = sessions['viewer'] ?? '';
+    const report = await call(url('/_gm/reconciliation'), { cookie: viewer });
+    expect(report.text).toContain('data-outcome="clean"');
+    expect(report.text).not.toContain(`data-id="${refunded.mismatch}"`);
+    const history = await call(url('/_gm/reconciliation?view=history'), { cookie: viewer });
+    expect(history.status).toBe(200);
+    const rowOf = (text: string, id: string) => new RegExp(`<tr data-id="${id}"[^>]*>([\\s\\S]*?)</tr>`).exec(text)?.[1] ?? '';
+    const cells = (row: string) => [...row.matchAll(/<td[^>]*>([\s\S]*?)<\/td>/g)].map((m) => (m[1] ?? '').replace(/<[^>]+>/g, ''));
+    const at = async (id: string) =>
+      (
+        await stack.db.query<{ at: string }>(
+          `select to_char(resolved_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS') as at from reconciliation_mismatches where id = $1`,
+          [id],
+        )
+      ).rows[0]?.at;
+    expect(cells(rowOf(history.text, marked.mismatch)).slice(0, 3)).toEqual([await at(marked.mismatch), 'all@ops.test', 'marked resolved']);
+    expect(cells(rowOf(history.text, refunded.mismatch)).slice(0, 3)).toEqual([
+      await at(refunded.mismatch),
+      'refunder@ops.test',
+      `refunded ${refundId}`,
+    ]);
+    expect(cells(rowOf(history.text, refunded.mismatch))).toContain(`account ${account}`);
+    // Newest resolution first: the row marked resolved last comes before the refunded one.
+    expect(history.text.indexOf(`data-id="${marked.mismatch}"`)).toBeLessThan(history.text.indexOf(`data-id="${refunded.mismatch}"`));
+
+    // More resolved rows than one page, several resolved at one instant: the pages cover each exactly once, newest first.
+    const run = (await stack.db.query<{ id: string }>(`select id::text from reconciliation_runs order by id desc limit 1`)).rows[0]?.id;
+    const operator = (await stack.db.query<{ id: string }>(`select id::text from operators where login = 'all@ops.test'`)).rows[0]?.id;
+    await stack.db.query(
+      `insert into reconciliation_mismatches (run_id, kind, rail, provider, payment_ref, resolution, resolved_at, resolved_by)
+       select $1, 'refund_provider_only', 'card', 'yookassa', 'hist-' || i, 'resolved', now() - (i / 4) * interval '1 second', $2
+         from generate_series(1, 60) i`,
+      [run, operator],
+    );
+    const expected = (
+      await stack.db.query<{ id: string }>(
+        `select m.id::text from reconciliation_mismatches m where m.resolved_at is not null order by m.resolved_at desc, m.id desc`,
+      )
+    ).rows.map((r) => r.id);
+    expect(expected.length).toBeGreaterThan(60);
+    const seen: string[] = [];
+    let next: string | null = '/_gm/reconciliation?view=history';
+    for (let pages = 0; next !== null && pages < 10; pages += 1) {
+      const res = await call(url(next), { cookie: viewer });
+      expect(res.status).toBe(200);
+      const ids = [...res.text.matchAll(/<tr data-id="(\d+)"/g)].map((m) => m[1] ?? '');
+      expect(ids.length).toBeLessThanOrEqual(50);
+      seen.push(...ids);
+      next = /id="next" href="([^"]+)"/.exec(res.text)?.[1]?.replace(/&amp;/g, '&') ?? null;
+    }
+    expect(seen).toEqual(expected);
+    expect((await call(url('/_gm/reconciliation?view=history&before=x.1'), { cookie: viewer })).status).toBe(400);
+    expect((await call(url('/_gm/reconciliation?view=bogus'), { cookie: viewer })).status).toBe(400);
   });
 
   it('six refund presses of one order at once make one provider refund; the other pages say it is in progress or done', async () => {

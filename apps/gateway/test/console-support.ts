@@ -179,3 +179,44 @@ export async function paidCardOrder(
   );
   return orderId;
 }
+
+/** A card payment taken at the provider for a pending order that was never credited, and its reconciliation row. */
+export async function takenNotCredited(
+  stack: ConsoleStack,
+  account: string,
+  product: string,
+): Promise<{ orderId: string; paymentId: string; mismatch: string }> {
+  const orderId = crypto.randomUUID();
+  const res = await fetch(`${stack.provider.apiUrl}/payments`, {
+    method: 'POST',
+    headers: {
+      authorization: `Basic ${Buffer.from(`${SHOP.shopId}:${SHOP.secretKey}`).toString('base64')}`,
+      'idempotence-key': orderId,
+      'content-type': 'application/json',
+    },
+    body: JSON.stringify({
+      amount: { value: '49.00', currency: 'RUB' },
+      capture: true,
+      confirmation: { type: 'redirect', return_url: 'https://game.example/wallet' },
+      description: 'Chip pack',
+      metadata: { order_id: orderId },
+    }),
+  });
+  const payment = (await res.json()) as { id: string };
+  await stack.provider.control.succeedPayment(payment.id);
+  await stack.db.query(
+    `insert into orders (id, account_id, product_id, title, rail, provider, shop, segment, amount, currency, chips, state, created_at, expires_at, provider_payment_id)
+     values ($1, $2, $3, 'Chip pack', 'card', 'yookassa', $4, 'direct', 4900, 'RUB', 10, 'pending', now(), now() + interval '30 minutes', $5)`,
+    [orderId, account, product, SHOP.shopId, payment.id],
+  );
+  const run = await stack.db.query<{ id: string }>(
+    `insert into reconciliation_runs (trigger, window_from, window_to, started_at, finished_at, outcome, rails)
+     values ('cli', now() - interval '1 hour', now(), now(), now(), 'mismatches', 'card') returning id`,
+  );
+  const row = await stack.db.query<{ id: string }>(
+    `insert into reconciliation_mismatches (run_id, kind, rail, provider, shop, order_id, payment_ref, provider_amount, provider_currency)
+     values ($1, 'taken_not_credited', 'card', 'yookassa', $2, $3, $4, 4900, 'RUB') returning id`,
+    [run.rows[0]?.id, SHOP.shopId, orderId, payment.id],
+  );
+  return { orderId, paymentId: payment.id, mismatch: row.rows[0]?.id ?? '' };
+}

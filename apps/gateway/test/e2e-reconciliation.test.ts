@@ -205,12 +205,26 @@ describe('e2e: provider reconciliation, CLI and console', () => {
     const refunder = sessions['refunder'] ?? '';
     const shown = await gm(url('/_gm/reconciliation'), { cookie: refunder });
     expect(shown.text).toContain('action="/_gm/reconciliation/act"');
-    const act = (payment: string, action: string) =>
-      gm(url('/_gm/reconciliation/act'), {
+    // Each money action is confirmed on its page (amount, currency, rail, player, order) before it acts.
+    const act = async (payment: string, action: string) => {
+      const confirmation = await gm(url(`/_gm/reconciliation/act?mismatch=${idOf(payment)}&action=${action}`), { cookie: refunder });
+      return gm(url('/_gm/reconciliation/act'), {
         method: 'POST',
         cookie: refunder,
-        form: { _csrf: csrf(refunder), mismatch: idOf(payment), action },
+        form: {
+          _csrf: csrf(refunder),
+          mismatch: idOf(payment),
+          action,
+          confirm: /name="confirm" value="([^"]+)"/.exec(confirmation.text)?.[1] ?? '',
+        },
       });
+    };
+    const stars = await gm(url(`/_gm/reconciliation/act?mismatch=${idOf(neverCharge)}&action=refund`), { cookie: refunder });
+    expect(stars.status).toBe(200);
+    expect(stars.text).toContain('<tr data-fact="amount"><th>Amount</th><td><span data-minor="30">30 XTR</span></td></tr>');
+    expect(stars.text).toContain('<tr data-fact="rail"><th>Rail</th><td>stars (telegram_stars)</td></tr>');
+    expect(stars.text).toContain(`(platform user ${PAYER})`);
+    expect(stars.text).toContain(never.order_id);
     const credited = await act(lostPayment, 'credit');
     expect(credited.status).toBe(200);
     expect(credited.text).toContain('data-outcome="credited"');
@@ -226,14 +240,15 @@ describe('e2e: provider reconciliation, CLI and console', () => {
     const again = await act(neverCharge, 'refund');
     expect(again.status).toBe(409);
     expect(again.text).toContain('data-code="already_resolved"');
+    expect(again.text).toContain('by <span class="by">recon-refunder@ops.test</span>');
     const audit = await stack.db.query<{ action: string; outcome: string }>(
       `select action, outcome from operator_audit where action like 'reconciliation_%' order by id`,
     );
-    // the viewer's POST was refused by the gateway's role guard and never reached the backend
+    // the viewer's POST was refused by the gateway's role guard, and the second refund stopped at its
+    // confirmation (the row is resolved, so there is nothing to confirm): neither reached the action
     expect(audit.rows).toEqual([
       { action: 'reconciliation_credit', outcome: 'credited' },
       { action: 'reconciliation_refund', outcome: 'refunded' },
-      { action: 'reconciliation_refund', outcome: 'failed' },
     ]);
     const after = await gm(url('/_gm/reconciliation'), { cookie: refunder });
     expect(after.text).toContain('data-open="2"');
@@ -249,6 +264,16 @@ describe('e2e: provider reconciliation, CLI and console', () => {
     expect(bad.stderr).toMatch(/--from must be an ISO 8601 time/);
     const page = await gm(url('/_gm/reconciliation'), { cookie: sessions['viewer'] ?? '' });
     expect(page.text).toContain('data-outcome="clean"');
+    // The rows the first test resolved left the report with this run; the history keeps them, with who did what.
+    const history = await gm(url('/_gm/reconciliation?view=history'), { cookie: sessions['viewer'] ?? '' });
+    expect(history.status).toBe(200);
+    const resolved = [...history.text.matchAll(/<tr data-id="\d+" data-resolution="([^"]*)">[\s\S]*?<td class="by">([^<]*)<\/td>/g)].map(
+      (m) => [m[1]?.split(':')[0], m[2]],
+    );
+    expect(resolved).toEqual([
+      ['refunded', 'recon-refunder@ops.test'],
+      ['credited', 'recon-refunder@ops.test'],
+    ]);
   }, 180_000);
 
   it('the real bot against a newest-first platform: past the call bound the CLI exits 3 and the console says incomplete; within it every charge is found', async () => {

@@ -92,3 +92,6 @@ export { ReconciliationMismatch } from './gen/fbs/backend/fb/reconciliation-mism
 export { ReconciliationReport } from './gen/fbs/backend/fb/reconciliation-report.js';
 export { ReconciliationAction } from './gen/fbs/backend/fb/reconciliation-action.js';
 export { ReconciliationActionResult } from './gen/fbs/backend/fb/reconciliation-action-result.js';
+export { MismatchLookup } from './gen/fbs/backend/fb/mismatch-lookup.js';
+export { ResolvedMismatchQuery } from './gen/fbs/backend/fb/resolved-mismatch-query.js';
+export { ResolvedMismatches } from './gen/fbs/backend/fb/resolved-mismatches.js';

@@ -101,14 +101,6 @@ export async function claimLease(db: Kysely<DB>, holder: string, until: Date, no
   return row !== undefined;
 }
 
-/** The last finished run (failed ones included) with its mismatches; null before the first run. */
-export async function lastReport(db: Kysely<DB>): Promise<Report | null> {
-  const run = await db.selectFrom('reconciliation_runs').selectAll().orderBy('id', 'desc').limit(1).executeTakeFirst();
-  if (!run) return null;
-  const mismatches = await db.selectFrom('reconciliation_mismatches').selectAll().where('run_id', '=', run.id).orderBy('id').execute();
-  return { run, mismatches };
-}
-
 /**
  * The last completed run's open mismatch counts per kind (every kind present, 0 when none), and its
  * finish time. A failed or incomplete run completed nothing: it neither clears nor raises a count.

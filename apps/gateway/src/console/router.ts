@@ -6,7 +6,7 @@ import { catalogEdit, catalogList, catalogSave } from './pages/catalog.js';
 import { ledgerExport } from './pages/export.js';
 import { ledgerPage } from './pages/ledger.js';
 import { loginAction, loginPage, logoutAction } from './pages/login.js';
-import { reconciliationAct, reconciliationPage, createReconciliationClient } from './pages/reconciliation.js';
+import { reconciliationAct, reconciliationConfirm, reconciliationPage, createReconciliationClient } from './pages/reconciliation.js';
 import { refundAction, refundConfirm } from './pages/refund.js';
 import { unmatchedPage } from './pages/unmatched.js';
 import { userDetail, userModerate, usersSearch } from './pages/users.js';
@@ -73,6 +73,7 @@ export function createConsoleRouter(options: ConsoleOptions): Router {
 
   router.get('/unmatched', guard(client, 'viewer'), safe(unmatchedPage(client)));
   router.get('/reconciliation', guard(client, 'viewer'), safe(reconciliationPage(reconciliation)));
+  router.get('/reconciliation/act', guard(client, 'refunder'), safe(reconciliationConfirm(reconciliation)));
   router.post('/reconciliation/act', form, guard(client, 'refunder'), safe(reconciliationAct(reconciliation)));
 
   router.get('/catalog', guard(client, 'catalog_editor'), safe(catalogList(client)));

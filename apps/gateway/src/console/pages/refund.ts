@@ -2,7 +2,8 @@ import type { Request, Response } from 'express';
 import { decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import { asOperator, failureOf, type ConsoleClient } from '../backend.js';
 import { html } from '../../http/index.js';
-import { csrfField, page, send, sendError } from '../layout.js';
+import { confirmationPage, confirmForm as form } from '../confirm.js';
+import { page, send, sendError } from '../layout.js';
 import { formatAmount } from '../money.js';
 import type { ConsoleOperator } from '../session.js';
 import { safeReturnPath } from '../return-path.js';
@@ -19,9 +20,7 @@ function readInput(source: Record<string, unknown>): { orderId: string; back: st
 }
 
 function confirmForm(operator: ConsoleOperator, orderId: string, back: string, label: string) {
-  return html`<form method="post" action="/_gm/ledger/refund" id="refund-form">${csrfField(operator)}
-<input type="hidden" name="order" value="${orderId}"><input type="hidden" name="return" value="${back}">
-<button type="submit" id="confirm">${label}</button></form>`;
+  return form(operator, '/_gm/ledger/refund', { order: orderId, return: back }, label, 'refund-form');
 }
 
 /** GET /_gm/ledger/refund?order=&return= (refunder): the confirmation page. */
@@ -37,13 +36,16 @@ export function refundConfirm() {
     send(
       res,
       200,
-      page(
-        'Confirm refund',
-        html`<p>Refund order <code id="order">${input.orderId}</code> in full? The provider is asked first; the ledger records the refund only once the provider reports it succeeded.</p>
-${confirmForm(operator, input.orderId, input.back, 'Refund in full')}
-<p><a id="back" href="${input.back}">Cancel and return to the ledger</a></p>`,
-        operator,
-      ),
+      confirmationPage(operator, {
+        title: 'Confirm refund',
+        question: html`Refund order <code id="order">${input.orderId}</code> in full? The provider is asked first; the ledger records the refund only once the provider reports it succeeded.`,
+        facts: [],
+        action: '/_gm/ledger/refund',
+        fields: { order: input.orderId, return: input.back },
+        button: 'Refund in full',
+        back: { href: input.back, label: 'Cancel and return to the ledger' },
+        formId: 'refund-form',
+      }),
     );
   };
 }

@@ -138,8 +138,51 @@ resolvedAtUnix():bigint {
   return offset ? this.bb!.readInt64(this.bb_pos + offset) : BigInt('0');
 }
 
+/**
+ * Appended: the run that found it.
+ */
+runId():bigint {
+  const offset = this.bb!.__offset(this.bb_pos, 40);
+  return offset ? this.bb!.readInt64(this.bb_pos + offset) : BigInt('0');
+}
+
+/**
+ * Appended: the player, the order's account (stars without an order: the account linked to the
+ * payer's platform id); 0 when none is known.
+ */
+accountId():bigint {
+  const offset = this.bb!.__offset(this.bb_pos, 42);
+  return offset ? this.bb!.readInt64(this.bb_pos + offset) : BigInt('0');
+}
+
+/**
+ * Appended: who resolved it, the operator's login ("operator #<id>" once the operator is gone);
+ * empty while open.
+ */
+resolvedBy():string|null
+resolvedBy(optionalEncoding:flatbuffers.Encoding):string|Uint8Array|null
+resolvedBy(optionalEncoding?:any):string|Uint8Array|null {
+  const offset = this.bb!.__offset(this.bb_pos, 44);
+  return offset ? this.bb!.__string(this.bb_pos + offset, optionalEncoding) : null;
+}
+
+/**
+ * Appended: the order's state now (pending, paid, ...) and the chips it buys; empty / 0 without an order.
+ */
+orderState():string|null
+orderState(optionalEncoding:flatbuffers.Encoding):string|Uint8Array|null
+orderState(optionalEncoding?:any):string|Uint8Array|null {
+  const offset = this.bb!.__offset(this.bb_pos, 46);
+  return offset ? this.bb!.__string(this.bb_pos + offset, optionalEncoding) : null;
+}
+
+orderChips():bigint {
+  const offset = this.bb!.__offset(this.bb_pos, 48);
+  return offset ? this.bb!.readInt64(this.bb_pos + offset) : BigInt('0');
+}
+
 static startReconciliationMismatch(builder:flatbuffers.Builder) {
-  builder.startObject(18);
+  builder.startObject(23);
 }
 
 static addId(builder:flatbuffers.Builder, id:bigint) {
@@ -214,12 +257,32 @@ static addResolvedAtUnix(builder:flatbuffers.Builder, resolvedAtUnix:bigint) {
   builder.addFieldInt64(17, resolvedAtUnix, BigInt('0'));
 }
 
+static addRunId(builder:flatbuffers.Builder, runId:bigint) {
+  builder.addFieldInt64(18, runId, BigInt('0'));
+}
+
+static addAccountId(builder:flatbuffers.Builder, accountId:bigint) {
+  builder.addFieldInt64(19, accountId, BigInt('0'));
+}
+
+static addResolvedBy(builder:flatbuffers.Builder, resolvedByOffset:flatbuffers.Offset) {
+  builder.addFieldOffset(20, resolvedByOffset, 0);
+}
+
+static addOrderState(builder:flatbuffers.Builder, orderStateOffset:flatbuffers.Offset) {
+  builder.addFieldOffset(21, orderStateOffset, 0);
+}
+
+static addOrderChips(builder:flatbuffers.Builder, orderChips:bigint) {
+  builder.addFieldInt64(22, orderChips, BigInt('0'));
+}
+
 static endReconciliationMismatch(builder:flatbuffers.Builder):flatbuffers.Offset {
   const offset = builder.endObject();
   return offset;
 }
 
-static createReconciliationMismatch(builder:flatbuffers.Builder, id:bigint, kindOffset:flatbuffers.Offset, railOffset:flatbuffers.Offset, providerOffset:flatbuffers.Offset, shopOffset:flatbuffers.Offset, orderIdOffset:flatbuffers.Offset, paymentRefOffset:flatbuffers.Offset, refundRefOffset:flatbuffers.Offset, payerRefOffset:flatbuffers.Offset, hasLedger:boolean, ledgerAmount:bigint, ledgerCurrencyOffset:flatbuffers.Offset, hasProvider:boolean, providerAmount:bigint, providerCurrencyOffset:flatbuffers.Offset, occurredAtUnix:bigint, resolutionOffset:flatbuffers.Offset, resolvedAtUnix:bigint):flatbuffers.Offset {
+static createReconciliationMismatch(builder:flatbuffers.Builder, id:bigint, kindOffset:flatbuffers.Offset, railOffset:flatbuffers.Offset, providerOffset:flatbuffers.Offset, shopOffset:flatbuffers.Offset, orderIdOffset:flatbuffers.Offset, paymentRefOffset:flatbuffers.Offset, refundRefOffset:flatbuffers.Offset, payerRefOffset:flatbuffers.Offset, hasLedger:boolean, ledgerAmount:bigint, ledgerCurrencyOffset:flatbuffers.Offset, hasProvider:boolean, providerAmount:bigint, providerCurrencyOffset:flatbuffers.Offset, occurredAtUnix:bigint, resolutionOffset:flatbuffers.Offset, resolvedAtUnix:bigint, runId:bigint, accountId:bigint, resolvedByOffset:flatbuffers.Offset, orderStateOffset:flatbuffers.Offset, orderChips:bigint):flatbuffers.Offset {
   ReconciliationMismatch.startReconciliationMismatch(builder);
   ReconciliationMismatch.addId(builder, id);
   ReconciliationMismatch.addKind(builder, kindOffset);
@@ -239,6 +302,11 @@ static createReconciliationMismatch(builder:flatbuffers.Builder, id:bigint, kind
   ReconciliationMismatch.addOccurredAtUnix(builder, occurredAtUnix);
   ReconciliationMismatch.addResolution(builder, resolutionOffset);
   ReconciliationMismatch.addResolvedAtUnix(builder, resolvedAtUnix);
+  ReconciliationMismatch.addRunId(builder, runId);
+  ReconciliationMismatch.addAccountId(builder, accountId);
+  ReconciliationMismatch.addResolvedBy(builder, resolvedByOffset);
+  ReconciliationMismatch.addOrderState(builder, orderStateOffset);
+  ReconciliationMismatch.addOrderChips(builder, orderChips);
   return ReconciliationMismatch.endReconciliationMismatch(builder);
 }
 }

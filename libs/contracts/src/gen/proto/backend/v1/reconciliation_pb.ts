@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file backend/v1/reconciliation.proto.
  */
 export const file_backend_v1_reconciliation: GenFile = /*@__PURE__*/
-  fileDesc("Ch9iYWNrZW5kL3YxL3JlY29uY2lsaWF0aW9uLnByb3RvEgpiYWNrZW5kLnYxIi4KHkdldFJlY29uY2lsaWF0aW9uUmVwb3J0UmVxdWVzdBIMCgRib2R5GAEgASgMIi8KH0dldFJlY29uY2lsaWF0aW9uUmVwb3J0UmVzcG9uc2USDAoEYm9keRgBIAEoDCIkChRBY3RPbk1pc21hdGNoUmVxdWVzdBIMCgRib2R5GAEgASgMIiUKFUFjdE9uTWlzbWF0Y2hSZXNwb25zZRIMCgRib2R5GAEgASgMMuEBChVSZWNvbmNpbGlhdGlvblNlcnZpY2UScgoXR2V0UmVjb25jaWxpYXRpb25SZXBvcnQSKi5iYWNrZW5kLnYxLkdldFJlY29uY2lsaWF0aW9uUmVwb3J0UmVxdWVzdBorLmJhY2tlbmQudjEuR2V0UmVjb25jaWxpYXRpb25SZXBvcnRSZXNwb25zZRJUCg1BY3RPbk1pc21hdGNoEiAuYmFja2VuZC52MS5BY3RPbk1pc21hdGNoUmVxdWVzdBohLmJhY2tlbmQudjEuQWN0T25NaXNtYXRjaFJlc3BvbnNlYgZwcm90bzM");
+  fileDesc("Ch9iYWNrZW5kL3YxL3JlY29uY2lsaWF0aW9uLnByb3RvEgpiYWNrZW5kLnYxIi4KHkdldFJlY29uY2lsaWF0aW9uUmVwb3J0UmVxdWVzdBIMCgRib2R5GAEgASgMIi8KH0dldFJlY29uY2lsaWF0aW9uUmVwb3J0UmVzcG9uc2USDAoEYm9keRgBIAEoDCIkChRBY3RPbk1pc21hdGNoUmVxdWVzdBIMCgRib2R5GAEgASgMIiUKFUFjdE9uTWlzbWF0Y2hSZXNwb25zZRIMCgRib2R5GAEgASgMIiIKEkdldE1pc21hdGNoUmVxdWVzdBIMCgRib2R5GAEgASgMIiMKE0dldE1pc21hdGNoUmVzcG9uc2USDAoEYm9keRgBIAEoDCItCh1MaXN0UmVzb2x2ZWRNaXNtYXRjaGVzUmVxdWVzdBIMCgRib2R5GAEgASgMIi4KHkxpc3RSZXNvbHZlZE1pc21hdGNoZXNSZXNwb25zZRIMCgRib2R5GAEgASgMMqIDChVSZWNvbmNpbGlhdGlvblNlcnZpY2UScgoXR2V0UmVjb25jaWxpYXRpb25SZXBvcnQSKi5iYWNrZW5kLnYxLkdldFJlY29uY2lsaWF0aW9uUmVwb3J0UmVxdWVzdBorLmJhY2tlbmQudjEuR2V0UmVjb25jaWxpYXRpb25SZXBvcnRSZXNwb25zZRJUCg1BY3RPbk1pc21hdGNoEiAuYmFja2VuZC52MS5BY3RPbk1pc21hdGNoUmVxdWVzdBohLmJhY2tlbmQudjEuQWN0T25NaXNtYXRjaFJlc3BvbnNlEk4KC0dldE1pc21hdGNoEh4uYmFja2VuZC52MS5HZXRNaXNtYXRjaFJlcXVlc3QaHy5iYWNrZW5kLnYxLkdldE1pc21hdGNoUmVzcG9uc2USbwoWTGlzdFJlc29sdmVkTWlzbWF0Y2hlcxIpLmJhY2tlbmQudjEuTGlzdFJlc29sdmVkTWlzbWF0Y2hlc1JlcXVlc3QaKi5iYWNrZW5kLnYxLkxpc3RSZXNvbHZlZE1pc21hdGNoZXNSZXNwb25zZWIGcHJvdG8z");
 
 /**
  * body: backend.fb.ReconciliationQuery
@@ -94,6 +94,82 @@ export const ActOnMismatchResponseSchema: GenMessage<ActOnMismatchResponse> = /*
   messageDesc(file_backend_v1_reconciliation, 3);
 
 /**
+ * body: backend.fb.MismatchLookup
+ *
+ * @generated from message backend.v1.GetMismatchRequest
+ */
+export type GetMismatchRequest = Message<"backend.v1.GetMismatchRequest"> & {
+  /**
+   * @generated from field: bytes body = 1;
+   */
+  body: Uint8Array;
+};
+
+/**
+ * Describes the message backend.v1.GetMismatchRequest.
+ * Use `create(GetMismatchRequestSchema)` to create a new message.
+ */
+export const GetMismatchRequestSchema: GenMessage<GetMismatchRequest> = /*@__PURE__*/
+  messageDesc(file_backend_v1_reconciliation, 4);
+
+/**
+ * body: backend.fb.ReconciliationMismatch
+ *
+ * @generated from message backend.v1.GetMismatchResponse
+ */
+export type GetMismatchResponse = Message<"backend.v1.GetMismatchResponse"> & {
+  /**
+   * @generated from field: bytes body = 1;
+   */
+  body: Uint8Array;
+};
+
+/**
+ * Describes the message backend.v1.GetMismatchResponse.
+ * Use `create(GetMismatchResponseSchema)` to create a new message.
+ */
+export const GetMismatchResponseSchema: GenMessage<GetMismatchResponse> = /*@__PURE__*/
+  messageDesc(file_backend_v1_reconciliation, 5);
+
+/**
+ * body: backend.fb.ResolvedMismatchQuery
+ *
+ * @generated from message backend.v1.ListResolvedMismatchesRequest
+ */
+export type ListResolvedMismatchesRequest = Message<"backend.v1.ListResolvedMismatchesRequest"> & {
+  /**
+   * @generated from field: bytes body = 1;
+   */
+  body: Uint8Array;
+};
+
+/**
+ * Describes the message backend.v1.ListResolvedMismatchesRequest.
+ * Use `create(ListResolvedMismatchesRequestSchema)` to create a new message.
+ */
+export const ListResolvedMismatchesRequestSchema: GenMessage<ListResolvedMismatchesRequest> = /*@__PURE__*/
+  messageDesc(file_backend_v1_reconciliation, 6);
+
+/**
+ * body: backend.fb.ResolvedMismatches
+ *
+ * @generated from message backend.v1.ListResolvedMismatchesResponse
+ */
+export type ListResolvedMismatchesResponse = Message<"backend.v1.ListResolvedMismatchesResponse"> & {
+  /**
+   * @generated from field: bytes body = 1;
+   */
+  body: Uint8Array;
+};
+
+/**
+ * Describes the message backend.v1.ListResolvedMismatchesResponse.
+ * Use `create(ListResolvedMismatchesResponseSchema)` to create a new message.
+ */
+export const ListResolvedMismatchesResponseSchema: GenMessage<ListResolvedMismatchesResponse> = /*@__PURE__*/
+  messageDesc(file_backend_v1_reconciliation, 7);
+
+/**
  * @generated from service backend.v1.ReconciliationService
  */
 export const ReconciliationService: GenService<{
@@ -116,6 +192,26 @@ export const ReconciliationService: GenService<{
     methodKind: "unary";
     input: typeof ActOnMismatchRequestSchema;
     output: typeof ActOnMismatchResponseSchema;
+  },
+  /**
+   * One mismatch with its order and player, as the confirmation page of an action shows it (refunder).
+   *
+   * @generated from rpc backend.v1.ReconciliationService.GetMismatch
+   */
+  getMismatch: {
+    methodKind: "unary";
+    input: typeof GetMismatchRequestSchema;
+    output: typeof GetMismatchResponseSchema;
+  },
+  /**
+   * Resolved mismatches across runs, newest resolution first, one page at a time (viewer).
+   *
+   * @generated from rpc backend.v1.ReconciliationService.ListResolvedMismatches
+   */
+  listResolvedMismatches: {
+    methodKind: "unary";
+    input: typeof ListResolvedMismatchesRequestSchema;
+    output: typeof ListResolvedMismatchesResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_backend_v1_reconciliation, 0);
