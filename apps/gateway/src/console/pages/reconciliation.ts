@@ -95,7 +95,7 @@ const KIND_TEXT: Record<string, string> = {
   amount_mismatch: 'Amount or currency differs',
 };
 
-/** A recorded resolution (`refunded:<id>`, `refund_pending:<id>`, `credited:<order id>`, `resolved`) in words. */
+/** A recorded resolution (`refunded:<id>`, `refund_pending:<id>`, `refund_queued:<charge id>`, `credited:<order id>`, `resolved`) in words. */
 export function resolutionText(resolution: string): string {
   const cut = resolution.indexOf(':');
   const outcome = cut < 0 ? resolution : resolution.slice(0, cut);
@@ -105,6 +105,8 @@ export function resolutionText(resolution: string): string {
       return `refunded ${detail}`;
     case 'refund_pending':
       return `refund pending ${detail} (not final at the provider)`;
+    case 'refund_queued':
+      return `being returned to the payer ${detail} (automatic stars refund, see Unmatched payments)`;
     case 'credited':
       return `credited ${detail}`;
     case 'resolved':
