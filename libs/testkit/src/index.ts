@@ -13,7 +13,7 @@ export {
 } from './certs.js';
 export { randomServiceTokens, TEST_SERVICE_TOKENS, type ServiceTokens } from './service-tokens.js';
 export { TEST_RATE_LIMITS } from './rate-limits.js';
-export { composeEnvironment, composeProblems, insecureComposeDefaults, workspaceDirs } from './compose.js';
+export { composeEnvironment, composeExposureProblems, composeProblems, insecureComposeDefaults, workspaceDirs } from './compose.js';
 export { freePort } from './ports.js';
 export { CHROMIUM_COMMANDS, chromiumPath, findChromium, findNatsServer, findOnPath, natsServerPath, type BinaryEnv } from './binaries.js';
 export { adminQuery, freshDatabase, grantChips, testServerUrl, type FreshDatabase } from './postgres.js';
