@@ -3,12 +3,14 @@ export {
   CONTAINER_UID,
   DEV_BOT_CLIENT_NAME,
   ensureDevCerts,
+  ensureNatsCert,
   issueLeaf,
   makeCa,
   writeServiceCertDirs,
   type CertPair,
   type DevCerts,
   type LeafOptions,
+  type NatsCertDir,
   type ServiceCertDir,
 } from './certs.js';
 export { randomServiceTokens, TEST_SERVICE_TOKENS, type ServiceTokens } from './service-tokens.js';
