@@ -165,14 +165,18 @@ const PUBLIC_SERVICES = new Set(['gateway', 'gateway-2']);
  * /app/.data mount point). Returns one problem per breach; empty means the defaults hold.
  */
 export function composeExposureProblems(root: string): string[] {
-  const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as { services?: Record<string, ComposeService> };
+  const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
+    services?: Record<string, ComposeService>;
+  };
   const lines = readFileSync(join(root, 'Dockerfile'), 'utf8').split('\n');
   const problems: string[] = [];
   for (const [name, svc] of Object.entries(compose.services ?? {})) {
     for (const port of svc.ports ?? []) {
       const hostIp = typeof port === 'string' ? /^(\d+\.\d+\.\d+\.\d+|\[[^\]]+\]):/.exec(port)?.[1] : port.host_ip;
       if (!PUBLIC_SERVICES.has(name) && hostIp !== '127.0.0.1')
-        problems.push(`${name}: port ${typeof port === 'string' ? port : JSON.stringify(port)} is published on every interface, not 127.0.0.1`);
+        problems.push(
+          `${name}: port ${typeof port === 'string' ? port : JSON.stringify(port)} is published on every interface, not 127.0.0.1`,
+        );
     }
     const built = svc.build?.target !== undefined;
     if (!built && name !== 'nats') continue;

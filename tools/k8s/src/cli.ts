@@ -186,7 +186,9 @@ async function deployDefaults(
       if (write.status === 0) problems.push(`${name}: /app/main.js could be written`);
       if (c.name === 'gateway' || c.name === 'backend') {
         const logs = podman(['logs', name]);
-        const connected = `${logs.stdout}${logs.stderr}`.split('\n').some((l) => l.includes('"nats connected"') && l.includes('"tls":true'));
+        const connected = `${logs.stdout}${logs.stderr}`
+          .split('\n')
+          .some((l) => l.includes('"nats connected"') && l.includes('"tls":true'));
         if (!connected) problems.push(`${name}: no "nats connected" with tls true in its log`);
       }
     }

@@ -97,7 +97,8 @@ describe.each(['dev', 'production'] as const)('the %s overlay', (overlay) => {
   it('runs NATS on ops/nats/nats.conf as it is, with TLS required (nats-k8s.conf includes nats-tls.conf, which includes nats.conf)', () => {
     const config = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('nats-config'));
     const files = config?.['data'] as Record<string, string>;
-    for (const file of ['nats.conf', 'nats-tls.conf', 'nats-k8s.conf']) expect(files[file]).toBe(readFileSync(`${root}ops/nats/${file}`, 'utf8'));
+    for (const file of ['nats.conf', 'nats-tls.conf', 'nats-k8s.conf'])
+      expect(files[file]).toBe(readFileSync(`${root}ops/nats/${file}`, 'utf8'));
     expect(files['nats-k8s.conf']).toMatch(/^include \.\/nats-tls\.conf$/m);
     expect(files['nats-tls.conf']).toMatch(/^include \.\/nats\.conf$/m);
     const [nats] = find('Deployment', 'nats').spec.template.spec.containers;

@@ -58,7 +58,9 @@ function peerName(p: Peer): string {
 }
 
 const ports = (r: Rule) =>
-  (r.ports ?? [{ port: 'all' }]).map((p) => `${String(p.port ?? 'all')}${p.endPort ? `-${p.endPort}` : ''}/${(p.protocol ?? 'TCP').toLowerCase()}`);
+  (r.ports ?? [{ port: 'all' }]).map(
+    (p) => `${String(p.port ?? 'all')}${p.endPort ? `-${p.endPort}` : ''}/${(p.protocol ?? 'TCP').toLowerCase()}`,
+  );
 
 /** Every path the policies allow, `from -> to:port/proto`, with the side (ingress of `to`, egress of `from`) that allows it. */
 function allowedPaths(objects: readonly K8sObject[]): { ingress: Set<string>; egress: Set<string> } {
@@ -128,7 +130,8 @@ describe.each(['dev', 'production'] as const)('the %s overlay network policies',
     for (const path of ingress) {
       const [from = '', rest = ''] = path.split(' -> ');
       if (!pods.has(from)) continue;
-      if (!egress.has(path) && !egress.has(`${from} -> any:${rest.split(':')[1] ?? ''}`)) missing.push(`${path}: no egress of ${from} lets it out`);
+      if (!egress.has(path) && !egress.has(`${from} -> any:${rest.split(':')[1] ?? ''}`))
+        missing.push(`${path}: no egress of ${from} lets it out`);
     }
     expect(missing).toEqual([]);
   });
@@ -136,26 +139,34 @@ describe.each(['dev', 'production'] as const)('the %s overlay network policies',
   it('lets every Service port in from somewhere, and keeps the NATS monitoring endpoint off the pod network', () => {
     const unreachable: string[] = [];
     for (const svc of objects.filter((o) => o.kind === 'Service')) {
-      const spec = svc['spec'] as { selector?: Record<string, string>; ports: { port: number; targetPort?: number | string; protocol?: string }[] };
+      const spec = svc['spec'] as {
+        selector?: Record<string, string>;
+        ports: { port: number; targetPort?: number | string; protocol?: string }[];
+      };
       const name = spec.selector?.['app.kubernetes.io/name'] ?? '';
       const workload = objects.find((o) => ['Deployment', 'StatefulSet'].includes(o.kind) && o.metadata.name === name);
-      const containers = (workload?.['spec'] as { template: { spec: { containers: { ports?: { name: string; containerPort: number }[] }[] } } })
-        .template.spec.containers;
+      const containers = (
+        workload?.['spec'] as { template: { spec: { containers: { ports?: { name: string; containerPort: number }[] }[] } } }
+      ).template.spec.containers;
       for (const p of spec.ports) {
         const target =
           typeof p.targetPort === 'string'
             ? containers.flatMap((c) => c.ports ?? []).find((c) => c.name === p.targetPort)?.containerPort
             : (p.targetPort ?? p.port);
         const key = `:${String(target)}/${(p.protocol ?? 'TCP').toLowerCase()}`;
-        if (![...ingress].some((path) => path.endsWith(` -> ${name}${key}`)) && !PORT_FORWARD_ONLY.includes(`${svc.metadata.name}:${p.port}`))
+        if (
+          ![...ingress].some((path) => path.endsWith(` -> ${name}${key}`)) &&
+          !PORT_FORWARD_ONLY.includes(`${svc.metadata.name}:${p.port}`)
+        )
           unreachable.push(`Service ${svc.metadata.name} port ${p.port}`);
       }
     }
     expect(unreachable).toEqual([]);
     expect([...ingress].filter((p) => p.includes('nats:8222'))).toEqual([]);
     const nats = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'nats');
-    const [container] = (nats?.['spec'] as { template: { spec: { containers: { ports?: { containerPort: number }[]; args?: string[] }[] } } })
-      .template.spec.containers;
+    const [container] = (
+      nats?.['spec'] as { template: { spec: { containers: { ports?: { containerPort: number }[]; args?: string[] }[] } } }
+    ).template.spec.containers;
     expect(container?.ports?.map((p) => p.containerPort)).toEqual([4222]);
     expect(container?.args).toEqual(['-c', '/etc/nats/nats-k8s.conf']);
     const config = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('nats-config'));
