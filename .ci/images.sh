@@ -193,7 +193,7 @@ deploy_defaults() {
     published=$(podman port "$c" 2>/dev/null | awk '{print $3}' | tr '\n' ' ')
     case "$svc" in
       gateway | gateway-2) ;;
-      *) if printf '%s\n' $published | grep -v -q '^127\.0\.0\.1:'; then echo "$c: published beyond loopback: $published"; bad=1; fi ;;
+      *) if printf '%s\n' $published | grep -v -q -E '^$|^127\.0\.0\.1:'; then echo "$c: published beyond loopback: $published"; bad=1; fi ;;
     esac
     say "$svc: read-only root, /app unwritable${published:+, published on $published}"
   done
