@@ -78,10 +78,14 @@ RUN for app in apps/backend apps/bot apps/gateway tools/mailcatcher tools/platfo
  && test -f "$sqlite/prebuilds/linux-$(node -p process.arch).node" \
  && rm -rf "$sqlite/deps" "$sqlite/src" \
  && find "$sqlite/prebuilds" -name '*.node' ! -name "linux-$(node -p process.arch).node" -delete \
- && node node_modules/vite/bin/vite.js build --config apps/wallet-web/vite.config.ts --logLevel warn
+ && node node_modules/vite/bin/vite.js build --config apps/wallet-web/vite.config.ts --logLevel warn \
+ && chmod -R u=rwX,go=rX dist
 
 # What every service's runtime shares: the entrypoint (no argument runs main.js; a bundled command's
-# name runs that command: `docker compose run --rm backend operator-create …`).
+# name runs that command: `docker compose run --rm backend operator-create …`). The code is root's
+# (COPY without --chown; the build stage left nothing group- or world-writable), so the runtime user
+# 10001 can read it and change none of it; only /app/.data (a volume's mount point) is its own.
+# Compose runs every service `read_only: true` with a tmpfs /tmp, Kubernetes with readOnlyRootFilesystem.
 FROM ${BASE_IMAGE} AS runtime
 WORKDIR /app
 COPY --from=build /src/tools/build/entrypoint.sh /usr/local/bin/wordgame-entrypoint
@@ -93,7 +97,7 @@ ENTRYPOINT ["/usr/local/bin/wordgame-entrypoint"]
 # is the dev stack's database and a devDependency).
 FROM runtime AS backend
 ENV NODE_ENV=production BACKEND_HOST=0.0.0.0 BACKEND_PORT=4000
-COPY --from=build --chown=10001:10001 /src/dist/apps/backend ./
+COPY --from=build /src/dist/apps/backend ./
 USER 10001:10001
 EXPOSE 4000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.BACKEND_PORT}/readyz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
@@ -102,8 +106,8 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 CMD ["nod
 # wallet page's static files (/wallet).
 FROM runtime AS gateway
 ENV NODE_ENV=production GATEWAY_HOST=0.0.0.0 GATEWAY_HTTP_PORT=8080 BOTLINK_HOST=0.0.0.0 BOTLINK_PORT=8443
-COPY --from=build --chown=10001:10001 /src/dist/apps/gateway ./
-COPY --from=build --chown=10001:10001 /src/dist/apps/wallet-web ./dist/apps/wallet-web
+COPY --from=build /src/dist/apps/gateway ./
+COPY --from=build /src/dist/apps/wallet-web ./dist/apps/wallet-web
 USER 10001:10001
 EXPOSE 8080 8443
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.GATEWAY_HTTP_PORT}/readyz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
@@ -112,14 +116,14 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 CMD ["nod
 # compiled or downloaded).
 FROM runtime AS bot
 ENV NODE_ENV=production BOT_HEALTH_HOST=127.0.0.1 BOT_HEALTH_PORT=8090
-COPY --from=build --chown=10001:10001 /src/dist/apps/bot ./
+COPY --from=build /src/dist/apps/bot ./
 USER 10001:10001
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.BOT_HEALTH_PORT}/readyz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 
 # Telegram Bot API emulator (dev profile).
 FROM runtime AS platform-emulator
 ENV NODE_ENV=production PLATFORM_EMULATOR_HOST=0.0.0.0 PLATFORM_EMULATOR_PORT=8081
-COPY --from=build --chown=10001:10001 /src/dist/tools/platform-emulator ./
+COPY --from=build /src/dist/tools/platform-emulator ./
 USER 10001:10001
 EXPOSE 8081
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PLATFORM_EMULATOR_PORT}/readyz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
@@ -127,7 +131,7 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 CMD ["nod
 # Payment provider (YooKassa v3 subset) emulator (dev profile).
 FROM runtime AS provider-emulator
 ENV NODE_ENV=production PROVIDER_EMULATOR_HOST=0.0.0.0 PROVIDER_EMULATOR_PORT=8082
-COPY --from=build --chown=10001:10001 /src/dist/tools/provider-emulator ./
+COPY --from=build /src/dist/tools/provider-emulator ./
 USER 10001:10001
 EXPOSE 8082
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PROVIDER_EMULATOR_PORT}/readyz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
@@ -135,7 +139,7 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 CMD ["nod
 # Mail catcher: SMTP in, an HTTP view of what arrived (dev profile: product mail and alerts).
 FROM runtime AS mailcatcher
 ENV NODE_ENV=production MAILCATCHER_HOST=0.0.0.0 MAILCATCHER_SMTP_PORT=1025 MAILCATCHER_HTTP_PORT=1080
-COPY --from=build --chown=10001:10001 /src/dist/tools/mailcatcher ./
+COPY --from=build /src/dist/tools/mailcatcher ./
 USER 10001:10001
 EXPOSE 1025 1080
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.MAILCATCHER_HTTP_PORT}/readyz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]

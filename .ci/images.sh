@@ -10,8 +10,9 @@
 #     values in an env file like the deploy page's .env; the dev profile adds the emulators and the mail
 #     catcher the flows need), the first operator with `docker-compose run --rm backend
 #     operator-create`, `up -d`, every container healthy.
-#  3. The flows (.ci/smoke.mjs): bot linked, stars and card purchases credited, the wallet page,
-#     operator API and console sign-in, a refund.
+#  3. The deploy defaults as the engine applied them (every built service read-only, /app unwritable
+#     by its user, only the gateways published beyond 127.0.0.1), then the flows (.ci/smoke.mjs): bot
+#     linked, stars and card purchases credited, the wallet page, operator API and console sign-in, a refund.
 #  4. A crash: the backend's and the gateway's processes are killed; each comes back healthy by its
 #     restart policy and the gateway answers /readyz again. Then `stop` (every container exits 0 on
 #     SIGTERM) and `down -v`.
@@ -176,6 +177,28 @@ crash_and_recover() { # service
   [ "$restarts" -ge 1 ] || { echo "$c did not restart (RestartCount $restarts)"; return 1; }
   say "$1: back and healthy by its restart policy (RestartCount $restarts)"
 }
+# The deploy defaults (docs/security.md, "Deploy defaults") as the engine applied them: each built
+# service's container has a read-only root, its code in /app is unwritable by its user (nothing there
+# but /app/.data is writable for uid 10001), and only the gateways publish beyond 127.0.0.1.
+deploy_defaults() {
+  local c svc bad=0 ro writable published
+  for c in $(podman ps --filter "label=com.docker.compose.project=$project" --format '{{.Names}}'); do
+    svc=$(podman inspect --format '{{index .Config.Labels "com.docker.compose.service"}}' "$c")
+    case "$svc" in backend | gateway | gateway-2 | bot | platform-emulator | provider-emulator | mailcatcher) ;; *) continue ;; esac
+    ro=$(podman inspect --format '{{.HostConfig.ReadonlyRootfs}}' "$c")
+    [ "$ro" = true ] || { echo "$c: root file system not read-only ($ro)"; bad=1; }
+    if podman exec "$c" node -e "require('fs').writeFileSync('/app/main.js', '')" 2>/dev/null; then echo "$c: /app/main.js could be written"; bad=1; fi
+    writable=$(podman exec "$c" find /app -path /app/.data -prune -o -writable -print 2>/dev/null | head -5)
+    [ -z "$writable" ] || { echo "$c: writable by its user: $writable"; bad=1; }
+    published=$(podman port "$c" 2>/dev/null | awk '{print $3}' | tr '\n' ' ')
+    case "$svc" in
+      gateway | gateway-2) ;;
+      *) if printf '%s\n' $published | grep -v -q -E '^$|^127\.0\.0\.1:'; then echo "$c: published beyond loopback: $published"; bad=1; fi ;;
+    esac
+    say "$svc: read-only root, /app unwritable${published:+, published on $published}"
+  done
+  return "$bad"
+}
 stop_clean() { # gateway services…
   local codes
   # The application first: nothing in depends_on ties them to NATS, and a backend or gateway whose
@@ -195,6 +218,7 @@ write_env COMPOSE_PROFILES=dev
 say "compose up (default services and the dev profile)"
 bring_up || { logs_on_failure; exit 1; }
 lap "compose up"
+deploy_defaults || { logs_on_failure; exit 1; }
 smoke "${port[GATEWAY_HTTP]}" || { logs_on_failure; exit 1; }
 crash_and_recover backend || { logs_on_failure; exit 1; }
 crash_and_recover gateway || { logs_on_failure; exit 1; }

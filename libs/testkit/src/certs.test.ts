@@ -3,7 +3,7 @@ import { X509Certificate } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CONTAINER_UID, ensureDevCerts, issueLeaf, makeCa } from './certs.js';
+import { CONTAINER_UID, ensureDevCerts, ensureNatsCert, issueLeaf, makeCa } from './certs.js';
 
 describe('dev certificates', () => {
   let dir: string;
@@ -77,5 +77,29 @@ describe('dev certificates', () => {
     expect(new Date(cert.validTo).getTime()).toBeLessThan(Date.now());
     const devCa = new X509Certificate(readFileSync(join(dir, 'ca.crt')));
     expect(cert.verify(devCa.publicKey)).toBe(false);
+  });
+
+  it("makes the NATS server's pair from the same CA, naming the Service `nats`, and remakes it for a new CA", () => {
+    const nats = ensureNatsCert(dir);
+    expect(readdirSync(nats.dir).sort()).toEqual(['ca.crt', 'tls.crt', 'tls.key']);
+    const cert = new X509Certificate(readFileSync(nats.cert));
+    expect(cert.checkHost('nats')).toBe('nats');
+    expect(cert.verify(new X509Certificate(readFileSync(join(dir, 'ca.crt'))).publicKey)).toBe(true);
+    expect(execFileSync('openssl', ['x509', '-in', nats.cert, '-noout', '-ext', 'extendedKeyUsage']).toString()).toContain(
+      'TLS Web Server Authentication',
+    );
+    expect(ensureNatsCert(dir).created).toBe(false);
+    const fresh = mkdtempSync(join(tmpdir(), 'devcerts-nats-'));
+    try {
+      ensureDevCerts(fresh);
+      ensureNatsCert(fresh);
+      rmSync(join(fresh, 'bot.key'));
+      ensureDevCerts(fresh); // an incomplete set: a new CA
+      expect(ensureNatsCert(fresh).created).toBe(true);
+      const remade = new X509Certificate(readFileSync(join(fresh, 'nats', 'tls.crt')));
+      expect(remade.verify(new X509Certificate(readFileSync(join(fresh, 'ca.crt'))).publicKey)).toBe(true);
+    } finally {
+      rmSync(fresh, { recursive: true, force: true });
+    }
   });
 });

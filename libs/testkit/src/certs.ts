@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes, X509Certificate } from 'node:crypto';
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -231,4 +231,44 @@ export function ensureDevCerts(dir = '.data/certs'): DevCerts & { created: boole
   const bot = issueLeaf(dir, 'bot', ca, { commonName: DEV_BOT_CLIENT_NAME, usage: 'client' });
   writeServiceCertDirs(dir, { ca, gateway, bot });
   return { ca, gateway, bot, created: true };
+}
+
+/** The NATS server's folder as the Kubernetes overlays mount it (Secret `nats-tls`, ca.crt also as `nats-ca`). */
+export interface NatsCertDir {
+  dir: string;
+  cert: string;
+  key: string;
+  ca: string;
+}
+
+/**
+ * Makes the NATS server's certificate (serverAuth, CN and DNS name `nats`: the Service name the
+ * gateways and backends dial as `tls://nats:4222`) from the CA that {@link ensureDevCerts} keeps in
+ * `dir`, laid out as `<dir>/nats/{tls.crt,tls.key,ca.crt}` with the key's modes of
+ * {@link writeServiceCertDirs}. Idempotent: an existing pair the CA signed is kept; the CA must already be there.
+ */
+export function ensureNatsCert(dir = '.data/certs'): NatsCertDir & { created: boolean } {
+  const ca = { cert: join(dir, 'ca.crt'), key: join(dir, 'ca.key') };
+  if (!existsSync(ca.cert) || !existsSync(ca.key)) throw new Error(`no CA in ${dir}: make the dev certificates first (ensureDevCerts)`);
+  const target = join(dir, 'nats');
+  const out = { dir: target, cert: join(target, 'tls.crt'), key: join(target, 'tls.key'), ca: join(target, 'ca.crt') };
+  // Remade when missing or signed by another CA (ensureDevCerts remakes the CA when its set is incomplete).
+  const created = !(
+    existsSync(join(dir, 'nats.crt')) &&
+    existsSync(join(dir, 'nats.key')) &&
+    new X509Certificate(readFileSync(join(dir, 'nats.crt'))).verify(new X509Certificate(readFileSync(ca.cert)).publicKey)
+  );
+  if (created) issueLeaf(dir, 'nats', ca, { commonName: 'nats', usage: 'server', altNames: ['DNS:nats', 'DNS:localhost', 'IP:127.0.0.1'] });
+  mkdirSync(target, { recursive: true, mode: 0o755 });
+  chmodSync(target, 0o755);
+  copyFileSync(join(dir, 'nats.crt'), out.cert);
+  copyFileSync(join(dir, 'nats.key'), out.key);
+  copyFileSync(ca.cert, out.ca);
+  chmodSync(out.cert, 0o644);
+  chmodSync(out.ca, 0o644);
+  if (process.getuid?.() === 0) {
+    chownSync(out.key, 0, CONTAINER_UID);
+    chmodSync(out.key, 0o640);
+  } else chmodSync(out.key, 0o644);
+  return { ...out, created };
 }

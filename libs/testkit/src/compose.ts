@@ -5,6 +5,9 @@ import { parse } from 'yaml';
 interface ComposeService {
   profiles?: string[];
   image?: string;
+  ports?: (string | { host_ip?: string; published?: string | number; target?: number })[];
+  read_only?: boolean;
+  tmpfs?: string | string[];
   build?: { context?: string; dockerfile?: string; target?: string };
   environment?: Record<string, unknown>;
   volumes?: string[];
@@ -144,6 +147,47 @@ export function insecureComposeDefaults(root: string): string[] {
         if ((SECRET_VAR.test(variable) || SECRET_VAR.test(m[1] as string)) && (m[3] as string) !== '')
           problems.push(`${name}: ${variable} falls back to a fixed secret`);
       }
+    }
+  }
+  return problems;
+}
+
+/** The services whose ports are the product's public face: the gateways' HTTP and bot-link ports. */
+const PUBLIC_SERVICES = new Set(['gateway', 'gateway-2']);
+
+/**
+ * The deploy defaults of docker-compose.yml and the Dockerfile (docs/security.md, "Deploy
+ * defaults"): every published port of a service other than the gateways is bound to 127.0.0.1 (the
+ * emulators' control APIs settle payments; the mail catcher, Prometheus, Alertmanager and Grafana
+ * serve what is only the operator's to see); every service built from the Dockerfile, and NATS, runs
+ * `read_only: true`, the built ones with a tmpfs on /tmp; and the runtime stage of each built service
+ * copies its code without handing it to the runtime user (no `COPY --chown`, no `chown` but of the
+ * /app/.data mount point). Returns one problem per breach; empty means the defaults hold.
+ */
+export function composeExposureProblems(root: string): string[] {
+  const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
+    services?: Record<string, ComposeService>;
+  };
+  const lines = readFileSync(join(root, 'Dockerfile'), 'utf8').split('\n');
+  const problems: string[] = [];
+  for (const [name, svc] of Object.entries(compose.services ?? {})) {
+    for (const port of svc.ports ?? []) {
+      const hostIp = typeof port === 'string' ? /^(\d+\.\d+\.\d+\.\d+|\[[^\]]+\]):/.exec(port)?.[1] : port.host_ip;
+      if (!PUBLIC_SERVICES.has(name) && hostIp !== '127.0.0.1')
+        problems.push(
+          `${name}: port ${typeof port === 'string' ? port : JSON.stringify(port)} is published on every interface, not 127.0.0.1`,
+        );
+    }
+    const built = svc.build?.target !== undefined;
+    if (!built && name !== 'nats') continue;
+    if (svc.read_only !== true) problems.push(`${name}: not read_only: true`);
+    const tmpfs = typeof svc.tmpfs === 'string' ? [svc.tmpfs] : (svc.tmpfs ?? []);
+    if (built && !tmpfs.some((t) => t.split(':')[0] === '/tmp')) problems.push(`${name}: no tmpfs on /tmp`);
+    if (!svc.build?.target) continue;
+    for (const line of stageLines(lines, svc.build.target).map((l) => l.trim())) {
+      if (/^COPY\b.*--chown/.test(line)) problems.push(`${name}: its stage hands its code to the runtime user (${line})`);
+      const chown = /\bchown\s+(?:-\S+\s+)*\S+\s+(.+?)(?:\s*(?:&&|;|$))/.exec(line);
+      if (chown && chown[1] !== '/app/.data') problems.push(`${name}: its stage chowns ${chown[1] ?? ''} (${line})`);
     }
   }
   return problems;

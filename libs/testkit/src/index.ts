@@ -3,17 +3,19 @@ export {
   CONTAINER_UID,
   DEV_BOT_CLIENT_NAME,
   ensureDevCerts,
+  ensureNatsCert,
   issueLeaf,
   makeCa,
   writeServiceCertDirs,
   type CertPair,
   type DevCerts,
   type LeafOptions,
+  type NatsCertDir,
   type ServiceCertDir,
 } from './certs.js';
 export { randomServiceTokens, TEST_SERVICE_TOKENS, type ServiceTokens } from './service-tokens.js';
 export { TEST_RATE_LIMITS } from './rate-limits.js';
-export { composeEnvironment, composeProblems, insecureComposeDefaults, workspaceDirs } from './compose.js';
+export { composeEnvironment, composeExposureProblems, composeProblems, insecureComposeDefaults, workspaceDirs } from './compose.js';
 export { freePort } from './ports.js';
 export { CHROMIUM_COMMANDS, chromiumPath, findChromium, findNatsServer, findOnPath, natsServerPath, type BinaryEnv } from './binaries.js';
 export { adminQuery, freshDatabase, grantChips, testServerUrl, type FreshDatabase } from './postgres.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { isSecretField } from '@wordgame/config';
-import { ensureDevCerts } from './certs.js';
+import { ensureDevCerts, ensureNatsCert } from './certs.js';
 
 /** One rendered Kubernetes object (only the fields these checks read are typed). */
 export interface K8sObject {
@@ -23,7 +23,8 @@ const RUNTIME_VARS = new Set(['NODE_ENV']);
 /**
  * Renders an overlay of deploy/k8s with `kubectl kustomize` (kubectl 1.27+, kustomize v5; `KUBECTL`
  * names another binary) in a scratch copy of the tree, after writing the inputs an operator writes
- * and git never holds: fresh dev certificates for each overlay, and for production each
+ * and git never holds: fresh dev certificates for each overlay (the bot-link set and the NATS
+ * server's, {@link ensureNatsCert}), and for production each
  * `secrets/*.env.example` copied to `*.env`. Returns the objects in rendered order; throws with
  * kustomize's message when the tree does not render.
  */
@@ -36,9 +37,12 @@ export function renderOverlay(root: string, overlay: K8sOverlay): K8sObject[] {
     });
     cpSync(join(root, 'ops/nats'), join(scratch, 'ops/nats'), { recursive: true });
     const dir = join(scratch, 'deploy/k8s/overlays', overlay);
-    if (overlay === 'dev') ensureDevCerts(join(dir, 'certs'));
-    else {
+    if (overlay === 'dev') {
+      ensureDevCerts(join(dir, 'certs'));
+      ensureNatsCert(join(dir, 'certs'));
+    } else {
       ensureDevCerts(join(dir, 'secrets/certs'));
+      ensureNatsCert(join(dir, 'secrets/certs'));
       for (const name of readdirSync(join(dir, 'secrets')).filter((n) => n.endsWith('.env.example')))
         writeFileSync(join(dir, 'secrets', name.replace(/\.example$/, '')), readFileSync(join(dir, 'secrets', name)));
     }

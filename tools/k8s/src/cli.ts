@@ -82,7 +82,7 @@ function adapt(objects: K8sObject[], tag: string, databaseUrl: string): { object
   };
   const standIns = [
     "StatefulSet/postgres, Service/postgres: stood in by the machine's PostgreSQL (Docker Hub is out of reach), reached through a forwarder on the pod network's gateway",
-    "Deployment/nats: the image's nats-server stood in by Debian's (/usr/sbin/nats-server mounted into the backend image), same arguments and ops/nats/nats.conf",
+    "Deployment/nats: the image's nats-server stood in by Debian's (/usr/sbin/nats-server mounted into the backend image), same arguments and ops/nats/nats-k8s.conf; its probes' wget (the nats image's busybox) becomes node's fetch of the same loopback URL",
   ];
   const out = structuredClone(objects).filter(
     (o) => !(o.metadata.name === 'postgres' || (o.kind === 'Secret' && o.metadata.name.startsWith('postgres-dev'))),
@@ -95,7 +95,18 @@ function adapt(objects: K8sObject[], tag: string, databaseUrl: string): { object
     }
     const spec = (
       o['spec'] as {
-        template?: { spec?: { containers: { image: string; command?: string[]; volumeMounts?: unknown[] }[]; volumes?: unknown[] } };
+        template?: {
+          spec?: {
+            containers: {
+              image: string;
+              command?: string[];
+              volumeMounts?: unknown[];
+              readinessProbe?: { exec?: { command: string[] } };
+              livenessProbe?: { exec?: { command: string[] } };
+            }[];
+            volumes?: unknown[];
+          };
+        };
       }
     )?.template?.spec;
     for (const c of spec?.containers ?? []) {
@@ -110,6 +121,12 @@ function adapt(objects: K8sObject[], tag: string, databaseUrl: string): { object
           ...(spec!.volumes ?? []),
           { name: 'nats-server-binary', hostPath: { path: '/usr/sbin/nats-server', type: 'File' } },
         ];
+        // The backend image has node, not busybox's wget: the same GET of the same loopback URL.
+        for (const probe of [c.readinessProbe, c.livenessProbe]) {
+          const url = probe?.exec?.command[0] === 'wget' ? probe.exec.command.at(-1) : undefined;
+          if (probe?.exec && url)
+            probe.exec.command = ['node', '-e', `fetch('${url}').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))`];
+        }
       }
     }
   }
@@ -143,6 +160,54 @@ async function ready(probe: ReturnType<typeof readinessProbes>[number], ip: stri
   }
   if (probe.probe?.exec) return (await podmanAsync(['exec', container, ...probe.probe.exec.command])).status === 0;
   return podman(['container', 'inspect', '-f', '{{.State.Running}}', container]).stdout.trim() === 'true';
+}
+
+/**
+ * Checks the running pods against the deploy defaults: each container's root file system is
+ * read-only (podman's ReadonlyRootfs), a write into /app fails in each service's container, the
+ * gateways and backends logged their NATS connection with TLS, and NATS's monitoring port (8222)
+ * refuses a connection from outside its pod. Returns what was checked and each breach.
+ */
+async function deployDefaults(
+  pods: readonly { w: K8sObject; pod: string }[],
+  natsIp: string,
+): Promise<{ checked: string[]; problems: string[] }> {
+  const problems: string[] = [];
+  let containers = 0;
+  for (const { w, pod } of pods) {
+    const spec = (w['spec'] as { template: { spec: { containers: { name: string; image: string }[] } } }).template.spec;
+    for (const c of spec.containers) {
+      const name = `${pod}-${c.name}`;
+      containers += 1;
+      if (podman(['container', 'inspect', name, '--format', '{{.HostConfig.ReadonlyRootfs}}']).stdout.trim() !== 'true')
+        problems.push(`${name}: root file system not read-only`);
+      if (!/wordgame\/(backend|gateway|bot|platform-emulator|provider-emulator|mailcatcher):/.test(c.image) || c.name === 'nats') continue;
+      const write = await podmanAsync(['exec', name, 'node', '-e', "require('fs').writeFileSync('/app/main.js', '')"]);
+      if (write.status === 0) problems.push(`${name}: /app/main.js could be written`);
+      if (c.name === 'gateway' || c.name === 'backend') {
+        const logs = podman(['logs', name]);
+        const connected = `${logs.stdout}${logs.stderr}`
+          .split('\n')
+          .some((l) => l.includes('"nats connected"') && l.includes('"tls":true'));
+        if (!connected) problems.push(`${name}: no "nats connected" with tls true in its log`);
+      }
+    }
+  }
+  const monitor = await new Promise<string>((done) => {
+    const socket = createConnection(8222, natsIp);
+    socket.setTimeout(3_000, () => (socket.destroy(), done('timed out')));
+    socket.once('connect', () => (socket.destroy(), done('connected')));
+    socket.once('error', (err: NodeJS.ErrnoException) => done(err.code ?? 'error'));
+  });
+  if (monitor === 'connected') problems.push(`nats ${natsIp}:8222 (monitoring) accepts connections from the pod network`);
+  return {
+    checked: [
+      `${containers} containers with a read-only root, /app unwritable in each service's`,
+      'gateways and backends connected to NATS over TLS',
+      `NATS monitoring from the pod network: ${monitor}`,
+    ],
+    problems,
+  };
 }
 
 async function play(tag: string): Promise<boolean> {
@@ -259,6 +324,13 @@ async function play(tag: string): Promise<boolean> {
         ok = false;
         say('the bot did not link through the gateway Service name (botlink_connected_bots is not 1)');
       } else say('bot linked to the gateway over mutual TLS through the Service name (botlink_connected_bots 1)');
+      // The deploy defaults as podman applied them (docs/security.md, "Deploy defaults"): every
+      // container's root is read-only and the services' code cannot be written, NATS took the
+      // gateways and backends over TLS, and its monitoring endpoint answers nobody on the pod network.
+      const defaults = await deployDefaults(replicaPods, ipOf(plan.workloads.findIndex((w) => w.metadata.name === 'nats')));
+      for (const line of defaults.problems) say(`DEPLOY DEFAULT BROKEN: ${line}`);
+      if (defaults.problems.length > 0) ok = false;
+      else say(`deploy defaults hold: ${defaults.checked.join('; ')}`);
       const stats = podman(['stats', '--no-stream', '--no-reset', '--format', '{{.Name}} {{.MemUsage}}']).stdout.trim().split('\n');
       for (const line of stats.filter((l) => replicaPods.some((r) => l.startsWith(r.pod)))) say(`memory: ${line}`);
       // SIGTERM as a rollout sends it: one pod of each of our services at a time while the rest of

@@ -26,7 +26,7 @@ type Workload = K8sObject & {
   };
 };
 
-/** The probe paths each service serves (apps/*: /livez, /readyz; NATS's monitoring port: /healthz). */
+/** The probe paths each service serves (apps/*: /livez, /readyz; NATS's monitoring endpoint on loopback: /healthz). */
 const SERVED = ['/livez', '/readyz', '/healthz'];
 
 describe.each(['dev', 'production'] as const)('the %s overlay', (overlay) => {
@@ -61,7 +61,7 @@ describe.each(['dev', 'production'] as const)('the %s overlay', (overlay) => {
         if (owner.kind === 'Job') continue;
         for (const probe of [c.readinessProbe, c.livenessProbe]) {
           expect([where, probe !== undefined]).toEqual([where, true]);
-          const path = probe?.httpGet?.path ?? /\/(livez|readyz)'/.exec(probe?.exec?.command.join(' ') ?? '')?.[0].slice(0, -1);
+          const path = probe?.httpGet?.path ?? /\/(livez|readyz|healthz)(?='|$)/.exec(probe?.exec?.command.join(' ') ?? '')?.[0];
           if (!probe?.exec?.command.includes('pg_isready')) expect([where, SERVED.includes(path ?? '')]).toEqual([where, true]);
         }
       }
@@ -94,10 +94,37 @@ describe.each(['dev', 'production'] as const)('the %s overlay', (overlay) => {
     expect(backend.terminationGracePeriodSeconds).toBeGreaterThan(drain + 10);
   });
 
-  it('runs NATS on ops/nats/nats.conf as it is', () => {
+  it('runs NATS on ops/nats/nats.conf as it is, with TLS required (nats-k8s.conf includes nats-tls.conf, which includes nats.conf)', () => {
     const config = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('nats-config'));
-    expect((config?.['data'] as Record<string, string>)['nats.conf']).toBe(readFileSync(`${root}ops/nats/nats.conf`, 'utf8'));
+    const files = config?.['data'] as Record<string, string>;
+    for (const file of ['nats.conf', 'nats-tls.conf', 'nats-k8s.conf'])
+      expect(files[file]).toBe(readFileSync(`${root}ops/nats/${file}`, 'utf8'));
+    expect(files['nats-k8s.conf']).toMatch(/^include \.\/nats-tls\.conf$/m);
+    expect(files['nats-tls.conf']).toMatch(/^include \.\/nats\.conf$/m);
     const [nats] = find('Deployment', 'nats').spec.template.spec.containers;
-    expect(nats?.args?.slice(0, 2)).toEqual(['-c', '/etc/nats/nats.conf']);
+    expect(nats?.args?.slice(0, 2)).toEqual(['-c', '/etc/nats/nats-k8s.conf']);
+    expect(env(nats, 'NATS_TLS_CERT')).toBe('/etc/nats-tls/tls.crt');
+  });
+
+  it.each(['gateway', 'backend'])('has %s dial NATS over TLS, trusting the CA of the Secret nats-ca', (name) => {
+    const spec = find('Deployment', name).spec.template.spec as unknown as {
+      containers: (Container & { volumeMounts: { name: string; mountPath: string }[] })[];
+      volumes: { name: string; secret?: { secretName: string } }[];
+    };
+    const [c] = spec.containers;
+    expect(env(c, 'NATS_URL')).toBe('tls://nats:4222');
+    const mount = c?.volumeMounts.find((m) => env(c, 'NATS_TLS_CA')?.startsWith(`${m.mountPath}/`));
+    expect(spec.volumes.find((v) => v.name === mount?.name)?.secret?.secretName).toMatch(/^nats-ca(-|$)/);
+    const secret = objects.find((o) => o.kind === 'Secret' && o.metadata.name.startsWith('nats-ca'));
+    expect(Object.keys(secret?.['data'] as object)).toEqual(['ca.crt']);
+  });
+
+  it('runs every container with a read-only root file system', () => {
+    for (const { owner, spec } of podTemplates(objects))
+      for (const c of spec.containers as (Container & { securityContext?: { readOnlyRootFilesystem?: boolean } })[])
+        expect([`${owner.kind}/${owner.metadata.name} ${c.name}`, c.securityContext?.readOnlyRootFilesystem]).toEqual([
+          `${owner.kind}/${owner.metadata.name} ${c.name}`,
+          true,
+        ]);
   });
 });
