@@ -99,7 +99,11 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
           });
         const validate: ValidatePreCheckout = (request) =>
           rpc.validatePreCheckout(create(botlink.PreCheckoutRequestSchema, request), { timeoutMs: config.BOT_PRECHECKOUT_TIMEOUT_MS });
-        const db = openBotDb(config.BOT_OUTBOX_PATH);
+        const outboxLog = logger.child({ part: 'outbox' });
+        const db = openBotDb(config.BOT_OUTBOX_PATH, {
+          onTightened: ({ file, was }) =>
+            outboxLog.warn({ file, was, now: '600' }, 'bot database file was readable beyond its owner; narrowed'),
+        });
         const paymentOutbox = new PaymentOutbox(db);
         const userLanguages = new UserLanguages(db);
         languages = userLanguages;
@@ -107,7 +111,6 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
         const deadLetters = new DeadLetters(db, () => counters.deadLetter());
         const park = (update: RawUpdate, reason: string): void => deadLetters.park('update', String(update.update_id), update, reason);
         const paymentHeld = paymentHeldIn(paymentOutbox, deadLetters);
-        const outboxLog = logger.child({ part: 'outbox' });
         counters.readLevels(() => {
           try {
             const failing = paymentOutbox.failing(Date.now());

@@ -41,7 +41,9 @@ function main(args: string[]): number {
   if (!wellFormed) throw new UsageError(USAGE);
   const { BOT_OUTBOX_PATH: path } = loadOutboxCommandConfig();
   if (!existsSync(path)) throw new UsageError(`no outbox file at ${path} (BOT_OUTBOX_PATH)`);
-  const outbox = PaymentOutbox.open(path);
+  const outbox = PaymentOutbox.open(path, {
+    onTightened: ({ file, was }) => process.stderr.write(`outbox: ${file} was mode ${was} (readable beyond its owner); narrowed to 600\n`),
+  });
   try {
     if (command === 'list') {
       const now = Date.now();

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { openBotDb } from '../store/index.js';
+import { openBotDb, type OpenBotDbOptions } from '../store/index.js';
 
 /** A successful platform payment waiting to be forwarded (ForwardPaymentRequest's fields). */
 export interface OutboxPayment {
@@ -62,9 +62,9 @@ const COLUMNS = 'charge_id, order_id, amount, platform_user_id, attempts, next_a
 export class PaymentOutbox {
   constructor(private readonly db: Database.Database) {}
 
-  /** Opens (creating or migrating if needed) the bot's SQLite file and returns its outbox. */
-  static open(path: string): PaymentOutbox {
-    return new PaymentOutbox(openBotDb(path));
+  /** Opens (creating or migrating if needed, owner-only: see `openBotDb`) the bot's SQLite file and returns its outbox. */
+  static open(path: string, options: OpenBotDbOptions = {}): PaymentOutbox {
+    return new PaymentOutbox(openBotDb(path, options));
   }
 
   /** Stores a payment durably; false when that charge is already waiting. */

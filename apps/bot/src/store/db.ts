@@ -1,22 +1,102 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, constants, fchmodSync, fstatSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+
+/** The one mode of the bot's SQLite file and its `-wal` / `-shm`: payer ids, charge ids and amounts are the bot user's alone. */
+export const BOT_DB_FILE_MODE = 0o600;
+/** The mode of the folder the bot creates for its SQLite file (an existing folder is left as it is). */
+export const BOT_DB_DIR_MODE = 0o700;
+
+const SIDECARS = ['-wal', '-shm'] as const;
+
+/** A file of the bot's database that was wider than owner-only and has been tightened (`was`: its old mode, octal). */
+export interface TightenedFile {
+  file: string;
+  was: string;
+}
+
+/** How `openBotDb` reports a file it found wider than owner-only (the app logs it as a warning). */
+export interface OpenBotDbOptions {
+  onTightened?: (tightened: TightenedFile) => void;
+}
 
 /**
  * Opens the bot's SQLite file (WAL, synchronous=FULL, bigint integers) and brings its schema up
  * to date in place. Every step is idempotent, so a file written by an older bot (an outbox
  * without `next_attempt_at`, `last_error` or its order index, no dead-letter table) is migrated on
  * open and a current one is left alone.
+ *
+ * The file and its `-wal` / `-shm` are owner-only (0600) whatever the umask: SQLite creates a new
+ * database 0644 (less the umask) but gives its `-wal` and `-shm` the database file's own mode, so the
+ * file is created 0600 before SQLite opens it, and an existing file (or a leftover `-wal` / `-shm`)
+ * with group or other bits is narrowed to 0600 and reported through `onTightened`. A folder the bot
+ * creates for it is 0700.
  */
-export function openBotDb(path: string): Database.Database {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+export function openBotDb(path: string, options: OpenBotDbOptions = {}): Database.Database {
+  const onDisk = path !== ':memory:' && path !== '';
+  if (onDisk) {
+    createDir(dirname(path));
+    ownerOnlyFile(path, options);
+    for (const suffix of SIDECARS) ownerOnlySidecar(`${path}${suffix}`, options);
+  }
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.pragma('busy_timeout = 5000');
   db.defaultSafeIntegers(true);
   db.transaction(() => migrate(db))();
+  if (onDisk) {
+    for (const suffix of SIDECARS) ownerOnlySidecar(`${path}${suffix}`, options);
+  }
   return db;
+}
+
+/** Creates the file's folder 0700 when it is missing (the umask may only narrow `mkdir`'s mode, so it is set exactly after). */
+function createDir(dir: string): void {
+  if (mkdirSync(dir, { recursive: true, mode: BOT_DB_DIR_MODE }) !== undefined) chmodSync(dir, BOT_DB_DIR_MODE);
+}
+
+/** Creates the database file 0600 (exactly, whatever the umask) or narrows an existing one that is wider. */
+function ownerOnlyFile(path: string, options: OpenBotDbOptions): void {
+  let fd: number;
+  let created = true;
+  try {
+    fd = openSync(path, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL, BOT_DB_FILE_MODE);
+  } catch (err: unknown) {
+    if (errorCode(err) !== 'EEXIST') throw err;
+    created = false;
+    fd = openSync(path, constants.O_RDONLY);
+  }
+  try {
+    const mode = fstatSync(fd).mode & 0o777;
+    if (created) {
+      if (mode !== BOT_DB_FILE_MODE) fchmodSync(fd, BOT_DB_FILE_MODE);
+    } else if ((mode & 0o077) !== 0) {
+      fchmodSync(fd, BOT_DB_FILE_MODE);
+      options.onTightened?.({ file: path, was: mode.toString(8) });
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Narrows a `-wal` / `-shm` left wider than owner-only (one written before this rule); SQLite gives new ones the database file's mode. */
+function ownerOnlySidecar(path: string, options: OpenBotDbOptions): void {
+  let mode: number;
+  try {
+    mode = statSync(path).mode & 0o777;
+  } catch (err: unknown) {
+    if (errorCode(err) === 'ENOENT') return;
+    throw err;
+  }
+  if ((mode & 0o077) === 0) return;
+  chmodSync(path, BOT_DB_FILE_MODE);
+  options.onTightened?.({ file: path, was: mode.toString(8) });
+}
+
+/** A Node system error's `code` (not `instanceof Error`: fs errors may come from another realm). */
+function errorCode(err: unknown): unknown {
+  return typeof err === 'object' && err !== null && 'code' in err ? err.code : undefined;
 }
 
 function migrate(db: Database.Database): void {

@@ -3,6 +3,6 @@
  * payment outbox (which payments keeps): dead letters, users' languages, chat-gate retries.
  */
 export { ChatGateRetries, type ChatGateRetry } from './chat-gate-retries.js';
-export { openBotDb } from './db.js';
+export { openBotDb, type OpenBotDbOptions, type TightenedFile } from './db.js';
 export { DeadLetters } from './dead-letters.js';
 export { UserLanguages } from './user-languages.js';

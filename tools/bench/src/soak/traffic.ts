@@ -4,6 +4,7 @@ import { createClient, type Client } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { connector, gatewayApi } from '@wordgame/contracts';
 import { TEST_SERVICE_TOKENS } from '@wordgame/testkit';
+import { BuyKeys, duplicatePairProblem } from './buy-keys.js';
 import type { Customer, Customers } from './customers.js';
 import { call, expectStatus, field, until } from './http.js';
 import type { SoakStack } from './stack.js';
@@ -57,7 +58,7 @@ export class Traffic {
   private readonly inFlight = new Set<Promise<void>>();
   private readonly perKind = new Map<Kind, number>();
   private readonly commands: Client<typeof gatewayApi.BotCommandService>;
-  private readonly lastKey = new Map<string, string>();
+  private readonly buyKeys = new BuyKeys();
   private commandSeq = 0;
 
   constructor(
@@ -140,20 +141,33 @@ export class Traffic {
     expectStatus(res, 200, 'wallet.get');
   }
 
-  /** A buy of the chips-priced product; one in ten repeats the customer's last Idempotency-Key and must come back replayed. */
+  /**
+   * A buy of the chips-priced product. One in ten repeats the customer's last key whose first request
+   * was answered 200 and must come back replayed; one in twenty sends a fresh key twice at once, and
+   * exactly one of the two must spend (see buy-keys.ts for why a key still in flight, or one whose
+   * request failed, is never expected to come back replayed).
+   */
   private async walletBuy(): Promise<void> {
     const who = pick(this.customers.direct);
-    const last = this.lastKey.get(who.accountId);
-    const replay = last !== undefined && Math.random() < 0.1;
-    const key = replay ? last : randomUUID();
-    this.lastKey.set(who.accountId, key);
-    const res = await call(`${this.stack.gateway}/api/v1/user/wallet`, {
-      token: who.token,
-      json: { product_id: this.products.hints },
-      headers: { 'idempotency-key': key },
-    });
+    const plan = this.buyKeys.plan(who.accountId, Math.random(), randomUUID);
+    const send = () =>
+      call(`${this.stack.gateway}/api/v1/user/wallet`, {
+        token: who.token,
+        json: { product_id: this.products.hints },
+        headers: { 'idempotency-key': plan.key },
+      });
+    if (plan.mode === 'twice') {
+      const answers = await Promise.all([send(), send()]);
+      for (const res of answers) expectStatus(res, 200, 'wallet.buy');
+      this.buyKeys.answered(who.accountId, plan.key);
+      const problem = duplicatePairProblem([answers[0].body, answers[1].body]);
+      if (problem !== undefined) throw new Error(`wallet.buy: ${problem}`);
+      return;
+    }
+    const res = await send();
     expectStatus(res, 200, 'wallet.buy');
-    if (replay && field(res.body, 'replayed') !== true)
+    this.buyKeys.answered(who.accountId, plan.key);
+    if (plan.mode === 'repeat' && field(res.body, 'replayed') !== true)
       throw new Error('wallet.buy: a repeated Idempotency-Key was not answered as replayed');
   }
 
