@@ -100,10 +100,17 @@ export async function listenMtls(
     session.on('close', stopPings);
   });
   server.on('tlsClientError', (err: Error & { code?: string }, socket: TLSSocket) => {
-    // The peer left (or the handshake timeout ended it) before the handshake was done: nothing was refused.
-    if (err.code === 'ECONNRESET') return;
+    // A certificate refused after the handshake ends the socket with authorizationError set; a reset
+    // without one is a peer that left (or the handshake timeout ended it): nothing was refused.
+    // (null until a verification failed, whatever @types/node says).
+    const verifyError: unknown = socket.authorizationError;
+    const refusedCertificate = verifyError === null || verifyError === undefined ? undefined : String(verifyError);
+    if (err.code === 'ECONNRESET' && refusedCertificate === undefined) return;
     options.onHandshakeRefused?.();
-    refusals.note(err.code ?? 'tls_error', { err: err.message, remote: socket.remoteAddress });
+    refusals.note(refusedCertificate ?? err.code ?? 'tls_error', {
+      err: err.message,
+      remote: socket.remoteAddress,
+    });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
