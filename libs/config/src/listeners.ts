@@ -44,12 +44,12 @@ export interface ResolvedCaps<K extends string> {
  * must fit in what the open-file limit leaves after fileReserve (an issue on each of them otherwise).
  * An unset one gets its default, lowered (in proportion to the other unset defaults) to fit what the
  * explicit ones leave of that budget, so a service on a host with a low limit still starts with caps
- * it can hold. With no readable limit every unset cap is its default.
+ * it can hold. With no readable limit (`null`) every unset cap is its default.
  */
 export function connectionCaps<K extends string>(
   requested: Record<K, number | undefined>,
   defaults: Record<K, number>,
-  limit: number | undefined = openFileLimit(),
+  limit: number | null = openFileLimit() ?? null,
 ): ResolvedCaps<K> {
   const names = Object.keys(defaults) as K[];
   const caps = {} as Record<K, number>;
@@ -57,7 +57,7 @@ export function connectionCaps<K extends string>(
   const explicit = names.filter((n) => requested[n] !== undefined);
   const unset = names.filter((n) => requested[n] === undefined);
   for (const n of explicit) caps[n] = requested[n] as number;
-  if (limit === undefined) {
+  if (limit === null) {
     for (const n of unset) caps[n] = defaults[n];
     return { caps, issues };
   }
