@@ -63,7 +63,6 @@ describe('backend listener timeouts (hostile clients on the private port)', () =
   it('closes an HTTP/1.1 request whose body never ends', async () => {
     expect(await probe(listener.port, 'POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nab')).toMatch(/^HTTP\/1\.1 408 /);
   });
-
 });
 
 describe('backend listener handshake timeout (thousands of silent and stalled connections)', () => {

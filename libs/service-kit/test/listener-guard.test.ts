@@ -69,7 +69,13 @@ describe('guardListener (real sockets against real servers)', () => {
     const metrics = createListenerMetrics(registry, 'kit', ['web']);
     const guard = guardListener(
       server,
-      { handshakeTimeoutMs: TIMEOUT_MS, maxConnections: 10_000, listener: 'web', logger: capture().logger, onRefused: metrics.onRefused('web') },
+      {
+        handshakeTimeoutMs: TIMEOUT_MS,
+        maxConnections: 10_000,
+        listener: 'web',
+        logger: capture().logger,
+        onRefused: metrics.onRefused('web'),
+      },
       { http1: [server] },
     );
     guards.push(guard);
@@ -127,8 +133,9 @@ describe('guardListener (real sockets against real servers)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'guard-tls-'));
     try {
       const certs = ensureDevCerts(dir);
-      const server = http2.createSecureServer({ key: readFileSync(certs.gateway.key), cert: readFileSync(certs.gateway.cert) }, (_req, res) =>
-        res.end('ok'),
+      const server = http2.createSecureServer(
+        { key: readFileSync(certs.gateway.key), cert: readFileSync(certs.gateway.cert) },
+        (_req, res) => res.end('ok'),
       );
       servers.push(server);
       const tlsErrors: string[] = [];

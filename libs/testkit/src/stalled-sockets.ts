@@ -33,7 +33,13 @@ export interface StalledSockets {
  * nothing more. Resolves once every one is connected or already closed; a reset or refusal counts
  * as closed.
  */
-export async function openStalled(port: number, count: number, first?: Buffer | string, host = '127.0.0.1', batch = 200): Promise<StalledSockets> {
+export async function openStalled(
+  port: number,
+  count: number,
+  first?: Buffer | string,
+  host = '127.0.0.1',
+  batch = 200,
+): Promise<StalledSockets> {
   const sockets: net.Socket[] = [];
   let closed = 0;
   const waiters: Array<{ n: number; resolve: () => void }> = [];
@@ -73,7 +79,9 @@ export async function openStalled(port: number, count: number, first?: Buffer | 
         : new Promise<void>((resolve, reject) => {
             const timer = setTimeout(() => {
               waiters.splice(waiters.indexOf(entry), 1);
-              reject(new Error(`${count - closed} of ${count} sockets still open (${n - closed} more closes awaited) after ${deadlineMs} ms`));
+              reject(
+                new Error(`${count - closed} of ${count} sockets still open (${n - closed} more closes awaited) after ${deadlineMs} ms`),
+              );
             }, deadlineMs);
             const entry = {
               n,

@@ -102,9 +102,10 @@ export async function listenMtls(
   server.on('tlsClientError', (err: Error & { code?: string }, socket: TLSSocket) => {
     // A certificate refused after the handshake ends the socket with authorizationError set; a reset
     // without one is a peer that left (or the handshake timeout ended it): nothing was refused.
-    // (null until a verification failed, whatever @types/node says).
+    // (Node sets it to the verification error's code: null until one failed, whatever @types/node says).
     const verifyError: unknown = socket.authorizationError;
-    const refusedCertificate = verifyError === null || verifyError === undefined ? undefined : String(verifyError);
+    const refusedCertificate =
+      typeof verifyError === 'string' ? verifyError : verifyError instanceof Error ? verifyError.message : undefined;
     if (err.code === 'ECONNRESET' && refusedCertificate === undefined) return;
     options.onHandshakeRefused?.();
     refusals.note(refusedCertificate ?? err.code ?? 'tls_error', {
