@@ -7,7 +7,7 @@ import type { Logger } from '@wordgame/logging';
 import { accountService, type SessionDeps } from './accounts/index.js';
 import { catalogAdminService, refundService } from './operators/index.js';
 import { seedDevCatalog } from './catalog/index.js';
-import { inflightGraceMs, STOP_CLOSE_RESERVE_MS, type BackendConfig, cardPriceCurrencies } from './config/index.js';
+import { inflightGraceMs, listenerCaps, STOP_CLOSE_RESERVE_MS, type BackendConfig, cardPriceCurrencies } from './config/index.js';
 import {
   chatEligibilityMethods,
   createReaper,
@@ -168,7 +168,15 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
         ready: async () => !draining && (await check()).status === 'ok',
         logger,
       });
-      metricsListener = await listenMetrics(config.BACKEND_METRICS_HOST, config.BACKEND_METRICS_PORT, metrics.registry, logger);
+      const caps = listenerCaps(config);
+      metricsListener = await listenMetrics(
+        config.BACKEND_METRICS_HOST,
+        config.BACKEND_METRICS_PORT,
+        metrics.registry,
+        logger,
+        { handshakeTimeoutMs: config.BACKEND_HANDSHAKE_TIMEOUT_MS, maxConnections: caps.BACKEND_METRICS_MAX_CONNECTIONS },
+        metrics.listeners.onRefused('metrics'),
+      );
       logger.info({ url: metricsListener.url }, 'backend metrics listening');
       // One options object for connect-node and the fast path: the error edge is registered once.
       const servers = unaryServers(
@@ -184,6 +192,11 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
         config.BACKEND_PORT,
         inflightGraceMs(config),
         gate.taker(servers.take),
+        {
+          limits: { handshakeTimeoutMs: config.BACKEND_HANDSHAKE_TIMEOUT_MS, maxConnections: caps.BACKEND_MAX_CONNECTIONS },
+          logger,
+          onRefused: metrics.listeners.onRefused('connect'),
+        },
       );
       logger.info({ url: listener.url }, 'backend listening');
       reaper = createReaper(payments, {

@@ -39,6 +39,7 @@ describe('unary fast path (Connect unary straight off the HTTP/2 stream)', () =>
         if (taken) served.push('fast');
         return taken;
       },
+      { limits: { handshakeTimeoutMs: 10_000, maxConnections: 64 }, logger },
     );
   });
   beforeEach(() => {

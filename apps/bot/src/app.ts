@@ -4,7 +4,7 @@ import { botlink } from '@wordgame/contracts';
 import type { Logger } from '@wordgame/logging';
 import { JoinGate, type ResolveEligibility } from './chat/index.js';
 import { commandHandler } from './commands/index.js';
-import type { BotConfig } from './config.js';
+import { healthCap, type BotConfig } from './config.js';
 import { createReadiness, type HealthServer, listenHealth } from './health/index.js';
 import { createLinkTransport, LinkClient, type LinkTransport } from './link/index.js';
 import { HealthCounters, PlatformClient, PlatformError, type RawUpdate } from './platform/index.js';
@@ -209,6 +209,8 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
             // Long polls answer at least every BOT_POLL_TIMEOUT_S; allow two of them, and never less than a minute.
             windowS: Math.max(60, 2 * config.BOT_POLL_TIMEOUT_S),
           }),
+          { handshakeTimeoutMs: config.BOT_HEALTH_HANDSHAKE_TIMEOUT_MS, maxConnections: healthCap(config).cap },
+          logger,
         );
         logger.info({ url: health.url }, 'bot health probe listening');
       }

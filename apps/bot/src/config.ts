@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { z } from 'zod';
-import { env, parseConfig } from '@wordgame/config';
+import { ConfigError, connectionCaps, env, parseConfig } from '@wordgame/config';
 
 /** A chat id as the Bot API takes it: a (negative) integer or a public `@username`. */
 const chatId = () =>
@@ -17,6 +17,9 @@ const chatId = () =>
 export function defaultInstanceId(): string {
   return `${hostname().slice(0, 100)}-${randomBytes(4).toString('hex')}`;
 }
+
+/** The health probe's connection cap when BOT_HEALTH_MAX_CONNECTIONS is unset (lowered to fit the open-file limit). */
+export const HEALTH_CAP_DEFAULT = 64;
 
 /** Bot configuration, parsed once at start; docs/reference/config.md is generated from the descriptions. */
 export const botConfigSchema = z.object({
@@ -113,6 +116,15 @@ export const botConfigSchema = z.object({
     .enum(['127.0.0.1', '::1', 'localhost'], { message: 'must be a loopback address' })
     .default('127.0.0.1')
     .describe('Host of the health probe listener (BOT_HEALTH_PORT): a loopback address only.'),
+  BOT_HEALTH_HANDSHAKE_TIMEOUT_MS: env
+    .int(5_000, 100, 120_000)
+    .describe(
+      'How long (ms) a new connection to the health probe has to send the whole head of its first request; one that has not is closed and counted in `listenerRefused.timeout` of /health.',
+    ),
+  BOT_HEALTH_MAX_CONNECTIONS: env.connectionCap(
+    HEALTH_CAP_DEFAULT,
+    'Most connections open at once on the health probe; one more is closed as soon as it is accepted and counted in `listenerRefused.cap` of /health. It must fit under the open-file limit minus a reserve (checked at start).',
+  ),
   LOG_LEVEL: env.logLevel().describe('pino log level.'),
 });
 
@@ -128,7 +140,26 @@ export function loadOutboxCommandConfig(source: Record<string, string | undefine
   return parseConfig(outboxCommandConfigSchema, source);
 }
 
-/** Reads the bot's configuration; throws ConfigError naming bad variables. */
+/**
+ * The health probe's connection cap: BOT_HEALTH_MAX_CONNECTIONS, or its default lowered to fit the
+ * process's open-file limit; with the issue when the configured one does not fit.
+ */
+export function healthCap(config: Pick<BotConfig, 'BOT_HEALTH_MAX_CONNECTIONS'>): { cap: number; problems: string[] } {
+  const { caps, issues } = connectionCaps(
+    { BOT_HEALTH_MAX_CONNECTIONS: config.BOT_HEALTH_MAX_CONNECTIONS },
+    { BOT_HEALTH_MAX_CONNECTIONS: HEALTH_CAP_DEFAULT },
+  );
+  return { cap: caps.BOT_HEALTH_MAX_CONNECTIONS, problems: issues.map((i) => `${i.path.join('.')}: ${i.message}`) };
+}
+
+/**
+ * Reads the bot's configuration; throws ConfigError naming bad variables (also a health cap that
+ * does not fit the open-file limit: the schema stays a plain object, so that the outbox command can
+ * pick from it).
+ */
 export function loadBotConfig(source: Record<string, string | undefined> = process.env): BotConfig {
-  return parseConfig(botConfigSchema, source);
+  const config = parseConfig(botConfigSchema, source);
+  const { problems } = healthCap(config);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
 }

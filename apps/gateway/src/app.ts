@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { botlink as botlinkApi } from '@wordgame/contracts';
 import { stopSteps } from '@wordgame/lifecycle';
@@ -16,16 +16,24 @@ import {
   type InternalServer,
   commandRoutes,
 } from './commands/index.js';
-import { inflightGraceMs, type GatewayConfig } from './config.js';
+import { inflightGraceMs, listenerCaps, type GatewayConfig } from './config.js';
 import { createHttpApp } from './http-app.js';
-import { createBotlinkMetrics, createClusterMetrics, createInternalMetrics, createRegistry } from './metrics/index.js';
+import {
+  createBotlinkMetrics,
+  createClusterMetrics,
+  createGatewayListenerMetrics,
+  createInternalMetrics,
+  createRegistry,
+} from './metrics/index.js';
 import {
   closeNats,
   connectNats,
+  guardListener,
   http1Drain,
   IDLE_LINGER_MS,
   listenMetrics,
   type Http1Drain,
+  type ListenerGuard,
   type MetricsListener,
 } from '@wordgame/service-kit';
 
@@ -60,6 +68,9 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
   const metrics = createBotlinkMetrics(registry);
   const internalMetrics = createInternalMetrics(registry);
   const clusterMetrics = createClusterMetrics(registry);
+  const listenerMetrics = createGatewayListenerMetrics(registry);
+  const caps = listenerCaps(config);
+  const limits = (maxConnections: number) => ({ handshakeTimeoutMs: config.GATEWAY_HANDSHAKE_TIMEOUT_MS, maxConnections });
   const backend = createBackendClients(
     config.BACKEND_URL,
     config.BACKEND_SERVICE_TOKEN,
@@ -74,6 +85,7 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
   let http: Server | undefined;
   let draining = false;
   let httpDrain: Http1Drain | undefined;
+  let httpGuard: ListenerGuard | undefined;
   let botlink: MtlsServer | undefined;
   let internal: InternalServer | undefined;
   let metricsServer: MetricsListener | undefined;
@@ -122,12 +134,20 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
           exportCap: config.GATEWAY_CONSOLE_EXPORT_CAP,
         },
       });
-      const httpServer = app.listen(config.GATEWAY_HTTP_PORT, config.GATEWAY_HOST);
+      // Node checks the headers and request timeouts of later requests on a keep-alive connection every
+      // second; a connection's first request head is the guard's (GATEWAY_HANDSHAKE_TIMEOUT_MS).
+      const httpServer = createServer({ connectionsCheckingInterval: 1_000 }, app);
       http = httpServer;
       httpDrain = http1Drain(httpServer);
+      httpGuard = guardListener(
+        httpServer,
+        { ...limits(caps.GATEWAY_HTTP_MAX_CONNECTIONS), listener: 'http', logger, onRefused: listenerMetrics.onRefused('http') },
+        { http1: [httpServer] },
+      );
       await new Promise<void>((resolve, reject) => {
         httpServer.once('listening', resolve);
         httpServer.once('error', reject);
+        httpServer.listen(config.GATEWAY_HTTP_PORT, config.GATEWAY_HOST);
       });
       const botlinkImpl = botlinkService({
         hub,
@@ -155,6 +175,8 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
           logger,
           pingIntervalMs: config.BOTLINK_PING_INTERVAL_MS,
           pingTimeoutMs: config.BOTLINK_PING_TIMEOUT_MS,
+          limits: limits(caps.BOTLINK_MAX_CONNECTIONS),
+          onConnectionRefused: listenerMetrics.onRefused('botlink'),
           onHandshakeRefused: () => metrics.linkRejections.inc({ reason: 'tls_handshake' }),
           onPingTimeout: () => metrics.pingTimeouts.inc(),
         },
@@ -173,8 +195,16 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
           },
         },
         inflightGraceMs(config),
+        { limits: limits(caps.GATEWAY_INTERNAL_MAX_CONNECTIONS), logger, onRefused: listenerMetrics.onRefused('internal') },
       );
-      metricsServer = await listenMetrics(config.GATEWAY_METRICS_HOST, config.GATEWAY_METRICS_PORT, registry, logger);
+      metricsServer = await listenMetrics(
+        config.GATEWAY_METRICS_HOST,
+        config.GATEWAY_METRICS_PORT,
+        registry,
+        logger,
+        limits(caps.GATEWAY_METRICS_MAX_CONNECTIONS),
+        listenerMetrics.onRefused('metrics'),
+      );
       const httpPort = (httpServer.address() as AddressInfo).port;
       const urls: GatewayUrls = {
         httpUrl: `http://${config.GATEWAY_HOST}:${httpPort}`,
@@ -212,6 +242,8 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
           step('http_listener', () => (http ? closeHttp(http, httpDrain, inflightGraceMs(config)) : undefined)),
         ]),
       );
+      httpGuard?.close();
+      httpGuard = undefined;
       backend.close();
       await step('nats', async () => {
         if (nats && !(await closeNats(nats, NATS_DRAIN_MS)))

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { env, natsClientIssues, NKEY_USER_SEED, parseConfig } from '@wordgame/config';
+import { connectionCaps, env, natsClientIssues, NKEY_USER_SEED, parseConfig } from '@wordgame/config';
 
 /** Shortest accepted service token: 32 characters (the dev stack makes 43 from 32 random bytes). */
 export const SERVICE_TOKEN_MIN = 32;
@@ -20,6 +20,14 @@ function trustProxyValue(raw: string): boolean | number | string[] {
   if (/^\d+$/.test(v)) return Number(v);
   return v.split(',').map((s) => s.trim());
 }
+
+/** Each listener's connection cap when its variable is unset (lowered to fit the open-file limit). */
+export const LISTENER_CAP_DEFAULTS = {
+  GATEWAY_HTTP_MAX_CONNECTIONS: 8_192,
+  BOTLINK_MAX_CONNECTIONS: 512,
+  GATEWAY_INTERNAL_MAX_CONNECTIONS: 512,
+  GATEWAY_METRICS_MAX_CONNECTIONS: 64,
+} as const;
 
 /** Gateway configuration, parsed once at start; docs/reference/config.md is generated from the descriptions. */
 export const gatewayConfigSchema = z
@@ -72,6 +80,19 @@ export const gatewayConfigSchema = z
       .default('127.0.0.1')
       .describe('Host of the Prometheus `/metrics` listener: a private address only (default loopback).'),
     GATEWAY_METRICS_PORT: env.port(9464).describe('Port of the `/metrics` listener, separate from the public REST port.'),
+    GATEWAY_HANDSHAKE_TIMEOUT_MS: env
+      .int(5_000, 100, 120_000)
+      .describe(
+        'How long (ms) a new connection to any gateway listener has to finish its TLS handshake (bot-link) and send the whole head of its first HTTP/1.1 request or its HTTP/2 preface and SETTINGS; one that has not (silent, or stalled halfway) is closed and counted in `gateway_listener_refused_connections_total{reason="timeout"}`.',
+      ),
+    GATEWAY_HTTP_MAX_CONNECTIONS: env.connectionCap(
+      LISTENER_CAP_DEFAULTS.GATEWAY_HTTP_MAX_CONNECTIONS,
+      'Most connections open at once on the public HTTP listener; one more is closed as soon as it is accepted and counted (`reason="cap"`). With the other listeners\' caps it must fit under the open-file limit minus a reserve (checked at start).',
+    ),
+    GATEWAY_METRICS_MAX_CONNECTIONS: env.connectionCap(
+      LISTENER_CAP_DEFAULTS.GATEWAY_METRICS_MAX_CONNECTIONS,
+      'Most connections open at once on the `/metrics` listener; one more is closed as soon as it is accepted and counted.',
+    ),
     GATEWAY_TRUST_PROXY: z
       .string()
       .default('false')
@@ -90,6 +111,10 @@ export const gatewayConfigSchema = z
       ),
     BOTLINK_HOST: z.string().default('127.0.0.1').describe('Host of the BotLink listener (gRPC over HTTP/2 with mutual TLS).'),
     BOTLINK_PORT: env.port(8443).describe('Port of the BotLink listener (gRPC over HTTP/2 with mutual TLS).'),
+    BOTLINK_MAX_CONNECTIONS: env.connectionCap(
+      LISTENER_CAP_DEFAULTS.BOTLINK_MAX_CONNECTIONS,
+      'Most connections open at once on the bot-link listener, TLS handshakes in progress included; one more is closed as soon as it is accepted and counted (`reason="cap"`).',
+    ),
     BOTLINK_TLS_CA: env.str().default('.data/certs/ca.crt').describe("CA that signs the bots' client certificates (PEM path)."),
     BOTLINK_TLS_CERT: env.str().default('.data/certs/gateway.crt').describe("The gateway's BotLink server certificate (PEM path)."),
     BOTLINK_TLS_KEY: env
@@ -128,6 +153,10 @@ export const gatewayConfigSchema = z
     GATEWAY_INTERNAL_PORT: env
       .port(8444)
       .describe('Port of the internal listener where the backend pushes bot commands; never the public port.'),
+    GATEWAY_INTERNAL_MAX_CONNECTIONS: env.connectionCap(
+      LISTENER_CAP_DEFAULTS.GATEWAY_INTERNAL_MAX_CONNECTIONS,
+      'Most connections open at once on the internal listener (each backend multiplexes on a few); one more is closed as soon as it is accepted and counted.',
+    ),
     GATEWAY_SESSION_CACHE_MS: env
       .int(5_000, 0, 60_000)
       .describe('How long (ms) a resolved session token is reused without asking the backend; 0 = always ask.'),
@@ -164,6 +193,7 @@ export const gatewayConfigSchema = z
       });
     }
     for (const issue of natsClientIssues(c)) ctx.addIssue({ code: 'custom', ...issue });
+    for (const issue of connectionCaps(requestedCaps(c), LISTENER_CAP_DEFAULTS).issues) ctx.addIssue({ code: 'custom', ...issue });
     if (c.BACKEND_SERVICE_TOKEN === c.GATEWAY_INTERNAL_TOKEN) {
       ctx.addIssue({
         code: 'custom',
@@ -183,6 +213,25 @@ export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
 export function inflightGraceMs(config: Pick<GatewayConfig, 'GATEWAY_STOP_GRACE_MS' | 'GATEWAY_DRAIN_DELAY_MS'>): number {
   const left = config.GATEWAY_STOP_GRACE_MS - config.GATEWAY_DRAIN_DELAY_MS - STOP_CLOSE_RESERVE_MS;
   return Math.max(MIN_INFLIGHT_GRACE_MS, Math.min(MAX_INFLIGHT_GRACE_MS, left));
+}
+
+type CapName = keyof typeof LISTENER_CAP_DEFAULTS;
+
+function requestedCaps(c: Partial<Record<CapName, number>>): Record<CapName, number | undefined> {
+  return {
+    GATEWAY_HTTP_MAX_CONNECTIONS: c.GATEWAY_HTTP_MAX_CONNECTIONS,
+    BOTLINK_MAX_CONNECTIONS: c.BOTLINK_MAX_CONNECTIONS,
+    GATEWAY_INTERNAL_MAX_CONNECTIONS: c.GATEWAY_INTERNAL_MAX_CONNECTIONS,
+    GATEWAY_METRICS_MAX_CONNECTIONS: c.GATEWAY_METRICS_MAX_CONNECTIONS,
+  };
+}
+
+/**
+ * The connection cap of each listener: the configured one, or its default lowered to fit the
+ * process's open-file limit (validated at parse: together they leave the reserve free).
+ */
+export function listenerCaps(config: Pick<GatewayConfig, CapName>): Record<CapName, number> {
+  return connectionCaps(requestedCaps(config), LISTENER_CAP_DEFAULTS).caps;
 }
 
 /** Reads the gateway's configuration; throws ConfigError naming bad variables. */

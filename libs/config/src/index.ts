@@ -21,3 +21,4 @@ export {
   withDevStack,
   writeStackEnv,
 } from './dev-stack.js';
+export { connectionCaps, fileReserve, openFileLimit, type CapIssue, type ResolvedCaps } from './listeners.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { markKind } from './reference.js';
+import { DEFAULT_TEXT_META, markKind } from './reference.js';
 import { describeValue, isSecretField, markSecret } from './secret.js';
 
 /** A configuration problem; `problems` names each bad or missing variable. */
@@ -59,6 +59,22 @@ export const env = {
         .refine((n) => n >= min && n <= max, `must be between ${min} and ${max}`),
       max === Number.MAX_SAFE_INTEGER ? `whole number, at least ${min}` : `whole number ${min}-${max}`,
     ).default(fallback),
+  /**
+   * A listener's connection cap, optional: unset means `fallback`, lowered to fit the process's
+   * open-file limit (connectionCaps). The description is given here because the default is stated in
+   * words beside it.
+   */
+  connectionCap: (fallback: number, description: string) =>
+    markKind(
+      z
+        .string()
+        .regex(/^\d+$/, 'must be a whole number')
+        .transform(Number)
+        .refine((n) => n >= 1 && n <= 1_000_000, 'must be between 1 and 1000000'),
+      'whole number 1-1000000',
+    )
+      .optional()
+      .meta({ description, [DEFAULT_TEXT_META]: `\`${fallback}\`, lowered to fit the open-file limit` }),
   /** true/false, 1/0, yes/no. */
   bool: (fallback: boolean) =>
     markKind(

@@ -10,6 +10,8 @@ import { issueLeaf, makeCa, natsUserKeys, startNatsServer, type NatsTestServer, 
 import { closeNats, connectNats, listenMetrics, type MetricsListener } from '../src/index.js';
 
 const credentials = (u: NatsUser) => ({ seed: u.seed });
+/** Listener limits no test here reaches. */
+const LIMITS = { handshakeTimeoutMs: 10_000, maxConnections: 64 };
 
 async function waitUntil(done: () => boolean, timeoutMs = 5_000): Promise<void> {
   const until = performance.now() + timeoutMs;
@@ -50,7 +52,7 @@ describe('listenMetrics', () => {
   it('serves the registry on GET and HEAD /metrics on the bound port, 404 elsewhere', async () => {
     const registry = new Registry();
     new Counter({ name: 'kit_test_total', help: 'a test counter', registers: [registry] }).inc(3);
-    listener = await listenMetrics('127.0.0.1', 0, registry, capture().logger);
+    listener = await listenMetrics('127.0.0.1', 0, registry, capture().logger, LIMITS);
     expect(listener.port).toBeGreaterThan(0);
     expect(listener.url).toBe(`http://127.0.0.1:${listener.port}/metrics`);
 
@@ -78,7 +80,7 @@ describe('listenMetrics', () => {
     const registry = new Registry();
     registry.metrics = () => Promise.reject(new Error('secret-cause'));
     const { lines, logger } = capture();
-    listener = await listenMetrics('127.0.0.1', 0, registry, logger);
+    listener = await listenMetrics('127.0.0.1', 0, registry, logger, LIMITS);
     const res = await fetch(listener.url);
     expect(res.status).toBe(500);
     expect(await res.text()).not.toContain('secret-cause');
@@ -86,8 +88,8 @@ describe('listenMetrics', () => {
   });
 
   it('rejects when the port is taken', async () => {
-    listener = await listenMetrics('127.0.0.1', 0, new Registry(), capture().logger);
-    await expect(listenMetrics('127.0.0.1', listener.port, new Registry(), capture().logger)).rejects.toThrow(/EADDRINUSE/);
+    listener = await listenMetrics('127.0.0.1', 0, new Registry(), capture().logger, LIMITS);
+    await expect(listenMetrics('127.0.0.1', listener.port, new Registry(), capture().logger, LIMITS)).rejects.toThrow(/EADDRINUSE/);
   });
 });
 

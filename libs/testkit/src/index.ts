@@ -1,4 +1,4 @@
-/** Test and dev support shared by apps and tools: bot-link certificates, service tokens, generous rate limits, free ports, fresh PostgreSQL databases, signed launch data, the e-mail confirmation page, README and compose checks, and where the test binaries (Chromium, nats-server) are. */
+/** Test and dev support shared by apps and tools: bot-link certificates, service tokens, generous rate limits, free ports, silent and stalled client sockets, fresh PostgreSQL databases, signed launch data, the e-mail confirmation page, README and compose checks, and where the test binaries (Chromium, nats-server) are. */
 export {
   CONTAINER_UID,
   DEV_BOT_CLIENT_NAME,
@@ -33,3 +33,11 @@ export {
   type NatsUser,
 } from './nats.js';
 export { k8sProblems, kustomize, podTemplates, renderOverlay, secretVariables, type K8sObject, type K8sOverlay } from './k8s.js';
+export {
+  openStalled,
+  PARTIAL_CLIENT_HELLO,
+  PARTIAL_H2_PREFACE,
+  PARTIAL_REQUEST_HEAD,
+  socketBudget,
+  type StalledSockets,
+} from './stalled-sockets.js';

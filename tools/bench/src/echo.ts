@@ -31,6 +31,7 @@ export async function runEcho(certs: DevCerts, logger: Logger, total: number, wi
       logger,
       pingIntervalMs: 30_000,
       pingTimeoutMs: 20_000,
+      limits: { handshakeTimeoutMs: 5_000, maxConnections: 64 },
     },
     connectNodeAdapter({
       routes: (router) =>

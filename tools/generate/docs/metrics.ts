@@ -11,6 +11,7 @@ import { createApiMetrics } from '../../../apps/gateway/src/http/metrics.js';
 import { createBotlinkMetrics } from '../../../apps/gateway/src/metrics/botlink-metrics.js';
 import { createClusterMetrics } from '../../../apps/gateway/src/metrics/cluster-metrics.js';
 import { createInternalMetrics } from '../../../apps/gateway/src/metrics/internal-metrics.js';
+import { createGatewayListenerMetrics } from '../../../apps/gateway/src/metrics/listener-metrics.js';
 import { createRegistry } from '../../../apps/gateway/src/metrics/registry.js';
 import { code, header, table } from './markdown.js';
 
@@ -75,13 +76,14 @@ async function backendMetrics(): Promise<ServiceMetrics> {
   }
 }
 
-/** Every family the gateway registers: the bot-link (with the bot's Health), the internal listener, the NATS relay, REST. */
+/** Every family the gateway registers: the bot-link (with the bot's Health), the internal listener, the NATS relay, REST, the listeners' refused connections. */
 function gatewayMetrics(): ServiceMetrics {
   const registry = new Registry();
   createBotlinkMetrics(registry);
   createInternalMetrics(registry);
   createClusterMetrics(registry);
   createApiMetrics(registry);
+  createGatewayListenerMetrics(registry);
   return {
     service: 'Gateway',
     port: 'GATEWAY_METRICS_PORT',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { env, natsClientIssues, NKEY_USER_SEED, parseConfig } from '@wordgame/config';
+import { connectionCaps, env, natsClientIssues, NKEY_USER_SEED, parseConfig } from '@wordgame/config';
 import { shopsField } from './shops.js';
 
 const database = {
@@ -17,7 +17,6 @@ const database = {
 export const SERVICE_TOKEN_MIN = 32;
 const serviceToken = () => env.str().min(SERVICE_TOKEN_MIN, `must be at least ${SERVICE_TOKEN_MIN} characters`);
 
-/** Backend configuration, parsed once at start; docs/reference/config.md is generated from the descriptions. */
 /** Of BACKEND_STOP_GRACE_MS, what the steps after the listener (NATS drain, /metrics, pool end) keep (ms). */
 export const STOP_CLOSE_RESERVE_MS = 1_000;
 /** The least time in-flight calls get to finish after GOAWAY (ms). */
@@ -25,6 +24,10 @@ export const MIN_INFLIGHT_GRACE_MS = 1_000;
 /** The most time in-flight calls get after GOAWAY (ms; a unary call is bounded by the statement timeout anyway). */
 export const MAX_INFLIGHT_GRACE_MS = 5_000;
 
+/** Each listener's connection cap when its variable is unset (lowered to fit the open-file limit). */
+export const LISTENER_CAP_DEFAULTS = { BACKEND_MAX_CONNECTIONS: 4_096, BACKEND_METRICS_MAX_CONNECTIONS: 64 } as const;
+
+/** Backend configuration, parsed once at start; docs/reference/config.md is generated from the descriptions. */
 export const backendConfigSchema = z
   .object({
     ...database,
@@ -43,6 +46,19 @@ export const backendConfigSchema = z
     BACKEND_METRICS_PORT: env
       .port(9465)
       .describe('Port of the `/metrics` listener, apart from the Connect port (which needs the service token).'),
+    BACKEND_HANDSHAKE_TIMEOUT_MS: env
+      .int(5_000, 100, 120_000)
+      .describe(
+        'How long (ms) a new connection to the Connect or `/metrics` listener has to send the whole head of its first HTTP/1.1 request or its HTTP/2 preface and SETTINGS; one that has not (silent, or stalled halfway) is closed and counted in `backend_listener_refused_connections_total{reason="timeout"}`.',
+      ),
+    BACKEND_MAX_CONNECTIONS: env.connectionCap(
+      LISTENER_CAP_DEFAULTS.BACKEND_MAX_CONNECTIONS,
+      'Most connections open at once on the Connect listener (gateways multiplex on a few; probes add one each); one more is closed as soon as it is accepted and counted (`reason="cap"`). With every other cap it must fit under the open-file limit minus a reserve (checked at start).',
+    ),
+    BACKEND_METRICS_MAX_CONNECTIONS: env.connectionCap(
+      LISTENER_CAP_DEFAULTS.BACKEND_METRICS_MAX_CONNECTIONS,
+      'Most connections open at once on the `/metrics` listener; one more is closed as soon as it is accepted and counted.',
+    ),
     DB_POOL_MAX: env.int(20, 1, 500).describe('PostgreSQL connection pool size.'),
     DB_STATEMENT_TIMEOUT_MS: env.int(10_000, 100, 600_000).describe('Per-statement timeout, in ms.'),
     LOG_LEVEL: env.logLevel().describe('pino log level.'),
@@ -224,6 +240,7 @@ export const backendConfigSchema = z
       });
     }
     for (const issue of natsClientIssues(c)) ctx.addIssue({ code: 'custom', ...issue });
+    for (const issue of connectionCaps(requestedCaps(c), LISTENER_CAP_DEFAULTS).issues) ctx.addIssue({ code: 'custom', ...issue });
     if (c.MAIL_TRANSPORT === 'smtp' && c.SMTP_URL === undefined) {
       ctx.addIssue({ code: 'custom', path: ['SMTP_URL'], message: 'is required when MAIL_TRANSPORT=smtp' });
     }
@@ -246,6 +263,20 @@ export type BackendConfig = z.infer<typeof backendConfigSchema>;
 export function inflightGraceMs(config: Pick<BackendConfig, 'BACKEND_STOP_GRACE_MS' | 'BACKEND_DRAIN_DELAY_MS'>): number {
   const left = config.BACKEND_STOP_GRACE_MS - config.BACKEND_DRAIN_DELAY_MS - STOP_CLOSE_RESERVE_MS;
   return Math.max(MIN_INFLIGHT_GRACE_MS, Math.min(MAX_INFLIGHT_GRACE_MS, left));
+}
+
+type CapName = keyof typeof LISTENER_CAP_DEFAULTS;
+
+function requestedCaps(c: Partial<Record<CapName, number>>): Record<CapName, number | undefined> {
+  return { BACKEND_MAX_CONNECTIONS: c.BACKEND_MAX_CONNECTIONS, BACKEND_METRICS_MAX_CONNECTIONS: c.BACKEND_METRICS_MAX_CONNECTIONS };
+}
+
+/**
+ * The connection cap of each listener: the configured one, or its default lowered to fit the
+ * process's open-file limit (validated at parse: together they leave the reserve free).
+ */
+export function listenerCaps(config: Pick<BackendConfig, CapName>): Record<CapName, number> {
+  return connectionCaps(requestedCaps(config), LISTENER_CAP_DEFAULTS).caps;
 }
 
 /** Reads the backend's configuration from the environment; throws ConfigError naming bad variables. */

@@ -1,4 +1,5 @@
 import type { Registry } from 'prom-client';
+import { createListenerMetrics, type ListenerMetrics } from '@wordgame/service-kit';
 import { createPaymentMetrics, type PaymentMetrics } from './payments.js';
 import { createProviderMetrics, type ProviderMetrics } from './provider.js';
 import { createBackendRegistry } from './registry.js';
@@ -15,10 +16,21 @@ export interface BackendMetrics {
   rpc: RpcMetrics;
   payments: PaymentMetrics;
   provider: ProviderMetrics;
+  /** `backend_listener_refused_connections_total{listener="connect"|"metrics", reason}`. */
+  listeners: ListenerMetrics;
 }
+
+/** The backend's listeners, as the refused-connections counter names them. */
+export const BACKEND_LISTENERS = ['connect', 'metrics'] as const;
 
 /** Creates the backend's registry and registers its event series; scrape-time series are added by registerStateCollector once the database is open. */
 export function createBackendMetrics(registry: Registry = createBackendRegistry()): BackendMetrics {
-  return { registry, rpc: createRpcMetrics(registry), payments: createPaymentMetrics(registry), provider: createProviderMetrics(registry) };
+  return {
+    registry,
+    rpc: createRpcMetrics(registry),
+    payments: createPaymentMetrics(registry),
+    provider: createProviderMetrics(registry),
+    listeners: createListenerMetrics(registry, 'backend', BACKEND_LISTENERS),
+  };
 }
 export type { RereadKind } from './payments.js';

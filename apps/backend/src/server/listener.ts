@@ -2,7 +2,8 @@ import http from 'node:http';
 import http2 from 'node:http2';
 import net from 'node:net';
 import { serveStreams, type StreamTaker } from '@wordgame/h2-unary';
-import { http1Drain } from '@wordgame/service-kit';
+import type { Logger } from '@wordgame/logging';
+import { guardListener, http1Drain, type ConnectionRefusal, type ListenerLimits } from '@wordgame/service-kit';
 
 type Handler = (req: http.IncomingMessage | http2.Http2ServerRequest, res: http.ServerResponse | http2.Http2ServerResponse) => void;
 
@@ -19,19 +20,26 @@ const H2_PREFACE = Buffer.from('PRI * HTTP/2.0');
 export const MAX_CONCURRENT_STREAMS = 256;
 
 /**
- * How long a connection may take to say anything, and an HTTP/1.1 request to bring its headers and
- * its whole body (ms). Node enforces the last two only for connections it tracks, which it starts
- * doing on 'listening'; the h1 server here never listens, so without these a client sending one
- * header line, or nothing, held its socket forever.
+ * How long an HTTP/1.1 request after a connection's first may take to bring its headers and its
+ * whole body (ms). Node enforces them only for connections it tracks, which it starts doing on
+ * 'listening'; the h1 server here never listens, so it is made to. The first request's head, and
+ * a connection that says nothing, are the listener limits' (`handshakeTimeoutMs`).
  */
 export interface ListenerTimeouts {
-  firstBytesMs: number;
   headersMs: number;
   requestMs: number;
 }
 
 /** Defaults: probes and curl send their request at once; the gateway speaks HTTP/2. */
-export const LISTENER_TIMEOUTS: ListenerTimeouts = { firstBytesMs: 10_000, headersMs: 10_000, requestMs: 30_000 };
+export const LISTENER_TIMEOUTS: ListenerTimeouts = { headersMs: 10_000, requestMs: 30_000 };
+
+/** What the listener enforces on new connections, and where refusals go (service-kit guardListener). */
+export interface DualListenerEdge {
+  limits: ListenerLimits;
+  logger: Logger;
+  onRefused?: (reason: ConnectionRefusal) => void;
+  timeouts?: ListenerTimeouts;
+}
 
 /**
  * Serves `handler` over HTTP/1.1 and h2c on one port, choosing by the first bytes of each
@@ -44,16 +52,19 @@ export const LISTENER_TIMEOUTS: ListenerTimeouts = { firstBytesMs: 10_000, heade
  * nothing yet is ended at once. The h1 server gets its connections by `emit('connection')` and
  * never listens itself, so Node's own idle tracking (`closeIdleConnections`, which starts on
  * 'listening') knows none of them: without the drain every keep-alive socket (probes, curl) held
- * the close for the whole `graceMs`.
+ * the close for the whole `graceMs`. `edge.limits` cap the connections and give each one
+ * `handshakeTimeoutMs` to bring its first request head or HTTP/2 SETTINGS (guardListener, named
+ * `connect`).
  */
 export async function listenDual(
   handler: Handler,
   host: string,
   port: number,
   graceMs = 5_000,
-  take?: StreamTaker,
-  timeouts: ListenerTimeouts = LISTENER_TIMEOUTS,
+  take: StreamTaker | undefined,
+  edge: DualListenerEdge,
 ): Promise<DualListener> {
+  const timeouts = edge.timeouts ?? LISTENER_TIMEOUTS;
   const h1 = http.createServer(
     {
       headersTimeout: timeouts.headersMs,
@@ -82,11 +93,7 @@ export async function listenDual(
   const front = net.createServer((socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
-    const silent = setTimeout(() => socket.destroy(), timeouts.firstBytesMs);
-    silent.unref();
-    socket.once('close', () => clearTimeout(silent));
     socket.once('data', (chunk: Buffer) => {
-      clearTimeout(silent);
       socket.pause();
       socket.unshift(chunk);
       const isH2 = chunk.subarray(0, H2_PREFACE.length).equals(H2_PREFACE.subarray(0, Math.min(chunk.length, H2_PREFACE.length)));
@@ -100,6 +107,12 @@ export async function listenDual(
       }
     });
   });
+
+  const guard = guardListener(
+    front,
+    { ...edge.limits, listener: 'connect', logger: edge.logger, ...(edge.onRefused ? { onRefused: edge.onRefused } : {}) },
+    { http1: [h1], http2: [h2] },
+  );
 
   await new Promise<void>((resolve, reject) => {
     front.once('error', reject);
@@ -126,6 +139,7 @@ export async function listenDual(
       deadline.unref();
       await closed;
       clearTimeout(deadline);
+      guard.close();
     },
   };
 }

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import type { ConnectRouter } from '@connectrpc/connect';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
 import { ServiceGate, timerSafeDeadlines, type Refusal } from '@wordgame/h2-unary';
-import { h2Closer } from '@wordgame/service-kit';
+import type { Logger } from '@wordgame/logging';
+import { guardListener, h2Closer, type ConnectionRefusal, type ListenerLimits } from '@wordgame/service-kit';
 
 /** A listening internal h2c server. */
 export interface InternalServer {
@@ -24,6 +25,13 @@ export interface InternalAccess {
   onRefused: (refusal: Refusal) => void;
 }
 
+/** What the internal listener enforces on new connections (service-kit guardListener, named `internal`). */
+export interface InternalEdge {
+  limits: ListenerLimits;
+  logger: Logger;
+  onRefused?: (reason: ConnectionRefusal) => void;
+}
+
 /**
  * Starts the gateway's internal Connect listener (h2c, no TLS): for the backend on a private
  * network or loopback, never the public port. Every call must present the internal token
@@ -31,7 +39,8 @@ export interface InternalAccess {
  * INTERNAL_MAX_BODY_BYTES (counted while reading; larger is ResourceExhausted, also for a caller
  * holding the token, and the stream is reset so the rest is never sent), and a connection holds at
  * most INTERNAL_MAX_CONCURRENT_STREAMS streams, and a caller's deadline is clamped to what a timer
- * can wait (timerSafeDeadlines). `close()` sends GOAWAY and waits for open
+ * can wait (timerSafeDeadlines). `edge.limits` cap the connections and give each one
+ * `handshakeTimeoutMs` to send its HTTP/2 preface and SETTINGS. `close()` sends GOAWAY and waits for open
  * calls; connections still open after `graceMs` are destroyed.
  */
 export async function listenInternal(
@@ -39,7 +48,8 @@ export async function listenInternal(
   port: number,
   routes: (router: ConnectRouter) => void,
   access: InternalAccess,
-  graceMs = 5_000,
+  graceMs: number,
+  edge: InternalEdge,
 ): Promise<InternalServer> {
   const gate = new ServiceGate({ token: access.token, onRefused: access.onRefused });
   const server = http2.createServer(
@@ -47,6 +57,11 @@ export async function listenInternal(
     gate.handler(resetUnreadBodies(timerSafeDeadlines(connectNodeAdapter({ routes, readMaxBytes: INTERNAL_MAX_BODY_BYTES })))),
   );
   const closer = h2Closer(server);
+  const guard = guardListener(
+    server,
+    { ...edge.limits, listener: 'internal', logger: edge.logger, ...(edge.onRefused ? { onRefused: edge.onRefused } : {}) },
+    { http2: [server] },
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -56,7 +71,10 @@ export async function listenInternal(
   });
   return {
     port: (server.address() as AddressInfo).port,
-    close: () => closer.close(graceMs),
+    close: async () => {
+      await closer.close(graceMs);
+      guard.close();
+    },
   };
 }
 
