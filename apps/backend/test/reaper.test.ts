@@ -96,43 +96,29 @@ describe('reaper re-checks of card orders', () => {
     const id = await newAccount(f.db(), { address: `reaper-expire-${Date.now()}@example.org`, confirmed: true });
     const orders: string[] = [];
     for (let i = 0; i < 5; i += 1) orders.push((await createOrder(f.payments, id, 'direct;web', f.pack, 'card')).orderId);
-    // Two hundred more pending orders, as the database holds them: past their lifetime at the tick.
+    // Two hundred more pending orders, copies of the first under new ids: past their lifetime at the tick.
+    const copied = [
+      'account_id',
+      'product_id',
+      'title',
+      'rail',
+      'provider',
+      'shop',
+      'segment',
+      'amount',
+      'currency',
+      'chips',
+      'created_at',
+      'expires_at',
+    ] as const;
     await f
       .db()
       .insertInto('orders')
-      .columns([
-        'id',
-        'account_id',
-        'product_id',
-        'title',
-        'rail',
-        'provider',
-        'shop',
-        'segment',
-        'amount',
-        'currency',
-        'chips',
-        'created_at',
-        'expires_at',
-      ])
+      .columns(['id', ...copied])
       .expression((eb) =>
         eb
           .selectFrom('orders')
-          .select([
-            eb.fn<string>('gen_random_uuid').as('id'),
-            'account_id',
-            'product_id',
-            'title',
-            'rail',
-            'provider',
-            'shop',
-            'segment',
-            'amount',
-            'currency',
-            'chips',
-            'created_at',
-            'expires_at',
-          ])
+          .select([eb.fn<string>('gen_random_uuid').as('id'), ...copied])
           .where('id', '=', orders[0] ?? '')
           .innerJoin(eb.fn<number>('generate_series', [eb.lit(1), eb.lit(200)]).as('n'), (j) => j.onTrue()),
       )

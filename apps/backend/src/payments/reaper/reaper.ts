@@ -7,7 +7,7 @@ import { pruneRereads } from '../card/reread-window.js';
 import { settleFromProvider } from '../card/settle.js';
 import { forEachPooled, createTicker } from '../../support/index.js';
 import { applyCardRefund } from '../refunds/card-refund.js';
-import { claimCardRechecks, claimPendingRefunds, expirePendingOrders, type RecheckClaim } from './store.js';
+import { claimRechecks, expirePendingOrders, type RecheckClaim } from './store.js';
 
 /** What one tick did. */
 export interface TickReport {
@@ -113,7 +113,7 @@ export function createReaper(deps: PaymentDeps, options: ReaperOptions, logger: 
     if (!card || !claim) return report;
     await pruneRereads(deps.db, now).catch((err: unknown) => logger.warn({ err }, 'could not prune provider re-read claims; next tick'));
     await everyPage(
-      () => claimCardRechecks(deps.db, claim),
+      () => claimRechecks(deps.db, 'payment', claim),
       async (order) => {
         const shop = shopOf(card, order.shop);
         if (!shop || order.provider_payment_id === null) return;
@@ -131,7 +131,7 @@ export function createReaper(deps: PaymentDeps, options: ReaperOptions, logger: 
       },
     );
     await everyPage(
-      () => claimPendingRefunds(deps.db, claim),
+      () => claimRechecks(deps.db, 'refund', claim),
       async (order) => {
         const shop = shopOf(card, order.shop);
         if (!shop || order.refund_pending_id === null) return;

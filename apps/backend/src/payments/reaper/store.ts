@@ -44,51 +44,34 @@ export interface RecheckClaim {
 }
 
 /**
- * Leases up to `limit` creditable card orders of the provider's shops that carry a provider payment
- * id, have no refund in flight (a held order cannot be credited) and whose lease ran out (never leased first, then least recently leased, then oldest), in one
- * UPDATE over a `FOR UPDATE SKIP LOCKED` pick; answers the claimed orders (none: empty).
+ * What the reaper re-reads: `payment` — creditable card orders older than `createdUpTo` that carry a
+ * provider payment id and have no refund in flight (a held order cannot be credited); `refund` —
+ * card orders whose held refund the provider last reported pending (`refund_pending_id`) and that no
+ * press holds.
  */
-export async function claimCardRechecks(db: Db, claim: RecheckClaim): Promise<OrderRow[]> {
-  return db
-    .updateTable('orders')
-    .set({ recheck_after: claim.leaseUntil })
-    .where('id', 'in', (eb) =>
-      eb
-        .selectFrom('orders')
-        .select('id')
-        .where('state', 'in', CREDITABLE_STATES)
-        .where('rail', '=', 'card')
-        .where('provider', '=', claim.provider)
-        .where('shop', 'in', claim.shopIds)
-        .where('provider_payment_id', 'is not', null)
-        .where('refund_hold', 'is', null)
-        .where('created_at', '<=', claim.createdUpTo)
-        .where((w) => w.or([w('recheck_after', 'is', null), w('recheck_after', '<=', claim.now)]))
-        .orderBy('recheck_after', (ob) => ob.asc().nullsFirst())
-        .orderBy('created_at')
-        .limit(claim.limit)
-        .forUpdate()
-        .skipLocked(),
-    )
-    .returningAll()
-    .execute();
-}
+export type RecheckKind = 'payment' | 'refund';
 
 /**
- * Leases up to `limit` card orders of the provider's shops whose held refund the provider reported
- * pending (`refund_pending_id`), no press holding them and their lease run out, least recently
- * leased first, like claimCardRechecks; answers the claimed orders (none: empty).
+ * Leases up to `limit` card orders of the provider's shops due for a re-read of `kind` whose lease
+ * ran out (never leased first, then least recently leased, then oldest), in one UPDATE over a
+ * `FOR UPDATE SKIP LOCKED` pick; answers the claimed orders (none: empty).
  */
-export async function claimPendingRefunds(db: Db, claim: RecheckClaim): Promise<OrderRow[]> {
+export async function claimRechecks(db: Db, kind: RecheckKind, claim: RecheckClaim): Promise<OrderRow[]> {
   return db
     .updateTable('orders')
     .set({ recheck_after: claim.leaseUntil })
-    .where('id', 'in', (eb) =>
-      eb
-        .selectFrom('orders')
-        .select('id')
-        .where('refund_pending_id', 'is not', null)
-        .where('refund_claimed_at', 'is', null)
+    .where('id', 'in', (eb) => {
+      const due =
+        kind === 'payment'
+          ? eb
+              .selectFrom('orders')
+              .select('id')
+              .where('state', 'in', CREDITABLE_STATES)
+              .where('provider_payment_id', 'is not', null)
+              .where('refund_hold', 'is', null)
+              .where('created_at', '<=', claim.createdUpTo)
+          : eb.selectFrom('orders').select('id').where('refund_pending_id', 'is not', null).where('refund_claimed_at', 'is', null);
+      return due
         .where('rail', '=', 'card')
         .where('provider', '=', claim.provider)
         .where('shop', 'in', claim.shopIds)
@@ -97,8 +80,8 @@ export async function claimPendingRefunds(db: Db, claim: RecheckClaim): Promise<
         .orderBy('created_at')
         .limit(claim.limit)
         .forUpdate()
-        .skipLocked(),
-    )
+        .skipLocked();
+    })
     .returningAll()
     .execute();
 }
