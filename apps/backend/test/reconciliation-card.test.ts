@@ -8,6 +8,7 @@ import { createReconciler } from '../src/reconciliation/job.js';
 import { resetCardFixture, paymentIdOf, startCardFixture, type CardFixture } from './card-support.js';
 import { createOrder, refund } from './payments-support.js';
 import { newAccount } from './support/wallet.js';
+import { createReaper } from '../src/payments/reaper/reaper.js';
 
 const confirmed = (n: string) => ({ address: `${n}@example.org`, confirmed: true });
 
@@ -362,6 +363,96 @@ describe('card reconciliation against the provider emulator on PostgreSQL', () =
     f.emulator.control.addFault({ method: 'GET', pathPrefix: `/v3/payments/${freed.paymentId}`, status: 500, times: 1 });
     expect(await failure(act(idOf(freed.paymentId), 'credit'))).toEqual({ code: 14, errorCode: 'action_failed' });
     expect((await act(idOf(freed.paymentId), 'refund')).outcome).toBe('refunded');
+  });
+
+  describe('a report acted on after the order moved (one owner of the order money state)', () => {
+    const svc = () => f.h.client(backendApi.ReconciliationService);
+    const act = async (id: bigint, action: string) => {
+      const res = await svc().actOnMismatch({
+        body: encodeTable((b) => fb.ReconciliationAction.createReconciliationAction(b, id, b.createString(action))),
+      });
+      return decodeTable(
+        res.body,
+        (bb) => fb.ReconciliationActionResult.getRootAsReconciliationActionResult(bb),
+        (t) => ({ outcome: t.outcome(), detail: t.detail() }),
+      );
+    };
+    /** A card payment the provider took without telling us, reported by a run as taken, not credited. */
+    async function reportedQuiet(name: string) {
+      const from = await windowStart();
+      const account = await newAccount(f.db(), confirmed(name));
+      const order = await createOrder(f.payments, account, 'direct;web', f.pack, 'card');
+      const paymentId = await paymentIdOf(f.db(), order.orderId);
+      f.emulator.control.payQuietly(paymentId);
+      const report = await reconciler.run(window(from), 'cli');
+      const row = report.mismatches.find((m) => m.payment_ref === paymentId);
+      expect(row?.kind).toBe('taken_not_credited');
+      return { orderId: order.orderId, paymentId, mismatch: row?.id ?? -1n };
+    }
+    const orderOf = (orderId: string) =>
+      f
+        .db()
+        .selectFrom('orders')
+        .select(['state', 'refund_id', 'refund_hold', 'refund_pending_id'])
+        .where('id', '=', orderId)
+        .executeTakeFirstOrThrow();
+    const ledgerOf = (orderId: string) => f.db().selectFrom('ledger_operations').select('kind').where('order_id', '=', orderId).execute();
+    const notify = (event: string, object: Record<string, string>) =>
+      f.notifications.intake({
+        body: encodeTable((b) =>
+          fb.ProviderNotification.createProviderNotification(
+            b,
+            b.createString('yookassa'),
+            fb.ProviderNotification.createBodyVector(b, new TextEncoder().encode(JSON.stringify({ type: 'notification', event, object }))),
+          ),
+        ),
+      });
+
+    it('credited meanwhile by a late notification: Refund is refused and the provider refunds nothing', async () => {
+      const q = await reportedQuiet('stale-refund');
+      await notify('payment.succeeded', { id: q.paymentId });
+      expect((await orderOf(q.orderId)).state).toBe('paid');
+      const refused = await act(q.mismatch, 'refund').then(
+        () => null,
+        (err: unknown) => ({ ...errorOf(err), message: ConnectError.from(err).rawMessage }),
+      );
+      expect(refused).toMatchObject({ errorCode: 'action_not_allowed' });
+      expect(refused?.message).toMatch(/^credited meanwhile: .*use the ledger's refund/);
+      expect(f.emulator.control.payment(q.paymentId).refunds).toEqual([]);
+    });
+
+    it('a Refund the provider leaves pending holds the order: a notification and a reaper tick credit nothing, the lost refund notification is made good by the reaper', async () => {
+      const q = await reportedQuiet('pending-refund');
+      f.emulator.control.setRefundOutcome('pending', { times: 1 });
+      expect(await act(q.mismatch, 'refund')).toMatchObject({ outcome: 'refund_pending' });
+      const refundId = f.emulator.control.payment(q.paymentId).refunds[0]?.id ?? '';
+      expect(await orderOf(q.orderId)).toMatchObject({ refund_hold: `reconcile-${q.paymentId}`, refund_pending_id: refundId });
+      await notify('payment.succeeded', { id: q.paymentId });
+      const reaper = createReaper(f.deps, { intervalMs: 1_000, recheckBatch: 10, recheckConcurrency: 2 });
+      await reaper.tick(new Date(Date.now() + 2 * 60_000));
+      expect((await orderOf(q.orderId)).state).not.toBe('paid');
+      expect(await ledgerOf(q.orderId)).toEqual([]);
+      // The provider finishes the refund; its notification never arrives.
+      f.emulator.control.setAutoNotify(false);
+      await f.emulator.control.settleRefund(refundId, 'succeeded');
+      expect((await reaper.tick(new Date(Date.now() + 4 * 60_000))).refunds_settled).toBe(1);
+      expect(await orderOf(q.orderId)).toMatchObject({ state: 'failed', refund_id: refundId, refund_hold: null, refund_pending_id: null });
+      expect(await ledgerOf(q.orderId)).toEqual([]);
+      f.emulator.control.setAutoNotify(true);
+    });
+
+    it('a pending Refund the provider cancels frees the order, and the next re-check credits the payment once', async () => {
+      const q = await reportedQuiet('canceled-refund');
+      f.emulator.control.setRefundOutcome('pending', { times: 1 });
+      expect(await act(q.mismatch, 'refund')).toMatchObject({ outcome: 'refund_pending' });
+      const refundId = f.emulator.control.payment(q.paymentId).refunds[0]?.id ?? '';
+      await f.emulator.control.settleRefund(refundId, 'canceled');
+      const reaper = createReaper(f.deps, { intervalMs: 1_000, recheckBatch: 10, recheckConcurrency: 2 });
+      expect((await reaper.tick(new Date(Date.now() + 2 * 60_000))).refunds_settled).toBe(1);
+      expect((await reaper.tick(new Date(Date.now() + 4 * 60_000))).credited).toBe(1);
+      expect(await orderOf(q.orderId)).toMatchObject({ state: 'paid', refund_id: null, refund_hold: null });
+      expect((await ledgerOf(q.orderId)).map((l) => l.kind)).toEqual(['purchase']);
+    });
   });
 
   it('pages through provider lists longer than one page', async () => {
