@@ -95,7 +95,7 @@ export default tseslint.config(
           allow: [
             '^\\.\\./\\.\\./\\.\\./apps/(backend/src/config/index|gateway/src/config|bot/src/config)\\.js$',
             '^\\.\\./\\.\\./\\.\\./apps/backend/src/(db/schema|game/nats-bus|metrics/index|metrics/registry|reconciliation/metrics)\\.js$',
-            '^\\.\\./\\.\\./\\.\\./apps/gateway/src/(console/backend|http/backend-errors|http/metrics|metrics/(botlink-metrics|cluster-metrics|internal-metrics|registry))\\.js$',
+            '^\\.\\./\\.\\./\\.\\./apps/gateway/src/(console/backend|http/backend-errors|http/metrics|metrics/(botlink-metrics|cluster-metrics|internal-metrics|listener-metrics|registry))\\.js$',
             '^\\.\\./\\.\\./(mailcatcher|platform-emulator|provider-emulator)/src/config\\.js$',
           ],
           depConstraints: [{ sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:lib'] }],
