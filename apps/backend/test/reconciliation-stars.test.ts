@@ -240,6 +240,67 @@ describe('stars reconciliation against the platform emulator on PostgreSQL', () 
     }
   }, 60_000);
 
+  describe('a reported charge the bot delivers late (one owner of the order money state)', () => {
+    const act = async (id: bigint, action: string) => {
+      const res = await f.h.client(backendApi.ReconciliationService).actOnMismatch({
+        body: encodeTable((b) => fb.ReconciliationAction.createReconciliationAction(b, id, b.createString(action))),
+      });
+      return decodeTable(
+        res.body,
+        (bb) => fb.ReconciliationActionResult.getRootAsReconciliationActionResult(bb),
+        (t) => ({ outcome: t.outcome(), detail: t.detail() }),
+      );
+    };
+    /** A stars charge waiting in the bot's outbox (not forwarded yet), reported by a run as taken, not credited. */
+    async function reported() {
+      const from = new Date();
+      const orderId = await pendingOrder();
+      const { telegramPaymentChargeId: charge } = platform.control.unforwardedCharge({ userId, amount: 50, payload: orderId });
+      const report = await reconciler.run(window(from), 'cli');
+      const id = report.mismatches.find((m) => m.payment_ref === charge && m.kind === 'taken_not_credited')?.id;
+      if (id === undefined) throw new Error('not reported');
+      return { orderId, charge, id };
+    }
+    const returnedOf = (charge: string) => platform.control.starRefunds().filter((r) => r.telegramPaymentChargeId === charge);
+    const purchasesOf = (orderId: string) =>
+      f.db().selectFrom('ledger_operations').select('kind').where('order_id', '=', orderId).where('kind', '=', 'purchase').execute();
+
+    it('delivered before the press: Refund is refused as credited meanwhile and no stars go back', async () => {
+      f.bot.respond = refundThroughPlatform(platform, botOver(platform));
+      const r = await reported();
+      expect(await forward(intake(), r.orderId, r.charge, 50n, BigInt(userId))).toBe(true);
+      const refused = await act(r.id, 'refund').then(
+        () => null,
+        (err: unknown) => ({ ...errorOf(err), message: ConnectError.from(err).rawMessage }),
+      );
+      expect(refused).toMatchObject({ errorCode: 'action_not_allowed' });
+      expect(refused?.message).toMatch(/^credited meanwhile: .*use the ledger's refund/);
+      expect(returnedOf(r.charge)).toEqual([]);
+      expect(await purchasesOf(r.orderId)).toHaveLength(1);
+    });
+
+    it('delivered after the press: the returned charge credits nothing and is answered as handled', async () => {
+      f.bot.respond = refundThroughPlatform(platform, botOver(platform));
+      const r = await reported();
+      expect(await act(r.id, 'refund')).toEqual({ outcome: 'refunded', detail: r.charge });
+      expect(returnedOf(r.charge)).toHaveLength(1);
+      // The outbox delivers the payment now: recorded, credited=false, nothing credited.
+      expect(await forward(intake(), r.orderId, r.charge, 50n, BigInt(userId))).toBe(false);
+      expect(await purchasesOf(r.orderId)).toEqual([]);
+      const row = await f
+        .db()
+        .selectFrom('unmatched_payments')
+        .select(['reason', 'refund_status'])
+        .where('platform_charge_id', '=', r.charge)
+        .executeTakeFirstOrThrow();
+      expect(row).toEqual({ reason: 'reconciliation_refund', refund_status: 'refunded' });
+      // A later run finds the charge returned: balanced, nothing reported.
+      const again = await reconciler.run(window(new Date(Date.now() - 60_000)), 'cli');
+      expect(again.mismatches.filter((m) => m.payment_ref === r.charge)).toEqual([]);
+      f.bot.respond = botOver(platform);
+    });
+  });
+
   it('pages through more than one page of transactions, and fails the run when the bot cannot answer', async () => {
     const from = new Date();
     for (let i = 0; i < 120; i += 1) platform.control.unforwardedCharge({ userId, amount: 1, payload: '' });
