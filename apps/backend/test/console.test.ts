@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Code, ConnectError, type Client } from '@connectrpc/connect';
 import { backendApi, decodeTable, encodeTable, fb, gatewayApi } from '@wordgame/contracts';
 import { startProviderEmulator, type ProviderEmulator } from '@wordgame/provider-emulator';
@@ -156,6 +157,19 @@ describe('console service (operators, ledger, refunds, catalog, moderation)', ()
           (o) =>
             svc.consoleRefund(
               { body: encodeTable((b) => fb.ConsoleRefund.createConsoleRefund(b, b.createString('00000000-0000-4000-8000-000000000000'))) },
+              o,
+            ),
+        ],
+        [
+          'GetRefundOrder',
+          'refunder',
+          (o) =>
+            svc.getRefundOrder(
+              {
+                body: encodeTable((b) =>
+                  fb.RefundOrderLookup.createRefundOrderLookup(b, b.createString('00000000-0000-4000-8000-000000000000')),
+                ),
+              },
               o,
             ),
         ],
@@ -503,6 +517,101 @@ describe('console service (operators, ledger, refunds, catalog, moderation)', ()
       } finally {
         await replica.stop();
       }
+    });
+
+    it("reads an order's refund facts (amount, currency, rail, player, state, chips) without moving anything, on both rails", async () => {
+      const facts = async (orderId: string, token = all) =>
+        decodeTable(
+          (
+            await svc.getRefundOrder(
+              { body: encodeTable((b) => fb.RefundOrderLookup.createRefundOrderLookup(b, b.createString(orderId))) },
+              asOperator(token),
+            )
+          ).body,
+          (bb) => fb.RefundOrderFacts.getRootAsRefundOrderFacts(bb),
+          (t) => ({
+            orderId: t.orderId(),
+            state: t.state(),
+            rail: t.rail(),
+            provider: t.provider(),
+            amount: t.amount(),
+            currency: t.currency(),
+            accountId: t.accountId(),
+            payer: t.payerUserId(),
+            chips: t.chips(),
+            refundId: t.refundId(),
+            inFlight: t.refundInFlight(),
+          }),
+        );
+      const card = await paidCardOrder(h.database.db, provider(), account, product, 9_900n, 100n);
+      const refundsBefore = emulator.control.payments().flatMap((p) => p.refunds).length;
+      expect(await facts(card)).toEqual({
+        orderId: card,
+        state: 'paid',
+        rail: 'card',
+        provider: 'yookassa',
+        amount: 9_900n,
+        currency: 'RUB',
+        accountId: account,
+        payer: 0n,
+        chips: 100n,
+        refundId: '',
+        inFlight: false,
+      });
+      expect(emulator.control.payments().flatMap((p) => p.refunds)).toHaveLength(refundsBefore);
+      expect(await refundRows(card)).toBe(0n);
+      await refund(card);
+      expect(await facts(card)).toMatchObject({ state: 'paid', refundId: expect.stringMatching(/.+/) as string, inFlight: false });
+
+      // Stars: the payer recorded on the order, else the account's telegram identity, else none known.
+      const starsAccount = await newAccount(h.database.db);
+      const starsOrder = async (payer: bigint | null) => {
+        const id = randomUUID();
+        const at = new Date();
+        await h.database.db
+          .insertInto('orders')
+          .values({
+            id,
+            account_id: starsAccount,
+            product_id: product,
+            title: 'Star pack',
+            rail: 'stars',
+            provider: 'telegram_stars',
+            segment: 'telegram',
+            amount: 50n,
+            currency: 'XTR',
+            chips: 70n,
+            state: 'paid',
+            created_at: at,
+            expires_at: new Date(at.getTime() + 1_800_000),
+            paid_at: at,
+            platform_charge_id: `charge-${id}`,
+            platform_user_id: payer,
+          })
+          .execute();
+        return id;
+      };
+      const recorded = await starsOrder(7_001n);
+      expect(await facts(recorded)).toMatchObject({
+        rail: 'stars',
+        provider: 'telegram_stars',
+        amount: 50n,
+        currency: 'XTR',
+        payer: 7_001n,
+        chips: 70n,
+      });
+      const unknownPayer = await starsOrder(null);
+      expect((await facts(unknownPayer)).payer).toBe(0n);
+      await h.database.db
+        .insertInto('platform_identities')
+        .values({ account_id: starsAccount, kind: 'telegram', external_id: '7002' })
+        .execute();
+      expect(await facts(unknownPayer)).toMatchObject({ accountId: starsAccount, payer: 7_002n, state: 'paid', refundId: '' });
+
+      expect(await failure(facts('00000000-0000-4000-8000-000000000000'))).toEqual({ code: Code.NotFound, errorCode: 'unknown_order' });
+      expect(await failure(facts('not-an-order'))).toEqual({ code: Code.InvalidArgument, errorCode: 'invalid_order_id' });
+      expect(await failure(facts(card.toUpperCase()))).toEqual({ code: Code.InvalidArgument, errorCode: 'invalid_order_id' });
+      expect(await failure(facts(card, viewer))).toEqual({ code: Code.PermissionDenied, errorCode: 'operator_forbidden' });
     });
 
     it('a pending provider refund records nothing (press again); a refused order id is audited as failed', async () => {

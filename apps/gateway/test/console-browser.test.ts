@@ -190,6 +190,15 @@ describe('operator console in headless Chromium (gateway + backend + bot + emula
     await page.click(`#rows tr:has-text("${orderId}") a.refund`);
     expect(new URL(page.url()).pathname).toBe('/_gm/ledger/refund');
     expect(await page.textContent('#order')).toBe(orderId);
+    const fact = async (name: string) => (await page.textContent(`#facts tr[data-fact="${name}"] td`))?.trim();
+    expect(await fact('amount')).toBe('499.00 RUB');
+    expect(await fact('currency')).toBe('RUB');
+    expect(await fact('rail')).toBe('card (yookassa)');
+    expect(await fact('player')).toBe(`account ${account}`);
+    expect(await fact('order')).toBe(`${orderId} (now paid, 500 chips)`);
+    expect(await page.textContent('#confirm')).toBe('Refund 499.00 RUB');
+    // Nothing has moved yet: the page is only the question.
+    expect((await stack.db.query(`select 1 from ledger_operations where order_id = $1 and kind = 'refund'`, [orderId])).rowCount).toBe(0);
     await page.click('#confirm');
     expect(await page.getAttribute('#outcome', 'data-outcome')).toBe('succeeded');
     await page.click('#back');

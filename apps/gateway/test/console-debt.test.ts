@@ -59,10 +59,12 @@ describe('console shows a wallet debt on the user pages', () => {
     expect(before.text).toContain('<td id="debt">none</td>');
     expect(before.text).toContain('<tr data-segment="direct"><td>direct</td><td>40</td><td>0</td></tr>');
 
+    const confirmation = await call(url(`/_gm/ledger/refund?order=${orderId}&return=${encodeURIComponent('/_gm/ledger')}`), { cookie });
+    const confirm = /name="confirm" value="([^"]+)"/.exec(confirmation.text)?.[1] ?? '';
     const refund = await call(url('/_gm/ledger/refund'), {
       method: 'POST',
       cookie,
-      form: { _csrf: csrf(cookie), order: orderId, return: '/_gm/ledger' },
+      form: { _csrf: csrf(cookie), order: orderId, return: '/_gm/ledger', confirm },
     });
     expect(refund.text).toContain('data-outcome="succeeded"');
     expect(

@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import {
   createOperator,
   OPERATOR_PASSWORD,
@@ -65,6 +65,19 @@ describe('console access control, CSRF and return paths', () => {
   afterAll(() => stack?.stop());
 
   const refundQuery = () => `order=${orderId}&return=${encodeURIComponent('/_gm/ledger')}`;
+  /** The ledger refund's confirmation page of `order` as `cookie`'s operator sees it, and its form's confirm token. */
+  async function refundConfirmation(cookie: string, order: string) {
+    const page = await call(url(`/_gm/ledger/refund?order=${order}&return=${encodeURIComponent('/_gm/ledger')}`), { cookie });
+    return { ...page, token: /name="confirm" value="([^"]+)"/.exec(page.text)?.[1] ?? '' };
+  }
+  /** A confirmation page's facts table (`data-fact` rows) as name to text. */
+  const facts = (text: string) =>
+    Object.fromEntries(
+      [...text.matchAll(/<tr data-fact="([a-z]+)"><th>[^<]*<\/th><td>([\s\S]*?)<\/td><\/tr>/g)].map((m) => [
+        m[1] ?? '',
+        (m[2] ?? '').replace(/<[^>]+>/g, ''),
+      ]),
+    );
   const pages = () =>
     [
       ['/_gm/', null],
@@ -256,17 +269,118 @@ describe('console access control, CSRF and return paths', () => {
     expect((await call(url('/_gm/unmatched?before=9223372036854775807'), { cookie: sessions['viewer'] ?? '' })).status).toBe(200);
   });
 
+  it("the ledger's Refund acts only from its confirmation page: a GET or a plain POST moves nothing and shows amount, currency, rail, player and order", async () => {
+    const product =
+      (await stack.db.query<{ id: string }>(`insert into catalog_products (title) values ('Ledger confirm pack') returning id`)).rows[0]
+        ?.id ?? '';
+    const order = await paidCardOrder(stack, account, product, 4_900n, 10n, new Date());
+    const cookie = sessions['refunder'] ?? '';
+    const paymentId =
+      (await stack.db.query<{ id: string }>('select provider_payment_id as id from orders where id = $1', [order])).rows[0]?.id ?? '';
+    const moved = async () => ({
+      refunds: stack.provider.control.payment(paymentId).refunds.length,
+      ledger: (await stack.db.query(`select 1 from ledger_operations where order_id = $1 and kind = 'refund'`, [order])).rowCount,
+      audited: (await stack.db.query(`select 1 from operator_audit where action = 'refund' and target = $1`, [`order:${order}`])).rowCount,
+    });
+    const nothing = { refunds: 0, ledger: 0, audited: 0 };
+    const shownFacts = {
+      action: 'Refund in full',
+      amount: '49.00 RUB',
+      currency: 'RUB',
+      rail: 'card (yookassa)',
+      player: `account ${account}`,
+      order: `${order} (now paid, 10 chips)`,
+    };
+    const shown = await refundConfirmation(cookie, order);
+    expect(shown.status).toBe(200);
+    expect(facts(shown.text)).toEqual(shownFacts);
+    expect(shown.text).toContain('data-minor="4900"');
+    expect(shown.text).toContain('id="back" href="/_gm/ledger"');
+    expect(shown.token).not.toBe('');
+    expect(await moved()).toEqual(nothing);
+
+    // A plain POST (the old one-click form), a token of another session, of another order or a made-up one: the confirmation again.
+    const otherSession = await refundConfirmation(sessions['all'] ?? '', order);
+    const otherOrder = await refundConfirmation(cookie, orderId);
+    expect(otherOrder.token).not.toBe('');
+    for (const confirm of [undefined, otherSession.token, otherOrder.token, 'forged', '']) {
+      const res = await call(url('/_gm/ledger/refund'), {
+        method: 'POST',
+        cookie,
+        form: { _csrf: csrf(cookie), order, return: '/_gm/ledger', ...(confirm === undefined ? {} : { confirm }) },
+      });
+      expect([confirm, res.status]).toEqual([confirm, 200]);
+      expect(res.text).toContain('id="unconfirmed"');
+      expect(res.text).toContain('Nothing was done');
+      expect(facts(res.text)).toEqual(shownFacts);
+      expect(res.text).toMatch(/<form method="post" action="\/_gm\/ledger\/refund" id="refund-form">/);
+      expect(await moved()).toEqual(nothing);
+    }
+
+    // The order changes after the page was shown (here: its chips snapshot): that page's token no longer acts.
+    await stack.db.query('update orders set chips = 11 where id = $1', [order]);
+    const stale = await call(url('/_gm/ledger/refund'), {
+      method: 'POST',
+      cookie,
+      form: { _csrf: csrf(cookie), order, return: '/_gm/ledger', confirm: shown.token },
+    });
+    expect(stale.status).toBe(200);
+    expect(stale.text).toContain('does not match this order as it is now');
+    expect(facts(stale.text)['order']).toBe(`${order} (now paid, 11 chips)`);
+    expect(await moved()).toEqual(nothing);
+
+    // The confirmation page's own form acts, once.
+    const fresh = await refundConfirmation(cookie, order);
+    const done = await call(url('/_gm/ledger/refund'), {
+      method: 'POST',
+      cookie,
+      form: { _csrf: csrf(cookie), order, return: '/_gm/ledger', confirm: fresh.token },
+    });
+    expect(done.status).toBe(200);
+    expect(done.text).toContain('data-outcome="succeeded"');
+    expect(await moved()).toEqual({ refunds: 1, ledger: 1, audited: 1 });
+    // Refunded: its confirmation page offers nothing and says so.
+    const again = await refundConfirmation(cookie, order);
+    expect(again.status).toBe(409);
+    expect(again.token).toBe('');
+    expect(again.text).toContain('data-code="already_refunded"');
+
+    // Stars: the player is the account and the platform user the stars go back to; an unknown order is 404 and offers nothing.
+    const starsOrder = randomUUID();
+    await stack.db.query(
+      `insert into orders (id, account_id, product_id, title, rail, provider, segment, amount, currency, chips, state, created_at, expires_at, paid_at, platform_charge_id, platform_user_id)
+       values ($1, $2, $3, 'Star pack', 'stars', 'telegram_stars', 'telegram', 50, 'XTR', 70, 'paid', now(), now() + interval '30 minutes', now(), $4, 7001)`,
+      [starsOrder, account, product, `charge-${starsOrder}`],
+    );
+    const stars = await refundConfirmation(cookie, starsOrder);
+    expect(stars.status).toBe(200);
+    expect(facts(stars.text)).toEqual({
+      action: 'Refund in full',
+      amount: '50 XTR',
+      currency: 'XTR',
+      rail: 'stars (telegram_stars)',
+      player: `account ${account} (platform user 7001)`,
+      order: `${starsOrder} (now paid, 70 chips)`,
+    });
+    expect(stars.text).toContain('refund_star_payment');
+    const unknown = await refundConfirmation(cookie, randomUUID());
+    expect(unknown.status).toBe(404);
+    expect(unknown.token).toBe('');
+  });
+
   it('offers to start a new refund after the provider canceled one, and the new one is recorded once', async () => {
     const product =
       (await stack.db.query<{ id: string }>(`insert into catalog_products (title) values ('Retry pack') returning id`)).rows[0]?.id ?? '';
     const order = await paidCardOrder(stack, account, product, 4_900n, 10n, new Date());
     const cookie = sessions['refunder'] ?? '';
-    const form = { order, return: '/_gm/ledger', _csrf: csrf(cookie) };
+    const form = { order, return: '/_gm/ledger', _csrf: csrf(cookie), confirm: (await refundConfirmation(cookie, order)).token };
     stack.provider.control.setRefundOutcome('canceled', { times: 1 });
     const canceled = await call(url('/_gm/ledger/refund'), { method: 'POST', cookie, form });
     expect(canceled.status).toBe(409);
     expect(canceled.text).toContain('data-outcome="canceled"');
     expect(canceled.text).toMatch(/<form[^>]*action="\/_gm\/ledger\/refund"[\s\S]*Start a new refund/);
+    // The outcome page's own form carries the confirmation: pressing it starts the new refund.
+    expect(/name="confirm" value="([^"]+)"/.exec(canceled.text)?.[1]).toBe(form.confirm);
     const again = await call(url('/_gm/ledger/refund'), { method: 'POST', cookie, form });
     expect(again.status).toBe(200);
     expect(again.text).toContain('data-outcome="succeeded"');
@@ -331,13 +445,6 @@ describe('console access control, CSRF and return paths', () => {
       audited: (await stack.db.query(`select 1 from operator_audit where target = $1`, [`mismatch:${mismatch}`])).rowCount,
     });
     const nothing = { state: 'pending', refunds: 0, resolution: null, audited: 0 };
-    const facts = (text: string) =>
-      Object.fromEntries(
-        [...text.matchAll(/<tr data-fact="([a-z]+)"><th>[^<]*<\/th><td>([\s\S]*?)<\/td><\/tr>/g)].map((m) => [
-          m[1] ?? '',
-          (m[2] ?? '').replace(/<[^>]+>/g, ''),
-        ]),
-      );
     for (const action of ['refund', 'credit'] as const) {
       const { orderId, paymentId, mismatch } = await takenNotCredited(stack, account, product);
       const shown = await confirmation(cookie, mismatch, action);
@@ -490,11 +597,20 @@ describe('console access control, CSRF and return paths', () => {
     const product =
       (await stack.db.query<{ id: string }>(`insert into catalog_products (title) values ('Six pack') returning id`)).rows[0]?.id ?? '';
     const order = await paidCardOrder(stack, account, product, 4_900n, 10n, new Date());
+    const tokens = {
+      refunder: (await refundConfirmation(sessions['refunder'] ?? '', order)).token,
+      all: (await refundConfirmation(sessions['all'] ?? '', order)).token,
+    };
     stack.provider.control.addFault({ method: 'POST', pathPrefix: '/v3/refunds', status: 'timeout', delayMs: 150, times: 6 });
     const pages = await Promise.all(
       Array.from({ length: 6 }, (_, i) => {
-        const cookie = sessions[i % 2 === 0 ? 'refunder' : 'all'] ?? '';
-        return call(url('/_gm/ledger/refund'), { method: 'POST', cookie, form: { order, return: '/_gm/ledger', _csrf: csrf(cookie) } });
+        const login = i % 2 === 0 ? 'refunder' : 'all';
+        const cookie = sessions[login] ?? '';
+        return call(url('/_gm/ledger/refund'), {
+          method: 'POST',
+          cookie,
+          form: { order, return: '/_gm/ledger', _csrf: csrf(cookie), confirm: tokens[login] },
+        });
       }),
     );
     const calls = stack.provider.control

@@ -87,6 +87,8 @@ export { AccountDeleted } from './gen/fbs/backend/fb/account-deleted.js';
 export { UnmatchedQuery } from './gen/fbs/backend/fb/unmatched-query.js';
 export { UnmatchedPayment } from './gen/fbs/backend/fb/unmatched-payment.js';
 export { UnmatchedList } from './gen/fbs/backend/fb/unmatched-list.js';
+export { RefundOrderLookup } from './gen/fbs/backend/fb/refund-order-lookup.js';
+export { RefundOrderFacts } from './gen/fbs/backend/fb/refund-order-facts.js';
 export { ReconciliationQuery } from './gen/fbs/backend/fb/reconciliation-query.js';
 export { ReconciliationMismatch } from './gen/fbs/backend/fb/reconciliation-mismatch.js';
 export { ReconciliationReport } from './gen/fbs/backend/fb/reconciliation-report.js';

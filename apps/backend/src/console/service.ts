@@ -32,6 +32,7 @@ import {
 } from './codec.js';
 import { parseLedgerFilter } from './ledger-filter.js';
 import { exportLedger, ledgerPage, ledgerTotals } from './ledger-query.js';
+import { refundOrderFacts } from './refund-order.js';
 import { unmatchedPage } from './unmatched.js';
 import type { Clock } from '../support/index.js';
 
@@ -147,6 +148,15 @@ export function consoleService(deps: ConsoleDeps): ServiceImpl<typeof backendApi
           ),
         ),
       };
+    },
+    async getRefundOrder(req, ctx) {
+      const orderId = decodeTable(
+        req.body,
+        (bb) => fb.RefundOrderLookup.getRootAsRefundOrderLookup(bb),
+        (t) => t.orderId(),
+      );
+      await requireRole(db, ctx.requestHeader, 'refunder', 'refund_view', deps.now());
+      return { body: await refundOrderFacts(db, orderId) };
     },
     async consoleListProducts(_req, ctx) {
       await requireRole(db, ctx.requestHeader, 'catalog_editor', 'catalog_view', deps.now());

@@ -13,7 +13,7 @@ export { createReaper, type Reaper } from './reaper/reaper.js';
 export { createStarRefunder, type StarRefunder } from './refunds/star-refunds.js';
 export { refundOrder, type ConsoleRefund } from './refunds/console.js';
 export { shopOf, type CardRail } from './deps.js';
-export type { OrderRow } from './orders/repository.js';
+export { findOrder, type OrderRow } from './orders/repository.js';
 export { STARS_PROVIDER } from './orders/state.js';
 export { creditOrder } from './orders/credit.js';
 export { ProviderError, type ListPage, type ListQuery, type ProviderPayment, type Shop } from './card/provider/types.js';

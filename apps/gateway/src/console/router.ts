@@ -68,7 +68,7 @@ export function createConsoleRouter(options: ConsoleOptions): Router {
 
   router.get('/ledger', guard(client, 'viewer'), safe(ledgerPage(client, options.exportCap)));
   router.get('/ledger/export.csv', guard(client, 'viewer'), safe(ledgerExport(client, options.exportCap)));
-  router.get('/ledger/refund', guard(client, 'refunder'), safe(refundConfirm()));
+  router.get('/ledger/refund', guard(client, 'refunder'), safe(refundConfirm(client)));
   router.post('/ledger/refund', form, guard(client, 'refunder'), safe(refundAction(client)));
 
   router.get('/unmatched', guard(client, 'viewer'), safe(unmatchedPage(client)));
