@@ -498,7 +498,7 @@ describe('console access control, CSRF and return paths', () => {
       const after = await moved(orderId, paymentId, mismatch);
       expect(after).toEqual(
         action === 'refund'
-          ? { state: 'pending', refunds: 1, resolution: expect.stringMatching(/^refunded:/) as string, audited: 1 }
+          ? { state: 'failed', refunds: 1, resolution: expect.stringMatching(/^refunded:/) as string, audited: 1 }
           : { state: 'paid', refunds: 0, resolution: `credited:${orderId}`, audited: 1 },
       );
       // Resolved: its confirmation page offers nothing and says what was done, by whom.

@@ -1,17 +1,11 @@
 import type { Kysely } from 'kysely';
 import { encodeTable, fb } from '@wordgame/contracts';
-import { telegramIdOf } from '../accounts/index.js';
 import type { DB } from '../db/index.js';
-import { findOrder } from '../payments/index.js';
+import { findOrder, starRefundPayer } from '../payments/index.js';
 import { DomainError } from '../rpc/index.js';
 
 /** A lower-case canonical uuid, the only form order ids take (as the refund itself checks). */
 const ORDER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-/** A platform user id as the stars refund takes it (a positive decimal of at most 16 digits); 0 otherwise. */
-function platformUser(externalId: string | undefined): bigint {
-  return externalId !== undefined && /^[1-9][0-9]{0,15}$/.test(externalId) ? BigInt(externalId) : 0n;
-}
 
 /**
  * The facts of one order as the ledger refund's confirmation page shows them, read only: what a
@@ -24,7 +18,7 @@ export async function refundOrderFacts(db: Kysely<DB>, orderId: string | null): 
   if (orderId === null || !ORDER_ID.test(orderId)) throw new DomainError('invalid_order_id', 'order_id must be a uuid');
   const order = await findOrder(db, orderId);
   if (!order) throw new DomainError('unknown_order', 'no such order');
-  const payer = order.rail !== 'stars' ? 0n : (order.platform_user_id ?? platformUser(await telegramIdOf(db, order.account_id)));
+  const payer = order.rail !== 'stars' ? 0n : ((await starRefundPayer(db, order)) ?? 0n);
   return encodeTable((b) =>
     fb.RefundOrderFacts.createRefundOrderFacts(
       b,

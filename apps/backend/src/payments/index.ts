@@ -22,3 +22,4 @@ export type { OrdersTable, PaymentEventsTable, StarRefundStatus, UnmatchedPaymen
 export { refundUncreditedCard } from './refunds/uncredited-card.js';
 export type { ChargeAction } from './refunds/uncredited.js';
 export { creditStarsCharge, refundUncreditedStars } from './stars/charges.js';
+export { starRefundPayer } from './refunds/stars-console.js';

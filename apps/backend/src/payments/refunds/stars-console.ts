@@ -22,7 +22,7 @@ export async function refundStarsOrder(deps: PaymentDeps, order: OrderRow, opera
   if (order.refund_id !== null) return order.refund_id;
   const platformChargeId = order.platform_charge_id;
   if (order.state !== 'paid' || platformChargeId === null) throw paymentError('order_not_paid', 'only a paid order can be refunded');
-  const payer = order.platform_user_id ?? (await telegramUserOf(deps, order.account_id));
+  const payer = await starRefundPayer(deps.db, order);
   if (payer === null) throw paymentError('refund_rejected', 'the payer of this order is not known; nothing was recorded');
   return underRefundClaim(
     deps,
@@ -55,7 +55,16 @@ export async function refundStarsOrder(deps: PaymentDeps, order: OrderRow, opera
   );
 }
 
-async function telegramUserOf(deps: PaymentDeps, accountId: bigint): Promise<bigint | null> {
-  const externalId = await telegramIdOf(deps.db, accountId);
+/**
+ * Who a stars order's refund returns the stars to: the payer recorded on the order, else (orders
+ * credited before the payer was recorded) the account's telegram identity; null when neither is a
+ * platform user id. The console's confirmation page names the same payer (one rule).
+ */
+export async function starRefundPayer(
+  db: PaymentDeps['db'],
+  order: Pick<OrderRow, 'platform_user_id' | 'account_id'>,
+): Promise<bigint | null> {
+  if (order.platform_user_id !== null) return order.platform_user_id;
+  const externalId = await telegramIdOf(db, order.account_id);
   return externalId !== undefined && /^[1-9][0-9]{0,15}$/.test(externalId) ? BigInt(externalId) : null;
 }
