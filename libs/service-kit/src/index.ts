@@ -17,7 +17,7 @@ export {
   type ListenerGuardOptions,
   type ListenerLimits,
 } from './listener-guard.js';
-export { createListenerMetrics, type ListenerMetrics } from './listener-metrics.js';
+export { LISTENER_REFUSED, listenerMetrics, type ListenerMetrics } from './listener-metrics.js';
 export { listenMetrics, type MetricsListener } from './metrics-server.js';
 export { closeNats, connectNats, natsPublicKey, type NatsClientOptions } from './nats.js';
 export {

@@ -2,7 +2,7 @@ import http from 'node:http';
 import http2 from 'node:http2';
 import net from 'node:net';
 import { Writable } from 'node:stream';
-import { Registry } from 'prom-client';
+import { Counter, Registry } from 'prom-client';
 import { createLogger } from '@wordgame/logging';
 import {
   ensureDevCerts,
@@ -15,7 +15,7 @@ import {
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createListenerMetrics, guardListener, listenMetrics, type ListenerGuard } from '../src/index.js';
+import { guardListener, LISTENER_REFUSED, listenerMetrics, listenMetrics, type ListenerGuard } from '../src/index.js';
 
 const TIMEOUT_MS = 1_000;
 /** How long the closes of timed-out sockets may take on a loaded machine: derived from the timeout. */
@@ -66,7 +66,15 @@ describe('guardListener (real sockets against real servers)', () => {
     const server = http.createServer((_req, res) => res.end('ok'));
     servers.push(server);
     const registry = new Registry();
-    const metrics = createListenerMetrics(registry, 'kit', ['web']);
+    const metrics = listenerMetrics(
+      new Counter({
+        name: 'kit_listener_refused_connections_total',
+        ...LISTENER_REFUSED,
+        labelNames: [...LISTENER_REFUSED.labelNames],
+        registers: [registry],
+      }),
+      ['web'],
+    );
     const guard = guardListener(
       server,
       {
@@ -200,7 +208,15 @@ describe('guardListener (real sockets against real servers)', () => {
   it('puts the limits on the /metrics listener too', async () => {
     const { logger } = capture();
     const registry = new Registry();
-    const metrics = createListenerMetrics(registry, 'kit', ['metrics']);
+    const metrics = listenerMetrics(
+      new Counter({
+        name: 'kit_listener_refused_connections_total',
+        ...LISTENER_REFUSED,
+        labelNames: [...LISTENER_REFUSED.labelNames],
+        registers: [registry],
+      }),
+      ['metrics'],
+    );
     const listener = await listenMetrics(
       '127.0.0.1',
       0,

@@ -1,5 +1,5 @@
-import type { Registry } from 'prom-client';
-import { createListenerMetrics, type ListenerMetrics } from '@wordgame/service-kit';
+import { Counter, type Registry } from 'prom-client';
+import { LISTENER_REFUSED, listenerMetrics, type ListenerMetrics } from '@wordgame/service-kit';
 import { createPaymentMetrics, type PaymentMetrics } from './payments.js';
 import { createProviderMetrics, type ProviderMetrics } from './provider.js';
 import { createBackendRegistry } from './registry.js';
@@ -30,7 +30,15 @@ export function createBackendMetrics(registry: Registry = createBackendRegistry(
     rpc: createRpcMetrics(registry),
     payments: createPaymentMetrics(registry),
     provider: createProviderMetrics(registry),
-    listeners: createListenerMetrics(registry, 'backend', BACKEND_LISTENERS),
+    listeners: listenerMetrics(
+      new Counter({
+        name: 'backend_listener_refused_connections_total',
+        ...LISTENER_REFUSED,
+        labelNames: [...LISTENER_REFUSED.labelNames],
+        registers: [registry],
+      }),
+      BACKEND_LISTENERS,
+    ),
   };
 }
 export type { RereadKind } from './payments.js';
