@@ -60,18 +60,18 @@ export async function claimRechecks(db: Db, kind: RecheckKind, claim: RecheckCla
   return db
     .updateTable('orders')
     .set({ recheck_after: claim.leaseUntil })
-    .where('id', 'in', (eb) => {
-      const due =
-        kind === 'payment'
-          ? eb
-              .selectFrom('orders')
-              .select('id')
-              .where('state', 'in', CREDITABLE_STATES)
-              .where('provider_payment_id', 'is not', null)
-              .where('refund_hold', 'is', null)
-              .where('created_at', '<=', claim.createdUpTo)
-          : eb.selectFrom('orders').select('id').where('refund_pending_id', 'is not', null).where('refund_claimed_at', 'is', null);
-      return due
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('orders')
+        .select('id')
+        .$if(kind === 'payment', (q) =>
+          q
+            .where('state', 'in', CREDITABLE_STATES)
+            .where('provider_payment_id', 'is not', null)
+            .where('refund_hold', 'is', null)
+            .where('created_at', '<=', claim.createdUpTo),
+        )
+        .$if(kind === 'refund', (q) => q.where('refund_pending_id', 'is not', null).where('refund_claimed_at', 'is', null))
         .where('rail', '=', 'card')
         .where('provider', '=', claim.provider)
         .where('shop', 'in', claim.shopIds)
@@ -80,8 +80,8 @@ export async function claimRechecks(db: Db, kind: RecheckKind, claim: RecheckCla
         .orderBy('created_at')
         .limit(claim.limit)
         .forUpdate()
-        .skipLocked();
-    })
+        .skipLocked(),
+    )
     .returningAll()
     .execute();
 }
