@@ -223,17 +223,22 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
       const { step, done } = stopSteps(logger);
       // Drain: not ready first (a load balancer stops sending), then GOAWAY below; in-flight calls finish.
       draining = true;
+      // The background loops stop while the drain delay runs (each waits at most TICK_STOP_WAIT_MS for
+      // a tick in flight), so their share never comes out of the in-flight grace the listener needs.
+      const loopsStopped = Promise.allSettled([
+        step('reconciler', () => reconciler?.stop()),
+        step('reaper', () => reaper?.stop()),
+        step('rereads', () => rereads?.stop()),
+        step('star_refunds', () => starRefunds?.stop()),
+        step('lapses', () => lapses?.stop()),
+      ]);
       if (config.BACKEND_DRAIN_DELAY_MS > 0 && listener)
         await step('drain_delay', () => new Promise((r) => setTimeout(r, config.BACKEND_DRAIN_DELAY_MS)));
-      await step('reconciler', () => reconciler?.stop());
+      for (const stopped of await loopsStopped) if (stopped.status === 'rejected') throw stopped.reason;
       reconciler = undefined;
-      await step('reaper', () => reaper?.stop());
       reaper = undefined;
-      await step('rereads', () => rereads?.stop());
       rereads = undefined;
-      await step('star_refunds', () => starRefunds?.stop());
       starRefunds = undefined;
-      await step('lapses', () => lapses?.stop());
       lapses = undefined;
       await step('game_bus', () => gameBus?.close());
       gameBus = undefined;
