@@ -11,7 +11,7 @@ export interface ListenerMetrics {
 /** The refused-connections counter's help and labels; each service constructs it under its own literal name (the metrics reference reads those). */
 export const LISTENER_REFUSED = {
   help: 'Connections a listener closed before they said who they are, by listener and reason: cap (over its connection cap, closed as soon as accepted) or timeout (no finished TLS handshake, first request head or HTTP/2 SETTINGS within the handshake timeout).',
-  labelNames: ['listener', 'reason'] as const,
+  labelNames: ['listener', 'reason'] as ('listener' | 'reason')[],
 };
 
 /**

@@ -33,6 +33,10 @@ function capture(): { lines: Record<string, unknown>[]; logger: ReturnType<typeo
   return { lines, logger: createLogger('guard-test', 'warn', sink) };
 }
 
+/** The refused-connections counter of a test listener. */
+const kitMetrics = (registry: Registry, listeners: string[]) =>
+  listenerMetrics(new Counter({ name: 'kit_listener_refused_connections_total', ...LISTENER_REFUSED, registers: [registry] }), listeners);
+
 const refusalLines = (lines: Record<string, unknown>[]) => lines.filter((l) => String(l['msg']).startsWith('connections refused'));
 
 async function listening(server: net.Server): Promise<number> {
@@ -66,15 +70,7 @@ describe('guardListener (real sockets against real servers)', () => {
     const server = http.createServer((_req, res) => res.end('ok'));
     servers.push(server);
     const registry = new Registry();
-    const metrics = listenerMetrics(
-      new Counter({
-        name: 'kit_listener_refused_connections_total',
-        ...LISTENER_REFUSED,
-        labelNames: [...LISTENER_REFUSED.labelNames],
-        registers: [registry],
-      }),
-      ['web'],
-    );
+    const metrics = kitMetrics(registry, ['web']);
     const guard = guardListener(
       server,
       {
@@ -208,15 +204,7 @@ describe('guardListener (real sockets against real servers)', () => {
   it('puts the limits on the /metrics listener too', async () => {
     const { logger } = capture();
     const registry = new Registry();
-    const metrics = listenerMetrics(
-      new Counter({
-        name: 'kit_listener_refused_connections_total',
-        ...LISTENER_REFUSED,
-        labelNames: [...LISTENER_REFUSED.labelNames],
-        registers: [registry],
-      }),
-      ['metrics'],
-    );
+    const metrics = kitMetrics(registry, ['metrics']);
     const listener = await listenMetrics(
       '127.0.0.1',
       0,

@@ -34,7 +34,6 @@ export function createBackendMetrics(registry: Registry = createBackendRegistry(
       new Counter({
         name: 'backend_listener_refused_connections_total',
         ...LISTENER_REFUSED,
-        labelNames: [...LISTENER_REFUSED.labelNames],
         registers: [registry],
       }),
       BACKEND_LISTENERS,

@@ -10,7 +10,6 @@ export function createGatewayListenerMetrics(registry: Registry): ListenerMetric
     new Counter({
       name: 'gateway_listener_refused_connections_total',
       ...LISTENER_REFUSED,
-      labelNames: [...LISTENER_REFUSED.labelNames],
       registers: [registry],
     }),
     GATEWAY_LISTENERS,
