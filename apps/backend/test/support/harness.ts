@@ -70,7 +70,7 @@ export async function startHarness(env: Record<string, string> = {}, warnings?: 
   });
   const logger = warnings
     ? createLogger('backend-test', 'warn', { write: (line: string) => void warnings.push(JSON.parse(line) as Record<string, unknown>) })
-    : createLogger('backend-test', process.env.TEST_LOG === '1' ? 'error' : 'silent');
+    : createLogger('backend-test', 'silent');
   const app: BackendApp = buildBackend(config, logger);
   const { url, metricsUrl, db } = await app.start();
   await upsertOperator(db, 'harness-operator', 'harness operator password', ['viewer', 'refunder', 'catalog_editor', 'moderator']);
@@ -91,7 +91,7 @@ export async function startHarness(env: Record<string, string> = {}, warnings?: 
     client: (service) => createClient(service, transport),
     bareClient: (service) => createClient(service, bare),
     async replica() {
-      const other = buildBackend(config, createLogger('backend-replica', process.env.TEST_LOG === '1' ? 'error' : 'silent'));
+      const other = buildBackend(config, createLogger('backend-replica', 'silent'));
       const started = await other.start();
       const replicaTransport = backendTransport(started.url, '2', [namesOperator]);
       return { client: (service) => createClient(service, replicaTransport), stop: () => other.stop() };

@@ -1,7 +1,7 @@
 import { shopOf, type PaymentDeps } from '../deps.js';
 import { isOrderId } from '../errors.js';
 import { findOrder, orderByProviderPayment, type OrderRow } from '../orders/repository.js';
-import { ProviderError, type ProviderPayment, type Shop } from '../card/provider/types.js';
+import { ProviderError, type PaymentProvider, type ProviderPayment, type Shop } from '../card/provider/types.js';
 import { utcText } from '../../support/index.js';
 import { askRefund, recordCardRefund } from './card-refund.js';
 import { underRefundClaim, type PressOutcome } from './claim.js';
@@ -51,10 +51,11 @@ export async function refundUncreditedCard(deps: PaymentDeps, p: UncreditedCardP
   if (payment.refundedMinor >= payment.amountMinor && order?.refund_hold !== key) {
     return { kind: 'done', outcome: 'refunded', detail: order?.refund_id ?? 'already refunded at the provider' };
   }
-  if (order === undefined) return refundCall(deps, shop, payment, key, null);
-  if (order.state === 'paid')
-    return order.provider_payment_id === payment.id ? CREDITED_MEANWHILE : refundCall(deps, shop, payment, key, null);
-  if (order.state === 'failed' && order.refund_id === null) return refundCall(deps, shop, payment, key, null);
+  // A payment that can credit no order (unknown order, or one failed or paid by another payment) needs no hold.
+  const unheld = () => refundCall(deps, card.provider, shop, payment, key, null);
+  if (order === undefined) return unheld();
+  if (order.state === 'paid') return order.provider_payment_id === payment.id ? CREDITED_MEANWHILE : unheld();
+  if (order.state === 'failed' && order.refund_id === null) return unheld();
   return underRefundClaim(
     deps,
     order.id,
@@ -62,7 +63,7 @@ export async function refundUncreditedCard(deps: PaymentDeps, p: UncreditedCardP
     key,
     (db, claim) => claimUncreditedRefund(db, { ...claim, paymentId: payment.id }),
     async (claimed) => {
-      const action = await refundCall(deps, shop, payment, key, claimed);
+      const action = await refundCall(deps, card.provider, shop, payment, key, claimed);
       return { after: afterCall(action), answer: action };
     },
     () => whyNotClaimed(deps, order.id, payment.id),
@@ -82,15 +83,14 @@ async function creditableBy(deps: PaymentDeps, provider: string, payment: Provid
 /** The provider refund of the whole payment, and, when `held` is the claimed order, the refund recorded on it once succeeded. */
 async function refundCall(
   deps: PaymentDeps,
+  provider: PaymentProvider,
   shop: Shop,
   payment: ProviderPayment,
   key: string,
   held: OrderRow | null,
 ): Promise<ChargeAction> {
-  const card = deps.card;
-  if (!card) return notMade('the card rail is not configured');
   const asked = await askRefund(
-    card.provider,
+    provider,
     shop,
     { paymentId: payment.id, amountMinor: payment.amountMinor, currency: payment.currency, description: 'Returned: payment not credited' },
     key,
