@@ -95,7 +95,9 @@ const ADDITIVE: Record<string, SpecField[]> = {
   Command: [
     { name: 'refund_star_payment', type: 'RefundStarPaymentCommand', number: 7, oneof: 'payload' },
     { name: 'get_star_transactions', type: 'GetStarTransactionsCommand', number: 8, oneof: 'payload' },
+    { name: 'forget_user', type: 'ForgetUserCommand', number: 9, oneof: 'payload' },
   ],
+  ForgetUserCommand: [{ name: 'user_id', type: 'int64', number: 1 }],
   RefundStarPaymentCommand: [
     { name: 'user_id', type: 'int64', number: 1 },
     { name: 'platform_payment_charge_id', type: 'string', number: 2 },
@@ -104,6 +106,35 @@ const ADDITIVE: Record<string, SpecField[]> = {
     { name: 'offset', type: 'int64', number: 1 },
     { name: 'limit', type: 'int64', number: 2 },
   ],
+  StarChargesRequest: [
+    { name: 'platform_user_id', type: 'int64', number: 1 },
+    { name: 'limit', type: 'int32', number: 2 },
+    { name: 'language', type: 'string', number: 3 },
+  ],
+  StarCharge: [
+    { name: 'order_id', type: 'string', number: 1 },
+    { name: 'platform_payment_charge_id', type: 'string', number: 2 },
+    { name: 'product_title', type: 'string', number: 3 },
+    { name: 'amount', type: 'int64', number: 4 },
+    { name: 'paid_unix', type: 'int64', number: 5 },
+    { name: 'state', type: 'string', number: 6 },
+  ],
+  StarChargesResponse: [{ name: 'charges', type: 'repeated StarCharge', number: 1 }],
+  OpenSupportCaseRequest: [
+    { name: 'platform_user_id', type: 'int64', number: 1 },
+    { name: 'platform_payment_charge_id', type: 'string', number: 2 },
+    { name: 'text', type: 'string', number: 3 },
+    { name: 'language', type: 'string', number: 4 },
+  ],
+  OpenSupportCaseResponse: [{ name: 'case_id', type: 'string', number: 1 }],
+  ForwardRefundRequest: [
+    { name: 'order_id', type: 'string', number: 1 },
+    { name: 'platform_payment_charge_id', type: 'string', number: 2 },
+    { name: 'amount', type: 'int64', number: 3 },
+    { name: 'platform_user_id', type: 'int64', number: 4 },
+    { name: 'currency', type: 'string', number: 5 },
+  ],
+  ForwardRefundResponse: [{ name: 'recorded', type: 'bool', number: 1 }],
 };
 
 /** The spec's tables with the additive extensions appended: what the generated code must declare. */
@@ -116,14 +147,18 @@ const RPCS = [
   { name: 'ResolveChatEligibility', kind: 'unary', input: 'ChatEligibilityRequest', output: 'ChatEligibilityResponse' },
   { name: 'ValidatePreCheckout', kind: 'unary', input: 'PreCheckoutRequest', output: 'PreCheckoutResponse' },
   { name: 'ForwardPayment', kind: 'unary', input: 'ForwardPaymentRequest', output: 'ForwardPaymentResponse' },
+  { name: 'ListStarCharges', kind: 'unary', input: 'StarChargesRequest', output: 'StarChargesResponse' },
+  { name: 'OpenSupportCase', kind: 'unary', input: 'OpenSupportCaseRequest', output: 'OpenSupportCaseResponse' },
+  { name: 'ForwardRefund', kind: 'unary', input: 'ForwardRefundRequest', output: 'ForwardRefundResponse' },
 ];
 
 /** Protobuf scalar type numbers (google.protobuf.FieldDescriptorProto.Type) by proto name. */
-const SCALAR_NAMES: Record<number, string> = { 4: 'uint64', 3: 'int64', 8: 'bool', 9: 'string' };
+const SCALAR_NAMES: Record<number, string> = { 4: 'uint64', 3: 'int64', 5: 'int32', 8: 'bool', 9: 'string' };
 
 function typeOf(field: DescField): string {
   if (field.fieldKind === 'scalar') return SCALAR_NAMES[field.scalar] ?? `scalar#${field.scalar}`;
   if (field.fieldKind === 'message') return field.message.name;
+  if (field.fieldKind === 'list' && field.listKind === 'message') return `repeated ${field.message.name}`;
   return field.fieldKind;
 }
 
@@ -157,20 +192,33 @@ describe('botlink.v1 generated descriptors match the spec tables', () => {
     expect(describeMessage(message as DescMessage)).toEqual(fields);
   });
 
-  it('keeps every field singular (no repeated, no maps) and oneofs only where the spec has them', () => {
+  it('keeps every field singular (no maps; repeated only where declared) and oneofs only where the spec has them', () => {
     for (const message of messages.values()) {
-      for (const field of message.fields) expect(['scalar', 'message']).toContain(field.fieldKind);
+      for (const field of message.fields) {
+        const declared = (DECLARED[message.name] ?? []).find((f) => f.name === field.name);
+        expect(field.fieldKind === 'list' ? declared?.type.startsWith('repeated ') : ['scalar', 'message'].includes(field.fieldKind)).toBe(
+          true,
+        );
+      }
       const oneofs = message.oneofs.map((o) => o.name);
       const expected = [...new Set((DECLARED[message.name] ?? []).flatMap((f) => (f.oneof ? [f.oneof] : [])))];
       expect(oneofs).toEqual(expected);
     }
   });
 
-  it('serves BotLink with the four RPCs, their kinds and types', () => {
+  it('serves BotLink with the four spec RPCs and the additive ones, their kinds and types', () => {
     expect(pb.BotLink.typeName).toBe('botlink.v1.BotLink');
     const methods = pb.BotLink.methods.map((m) => ({ name: m.name, kind: m.methodKind, input: m.input.name, output: m.output.name }));
     expect(methods).toEqual(RPCS);
-    expect(pb.BotLink.methods.map((m) => m.localName)).toEqual(['link', 'resolveChatEligibility', 'validatePreCheckout', 'forwardPayment']);
+    expect(pb.BotLink.methods.map((m) => m.localName)).toEqual([
+      'link',
+      'resolveChatEligibility',
+      'validatePreCheckout',
+      'forwardPayment',
+      'listStarCharges',
+      'openSupportCase',
+      'forwardRefund',
+    ]);
     expect(pb.file_botlink_v1_botlink.services[0]?.methods.map((m) => m.name)).toEqual(RPCS.map((r) => r.name));
   });
 

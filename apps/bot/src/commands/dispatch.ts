@@ -50,6 +50,7 @@ export function commandHandler(deps: CommandDeps): CommandHandler {
         return refundStarPayment(deps.platform, payload.value, logger);
       case 'getStarTransactions':
         return getStarTransactions(deps.platform, payload.value, logger);
+      case 'forgetUser':
       case undefined: {
         const error = unknownKind(command);
         logger.warn({ error }, 'command of a kind this bot does not know');

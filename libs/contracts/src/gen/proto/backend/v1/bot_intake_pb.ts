@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file backend/v1/bot_intake.proto.
  */
 export const file_backend_v1_bot_intake: GenFile = /*@__PURE__*/
-  fileDesc("ChtiYWNrZW5kL3YxL2JvdF9pbnRha2UucHJvdG8SCmJhY2tlbmQudjEiLQodUmVzb2x2ZUNoYXRFbGlnaWJpbGl0eVJlcXVlc3QSDAoEYm9keRgBIAEoDCIuCh5SZXNvbHZlQ2hhdEVsaWdpYmlsaXR5UmVzcG9uc2USDAoEYm9keRgBIAEoDCIqChpWYWxpZGF0ZVByZUNoZWNrb3V0UmVxdWVzdBIMCgRib2R5GAEgASgMIisKG1ZhbGlkYXRlUHJlQ2hlY2tvdXRSZXNwb25zZRIMCgRib2R5GAEgASgMIiUKFUZvcndhcmRQYXltZW50UmVxdWVzdBIMCgRib2R5GAEgASgMIiYKFkZvcndhcmRQYXltZW50UmVzcG9uc2USDAoEYm9keRgBIAEoDDLEAgoQQm90SW50YWtlU2VydmljZRJvChZSZXNvbHZlQ2hhdEVsaWdpYmlsaXR5EikuYmFja2VuZC52MS5SZXNvbHZlQ2hhdEVsaWdpYmlsaXR5UmVxdWVzdBoqLmJhY2tlbmQudjEuUmVzb2x2ZUNoYXRFbGlnaWJpbGl0eVJlc3BvbnNlEmYKE1ZhbGlkYXRlUHJlQ2hlY2tvdXQSJi5iYWNrZW5kLnYxLlZhbGlkYXRlUHJlQ2hlY2tvdXRSZXF1ZXN0GicuYmFja2VuZC52MS5WYWxpZGF0ZVByZUNoZWNrb3V0UmVzcG9uc2USVwoORm9yd2FyZFBheW1lbnQSIS5iYWNrZW5kLnYxLkZvcndhcmRQYXltZW50UmVxdWVzdBoiLmJhY2tlbmQudjEuRm9yd2FyZFBheW1lbnRSZXNwb25zZWIGcHJvdG8z");
+  fileDesc("ChtiYWNrZW5kL3YxL2JvdF9pbnRha2UucHJvdG8SCmJhY2tlbmQudjEiLQodUmVzb2x2ZUNoYXRFbGlnaWJpbGl0eVJlcXVlc3QSDAoEYm9keRgBIAEoDCIuCh5SZXNvbHZlQ2hhdEVsaWdpYmlsaXR5UmVzcG9uc2USDAoEYm9keRgBIAEoDCIqChpWYWxpZGF0ZVByZUNoZWNrb3V0UmVxdWVzdBIMCgRib2R5GAEgASgMIisKG1ZhbGlkYXRlUHJlQ2hlY2tvdXRSZXNwb25zZRIMCgRib2R5GAEgASgMIiUKFUZvcndhcmRQYXltZW50UmVxdWVzdBIMCgRib2R5GAEgASgMIiYKFkZvcndhcmRQYXltZW50UmVzcG9uc2USDAoEYm9keRgBIAEoDCImChZMaXN0U3RhckNoYXJnZXNSZXF1ZXN0EgwKBGJvZHkYASABKAwiJwoXTGlzdFN0YXJDaGFyZ2VzUmVzcG9uc2USDAoEYm9keRgBIAEoDCImChZPcGVuU3VwcG9ydENhc2VSZXF1ZXN0EgwKBGJvZHkYASABKAwiJwoXT3BlblN1cHBvcnRDYXNlUmVzcG9uc2USDAoEYm9keRgBIAEoDCIkChRGb3J3YXJkUmVmdW5kUmVxdWVzdBIMCgRib2R5GAEgASgMIiUKFUZvcndhcmRSZWZ1bmRSZXNwb25zZRIMCgRib2R5GAEgASgMMtIEChBCb3RJbnRha2VTZXJ2aWNlEm8KFlJlc29sdmVDaGF0RWxpZ2liaWxpdHkSKS5iYWNrZW5kLnYxLlJlc29sdmVDaGF0RWxpZ2liaWxpdHlSZXF1ZXN0GiouYmFja2VuZC52MS5SZXNvbHZlQ2hhdEVsaWdpYmlsaXR5UmVzcG9uc2USZgoTVmFsaWRhdGVQcmVDaGVja291dBImLmJhY2tlbmQudjEuVmFsaWRhdGVQcmVDaGVja291dFJlcXVlc3QaJy5iYWNrZW5kLnYxLlZhbGlkYXRlUHJlQ2hlY2tvdXRSZXNwb25zZRJXCg5Gb3J3YXJkUGF5bWVudBIhLmJhY2tlbmQudjEuRm9yd2FyZFBheW1lbnRSZXF1ZXN0GiIuYmFja2VuZC52MS5Gb3J3YXJkUGF5bWVudFJlc3BvbnNlEloKD0xpc3RTdGFyQ2hhcmdlcxIiLmJhY2tlbmQudjEuTGlzdFN0YXJDaGFyZ2VzUmVxdWVzdBojLmJhY2tlbmQudjEuTGlzdFN0YXJDaGFyZ2VzUmVzcG9uc2USWgoPT3BlblN1cHBvcnRDYXNlEiIuYmFja2VuZC52MS5PcGVuU3VwcG9ydENhc2VSZXF1ZXN0GiMuYmFja2VuZC52MS5PcGVuU3VwcG9ydENhc2VSZXNwb25zZRJUCg1Gb3J3YXJkUmVmdW5kEiAuYmFja2VuZC52MS5Gb3J3YXJkUmVmdW5kUmVxdWVzdBohLmJhY2tlbmQudjEuRm9yd2FyZFJlZnVuZFJlc3BvbnNlYgZwcm90bzM");
 
 /**
  * body: backend.fb.ChatEligibilityQuery
@@ -132,6 +132,120 @@ export const ForwardPaymentResponseSchema: GenMessage<ForwardPaymentResponse> = 
   messageDesc(file_backend_v1_bot_intake, 5);
 
 /**
+ * body: backend.fb.StarChargesQuery
+ *
+ * @generated from message backend.v1.ListStarChargesRequest
+ */
+export type ListStarChargesRequest = Message<"backend.v1.ListStarChargesRequest"> & {
+  /**
+   * @generated from field: bytes body = 1;
+   */
+  body: Uint8Array;
+};
+
+/**
+ * Describes the message backend.v1.ListStarChargesRequest.
+ * Use `create(ListStarChargesRequestSchema)` to create a new message.
+ */
+export const ListStarChargesRequestSchema: GenMessage<ListStarChargesRequest> = /*@__PURE__*/
+  messageDesc(file_backend_v1_bot_intake, 6);
+
+/**
+ * body: backend.fb.StarChargeList
+ *
+ * @generated from message backend.v1.ListStarChargesResponse
+ */
+export type ListStarChargesResponse = Message<"backend.v1.ListStarChargesResponse"> & {
+  /**
+   * @generated from field: bytes body = 1;
+   */
+  body: Uint8Array;
+};
+
+/**
+ * Describes the message backend.v1.ListStarChargesResponse.
+ * Use `create(ListStarChargesResponseSchema)` to create a new message.
+ */
+export const ListStarChargesResponseSchema: GenMessage<ListStarChargesResponse> = /*@__PURE__*/
+  messageDesc(file_backend_v1_bot_intake, 7);
+
+/**
+ * body: backend.fb.SupportCaseOpening
+ *
+ * @generated from message backend.v1.OpenSupportCaseRequest
+ */
+export type OpenSupportCaseRequest = Message<"backend.v1.OpenSupportCaseRequest"> & {
+  /**
+   * @generated from field: bytes body = 1;
+   */
+  body: Uint8Array;
+};
+
+/**
+ * Describes the message backend.v1.OpenSupportCaseRequest.
+ * Use `create(OpenSupportCaseRequestSchema)` to create a new message.
+ */
+export const OpenSupportCaseRequestSchema: GenMessage<OpenSupportCaseRequest> = /*@__PURE__*/
+  messageDesc(file_backend_v1_bot_intake, 8);
+
+/**
+ * body: backend.fb.SupportCaseOpened
+ *
+ * @generated from message backend.v1.OpenSupportCaseResponse
+ */
+export type OpenSupportCaseResponse = Message<"backend.v1.OpenSupportCaseResponse"> & {
+  /**
+   * @generated from field: bytes body = 1;
+   */
+  body: Uint8Array;
+};
+
+/**
+ * Describes the message backend.v1.OpenSupportCaseResponse.
+ * Use `create(OpenSupportCaseResponseSchema)` to create a new message.
+ */
+export const OpenSupportCaseResponseSchema: GenMessage<OpenSupportCaseResponse> = /*@__PURE__*/
+  messageDesc(file_backend_v1_bot_intake, 9);
+
+/**
+ * body: backend.fb.PlatformRefund
+ *
+ * @generated from message backend.v1.ForwardRefundRequest
+ */
+export type ForwardRefundRequest = Message<"backend.v1.ForwardRefundRequest"> & {
+  /**
+   * @generated from field: bytes body = 1;
+   */
+  body: Uint8Array;
+};
+
+/**
+ * Describes the message backend.v1.ForwardRefundRequest.
+ * Use `create(ForwardRefundRequestSchema)` to create a new message.
+ */
+export const ForwardRefundRequestSchema: GenMessage<ForwardRefundRequest> = /*@__PURE__*/
+  messageDesc(file_backend_v1_bot_intake, 10);
+
+/**
+ * body: backend.fb.PlatformRefundResult
+ *
+ * @generated from message backend.v1.ForwardRefundResponse
+ */
+export type ForwardRefundResponse = Message<"backend.v1.ForwardRefundResponse"> & {
+  /**
+   * @generated from field: bytes body = 1;
+   */
+  body: Uint8Array;
+};
+
+/**
+ * Describes the message backend.v1.ForwardRefundResponse.
+ * Use `create(ForwardRefundResponseSchema)` to create a new message.
+ */
+export const ForwardRefundResponseSchema: GenMessage<ForwardRefundResponse> = /*@__PURE__*/
+  messageDesc(file_backend_v1_bot_intake, 11);
+
+/**
  * Chat eligibility, pre-checkout validation and payment intake for the platform (stars) rail.
  *
  * @generated from service backend.v1.BotIntakeService
@@ -166,6 +280,36 @@ export const BotIntakeService: GenService<{
     methodKind: "unary";
     input: typeof ForwardPaymentRequestSchema;
     output: typeof ForwardPaymentResponseSchema;
+  },
+  /**
+   * Additive: a user's recent stars charges as our records know them.
+   *
+   * @generated from rpc backend.v1.BotIntakeService.ListStarCharges
+   */
+  listStarCharges: {
+    methodKind: "unary";
+    input: typeof ListStarChargesRequestSchema;
+    output: typeof ListStarChargesResponseSchema;
+  },
+  /**
+   * Additive: opens a support case from the bot.
+   *
+   * @generated from rpc backend.v1.BotIntakeService.OpenSupportCase
+   */
+  openSupportCase: {
+    methodKind: "unary";
+    input: typeof OpenSupportCaseRequestSchema;
+    output: typeof OpenSupportCaseResponseSchema;
+  },
+  /**
+   * Additive: a stars payment refunded outside our flow; reversed once (idempotent on the charge id).
+   *
+   * @generated from rpc backend.v1.BotIntakeService.ForwardRefund
+   */
+  forwardRefund: {
+    methodKind: "unary";
+    input: typeof ForwardRefundRequestSchema;
+    output: typeof ForwardRefundResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_backend_v1_bot_intake, 0);

@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file botlink/v1/botlink.proto.
  */
 export const file_botlink_v1_botlink: GenFile = /*@__PURE__*/
-  fileDesc("Chhib3RsaW5rL3YxL2JvdGxpbmsucHJvdG8SCmJvdGxpbmsudjEiegoHRnJvbUJvdBIiCgVoZWxsbxgBIAEoCzIRLmJvdGxpbmsudjEuSGVsbG9IABIeCgNhY2sYAiABKAsyDy5ib3RsaW5rLnYxLkFja0gAEiQKBmhlYWx0aBgDIAEoCzISLmJvdGxpbmsudjEuSGVhbHRoSABCBQoDbXNnIi0KBVRvQm90EiQKB2NvbW1hbmQYASABKAsyEy5ib3RsaW5rLnYxLkNvbW1hbmQiMgoFSGVsbG8SEwoLaW5zdGFuY2VfaWQYASABKAkSFAoMb3duc191cGRhdGVzGAIgASgIIoECCgZIZWFsdGgSGAoQY29ubmVjdF9mYWlsdXJlcxgBIAEoBBISCgphcGlfZXJyb3JzGAIgASgEEhQKDHJhdGVfbGltaXRlZBgDIAEoBBIUCgxsYXN0X29rX3VuaXgYBCABKAMSFAoMZGVhZF9sZXR0ZXJzGAUgASgEEhsKE291dGJveF9mYWlsaW5nX3Jvd3MYBiABKAQSKQohb3V0Ym94X29sZGVzdF9mYWlsaW5nX2FnZV9zZWNvbmRzGAcgASgEEhgKEHVwZGF0ZV9jb25mbGljdHMYCCABKAQSJQodcGxhdGZvcm1fdW5yZWFkYWJsZV9yZXNwb25zZXMYCSABKAQizwMKB0NvbW1hbmQSEgoKY29tbWFuZF9pZBgBIAEoCRItCgZub3RpZnkYAiABKAsyGy5jb25uZWN0b3IudjEuTm90aWZ5UmVxdWVzdEgAEjcKDHNlbmRfdG9fdXNlchgDIAEoCzIfLmNvbm5lY3Rvci52MS5TZW5kVG9Vc2VyUmVxdWVzdEgAEkEKD3NlbmRfdG9fY2hhbm5lbBgEIAEoCzImLmNvbm5lY3Rvci52MS5TZW5kVG9HYW1lQ2hhbm5lbFJlcXVlc3RIABIwCgljaGF0X2dhdGUYBSABKAsyGy5ib3RsaW5rLnYxLkNoYXRHYXRlQ29tbWFuZEgAEjoKDmNyZWF0ZV9pbnZvaWNlGAYgASgLMiAuYm90bGluay52MS5DcmVhdGVJbnZvaWNlQ29tbWFuZEgAEkMKE3JlZnVuZF9zdGFyX3BheW1lbnQYByABKAsyJC5ib3RsaW5rLnYxLlJlZnVuZFN0YXJQYXltZW50Q29tbWFuZEgAEkcKFWdldF9zdGFyX3RyYW5zYWN0aW9ucxgIIAEoCzImLmJvdGxpbmsudjEuR2V0U3RhclRyYW5zYWN0aW9uc0NvbW1hbmRIAEIJCgdwYXlsb2FkIksKA0FjaxISCgpjb21tYW5kX2lkGAEgASgJEhEKCWRlbGl2ZXJlZBgCIAEoCBINCgVlcnJvchgDIAEoCRIOCgZyZXN1bHQYBCABKAkiNQoPQ2hhdEdhdGVDb21tYW5kEhMKC2V4dGVybmFsX2lkGAEgASgJEg0KBWFsbG93GAIgASgIIi0KFkNoYXRFbGlnaWJpbGl0eVJlcXVlc3QSEwoLZXh0ZXJuYWxfaWQYASABKAkiPwoXQ2hhdEVsaWdpYmlsaXR5UmVzcG9uc2USEgoKcmVnaXN0ZXJlZBgBIAEoCBIQCghlbGlnaWJsZRgCIAEoCCJbChRDcmVhdGVJbnZvaWNlQ29tbWFuZBINCgV0aXRsZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIPCgdwYXlsb2FkGAMgASgJEg4KBmFtb3VudBgEIAEoAyJPChhSZWZ1bmRTdGFyUGF5bWVudENvbW1hbmQSDwoHdXNlcl9pZBgBIAEoAxIiChpwbGF0Zm9ybV9wYXltZW50X2NoYXJnZV9pZBgCIAEoCSI7ChpHZXRTdGFyVHJhbnNhY3Rpb25zQ29tbWFuZBIOCgZvZmZzZXQYASABKAMSDQoFbGltaXQYAiABKAMiSAoSUHJlQ2hlY2tvdXRSZXF1ZXN0EhAKCG9yZGVyX2lkGAEgASgJEg4KBmFtb3VudBgCIAEoAxIQCghjdXJyZW5jeRgDIAEoCSIxChNQcmVDaGVja291dFJlc3BvbnNlEgoKAm9rGAEgASgIEg4KBnJlYXNvbhgCIAEoCSJ3ChVGb3J3YXJkUGF5bWVudFJlcXVlc3QSEAoIb3JkZXJfaWQYASABKAkSIgoacGxhdGZvcm1fcGF5bWVudF9jaGFyZ2VfaWQYAiABKAkSDgoGYW1vdW50GAMgASgDEhgKEHBsYXRmb3JtX3VzZXJfaWQYBCABKAMiKgoWRm9yd2FyZFBheW1lbnRSZXNwb25zZRIQCghjcmVkaXRlZBgBIAEoCDLRAgoHQm90TGluaxIyCgRMaW5rEhMuYm90bGluay52MS5Gcm9tQm90GhEuYm90bGluay52MS5Ub0JvdCgBMAESYQoWUmVzb2x2ZUNoYXRFbGlnaWJpbGl0eRIiLmJvdGxpbmsudjEuQ2hhdEVsaWdpYmlsaXR5UmVxdWVzdBojLmJvdGxpbmsudjEuQ2hhdEVsaWdpYmlsaXR5UmVzcG9uc2USVgoTVmFsaWRhdGVQcmVDaGVja291dBIeLmJvdGxpbmsudjEuUHJlQ2hlY2tvdXRSZXF1ZXN0Gh8uYm90bGluay52MS5QcmVDaGVja291dFJlc3BvbnNlElcKDkZvcndhcmRQYXltZW50EiEuYm90bGluay52MS5Gb3J3YXJkUGF5bWVudFJlcXVlc3QaIi5ib3RsaW5rLnYxLkZvcndhcmRQYXltZW50UmVzcG9uc2ViBnByb3RvMw", [file_connector_v1_connector]);
+  fileDesc("Chhib3RsaW5rL3YxL2JvdGxpbmsucHJvdG8SCmJvdGxpbmsudjEiegoHRnJvbUJvdBIiCgVoZWxsbxgBIAEoCzIRLmJvdGxpbmsudjEuSGVsbG9IABIeCgNhY2sYAiABKAsyDy5ib3RsaW5rLnYxLkFja0gAEiQKBmhlYWx0aBgDIAEoCzISLmJvdGxpbmsudjEuSGVhbHRoSABCBQoDbXNnIi0KBVRvQm90EiQKB2NvbW1hbmQYASABKAsyEy5ib3RsaW5rLnYxLkNvbW1hbmQiMgoFSGVsbG8SEwoLaW5zdGFuY2VfaWQYASABKAkSFAoMb3duc191cGRhdGVzGAIgASgIIoECCgZIZWFsdGgSGAoQY29ubmVjdF9mYWlsdXJlcxgBIAEoBBISCgphcGlfZXJyb3JzGAIgASgEEhQKDHJhdGVfbGltaXRlZBgDIAEoBBIUCgxsYXN0X29rX3VuaXgYBCABKAMSFAoMZGVhZF9sZXR0ZXJzGAUgASgEEhsKE291dGJveF9mYWlsaW5nX3Jvd3MYBiABKAQSKQohb3V0Ym94X29sZGVzdF9mYWlsaW5nX2FnZV9zZWNvbmRzGAcgASgEEhgKEHVwZGF0ZV9jb25mbGljdHMYCCABKAQSJQodcGxhdGZvcm1fdW5yZWFkYWJsZV9yZXNwb25zZXMYCSABKAQihQQKB0NvbW1hbmQSEgoKY29tbWFuZF9pZBgBIAEoCRItCgZub3RpZnkYAiABKAsyGy5jb25uZWN0b3IudjEuTm90aWZ5UmVxdWVzdEgAEjcKDHNlbmRfdG9fdXNlchgDIAEoCzIfLmNvbm5lY3Rvci52MS5TZW5kVG9Vc2VyUmVxdWVzdEgAEkEKD3NlbmRfdG9fY2hhbm5lbBgEIAEoCzImLmNvbm5lY3Rvci52MS5TZW5kVG9HYW1lQ2hhbm5lbFJlcXVlc3RIABIwCgljaGF0X2dhdGUYBSABKAsyGy5ib3RsaW5rLnYxLkNoYXRHYXRlQ29tbWFuZEgAEjoKDmNyZWF0ZV9pbnZvaWNlGAYgASgLMiAuYm90bGluay52MS5DcmVhdGVJbnZvaWNlQ29tbWFuZEgAEkMKE3JlZnVuZF9zdGFyX3BheW1lbnQYByABKAsyJC5ib3RsaW5rLnYxLlJlZnVuZFN0YXJQYXltZW50Q29tbWFuZEgAEkcKFWdldF9zdGFyX3RyYW5zYWN0aW9ucxgIIAEoCzImLmJvdGxpbmsudjEuR2V0U3RhclRyYW5zYWN0aW9uc0NvbW1hbmRIABI0Cgtmb3JnZXRfdXNlchgJIAEoCzIdLmJvdGxpbmsudjEuRm9yZ2V0VXNlckNvbW1hbmRIAEIJCgdwYXlsb2FkIksKA0FjaxISCgpjb21tYW5kX2lkGAEgASgJEhEKCWRlbGl2ZXJlZBgCIAEoCBINCgVlcnJvchgDIAEoCRIOCgZyZXN1bHQYBCABKAkiNQoPQ2hhdEdhdGVDb21tYW5kEhMKC2V4dGVybmFsX2lkGAEgASgJEg0KBWFsbG93GAIgASgIIi0KFkNoYXRFbGlnaWJpbGl0eVJlcXVlc3QSEwoLZXh0ZXJuYWxfaWQYASABKAkiPwoXQ2hhdEVsaWdpYmlsaXR5UmVzcG9uc2USEgoKcmVnaXN0ZXJlZBgBIAEoCBIQCghlbGlnaWJsZRgCIAEoCCJbChRDcmVhdGVJbnZvaWNlQ29tbWFuZBINCgV0aXRsZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIPCgdwYXlsb2FkGAMgASgJEg4KBmFtb3VudBgEIAEoAyJPChhSZWZ1bmRTdGFyUGF5bWVudENvbW1hbmQSDwoHdXNlcl9pZBgBIAEoAxIiChpwbGF0Zm9ybV9wYXltZW50X2NoYXJnZV9pZBgCIAEoCSI7ChpHZXRTdGFyVHJhbnNhY3Rpb25zQ29tbWFuZBIOCgZvZmZzZXQYASABKAMSDQoFbGltaXQYAiABKAMiJAoRRm9yZ2V0VXNlckNvbW1hbmQSDwoHdXNlcl9pZBgBIAEoAyJIChJQcmVDaGVja291dFJlcXVlc3QSEAoIb3JkZXJfaWQYASABKAkSDgoGYW1vdW50GAIgASgDEhAKCGN1cnJlbmN5GAMgASgJIjEKE1ByZUNoZWNrb3V0UmVzcG9uc2USCgoCb2sYASABKAgSDgoGcmVhc29uGAIgASgJIncKFUZvcndhcmRQYXltZW50UmVxdWVzdBIQCghvcmRlcl9pZBgBIAEoCRIiChpwbGF0Zm9ybV9wYXltZW50X2NoYXJnZV9pZBgCIAEoCRIOCgZhbW91bnQYAyABKAMSGAoQcGxhdGZvcm1fdXNlcl9pZBgEIAEoAyIqChZGb3J3YXJkUGF5bWVudFJlc3BvbnNlEhAKCGNyZWRpdGVkGAEgASgIIk8KElN0YXJDaGFyZ2VzUmVxdWVzdBIYChBwbGF0Zm9ybV91c2VyX2lkGAEgASgDEg0KBWxpbWl0GAIgASgFEhAKCGxhbmd1YWdlGAMgASgJIosBCgpTdGFyQ2hhcmdlEhAKCG9yZGVyX2lkGAEgASgJEiIKGnBsYXRmb3JtX3BheW1lbnRfY2hhcmdlX2lkGAIgASgJEhUKDXByb2R1Y3RfdGl0bGUYAyABKAkSDgoGYW1vdW50GAQgASgDEhEKCXBhaWRfdW5peBgFIAEoAxINCgVzdGF0ZRgGIAEoCSI+ChNTdGFyQ2hhcmdlc1Jlc3BvbnNlEicKB2NoYXJnZXMYASADKAsyFi5ib3RsaW5rLnYxLlN0YXJDaGFyZ2UidgoWT3BlblN1cHBvcnRDYXNlUmVxdWVzdBIYChBwbGF0Zm9ybV91c2VyX2lkGAEgASgDEiIKGnBsYXRmb3JtX3BheW1lbnRfY2hhcmdlX2lkGAIgASgJEgwKBHRleHQYAyABKAkSEAoIbGFuZ3VhZ2UYBCABKAkiKgoXT3BlblN1cHBvcnRDYXNlUmVzcG9uc2USDwoHY2FzZV9pZBgBIAEoCSKIAQoURm9yd2FyZFJlZnVuZFJlcXVlc3QSEAoIb3JkZXJfaWQYASABKAkSIgoacGxhdGZvcm1fcGF5bWVudF9jaGFyZ2VfaWQYAiABKAkSDgoGYW1vdW50GAMgASgDEhgKEHBsYXRmb3JtX3VzZXJfaWQYBCABKAMSEAoIY3VycmVuY3kYBSABKAkiKQoVRm9yd2FyZFJlZnVuZFJlc3BvbnNlEhAKCHJlY29yZGVkGAEgASgIMtcECgdCb3RMaW5rEjIKBExpbmsSEy5ib3RsaW5rLnYxLkZyb21Cb3QaES5ib3RsaW5rLnYxLlRvQm90KAEwARJhChZSZXNvbHZlQ2hhdEVsaWdpYmlsaXR5EiIuYm90bGluay52MS5DaGF0RWxpZ2liaWxpdHlSZXF1ZXN0GiMuYm90bGluay52MS5DaGF0RWxpZ2liaWxpdHlSZXNwb25zZRJWChNWYWxpZGF0ZVByZUNoZWNrb3V0Eh4uYm90bGluay52MS5QcmVDaGVja291dFJlcXVlc3QaHy5ib3RsaW5rLnYxLlByZUNoZWNrb3V0UmVzcG9uc2USVwoORm9yd2FyZFBheW1lbnQSIS5ib3RsaW5rLnYxLkZvcndhcmRQYXltZW50UmVxdWVzdBoiLmJvdGxpbmsudjEuRm9yd2FyZFBheW1lbnRSZXNwb25zZRJSCg9MaXN0U3RhckNoYXJnZXMSHi5ib3RsaW5rLnYxLlN0YXJDaGFyZ2VzUmVxdWVzdBofLmJvdGxpbmsudjEuU3RhckNoYXJnZXNSZXNwb25zZRJaCg9PcGVuU3VwcG9ydENhc2USIi5ib3RsaW5rLnYxLk9wZW5TdXBwb3J0Q2FzZVJlcXVlc3QaIy5ib3RsaW5rLnYxLk9wZW5TdXBwb3J0Q2FzZVJlc3BvbnNlElQKDUZvcndhcmRSZWZ1bmQSIC5ib3RsaW5rLnYxLkZvcndhcmRSZWZ1bmRSZXF1ZXN0GiEuYm90bGluay52MS5Gb3J3YXJkUmVmdW5kUmVzcG9uc2ViBnByb3RvMw", [file_connector_v1_connector]);
 
 /**
  * Bot to gateway. Exactly one of msg is set.
@@ -246,6 +246,15 @@ export type Command = Message<"botlink.v1.Command"> & {
      */
     value: GetStarTransactionsCommand;
     case: "getStarTransactions";
+  } | {
+    /**
+     * Additive (not in the spec's table): erases what the bot keeps of one user after the user's
+     * account was deleted.
+     *
+     * @generated from field: botlink.v1.ForgetUserCommand forget_user = 9;
+     */
+    value: ForgetUserCommand;
+    case: "forgetUser";
   } | { case: undefined; value?: undefined };
 };
 
@@ -472,6 +481,29 @@ export const GetStarTransactionsCommandSchema: GenMessage<GetStarTransactionsCom
   messageDesc(file_botlink_v1_botlink, 11);
 
 /**
+ * Asks the bot to erase everything it keeps about one platform user (the per-user language entry,
+ * queued chat-gate retries, parked updates naming the user). Delivered once erased (also when
+ * nothing was kept). Idempotent.
+ *
+ * @generated from message botlink.v1.ForgetUserCommand
+ */
+export type ForgetUserCommand = Message<"botlink.v1.ForgetUserCommand"> & {
+  /**
+   * The platform user id.
+   *
+   * @generated from field: int64 user_id = 1;
+   */
+  userId: bigint;
+};
+
+/**
+ * Describes the message botlink.v1.ForgetUserCommand.
+ * Use `create(ForgetUserCommandSchema)` to create a new message.
+ */
+export const ForgetUserCommandSchema: GenMessage<ForgetUserCommand> = /*@__PURE__*/
+  messageDesc(file_botlink_v1_botlink, 12);
+
+/**
  * @generated from message botlink.v1.PreCheckoutRequest
  */
 export type PreCheckoutRequest = Message<"botlink.v1.PreCheckoutRequest"> & {
@@ -498,7 +530,7 @@ export type PreCheckoutRequest = Message<"botlink.v1.PreCheckoutRequest"> & {
  * Use `create(PreCheckoutRequestSchema)` to create a new message.
  */
 export const PreCheckoutRequestSchema: GenMessage<PreCheckoutRequest> = /*@__PURE__*/
-  messageDesc(file_botlink_v1_botlink, 12);
+  messageDesc(file_botlink_v1_botlink, 13);
 
 /**
  * @generated from message botlink.v1.PreCheckoutResponse
@@ -522,7 +554,7 @@ export type PreCheckoutResponse = Message<"botlink.v1.PreCheckoutResponse"> & {
  * Use `create(PreCheckoutResponseSchema)` to create a new message.
  */
 export const PreCheckoutResponseSchema: GenMessage<PreCheckoutResponse> = /*@__PURE__*/
-  messageDesc(file_botlink_v1_botlink, 13);
+  messageDesc(file_botlink_v1_botlink, 14);
 
 /**
  * @generated from message botlink.v1.ForwardPaymentRequest
@@ -562,7 +594,7 @@ export type ForwardPaymentRequest = Message<"botlink.v1.ForwardPaymentRequest"> 
  * Use `create(ForwardPaymentRequestSchema)` to create a new message.
  */
 export const ForwardPaymentRequestSchema: GenMessage<ForwardPaymentRequest> = /*@__PURE__*/
-  messageDesc(file_botlink_v1_botlink, 14);
+  messageDesc(file_botlink_v1_botlink, 15);
 
 /**
  * @generated from message botlink.v1.ForwardPaymentResponse
@@ -582,7 +614,247 @@ export type ForwardPaymentResponse = Message<"botlink.v1.ForwardPaymentResponse"
  * Use `create(ForwardPaymentResponseSchema)` to create a new message.
  */
 export const ForwardPaymentResponseSchema: GenMessage<ForwardPaymentResponse> = /*@__PURE__*/
-  messageDesc(file_botlink_v1_botlink, 15);
+  messageDesc(file_botlink_v1_botlink, 16);
+
+/**
+ * Additive (not in the spec): the user's recent stars charges, for /paysupport.
+ *
+ * @generated from message botlink.v1.StarChargesRequest
+ */
+export type StarChargesRequest = Message<"botlink.v1.StarChargesRequest"> & {
+  /**
+   * The platform user id of the one asking (the message's sender, never a typed value).
+   *
+   * @generated from field: int64 platform_user_id = 1;
+   */
+  platformUserId: bigint;
+
+  /**
+   * How many, newest first: 1..10; 0 means 5.
+   *
+   * @generated from field: int32 limit = 2;
+   */
+  limit: number;
+
+  /**
+   * "en" or "ru": the language of product titles in the answer; anything else means "en".
+   *
+   * @generated from field: string language = 3;
+   */
+  language: string;
+};
+
+/**
+ * Describes the message botlink.v1.StarChargesRequest.
+ * Use `create(StarChargesRequestSchema)` to create a new message.
+ */
+export const StarChargesRequestSchema: GenMessage<StarChargesRequest> = /*@__PURE__*/
+  messageDesc(file_botlink_v1_botlink, 17);
+
+/**
+ * One stars charge as our records know it.
+ *
+ * @generated from message botlink.v1.StarCharge
+ */
+export type StarCharge = Message<"botlink.v1.StarCharge"> & {
+  /**
+   * @generated from field: string order_id = 1;
+   */
+  orderId: string;
+
+  /**
+   * The platform's charge id (telegram_payment_charge_id).
+   *
+   * @generated from field: string platform_payment_charge_id = 2;
+   */
+  platformPaymentChargeId: string;
+
+  /**
+   * The product's title in the requested language.
+   *
+   * @generated from field: string product_title = 3;
+   */
+  productTitle: string;
+
+  /**
+   * Whole stars.
+   *
+   * @generated from field: int64 amount = 4;
+   */
+  amount: bigint;
+
+  /**
+   * Unix seconds when the payment was recorded.
+   *
+   * @generated from field: int64 paid_unix = 5;
+   */
+  paidUnix: bigint;
+
+  /**
+   * "credited", "refunded" or "checking" (recorded, neither credited nor refunded yet).
+   *
+   * @generated from field: string state = 6;
+   */
+  state: string;
+};
+
+/**
+ * Describes the message botlink.v1.StarCharge.
+ * Use `create(StarChargeSchema)` to create a new message.
+ */
+export const StarChargeSchema: GenMessage<StarCharge> = /*@__PURE__*/
+  messageDesc(file_botlink_v1_botlink, 18);
+
+/**
+ * @generated from message botlink.v1.StarChargesResponse
+ */
+export type StarChargesResponse = Message<"botlink.v1.StarChargesResponse"> & {
+  /**
+   * Newest first.
+   *
+   * @generated from field: repeated botlink.v1.StarCharge charges = 1;
+   */
+  charges: StarCharge[];
+};
+
+/**
+ * Describes the message botlink.v1.StarChargesResponse.
+ * Use `create(StarChargesResponseSchema)` to create a new message.
+ */
+export const StarChargesResponseSchema: GenMessage<StarChargesResponse> = /*@__PURE__*/
+  messageDesc(file_botlink_v1_botlink, 19);
+
+/**
+ * Additive (not in the spec): opens a support case from the bot (/paysupport).
+ *
+ * @generated from message botlink.v1.OpenSupportCaseRequest
+ */
+export type OpenSupportCaseRequest = Message<"botlink.v1.OpenSupportCaseRequest"> & {
+  /**
+   * The platform user id of the one asking (the message's sender).
+   *
+   * @generated from field: int64 platform_user_id = 1;
+   */
+  platformUserId: bigint;
+
+  /**
+   * The charge the case is about; empty for a case in general. Must be one of the user's own.
+   *
+   * @generated from field: string platform_payment_charge_id = 2;
+   */
+  platformPaymentChargeId: string;
+
+  /**
+   * The user's words: 1..1000 characters after trimming; stored as given and shown escaped.
+   *
+   * @generated from field: string text = 3;
+   */
+  text: string;
+
+  /**
+   * "en" or "ru": the language replies are written in.
+   *
+   * @generated from field: string language = 4;
+   */
+  language: string;
+};
+
+/**
+ * Describes the message botlink.v1.OpenSupportCaseRequest.
+ * Use `create(OpenSupportCaseRequestSchema)` to create a new message.
+ */
+export const OpenSupportCaseRequestSchema: GenMessage<OpenSupportCaseRequest> = /*@__PURE__*/
+  messageDesc(file_botlink_v1_botlink, 20);
+
+/**
+ * @generated from message botlink.v1.OpenSupportCaseResponse
+ */
+export type OpenSupportCaseResponse = Message<"botlink.v1.OpenSupportCaseResponse"> & {
+  /**
+   * The case's id, quoted back to the user.
+   *
+   * @generated from field: string case_id = 1;
+   */
+  caseId: string;
+};
+
+/**
+ * Describes the message botlink.v1.OpenSupportCaseResponse.
+ * Use `create(OpenSupportCaseResponseSchema)` to create a new message.
+ */
+export const OpenSupportCaseResponseSchema: GenMessage<OpenSupportCaseResponse> = /*@__PURE__*/
+  messageDesc(file_botlink_v1_botlink, 21);
+
+/**
+ * Additive (not in the spec): a refunded_payment service message (a stars payment refunded
+ * outside our refund flow, e.g. by platform support), forwarded from the bot's durable outbox
+ * until answered.
+ *
+ * @generated from message botlink.v1.ForwardRefundRequest
+ */
+export type ForwardRefundRequest = Message<"botlink.v1.ForwardRefundRequest"> & {
+  /**
+   * RefundedPayment.invoice_payload: the order id.
+   *
+   * @generated from field: string order_id = 1;
+   */
+  orderId: string;
+
+  /**
+   * RefundedPayment.telegram_payment_charge_id; the idempotency key.
+   *
+   * @generated from field: string platform_payment_charge_id = 2;
+   */
+  platformPaymentChargeId: string;
+
+  /**
+   * RefundedPayment.total_amount: whole stars.
+   *
+   * @generated from field: int64 amount = 3;
+   */
+  amount: bigint;
+
+  /**
+   * The payer's platform user id (the message's chat).
+   *
+   * @generated from field: int64 platform_user_id = 4;
+   */
+  platformUserId: bigint;
+
+  /**
+   * RefundedPayment.currency ("XTR").
+   *
+   * @generated from field: string currency = 5;
+   */
+  currency: string;
+};
+
+/**
+ * Describes the message botlink.v1.ForwardRefundRequest.
+ * Use `create(ForwardRefundRequestSchema)` to create a new message.
+ */
+export const ForwardRefundRequestSchema: GenMessage<ForwardRefundRequest> = /*@__PURE__*/
+  messageDesc(file_botlink_v1_botlink, 22);
+
+/**
+ * @generated from message botlink.v1.ForwardRefundResponse
+ */
+export type ForwardRefundResponse = Message<"botlink.v1.ForwardRefundResponse"> & {
+  /**
+   * True when the refund is recorded (now or before); false when the charge matched no order of
+   * ours and was recorded for an operator.
+   *
+   * @generated from field: bool recorded = 1;
+   */
+  recorded: boolean;
+};
+
+/**
+ * Describes the message botlink.v1.ForwardRefundResponse.
+ * Use `create(ForwardRefundResponseSchema)` to create a new message.
+ */
+export const ForwardRefundResponseSchema: GenMessage<ForwardRefundResponse> = /*@__PURE__*/
+  messageDesc(file_botlink_v1_botlink, 23);
 
 /**
  * @generated from service botlink.v1.BotLink
@@ -628,6 +900,36 @@ export const BotLink: GenService<{
     methodKind: "unary";
     input: typeof ForwardPaymentRequestSchema;
     output: typeof ForwardPaymentResponseSchema;
+  },
+  /**
+   * Additive: the asking user's recent stars charges (/paysupport).
+   *
+   * @generated from rpc botlink.v1.BotLink.ListStarCharges
+   */
+  listStarCharges: {
+    methodKind: "unary";
+    input: typeof StarChargesRequestSchema;
+    output: typeof StarChargesResponseSchema;
+  },
+  /**
+   * Additive: opens a support case for operators (/paysupport).
+   *
+   * @generated from rpc botlink.v1.BotLink.OpenSupportCase
+   */
+  openSupportCase: {
+    methodKind: "unary";
+    input: typeof OpenSupportCaseRequestSchema;
+    output: typeof OpenSupportCaseResponseSchema;
+  },
+  /**
+   * Additive: a stars payment refunded outside our flow; retried from the outbox until answered.
+   *
+   * @generated from rpc botlink.v1.BotLink.ForwardRefund
+   */
+  forwardRefund: {
+    methodKind: "unary";
+    input: typeof ForwardRefundRequestSchema;
+    output: typeof ForwardRefundResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_botlink_v1_botlink, 0);
