@@ -125,6 +125,7 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
         sessionCacheMs: config.GATEWAY_SESSION_CACHE_MS,
         trustProxy: config.GATEWAY_TRUST_PROXY,
         walletDir: config.GATEWAY_WALLET_DIR,
+        walletLinks: { privacyPolicyUrl: config.PRIVACY_POLICY_URL, termsOfServiceUrl: config.TERMS_OF_SERVICE_URL },
         confirmPageSecret: config.BACKEND_SERVICE_TOKEN,
         draining: () => draining,
         console: {

@@ -182,6 +182,16 @@ export const gatewayConfigSchema = z
       .describe(
         'The built wallet page (`npx nx build wallet-web`), served at /wallet; relative to the working directory. Not built = not mounted, with a warning.',
       ),
+    PRIVACY_POLICY_URL: env
+      .url(['https:'])
+      .describe(
+        "The operator's privacy policy (an https URL; the bot's variable of the same name names the same page): linked from the wallet page's settings. Required, no default: a deployment states its own.",
+      ),
+    TERMS_OF_SERVICE_URL: env
+      .url(['https:'])
+      .describe(
+        "The operator's terms of service (an https URL; the bot's variable of the same name names the same page): linked from the wallet page's settings. Required, no default: a deployment states its own.",
+      ),
     LOG_LEVEL: env.logLevel().describe('pino log level.'),
   })
   .superRefine((c, ctx) => {

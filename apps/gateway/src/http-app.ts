@@ -6,7 +6,7 @@ import { stripTrustHeaders, backendSessionResolver, SessionCache } from './auth/
 import { checkBackend, type BackendClients } from './backend/index.js';
 import { createConsoleRouter, type ConsoleOptions } from './console/index.js';
 import { errorHandler, notFound, bigintAsString, createApiMetrics, requestContext } from './http/index.js';
-import { confirmPageRouter, walletPageBuilt, walletPageRouter } from './wallet-page/index.js';
+import { confirmPageRouter, walletPageBuilt, walletPageRouter, type WalletPageLinks } from './wallet-page/index.js';
 
 export interface HttpDeps {
   logger: Logger;
@@ -20,6 +20,8 @@ export interface HttpDeps {
   trustProxy?: boolean | number | string[];
   /** GATEWAY_WALLET_DIR: the built wallet page served at /wallet; absent or not built = not mounted. */
   walletDir?: string | undefined;
+  /** PRIVACY_POLICY_URL and TERMS_OF_SERVICE_URL, handed to the wallet page (its settings view links them). */
+  walletLinks: WalletPageLinks;
   /** The secret the e-mail confirmation page's tokens are keyed from (BACKEND_SERVICE_TOKEN: every replica holds it, no client does). */
   confirmPageSecret: string;
   /** Milliseconds since the epoch (confirmation page token expiry); default the system clock. */
@@ -52,6 +54,7 @@ export function createHttpApp({
   console: consoleOptions,
   trustProxy = false,
   walletDir,
+  walletLinks,
   confirmPageSecret,
   now = Date.now,
   draining = () => false,
@@ -88,7 +91,7 @@ export function createHttpApp({
 
   app.use(confirmPageRouter({ backend, pageTokenSecret: confirmPageSecret, now }));
   if (walletDir !== undefined) {
-    if (walletPageBuilt(walletDir)) app.use(walletPageRouter(walletDir));
+    if (walletPageBuilt(walletDir)) app.use(walletPageRouter(walletDir, walletLinks));
     else logger.warn({ walletDir }, 'wallet page not built: /wallet answers 404 (run: npx nx build wallet-web)');
   }
   app.use(stripTrustHeaders);

@@ -73,6 +73,31 @@ describe('operator API and session cache configuration', () => {
     ]);
   });
 
+  it('needs the policy links PRIVACY_POLICY_URL and TERMS_OF_SERVICE_URL, https only, with no default: a missing one fails start naming it', () => {
+    const problemsOf = (env: Record<string, string>) => {
+      try {
+        loadGatewayConfig(env);
+      } catch (err: unknown) {
+        if (err instanceof ConfigError) return err.problems.join('\n');
+        throw err;
+      }
+      return '';
+    };
+    const { PRIVACY_POLICY_URL: _privacy, TERMS_OF_SERVICE_URL: _terms, ...withoutLinks } = REQUIRED_TEST_ENV;
+    expect(problemsOf(withoutLinks)).toMatch(/PRIVACY_POLICY_URL: .*\(missing\)[\s\S]*TERMS_OF_SERVICE_URL: .*\(missing\)/);
+    expect(problemsOf({ ...withoutLinks, PRIVACY_POLICY_URL: 'https://example.org/privacy' })).toMatch(/^TERMS_OF_SERVICE_URL: /);
+    expect(problemsOf({ ...REQUIRED_TEST_ENV, TERMS_OF_SERVICE_URL: 'http://example.org/terms' })).toMatch(
+      /TERMS_OF_SERVICE_URL: must be a URL \(https:\)/,
+    );
+    expect(problemsOf({ ...REQUIRED_TEST_ENV, PRIVACY_POLICY_URL: 'privacy.html' })).toMatch(/PRIVACY_POLICY_URL: must be a URL/);
+    const config = loadGatewayConfig({
+      ...REQUIRED_TEST_ENV,
+      PRIVACY_POLICY_URL: 'https://example.org/p',
+      TERMS_OF_SERVICE_URL: 'https://example.org/t',
+    });
+    expect([config.PRIVACY_POLICY_URL, config.TERMS_OF_SERVICE_URL]).toEqual(['https://example.org/p', 'https://example.org/t']);
+  });
+
   it('marks console cookies Secure unless configured otherwise', async () => {
     expect(loadGatewayConfig(REQUIRED_TEST_ENV).GATEWAY_CONSOLE_SECURE_COOKIE).toBe(true);
     const dir = mkdtempSync(join(tmpdir(), 'gw-cookie-'));

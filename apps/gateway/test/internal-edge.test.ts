@@ -10,6 +10,7 @@ import { connector, gatewayApi } from '@wordgame/contracts';
 import { withServiceToken } from '@wordgame/h2-unary';
 import {
   DEV_BOT_CLIENT_NAME,
+  DEV_POLICY_LINKS,
   ensureDevCerts,
   floodRequest,
   rssBytes,
@@ -131,6 +132,7 @@ describe('gateway request size limits (a child process, its RSS measured)', () =
       {
         ...TEST_SERVICE_TOKENS,
         BOTLINK_ALLOWED_CLIENTS: DEV_BOT_CLIENT_NAME,
+        ...DEV_POLICY_LINKS,
         BACKEND_URL: 'http://127.0.0.1:1',
         GATEWAY_HTTP_PORT: '0',
         BOTLINK_PORT: '0',

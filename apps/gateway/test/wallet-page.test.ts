@@ -7,7 +7,13 @@ import { buildGateway, type GatewayApp } from '../src/app.js';
 import { startStatusBackend } from './support/fake-backend.js';
 import { testGatewayConfig } from './support/gateway-config.js';
 
-const INDEX = '<!doctype html><title>wallet</title><script type="module" src="/wallet/assets/index-abc.js"></script>';
+const INDEX =
+  '<!doctype html><html lang="ru"><title>wallet</title><script type="module" src="/wallet/assets/index-abc.js"></script></html>';
+/** The page as served: the operator's policy links (the test config's) as escaped data attributes of `<html>`. */
+const SERVED = INDEX.replace(
+  '<html lang="ru">',
+  '<html data-privacy-policy-url="https://wordgame.example/legal/privacy?lang=all&amp;v=2" data-terms-of-service-url="https://wordgame.example/legal/terms" lang="ru">',
+);
 
 describe('the wallet page at /wallet', () => {
   let dir: string;
@@ -45,7 +51,7 @@ describe('the wallet page at /wallet', () => {
     const res = await fetch(`${base}${path}`, { redirect: 'manual' });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
-    expect(await res.text()).toBe(INDEX);
+    expect(await res.text()).toBe(SERVED);
     expect(res.headers.get('cache-control')).toBe('no-cache');
     const csp = res.headers.get('content-security-policy') ?? '';
     expect(csp.split('; ')).toEqual(

@@ -1,5 +1,5 @@
 import type { Logger } from '@wordgame/logging';
-import { DEV_BOT_CLIENT_NAME, TEST_SERVICE_TOKENS, type DevCerts } from '@wordgame/testkit';
+import { DEV_BOT_CLIENT_NAME, DEV_POLICY_LINKS, TEST_SERVICE_TOKENS, type DevCerts } from '@wordgame/testkit';
 // The bench measures the gateway's own code in-process (allowed for tools/bench only, see eslint.config.js).
 import { buildGateway } from '../../../apps/gateway/src/app.js';
 import { loadGatewayConfig } from '../../../apps/gateway/src/config.js';
@@ -15,6 +15,7 @@ export async function runHub(certs: DevCerts, logger: Logger, total: number, win
     loadGatewayConfig({
       ...TEST_SERVICE_TOKENS,
       BOTLINK_ALLOWED_CLIENTS: DEV_BOT_CLIENT_NAME,
+      ...DEV_POLICY_LINKS,
       BACKEND_URL: 'http://127.0.0.1:1',
       GATEWAY_HTTP_PORT: '0',
       BOTLINK_PORT: '0',

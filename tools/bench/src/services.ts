@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEV_BOT_CLIENT_NAME, freePort, TEST_RATE_LIMITS, TEST_SERVICE_TOKENS, type DevCerts } from '@wordgame/testkit';
+import { DEV_BOT_CLIENT_NAME, DEV_POLICY_LINKS, freePort, TEST_RATE_LIMITS, TEST_SERVICE_TOKENS, type DevCerts } from '@wordgame/testkit';
 
 export { freePort };
 
@@ -142,6 +142,7 @@ export function gatewayEnv(backendUrl: string, ports: GatewayPorts, certs: DevCe
   return {
     ...TEST_SERVICE_TOKENS,
     BOTLINK_ALLOWED_CLIENTS: DEV_BOT_CLIENT_NAME,
+    ...DEV_POLICY_LINKS,
     BACKEND_URL: backendUrl,
     GATEWAY_HTTP_PORT: String(ports.http),
     BOTLINK_PORT: String(ports.botlink),

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { removeStackEnv, writeStackEnv } from '@wordgame/config';
-import { DEV_BOT_CLIENT_NAME, ensureDevCerts, randomServiceTokens } from '@wordgame/testkit';
+import { DEV_BOT_CLIENT_NAME, DEV_POLICY_LINKS, ensureDevCerts, randomServiceTokens } from '@wordgame/testkit';
 import { DEV_OPERATOR, ensureDevOperator } from './operator.js';
 import { startProcess, stopProcess, type ProcessSpec, type Running } from './processes.js';
 import { httpOk, tcpOpen, waitFor } from './wait.js';
@@ -198,6 +198,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         GATEWAY_METRICS_HOST: host,
         GATEWAY_METRICS_PORT: String(ports.gatewayMetrics),
         GATEWAY_WALLET_DIR: join(root, 'dist/apps/wallet-web'),
+        ...DEV_POLICY_LINKS,
         BOTLINK_TLS_CERT: certs.gateway.cert,
         BOTLINK_TLS_KEY: certs.gateway.key,
       },

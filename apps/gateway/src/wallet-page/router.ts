@@ -1,10 +1,18 @@
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import express, { type RequestHandler, type Router } from 'express';
+import { escapeHtml } from '../http/html.js';
 import { WALLET_CSP } from './csp.js';
 
 /** The page's client-side routes: the wallet, also where the card checkout returns. */
 export const WALLET_ROUTES: readonly string[] = ['/wallet', '/wallet/', '/wallet/return'];
+
+/** The operator's policy pages the wallet's settings view links (PRIVACY_POLICY_URL, TERMS_OF_SERVICE_URL). */
+export interface WalletPageLinks {
+  privacyPolicyUrl: string;
+  termsOfServiceUrl: string;
+}
 
 const securityHeaders: RequestHandler = (_req, res, next) => {
   res.set({
@@ -22,11 +30,21 @@ export function walletPageBuilt(dir: string): boolean {
 }
 
 /**
- * Serves the built wallet page (dist/apps/wallet-web): hashed assets under /wallet/assets (cached
- * for a year, immutable), index.html for each client-side route (never cached), every answer with
- * the strict CSP. The e-mail confirmation page is not part of it (confirm-page.ts).
+ * The page's settings as data attributes of its `<html>` element (escaped; the page reads them with
+ * `dataset`), so the page learns them with no inline script and no extra request.
  */
-export function walletPageRouter(dir: string): Router {
+export function withPageSettings(index: string, links: WalletPageLinks): string {
+  const attrs = ` data-privacy-policy-url="${escapeHtml(links.privacyPolicyUrl)}" data-terms-of-service-url="${escapeHtml(links.termsOfServiceUrl)}"`;
+  return index.replace(/<html\b/i, (tag) => `${tag}${attrs}`);
+}
+
+/**
+ * Serves the built wallet page (dist/apps/wallet-web): hashed assets under /wallet/assets (cached
+ * for a year, immutable), index.html for each client-side route (never cached, read afresh so a
+ * rebuild is served at once, carrying the operator's policy links), every answer with the strict
+ * CSP. The e-mail confirmation page is not part of it (confirm-page.ts).
+ */
+export function walletPageRouter(dir: string, links: WalletPageLinks): Router {
   const root = resolve(dir);
   const router = express.Router();
   router.use('/wallet', securityHeaders);
@@ -42,8 +60,13 @@ export function walletPageRouter(dir: string): Router {
     }),
   );
   router.get(WALLET_ROUTES as string[], (_req, res, next) => {
-    res.set('cache-control', 'no-cache');
-    res.sendFile(join(root, 'index.html'), (err) => (err ? next(err) : undefined));
+    readFile(join(root, 'index.html'), 'utf8').then(
+      (index) => {
+        res.set('cache-control', 'no-cache');
+        res.type('html').send(withPageSettings(index, links));
+      },
+      (err: unknown) => next(err),
+    );
   });
   return router;
 }

@@ -6,6 +6,7 @@ import { TEST_SERVICE_TOKENS } from '@wordgame/testkit';
 import { createBackendClients } from '../../src/backend/client.js';
 import { createHttpApp } from '../../src/http-app.js';
 import { createRegistry } from '../../src/metrics/registry.js';
+import { TEST_POLICY_LINKS } from './gateway-config.js';
 
 /** The gateway's HTTP edge listening on an ephemeral port, with its log lines captured. */
 export interface Edge {
@@ -31,6 +32,7 @@ export async function startEdge(backendUrl: string, options: { sessionCacheMs?: 
     registry,
     backend: createBackendClients(backendUrl, TEST_SERVICE_TOKENS.BACKEND_SERVICE_TOKEN),
     confirmPageSecret: TEST_SERVICE_TOKENS.BACKEND_SERVICE_TOKEN,
+    walletLinks: { privacyPolicyUrl: TEST_POLICY_LINKS.PRIVACY_POLICY_URL, termsOfServiceUrl: TEST_POLICY_LINKS.TERMS_OF_SERVICE_URL },
     ...options,
   });
   const server: Server = await new Promise((resolve) => {

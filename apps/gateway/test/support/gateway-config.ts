@@ -1,8 +1,18 @@
 import { DEV_BOT_CLIENT_NAME, TEST_SERVICE_TOKENS, type DevCerts } from '@wordgame/testkit';
 import { loadGatewayConfig, type GatewayConfig } from '../../src/config.js';
 
-/** The variables every gateway needs and tests fix: the service tokens and the dev bot's name. */
-export const REQUIRED_TEST_ENV: Record<string, string> = { ...TEST_SERVICE_TOKENS, BOTLINK_ALLOWED_CLIENTS: DEV_BOT_CLIENT_NAME };
+/** The operator's policy links every test gateway states (PRIVACY_POLICY_URL, TERMS_OF_SERVICE_URL). */
+export const TEST_POLICY_LINKS = {
+  PRIVACY_POLICY_URL: 'https://wordgame.example/legal/privacy?lang=all&v=2',
+  TERMS_OF_SERVICE_URL: 'https://wordgame.example/legal/terms',
+} as const;
+
+/** The variables every gateway needs and tests fix: the service tokens, the dev bot's name and the policy links. */
+export const REQUIRED_TEST_ENV: Record<string, string> = {
+  ...TEST_SERVICE_TOKENS,
+  BOTLINK_ALLOWED_CLIENTS: DEV_BOT_CLIENT_NAME,
+  ...TEST_POLICY_LINKS,
+};
 
 /**
  * A gateway config for tests: every listener on an ephemeral port, the given dev certificates for

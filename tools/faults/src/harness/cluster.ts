@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import {
   DEV_BOT_CLIENT_NAME,
+  DEV_POLICY_LINKS,
   ensureDevCerts,
   freePort,
   startNatsServer,
@@ -136,6 +137,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       {
         ...TEST_SERVICE_TOKENS,
         BOTLINK_ALLOWED_CLIENTS: DEV_BOT_CLIENT_NAME,
+        ...DEV_POLICY_LINKS,
         LOG_LEVEL: logLevel,
         BACKEND_URL: backendUrls.join(','),
         ...nats.env('gateway'),

@@ -1,7 +1,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEV_BOT_CLIENT_NAME, ensureDevCerts, freePort, TEST_RATE_LIMITS, TEST_SERVICE_TOKENS, type DevCerts } from '@wordgame/testkit';
+import {
+  DEV_BOT_CLIENT_NAME,
+  DEV_POLICY_LINKS,
+  ensureDevCerts,
+  freePort,
+  TEST_RATE_LIMITS,
+  TEST_SERVICE_TOKENS,
+  type DevCerts,
+} from '@wordgame/testkit';
 import { signInOperator } from './operator.js';
 import { ServiceProcess } from './service.js';
 
@@ -126,6 +134,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     {
       ...TEST_SERVICE_TOKENS,
       BOTLINK_ALLOWED_CLIENTS: DEV_BOT_CLIENT_NAME,
+      ...DEV_POLICY_LINKS,
       LOG_LEVEL: logLevel,
       BACKEND_URL: urls.backend,
       GATEWAY_HOST: host,
