@@ -1,8 +1,6 @@
-/** The part of Telegram's WebApp object the page uses, when a host provides it. */
+/** The part of Telegram's WebApp object the page reads, when a host script provides it (the page loads none). */
 interface TelegramWebApp {
   initData?: string;
-  ready?: () => void;
-  openInvoice?: (url: string, callback?: (status: string) => void) => void;
 }
 
 interface Window {

@@ -1,12 +1,15 @@
 import type { Translator } from '@wordgame/i18n';
 import type { App, TabId } from './app.js';
 import type { OrderJson } from './api/types.js';
+import type { Host, InvoiceStatus } from './bridge/index.js';
+import type { PolicyLinks } from './launch/policy-links.js';
 import { trackOrder } from './orders/progress.js';
 import { pendingOrder, rememberPendingOrder, signOut, type Session } from './session.js';
 import { el, replace } from './ui/dom.js';
 import { contextName, errorText } from './ui/words.js';
 import { buyTab } from './views/buy-tab.js';
 import { profileTab } from './views/profile-tab.js';
+import { policyList, settingsView } from './views/settings-view.js';
 import { walletTab } from './views/wallet-tab.js';
 
 const TABS: readonly TabId[] = ['wallet', 'buy', 'profile'];
@@ -15,9 +18,18 @@ const RENDER: Readonly<Record<TabId, (app: App) => Promise<HTMLElement>>> = { wa
 /**
  * The signed-in page: a header naming the context, three tabs (balance, buy, profile; arrow keys
  * move between them), the order status line, and the chosen tab's panel. `orderId` (the card order
- * the provider's checkout returned from) is followed from the start.
+ * the provider's checkout returned from) is followed from the start. Inside a host (`host`) its
+ * settings button opens the settings view over the tabs, its back button closes it; elsewhere the
+ * policy links are at the foot of the page.
  */
-export function startShell(root: HTMLElement, t: Translator, session: Session, orderId: string | null): void {
+export function startShell(
+  root: HTMLElement,
+  t: Translator,
+  session: Session,
+  orderId: string | null,
+  host: Host,
+  links: PolicyLinks | null,
+): void {
   const kind = session.profile.platform.kind;
   const panel = el('div', { id: 'panel', role: 'tabpanel', tabindex: '0' });
   const status = el('div', { id: 'order-status', role: 'status', 'aria-live': 'polite' });
@@ -46,7 +58,11 @@ export function startShell(root: HTMLElement, t: Translator, session: Session, o
     },
     follow(id, invoiceLink) {
       stopTracking?.();
-      const extra = invoiceLink ? openInvoice(t, invoiceLink) : undefined;
+      const extra = invoiceLink
+        ? openInvoice(t, host, invoiceLink, (status) => {
+            if (status === 'cancelled' && current !== 'buy') app.show('buy');
+          })
+        : undefined;
       stopTracking = trackOrder(
         t,
         session.token,
@@ -92,14 +108,39 @@ export function startShell(root: HTMLElement, t: Translator, session: Session, o
     ),
     signOutButton,
   );
-  replace(root, header, tablist, status, panel);
+  const subview = el('div', { id: 'subview', hidden: true });
+  const closeSubview = () => {
+    subview.hidden = true;
+    replace(subview);
+    tablist.hidden = false;
+    panel.hidden = false;
+    host.setBack(null);
+  };
+  const hasSettings = host.offerSettings(() => {
+    replace(subview, settingsView(t, host, links));
+    subview.hidden = false;
+    tablist.hidden = true;
+    panel.hidden = true;
+    host.setBack(closeSubview);
+  });
+  const footer = hasSettings ? undefined : el('footer', {}, policyList(t, host, links, 'policies'));
+  replace(root, header, tablist, status, panel, subview, footer);
   app.show('wallet');
   if (orderId) app.follow(orderId);
 }
 
-/** The stars invoice: opened by Telegram's WebApp API when the host provides it, else a link to it. */
-function openInvoice(t: Translator, link: string): Node {
-  const webApp = window.Telegram?.WebApp;
-  if (webApp?.openInvoice) webApp.openInvoice(link);
+/**
+ * The stars invoice: opened in the host's payment sheet when it has one, its reported outcome shown
+ * at once (`#invoice-outcome`, `data-status`; `onClosed` runs too) while the order's own state, still
+ * polled, stays the truth; else a link to it.
+ */
+function openInvoice(t: Translator, host: Host, link: string, onClosed: (status: InvoiceStatus) => void): Node {
+  const outcome = el('span', { id: 'invoice-outcome', 'data-status': 'open' }, t.t('wallet.invoice.opened'));
+  const opened = host.openInvoice(link, (status) => {
+    outcome.dataset['status'] = status;
+    replace(outcome, t.t(`wallet.invoice.${status}`));
+    onClosed(status);
+  });
+  if (opened) return outcome;
   return el('a', { id: 'invoice-link', href: link, target: '_blank', rel: 'noopener noreferrer' }, t.t('wallet.open_invoice'));
 }
