@@ -167,6 +167,7 @@ describe('the wallet page speaks the Mini App bridges', () => {
   async function newPage(init?: string): Promise<{ page: Page; problems: string[] }> {
     const context = await browser.newContext({ viewport: VIEWPORTS[0], locale: 'en-US', colorScheme: 'light' });
     contexts.push(context);
+    context.setDefaultTimeout(15_000);
     if (init) await context.addInitScript({ content: init });
     const page = await context.newPage();
     return { page, problems: watchPage(page) };
@@ -279,7 +280,7 @@ describe('the wallet page speaks the Mini App bridges', () => {
     await showTab(tg.page, 'wallet');
     expect(await tg.page.getAttribute('li[data-segment="telegram"]', 'data-balance')).toBe('500');
     expect(tg.problems).toEqual([]);
-  });
+  }, 90_000);
 
   it('Telegram mobile: invoice_closed cancelled returns to the shop, failed and pending say so; polling goes on until the order is final', async () => {
     const tg = await inTelegramMobile();
@@ -306,7 +307,7 @@ describe('the wallet page speaks the Mini App bridges', () => {
     stack.platform?.control.pay({ link: pending.link, userId: tg.userId });
     await tg.page.waitForSelector('#order-status[data-state="paid"]', { timeout: 30_000 });
     expect(tg.problems).toEqual([]);
-  });
+  }, 90_000);
 
   it('Telegram mobile: shows the SettingsButton; settings_button_pressed opens settings with the privacy policy and terms, opened through web_app_open_link', async () => {
     const tg = await inTelegramMobile();
