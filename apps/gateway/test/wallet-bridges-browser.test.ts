@@ -183,7 +183,9 @@ describe('the wallet page speaks the Mini App bridges', () => {
       const raw = await page.evaluate<{ eventType: string; rawType: string; eventData?: string }[]>('window.__telegramCalls');
       return raw.map((c) => {
         if (c.rawType !== 'string' && c.rawType !== 'undefined') throw new Error(`eventData of ${c.eventType} is a ${c.rawType}`);
-        return c.eventData === undefined ? { eventType: c.eventType } : { eventType: c.eventType, eventData: JSON.parse(c.eventData) };
+        return c.eventData === undefined
+          ? { eventType: c.eventType }
+          : { eventType: c.eventType, eventData: JSON.parse(c.eventData) as unknown };
       });
     };
     const receive = (eventType: string, eventData?: unknown) =>
@@ -384,7 +386,7 @@ describe('the wallet page speaks the Mini App bridges', () => {
     const init = (await page.evaluate<{ handler: string; type: string; params: { request_id?: unknown } }[]>('window.fromApp')).find(
       (m) => m.handler === 'VKWebAppInit',
     );
-    expect(init).toMatchObject({ handler: 'VKWebAppInit', type: 'vk-connect', params: expect.any(Object) });
+    expect(init).toMatchObject({ handler: 'VKWebAppInit', type: 'vk-connect', params: expect.any(Object) as unknown });
     await frame.waitForSelector('#context[data-kind="vk"][data-subtype="web"]');
     expect(await style(frame, 'body', 'backgroundColor')).toBe(rgb('#f6f7f9'));
     await page.evaluate(
