@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Frame, Page } from 'playwright-core';
@@ -9,7 +9,15 @@ import { call } from './support/edge.js';
 import { TEST_POLICY_LINKS } from './support/gateway-config.js';
 import { nowSeconds, vkLaunchParams } from './support/launch-data.js';
 import { startPaymentsStack, type PaymentsStack } from './support/payments-stack.js';
-import { buildWalletPage, launchWalletChromium, showTab, UNNAMED_CONTROLS, VIEWPORTS, watchPage } from './support/wallet-browser.js';
+import {
+  buildWalletPage,
+  launchWalletChromium,
+  SCREENSHOT_DIR,
+  showTab,
+  UNNAMED_CONTROLS,
+  VIEWPORTS,
+  watchPage,
+} from './support/wallet-browser.js';
 
 /** A Telegram theme as the clients send it (tgWebAppThemeParams, theme_changed): light, then dark. */
 const LIGHT_THEME = {
@@ -259,6 +267,8 @@ describe('the wallet page speaks the Mini App bridges', () => {
       rgb(DARK_THEME.button_color),
     );
     expect(await style(tg.page, 'html', 'colorScheme')).toBe('dark');
+    mkdirSync(SCREENSHOT_DIR, { recursive: true });
+    await tg.page.screenshot({ path: join(SCREENSHOT_DIR, 'telegram-dark-buy-390x844.png'), fullPage: true });
     expect(tg.problems).toEqual([]);
   });
 
@@ -327,6 +337,8 @@ describe('the wallet page speaks the Mini App bridges', () => {
       ['Terms of service', TEST_POLICY_LINKS.TERMS_OF_SERVICE_URL],
     ]);
     expect(await tg.page.evaluate<string[]>(UNNAMED_CONTROLS)).toEqual([]);
+    mkdirSync(SCREENSHOT_DIR, { recursive: true });
+    await tg.page.screenshot({ path: join(SCREENSHOT_DIR, 'telegram-settings-390x844.png'), fullPage: true });
     await tg.page.click('#settings a[data-policy="terms"]');
     await tg.waitForCall('web_app_open_link', { url: TEST_POLICY_LINKS.TERMS_OF_SERVICE_URL });
     expect(tg.page.context().pages()).toHaveLength(1);
