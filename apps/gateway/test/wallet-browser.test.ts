@@ -300,8 +300,8 @@ describe('the wallet page in headless Chromium on the real stack', () => {
     // Keyboard: the tabs take arrow keys and the panel is the next stop.
     await page.focus('#tab-profile');
     await page.keyboard.press('ArrowLeft');
-    await page.waitForSelector('#panel[data-tab="buy"]');
-    expect(await page.evaluate<string | undefined>('document.activeElement?.id')).toBe('tab-buy');
+    await page.waitForSelector('#panel[data-tab="history"]');
+    expect(await page.evaluate<string | undefined>('document.activeElement?.id')).toBe('tab-history');
 
     await captureTabs(page, 'vk');
     expect(problems).toEqual([]);

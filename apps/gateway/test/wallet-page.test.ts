@@ -7,7 +7,7 @@ import { buildGateway, type GatewayApp } from '../src/app.js';
 import { startStatusBackend } from './support/fake-backend.js';
 import { testGatewayConfig } from './support/gateway-config.js';
 
-const INDEX = '<!doctype html><title>wallet</title><script type="module" src="/wallet/assets/index-abc.js"></script>';
+const INDEX = '<!doctype html><html lang="ru"><title>wallet</title><script type="module" src="/wallet/assets/index-abc.js"></script>';
 
 describe('the wallet page at /wallet', () => {
   let dir: string;
@@ -55,6 +55,17 @@ describe('the wallet page at /wallet', () => {
     expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|\*(?!\.vk)/);
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+  });
+
+  it("declares the language the page will show: the browser's first known one, else Russian (the page's default)", async () => {
+    const langOf = async (accept: string | undefined) => {
+      const res = await fetch(`${base}/wallet`, { headers: accept === undefined ? {} : { 'accept-language': accept } });
+      return /<html lang="([a-z]+)">/.exec(await res.text())?.[1];
+    };
+    expect(await langOf('en-US,en;q=0.9')).toBe('en');
+    expect(await langOf('fr-FR, en;q=0.5')).toBe('en');
+    expect(await langOf('ru-RU')).toBe('ru');
+    expect(await langOf('de-DE')).toBe('ru');
   });
 
   it('serves hashed assets for a year, and nothing outside the build or unknown', async () => {

@@ -5,7 +5,7 @@ import { chooseLanguage } from './launch/language.js';
 import { pendingOrder, resumeSession, type Session } from './session.js';
 import { startShell } from './shell.js';
 import { el, replace } from './ui/dom.js';
-import { errorText } from './ui/words.js';
+import { errorText, showLanguage } from './ui/words.js';
 import { signInView } from './views/sign-in.js';
 
 /**
@@ -21,9 +21,8 @@ function boot(): void {
   webApp?.ready?.();
   const launch = detectLaunch({ search: window.location.search, hash: window.location.hash, telegramInitData: webApp?.initData });
   const t = createTranslator(chooseLanguage(launch, navigator.languages));
-  document.documentElement.lang = t.language;
+  showLanguage(t);
   setCallLanguage(t.language);
-  document.title = t.t('wallet.title');
   const query = new URLSearchParams(window.location.search);
   const orderId = query.get('order') ?? pendingOrder();
   const start = (session: Session) => startShell(root, t, session, orderId);
