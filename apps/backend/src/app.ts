@@ -27,6 +27,7 @@ import { createLapseLoop, type LapseLoop } from './moderation/index.js';
 import { mailerFor, type Mailer } from './mail/index.js';
 import { createBackendMetrics, instrumentServices, registerStateCollector, type BackendMetrics } from './metrics/index.js';
 import { walletService } from './wallet/index.js';
+import { historyMethods } from './history/index.js';
 import { backendGate, errorEdge, listenDual, MAX_BODY_BYTES, type DualListener } from './server/index.js';
 import { checkSystem, systemService } from './system/index.js';
 import { systemClock, type Clock } from './support/index.js';
@@ -135,7 +136,7 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
         [
           { service: backendApi.SystemService, impl: systemService(check) },
           { service: backendApi.AccountService, impl: accountService(sessions) },
-          { service: backendApi.WalletService, impl: walletService(db.db, logger, clock) },
+          { service: backendApi.WalletService, impl: { ...walletService(db.db, logger, clock), ...historyMethods(db.db) } },
           {
             service: backendApi.CatalogAdminService,
             impl: catalogAdminService(db.db, logger, clock, cardPriceCurrencies(payments.card?.shops)),

@@ -1,5 +1,6 @@
 import type { Client } from '@connectrpc/connect';
 import { backendApi, connector, decodeTable, encodeTable, fb, type botlink } from '@wordgame/contracts';
+import { upsertProduct } from '../src/catalog/repository.js';
 import { DEV_CATALOG } from '../src/catalog/seed.js';
 import { validateDraft, type RawDraft } from '../src/catalog/validate.js';
 import {
@@ -11,7 +12,7 @@ import {
   telegramAccount,
   type BotCommandServer,
 } from './payments-support.js';
-import { as, failure, startHarness, type Harness } from './support/harness.js';
+import { as, errorOf, failure, startHarness, type Harness } from './support/harness.js';
 import { createProduct, draftBody } from './support/wallet.js';
 
 /**
@@ -43,7 +44,20 @@ describe('product texts per language', () => {
         ['ru', 'Мешок фишек', 'Выгоднее для тех, кто играет часто.'],
       ],
     });
-    englishOnly = await createProduct(admin, { title: 'Old pack', atoms: [['chips', 20n]], prices: [['xtr', 10n]] });
+    // A product from before every language was required: English words only, stored as they were.
+    englishOnly = (
+      await upsertProduct(
+        h.database.db,
+        {
+          id: 0n,
+          title: 'Old pack',
+          active: true,
+          atoms: [{ kind: 'chips', quantity: 20n }],
+          prices: [{ method: 'xtr', amount: 10n, currency: 'XTR' }],
+        },
+        new Date(),
+      )
+    ).id;
   });
   afterAll(async () => {
     await h.stop();
@@ -134,15 +148,64 @@ describe('product texts per language', () => {
         .where('product_id', '=', id)
         .orderBy('locale')
         .execute();
-    await admin.upsertProduct({ body: draftBody({ id, title: 'Small pouch', atoms: [['chips', 5n]], prices: [['xtr', 3n]] }) });
+    await admin.upsertProduct({ body: draftBody({ id, title: 'Small pouch', atoms: [['chips', 5n]], prices: [['xtr', 3n]], texts: [] }) });
     expect(await texts()).toEqual([
       { locale: 'en', title: 'Small pouch', description: 'A few chips to try.' },
       { locale: 'ru', title: 'Кошелёчек', description: 'Немного фишек на пробу.' },
     ]);
     await admin.upsertProduct({
-      body: draftBody({ id, title: 'Pouch', atoms: [['chips', 5n]], prices: [['xtr', 3n]], texts: [['en', 'Pouch', '']] }),
+      body: draftBody({
+        id,
+        title: 'Pouch',
+        atoms: [['chips', 5n]],
+        prices: [['xtr', 3n]],
+        texts: [
+          ['en', 'Pouch', ''],
+          ['ru', 'Мешочек', ''],
+        ],
+      }),
     });
-    expect(await texts()).toEqual([{ locale: 'en', title: 'Pouch', description: '' }]);
+    expect(await texts()).toEqual([
+      { locale: 'en', title: 'Pouch', description: '' },
+      { locale: 'ru', title: 'Мешочек', description: '' },
+    ]);
+  });
+
+  it('a new product, or new words for one, needs a title in every language: the refusal names the missing one and writes nothing', async () => {
+    const count = async () =>
+      Number(
+        (
+          await h.database.db
+            .selectFrom('catalog_products')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const before = await count();
+    const create = (texts: Array<[string, string, string]>) =>
+      admin.upsertProduct({ body: draftBody({ title: 'Pack', atoms: [['chips', 1n]], prices: [['xtr', 1n]], texts }) });
+    for (const texts of [[], [['en', 'Pack', '']]] as Array<Array<[string, string, string]>>) {
+      const err = await create(texts).catch((e: unknown) => e);
+      expect(errorOf(err)).toEqual({ code: 3, errorCode: 'invalid_title' });
+      expect(String((err as Error).message)).toMatch(/ru title: missing; a product needs a title in every language \(ru, en\)/);
+    }
+    expect(await count()).toBe(before);
+    const id = await createProduct(admin, {
+      title: 'Pack',
+      atoms: [['chips', 1n]],
+      prices: [['xtr', 1n]],
+      texts: [
+        ['en', 'Pack', ''],
+        ['ru', 'Пачка', ''],
+      ],
+    });
+    expect(
+      await failure(
+        admin.upsertProduct({
+          body: draftBody({ id, title: 'Pack', atoms: [['chips', 1n]], prices: [['xtr', 1n]], texts: [['en', 'Pack', '']] }),
+        }),
+      ),
+    ).toEqual({ code: 3, errorCode: 'invalid_title' });
   });
 
   it('the title rule applies to each language, and a description may not repeat its title', async () => {

@@ -28,10 +28,16 @@ describe('fiscal receipts', () => {
     return order.orderId;
   };
 
+  const marks = (orderId: string) =>
+    f.db().selectFrom('orders').select(['receipt_sent', 'refund_receipt_sent']).where('id', '=', orderId).executeTakeFirstOrThrow();
+
   it('a console refund sends an itemised receipt of the full amount to the customer e-mail', async () => {
     const orderId = await paidOrder('refund-receipt@example.org');
+    expect(await marks(orderId)).toEqual({ receipt_sent: true, refund_receipt_sent: false });
     const r = await refund(f.refunds, orderId);
     expect(r.status).toBe('succeeded');
+    // The player's history reads these marks to say a receipt was sent with the payment and the refund.
+    expect(await marks(orderId)).toEqual({ receipt_sent: true, refund_receipt_sent: true });
     const { receipt } = f.emulator.control.refund(r.refundId ?? '');
     expect(receipt).toEqual({
       customer: { email: 'refund-receipt@example.org' },
@@ -54,6 +60,7 @@ describe('fiscal receipts', () => {
     const r = await refundOrder(noVat, orderId);
     expect(r.status).toBe('succeeded');
     expect(f.emulator.control.refund(r.refundId).receipt).toBeNull();
+    expect(await marks(orderId)).toEqual({ receipt_sent: true, refund_receipt_sent: false });
   });
 
   it('BACKEND_YOOKASSA_VAT_CODE in the environment, through the config parse, puts a receipt on the payment', async () => {

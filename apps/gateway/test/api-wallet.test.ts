@@ -64,11 +64,13 @@ describe('wallet and catalog editor through gateway -> backend -> PostgreSQL', (
       const drafts = {
         hints: {
           title: 'Hints x5',
+          texts: { ru: { title: 'Подсказки x5' } },
           atoms: [{ kind: 'hints', quantity: '5' }],
           prices: [{ method: 'chips', amount: '30', currency: 'CHIPS' }],
         },
         noAds: {
           title: 'No ads for a week',
+          texts: { ru: { title: 'Без рекламы неделю' } },
           atoms: [{ kind: 'no_ads_days', quantity: '7' }],
           prices: [
             { method: 'chips', amount: '50', currency: 'CHIPS' },
@@ -141,6 +143,7 @@ describe('wallet and catalog editor through gateway -> backend -> PostgreSQL', (
       const before = (await call(`${editor}?include_inactive=true`, { headers: op })).body;
       const draft = {
         title: 'Valid',
+        texts: { ru: { title: 'Годный' } },
         atoms: [{ kind: 'hints', quantity: '1' }],
         prices: [{ method: 'chips', amount: '10', currency: 'CHIPS' }],
         ...change,
@@ -148,6 +151,31 @@ describe('wallet and catalog editor through gateway -> backend -> PostgreSQL', (
       expect(await call(editor, { method: 'POST', headers: op, json: draft })).toMatchObject({ status: 400, body: { error: { code } } });
       expect((await call(`${editor}?include_inactive=true`, { headers: op })).body).toEqual(before);
     });
+  });
+
+  it('refuses a new product with only an English title, naming the missing language, as the console form does', async () => {
+    const before = (await call(`${editor}?include_inactive=true`, { headers: op })).body;
+    const draft = { atoms: [{ kind: 'hints', quantity: '1' }], prices: [{ method: 'chips', amount: '10', currency: 'CHIPS' }] };
+    for (const words of [{ title: 'English only' }, { texts: { en: { title: 'English only' } } }, { title: 'Pack', texts: {} }]) {
+      const res = await call(editor, { method: 'POST', headers: op, json: { ...draft, ...words } });
+      expect(res).toMatchObject({ status: 400, body: { error: { code: 'invalid_title' } } });
+      expect((res.body as { error: { message: string } }).error.message).toMatch(
+        /^texts\.ru\.title: missing; a product needs a title in every language/,
+      );
+    }
+    expect((await call(`${editor}?include_inactive=true`, { headers: op })).body).toEqual(before);
+    // An update without texts changes the English title and keeps the stored Russian words.
+    const id = products['hints'] ?? '';
+    const put = await call(`${editor}/${id}`, {
+      method: 'PUT',
+      headers: op,
+      json: {
+        title: 'Hints x5',
+        atoms: [{ kind: 'hints', quantity: '5' }],
+        prices: [{ method: 'chips', amount: '30', currency: 'CHIPS' }],
+      },
+    });
+    expect(put).toMatchObject({ status: 200, body: { texts: { ru: { title: 'Подсказки x5' } } } });
   });
 
   describe('wallet.get, wallet.catalog, wallet.buy', () => {
@@ -171,6 +199,7 @@ describe('wallet and catalog editor through gateway -> backend -> PostgreSQL', (
         headers: op,
         json: {
           title: 'Chips 500',
+          texts: { ru: { title: '500 фишек' } },
           atoms: [{ kind: 'chips', quantity: '500' }],
           prices: [
             { method: 'provider', amount: '19900', currency: 'RUB' },

@@ -81,6 +81,7 @@ describe('e2e: a block takes effect at once for every money operation, whatever 
       headers: { authorization: `Bearer ${stack.operatorToken}` },
       json: {
         title: 'One hint',
+        texts: { ru: { title: 'Одна подсказка' } },
         atoms: [{ kind: 'hints', quantity: '1' }],
         prices: [{ method: 'chips', amount: '10', currency: 'CHIPS' }],
       },

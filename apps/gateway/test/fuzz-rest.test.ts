@@ -54,6 +54,7 @@ function pathTarget(name: string, method: string, path: (id: string) => string, 
 
 const productDraft = {
   title: 'Fuzz pack',
+  texts: { ru: { title: 'Пачка для фаззинга' } },
   atoms: [{ kind: 'hints', quantity: '1' }],
   prices: [{ method: 'chips', amount: '10', currency: 'CHIPS' }],
 };

@@ -120,6 +120,7 @@ describe('real answers match the API document (gateway -> backend -> PostgreSQL)
         headers: op,
         json: {
           title: 'Hints x3',
+          texts: { ru: { title: 'Подсказки x3' } },
           atoms: [{ kind: 'hints', quantity: '3' }],
           prices: [{ method: 'chips', amount: '30', currency: 'CHIPS' }],
         },

@@ -58,7 +58,10 @@ describe('the wallet page in headless Chromium on the real stack', () => {
       method: 'POST',
       headers: { authorization: `Bearer ${stack.operatorToken}` },
       json: {
-        title: 'Hints x5',
+        texts: {
+          en: { title: 'Hints x5', description: 'For the words that will not come.' },
+          ru: { title: 'Подсказки x5', description: 'Для слов, которые не идут.' },
+        },
         atoms: [{ kind: 'hints', quantity: '5' }],
         prices: [{ method: 'chips', amount: '100', currency: 'CHIPS' }],
       },
@@ -243,6 +246,7 @@ describe('the wallet page in headless Chromium on the real stack', () => {
     expect(await page.textContent(`li[data-product-id="${pack}"] .detail`)).toBe('500 фишек');
     expect(await page.textContent(`li[data-product-id="${pack}"] button[data-method="stars"]`)).toBe('Оплатить 50 звёзд');
     expect(await page.textContent(`li[data-product-id="${hints}"] button[data-method="chips"]`)).toBe('Купить за 100 фишек');
+    expect(await page.textContent(`li[data-product-id="${hints}"] h3`)).toBe('Подсказки x5');
     await page.click(`li[data-product-id="${pack}"] button[data-method="stars"]`);
     const link = (await (await page.waitForSelector('#invoice-link')).getAttribute('href')) ?? '';
     expect(await page.textContent('#order-status')).toContain('ждём оплату');
@@ -300,8 +304,8 @@ describe('the wallet page in headless Chromium on the real stack', () => {
     // Keyboard: the tabs take arrow keys and the panel is the next stop.
     await page.focus('#tab-profile');
     await page.keyboard.press('ArrowLeft');
-    await page.waitForSelector('#panel[data-tab="buy"]');
-    expect(await page.evaluate<string | undefined>('document.activeElement?.id')).toBe('tab-buy');
+    await page.waitForSelector('#panel[data-tab="history"]');
+    expect(await page.evaluate<string | undefined>('document.activeElement?.id')).toBe('tab-history');
 
     await captureTabs(page, 'vk');
     expect(problems).toEqual([]);

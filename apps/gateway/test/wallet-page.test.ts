@@ -63,6 +63,17 @@ describe('the wallet page at /wallet', () => {
     expect(res.headers.get('referrer-policy')).toBe('no-referrer');
   });
 
+  it("declares the language the page will show: the browser's first known one, else Russian (the page's default)", async () => {
+    const langOf = async (accept: string | undefined) => {
+      const res = await fetch(`${base}/wallet`, { headers: accept === undefined ? {} : { 'accept-language': accept } });
+      return /<html\b[^>]*\blang="([a-z]+)">/.exec(await res.text())?.[1];
+    };
+    expect(await langOf('en-US,en;q=0.9')).toBe('en');
+    expect(await langOf('fr-FR, en;q=0.5')).toBe('en');
+    expect(await langOf('ru-RU')).toBe('ru');
+    expect(await langOf('de-DE')).toBe('ru');
+  });
+
   it('serves hashed assets for a year, and nothing outside the build or unknown', async () => {
     const asset = await fetch(`${base}/wallet/assets/index-abc.js`);
     expect(asset.status).toBe(200);

@@ -2,7 +2,7 @@ import type { Translator } from '@wordgame/i18n';
 import type { Session } from './session.js';
 
 /** The tabs of the wallet page. */
-export type TabId = 'wallet' | 'buy' | 'profile';
+export type TabId = 'wallet' | 'buy' | 'history' | 'profile';
 
 /** What every tab gets: the words, the session, and the shell's navigation and order tracking. */
 export interface App {

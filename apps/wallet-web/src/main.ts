@@ -7,7 +7,7 @@ import { policyLinks } from './launch/policy-links.js';
 import { pendingOrder, resumeSession, type Session } from './session.js';
 import { startShell } from './shell.js';
 import { el, replace } from './ui/dom.js';
-import { errorText } from './ui/words.js';
+import { errorText, showLanguage } from './ui/words.js';
 import { signInView } from './views/sign-in.js';
 
 /**
@@ -28,9 +28,8 @@ function boot(): void {
   const host = connectHost(launch, window.location.hash, document.documentElement);
   const links = policyLinks(document.documentElement);
   const t = createTranslator(chooseLanguage(launch, navigator.languages));
-  document.documentElement.lang = t.language;
+  showLanguage(t);
   setCallLanguage(t.language);
-  document.title = t.t('wallet.title');
   const query = new URLSearchParams(window.location.search);
   const orderId = query.get('order') ?? pendingOrder();
   const start = (session: Session) => startShell(root, t, session, orderId, host, links);

@@ -8,15 +8,21 @@ import { pendingOrder, rememberPendingOrder, signOut, type Session } from './ses
 import { el, replace } from './ui/dom.js';
 import { contextName, errorText } from './ui/words.js';
 import { buyTab } from './views/buy-tab.js';
+import { historyTab } from './views/history-tab.js';
 import { profileTab } from './views/profile-tab.js';
 import { policyList, settingsView } from './views/settings-view.js';
 import { walletTab } from './views/wallet-tab.js';
 
-const TABS: readonly TabId[] = ['wallet', 'buy', 'profile'];
-const RENDER: Readonly<Record<TabId, (app: App) => Promise<HTMLElement>>> = { wallet: walletTab, buy: buyTab, profile: profileTab };
+const TABS: readonly TabId[] = ['wallet', 'buy', 'history', 'profile'];
+const RENDER: Readonly<Record<TabId, (app: App) => Promise<HTMLElement>>> = {
+  wallet: walletTab,
+  buy: buyTab,
+  history: historyTab,
+  profile: profileTab,
+};
 
 /**
- * The signed-in page: a header naming the context, three tabs (balance, buy, profile; arrow keys
+ * The signed-in page: a header naming the context, four tabs (balance, buy, history, profile; arrow keys
  * move between them), the order status line, and the chosen tab's panel. `orderId` (the card order
  * the provider's checkout returned from) is followed from the start. Inside a host (`host`) its
  * settings button opens the settings view over the tabs, its back button closes it; elsewhere the

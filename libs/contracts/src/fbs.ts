@@ -104,3 +104,6 @@ export { ReconciliationActionResult } from './gen/fbs/backend/fb/reconciliation-
 export { MismatchLookup } from './gen/fbs/backend/fb/mismatch-lookup.js';
 export { ResolvedMismatchQuery } from './gen/fbs/backend/fb/resolved-mismatch-query.js';
 export { ResolvedMismatches } from './gen/fbs/backend/fb/resolved-mismatches.js';
+export { WalletHistoryQuery } from './gen/fbs/backend/fb/wallet-history-query.js';
+export { WalletHistoryEntry } from './gen/fbs/backend/fb/wallet-history-entry.js';
+export { WalletHistory } from './gen/fbs/backend/fb/wallet-history.js';

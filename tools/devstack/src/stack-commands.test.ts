@@ -144,6 +144,7 @@ describe('the backend commands while the dev stack runs', () => {
       token: String(operator.body['token']),
       json: {
         title: 'Restart chips',
+        texts: { ru: { title: 'Фишки после перезапуска' } },
         atoms: [{ kind: 'chips', quantity: '100' }],
         prices: [
           { method: 'xtr', amount: '50', currency: 'XTR' },

@@ -79,9 +79,10 @@ function inLocale<T>(locale: string, field: 'title' | 'description', check: () =
 
 /**
  * The texts of a draft, one per language of PRODUCT_LOCALES (distinct), each title under the title
- * rule and each description under validateDescription. English is required: from its text, else
- * from the draft's `title`; a `title` given beside an English text must equal its title. Problems
- * answer `invalid_title` (its message names which).
+ * rule and each description under validateDescription. English comes from its text, else from the
+ * draft's `title`; a `title` given beside an English text must equal its title. A new product (id
+ * 0) and a draft with texts need a title in every language; `<lang> title: missing …` names the
+ * first without one. Problems answer `invalid_title` (its message names which).
  */
 export function validateTexts(raw: RawDraft): { title: string; texts: ProductText[] } {
   const fail = (why: string) => new DomainError('invalid_title', why);
@@ -95,13 +96,23 @@ export function validateTexts(raw: RawDraft): { title: string; texts: ProductTex
   }
   const legacy = (raw.title ?? '').trim();
   const en = texts.find((t) => t.locale === 'en');
-  if (en) {
-    if (legacy !== '' && legacy !== en.title) throw fail('title and the English text title differ');
-    return { title: en.title, texts };
+  if (en && legacy !== '' && legacy !== en.title) throw fail('title and the English text title differ');
+  const title = en ? en.title : validateTitle(raw.title);
+  const all: ProductText[] = en ? texts : [{ locale: 'en', title, description: '' }, ...texts];
+  // A new product, or one whose words are replaced, has a title in every language (as the console's form
+  // asks): a language without one would show its players English. An update without texts keeps the stored words.
+  if (raw.id === 0n || raw.texts.length > 0) {
+    const missing = PRODUCT_LOCALES.filter((l) => !all.some((t) => t.locale === l));
+    const first = missing[0];
+    if (first !== undefined)
+      throw fail(
+        `${first} title: missing; a product needs a title in every language (${PRODUCT_LOCALES.join(', ')}), else ${LANGUAGE_NAMES[first]} players read another language`,
+      );
   }
-  const title = validateTitle(raw.title);
-  return { title, texts: [{ locale: 'en', title, description: '' }, ...texts] };
+  return { title, texts: all };
 }
+
+const LANGUAGE_NAMES: Readonly<Record<(typeof PRODUCT_LOCALES)[number], string>> = { en: 'English-speaking', ru: 'Russian-speaking' };
 
 function validateAtoms(raw: RawDraft['atoms']): ProductAtomView[] {
   const fail = (why: string) => new DomainError('invalid_atoms', why);

@@ -17,4 +17,5 @@ export {
   runBuyUnderLocks,
   spendWalletHint,
 } from './postings/index.js';
+export { ledgerHistory, type LedgerHistoryCursor, type LedgerHistoryRow } from './history.js';
 export type { BenefitsTable, LedgerKind, LedgerOperationsTable, WalletSegmentsTable } from './ledger.table.js';

@@ -58,6 +58,10 @@ export interface OrdersTable {
   refund_hold: ColumnType<string | null, string | null | undefined, string | null>;
   /** The provider's refund id while it reports the held refund pending; the reaper re-reads it until final. */
   refund_pending_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Card: the payment was created with a 54-FZ receipt to the account's e-mail (0135). */
+  receipt_sent: ColumnType<boolean, boolean | undefined, boolean>;
+  /** Card: the refund was asked with a 54-FZ receipt (0135). */
+  refund_receipt_sent: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 export interface PaymentEventsTable {

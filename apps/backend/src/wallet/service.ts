@@ -13,8 +13,12 @@ import { readWallet } from './repository.js';
 import { projectWallet } from './view.js';
 import type { Clock } from '../support/index.js';
 
-/** backend.v1.WalletService: wallet.catalog, wallet.get, wallet.buy for the caller in the headers. */
-export function walletService(db: Kysely<DB>, logger: Logger, clock: Clock): ServiceImpl<typeof backendApi.WalletService> {
+/** backend.v1.WalletService: wallet.catalog, wallet.get, wallet.buy for the caller in the headers (wallet.history: history/). */
+export function walletService(
+  db: Kysely<DB>,
+  logger: Logger,
+  clock: Clock,
+): Omit<ServiceImpl<typeof backendApi.WalletService>, 'getHistory'> {
   return {
     async getCatalog(req, ctx) {
       const caller = callerFrom(ctx.requestHeader);

@@ -11,7 +11,7 @@ export interface DraftSpec {
   active?: boolean;
   atoms: Array<[kind: string, quantity: bigint]>;
   prices: Array<[method: string, amount: bigint, currency?: string]>;
-  /** Words per language: [locale, title, description]. */
+  /** Words per language: [locale, title, description]; left out, the title in every language; `[]` sends none (a client from before texts). */
   texts?: Array<[locale: string, title: string, description: string]>;
 }
 
@@ -24,7 +24,11 @@ export function draftBody(d: DraftSpec): Uint8Array {
       const currency = cur === undefined ? 0 : b.createString(cur);
       return fb.ProductPrice.createProductPrice(b, method, amount, currency);
     });
-    const texts = (d.texts ?? []).map(([locale, t, description]) =>
+    const words = d.texts ?? [
+      ['en', d.title, ''],
+      ['ru', d.title, ''],
+    ];
+    const texts = words.map(([locale, t, description]) =>
       fb.ProductText.createProductText(b, b.createString(locale), b.createString(t), b.createString(description)),
     );
     return fb.ProductDraft.createProductDraft(

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import express, { type RequestHandler, type Router } from 'express';
+import { pickLanguage, type Language } from '@wordgame/i18n';
 import { escapeHtml } from '../http/html.js';
 import { WALLET_CSP } from './csp.js';
 
@@ -23,6 +24,18 @@ const securityHeaders: RequestHandler = (_req, res, next) => {
   });
   next();
 };
+
+/** The wallet page's language when the request names none it has (the page's own default, wallet-web launch/language.ts). */
+const PAGE_DEFAULT_LANGUAGE: Language = 'ru';
+
+/**
+ * The page with its `<html lang>` set to `language`: the language the page will show on the web
+ * (the browser's first known one), so the document never declares Russian while showing English
+ * before or without its script; the script sets it again from the language it chooses.
+ */
+export function withLanguage(page: string, language: Language): string {
+  return page.replace(/<html\b[^>]*>/i, `<html lang="${language}">`);
+}
 
 /** True when `dir` holds a built wallet page (index.html). */
 export function walletPageBuilt(dir: string): boolean {
@@ -59,14 +72,13 @@ export function walletPageRouter(dir: string, links: WalletPageLinks): Router {
       redirect: false,
     }),
   );
-  router.get(WALLET_ROUTES as string[], (_req, res, next) => {
-    readFile(join(root, 'index.html'), 'utf8').then(
-      (index) => {
-        res.set('cache-control', 'no-cache');
-        res.type('html').send(withPageSettings(index, links));
-      },
-      (err: unknown) => next(err),
-    );
+  router.get(WALLET_ROUTES as string[], (req, res, next) => {
+    res.set('cache-control', 'no-cache');
+    readFile(join(root, 'index.html'), 'utf8')
+      .then((page) =>
+        res.type('html').send(withPageSettings(withLanguage(page, pickLanguage(req.acceptsLanguages(), PAGE_DEFAULT_LANGUAGE)), links)),
+      )
+      .catch(next);
   });
   return router;
 }

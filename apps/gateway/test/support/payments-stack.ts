@@ -333,7 +333,7 @@ export async function createProduct(
   const res = await call(`${stack.urls.httpUrl}/_gm/api/catalog/products`, {
     method: 'POST',
     headers: { authorization: `Bearer ${stack.operatorToken}` },
-    json: { title, atoms: [{ kind: 'chips', quantity: chips.toString() }], prices: list },
+    json: { title, texts: { ru: { title } }, atoms: [{ kind: 'chips', quantity: chips.toString() }], prices: list },
   });
   if (res.status !== 201) throw new Error(`create product: ${res.status} ${JSON.stringify(res.body)}`);
   return (res.body as { product_id: string }).product_id;

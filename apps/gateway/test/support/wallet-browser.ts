@@ -79,7 +79,7 @@ export async function captureTabs(page: Page, context: string): Promise<string[]
   const files: string[] = [];
   for (const viewport of VIEWPORTS) {
     await page.setViewportSize(viewport);
-    for (const tab of ['wallet', 'buy', 'profile']) {
+    for (const tab of ['wallet', 'buy', 'history', 'profile']) {
       await showTab(page, tab);
       if ((await page.evaluate<boolean>(SCROLLS_SIDEWAYS)) === true)
         throw new Error(`${context} ${tab} scrolls sideways at ${viewport.width} px`);

@@ -65,3 +65,34 @@ export interface OrderJson {
   confirmation_url: string | null;
   failure_reason: string | null;
 }
+
+/** One entry of GET /user/wallet/history: an order (any state) or a ledger operation that is not an order's credit. */
+export interface HistoryEntryJson {
+  entry_id: string;
+  kind: 'order' | 'grant' | 'spend' | 'purchase' | 'refund';
+  at: string | null;
+  product_id: string | null;
+  title: string;
+  rail: 'stars' | 'card' | null;
+  state: string;
+  amount: string | null;
+  currency: string | null;
+  chips: string;
+  hints: string;
+  no_ads_days: string;
+  no_ads_forever: boolean;
+  segment: string | null;
+  order_id: string | null;
+  refunded_at: string | null;
+  balance_after: string | null;
+  hints_after: string | null;
+  in_debt: boolean;
+  receipt: boolean;
+  refund_receipt: boolean;
+  failure_reason: string | null;
+}
+
+export interface HistoryJson {
+  entries: HistoryEntryJson[];
+  next_cursor: string | null;
+}

@@ -38,3 +38,26 @@ export function money(minor: string, currency: string, language: string): string
   const mark = language === 'ru' ? ',' : '.';
   return `${major}${mark}${padded.slice(-2)} ${currency === 'RUB' ? '₽' : currency}`;
 }
+
+/** A signed chip count in words (`−80 chips`, `500 фишек`), the plural chosen by its size. */
+export function chipsText(t: Translator, signed: string): string {
+  const size = signed.replace(/^-/, '');
+  return t.plural('wallet.grants_chips', size, { count: amount(signed, t.language) });
+}
+
+/** A price paid or returned: stars as a counted word, money in major units with its currency; the sign dropped. */
+export function paidText(t: Translator, minor: string, currency: string): string {
+  const size = minor.replace(/^-/, '');
+  return currency === 'XTR'
+    ? t.plural('wallet.history_stars', size, { count: amount(size, t.language) })
+    : money(size, currency, t.language);
+}
+
+/**
+ * Shows the page in `t`'s language: the document's `lang` (what screen readers and translators
+ * read) and its title follow the words on the screen, at start and whenever the language changes.
+ */
+export function showLanguage(t: Translator): void {
+  document.documentElement.lang = t.language;
+  document.title = t.t('wallet.title');
+}

@@ -3,11 +3,15 @@ import { signInDirect, type Session } from '../session.js';
 import { el, replace } from '../ui/dom.js';
 import { errorText } from '../ui/words.js';
 
-/** The web's sign-up / sign-in form (`session.direct`); calls `done` with the opened session. */
+/**
+ * The web's sign-up / sign-in form (`session.direct`); calls `done` with the opened session. Only
+ * the button names the action (sign in, or create the account); the heading names the form and
+ * the choice asks whether the player has an account.
+ */
 export function signInView(t: Translator, done: (session: Session) => void): HTMLElement {
   const message = el('p', { id: 'signin-message', role: 'alert' });
   const radio = (mode: 'signup' | 'signin', checked: boolean) =>
-    el('label', { class: 'choice' }, el('input', { type: 'radio', name: 'mode', value: mode, checked }), ' ', t.t(`wallet.${mode}`));
+    el('label', { class: 'choice' }, el('input', { type: 'radio', name: 'mode', value: mode, checked }), ' ', t.t(`wallet.mode_${mode}`));
   const email = el('input', { id: 'signin-email', name: 'email', type: 'email', autocomplete: 'email', required: true });
   const password = el('input', {
     id: 'signin-password',

@@ -4,6 +4,27 @@ import type { App } from '../app.js';
 import { el } from '../ui/dom.js';
 import { amount, segmentName } from '../ui/words.js';
 
+/** The segment this context funds and spends first: the host's inside a host, else the web's. */
+function ownSegment(kind: string | null): string {
+  return kind === 'telegram' || kind === 'vk' ? kind : 'direct';
+}
+
+/**
+ * What the balance tab shows of a wallet: a segment or benefit origin only when it holds something
+ * (chips, a debt, hints, no-ads) or is the context's own (where chips are bought and spent here),
+ * so a web player is not shown empty wallets of hosts they never used; the spend order lists only
+ * the segments shown.
+ */
+export function shownWallet(wallet: WalletJson, kind: string | null, now = Date.now()): WalletJson {
+  const own = ownSegment(kind);
+  const segments = wallet.segments.filter((s) => s.segment === own || s.balance !== '0');
+  const benefits = wallet.benefits.filter(
+    (b) => b.origin === own || b.hints !== '0' || b.no_ads_forever || (b.no_ads_until !== null && Date.parse(b.no_ads_until) > now),
+  );
+  const shown = new Set(segments.map((s) => s.segment));
+  return { ...wallet, segments, benefits, spend_order: wallet.spend_order.filter((s) => shown.has(s)) };
+}
+
 /**
  * The balance tab: each visible segment's chips (a negative balance is a debt, said in words),
  * benefits per origin (no-ads until / forever, hints), the spend order, and a frozen or view-only
@@ -12,7 +33,7 @@ import { amount, segmentName } from '../ui/words.js';
 export async function walletTab(app: App): Promise<HTMLElement> {
   const { t } = app;
   const lang = t.language;
-  const wallet = await call<WalletJson>('/user/wallet', { token: app.session.token });
+  const wallet = shownWallet(await call<WalletJson>('/user/wallet', { token: app.session.token }), app.session.profile.platform.kind);
   const notices = [
     !wallet.trusted && el('p', { class: 'notice', id: 'untrusted-notice' }, t.t('wallet.untrusted')),
     wallet.frozen && el('p', { class: 'notice', id: 'frozen-notice' }, t.t('wallet.frozen')),

@@ -112,6 +112,7 @@ export async function createProduct(gateway: string, draft: ProductDraft, operat
     headers: operator(operatorToken),
     json: {
       title: draft.title,
+      texts: { ru: { title: draft.title } },
       atoms: draft.atoms.map((a) => ({ kind: a.kind, quantity: a.quantity.toString() })),
       prices: draft.prices.map((p) => ({ method: p.method, amount: p.amount.toString(), currency: p.currency })),
     },

@@ -163,6 +163,14 @@ export async function createOrder(
   requireSettled(deps, product, orderRail, price.currency, shop.currency);
   const order = await openOrder(deps, { ...base, provider: card.provider.name, shop: shop.id }, now);
   try {
+    const receipt =
+      card.vatCode !== null && account.email !== null
+        ? {
+            email: account.email,
+            vatCode: card.vatCode,
+            items: [{ description: words.title, amountMinor: price.amount, currency: price.currency }],
+          }
+        : null;
     const payment = await card.provider.createPayment(
       shop,
       {
@@ -171,19 +179,11 @@ export async function createOrder(
         description: words.title,
         returnUrl: card.returnUrl,
         metadata: { order_id: order.id },
-        ...(card.vatCode !== null && account.email !== null
-          ? {
-              receipt: {
-                email: account.email,
-                vatCode: card.vatCode,
-                items: [{ description: words.title, amountMinor: price.amount, currency: price.currency }],
-              },
-            }
-          : {}),
+        ...(receipt ? { receipt } : {}),
       },
       order.id,
     );
-    return await setProviderPayment(deps.db, order.id, payment.id, payment.confirmationUrl ?? null);
+    return await setProviderPayment(deps.db, order.id, payment.id, payment.confirmationUrl ?? null, receipt !== null);
   } catch (err: unknown) {
     if (!(err instanceof ProviderError)) throw err;
     if (err.failure === 'unavailable') {

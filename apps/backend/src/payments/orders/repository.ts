@@ -1,4 +1,4 @@
-import type { Insertable, Kysely, Selectable, Transaction } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { DB } from '../../db/index.js';
 import type { OrdersTable, PaymentEventKind } from '../payments.table.js';
 
@@ -62,16 +62,20 @@ export async function setInvoiceLink(db: Db, orderId: string, invoiceLink: strin
   return db.updateTable('orders').set({ invoice_link: invoiceLink }).where('id', '=', orderId).returningAll().executeTakeFirstOrThrow();
 }
 
-/** Records the provider payment created for an order; answers the order as updated (throws when it does not exist). */
+/**
+ * Records the provider payment created for an order, and whether it was created with a 54-FZ
+ * receipt; answers the order as updated (throws when it does not exist).
+ */
 export async function setProviderPayment(
   db: Db,
   orderId: string,
   providerPaymentId: string,
   confirmationUrl: string | null,
+  receiptSent: boolean,
 ): Promise<OrderRow> {
   return db
     .updateTable('orders')
-    .set({ provider_payment_id: providerPaymentId, confirmation_url: confirmationUrl })
+    .set({ provider_payment_id: providerPaymentId, confirmation_url: confirmationUrl, receipt_sent: receiptSent })
     .where('id', '=', orderId)
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -99,4 +103,44 @@ export async function recordEvents(db: Db, orderIds: readonly string[], kind: Pa
     .insertInto('payment_events')
     .values(orderIds.map((id) => ({ order_id: id, kind })))
     .execute();
+}
+
+/** Marks that the recorded refund of an order was asked with a 54-FZ receipt. */
+export async function markRefundReceipt(db: Db, orderId: string): Promise<void> {
+  await db.updateTable('orders').set({ refund_receipt_sent: true }).where('id', '=', orderId).execute();
+}
+
+/** A position in a history list: Unix microseconds of the entry, its source's rank, its id in that source. */
+export interface HistoryCursor {
+  atMicros: bigint;
+  rank: number;
+  id: string;
+}
+
+/** An order as the player's history shows it, with its creation time in Unix microseconds (exact, for the cursor). */
+export type HistoryOrderRow = OrderRow & { at_us: bigint };
+
+/**
+ * One page of an account's orders (every state), newest first by (created_at, id), after `cursor`
+ * in the history's order (time desc, then source rank desc, then id desc; orders are `rank`).
+ */
+export async function historyOrders(
+  db: Db,
+  accountId: bigint,
+  rank: number,
+  cursor: HistoryCursor | null,
+  limit: number,
+): Promise<HistoryOrderRow[]> {
+  const atUs = sql<bigint>`(extract(epoch from orders.created_at) * 1000000)::bigint`;
+  let q = db.selectFrom('orders').selectAll().select(atUs.as('at_us')).where('account_id', '=', accountId);
+  if (cursor) {
+    const c = cursor;
+    q =
+      rank < c.rank
+        ? q.where(atUs, '<=', c.atMicros)
+        : rank > c.rank
+          ? q.where(atUs, '<', c.atMicros)
+          : q.where((eb) => eb.or([eb(atUs, '<', c.atMicros), eb.and([eb(atUs, '=', c.atMicros), eb('id', '<', c.id)])]));
+  }
+  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }

@@ -1,4 +1,4 @@
-import { findOrder, type OrderRow } from '../orders/repository.js';
+import { findOrder, markRefundReceipt, type OrderRow } from '../orders/repository.js';
 import { shopOf, type CardRail, type PaymentDeps } from '../deps.js';
 import { isOrderId, paymentError } from '../errors.js';
 import type { Shop } from '../card/provider/types.js';
@@ -83,6 +83,14 @@ async function refundCard(
   const paymentId = order.provider_payment_id;
   if (paymentId === null) return { after: { kind: 'clear' }, answer: paymentError('order_not_paid', 'only a paid order can be refunded') };
   const account = await accountEmail(deps.db, order.account_id);
+  const receipt =
+    card.vatCode !== null && account?.email
+      ? {
+          email: account.email,
+          vatCode: card.vatCode,
+          items: [{ description: order.title, amountMinor: order.amount, currency: order.currency }],
+        }
+      : null;
   const asked = await askRefund(
     card.provider,
     shop,
@@ -91,15 +99,7 @@ async function refundCard(
       amountMinor: order.amount,
       currency: order.currency,
       description: `Refund of order ${order.id}`,
-      ...(card.vatCode !== null && account?.email
-        ? {
-            receipt: {
-              email: account.email,
-              vatCode: card.vatCode,
-              items: [{ description: order.title, amountMinor: order.amount, currency: order.currency }],
-            },
-          }
-        : {}),
+      ...(receipt ? { receipt } : {}),
     },
     refundKey(order.id, order.refund_attempt),
   );
@@ -129,6 +129,8 @@ async function refundCard(
     );
     return { after: { kind: 'clear' }, answer: answer('canceled', refund.id) };
   }
+  // The provider took the refund (pending or done) with its receipt: the history says so.
+  if (receipt) await markRefundReceipt(deps.db, order.id);
   if (refund.status !== 'succeeded') {
     deps.logger.info({ orderId, refundId: refund.id, status: refund.status }, 'console refund not succeeded yet; nothing recorded');
     return { after: { kind: 'pending', refundId: refund.id }, answer: answer(refund.status, refund.id) };

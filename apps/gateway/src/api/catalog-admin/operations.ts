@@ -1,4 +1,5 @@
 import { decodeTable, encodeTable, fb } from '@wordgame/contracts';
+import { LANGUAGES, type Language } from '@wordgame/i18n';
 import { z } from 'zod';
 import type { BackendClients } from '../../backend/index.js';
 import { ApiError } from '../../http/index.js';
@@ -10,6 +11,8 @@ import { productListWire, productWire, type ProductJson } from './wire.js';
 
 /** Characters a product title must not contain: they break a platform's payment-callback signature check. */
 const TITLE_FORBIDDEN = /[&<>"']/;
+
+const LANGUAGE_NAMES: Readonly<Record<Language, string>> = { en: 'English-speaking', ru: 'Russian-speaking' };
 
 const draftText = z.object({ title: text(64).min(1, 'must not be empty'), description: text(255).default('') }).strict();
 
@@ -58,7 +61,14 @@ const draftExamples = {
       { method: 'xtr', amount: '50', currency: 'XTR' },
     ],
   },
-  hints: { title: 'Hints x5', atoms: [{ kind: 'hints', quantity: '5' }], prices: [{ method: 'chips', amount: '30', currency: 'CHIPS' }] },
+  hints: {
+    texts: {
+      en: { title: 'Hints x5', description: 'For the words that will not come.' },
+      ru: { title: 'Подсказки x5', description: 'Для слов, которые не идут.' },
+    },
+    atoms: [{ kind: 'hints', quantity: '5' }],
+    prices: [{ method: 'chips', amount: '30', currency: 'CHIPS' }],
+  },
 };
 const draftErrors = ['invalid_title', 'invalid_atoms', 'invalid_prices', 'invalid_currency'] as const;
 
@@ -107,6 +117,15 @@ async function upsert(backend: BackendClients, productId: bigint, { req, call }:
     byField({ title: 'invalid_title', texts: 'invalid_title', atoms: 'invalid_atoms', prices: 'invalid_prices' }),
   );
   const texts = Object.entries(draft.texts ?? {}).flatMap(([locale, t]) => (t ? [{ locale, ...t }] : []));
+  // As the console's form does: a new product, or new words for one, has a title in every language.
+  if (productId === 0n || draft.texts !== undefined) {
+    const missing = LANGUAGES.find((l) => !(draft.texts?.[l] !== undefined || (l === 'en' && draft.title !== undefined)));
+    if (missing !== undefined)
+      throw new ApiError(
+        'invalid_title',
+        `texts.${missing}.title: missing; a product needs a title in every language (${LANGUAGES.join(', ')}), else ${LANGUAGE_NAMES[missing]} players read another language`,
+      );
+  }
   if ([draft.title ?? '', ...texts.map((t) => t.title)].some((t) => TITLE_FORBIDDEN.test(t))) throw new ApiError('invalid_title');
   const body = encodeTable((b) => {
     const title = b.createString(draft.title ?? '');
@@ -177,7 +196,7 @@ export function catalogAdminOperations(backend: BackendClients): Operation[] {
         tag: 'operator',
         summary: 'Create a catalog product (catalog_editor role)',
         description:
-          "Every title (`title`, `texts.en.title`, `texts.ru.title`) must not contain any of & < > \" ' (they break a platform's payment-callback signature). A description must not repeat its title. `texts.ru` is what a Russian player reads; without it they get the English words. A body without `texts` sets the English title only and keeps the other languages' words.",
+          "Every title (`title`, `texts.en.title`, `texts.ru.title`) must not contain any of & < > \" ' (they break a platform's payment-callback signature). A description must not repeat its title. A new product needs a title in every language (`title` or `texts.en`, and `texts.ru`; the refusal names the missing one): `texts.ru` is what a Russian player reads. On an update, a body without `texts` sets the English title only and keeps the other languages' words; a body with `texts` replaces them and needs every language too.",
         body: draftBody,
         examples: draftExamples,
         success: { status: 201, description: 'The product created.', body: productWire },

@@ -123,3 +123,85 @@ export function readPurchase(body: Uint8Array): PurchaseJson {
     },
   );
 }
+
+/**
+ * One entry of the caller's history: an order (any state; `refunded` once its refund is recorded),
+ * or a ledger operation that is not an order's credit. Money in the currency's minor units (stars
+ * whole), chips signed; `balance_after` / `hints_after` are what the segment and origin held right
+ * after a ledger operation, and `in_debt` says one of them went below zero.
+ */
+export interface HistoryEntryJson {
+  entry_id: string;
+  kind: string;
+  at: string | null;
+  product_id: bigint | null;
+  title: string;
+  rail: string | null;
+  state: string;
+  amount: bigint | null;
+  currency: string | null;
+  chips: bigint;
+  hints: bigint;
+  no_ads_days: bigint;
+  no_ads_forever: boolean;
+  segment: string | null;
+  order_id: string | null;
+  refunded_at: string | null;
+  balance_after: bigint | null;
+  hints_after: bigint | null;
+  in_debt: boolean;
+  receipt: boolean;
+  refund_receipt: boolean;
+  failure_reason: string | null;
+}
+
+/** A page of history, newest first; `next_cursor` fetches the older entries (null: none left). */
+export interface HistoryJson {
+  entries: HistoryEntryJson[];
+  next_cursor: string | null;
+}
+
+const isoFromMs = (ms: bigint): string | null => (ms === 0n ? null : new Date(Number(ms)).toISOString());
+const orNull = (s: string | null): string | null => (s === null || s === '' ? null : s);
+
+/** Decodes a WalletHistory body. */
+export function readHistory(body: Uint8Array): HistoryJson {
+  return decodeTable(
+    body,
+    (bb) => fb.WalletHistory.getRootAsWalletHistory(bb),
+    (t) => {
+      const entries: HistoryEntryJson[] = [];
+      for (let i = 0; i < t.entriesLength(); i++) {
+        const e = t.entries(i);
+        if (!e) continue;
+        const ledger = e.kind() !== 'order';
+        const currency = orNull(e.currency());
+        entries.push({
+          entry_id: e.entryId() ?? '',
+          kind: e.kind() ?? '',
+          at: isoFromMs(e.atUnixMs()),
+          product_id: e.productId() === 0n ? null : e.productId(),
+          title: e.title() ?? '',
+          rail: orNull(e.rail()),
+          state: e.state() ?? '',
+          amount: currency === null ? null : e.amount(),
+          currency,
+          chips: e.chips(),
+          hints: e.hints(),
+          no_ads_days: e.noAdsDays(),
+          no_ads_forever: e.noAdsForever(),
+          segment: orNull(e.segment()),
+          order_id: orNull(e.orderId()),
+          refunded_at: isoFromMs(e.refundedAtUnixMs()),
+          balance_after: ledger && e.chips() !== 0n ? e.balanceAfter() : null,
+          hints_after: ledger && e.hints() !== 0n ? e.hintsAfter() : null,
+          in_debt: ledger && ((e.chips() !== 0n && e.balanceAfter() < 0n) || (e.hints() !== 0n && e.hintsAfter() < 0n)),
+          receipt: e.receipt(),
+          refund_receipt: e.refundReceipt(),
+          failure_reason: orNull(e.failureReason()),
+        });
+      }
+      return { entries, next_cursor: orNull(t.nextCursor()) };
+    },
+  );
+}

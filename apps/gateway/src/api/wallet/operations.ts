@@ -3,11 +3,24 @@ import { z } from 'zod';
 import type { BackendClients } from '../../backend/index.js';
 import type { Operation } from '../operation.js';
 import { idParam, idempotencyKey, jsonBody, parseInput } from '../validation.js';
-import { readCatalog, readPurchase, readWallet } from './codec.js';
+import { readCatalog, readHistory, readPurchase, readWallet } from './codec.js';
 import { requestLanguage } from '../language.js';
-import { catalogWire, purchaseWire, walletWire } from './wire.js';
+import { catalogWire, historyWire, purchaseWire, walletWire } from './wire.js';
 
 const buyBody = z.object({ product_id: idParam }).strict();
+const historyQuery = z
+  .object({
+    cursor: z
+      .string()
+      .regex(/^[0-9]{1,19}\.[01]\.[0-9a-f-]{1,36}$/, 'must be the next_cursor of an earlier page')
+      .optional(),
+    limit: z
+      .string()
+      .regex(/^([1-9][0-9]?|100)$/, 'must be an integer from 1 to 100')
+      .transform(Number)
+      .optional(),
+  })
+  .strict();
 
 /**
  * The wallet operations of the spec: `wallet.catalog`, `wallet.get` (view-only, any session) and
@@ -49,6 +62,29 @@ export function walletOperations(backend: BackendClients): Operation[] {
       async handle({ call }) {
         const body = encodeTable((b) => fb.WalletQuery.createWalletQuery(b));
         return { status: 200, body: readWallet((await backend.wallet.getWallet({ body }, call)).body) };
+      },
+    },
+    {
+      name: 'wallet.history',
+      method: 'get',
+      path: '/api/v1/user/wallet/history',
+      auth: 'session',
+      doc: {
+        tag: 'wallet',
+        summary: "The caller's orders and ledger operations, newest first",
+        description:
+          "Every order (any state; `refunded` once its refund is recorded) and every ledger operation that is not an order's credit (grants, chip spends, refunds with the balance they left: below zero is a debt), a page at a time (`limit` 1-100, default 20). Pass `next_cursor` as `cursor` for the older entries; null means none are left. Only the caller's own entries. Titles in the language `Accept-Language` names first among en and ru (else English).",
+        query: historyQuery,
+        success: { status: 200, description: 'A page of history.', body: historyWire },
+        errors: [],
+      },
+      async handle({ req, call }) {
+        const query = parseInput(historyQuery, req.query);
+        const locale = requestLanguage(req);
+        const body = encodeTable((b) =>
+          fb.WalletHistoryQuery.createWalletHistoryQuery(b, b.createString(query.cursor ?? ''), query.limit ?? 0, b.createString(locale)),
+        );
+        return { status: 200, body: readHistory((await backend.wallet.getHistory({ body }, call)).body) };
       },
     },
     {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ATOM_KINDS, PRICE_METHODS } from '../products.js';
 import { bigintString, isoTime, type Wire } from '../wire.js';
-import type { CatalogJson, PurchaseJson, WalletJson } from './codec.js';
+import type { CatalogJson, HistoryJson, PurchaseJson, WalletJson } from './codec.js';
 
 /** One building block of a product. */
 export const atomWire = z.object({ kind: z.enum(ATOM_KINDS), quantity: bigintString }).strict();
@@ -60,3 +60,38 @@ export const purchaseWire = z
   })
   .strict()
   .meta({ title: 'Purchase' }) satisfies z.ZodType<Wire<PurchaseJson>>;
+
+/** One entry of the caller's history (an order, or a ledger operation that is not an order's credit). */
+export const historyEntryWire = z
+  .object({
+    entry_id: z.string(),
+    kind: z.enum(['order', 'grant', 'spend', 'purchase', 'refund']),
+    at: isoTime,
+    product_id: bigintString.nullable(),
+    title: z.string(),
+    rail: z.enum(['stars', 'card']).nullable(),
+    state: z.string(),
+    amount: bigintString.nullable(),
+    currency: z.string().nullable(),
+    chips: bigintString,
+    hints: bigintString,
+    no_ads_days: bigintString,
+    no_ads_forever: z.boolean(),
+    segment: z.string().nullable(),
+    order_id: z.string().nullable(),
+    refunded_at: isoTime,
+    balance_after: bigintString.nullable(),
+    hints_after: bigintString.nullable(),
+    in_debt: z.boolean(),
+    receipt: z.boolean(),
+    refund_receipt: z.boolean(),
+    failure_reason: z.string().nullable(),
+  })
+  .strict()
+  .meta({ title: 'HistoryEntry' });
+
+/** A page of the caller's history, newest first. */
+export const historyWire = z
+  .object({ entries: z.array(historyEntryWire), next_cursor: z.string().nullable() })
+  .strict()
+  .meta({ title: 'History' }) satisfies z.ZodType<Wire<HistoryJson>>;

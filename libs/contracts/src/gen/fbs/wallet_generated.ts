@@ -6,4 +6,5 @@ export { ProductPrice } from './backend/fb/product-price.js';
 export { SegmentBalance } from './backend/fb/segment-balance.js';
 export { SegmentDraw } from './backend/fb/segment-draw.js';
 export { WalletCatalogItem } from './backend/fb/wallet-catalog-item.js';
+export { WalletHistoryEntry } from './backend/fb/wallet-history-entry.js';
 export { WalletView } from './backend/fb/wallet-view.js';

@@ -23,7 +23,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file backend/v1/wallet.proto.
  */
 export const file_backend_v1_wallet: GenFile = /*@__PURE__*/
-  fileDesc("ChdiYWNrZW5kL3YxL3dhbGxldC5wcm90bxIKYmFja2VuZC52MSIhChFHZXRDYXRhbG9nUmVxdWVzdBIMCgRib2R5GAEgASgMIiIKEkdldENhdGFsb2dSZXNwb25zZRIMCgRib2R5GAEgASgMIiAKEEdldFdhbGxldFJlcXVlc3QSDAoEYm9keRgBIAEoDCIhChFHZXRXYWxsZXRSZXNwb25zZRIMCgRib2R5GAEgASgMIhoKCkJ1eVJlcXVlc3QSDAoEYm9keRgBIAEoDCIbCgtCdXlSZXNwb25zZRIMCgRib2R5GAEgASgMMt4BCg1XYWxsZXRTZXJ2aWNlEksKCkdldENhdGFsb2cSHS5iYWNrZW5kLnYxLkdldENhdGFsb2dSZXF1ZXN0Gh4uYmFja2VuZC52MS5HZXRDYXRhbG9nUmVzcG9uc2USSAoJR2V0V2FsbGV0EhwuYmFja2VuZC52MS5HZXRXYWxsZXRSZXF1ZXN0Gh0uYmFja2VuZC52MS5HZXRXYWxsZXRSZXNwb25zZRI2CgNCdXkSFi5iYWNrZW5kLnYxLkJ1eVJlcXVlc3QaFy5iYWNrZW5kLnYxLkJ1eVJlc3BvbnNlYgZwcm90bzM");
+  fileDesc("ChdiYWNrZW5kL3YxL3dhbGxldC5wcm90bxIKYmFja2VuZC52MSIhChFHZXRDYXRhbG9nUmVxdWVzdBIMCgRib2R5GAEgASgMIiIKEkdldENhdGFsb2dSZXNwb25zZRIMCgRib2R5GAEgASgMIiAKEEdldFdhbGxldFJlcXVlc3QSDAoEYm9keRgBIAEoDCIhChFHZXRXYWxsZXRSZXNwb25zZRIMCgRib2R5GAEgASgMIhoKCkJ1eVJlcXVlc3QSDAoEYm9keRgBIAEoDCIbCgtCdXlSZXNwb25zZRIMCgRib2R5GAEgASgMIiEKEUdldEhpc3RvcnlSZXF1ZXN0EgwKBGJvZHkYASABKAwiIgoSR2V0SGlzdG9yeVJlc3BvbnNlEgwKBGJvZHkYASABKAwyqwIKDVdhbGxldFNlcnZpY2USSwoKR2V0Q2F0YWxvZxIdLmJhY2tlbmQudjEuR2V0Q2F0YWxvZ1JlcXVlc3QaHi5iYWNrZW5kLnYxLkdldENhdGFsb2dSZXNwb25zZRJICglHZXRXYWxsZXQSHC5iYWNrZW5kLnYxLkdldFdhbGxldFJlcXVlc3QaHS5iYWNrZW5kLnYxLkdldFdhbGxldFJlc3BvbnNlEjYKA0J1eRIWLmJhY2tlbmQudjEuQnV5UmVxdWVzdBoXLmJhY2tlbmQudjEuQnV5UmVzcG9uc2USSwoKR2V0SGlzdG9yeRIdLmJhY2tlbmQudjEuR2V0SGlzdG9yeVJlcXVlc3QaHi5iYWNrZW5kLnYxLkdldEhpc3RvcnlSZXNwb25zZWIGcHJvdG8z");
 
 /**
  * body: backend.fb.WalletCatalogQuery
@@ -140,6 +140,44 @@ export const BuyResponseSchema: GenMessage<BuyResponse> = /*@__PURE__*/
   messageDesc(file_backend_v1_wallet, 5);
 
 /**
+ * body: backend.fb.WalletHistoryQuery
+ *
+ * @generated from message backend.v1.GetHistoryRequest
+ */
+export type GetHistoryRequest = Message<"backend.v1.GetHistoryRequest"> & {
+  /**
+   * @generated from field: bytes body = 1;
+   */
+  body: Uint8Array;
+};
+
+/**
+ * Describes the message backend.v1.GetHistoryRequest.
+ * Use `create(GetHistoryRequestSchema)` to create a new message.
+ */
+export const GetHistoryRequestSchema: GenMessage<GetHistoryRequest> = /*@__PURE__*/
+  messageDesc(file_backend_v1_wallet, 6);
+
+/**
+ * body: backend.fb.WalletHistory
+ *
+ * @generated from message backend.v1.GetHistoryResponse
+ */
+export type GetHistoryResponse = Message<"backend.v1.GetHistoryResponse"> & {
+  /**
+   * @generated from field: bytes body = 1;
+   */
+  body: Uint8Array;
+};
+
+/**
+ * Describes the message backend.v1.GetHistoryResponse.
+ * Use `create(GetHistoryResponseSchema)` to create a new message.
+ */
+export const GetHistoryResponseSchema: GenMessage<GetHistoryResponse> = /*@__PURE__*/
+  messageDesc(file_backend_v1_wallet, 7);
+
+/**
  * Every method requires the caller headers; the store-compliance gate of X-Platform decides what is shown and allowed.
  *
  * @generated from service backend.v1.WalletService
@@ -174,6 +212,16 @@ export const WalletService: GenService<{
     methodKind: "unary";
     input: typeof BuyRequestSchema;
     output: typeof BuyResponseSchema;
+  },
+  /**
+   * wallet.history: the caller's orders and ledger operations, newest first, a page at a time.
+   *
+   * @generated from rpc backend.v1.WalletService.GetHistory
+   */
+  getHistory: {
+    methodKind: "unary";
+    input: typeof GetHistoryRequestSchema;
+    output: typeof GetHistoryResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_backend_v1_wallet, 0);
