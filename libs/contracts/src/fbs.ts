@@ -104,3 +104,8 @@ export { ReconciliationActionResult } from './gen/fbs/backend/fb/reconciliation-
 export { MismatchLookup } from './gen/fbs/backend/fb/mismatch-lookup.js';
 export { ResolvedMismatchQuery } from './gen/fbs/backend/fb/resolved-mismatch-query.js';
 export { ResolvedMismatches } from './gen/fbs/backend/fb/resolved-mismatches.js';
+export { AccountExportQuery } from './gen/fbs/backend/fb/account-export-query.js';
+export { AccountExportFor } from './gen/fbs/backend/fb/account-export-for.js';
+export { AccountExport } from './gen/fbs/backend/fb/account-export.js';
+export { AccountDeletionFor } from './gen/fbs/backend/fb/account-deletion-for.js';
+export { AccountDeletedFor } from './gen/fbs/backend/fb/account-deleted-for.js';

@@ -17,4 +17,5 @@ export {
   runBuyUnderLocks,
   spendWalletHint,
 } from './postings/index.js';
+export { ledgerSection, walletSection } from './export.js';
 export type { BenefitsTable, LedgerKind, LedgerOperationsTable, WalletSegmentsTable } from './ledger.table.js';

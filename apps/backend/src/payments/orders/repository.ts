@@ -1,4 +1,4 @@
-import type { Insertable, Kysely, Selectable, Transaction } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { DB } from '../../db/index.js';
 import type { OrdersTable, PaymentEventKind } from '../payments.table.js';
 
@@ -98,5 +98,34 @@ export async function recordEvents(db: Db, orderIds: readonly string[], kind: Pa
   await db
     .insertInto('payment_events')
     .values(orderIds.map((id) => ({ order_id: id, kind })))
+    .execute();
+}
+
+/**
+ * Erases the payer's platform user ids a deleted account left on payment rows, in the deletion's
+ * transaction: its orders keep every money column but lose `platform_user_id`; unmatched payments
+ * it made (by payer id or naming one of its orders) get payer id 0, the value for "no valid payer"
+ * (their automatic return then needs an operator), except those whose automatic return is still
+ * pending: those stars are owed to that payer, and the refund needs the id.
+ */
+export async function erasePayerIds(trx: Transaction<DB>, accountId: bigint, platformUserIds: readonly bigint[]): Promise<void> {
+  await trx.updateTable('orders').set({ platform_user_id: null }).where('account_id', '=', accountId).execute();
+  await trx
+    .updateTable('unmatched_payments')
+    .set({ platform_user_id: 0n })
+    .where('refund_status', '<>', 'pending')
+    .where((eb) =>
+      eb.or([
+        ...(platformUserIds.length > 0 ? [eb('platform_user_id', 'in', [...platformUserIds])] : []),
+        eb(
+          'order_id',
+          'in',
+          eb
+            .selectFrom('orders')
+            .select(sql<string>`id::text`.as('id'))
+            .where('account_id', '=', accountId),
+        ),
+      ]),
+    )
     .execute();
 }
