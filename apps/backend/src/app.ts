@@ -148,8 +148,8 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
           { service: backendApi.RefundService, impl: refundService(payments) },
           { service: backendApi.ReconciliationService, impl: reconciliationService(payments) },
           { service: backendApi.GameService, impl: gameService(games) },
-          { service: backendApi.SocialService, impl: socialService(games) },
-          { service: backendApi.PrivacyService, impl: privacyService(games, limits.dataExport) },
+          { service: backendApi.SocialService, impl: socialService({ ...games, mailer }) },
+          { service: backendApi.PrivacyService, impl: privacyService({ ...games, mailer }, limits.dataExport) },
           {
             service: backendApi.ConsoleService,
             impl: consoleService({

@@ -161,6 +161,8 @@ export interface AccountErasure {
   sessionsRevoked: number;
   /** The identities the account had (the bot keeps entries under the telegram ones). */
   identities: Array<{ kind: PlatformKind; externalId: string }>;
+  /** The e-mail addresses the account had or was confirming (mail sent to them may be kept by the mailer). */
+  emails: string[];
 }
 
 /**
@@ -172,12 +174,13 @@ export interface AccountErasure {
  * the ledger and the orders refer to it.
  */
 export async function markAccountDeleted(trx: Transaction<DB>, accountId: bigint, at: Date): Promise<AccountErasure> {
+  const before = await trx.selectFrom('accounts').select('email').where('id', '=', accountId).executeTakeFirst();
   await trx
     .updateTable('accounts')
     .set({ status: 'deleted', deleted_at: at, display_name: '', email: null, email_confirmed_at: null, password_hash: null })
     .where('id', '=', accountId)
     .execute();
-  await trx.deleteFrom('email_confirmations').where('account_id', '=', accountId).execute();
+  const confirmations = await trx.deleteFrom('email_confirmations').where('account_id', '=', accountId).returning('email').execute();
   const revoked = await trx.deleteFrom('sessions').where('account_id', '=', accountId).executeTakeFirst();
   const identities = await trx
     .deleteFrom('platform_identities')
@@ -187,6 +190,7 @@ export async function markAccountDeleted(trx: Transaction<DB>, accountId: bigint
   return {
     sessionsRevoked: Number(revoked.numDeletedRows),
     identities: identities.map((i) => ({ kind: i.kind, externalId: i.external_id })),
+    emails: [...new Set([before?.email, ...confirmations.map((c) => c.email)].filter((e): e is string => typeof e === 'string' && e !== ''))],
   };
 }
 

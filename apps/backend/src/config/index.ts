@@ -212,8 +212,8 @@ export const backendConfigSchema = z
         "How often the forgets of deleted accounts' platform users are sent to the bot (forget_user, until acked), in ms; 0 = off.",
       ),
     USER_FORGET_RETRY_MAX_MS: env
-      .int(300_000, 5_000, 86_400_000)
-      .describe('Longest wait between two attempts of one forget the bot did not ack, in ms (backoff doubles from 5 s).'),
+      .int(300_000, 100, 86_400_000)
+      .describe('Longest wait between two attempts of one forget the bot did not ack, in ms (backoff doubles from 5 s up to it).'),
     GAME_DAILY_HINTS: env
       .int(3, 0, 1_000)
       .describe('Free hints per account per UTC day in human games; beyond them a hint spends a wallet hint benefit.'),

@@ -3,6 +3,7 @@ import { lockAccountStatus, markAccountDeleted, type PlatformKind } from '../acc
 import type { DB } from '../db/index.js';
 import { forfeitGamesOf, loadGame, type GameDeps } from '../game/index.js';
 import { audit } from '../operator-audit/index.js';
+import type { Mailer } from '../mail/index.js';
 import { erasePayerIds } from '../payments/index.js';
 import { erasePayerRefs } from '../reconciliation/index.js';
 import { DomainError } from '../rpc/index.js';
@@ -15,6 +16,13 @@ export interface Deletion {
   forfeited: Array<{ gameId: bigint; seat: number }>;
   /** The platform identities that were unlinked (the chat gate is revoked for the telegram ones). */
   identities: Array<{ kind: PlatformKind; externalId: string }>;
+  /** The account's e-mail addresses (the mailer's copies of mail to them are erased after the commit). */
+  emails: string[];
+}
+
+/** What a deletion works with: the game's (forfeits, watchers, the chat gate) and the mailer whose copies it erases. */
+export interface DeletionDeps extends GameDeps {
+  mailer: Pick<Mailer, 'forget'>;
 }
 
 /** Who asked for a deletion: the player (their own session) or an operator on the player's request. */
@@ -65,18 +73,21 @@ export async function softDeleteAccount(
         outcome: 'ok',
         detail: by.reason,
       });
-    return { sessionsRevoked: erased.sessionsRevoked, forfeited, identities: erased.identities };
+    return { sessionsRevoked: erased.sessionsRevoked, forfeited, identities: erased.identities, emails: erased.emails };
   });
 }
 
 /**
  * Deletes an account (softDeleteAccount) and then does what follows a committed deletion: the
- * forfeited games' watchers are told, and the moderated chat's write access of each telegram
- * identity is revoked (ChatGateCommand allow=false, best-effort and at most once like every chat
- * gate command; logged, never awaited).
+ * mailer's kept copies of mail to the account's addresses are erased, the forfeited games' watchers
+ * are told, and the moderated chat's write access of each telegram identity is revoked
+ * (ChatGateCommand allow=false, best-effort and at most once like every chat gate command; logged,
+ * never awaited).
  */
-export async function deleteAccount(deps: GameDeps, accountId: bigint, by: DeletionBy = { kind: 'self' }): Promise<Deletion> {
+export async function deleteAccount(deps: DeletionDeps, accountId: bigint, by: DeletionBy = { kind: 'self' }): Promise<Deletion> {
   const done = await softDeleteAccount(deps.db, accountId, deps.now(), by);
+  let mailsErased = 0;
+  for (const address of done.emails) mailsErased += await deps.mailer.forget(address);
   for (const { gameId, seat } of done.forfeited) {
     const game = await loadGame(deps.db, gameId);
     if (game) deps.bus.publish(gameId, { kind: 'deleted', game, seat });
@@ -100,6 +111,7 @@ export async function deleteAccount(deps: GameDeps, accountId: bigint, by: Delet
       ...(by.kind === 'operator' ? { operatorId: String(by.operatorId) } : {}),
       sessionsRevoked: done.sessionsRevoked,
       gamesForfeited: done.forfeited.length,
+      mailsErased,
     },
     'account deleted',
   );

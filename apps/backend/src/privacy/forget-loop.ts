@@ -46,7 +46,7 @@ export function createForgetLoop(deps: ForgetDeps, options: { intervalMs: number
         acked += 1;
         continue;
       }
-      const wait = Math.min(options.retryMaxMs, FIRST_RETRY_MS * 2 ** Math.min(forget.attempts - 1, 20));
+      const wait = Math.min(options.retryMaxMs, FIRST_RETRY_MS * 2 ** Math.min(Math.max(forget.attempts - 1, 0), 20));
       const error = 'error' in outcome ? `${outcome.status}: ${outcome.error}` : outcome.status;
       await forgetLater(deps.db, forget.id, new Date(deps.now().getTime() + wait), error);
       deps.logger.warn(

@@ -5,7 +5,7 @@
  * deletion on a player's request). Social (the player's own DeleteAccount) and app.ts import from
  * here only.
  */
-export { deleteAccount, type Deletion, type DeletionBy, softDeleteAccount } from './delete-account.js';
+export { deleteAccount, type Deletion, type DeletionBy, type DeletionDeps, softDeleteAccount } from './delete-account.js';
 export { EXPORT_SECTIONS, exportAccount, type ExportSection } from './export.js';
 export { createForgetLoop, type ForgetLoop } from './forget-loop.js';
 export { privacyService } from './service.js';

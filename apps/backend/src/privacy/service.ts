@@ -1,11 +1,10 @@
 import type { ServiceImpl } from '@connectrpc/connect';
 import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
-import type { GameDeps } from '../game/index.js';
 import { clientAddressOf, type Quota } from '../limits/index.js';
 import { audit } from '../operator-audit/index.js';
 import { requireRole } from '../operators/index.js';
 import { callerFrom, DomainError } from '../rpc/index.js';
-import { deleteAccount } from './delete-account.js';
+import { deleteAccount, type DeletionDeps } from './delete-account.js';
 import { exportAccount } from './export.js';
 
 /** Longest reason an operator gives for a deletion (kept in the audit). */
@@ -21,7 +20,7 @@ function exportBody(accountId: bigint, document: string): Uint8Array {
  * request, the export and the deletion of one account, each written to the operator audit (the
  * deletion in its own transaction).
  */
-export function privacyService(deps: GameDeps, exportQuota: Quota): ServiceImpl<typeof backendApi.PrivacyService> {
+export function privacyService(deps: DeletionDeps, exportQuota: Quota): ServiceImpl<typeof backendApi.PrivacyService> {
   return {
     async exportAccount(req, ctx) {
       const caller = callerFrom(ctx.requestHeader);

@@ -1,7 +1,6 @@
 import type { ServiceImpl } from '@connectrpc/connect';
 import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
-import type { GameDeps } from '../game/index.js';
-import { deleteAccount } from '../privacy/index.js';
+import { deleteAccount, type DeletionDeps } from '../privacy/index.js';
 import { writerFrom } from '../rpc/index.js';
 import { block, unblock } from './blocks.js';
 import { acceptFriendRequest, sendFriendRequest, type FriendshipStatus } from './friends.js';
@@ -26,7 +25,7 @@ function blockView(accountId: bigint, blocked: boolean): Uint8Array {
  * backend.v1.SocialService: friend requests, blocks and the caller's own soft delete. Every method
  * writes, so each needs a trusted session (writerFrom: `untrusted_session` otherwise).
  */
-export function socialService(deps: GameDeps): ServiceImpl<typeof backendApi.SocialService> {
+export function socialService(deps: DeletionDeps): ServiceImpl<typeof backendApi.SocialService> {
   return {
     async sendFriendRequest(req, ctx) {
       const caller = writerFrom(ctx.requestHeader);
