@@ -34,7 +34,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { closeNats, connectNats, listenMetrics, type MetricsListener } from '@wordgame/service-kit';
 import { createGameEventRejections, gameEventSeal, NatsGameBus, GameEventBus, type GameBus, gameService } from './game/index.js';
 import { socialService } from './social/index.js';
-import { createForgetLoop, type ForgetLoop, privacyService } from './privacy/index.js';
+import { createForgetLoop, type ForgetLoop, privacyService, registerForgetGauges } from './privacy/index.js';
 import { Registry } from 'prom-client';
 import { type Reconciler, reconcilerFor, type ReconcilerOverrides, reconciliationService } from './reconciliation/index.js';
 
@@ -81,6 +81,7 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
   let draining = false;
   let metricsListener: MetricsListener | undefined;
   let unregisterState: (() => void) | undefined;
+  let unregisterForgets: (() => void) | undefined;
   let reconciler: Reconciler | undefined;
   const clock = options.now ?? systemClock;
   const startedAt = clock().getTime();
@@ -165,6 +166,7 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
         ],
         metrics.rpc,
       );
+      unregisterForgets = registerForgetGauges(metrics.registry, db.db, clock, logger);
       unregisterState = registerStateCollector(metrics.registry, {
         db: db.db,
         pool: db.pool,
@@ -264,6 +266,8 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
       metricsListener = undefined;
       unregisterState?.();
       unregisterState = undefined;
+      unregisterForgets?.();
+      unregisterForgets = undefined;
       await step('database', () => within(STOP_CLOSE_RESERVE_MS / 2, database?.close(), 'database close', logger));
       listener = undefined;
       database = undefined;

@@ -127,6 +127,7 @@ describe('players’ data: deletion erases it everywhere, export returns it (Pos
     return found;
   }
 
+  const scrape = async () => (await fetch(h.metricsUrl)).text();
   const mailsTo = async (address: string) => (await mailbox(h.mailDir)).filter((m) => m.includes(address));
 
   it('a deletion leaves no name, e-mail, password hash or platform id in any table or the mailbox; money rows stay under the account id; the bot is told once it is back', async () => {
@@ -154,6 +155,8 @@ describe('players’ data: deletion erases it everywhere, export returns it (Pos
       return row !== undefined && row.attempts >= 2 && row.last_error === 'no_bot';
     });
     expect(await rowsHolding(String(TELEGRAM_ID))).toEqual([expect.stringMatching(/^bot_forgets: /)]);
+    expect(await scrape()).toMatch(/^backend_bot_forgets_pending 1$/m);
+    expect(Number(/^backend_bot_forget_oldest_seconds (\S+)$/m.exec(await scrape())?.[1])).toBeGreaterThanOrEqual(0);
 
     // The bot comes back: the forget is delivered and its row goes.
     botDown = false;
@@ -161,6 +164,9 @@ describe('players’ data: deletion erases it everywhere, export returns it (Pos
 
     for (const marker of [NAME, EMAIL, PASSWORD_HASH, String(TELEGRAM_ID)]) expect(await rowsHolding(marker)).toEqual([]);
     expect(await mailsTo(EMAIL)).toEqual([]);
+    const metrics = await scrape();
+    expect(metrics).toMatch(/^backend_bot_forgets_pending 0$/m);
+    expect(metrics).toMatch(/^backend_bot_forget_oldest_seconds 0$/m);
 
     const account = await db().selectFrom('accounts').selectAll().where('id', '=', player.accountId).executeTakeFirstOrThrow();
     expect(account).toMatchObject({ status: 'deleted', display_name: '', email: null, email_confirmed_at: null, password_hash: null });

@@ -8,5 +8,6 @@
 export { deleteAccount, type Deletion, type DeletionBy, type DeletionDeps, softDeleteAccount } from './delete-account.js';
 export { EXPORT_SECTIONS, exportAccount, type ExportSection } from './export.js';
 export { createForgetLoop, type ForgetLoop } from './forget-loop.js';
+export { registerForgetGauges } from './metrics.js';
 export { privacyService } from './service.js';
 export type { BotForgetsTable } from './privacy.table.js';

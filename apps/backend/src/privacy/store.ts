@@ -56,13 +56,13 @@ export async function forgetLater(db: Kysely<DB>, id: bigint, at: Date, error: s
     .execute();
 }
 
-/** How many forgets wait for the bot (the metric and the console read it). */
-export async function pendingForgets(db: Kysely<DB>): Promise<number> {
+/** How many forgets wait for the bot, and since when the oldest waits (null when none does). */
+export async function pendingForgets(db: Kysely<DB>): Promise<{ count: number; oldest: Date | null }> {
   const row = await db
     .selectFrom('bot_forgets')
-    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .select((eb) => [eb.fn.countAll<string>().as('n'), eb.fn.min('created_at').as('oldest')])
     .executeTakeFirst();
-  return Number(row?.n ?? 0);
+  return { count: Number(row?.n ?? 0), oldest: row?.oldest ?? null };
 }
 
 /** Whether an account row with this id exists (deleted or not). */
