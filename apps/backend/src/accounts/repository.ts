@@ -190,7 +190,9 @@ export async function markAccountDeleted(trx: Transaction<DB>, accountId: bigint
   return {
     sessionsRevoked: Number(revoked.numDeletedRows),
     identities: identities.map((i) => ({ kind: i.kind, externalId: i.external_id })),
-    emails: [...new Set([before?.email, ...confirmations.map((c) => c.email)].filter((e): e is string => typeof e === 'string' && e !== ''))],
+    emails: [
+      ...new Set([before?.email, ...confirmations.map((c) => c.email)].filter((e): e is string => typeof e === 'string' && e !== '')),
+    ],
   };
 }
 
