@@ -35,6 +35,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { closeNats, connectNats, listenMetrics, type MetricsListener } from '@wordgame/service-kit';
 import { createGameEventRejections, gameEventSeal, NatsGameBus, GameEventBus, type GameBus, gameService } from './game/index.js';
 import { socialService } from './social/index.js';
+import { createForgetLoop, type ForgetLoop, privacyService, registerForgetGauges } from './privacy/index.js';
 import { Registry } from 'prom-client';
 import { type Reconciler, reconcilerFor, type ReconcilerOverrides, reconciliationService } from './reconciliation/index.js';
 
@@ -74,12 +75,14 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
   let rereads: PaymentDeps['rereads'] | undefined;
   let starRefunds: StarRefunder | undefined;
   let lapses: LapseLoop | undefined;
+  let forgets: ForgetLoop | undefined;
   let gameBus: GameBus | undefined;
   let nats: NatsConnection | undefined;
   /** Set on stop: /readyz answers 503 from then on while in-flight calls finish. */
   let draining = false;
   let metricsListener: MetricsListener | undefined;
   let unregisterState: (() => void) | undefined;
+  let unregisterForgets: (() => void) | undefined;
   let reconciler: Reconciler | undefined;
   const clock = options.now ?? systemClock;
   const startedAt = clock().getTime();
@@ -147,7 +150,8 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
           { service: backendApi.RefundService, impl: refundService(payments) },
           { service: backendApi.ReconciliationService, impl: reconciliationService(payments) },
           { service: backendApi.GameService, impl: gameService(games) },
-          { service: backendApi.SocialService, impl: socialService(games) },
+          { service: backendApi.SocialService, impl: socialService({ ...games, mailer }) },
+          { service: backendApi.PrivacyService, impl: privacyService({ ...games, mailer }, limits.dataExport) },
           {
             service: backendApi.ConsoleService,
             impl: consoleService({
@@ -163,6 +167,7 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
         ],
         metrics.rpc,
       );
+      unregisterForgets = registerForgetGauges(metrics.registry, db.db, clock, logger);
       unregisterState = registerStateCollector(metrics.registry, {
         db: db.db,
         pool: db.pool,
@@ -213,6 +218,11 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
       starRefunds.start();
       lapses = createLapseLoop({ db: db.db, logger, chatGate, now: clock }, config.MODERATION_LAPSE_INTERVAL_MS);
       lapses.start();
+      forgets = createForgetLoop(
+        { db: db.db, bot: payments.bot, logger, now: clock },
+        { intervalMs: config.USER_FORGET_INTERVAL_MS, retryMaxMs: config.USER_FORGET_RETRY_MAX_MS },
+      );
+      forgets.start();
       reconciler = reconcilerFor(config, payments, metrics.registry, options.reconciliation);
       reconciler.start();
       return { url: listener.url, port: listener.port, metricsUrl: metricsListener.url, db: db.db };
@@ -232,6 +242,7 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
         step('rereads', () => rereads?.stop()),
         step('star_refunds', () => starRefunds?.stop()),
         step('lapses', () => lapses?.stop()),
+        step('forgets', () => forgets?.stop()),
       ]);
       if (config.BACKEND_DRAIN_DELAY_MS > 0 && listener)
         await step('drain_delay', () => new Promise((r) => setTimeout(r, config.BACKEND_DRAIN_DELAY_MS)));
@@ -241,6 +252,7 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
       rereads = undefined;
       starRefunds = undefined;
       lapses = undefined;
+      forgets = undefined;
       await step('game_bus', () => gameBus?.close());
       gameBus = undefined;
       await step('listener', () => listener?.close());
@@ -255,6 +267,8 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
       metricsListener = undefined;
       unregisterState?.();
       unregisterState = undefined;
+      unregisterForgets?.();
+      unregisterForgets = undefined;
       await step('database', () => within(STOP_CLOSE_RESERVE_MS / 2, database?.close(), 'database close', logger));
       listener = undefined;
       database = undefined;
@@ -294,6 +308,8 @@ function limitSettings(config: BackendConfig): LimitSettings {
     signInAddressMaxFailures: config.SIGNIN_ADDRESS_MAX_FAILURES,
     orderCreateMax: config.ORDER_CREATE_MAX,
     orderCreateAddressMax: config.ORDER_CREATE_ADDRESS_MAX,
+    dataExportMax: config.DATA_EXPORT_MAX,
+    dataExportAddressMax: config.DATA_EXPORT_ADDRESS_MAX,
     confirmationMailMax: config.CONFIRMATION_MAIL_MAX,
     confirmationMailAddressMax: config.CONFIRMATION_MAIL_ADDRESS_MAX,
     confirmationMailRecipientMax: config.CONFIRMATION_MAIL_RECIPIENT_MAX,

@@ -95,7 +95,10 @@ describe('payment credited notice', () => {
   it('failing channels neither undo nor hold up the credit', async () => {
     const id = await telegramAccount(f.db(), '93003', { address: 'broken-credit@example.org', confirmed: true });
     const order = await createOrder(f.payments, id, 'telegram', starsPack, 'stars');
-    const deps = { ...f.deps, mailer: { send: () => Promise.reject(new Error('smtp down for broken-credit@example.org')) } };
+    const deps = {
+      ...f.deps,
+      mailer: { send: () => Promise.reject(new Error('smtp down for broken-credit@example.org')), forget: () => Promise.resolve(0) },
+    };
     f.bot.respond = (c) => (c.payload.case === 'notify' ? { outcome: gatewayApi.Outcome.NO_BOT } : deliverInvoices(c));
     try {
       await expect(

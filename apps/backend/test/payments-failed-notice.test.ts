@@ -69,7 +69,10 @@ describe('failed card payment notice', () => {
 
   it('never throws when a channel fails', async () => {
     const id = await telegramAccount(f.db(), '91003', { address: 'broken@example.org', confirmed: true });
-    const deps = { ...f.deps, mailer: { send: () => Promise.reject(new Error('smtp down for broken@example.org')) } };
+    const deps = {
+      ...f.deps,
+      mailer: { send: () => Promise.reject(new Error('smtp down for broken@example.org')), forget: () => Promise.resolve(0) },
+    };
     f.bot.respond = () => {
       throw new Error('gateway down');
     };

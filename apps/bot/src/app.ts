@@ -16,7 +16,7 @@ import {
   PaymentOutbox,
   type ValidatePreCheckout,
 } from './payments/index.js';
-import { ChatGateRetries, DeadLetters, openBotDb, UserLanguages } from './store/index.js';
+import { ChatGateRetries, DeadLetters, openBotDb, UserForgetter, UserLanguages } from './store/index.js';
 import { Backoff, TaskSet } from './support/index.js';
 import { UpdatePoller, updateRouter } from './updates/index.js';
 
@@ -48,6 +48,8 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
   let outbox: PaymentOutbox | undefined;
   /** Users' languages, known once the bot owns the updates (it learns them from the updates). */
   let languages: UserLanguages | undefined;
+  /** Erases one user's entries in the bot's file; only the instance that owns the updates keeps one. */
+  let forgetter: UserForgetter | undefined;
   let forwarder: PaymentForwarder | undefined;
   let joinGate: JoinGate | undefined;
 
@@ -82,6 +84,7 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
           gameChannelId: config.BOT_GAME_CHANNEL_ID,
           discussionChatId: config.BOT_DISCUSSION_CHAT_ID,
           languageFor: (userId) => (userId === undefined ? undefined : languages?.languageOf(userId)) ?? config.BOT_DEFAULT_LANGUAGE,
+          forget: (userId) => forgetter?.forget(userId),
         }),
         backoff: new Backoff({ initialMs: config.BOTLINK_BACKOFF_INITIAL_MS, maxMs: config.BOTLINK_BACKOFF_MAX_MS }),
         backoffResetAfterMs: config.BOTLINK_BACKOFF_RESET_AFTER_MS,
@@ -107,6 +110,7 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
         const paymentOutbox = new PaymentOutbox(db);
         const userLanguages = new UserLanguages(db);
         languages = userLanguages;
+        forgetter = new UserForgetter(db);
         outbox = paymentOutbox;
         const deadLetters = new DeadLetters(db, () => counters.deadLetter());
         const park = (update: RawUpdate, reason: string): void => deadLetters.park('update', String(update.update_id), update, reason);

@@ -144,6 +144,7 @@ export const ERRORS = {
   invalid_query: spec(InvalidArgument, 400, 'service', 'enter an account id, an e-mail or a platform identity'),
   invalid_action: spec(InvalidArgument, 400, 'service', 'the moderation action is not valid'),
   invalid_until: spec(InvalidArgument, 400, 'service', 'a temporary block needs an end in the future'),
+  invalid_reason: spec(InvalidArgument, 400, 'service', "give the player's request as the reason (1..500 characters)"),
 
   // reconciliation actions (the console)
   unknown_mismatch: spec(NotFound, 404, 'service', 'no such mismatch'),

@@ -107,3 +107,8 @@ export { ResolvedMismatches } from './gen/fbs/backend/fb/resolved-mismatches.js'
 export { WalletHistoryQuery } from './gen/fbs/backend/fb/wallet-history-query.js';
 export { WalletHistoryEntry } from './gen/fbs/backend/fb/wallet-history-entry.js';
 export { WalletHistory } from './gen/fbs/backend/fb/wallet-history.js';
+export { AccountExportQuery } from './gen/fbs/backend/fb/account-export-query.js';
+export { AccountExportFor } from './gen/fbs/backend/fb/account-export-for.js';
+export { AccountExport } from './gen/fbs/backend/fb/account-export.js';
+export { AccountDeletionFor } from './gen/fbs/backend/fb/account-deletion-for.js';
+export { AccountDeletedFor } from './gen/fbs/backend/fb/account-deleted-for.js';

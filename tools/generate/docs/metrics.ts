@@ -6,6 +6,7 @@ import type { DB } from '../../../apps/backend/src/db/schema.js';
 import { createGameEventRejections } from '../../../apps/backend/src/game/nats-bus.js';
 import { createBackendMetrics, registerStateCollector } from '../../../apps/backend/src/metrics/index.js';
 import { createBackendRegistry } from '../../../apps/backend/src/metrics/registry.js';
+import { registerForgetGauges } from '../../../apps/backend/src/privacy/metrics.js';
 import { reconciliationMetrics } from '../../../apps/backend/src/reconciliation/metrics.js';
 import { createApiMetrics } from '../../../apps/gateway/src/http/metrics.js';
 import { createBotlinkMetrics } from '../../../apps/gateway/src/metrics/botlink-metrics.js';
@@ -52,7 +53,7 @@ function defaultPrefixOf(registry: Registry): string {
 
 /**
  * Every family the backend registers (the event series, the scrape-time state and pool series,
- * reconciliation, NATS rejections), read from a registry the backend's own factories fill. The
+ * reconciliation, NATS rejections, the bot forget queue), read from a registry the backend's own factories fill. The
  * database handles are real but never connect: collection only happens on a scrape.
  */
 async function backendMetrics(): Promise<ServiceMetrics> {
@@ -65,6 +66,7 @@ async function backendMetrics(): Promise<ServiceMetrics> {
     createGameEventRejections(registry);
     registerStateCollector(registry, { db, pool, ready: () => Promise.resolve(true), logger });
     reconciliationMetrics(registry, db, logger);
+    registerForgetGauges(registry, db, () => new Date(), logger);
     return {
       service: 'Backend',
       port: 'BACKEND_METRICS_PORT',

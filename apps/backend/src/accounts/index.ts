@@ -6,8 +6,10 @@
  * their own transaction. Other features import from here only; the files beside it are the
  * feature's internals.
  */
+export { identitiesSection, profileSection, sessionsSection } from './export.store.js';
 export { hashPassword, verifyPassword } from './password.js';
 export {
+  type AccountErasure,
   confirmedEmailOf,
   isUniqueViolation,
   liftLapsedBlocks,

@@ -156,21 +156,44 @@ export async function lockAccountStatus(
   return trx.selectFrom('accounts').select(['id', 'status']).where('id', '=', accountId).forUpdate().executeTakeFirst();
 }
 
+/** What `markAccountDeleted` removed: the sessions it revoked and the platform identities it unlinked. */
+export interface AccountErasure {
+  sessionsRevoked: number;
+  /** The identities the account had (the bot keeps entries under the telegram ones). */
+  identities: Array<{ kind: PlatformKind; externalId: string }>;
+  /** The e-mail addresses the account had or was confirming (mail sent to them may be kept by the mailer). */
+  emails: string[];
+}
+
 /**
- * Soft-deletes an account's row (status `deleted`, `deleted_at`, e-mail released so the address can
- * sign up afresh), drops its pending e-mail confirmations and its sessions (so ResolveSession refuses
- * them at once); answers how many sessions it deleted. Runs in the caller's transaction, after
- * `lockAccountStatus`: the row stays (the ledger refers to it).
+ * Soft-deletes an account's row and erases the personal data the accounts feature keeps: status
+ * `deleted` with `deleted_at`; display name, e-mail and password hash cleared (the address can sign
+ * up afresh); its pending e-mail confirmations, its sessions (so ResolveSession refuses them at once)
+ * and its platform identities deleted, so a Telegram or VK user who comes back opens a new account.
+ * Runs in the caller's transaction, after `lockAccountStatus`: the row stays under its id, because
+ * the ledger and the orders refer to it.
  */
-export async function markAccountDeleted(trx: Transaction<DB>, accountId: bigint, at: Date): Promise<number> {
+export async function markAccountDeleted(trx: Transaction<DB>, accountId: bigint, at: Date): Promise<AccountErasure> {
+  const before = await trx.selectFrom('accounts').select('email').where('id', '=', accountId).executeTakeFirst();
   await trx
     .updateTable('accounts')
-    .set({ status: 'deleted', deleted_at: at, email: null, email_confirmed_at: null })
+    .set({ status: 'deleted', deleted_at: at, display_name: '', email: null, email_confirmed_at: null, password_hash: null })
     .where('id', '=', accountId)
     .execute();
-  await trx.deleteFrom('email_confirmations').where('account_id', '=', accountId).execute();
+  const confirmations = await trx.deleteFrom('email_confirmations').where('account_id', '=', accountId).returning('email').execute();
   const revoked = await trx.deleteFrom('sessions').where('account_id', '=', accountId).executeTakeFirst();
-  return Number(revoked.numDeletedRows);
+  const identities = await trx
+    .deleteFrom('platform_identities')
+    .where('account_id', '=', accountId)
+    .returning(['kind', 'external_id'])
+    .execute();
+  return {
+    sessionsRevoked: Number(revoked.numDeletedRows),
+    identities: identities.map((i) => ({ kind: i.kind, externalId: i.external_id })),
+    emails: [
+      ...new Set([before?.email, ...confirmations.map((c) => c.email)].filter((e): e is string => typeof e === 'string' && e !== '')),
+    ],
+  };
 }
 
 /** A moderation change of an account row: suspension (status and end) or the chat mute. */

@@ -36,6 +36,11 @@ export interface BotCommands {
    * earlier (result `already_refunded`); an error carries the platform's refusal.
    */
   refundStarPayment(userId: bigint, platformChargeId: string): Promise<CommandOutcome>;
+  /**
+   * Asks the bot to erase what it keeps of a platform user whose account was deleted (its language
+   * entry, chat-gate retries, parked updates). Delivered once erased; idempotent.
+   */
+  forgetUser(userId: bigint): Promise<CommandOutcome>;
 }
 
 /** Ack.result of refund_star_payment when the platform had already refunded the charge. */
@@ -76,5 +81,6 @@ export function gatewayBotCommands(baseUrl: string | readonly string[], token: s
     chatGate: (externalId, allow) => send({ payload: { case: 'chatGate', value: { externalId, allow } } }),
     refundStarPayment: (userId, platformChargeId) =>
       send({ payload: { case: 'refundStarPayment', value: { userId, platformPaymentChargeId: platformChargeId } } }),
+    forgetUser: (userId) => send({ payload: { case: 'forgetUser', value: { userId } } }),
   };
 }

@@ -206,6 +206,14 @@ export const backendConfigSchema = z
     MODERATION_LAPSE_INTERVAL_MS: env
       .int(15_000, 0, 3_600_000)
       .describe('How often temporary blocks are checked for lapse (then a ChatGateCommand is sent), in ms; 0 = off.'),
+    USER_FORGET_INTERVAL_MS: env
+      .int(5_000, 0, 3_600_000)
+      .describe(
+        "How often the forgets of deleted accounts' platform users are sent to the bot (forget_user, until acked), in ms; 0 = off.",
+      ),
+    USER_FORGET_RETRY_MAX_MS: env
+      .int(300_000, 100, 86_400_000)
+      .describe('Longest wait between two attempts of one forget the bot did not ack, in ms (backoff doubles from 5 s up to it).'),
     GAME_DAILY_HINTS: env
       .int(3, 0, 1_000)
       .describe('Free hints per account per UTC day in human games; beyond them a hint spends a wallet hint benefit.'),
@@ -220,6 +228,8 @@ export const backendConfigSchema = z
       ),
     ORDER_CREATE_MAX: env.int(30, 1, 1_000_000).describe('Orders one account may create per hour.'),
     ORDER_CREATE_ADDRESS_MAX: env.int(300, 1, 1_000_000).describe('Orders one client address may create per hour.'),
+    DATA_EXPORT_MAX: env.int(10, 1, 1_000_000).describe('Data exports (GET /api/v1/user/export) one account may ask for per hour.'),
+    DATA_EXPORT_ADDRESS_MAX: env.int(60, 1, 1_000_000).describe('Data exports one client address may ask for per hour.'),
     CONFIRMATION_MAIL_MAX: env.int(5, 1, 1_000_000).describe('Confirmation mails (profile e-mail changes) one account may cause per hour.'),
     CONFIRMATION_MAIL_ADDRESS_MAX: env.int(30, 1, 1_000_000).describe('Confirmation mails one client address may cause per hour.'),
     CONFIRMATION_MAIL_RECIPIENT_MAX: env

@@ -18,4 +18,5 @@ export {
   spendWalletHint,
 } from './postings/index.js';
 export { ledgerHistory, type LedgerHistoryCursor, type LedgerHistoryRow } from './history.js';
+export { ledgerSection, walletSection } from './export.js';
 export type { BenefitsTable, LedgerKind, LedgerOperationsTable, WalletSegmentsTable } from './ledger.table.js';

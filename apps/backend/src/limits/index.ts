@@ -14,6 +14,8 @@ export interface LimitSettings {
   signInAddressMaxFailures: number;
   orderCreateMax: number;
   orderCreateAddressMax: number;
+  dataExportMax: number;
+  dataExportAddressMax: number;
   confirmationMailMax: number;
   confirmationMailAddressMax: number;
   confirmationMailRecipientMax: number;
@@ -28,6 +30,8 @@ export interface Limits {
   operatorSignIn: SignInLimit;
   /** Order creation per account and per client address, per hour. */
   orderCreate: Quota;
+  /** Data exports per account and per client address, per hour. */
+  dataExport: Quota;
   /** Confirmation mails from profile e-mail changes per account and per client address, per hour. */
   confirmationMail: Quota;
   /**
@@ -58,6 +62,7 @@ export function createLimits(settings: LimitSettings, store: CounterStore): Limi
       make('opsignin_addr', settings.signInAddressMaxFailures, window),
     ),
     orderCreate: quotaOver(make('order_acct', settings.orderCreateMax, HOUR), make('order_addr', settings.orderCreateAddressMax, HOUR)),
+    dataExport: quotaOver(make('export_acct', settings.dataExportMax, HOUR), make('export_addr', settings.dataExportAddressMax, HOUR)),
     confirmationMail: quotaOver(
       make('mail_acct', settings.confirmationMailMax, HOUR),
       make('mail_addr', settings.confirmationMailAddressMax, HOUR),

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
 import type { BackendConfig } from '../config/index.js';
@@ -15,6 +15,19 @@ export interface Mail {
 /** Sends mail; where it goes depends on MAIL_TRANSPORT. */
 export interface Mailer {
   send(mail: Mail): Promise<void>;
+  /**
+   * Erases the copies of the mail sent to `address` that this mailer keeps (an account deletion);
+   * answers how many it erased. The SMTP mailer keeps none: what the relay logs is the operator's
+   * (docs/operating/privacy.md).
+   */
+  forget(address: string): Promise<number>;
+}
+
+/** The `To:` header of one dev-mailbox message, lower-cased; undefined when it has none. */
+function recipientOf(message: string): string | undefined {
+  const head = message.split('\r\n\r\n', 1)[0] ?? '';
+  const line = head.split('\r\n').find((l) => l.startsWith('To: '));
+  return line?.slice(4).trim().toLowerCase();
 }
 
 /**
@@ -38,6 +51,22 @@ export function devMailbox(dir: string, from: string, clock: Clock = systemClock
       ];
       await writeFile(path.join(dir, name), `${headers.join('\r\n')}\r\n\r\n${mail.text.replace(/\r?\n/g, '\r\n')}\r\n`);
     },
+    async forget(address) {
+      const wanted = address.trim().toLowerCase();
+      const names = await readdir(dir).catch((err: NodeJS.ErrnoException) => {
+        if (err.code === 'ENOENT') return [];
+        throw err;
+      });
+      let erased = 0;
+      for (const name of names) {
+        if (!name.endsWith('.eml')) continue;
+        const file = path.join(dir, name);
+        if (recipientOf(await readFile(file, 'utf8')) !== wanted) continue;
+        await unlink(file);
+        erased += 1;
+      }
+      return erased;
+    },
   };
 }
 
@@ -48,6 +77,7 @@ export function smtpMailer(url: string, from: string): Mailer {
     async send(mail) {
       await transport.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text });
     },
+    forget: () => Promise.resolve(0),
   };
 }
 

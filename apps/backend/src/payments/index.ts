@@ -15,6 +15,8 @@ export { refundOrder, type ConsoleRefund } from './refunds/console.js';
 export { shopOf, type CardRail } from './deps.js';
 export { findOrder, type OrderRow } from './orders/repository.js';
 export { historyOrders, type HistoryCursor, type HistoryOrderRow } from './orders/repository.js';
+export { ordersSection } from './orders/export.store.js';
+export { erasePayerIds } from './orders/repository.js';
 export { STARS_PROVIDER } from './orders/state.js';
 export { creditOrder } from './orders/credit.js';
 export { ProviderError, type ListPage, type ListQuery, type ProviderPayment, type Shop } from './card/provider/types.js';

@@ -5,4 +5,5 @@
 export type { Reconciler } from './job.js';
 export { reconcilerFor, type ReconcilerOverrides } from './module.js';
 export { reconciliationService } from './service.js';
+export { erasePayerRefs } from './erase.store.js';
 export type { ReconciliationLeaseTable, ReconciliationMismatchesTable, ReconciliationRunsTable } from './reconciliation.table.js';

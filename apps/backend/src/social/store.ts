@@ -73,14 +73,3 @@ export async function deleteFriendshipPair(trx: Transaction<DB>, a: bigint, b: b
     )
     .execute();
 }
-
-/** External ids of an account's telegram identities (the bot's platform). */
-export async function telegramIdentities(db: Db, accountId: bigint): Promise<string[]> {
-  const rows = await db
-    .selectFrom('platform_identities')
-    .select('external_id')
-    .where('account_id', '=', accountId)
-    .where('kind', '=', 'telegram')
-    .execute();
-  return rows.map((r) => r.external_id);
-}

@@ -3,6 +3,7 @@ import type { CommandHandler } from '../link/index.js';
 import type { PlatformClient } from '../platform/index.js';
 import { chatGate } from './chat-gate.js';
 import { createInvoice } from './create-invoice.js';
+import { forgetUser, type ForgetUser } from './forget-user.js';
 import { notify, sendToChannel, sendToUser, type LanguageFor } from './messages.js';
 import { failed } from './outcome.js';
 import { refundStarPayment } from './refund-star-payment.js';
@@ -16,6 +17,8 @@ export interface CommandDeps {
   discussionChatId: string | undefined;
   /** The language of a user's notifications (the one learned from their updates, else the default). */
   languageFor: LanguageFor;
+  /** Erases what the bot's file keeps of one user (forget_user). */
+  forget: ForgetUser;
 }
 
 /**
@@ -51,6 +54,7 @@ export function commandHandler(deps: CommandDeps): CommandHandler {
       case 'getStarTransactions':
         return getStarTransactions(deps.platform, payload.value, logger);
       case 'forgetUser':
+        return forgetUser(deps.forget, payload.value, logger);
       case undefined: {
         const error = unknownKind(command);
         logger.warn({ error }, 'command of a kind this bot does not know');

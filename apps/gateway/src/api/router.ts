@@ -15,6 +15,7 @@ import { OPENAPI_ROUTE, openApiOperation } from './openapi/route.js';
 import { operatorSessionOperations } from './operator-session/operations.js';
 import { orderOperations } from './orders/operations.js';
 import { refundOperations } from './orders/refund.js';
+import { privacyOperations } from './privacy/operations.js';
 import { profileOperations } from './profile/operations.js';
 import { sessionOperations } from './session/operations.js';
 import { socialOperations } from './social/operations.js';
@@ -35,6 +36,7 @@ export function operationTable(backend: BackendClients, sessions: CachingSession
   return [
     ...sessionOperations(backend, sessions),
     ...profileOperations(backend),
+    ...privacyOperations(backend),
     ...walletOperations(backend),
     ...operatorSessionOperations(backend),
     ...catalogAdminOperations(backend),

@@ -25,6 +25,8 @@ export interface BackendClients {
   game: Client<typeof backendApi.GameService>;
   /** Friend requests, blocks and account deletion (caller headers required). */
   social: Client<typeof backendApi.SocialService>;
+  /** The player's data export; an operator's export and deletion on request (caller headers, or the operator's session). */
+  privacy: Client<typeof backendApi.PrivacyService>;
   /** The replicas the calls are spread over. */
   pool: BackendPool;
   /** Closes the connection to the backend (gateway stop). */
@@ -72,6 +74,7 @@ export function createBackendClients(
     refund: createClient(backendApi.RefundService, transport),
     game: createClient(backendApi.GameService, transport),
     social: createClient(backendApi.SocialService, transport),
+    privacy: createClient(backendApi.PrivacyService, transport),
     close: () => transport.close(),
   };
 }

@@ -7,6 +7,7 @@ import { ledgerExport } from './pages/export.js';
 import { ledgerPage } from './pages/ledger.js';
 import { loginAction, loginPage, logoutAction } from './pages/login.js';
 import { reconciliationAct, reconciliationConfirm, reconciliationPage, createReconciliationClient } from './pages/reconciliation.js';
+import { createPrivacyClient, userDeleteAction, userDeleteConfirm, userExport } from './pages/privacy.js';
 import { refundAction, refundConfirm } from './pages/refund.js';
 import { unmatchedPage } from './pages/unmatched.js';
 import { userDetail, userModerate, usersSearch } from './pages/users.js';
@@ -47,6 +48,7 @@ function safe(handler: Handler) {
 export function createConsoleRouter(options: ConsoleOptions): Router {
   const client = createConsoleClient(options.backendUrl, options.backendToken);
   const reconciliation = createReconciliationClient(options.backendUrl, options.backendToken);
+  const privacy = createPrivacyClient(options.backendUrl, options.backendToken);
   const form = express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 100 });
   const secure = options.secureCookie;
   const router = Router();
@@ -84,5 +86,8 @@ export function createConsoleRouter(options: ConsoleOptions): Router {
   router.get('/users', guard(client, 'moderator'), safe(usersSearch(client)));
   router.get('/users/:id', guard(client, 'moderator'), safe(userDetail(client)));
   router.post('/users/:id/moderate', form, guard(client, 'moderator'), safe(userModerate(client)));
+  router.post('/users/:id/export', form, guard(client, 'moderator'), safe(userExport(privacy)));
+  router.get('/users/:id/delete', guard(client, 'moderator'), safe(userDeleteConfirm(client)));
+  router.post('/users/:id/delete', form, guard(client, 'moderator'), safe(userDeleteAction(client, privacy)));
   return router;
 }

@@ -144,3 +144,32 @@ export async function historyOrders(
   }
   return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }
+
+/**
+ * Erases the payer's platform user ids a deleted account left on payment rows, in the deletion's
+ * transaction: its orders keep every money column but lose `platform_user_id`; unmatched payments
+ * it made (by payer id or naming one of its orders) get payer id 0, the value for "no valid payer"
+ * (their automatic return then needs an operator), except those whose automatic return is still
+ * pending: those stars are owed to that payer, and the refund needs the id.
+ */
+export async function erasePayerIds(trx: Transaction<DB>, accountId: bigint, platformUserIds: readonly bigint[]): Promise<void> {
+  await trx.updateTable('orders').set({ platform_user_id: null }).where('account_id', '=', accountId).execute();
+  await trx
+    .updateTable('unmatched_payments')
+    .set({ platform_user_id: 0n })
+    .where('refund_status', '<>', 'pending')
+    .where((eb) =>
+      eb.or([
+        ...(platformUserIds.length > 0 ? [eb('platform_user_id', 'in', [...platformUserIds])] : []),
+        eb(
+          'order_id',
+          'in',
+          eb
+            .selectFrom('orders')
+            .select(sql<string>`id::text`.as('id'))
+            .where('account_id', '=', accountId),
+        ),
+      ]),
+    )
+    .execute();
+}

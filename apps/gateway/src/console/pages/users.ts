@@ -5,7 +5,8 @@ import { html, type SafeHtml } from '../../http/index.js';
 import { csrfField, page, send, sendError } from '../layout.js';
 import { paramId, type ConsoleOperator } from '../session.js';
 
-interface Account {
+/** An account as the console shows it (ConsoleService.FindAccounts). */
+export interface Account {
   id: bigint;
   displayName: string;
   email: string;
@@ -80,6 +81,11 @@ async function find(client: ConsoleClient, operator: ConsoleOperator, query: str
   );
 }
 
+/** The account with this id (deleted or not), or undefined. */
+export async function findAccount(client: ConsoleClient, operator: ConsoleOperator, id: bigint): Promise<Account | undefined> {
+  return (await find(client, operator, id.toString())).find((a) => a.id === id);
+}
+
 const utc = (unix: bigint) => `${new Date(Number(unix) * 1000).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
 function statusText(a: Account): string {
@@ -132,7 +138,15 @@ function detail(operator: ConsoleOperator, a: Account, notice: SafeHtml | string
 ${walletTable(a)}
 <h2>Moderation</h2>
 ${action('block', 'Block')}${action('temp_block', 'Block until', html`<label>End (UTC) <input type="datetime-local" name="until" required></label> `)}${action('unblock', 'Unblock')}
-${action('mute', 'Mute in chat')}${action('unmute', 'Unmute in chat')}`,
+${action('mute', 'Mute in chat')}${action('unmute', 'Unmute in chat')}
+<h2>Player's data</h2>
+<p>On the player's request: download everything kept about the account, or delete it (its personal data is erased; orders and ledger stay under the account id). Both are audited.</p>
+<form method="post" action="/_gm/users/${a.id.toString()}/export" class="action">${csrfField(operator)}<button type="submit" id="export">Export data</button></form>
+${
+  a.status === 'deleted'
+    ? html`<p id="deleted">This account is deleted.</p>`
+    : html`<form method="get" action="/_gm/users/${a.id.toString()}/delete" class="action" id="delete-start"><label>Reason (the player's request) <input name="reason" required maxlength="500" size="40"></label> <button type="submit" id="delete">Delete account</button></form>`
+}`,
     operator,
   );
 }
@@ -143,7 +157,7 @@ export function userDetail(client: ConsoleClient) {
     const operator = req.operator;
     if (!operator) return;
     const id = paramId(req);
-    const account = /^[1-9]\d{0,18}$/.test(id) ? (await find(client, operator, id)).find((a) => a.id === BigInt(id)) : undefined;
+    const account = /^[1-9]\d{0,18}$/.test(id) ? await findAccount(client, operator, BigInt(id)) : undefined;
     if (!account) {
       sendError(res, 404, 'Users', 'No such account.', operator);
       return;

@@ -1,0 +1,44 @@
+import type Database from 'better-sqlite3';
+
+/** What one forget erased from the bot's file. */
+export interface ForgetReport {
+  languages: number;
+  chatGateRetries: number;
+  deadLetters: number;
+}
+
+/**
+ * Erases everything the bot's SQLite file keeps about one platform user whose account was deleted,
+ * in one transaction: the user's language entry, a queued chat-gate retry, and dead letters whose
+ * raw update names the user (any `id` or `user_id` equal to the user's id: the sender, a joiner, a
+ * private chat). A parked update that holds a successful payment stays: it is money taken that no
+ * ForwardPayment answered, kept like the ledger for accounting. The payment outbox is never touched
+ * for the same reason (its rows go once the backend has the payment). Idempotent.
+ */
+export class UserForgetter {
+  private readonly run: (userId: bigint) => ForgetReport;
+
+  constructor(db: Database.Database) {
+    const languages = db.prepare<[bigint]>('DELETE FROM user_languages WHERE user_id = ?');
+    const retries = db.prepare<[bigint]>('DELETE FROM chat_gate_retries WHERE user_id = ?');
+    const letters = db.prepare<[bigint]>(
+      `DELETE FROM dead_letters
+       WHERE json_valid(raw)
+         AND NOT (source = 'outbox' OR instr(raw, '"successful_payment"') > 0)
+         AND EXISTS (
+           SELECT 1 FROM json_tree(dead_letters.raw) AS node
+           WHERE node.key IN ('id', 'user_id') AND node.type = 'integer' AND node.atom = ?
+         )`,
+    );
+    this.run = db.transaction((userId: bigint) => ({
+      languages: languages.run(userId).changes,
+      chatGateRetries: retries.run(userId).changes,
+      deadLetters: letters.run(userId).changes,
+    }));
+  }
+
+  /** Erases the user's entries; answers how many rows of each kind went (all zero on a repeat). */
+  forget(userId: bigint): ForgetReport {
+    return this.run(userId);
+  }
+}
