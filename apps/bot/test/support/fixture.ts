@@ -5,6 +5,12 @@ import { join } from 'node:path';
 import { ensureDevCerts, type DevCerts } from '@wordgame/testkit';
 import { loadBotConfig, type BotConfig } from '../../src/config.js';
 
+/** The operator's policy links every bot needs (required, no default), as a test's environment gives them. */
+export const POLICY_LINKS = {
+  PRIVACY_POLICY_URL: 'https://wordgame.example/privacy',
+  TERMS_OF_SERVICE_URL: 'https://wordgame.example/terms',
+} as const;
+
 /** Dev certificates in a fresh temporary directory; `cleanup()` removes it. */
 export function tempCerts(): DevCerts & { dir: string; cleanup(): void } {
   const dir = mkdtempSync(join(tmpdir(), 'bot-certs-'));
@@ -19,6 +25,7 @@ export function testConfig(
   overrides: Record<string, string> = {},
 ): BotConfig {
   return loadBotConfig({
+    ...POLICY_LINKS,
     BOTLINK_URL: urls.botlink,
     BOTLINK_TLS_CA: certs.ca.cert,
     BOTLINK_TLS_CERT: certs.bot.cert,
