@@ -58,7 +58,7 @@ function checkInlineButton(button: unknown): void {
   const webApp = button['web_app'];
   if (webApp !== undefined) {
     const url = isObject(webApp) ? webApp['url'] : undefined;
-    if (typeof url !== 'string') throw badRequest("can't parse inline keyboard button: Field \"url\" must be of type String");
+    if (typeof url !== 'string') throw badRequest('can\'t parse inline keyboard button: Field "url" must be of type String');
     if (!isHttps(url)) throw badRequest(`inline keyboard button Web App URL '${url}' is invalid: Only HTTPS links are allowed`);
   }
   const data = button['callback_data'];
