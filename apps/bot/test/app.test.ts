@@ -56,6 +56,20 @@ describe('bot configuration', () => {
     expect(() => loadBotConfig({})).toThrow(/PLATFORM_BOT_TOKEN: .*\(missing\)/);
   });
 
+  it.each(['PRIVACY_POLICY_URL', 'TERMS_OF_SERVICE_URL'])(
+    'refuses to start without %s, naming it, and takes only an https link',
+    (name) => {
+      const { [name as keyof typeof POLICY_LINKS]: _dropped, ...others } = POLICY_LINKS;
+      expect(() => loadBotConfig({ ...others, PLATFORM_BOT_TOKEN: 't' })).toThrow(new RegExp(`${name}: .*\\(missing\\)`));
+      expect(() => loadBotConfig({ ...POLICY_LINKS, PLATFORM_BOT_TOKEN: 't', [name]: 'http://wordgame.example/policy' })).toThrow(
+        new RegExp(`${name}: must be a URL \\(https:\\)`),
+      );
+      expect(() => loadBotConfig({ ...POLICY_LINKS, PLATFORM_BOT_TOKEN: 't', BOT_MINI_APP_URL: 'http://wallet.example' })).toThrow(
+        /BOT_MINI_APP_URL: must be a URL \(https:\)/,
+      );
+    },
+  );
+
   it('accepts chat ids as numbers or @usernames and applies the spec defaults', () => {
     const config = loadBotConfig({
       ...POLICY_LINKS,
@@ -74,6 +88,16 @@ describe('bot configuration', () => {
 });
 
 describe('bot main', () => {
+  it('exits non-zero naming a missing policy link', () => {
+    const run = spawnSync(process.execPath, [tsx, main], {
+      env: { ...process.env, PLATFORM_BOT_TOKEN: 't', TERMS_OF_SERVICE_URL: POLICY_LINKS.TERMS_OF_SERVICE_URL, PRIVACY_POLICY_URL: '' },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/PRIVACY_POLICY_URL/);
+  });
+
   it('exits non-zero naming a bad variable', () => {
     const run = spawnSync(process.execPath, [tsx, main], {
       env: { ...process.env, ...POLICY_LINKS, PLATFORM_BOT_TOKEN: 't', BOTLINK_URL: 'abc', BOT_POLL_TIMEOUT_S: '99' },

@@ -53,7 +53,10 @@ export class CommandMenu {
       try {
         await this.register();
         this.done = true;
-        this.options.logger.info({ languages: MENU_LANGUAGES, menuButton: this.options.miniAppUrl !== undefined }, 'chat command menu registered');
+        this.options.logger.info(
+          { languages: MENU_LANGUAGES, menuButton: this.options.miniAppUrl !== undefined },
+          'chat command menu registered',
+        );
         return;
       } catch (err: unknown) {
         const delayMs = backoff.next();
