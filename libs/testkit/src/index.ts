@@ -15,6 +15,7 @@ export {
 } from './certs.js';
 export { randomServiceTokens, TEST_SERVICE_TOKENS, type ServiceTokens } from './service-tokens.js';
 export { TEST_RATE_LIMITS } from './rate-limits.js';
+export { DEV_POLICY_LINKS } from './policy-links.js';
 export { composeEnvironment, composeExposureProblems, composeProblems, insecureComposeDefaults, workspaceDirs } from './compose.js';
 export { freePort } from './ports.js';
 export { CHROMIUM_COMMANDS, chromiumPath, findChromium, findNatsServer, findOnPath, natsServerPath, type BinaryEnv } from './binaries.js';

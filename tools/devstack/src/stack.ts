@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { removeStackEnv, writeStackEnv } from '@wordgame/config';
-import { DEV_BOT_CLIENT_NAME, ensureDevCerts, randomServiceTokens } from '@wordgame/testkit';
+import { DEV_BOT_CLIENT_NAME, DEV_POLICY_LINKS, ensureDevCerts, randomServiceTokens } from '@wordgame/testkit';
 import { DEV_OPERATOR, ensureDevOperator } from './operator.js';
 import { startProcess, stopProcess, type ProcessSpec, type Running } from './processes.js';
 import { httpOk, tcpOpen, waitFor } from './wait.js';
@@ -216,6 +216,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         PLATFORM_API_ROOT: urls.platform,
         PLATFORM_BOT_TOKEN: BOT_TOKEN,
         OWNS_UPDATES: 'true',
+        ...DEV_POLICY_LINKS,
         BOT_OUTBOX_PATH: join(data, 'bot-outbox.sqlite'),
         BOT_HEALTH_HOST: host,
         BOT_HEALTH_PORT: String(ports.botHealth),

@@ -1,7 +1,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEV_BOT_CLIENT_NAME, ensureDevCerts, freePort, TEST_RATE_LIMITS, TEST_SERVICE_TOKENS, type DevCerts } from '@wordgame/testkit';
+import {
+  DEV_BOT_CLIENT_NAME,
+  DEV_POLICY_LINKS,
+  ensureDevCerts,
+  freePort,
+  TEST_RATE_LIMITS,
+  TEST_SERVICE_TOKENS,
+  type DevCerts,
+} from '@wordgame/testkit';
 import { signInOperator } from './operator.js';
 import { ServiceProcess } from './service.js';
 
@@ -156,6 +164,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
           BOT_INSTANCE_ID: 'faults-bot',
           PLATFORM_API_ROOT: options.platformApiRoot,
           PLATFORM_BOT_TOKEN: TELEGRAM_BOT_TOKEN,
+          ...DEV_POLICY_LINKS,
           OWNS_UPDATES: 'true',
           BOT_POLL_TIMEOUT_S: '1',
           BOT_OUTBOX_PATH: outboxPath,
