@@ -55,6 +55,7 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
   let menu: CommandMenu | undefined;
   let username: string | undefined;
   const chatCounters = new ChatCommandCounters();
+  counters.readChatCommands(() => chatCounters.take());
 
   return {
     get linkConnected() {

@@ -130,7 +130,13 @@ describe('chat commands', () => {
       testConfig(
         certs,
         { botlink: gateway.url, platform: emu.apiRoot },
-        { BOT_MINI_APP_URL: MINI_APP, BOT_HEALTH_PORT: '0', BOT_CHAT_SEND_GAP_MS: '0', BOT_COMMAND_RATE_LIMIT: '10' },
+        {
+          BOT_MINI_APP_URL: MINI_APP,
+          BOT_HEALTH_PORT: '0',
+          BOT_HEALTH_INTERVAL_MS: '200',
+          BOT_CHAT_SEND_GAP_MS: '0',
+          BOT_COMMAND_RATE_LIMIT: '10',
+        },
       ),
       gateway,
     );
@@ -301,6 +307,27 @@ describe('chat commands', () => {
     supportAnswers();
     emu.control.sendUserMessage({ userId: user, text: 'my stars are gone' });
     expect((await nthMessage(user, 5)).message.text).toMatch(/case-1/);
+  });
+
+  it('reports the chat commands to the gateway as Health deltas (the additive chat_commands), each counted once', async () => {
+    const reported = (input: string, outcome: string): bigint =>
+      bot.session
+        .healths()
+        .flatMap((h) => h.chatCommands)
+        .filter((c) => c.input === input && c.outcome === outcome)
+        .reduce((sum, c) => sum + c.count, 0n);
+    const local = countOf(await health(bot), 'terms', 'answered');
+    await waitFor(() => reported('terms', 'answered') === BigInt(local), 'earlier terms answers reported');
+    const user = emu.control.createUser().user.id;
+    emu.control.sendUserMessage({ userId: user, text: '/terms' });
+    emu.control.sendUserMessage({ userId: user, text: '/nosuchcommand' });
+    await nthMessage(user, 2);
+    await waitFor(() => reported('terms', 'answered') === BigInt(local + 1), 'the new answer reported');
+    await waitFor(() => reported('unknown', 'answered') >= 1n, 'the unknown command reported');
+    expect(sentTo(user)[1]?.message.text).toBe('I know these commands: /start, /paysupport, /privacy, /terms.');
+    const healthsBefore = bot.session.healths().length;
+    await waitFor(() => bot.session.healths().length >= healthsBefore + 3, 'three more reports');
+    expect(reported('terms', 'answered')).toBe(BigInt(local + 1));
   });
 
   it('a user spamming commands gets one "slow down" per window, then silence, counted', async () => {

@@ -16,18 +16,32 @@ export interface ChatCommandCount {
 
 /**
  * Counters of the bot's chat commands since start, by input and outcome, plus the inputs the
- * per-user rate limit held back; reported in the bot's /health (`chatCommands`, `chatCommandsRateLimited`).
+ * per-user rate limit held back; reported in the bot's /health (`chatCommands`, `chatCommandsRateLimited`)
+ * and, as deltas, in Health over the bot-link.
  */
 export class ChatCommandCounters {
   private readonly counts = new Map<string, ChatCommandCount>();
+  private readonly unreported = new Map<string, ChatCommandCount>();
   private limited = 0;
 
   record(input: ChatInput, outcome: ChatOutcome): void {
     const key = `${input}/${outcome}`;
-    const series = this.counts.get(key) ?? { input, outcome, count: 0 };
-    series.count += 1;
-    this.counts.set(key, series);
+    for (const map of [this.counts, this.unreported]) {
+      const series = map.get(key) ?? { input, outcome, count: 0 };
+      series.count += 1;
+      map.set(key, series);
+    }
     if (outcome === 'rate_limited') this.limited += 1;
+  }
+
+  /**
+   * The counts since the previous take, for Health's additive `chat_commands` (the gateway adds them
+   * to `bot_chat_commands_total`); a report lost with its stream undercounts, never counts twice.
+   */
+  take(): { input: string; outcome: string; count: bigint }[] {
+    const deltas = [...this.unreported.values()].map((s) => ({ input: s.input, outcome: s.outcome, count: BigInt(s.count) }));
+    this.unreported.clear();
+    return deltas;
   }
 
   /** Inputs held back by the per-user rate limit. */
