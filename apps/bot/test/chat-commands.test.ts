@@ -1,7 +1,9 @@
 import { Code, ConnectError } from '@connectrpc/connect';
 import type { InlineKeyboardMarkup } from '@grammyjs/types';
 import type { botlink } from '@wordgame/contracts';
+import { join } from 'node:path';
 import { startPlatformEmulator, type PlatformEmulator } from '@wordgame/platform-emulator';
+import { openBotDb, SupportDialogues } from '../src/store/index.js';
 import { startBot, type RunningBot } from './support/bot.js';
 import { POLICY_LINKS, tempCerts, testConfig } from './support/fixture.js';
 import { TestGateway } from './support/gateway.js';
@@ -342,6 +344,52 @@ describe('chat commands', () => {
     const after = await health(bot);
     expect(countOf(after, 'privacy', 'rate_limited') - countOf(before, 'privacy', 'rate_limited')).toBe(4);
     expect(countOf(after, 'privacy', 'answered') - countOf(before, 'privacy', 'answered')).toBe(10);
+  });
+});
+
+describe('the pending /paysupport dialogue', () => {
+  it('outlives a restart of the bot: the text sent to the next process opens the case about the pressed charge', async () => {
+    emu.control.reset();
+    supportAnswers();
+    const file = join(certs.dir, 'dialogue-restart.sqlite');
+    const config = testConfig(certs, { botlink: gateway.url, platform: emu.apiRoot }, { BOT_OUTBOX_PATH: file, BOT_CHAT_SEND_GAP_MS: '0' });
+    const first = await startBot(config, gateway);
+    const user = emu.control.createUser({ languageCode: 'en' }).user.id;
+    try {
+      emu.control.sendUserMessage({ userId: user, text: '/paysupport' });
+      const list = await nthMessage(user, 1);
+      const rows = (list.message.reply_markup as InlineKeyboardMarkup).inline_keyboard;
+      const second = (rows[1]![0] as { callback_data: string }).callback_data;
+      emu.control.pressButton({ userId: user, messageId: list.message.message_id, data: second });
+      await nthMessage(user, 2);
+    } finally {
+      await first.app.stop();
+    }
+    const next = await startBot(config, gateway);
+    try {
+      emu.control.sendUserMessage({ userId: user, text: 'refunded but the chips stayed?' });
+      expect((await nthMessage(user, 3)).message.text).toMatch(/case-1/);
+      expect(opened[0]).toMatchObject({ platformPaymentChargeId: 'stxOLDERcharge1', text: 'refunded but the chips stayed?' });
+    } finally {
+      await next.app.stop();
+    }
+  });
+
+  it('is kept in the bot file only until its window ends (expired dialogues are not returned and are pruned)', () => {
+    let now = 1_000_000;
+    const db = openBotDb(join(certs.dir, `dialogues-${now}.sqlite`));
+    try {
+      const dialogues = new SupportDialogues(db, () => now);
+      dialogues.put({ userId: 7, stage: 'writing', nonce: '0badf00d', chargeIds: ['c1'], chargeId: 'c1', expiresAt: now + 600_000 });
+      expect(dialogues.get(7)).toMatchObject({ stage: 'writing', chargeId: 'c1', chargeIds: ['c1'] });
+      expect(dialogues.get(8)).toBeUndefined();
+      now += 600_000;
+      expect(dialogues.get(7)).toBeUndefined();
+      expect(dialogues.prune()).toBe(1);
+      expect(db.prepare('SELECT COUNT(*) AS n FROM support_dialogues').get()).toEqual({ n: 0n });
+    } finally {
+      db.close();
+    }
   });
 });
 
