@@ -196,8 +196,8 @@ describe('chat commands', () => {
     expect(listed).toHaveLength(1);
     expect(listed[0]).toMatchObject({ platformUserId: BigInt(user), language: 'ru' });
     const text = list.message.text;
-    expect(text).toContain(`1. Сундук фишек: 250 звёзд, 2026-09-21, проверяется. Платёж ${CHARGES[0]!.platformPaymentChargeId}`);
-    expect(text).toContain('2. Мешок фишек: 50 звёзд, 2026-05-28, возвращено. Платёж stxOLDERcharge1');
+    expect(text).toContain(`1. Сундук фишек: 250 ★, 2026-09-21, проверяется. Платёж ${CHARGES[0]!.platformPaymentChargeId}`);
+    expect(text).toContain('2. Мешок фишек: 50 ★, 2026-05-28, возвращено. Платёж stxOLDERcharge1');
     const keyboard = (list.message.reply_markup as InlineKeyboardMarkup).inline_keyboard;
     expect(keyboard.map((row) => row.map((b) => b.text))).toEqual([['О покупке 1'], ['О покупке 2'], ['Другое']]);
     const data = keyboard.map((row) => (row[0] as { callback_data: string }).callback_data);

@@ -159,7 +159,7 @@ export class ChatCommands {
     await this.answerPress(query);
     const text =
       data.choice === 'general'
-        ? say(language, 'ask_text_other')
+        ? say(language, 'ask_text_general')
         : say(language, 'ask_text_charge', { n: data.choice + 1, charge_id: chargeId });
     return this.answer('support_button', from.id, text);
   }

@@ -69,8 +69,8 @@ export function chargeList(
       ? say(language, 'charges_none')
       : [say(language, 'charges_intro'), ...lines, '', say(language, 'charges_ask')].join('\n');
   const rows: InlineKeyboardButton[][] = charges.map((_c, i) => [
-    { text: say(language, 'button_charge', { n: i + 1 }), callback_data: buttonData(nonce, i) },
+    { text: say(language, 'charge_button', { n: i + 1 }), callback_data: buttonData(nonce, i) },
   ]);
-  rows.push([{ text: say(language, 'button_other'), callback_data: buttonData(nonce, 'general') }]);
+  rows.push([{ text: say(language, 'general_button'), callback_data: buttonData(nonce, 'general') }]);
   return { text, markup: { inline_keyboard: rows } };
 }
