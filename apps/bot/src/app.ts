@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { create } from '@bufbuild/protobuf';
 import { botlink } from '@wordgame/contracts';
+import { languageOf } from '@wordgame/i18n';
 import type { Logger } from '@wordgame/logging';
 import { JoinGate, type ResolveEligibility } from './chat/index.js';
+import { ChatCommandCounters, ChatCommands, ChatPacer, CommandMenu, UserRateLimit } from './chat-commands/index.js';
 import { commandHandler } from './commands/index.js';
 import { healthCap, type BotConfig } from './config.js';
 import { createReadiness, type HealthServer, listenHealth } from './health/index.js';
@@ -16,7 +18,7 @@ import {
   PaymentOutbox,
   type ValidatePreCheckout,
 } from './payments/index.js';
-import { ChatGateRetries, DeadLetters, openBotDb, UserForgetter, UserLanguages } from './store/index.js';
+import { ChatGateRetries, DeadLetters, openBotDb, SupportDialogues, UserForgetter, UserLanguages } from './store/index.js';
 import { Backoff, TaskSet } from './support/index.js';
 import { UpdatePoller, updateRouter } from './updates/index.js';
 
@@ -52,6 +54,10 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
   let forgetter: UserForgetter | undefined;
   let forwarder: PaymentForwarder | undefined;
   let joinGate: JoinGate | undefined;
+  let menu: CommandMenu | undefined;
+  let username: string | undefined;
+  const chatCounters = new ChatCommandCounters();
+  counters.readChatCommands(() => chatCounters.take());
 
   return {
     get linkConnected() {
@@ -61,6 +67,7 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
       try {
         const me = await platform.call('getMe');
         identity = me.username ?? String(me.id);
+        username = me.username;
         logger.info({ bot: identity, instance: config.BOT_INSTANCE_ID, ownsUpdates: config.OWNS_UPDATES }, 'platform token accepted');
       } catch (err: unknown) {
         if (err instanceof PlatformError && err.status === 401) throw new Error('PLATFORM_BOT_TOKEN was refused by the platform (401)');
@@ -162,6 +169,32 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
               });
         joinGate = gate;
         gate?.start();
+        const dialogues = new SupportDialogues(db);
+        dialogues.prune();
+        const chatCommands = new ChatCommands({
+          platform,
+          rpc,
+          rpcTimeoutMs: config.BOTLINK_RPC_TIMEOUT_MS,
+          botUsername: () => username,
+          languageOf: (user) =>
+            languageOf(typeof user.language_code === 'string' ? user.language_code : undefined) ??
+            userLanguages.languageOf(user.id) ??
+            config.BOT_DEFAULT_LANGUAGE,
+          dialogues,
+          links: { privacy: config.PRIVACY_POLICY_URL, terms: config.TERMS_OF_SERVICE_URL, miniApp: config.BOT_MINI_APP_URL },
+          pacer: new ChatPacer(config.BOT_CHAT_SEND_GAP_MS),
+          limit: new UserRateLimit(config.BOT_COMMAND_RATE_LIMIT, config.BOT_COMMAND_RATE_WINDOW_MS),
+          counters: chatCounters,
+          dialogueMs: config.BOT_SUPPORT_TEXT_WINDOW_MS,
+          logger: logger.child({ part: 'chat-commands' }),
+        });
+        menu = new CommandMenu({
+          platform,
+          miniAppUrl: config.BOT_MINI_APP_URL,
+          buttonLanguage: config.BOT_DEFAULT_LANGUAGE,
+          logger: logger.child({ part: 'chat-commands' }),
+        });
+        menu.start();
         poller = new UpdatePoller({
           platform,
           park,
@@ -178,6 +211,8 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
             park,
             onSender: (user) => userLanguages.remember(user.id, typeof user.language_code === 'string' ? user.language_code : undefined),
             onPreCheckout: (query) => answerPreCheckout(platform, paymentHeld, validate, query, logger),
+            onChatMessage: (message) => chatCommands.onMessage(message),
+            onCallbackQuery: (query) => chatCommands.onCallback(query),
             onSuccessfulPayment: (payment, message) => {
               const row = outboxPaymentOf(payment, message);
               const added = paymentOutbox.add(row);
@@ -205,6 +240,9 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
             updateConflicts: poller?.conflicts ?? 0,
             pollsThrottled: poller?.throttled ?? 0,
             chatJoinersHeld: joinGate?.pending ?? 0,
+            chatCommands: chatCounters.snapshot(),
+            chatCommandsRateLimited: chatCounters.rateLimited,
+            commandMenuRegistered: menu?.registered ?? false,
           }),
           createReadiness({
             linkConnected: () => link?.connected ?? false,
@@ -224,6 +262,8 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
       await poller?.stop();
       poller = undefined;
       await tasks.settle(config.BOT_STOP_GRACE_MS);
+      await menu?.stop();
+      menu = undefined;
       await joinGate?.stop();
       joinGate = undefined;
       await forwarder?.stop();

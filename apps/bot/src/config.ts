@@ -125,6 +125,30 @@ export const botConfigSchema = z.object({
     HEALTH_CAP_DEFAULT,
     'Most connections open at once on the health probe; one more is closed as soon as it is accepted and counted in `listenerRefused.cap` of /health. It must fit under the open-file limit minus a reserve (checked at start).',
   ),
+  BOT_MINI_APP_URL: env
+    .url(['https:'])
+    .optional()
+    .describe(
+      "The Mini App (wallet page) URL, https: /start's button opens it and the chat's menu button is set to it at start; unset = no button and the platform's default menu button.",
+    ),
+  PRIVACY_POLICY_URL: env
+    .url(['https:'])
+    .describe("The operator's privacy policy (https), sent by /privacy; required (Telegram's Bot Developer Terms §4), no default."),
+  TERMS_OF_SERVICE_URL: env.url(['https:']).describe("The operator's terms of service (https), sent by /terms; required, no default."),
+  BOT_COMMAND_RATE_LIMIT: env
+    .int(10, 1, 1_000)
+    .describe(
+      "Chat inputs (commands, button presses, a support case's text) one user may send per BOT_COMMAND_RATE_WINDOW_MS; past it the user gets one short 'slow down' per window and then silence (counted in `chatCommandsRateLimited` of /health).",
+    ),
+  BOT_COMMAND_RATE_WINDOW_MS: env.int(60_000, 1_000, 3_600_000).describe('The window of BOT_COMMAND_RATE_LIMIT.'),
+  BOT_CHAT_SEND_GAP_MS: env
+    .int(1_000, 0, 60_000)
+    .describe("Least time between two of the bot's answers in one chat (the platform's limit is about one message per second per chat)."),
+  BOT_SUPPORT_TEXT_WINDOW_MS: env
+    .int(600_000, 10_000, 86_400_000)
+    .describe(
+      "How long after /paysupport's button a user's next message is taken as their support case's text (the pending dialogue is kept in the bot's SQLite file, `support_dialogues`).",
+    ),
   LOG_LEVEL: env.logLevel().describe('pino log level.'),
 });
 

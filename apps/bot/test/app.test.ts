@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { startPlatformEmulator, type PlatformEmulator } from '@wordgame/platform-emulator';
 import { buildBot } from '../src/app.js';
 import { loadBotConfig } from '../src/config.js';
-import { tempCerts, testConfig } from './support/fixture.js';
+import { POLICY_LINKS, tempCerts, testConfig } from './support/fixture.js';
 import { TestGateway } from './support/gateway.js';
 import { captureLogs } from './support/logs.js';
 import { waitFor } from './support/wait.js';
@@ -36,18 +36,18 @@ describe('bot configuration', () => {
     ['BOT_DISCUSSION_CHAT_ID', 'my chat', /BOT_DISCUSSION_CHAT_ID: must be a numeric chat id or @username/],
     ['BOT_PRECHECKOUT_TIMEOUT_MS', '12000', /BOT_PRECHECKOUT_TIMEOUT_MS: must be between 100 and 8000/],
   ])('names %s when it is %p', (name, value, problem) => {
-    expect(() => loadBotConfig({ PLATFORM_BOT_TOKEN: 't', [name]: value })).toThrow(problem);
+    expect(() => loadBotConfig({ ...POLICY_LINKS, PLATFORM_BOT_TOKEN: 't', [name]: value })).toThrow(problem);
   });
 
   it('gives every process its own instance id unless BOT_INSTANCE_ID pins one', () => {
-    const a = loadBotConfig({ PLATFORM_BOT_TOKEN: 't' }).BOT_INSTANCE_ID;
-    const b = loadBotConfig({ PLATFORM_BOT_TOKEN: 't' }).BOT_INSTANCE_ID;
+    const a = loadBotConfig({ ...POLICY_LINKS, PLATFORM_BOT_TOKEN: 't' }).BOT_INSTANCE_ID;
+    const b = loadBotConfig({ ...POLICY_LINKS, PLATFORM_BOT_TOKEN: 't' }).BOT_INSTANCE_ID;
     const host = `${hostname().slice(0, 100)}-`;
     expect(a.startsWith(host)).toBe(true);
     expect(a.slice(host.length)).toMatch(/^[0-9a-f]{8}$/);
     expect(b).not.toBe(a);
-    expect(loadBotConfig({ PLATFORM_BOT_TOKEN: 't', BOT_INSTANCE_ID: 'bot-1' }).BOT_INSTANCE_ID).toBe('bot-1');
-    expect(() => loadBotConfig({ PLATFORM_BOT_TOKEN: 't', BOT_INSTANCE_ID: 'x'.repeat(129) })).toThrow(
+    expect(loadBotConfig({ ...POLICY_LINKS, PLATFORM_BOT_TOKEN: 't', BOT_INSTANCE_ID: 'bot-1' }).BOT_INSTANCE_ID).toBe('bot-1');
+    expect(() => loadBotConfig({ ...POLICY_LINKS, PLATFORM_BOT_TOKEN: 't', BOT_INSTANCE_ID: 'x'.repeat(129) })).toThrow(
       /BOT_INSTANCE_ID: must be at most 128 characters/,
     );
   });
@@ -56,8 +56,23 @@ describe('bot configuration', () => {
     expect(() => loadBotConfig({})).toThrow(/PLATFORM_BOT_TOKEN: .*\(missing\)/);
   });
 
+  it.each(['PRIVACY_POLICY_URL', 'TERMS_OF_SERVICE_URL'])(
+    'refuses to start without %s, naming it, and takes only an https link',
+    (name) => {
+      const { [name as keyof typeof POLICY_LINKS]: _dropped, ...others } = POLICY_LINKS;
+      expect(() => loadBotConfig({ ...others, PLATFORM_BOT_TOKEN: 't' })).toThrow(new RegExp(`${name}: .*\\(missing\\)`));
+      expect(() => loadBotConfig({ ...POLICY_LINKS, PLATFORM_BOT_TOKEN: 't', [name]: 'http://wordgame.example/policy' })).toThrow(
+        new RegExp(`${name}: must be a URL \\(https:\\)`),
+      );
+      expect(() => loadBotConfig({ ...POLICY_LINKS, PLATFORM_BOT_TOKEN: 't', BOT_MINI_APP_URL: 'http://wallet.example' })).toThrow(
+        /BOT_MINI_APP_URL: must be a URL \(https:\)/,
+      );
+    },
+  );
+
   it('accepts chat ids as numbers or @usernames and applies the spec defaults', () => {
     const config = loadBotConfig({
+      ...POLICY_LINKS,
       PLATFORM_BOT_TOKEN: 't',
       BOT_GAME_CHANNEL_ID: '@wordgame_news',
       BOT_DISCUSSION_CHAT_ID: '-1001234567890',
@@ -73,9 +88,19 @@ describe('bot configuration', () => {
 });
 
 describe('bot main', () => {
+  it('exits non-zero naming a missing policy link', () => {
+    const run = spawnSync(process.execPath, [tsx, main], {
+      env: { ...process.env, PLATFORM_BOT_TOKEN: 't', TERMS_OF_SERVICE_URL: POLICY_LINKS.TERMS_OF_SERVICE_URL, PRIVACY_POLICY_URL: '' },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/PRIVACY_POLICY_URL/);
+  });
+
   it('exits non-zero naming a bad variable', () => {
     const run = spawnSync(process.execPath, [tsx, main], {
-      env: { ...process.env, PLATFORM_BOT_TOKEN: 't', BOTLINK_URL: 'abc', BOT_POLL_TIMEOUT_S: '99' },
+      env: { ...process.env, ...POLICY_LINKS, PLATFORM_BOT_TOKEN: 't', BOTLINK_URL: 'abc', BOT_POLL_TIMEOUT_S: '99' },
       encoding: 'utf8',
       timeout: 20_000,
     });
@@ -94,6 +119,7 @@ describe('bot main', () => {
       BOTLINK_TLS_KEY: certs.bot.key,
       PLATFORM_API_ROOT: emu.apiRoot,
       PLATFORM_BOT_TOKEN: 'dev-bot-token',
+      ...POLICY_LINKS,
       BOT_INSTANCE_ID: 'proc-bot',
       BOT_OUTBOX_PATH: `${certs.dir}/outbox-proc.sqlite`,
       LOG_LEVEL: 'info',

@@ -8,7 +8,7 @@ import { startPlatformEmulator, type PlatformEmulator } from '@wordgame/platform
 import { openBotDb } from '../src/store/db.js';
 import { ChatGateRetries } from '../src/store/chat-gate-retries.js';
 import { startBot, type RunningBot } from './support/bot.js';
-import { tempCerts, testConfig } from './support/fixture.js';
+import { POLICY_LINKS, tempCerts, testConfig } from './support/fixture.js';
 import { TestGateway } from './support/gateway.js';
 import { waitFor } from './support/wait.js';
 
@@ -214,6 +214,7 @@ describe('a joiner held read-only when the bot is killed', () => {
         BOTLINK_TLS_KEY: certs.bot.key,
         PLATFORM_API_ROOT: emu.apiRoot,
         PLATFORM_BOT_TOKEN: 'dev-bot-token',
+        ...POLICY_LINKS,
         BOT_OUTBOX_PATH: outboxPath,
         BOT_DISCUSSION_CHAT_ID: String(chatId),
         BOT_CHAT_GATE_RETRY_INITIAL_MS: '600000',

@@ -81,7 +81,7 @@ describe('notify', () => {
   it('writes in the language Telegram gave for the user (learned from their updates, kept in the bot file), the product title too; others get the default', async () => {
     const russian = emu.control.createUser({ started: true, languageCode: 'ru-RU' }).user.id;
     const german = emu.control.createUser({ started: true, languageCode: 'de' }).user.id;
-    const updates = [russian, german].map((userId) => emu.control.sendUserMessage({ userId, text: '/start' }).updates[0]);
+    const updates = [russian, german].map((userId) => emu.control.sendUserMessage({ userId, text: 'hello' }).updates[0]);
     const last = Math.max(...updates.map((u) => (u?.queued ? u.update_id : 0)));
     await waitFor(
       () => emu.control.calls('getUpdates').some((c) => Number(c.params['offset'] ?? 0) > last),

@@ -16,6 +16,12 @@ describe('docker-compose service bot', () => {
     expect(environment).not.toHaveProperty('BOT_INSTANCE_ID');
   });
 
+  it('requires the policy links the bot refuses to start without (no default in compose either)', () => {
+    const environment = composeEnvironment(root, 'bot');
+    expect(String(environment['PRIVACY_POLICY_URL'])).toMatch(/^\$\{PRIVACY_POLICY_URL:\?/);
+    expect(String(environment['TERMS_OF_SERVICE_URL'])).toMatch(/^\$\{TERMS_OF_SERVICE_URL:\?/);
+  });
+
   it('describes every config variable in its schema (docs/reference/config.md is generated from it)', () => {
     expect(undescribedVariables(botConfigSchema)).toEqual([]);
   });

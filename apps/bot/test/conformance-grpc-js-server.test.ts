@@ -12,7 +12,7 @@ import { startPlatformEmulator, type PlatformEmulator } from '@wordgame/platform
 import { issueLeaf, makeCa } from '@wordgame/testkit';
 import { UNAVAILABLE_REASON } from '../src/payments/pre-checkout.js';
 import { repoRoot } from './support/bot.js';
-import { tempCerts } from './support/fixture.js';
+import { POLICY_LINKS, tempCerts } from './support/fixture.js';
 import { GrpcJsGateway, type GrpcJsLink, type Wire } from './support/grpc-js-gateway.js';
 import { waitFor } from './support/wait.js';
 
@@ -65,6 +65,7 @@ function startBotProcess(url: string, env: Record<string, string> = {}): BotProc
       BOT_OUTBOX_RETRY_MAX_MS: '200',
       PLATFORM_API_ROOT: emu.apiRoot,
       PLATFORM_BOT_TOKEN: 'dev-bot-token',
+      ...POLICY_LINKS,
       BOT_POLL_TIMEOUT_S: '1',
       LOG_LEVEL: 'info',
       ...env,

@@ -2,7 +2,7 @@ import { startPlatformEmulator, type PlatformEmulator } from '@wordgame/platform
 import { openStalled, PARTIAL_REQUEST_HEAD, socketBudget } from '@wordgame/testkit';
 import { buildBot } from '../src/app.js';
 import { loadBotConfig } from '../src/config.js';
-import { tempCerts, testConfig } from './support/fixture.js';
+import { POLICY_LINKS, tempCerts, testConfig } from './support/fixture.js';
 import { TestGateway } from './support/gateway.js';
 import { captureLogs } from './support/logs.js';
 import { waitFor } from './support/wait.js';
@@ -103,7 +103,7 @@ describe('the bot health probe puts the listener limits on its connections', () 
   });
 
   it('refuses a cap that does not fit under the open-file limit', () => {
-    expect(() => loadBotConfig({ PLATFORM_BOT_TOKEN: 't', BOT_HEALTH_MAX_CONNECTIONS: '1000000' })).toThrow(
+    expect(() => loadBotConfig({ ...POLICY_LINKS, PLATFORM_BOT_TOKEN: 't', BOT_HEALTH_MAX_CONNECTIONS: '1000000' })).toThrow(
       /BOT_HEALTH_MAX_CONNECTIONS: the connection caps \(BOT_HEALTH_MAX_CONNECTIONS=1000000\) must fit under the open-file limit/,
     );
   });

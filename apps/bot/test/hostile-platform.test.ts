@@ -9,7 +9,7 @@ import { HealthCounters } from '../src/platform/health-counters.js';
 import { Backoff } from '../src/support/backoff.js';
 import { MAX_UPDATE_ATTEMPTS, UpdatePoller } from '../src/updates/poller.js';
 import type { RawUpdate } from '../src/platform/shapes.js';
-import { tempCerts } from './support/fixture.js';
+import { POLICY_LINKS, tempCerts } from './support/fixture.js';
 import { captureLogs } from './support/logs.js';
 import { waitFor } from './support/wait.js';
 
@@ -143,6 +143,7 @@ describe('a platform that answers getUpdates at once with nothing', () => {
         BOTLINK_TLS_KEY: certs.bot.key,
         PLATFORM_API_ROOT: emu.apiRoot,
         PLATFORM_BOT_TOKEN: TOKEN,
+        ...POLICY_LINKS,
         BOT_INSTANCE_ID: 'hostile-empty',
         BOT_OUTBOX_PATH: join(certs.dir, 'outbox.sqlite'),
         BOT_POLL_TIMEOUT_S: '30',

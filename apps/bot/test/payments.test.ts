@@ -10,7 +10,7 @@ import { PaymentOutbox } from '../src/payments/outbox.js';
 import { PAYMENT_HELD_REASON, UNAVAILABLE_REASON } from '../src/payments/pre-checkout.js';
 import { openBotDb } from '../src/store/db.js';
 import { command, startBot, type RunningBot } from './support/bot.js';
-import { tempCerts, testConfig } from './support/fixture.js';
+import { POLICY_LINKS, tempCerts, testConfig } from './support/fixture.js';
 import { TestGateway } from './support/gateway.js';
 import { waitFor } from './support/wait.js';
 
@@ -249,6 +249,7 @@ describe('stars payments through the bot', () => {
         BOTLINK_TLS_KEY: certs.bot.key,
         PLATFORM_API_ROOT: emu.apiRoot,
         PLATFORM_BOT_TOKEN: 'dev-bot-token',
+        ...POLICY_LINKS,
         BOT_OUTBOX_PATH: outboxPath,
         BOT_OUTBOX_RETRY_INITIAL_MS: '100000',
         BOT_OUTBOX_RETRY_MAX_MS: '100000',

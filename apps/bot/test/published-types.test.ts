@@ -55,7 +55,10 @@ describe("the bot's validators and the published Bot API types", () => {
     emu.control.join({ chatId: chat.id, userId: ann.id });
 
     await platform.call('getMe');
-    await platform.call('getUpdates', { timeout: 0, allowed_updates: ['message', 'chat_member', 'pre_checkout_query'] });
+    await platform.call('getUpdates', {
+      timeout: 0,
+      allowed_updates: ['message', 'chat_member', 'pre_checkout_query', 'callback_query'],
+    });
     emu.control.sendUserMessage({ userId: ann.id, text: '/start' });
     const [update] = await platform.call('getUpdates', { timeout: 0 });
     expect(update && parseUpdate(update).kind).toBe('handled');
@@ -75,6 +78,19 @@ describe("the bot's validators and the published Bot API types", () => {
     const platformChargeId = emu.control.preCheckout(preCheckoutQueryId)?.payment?.telegramPaymentChargeId ?? '';
     await platform.call('refundStarPayment', { user_id: ann.id, telegram_payment_charge_id: platformChargeId });
     expect((await platform.call('getStarTransactions', { offset: 0, limit: 100 })).transactions).toHaveLength(2);
+    await platform.call('setMyCommands', { commands: [{ command: 'start', description: 'Open the game' }], language_code: 'en' });
+    await platform.call('setChatMenuButton', {
+      menu_button: { type: 'web_app', text: 'Open the game', web_app: { url: 'https://wallet.example/app' } },
+    });
+    const offer = await platform.call('sendMessage', {
+      chat_id: ann.id,
+      text: 'Which one?',
+      reply_markup: { inline_keyboard: [[{ text: 'Something else', callback_data: 'ps:0badf00d:g' }]] },
+    });
+    const { callbackQueryId } = emu.control.pressButton({ userId: ann.id, messageId: offer.message_id, data: 'ps:0badf00d:g' });
+    const press = (await platform.call('getUpdates', { timeout: 0 })).at(-1);
+    expect(press && parseUpdate(press)).toMatchObject({ kind: 'handled', update: { callback_query: { id: callbackQueryId } } });
+    await platform.call('answerCallbackQuery', { callback_query_id: callbackQueryId });
     await setWriteAccess(platform, String(chat.id), ann.id, false);
     expect(await standingIn(platform, String(chat.id), ann.id)).toBe('member');
 

@@ -156,6 +156,27 @@ describe('BotLink over mutual TLS', () => {
     for (const kind of ['long_poll', 'api', 'rate_limited']) expect(sample(text, `bot_platform_errors_total{kind="${kind}"}`)).toBe(0);
   });
 
+  it('adds the additive Health chat_commands deltas to bot_chat_commands_total by input and outcome, leaving out unknown labels', async () => {
+    const b = bot().hello('bot-chat', true);
+    const series = (input: string, outcome: string) => `bot_chat_commands_total{input="${input}",outcome="${outcome}"}`;
+    expect(sample(await gw.metrics(), series('paysupport', 'answered'))).toBe(0);
+    b.health({
+      chatCommands: [
+        { input: 'paysupport', outcome: 'answered', count: 3n },
+        { input: 'privacy', outcome: 'rate_limited', count: 2n },
+        { input: 'user-7001', outcome: 'answered', count: 9n },
+        { input: 'start', outcome: 'exploded', count: 9n },
+      ],
+    });
+    b.health({ chatCommands: [{ input: 'paysupport', outcome: 'answered', count: 1n }] });
+    await eventually(async () => sample(await gw.metrics(), series('paysupport', 'answered')) === 4);
+    const text = await gw.metrics();
+    expect(sample(text, series('privacy', 'rate_limited'))).toBe(2);
+    expect(sample(text, 'bot_chat_commands_rate_limited_total')).toBe(2);
+    expect(text).not.toContain('user-7001');
+    expect(text).not.toContain('exploded');
+  });
+
   it('accepts a second owner of updates from another instance and flags it (metric and owner gauge)', async () => {
     bot().hello('owner-a', true);
     bot().hello('watcher', false);

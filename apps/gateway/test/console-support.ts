@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { createLogger } from '@wordgame/logging';
 import { startPlatformEmulator, type PlatformEmulator } from '@wordgame/platform-emulator';
 import { startProviderEmulator, type ProviderEmulator } from '@wordgame/provider-emulator';
-import { chromiumPath, ensureDevCerts, freePort } from '@wordgame/testkit';
+import { chromiumPath, DEV_POLICY_LINKS, ensureDevCerts, freePort } from '@wordgame/testkit';
 import { chromium, type Browser } from 'playwright-core';
 import { buildGateway, type GatewayApp, type GatewayUrls } from '../src/app.js';
 import { freshDatabase, startBackendProcess, type BackendProcess, type FreshDatabase } from './support/backend-process.js';
@@ -83,6 +83,7 @@ export async function startConsoleStack(options: { bot?: boolean } = {}): Promis
         BOTLINK_BACKOFF_MAX_MS: '500',
         PLATFORM_API_ROOT: platform.apiRoot,
         PLATFORM_BOT_TOKEN: platform.tokens[0] ?? 'dev-bot-token',
+        ...DEV_POLICY_LINKS,
         BOT_POLL_TIMEOUT_S: '1',
         BOT_DISCUSSION_CHAT_ID: String(DISCUSSION_CHAT),
         BOT_OUTBOX_PATH: join(dir, 'outbox.sqlite'),

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startPlatformEmulator, type PlatformEmulator } from '@wordgame/platform-emulator';
-import { ensureDevCerts, freePort, type DevCerts } from '@wordgame/testkit';
+import { DEV_POLICY_LINKS, ensureDevCerts, freePort, type DevCerts } from '@wordgame/testkit';
 import { eventually, sample } from './support/botlink-gateway.js';
 import { testGatewayConfigEnv } from './support/gateway-config.js';
 import { botProcess, serviceProcess, type BotProcess } from './support/payments-stack.js';
@@ -76,6 +76,7 @@ function bot(botlinkUrl: string, env: Record<string, string>): BotProcess {
     BOTLINK_BACKOFF_MAX_MS: '300',
     PLATFORM_API_ROOT: emu.apiRoot,
     PLATFORM_BOT_TOKEN: TOKEN,
+    ...DEV_POLICY_LINKS,
     BOT_POLL_TIMEOUT_S: '1',
     BOT_POLL_RETRY_INITIAL_MS: '100',
     BOT_POLL_RETRY_MAX_MS: '300',

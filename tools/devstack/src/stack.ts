@@ -217,6 +217,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         PLATFORM_API_ROOT: urls.platform,
         PLATFORM_BOT_TOKEN: BOT_TOKEN,
         OWNS_UPDATES: 'true',
+        ...DEV_POLICY_LINKS,
         BOT_OUTBOX_PATH: join(data, 'bot-outbox.sqlite'),
         BOT_HEALTH_HOST: host,
         BOT_HEALTH_PORT: String(ports.botHealth),

@@ -1,3 +1,5 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { BotCommand, CallbackQuery, MenuButton } from '@grammyjs/types';
 import type { CallLog, CallRecord } from './calls.js';
 import { ControlError } from './errors.js';
 import type { FaultRecord, FaultSpec, FaultTable } from './faults.js';
@@ -7,6 +9,7 @@ import {
   fullAdminRights,
   unixNow,
   type BotRecord,
+  type CallbackQueryRecord,
   type ChatRecord,
   type InvoiceRecord,
   type MemberRecord,
@@ -106,6 +109,28 @@ export interface UserMessageInput {
   chatId?: number;
   /** Which bot a private message goes to (default: the first token). */
   token?: string;
+}
+
+/**
+ * A user presses an inline button under one of the bot's messages: the bot gets a callback_query
+ * carrying `data`. A real client sends the data of a button the message has; a hostile one can send
+ * any bytes, so `data` is taken as given (1-64 bytes) and need not be on the message.
+ */
+export interface PressButtonInput {
+  userId: number;
+  /** The bot's message the button is under. */
+  messageId: number;
+  data: string;
+  /** The chat of that message; default the user's private chat. */
+  chatId?: number;
+  /** Which bot sent it (default: the first token). */
+  token?: string;
+}
+
+/** A bot's command lists and menu buttons as setMyCommands / setChatMenuButton left them. */
+export interface CommandMenuView {
+  commands: Array<{ scope: string; languageCode: string; commands: BotCommand[] }>;
+  menuButtons: Array<{ chat: string; button: MenuButton }>;
 }
 
 /** Filters for the message history. */
@@ -285,6 +310,61 @@ export class PlatformControl {
     if (refused !== undefined) return { message: clone(message), updates: bots.map(() => ({ queued: false, reason: refused })) };
     for (const bot of bots) this.world.messages.push({ chatId: chat.id, direction: 'to_bot', botId: bot.user.id, message });
     return { message: clone(message), updates: bots.map((bot) => bot.queue.enqueue({ message })) };
+  }
+
+  /** A user presses a button under a bot's message (see PressButtonInput); answers the query's id and the update outcome. */
+  pressButton(input: PressButtonInput): { callbackQueryId: string; update: EnqueueResult } {
+    const userRecord = this.world.users.get(input.userId);
+    if (!userRecord) throw new ControlError(404, `no user ${input.userId}`);
+    const bot = this.bot(input.token);
+    const chatId = input.chatId ?? input.userId;
+    const sent = this.world.messages.find(
+      (m) => m.direction === 'from_bot' && m.botId === bot.user.id && m.chatId === chatId && m.message.message_id === input.messageId,
+    );
+    if (!sent) throw new ControlError(404, `no message ${input.messageId} of the bot in chat ${chatId}`);
+    const bytes = Buffer.byteLength(input.data);
+    if (bytes < 1 || bytes > 64) throw new ControlError(400, 'data must be 1-64 bytes, as callback_data is');
+    const id = randomBytes(8).toString('hex');
+    const record: CallbackQueryRecord = {
+      id,
+      botId: bot.user.id,
+      userId: input.userId,
+      chatId,
+      messageId: input.messageId,
+      data: input.data,
+      at: new Date().toISOString(),
+    };
+    this.world.callbackQueries.set(id, record);
+    const query: CallbackQuery = {
+      id,
+      from: userRecord.user,
+      message: sent.message,
+      chat_instance: createHash('sha256').update(`${bot.user.id}:${chatId}`).digest('hex').slice(0, 19),
+      data: input.data,
+    };
+    return { callbackQueryId: id, update: bot.queue.enqueue({ callback_query: query }) };
+  }
+
+  /** A callback query and the bot's answer to it, if any. */
+  callbackQuery(id: string): CallbackQueryRecord | undefined {
+    const record = this.world.callbackQueries.get(id);
+    return record === undefined ? undefined : clone(record);
+  }
+
+  /** The first (or `token`'s) bot's command lists and menu buttons. */
+  commandMenu(token?: string): CommandMenuView {
+    const prefix = `${this.bot(token).user.id}|`;
+    const commands: CommandMenuView['commands'] = [];
+    for (const [key, list] of this.world.botCommands) {
+      if (!key.startsWith(prefix)) continue;
+      const [, scope = '', languageCode = ''] = key.split('|');
+      commands.push({ scope, languageCode, commands: clone(list) });
+    }
+    const menuButtons: CommandMenuView['menuButtons'] = [];
+    for (const [key, button] of this.world.menuButtons) {
+      if (key.startsWith(prefix)) menuButtons.push({ chat: key.slice(prefix.length), button: clone(button) });
+    }
+    return { commands, menuButtons };
   }
 
   /** Registers a fault for the next calls (see FaultSpec); throws ControlError for a useless spec. */

@@ -10,6 +10,43 @@ afterAll(() => emu.stop());
 beforeEach(() => emu.control.reset());
 
 describe('control API over HTTP', () => {
+  it('presses a button under a bot message (POST /callback-queries), shows its answer, and lists the command menu (GET /commands)', async () => {
+    await controlApi(emu, 'POST', '/users', { id: 7003, first_name: 'Cb', started: true, language_code: 'ru' });
+    const sent = await callApi<{ message_id: number }>(
+      emu,
+      'sendMessage',
+      { chat_id: 7003, text: 'Which one?', reply_markup: JSON.stringify({ inline_keyboard: [[{ text: 'A', callback_data: 'a' }]] }) },
+      { encoding: 'form' },
+    );
+    const press = await controlApi<{ callbackQueryId: string; update: { queued: boolean } }>(emu, 'POST', '/callback-queries', {
+      user_id: 7003,
+      message_id: sent.body.result?.message_id,
+      data: 'a',
+    });
+    expect(press.status).toBe(200);
+    expect(press.body.update.queued).toBe(true);
+    const [update] = (await callApi<{ callback_query: { id: string; data: string } }[]>(emu, 'getUpdates', {})).body.result ?? [];
+    expect(update?.callback_query).toMatchObject({ id: press.body.callbackQueryId, data: 'a' });
+    expect((await controlApi(emu, 'POST', '/callback-queries', { user_id: 7003, message_id: 999, data: 'a' })).status).toBe(404);
+    expect((await controlApi(emu, 'POST', '/callback-queries', { user_id: 7003, message_id: 1, data: 'x'.repeat(65) })).status).toBe(400);
+
+    const answered = await callApi(
+      emu,
+      'answerCallbackQuery',
+      { callback_query_id: press.body.callbackQueryId, text: 'ok' },
+      { encoding: 'form' },
+    );
+    expect(answered.body).toEqual({ ok: true, result: true });
+    const seen = await controlApi<{ answer: unknown }>(emu, 'GET', `/callback-queries/${press.body.callbackQueryId}`);
+    expect(seen.body.answer).toEqual({ text: 'ok', showAlert: false });
+    expect((await controlApi(emu, 'GET', '/callback-queries/nope')).status).toBe(404);
+
+    const commands = [{ command: 'start', description: 'Открыть игру' }];
+    await callApi(emu, 'setMyCommands', { commands: JSON.stringify(commands), language_code: 'ru' }, { encoding: 'form' });
+    const menu = await controlApi<{ commands: unknown[] }>(emu, 'GET', '/commands');
+    expect(menu.body.commands).toEqual([{ scope: 'default', languageCode: 'ru', commands }]);
+  });
+
   it("accepts the project's snake_case field names (user_id, first_name, chat_id) besides camelCase", async () => {
     const user = await controlApi<UserView>(emu, 'POST', '/users', { id: 7002, first_name: 'Sn', started: true });
     expect(user.body.user).toEqual({ id: 7002, is_bot: false, first_name: 'Sn' });

@@ -68,6 +68,13 @@ const schemas = {
     chatId: id.optional(),
     token: z.string().optional(),
   }),
+  press: z.strictObject({
+    userId: id,
+    messageId: id.positive(),
+    data: z.string().min(1),
+    chatId: id.optional(),
+    token: z.string().optional(),
+  }),
   fault: z.strictObject({
     method: z.string().min(1).optional(),
     status: id.min(200).max(599).optional(),
@@ -118,6 +125,21 @@ const routes: Route[] = [
       });
     },
   },
+  {
+    method: 'POST',
+    path: /^\/callback-queries$/,
+    run: async (c, body) => c.pressButton(schemas.press.parse(camelTopLevel(await body()))),
+  },
+  {
+    method: 'GET',
+    path: /^\/callback-queries\/([^/]+)$/,
+    run: (c, _body, _url, match) => {
+      const found = c.callbackQuery(decodeURIComponent(match[1] ?? ''));
+      if (!found) throw new ControlError(404, 'no such callback_query');
+      return found;
+    },
+  },
+  { method: 'GET', path: /^\/commands$/, run: (c, _body, url) => c.commandMenu(url.searchParams.get('token') ?? undefined) },
   { method: 'POST', path: /^\/faults$/, run: async (c, body) => c.addFault(schemas.fault.parse(camelTopLevel(await body()))) },
   { method: 'GET', path: /^\/faults$/, run: (c) => c.faults() },
   { method: 'DELETE', path: /^\/faults$/, run: (c) => (c.clearFaults(), { ok: true }) },

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { BotCommand, MenuButton } from '@grammyjs/types';
 import { UpdateQueue, type QueueSnapshot } from './updates.js';
 import {
   ADMIN_RIGHT_KEYS,
@@ -102,6 +103,22 @@ export interface PaymentRecord {
 }
 
 /**
+ * A callback_query sent to a bot (a user pressed an inline button, or a test played a hostile
+ * client's press with any data) and the bot's answerCallbackQuery, once it came.
+ */
+export interface CallbackQueryRecord {
+  id: string;
+  botId: number;
+  userId: number;
+  chatId: number;
+  messageId: number;
+  data: string;
+  at: string;
+  answeredAt?: number;
+  answer?: { text?: string; showAlert: boolean; url?: string };
+}
+
+/**
  * The world as plain JSON (what the state file holds): every record, the id counters, and each
  * bot's update queue (its next update_id and the updates not yet confirmed), keyed by token.
  */
@@ -118,6 +135,11 @@ export interface WorldSnapshot {
   lastChatSeq: number;
   starOrder: StarTransactionsOrder;
   bots: Array<{ token: string; queue: QueueSnapshot }>;
+  /** setMyCommands lists by `botId|scope|language_code` (absent in files written before them). */
+  botCommands?: Array<[string, BotCommand[]]>;
+  /** setChatMenuButton buttons by `botId|chat id` or `botId|default`. */
+  menuButtons?: Array<[string, MenuButton]>;
+  callbackQueries?: CallbackQueryRecord[];
 }
 
 /** Rights the bot holds in chats created without saying otherwise. */
@@ -145,6 +167,11 @@ export class World {
   readonly invoices = new Map<string, InvoiceRecord>();
   readonly preCheckouts = new Map<string, PreCheckoutRecord>();
   readonly payments: PaymentRecord[] = [];
+  /** Each bot's command lists (setMyCommands), by `botId|scope|language_code`. */
+  readonly botCommands = new Map<string, BotCommand[]>();
+  /** Each bot's menu buttons (setChatMenuButton), by `botId|chat id` or `botId|default`. */
+  readonly menuButtons = new Map<string, MenuButton>();
+  readonly callbackQueries = new Map<string, CallbackQueryRecord>();
   private readonly messageIds = new Map<number, number>();
   private lastUserId = 1_000_000;
   private lastChatSeq = 0;
@@ -175,6 +202,9 @@ export class World {
     this.invoices.clear();
     this.preCheckouts.clear();
     this.payments.length = 0;
+    this.botCommands.clear();
+    this.menuButtons.clear();
+    this.callbackQueries.clear();
     this.messageIds.clear();
     this.starOrder = this.defaultStarOrder;
     for (const bot of this.bots) bot.queue.clear();
@@ -195,6 +225,9 @@ export class World {
       lastChatSeq: this.lastChatSeq,
       starOrder: this.starOrder,
       bots: this.bots.map((b) => ({ token: b.token, queue: b.queue.toSnapshot() })),
+      botCommands: [...this.botCommands.entries()],
+      menuButtons: [...this.menuButtons.entries()],
+      callbackQueries: [...this.callbackQueries.values()],
     };
   }
 
@@ -211,6 +244,9 @@ export class World {
     for (const i of snapshot.invoices) this.invoices.set(i.link, i);
     for (const q of snapshot.preCheckouts) this.preCheckouts.set(q.id, q.status === 'pending' ? { ...q, status: 'expired' } : q);
     this.payments.push(...snapshot.payments);
+    for (const [key, commands] of snapshot.botCommands ?? []) this.botCommands.set(key, commands);
+    for (const [key, button] of snapshot.menuButtons ?? []) this.menuButtons.set(key, button);
+    for (const q of snapshot.callbackQueries ?? []) this.callbackQueries.set(q.id, q);
     for (const [chatId, last] of snapshot.messageIds) this.messageIds.set(chatId, last);
     this.lastUserId = snapshot.lastUserId;
     this.lastChatSeq = snapshot.lastChatSeq;

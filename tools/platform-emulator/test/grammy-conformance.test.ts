@@ -1,4 +1,4 @@
-import type { ApiResponse, ChatPermissions, StarTransaction, Update } from '@grammyjs/types';
+import type { ApiResponse, ChatPermissions, LanguageCode, StarTransaction, Update } from '@grammyjs/types';
 import { Bot, GrammyError } from 'grammy';
 import { BotApiChecker, type Divergence } from '../src/conformance/index.js';
 import { CONFLICT_DESCRIPTION, type PlatformEmulator } from '../src/index.js';
@@ -267,6 +267,129 @@ describe('grammY against the platform emulator', () => {
     const raw = bot.api.raw as unknown as Record<string, (args: object) => Promise<unknown>>;
     const unknownMethod = await rejection(raw['getSomethingElse']?.({}) ?? Promise.resolve());
     expect(unknownMethod).toMatchObject({ error_code: 404, description: 'Not Found' });
+  });
+
+  it('setMyCommands / getMyCommands / deleteMyCommands per scope and language_code, with the Bot API limits', async () => {
+    const en = [
+      { command: 'start', description: 'Open the game' },
+      { command: 'paysupport', description: 'Help with a payment' },
+    ];
+    const ru = [{ command: 'start', description: 'Открыть игру' }];
+    expect(await bot.api.setMyCommands(en)).toBe(true);
+    expect(await bot.api.setMyCommands(ru, { language_code: 'ru' })).toBe(true);
+    const ann = emu.control.createUser({ firstName: 'Ann', started: true }).user;
+    const only = [{ command: 'terms', description: 'Terms' }];
+    expect(await bot.api.setMyCommands(only, { scope: { type: 'chat', chat_id: ann.id } })).toBe(true);
+
+    const defaults = await bot.api.getMyCommands();
+    expect(defaults).toEqual(en);
+    expect(checker.checkResult('getMyCommands', defaults)).toEqual([]);
+    expect(await bot.api.getMyCommands({ language_code: 'ru' })).toEqual(ru);
+    expect(await bot.api.getMyCommands({ language_code: 'de' })).toEqual([]);
+    expect(await bot.api.getMyCommands({ scope: { type: 'chat', chat_id: ann.id } })).toEqual(only);
+    expect(await bot.api.getMyCommands({ scope: { type: 'all_private_chats' } })).toEqual([]);
+
+    expect(await bot.api.deleteMyCommands({ language_code: 'ru' })).toBe(true);
+    expect(await bot.api.getMyCommands({ language_code: 'ru' })).toEqual([]);
+    expect(await bot.api.getMyCommands()).toEqual(en);
+
+    const refusals = [
+      bot.api.setMyCommands([{ command: 'Start', description: 'upper case' }]),
+      bot.api.setMyCommands([{ command: 'x'.repeat(33), description: 'too long a name' }]),
+      bot.api.setMyCommands([{ command: 'pay-support', description: 'a dash' }]),
+      bot.api.setMyCommands([{ command: 'start', description: '' }]),
+      bot.api.setMyCommands([{ command: 'start', description: 'd'.repeat(257) }]),
+      bot.api.setMyCommands(Array.from({ length: 101 }, (_v, i) => ({ command: `c${i}`, description: 'one of too many' }))),
+      bot.api.setMyCommands(en, { language_code: 'english' as LanguageCode }),
+    ];
+    const errors = await Promise.all(refusals.map(rejection));
+    expect(errors.map((e) => [e.error_code, e.description])).toEqual([
+      [400, 'Bad Request: BOT_COMMAND_INVALID'],
+      [400, 'Bad Request: BOT_COMMAND_INVALID'],
+      [400, 'Bad Request: BOT_COMMAND_INVALID'],
+      [400, 'Bad Request: BOT_COMMAND_DESCRIPTION_INVALID'],
+      [400, 'Bad Request: BOT_COMMAND_DESCRIPTION_INVALID'],
+      [400, 'Bad Request: BOT_COMMANDS_TOO_MUCH'],
+      [400, 'Bad Request: invalid language code specified'],
+    ]);
+    expect(await bot.api.getMyCommands()).toEqual(en);
+    expect(emu.control.commandMenu().commands).toEqual(expect.arrayContaining([{ scope: 'default', languageCode: '', commands: en }]));
+  });
+
+  it('setChatMenuButton / getChatMenuButton: MenuButtonWebApp (https only), MenuButtonCommands, MenuButtonDefault', async () => {
+    expect(await bot.api.getChatMenuButton()).toEqual({ type: 'default' });
+    const webApp = { type: 'web_app' as const, text: 'Open the game', web_app: { url: 'https://wallet.example/app' } };
+    expect(await bot.api.setChatMenuButton({ menu_button: webApp })).toBe(true);
+    const got = await bot.api.getChatMenuButton();
+    expect(got).toEqual(webApp);
+    expect(checker.checkResult('getChatMenuButton', got)).toEqual([]);
+
+    const ann = emu.control.createUser({ firstName: 'Ann', started: true }).user;
+    expect(await bot.api.getChatMenuButton({ chat_id: ann.id })).toEqual(webApp);
+    await bot.api.setChatMenuButton({ chat_id: ann.id, menu_button: { type: 'commands' } });
+    expect(await bot.api.getChatMenuButton({ chat_id: ann.id })).toEqual({ type: 'commands' });
+    expect(await bot.api.getChatMenuButton()).toEqual(webApp);
+
+    const http = await rejection(
+      bot.api.setChatMenuButton({ menu_button: { type: 'web_app', text: 'Open', web_app: { url: 'http://wallet.example/app' } } }),
+    );
+    expect(http).toMatchObject({ error_code: 400 });
+    expect(http.description).toMatch(/Only HTTPS links are allowed/);
+
+    await bot.api.setChatMenuButton({ menu_button: { type: 'default' } });
+    expect(await bot.api.getChatMenuButton()).toEqual({ type: 'default' });
+  });
+
+  it('a command in a message carries its bot_command entity; an inline button press is a callback_query answered once with answerCallbackQuery', async () => {
+    const ann = emu.control.createUser({ firstName: 'Ann' }).user;
+    emu.control.sendUserMessage({ userId: ann.id, text: '/paysupport@emulator_bot please' });
+    const [command] = await bot.api.getUpdates({ timeout: 0 });
+    expect(command?.message?.entities).toEqual([{ type: 'bot_command', offset: 0, length: '/paysupport@emulator_bot'.length }]);
+
+    const sent = await bot.api.sendMessage(ann.id, 'Which one?', {
+      reply_markup: {
+        inline_keyboard: [
+          [{ text: 'About this one', callback_data: 'ps:1' }],
+          [{ text: 'Open', web_app: { url: 'https://wallet.example/app' } }],
+        ],
+      },
+    });
+    expect(sent.reply_markup?.inline_keyboard[0]?.[0]).toEqual({ text: 'About this one', callback_data: 'ps:1' });
+    const tooLong = await rejection(
+      bot.api.sendMessage(ann.id, 'x', { reply_markup: { inline_keyboard: [[{ text: 'Data', callback_data: 'd'.repeat(65) }]] } }),
+    );
+    expect(tooLong).toMatchObject({ error_code: 400, description: 'Bad Request: BUTTON_DATA_INVALID' });
+    const httpApp = await rejection(
+      bot.api.sendMessage(ann.id, 'x', { reply_markup: { inline_keyboard: [[{ text: 'App', web_app: { url: 'http://a.example' } }]] } }),
+    );
+    expect(httpApp.description).toMatch(/Only HTTPS links are allowed/);
+
+    const { callbackQueryId } = emu.control.pressButton({ userId: ann.id, messageId: sent.message_id, data: 'ps:1' });
+    const pressed = new Promise<Update>((resolve) => {
+      bot.on('callback_query:data', async (ctx) => {
+        await ctx.answerCallbackQuery({ text: 'Noted' });
+        resolve(ctx.update);
+      });
+    });
+    const polling = bot.start({ timeout: 1, allowed_updates: ['callback_query'] });
+    const update = await pressed;
+    await bot.stop();
+    await polling;
+    expect(update.callback_query).toMatchObject({
+      id: callbackQueryId,
+      from: { id: ann.id },
+      data: 'ps:1',
+      message: { message_id: sent.message_id },
+    });
+    expect(checker.checkUpdate(update)).toEqual([]);
+    expect(emu.control.callbackQuery(callbackQueryId)?.answer).toEqual({ text: 'Noted', showAlert: false });
+
+    const twice = await rejection(bot.api.answerCallbackQuery(callbackQueryId));
+    expect(twice).toMatchObject({
+      error_code: 400,
+      description: 'Bad Request: query is too old and response timeout expired or query ID is invalid',
+    });
+    expect(methods).toEqual(expect.arrayContaining(['answerCallbackQuery']));
   });
 });
 

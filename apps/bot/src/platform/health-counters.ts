@@ -6,6 +6,13 @@ export interface HealthLevels {
   outboxOldestFailingAgeSeconds: bigint;
 }
 
+/** One chat-command series' delta as Health carries it (additive field 10). */
+export interface ChatCommandDelta {
+  input: string;
+  outcome: string;
+  count: bigint;
+}
+
 /** Deltas of platform-API outcomes and dead letters since the previous report, plus the levels, as Health carries them. */
 export interface HealthDeltas extends HealthLevels {
   connectFailures: bigint;
@@ -18,6 +25,8 @@ export interface HealthDeltas extends HealthLevels {
   updateConflicts: bigint;
   /** 2xx answers whose body could not be read as a Bot API envelope (Health field 9, additive). */
   platformUnreadableResponses: bigint;
+  /** The chat commands since the previous report (Health field 10, additive). */
+  chatCommands: ChatCommandDelta[];
 }
 
 const NO_LEVELS: HealthLevels = { outboxFailingRows: 0n, outboxOldestFailingAgeSeconds: 0n };
@@ -38,6 +47,7 @@ export class HealthCounters {
   private lastOk = 0n;
   private levels: HealthLevels = NO_LEVELS;
   private levelSource: (() => HealthLevels | undefined) | undefined;
+  private chatSource: (() => ChatCommandDelta[]) | undefined;
 
   constructor(private readonly nowUnix: () => number = () => Math.floor(Date.now() / 1000)) {}
 
@@ -72,6 +82,11 @@ export class HealthCounters {
     this.levelSource = source;
   }
 
+  /** Where each report takes the chat-command deltas from (the chat commands of the bot that owns updates). */
+  readChatCommands(source: () => ChatCommandDelta[]): void {
+    this.chatSource = source;
+  }
+
   take(): HealthDeltas {
     this.levels = this.levelSource?.() ?? this.levels;
     const deltas = {
@@ -82,6 +97,7 @@ export class HealthCounters {
       deadLetters: this.deadLettered,
       updateConflicts: this.updateConflicts,
       platformUnreadableResponses: this.unreadable,
+      chatCommands: this.chatSource?.() ?? [],
       ...this.levels,
     };
     this.connectFailures = 0n;

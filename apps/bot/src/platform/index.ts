@@ -12,6 +12,7 @@ export {
   type BotMethod,
   type MethodParams,
   type ReadResults,
+  type TgCallbackQuery,
   type TgChat,
   type TgChatMember,
   type TgMessage,

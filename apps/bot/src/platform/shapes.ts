@@ -79,4 +79,7 @@ export const RESULT_SHAPES: { [M in BotMethod]: z.ZodType<ReadResults[M]> } = {
   restrictChatMember: trueResult,
   refundStarPayment: trueResult,
   getStarTransactions: starTransactionsResult,
+  answerCallbackQuery: trueResult,
+  setMyCommands: trueResult,
+  setChatMenuButton: trueResult,
 };

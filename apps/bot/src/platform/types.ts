@@ -33,7 +33,23 @@ export interface TgMessage {
   from?: TgUser;
   new_chat_members?: TgUser[];
   successful_payment?: TgSuccessfulPayment;
+  text?: Tg.Message.TextMessage['text'];
+  /** The text's entities; a command is a `bot_command` entity at offset 0. */
+  entities?: TgMessageEntity[];
 }
+
+/** A message entity as read: its kind and where it sits in the text (UTF-16 code units). */
+export type TgMessageEntity = Pick<Tg.MessageEntity, 'offset' | 'length'> & { type: string };
+
+/** A message a button was pressed on, as read (an accessible or an inaccessible one). */
+export interface TgCallbackMessage {
+  message_id: Tg.Message['message_id'];
+  chat: TgChat;
+}
+
+/** A button press (callback_query): who pressed, on which message, and the button's data as sent (untrusted). */
+export type TgCallbackQuery = Pick<Tg.CallbackQuery, 'id'> &
+  Partial<Pick<Tg.CallbackQuery, 'data'>> & { from: TgUser; message?: TgCallbackMessage };
 
 /** A ChatMember in any of its status shapes; `is_member` is part of (only) the `restricted` one. */
 export type TgChatMember =
@@ -54,6 +70,7 @@ export interface TgUpdate {
   message?: TgMessage;
   chat_member?: TgChatMemberUpdated;
   pre_checkout_query?: TgPreCheckoutQuery;
+  callback_query?: TgCallbackQuery;
 }
 
 /** getMe as the bot reads it. */
@@ -88,7 +105,10 @@ export type BotMethod =
   | 'getChatMember'
   | 'restrictChatMember'
   | 'refundStarPayment'
-  | 'getStarTransactions';
+  | 'getStarTransactions'
+  | 'answerCallbackQuery'
+  | 'setMyCommands'
+  | 'setChatMenuButton';
 
 /** A method's parameters exactly as published (`Opts` of @grammyjs/types; no files are sent). */
 export type MethodParams<M extends BotMethod> = Tg.Opts<never>[M];
@@ -107,6 +127,9 @@ export interface ReadResults {
   restrictChatMember: boolean;
   refundStarPayment: boolean;
   getStarTransactions: TgStarTransactions;
+  answerCallbackQuery: boolean;
+  setMyCommands: boolean;
+  setChatMenuButton: boolean;
 }
 
 /** True when every field `View` names exists (in some member of) `Published` and every published value fits the view. */
@@ -134,6 +157,8 @@ export const READ_VIEWS_PROJECT_PUBLISHED_TYPES: {
   update: Projects<Tg.Update, TgUpdate>;
   transactionPartner: Projects<Tg.TransactionPartner, TgTransactionPartner>;
   starTransaction: Projects<Tg.StarTransaction, TgStarTransaction>;
+  messageEntity: Projects<Tg.MessageEntity, TgMessageEntity>;
+  callbackQuery: Projects<Tg.CallbackQuery, TgCallbackQuery>;
 } = {
   results: {
     getMe: true,
@@ -145,6 +170,9 @@ export const READ_VIEWS_PROJECT_PUBLISHED_TYPES: {
     restrictChatMember: true,
     refundStarPayment: true,
     getStarTransactions: true,
+    answerCallbackQuery: true,
+    setMyCommands: true,
+    setChatMenuButton: true,
   },
   user: true,
   chat: true,
@@ -156,6 +184,8 @@ export const READ_VIEWS_PROJECT_PUBLISHED_TYPES: {
   update: true,
   transactionPartner: true,
   starTransaction: true,
+  messageEntity: true,
+  callbackQuery: true,
 };
 
 /** True when the member is in the chat (restricted members carry `is_member`). */

@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import { chatMemberResult, tgChat, tgUser, type RawUpdate } from './shapes.js';
-import type { TgChatMemberUpdated, TgMessage, TgPreCheckoutQuery, TgSuccessfulPayment, TgUpdate } from './types.js';
+import type {
+  TgCallbackQuery,
+  TgChatMemberUpdated,
+  TgMessage,
+  TgMessageEntity,
+  TgPreCheckoutQuery,
+  TgSuccessfulPayment,
+  TgUpdate,
+} from './types.js';
 
 const int = () => z.number().int().safe();
 const chat = tgChat;
@@ -13,13 +21,29 @@ const successfulPayment = z.looseObject({
   telegram_payment_charge_id: z.string().min(1),
 }) satisfies z.ZodType<TgSuccessfulPayment>;
 
+const entity = z.looseObject({
+  type: z.string(),
+  offset: int().nonnegative(),
+  length: int().nonnegative(),
+}) satisfies z.ZodType<TgMessageEntity>;
+
 const message = z.looseObject({
   message_id: int(),
   chat,
   from: tgUser.optional(),
   new_chat_members: z.array(tgUser).optional(),
   successful_payment: successfulPayment.optional(),
+  text: z.string().optional(),
+  entities: z.array(entity).optional(),
 }) satisfies z.ZodType<TgMessage>;
+
+/** A button press; its data is checked by the feature that made the button, never trusted here. */
+const callbackQuery = z.looseObject({
+  id: z.string().min(1),
+  from: tgUser,
+  data: z.string().optional(),
+  message: z.looseObject({ message_id: int(), chat }).optional(),
+}) satisfies z.ZodType<TgCallbackQuery>;
 
 const preCheckoutQuery = z.looseObject({
   id: z.string().min(1),
@@ -41,10 +65,11 @@ const update = z.looseObject({
   message: message.optional(),
   chat_member: chatMemberUpdated.optional(),
   pre_checkout_query: preCheckoutQuery.optional(),
+  callback_query: callbackQuery.optional(),
 }) satisfies z.ZodType<TgUpdate>;
 
 /** The update kinds the bot handles; any other kind is ignored (nothing of it is read). */
-export const HANDLED_KINDS = ['message', 'chat_member', 'pre_checkout_query'] as const;
+export const HANDLED_KINDS = ['message', 'chat_member', 'pre_checkout_query', 'callback_query'] as const;
 
 /** What the router makes of a raw update. */
 export type ParsedUpdate = { kind: 'handled'; update: TgUpdate } | { kind: 'ignored' } | { kind: 'malformed'; reason: string };

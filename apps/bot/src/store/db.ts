@@ -137,4 +137,13 @@ function migrate(db: Database.Database): void {
     restricted INTEGER NOT NULL CHECK (restricted IN (0, 1)),
     created_at INTEGER NOT NULL
   ) STRICT`);
+  db.exec(`CREATE TABLE IF NOT EXISTS support_dialogues (
+    user_id INTEGER PRIMARY KEY,
+    stage TEXT NOT NULL CHECK (stage IN ('choosing', 'writing')),
+    nonce TEXT NOT NULL,
+    charge_ids TEXT NOT NULL,
+    charge_id TEXT NOT NULL,
+    expires_at INTEGER NOT NULL,
+    created_at INTEGER NOT NULL
+  ) STRICT`);
 }

@@ -5,11 +5,13 @@ export interface ForgetReport {
   languages: number;
   chatGateRetries: number;
   deadLetters: number;
+  supportDialogues: number;
 }
 
 /**
  * Erases everything the bot's SQLite file keeps about one platform user whose account was deleted,
- * in one transaction: the user's language entry, a queued chat-gate retry, and dead letters whose
+ * in one transaction: the user's language entry, a queued chat-gate retry, a pending /paysupport
+ * dialogue, and dead letters whose
  * raw update names the user (any `id` or `user_id` equal to the user's id: the sender, a joiner, a
  * private chat). A parked update that holds a successful payment stays: it is money taken that no
  * ForwardPayment answered, kept like the ledger for accounting. The payment outbox is never touched
@@ -21,6 +23,7 @@ export class UserForgetter {
   constructor(db: Database.Database) {
     const languages = db.prepare<[bigint]>('DELETE FROM user_languages WHERE user_id = ?');
     const retries = db.prepare<[bigint]>('DELETE FROM chat_gate_retries WHERE user_id = ?');
+    const dialogues = db.prepare<[bigint]>('DELETE FROM support_dialogues WHERE user_id = ?');
     const letters = db.prepare<[bigint]>(
       `DELETE FROM dead_letters
        WHERE json_valid(raw)
@@ -34,6 +37,7 @@ export class UserForgetter {
       languages: languages.run(userId).changes,
       chatGateRetries: retries.run(userId).changes,
       deadLetters: letters.run(userId).changes,
+      supportDialogues: dialogues.run(userId).changes,
     }));
   }
 

@@ -4,6 +4,7 @@ import {
   parseUpdate,
   type PlatformClient,
   type RawUpdate,
+  type TgCallbackQuery,
   type TgMessage,
   type TgPreCheckoutQuery,
   type TgSuccessfulPayment,
@@ -27,15 +28,19 @@ export interface RouterDeps {
   onSuccessfulPayment?: (payment: TgSuccessfulPayment, message: TgMessage) => Promise<void>;
   /** Parks an update the bot cannot handle as a dead letter, durably; throws when it cannot. */
   park: (update: RawUpdate, reason: string) => void;
-  /** Told the sender of each handled update (message, pre-checkout query, chat-member change). */
+  /** Told the sender of each handled update (message, pre-checkout query, chat-member change, button press). */
   onSender?: (user: TgUser) => void;
+  /** Sees every message that is not a payment (the chat commands pick theirs); runs in the background. */
+  onChatMessage?: (message: TgMessage) => Promise<void>;
+  /** Answers a button press (callback_query); runs in the background. */
+  onCallbackQuery?: (query: TgCallbackQuery) => Promise<void>;
 }
 
 /**
  * Turns each update into the bot's reactions: a user joining the discussion chat is gated by
  * their chat eligibility, a pre-checkout query is answered, a successful payment is stored for
  * forwarding. Only the payment is awaited (it must be durable before its update is confirmed);
- * the rest runs in the background with failures logged. Each update is first checked against the
+ * the rest (chat commands and button presses included) runs in the background with failures logged. Each update is first checked against the
  * fields the bot reads: a kind the bot does not handle is ignored, a handled kind with a missing
  * or mistyped field is parked as a dead letter (raw update and reason) before its update is
  * confirmed, so it never blocks the updates behind it; a malformed payment is logged at error
@@ -58,7 +63,7 @@ export function updateRouter(deps: RouterDeps): UpdateHandler {
       return;
     }
     const { update } = parsed;
-    const sender = update.message?.from ?? update.pre_checkout_query?.from ?? update.chat_member?.from;
+    const sender = update.message?.from ?? update.pre_checkout_query?.from ?? update.chat_member?.from ?? update.callback_query?.from;
     if (sender) deps.onSender?.(sender);
     const payment = update.message?.successful_payment;
     if (payment && update.message && deps.onSuccessfulPayment) {
@@ -73,6 +78,23 @@ export function updateRouter(deps: RouterDeps): UpdateHandler {
         (err) => logger.error({ preCheckoutQueryId: query.id, err: errorText(err) }, 'pre-checkout query not answered'),
       );
       return;
+    }
+    const press = update.callback_query;
+    if (press && deps.onCallbackQuery) {
+      const answer = deps.onCallbackQuery;
+      tasks.run(
+        () => answer(press),
+        (err) => logger.error({ updateId: raw.update_id, err: errorText(err) }, 'button press not handled'),
+      );
+      return;
+    }
+    const chatMessage = update.message;
+    if (chatMessage && deps.onChatMessage) {
+      const handle = deps.onChatMessage;
+      tasks.run(
+        () => handle(chatMessage),
+        (err) => logger.error({ updateId: raw.update_id, err: errorText(err) }, 'chat message not handled'),
+      );
     }
     const chatId = deps.discussionChatId;
     if (chatId === undefined) return;

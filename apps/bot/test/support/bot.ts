@@ -5,6 +5,7 @@ import { startChildService, type ChildService, type DevCerts } from '@wordgame/t
 import { buildBot, type BotApp } from '../../src/app.js';
 import type { BotConfig } from '../../src/config.js';
 import type { LinkSession, TestGateway } from './gateway.js';
+import { POLICY_LINKS } from './fixture.js';
 import { captureLogs, type LogLine } from './logs.js';
 import { waitFor } from './wait.js';
 
@@ -53,6 +54,7 @@ export async function startBotProcess(
       BOT_INSTANCE_ID: 'bot-process-test',
       PLATFORM_API_ROOT: platformRoot,
       PLATFORM_BOT_TOKEN: 'dev-bot-token',
+      ...POLICY_LINKS,
       BOT_POLL_TIMEOUT_S: '1',
       BOT_HEALTH_INTERVAL_MS: '200',
       ...env,

@@ -2,8 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureDevCerts, type DevCerts } from '@wordgame/testkit';
+import { DEV_POLICY_LINKS, ensureDevCerts, type DevCerts } from '@wordgame/testkit';
 import { loadBotConfig, type BotConfig } from '../../src/config.js';
+
+/** The operator's policy links every bot needs (required, no default), as a test's environment gives them. */
+export const POLICY_LINKS = DEV_POLICY_LINKS;
 
 /** Dev certificates in a fresh temporary directory; `cleanup()` removes it. */
 export function tempCerts(): DevCerts & { dir: string; cleanup(): void } {
@@ -19,6 +22,7 @@ export function testConfig(
   overrides: Record<string, string> = {},
 ): BotConfig {
   return loadBotConfig({
+    ...POLICY_LINKS,
     BOTLINK_URL: urls.botlink,
     BOTLINK_TLS_CA: certs.ca.cert,
     BOTLINK_TLS_CERT: certs.bot.cert,

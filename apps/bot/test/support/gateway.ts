@@ -15,6 +15,8 @@ export interface UnaryHandlers {
   resolveChatEligibility?: Unary<botlink.ChatEligibilityRequest, typeof botlink.ChatEligibilityResponseSchema>;
   validatePreCheckout?: Unary<botlink.PreCheckoutRequest, typeof botlink.PreCheckoutResponseSchema>;
   forwardPayment?: Unary<botlink.ForwardPaymentRequest, typeof botlink.ForwardPaymentResponseSchema>;
+  listStarCharges?: Unary<botlink.StarChargesRequest, typeof botlink.StarChargesResponseSchema>;
+  openSupportCase?: Unary<botlink.OpenSupportCaseRequest, typeof botlink.OpenSupportCaseResponseSchema>;
 }
 
 /** One Link stream as the test gateway sees it. */
@@ -112,6 +114,8 @@ export class TestGateway {
           resolveChatEligibility: (req, ctx) => implemented(ref.gateway!.handlers.resolveChatEligibility)(req, ctx),
           validatePreCheckout: (req, ctx) => implemented(ref.gateway!.handlers.validatePreCheckout)(req, ctx),
           forwardPayment: (req, ctx) => implemented(ref.gateway!.handlers.forwardPayment)(req, ctx),
+          listStarCharges: (req, ctx) => implemented(ref.gateway!.handlers.listStarCharges)(req, ctx),
+          openSupportCase: (req, ctx) => implemented(ref.gateway!.handlers.openSupportCase)(req, ctx),
         });
       },
     });

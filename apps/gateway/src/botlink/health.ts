@@ -1,6 +1,6 @@
 import type { botlink } from '@wordgame/contracts';
 import type { Logger } from '@wordgame/logging';
-import type { BotlinkMetrics } from '../metrics/index.js';
+import { CHAT_INPUTS, CHAT_OUTCOMES, type BotlinkMetrics } from '../metrics/index.js';
 
 /** How far ahead of the gateway's clock a last_ok stamp may be before it is ignored. */
 export const MAX_CLOCK_SKEW_SECONDS = 300n;
@@ -18,7 +18,9 @@ interface OutboxLevels {
  * `bot_platform_update_conflicts_total` by the additive `update_conflicts` delta (409s on the bot's
  * long poll: another poller with the same token) and `bot_platform_unreadable_responses_total` by
  * the additive `platform_unreadable_responses` delta (2xx answers the bot could not read); an older
- * bot never sets them, which reads as 0. The outbox levels (fields 6 and 7) are kept per open Link,
+ * bot never sets them, which reads as 0. The additive `chat_commands` deltas go to
+ * `bot_chat_commands_total{input,outcome}` (and the rate-limited ones also to
+ * `bot_chat_commands_rate_limited_total`), only for labels in their closed sets. The outbox levels (fields 6 and 7) are kept per open Link,
  * as last reported, and exposed as their sum (`bot_outbox_failing_rows`) and largest age
  * (`bot_outbox_oldest_failing_age_seconds`); a Link's levels leave with it (`linkEnded`), so a bot
  * that is gone is shown by BotDisconnected, not by a stale level. The last-ok stamp is the maximum
@@ -62,6 +64,7 @@ export class PlatformHealth {
       );
     }
     if (report.platformUnreadableResponses > 0n) this.metrics.platformUnreadable.inc(Number(report.platformUnreadableResponses));
+    this.addChatCommands(report.chatCommands, instanceId);
     this.setOutbox(linkId, { failingRows: report.outboxFailingRows, oldestFailingAgeSeconds: report.outboxOldestFailingAgeSeconds });
     const stamp = report.lastOkUnix;
     if (stamp <= this.lastOk) return;
@@ -101,7 +104,27 @@ export class PlatformHealth {
     this.metrics.outboxOldestFailingAge.set(Number(oldest));
   }
 
+  /** Adds the chat-command deltas whose labels are in the closed sets; any other entry (a newer or broken bot) is logged and left out. */
+  private addChatCommands(entries: readonly botlink.ChatCommandCount[], instanceId: string): void {
+    for (const { input, outcome, count } of entries) {
+      if (count === 0n) continue;
+      if (!isOneOf(CHAT_INPUTS, input) || !isOneOf(CHAT_OUTCOMES, outcome)) {
+        this.logger.warn(
+          { instanceId, count: count.toString() },
+          'health chat_commands entry with an unknown input or outcome; not counted',
+        );
+        continue;
+      }
+      this.metrics.chatCommands.inc({ input, outcome }, Number(count));
+      if (outcome === 'rate_limited') this.metrics.chatCommandsRateLimited.inc(Number(count));
+    }
+  }
+
   private add(kind: 'long_poll' | 'api' | 'rate_limited', delta: bigint): void {
     if (delta > 0n) this.metrics.platformErrors.inc({ kind }, Number(delta));
   }
+}
+
+function isOneOf<T extends string>(values: readonly T[], value: string): value is T {
+  return (values as readonly string[]).includes(value);
 }

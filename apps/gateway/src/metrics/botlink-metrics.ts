@@ -19,6 +19,14 @@ export type LinkRejectionReason = (typeof LINK_REJECTION_REASONS)[number];
 export const LINK_END_REASONS = ['stream_closed', 'replaced', 'idle_timeout', 'shutdown'] as const;
 export type LinkEndReason = (typeof LINK_END_REASONS)[number];
 
+/** `bot_chat_commands_total{input}`: the bot's chat inputs (additive Health chat_commands). */
+export const CHAT_INPUTS = ['start', 'paysupport', 'privacy', 'terms', 'unknown', 'support_button', 'support_text'] as const;
+export type ChatInputLabel = (typeof CHAT_INPUTS)[number];
+
+/** `bot_chat_commands_total{outcome}`. */
+export const CHAT_OUTCOMES = ['answered', 'invalid', 'unavailable', 'rate_limited', 'failed'] as const;
+export type ChatOutcomeLabel = (typeof CHAT_OUTCOMES)[number];
+
 /** The bot-link's metrics; every label value comes from a closed set (no ids). */
 export interface BotlinkMetrics {
   platformErrors: Counter<'kind'>;
@@ -28,6 +36,8 @@ export interface BotlinkMetrics {
   outboxFailingRows: Gauge;
   outboxOldestFailingAge: Gauge;
   platformUnreadable: Counter;
+  chatCommands: Counter<'input' | 'outcome'>;
+  chatCommandsRateLimited: Counter;
   connectedBots: Gauge;
   updateOwners: Gauge;
   duplicateOwners: Counter;
@@ -81,6 +91,17 @@ export function createBotlinkMetrics(registry: Registry): BotlinkMetrics {
     updateConflicts: new Counter({
       name: 'bot_platform_update_conflicts_total',
       help: "409 Conflict answers to the bot's getUpdates long poll (sum of the additive Health update_conflicts deltas): another process polls updates with the same bot token, whatever its instance_id.",
+      registers,
+    }),
+    chatCommands: new Counter({
+      name: 'bot_chat_commands_total',
+      help: "The bot's chat commands (/start, /paysupport, /privacy, /terms, unknown ones, /paysupport's button presses and case texts) by input and outcome (answered; invalid: garbled or stale button data, a case text out of 1-1000 characters; unavailable: the gateway or backend did not answer; rate_limited; failed: the answer could not be sent). Sum of the additive Health chat_commands deltas.",
+      labelNames: ['input', 'outcome'],
+      registers,
+    }),
+    chatCommandsRateLimited: new Counter({
+      name: 'bot_chat_commands_rate_limited_total',
+      help: "Chat inputs the bot's per-user limit held back (BOT_COMMAND_RATE_LIMIT per window; the user got one 'slow down' per window, then silence).",
       registers,
     }),
     connectedBots: new Gauge({ name: 'botlink_connected_bots', help: 'Bots with an open Link stream.', registers }),
@@ -138,6 +159,8 @@ export function createBotlinkMetrics(registry: Registry): BotlinkMetrics {
   for (const kind of PLATFORM_ERROR_KINDS) metrics.platformErrors.inc({ kind }, 0);
   for (const reason of LINK_REJECTION_REASONS) metrics.linkRejections.inc({ reason }, 0);
   for (const reason of LINK_END_REASONS) metrics.linkEnds.inc({ reason }, 0);
+  for (const input of CHAT_INPUTS) for (const outcome of CHAT_OUTCOMES) metrics.chatCommands.inc({ input, outcome }, 0);
+  metrics.chatCommandsRateLimited.inc(0);
   metrics.connectedBots.set(0);
   metrics.updateOwners.set(0);
   metrics.deadLetters.inc(0);

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { createLogger } from '@wordgame/logging';
 import { startPlatformEmulator, type PlatformEmulator } from '@wordgame/platform-emulator';
 import { startProviderEmulator, type ProviderEmulator, type ShopConfig } from '@wordgame/provider-emulator';
-import { confirmByPage, ensureDevCerts, type DevCerts, freePort } from '@wordgame/testkit';
+import { confirmByPage, DEV_POLICY_LINKS, ensureDevCerts, type DevCerts, freePort } from '@wordgame/testkit';
 import { buildGateway, type GatewayApp, type GatewayUrls } from '../../src/app.js';
 import { freshDatabase, startBackendProcess, type BackendProcess, type FreshDatabase } from './backend-process.js';
 import { TELEGRAM_BOT_TOKEN, VK_APP_SECRET } from './chain.js';
@@ -206,6 +206,7 @@ export async function startPaymentsStack(options: PaymentsStackOptions = {}): Pr
       BOTLINK_RPC_TIMEOUT_MS: '10000',
       PLATFORM_API_ROOT: platform.apiRoot,
       PLATFORM_BOT_TOKEN: TELEGRAM_BOT_TOKEN,
+      ...DEV_POLICY_LINKS,
       BOT_POLL_TIMEOUT_S: '1',
       BOT_PRECHECKOUT_TIMEOUT_MS: '8000',
       BOT_OUTBOX_PATH: outboxPath,

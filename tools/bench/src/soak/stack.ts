@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { adminQuery, ensureDevCerts, TEST_RATE_LIMITS, TEST_SERVICE_TOKENS } from '@wordgame/testkit';
+import { adminQuery, DEV_POLICY_LINKS, ensureDevCerts, TEST_RATE_LIMITS, TEST_SERVICE_TOKENS } from '@wordgame/testkit';
 import { buildBundles, freePort, gatewayEnv, root, startBundle, stopAll, waitFor, waitHealthy } from '../services.js';
 
 /** The five processes a soak runs and samples. */
@@ -152,6 +152,7 @@ export async function startSoakStack(serverUrl: string, rebuildApps: boolean): P
       BOTLINK_TLS_KEY: certs.bot.key,
       PLATFORM_API_ROOT: platform,
       PLATFORM_BOT_TOKEN: BOT_TOKEN,
+      ...DEV_POLICY_LINKS,
       BOT_HEALTH_INTERVAL_MS: '1000',
       BOT_HEALTH_PORT: String(botHealthPort),
       BOT_POLL_TIMEOUT_S: '5',

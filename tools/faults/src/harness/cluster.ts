@@ -176,6 +176,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
           BOT_INSTANCE_ID: instanceId,
           PLATFORM_API_ROOT: options.platformApiRoot,
           PLATFORM_BOT_TOKEN: TELEGRAM_BOT_TOKEN,
+          ...DEV_POLICY_LINKS,
           OWNS_UPDATES: i === 0 ? 'true' : 'false',
           BOT_POLL_TIMEOUT_S: '1',
           BOT_OUTBOX_PATH: join(dir, `bot${i + 1}-outbox.sqlite`),

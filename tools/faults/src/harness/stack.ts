@@ -165,6 +165,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
           BOT_INSTANCE_ID: 'faults-bot',
           PLATFORM_API_ROOT: options.platformApiRoot,
           PLATFORM_BOT_TOKEN: TELEGRAM_BOT_TOKEN,
+          ...DEV_POLICY_LINKS,
           OWNS_UPDATES: 'true',
           BOT_POLL_TIMEOUT_S: '1',
           BOT_OUTBOX_PATH: outboxPath,

@@ -8,7 +8,18 @@
  * the method table; the assertions under them fail the typecheck if a name stops being exactly
  * the method's published result type.
  */
-import type { ApiError, ApiMethods, ChatMember, Message, StarTransactions, Update, UserFromGetMe, WebhookInfo } from '@grammyjs/types';
+import type {
+  ApiError,
+  ApiMethods,
+  BotCommand,
+  ChatMember,
+  MenuButton,
+  Message,
+  StarTransactions,
+  Update,
+  UserFromGetMe,
+  WebhookInfo,
+} from '@grammyjs/types';
 
 /** The `result` of each emulated method, as the Bot API publishes it. */
 export interface BotApiResults {
@@ -23,6 +34,12 @@ export interface BotApiResults {
   getStarTransactions: StarTransactions;
   getChatMember: ChatMember;
   restrictChatMember: true;
+  setMyCommands: true;
+  getMyCommands: BotCommand[];
+  deleteMyCommands: true;
+  setChatMenuButton: true;
+  getChatMenuButton: MenuButton;
+  answerCallbackQuery: true;
 }
 
 /** The error envelope `{ok: false, error_code, description, parameters?}`. */
@@ -50,4 +67,10 @@ export const resultsArePublished: { [M in EmulatedMethod]: Same<BotApiResults[M]
   getStarTransactions: true,
   getChatMember: true,
   restrictChatMember: true,
+  setMyCommands: true,
+  getMyCommands: true,
+  deleteMyCommands: true,
+  setChatMenuButton: true,
+  getChatMenuButton: true,
+  answerCallbackQuery: true,
 };

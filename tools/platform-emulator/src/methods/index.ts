@@ -1,5 +1,7 @@
 import { deleteWebhook, getMe, getWebhookInfo } from './bot.js';
 import type { EmulatedMethod } from '../conformance/published.js';
+import { answerCallbackQuery } from './callbacks.js';
+import { deleteMyCommands, getChatMenuButton, getMyCommands, setChatMenuButton, setMyCommands } from './commands.js';
 import type { MethodHandler } from './context.js';
 import { getChatMember, restrictChatMember } from './members.js';
 import { sendMessage } from './messages.js';
@@ -20,6 +22,12 @@ const HANDLERS: { [M in EmulatedMethod]: MethodHandler<M> } = {
   getStarTransactions,
   getChatMember,
   restrictChatMember,
+  setMyCommands,
+  getMyCommands,
+  deleteMyCommands,
+  setChatMenuButton,
+  getChatMenuButton,
+  answerCallbackQuery,
 };
 
 /** The emulated methods' names, as Telegram spells them. */

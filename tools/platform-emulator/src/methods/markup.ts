@@ -1,5 +1,6 @@
 import type { InlineKeyboardButton, InlineKeyboardMarkup } from '@grammyjs/types';
 import { badRequest } from '../errors.js';
+import { isHttps } from './commands.js';
 
 const BUTTON_ACTIONS = [
   'url',
@@ -28,7 +29,8 @@ function isObject(value: unknown): value is Record<string, unknown> {
 /**
  * Validates a decoded `reply_markup` with Telegram's errors for the mistakes bots make most:
  * a non-object, an inline keyboard that is not an array of arrays, a button without text or
- * without an action, callback_data over 64 bytes (BUTTON_DATA_INVALID).
+ * without an action, callback_data over 64 bytes (BUTTON_DATA_INVALID), a web_app button whose
+ * url is not https.
  */
 export function readReplyMarkup(value: unknown): ReplyMarkup {
   if (value === undefined || value === '') return {};
@@ -52,6 +54,12 @@ function checkInlineButton(button: unknown): void {
   }
   if (!BUTTON_ACTIONS.some((action) => action in button)) {
     throw badRequest("can't parse inline keyboard button: Text buttons are unallowed in the inline keyboard");
+  }
+  const webApp = button['web_app'];
+  if (webApp !== undefined) {
+    const url = isObject(webApp) ? webApp['url'] : undefined;
+    if (typeof url !== 'string') throw badRequest('can\'t parse inline keyboard button: Field "url" must be of type String');
+    if (!isHttps(url)) throw badRequest(`inline keyboard button Web App URL '${url}' is invalid: Only HTTPS links are allowed`);
   }
   const data = button['callback_data'];
   if (data !== undefined && (typeof data !== 'string' || Buffer.byteLength(data) < 1 || Buffer.byteLength(data) > 64)) {

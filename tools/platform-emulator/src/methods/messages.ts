@@ -2,7 +2,7 @@ import { chatIdArg, jsonArg, stringArg } from '../args.js';
 import { badRequest, forbidden } from '../errors.js';
 import { assertBotInChat, findUser } from '../members.js';
 import { unixNow } from '../state.js';
-import type { Message } from '@grammyjs/types';
+import type { InlineKeyboardMarkup, Message } from '@grammyjs/types';
 import type { TgChat } from '../types.js';
 import type { MethodHandler } from './context.js';
 import { readReplyMarkup } from './markup.js';
@@ -36,6 +36,7 @@ export const sendMessage: MethodHandler<'sendMessage'> = ({ bot, params, world }
     if (!target.user.started) throw forbidden("bot can't initiate conversation with a user");
     chat = world.privateChat(target.user.user);
   } else {
+    if (hasWebAppButton(markup.echoed)) throw badRequest('BUTTON_TYPE_INVALID');
     assertBotInChat(target.record);
     const isAdmin = target.record.bot.status === 'administrator' || target.record.bot.status === 'creator';
     if (target.record.chat.type === 'channel' && !isAdmin) throw badRequest('need administrator rights in the channel chat');
@@ -56,3 +57,8 @@ export const sendMessage: MethodHandler<'sendMessage'> = ({ bot, params, world }
   world.messages.push({ chatId: chat.id, direction: 'from_bot', botId: bot.user.id, message, options });
   return message;
 };
+
+/** Web App buttons are allowed only in private chats (Telegram answers BUTTON_TYPE_INVALID elsewhere). */
+function hasWebAppButton(markup: InlineKeyboardMarkup | undefined): boolean {
+  return markup?.inline_keyboard.some((row) => row.some((button) => 'web_app' in button)) ?? false;
+}

@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file botlink/v1/botlink.proto.
  */
 export const file_botlink_v1_botlink: GenFile = /*@__PURE__*/
-  fileDesc("Chhib3RsaW5rL3YxL2JvdGxpbmsucHJvdG8SCmJvdGxpbmsudjEiegoHRnJvbUJvdBIiCgVoZWxsbxgBIAEoCzIRLmJvdGxpbmsudjEuSGVsbG9IABIeCgNhY2sYAiABKAsyDy5ib3RsaW5rLnYxLkFja0gAEiQKBmhlYWx0aBgDIAEoCzISLmJvdGxpbmsudjEuSGVhbHRoSABCBQoDbXNnIi0KBVRvQm90EiQKB2NvbW1hbmQYASABKAsyEy5ib3RsaW5rLnYxLkNvbW1hbmQiMgoFSGVsbG8SEwoLaW5zdGFuY2VfaWQYASABKAkSFAoMb3duc191cGRhdGVzGAIgASgIIoECCgZIZWFsdGgSGAoQY29ubmVjdF9mYWlsdXJlcxgBIAEoBBISCgphcGlfZXJyb3JzGAIgASgEEhQKDHJhdGVfbGltaXRlZBgDIAEoBBIUCgxsYXN0X29rX3VuaXgYBCABKAMSFAoMZGVhZF9sZXR0ZXJzGAUgASgEEhsKE291dGJveF9mYWlsaW5nX3Jvd3MYBiABKAQSKQohb3V0Ym94X29sZGVzdF9mYWlsaW5nX2FnZV9zZWNvbmRzGAcgASgEEhgKEHVwZGF0ZV9jb25mbGljdHMYCCABKAQSJQodcGxhdGZvcm1fdW5yZWFkYWJsZV9yZXNwb25zZXMYCSABKAQihQQKB0NvbW1hbmQSEgoKY29tbWFuZF9pZBgBIAEoCRItCgZub3RpZnkYAiABKAsyGy5jb25uZWN0b3IudjEuTm90aWZ5UmVxdWVzdEgAEjcKDHNlbmRfdG9fdXNlchgDIAEoCzIfLmNvbm5lY3Rvci52MS5TZW5kVG9Vc2VyUmVxdWVzdEgAEkEKD3NlbmRfdG9fY2hhbm5lbBgEIAEoCzImLmNvbm5lY3Rvci52MS5TZW5kVG9HYW1lQ2hhbm5lbFJlcXVlc3RIABIwCgljaGF0X2dhdGUYBSABKAsyGy5ib3RsaW5rLnYxLkNoYXRHYXRlQ29tbWFuZEgAEjoKDmNyZWF0ZV9pbnZvaWNlGAYgASgLMiAuYm90bGluay52MS5DcmVhdGVJbnZvaWNlQ29tbWFuZEgAEkMKE3JlZnVuZF9zdGFyX3BheW1lbnQYByABKAsyJC5ib3RsaW5rLnYxLlJlZnVuZFN0YXJQYXltZW50Q29tbWFuZEgAEkcKFWdldF9zdGFyX3RyYW5zYWN0aW9ucxgIIAEoCzImLmJvdGxpbmsudjEuR2V0U3RhclRyYW5zYWN0aW9uc0NvbW1hbmRIABI0Cgtmb3JnZXRfdXNlchgJIAEoCzIdLmJvdGxpbmsudjEuRm9yZ2V0VXNlckNvbW1hbmRIAEIJCgdwYXlsb2FkIksKA0FjaxISCgpjb21tYW5kX2lkGAEgASgJEhEKCWRlbGl2ZXJlZBgCIAEoCBINCgVlcnJvchgDIAEoCRIOCgZyZXN1bHQYBCABKAkiNQoPQ2hhdEdhdGVDb21tYW5kEhMKC2V4dGVybmFsX2lkGAEgASgJEg0KBWFsbG93GAIgASgIIi0KFkNoYXRFbGlnaWJpbGl0eVJlcXVlc3QSEwoLZXh0ZXJuYWxfaWQYASABKAkiPwoXQ2hhdEVsaWdpYmlsaXR5UmVzcG9uc2USEgoKcmVnaXN0ZXJlZBgBIAEoCBIQCghlbGlnaWJsZRgCIAEoCCJbChRDcmVhdGVJbnZvaWNlQ29tbWFuZBINCgV0aXRsZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIPCgdwYXlsb2FkGAMgASgJEg4KBmFtb3VudBgEIAEoAyJPChhSZWZ1bmRTdGFyUGF5bWVudENvbW1hbmQSDwoHdXNlcl9pZBgBIAEoAxIiChpwbGF0Zm9ybV9wYXltZW50X2NoYXJnZV9pZBgCIAEoCSI7ChpHZXRTdGFyVHJhbnNhY3Rpb25zQ29tbWFuZBIOCgZvZmZzZXQYASABKAMSDQoFbGltaXQYAiABKAMiJAoRRm9yZ2V0VXNlckNvbW1hbmQSDwoHdXNlcl9pZBgBIAEoAyJIChJQcmVDaGVja291dFJlcXVlc3QSEAoIb3JkZXJfaWQYASABKAkSDgoGYW1vdW50GAIgASgDEhAKCGN1cnJlbmN5GAMgASgJIjEKE1ByZUNoZWNrb3V0UmVzcG9uc2USCgoCb2sYASABKAgSDgoGcmVhc29uGAIgASgJIncKFUZvcndhcmRQYXltZW50UmVxdWVzdBIQCghvcmRlcl9pZBgBIAEoCRIiChpwbGF0Zm9ybV9wYXltZW50X2NoYXJnZV9pZBgCIAEoCRIOCgZhbW91bnQYAyABKAMSGAoQcGxhdGZvcm1fdXNlcl9pZBgEIAEoAyIqChZGb3J3YXJkUGF5bWVudFJlc3BvbnNlEhAKCGNyZWRpdGVkGAEgASgIIk8KElN0YXJDaGFyZ2VzUmVxdWVzdBIYChBwbGF0Zm9ybV91c2VyX2lkGAEgASgDEg0KBWxpbWl0GAIgASgFEhAKCGxhbmd1YWdlGAMgASgJIosBCgpTdGFyQ2hhcmdlEhAKCG9yZGVyX2lkGAEgASgJEiIKGnBsYXRmb3JtX3BheW1lbnRfY2hhcmdlX2lkGAIgASgJEhUKDXByb2R1Y3RfdGl0bGUYAyABKAkSDgoGYW1vdW50GAQgASgDEhEKCXBhaWRfdW5peBgFIAEoAxINCgVzdGF0ZRgGIAEoCSI+ChNTdGFyQ2hhcmdlc1Jlc3BvbnNlEicKB2NoYXJnZXMYASADKAsyFi5ib3RsaW5rLnYxLlN0YXJDaGFyZ2UidgoWT3BlblN1cHBvcnRDYXNlUmVxdWVzdBIYChBwbGF0Zm9ybV91c2VyX2lkGAEgASgDEiIKGnBsYXRmb3JtX3BheW1lbnRfY2hhcmdlX2lkGAIgASgJEgwKBHRleHQYAyABKAkSEAoIbGFuZ3VhZ2UYBCABKAkiKgoXT3BlblN1cHBvcnRDYXNlUmVzcG9uc2USDwoHY2FzZV9pZBgBIAEoCSKIAQoURm9yd2FyZFJlZnVuZFJlcXVlc3QSEAoIb3JkZXJfaWQYASABKAkSIgoacGxhdGZvcm1fcGF5bWVudF9jaGFyZ2VfaWQYAiABKAkSDgoGYW1vdW50GAMgASgDEhgKEHBsYXRmb3JtX3VzZXJfaWQYBCABKAMSEAoIY3VycmVuY3kYBSABKAkiKQoVRm9yd2FyZFJlZnVuZFJlc3BvbnNlEhAKCHJlY29yZGVkGAEgASgIMtcECgdCb3RMaW5rEjIKBExpbmsSEy5ib3RsaW5rLnYxLkZyb21Cb3QaES5ib3RsaW5rLnYxLlRvQm90KAEwARJhChZSZXNvbHZlQ2hhdEVsaWdpYmlsaXR5EiIuYm90bGluay52MS5DaGF0RWxpZ2liaWxpdHlSZXF1ZXN0GiMuYm90bGluay52MS5DaGF0RWxpZ2liaWxpdHlSZXNwb25zZRJWChNWYWxpZGF0ZVByZUNoZWNrb3V0Eh4uYm90bGluay52MS5QcmVDaGVja291dFJlcXVlc3QaHy5ib3RsaW5rLnYxLlByZUNoZWNrb3V0UmVzcG9uc2USVwoORm9yd2FyZFBheW1lbnQSIS5ib3RsaW5rLnYxLkZvcndhcmRQYXltZW50UmVxdWVzdBoiLmJvdGxpbmsudjEuRm9yd2FyZFBheW1lbnRSZXNwb25zZRJSCg9MaXN0U3RhckNoYXJnZXMSHi5ib3RsaW5rLnYxLlN0YXJDaGFyZ2VzUmVxdWVzdBofLmJvdGxpbmsudjEuU3RhckNoYXJnZXNSZXNwb25zZRJaCg9PcGVuU3VwcG9ydENhc2USIi5ib3RsaW5rLnYxLk9wZW5TdXBwb3J0Q2FzZVJlcXVlc3QaIy5ib3RsaW5rLnYxLk9wZW5TdXBwb3J0Q2FzZVJlc3BvbnNlElQKDUZvcndhcmRSZWZ1bmQSIC5ib3RsaW5rLnYxLkZvcndhcmRSZWZ1bmRSZXF1ZXN0GiEuYm90bGluay52MS5Gb3J3YXJkUmVmdW5kUmVzcG9uc2ViBnByb3RvMw", [file_connector_v1_connector]);
+  fileDesc("Chhib3RsaW5rL3YxL2JvdGxpbmsucHJvdG8SCmJvdGxpbmsudjEiegoHRnJvbUJvdBIiCgVoZWxsbxgBIAEoCzIRLmJvdGxpbmsudjEuSGVsbG9IABIeCgNhY2sYAiABKAsyDy5ib3RsaW5rLnYxLkFja0gAEiQKBmhlYWx0aBgDIAEoCzISLmJvdGxpbmsudjEuSGVhbHRoSABCBQoDbXNnIi0KBVRvQm90EiQKB2NvbW1hbmQYASABKAsyEy5ib3RsaW5rLnYxLkNvbW1hbmQiMgoFSGVsbG8SEwoLaW5zdGFuY2VfaWQYASABKAkSFAoMb3duc191cGRhdGVzGAIgASgIIrYCCgZIZWFsdGgSGAoQY29ubmVjdF9mYWlsdXJlcxgBIAEoBBISCgphcGlfZXJyb3JzGAIgASgEEhQKDHJhdGVfbGltaXRlZBgDIAEoBBIUCgxsYXN0X29rX3VuaXgYBCABKAMSFAoMZGVhZF9sZXR0ZXJzGAUgASgEEhsKE291dGJveF9mYWlsaW5nX3Jvd3MYBiABKAQSKQohb3V0Ym94X29sZGVzdF9mYWlsaW5nX2FnZV9zZWNvbmRzGAcgASgEEhgKEHVwZGF0ZV9jb25mbGljdHMYCCABKAQSJQodcGxhdGZvcm1fdW5yZWFkYWJsZV9yZXNwb25zZXMYCSABKAQSMwoNY2hhdF9jb21tYW5kcxgKIAMoCzIcLmJvdGxpbmsudjEuQ2hhdENvbW1hbmRDb3VudCJBChBDaGF0Q29tbWFuZENvdW50Eg0KBWlucHV0GAEgASgJEg8KB291dGNvbWUYAiABKAkSDQoFY291bnQYAyABKAQihQQKB0NvbW1hbmQSEgoKY29tbWFuZF9pZBgBIAEoCRItCgZub3RpZnkYAiABKAsyGy5jb25uZWN0b3IudjEuTm90aWZ5UmVxdWVzdEgAEjcKDHNlbmRfdG9fdXNlchgDIAEoCzIfLmNvbm5lY3Rvci52MS5TZW5kVG9Vc2VyUmVxdWVzdEgAEkEKD3NlbmRfdG9fY2hhbm5lbBgEIAEoCzImLmNvbm5lY3Rvci52MS5TZW5kVG9HYW1lQ2hhbm5lbFJlcXVlc3RIABIwCgljaGF0X2dhdGUYBSABKAsyGy5ib3RsaW5rLnYxLkNoYXRHYXRlQ29tbWFuZEgAEjoKDmNyZWF0ZV9pbnZvaWNlGAYgASgLMiAuYm90bGluay52MS5DcmVhdGVJbnZvaWNlQ29tbWFuZEgAEkMKE3JlZnVuZF9zdGFyX3BheW1lbnQYByABKAsyJC5ib3RsaW5rLnYxLlJlZnVuZFN0YXJQYXltZW50Q29tbWFuZEgAEkcKFWdldF9zdGFyX3RyYW5zYWN0aW9ucxgIIAEoCzImLmJvdGxpbmsudjEuR2V0U3RhclRyYW5zYWN0aW9uc0NvbW1hbmRIABI0Cgtmb3JnZXRfdXNlchgJIAEoCzIdLmJvdGxpbmsudjEuRm9yZ2V0VXNlckNvbW1hbmRIAEIJCgdwYXlsb2FkIksKA0FjaxISCgpjb21tYW5kX2lkGAEgASgJEhEKCWRlbGl2ZXJlZBgCIAEoCBINCgVlcnJvchgDIAEoCRIOCgZyZXN1bHQYBCABKAkiNQoPQ2hhdEdhdGVDb21tYW5kEhMKC2V4dGVybmFsX2lkGAEgASgJEg0KBWFsbG93GAIgASgIIi0KFkNoYXRFbGlnaWJpbGl0eVJlcXVlc3QSEwoLZXh0ZXJuYWxfaWQYASABKAkiPwoXQ2hhdEVsaWdpYmlsaXR5UmVzcG9uc2USEgoKcmVnaXN0ZXJlZBgBIAEoCBIQCghlbGlnaWJsZRgCIAEoCCJbChRDcmVhdGVJbnZvaWNlQ29tbWFuZBINCgV0aXRsZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIPCgdwYXlsb2FkGAMgASgJEg4KBmFtb3VudBgEIAEoAyJPChhSZWZ1bmRTdGFyUGF5bWVudENvbW1hbmQSDwoHdXNlcl9pZBgBIAEoAxIiChpwbGF0Zm9ybV9wYXltZW50X2NoYXJnZV9pZBgCIAEoCSI7ChpHZXRTdGFyVHJhbnNhY3Rpb25zQ29tbWFuZBIOCgZvZmZzZXQYASABKAMSDQoFbGltaXQYAiABKAMiJAoRRm9yZ2V0VXNlckNvbW1hbmQSDwoHdXNlcl9pZBgBIAEoAyJIChJQcmVDaGVja291dFJlcXVlc3QSEAoIb3JkZXJfaWQYASABKAkSDgoGYW1vdW50GAIgASgDEhAKCGN1cnJlbmN5GAMgASgJIjEKE1ByZUNoZWNrb3V0UmVzcG9uc2USCgoCb2sYASABKAgSDgoGcmVhc29uGAIgASgJIncKFUZvcndhcmRQYXltZW50UmVxdWVzdBIQCghvcmRlcl9pZBgBIAEoCRIiChpwbGF0Zm9ybV9wYXltZW50X2NoYXJnZV9pZBgCIAEoCRIOCgZhbW91bnQYAyABKAMSGAoQcGxhdGZvcm1fdXNlcl9pZBgEIAEoAyIqChZGb3J3YXJkUGF5bWVudFJlc3BvbnNlEhAKCGNyZWRpdGVkGAEgASgIIk8KElN0YXJDaGFyZ2VzUmVxdWVzdBIYChBwbGF0Zm9ybV91c2VyX2lkGAEgASgDEg0KBWxpbWl0GAIgASgFEhAKCGxhbmd1YWdlGAMgASgJIosBCgpTdGFyQ2hhcmdlEhAKCG9yZGVyX2lkGAEgASgJEiIKGnBsYXRmb3JtX3BheW1lbnRfY2hhcmdlX2lkGAIgASgJEhUKDXByb2R1Y3RfdGl0bGUYAyABKAkSDgoGYW1vdW50GAQgASgDEhEKCXBhaWRfdW5peBgFIAEoAxINCgVzdGF0ZRgGIAEoCSI+ChNTdGFyQ2hhcmdlc1Jlc3BvbnNlEicKB2NoYXJnZXMYASADKAsyFi5ib3RsaW5rLnYxLlN0YXJDaGFyZ2UidgoWT3BlblN1cHBvcnRDYXNlUmVxdWVzdBIYChBwbGF0Zm9ybV91c2VyX2lkGAEgASgDEiIKGnBsYXRmb3JtX3BheW1lbnRfY2hhcmdlX2lkGAIgASgJEgwKBHRleHQYAyABKAkSEAoIbGFuZ3VhZ2UYBCABKAkiKgoXT3BlblN1cHBvcnRDYXNlUmVzcG9uc2USDwoHY2FzZV9pZBgBIAEoCSKIAQoURm9yd2FyZFJlZnVuZFJlcXVlc3QSEAoIb3JkZXJfaWQYASABKAkSIgoacGxhdGZvcm1fcGF5bWVudF9jaGFyZ2VfaWQYAiABKAkSDgoGYW1vdW50GAMgASgDEhgKEHBsYXRmb3JtX3VzZXJfaWQYBCABKAMSEAoIY3VycmVuY3kYBSABKAkiKQoVRm9yd2FyZFJlZnVuZFJlc3BvbnNlEhAKCHJlY29yZGVkGAEgASgIMtcECgdCb3RMaW5rEjIKBExpbmsSEy5ib3RsaW5rLnYxLkZyb21Cb3QaES5ib3RsaW5rLnYxLlRvQm90KAEwARJhChZSZXNvbHZlQ2hhdEVsaWdpYmlsaXR5EiIuYm90bGluay52MS5DaGF0RWxpZ2liaWxpdHlSZXF1ZXN0GiMuYm90bGluay52MS5DaGF0RWxpZ2liaWxpdHlSZXNwb25zZRJWChNWYWxpZGF0ZVByZUNoZWNrb3V0Eh4uYm90bGluay52MS5QcmVDaGVja291dFJlcXVlc3QaHy5ib3RsaW5rLnYxLlByZUNoZWNrb3V0UmVzcG9uc2USVwoORm9yd2FyZFBheW1lbnQSIS5ib3RsaW5rLnYxLkZvcndhcmRQYXltZW50UmVxdWVzdBoiLmJvdGxpbmsudjEuRm9yd2FyZFBheW1lbnRSZXNwb25zZRJSCg9MaXN0U3RhckNoYXJnZXMSHi5ib3RsaW5rLnYxLlN0YXJDaGFyZ2VzUmVxdWVzdBofLmJvdGxpbmsudjEuU3RhckNoYXJnZXNSZXNwb25zZRJaCg9PcGVuU3VwcG9ydENhc2USIi5ib3RsaW5rLnYxLk9wZW5TdXBwb3J0Q2FzZVJlcXVlc3QaIy5ib3RsaW5rLnYxLk9wZW5TdXBwb3J0Q2FzZVJlc3BvbnNlElQKDUZvcndhcmRSZWZ1bmQSIC5ib3RsaW5rLnYxLkZvcndhcmRSZWZ1bmRSZXF1ZXN0GiEuYm90bGluay52MS5Gb3J3YXJkUmVmdW5kUmVzcG9uc2ViBnByb3RvMw", [file_connector_v1_connector]);
 
 /**
  * Bot to gateway. Exactly one of msg is set.
@@ -177,6 +177,15 @@ export type Health = Message<"botlink.v1.Health"> & {
    * @generated from field: uint64 platform_unreadable_responses = 9;
    */
   platformUnreadableResponses: bigint;
+
+  /**
+   * Additive (not in the spec's table): the bot's chat commands (/start, /paysupport, /privacy,
+   * /terms, their buttons and case texts) since last report, one entry per input and outcome that
+   * occurred. Deltas.
+   *
+   * @generated from field: repeated botlink.v1.ChatCommandCount chat_commands = 10;
+   */
+  chatCommands: ChatCommandCount[];
 };
 
 /**
@@ -185,6 +194,37 @@ export type Health = Message<"botlink.v1.Health"> & {
  */
 export const HealthSchema: GenMessage<Health> = /*@__PURE__*/
   messageDesc(file_botlink_v1_botlink, 3);
+
+/**
+ * Additive: how often one chat input ended one way since the last Health. Both labels are closed
+ * sets (input: start, paysupport, privacy, terms, unknown, support_button, support_text; outcome:
+ * answered, invalid, unavailable, rate_limited, failed); never an id.
+ *
+ * @generated from message botlink.v1.ChatCommandCount
+ */
+export type ChatCommandCount = Message<"botlink.v1.ChatCommandCount"> & {
+  /**
+   * @generated from field: string input = 1;
+   */
+  input: string;
+
+  /**
+   * @generated from field: string outcome = 2;
+   */
+  outcome: string;
+
+  /**
+   * @generated from field: uint64 count = 3;
+   */
+  count: bigint;
+};
+
+/**
+ * Describes the message botlink.v1.ChatCommandCount.
+ * Use `create(ChatCommandCountSchema)` to create a new message.
+ */
+export const ChatCommandCountSchema: GenMessage<ChatCommandCount> = /*@__PURE__*/
+  messageDesc(file_botlink_v1_botlink, 4);
 
 /**
  * A command pushed to the bot; command_id is echoed in the Ack. Exactly one payload is set.
@@ -263,7 +303,7 @@ export type Command = Message<"botlink.v1.Command"> & {
  * Use `create(CommandSchema)` to create a new message.
  */
 export const CommandSchema: GenMessage<Command> = /*@__PURE__*/
-  messageDesc(file_botlink_v1_botlink, 4);
+  messageDesc(file_botlink_v1_botlink, 5);
 
 /**
  * The bot's answer to one Command.
@@ -306,7 +346,7 @@ export type Ack = Message<"botlink.v1.Ack"> & {
  * Use `create(AckSchema)` to create a new message.
  */
 export const AckSchema: GenMessage<Ack> = /*@__PURE__*/
-  messageDesc(file_botlink_v1_botlink, 5);
+  messageDesc(file_botlink_v1_botlink, 6);
 
 /**
  * Grants (allow) or revokes write access in the moderated discussion chat.
@@ -332,7 +372,7 @@ export type ChatGateCommand = Message<"botlink.v1.ChatGateCommand"> & {
  * Use `create(ChatGateCommandSchema)` to create a new message.
  */
 export const ChatGateCommandSchema: GenMessage<ChatGateCommand> = /*@__PURE__*/
-  messageDesc(file_botlink_v1_botlink, 6);
+  messageDesc(file_botlink_v1_botlink, 7);
 
 /**
  * @generated from message botlink.v1.ChatEligibilityRequest
@@ -349,7 +389,7 @@ export type ChatEligibilityRequest = Message<"botlink.v1.ChatEligibilityRequest"
  * Use `create(ChatEligibilityRequestSchema)` to create a new message.
  */
 export const ChatEligibilityRequestSchema: GenMessage<ChatEligibilityRequest> = /*@__PURE__*/
-  messageDesc(file_botlink_v1_botlink, 7);
+  messageDesc(file_botlink_v1_botlink, 8);
 
 /**
  * @generated from message botlink.v1.ChatEligibilityResponse
@@ -375,7 +415,7 @@ export type ChatEligibilityResponse = Message<"botlink.v1.ChatEligibilityRespons
  * Use `create(ChatEligibilityResponseSchema)` to create a new message.
  */
 export const ChatEligibilityResponseSchema: GenMessage<ChatEligibilityResponse> = /*@__PURE__*/
-  messageDesc(file_botlink_v1_botlink, 8);
+  messageDesc(file_botlink_v1_botlink, 9);
 
 /**
  * Asks the bot to mint a stars invoice link.
@@ -417,7 +457,7 @@ export type CreateInvoiceCommand = Message<"botlink.v1.CreateInvoiceCommand"> & 
  * Use `create(CreateInvoiceCommandSchema)` to create a new message.
  */
 export const CreateInvoiceCommandSchema: GenMessage<CreateInvoiceCommand> = /*@__PURE__*/
-  messageDesc(file_botlink_v1_botlink, 9);
+  messageDesc(file_botlink_v1_botlink, 10);
 
 /**
  * Asks the bot to refund a stars payment through the platform's refundStarPayment. Delivered
@@ -447,7 +487,7 @@ export type RefundStarPaymentCommand = Message<"botlink.v1.RefundStarPaymentComm
  * Use `create(RefundStarPaymentCommandSchema)` to create a new message.
  */
 export const RefundStarPaymentCommandSchema: GenMessage<RefundStarPaymentCommand> = /*@__PURE__*/
-  messageDesc(file_botlink_v1_botlink, 10);
+  messageDesc(file_botlink_v1_botlink, 11);
 
 /**
  * Asks the bot for one page of its stars transactions: the platform's getStarTransactions, passed
@@ -478,7 +518,7 @@ export type GetStarTransactionsCommand = Message<"botlink.v1.GetStarTransactions
  * Use `create(GetStarTransactionsCommandSchema)` to create a new message.
  */
 export const GetStarTransactionsCommandSchema: GenMessage<GetStarTransactionsCommand> = /*@__PURE__*/
-  messageDesc(file_botlink_v1_botlink, 11);
+  messageDesc(file_botlink_v1_botlink, 12);
 
 /**
  * Asks the bot to erase everything it keeps about one platform user (the per-user language entry,
@@ -501,7 +541,7 @@ export type ForgetUserCommand = Message<"botlink.v1.ForgetUserCommand"> & {
  * Use `create(ForgetUserCommandSchema)` to create a new message.
  */
 export const ForgetUserCommandSchema: GenMessage<ForgetUserCommand> = /*@__PURE__*/
-  messageDesc(file_botlink_v1_botlink, 12);
+  messageDesc(file_botlink_v1_botlink, 13);
 
 /**
  * @generated from message botlink.v1.PreCheckoutRequest
@@ -530,7 +570,7 @@ export type PreCheckoutRequest = Message<"botlink.v1.PreCheckoutRequest"> & {
  * Use `create(PreCheckoutRequestSchema)` to create a new message.
  */
 export const PreCheckoutRequestSchema: GenMessage<PreCheckoutRequest> = /*@__PURE__*/
-  messageDesc(file_botlink_v1_botlink, 13);
+  messageDesc(file_botlink_v1_botlink, 14);
 
 /**
  * @generated from message botlink.v1.PreCheckoutResponse
@@ -554,7 +594,7 @@ export type PreCheckoutResponse = Message<"botlink.v1.PreCheckoutResponse"> & {
  * Use `create(PreCheckoutResponseSchema)` to create a new message.
  */
 export const PreCheckoutResponseSchema: GenMessage<PreCheckoutResponse> = /*@__PURE__*/
-  messageDesc(file_botlink_v1_botlink, 14);
+  messageDesc(file_botlink_v1_botlink, 15);
 
 /**
  * @generated from message botlink.v1.ForwardPaymentRequest
@@ -594,7 +634,7 @@ export type ForwardPaymentRequest = Message<"botlink.v1.ForwardPaymentRequest"> 
  * Use `create(ForwardPaymentRequestSchema)` to create a new message.
  */
 export const ForwardPaymentRequestSchema: GenMessage<ForwardPaymentRequest> = /*@__PURE__*/
-  messageDesc(file_botlink_v1_botlink, 15);
+  messageDesc(file_botlink_v1_botlink, 16);
 
 /**
  * @generated from message botlink.v1.ForwardPaymentResponse
@@ -614,7 +654,7 @@ export type ForwardPaymentResponse = Message<"botlink.v1.ForwardPaymentResponse"
  * Use `create(ForwardPaymentResponseSchema)` to create a new message.
  */
 export const ForwardPaymentResponseSchema: GenMessage<ForwardPaymentResponse> = /*@__PURE__*/
-  messageDesc(file_botlink_v1_botlink, 16);
+  messageDesc(file_botlink_v1_botlink, 17);
 
 /**
  * Additive (not in the spec): the user's recent stars charges, for /paysupport.
@@ -649,7 +689,7 @@ export type StarChargesRequest = Message<"botlink.v1.StarChargesRequest"> & {
  * Use `create(StarChargesRequestSchema)` to create a new message.
  */
 export const StarChargesRequestSchema: GenMessage<StarChargesRequest> = /*@__PURE__*/
-  messageDesc(file_botlink_v1_botlink, 17);
+  messageDesc(file_botlink_v1_botlink, 18);
 
 /**
  * One stars charge as our records know it.
@@ -703,7 +743,7 @@ export type StarCharge = Message<"botlink.v1.StarCharge"> & {
  * Use `create(StarChargeSchema)` to create a new message.
  */
 export const StarChargeSchema: GenMessage<StarCharge> = /*@__PURE__*/
-  messageDesc(file_botlink_v1_botlink, 18);
+  messageDesc(file_botlink_v1_botlink, 19);
 
 /**
  * @generated from message botlink.v1.StarChargesResponse
@@ -722,7 +762,7 @@ export type StarChargesResponse = Message<"botlink.v1.StarChargesResponse"> & {
  * Use `create(StarChargesResponseSchema)` to create a new message.
  */
 export const StarChargesResponseSchema: GenMessage<StarChargesResponse> = /*@__PURE__*/
-  messageDesc(file_botlink_v1_botlink, 19);
+  messageDesc(file_botlink_v1_botlink, 20);
 
 /**
  * Additive (not in the spec): opens a support case from the bot (/paysupport).
@@ -764,7 +804,7 @@ export type OpenSupportCaseRequest = Message<"botlink.v1.OpenSupportCaseRequest"
  * Use `create(OpenSupportCaseRequestSchema)` to create a new message.
  */
 export const OpenSupportCaseRequestSchema: GenMessage<OpenSupportCaseRequest> = /*@__PURE__*/
-  messageDesc(file_botlink_v1_botlink, 20);
+  messageDesc(file_botlink_v1_botlink, 21);
 
 /**
  * @generated from message botlink.v1.OpenSupportCaseResponse
@@ -783,7 +823,7 @@ export type OpenSupportCaseResponse = Message<"botlink.v1.OpenSupportCaseRespons
  * Use `create(OpenSupportCaseResponseSchema)` to create a new message.
  */
 export const OpenSupportCaseResponseSchema: GenMessage<OpenSupportCaseResponse> = /*@__PURE__*/
-  messageDesc(file_botlink_v1_botlink, 21);
+  messageDesc(file_botlink_v1_botlink, 22);
 
 /**
  * Additive (not in the spec): a refunded_payment service message (a stars payment refunded
@@ -834,7 +874,7 @@ export type ForwardRefundRequest = Message<"botlink.v1.ForwardRefundRequest"> & 
  * Use `create(ForwardRefundRequestSchema)` to create a new message.
  */
 export const ForwardRefundRequestSchema: GenMessage<ForwardRefundRequest> = /*@__PURE__*/
-  messageDesc(file_botlink_v1_botlink, 22);
+  messageDesc(file_botlink_v1_botlink, 23);
 
 /**
  * @generated from message botlink.v1.ForwardRefundResponse
@@ -854,7 +894,7 @@ export type ForwardRefundResponse = Message<"botlink.v1.ForwardRefundResponse"> 
  * Use `create(ForwardRefundResponseSchema)` to create a new message.
  */
 export const ForwardRefundResponseSchema: GenMessage<ForwardRefundResponse> = /*@__PURE__*/
-  messageDesc(file_botlink_v1_botlink, 23);
+  messageDesc(file_botlink_v1_botlink, 24);
 
 /**
  * @generated from service botlink.v1.BotLink
