@@ -18,6 +18,7 @@ import {
 import {
   alterCharge,
   forgetCharge,
+  supportRefund,
   platformRefund,
   starTransactions,
   unforwardedCharge,
@@ -348,6 +349,14 @@ export class PlatformControl {
   /** Discrepancy: the platform refunds a charge the bot never asked to refund. */
   platformRefund(chargeId: string): void {
     platformRefund(this.world, chargeId);
+  }
+
+  /**
+   * A refund made outside the bot (Telegram support): the charge is refunded and the bot gets the
+   * `refunded_payment` message in the payer's private chat (see supportRefund).
+   */
+  supportRefund(chargeId: string): { message: TgMessage; update: EnqueueResult } {
+    return supportRefund(this.world, chargeId);
   }
 
   /** Discrepancy: the platform reports another amount for a charge. */

@@ -170,6 +170,11 @@ const routes: Route[] = [
   },
   {
     method: 'POST',
+    path: /^\/star-transactions\/([^/]+)\/support-refund$/,
+    run: (c, _body, _url, match) => c.supportRefund(decodeURIComponent(match[1] ?? '')),
+  },
+  {
+    method: 'POST',
     path: /^\/star-transactions\/([^/]+)\/amount$/,
     run: async (c, body, _url, match) => (
       c.alterCharge(decodeURIComponent(match[1] ?? ''), z.strictObject({ amount: id.positive() }).parse(await body()).amount),

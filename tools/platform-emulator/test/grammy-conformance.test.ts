@@ -210,6 +210,37 @@ describe('grammY against the platform emulator', () => {
     expect(methods).toEqual(expect.arrayContaining(['getMe', 'deleteWebhook', 'getUpdates', 'answerPreCheckoutQuery']));
   });
 
+  it("a refund made outside the bot: a polling grammY bot reads refunded_payment in the payer's chat, and getStarTransactions lists the refund", async () => {
+    const ann = emu.control.createUser({ firstName: 'Ann' }).user;
+    const link = await bot.api.createInvoiceLink('10 stars', 'An order', 'order-2', '', 'XTR', [{ label: 'Order', amount: 10 }]);
+    const paid = new Promise<string>((resolve) => {
+      bot.on('pre_checkout_query', (ctx) => ctx.answerPreCheckoutQuery(true));
+      bot.on('message:successful_payment', (ctx) => resolve(ctx.message.successful_payment.telegram_payment_charge_id));
+    });
+    const refunded = new Promise<Update>((resolve) => bot.on('message:refunded_payment', (ctx) => resolve(ctx.update)));
+    const polling = bot.start({ timeout: 1, allowed_updates: ['message', 'pre_checkout_query'] });
+    emu.control.pay({ link, userId: ann.id });
+    const chargeId = await paid;
+    emu.control.supportRefund(chargeId);
+    const update = await refunded;
+    await bot.stop();
+    await polling;
+
+    expect(checker.checkUpdate(update)).toEqual([]);
+    expect(update.message).toMatchObject({
+      chat: { id: ann.id, type: 'private' },
+      from: { id: ann.id },
+      refunded_payment: { currency: 'XTR', total_amount: 10, invoice_payload: 'order-2', telegram_payment_charge_id: chargeId },
+    });
+    const { transactions } = await bot.api.getStarTransactions({ offset: 0, limit: 100 });
+    expect(transactions.filter((t) => t.receiver !== undefined)).toEqual([
+      expect.objectContaining({ id: chargeId, amount: 10, receiver: expect.objectContaining({ user: ann }) as unknown }),
+    ]);
+    const again = await rejection(bot.api.refundStarPayment(ann.id, chargeId));
+    expect(again).toMatchObject({ error_code: 400, description: 'Bad Request: CHARGE_ALREADY_REFUNDED' });
+    expect(() => emu.control.supportRefund(chargeId)).toThrow(/refunded already/);
+  });
+
   it('restrictChatMember by Telegram rule: any permission false stays restricted with exactly those permissions, every one true lifts it', async () => {
     const chat = emu.control.createChat({ type: 'supergroup', title: 'Discussion' });
     const ann = emu.control.createUser({ firstName: 'Ann' }).user;
