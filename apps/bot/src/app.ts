@@ -11,6 +11,8 @@ import { HealthCounters, PlatformClient, PlatformError, type RawUpdate } from '.
 import {
   answerPreCheckout,
   outboxPaymentOf,
+  outboxRefundOf,
+  tellRefunded,
   PaymentForwarder,
   paymentHeldIn,
   PaymentOutbox,
@@ -49,6 +51,7 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
   /** Users' languages, known once the bot owns the updates (it learns them from the updates). */
   let languages: UserLanguages | undefined;
   let forwarder: PaymentForwarder | undefined;
+  let refundForwarder: PaymentForwarder | undefined;
   let joinGate: JoinGate | undefined;
 
   return {
@@ -105,6 +108,7 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
             outboxLog.warn({ file, was, now: '600' }, 'bot database file was readable beyond its owner; narrowed'),
         });
         const paymentOutbox = new PaymentOutbox(db);
+        const refundOutbox = new PaymentOutbox(db, 'refund');
         const userLanguages = new UserLanguages(db);
         languages = userLanguages;
         outbox = paymentOutbox;
@@ -113,10 +117,12 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
         const paymentHeld = paymentHeldIn(paymentOutbox, deadLetters);
         counters.readLevels(() => {
           try {
-            const failing = paymentOutbox.failing(Date.now());
+            const now = Date.now();
+            const payments = paymentOutbox.failing(now);
+            const refunds = refundOutbox.failing(now);
             return {
-              outboxFailingRows: BigInt(failing.count),
-              outboxOldestFailingAgeSeconds: BigInt(Math.floor(failing.oldestAgeMs / 1000)),
+              outboxFailingRows: BigInt(payments.count + refunds.count),
+              outboxOldestFailingAgeSeconds: BigInt(Math.floor(Math.max(payments.oldestAgeMs, refunds.oldestAgeMs) / 1000)),
             };
           } catch (err: unknown) {
             outboxLog.error(
@@ -144,6 +150,32 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
         });
         forwarder = paymentForwarder;
         paymentForwarder.start();
+        const refunds = new PaymentForwarder({
+          outbox: refundOutbox,
+          forward: async (refund, signal) => {
+            const answer = await rpc.forwardRefund(
+              create(botlink.ForwardRefundRequestSchema, {
+                orderId: refund.orderId,
+                platformPaymentChargeId: refund.platformChargeId,
+                amount: refund.amount,
+                platformUserId: refund.platformUserId,
+                currency: 'XTR',
+              }),
+              { timeoutMs: config.BOTLINK_RPC_TIMEOUT_MS, signal },
+            );
+            return { credited: answer.recorded };
+          },
+          retry: { initialMs: config.BOT_OUTBOX_RETRY_INITIAL_MS, maxMs: config.BOT_OUTBOX_RETRY_MAX_MS },
+          concurrency: config.BOT_OUTBOX_CONCURRENCY,
+          logger: outboxLog.child({ kind: 'refund' }),
+          onAnswered: tellRefunded(
+            platform,
+            (userId) => userLanguages.languageOf(userId) ?? config.BOT_DEFAULT_LANGUAGE,
+            logger.child({ part: 'refunds' }),
+          ),
+        });
+        refundForwarder = refunds;
+        refunds.start();
         const discussionChatId = config.BOT_DISCUSSION_CHAT_ID;
         const gate =
           discussionChatId === undefined
@@ -182,6 +214,16 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
                 'successful payment stored in the outbox',
               );
               paymentForwarder.notify();
+              return Promise.resolve();
+            },
+            onRefundedPayment: (refund, message) => {
+              const row = outboxRefundOf(refund, message);
+              const added = refundOutbox.add(row);
+              logger.info(
+                { orderId: row.orderId, platformChargeId: row.platformChargeId, amount: Number(row.amount), added },
+                'refund made outside the bot stored in the outbox',
+              );
+              refunds.notify();
               return Promise.resolve();
             },
           }),
@@ -224,6 +266,8 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
       joinGate = undefined;
       await forwarder?.stop();
       forwarder = undefined;
+      await refundForwarder?.stop();
+      refundForwarder = undefined;
       await link?.stop(config.BOT_STOP_GRACE_MS);
       outbox?.close();
       outbox = undefined;

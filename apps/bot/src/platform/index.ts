@@ -16,6 +16,7 @@ export {
   type TgChatMember,
   type TgMessage,
   type TgPreCheckoutQuery,
+  type TgRefundedPayment,
   type TgStarTransaction,
   type TgSuccessfulPayment,
   type TgUpdate,

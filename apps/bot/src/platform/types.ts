@@ -27,12 +27,16 @@ export type TgSuccessfulPayment = Pick<
   'currency' | 'total_amount' | 'invoice_payload' | 'telegram_payment_charge_id'
 >;
 
+/** A refund made outside the bot (Telegram support, say): the charge and what it paid, as the bot reads it. */
+export type TgRefundedPayment = Pick<Tg.RefundedPayment, 'currency' | 'total_amount' | 'invoice_payload' | 'telegram_payment_charge_id'>;
+
 export interface TgMessage {
   message_id: Tg.Message['message_id'];
   chat: TgChat;
   from?: TgUser;
   new_chat_members?: TgUser[];
   successful_payment?: TgSuccessfulPayment;
+  refunded_payment?: TgRefundedPayment;
 }
 
 /** A ChatMember in any of its status shapes; `is_member` is part of (only) the `restricted` one. */
@@ -128,6 +132,7 @@ export const READ_VIEWS_PROJECT_PUBLISHED_TYPES: {
   chat: Projects<Tg.Chat, TgChat>;
   message: Projects<Tg.Message, TgMessage>;
   successfulPayment: Projects<Tg.SuccessfulPayment, TgSuccessfulPayment>;
+  refundedPayment: Projects<Tg.RefundedPayment, TgRefundedPayment>;
   chatMember: Projects<Tg.ChatMember, TgChatMember>;
   chatMemberUpdated: Projects<Tg.ChatMemberUpdated, TgChatMemberUpdated>;
   preCheckoutQuery: Projects<Tg.PreCheckoutQuery, TgPreCheckoutQuery>;
@@ -150,6 +155,7 @@ export const READ_VIEWS_PROJECT_PUBLISHED_TYPES: {
   chat: true,
   message: true,
   successfulPayment: true,
+  refundedPayment: true,
   chatMember: true,
   chatMemberUpdated: true,
   preCheckoutQuery: true,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { chatMemberResult, tgChat, tgUser, type RawUpdate } from './shapes.js';
-import type { TgChatMemberUpdated, TgMessage, TgPreCheckoutQuery, TgSuccessfulPayment, TgUpdate } from './types.js';
+import type { TgChatMemberUpdated, TgMessage, TgPreCheckoutQuery, TgRefundedPayment, TgSuccessfulPayment, TgUpdate } from './types.js';
 
 const int = () => z.number().int().safe();
 const chat = tgChat;
@@ -13,12 +13,24 @@ const successfulPayment = z.looseObject({
   telegram_payment_charge_id: z.string().min(1),
 }) satisfies z.ZodType<TgSuccessfulPayment>;
 
+/**
+ * A refunded_payment with every field the outbox row needs: Telegram Stars only (a stars bot is
+ * never refunded in another currency), a positive whole amount and a charge id the backend keys on.
+ */
+const refundedPayment = z.looseObject({
+  currency: z.literal('XTR'),
+  total_amount: int().positive(),
+  invoice_payload: z.string().max(128),
+  telegram_payment_charge_id: z.string().min(1).max(256),
+}) satisfies z.ZodType<TgRefundedPayment>;
+
 const message = z.looseObject({
   message_id: int(),
   chat,
   from: tgUser.optional(),
   new_chat_members: z.array(tgUser).optional(),
   successful_payment: successfulPayment.optional(),
+  refunded_payment: refundedPayment.optional(),
 }) satisfies z.ZodType<TgMessage>;
 
 const preCheckoutQuery = z.looseObject({

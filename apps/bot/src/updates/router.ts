@@ -6,6 +6,7 @@ import {
   type RawUpdate,
   type TgMessage,
   type TgPreCheckoutQuery,
+  type TgRefundedPayment,
   type TgSuccessfulPayment,
   type TgUser,
 } from '../platform/index.js';
@@ -25,6 +26,8 @@ export interface RouterDeps {
   onPreCheckout?: (query: TgPreCheckoutQuery) => Promise<void>;
   /** Makes a successful payment durable; awaited before the update is confirmed. */
   onSuccessfulPayment?: (payment: TgSuccessfulPayment, message: TgMessage) => Promise<void>;
+  /** Makes a refund made outside the bot (refunded_payment) durable; awaited before the update is confirmed. */
+  onRefundedPayment?: (refund: TgRefundedPayment, message: TgMessage) => Promise<void>;
   /** Parks an update the bot cannot handle as a dead letter, durably; throws when it cannot. */
   park: (update: RawUpdate, reason: string) => void;
   /** Told the sender of each handled update (message, pre-checkout query, chat-member change). */
@@ -34,7 +37,8 @@ export interface RouterDeps {
 /**
  * Turns each update into the bot's reactions: a user joining the discussion chat is gated by
  * their chat eligibility, a pre-checkout query is answered, a successful payment is stored for
- * forwarding. Only the payment is awaited (it must be durable before its update is confirmed);
+ * forwarding, and so is a refund made outside the bot (refunded_payment). Only those are awaited
+ * (each must be durable before its update is confirmed);
  * the rest runs in the background with failures logged. Each update is first checked against the
  * fields the bot reads: a kind the bot does not handle is ignored, a handled kind with a missing
  * or mistyped field is parked as a dead letter (raw update and reason) before its update is
@@ -52,8 +56,10 @@ export function updateRouter(deps: RouterDeps): UpdateHandler {
     if (parsed.kind === 'malformed') {
       deps.park(raw, `malformed update: ${parsed.reason}`);
       const payment = isRecord(raw['message']) && raw['message']['successful_payment'] !== undefined;
+      const refund = isRecord(raw['message']) && raw['message']['refunded_payment'] !== undefined;
       const log = { updateId: raw.update_id, reason: parsed.reason };
       if (payment) logger.error(log, 'malformed successful_payment parked as a dead letter; an operator must reconcile it');
+      else if (refund) logger.error(log, 'malformed refunded_payment parked as a dead letter; an operator must reconcile it');
       else logger.warn(log, 'malformed update parked as a dead letter');
       return;
     }
@@ -63,6 +69,11 @@ export function updateRouter(deps: RouterDeps): UpdateHandler {
     const payment = update.message?.successful_payment;
     if (payment && update.message && deps.onSuccessfulPayment) {
       await deps.onSuccessfulPayment(payment, update.message);
+      return;
+    }
+    const refunded = update.message?.refunded_payment;
+    if (refunded && update.message && deps.onRefundedPayment) {
+      await deps.onRefundedPayment(refunded, update.message);
       return;
     }
     const query = update.pre_checkout_query;

@@ -15,6 +15,7 @@ export interface UnaryHandlers {
   resolveChatEligibility?: Unary<botlink.ChatEligibilityRequest, typeof botlink.ChatEligibilityResponseSchema>;
   validatePreCheckout?: Unary<botlink.PreCheckoutRequest, typeof botlink.PreCheckoutResponseSchema>;
   forwardPayment?: Unary<botlink.ForwardPaymentRequest, typeof botlink.ForwardPaymentResponseSchema>;
+  forwardRefund?: Unary<botlink.ForwardRefundRequest, typeof botlink.ForwardRefundResponseSchema>;
 }
 
 /** One Link stream as the test gateway sees it. */
@@ -112,6 +113,7 @@ export class TestGateway {
           resolveChatEligibility: (req, ctx) => implemented(ref.gateway!.handlers.resolveChatEligibility)(req, ctx),
           validatePreCheckout: (req, ctx) => implemented(ref.gateway!.handlers.validatePreCheckout)(req, ctx),
           forwardPayment: (req, ctx) => implemented(ref.gateway!.handlers.forwardPayment)(req, ctx),
+          forwardRefund: (req, ctx) => implemented(ref.gateway!.handlers.forwardRefund)(req, ctx),
         });
       },
     });
