@@ -23,6 +23,8 @@ export interface BotApiResults {
   getStarTransactions: StarTransactions;
   getChatMember: ChatMember;
   restrictChatMember: true;
+  approveChatJoinRequest: true;
+  declineChatJoinRequest: true;
 }
 
 /** The error envelope `{ok: false, error_code, description, parameters?}`. */
@@ -50,4 +52,6 @@ export const resultsArePublished: { [M in EmulatedMethod]: Same<BotApiResults[M]
   getStarTransactions: true,
   getChatMember: true,
   restrictChatMember: true,
+  approveChatJoinRequest: true,
+  declineChatJoinRequest: true,
 };

@@ -1,7 +1,7 @@
 import { deleteWebhook, getMe, getWebhookInfo } from './bot.js';
 import type { EmulatedMethod } from '../conformance/published.js';
 import type { MethodHandler } from './context.js';
-import { getChatMember, restrictChatMember } from './members.js';
+import { approveChatJoinRequest, declineChatJoinRequest, getChatMember, restrictChatMember } from './members.js';
 import { sendMessage } from './messages.js';
 import { answerPreCheckoutQuery, createInvoiceLink, getStarTransactions, refundStarPayment } from './payments.js';
 import { getUpdates } from './updates.js';
@@ -20,6 +20,8 @@ const HANDLERS: { [M in EmulatedMethod]: MethodHandler<M> } = {
   getStarTransactions,
   getChatMember,
   restrictChatMember,
+  approveChatJoinRequest,
+  declineChatJoinRequest,
 };
 
 /** The emulated methods' names, as Telegram spells them. */
