@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { create } from '@bufbuild/protobuf';
 import { botlink } from '@wordgame/contracts';
 import type { Logger } from '@wordgame/logging';
-import { JoinGate, type ResolveEligibility } from './chat/index.js';
+import { JoinGate, JoinRequestAnswers, type ResolveEligibility } from './chat/index.js';
 import { commandHandler } from './commands/index.js';
 import { healthCap, type BotConfig } from './config.js';
 import { createReadiness, type HealthServer, listenHealth } from './health/index.js';
@@ -53,6 +53,7 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
   let forwarder: PaymentForwarder | undefined;
   let refundForwarder: PaymentForwarder | undefined;
   let joinGate: JoinGate | undefined;
+  let joinRequests: JoinRequestAnswers | undefined;
 
   return {
     get linkConnected() {
@@ -190,6 +191,11 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
               });
         joinGate = gate;
         gate?.start();
+        const requests =
+          discussionChatId === undefined
+            ? undefined
+            : new JoinRequestAnswers(platform, discussionChatId, resolveEligibility, logger.child({ part: 'chat-gate' }));
+        joinRequests = requests;
         poller = new UpdatePoller({
           platform,
           park,
@@ -201,6 +207,7 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
             platform,
             discussionChatId: config.BOT_DISCUSSION_CHAT_ID,
             admitJoiner: (joiner) => gate?.admit(joiner) ?? Promise.resolve(),
+            onJoinRequest: (request) => requests?.answer(request) ?? Promise.resolve(),
             tasks,
             logger,
             park,
@@ -243,6 +250,7 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
             updateConflicts: poller?.conflicts ?? 0,
             pollsThrottled: poller?.throttled ?? 0,
             chatJoinersHeld: joinGate?.pending ?? 0,
+            chatJoinRequests: joinRequests?.counts ?? null,
           }),
           createReadiness({
             linkConnected: () => link?.connected ?? false,

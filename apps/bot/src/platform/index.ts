@@ -13,6 +13,7 @@ export {
   type MethodParams,
   type ReadResults,
   type TgChat,
+  type TgChatJoinRequest,
   type TgChatMember,
   type TgMessage,
   type TgPreCheckoutQuery,

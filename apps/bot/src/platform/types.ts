@@ -49,6 +49,15 @@ export interface TgChatMemberUpdated {
   from: TgUser;
   old_chat_member: TgChatMember;
   new_chat_member: TgChatMember;
+  via_join_request?: Tg.ChatMemberUpdated['via_join_request'];
+}
+
+/** A request to join a chat that takes join requests (the bot approves or declines it). */
+export interface TgChatJoinRequest {
+  chat: TgChat;
+  from: TgUser;
+  user_chat_id: Tg.ChatJoinRequest['user_chat_id'];
+  date: Tg.ChatJoinRequest['date'];
 }
 
 export type TgPreCheckoutQuery = Pick<Tg.PreCheckoutQuery, 'id' | 'currency' | 'total_amount' | 'invoice_payload'> & { from: TgUser };
@@ -58,6 +67,7 @@ export interface TgUpdate {
   message?: TgMessage;
   chat_member?: TgChatMemberUpdated;
   pre_checkout_query?: TgPreCheckoutQuery;
+  chat_join_request?: TgChatJoinRequest;
 }
 
 /** getMe as the bot reads it. */
@@ -92,7 +102,9 @@ export type BotMethod =
   | 'getChatMember'
   | 'restrictChatMember'
   | 'refundStarPayment'
-  | 'getStarTransactions';
+  | 'getStarTransactions'
+  | 'approveChatJoinRequest'
+  | 'declineChatJoinRequest';
 
 /** A method's parameters exactly as published (`Opts` of @grammyjs/types; no files are sent). */
 export type MethodParams<M extends BotMethod> = Tg.Opts<never>[M];
@@ -111,6 +123,8 @@ export interface ReadResults {
   restrictChatMember: boolean;
   refundStarPayment: boolean;
   getStarTransactions: TgStarTransactions;
+  approveChatJoinRequest: boolean;
+  declineChatJoinRequest: boolean;
 }
 
 /** True when every field `View` names exists (in some member of) `Published` and every published value fits the view. */
@@ -135,6 +149,7 @@ export const READ_VIEWS_PROJECT_PUBLISHED_TYPES: {
   refundedPayment: Projects<Tg.RefundedPayment, TgRefundedPayment>;
   chatMember: Projects<Tg.ChatMember, TgChatMember>;
   chatMemberUpdated: Projects<Tg.ChatMemberUpdated, TgChatMemberUpdated>;
+  chatJoinRequest: Projects<Tg.ChatJoinRequest, TgChatJoinRequest>;
   preCheckoutQuery: Projects<Tg.PreCheckoutQuery, TgPreCheckoutQuery>;
   update: Projects<Tg.Update, TgUpdate>;
   transactionPartner: Projects<Tg.TransactionPartner, TgTransactionPartner>;
@@ -150,6 +165,8 @@ export const READ_VIEWS_PROJECT_PUBLISHED_TYPES: {
     restrictChatMember: true,
     refundStarPayment: true,
     getStarTransactions: true,
+    approveChatJoinRequest: true,
+    declineChatJoinRequest: true,
   },
   user: true,
   chat: true,
@@ -158,6 +175,7 @@ export const READ_VIEWS_PROJECT_PUBLISHED_TYPES: {
   refundedPayment: true,
   chatMember: true,
   chatMemberUpdated: true,
+  chatJoinRequest: true,
   preCheckoutQuery: true,
   update: true,
   transactionPartner: true,

@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import { chatMemberResult, tgChat, tgUser, type RawUpdate } from './shapes.js';
-import type { TgChatMemberUpdated, TgMessage, TgPreCheckoutQuery, TgRefundedPayment, TgSuccessfulPayment, TgUpdate } from './types.js';
+import type {
+  TgChatJoinRequest,
+  TgChatMemberUpdated,
+  TgMessage,
+  TgPreCheckoutQuery,
+  TgRefundedPayment,
+  TgSuccessfulPayment,
+  TgUpdate,
+} from './types.js';
 
 const int = () => z.number().int().safe();
 const chat = tgChat;
@@ -46,17 +54,26 @@ const chatMemberUpdated = z.looseObject({
   from: tgUser,
   old_chat_member: chatMemberResult,
   new_chat_member: chatMemberResult,
+  via_join_request: z.boolean().optional(),
 }) satisfies z.ZodType<TgChatMemberUpdated>;
+
+const chatJoinRequest = z.looseObject({
+  chat,
+  from: tgUser,
+  user_chat_id: int(),
+  date: int().nonnegative(),
+}) satisfies z.ZodType<TgChatJoinRequest>;
 
 const update = z.looseObject({
   update_id: int().nonnegative(),
   message: message.optional(),
   chat_member: chatMemberUpdated.optional(),
   pre_checkout_query: preCheckoutQuery.optional(),
+  chat_join_request: chatJoinRequest.optional(),
 }) satisfies z.ZodType<TgUpdate>;
 
 /** The update kinds the bot handles; any other kind is ignored (nothing of it is read). */
-export const HANDLED_KINDS = ['message', 'chat_member', 'pre_checkout_query'] as const;
+export const HANDLED_KINDS = ['message', 'chat_member', 'pre_checkout_query', 'chat_join_request'] as const;
 
 /** What the router makes of a raw update. */
 export type ParsedUpdate = { kind: 'handled'; update: TgUpdate } | { kind: 'ignored' } | { kind: 'malformed'; reason: string };

@@ -1,9 +1,10 @@
 import type { Logger } from '@wordgame/logging';
-import { joinersOf, type Joiner } from '../chat/index.js';
+import { isChat, joinersOf, type Joiner } from '../chat/index.js';
 import {
   parseUpdate,
   type PlatformClient,
   type RawUpdate,
+  type TgChatJoinRequest,
   type TgMessage,
   type TgPreCheckoutQuery,
   type TgRefundedPayment,
@@ -22,6 +23,8 @@ export interface RouterDeps {
   /** Background work (eligibility, pre-checkout answers); stop() waits for it briefly. */
   tasks: TaskSet;
   logger: Logger;
+  /** Answers a join request to the discussion chat (approve or decline); runs in the background. */
+  onJoinRequest?: (request: TgChatJoinRequest) => Promise<void>;
   /** Answers a pre-checkout query; runs in the background. */
   onPreCheckout?: (query: TgPreCheckoutQuery) => Promise<void>;
   /** Makes a successful payment durable; awaited before the update is confirmed. */
@@ -64,7 +67,7 @@ export function updateRouter(deps: RouterDeps): UpdateHandler {
       return;
     }
     const { update } = parsed;
-    const sender = update.message?.from ?? update.pre_checkout_query?.from ?? update.chat_member?.from;
+    const sender = update.message?.from ?? update.pre_checkout_query?.from ?? update.chat_member?.from ?? update.chat_join_request?.from;
     if (sender) deps.onSender?.(sender);
     const payment = update.message?.successful_payment;
     if (payment && update.message && deps.onSuccessfulPayment) {
@@ -87,6 +90,16 @@ export function updateRouter(deps: RouterDeps): UpdateHandler {
     }
     const chatId = deps.discussionChatId;
     if (chatId === undefined) return;
+    const request = update.chat_join_request;
+    if (request) {
+      const answer = deps.onJoinRequest;
+      if (!answer || !isChat(request.chat, chatId)) return;
+      tasks.run(
+        () => answer(request),
+        (err) => logger.warn({ platformUserId: request.from.id, err: errorText(err) }, 'could not answer a join request'),
+      );
+      return;
+    }
     for (const joiner of joinersOf(update, chatId)) {
       tasks.run(
         () => deps.admitJoiner(joiner),
