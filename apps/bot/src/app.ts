@@ -18,7 +18,7 @@ import {
   PaymentOutbox,
   type ValidatePreCheckout,
 } from './payments/index.js';
-import { ChatGateRetries, DeadLetters, openBotDb, UserLanguages } from './store/index.js';
+import { ChatGateRetries, DeadLetters, openBotDb, RefundNotices, UserLanguages } from './store/index.js';
 import { Backoff, TaskSet } from './support/index.js';
 import { UpdatePoller, updateRouter } from './updates/index.js';
 
@@ -171,6 +171,7 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
           logger: outboxLog.child({ kind: 'refund' }),
           onAnswered: tellRefunded(
             platform,
+            new RefundNotices(db),
             (userId) => userLanguages.languageOf(userId) ?? config.BOT_DEFAULT_LANGUAGE,
             logger.child({ part: 'refunds' }),
           ),

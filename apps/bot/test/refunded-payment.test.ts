@@ -108,6 +108,13 @@ describe('refunded_payment: a refund made outside the bot', () => {
     await waitFor(() => emu.control.state().bots[0]?.pendingUpdates.length === 0, 'every update confirmed');
     expect(refunds).toHaveLength(1);
     expect(statSync(path).mode & 0o777).toBe(BOT_DB_FILE_MODE);
+
+    // Telegram delivers the same refunded_payment again: forwarded again (the backend changes nothing), told no more.
+    const again = emu.control.messages({ chatId: userId, direction: 'to_bot' }).find((m) => m.message.refunded_payment !== undefined);
+    emu.control.injectUpdate({ message: again?.message as unknown as Record<string, unknown> });
+    await waitFor(() => refunds.length === 2 && refundRows(path).length === 0, 'the second delivery forwarded and answered');
+    await waitFor(() => running.lines.filter((l) => l.msg === 'refund forwarded and recorded').length === 2, 'answered twice');
+    expect(toldInChat(userId)).toEqual(['Покупка (заказ order-ru) возвращена.']);
   });
 
   it('keeps the refund durable and retries it while the gateway cannot answer, then tells the payer once', async () => {

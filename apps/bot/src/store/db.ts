@@ -128,6 +128,10 @@ function migrate(db: Database.Database): void {
     last_error TEXT
   ) STRICT`);
   db.exec('CREATE INDEX IF NOT EXISTS refund_outbox_due ON refund_outbox (next_attempt_at, created_at)');
+  db.exec(`CREATE TABLE IF NOT EXISTS refund_notices (
+    charge_id TEXT PRIMARY KEY,
+    told_at INTEGER NOT NULL
+  ) STRICT`);
   db.exec(`CREATE TABLE IF NOT EXISTS dead_letters (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     source TEXT NOT NULL CHECK (source IN ('update', 'outbox')),

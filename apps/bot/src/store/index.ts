@@ -1,8 +1,9 @@
 /**
  * The bot's SQLite file: opening it (schema migrated in place) and its tables other than the
- * payment outbox (which payments keeps): dead letters, users' languages, chat-gate retries.
+ * payment outbox (which payments keeps): dead letters, users' languages, chat-gate retries, refund notices.
  */
 export { ChatGateRetries, type ChatGateRetry } from './chat-gate-retries.js';
 export { openBotDb, type OpenBotDbOptions, type TightenedFile } from './db.js';
 export { DeadLetters } from './dead-letters.js';
+export { RefundNotices } from './refund-notices.js';
 export { UserLanguages } from './user-languages.js';
