@@ -111,7 +111,7 @@ describe('refunded_payment: a refund made outside the bot', () => {
 
     // Telegram delivers the same refunded_payment again: forwarded again (the backend changes nothing), told no more.
     const again = emu.control.messages({ chatId: userId, direction: 'to_bot' }).find((m) => m.message.refunded_payment !== undefined);
-    emu.control.injectUpdate({ message: again?.message as unknown as Record<string, unknown> });
+    emu.control.injectUpdate({ message: again?.message });
     await waitFor(() => refunds.length === 2 && refundRows(path).length === 0, 'the second delivery forwarded and answered');
     await waitFor(() => running.lines.filter((l) => l.msg === 'refund forwarded and recorded').length === 2, 'answered twice');
     expect(toldInChat(userId)).toEqual(['Покупка (заказ order-ru) возвращена.']);
