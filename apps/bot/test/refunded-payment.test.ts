@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Code, ConnectError } from '@connectrpc/connect';
@@ -7,7 +8,7 @@ import Database from 'better-sqlite3';
 import { PaymentOutbox } from '../src/payments/outbox.js';
 import { BOT_DB_FILE_MODE, openBotDb } from '../src/store/db.js';
 import { DeadLetters } from '../src/store/dead-letters.js';
-import { command, startBot, type RunningBot } from './support/bot.js';
+import { command, repoRoot, startBot, type RunningBot } from './support/bot.js';
 import { tempCerts, testConfig } from './support/fixture.js';
 import { TestGateway } from './support/gateway.js';
 import { ERROR } from './support/logs.js';
@@ -234,4 +235,40 @@ describe('refunded_payment: a refund made outside the bot', () => {
     }
     expect(statSync(path).mode & 0o777).toBe(BOT_DB_FILE_MODE);
   });
+
+  it('the outbox command lists waiting refunds beside payments (kind refund) and makes them due', async () => {
+    const path = newPath();
+    const db = openBotDb(path);
+    try {
+      new PaymentOutbox(db).add({ platformChargeId: 'stx-pay', orderId: 'o-1', amount: 4n, platformUserId: 7n });
+      const waiting = new PaymentOutbox(db, 'refund');
+      waiting.add({ platformChargeId: 'stx-ref', orderId: 'o-2', amount: 6n, platformUserId: 8n });
+      waiting.recordFailure('stx-ref', Date.now() + 3_600_000, 'Unavailable: backend down');
+    } finally {
+      db.close();
+    }
+    const run = (...args: string[]) =>
+      new Promise<{ code: number; stdout: string }>((resolve) => {
+        execFile(
+          process.execPath,
+          ['--import', 'tsx', join(repoRoot, 'apps/bot/src/payments/outbox-cli.ts'), ...args],
+          { cwd: repoRoot, env: { PATH: process.env['PATH'] ?? '', BOT_OUTBOX_PATH: path } },
+          (err, stdout) => resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : -1, stdout }),
+        );
+      });
+    const listed = await run('list');
+    expect(listed.code).toBe(0);
+    expect(JSON.parse(listed.stdout)).toEqual([
+      expect.objectContaining({ kind: 'payment', platformChargeId: 'stx-pay', amount: '4', failing: false }),
+      expect.objectContaining({
+        kind: 'refund',
+        platformChargeId: 'stx-ref',
+        amount: '6',
+        failing: true,
+        lastError: 'Unavailable: backend down',
+      }),
+    ]);
+    expect(await run('retry', 'stx-ref')).toEqual({ code: 0, stdout: '{"due":1}\n' });
+    expect(refundRows(path)[0]?.nextAttemptAt).toBe(0);
+  }, 60_000);
 });

@@ -86,6 +86,11 @@ export class PaymentOutbox {
     return new PaymentOutbox(openBotDb(path, options), kind);
   }
 
+  /** The outbox of another kind on the same database (closing either closes both). */
+  sibling(kind: OutboxKind): PaymentOutbox {
+    return new PaymentOutbox(this.db, kind);
+  }
+
   /** Stores a payment durably; false when that charge is already waiting. */
   add(payment: OutboxPayment): boolean {
     const result = this.db
