@@ -90,10 +90,10 @@ const action: fc.Arbitrary<Action> = fc.oneof(
   fc.constant({ kind: 'backendUp' as const }),
   fc.constant({ kind: 'strayCharge' as const }),
   fc.constant({ kind: 'starRefunds' as const }),
-  { arbitrary: fc.record({ kind: fc.constant('platformRefund' as const), pick: fc.nat(3) }), weight: 2 },
+  fc.record({ kind: fc.constant('platformRefund' as const), pick: fc.nat(3) }),
   {
     arbitrary: fc.record({ kind: fc.constant('forwardRefund' as const), duplicate: fc.boolean(), answerLost: fc.boolean() }),
-    weight: 3,
+    weight: 2,
   },
 );
 
