@@ -135,8 +135,8 @@ export default tseslint.config(
         {
           enforceBuildableLibDependency: false,
           allow: [
-            '^\\.\\./\\.\\./\\.\\./apps/backend/src/(botcommands/index|ledger/audit|payments/(deps|module|orders/create|card/notifications|reaper/reaper|refunds/console|refunds/star-refunds|stars/intake)|reconciliation/(actions|job|star-source))\\.js$',
-            '^\\.\\./\\.\\./\\.\\./apps/bot/src/(payments/(outbox|successful-payment)|store/db)\\.js$',
+            '^\\.\\./\\.\\./\\.\\./apps/backend/src/(botcommands/index|ledger/audit|payments/(deps|module|orders/create|card/notifications|reaper/reaper|refunds/console|refunds/star-refunds|stars/intake|stars/refunded)|reconciliation/(actions|job|star-source))\\.js$',
+            '^\\.\\./\\.\\./\\.\\./apps/bot/src/(payments/(outbox|successful-payment|refunded-payment)|store/db)\\.js$',
             '^\\.\\./\\.\\./\\.\\./apps/backend/test/support/(star-platform|property-world|wallet)\\.js$',
           ],
           depConstraints: [

@@ -256,3 +256,32 @@ export async function eventually(check: () => boolean | Promise<boolean>, timeou
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+/** ForwardRefund through the intake as the gateway relays it: whether the refund is recorded. */
+export async function forwardRefund(
+  intake: Client<typeof backendApi.BotIntakeService>,
+  orderId: string,
+  platformChargeId: string,
+  amount: bigint,
+  userId = 777n,
+  currency = 'XTR',
+) {
+  const res = await intake.forwardRefund({
+    body: encodeTable((b) =>
+      fb.PlatformRefund.createPlatformRefund(
+        b,
+        b.createString('telegram'),
+        b.createString(orderId),
+        b.createString(platformChargeId),
+        amount,
+        userId,
+        b.createString(currency),
+      ),
+    ),
+  });
+  return decodeTable(
+    res.body,
+    (bb) => fb.PlatformRefundResult.getRootAsPlatformRefundResult(bb),
+    (t) => t.recorded(),
+  );
+}

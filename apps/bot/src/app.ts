@@ -3,7 +3,7 @@ import { create } from '@bufbuild/protobuf';
 import { botlink } from '@wordgame/contracts';
 import { languageOf } from '@wordgame/i18n';
 import type { Logger } from '@wordgame/logging';
-import { JoinGate, type ResolveEligibility } from './chat/index.js';
+import { JoinGate, JoinRequestAnswers, type ResolveEligibility } from './chat/index.js';
 import { ChatCommandCounters, ChatCommands, ChatPacer, CommandMenu, UserRateLimit } from './chat-commands/index.js';
 import { commandHandler } from './commands/index.js';
 import { healthCap, type BotConfig } from './config.js';
@@ -13,12 +13,14 @@ import { HealthCounters, PlatformClient, PlatformError, type RawUpdate } from '.
 import {
   answerPreCheckout,
   outboxPaymentOf,
+  outboxRefundOf,
+  tellRefunded,
   PaymentForwarder,
   paymentHeldIn,
   PaymentOutbox,
   type ValidatePreCheckout,
 } from './payments/index.js';
-import { ChatGateRetries, DeadLetters, openBotDb, SupportDialogues, UserForgetter, UserLanguages } from './store/index.js';
+import { ChatGateRetries, DeadLetters, openBotDb, RefundNotices, SupportDialogues, UserForgetter, UserLanguages } from './store/index.js';
 import { Backoff, TaskSet } from './support/index.js';
 import { UpdatePoller, updateRouter } from './updates/index.js';
 
@@ -53,11 +55,13 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
   /** Erases one user's entries in the bot's file; only the instance that owns the updates keeps one. */
   let forgetter: UserForgetter | undefined;
   let forwarder: PaymentForwarder | undefined;
+  let refundForwarder: PaymentForwarder | undefined;
   let joinGate: JoinGate | undefined;
   let menu: CommandMenu | undefined;
   let username: string | undefined;
   const chatCounters = new ChatCommandCounters();
   counters.readChatCommands(() => chatCounters.take());
+  let joinRequests: JoinRequestAnswers | undefined;
 
   return {
     get linkConnected() {
@@ -115,6 +119,7 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
             outboxLog.warn({ file, was, now: '600' }, 'bot database file was readable beyond its owner; narrowed'),
         });
         const paymentOutbox = new PaymentOutbox(db);
+        const refundOutbox = new PaymentOutbox(db, 'refund');
         const userLanguages = new UserLanguages(db);
         languages = userLanguages;
         forgetter = new UserForgetter(db);
@@ -124,10 +129,12 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
         const paymentHeld = paymentHeldIn(paymentOutbox, deadLetters);
         counters.readLevels(() => {
           try {
-            const failing = paymentOutbox.failing(Date.now());
+            const now = Date.now();
+            const payments = paymentOutbox.failing(now);
+            const refunds = refundOutbox.failing(now);
             return {
-              outboxFailingRows: BigInt(failing.count),
-              outboxOldestFailingAgeSeconds: BigInt(Math.floor(failing.oldestAgeMs / 1000)),
+              outboxFailingRows: BigInt(payments.count + refunds.count),
+              outboxOldestFailingAgeSeconds: BigInt(Math.floor(Math.max(payments.oldestAgeMs, refunds.oldestAgeMs) / 1000)),
             };
           } catch (err: unknown) {
             outboxLog.error(
@@ -155,6 +162,33 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
         });
         forwarder = paymentForwarder;
         paymentForwarder.start();
+        const refunds = new PaymentForwarder({
+          outbox: refundOutbox,
+          forward: async (refund, signal) => {
+            const answer = await rpc.forwardRefund(
+              create(botlink.ForwardRefundRequestSchema, {
+                orderId: refund.orderId,
+                platformPaymentChargeId: refund.platformChargeId,
+                amount: refund.amount,
+                platformUserId: refund.platformUserId,
+                currency: 'XTR',
+              }),
+              { timeoutMs: config.BOTLINK_RPC_TIMEOUT_MS, signal },
+            );
+            return { credited: answer.recorded };
+          },
+          retry: { initialMs: config.BOT_OUTBOX_RETRY_INITIAL_MS, maxMs: config.BOT_OUTBOX_RETRY_MAX_MS },
+          concurrency: config.BOT_OUTBOX_CONCURRENCY,
+          logger: outboxLog.child({ kind: 'refund' }),
+          onAnswered: tellRefunded(
+            platform,
+            new RefundNotices(db),
+            (userId) => userLanguages.languageOf(userId) ?? config.BOT_DEFAULT_LANGUAGE,
+            logger.child({ part: 'refunds' }),
+          ),
+        });
+        refundForwarder = refunds;
+        refunds.start();
         const discussionChatId = config.BOT_DISCUSSION_CHAT_ID;
         const gate =
           discussionChatId === undefined
@@ -195,6 +229,11 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
           logger: logger.child({ part: 'chat-commands' }),
         });
         menu.start();
+        const requests =
+          discussionChatId === undefined
+            ? undefined
+            : new JoinRequestAnswers(platform, discussionChatId, resolveEligibility, logger.child({ part: 'chat-gate' }));
+        joinRequests = requests;
         poller = new UpdatePoller({
           platform,
           park,
@@ -206,6 +245,7 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
             platform,
             discussionChatId: config.BOT_DISCUSSION_CHAT_ID,
             admitJoiner: (joiner) => gate?.admit(joiner) ?? Promise.resolve(),
+            onJoinRequest: (request) => requests?.answer(request) ?? Promise.resolve(),
             tasks,
             logger,
             park,
@@ -221,6 +261,16 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
                 'successful payment stored in the outbox',
               );
               paymentForwarder.notify();
+              return Promise.resolve();
+            },
+            onRefundedPayment: (refund, message) => {
+              const row = outboxRefundOf(refund, message);
+              const added = refundOutbox.add(row);
+              logger.info(
+                { orderId: row.orderId, platformChargeId: row.platformChargeId, amount: Number(row.amount), added },
+                'refund made outside the bot stored in the outbox',
+              );
+              refunds.notify();
               return Promise.resolve();
             },
           }),
@@ -243,6 +293,7 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
             chatCommands: chatCounters.snapshot(),
             chatCommandsRateLimited: chatCounters.rateLimited,
             commandMenuRegistered: menu?.registered ?? false,
+            chatJoinRequests: joinRequests?.counts ?? null,
           }),
           createReadiness({
             linkConnected: () => link?.connected ?? false,
@@ -268,6 +319,8 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
       joinGate = undefined;
       await forwarder?.stop();
       forwarder = undefined;
+      await refundForwarder?.stop();
+      refundForwarder = undefined;
       await link?.stop(config.BOT_STOP_GRACE_MS);
       outbox?.close();
       outbox = undefined;

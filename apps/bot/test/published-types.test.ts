@@ -93,6 +93,15 @@ describe("the bot's validators and the published Bot API types", () => {
     await platform.call('answerCallbackQuery', { callback_query_id: callbackQueryId });
     await setWriteAccess(platform, String(chat.id), ann.id, false);
     expect(await standingIn(platform, String(chat.id), ann.id)).toBe('member');
+    const moderated = emu.control.createChat({ type: 'supergroup', title: 'Moderated', joinByRequest: true });
+    const bob = emu.control.createUser({ firstName: 'Bob' }).user;
+    await platform.call('getUpdates', { timeout: 0, offset: -1, allowed_updates: ['chat_join_request'] });
+    emu.control.join({ chatId: moderated.id, userId: ann.id });
+    emu.control.join({ chatId: moderated.id, userId: bob.id });
+    const requests = await platform.call('getUpdates', { timeout: 0 });
+    expect(requests.filter((u) => u['chat_join_request'] !== undefined).map((u) => parseUpdate(u).kind)).toEqual(['handled', 'handled']);
+    expect(await platform.call('approveChatJoinRequest', { chat_id: moderated.id, user_id: ann.id })).toBe(true);
+    expect(await platform.call('declineChatJoinRequest', { chat_id: moderated.id, user_id: bob.id })).toBe(true);
 
     const called = new Set(answers.map((a) => a.method));
     const methods: BotMethod[] = Object.keys(RESULT_SHAPES) as BotMethod[];

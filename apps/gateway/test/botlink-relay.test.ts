@@ -66,6 +66,35 @@ describe('BotLink unary RPCs proxied to the backend intake', () => {
     });
   });
 
+  it('ForwardRefund carries the refunded charge, amount, currency and payer and returns recorded', async () => {
+    const refund = {
+      orderId: 'order-1',
+      platformPaymentChargeId: 'charge-10',
+      amount: 50n,
+      platformUserId: 9_007_199_254_740_993n,
+      currency: 'XTR',
+    };
+    expect(await client.forwardRefund(refund)).toMatchObject({ recorded: true });
+    expect(await client.forwardRefund({ ...refund, orderId: 'unknown' })).toMatchObject({ recorded: false });
+    expect(backend.seen.refunds[0]).toEqual({
+      orderId: 'order-1',
+      platformChargeId: 'charge-10',
+      amount: 50n,
+      userId: 9_007_199_254_740_993n,
+      currency: 'XTR',
+      platform: 'telegram',
+    });
+  });
+
+  it('refuses a refund without a charge id, in another currency or without an amount, without asking the backend', async () => {
+    const asked = backend.seen.refunds.length;
+    const refund = { orderId: 'o', platformPaymentChargeId: 'c', amount: 5n, platformUserId: 1n, currency: 'XTR' };
+    for (const bad of [{ platformPaymentChargeId: '' }, { currency: 'USD' }, { amount: 0n }]) {
+      expect((await failure(client.forwardRefund({ ...refund, ...bad })))?.code).toBe(Code.InvalidArgument);
+    }
+    expect(backend.seen.refunds.length).toBe(asked);
+  });
+
   it('refuses empty identifiers without asking the backend', async () => {
     const asked = backend.seen.eligibility.length + backend.seen.payments.length + backend.seen.preCheckout.length;
     expect((await failure(client.resolveChatEligibility({ externalId: '' })))?.code).toBe(Code.InvalidArgument);

@@ -15,6 +15,7 @@ import { createReaper, type Reaper } from '../../../apps/backend/src/payments/re
 import { refundOrder } from '../../../apps/backend/src/payments/refunds/console.js';
 import { createStarRefunder, type StarRefunder } from '../../../apps/backend/src/payments/refunds/star-refunds.js';
 import { forwardPayment } from '../../../apps/backend/src/payments/stars/intake.js';
+import { forwardRefund } from '../../../apps/backend/src/payments/stars/refunded.js';
 import { actOnMismatch } from '../../../apps/backend/src/reconciliation/actions.js';
 import { createReconciler, type Reconciler } from '../../../apps/backend/src/reconciliation/job.js';
 import type { StarTransaction } from '../../../apps/backend/src/reconciliation/star-source.js';
@@ -22,6 +23,7 @@ import { StarPlatform, type Fate } from '../../../apps/backend/test/support/star
 import { startPropertyWorld, type PropertyWorld } from '../../../apps/backend/test/support/property-world.js';
 import { newAccount } from '../../../apps/backend/test/support/wallet.js';
 import { PaymentOutbox } from '../../../apps/bot/src/payments/outbox.js';
+import { outboxRefundOf } from '../../../apps/bot/src/payments/refunded-payment.js';
 import { outboxPaymentOf } from '../../../apps/bot/src/payments/successful-payment.js';
 import { openBotDb } from '../../../apps/bot/src/store/db.js';
 import { report } from '../src/harness/scale.js';
@@ -35,8 +37,10 @@ import { report } from '../src/harness/scale.js';
  * settling a pending refund as succeeded or canceled, and a provider that fails refund calls. Stars:
  * charges waiting in the bot's outbox while the backend is down, forwarded with answers lost,
  * reconciliation Refund and Credit on the reported charge, the console refund, the automatic refund
- * of unmatched charges and a link that loses refund commands or their Acks. Afterwards the world
- * settles (the outbox drains, refunds finish, operators press again where told to).
+ * of unmatched charges, a link that loses refund commands or their Acks, and refunds the platform
+ * makes on its own (Telegram support), whose refunded_payment waits in the bot's refund outbox and is
+ * forwarded (ForwardRefund) duplicated, with answers lost, beside everything else. Afterwards the
+ * world settles (both outboxes drain, refunds finish, operators press again where told to).
  *
  * Checked after each run: every charge taken is credited and not refunded, refunded and not
  * credited, or credited, refunded and reversed exactly once; never money returned with the chips
@@ -58,7 +62,9 @@ type Action =
   | { kind: 'backendDown' }
   | { kind: 'backendUp' }
   | { kind: 'strayCharge' }
-  | { kind: 'starRefunds' };
+  | { kind: 'starRefunds' }
+  | { kind: 'platformRefund'; pick: number }
+  | { kind: 'forwardRefund'; duplicate: boolean; answerLost: boolean };
 
 const action: fc.Arbitrary<Action> = fc.oneof(
   fc.record({ kind: fc.constant('paymentNote' as const), duplicate: fc.boolean() }),
@@ -84,6 +90,11 @@ const action: fc.Arbitrary<Action> = fc.oneof(
   fc.constant({ kind: 'backendUp' as const }),
   fc.constant({ kind: 'strayCharge' as const }),
   fc.constant({ kind: 'starRefunds' as const }),
+  fc.record({ kind: fc.constant('platformRefund' as const), pick: fc.nat(3) }),
+  {
+    arbitrary: fc.record({ kind: fc.constant('forwardRefund' as const), duplicate: fc.boolean(), answerLost: fc.boolean() }),
+    weight: 2,
+  },
 );
 
 /** Answers an operator, the reaper or the bot get as an outcome, not a failure of the system. */
@@ -116,7 +127,18 @@ describe('one order, one story: credits and refunds of one order on both rails n
   let transactions: StarTransaction[] = [];
   /** Refund calls made while the order they return was still creditable by that charge: must stay empty. */
   const unguarded: string[] = [];
-  const stats = { runs: 0, creditedOnly: 0, refundedOnly: 0, reversed: 0, starsCredited: 0, starsReturned: 0, staleRefusals: 0, calls: 0 };
+  const stats = {
+    runs: 0,
+    creditedOnly: 0,
+    refundedOnly: 0,
+    reversed: 0,
+    starsCredited: 0,
+    starsReturned: 0,
+    staleRefusals: 0,
+    calls: 0,
+    platformReversed: 0,
+    platformReturned: 0,
+  };
 
   beforeAll(async () => {
     world = await startPropertyWorld('One story pack', { PRECHECKOUT_HOLD_MS: '10000' });
@@ -216,6 +238,10 @@ describe('one order, one story: credits and refunds of one order on both rails n
     paymentId: string;
     stars: string;
     outbox: PaymentOutbox;
+    /** The bot's refund outbox: refunded_payment messages of refunds the platform made on its own. */
+    refunds: PaymentOutbox;
+    /** Charges the platform refunded on its own. */
+    support: Set<string>;
     close(): void;
     backendUp: boolean;
     /** Charges the platform took for this run's stars order. */
@@ -261,6 +287,36 @@ describe('one order, one story: credits and refunds of one order on both rails n
       platformUserId: row.platformUserId,
     });
     if (!answerLost) run.outbox.remove(row.platformChargeId);
+  }
+
+  /** The platform refunds one of the run's charges on its own (support) and the bot stores its refunded_payment. */
+  function platformRefundOf(run: Run, pick: number): void {
+    const id = run.taken[pick % Math.max(run.taken.length, 1)];
+    const c = id === undefined ? undefined : platform.charges.get(id);
+    if (id === undefined || !c || c.refunded) return;
+    c.refunded = true;
+    run.support.add(id);
+    transactionOf(id, 'refund');
+    const row = outboxRefundOf(
+      { currency: 'XTR', total_amount: Number(c.amount), invoice_payload: c.orderId, telegram_payment_charge_id: id },
+      { message_id: 2, chat: { id: Number(c.user), type: 'private' }, from: { id: Number(c.user), is_bot: false, first_name: 'Payer' } },
+    );
+    run.refunds.add(row);
+  }
+
+  /** The bot forwards its oldest waiting refund (twice at once when `duplicate`); a lost answer keeps the row. */
+  async function forwardRefunds(run: Run, duplicate: boolean, answerLost: boolean): Promise<void> {
+    const row = run.refunds.pending(1)[0];
+    if (!row || !run.backendUp) return;
+    const send = () =>
+      forwardRefund(deps, {
+        orderId: row.orderId,
+        platformChargeId: row.platformChargeId,
+        amount: row.amount,
+        platformUserId: row.platformUserId,
+      });
+    await Promise.all((duplicate ? [1, 2] : [1]).map(send));
+    if (!answerLost) run.refunds.remove(row.platformChargeId);
   }
 
   /** The newest open reported row for this run's card payment or stars charges. */
@@ -347,6 +403,12 @@ describe('one order, one story: credits and refunds of one order on both rails n
       case 'starRefunds':
         if (run.backendUp) await refunder.runDue(new Date(Date.now() + 3_600_000));
         return;
+      case 'platformRefund':
+        platformRefundOf(run, a.pick);
+        return;
+      case 'forwardRefund':
+        await forwardRefunds(run, a.duplicate, a.answerLost);
+        return;
     }
   }
 
@@ -356,6 +418,7 @@ describe('one order, one story: credits and refunds of one order on both rails n
     platform.fates = [];
     world.emulator.control.setRefundOutcome('succeeded');
     for (let row = run.outbox.pending(1)[0]; row; row = run.outbox.pending(1)[0]) await forward(run, 0, false);
+    for (let row = run.refunds.pending(1)[0]; row; row = run.refunds.pending(1)[0]) await forwardRefunds(run, false, false);
     for (const call of run.again.splice(0)) await answer(run, call);
     for (let round = 0; round < 2; round += 1) {
       for (const r of world.emulator.control.payment(run.paymentId).refunds) {
@@ -421,6 +484,8 @@ describe('one order, one story: credits and refunds of one order on both rails n
             paymentId,
             stars,
             outbox: new PaymentOutbox(botDb),
+            refunds: new PaymentOutbox(botDb, 'refund'),
+            support: new Set(),
             close: () => botDb.close(),
             backendUp: true,
             taken: [],
@@ -482,6 +547,7 @@ describe('one order, one story: credits and refunds of one order on both rails n
             expect([id, credited.length + returned.length]).toEqual([id, 1]);
             if (returned.length === 1) {
               stats.starsReturned += 1;
+              if (run.support.has(id)) stats.platformReturned += 1;
               expect([id, returned[0]?.refund_status, c?.refunded]).toEqual([id, 'refunded', true]);
             } else {
               stats.starsCredited += 1;
@@ -489,6 +555,7 @@ describe('one order, one story: credits and refunds of one order on both rails n
               expect(rows(stars, 'purchase')).toHaveLength(1);
               expect([id, c?.refunded]).toEqual([id, starReversals.length === 1]);
               expect(starReversals.length).toBeLessThanOrEqual(1);
+              if (run.support.has(id)) stats.platformReversed += 1;
             }
           }
           // The order keeps the refund that returned its payment, credited or not.
@@ -509,5 +576,8 @@ describe('one order, one story: credits and refunds of one order on both rails n
     expect(stats.starsReturned).toBeGreaterThan(RUNS / 10);
     expect(stats.starsCredited).toBeGreaterThan(RUNS / 10);
     expect(stats.staleRefusals).toBeGreaterThan(0);
+    // Refunds the platform made on its own reach both a credited charge (reversed) and one that credited nothing.
+    expect(stats.platformReversed).toBeGreaterThan(0);
+    expect(stats.platformReturned).toBeGreaterThan(0);
   }, 900_000);
 });

@@ -3,7 +3,7 @@ import type { BotCommand, CallbackQuery, MenuButton } from '@grammyjs/types';
 import type { CallLog, CallRecord } from './calls.js';
 import { ControlError } from './errors.js';
 import type { FaultRecord, FaultSpec, FaultTable } from './faults.js';
-import { botIsAdmin, changeMember, chatMemberJson, fill, findUser } from './members.js';
+import { botIsAdmin, botMayInvite, changeMember, chatMemberJson, fill, findUser } from './members.js';
 import type { PayResult, Payments } from './payments.js';
 import {
   fullAdminRights,
@@ -21,6 +21,7 @@ import {
 import {
   alterCharge,
   forgetCharge,
+  supportRefund,
   platformRefund,
   starTransactions,
   unforwardedCharge,
@@ -71,6 +72,8 @@ export interface CreateChatInput {
   botStatus?: 'administrator' | 'member' | 'left' | 'kicked';
   /** Overrides of the bot's admin rights (e.g. `{ can_restrict_members: false }`). */
   botRights?: Partial<TgAdminRights>;
+  /** Joining needs an administrator's approval (supergroups and channels; see setJoinByRequest). */
+  joinByRequest?: boolean;
 }
 
 /** Sets a member's standing directly, without an update unless `notify` is true. */
@@ -96,10 +99,15 @@ export interface MembershipInput {
   userId: number;
 }
 
-/** The result of a join or leave: the new ChatMember and the per-bot update outcome. */
+/**
+ * The result of a join or leave: the new ChatMember and the per-bot update outcome. `joinRequested`:
+ * the chat takes join requests, so the join became a pending request (a `chat_join_request` update)
+ * and the user is not a member yet.
+ */
 export interface MembershipResult {
   member: TgChatMember;
   updates: EnqueueResult[];
+  joinRequested?: boolean;
 }
 
 /** A user writing to the bot: privately (no `chatId`) or in a group. */
@@ -165,11 +173,13 @@ export interface BotView {
   pendingUpdates: TgUpdate[];
 }
 
-/** One chat with the bot's own membership and every recorded member. */
+/** One chat with the bot's own membership, every recorded member and the users whose join request is pending. */
 export interface ChatView {
   chat: TgChat;
   bot: TgChatMember;
   members: TgChatMember[];
+  joinByRequest: boolean;
+  joinRequests: number[];
 }
 
 /** Everything in the emulator, for debugging and broad assertions. */
@@ -235,8 +245,32 @@ export class PlatformControl {
     const bot: MemberRecord = { status, isMember: status === 'administrator' || status === 'member', untilDate: 0 };
     if (status === 'administrator') bot.rights = { ...fullAdminRights(), ...input.botRights };
     const existing = this.world.chats.get(id);
-    this.world.chats.set(id, { chat, bot, members: existing?.members ?? new Map<number, MemberRecord>() });
+    const record: ChatRecord = { chat, bot, members: existing?.members ?? new Map<number, MemberRecord>() };
+    if (existing?.joinRequests) record.joinRequests = existing.joinRequests;
+    this.world.chats.set(id, record);
+    if (input.joinByRequest !== undefined) this.setJoinByRequest(id, input.joinByRequest);
     return clone(chat);
+  }
+
+  /**
+   * Makes joining the chat need an administrator's approval (or lifts that): a join through the
+   * control API then sends `chat_join_request` instead of making the user a member. Supergroups
+   * and channels only, as at Telegram. Lifting it drops the pending requests.
+   */
+  setJoinByRequest(chatId: number, enabled: boolean): { chatId: number; joinByRequest: boolean } {
+    const chat = this.world.chats.get(chatId);
+    if (!chat) throw new ControlError(404, `no chat ${chatId}`);
+    if (enabled && chat.chat.type === 'group') throw new ControlError(400, 'join requests need a supergroup or a channel');
+    chat.joinByRequest = enabled;
+    if (!enabled) delete chat.joinRequests;
+    return { chatId, joinByRequest: enabled };
+  }
+
+  /** The users whose join request to the chat is pending, oldest first. */
+  joinRequests(chatId: number): number[] {
+    const chat = this.world.chats.get(chatId);
+    if (!chat) throw new ControlError(404, `no chat ${chatId}`);
+    return [...(chat.joinRequests?.entries() ?? [])].sort((a, b) => a[1] - b[1]).map(([userId]) => userId);
   }
 
   /** Sets a member's standing directly (see SetMemberInput). */
@@ -255,10 +289,32 @@ export class PlatformControl {
     return chatMemberJson(user, record);
   }
 
-  /** The user joins the chat: member (or a restricted user back in), plus `chat_member` updates. */
+  /**
+   * The user joins the chat: member (or a restricted user back in), plus `chat_member` updates. In a
+   * chat that takes join requests, someone not in it sends a request instead: a `chat_join_request`
+   * (ChatJoinRequest: chat, from, user_chat_id, date) to every bot that may answer it (an
+   * administrator with can_invite_users), and stays outside until approveChatJoinRequest. A request
+   * already pending sends nothing new.
+   */
   join(input: MembershipInput): MembershipResult {
     const { chat, user } = this.chatAndUser(input.chatId, input.userId);
     const current = this.world.member(chat, user.id);
+    const inChat = ['creator', 'administrator', 'member'].includes(current.status) || (current.status === 'restricted' && current.isMember);
+    if (chat.joinByRequest === true && !inChat) {
+      const member = chatMemberJson(user, current);
+      const requests = (chat.joinRequests ??= new Map<number, number>());
+      if (requests.has(user.id)) return { member, updates: [], joinRequested: true };
+      const date = unixNow();
+      requests.set(user.id, date);
+      const payload = { chat_join_request: { chat: chat.chat, from: user, user_chat_id: user.id, date } };
+      const updates = botMayInvite(chat)
+        ? this.world.bots.map((bot) => bot.queue.enqueue(payload))
+        : this.world.bots.map(() => ({
+            queued: false as const,
+            reason: 'chat_join_request goes only to administrators who may invite users',
+          }));
+      return { member, updates, joinRequested: true };
+    }
     const next: MemberRecord =
       current.status === 'restricted' ? { ...current, isMember: true } : { status: 'member', isMember: true, untilDate: 0 };
     const updates = changeMember(this.world, chat, user, next, user);
@@ -430,6 +486,14 @@ export class PlatformControl {
     platformRefund(this.world, chargeId);
   }
 
+  /**
+   * A refund made outside the bot (Telegram support): the charge is refunded and the bot gets the
+   * `refunded_payment` message in the payer's private chat (see supportRefund).
+   */
+  supportRefund(chargeId: string): { message: TgMessage; update: EnqueueResult } {
+    return supportRefund(this.world, chargeId);
+  }
+
   /** Discrepancy: the platform reports another amount for a charge. */
   alterCharge(chargeId: string, amount: number): void {
     alterCharge(this.world, chargeId, amount);
@@ -516,7 +580,13 @@ export class PlatformControl {
       if (user) members.push(chatMemberJson(user, member));
     }
     const botUser = findUser(this.world, this.world.primaryBot.user.id) ?? this.world.primaryBot.user;
-    return { chat: record.chat, bot: chatMemberJson(botUser, record.bot), members };
+    return {
+      chat: record.chat,
+      bot: chatMemberJson(botUser, record.bot),
+      members,
+      joinByRequest: record.joinByRequest === true,
+      joinRequests: [...(record.joinRequests?.keys() ?? [])],
+    };
   }
 
   private bot(token: string | undefined): BotRecord {

@@ -63,6 +63,31 @@ describe('control API over HTTP', () => {
     expect(twice.body.error).toContain('userId is given twice');
   });
 
+  it('support-refund refunds a charge outside the bot and delivers refunded_payment once; 404 unknown, 409 again', async () => {
+    emu.control.createUser({ id: 7003, firstName: 'Re', started: true });
+    const { telegramPaymentChargeId: charge } = emu.control.unforwardedCharge({ userId: 7003, amount: 25, payload: 'order-9' });
+    const done = await controlApi<{ message: { chat: { id: number }; refunded_payment: unknown }; update: { queued: boolean } }>(
+      emu,
+      'POST',
+      `/star-transactions/${charge}/support-refund`,
+    );
+    expect(done.status).toBe(200);
+    expect(done.body.update.queued).toBe(true);
+    expect(done.body.message.chat.id).toBe(7003);
+    expect(done.body.message.refunded_payment).toEqual({
+      currency: 'XTR',
+      total_amount: 25,
+      invoice_payload: 'order-9',
+      telegram_payment_charge_id: charge,
+      provider_payment_charge_id: '',
+    });
+    expect(emu.control.starRefunds({ userId: 7003 }).map((r) => r.telegramPaymentChargeId)).toEqual([charge]);
+    expect((await controlApi(emu, 'POST', `/star-transactions/${charge}/support-refund`)).status).toBe(409);
+    expect((await controlApi(emu, 'POST', '/star-transactions/nope/support-refund')).status).toBe(404);
+    const pending = emu.control.state().bots[0]?.pendingUpdates.filter((u) => u.message?.refunded_payment !== undefined);
+    expect(pending).toHaveLength(1);
+  });
+
   it('creates users and chats, joins, injects updates and shows the state', async () => {
     const user = await controlApi<UserView>(emu, 'POST', '/users', { id: 7001, firstName: 'Cy', started: true });
     expect(user).toEqual({

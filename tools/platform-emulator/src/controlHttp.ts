@@ -48,6 +48,7 @@ const schemas = {
     username: z.string().optional(),
     botStatus: z.enum(['administrator', 'member', 'left', 'kicked']).optional(),
     botRights: flags(ADMIN_RIGHT_KEYS).optional(),
+    joinByRequest: z.boolean().optional(),
   }),
   member: z.strictObject({
     chatId: id,
@@ -101,6 +102,17 @@ const routes: Route[] = [
   { method: 'POST', path: /^\/users$/, run: async (c, body) => c.createUser(schemas.user.parse(camelTopLevel(await body()))) },
   { method: 'POST', path: /^\/chats$/, run: async (c, body) => c.createChat(schemas.chat.parse(camelTopLevel(await body()))) },
   { method: 'POST', path: /^\/members$/, run: async (c, body) => c.setMember(schemas.member.parse(camelTopLevel(await body()))) },
+  {
+    method: 'POST',
+    path: /^\/chats\/(-\d+)\/join-by-request$/,
+    run: async (c, body, _url, match) =>
+      c.setJoinByRequest(Number(match[1]), z.strictObject({ enabled: z.boolean() }).parse(camelTopLevel(await body())).enabled),
+  },
+  {
+    method: 'GET',
+    path: /^\/chats\/(-\d+)\/join-requests$/,
+    run: (c, _body, _url, match) => c.joinRequests(Number(match[1])),
+  },
   { method: 'POST', path: /^\/join$/, run: async (c, body) => c.join(schemas.membership.parse(camelTopLevel(await body()))) },
   { method: 'POST', path: /^\/leave$/, run: async (c, body) => c.leave(schemas.membership.parse(camelTopLevel(await body()))) },
   {
@@ -189,6 +201,11 @@ const routes: Route[] = [
     method: 'POST',
     path: /^\/star-transactions\/([^/]+)\/refund$/,
     run: (c, _body, _url, match) => (c.platformRefund(decodeURIComponent(match[1] ?? '')), { ok: true }),
+  },
+  {
+    method: 'POST',
+    path: /^\/star-transactions\/([^/]+)\/support-refund$/,
+    run: (c, _body, _url, match) => c.supportRefund(decodeURIComponent(match[1] ?? '')),
   },
   {
     method: 'POST',

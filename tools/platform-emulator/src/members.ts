@@ -62,16 +62,39 @@ export function botIsAdmin(chat: ChatRecord): boolean {
  * Records a member's new standing and, when it changed, sends Telegram's `chat_member` update (old
  * and new ChatMember, `from` who made the change) to every bot, if the bot administers the chat:
  * the Bot API delivers chat_member only to administrators (and only when asked for in
- * allowed_updates, which the queue applies). Returns the per-bot enqueue results.
+ * allowed_updates, which the queue applies); `viaJoinRequest` marks a join an administrator approved.
+ * Returns the per-bot enqueue results.
  */
-export function changeMember(world: World, chat: ChatRecord, user: TgUser, next: MemberRecord, from: TgUser): EnqueueResult[] {
+export function changeMember(
+  world: World,
+  chat: ChatRecord,
+  user: TgUser,
+  next: MemberRecord,
+  from: TgUser,
+  viaJoinRequest = false,
+): EnqueueResult[] {
   const before = chatMemberJson(user, world.member(chat, user.id));
   chat.members.set(user.id, next);
   const after = chatMemberJson(user, next);
   if (JSON.stringify(before) === JSON.stringify(after)) return [];
   const payload = {
-    chat_member: { chat: chat.chat, from, date: unixNow(), old_chat_member: before, new_chat_member: after },
+    chat_member: {
+      chat: chat.chat,
+      from,
+      date: unixNow(),
+      old_chat_member: before,
+      new_chat_member: after,
+      ...(viaJoinRequest ? { via_join_request: true } : {}),
+    },
   };
   if (!botIsAdmin(chat)) return world.bots.map(() => ({ queued: false, reason: 'chat_member goes only to administrators of the chat' }));
   return world.bots.map((bot) => bot.queue.enqueue(payload));
+}
+
+/**
+ * Who may answer a chat's join requests: an administrator with can_invite_users (the Bot API's
+ * rule for approveChatJoinRequest / declineChatJoinRequest, and for receiving chat_join_request).
+ */
+export function botMayInvite(chat: ChatRecord): boolean {
+  return chat.bot.status === 'creator' || (chat.bot.status === 'administrator' && chat.bot.rights?.can_invite_users === true);
 }

@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { ControlError } from './errors.js';
 import type { PaymentRecord, World } from './state.js';
 import type { StarTransaction, TransactionPartnerUser } from '@grammyjs/types';
-import type { TgUser } from './types.js';
+import { unixNow } from './state.js';
+import type { TgMessage, TgUser } from './types.js';
+import type { EnqueueResult } from './updates.js';
 
 /** https://core.telegram.org/bots/api#transactionpartneruser (published type). */
 export type TgTransactionPartnerUser = TransactionPartnerUser;
@@ -93,6 +95,36 @@ export function platformRefund(world: World, chargeId: string): void {
   const payment = chargeOf(world, chargeId);
   if (payment.refundedAt !== undefined) throw new ControlError(409, `charge ${chargeId} is refunded already`);
   payment.refundedAt = new Date().toISOString();
+}
+
+/**
+ * Control: a refund made outside the bot, as Telegram support makes one: the charge is refunded
+ * (getStarTransactions lists the refund, as after refundStarPayment) and its bot is sent Telegram's
+ * `refunded_payment` service message (RefundedPayment: XTR, the amount, the invoice payload, the
+ * charge id) in the payer's private chat. A charge refunded before is a 409 and sends nothing.
+ */
+export function supportRefund(world: World, chargeId: string): { message: TgMessage; update: EnqueueResult } {
+  const payment = chargeOf(world, chargeId);
+  if (payment.refundedAt !== undefined) throw new ControlError(409, `charge ${chargeId} is refunded already`);
+  const bot = world.botById(payment.botId);
+  if (!bot) throw new ControlError(404, `the bot of charge ${chargeId} is gone`);
+  payment.refundedAt = new Date().toISOString();
+  const user = userOf(world, payment.userId);
+  const message: TgMessage = {
+    message_id: world.nextMessageId(user.id),
+    from: user,
+    date: unixNow(),
+    chat: world.privateChat(user),
+    refunded_payment: {
+      currency: payment.currency,
+      total_amount: payment.totalAmount,
+      invoice_payload: payment.payload,
+      telegram_payment_charge_id: payment.telegramPaymentChargeId,
+      provider_payment_charge_id: '',
+    },
+  };
+  world.messages.push({ chatId: user.id, direction: 'to_bot', botId: bot.user.id, message });
+  return { message: structuredClone(message), update: bot.queue.enqueue({ message }) };
 }
 
 /** Control: the platform now reports another amount for a charge. */

@@ -38,11 +38,17 @@ export interface MemberRecord {
   customTitle?: string;
 }
 
-/** A group, supergroup or channel, with its members and the bot's own membership. */
+/**
+ * A group, supergroup or channel, with its members and the bot's own membership. `joinByRequest`:
+ * joining needs an administrator's approval (ChatFullInfo.join_by_request); `joinRequests` holds the
+ * pending requests by user id, with their unix date.
+ */
 export interface ChatRecord {
   chat: TgChat;
   bot: MemberRecord;
   members: Map<number, MemberRecord>;
+  joinByRequest?: boolean;
+  joinRequests?: Map<number, number>;
 }
 
 /** A message in a chat, sent by the bot (`from_bot`) or by a user towards the bot (`to_bot`). */
@@ -125,7 +131,13 @@ export interface CallbackQueryRecord {
 export interface WorldSnapshot {
   version: 1;
   users: UserRecord[];
-  chats: Array<{ chat: TgChat; bot: MemberRecord; members: Array<[number, MemberRecord]> }>;
+  chats: Array<{
+    chat: TgChat;
+    bot: MemberRecord;
+    members: Array<[number, MemberRecord]>;
+    joinByRequest?: boolean;
+    joinRequests?: Array<[number, number]>;
+  }>;
   messages: MessageRecord[];
   invoices: InvoiceRecord[];
   preCheckouts: PreCheckoutRecord[];
@@ -215,7 +227,13 @@ export class World {
     return {
       version: 1,
       users: [...this.users.values()],
-      chats: [...this.chats.values()].map((c) => ({ chat: c.chat, bot: c.bot, members: [...c.members.entries()] })),
+      chats: [...this.chats.values()].map((c) => ({
+        chat: c.chat,
+        bot: c.bot,
+        members: [...c.members.entries()],
+        ...(c.joinByRequest === true ? { joinByRequest: true } : {}),
+        ...(c.joinRequests && c.joinRequests.size > 0 ? { joinRequests: [...c.joinRequests.entries()] } : {}),
+      })),
       messages: this.messages,
       invoices: [...this.invoices.values()],
       preCheckouts: [...this.preCheckouts.values()],
@@ -239,7 +257,12 @@ export class World {
   restore(snapshot: WorldSnapshot): void {
     this.reset();
     for (const u of snapshot.users) this.users.set(u.user.id, u);
-    for (const c of snapshot.chats) this.chats.set(c.chat.id, { chat: c.chat, bot: c.bot, members: new Map(c.members) });
+    for (const c of snapshot.chats) {
+      const record: ChatRecord = { chat: c.chat, bot: c.bot, members: new Map(c.members) };
+      if (c.joinByRequest === true) record.joinByRequest = true;
+      if (c.joinRequests) record.joinRequests = new Map(c.joinRequests);
+      this.chats.set(c.chat.id, record);
+    }
     this.messages.push(...snapshot.messages);
     for (const i of snapshot.invoices) this.invoices.set(i.link, i);
     for (const q of snapshot.preCheckouts) this.preCheckouts.set(q.id, q.status === 'pending' ? { ...q, status: 'expired' } : q);

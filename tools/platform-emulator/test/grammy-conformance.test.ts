@@ -210,6 +210,83 @@ describe('grammY against the platform emulator', () => {
     expect(methods).toEqual(expect.arrayContaining(['getMe', 'deleteWebhook', 'getUpdates', 'answerPreCheckoutQuery']));
   });
 
+  it("a refund made outside the bot: a polling grammY bot reads refunded_payment in the payer's chat, and getStarTransactions lists the refund", async () => {
+    const ann = emu.control.createUser({ firstName: 'Ann' }).user;
+    const link = await bot.api.createInvoiceLink('10 stars', 'An order', 'order-2', '', 'XTR', [{ label: 'Order', amount: 10 }]);
+    const paid = new Promise<string>((resolve) => {
+      bot.on('pre_checkout_query', (ctx) => ctx.answerPreCheckoutQuery(true));
+      bot.on('message:successful_payment', (ctx) => resolve(ctx.message.successful_payment.telegram_payment_charge_id));
+    });
+    const refunded = new Promise<Update>((resolve) => bot.on('message:refunded_payment', (ctx) => resolve(ctx.update)));
+    const polling = bot.start({ timeout: 1, allowed_updates: ['message', 'pre_checkout_query'] });
+    emu.control.pay({ link, userId: ann.id });
+    const chargeId = await paid;
+    emu.control.supportRefund(chargeId);
+    const update = await refunded;
+    await bot.stop();
+    await polling;
+
+    expect(checker.checkUpdate(update)).toEqual([]);
+    expect(update.message).toMatchObject({
+      chat: { id: ann.id, type: 'private' },
+      from: { id: ann.id },
+      refunded_payment: { currency: 'XTR', total_amount: 10, invoice_payload: 'order-2', telegram_payment_charge_id: chargeId },
+    });
+    const { transactions } = await bot.api.getStarTransactions({ offset: 0, limit: 100 });
+    expect(transactions.filter((t) => t.receiver !== undefined)).toEqual([
+      expect.objectContaining({ id: chargeId, amount: 10, receiver: expect.objectContaining({ user: ann }) as unknown }),
+    ]);
+    const again = await rejection(bot.api.refundStarPayment(ann.id, chargeId));
+    expect(again).toMatchObject({ error_code: 400, description: 'Bad Request: CHARGE_ALREADY_REFUNDED' });
+    expect(() => emu.control.supportRefund(chargeId)).toThrow(/refunded already/);
+  });
+
+  it('join requests: a polling grammY bot gets chat_join_request, approveChatJoinRequest makes a member, declineChatJoinRequest keeps one out', async () => {
+    const chat = emu.control.createChat({ type: 'supergroup', title: 'Moderated', joinByRequest: true });
+    const ann = emu.control.createUser({ firstName: 'Ann' }).user;
+    const bob = emu.control.createUser({ firstName: 'Bob' }).user;
+    const answered: number[] = [];
+    const done = new Promise<void>((resolve) => {
+      bot.on('chat_join_request', async (ctx) => {
+        expect(checker.checkUpdate(ctx.update)).toEqual([]);
+        expect(ctx.chatJoinRequest).toMatchObject({ chat: { id: chat.id, type: 'supergroup' }, user_chat_id: ctx.from.id });
+        if (ctx.from.id === ann.id) await ctx.approveChatJoinRequest(ctx.from.id);
+        else await ctx.declineChatJoinRequest(ctx.from.id);
+        answered.push(ctx.from.id);
+        if (answered.length === 2) resolve();
+      });
+    });
+    const polling = bot.start({ timeout: 1, allowed_updates: ['chat_join_request', 'chat_member'] });
+    expect(emu.control.join({ chatId: chat.id, userId: ann.id })).toMatchObject({ joinRequested: true, member: { status: 'left' } });
+    expect(await bot.api.getChatMember(chat.id, ann.id)).toMatchObject({ status: 'left' });
+    emu.control.join({ chatId: chat.id, userId: bob.id });
+    await done;
+    await bot.stop();
+    await polling;
+
+    expect(await bot.api.getChatMember(chat.id, ann.id)).toMatchObject({ status: 'member' });
+    expect(await bot.api.getChatMember(chat.id, bob.id)).toMatchObject({ status: 'left' });
+    expect(emu.control.joinRequests(chat.id)).toEqual([]);
+    const approved = (await bot.api.getUpdates({ timeout: 0 })).find((u) => u.chat_member?.new_chat_member.user.id === ann.id);
+    expect(approved?.chat_member).toMatchObject({ via_join_request: true, new_chat_member: { status: 'member' } });
+    const none = await rejection(bot.api.approveChatJoinRequest(chat.id, bob.id));
+    expect(none).toMatchObject({ error_code: 400, description: 'Bad Request: HIDE_REQUESTER_MISSING' });
+    const again = await rejection(bot.api.declineChatJoinRequest(chat.id, ann.id));
+    expect(again).toMatchObject({ error_code: 400, description: 'Bad Request: HIDE_REQUESTER_MISSING' });
+    const plain = emu.control.createChat({
+      type: 'supergroup',
+      title: 'Bot without invite rights',
+      botRights: { can_invite_users: false },
+      joinByRequest: true,
+    });
+    expect(emu.control.join({ chatId: plain.id, userId: bob.id }).updates).toEqual([
+      { queued: false, reason: expect.any(String) as string },
+    ]);
+    const rights = await rejection(bot.api.approveChatJoinRequest(plain.id, bob.id));
+    expect(rights).toMatchObject({ error_code: 400, description: 'Bad Request: CHAT_ADMIN_REQUIRED' });
+    expect(methods).toEqual(expect.arrayContaining(['approveChatJoinRequest', 'declineChatJoinRequest']));
+  });
+
   it('restrictChatMember by Telegram rule: any permission false stays restricted with exactly those permissions, every one true lifts it', async () => {
     const chat = emu.control.createChat({ type: 'supergroup', title: 'Discussion' });
     const ann = emu.control.createUser({ firstName: 'Ann' }).user;

@@ -1,6 +1,8 @@
 /**
  * The discussion chat: the join gate that sets a joining user's write access from their chat
- * eligibility (with its retries), and the write-access calls the chat_gate command applies.
+ * eligibility (with its retries), the answers to join requests where the chat takes them, and the
+ * write-access calls the chat_gate command applies.
  */
-export { JoinGate, joinersOf, type Joiner, type ResolveEligibility } from './join.js';
+export { isChat, JoinGate, joinersOf, type Joiner, type ResolveEligibility } from './join.js';
+export { JoinRequestAnswers, type JoinRequestCounts } from './join-requests.js';
 export { setWriteAccess, standingIn } from './write-access.js';

@@ -22,11 +22,14 @@ export function isChat(chat: TgChat, configured: string): boolean {
 /**
  * The people who entered the discussion chat in this update: a `chat_member` change from outside
  * the chat to inside it, or a `new_chat_members` service message. Bots are left alone. Both kinds
- * can report the same join; acting twice is harmless (the same restriction again).
+ * can report the same join; acting twice is harmless (the same restriction again). A join through an
+ * approved join request is no joiner here: its eligibility was the approval.
  */
 export function joinersOf(update: TgUpdate, chatId: string): Joiner[] {
   const change = update.chat_member;
   if (change && isChat(change.chat, chatId)) {
+    // A join the bot approved from a join request was decided by eligibility already.
+    if (change.via_join_request === true) return [];
     const entered = !isInChat(change.old_chat_member) && isInChat(change.new_chat_member);
     if (!entered || change.new_chat_member.user.is_bot) return [];
     return [{ user: change.new_chat_member.user, unrestricted: change.new_chat_member.status === 'member' }];

@@ -3,7 +3,10 @@ import type { Logger } from '@wordgame/logging';
 import { Backoff, type BackoffOptions, delayAfter, sleep } from '../support/index.js';
 import type { OutboxPayment, OutboxRow, PaymentOutbox } from './outbox.js';
 
-/** Calls ForwardPayment; resolves with `credited` once the gateway answered, throws otherwise. */
+/**
+ * Calls ForwardPayment (or, for the refund outbox, ForwardRefund); resolves with the backend's yes or
+ * no once the gateway answered (`credited`, or for a refund `recorded`, as `credited`), throws otherwise.
+ */
 export type ForwardPayment = (payment: OutboxPayment, signal: AbortSignal) => Promise<{ credited: boolean }>;
 
 export interface ForwarderOptions {
@@ -14,6 +17,11 @@ export interface ForwarderOptions {
   logger: Logger;
   /** ForwardPayment calls in flight at once; default 8. */
   concurrency?: number;
+  /**
+   * Told each answered row after it left the outbox (at most once per row: a crash between the two
+   * loses the call, never repeats it). Its failure is logged and changes nothing.
+   */
+  onAnswered?: (row: OutboxRow, yes: boolean) => Promise<void>;
 }
 
 /** How often the outbox is read again while calls are in flight (each call's end also wakes the loop). */
@@ -149,8 +157,14 @@ export class PaymentForwarder {
     try {
       const { credited } = await this.options.forward(row, this.stopping.signal);
       outbox.remove(row.platformChargeId);
-      if (credited) log.info({ attempts }, 'payment forwarded and credited');
+      if (outbox.kind === 'refund') {
+        if (credited) log.info({ attempts }, 'refund forwarded and recorded');
+        else log.warn({ attempts }, 'refund forwarded; it matched no order of ours (an operator follows up)');
+      } else if (credited) log.info({ attempts }, 'payment forwarded and credited');
       else log.warn({ attempts }, 'payment forwarded; it matched no creditable order (an operator follows up)');
+      await this.options.onAnswered?.(row, credited).catch((err: unknown) => {
+        log.warn({ err: failureText(err) }, 'after-answer step failed (the row is forwarded)');
+      });
     } catch (err: unknown) {
       if (this.stopping.signal.aborted) return;
       const delayMs = delayAfter(attempts, this.options.retry);
@@ -159,12 +173,18 @@ export class PaymentForwarder {
       if (err instanceof ConnectError && REFUSALS.has(err.code)) {
         log.error(
           { attempts, delayMs, reason, amount: row.amount.toString(), platformUserId: row.platformUserId.toString() },
-          'ForwardPayment refused; the payment stays in the outbox and is retried after its backoff (outbox list shows it)',
+          outbox.kind === 'refund'
+            ? 'ForwardRefund refused; the refund stays in the outbox and is retried after its backoff (outbox list shows it)'
+            : 'ForwardPayment refused; the payment stays in the outbox and is retried after its backoff (outbox list shows it)',
         );
       } else {
-        log.warn({ err: reason, attempts, delayMs }, 'ForwardPayment got no response; this row retries after its backoff');
+        log.warn({ err: reason, attempts, delayMs }, `${this.rpcName} got no response; this row retries after its backoff`);
       }
     }
+  }
+
+  private get rpcName(): string {
+    return this.options.outbox.kind === 'refund' ? 'ForwardRefund' : 'ForwardPayment';
   }
 
   private renewWake(): void {

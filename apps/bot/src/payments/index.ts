@@ -1,9 +1,12 @@
 /**
- * Stars payments on the bot's side: the pre-checkout answer, the successful payment made durable in
- * the outbox, and the forwarder that sends each waiting payment to the backend until it is answered.
+ * Stars payments on the bot's side: the pre-checkout answer, the successful payment (and a refund
+ * made outside the bot) made durable in the outbox, the forwarder that sends each waiting row to the
+ * backend until it is answered, and the payer's notice of an applied refund.
  * The `outbox` operator command (outbox-cli.ts) is a program of its own, not imported.
  */
 export { PaymentForwarder } from './forwarder.js';
-export { PaymentOutbox } from './outbox.js';
+export { PaymentOutbox, type OutboxKind } from './outbox.js';
+export { outboxRefundOf } from './refunded-payment.js';
+export { tellRefunded } from './refund-notice.js';
 export { answerPreCheckout, paymentHeldIn, type ValidatePreCheckout } from './pre-checkout.js';
 export { outboxPaymentOf } from './successful-payment.js';

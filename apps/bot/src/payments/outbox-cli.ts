@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { ConfigError } from '@wordgame/config';
 import { loadOutboxCommandConfig } from '../config.js';
-import { PaymentOutbox, type OutboxEntry } from './outbox.js';
+import { PaymentOutbox, type OutboxEntry, type OutboxKind } from './outbox.js';
 
 const USAGE = 'usage: outbox list | outbox retry <platform_charge_id> | outbox retry --all';
 
@@ -9,8 +9,9 @@ const USAGE = 'usage: outbox list | outbox retry <platform_charge_id> | outbox r
 class UsageError extends Error {}
 
 /** One waiting payment as `outbox list` prints it (ids and amounts as strings, times as ISO). */
-function printable(entry: OutboxEntry, nowMs: number): Record<string, unknown> {
+function printable(entry: OutboxEntry, kind: OutboxKind, nowMs: number): Record<string, unknown> {
   return {
+    kind,
     platformChargeId: entry.platformChargeId,
     orderId: entry.orderId,
     amount: entry.amount.toString(),
@@ -27,9 +28,10 @@ function printable(entry: OutboxEntry, nowMs: number): Record<string, unknown> {
 /**
  * The operator command for the payment outbox, run beside the bot on its SQLite file
  * (BOT_OUTBOX_PATH; WAL lets it read and write while the bot runs):
- * - `outbox list`: every payment still waiting for a ForwardPayment response, oldest first, as a
- *   JSON array (`failing` = at least one attempt failed, `lastError` = why the last one did);
- * - `outbox retry <platform_charge_id>` / `outbox retry --all`: makes that payment (every payment) due now;
+ * - `outbox list`: every payment still waiting for a ForwardPayment response, oldest first, then every
+ *   refund made outside the bot waiting for ForwardRefund, as a JSON array (`kind` payment or refund,
+ *   `failing` = at least one attempt failed, `lastError` = why the last one did);
+ * - `outbox retry <platform_charge_id>` / `outbox retry --all`: makes that row (of either kind; every row) due now;
  *   the running bot's forwarder sends it within a second. Exit 0 done, 1 no such payment waits,
  *   2 bad arguments or configuration, or no outbox file at that path.
  */
@@ -44,22 +46,22 @@ function main(args: string[]): number {
   const outbox = PaymentOutbox.open(path, {
     onTightened: ({ file, was }) => process.stderr.write(`outbox: ${file} was mode ${was} (readable beyond its owner); narrowed to 600\n`),
   });
+  const refunds = outbox.sibling('refund');
   try {
     if (command === 'list') {
       const now = Date.now();
-      process.stdout.write(
-        `${JSON.stringify(
-          outbox.entries().map((e) => printable(e, now)),
-          null,
-          2,
-        )}\n`,
-      );
+      const listed = [
+        ...outbox.entries().map((e) => printable(e, 'payment', now)),
+        ...refunds.entries().map((e) => printable(e, 'refund', now)),
+      ];
+      process.stdout.write(`${JSON.stringify(listed, null, 2)}\n`);
       return 0;
     }
-    const made = outbox.retryNow(target === '--all' ? undefined : target);
+    const which = target === '--all' ? undefined : target;
+    const made = outbox.retryNow(which) + refunds.retryNow(which);
     process.stdout.write(`${JSON.stringify({ due: made })}\n`);
     if (made === 0 && target !== '--all') {
-      process.stderr.write(`outbox: no waiting payment with charge id ${target}\n`);
+      process.stderr.write(`outbox: no waiting payment or refund with charge id ${target}\n`);
       return 1;
     }
     return 0;

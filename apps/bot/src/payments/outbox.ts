@@ -51,8 +51,19 @@ interface RawRow {
 const COLUMNS = 'charge_id, order_id, amount, platform_user_id, attempts, next_attempt_at';
 
 /**
+ * What an outbox row carries to the backend: a successful payment (ForwardPayment) or a refund made
+ * outside the bot (ForwardRefund). Each kind has its own table of one shape (store/db.ts): a refund
+ * and the payment it returns share a charge id, and a bot of an earlier release (a rollback) reads
+ * only `payment_outbox`, so it never forwards a refund as a payment.
+ */
+export type OutboxKind = 'payment' | 'refund';
+
+const TABLES: Readonly<Record<OutboxKind, string>> = { payment: 'payment_outbox', refund: 'refund_outbox' };
+
+/**
  * The durable payment outbox: a table in the bot's SQLite file holding successful payments until
- * ForwardPayment got a response, however long that takes: no failure removes a row. `add()`
+ * ForwardPayment got a response (the `refund` kind: refunds made outside the bot until ForwardRefund
+ * got one), however long that takes: no failure removes a row. `add()`
  * commits before it returns, which is what lets the update loop confirm the payment's update
  * right after it. The same charge stored twice (an update delivered again) is one row. Each row
  * keeps its own `next_attempt_at`, so a row that keeps failing waits on its own backoff and never
@@ -60,17 +71,30 @@ const COLUMNS = 'charge_id, order_id, amount, platform_user_id, attempts, next_a
  * `outbox retry`) reads and writes it beside the running bot.
  */
 export class PaymentOutbox {
-  constructor(private readonly db: Database.Database) {}
+  private readonly table: string;
+
+  /** The outbox of one kind of row in the bot's database (default: payments). */
+  constructor(
+    private readonly db: Database.Database,
+    readonly kind: OutboxKind = 'payment',
+  ) {
+    this.table = TABLES[kind];
+  }
 
   /** Opens (creating or migrating if needed, owner-only: see `openBotDb`) the bot's SQLite file and returns its outbox. */
-  static open(path: string, options: OpenBotDbOptions = {}): PaymentOutbox {
-    return new PaymentOutbox(openBotDb(path, options));
+  static open(path: string, options: OpenBotDbOptions = {}, kind: OutboxKind = 'payment'): PaymentOutbox {
+    return new PaymentOutbox(openBotDb(path, options), kind);
+  }
+
+  /** The outbox of another kind on the same database (closing either closes both). */
+  sibling(kind: OutboxKind): PaymentOutbox {
+    return new PaymentOutbox(this.db, kind);
   }
 
   /** Stores a payment durably; false when that charge is already waiting. */
   add(payment: OutboxPayment): boolean {
     const result = this.db
-      .prepare('INSERT OR IGNORE INTO payment_outbox (charge_id, order_id, amount, platform_user_id, created_at) VALUES (?, ?, ?, ?, ?)')
+      .prepare(`INSERT OR IGNORE INTO ${this.table} (charge_id, order_id, amount, platform_user_id, created_at) VALUES (?, ?, ?, ?, ?)`)
       .run(payment.platformChargeId, payment.orderId, payment.amount, payment.platformUserId, BigInt(Date.now()));
     return result.changes > 0;
   }
@@ -80,18 +104,18 @@ export class PaymentOutbox {
    * rule declines another charge for that order (index payment_outbox_order).
    */
   holdsPaymentFor(orderId: string): boolean {
-    return this.db.prepare('SELECT 1 FROM payment_outbox WHERE order_id = ? LIMIT 1').get(orderId) !== undefined;
+    return this.db.prepare(`SELECT 1 FROM ${this.table} WHERE order_id = ? LIMIT 1`).get(orderId) !== undefined;
   }
 
   /** Every waiting payment, oldest first. */
   pending(limit = 100): OutboxRow[] {
-    return this.rows(`SELECT ${COLUMNS} FROM payment_outbox ORDER BY created_at, charge_id LIMIT ?`, limit);
+    return this.rows(`SELECT ${COLUMNS} FROM ${this.table} ORDER BY created_at, charge_id LIMIT ?`, limit);
   }
 
   /** Payments whose next attempt is due at `nowMs`, oldest first. */
   due(nowMs: number, limit = 100): OutboxRow[] {
     return this.rows(
-      `SELECT ${COLUMNS} FROM payment_outbox WHERE next_attempt_at <= ? ORDER BY created_at, charge_id LIMIT ?`,
+      `SELECT ${COLUMNS} FROM ${this.table} WHERE next_attempt_at <= ? ORDER BY created_at, charge_id LIMIT ?`,
       BigInt(nowMs),
       limit,
     );
@@ -99,25 +123,25 @@ export class PaymentOutbox {
 
   /** The earliest next attempt of any waiting payment (unix ms), or undefined when none waits. */
   nextDueAt(): number | undefined {
-    const row = this.db.prepare('SELECT MIN(next_attempt_at) AS at FROM payment_outbox').get() as { at: bigint | null };
+    const row = this.db.prepare(`SELECT MIN(next_attempt_at) AS at FROM ${this.table}`).get() as { at: bigint | null };
     return row.at === null ? undefined : Number(row.at);
   }
 
   /** Makes every waiting payment due now (a fresh process retries at once what an earlier one left). */
   makeAllDue(): void {
-    this.db.prepare('UPDATE payment_outbox SET next_attempt_at = 0 WHERE next_attempt_at > 0').run();
+    this.db.prepare(`UPDATE ${this.table} SET next_attempt_at = 0 WHERE next_attempt_at > 0`).run();
   }
 
   /** Counts a failed forwarding attempt, keeps why it failed, and sets when the row may be tried again. */
   recordFailure(platformChargeId: string, nextAttemptAt: number, error: string): void {
     this.db
-      .prepare('UPDATE payment_outbox SET attempts = attempts + 1, next_attempt_at = ?, last_error = ? WHERE charge_id = ?')
+      .prepare(`UPDATE ${this.table} SET attempts = attempts + 1, next_attempt_at = ?, last_error = ? WHERE charge_id = ?`)
       .run(BigInt(nextAttemptAt), error.slice(0, 1_000), platformChargeId);
   }
 
   /** How many rows have failed at least once and still wait, and the age of the oldest at `nowMs`. */
   failing(nowMs: number): FailingRows {
-    const row = this.db.prepare('SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM payment_outbox WHERE attempts > 0').get() as {
+    const row = this.db.prepare(`SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM ${this.table} WHERE attempts > 0`).get() as {
       n: bigint;
       oldest: bigint | null;
     };
@@ -127,7 +151,7 @@ export class PaymentOutbox {
   /** Every waiting payment with its history, oldest first (what `outbox list` prints). */
   entries(): OutboxEntry[] {
     const rows = this.db
-      .prepare(`SELECT ${COLUMNS}, created_at, last_error FROM payment_outbox ORDER BY created_at, charge_id`)
+      .prepare(`SELECT ${COLUMNS}, created_at, last_error FROM ${this.table} ORDER BY created_at, charge_id`)
       .all() as (RawRow & { created_at: bigint; last_error: string | null })[];
     return rows.map((r) => ({ ...rowOf(r), createdAt: Number(r.created_at), lastError: r.last_error ?? undefined }));
   }
@@ -139,14 +163,14 @@ export class PaymentOutbox {
   retryNow(platformChargeId?: string): number {
     const result =
       platformChargeId === undefined
-        ? this.db.prepare('UPDATE payment_outbox SET next_attempt_at = 0').run()
-        : this.db.prepare('UPDATE payment_outbox SET next_attempt_at = 0 WHERE charge_id = ?').run(platformChargeId);
+        ? this.db.prepare(`UPDATE ${this.table} SET next_attempt_at = 0`).run()
+        : this.db.prepare(`UPDATE ${this.table} SET next_attempt_at = 0 WHERE charge_id = ?`).run(platformChargeId);
     return result.changes;
   }
 
   /** Forgets a payment once ForwardPayment answered. */
   remove(platformChargeId: string): void {
-    this.db.prepare('DELETE FROM payment_outbox WHERE charge_id = ?').run(platformChargeId);
+    this.db.prepare(`DELETE FROM ${this.table} WHERE charge_id = ?`).run(platformChargeId);
   }
 
   close(): void {

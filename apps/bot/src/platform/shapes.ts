@@ -38,7 +38,7 @@ export const chatMemberResult = z.union([
   z.looseObject({ status: z.literal('restricted'), user: tgUser, is_member: z.boolean() }),
 ]) satisfies z.ZodType<TgChatMember>;
 
-/** Methods answering True (restrictChatMember, answerPreCheckoutQuery, refundStarPayment). */
+/** Methods answering True (restrictChatMember, answerPreCheckoutQuery, refundStarPayment, approve/declineChatJoinRequest). */
 export const trueResult = z.boolean();
 
 /** sendMessage: the sent message. */
@@ -82,4 +82,6 @@ export const RESULT_SHAPES: { [M in BotMethod]: z.ZodType<ReadResults[M]> } = {
   answerCallbackQuery: trueResult,
   setMyCommands: trueResult,
   setChatMenuButton: trueResult,
+  approveChatJoinRequest: trueResult,
+  declineChatJoinRequest: trueResult,
 };

@@ -27,6 +27,9 @@ export type TgSuccessfulPayment = Pick<
   'currency' | 'total_amount' | 'invoice_payload' | 'telegram_payment_charge_id'
 >;
 
+/** A refund made outside the bot (Telegram support, say): the charge and what it paid, as the bot reads it. */
+export type TgRefundedPayment = Pick<Tg.RefundedPayment, 'currency' | 'total_amount' | 'invoice_payload' | 'telegram_payment_charge_id'>;
+
 export interface TgMessage {
   message_id: Tg.Message['message_id'];
   chat: TgChat;
@@ -36,6 +39,7 @@ export interface TgMessage {
   text?: Tg.Message.TextMessage['text'];
   /** The text's entities; a command is a `bot_command` entity at offset 0. */
   entities?: TgMessageEntity[];
+  refunded_payment?: TgRefundedPayment;
 }
 
 /** A message entity as read: its kind and where it sits in the text (UTF-16 code units). */
@@ -61,6 +65,15 @@ export interface TgChatMemberUpdated {
   from: TgUser;
   old_chat_member: TgChatMember;
   new_chat_member: TgChatMember;
+  via_join_request?: Tg.ChatMemberUpdated['via_join_request'];
+}
+
+/** A request to join a chat that takes join requests (the bot approves or declines it). */
+export interface TgChatJoinRequest {
+  chat: TgChat;
+  from: TgUser;
+  user_chat_id: Tg.ChatJoinRequest['user_chat_id'];
+  date: Tg.ChatJoinRequest['date'];
 }
 
 export type TgPreCheckoutQuery = Pick<Tg.PreCheckoutQuery, 'id' | 'currency' | 'total_amount' | 'invoice_payload'> & { from: TgUser };
@@ -71,6 +84,7 @@ export interface TgUpdate {
   chat_member?: TgChatMemberUpdated;
   pre_checkout_query?: TgPreCheckoutQuery;
   callback_query?: TgCallbackQuery;
+  chat_join_request?: TgChatJoinRequest;
 }
 
 /** getMe as the bot reads it. */
@@ -108,7 +122,9 @@ export type BotMethod =
   | 'getStarTransactions'
   | 'answerCallbackQuery'
   | 'setMyCommands'
-  | 'setChatMenuButton';
+  | 'setChatMenuButton'
+  | 'approveChatJoinRequest'
+  | 'declineChatJoinRequest';
 
 /** A method's parameters exactly as published (`Opts` of @grammyjs/types; no files are sent). */
 export type MethodParams<M extends BotMethod> = Tg.Opts<never>[M];
@@ -130,6 +146,8 @@ export interface ReadResults {
   answerCallbackQuery: boolean;
   setMyCommands: boolean;
   setChatMenuButton: boolean;
+  approveChatJoinRequest: boolean;
+  declineChatJoinRequest: boolean;
 }
 
 /** True when every field `View` names exists (in some member of) `Published` and every published value fits the view. */
@@ -151,8 +169,10 @@ export const READ_VIEWS_PROJECT_PUBLISHED_TYPES: {
   chat: Projects<Tg.Chat, TgChat>;
   message: Projects<Tg.Message, TgMessage>;
   successfulPayment: Projects<Tg.SuccessfulPayment, TgSuccessfulPayment>;
+  refundedPayment: Projects<Tg.RefundedPayment, TgRefundedPayment>;
   chatMember: Projects<Tg.ChatMember, TgChatMember>;
   chatMemberUpdated: Projects<Tg.ChatMemberUpdated, TgChatMemberUpdated>;
+  chatJoinRequest: Projects<Tg.ChatJoinRequest, TgChatJoinRequest>;
   preCheckoutQuery: Projects<Tg.PreCheckoutQuery, TgPreCheckoutQuery>;
   update: Projects<Tg.Update, TgUpdate>;
   transactionPartner: Projects<Tg.TransactionPartner, TgTransactionPartner>;
@@ -173,13 +193,17 @@ export const READ_VIEWS_PROJECT_PUBLISHED_TYPES: {
     answerCallbackQuery: true,
     setMyCommands: true,
     setChatMenuButton: true,
+    approveChatJoinRequest: true,
+    declineChatJoinRequest: true,
   },
   user: true,
   chat: true,
   message: true,
   successfulPayment: true,
+  refundedPayment: true,
   chatMember: true,
   chatMemberUpdated: true,
+  chatJoinRequest: true,
   preCheckoutQuery: true,
   update: true,
   transactionPartner: true,

@@ -2,10 +2,12 @@ import { z } from 'zod';
 import { chatMemberResult, tgChat, tgUser, type RawUpdate } from './shapes.js';
 import type {
   TgCallbackQuery,
+  TgChatJoinRequest,
   TgChatMemberUpdated,
   TgMessage,
   TgMessageEntity,
   TgPreCheckoutQuery,
+  TgRefundedPayment,
   TgSuccessfulPayment,
   TgUpdate,
 } from './types.js';
@@ -27,6 +29,17 @@ const entity = z.looseObject({
   length: int().nonnegative(),
 }) satisfies z.ZodType<TgMessageEntity>;
 
+/**
+ * A refunded_payment with every field the outbox row needs: Telegram Stars only (a stars bot is
+ * never refunded in another currency), a positive whole amount and a charge id the backend keys on.
+ */
+const refundedPayment = z.looseObject({
+  currency: z.literal('XTR'),
+  total_amount: int().positive(),
+  invoice_payload: z.string().max(128),
+  telegram_payment_charge_id: z.string().min(1).max(256),
+}) satisfies z.ZodType<TgRefundedPayment>;
+
 const message = z.looseObject({
   message_id: int(),
   chat,
@@ -35,6 +48,7 @@ const message = z.looseObject({
   successful_payment: successfulPayment.optional(),
   text: z.string().optional(),
   entities: z.array(entity).optional(),
+  refunded_payment: refundedPayment.optional(),
 }) satisfies z.ZodType<TgMessage>;
 
 /** A button press; its data is checked by the feature that made the button, never trusted here. */
@@ -58,7 +72,15 @@ const chatMemberUpdated = z.looseObject({
   from: tgUser,
   old_chat_member: chatMemberResult,
   new_chat_member: chatMemberResult,
+  via_join_request: z.boolean().optional(),
 }) satisfies z.ZodType<TgChatMemberUpdated>;
+
+const chatJoinRequest = z.looseObject({
+  chat,
+  from: tgUser,
+  user_chat_id: int(),
+  date: int().nonnegative(),
+}) satisfies z.ZodType<TgChatJoinRequest>;
 
 const update = z.looseObject({
   update_id: int().nonnegative(),
@@ -66,10 +88,11 @@ const update = z.looseObject({
   chat_member: chatMemberUpdated.optional(),
   pre_checkout_query: preCheckoutQuery.optional(),
   callback_query: callbackQuery.optional(),
+  chat_join_request: chatJoinRequest.optional(),
 }) satisfies z.ZodType<TgUpdate>;
 
 /** The update kinds the bot handles; any other kind is ignored (nothing of it is read). */
-export const HANDLED_KINDS = ['message', 'chat_member', 'pre_checkout_query', 'callback_query'] as const;
+export const HANDLED_KINDS = ['message', 'chat_member', 'pre_checkout_query', 'callback_query', 'chat_join_request'] as const;
 
 /** What the router makes of a raw update. */
 export type ParsedUpdate = { kind: 'handled'; update: TgUpdate } | { kind: 'ignored' } | { kind: 'malformed'; reason: string };

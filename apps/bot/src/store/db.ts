@@ -23,8 +23,8 @@ export interface OpenBotDbOptions {
 /**
  * Opens the bot's SQLite file (WAL, synchronous=FULL, bigint integers) and brings its schema up
  * to date in place. Every step is idempotent, so a file written by an older bot (an outbox
- * without `next_attempt_at`, `last_error` or its order index, no dead-letter table) is migrated on
- * open and a current one is left alone.
+ * without `next_attempt_at`, `last_error` or its order index, no dead-letter or refund-outbox table)
+ * is migrated on open and a current one is left alone.
  *
  * The file and its `-wal` / `-shm` are owner-only (0600) whatever the umask: SQLite creates a new
  * database 0644 (less the umask) but gives its `-wal` and `-shm` the database file's own mode, so the
@@ -117,6 +117,21 @@ function migrate(db: Database.Database): void {
   }
   db.exec('CREATE INDEX IF NOT EXISTS payment_outbox_due ON payment_outbox (next_attempt_at, created_at)');
   db.exec('CREATE INDEX IF NOT EXISTS payment_outbox_order ON payment_outbox (order_id)');
+  db.exec(`CREATE TABLE IF NOT EXISTS refund_outbox (
+    charge_id TEXT PRIMARY KEY,
+    order_id TEXT NOT NULL,
+    amount INTEGER NOT NULL,
+    platform_user_id INTEGER NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    created_at INTEGER NOT NULL,
+    next_attempt_at INTEGER NOT NULL DEFAULT 0,
+    last_error TEXT
+  ) STRICT`);
+  db.exec('CREATE INDEX IF NOT EXISTS refund_outbox_due ON refund_outbox (next_attempt_at, created_at)');
+  db.exec(`CREATE TABLE IF NOT EXISTS refund_notices (
+    charge_id TEXT PRIMARY KEY,
+    told_at INTEGER NOT NULL
+  ) STRICT`);
   db.exec(`CREATE TABLE IF NOT EXISTS dead_letters (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     source TEXT NOT NULL CHECK (source IN ('update', 'outbox')),

@@ -13,8 +13,8 @@ export interface ForgetReport {
  * in one transaction: the user's language entry, a queued chat-gate retry, a pending /paysupport
  * dialogue, and dead letters whose
  * raw update names the user (any `id` or `user_id` equal to the user's id: the sender, a joiner, a
- * private chat). A parked update that holds a successful payment stays: it is money taken that no
- * ForwardPayment answered, kept like the ledger for accounting. The payment outbox is never touched
+ * private chat). A parked update that holds a successful or refunded payment stays: it is money moved that no
+ * backend answered, kept like the ledger for accounting. The payment and refund outboxes are never touched
  * for the same reason (its rows go once the backend has the payment). Idempotent.
  */
 export class UserForgetter {
@@ -27,7 +27,7 @@ export class UserForgetter {
     const letters = db.prepare<[bigint]>(
       `DELETE FROM dead_letters
        WHERE json_valid(raw)
-         AND NOT (source = 'outbox' OR instr(raw, '"successful_payment"') > 0)
+         AND NOT (source = 'outbox' OR instr(raw, '"successful_payment"') > 0 OR instr(raw, '"refunded_payment"') > 0)
          AND EXISTS (
            SELECT 1 FROM json_tree(dead_letters.raw) AS node
            WHERE node.key IN ('id', 'user_id') AND node.type = 'integer' AND node.atom = ?

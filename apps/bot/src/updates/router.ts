@@ -1,12 +1,14 @@
 import type { Logger } from '@wordgame/logging';
-import { joinersOf, type Joiner } from '../chat/index.js';
+import { isChat, joinersOf, type Joiner } from '../chat/index.js';
 import {
   parseUpdate,
   type PlatformClient,
   type RawUpdate,
   type TgCallbackQuery,
+  type TgChatJoinRequest,
   type TgMessage,
   type TgPreCheckoutQuery,
+  type TgRefundedPayment,
   type TgSuccessfulPayment,
   type TgUser,
 } from '../platform/index.js';
@@ -22,10 +24,14 @@ export interface RouterDeps {
   /** Background work (eligibility, pre-checkout answers); stop() waits for it briefly. */
   tasks: TaskSet;
   logger: Logger;
+  /** Answers a join request to the discussion chat (approve or decline); runs in the background. */
+  onJoinRequest?: (request: TgChatJoinRequest) => Promise<void>;
   /** Answers a pre-checkout query; runs in the background. */
   onPreCheckout?: (query: TgPreCheckoutQuery) => Promise<void>;
   /** Makes a successful payment durable; awaited before the update is confirmed. */
   onSuccessfulPayment?: (payment: TgSuccessfulPayment, message: TgMessage) => Promise<void>;
+  /** Makes a refund made outside the bot (refunded_payment) durable; awaited before the update is confirmed. */
+  onRefundedPayment?: (refund: TgRefundedPayment, message: TgMessage) => Promise<void>;
   /** Parks an update the bot cannot handle as a dead letter, durably; throws when it cannot. */
   park: (update: RawUpdate, reason: string) => void;
   /** Told the sender of each handled update (message, pre-checkout query, chat-member change, button press). */
@@ -39,8 +45,9 @@ export interface RouterDeps {
 /**
  * Turns each update into the bot's reactions: a user joining the discussion chat is gated by
  * their chat eligibility, a pre-checkout query is answered, a successful payment is stored for
- * forwarding. Only the payment is awaited (it must be durable before its update is confirmed);
- * the rest (chat commands and button presses included) runs in the background with failures logged. Each update is first checked against the
+ * forwarding, and so is a refund made outside the bot (refunded_payment). Only those are awaited
+ * (each must be durable before its update is confirmed); the rest (chat commands and button presses
+ * included) runs in the background with failures logged. Each update is first checked against the
  * fields the bot reads: a kind the bot does not handle is ignored, a handled kind with a missing
  * or mistyped field is parked as a dead letter (raw update and reason) before its update is
  * confirmed, so it never blocks the updates behind it; a malformed payment is logged at error
@@ -57,17 +64,29 @@ export function updateRouter(deps: RouterDeps): UpdateHandler {
     if (parsed.kind === 'malformed') {
       deps.park(raw, `malformed update: ${parsed.reason}`);
       const payment = isRecord(raw['message']) && raw['message']['successful_payment'] !== undefined;
+      const refund = isRecord(raw['message']) && raw['message']['refunded_payment'] !== undefined;
       const log = { updateId: raw.update_id, reason: parsed.reason };
       if (payment) logger.error(log, 'malformed successful_payment parked as a dead letter; an operator must reconcile it');
+      else if (refund) logger.error(log, 'malformed refunded_payment parked as a dead letter; an operator must reconcile it');
       else logger.warn(log, 'malformed update parked as a dead letter');
       return;
     }
     const { update } = parsed;
-    const sender = update.message?.from ?? update.pre_checkout_query?.from ?? update.chat_member?.from ?? update.callback_query?.from;
+    const sender =
+      update.message?.from ??
+      update.pre_checkout_query?.from ??
+      update.chat_member?.from ??
+      update.callback_query?.from ??
+      update.chat_join_request?.from;
     if (sender) deps.onSender?.(sender);
     const payment = update.message?.successful_payment;
     if (payment && update.message && deps.onSuccessfulPayment) {
       await deps.onSuccessfulPayment(payment, update.message);
+      return;
+    }
+    const refunded = update.message?.refunded_payment;
+    if (refunded && update.message && deps.onRefundedPayment) {
+      await deps.onRefundedPayment(refunded, update.message);
       return;
     }
     const query = update.pre_checkout_query;
@@ -98,6 +117,16 @@ export function updateRouter(deps: RouterDeps): UpdateHandler {
     }
     const chatId = deps.discussionChatId;
     if (chatId === undefined) return;
+    const request = update.chat_join_request;
+    if (request) {
+      const answer = deps.onJoinRequest;
+      if (!answer || !isChat(request.chat, chatId)) return;
+      tasks.run(
+        () => answer(request),
+        (err) => logger.warn({ platformUserId: request.from.id, err: errorText(err) }, 'could not answer a join request'),
+      );
+      return;
+    }
     for (const joiner of joinersOf(update, chatId)) {
       tasks.run(
         () => deps.admitJoiner(joiner),

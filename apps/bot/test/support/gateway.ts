@@ -17,6 +17,7 @@ export interface UnaryHandlers {
   forwardPayment?: Unary<botlink.ForwardPaymentRequest, typeof botlink.ForwardPaymentResponseSchema>;
   listStarCharges?: Unary<botlink.StarChargesRequest, typeof botlink.StarChargesResponseSchema>;
   openSupportCase?: Unary<botlink.OpenSupportCaseRequest, typeof botlink.OpenSupportCaseResponseSchema>;
+  forwardRefund?: Unary<botlink.ForwardRefundRequest, typeof botlink.ForwardRefundResponseSchema>;
 }
 
 /** One Link stream as the test gateway sees it. */
@@ -116,6 +117,7 @@ export class TestGateway {
           forwardPayment: (req, ctx) => implemented(ref.gateway!.handlers.forwardPayment)(req, ctx),
           listStarCharges: (req, ctx) => implemented(ref.gateway!.handlers.listStarCharges)(req, ctx),
           openSupportCase: (req, ctx) => implemented(ref.gateway!.handlers.openSupportCase)(req, ctx),
+          forwardRefund: (req, ctx) => implemented(ref.gateway!.handlers.forwardRefund)(req, ctx),
         });
       },
     });

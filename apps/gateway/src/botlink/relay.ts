@@ -133,5 +133,39 @@ export function createRelayHandlers(backend: BackendClients, logger: Logger) {
         );
       });
     },
+
+    /**
+     * ForwardRefund: a refunded_payment the bot stored, relayed as fb.PlatformRefund. Validated like
+     * ForwardPayment (the charge id is the idempotency key; stars only, a positive amount), so a row
+     * the backend could never record is refused here, and the bot keeps it for an operator.
+     */
+    forwardRefund: async (req: botlink.ForwardRefundRequest, ctx: HandlerContext) => {
+      const platformChargeId = required(req.platformPaymentChargeId, 'platform_payment_charge_id');
+      if (req.currency !== 'XTR') throw new ConnectError('currency must be XTR', Code.InvalidArgument);
+      if (req.amount <= 0n) throw new ConnectError('amount must be positive', Code.InvalidArgument);
+      return await call('ForwardRefund', ctx, async () => {
+        const res = await backend.intake.forwardRefund(
+          {
+            body: encodeTable((b) =>
+              fb.PlatformRefund.createPlatformRefund(
+                b,
+                b.createString(BOT_PLATFORM),
+                b.createString(req.orderId),
+                b.createString(platformChargeId),
+                req.amount,
+                req.platformUserId,
+                b.createString(req.currency),
+              ),
+            ),
+          },
+          { signal: ctx.signal },
+        );
+        return decodeTable(
+          res.body,
+          (bb) => fb.PlatformRefundResult.getRootAsPlatformRefundResult(bb),
+          (t) => create(botlink.ForwardRefundResponseSchema, { recorded: t.recorded() }),
+        );
+      });
+    },
   };
 }

@@ -7,6 +7,7 @@ export interface Seen {
   eligibility: Array<{ platform: string; externalId: string }>;
   preCheckout: Array<{ orderId: string; amount: bigint; currency: string }>;
   payments: Array<{ orderId: string; platformChargeId: string; amount: bigint; userId: bigint; platform: string }>;
+  refunds: Array<{ orderId: string; platformChargeId: string; amount: bigint; userId: bigint; currency: string; platform: string }>;
 }
 
 /** How the intake backend misbehaves: waits `delayMs(id)`, then fails every call with `failWith`. */
@@ -19,10 +20,10 @@ export interface IntakeBackendOptions {
 /**
  * A real Connect (h2c) backend implementing BotIntakeService, recording what it was asked:
  * eligibility registered unless `404`, eligible unless also `muted`; a pre-checkout is ok for
- * 50 stars ("amount changed" otherwise); a payment is credited for `order-1`.
+ * 50 stars ("amount changed" otherwise); a payment is credited and a refund recorded for `order-1`.
  */
 export async function startIntakeBackend(options: IntakeBackendOptions = {}) {
-  const seen: Seen = { eligibility: [], preCheckout: [], payments: [] };
+  const seen: Seen = { eligibility: [], preCheckout: [], payments: [], refunds: [] };
   const fail = async (id: string) => {
     const ms = options.delayMs?.(id) ?? 0;
     if (ms > 0) await new Promise((resolve) => setTimeout(resolve, ms));
@@ -71,6 +72,23 @@ export async function startIntakeBackend(options: IntakeBackendOptions = {}) {
         seen.payments.push(p);
         await fail(p.orderId);
         return { body: encodeTable((b) => fb.PlatformPaymentResult.createPlatformPaymentResult(b, p.orderId === 'order-1')) };
+      },
+      async forwardRefund(req) {
+        const r = decodeTable(
+          req.body,
+          (bb) => fb.PlatformRefund.getRootAsPlatformRefund(bb),
+          (t) => ({
+            orderId: t.orderId() ?? '',
+            platformChargeId: t.platformPaymentChargeId() ?? '',
+            amount: t.amount(),
+            userId: t.platformUserId(),
+            currency: t.currency() ?? '',
+            platform: t.platform() ?? '',
+          }),
+        );
+        seen.refunds.push(r);
+        await fail(r.orderId);
+        return { body: encodeTable((b) => fb.PlatformRefundResult.createPlatformRefundResult(b, r.orderId === 'order-1')) };
       },
     }),
   );

@@ -40,6 +40,8 @@ export interface BotApiResults {
   setChatMenuButton: true;
   getChatMenuButton: MenuButton;
   answerCallbackQuery: true;
+  approveChatJoinRequest: true;
+  declineChatJoinRequest: true;
 }
 
 /** The error envelope `{ok: false, error_code, description, parameters?}`. */
@@ -73,4 +75,6 @@ export const resultsArePublished: { [M in EmulatedMethod]: Same<BotApiResults[M]
   setChatMenuButton: true,
   getChatMenuButton: true,
   answerCallbackQuery: true,
+  approveChatJoinRequest: true,
+  declineChatJoinRequest: true,
 };

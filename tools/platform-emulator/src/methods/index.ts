@@ -3,7 +3,7 @@ import type { EmulatedMethod } from '../conformance/published.js';
 import { answerCallbackQuery } from './callbacks.js';
 import { deleteMyCommands, getChatMenuButton, getMyCommands, setChatMenuButton, setMyCommands } from './commands.js';
 import type { MethodHandler } from './context.js';
-import { getChatMember, restrictChatMember } from './members.js';
+import { approveChatJoinRequest, declineChatJoinRequest, getChatMember, restrictChatMember } from './members.js';
 import { sendMessage } from './messages.js';
 import { answerPreCheckoutQuery, createInvoiceLink, getStarTransactions, refundStarPayment } from './payments.js';
 import { getUpdates } from './updates.js';
@@ -28,6 +28,8 @@ const HANDLERS: { [M in EmulatedMethod]: MethodHandler<M> } = {
   setChatMenuButton,
   getChatMenuButton,
   answerCallbackQuery,
+  approveChatJoinRequest,
+  declineChatJoinRequest,
 };
 
 /** The emulated methods' names, as Telegram spells them. */

@@ -1,7 +1,7 @@
 import { boolArg, chatIdArg, intArg, jsonArg, userIdArg } from '../args.js';
 import { badRequest } from '../errors.js';
-import { assertBotInChat, botIsAdmin, changeMember, chatMemberJson, findUser } from '../members.js';
-import type { MemberRecord } from '../state.js';
+import { assertBotInChat, botIsAdmin, botMayInvite, changeMember, chatMemberJson, findUser } from '../members.js';
+import type { ChatRecord, MemberRecord } from '../state.js';
 import { unixNow } from '../state.js';
 import { PERMISSION_KEYS, type PermissionKey, type TgChatPermissions } from '../types.js';
 import type { MethodContext, MethodHandler } from './context.js';
@@ -124,3 +124,44 @@ function readPermissions({ params }: MethodContext): TgChatPermissions {
   }
   return perms;
 }
+
+/**
+ * The chat and user of an approveChatJoinRequest / declineChatJoinRequest call, checked as Telegram
+ * does: an unknown chat is `chat not found`, a chat the bot is not in the usual 403, a bot that is no
+ * administrator with can_invite_users CHAT_ADMIN_REQUIRED, and no pending request of that user
+ * HIDE_REQUESTER_MISSING.
+ */
+function pendingJoinRequest({ params, world }: MethodContext): { chat: ChatRecord; userId: number } {
+  const ref = chatIdArg(params);
+  const userId = userIdArg(params);
+  const target = world.findChat(ref);
+  if (!target || target.kind === 'private') throw badRequest('chat not found');
+  const chat = target.record;
+  assertBotInChat(chat);
+  if (!botMayInvite(chat)) throw badRequest('CHAT_ADMIN_REQUIRED');
+  if (chat.joinRequests?.has(userId) !== true) throw badRequest('HIDE_REQUESTER_MISSING');
+  return { chat, userId };
+}
+
+/**
+ * approveChatJoinRequest `{chat_id, user_id}`: the pending request's user becomes a member (a
+ * `chat_member` update marked via_join_request, from the bot) and the request is gone; true.
+ */
+export const approveChatJoinRequest: MethodHandler<'approveChatJoinRequest'> = (ctx) => {
+  const { chat, userId } = pendingJoinRequest(ctx);
+  chat.joinRequests?.delete(userId);
+  const user = findUser(ctx.world, userId);
+  if (!user) throw badRequest('HIDE_REQUESTER_MISSING');
+  const current = ctx.world.member(chat, userId);
+  const next: MemberRecord =
+    current.status === 'restricted' ? { ...current, isMember: true } : { status: 'member', isMember: true, untilDate: 0 };
+  changeMember(ctx.world, chat, user, next, findUser(ctx.world, ctx.bot.user.id) ?? user, true);
+  return true;
+};
+
+/** declineChatJoinRequest `{chat_id, user_id}`: the pending request is dropped, the user stays outside; true. */
+export const declineChatJoinRequest: MethodHandler<'declineChatJoinRequest'> = (ctx) => {
+  const { chat, userId } = pendingJoinRequest(ctx);
+  chat.joinRequests?.delete(userId);
+  return true;
+};

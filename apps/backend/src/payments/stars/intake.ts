@@ -8,6 +8,7 @@ import { onCredited } from '../credited.js';
 import type { PaymentDeps } from '../deps.js';
 import { DomainError } from '../../rpc/index.js';
 import { isOrderId } from '../errors.js';
+import { forwardRefund } from './refunded.js';
 import {
   chargeCredited,
   chargeUnmatched,
@@ -174,7 +175,7 @@ export async function forwardPayment(deps: PaymentDeps, p: PlatformPaymentInput)
 /** The BotIntakeService methods of the stars rail, merged with chat eligibility in app.ts. */
 export function starsIntakeMethods(
   deps: PaymentDeps,
-): Pick<ServiceImpl<typeof backendApi.BotIntakeService>, 'validatePreCheckout' | 'forwardPayment'> {
+): Pick<ServiceImpl<typeof backendApi.BotIntakeService>, 'validatePreCheckout' | 'forwardPayment' | 'forwardRefund'> {
   return {
     async validatePreCheckout(req) {
       const q = decodeTable(
@@ -206,6 +207,26 @@ export function starsIntakeMethods(
       }
       const credited = await forwardPayment(deps, p);
       return { body: encodeTable((b) => fb.PlatformPaymentResult.createPlatformPaymentResult(b, credited)) };
+    },
+    async forwardRefund(req) {
+      const r = decodeTable(
+        req.body,
+        (bb) => fb.PlatformRefund.getRootAsPlatformRefund(bb),
+        (t) => ({
+          orderId: t.orderId() ?? '',
+          platformChargeId: t.platformPaymentChargeId() ?? '',
+          amount: t.amount(),
+          platformUserId: t.platformUserId(),
+          currency: t.currency() ?? '',
+        }),
+      );
+      if (r.platformChargeId === '' || r.platformChargeId.length > 256) {
+        throw new DomainError('malformed_body', 'platform_payment_charge_id must be 1-256 characters');
+      }
+      if (r.currency !== 'XTR') throw new DomainError('malformed_body', 'currency must be XTR');
+      if (r.amount <= 0n) throw new DomainError('malformed_body', 'amount must be positive');
+      const outcome = await forwardRefund(deps, r);
+      return { body: encodeTable((b) => fb.PlatformRefundResult.createPlatformRefundResult(b, outcome !== 'unknown')) };
     },
   };
 }

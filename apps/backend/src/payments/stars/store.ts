@@ -110,3 +110,53 @@ export async function insertChargeToReturn(
     .returning(['id', 'platform_charge_id', 'platform_user_id', 'order_id', 'amount', 'refund_attempts'])
     .executeTakeFirst();
 }
+
+/** The order a platform charge credited, row-locked until the transaction ends; undefined when none was. */
+export async function orderByChargeForUpdate(
+  trx: Transaction<DB>,
+  platformChargeId: string,
+): Promise<Selectable<DB['orders']> | undefined> {
+  return trx.selectFrom('orders').selectAll().where('platform_charge_id', '=', platformChargeId).forUpdate().executeTakeFirst();
+}
+
+/** An unmatched payment by charge id with its reason and refund state, row-locked; undefined when the charge is not recorded there. */
+export async function unmatchedByChargeForUpdate(
+  trx: Transaction<DB>,
+  platformChargeId: string,
+): Promise<Pick<UnmatchedRow, 'id' | 'reason' | 'refund_status'> | undefined> {
+  return trx
+    .selectFrom('unmatched_payments')
+    .select(['id', 'reason', 'refund_status'])
+    .where('platform_charge_id', '=', platformChargeId)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+/**
+ * Marks an unmatched payment as returned to its payer by the platform itself (a refund made outside
+ * our refund flow): its automatic return stops. Answers whether it changed (false: already refunded).
+ */
+export async function markUnmatchedRefunded(db: Db, id: bigint, now: Date): Promise<boolean> {
+  const done = await db
+    .updateTable('unmatched_payments')
+    .set({ refund_status: 'refunded', refunded_at: now, refund_error: null })
+    .where('id', '=', id)
+    .where('refund_status', '<>', 'refunded')
+    .executeTakeFirst();
+  return done.numUpdatedRows > 0n;
+}
+
+/**
+ * Records a charge the platform refunded before it credited anything: unmatched, already refunded
+ * (nothing for the automatic return to send), so a ForwardPayment of it arriving later credits
+ * nothing. A charge already recorded (unique charge id) is left as it is; answers whether it was new.
+ */
+export async function insertRefundedCharge(db: Db, payment: Insertable<UnmatchedPaymentsTable>, now: Date): Promise<boolean> {
+  const row = await db
+    .insertInto('unmatched_payments')
+    .values({ ...payment, refund_status: 'refunded', refunded_at: now })
+    .onConflict((oc) => oc.column('platform_charge_id').doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
