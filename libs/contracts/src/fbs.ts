@@ -104,3 +104,12 @@ export { ReconciliationActionResult } from './gen/fbs/backend/fb/reconciliation-
 export { MismatchLookup } from './gen/fbs/backend/fb/mismatch-lookup.js';
 export { ResolvedMismatchQuery } from './gen/fbs/backend/fb/resolved-mismatch-query.js';
 export { ResolvedMismatches } from './gen/fbs/backend/fb/resolved-mismatches.js';
+export { SupportCaseQuery } from './gen/fbs/backend/fb/support-case-query.js';
+export { SupportCaseSummary } from './gen/fbs/backend/fb/support-case-summary.js';
+export { SupportCaseList } from './gen/fbs/backend/fb/support-case-list.js';
+export { SupportCaseLookup } from './gen/fbs/backend/fb/support-case-lookup.js';
+export { SupportEvidence } from './gen/fbs/backend/fb/support-evidence.js';
+export { SupportCaseEntry } from './gen/fbs/backend/fb/support-case-entry.js';
+export { SupportCaseDetail } from './gen/fbs/backend/fb/support-case-detail.js';
+export { SupportCaseAction } from './gen/fbs/backend/fb/support-case-action.js';
+export { SupportCaseActionResult } from './gen/fbs/backend/fb/support-case-action-result.js';

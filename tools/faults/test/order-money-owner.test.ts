@@ -149,6 +149,7 @@ describe('one order, one story: credits and refunds of one order on both rails n
       createInvoice: () => Promise.resolve({ status: 'no_bot' }),
       notify: () => Promise.resolve({ status: 'no_bot' }),
       chatGate: () => Promise.resolve({ status: 'no_bot' }),
+      sendToUser: () => Promise.resolve({ status: 'no_bot' }),
       async refundStarPayment(user, charge) {
         stats.calls += 1;
         const unmatched = await db

@@ -36,6 +36,8 @@ export interface BotCommands {
    * earlier (result `already_refunded`); an error carries the platform's refusal.
    */
   refundStarPayment(userId: bigint, platformChargeId: string): Promise<CommandOutcome>;
+  /** A free-text private message to a telegram identity (send_to_user; at most 4096 characters). */
+  sendToUser(externalId: string, text: string): Promise<CommandOutcome>;
 }
 
 /** Ack.result of refund_star_payment when the platform had already refunded the charge. */
@@ -76,5 +78,9 @@ export function gatewayBotCommands(baseUrl: string | readonly string[], token: s
     chatGate: (externalId, allow) => send({ payload: { case: 'chatGate', value: { externalId, allow } } }),
     refundStarPayment: (userId, platformChargeId) =>
       send({ payload: { case: 'refundStarPayment', value: { userId, platformPaymentChargeId: platformChargeId } } }),
+    sendToUser: (externalId, text) =>
+      send({
+        payload: { case: 'sendToUser', value: { recipient: { kind: connector.PlatformKind.TELEGRAM, externalId }, text } },
+      }),
   };
 }

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { lockAccountStatus, markAccountDeleted } from '../accounts/index.js';
 import type { DB } from '../db/index.js';
 import { forfeitGamesOf } from '../game/index.js';
+import { eraseCaseTextsOf } from '../helpdesk/index.js';
 import { DomainError } from '../rpc/index.js';
 
 /** What a soft delete did. */
@@ -26,6 +27,7 @@ export async function softDeleteAccount(db: Kysely<DB>, accountId: bigint, now: 
     if (row === undefined || row.status === 'deleted') throw new DomainError('caller_required', 'the caller account does not exist');
     const sessionsRevoked = await markAccountDeleted(trx, accountId, now);
     const forfeited = await forfeitGamesOf(trx, accountId, now);
+    await eraseCaseTextsOf(trx, accountId, now);
     return { sessionsRevoked, forfeited };
   });
 }

@@ -19,6 +19,7 @@ import * as m0104 from './0104_reconciliation_incomplete.js';
 import * as m0106 from './0106_product_texts.js';
 import * as m0107 from './0107_unmatched_order_id.js';
 import * as m0110 from './0110_order_refund_hold.js';
+import * as m0120 from './0120_support_cases.js';
 
 /**
  * Every migration, in order. Names sort lexically; a new migration appends a new entry and never
@@ -45,4 +46,5 @@ export const migrations: Record<string, Migration> = {
   '0106_product_texts': m0106,
   '0107_unmatched_order_id': m0107,
   '0110_order_refund_hold': m0110,
+  '0120_support_cases': m0120,
 };

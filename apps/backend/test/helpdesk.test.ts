@@ -1,0 +1,261 @@
+import { Code, type Client } from '@connectrpc/connect';
+import { backendApi, decodeTable, encodeTable, fb, gatewayApi } from '@wordgame/contracts';
+import { as, failure, startHarness, type Harness } from './support/harness.js';
+import { createProduct } from './support/wallet.js';
+import {
+  createOrder,
+  deliverInvoices,
+  forward,
+  preCheckout,
+  refund,
+  startBotCommandServer,
+  telegramAccount,
+  type BotCommandServer,
+} from './payments-support.js';
+
+const charges = async (intake: Client<typeof backendApi.BotIntakeService>, userId: bigint, limit = 0, language = 'en') => {
+  const res = await intake.listStarCharges({
+    body: encodeTable((b) =>
+      fb.StarChargesQuery.createStarChargesQuery(b, b.createString('telegram'), userId, limit, b.createString(language)),
+    ),
+  });
+  return decodeTable(
+    res.body,
+    (bb) => fb.StarChargeList.getRootAsStarChargeList(bb),
+    (t) =>
+      Array.from({ length: t.chargesLength() }, (_, i) => {
+        const c = t.charges(i);
+        return {
+          orderId: c?.orderId() ?? '',
+          chargeId: c?.platformPaymentChargeId() ?? '',
+          title: c?.productTitle() ?? '',
+          amount: c?.amount() ?? -1n,
+          paidUnix: c?.paidUnix() ?? 0n,
+          state: c?.state() ?? '',
+        };
+      }),
+  );
+};
+
+const openCase = async (
+  intake: Client<typeof backendApi.BotIntakeService>,
+  userId: bigint,
+  chargeId: string,
+  text: string,
+  language = 'en',
+) => {
+  const res = await intake.openSupportCase({
+    body: encodeTable((b) =>
+      fb.SupportCaseOpening.createSupportCaseOpening(
+        b,
+        b.createString('telegram'),
+        userId,
+        b.createString(chargeId),
+        b.createString(text),
+        b.createString(language),
+      ),
+    ),
+  });
+  return decodeTable(
+    res.body,
+    (bb) => fb.SupportCaseOpened.getRootAsSupportCaseOpened(bb),
+    (t) => t.caseId() ?? '',
+  );
+};
+
+/** A stars order of `pack` paid by `userId` with `chargeId`; answers the order id. */
+async function paidStarsOrder(
+  h: Harness,
+  intake: Client<typeof backendApi.BotIntakeService>,
+  accountId: bigint,
+  pack: bigint,
+  chargeId: string,
+  userId: bigint,
+): Promise<string> {
+  const order = await createOrder(h.client(backendApi.PaymentsService), accountId, 'telegram', pack, 'stars');
+  expect(await preCheckout(intake, order.orderId, 250n, 'XTR')).toEqual({ ok: true, reason: '' });
+  expect(await forward(intake, order.orderId, chargeId, 250n, userId)).toBe(true);
+  return order.orderId;
+}
+
+describe('support cases: the bot intake (ListStarCharges, OpenSupportCase) on PostgreSQL', () => {
+  let bot: BotCommandServer;
+  let h: Harness;
+  let intake: Client<typeof backendApi.BotIntakeService>;
+  let pack: bigint;
+
+  beforeAll(async () => {
+    bot = await startBotCommandServer();
+    h = await startHarness({
+      GATEWAY_INTERNAL_URL: bot.url,
+      REAPER_INTERVAL_MS: '0',
+      STAR_REFUND_INTERVAL_MS: '0',
+      SUPPORT_CASE_OPEN_CAP: '2',
+    });
+    intake = h.client(backendApi.BotIntakeService);
+    pack = await createProduct(h.client(backendApi.CatalogAdminService), {
+      title: '500 chips',
+      atoms: [['chips', 500n]],
+      prices: [['xtr', 250n]],
+    });
+    await h.database.db.insertInto('catalog_product_texts').values({ product_id: pack, locale: 'ru', title: '500 фишек' }).execute();
+  });
+  afterAll(async () => {
+    await h.stop();
+    await bot.stop();
+  });
+  beforeEach(() => {
+    bot.respond = deliverInvoices;
+  });
+
+  it("lists the user's own charges newest first: credited, refunded, and an unmatched payment being checked, titles in the language", async () => {
+    const account = await telegramAccount(h.database.db, '5001');
+    const first = await paidStarsOrder(h, intake, account, pack, 'charge-5001-a', 5001n);
+    const second = await paidStarsOrder(h, intake, account, pack, 'charge-5001-b', 5001n);
+    expect((await refund(h.client(backendApi.RefundService), first)).status).toBe('succeeded');
+    // A payment naming no order of ours: recorded as unmatched, its return not yet made.
+    expect(await forward(intake, 'not-an-order', 'charge-5001-c', 30n, 5001n)).toBe(false);
+    // Another user's charge is never listed.
+    const other = await telegramAccount(h.database.db, '5002');
+    await paidStarsOrder(h, intake, other, pack, 'charge-5002-a', 5002n);
+
+    const list = await charges(intake, 5001n);
+    expect(list.map((c) => [c.chargeId, c.state])).toEqual([
+      ['charge-5001-c', 'checking'],
+      ['charge-5001-b', 'credited'],
+      ['charge-5001-a', 'refunded'],
+    ]);
+    expect(list[1]).toMatchObject({ orderId: second, title: '500 chips', amount: 250n });
+    expect(list[1]?.paidUnix).toBeGreaterThan(0n);
+    expect((await charges(intake, 5001n, 1, 'ru')).map((c) => [c.chargeId, c.title])).toEqual([['charge-5001-c', '']]);
+    expect((await charges(intake, 5001n, 3, 'ru'))[1]?.title).toBe('500 фишек');
+    expect(await charges(intake, 5003n)).toEqual([]);
+  });
+
+  it('refuses a bad query as InvalidArgument', async () => {
+    expect(await failure(charges(intake, 0n))).toEqual({ code: Code.InvalidArgument, errorCode: 'invalid_support_case' });
+    expect(await failure(charges(intake, 5001n, 11))).toEqual({ code: Code.InvalidArgument, errorCode: 'invalid_support_case' });
+  });
+
+  it("opens a case about the user's own charge and stores the text as given; another user's or an unknown charge is InvalidArgument", async () => {
+    const account = await telegramAccount(h.database.db, '5101');
+    const orderId = await paidStarsOrder(h, intake, account, pack, 'charge-5101-a', 5101n);
+    await telegramAccount(h.database.db, '5102');
+    const text = '  I paid <script>alert("x")</script> & got nothing\nplease check  ';
+    const code = await openCase(intake, 5101n, 'charge-5101-a', text, 'ru');
+    expect(code).toMatch(/^C-[0-9A-Z]{6}$/);
+    const row = await h.database.db.selectFrom('support_cases').selectAll().where('code', '=', code).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({
+      platform: 'telegram',
+      platform_user_id: 5101n,
+      account_id: account,
+      platform_charge_id: 'charge-5101-a',
+      order_id: orderId,
+      language: 'ru',
+      text: text.trim(),
+      state: 'open',
+    });
+    const mine = await failure(openCase(intake, 5102n, 'charge-5101-a', 'not mine'));
+    expect(mine).toEqual({ code: Code.InvalidArgument, errorCode: 'invalid_support_case' });
+    expect(await failure(openCase(intake, 5101n, 'charge-nobody', 'unknown'))).toEqual({
+      code: Code.InvalidArgument,
+      errorCode: 'invalid_support_case',
+    });
+    // A case in general needs no charge nor even an account.
+    expect(await openCase(intake, 5199n, '', 'a question')).toMatch(/^C-/);
+  });
+
+  it.each([
+    ['empty after trimming', ' \n '],
+    ['too long', 'x'.repeat(1001)],
+    ['a control character', 'bell\u0007'],
+    ['a carriage return', 'line\r\nline'],
+  ])('refuses a text that is %s', async (_label, text) => {
+    expect(await failure(openCase(intake, 5201n, '', text))).toEqual({ code: Code.InvalidArgument, errorCode: 'invalid_support_case' });
+  });
+
+  it('takes 1000 characters (not bytes) and refuses a language other than en or ru', async () => {
+    expect(await openCase(intake, 5301n, '', 'я'.repeat(1000))).toMatch(/^C-/);
+    expect(await failure(openCase(intake, 5302n, '', 'hello', 'de'))).toEqual({
+      code: Code.InvalidArgument,
+      errorCode: 'invalid_support_case',
+    });
+  });
+
+  it('caps the open cases of one user (SUPPORT_CASE_OPEN_CAP=2), also when openings race', async () => {
+    const results = await Promise.allSettled([1, 2, 3, 4].map((i) => openCase(intake, 5401n, '', `race ${i}`)));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(2);
+    expect(await failure(openCase(intake, 5401n, '', 'one more'))).toEqual({
+      code: Code.ResourceExhausted,
+      errorCode: 'support_case_limit',
+    });
+    const open = await h.database.db.selectFrom('support_cases').select('id').where('platform_user_id', '=', 5401n).execute();
+    expect(open).toHaveLength(2);
+  });
+
+  it("erases the case texts and replies with the account's deletion, keeping the case, its history and the audit", async () => {
+    const account = await telegramAccount(h.database.db, '5501');
+    const code = await openCase(intake, 5501n, '', 'my e-mail is someone@example.com');
+    const kept = await openCase(intake, 5502n, '', 'another user');
+    const helpdesk = h.client(backendApi.HelpdeskService);
+    bot.respond = () => ({ outcome: gatewayApi.Outcome.DELIVERED });
+    await helpdesk.actOnSupportCase({
+      body: encodeTable((b) =>
+        fb.SupportCaseAction.createSupportCaseAction(
+          b,
+          b.createString(code),
+          b.createString('reply'),
+          b.createString('Dear someone@example.com'),
+        ),
+      ),
+    });
+    const social = h.client(backendApi.SocialService);
+    await social.deleteAccount({ body: encodeTable((b) => fb.AccountDeletion.createAccountDeletion(b)) }, as(account, 'direct;web'));
+    const erased = await h.database.db.selectFrom('support_cases').selectAll().where('code', '=', code).executeTakeFirstOrThrow();
+    expect(erased.text).toBe('');
+    expect(erased.erased_at).not.toBeNull();
+    const events = await h.database.db
+      .selectFrom('support_case_events')
+      .select(['kind', 'text'])
+      .where('case_id', '=', erased.id)
+      .orderBy('id')
+      .execute();
+    expect(events).toEqual([
+      { kind: 'opened', text: '' },
+      { kind: 'reply', text: '' },
+      { kind: 'erased', text: '' },
+    ]);
+    const audit = await h.database.db.selectFrom('operator_audit').select(['action', 'outcome']).where('target', '=', code).execute();
+    expect(audit).toEqual([{ action: 'support_reply', outcome: 'delivered' }]);
+    const other = await h.database.db.selectFrom('support_cases').select('text').where('code', '=', kept).executeTakeFirstOrThrow();
+    expect(other.text).toBe('another user');
+  });
+});
+
+describe('support cases: per-user rate limits of the bot intake', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({
+      REAPER_INTERVAL_MS: '0',
+      STAR_CHARGES_LIST_MAX: '3',
+      SUPPORT_CASE_OPEN_MAX: '2',
+      SUPPORT_CASE_OPEN_CAP: '10',
+    });
+  });
+  afterAll(() => h.stop());
+
+  it('ListStarCharges: 3 a minute per user, then ResourceExhausted (rate_limited); another user is not limited', async () => {
+    const intake = h.client(backendApi.BotIntakeService);
+    for (let i = 0; i < 3; i++) expect(await charges(intake, 6001n)).toEqual([]);
+    expect(await failure(charges(intake, 6001n))).toEqual({ code: Code.ResourceExhausted, errorCode: 'rate_limited' });
+    expect(await charges(intake, 6002n)).toEqual([]);
+  });
+
+  it('OpenSupportCase: 2 an hour per user, refused ones counted, then rate_limited', async () => {
+    const intake = h.client(backendApi.BotIntakeService);
+    expect(await openCase(intake, 6101n, '', 'first')).toMatch(/^C-/);
+    expect(await failure(openCase(intake, 6101n, 'charge-unknown', 'second, refused'))).toMatchObject({ code: Code.InvalidArgument });
+    expect(await failure(openCase(intake, 6101n, '', 'third'))).toEqual({ code: Code.ResourceExhausted, errorCode: 'rate_limited' });
+    expect(await openCase(intake, 6102n, '', 'someone else')).toMatch(/^C-/);
+  });
+});
