@@ -1,4 +1,5 @@
 import { Code, type Client } from '@connectrpc/connect';
+import { sql } from 'kysely';
 import { backendApi, decodeTable, encodeTable, fb, gatewayApi } from '@wordgame/contracts';
 import { as, failure, startHarness, type Harness } from './support/harness.js';
 import { createProduct } from './support/wallet.js';
@@ -257,5 +258,216 @@ describe('support cases: per-user rate limits of the bot intake', () => {
     expect(await failure(openCase(intake, 6101n, 'charge-unknown', 'second, refused'))).toMatchObject({ code: Code.InvalidArgument });
     expect(await failure(openCase(intake, 6101n, '', 'third'))).toEqual({ code: Code.ResourceExhausted, errorCode: 'rate_limited' });
     expect(await openCase(intake, 6102n, '', 'someone else')).toMatch(/^C-/);
+  });
+});
+
+const helpdeskList = async (helpdesk: Client<typeof backendApi.HelpdeskService>, headers?: Record<string, string>) => {
+  const res = await helpdesk.listSupportCases(
+    { body: encodeTable((b) => fb.SupportCaseQuery.createSupportCaseQuery(b, 0)) },
+    headers ? { headers } : {},
+  );
+  return decodeTable(
+    res.body,
+    (bb) => fb.SupportCaseList.getRootAsSupportCaseList(bb),
+    (t) => ({
+      total: t.openTotal(),
+      cases: Array.from({ length: t.casesLength() }, (_, i) => ({
+        code: t.cases(i)?.caseId() ?? '',
+        age: t.cases(i)?.ageSeconds() ?? -1n,
+      })),
+    }),
+  );
+};
+
+const helpdeskCase = async (helpdesk: Client<typeof backendApi.HelpdeskService>, code: string) => {
+  const res = await helpdesk.getSupportCase({
+    body: encodeTable((b) => fb.SupportCaseLookup.createSupportCaseLookup(b, b.createString(code))),
+  });
+  return decodeTable(
+    res.body,
+    (bb) => fb.SupportCaseDetail.getRootAsSupportCaseDetail(bb),
+    (t) => ({
+      state: t.summary()?.state() ?? '',
+      text: t.summary()?.text() ?? '',
+      refundOrderId: t.refundOrderId() ?? '',
+      evidence: Array.from({ length: t.evidenceLength() }, (_, i) => ({
+        kind: t.evidence(i)?.kind() ?? '',
+        summary: t.evidence(i)?.summary() ?? '',
+      })),
+      history: Array.from({ length: t.historyLength() }, (_, i) => ({
+        kind: t.history(i)?.kind() ?? '',
+        login: t.history(i)?.operatorLogin() ?? '',
+        text: t.history(i)?.text() ?? '',
+        outcome: t.history(i)?.outcome() ?? '',
+      })),
+    }),
+  );
+};
+
+const act = (
+  helpdesk: Client<typeof backendApi.HelpdeskService>,
+  code: string,
+  action: string,
+  text = '',
+  headers?: Record<string, string>,
+) =>
+  helpdesk
+    .actOnSupportCase(
+      {
+        body: encodeTable((b) =>
+          fb.SupportCaseAction.createSupportCaseAction(b, b.createString(code), b.createString(action), b.createString(text)),
+        ),
+      },
+      headers ? { headers } : {},
+    )
+    .then((res) =>
+      decodeTable(
+        res.body,
+        (bb) => fb.SupportCaseActionResult.getRootAsSupportCaseActionResult(bb),
+        (t) => ({ state: t.state() ?? '', outcome: t.outcome() ?? '' }),
+      ),
+    );
+
+describe('support cases: the console desk (HelpdeskService) and its metrics', () => {
+  let bot: BotCommandServer;
+  let h: Harness;
+  let intake: Client<typeof backendApi.BotIntakeService>;
+  let helpdesk: Client<typeof backendApi.HelpdeskService>;
+  let pack: bigint;
+  let viewerToken: string;
+
+  beforeAll(async () => {
+    bot = await startBotCommandServer();
+    h = await startHarness({ GATEWAY_INTERNAL_URL: bot.url, REAPER_INTERVAL_MS: '0', SUPPORT_CASE_MAX_WAIT_SECONDS: '3600' });
+    intake = h.client(backendApi.BotIntakeService);
+    helpdesk = h.client(backendApi.HelpdeskService);
+    pack = await createProduct(h.client(backendApi.CatalogAdminService), {
+      title: '500 chips',
+      atoms: [['chips', 500n]],
+      prices: [['xtr', 250n]],
+    });
+    const { upsertOperator } = await import('../src/operators/repository.js');
+    const { signIn } = await import('../src/operators/sessions.js');
+    await upsertOperator(h.database.db, 'desk-viewer', 'desk viewer password', ['viewer']);
+    viewerToken = (await signIn(h.database.db, 'desk-viewer', 'desk viewer password', 24, new Date())).token;
+  });
+  afterAll(async () => {
+    await h.stop();
+    await bot.stop();
+  });
+
+  it('lists open cases oldest first with their age, and shows a case with the evidence of its charge and order', async () => {
+    const account = await telegramAccount(h.database.db, '7001');
+    const orderId = await paidStarsOrder(h, intake, account, pack, 'charge-7001-a', 7001n);
+    const run = await h.database.db
+      .insertInto('reconciliation_runs')
+      .values({
+        trigger: 'cli',
+        window_from: new Date(0),
+        window_to: new Date(),
+        started_at: new Date(),
+        finished_at: new Date(),
+        outcome: 'mismatches',
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await h.database.db
+      .insertInto('reconciliation_mismatches')
+      .values({
+        run_id: run.id,
+        kind: 'amount_mismatch',
+        rail: 'stars',
+        provider: 'telegram_stars',
+        order_id: orderId,
+        payment_ref: 'charge-7001-a',
+      })
+      .execute();
+    const newer = await openCase(intake, 7001n, 'charge-7001-a', 'no chips <b>at all</b>');
+    const older = await openCase(intake, 7002n, '', 'general question');
+    await sql`update support_cases set opened_at = now() - interval '2 hours' where code = ${older}`.execute(h.database.db);
+
+    const list = await helpdeskList(helpdesk);
+    expect(list.cases.map((c) => c.code)).toEqual([older, newer]);
+    expect(list.total).toBe(2n);
+    expect(list.cases[0]?.age).toBeGreaterThanOrEqual(7_200n);
+
+    const detail = await helpdeskCase(helpdesk, newer);
+    expect(detail).toMatchObject({ state: 'open', text: 'no chips <b>at all</b>', refundOrderId: orderId });
+    const kinds = detail.evidence.map((e) => e.kind);
+    expect(kinds).toEqual(expect.arrayContaining(['order', 'order_event', 'ledger', 'charge', 'reconciliation']));
+    expect(detail.evidence.find((e) => e.kind === 'order')?.summary).toContain('state=paid');
+    expect(detail.evidence.find((e) => e.kind === 'ledger')?.summary).toContain('chips=500');
+    expect(detail.evidence.find((e) => e.kind === 'reconciliation')?.summary).toContain('finding=amount_mismatch');
+    expect(detail.history).toEqual([{ kind: 'opened', login: '', text: '', outcome: '' }]);
+  });
+
+  it('exports open cases by age bucket and the overdue count (older than SUPPORT_CASE_MAX_WAIT_SECONDS)', async () => {
+    const text = await (await fetch(h.metricsUrl)).text();
+    expect(text).toMatch(/^backend_support_cases_open\{age="lt_1h"\} 1$/m);
+    expect(text).toMatch(/^backend_support_cases_open\{age="1h_6h"\} 1$/m);
+    expect(text).toMatch(/^backend_support_cases_open\{age="ge_3d"\} 0$/m);
+    expect(text).toMatch(/^backend_support_cases_overdue 1$/m);
+  });
+
+  it('replies through the bot (send_to_user, headed by the case id), stores the reply on the case and audits it without the text', async () => {
+    const { cases } = await helpdeskList(helpdesk);
+    const code = cases[1]?.code ?? '';
+    bot.respond = () => ({ outcome: gatewayApi.Outcome.DELIVERED });
+    expect(await act(helpdesk, code, 'reply', '  We are checking your payment.  ')).toEqual({ state: 'open', outcome: 'delivered' });
+    const sent = bot.commands.at(-1);
+    expect(sent?.payload.case).toBe('sendToUser');
+    if (sent?.payload.case !== 'sendToUser') throw new Error('unreachable');
+    expect(sent.payload.value.recipient?.externalId).toBe('7001');
+    expect(sent.payload.value.text).toBe(`Support case ${code}:\nWe are checking your payment.`);
+    bot.respond = () => ({ outcome: gatewayApi.Outcome.NO_BOT });
+    expect(await act(helpdesk, code, 'reply', 'Second try')).toEqual({ state: 'open', outcome: 'not_delivered' });
+    const detail = await helpdeskCase(helpdesk, code);
+    expect(detail.history.slice(1)).toEqual([
+      { kind: 'reply', login: 'harness-operator', text: 'We are checking your payment.', outcome: 'delivered' },
+      { kind: 'reply', login: 'harness-operator', text: 'Second try', outcome: 'not_delivered' },
+    ]);
+    const audit = await h.database.db
+      .selectFrom('operator_audit')
+      .select(['action', 'outcome', 'detail'])
+      .where('target', '=', code)
+      .orderBy('id')
+      .execute();
+    expect(audit).toEqual([
+      { action: 'support_reply', outcome: 'delivered', detail: '' },
+      { action: 'support_reply', outcome: 'not_delivered', detail: '' },
+    ]);
+    expect(await failure(act(helpdesk, code, 'reply', 'ctl\u0000'))).toEqual({
+      code: Code.InvalidArgument,
+      errorCode: 'invalid_support_reply',
+    });
+  });
+
+  it('resolves once (audited); a resolved case takes no reply and leaves the open list', async () => {
+    const { cases } = await helpdeskList(helpdesk);
+    const code = cases[0]?.code ?? '';
+    expect(await act(helpdesk, code, 'resolve')).toEqual({ state: 'resolved', outcome: '' });
+    expect(await failure(act(helpdesk, code, 'resolve'))).toEqual({ code: Code.FailedPrecondition, errorCode: 'support_case_closed' });
+    expect(await failure(act(helpdesk, code, 'reply', 'late'))).toEqual({
+      code: Code.FailedPrecondition,
+      errorCode: 'support_case_closed',
+    });
+    expect((await helpdeskList(helpdesk)).cases.map((c) => c.code)).not.toContain(code);
+    expect((await helpdeskCase(helpdesk, code)).history.map((e) => e.kind)).toEqual(['opened', 'resolved']);
+    const audit = await h.database.db.selectFrom('operator_audit').select(['action', 'outcome']).where('target', '=', code).execute();
+    expect(audit).toEqual([{ action: 'support_resolve', outcome: 'resolved' }]);
+    expect(await failure(helpdeskCase(helpdesk, 'C-ZZZZZZ'))).toEqual({ code: Code.NotFound, errorCode: 'unknown_support_case' });
+  });
+
+  it('a viewer sees cases but may not reply or resolve (operator_forbidden, audited); no session is refused', async () => {
+    const viewer = { 'x-operator-session': viewerToken };
+    const { cases } = await helpdeskList(helpdesk, viewer);
+    const code = cases[0]?.code ?? '';
+    expect(await failure(act(helpdesk, code, 'resolve', '', viewer))).toEqual({
+      code: Code.PermissionDenied,
+      errorCode: 'operator_forbidden',
+    });
+    expect(await failure(h.bareClient(backendApi.HelpdeskService).listSupportCases({ body: new Uint8Array() }))).toMatchObject({
+      code: Code.Unauthenticated,
+    });
   });
 });
