@@ -19,6 +19,17 @@ export type LinkRejectionReason = (typeof LINK_REJECTION_REASONS)[number];
 export const LINK_END_REASONS = ['stream_closed', 'replaced', 'idle_timeout', 'shutdown'] as const;
 export type LinkEndReason = (typeof LINK_END_REASONS)[number];
 
+/** `botlink_support_calls_total{rpc}`: the bot-link's support RPCs (/paysupport). */
+export const SUPPORT_RPCS = ['list_star_charges', 'open_support_case'] as const;
+export type SupportRpc = (typeof SUPPORT_RPCS)[number];
+
+/**
+ * `botlink_support_calls_total{outcome}`: ok; invalid_argument (refused by the gateway or the
+ * backend); rate_limited (the per-user limit); case_limit (too many open cases); unavailable; error.
+ */
+export const SUPPORT_CALL_OUTCOMES = ['ok', 'invalid_argument', 'rate_limited', 'case_limit', 'unavailable', 'error'] as const;
+export type SupportCallOutcome = (typeof SUPPORT_CALL_OUTCOMES)[number];
+
 /** The bot-link's metrics; every label value comes from a closed set (no ids). */
 export interface BotlinkMetrics {
   platformErrors: Counter<'kind'>;
@@ -38,6 +49,7 @@ export interface BotlinkMetrics {
   linkRejections: Counter<'reason'>;
   linkEnds: Counter<'reason'>;
   pingTimeouts: Counter;
+  supportCalls: Counter<'rpc' | 'outcome'>;
 }
 
 /**
@@ -134,10 +146,17 @@ export function createBotlinkMetrics(registry: Registry): BotlinkMetrics {
       help: 'Bot-link HTTP/2 sessions destroyed because a ping went unanswered (half-open connection).',
       registers,
     }),
+    supportCalls: new Counter({
+      name: 'botlink_support_calls_total',
+      help: "The bot-link's support RPCs (ListStarCharges, OpenSupportCase) by rpc and outcome: ok, invalid_argument (refused by the gateway's input checks or the backend), rate_limited (the per-user limit: ResourceExhausted), case_limit (too many open cases), unavailable, error.",
+      labelNames: ['rpc', 'outcome'],
+      registers,
+    }),
   };
   for (const kind of PLATFORM_ERROR_KINDS) metrics.platformErrors.inc({ kind }, 0);
   for (const reason of LINK_REJECTION_REASONS) metrics.linkRejections.inc({ reason }, 0);
   for (const reason of LINK_END_REASONS) metrics.linkEnds.inc({ reason }, 0);
+  for (const rpc of SUPPORT_RPCS) for (const outcome of SUPPORT_CALL_OUTCOMES) metrics.supportCalls.inc({ rpc, outcome }, 0);
   metrics.connectedBots.set(0);
   metrics.updateOwners.set(0);
   metrics.deadLetters.inc(0);
