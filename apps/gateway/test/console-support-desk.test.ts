@@ -159,6 +159,11 @@ describe('console /_gm/support: open cases, evidence, reply through the bot, ref
 
   it('refuses a reply without the CSRF token or without the moderator role: nothing is sent or recorded', async () => {
     const before = sentToUser().length;
+    for (const action of ['reply', 'resolve'])
+      expect((await call(url(`/_gm/support/${caseCode}/${action}`), { method: 'POST', form: { _csrf: 'x', text: 'hi' } })).status).toBe(
+        401,
+      );
+    expect((await call(url(`/_gm/support/${caseCode}`))).status).toBe(303);
     const noToken = await call(url(`/_gm/support/${caseCode}/reply`), {
       method: 'POST',
       cookie: sessions['moderator'],

@@ -4,6 +4,7 @@ import pg from 'pg';
 import { Registry } from 'prom-client';
 import type { DB } from '../../../apps/backend/src/db/schema.js';
 import { createGameEventRejections } from '../../../apps/backend/src/game/nats-bus.js';
+import { registerSupportMetrics } from '../../../apps/backend/src/helpdesk/metrics.js';
 import { createBackendMetrics, registerStateCollector } from '../../../apps/backend/src/metrics/index.js';
 import { createBackendRegistry } from '../../../apps/backend/src/metrics/registry.js';
 import { reconciliationMetrics } from '../../../apps/backend/src/reconciliation/metrics.js';
@@ -65,6 +66,7 @@ async function backendMetrics(): Promise<ServiceMetrics> {
     createGameEventRejections(registry);
     registerStateCollector(registry, { db, pool, ready: () => Promise.resolve(true), logger });
     reconciliationMetrics(registry, db, logger);
+    registerSupportMetrics(registry, db, () => new Date(0), 86_400, logger);
     return {
       service: 'Backend',
       port: 'BACKEND_METRICS_PORT',
