@@ -187,7 +187,7 @@ describe('support cases: the bot intake (ListStarCharges, OpenSupportCase) on Po
     const results = await Promise.allSettled([1, 2, 3, 4].map((i) => openCase(intake, 5401n, '', `race ${i}`)));
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(2);
     expect(await failure(openCase(intake, 5401n, '', 'one more'))).toEqual({
-      code: Code.ResourceExhausted,
+      code: Code.FailedPrecondition,
       errorCode: 'support_case_limit',
     });
     const open = await h.database.db.selectFrom('support_cases').select('id').where('platform_user_id', '=', 5401n).execute();

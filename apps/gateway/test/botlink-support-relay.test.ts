@@ -131,7 +131,7 @@ describe('BotLink support RPCs (ListStarCharges, OpenSupportCase) proxied to the
     const listed = await failure(client.listStarCharges({ platformUserId: 429n }));
     expect([listed.code, listed.metadata.get('x-error-code')]).toEqual([Code.ResourceExhausted, 'rate_limited']);
     const capped = await failure(client.openSupportCase({ platformUserId: 430n, text: 'fourth case' }));
-    expect([capped.code, capped.metadata.get('x-error-code')]).toEqual([Code.ResourceExhausted, 'support_case_limit']);
+    expect([capped.code, capped.metadata.get('x-error-code')]).toEqual([Code.FailedPrecondition, 'support_case_limit']);
   });
 
   it('counts every call by rpc and outcome', async () => {

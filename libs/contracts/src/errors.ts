@@ -154,7 +154,7 @@ export const ERRORS = {
 
   // support cases (the bot's /paysupport and the console's support desk)
   invalid_support_case: spec(InvalidArgument, 400, 'service', 'the support case request is not valid'),
-  support_case_limit: spec(ResourceExhausted, 429, 'service', 'this user has too many open support cases; wait for an answer'),
+  support_case_limit: spec(FailedPrecondition, 409, 'service', 'this user has too many open support cases; wait for an answer'),
   unknown_support_case: spec(NotFound, 404, 'service', 'no such support case'),
   support_case_closed: spec(FailedPrecondition, 409, 'service', 'this support case is resolved already'),
   invalid_support_reply: spec(

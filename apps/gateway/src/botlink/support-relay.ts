@@ -31,7 +31,9 @@ function outcomeOf(err: ConnectError): SupportCallOutcome {
     case Code.InvalidArgument:
       return 'invalid_argument';
     case Code.ResourceExhausted:
-      return errorCodeOf(err) === 'support_case_limit' ? 'case_limit' : 'rate_limited';
+      return 'rate_limited';
+    case Code.FailedPrecondition:
+      return errorCodeOf(err) === 'support_case_limit' ? 'case_limit' : 'error';
     case Code.Unavailable:
       return 'unavailable';
     default:
@@ -41,13 +43,16 @@ function outcomeOf(err: ConnectError): SupportCallOutcome {
 
 /**
  * A backend refusal of the user's own doing passes through with its message and code name
- * (`x-error-code`): ResourceExhausted (`rate_limited` with its wait in the message, or
- * `support_case_limit`), so the bot can tell the user; everything else as every relay maps it.
+ * (`x-error-code`), so the bot can tell the user: ResourceExhausted (`rate_limited`, the wait in the
+ * message) and FailedPrecondition `support_case_limit`; everything else as every relay maps it.
  */
 function supportFailure(rpc: string, err: unknown, logger: Logger): ConnectError {
-  if (err instanceof ConnectError && err.code === Code.ResourceExhausted) {
+  const own =
+    err instanceof ConnectError &&
+    (err.code === Code.ResourceExhausted || (err.code === Code.FailedPrecondition && errorCodeOf(err) === 'support_case_limit'));
+  if (own) {
     const named = errorCodeOf(err);
-    return new ConnectError(err.rawMessage, Code.ResourceExhausted, named === undefined ? undefined : { [ERROR_CODE_HEADER]: named });
+    return new ConnectError(err.rawMessage, err.code, named === undefined ? undefined : { [ERROR_CODE_HEADER]: named });
   }
   const mapped = relayFailure(rpc, err, logger);
   if (mapped.code === Code.InvalidArgument && err instanceof ConnectError) {

@@ -25,7 +25,7 @@ export type SupportRpc = (typeof SUPPORT_RPCS)[number];
 
 /**
  * `botlink_support_calls_total{outcome}`: ok; invalid_argument (refused by the gateway or the
- * backend); rate_limited (the per-user limit); case_limit (too many open cases); unavailable; error.
+ * backend); rate_limited (the per-user limit); case_limit (too many open cases: FailedPrecondition); unavailable; error.
  */
 export const SUPPORT_CALL_OUTCOMES = ['ok', 'invalid_argument', 'rate_limited', 'case_limit', 'unavailable', 'error'] as const;
 export type SupportCallOutcome = (typeof SUPPORT_CALL_OUTCOMES)[number];
@@ -148,7 +148,7 @@ export function createBotlinkMetrics(registry: Registry): BotlinkMetrics {
     }),
     supportCalls: new Counter({
       name: 'botlink_support_calls_total',
-      help: "The bot-link's support RPCs (ListStarCharges, OpenSupportCase) by rpc and outcome: ok, invalid_argument (refused by the gateway's input checks or the backend), rate_limited (the per-user limit: ResourceExhausted), case_limit (too many open cases), unavailable, error.",
+      help: "The bot-link's support RPCs (ListStarCharges, OpenSupportCase) by rpc and outcome: ok, invalid_argument (refused by the gateway's input checks or the backend), rate_limited (the per-user limit: ResourceExhausted), case_limit (too many open cases: FailedPrecondition), unavailable, error.",
       labelNames: ['rpc', 'outcome'],
       registers,
     }),
