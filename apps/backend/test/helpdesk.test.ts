@@ -290,6 +290,12 @@ const helpdeskCase = async (helpdesk: Client<typeof backendApi.HelpdeskService>,
       state: t.summary()?.state() ?? '',
       text: t.summary()?.text() ?? '',
       refundOrderId: t.refundOrderId() ?? '',
+      audit: Array.from({ length: t.auditLength() }, (_, i) => ({
+        action: t.audit(i)?.kind() ?? '',
+        login: t.audit(i)?.operatorLogin() ?? '',
+        target: t.audit(i)?.text() ?? '',
+        outcome: t.audit(i)?.outcome() ?? '',
+      })),
       evidence: Array.from({ length: t.evidenceLength() }, (_, i) => ({
         kind: t.evidence(i)?.kind() ?? '',
         summary: t.evidence(i)?.summary() ?? '',
@@ -456,6 +462,20 @@ describe('support cases: the console desk (HelpdeskService) and its metrics', ()
     const audit = await h.database.db.selectFrom('operator_audit').select(['action', 'outcome']).where('target', '=', code).execute();
     expect(audit).toEqual([{ action: 'support_resolve', outcome: 'resolved' }]);
     expect(await failure(helpdeskCase(helpdesk, 'C-ZZZZZZ'))).toEqual({ code: Code.NotFound, errorCode: 'unknown_support_case' });
+  });
+
+  it("shows the operator audit of the case and of its order: a refund made through the console's refund flow appears with the replies", async () => {
+    const { cases } = await helpdeskList(helpdesk);
+    const code = cases.find((c) => c.code !== '')?.code ?? '';
+    const before = await helpdeskCase(helpdesk, code);
+    expect(before.audit.map((a) => a.action)).toEqual(['support_reply', 'support_reply']);
+    bot.respond = deliverInvoices;
+    await h.client(backendApi.ConsoleService).consoleRefund({
+      body: encodeTable((b) => fb.ConsoleRefund.createConsoleRefund(b, b.createString(before.refundOrderId))),
+    });
+    const after = await helpdeskCase(helpdesk, code);
+    expect(after.audit.at(-1)).toMatchObject({ action: 'refund', login: 'harness-operator', target: `order:${before.refundOrderId}` });
+    expect(after.evidence.filter((e) => e.kind === 'ledger').map((e) => /kind=(\w+)/.exec(e.summary)?.[1])).toEqual(['purchase', 'refund']);
   });
 
   it('a viewer sees cases but may not reply or resolve (operator_forbidden, audited); no session is refused', async () => {

@@ -223,6 +223,8 @@ describe('console /_gm/support: open cases, evidence, reply through the bot, ref
     const res = await call(url(`/_gm/support/${caseCode}/resolve`), { method: 'POST', cookie: sessions['moderator'], form });
     expect(res.status).toBe(200);
     expect(res.text).toContain('<td id="state">resolved</td>');
+    expect(res.text).toMatch(/<tr data-action="support_reply"><td>[^<]*<\/td><td>moderator@ops\.test<\/td>/);
+    expect(res.text).toMatch(/<tr data-action="support_resolve"><td>[^<]*<\/td><td>moderator@ops\.test<\/td>/);
     expect(res.text).not.toContain('id="reply"');
     expect((await call(url(`/_gm/support/${caseCode}/resolve`), { method: 'POST', cookie: sessions['moderator'], form })).status).toBe(409);
     expect(

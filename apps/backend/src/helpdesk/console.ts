@@ -8,7 +8,7 @@ import { audit } from '../operator-audit/index.js';
 import { requireRole } from '../operators/index.js';
 import { DomainError } from '../rpc/index.js';
 import type { Clock } from '../support/index.js';
-import { appendEvent, caseByCode, caseEvents, caseForUpdate, evidenceOf, markResolved, openCases, type CaseRow } from './store.js';
+import { appendEvent, auditOf, caseByCode, caseEvents, caseForUpdate, evidenceOf, markResolved, openCases, type CaseRow } from './store.js';
 
 /** What the support desk's console methods work with. */
 export interface HelpdeskConsoleDeps {
@@ -142,7 +142,11 @@ export function helpdeskService(deps: HelpdeskConsoleDeps): ServiceImpl<typeof b
       );
       const c = await caseByCode(db, code);
       if (c === undefined) throw new DomainError('unknown_support_case', 'no such support case');
-      const [evidence, history] = await Promise.all([evidenceOf(db, c.order_id, c.platform_charge_id), caseEvents(db, c.id)]);
+      const [evidence, history, audited] = await Promise.all([
+        evidenceOf(db, c.order_id, c.platform_charge_id),
+        caseEvents(db, c.id),
+        auditOf(db, c.code, c.order_id),
+      ]);
       const now = deps.now();
       return {
         body: encodeTable((b) => {
@@ -161,12 +165,24 @@ export function helpdeskService(deps: HelpdeskConsoleDeps): ServiceImpl<typeof b
               unix(h.at),
             ),
           );
+          const audit = audited.map((a) =>
+            fb.SupportCaseEntry.createSupportCaseEntry(
+              b,
+              b.createString(a.action),
+              a.operator_id ?? 0n,
+              b.createString(a.login ?? ''),
+              b.createString(a.target),
+              b.createString(a.outcome),
+              unix(a.at),
+            ),
+          );
           return fb.SupportCaseDetail.createSupportCaseDetail(
             b,
             summary,
             fb.SupportCaseDetail.createEvidenceVector(b, ev),
             fb.SupportCaseDetail.createHistoryVector(b, hist),
             b.createString(c.order_id ?? ''),
+            fb.SupportCaseDetail.createAuditVector(b, audit),
           );
         }),
       };

@@ -289,3 +289,26 @@ export async function openCaseAges(
   }
   return { buckets, overdue };
 }
+
+/** One operator audit row with its operator's login. */
+export interface AuditRow {
+  action: string;
+  operator_id: bigint | null;
+  login: string | null;
+  target: string;
+  outcome: string;
+  at: Date;
+}
+
+/** The operator audit of a case (target = its code) and of its order (target = order:<id>), oldest first. */
+export async function auditOf(db: Db, code: string, orderId: string | null): Promise<AuditRow[]> {
+  const targets = orderId === null ? [code] : [code, `order:${orderId}`];
+  return db
+    .selectFrom('operator_audit as a')
+    .leftJoin('operators as o', 'o.id', 'a.operator_id')
+    .select(['a.action', 'a.operator_id', 'o.login', 'a.target', 'a.outcome', 'a.at'])
+    .where('a.target', 'in', targets)
+    .orderBy('a.id')
+    .limit(200)
+    .execute();
+}

@@ -99,6 +99,7 @@ interface CaseDetail {
   evidence: Array<{ kind: string; atUnix: bigint; summary: string }>;
   history: Array<{ kind: string; login: string; text: string; outcome: string; atUnix: bigint }>;
   refundOrderId: string;
+  audit: Array<{ action: string; login: string; target: string; outcome: string; atUnix: bigint }>;
 }
 
 async function fetchCase(client: HelpdeskClient, operator: ConsoleOperator, code: string): Promise<CaseDetail> {
@@ -126,6 +127,16 @@ async function fetchCase(client: HelpdeskClient, operator: ConsoleOperator, code
         };
       }),
       refundOrderId: t.refundOrderId() ?? '',
+      audit: Array.from({ length: t.auditLength() }, (_, i) => {
+        const a = t.audit(i);
+        return {
+          action: a?.kind() ?? '',
+          login: a?.operatorLogin() ?? '',
+          target: a?.text() ?? '',
+          outcome: a?.outcome() ?? '',
+          atUnix: a?.atUnix() ?? 0n,
+        };
+      }),
     }),
   );
 }
@@ -174,6 +185,13 @@ ${refundLink}
 <h2>History</h2>
 <table id="history" class="fit"><tr><th>When</th><th>What</th><th>Operator</th><th>Outcome</th><th>Text</th></tr>
 ${d.history.map((h) => html`<tr data-kind="${h.kind}"><td>${utc(h.atUnix)}</td><td>${h.kind}</td><td>${h.login}</td><td>${h.outcome}</td><td><pre>${h.text}</pre></td></tr>`)}</table>
+<h2>Audit</h2>
+${
+  d.audit.length === 0
+    ? html`<p id="no-audit">No operator action on this case or its order yet.</p>`
+    : html`<table id="audit"><tr><th>When</th><th>Operator</th><th>Action</th><th>Target</th><th>Outcome</th></tr>
+${d.audit.map((a) => html`<tr data-action="${a.action}"><td>${utc(a.atUnix)}</td><td>${a.login}</td><td>${a.action}</td><td>${a.target}</td><td>${a.outcome}</td></tr>`)}</table>`
+}
 ${actions}`,
     operator,
   );

@@ -60,8 +60,22 @@ refundOrderId(optionalEncoding?:any):string|Uint8Array|null {
   return offset ? this.bb!.__string(this.bb_pos + offset, optionalEncoding) : null;
 }
 
+/**
+ * The operator audit of the case and of its order (e.g. a refund made through the refund flow),
+ * oldest first: kind = the audit action, text = its target.
+ */
+audit(index: number, obj?:SupportCaseEntry):SupportCaseEntry|null {
+  const offset = this.bb!.__offset(this.bb_pos, 12);
+  return offset ? (obj || new SupportCaseEntry()).__init(this.bb!.__indirect(this.bb!.__vector(this.bb_pos + offset) + index * 4), this.bb!) : null;
+}
+
+auditLength():number {
+  const offset = this.bb!.__offset(this.bb_pos, 12);
+  return offset ? this.bb!.__vector_len(this.bb_pos + offset) : 0;
+}
+
 static startSupportCaseDetail(builder:flatbuffers.Builder) {
-  builder.startObject(4);
+  builder.startObject(5);
 }
 
 static addSummary(builder:flatbuffers.Builder, summaryOffset:flatbuffers.Offset) {
@@ -104,17 +118,34 @@ static addRefundOrderId(builder:flatbuffers.Builder, refundOrderIdOffset:flatbuf
   builder.addFieldOffset(3, refundOrderIdOffset, 0);
 }
 
+static addAudit(builder:flatbuffers.Builder, auditOffset:flatbuffers.Offset) {
+  builder.addFieldOffset(4, auditOffset, 0);
+}
+
+static createAuditVector(builder:flatbuffers.Builder, data:flatbuffers.Offset[]):flatbuffers.Offset {
+  builder.startVector(4, data.length, 4);
+  for (let i = data.length - 1; i >= 0; i--) {
+    builder.addOffset(data[i]!);
+  }
+  return builder.endVector();
+}
+
+static startAuditVector(builder:flatbuffers.Builder, numElems:number) {
+  builder.startVector(4, numElems, 4);
+}
+
 static endSupportCaseDetail(builder:flatbuffers.Builder):flatbuffers.Offset {
   const offset = builder.endObject();
   return offset;
 }
 
-static createSupportCaseDetail(builder:flatbuffers.Builder, summaryOffset:flatbuffers.Offset, evidenceOffset:flatbuffers.Offset, historyOffset:flatbuffers.Offset, refundOrderIdOffset:flatbuffers.Offset):flatbuffers.Offset {
+static createSupportCaseDetail(builder:flatbuffers.Builder, summaryOffset:flatbuffers.Offset, evidenceOffset:flatbuffers.Offset, historyOffset:flatbuffers.Offset, refundOrderIdOffset:flatbuffers.Offset, auditOffset:flatbuffers.Offset):flatbuffers.Offset {
   SupportCaseDetail.startSupportCaseDetail(builder);
   SupportCaseDetail.addSummary(builder, summaryOffset);
   SupportCaseDetail.addEvidence(builder, evidenceOffset);
   SupportCaseDetail.addHistory(builder, historyOffset);
   SupportCaseDetail.addRefundOrderId(builder, refundOrderIdOffset);
+  SupportCaseDetail.addAudit(builder, auditOffset);
   return SupportCaseDetail.endSupportCaseDetail(builder);
 }
 }
