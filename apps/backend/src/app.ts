@@ -22,6 +22,7 @@ import {
 } from './payments/index.js';
 import { createLimits, type LimitSettings, type Limits } from './limits/index.js';
 import { consoleService } from './console/index.js';
+import { helpdeskService, registerSupportMetrics, supportIntakeMethods } from './helpdesk/index.js';
 import { chatGateOver } from './botcommands/index.js';
 import { createLapseLoop, type LapseLoop } from './moderation/index.js';
 import { mailerFor, type Mailer } from './mail/index.js';
@@ -83,6 +84,7 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
   let metricsListener: MetricsListener | undefined;
   let unregisterState: (() => void) | undefined;
   let unregisterForgets: (() => void) | undefined;
+  let unregisterSupport: (() => void) | undefined;
   let reconciler: Reconciler | undefined;
   const clock = options.now ?? systemClock;
   const startedAt = clock().getTime();
@@ -144,7 +146,21 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
             service: backendApi.CatalogAdminService,
             impl: catalogAdminService(db.db, logger, clock, cardPriceCurrencies(payments.card?.shops)),
           },
-          { service: backendApi.BotIntakeService, impl: { ...chatEligibilityMethods(db.db, clock), ...starsIntakeMethods(payments) } },
+          {
+            service: backendApi.BotIntakeService,
+            impl: {
+              ...chatEligibilityMethods(db.db, clock),
+              ...starsIntakeMethods(payments),
+              ...supportIntakeMethods({
+                db: db.db,
+                logger,
+                now: clock,
+                chargesLimit: limits.starChargesList,
+                openLimit: limits.supportCaseOpen,
+                openCap: config.SUPPORT_CASE_OPEN_CAP,
+              }),
+            },
+          },
           { service: backendApi.PaymentsService, impl: paymentsService(payments, limits.orderCreate) },
           { service: backendApi.NotificationService, impl: notificationService(payments) },
           { service: backendApi.RefundService, impl: refundService(payments) },
@@ -164,6 +180,10 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
               signInLimit: limits.operatorSignIn,
             }),
           },
+          {
+            service: backendApi.HelpdeskService,
+            impl: helpdeskService({ db: db.db, logger, now: clock, sendToUser: (to, text) => payments.bot.sendToUser(to, text) }),
+          },
         ],
         metrics.rpc,
       );
@@ -174,6 +194,7 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
         ready: async () => !draining && (await check()).status === 'ok',
         logger,
       });
+      unregisterSupport = registerSupportMetrics(metrics.registry, db.db, clock, config.SUPPORT_CASE_MAX_WAIT_SECONDS, logger);
       const caps = listenerCaps(config);
       metricsListener = await listenMetrics(
         config.BACKEND_METRICS_HOST,
@@ -269,6 +290,8 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
       unregisterState = undefined;
       unregisterForgets?.();
       unregisterForgets = undefined;
+      unregisterSupport?.();
+      unregisterSupport = undefined;
       await step('database', () => within(STOP_CLOSE_RESERVE_MS / 2, database?.close(), 'database close', logger));
       listener = undefined;
       database = undefined;
@@ -314,6 +337,8 @@ function limitSettings(config: BackendConfig): LimitSettings {
     confirmationMailAddressMax: config.CONFIRMATION_MAIL_ADDRESS_MAX,
     confirmationMailRecipientMax: config.CONFIRMATION_MAIL_RECIPIENT_MAX,
     confirmationMailRecipientWindowHours: config.CONFIRMATION_MAIL_RECIPIENT_WINDOW_HOURS,
+    starChargesListMax: config.STAR_CHARGES_LIST_MAX,
+    supportCaseOpenMax: config.SUPPORT_CASE_OPEN_MAX,
   };
 }
 

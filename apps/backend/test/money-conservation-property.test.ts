@@ -78,6 +78,7 @@ describe('money conservation: random interleavings of both rails on PostgreSQL',
       chatGate: () => Promise.resolve({ status: 'no_bot' }),
       refundStarPayment: (user, charge) => Promise.resolve(platform.refund(user, charge)),
       forgetUser: () => Promise.resolve({ status: 'no_bot' }),
+      sendToUser: () => Promise.resolve({ status: 'no_bot' }),
     };
     deps = { ...paymentDeps(config, pg.db, createLogger('money-property', 'silent')), bot, now: () => new Date(clock) };
     reaper = createReaper(deps, { intervalMs: 0, recheckBatch: 200, recheckConcurrency: 8 });

@@ -23,6 +23,7 @@ const noBot: BotCommands = {
   chatGate: () => Promise.resolve({ status: 'no_bot' }),
   refundStarPayment: () => Promise.resolve({ status: 'no_bot' }),
   forgetUser: () => Promise.resolve({ status: 'no_bot' }),
+  sendToUser: () => Promise.resolve({ status: 'no_bot' }),
 };
 
 type Action =

@@ -10,3 +10,4 @@ export * from './gen/proto/backend/v1/game_pb.js';
 export * from './gen/proto/backend/v1/social_pb.js';
 export * from './gen/proto/backend/v1/reconciliation_pb.js';
 export * from './gen/proto/backend/v1/privacy_pb.js';
+export * from './gen/proto/backend/v1/helpdesk_pb.js';

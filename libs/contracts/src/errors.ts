@@ -152,6 +152,18 @@ export const ERRORS = {
   action_in_progress: spec(Aborted, 409, 'service', 'another action on this mismatch is under way; reload the report to see its outcome'),
   action_not_allowed: spec(FailedPrecondition, 409, 'service', 'this action does not apply to this mismatch'),
   action_failed: spec(Unavailable, 503, 'service', 'the action could not be completed; nothing was recorded, press again'),
+
+  // support cases (the bot's /paysupport and the console's support desk)
+  invalid_support_case: spec(InvalidArgument, 400, 'service', 'the support case request is not valid'),
+  support_case_limit: spec(FailedPrecondition, 409, 'service', 'this user has too many open support cases; wait for an answer'),
+  unknown_support_case: spec(NotFound, 404, 'service', 'no such support case'),
+  support_case_closed: spec(FailedPrecondition, 409, 'service', 'this support case is resolved already'),
+  invalid_support_reply: spec(
+    InvalidArgument,
+    400,
+    'service',
+    'a reply is 1-1000 characters without control characters other than newlines',
+  ),
 } as const satisfies Record<string, ErrorSpec>;
 
 /** Every registry code. */

@@ -28,3 +28,12 @@ export {
   type DomainErrorCode,
   type RestErrorCode,
 } from './errors.js';
+export {
+  isChargeIdShape,
+  isSupportLanguage,
+  STAR_CHARGES_DEFAULT,
+  STAR_CHARGES_MAX,
+  SUPPORT_LANGUAGES,
+  SUPPORT_TEXT_MAX,
+  supportTextProblem,
+} from './support-case.js';

@@ -106,6 +106,7 @@ describe('money conservation with the bot outbox: backend unreachable while paym
       chatGate: () => Promise.resolve({ status: 'no_bot' }),
       refundStarPayment: (user, charge) => Promise.resolve(platform.refund(user, charge)),
       forgetUser: () => Promise.resolve({ status: 'no_bot' }),
+      sendToUser: () => Promise.resolve({ status: 'no_bot' }),
     };
     deps = paymentDeps(config, pg.db, log, { bot, now: () => new Date(clock) });
     refunder = createStarRefunder(deps, { intervalMs: 0, retryMaxMs: 60_000 });

@@ -172,6 +172,7 @@ describe('one order, one story: credits and refunds of one order on both rails n
       notify: () => Promise.resolve({ status: 'no_bot' }),
       chatGate: () => Promise.resolve({ status: 'no_bot' }),
       forgetUser: () => Promise.resolve({ status: 'no_bot' }),
+      sendToUser: () => Promise.resolve({ status: 'no_bot' }),
       async refundStarPayment(user, charge) {
         stats.calls += 1;
         const unmatched = await db

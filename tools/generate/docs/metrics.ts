@@ -4,6 +4,7 @@ import pg from 'pg';
 import { Registry } from 'prom-client';
 import type { DB } from '../../../apps/backend/src/db/schema.js';
 import { createGameEventRejections } from '../../../apps/backend/src/game/nats-bus.js';
+import { registerSupportMetrics } from '../../../apps/backend/src/helpdesk/metrics.js';
 import { createBackendMetrics, registerStateCollector } from '../../../apps/backend/src/metrics/index.js';
 import { createBackendRegistry } from '../../../apps/backend/src/metrics/registry.js';
 import { registerForgetGauges } from '../../../apps/backend/src/privacy/metrics.js';
@@ -67,6 +68,7 @@ async function backendMetrics(): Promise<ServiceMetrics> {
     registerStateCollector(registry, { db, pool, ready: () => Promise.resolve(true), logger });
     reconciliationMetrics(registry, db, logger);
     registerForgetGauges(registry, db, () => new Date(), logger);
+    registerSupportMetrics(registry, db, () => new Date(0), 86_400, logger);
     return {
       service: 'Backend',
       port: 'BACKEND_METRICS_PORT',

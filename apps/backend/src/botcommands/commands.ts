@@ -41,6 +41,8 @@ export interface BotCommands {
    * entry, chat-gate retries, parked updates). Delivered once erased; idempotent.
    */
   forgetUser(userId: bigint): Promise<CommandOutcome>;
+  /** A free-text private message to a telegram identity (send_to_user; at most 4096 characters). */
+  sendToUser(externalId: string, text: string): Promise<CommandOutcome>;
 }
 
 /** Ack.result of refund_star_payment when the platform had already refunded the charge. */
@@ -82,5 +84,9 @@ export function gatewayBotCommands(baseUrl: string | readonly string[], token: s
     refundStarPayment: (userId, platformChargeId) =>
       send({ payload: { case: 'refundStarPayment', value: { userId, platformPaymentChargeId: platformChargeId } } }),
     forgetUser: (userId) => send({ payload: { case: 'forgetUser', value: { userId } } }),
+    sendToUser: (externalId, text) =>
+      send({
+        payload: { case: 'sendToUser', value: { recipient: { kind: connector.PlatformKind.TELEGRAM, externalId }, text } },
+      }),
   };
 }

@@ -240,6 +240,22 @@ export const backendConfigSchema = z
     CONFIRMATION_MAIL_RECIPIENT_WINDOW_HOURS: env
       .int(24, 1, 168)
       .describe('Window of the per-recipient confirmation-mail counter, in hours (default a day, at most a week).'),
+    STAR_CHARGES_LIST_MAX: env
+      .int(20, 1, 1_000_000)
+      .describe("The bot's ListStarCharges (/paysupport) per platform user per minute; the next is rate_limited (ResourceExhausted)."),
+    SUPPORT_CASE_OPEN_MAX: env
+      .int(5, 1, 1_000_000)
+      .describe(
+        "The bot's OpenSupportCase per platform user per hour, refused ones included; the next is rate_limited (ResourceExhausted).",
+      ),
+    SUPPORT_CASE_OPEN_CAP: env
+      .int(3, 1, 100)
+      .describe('Open support cases one platform user may have at once; another is support_case_limit until an operator resolves one.'),
+    SUPPORT_CASE_MAX_WAIT_SECONDS: env
+      .int(86_400, 60, 30 * 86_400)
+      .describe(
+        'How long an open support case may wait for an operator, in seconds: older ones count in backend_support_cases_overdue (alert SupportCaseWaiting).',
+      ),
   })
   .superRefine((c, ctx) => {
     if (c.BACKEND_DRAIN_DELAY_MS + MIN_INFLIGHT_GRACE_MS + STOP_CLOSE_RESERVE_MS > c.BACKEND_STOP_GRACE_MS) {

@@ -20,6 +20,8 @@ export interface LimitSettings {
   confirmationMailAddressMax: number;
   confirmationMailRecipientMax: number;
   confirmationMailRecipientWindowHours: number;
+  starChargesListMax: number;
+  supportCaseOpenMax: number;
 }
 
 /** Every rate limit of the backend: the one place that decides how often a caller may try. */
@@ -40,6 +42,10 @@ export interface Limits {
    * does not reset it.
    */
   confirmationRecipient: KeyQuota;
+  /** The bot's ListStarCharges per platform user, per minute (keyed by platform and user id). */
+  starChargesList: KeyQuota;
+  /** The bot's OpenSupportCase per platform user, per hour, refused or not (keyed by platform and user id). */
+  supportCaseOpen: KeyQuota;
 }
 
 const HOUR = 3_600;
@@ -70,5 +76,7 @@ export function createLimits(settings: LimitSettings, store: CounterStore): Limi
     confirmationRecipient: keyQuotaOver(
       make('mail_to', settings.confirmationMailRecipientMax, settings.confirmationMailRecipientWindowHours * HOUR),
     ),
+    starChargesList: keyQuotaOver(make('charges_user', settings.starChargesListMax, 60)),
+    supportCaseOpen: keyQuotaOver(make('case_user', settings.supportCaseOpenMax, HOUR)),
   };
 }

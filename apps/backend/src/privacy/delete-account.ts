@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { lockAccountStatus, markAccountDeleted, type PlatformKind } from '../accounts/index.js';
 import type { DB } from '../db/index.js';
 import { forfeitGamesOf, loadGame, type GameDeps } from '../game/index.js';
+import { eraseCaseTextsOf } from '../helpdesk/index.js';
 import { audit } from '../operator-audit/index.js';
 import type { Mailer } from '../mail/index.js';
 import { erasePayerIds } from '../payments/index.js';
@@ -65,6 +66,7 @@ export async function softDeleteAccount(
     );
     await queueForgets(trx, telegramIds.map(BigInt), now);
     const forfeited = await forfeitGamesOf(trx, accountId, now);
+    await eraseCaseTextsOf(trx, accountId, now);
     if (by.kind === 'operator')
       await audit(trx, {
         operatorId: by.operatorId,

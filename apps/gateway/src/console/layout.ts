@@ -8,7 +8,7 @@ header a{color:#fff}header form{margin-left:auto}main{padding:16px}
 table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ccc;padding:3px 6px;text-align:left}
 td.num{text-align:right;font-variant-numeric:tabular-nums}.error{color:#b00020}.debt{color:#b00020;font-weight:600}.notice{background:#e8f5e9;padding:6px}
 fieldset{margin:8px 0}label{margin-right:12px}
-table.fit{width:100%}table.fit td{overflow-wrap:anywhere}form.act{display:inline-block;margin:1px}`);
+table.fit{width:100%}table.fit td{overflow-wrap:anywhere}pre{white-space:pre-wrap;overflow-wrap:anywhere;margin:0}form.act{display:inline-block;margin:1px}`);
 
 /** Headers every console response carries: no caching, no framing, no scripts, no sniffing. */
 export function consoleHeaders(res: Response): void {
@@ -30,7 +30,7 @@ export function csrfField(operator: ConsoleOperator): SafeHtml {
 /** A whole page: navigation by the operator's roles, a sign-out form, and the body. */
 export function page(title: string, body: SafeHtml, operator?: ConsoleOperator): SafeHtml {
   const nav = operator
-    ? html`<nav>${operator.roles.includes('viewer') ? html`<a href="/_gm/ledger">Ledger</a> <a href="/_gm/unmatched">Unmatched</a> <a href="/_gm/reconciliation">Reconciliation</a> ` : ''}${operator.roles.includes('catalog_editor') ? html`<a href="/_gm/catalog">Catalog</a> ` : ''}${operator.roles.includes('moderator') ? html`<a href="/_gm/users">Users</a>` : ''}</nav>
+    ? html`<nav>${operator.roles.includes('viewer') ? html`<a href="/_gm/ledger">Ledger</a> <a href="/_gm/unmatched">Unmatched</a> <a href="/_gm/reconciliation">Reconciliation</a> <a href="/_gm/support">Support</a> ` : ''}${operator.roles.includes('catalog_editor') ? html`<a href="/_gm/catalog">Catalog</a> ` : ''}${operator.roles.includes('moderator') ? html`<a href="/_gm/users">Users</a>` : ''}</nav>
 <form method="post" action="/_gm/logout">${csrfField(operator)}<span>${operator.login}</span> <button type="submit">Sign out</button></form>`
     : '';
   return html`<!doctype html>

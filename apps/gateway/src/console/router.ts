@@ -9,6 +9,7 @@ import { loginAction, loginPage, logoutAction } from './pages/login.js';
 import { reconciliationAct, reconciliationConfirm, reconciliationPage, createReconciliationClient } from './pages/reconciliation.js';
 import { createPrivacyClient, userDeleteAction, userDeleteConfirm, userExport } from './pages/privacy.js';
 import { refundAction, refundConfirm } from './pages/refund.js';
+import { createHelpdeskClient, supportAct, supportCase, supportList } from './pages/support.js';
 import { unmatchedPage } from './pages/unmatched.js';
 import { userDetail, userModerate, usersSearch } from './pages/users.js';
 import { guard } from './session.js';
@@ -49,6 +50,7 @@ export function createConsoleRouter(options: ConsoleOptions): Router {
   const client = createConsoleClient(options.backendUrl, options.backendToken);
   const reconciliation = createReconciliationClient(options.backendUrl, options.backendToken);
   const privacy = createPrivacyClient(options.backendUrl, options.backendToken);
+  const helpdesk = createHelpdeskClient(options.backendUrl, options.backendToken);
   const form = express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 100 });
   const secure = options.secureCookie;
   const router = Router();
@@ -62,6 +64,7 @@ export function createConsoleRouter(options: ConsoleOptions): Router {
       roles.includes('viewer') ? html`<li><a href="/_gm/ledger">Ledger</a></li>` : '',
       roles.includes('viewer') ? html`<li><a href="/_gm/unmatched">Unmatched stars payments</a></li>` : '',
       roles.includes('viewer') ? html`<li><a href="/_gm/reconciliation">Provider reconciliation</a></li>` : '',
+      roles.includes('viewer') ? html`<li><a href="/_gm/support">Support cases</a></li>` : '',
       roles.includes('catalog_editor') ? html`<li><a href="/_gm/catalog">Catalog</a></li>` : '',
       roles.includes('moderator') ? html`<li><a href="/_gm/users">Users</a></li>` : '',
     ];
@@ -77,6 +80,11 @@ export function createConsoleRouter(options: ConsoleOptions): Router {
   router.get('/reconciliation', guard(client, 'viewer'), safe(reconciliationPage(reconciliation)));
   router.get('/reconciliation/act', guard(client, 'refunder'), safe(reconciliationConfirm(reconciliation)));
   router.post('/reconciliation/act', form, guard(client, 'refunder'), safe(reconciliationAct(reconciliation)));
+
+  router.get('/support', guard(client, 'viewer'), safe(supportList(helpdesk)));
+  router.get('/support/:id', guard(client, 'viewer'), safe(supportCase(helpdesk)));
+  router.post('/support/:id/reply', form, guard(client, 'moderator'), safe(supportAct(helpdesk, 'reply')));
+  router.post('/support/:id/resolve', form, guard(client, 'moderator'), safe(supportAct(helpdesk, 'resolve')));
 
   router.get('/catalog', guard(client, 'catalog_editor'), safe(catalogList(client)));
   router.get('/catalog/new', guard(client, 'catalog_editor'), safe(catalogEdit(client)));

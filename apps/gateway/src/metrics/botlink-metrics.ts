@@ -26,6 +26,16 @@ export type ChatInputLabel = (typeof CHAT_INPUTS)[number];
 /** `bot_chat_commands_total{outcome}`. */
 export const CHAT_OUTCOMES = ['answered', 'invalid', 'unavailable', 'rate_limited', 'failed'] as const;
 export type ChatOutcomeLabel = (typeof CHAT_OUTCOMES)[number];
+/** `botlink_support_calls_total{rpc}`: the bot-link's support RPCs (/paysupport). */
+export const SUPPORT_RPCS = ['list_star_charges', 'open_support_case'] as const;
+export type SupportRpc = (typeof SUPPORT_RPCS)[number];
+
+/**
+ * `botlink_support_calls_total{outcome}`: ok; invalid_argument (refused by the gateway or the
+ * backend); rate_limited (the per-user limit); case_limit (too many open cases: FailedPrecondition); unavailable; error.
+ */
+export const SUPPORT_CALL_OUTCOMES = ['ok', 'invalid_argument', 'rate_limited', 'case_limit', 'unavailable', 'error'] as const;
+export type SupportCallOutcome = (typeof SUPPORT_CALL_OUTCOMES)[number];
 
 /** The bot-link's metrics; every label value comes from a closed set (no ids). */
 export interface BotlinkMetrics {
@@ -48,6 +58,7 @@ export interface BotlinkMetrics {
   linkRejections: Counter<'reason'>;
   linkEnds: Counter<'reason'>;
   pingTimeouts: Counter;
+  supportCalls: Counter<'rpc' | 'outcome'>;
 }
 
 /**
@@ -155,12 +166,19 @@ export function createBotlinkMetrics(registry: Registry): BotlinkMetrics {
       help: 'Bot-link HTTP/2 sessions destroyed because a ping went unanswered (half-open connection).',
       registers,
     }),
+    supportCalls: new Counter({
+      name: 'botlink_support_calls_total',
+      help: "The bot-link's support RPCs (ListStarCharges, OpenSupportCase) by rpc and outcome: ok, invalid_argument (refused by the gateway's input checks or the backend), rate_limited (the per-user limit: ResourceExhausted), case_limit (too many open cases: FailedPrecondition), unavailable, error.",
+      labelNames: ['rpc', 'outcome'],
+      registers,
+    }),
   };
   for (const kind of PLATFORM_ERROR_KINDS) metrics.platformErrors.inc({ kind }, 0);
   for (const reason of LINK_REJECTION_REASONS) metrics.linkRejections.inc({ reason }, 0);
   for (const reason of LINK_END_REASONS) metrics.linkEnds.inc({ reason }, 0);
   for (const input of CHAT_INPUTS) for (const outcome of CHAT_OUTCOMES) metrics.chatCommands.inc({ input, outcome }, 0);
   metrics.chatCommandsRateLimited.inc(0);
+  for (const rpc of SUPPORT_RPCS) for (const outcome of SUPPORT_CALL_OUTCOMES) metrics.supportCalls.inc({ rpc, outcome }, 0);
   metrics.connectedBots.set(0);
   metrics.updateOwners.set(0);
   metrics.deadLetters.inc(0);

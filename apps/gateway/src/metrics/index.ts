@@ -11,6 +11,8 @@ export {
   type ChatOutcomeLabel,
   type CommandOutcomeLabel,
   type LinkEndReason,
+  type SupportCallOutcome,
+  type SupportRpc,
 } from './botlink-metrics.js';
 export { createClusterMetrics, type ClusterMetrics, type ClusterRejection } from './cluster-metrics.js';
 export { createInternalMetrics } from './internal-metrics.js';

@@ -21,6 +21,7 @@ import * as m0107 from './0107_unmatched_order_id.js';
 import * as m0110 from './0110_order_refund_hold.js';
 import * as m0135 from './0135_order_receipts.js';
 import * as m0130 from './0130_bot_forgets.js';
+import * as m0120 from './0120_support_cases.js';
 
 /**
  * Every migration, in order. Names sort lexically; a new migration appends a new entry and never
@@ -47,6 +48,7 @@ export const migrations: Record<string, Migration> = {
   '0106_product_texts': m0106,
   '0107_unmatched_order_id': m0107,
   '0110_order_refund_hold': m0110,
+  '0120_support_cases': m0120,
   '0130_bot_forgets': m0130,
   '0135_order_receipts': m0135,
 };
