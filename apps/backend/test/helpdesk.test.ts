@@ -99,7 +99,12 @@ describe('support cases: the bot intake (ListStarCharges, OpenSupportCase) on Po
       atoms: [['chips', 500n]],
       prices: [['xtr', 250n]],
     });
-    await h.database.db.insertInto('catalog_product_texts').values({ product_id: pack, locale: 'ru', title: '500 фишек' }).execute();
+    await h.database.db
+      .updateTable('catalog_product_texts')
+      .set({ title: '500 фишек' })
+      .where('product_id', '=', pack)
+      .where('locale', '=', 'ru')
+      .execute();
   });
   afterAll(async () => {
     await h.stop();

@@ -43,6 +43,7 @@ describe('players’ data: deletion erases it everywhere, export returns it (Pos
   let accounts: Client<typeof backendApi.AccountService>;
   let social: Client<typeof backendApi.SocialService>;
   let privacy: Client<typeof backendApi.PrivacyService>;
+  let intake: Client<typeof backendApi.BotIntakeService>;
   let botDown = true;
 
   beforeAll(async () => {
@@ -57,6 +58,7 @@ describe('players’ data: deletion erases it everywhere, export returns it (Pos
     accounts = h.client(backendApi.AccountService);
     social = h.client(backendApi.SocialService);
     privacy = h.client(backendApi.PrivacyService);
+    intake = h.client(backendApi.BotIntakeService);
   });
   afterAll(async () => {
     await h.stop();
@@ -64,6 +66,20 @@ describe('players’ data: deletion erases it everywhere, export returns it (Pos
   });
 
   const db = () => h.database.db;
+  /** Opens a support case in general from the bot for `userId`, with `text`. */
+  const openCase = async (userId: number, text: string) =>
+    intake.openSupportCase({
+      body: encodeTable((b) =>
+        fb.SupportCaseOpening.createSupportCaseOpening(
+          b,
+          b.createString('telegram'),
+          BigInt(userId),
+          b.createString(''),
+          b.createString(text),
+          b.createString('en'),
+        ),
+      ),
+    });
   const openTelegram = async (userId: number) =>
     grantOf((await accounts.openTelegramSession({ body: telegramBody(telegramInitData(TELEGRAM_BOT_TOKEN, userId)) })).body);
 
@@ -132,7 +148,9 @@ describe('players’ data: deletion erases it everywhere, export returns it (Pos
 
   it('a deletion leaves no name, e-mail, password hash or platform id in any table or the mailbox; money rows stay under the account id; the bot is told once it is back', async () => {
     const player = await fullPlayer(TELEGRAM_ID, NAME, EMAIL);
-    for (const marker of [NAME, EMAIL, PASSWORD_HASH, String(TELEGRAM_ID)]) expect(await rowsHolding(marker)).not.toEqual([]);
+    const CASE_TEXT = 'my stars went missing, Zanzibar speaking';
+    await openCase(TELEGRAM_ID, CASE_TEXT);
+    for (const marker of [NAME, EMAIL, PASSWORD_HASH, String(TELEGRAM_ID), CASE_TEXT]) expect(await rowsHolding(marker)).not.toEqual([]);
     expect(await mailsTo(EMAIL)).toHaveLength(1);
     const ledgerBefore = await db()
       .selectFrom('ledger_operations')
@@ -162,7 +180,10 @@ describe('players’ data: deletion erases it everywhere, export returns it (Pos
     botDown = false;
     await eventually(async () => (await db().selectFrom('bot_forgets').select('id').execute()).length === 0);
 
-    for (const marker of [NAME, EMAIL, PASSWORD_HASH, String(TELEGRAM_ID)]) expect(await rowsHolding(marker)).toEqual([]);
+    for (const marker of [NAME, EMAIL, PASSWORD_HASH, String(TELEGRAM_ID), CASE_TEXT]) expect(await rowsHolding(marker)).toEqual([]);
+    expect(await db().selectFrom('support_cases').select(['text', 'platform_user_id']).execute()).toEqual([
+      { text: '', platform_user_id: 0n },
+    ]);
     expect(await mailsTo(EMAIL)).toEqual([]);
     const metrics = await scrape();
     expect(metrics).toMatch(/^backend_bot_forgets_pending 0$/m);
@@ -212,6 +233,7 @@ describe('players’ data: deletion erases it everywhere, export returns it (Pos
   it('the export holds every section (money as integer strings) and is rate-limited per account', async () => {
     const userId = 7318829943;
     const player = await fullPlayer(userId, 'Export Person', 'export.person@example.com');
+    await openCase(userId, 'where are my <b>chips</b>?');
     const { accountId, document } = exportOf((await privacy.exportAccount({ body: exportQuery() }, player.me)).body);
     expect(accountId).toBe(player.accountId);
     expect(Object.keys(document)).toEqual([
@@ -248,7 +270,14 @@ describe('players’ data: deletion erases it everywhere, export returns it (Pos
       ['purchase', '70', '100'],
       ['purchase', '30', '25'],
     ]);
-    expect(document['support_cases']).toEqual([]);
+    expect(document['support_cases']).toEqual([
+      expect.objectContaining({
+        platform: 'telegram',
+        text: 'where are my <b>chips</b>?',
+        state: 'open',
+        events: [expect.objectContaining({ kind: 'opened' })],
+      }),
+    ]);
 
     for (let i = 1; i < 4; i += 1) await privacy.exportAccount({ body: exportQuery() }, player.me);
     expect(await failure(privacy.exportAccount({ body: exportQuery() }, player.me))).toEqual({

@@ -5,12 +5,13 @@ export type SupportCaseState = 'open' | 'resolved';
 /** What happened on a case: the user opened it, an operator replied or resolved it, the account was deleted. */
 export type SupportCaseEventKind = 'opened' | 'reply' | 'resolved' | 'erased';
 
-/** One support case (0120). Its text is erased (set to '') with the account; the row stays. */
+/** One support case (0120). Its text and the user's platform id are erased ('' and 0) with the account; the row stays. */
 export interface SupportCasesTable {
   id: Generated<bigint>;
   /** The short id quoted to the user: C- and six characters of 0-9A-Z. */
   code: string;
   platform: 'telegram' | 'vk';
+  /** The asking user's platform id; 0 once erased with the account. */
   platform_user_id: bigint;
   /** The account the platform identity mapped to when the case was opened; null when none. */
   account_id: bigint | null;

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { DB } from '../db/index.js';
+import { isoOrNull, type JsonValue } from '../support/index.js';
 import type { SupportCaseEventKind, SupportCasesTable } from './helpdesk.table.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
@@ -253,7 +254,7 @@ export async function evidenceOf(db: Db, orderId: string | null, platformChargeI
  */
 export async function eraseCaseTextsOf(trx: Transaction<DB>, accountId: bigint, at: Date): Promise<number> {
   const { rows } = await sql<{ id: bigint }>`
-    update support_cases c set text = '', erased_at = ${at}
+    update support_cases c set text = '', platform_user_id = 0, erased_at = ${at}
     where c.erased_at is null and (c.account_id = ${accountId} or exists (
       select 1 from platform_identities i
       where i.account_id = ${accountId} and i.kind = c.platform and i.external_id = c.platform_user_id::text))
@@ -311,4 +312,52 @@ export async function auditOf(db: Db, code: string, orderId: string | null): Pro
     .orderBy('a.id')
     .limit(200)
     .execute();
+}
+
+/**
+ * The support-case section of a player's data export: every case the account opened (or opened
+ * through one of its platform identities) with its history, oldest first. Erased texts are empty.
+ */
+export async function supportCasesSection(db: Db, accountId: bigint): Promise<JsonValue> {
+  const { rows: cases } = await sql<{
+    id: bigint;
+    code: string;
+    platform: string;
+    platform_charge_id: string | null;
+    order_id: string | null;
+    language: string;
+    text: string;
+    state: string;
+    opened_at: Date;
+    resolved_at: Date | null;
+  }>`
+    select c.id, c.code, c.platform, c.platform_charge_id, c.order_id, c.language, c.text, c.state, c.opened_at, c.resolved_at
+    from support_cases c
+    where c.account_id = ${accountId} or exists (
+      select 1 from platform_identities i
+      where i.account_id = ${accountId} and i.kind = c.platform and i.external_id = c.platform_user_id::text)
+    order by c.opened_at, c.id`.execute(db);
+  if (cases.length === 0) return [];
+  const events = await db
+    .selectFrom('support_case_events')
+    .select(['case_id', 'kind', 'text', 'at'])
+    .where(
+      'case_id',
+      'in',
+      cases.map((c) => c.id),
+    )
+    .orderBy('id')
+    .execute();
+  return cases.map((c) => ({
+    code: c.code,
+    platform: c.platform,
+    platform_charge_id: c.platform_charge_id,
+    order_id: c.order_id,
+    language: c.language,
+    text: c.text,
+    state: c.state,
+    opened_at: c.opened_at.toISOString(),
+    resolved_at: isoOrNull(c.resolved_at),
+    events: events.filter((e) => e.case_id === c.id).map((e) => ({ kind: e.kind, text: e.text, at: e.at.toISOString() })),
+  }));
 }

@@ -54,6 +54,8 @@ export async function softDeleteAccount(
     if (by.kind === 'operator' && row === undefined) throw new DomainError('unknown_account', 'no such account');
     if (by.kind === 'operator' && row?.status === 'deleted') throw new DomainError('account_deleted', 'the account is deleted');
     if (row === undefined || row.status === 'deleted') throw new DomainError('caller_required', 'the caller account does not exist');
+    // Before the identities go: a case opened before the account existed is found through them.
+    await eraseCaseTextsOf(trx, accountId, now);
     const erased = await markAccountDeleted(trx, accountId, now);
     const telegramIds = erased.identities
       .filter((i) => i.kind === 'telegram' && PLATFORM_USER_ID.test(i.externalId))
@@ -66,7 +68,6 @@ export async function softDeleteAccount(
     );
     await queueForgets(trx, telegramIds.map(BigInt), now);
     const forfeited = await forfeitGamesOf(trx, accountId, now);
-    await eraseCaseTextsOf(trx, accountId, now);
     if (by.kind === 'operator')
       await audit(trx, {
         operatorId: by.operatorId,

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { identitiesSection, profileSection, sessionsSection } from '../accounts/index.js';
 import type { DB } from '../db/index.js';
+import { supportCasesSection } from '../helpdesk/index.js';
 import { ledgerSection, walletSection } from '../ledger/index.js';
 import { ordersSection } from '../payments/index.js';
 import { DomainError } from '../rpc/index.js';
@@ -9,9 +10,6 @@ import { accountRowExists } from './store.js';
 
 /** One section of the export: one function of the module that owns the data, reading one account. */
 export type ExportSection = (db: Kysely<DB>, accountId: bigint) => Promise<JsonValue>;
-
-/** Support cases are not kept yet: the section is an empty list until the support module supplies it. */
-const noSupportCases: ExportSection = () => Promise.resolve([]);
 
 /**
  * The sections of a player's data export, in document order (docs/operating/privacy.md). A module
@@ -24,7 +22,7 @@ export const EXPORT_SECTIONS: Readonly<Record<string, ExportSection>> = {
   wallet: walletSection,
   orders: ordersSection,
   ledger: ledgerSection,
-  support_cases: noSupportCases,
+  support_cases: supportCasesSection,
 };
 
 /** Version of the export document's shape; it grows only by new sections and fields. */

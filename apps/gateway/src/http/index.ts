@@ -4,7 +4,7 @@
  * page), the request context and its log, the session context, and the API metrics.
  */
 export { ApiError } from './api-error.js';
-export { html, raw, SafeHtml } from './html.js';
+export { escapeHtml, html, raw, SafeHtml } from './html.js';
 export { fromBackendError, retryAfterOf } from './backend-errors.js';
 export { errorHandler, notFound } from './errors.js';
 export { bigintAsString, sendJson } from './json.js';

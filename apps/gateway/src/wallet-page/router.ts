@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import express, { type RequestHandler, type Router } from 'express';
 import { pickLanguage, type Language } from '@wordgame/i18n';
-import { escapeHtml } from '../http/html.js';
+import { escapeHtml } from '../http/index.js';
 import { WALLET_CSP } from './csp.js';
 
 /** The page's client-side routes: the wallet, also where the card checkout returns. */

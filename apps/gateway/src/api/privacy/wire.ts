@@ -87,6 +87,21 @@ const ledgerWire = z
   })
   .strict();
 
+const supportCaseWire = z
+  .object({
+    code: z.string(),
+    platform: z.string(),
+    platform_charge_id: z.string().nullable(),
+    order_id: z.string().nullable(),
+    language: z.string(),
+    text: z.string(),
+    state: z.string(),
+    opened_at: at,
+    resolved_at: at.nullable(),
+    events: z.array(z.object({ kind: z.string(), text: z.string(), at }).strict()),
+  })
+  .strict();
+
 /**
  * The player's data export (GET /api/v1/user/export; the console's "Export data" downloads the
  * same document). One key per section, each the section of the backend module that keeps that data
@@ -102,8 +117,9 @@ export const accountExportWire = z
     wallet: walletWire,
     orders: z.array(orderWire),
     ledger: z.array(ledgerWire),
-    // Support cases are not kept yet: always empty until the support module supplies its section.
-    support_cases: z.array(z.never()).describe("The player's support cases (none are kept yet)."),
+    support_cases: z
+      .array(supportCaseWire)
+      .describe("The player's support cases, with their history (texts erased with the account are empty)."),
   })
   .strict()
   .meta({ title: 'AccountExport' });
