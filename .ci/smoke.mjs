@@ -105,7 +105,10 @@ try {
     method: 'POST',
     headers: { authorization: `Bearer ${operator.body.token}` },
     body: {
-      title: `Smoke chips ${randomBytes(3).toString('hex')}`,
+      texts: {
+        en: { title: `Smoke chips ${randomBytes(3).toString('hex')}` },
+        ru: { title: `Фишки для проверки ${randomBytes(3).toString('hex')}` },
+      },
       atoms: [{ kind: 'chips', quantity: '100' }],
       prices: [
         { method: 'xtr', amount: '50', currency: 'XTR' },
