@@ -91,6 +91,12 @@ const ADDITIVE: Record<string, SpecField[]> = {
     { name: 'outbox_oldest_failing_age_seconds', type: 'uint64', number: 7 },
     { name: 'update_conflicts', type: 'uint64', number: 8 },
     { name: 'platform_unreadable_responses', type: 'uint64', number: 9 },
+    { name: 'chat_commands', type: 'repeated ChatCommandCount', number: 10 },
+  ],
+  ChatCommandCount: [
+    { name: 'input', type: 'string', number: 1 },
+    { name: 'outcome', type: 'string', number: 2 },
+    { name: 'count', type: 'uint64', number: 3 },
   ],
   Command: [
     { name: 'refund_star_payment', type: 'RefundStarPaymentCommand', number: 7, oneof: 'payload' },
