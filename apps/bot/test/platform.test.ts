@@ -161,7 +161,13 @@ describe('the update long poll', () => {
     await waitFor(() => emu.control.state().bots[0]?.pendingUpdates.length === 0, 'confirmed');
     await poller.stop();
     expect(seen).toEqual(ids);
-    expect(emu.control.state().bots[0]?.allowedUpdates).toEqual(['message', 'chat_member', 'pre_checkout_query', 'callback_query', 'chat_join_request']);
+    expect(emu.control.state().bots[0]?.allowedUpdates).toEqual([
+      'message',
+      'chat_member',
+      'pre_checkout_query',
+      'callback_query',
+      'chat_join_request',
+    ]);
   });
 
   it('leaves an update whose handler failed unconfirmed and gets it again', async () => {
