@@ -74,6 +74,7 @@ describe('payment credited notice', () => {
       order_id: order.orderId,
       product_title: '300 chips',
       product_title_en: '300 chips',
+      product_title_ru: '300 chips',
       chips: '300',
     });
     expect(await mailsTo('stars-credit@example.org')).toHaveLength(1);
