@@ -80,13 +80,13 @@ describe('ResolveChatEligibility through a real bot-link call: bot (mTLS) -> gat
     expect(await eligibility(700_000_005)).toMatchObject({ registered: true, eligible: true });
   });
 
-  it('a user who deleted the account (DELETE /api/v1/user/account): registered, not eligible', async () => {
+  it('a user who deleted the account (DELETE /api/v1/user/account): the identity link is erased, so not registered and not eligible', async () => {
     const leaving = await telegramUser(700_000_006);
     const res = await call(`${gw.urls.httpUrl}/api/v1/user/account`, {
       method: 'DELETE',
       headers: { authorization: `Bearer ${leaving.token}` },
     });
     expect(res.status).toBe(204);
-    expect(await eligibility(700_000_006)).toMatchObject({ registered: true, eligible: false });
+    expect(await eligibility(700_000_006)).toMatchObject({ registered: false, eligible: false });
   });
 });
