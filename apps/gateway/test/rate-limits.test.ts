@@ -186,11 +186,12 @@ describe('rate limits: sign-in, console sign-in, orders, confirmation mails per 
       });
       expect(deleted.status).toBe(204);
     }
-    expect(mailsTo('looped@limits.test')).toBe(3);
+    // A deletion erases the dev mailbox's copies of the account's mail, so what is left is counted as a baseline.
+    const kept = mailsTo('looped@limits.test');
     for (let i = 3; i < 6; i++) expectLimited(await round(i));
     // Refused before the account exists: no account holds the address, no fourth mail.
     expect(await accountsWith('looped@limits.test')).toBe(0);
-    expect(mailsTo('looped@limits.test')).toBe(3);
+    expect(mailsTo('looped@limits.test')).toBe(kept);
 
     // An e-mail change to the address counts against the same recipient's allowance.
     const other = await direct(url.a, from('10.6.1.1'), 'changer@limits.test', PASSWORD, 'signup');
