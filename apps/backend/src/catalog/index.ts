@@ -4,7 +4,15 @@
  * the repository and the dev seed. Other features import from here only.
  */
 export { encodeProductList, encodeProductRecord, readDraft, writeAtoms, writePrices } from './codec.js';
-export { type BenefitGrant, packGrant, type Product, type ProductPriceView, textOf } from './product.js';
+export {
+  type BenefitGrant,
+  packGrant,
+  type Product,
+  type ProductPriceView,
+  type PurchaseLimit,
+  STARS_SUBSCRIPTION_PERIOD_SECONDS,
+  textOf,
+} from './product.js';
 export { listProducts, productTitles, upsertProduct } from './repository.js';
 export { seedDevCatalog } from './seed.js';
 export { type RawDraft, validateDraft } from './validate.js';

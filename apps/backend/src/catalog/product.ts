@@ -1,5 +1,5 @@
 import { LANGUAGES, type Language } from '@wordgame/i18n';
-import type { AtomKind } from './catalog.table.js';
+import type { AtomKind, PurchaseLimitPeriod } from './catalog.table.js';
 import type { PaymentMethod } from '../gate/index.js';
 
 export const ATOM_KINDS: readonly AtomKind[] = ['chips', 'no_ads_days', 'no_ads_forever', 'hints'];
@@ -24,6 +24,15 @@ export interface ProductText {
   description: string;
 }
 
+/** At most `count` orders of the product per player (paid or pending) in each `period`. */
+export interface PurchaseLimit {
+  count: number;
+  period: PurchaseLimitPeriod;
+}
+
+/** The only subscription period Telegram allows (Bot API createInvoiceLink subscription_period): 30 days. */
+export const STARS_SUBSCRIPTION_PERIOD_SECONDS = 2_592_000;
+
 /** A catalog product with its atoms, prices and texts; `title` is the English title. */
 export interface Product {
   id: bigint;
@@ -34,6 +43,12 @@ export interface Product {
   /** One per language the product has words in, English always among them. */
   texts: ProductText[];
   updatedAt: Date;
+  /** Seconds of one paid period when the product is a stars subscription (its benefits last one period); null: one-time. */
+  subscriptionPeriodSeconds: number | null;
+  /** The offer window: sold only in [availableFrom, availableUntil); null = open on that side. */
+  availableFrom: Date | null;
+  availableUntil: Date | null;
+  purchaseLimit: PurchaseLimit | null;
 }
 
 /**
@@ -48,6 +63,11 @@ export interface ProductDraftInput {
   atoms: ProductAtomView[];
   prices: ProductPriceView[];
   texts?: ProductText[];
+  /** Absent = null (one-time product, always available, no limit). */
+  subscriptionPeriodSeconds?: number | null;
+  availableFrom?: Date | null;
+  availableUntil?: Date | null;
+  purchaseLimit?: PurchaseLimit | null;
 }
 
 /** A draft's texts with the English one always present (from `title` when the draft has none). */

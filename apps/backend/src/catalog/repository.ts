@@ -7,7 +7,20 @@ type Db = Kysely<DB> | Transaction<DB>;
 
 /** Products (newest first) with atoms and prices; only active ones unless `includeInactive`. */
 export async function listProducts(db: Db, options: { includeInactive: boolean; ids?: readonly bigint[] }): Promise<Product[]> {
-  let query = db.selectFrom('catalog_products').select(['id', 'title', 'active', 'updated_at']).orderBy('id', 'desc');
+  let query = db
+    .selectFrom('catalog_products')
+    .select([
+      'id',
+      'title',
+      'active',
+      'updated_at',
+      'subscription_period',
+      'available_from',
+      'available_until',
+      'purchase_limit',
+      'purchase_limit_period',
+    ])
+    .orderBy('id', 'desc');
   if (!options.includeInactive) query = query.where('active', '=', true);
   if (options.ids) {
     if (options.ids.length === 0) return [];
@@ -42,6 +55,11 @@ export async function listProducts(db: Db, options: { includeInactive: boolean; 
     title: p.title,
     active: p.active,
     updatedAt: p.updated_at,
+    subscriptionPeriodSeconds: p.subscription_period,
+    availableFrom: p.available_from,
+    availableUntil: p.available_until,
+    purchaseLimit:
+      p.purchase_limit !== null && p.purchase_limit_period !== null ? { count: p.purchase_limit, period: p.purchase_limit_period } : null,
     atoms: atoms.filter((a) => a.product_id === p.id).map(({ kind, quantity }) => ({ kind, quantity })),
     prices: prices.filter((x) => x.product_id === p.id).map(({ method, amount, currency }) => ({ method, amount, currency })),
     texts: texts
@@ -51,6 +69,16 @@ export async function listProducts(db: Db, options: { includeInactive: boolean; 
         return language ? [{ locale: language, title, description }] : [];
       }),
   }));
+}
+
+function storeFields(draft: ProductDraftInput) {
+  return {
+    subscription_period: draft.subscriptionPeriodSeconds ?? null,
+    available_from: draft.availableFrom ?? null,
+    available_until: draft.availableUntil ?? null,
+    purchase_limit: draft.purchaseLimit?.count ?? null,
+    purchase_limit_period: draft.purchaseLimit?.period ?? null,
+  };
 }
 
 /** Whether the catalog holds any product at all (active or not). */
@@ -70,13 +98,13 @@ export async function upsertProduct(db: Kysely<DB>, draft: ProductDraftInput, no
     if (draft.id === 0n) {
       ({ id: productId } = await trx
         .insertInto('catalog_products')
-        .values({ title: draft.title, active: draft.active })
+        .values({ title: draft.title, active: draft.active, ...storeFields(draft) })
         .returning('id')
         .executeTakeFirstOrThrow());
     } else {
       const updated = await trx
         .updateTable('catalog_products')
-        .set({ title: draft.title, active: draft.active, updated_at: now })
+        .set({ title: draft.title, active: draft.active, updated_at: now, ...storeFields(draft) })
         .where('id', '=', draft.id)
         .returning('id')
         .executeTakeFirst();

@@ -2,7 +2,7 @@ import type { LedgerKind } from '../ledger/index.js';
 import { isSegment, type Segment } from '../gate/index.js';
 import { DomainError } from '../rpc/index.js';
 
-const KINDS: readonly LedgerKind[] = ['grant', 'spend', 'purchase', 'refund'];
+const KINDS: readonly LedgerKind[] = ['grant', 'spend', 'purchase', 'refund', 'code_grant', 'make_good', 'reversal'];
 const DAY_MS = 86_400_000;
 /** Default range: the last 30 UTC days, today included. */
 export const DEFAULT_RANGE_DAYS = 30;

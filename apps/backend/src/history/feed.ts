@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Language } from '@wordgame/i18n';
 import { listProducts, textOf } from '../catalog/index.js';
 import type { DB } from '../db/index.js';
-import { ledgerHistory, type LedgerHistoryRow } from '../ledger/index.js';
+import { ledgerHistory, type LedgerHistoryRow, type LedgerKind } from '../ledger/index.js';
 import { historyOrders, STARS_PROVIDER, type HistoryOrderRow } from '../payments/index.js';
 import { DomainError } from '../rpc/index.js';
 
@@ -13,7 +13,7 @@ const LEDGER_RANK = 0;
 /** One entry of a player's history (see fbs WalletHistoryEntry); every amount a whole bigint. */
 export interface HistoryEntry {
   entryId: string;
-  kind: 'order' | 'grant' | 'spend' | 'purchase' | 'refund';
+  kind: 'order' | LedgerKind;
   atMs: bigint;
   productId: bigint;
   title: string;

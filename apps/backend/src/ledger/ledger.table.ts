@@ -17,7 +17,12 @@ export interface BenefitsTable {
   hints: ColumnType<bigint, bigint | undefined, bigint>;
 }
 
-export type LedgerKind = 'grant' | 'spend' | 'purchase' | 'refund';
+/**
+ * What a ledger row records: `grant` (a system or test grant), `spend`, `purchase` and `refund`
+ * (an order's credit and its reversal), `code_grant` (a promo code redeemed), `make_good` (an
+ * operator's grant with a reason) and `reversal` (an operator taking back a code grant or a make-good).
+ */
+export type LedgerKind = 'grant' | 'spend' | 'purchase' | 'refund' | 'code_grant' | 'make_good' | 'reversal';
 
 /** Append-only: the database refuses UPDATE, DELETE and TRUNCATE. */
 export interface LedgerOperationsTable {

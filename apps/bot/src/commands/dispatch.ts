@@ -55,6 +55,8 @@ export function commandHandler(deps: CommandDeps): CommandHandler {
         return getStarTransactions(deps.platform, payload.value, logger);
       case 'forgetUser':
         return forgetUser(deps.forget, payload.value, logger);
+      case 'editStarSubscription':
+        return failed('edit_star_subscription is not handled by this bot build');
       case undefined: {
         const error = unknownKind(command);
         logger.warn({ error }, 'command of a kind this bot does not know');

@@ -2,7 +2,7 @@ import { PROVIDERS } from '../backend/index.js';
 
 /** Wallets (funding segment or benefit origin) and operation kinds the ledger filter offers. */
 export const WALLETS = ['direct', 'telegram', 'vk'] as const;
-export const KINDS = ['grant', 'spend', 'purchase', 'refund'] as const;
+export const KINDS = ['grant', 'spend', 'purchase', 'refund', 'code_grant', 'make_good', 'reversal'] as const;
 /**
  * Rails the ledger filter offers: the settling provider of a funded row, stars through the bot
  * (`telegram_stars`, the backend's STARS_PROVIDER) or a card provider the gateway takes

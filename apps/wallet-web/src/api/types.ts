@@ -69,7 +69,7 @@ export interface OrderJson {
 /** One entry of GET /user/wallet/history: an order (any state) or a ledger operation that is not an order's credit. */
 export interface HistoryEntryJson {
   entry_id: string;
-  kind: 'order' | 'grant' | 'spend' | 'purchase' | 'refund';
+  kind: 'order' | 'grant' | 'spend' | 'purchase' | 'refund' | 'code_grant' | 'make_good' | 'reversal';
   at: string | null;
   product_id: string | null;
   title: string;

@@ -65,7 +65,7 @@ export const purchaseWire = z
 export const historyEntryWire = z
   .object({
     entry_id: z.string(),
-    kind: z.enum(['order', 'grant', 'spend', 'purchase', 'refund']),
+    kind: z.enum(['order', 'grant', 'spend', 'purchase', 'refund', 'code_grant', 'make_good', 'reversal']),
     at: isoTime,
     product_id: bigintString.nullable(),
     title: z.string(),

@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file botlink/v1/botlink.proto.
  */
 export const file_botlink_v1_botlink: GenFile = /*@__PURE__*/
-  fileDesc("Chhib3RsaW5rL3YxL2JvdGxpbmsucHJvdG8SCmJvdGxpbmsudjEiegoHRnJvbUJvdBIiCgVoZWxsbxgBIAEoCzIRLmJvdGxpbmsudjEuSGVsbG9IABIeCgNhY2sYAiABKAsyDy5ib3RsaW5rLnYxLkFja0gAEiQKBmhlYWx0aBgDIAEoCzISLmJvdGxpbmsudjEuSGVhbHRoSABCBQoDbXNnIi0KBVRvQm90EiQKB2NvbW1hbmQYASABKAsyEy5ib3RsaW5rLnYxLkNvbW1hbmQiMgoFSGVsbG8SEwoLaW5zdGFuY2VfaWQYASABKAkSFAoMb3duc191cGRhdGVzGAIgASgIIrYCCgZIZWFsdGgSGAoQY29ubmVjdF9mYWlsdXJlcxgBIAEoBBISCgphcGlfZXJyb3JzGAIgASgEEhQKDHJhdGVfbGltaXRlZBgDIAEoBBIUCgxsYXN0X29rX3VuaXgYBCABKAMSFAoMZGVhZF9sZXR0ZXJzGAUgASgEEhsKE291dGJveF9mYWlsaW5nX3Jvd3MYBiABKAQSKQohb3V0Ym94X29sZGVzdF9mYWlsaW5nX2FnZV9zZWNvbmRzGAcgASgEEhgKEHVwZGF0ZV9jb25mbGljdHMYCCABKAQSJQodcGxhdGZvcm1fdW5yZWFkYWJsZV9yZXNwb25zZXMYCSABKAQSMwoNY2hhdF9jb21tYW5kcxgKIAMoCzIcLmJvdGxpbmsudjEuQ2hhdENvbW1hbmRDb3VudCJBChBDaGF0Q29tbWFuZENvdW50Eg0KBWlucHV0GAEgASgJEg8KB291dGNvbWUYAiABKAkSDQoFY291bnQYAyABKAQihQQKB0NvbW1hbmQSEgoKY29tbWFuZF9pZBgBIAEoCRItCgZub3RpZnkYAiABKAsyGy5jb25uZWN0b3IudjEuTm90aWZ5UmVxdWVzdEgAEjcKDHNlbmRfdG9fdXNlchgDIAEoCzIfLmNvbm5lY3Rvci52MS5TZW5kVG9Vc2VyUmVxdWVzdEgAEkEKD3NlbmRfdG9fY2hhbm5lbBgEIAEoCzImLmNvbm5lY3Rvci52MS5TZW5kVG9HYW1lQ2hhbm5lbFJlcXVlc3RIABIwCgljaGF0X2dhdGUYBSABKAsyGy5ib3RsaW5rLnYxLkNoYXRHYXRlQ29tbWFuZEgAEjoKDmNyZWF0ZV9pbnZvaWNlGAYgASgLMiAuYm90bGluay52MS5DcmVhdGVJbnZvaWNlQ29tbWFuZEgAEkMKE3JlZnVuZF9zdGFyX3BheW1lbnQYByABKAsyJC5ib3RsaW5rLnYxLlJlZnVuZFN0YXJQYXltZW50Q29tbWFuZEgAEkcKFWdldF9zdGFyX3RyYW5zYWN0aW9ucxgIIAEoCzImLmJvdGxpbmsudjEuR2V0U3RhclRyYW5zYWN0aW9uc0NvbW1hbmRIABI0Cgtmb3JnZXRfdXNlchgJIAEoCzIdLmJvdGxpbmsudjEuRm9yZ2V0VXNlckNvbW1hbmRIAEIJCgdwYXlsb2FkIksKA0FjaxISCgpjb21tYW5kX2lkGAEgASgJEhEKCWRlbGl2ZXJlZBgCIAEoCBINCgVlcnJvchgDIAEoCRIOCgZyZXN1bHQYBCABKAkiNQoPQ2hhdEdhdGVDb21tYW5kEhMKC2V4dGVybmFsX2lkGAEgASgJEg0KBWFsbG93GAIgASgIIi0KFkNoYXRFbGlnaWJpbGl0eVJlcXVlc3QSEwoLZXh0ZXJuYWxfaWQYASABKAkiPwoXQ2hhdEVsaWdpYmlsaXR5UmVzcG9uc2USEgoKcmVnaXN0ZXJlZBgBIAEoCBIQCghlbGlnaWJsZRgCIAEoCCJbChRDcmVhdGVJbnZvaWNlQ29tbWFuZBINCgV0aXRsZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIPCgdwYXlsb2FkGAMgASgJEg4KBmFtb3VudBgEIAEoAyJPChhSZWZ1bmRTdGFyUGF5bWVudENvbW1hbmQSDwoHdXNlcl9pZBgBIAEoAxIiChpwbGF0Zm9ybV9wYXltZW50X2NoYXJnZV9pZBgCIAEoCSI7ChpHZXRTdGFyVHJhbnNhY3Rpb25zQ29tbWFuZBIOCgZvZmZzZXQYASABKAMSDQoFbGltaXQYAiABKAMiJAoRRm9yZ2V0VXNlckNvbW1hbmQSDwoHdXNlcl9pZBgBIAEoAyJIChJQcmVDaGVja291dFJlcXVlc3QSEAoIb3JkZXJfaWQYASABKAkSDgoGYW1vdW50GAIgASgDEhAKCGN1cnJlbmN5GAMgASgJIjEKE1ByZUNoZWNrb3V0UmVzcG9uc2USCgoCb2sYASABKAgSDgoGcmVhc29uGAIgASgJIncKFUZvcndhcmRQYXltZW50UmVxdWVzdBIQCghvcmRlcl9pZBgBIAEoCRIiChpwbGF0Zm9ybV9wYXltZW50X2NoYXJnZV9pZBgCIAEoCRIOCgZhbW91bnQYAyABKAMSGAoQcGxhdGZvcm1fdXNlcl9pZBgEIAEoAyIqChZGb3J3YXJkUGF5bWVudFJlc3BvbnNlEhAKCGNyZWRpdGVkGAEgASgIIk8KElN0YXJDaGFyZ2VzUmVxdWVzdBIYChBwbGF0Zm9ybV91c2VyX2lkGAEgASgDEg0KBWxpbWl0GAIgASgFEhAKCGxhbmd1YWdlGAMgASgJIosBCgpTdGFyQ2hhcmdlEhAKCG9yZGVyX2lkGAEgASgJEiIKGnBsYXRmb3JtX3BheW1lbnRfY2hhcmdlX2lkGAIgASgJEhUKDXByb2R1Y3RfdGl0bGUYAyABKAkSDgoGYW1vdW50GAQgASgDEhEKCXBhaWRfdW5peBgFIAEoAxINCgVzdGF0ZRgGIAEoCSI+ChNTdGFyQ2hhcmdlc1Jlc3BvbnNlEicKB2NoYXJnZXMYASADKAsyFi5ib3RsaW5rLnYxLlN0YXJDaGFyZ2UidgoWT3BlblN1cHBvcnRDYXNlUmVxdWVzdBIYChBwbGF0Zm9ybV91c2VyX2lkGAEgASgDEiIKGnBsYXRmb3JtX3BheW1lbnRfY2hhcmdlX2lkGAIgASgJEgwKBHRleHQYAyABKAkSEAoIbGFuZ3VhZ2UYBCABKAkiKgoXT3BlblN1cHBvcnRDYXNlUmVzcG9uc2USDwoHY2FzZV9pZBgBIAEoCSKIAQoURm9yd2FyZFJlZnVuZFJlcXVlc3QSEAoIb3JkZXJfaWQYASABKAkSIgoacGxhdGZvcm1fcGF5bWVudF9jaGFyZ2VfaWQYAiABKAkSDgoGYW1vdW50GAMgASgDEhgKEHBsYXRmb3JtX3VzZXJfaWQYBCABKAMSEAoIY3VycmVuY3kYBSABKAkiKQoVRm9yd2FyZFJlZnVuZFJlc3BvbnNlEhAKCHJlY29yZGVkGAEgASgIMtcECgdCb3RMaW5rEjIKBExpbmsSEy5ib3RsaW5rLnYxLkZyb21Cb3QaES5ib3RsaW5rLnYxLlRvQm90KAEwARJhChZSZXNvbHZlQ2hhdEVsaWdpYmlsaXR5EiIuYm90bGluay52MS5DaGF0RWxpZ2liaWxpdHlSZXF1ZXN0GiMuYm90bGluay52MS5DaGF0RWxpZ2liaWxpdHlSZXNwb25zZRJWChNWYWxpZGF0ZVByZUNoZWNrb3V0Eh4uYm90bGluay52MS5QcmVDaGVja291dFJlcXVlc3QaHy5ib3RsaW5rLnYxLlByZUNoZWNrb3V0UmVzcG9uc2USVwoORm9yd2FyZFBheW1lbnQSIS5ib3RsaW5rLnYxLkZvcndhcmRQYXltZW50UmVxdWVzdBoiLmJvdGxpbmsudjEuRm9yd2FyZFBheW1lbnRSZXNwb25zZRJSCg9MaXN0U3RhckNoYXJnZXMSHi5ib3RsaW5rLnYxLlN0YXJDaGFyZ2VzUmVxdWVzdBofLmJvdGxpbmsudjEuU3RhckNoYXJnZXNSZXNwb25zZRJaCg9PcGVuU3VwcG9ydENhc2USIi5ib3RsaW5rLnYxLk9wZW5TdXBwb3J0Q2FzZVJlcXVlc3QaIy5ib3RsaW5rLnYxLk9wZW5TdXBwb3J0Q2FzZVJlc3BvbnNlElQKDUZvcndhcmRSZWZ1bmQSIC5ib3RsaW5rLnYxLkZvcndhcmRSZWZ1bmRSZXF1ZXN0GiEuYm90bGluay52MS5Gb3J3YXJkUmVmdW5kUmVzcG9uc2ViBnByb3RvMw", [file_connector_v1_connector]);
+  fileDesc("Chhib3RsaW5rL3YxL2JvdGxpbmsucHJvdG8SCmJvdGxpbmsudjEiegoHRnJvbUJvdBIiCgVoZWxsbxgBIAEoCzIRLmJvdGxpbmsudjEuSGVsbG9IABIeCgNhY2sYAiABKAsyDy5ib3RsaW5rLnYxLkFja0gAEiQKBmhlYWx0aBgDIAEoCzISLmJvdGxpbmsudjEuSGVhbHRoSABCBQoDbXNnIi0KBVRvQm90EiQKB2NvbW1hbmQYASABKAsyEy5ib3RsaW5rLnYxLkNvbW1hbmQiMgoFSGVsbG8SEwoLaW5zdGFuY2VfaWQYASABKAkSFAoMb3duc191cGRhdGVzGAIgASgIIrYCCgZIZWFsdGgSGAoQY29ubmVjdF9mYWlsdXJlcxgBIAEoBBISCgphcGlfZXJyb3JzGAIgASgEEhQKDHJhdGVfbGltaXRlZBgDIAEoBBIUCgxsYXN0X29rX3VuaXgYBCABKAMSFAoMZGVhZF9sZXR0ZXJzGAUgASgEEhsKE291dGJveF9mYWlsaW5nX3Jvd3MYBiABKAQSKQohb3V0Ym94X29sZGVzdF9mYWlsaW5nX2FnZV9zZWNvbmRzGAcgASgEEhgKEHVwZGF0ZV9jb25mbGljdHMYCCABKAQSJQodcGxhdGZvcm1fdW5yZWFkYWJsZV9yZXNwb25zZXMYCSABKAQSMwoNY2hhdF9jb21tYW5kcxgKIAMoCzIcLmJvdGxpbmsudjEuQ2hhdENvbW1hbmRDb3VudCJBChBDaGF0Q29tbWFuZENvdW50Eg0KBWlucHV0GAEgASgJEg8KB291dGNvbWUYAiABKAkSDQoFY291bnQYAyABKAQi0AQKB0NvbW1hbmQSEgoKY29tbWFuZF9pZBgBIAEoCRItCgZub3RpZnkYAiABKAsyGy5jb25uZWN0b3IudjEuTm90aWZ5UmVxdWVzdEgAEjcKDHNlbmRfdG9fdXNlchgDIAEoCzIfLmNvbm5lY3Rvci52MS5TZW5kVG9Vc2VyUmVxdWVzdEgAEkEKD3NlbmRfdG9fY2hhbm5lbBgEIAEoCzImLmNvbm5lY3Rvci52MS5TZW5kVG9HYW1lQ2hhbm5lbFJlcXVlc3RIABIwCgljaGF0X2dhdGUYBSABKAsyGy5ib3RsaW5rLnYxLkNoYXRHYXRlQ29tbWFuZEgAEjoKDmNyZWF0ZV9pbnZvaWNlGAYgASgLMiAuYm90bGluay52MS5DcmVhdGVJbnZvaWNlQ29tbWFuZEgAEkMKE3JlZnVuZF9zdGFyX3BheW1lbnQYByABKAsyJC5ib3RsaW5rLnYxLlJlZnVuZFN0YXJQYXltZW50Q29tbWFuZEgAEkcKFWdldF9zdGFyX3RyYW5zYWN0aW9ucxgIIAEoCzImLmJvdGxpbmsudjEuR2V0U3RhclRyYW5zYWN0aW9uc0NvbW1hbmRIABI0Cgtmb3JnZXRfdXNlchgJIAEoCzIdLmJvdGxpbmsudjEuRm9yZ2V0VXNlckNvbW1hbmRIABJJChZlZGl0X3N0YXJfc3Vic2NyaXB0aW9uGAogASgLMicuYm90bGluay52MS5FZGl0U3RhclN1YnNjcmlwdGlvbkNvbW1hbmRIAEIJCgdwYXlsb2FkIksKA0FjaxISCgpjb21tYW5kX2lkGAEgASgJEhEKCWRlbGl2ZXJlZBgCIAEoCBINCgVlcnJvchgDIAEoCRIOCgZyZXN1bHQYBCABKAkiNQoPQ2hhdEdhdGVDb21tYW5kEhMKC2V4dGVybmFsX2lkGAEgASgJEg0KBWFsbG93GAIgASgIIi0KFkNoYXRFbGlnaWJpbGl0eVJlcXVlc3QSEwoLZXh0ZXJuYWxfaWQYASABKAkiPwoXQ2hhdEVsaWdpYmlsaXR5UmVzcG9uc2USEgoKcmVnaXN0ZXJlZBgBIAEoCBIQCghlbGlnaWJsZRgCIAEoCCJ4ChRDcmVhdGVJbnZvaWNlQ29tbWFuZBINCgV0aXRsZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIPCgdwYXlsb2FkGAMgASgJEg4KBmFtb3VudBgEIAEoAxIbChNzdWJzY3JpcHRpb25fcGVyaW9kGAUgASgDIk8KGFJlZnVuZFN0YXJQYXltZW50Q29tbWFuZBIPCgd1c2VyX2lkGAEgASgDEiIKGnBsYXRmb3JtX3BheW1lbnRfY2hhcmdlX2lkGAIgASgJIjsKGkdldFN0YXJUcmFuc2FjdGlvbnNDb21tYW5kEg4KBm9mZnNldBgBIAEoAxINCgVsaW1pdBgCIAEoAyJnChtFZGl0U3RhclN1YnNjcmlwdGlvbkNvbW1hbmQSDwoHdXNlcl9pZBgBIAEoAxIiChpwbGF0Zm9ybV9wYXltZW50X2NoYXJnZV9pZBgCIAEoCRITCgtpc19jYW5jZWxlZBgDIAEoCCIkChFGb3JnZXRVc2VyQ29tbWFuZBIPCgd1c2VyX2lkGAEgASgDIkgKElByZUNoZWNrb3V0UmVxdWVzdBIQCghvcmRlcl9pZBgBIAEoCRIOCgZhbW91bnQYAiABKAMSEAoIY3VycmVuY3kYAyABKAkiMQoTUHJlQ2hlY2tvdXRSZXNwb25zZRIKCgJvaxgBIAEoCBIOCgZyZWFzb24YAiABKAkizwEKFUZvcndhcmRQYXltZW50UmVxdWVzdBIQCghvcmRlcl9pZBgBIAEoCRIiChpwbGF0Zm9ybV9wYXltZW50X2NoYXJnZV9pZBgCIAEoCRIOCgZhbW91bnQYAyABKAMSGAoQcGxhdGZvcm1fdXNlcl9pZBgEIAEoAxIUCgxpc19yZWN1cnJpbmcYBSABKAgSGgoSaXNfZmlyc3RfcmVjdXJyaW5nGAYgASgIEiQKHHN1YnNjcmlwdGlvbl9leHBpcmF0aW9uX3VuaXgYByABKAMiKgoWRm9yd2FyZFBheW1lbnRSZXNwb25zZRIQCghjcmVkaXRlZBgBIAEoCCJPChJTdGFyQ2hhcmdlc1JlcXVlc3QSGAoQcGxhdGZvcm1fdXNlcl9pZBgBIAEoAxINCgVsaW1pdBgCIAEoBRIQCghsYW5ndWFnZRgDIAEoCSKLAQoKU3RhckNoYXJnZRIQCghvcmRlcl9pZBgBIAEoCRIiChpwbGF0Zm9ybV9wYXltZW50X2NoYXJnZV9pZBgCIAEoCRIVCg1wcm9kdWN0X3RpdGxlGAMgASgJEg4KBmFtb3VudBgEIAEoAxIRCglwYWlkX3VuaXgYBSABKAMSDQoFc3RhdGUYBiABKAkiPgoTU3RhckNoYXJnZXNSZXNwb25zZRInCgdjaGFyZ2VzGAEgAygLMhYuYm90bGluay52MS5TdGFyQ2hhcmdlInYKFk9wZW5TdXBwb3J0Q2FzZVJlcXVlc3QSGAoQcGxhdGZvcm1fdXNlcl9pZBgBIAEoAxIiChpwbGF0Zm9ybV9wYXltZW50X2NoYXJnZV9pZBgCIAEoCRIMCgR0ZXh0GAMgASgJEhAKCGxhbmd1YWdlGAQgASgJIioKF09wZW5TdXBwb3J0Q2FzZVJlc3BvbnNlEg8KB2Nhc2VfaWQYASABKAkiiAEKFEZvcndhcmRSZWZ1bmRSZXF1ZXN0EhAKCG9yZGVyX2lkGAEgASgJEiIKGnBsYXRmb3JtX3BheW1lbnRfY2hhcmdlX2lkGAIgASgJEg4KBmFtb3VudBgDIAEoAxIYChBwbGF0Zm9ybV91c2VyX2lkGAQgASgDEhAKCGN1cnJlbmN5GAUgASgJIikKFUZvcndhcmRSZWZ1bmRSZXNwb25zZRIQCghyZWNvcmRlZBgBIAEoCDLXBAoHQm90TGluaxIyCgRMaW5rEhMuYm90bGluay52MS5Gcm9tQm90GhEuYm90bGluay52MS5Ub0JvdCgBMAESYQoWUmVzb2x2ZUNoYXRFbGlnaWJpbGl0eRIiLmJvdGxpbmsudjEuQ2hhdEVsaWdpYmlsaXR5UmVxdWVzdBojLmJvdGxpbmsudjEuQ2hhdEVsaWdpYmlsaXR5UmVzcG9uc2USVgoTVmFsaWRhdGVQcmVDaGVja291dBIeLmJvdGxpbmsudjEuUHJlQ2hlY2tvdXRSZXF1ZXN0Gh8uYm90bGluay52MS5QcmVDaGVja291dFJlc3BvbnNlElcKDkZvcndhcmRQYXltZW50EiEuYm90bGluay52MS5Gb3J3YXJkUGF5bWVudFJlcXVlc3QaIi5ib3RsaW5rLnYxLkZvcndhcmRQYXltZW50UmVzcG9uc2USUgoPTGlzdFN0YXJDaGFyZ2VzEh4uYm90bGluay52MS5TdGFyQ2hhcmdlc1JlcXVlc3QaHy5ib3RsaW5rLnYxLlN0YXJDaGFyZ2VzUmVzcG9uc2USWgoPT3BlblN1cHBvcnRDYXNlEiIuYm90bGluay52MS5PcGVuU3VwcG9ydENhc2VSZXF1ZXN0GiMuYm90bGluay52MS5PcGVuU3VwcG9ydENhc2VSZXNwb25zZRJUCg1Gb3J3YXJkUmVmdW5kEiAuYm90bGluay52MS5Gb3J3YXJkUmVmdW5kUmVxdWVzdBohLmJvdGxpbmsudjEuRm9yd2FyZFJlZnVuZFJlc3BvbnNlYgZwcm90bzM", [file_connector_v1_connector]);
 
 /**
  * Bot to gateway. Exactly one of msg is set.
@@ -295,6 +295,14 @@ export type Command = Message<"botlink.v1.Command"> & {
      */
     value: ForgetUserCommand;
     case: "forgetUser";
+  } | {
+    /**
+     * Additive (not in the spec's table): cancels or re-enables a player's stars subscription.
+     *
+     * @generated from field: botlink.v1.EditStarSubscriptionCommand edit_star_subscription = 10;
+     */
+    value: EditStarSubscriptionCommand;
+    case: "editStarSubscription";
   } | { case: undefined; value?: undefined };
 };
 
@@ -450,6 +458,14 @@ export type CreateInvoiceCommand = Message<"botlink.v1.CreateInvoiceCommand"> & 
    * @generated from field: int64 amount = 4;
    */
   amount: bigint;
+
+  /**
+   * Additive: seconds of one subscription period for a stars subscription (the platform allows only
+   * 2592000, 30 days), passed to createInvoiceLink as subscription_period; 0 for a one-time invoice.
+   *
+   * @generated from field: int64 subscription_period = 5;
+   */
+  subscriptionPeriod: bigint;
 };
 
 /**
@@ -493,7 +509,9 @@ export const RefundStarPaymentCommandSchema: GenMessage<RefundStarPaymentCommand
  * Asks the bot for one page of its stars transactions: the platform's getStarTransactions, passed
  * through in the platform's own order (documented chronological; the backend assumes neither order).
  * Delivered with Ack.result = compact JSON {"transactions": [{"id", "amount", "date",
- * "kind": "payment"|"refund", "user_id", "payload"}]}; the platform's refusal comes back as Ack.error.
+ * "kind": "payment"|"refund", "user_id", "payload", "subscription_period"}]} (subscription_period:
+ * the platform's TransactionPartnerUser.subscription_period, seconds, present only on a subscription's
+ * charges); the platform's refusal comes back as Ack.error.
  *
  * @generated from message botlink.v1.GetStarTransactionsCommand
  */
@@ -521,6 +539,44 @@ export const GetStarTransactionsCommandSchema: GenMessage<GetStarTransactionsCom
   messageDesc(file_botlink_v1_botlink, 12);
 
 /**
+ * Asks the bot to cancel (is_canceled) or re-enable a user's stars subscription through the platform's
+ * editUserStarSubscription. A cancelled subscription stays active to the end of its paid period; it
+ * is not renewed. Delivered when the platform accepted it; the platform's refusal comes back as
+ * Ack.error. Idempotent.
+ *
+ * @generated from message botlink.v1.EditStarSubscriptionCommand
+ */
+export type EditStarSubscriptionCommand = Message<"botlink.v1.EditStarSubscriptionCommand"> & {
+  /**
+   * The subscriber's platform user id.
+   *
+   * @generated from field: int64 user_id = 1;
+   */
+  userId: bigint;
+
+  /**
+   * The platform's charge id of the subscription's most recent payment.
+   *
+   * @generated from field: string platform_payment_charge_id = 2;
+   */
+  platformPaymentChargeId: string;
+
+  /**
+   * True to cancel the renewal, false to re-enable it.
+   *
+   * @generated from field: bool is_canceled = 3;
+   */
+  isCanceled: boolean;
+};
+
+/**
+ * Describes the message botlink.v1.EditStarSubscriptionCommand.
+ * Use `create(EditStarSubscriptionCommandSchema)` to create a new message.
+ */
+export const EditStarSubscriptionCommandSchema: GenMessage<EditStarSubscriptionCommand> = /*@__PURE__*/
+  messageDesc(file_botlink_v1_botlink, 13);
+
+/**
  * Asks the bot to erase everything it keeps about one platform user (the per-user language entry,
  * queued chat-gate retries, parked updates naming the user). Delivered once erased (also when
  * nothing was kept). Idempotent.
@@ -541,7 +597,7 @@ export type ForgetUserCommand = Message<"botlink.v1.ForgetUserCommand"> & {
  * Use `create(ForgetUserCommandSchema)` to create a new message.
  */
 export const ForgetUserCommandSchema: GenMessage<ForgetUserCommand> = /*@__PURE__*/
-  messageDesc(file_botlink_v1_botlink, 13);
+  messageDesc(file_botlink_v1_botlink, 14);
 
 /**
  * @generated from message botlink.v1.PreCheckoutRequest
@@ -570,7 +626,7 @@ export type PreCheckoutRequest = Message<"botlink.v1.PreCheckoutRequest"> & {
  * Use `create(PreCheckoutRequestSchema)` to create a new message.
  */
 export const PreCheckoutRequestSchema: GenMessage<PreCheckoutRequest> = /*@__PURE__*/
-  messageDesc(file_botlink_v1_botlink, 14);
+  messageDesc(file_botlink_v1_botlink, 15);
 
 /**
  * @generated from message botlink.v1.PreCheckoutResponse
@@ -594,7 +650,7 @@ export type PreCheckoutResponse = Message<"botlink.v1.PreCheckoutResponse"> & {
  * Use `create(PreCheckoutResponseSchema)` to create a new message.
  */
 export const PreCheckoutResponseSchema: GenMessage<PreCheckoutResponse> = /*@__PURE__*/
-  messageDesc(file_botlink_v1_botlink, 15);
+  messageDesc(file_botlink_v1_botlink, 16);
 
 /**
  * @generated from message botlink.v1.ForwardPaymentRequest
@@ -627,6 +683,28 @@ export type ForwardPaymentRequest = Message<"botlink.v1.ForwardPaymentRequest"> 
    * @generated from field: int64 platform_user_id = 4;
    */
   platformUserId: bigint;
+
+  /**
+   * Additive: the payment is a subscription's charge (the platform's SuccessfulPayment.is_recurring).
+   *
+   * @generated from field: bool is_recurring = 5;
+   */
+  isRecurring: boolean;
+
+  /**
+   * Additive: the subscription's first charge (SuccessfulPayment.is_first_recurring).
+   *
+   * @generated from field: bool is_first_recurring = 6;
+   */
+  isFirstRecurring: boolean;
+
+  /**
+   * Additive: unix seconds when the period this charge pays for ends
+   * (SuccessfulPayment.subscription_expiration_date); 0 for a one-time payment.
+   *
+   * @generated from field: int64 subscription_expiration_unix = 7;
+   */
+  subscriptionExpirationUnix: bigint;
 };
 
 /**
@@ -634,7 +712,7 @@ export type ForwardPaymentRequest = Message<"botlink.v1.ForwardPaymentRequest"> 
  * Use `create(ForwardPaymentRequestSchema)` to create a new message.
  */
 export const ForwardPaymentRequestSchema: GenMessage<ForwardPaymentRequest> = /*@__PURE__*/
-  messageDesc(file_botlink_v1_botlink, 16);
+  messageDesc(file_botlink_v1_botlink, 17);
 
 /**
  * @generated from message botlink.v1.ForwardPaymentResponse
@@ -654,7 +732,7 @@ export type ForwardPaymentResponse = Message<"botlink.v1.ForwardPaymentResponse"
  * Use `create(ForwardPaymentResponseSchema)` to create a new message.
  */
 export const ForwardPaymentResponseSchema: GenMessage<ForwardPaymentResponse> = /*@__PURE__*/
-  messageDesc(file_botlink_v1_botlink, 17);
+  messageDesc(file_botlink_v1_botlink, 18);
 
 /**
  * Additive (not in the spec): the user's recent stars charges, for /paysupport.
@@ -689,7 +767,7 @@ export type StarChargesRequest = Message<"botlink.v1.StarChargesRequest"> & {
  * Use `create(StarChargesRequestSchema)` to create a new message.
  */
 export const StarChargesRequestSchema: GenMessage<StarChargesRequest> = /*@__PURE__*/
-  messageDesc(file_botlink_v1_botlink, 18);
+  messageDesc(file_botlink_v1_botlink, 19);
 
 /**
  * One stars charge as our records know it.
@@ -743,7 +821,7 @@ export type StarCharge = Message<"botlink.v1.StarCharge"> & {
  * Use `create(StarChargeSchema)` to create a new message.
  */
 export const StarChargeSchema: GenMessage<StarCharge> = /*@__PURE__*/
-  messageDesc(file_botlink_v1_botlink, 19);
+  messageDesc(file_botlink_v1_botlink, 20);
 
 /**
  * @generated from message botlink.v1.StarChargesResponse
@@ -762,7 +840,7 @@ export type StarChargesResponse = Message<"botlink.v1.StarChargesResponse"> & {
  * Use `create(StarChargesResponseSchema)` to create a new message.
  */
 export const StarChargesResponseSchema: GenMessage<StarChargesResponse> = /*@__PURE__*/
-  messageDesc(file_botlink_v1_botlink, 20);
+  messageDesc(file_botlink_v1_botlink, 21);
 
 /**
  * Additive (not in the spec): opens a support case from the bot (/paysupport).
@@ -804,7 +882,7 @@ export type OpenSupportCaseRequest = Message<"botlink.v1.OpenSupportCaseRequest"
  * Use `create(OpenSupportCaseRequestSchema)` to create a new message.
  */
 export const OpenSupportCaseRequestSchema: GenMessage<OpenSupportCaseRequest> = /*@__PURE__*/
-  messageDesc(file_botlink_v1_botlink, 21);
+  messageDesc(file_botlink_v1_botlink, 22);
 
 /**
  * @generated from message botlink.v1.OpenSupportCaseResponse
@@ -823,7 +901,7 @@ export type OpenSupportCaseResponse = Message<"botlink.v1.OpenSupportCaseRespons
  * Use `create(OpenSupportCaseResponseSchema)` to create a new message.
  */
 export const OpenSupportCaseResponseSchema: GenMessage<OpenSupportCaseResponse> = /*@__PURE__*/
-  messageDesc(file_botlink_v1_botlink, 22);
+  messageDesc(file_botlink_v1_botlink, 23);
 
 /**
  * Additive (not in the spec): a refunded_payment service message (a stars payment refunded
@@ -874,7 +952,7 @@ export type ForwardRefundRequest = Message<"botlink.v1.ForwardRefundRequest"> & 
  * Use `create(ForwardRefundRequestSchema)` to create a new message.
  */
 export const ForwardRefundRequestSchema: GenMessage<ForwardRefundRequest> = /*@__PURE__*/
-  messageDesc(file_botlink_v1_botlink, 23);
+  messageDesc(file_botlink_v1_botlink, 24);
 
 /**
  * @generated from message botlink.v1.ForwardRefundResponse
@@ -894,7 +972,7 @@ export type ForwardRefundResponse = Message<"botlink.v1.ForwardRefundResponse"> 
  * Use `create(ForwardRefundResponseSchema)` to create a new message.
  */
 export const ForwardRefundResponseSchema: GenMessage<ForwardRefundResponse> = /*@__PURE__*/
-  messageDesc(file_botlink_v1_botlink, 24);
+  messageDesc(file_botlink_v1_botlink, 25);
 
 /**
  * @generated from service botlink.v1.BotLink
