@@ -36,17 +36,47 @@ export function buildBundles(apps: readonly string[]): void {
  * Runs a bundled app with NODE_ENV=production and `env`; its stderr is echoed with a prefix.
  * With BENCH_CPU_PROF set to a directory, the process writes a V8 CPU profile there on exit.
  */
-export function startBundle(app: string, env: Record<string, string>): ChildProcess {
+export function startBundle(app: string, env: Record<string, string>, options: { inspect?: boolean } = {}): ChildProcess {
   const profDir = process.env['BENCH_CPU_PROF'];
   const name = path.basename(app);
   const flags = profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`] : [];
+  if (options.inspect) flags.push('--inspect=127.0.0.1:0');
   const child = spawn(process.execPath, [...flags, path.join(root, 'dist', sourceDir(app), 'main.js')], {
     cwd: root,
     env: { PATH: process.env['PATH'] ?? '', NODE_ENV: 'production', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
+  if (options.inspect) {
+    inspectors.set(
+      child,
+      new Promise<string>((resolve, reject) => {
+        let seen = '';
+        const onData = (chunk: Buffer) => {
+          seen += chunk.toString();
+          const url = /Debugger listening on (ws:\/\/\S+)/.exec(seen)?.[1];
+          if (url) {
+            child.stderr?.off('data', onData);
+            resolve(url);
+          }
+        };
+        child.stderr?.on('data', onData);
+        child.once('exit', () => reject(new Error(`${name} exited before its inspector listened`)));
+      }),
+    );
+    // A process that dies is reported by the caller; the rejection is only for a waiting caller.
+    inspectors.get(child)?.catch(() => undefined);
+  }
   child.stderr?.on('data', (chunk: Buffer) => process.stderr.write(`[${name}] ${chunk.toString()}`));
   return child;
+}
+
+const inspectors = new WeakMap<ChildProcess, Promise<string>>();
+
+/** The inspector WebSocket URL of a process started with `startBundle(..., { inspect: true })`. */
+export function inspectorUrl(child: ChildProcess): Promise<string> {
+  const url = inspectors.get(child);
+  if (!url) return Promise.reject(new Error('process was not started with its inspector'));
+  return url;
 }
 
 /**

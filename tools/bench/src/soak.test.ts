@@ -4,7 +4,7 @@ import { KINDS } from './soak/traffic.js';
 /**
  * The soak's CI form: the same code as `npm run soak` with SOAK_SECONDS=60 (RSS every 2 s), on
  * real processes (backend, gateway, bot bundles, built by Nx before the suite, and both
- * emulators) and a fresh PostgreSQL database. It holds when every kind of operation ran, memory stayed flat in every process,
+ * emulators) and a fresh PostgreSQL database. It holds when every kind of operation ran, memory after a full GC stayed flat in every process,
  * errors did not grow, every settled payment was credited exactly once (or not at all when
  * canceled), nothing is unmatched and the ledger audit is clean.
  */
@@ -31,6 +31,8 @@ describe('soak, 60 s', () => {
     expect(result.payments.wrongCount).toBe(0);
     expect(result.payments.doubleCredits).toBe(0);
     expect(result.audit.clean).toBe(true);
-    for (const memory of Object.values(result.memory)) expect(memory.flat).toBe(true);
+    // What survives a full GC is judged; RSS is printed (a 60 s run sits inside V8's heap ramp).
+    for (const retained of Object.values(result.retained)) expect(retained.flat).toBe(true);
+    for (const memory of Object.values(result.memory)) expect(memory.judged).toBe(false);
   }, 180_000);
 });

@@ -1,7 +1,7 @@
 import type { SoakResult } from './result.js';
 import { SERVICES } from './stack.js';
 import type { Count } from './tally.js';
-import { MEMORY_SLACK_FRACTION, MEMORY_SLACK_MIB, RAMP_MIB, RAMP_SECONDS } from './verdict.js';
+import { MEMORY_SLACK_FRACTION, MEMORY_SLACK_MIB, RSS_JUDGED_THIRD_SECONDS } from './verdict.js';
 
 /** The soak's text output: the RSS table over time and the closing summary. */
 
@@ -31,14 +31,24 @@ export function summary(r: SoakResult): string[] {
   }
   lines.push(
     '',
-    `RSS MiB per service; flat = the last third's median (M3) at most the slack above the second third's (M2);`,
-    `  slack = max(${MEMORY_SLACK_FRACTION * 100} % of M2, ${MEMORY_SLACK_MIB} MiB, ${RAMP_MIB} MiB x min(1, ${RAMP_SECONDS} s / third)); the first third is warm-up:`,
+    `memory after a full GC (heap used + external), MiB: at the end of warm-up (the first third) and at the end;`,
+    `  flat = grown by at most max(${MEMORY_SLACK_FRACTION * 100} % of the first reading, ${MEMORY_SLACK_MIB} MiB):`,
+    `  ${'service'.padEnd(9)} ${'warm'.padStart(7)} ${'end'.padStart(7)} ${'growth'.padStart(7)} ${'slack'.padStart(7)}  flat`,
+  );
+  for (const s of SERVICES) {
+    const m = r.retained[s];
+    const cells = [m.warmMiB, m.endMiB, m.growthMiB, m.allowedMiB];
+    lines.push(`  ${s.padEnd(9)} ${cells.map((x) => mib(x).padStart(7)).join(' ')}  ${m.flat ? 'yes' : 'NO'}`);
+  }
+  lines.push(
+    `RSS MiB per service; flat = the last third's median (M3) at most max(${MEMORY_SLACK_FRACTION * 100} % of M2, ${MEMORY_SLACK_MIB} MiB) above the`,
+    `  second third's (M2), judged only when a third lasts ${RSS_JUDGED_THIRD_SECONDS} s or more (shorter ones sit inside V8's heap ramp):`,
     `  ${'service'.padEnd(9)} ${'first'.padStart(7)} ${'peak'.padStart(7)} ${'last'.padStart(7)} ${'M2'.padStart(7)} ${'M3'.padStart(7)} ${'M3-M2'.padStart(7)} ${'slack'.padStart(7)}  flat`,
   );
   for (const s of SERVICES) {
     const m = r.memory[s];
     const cells = [m.firstMiB, m.peakMiB, m.lastMiB, m.secondThirdMedianMiB, m.lastThirdMedianMiB, m.growthMiB, m.allowedMiB];
-    lines.push(`  ${s.padEnd(9)} ${cells.map((x) => mib(x).padStart(7)).join(' ')}  ${m.flat ? 'yes' : 'NO'}`);
+    lines.push(`  ${s.padEnd(9)} ${cells.map((x) => mib(x).padStart(7)).join(' ')}  ${m.judged ? (m.flat ? 'yes' : 'NO') : 'not judged'}`);
   }
   const p = r.payments;
   lines.push(

@@ -1,13 +1,21 @@
 import { performance } from 'node:perf_hooks';
-import { loadLine, rssKiB, runAudit } from '../services.js';
+import { inspectorUrl, loadLine, rssKiB, runAudit } from '../services.js';
 import { signInCustomers, soakProducts } from './customers.js';
 import { checkPayments } from './payments-check.js';
+import { settledMemory } from './heap.js';
 import { sampleHeader, sampleRow, summary } from './print.js';
 import type { SoakResult } from './result.js';
 import { SERVICES, startSoakStack, type ServiceName, type SoakStack } from './stack.js';
 import { Tally } from './tally.js';
 import { BASE_RATES, KINDS, Traffic } from './traffic.js';
-import { errorVerdict, memoryVerdict, MIN_SAMPLES_PER_THIRD, type MemoryVerdict } from './verdict.js';
+import {
+  errorVerdict,
+  memoryVerdict,
+  MIN_SAMPLES_PER_THIRD,
+  retainedVerdict,
+  type MemoryVerdict,
+  type RetainedVerdict,
+} from './verdict.js';
 
 /** How long and how hard a soak runs. */
 export interface SoakOptions {
@@ -37,6 +45,21 @@ async function trimEmulatorLogs(stack: SoakStack): Promise<void> {
     const res = await fetch(url, { method: 'DELETE' });
     if (!res.ok) throw new Error(`DELETE ${url}: ${res.status}`);
   }
+}
+
+/** Every service's retained memory (heap.ts), MiB; NaN for one whose inspector did not answer (named in a line). */
+async function readRetained(stack: SoakStack, write: (line: string) => void): Promise<Record<ServiceName, number>> {
+  const read = await Promise.all(
+    SERVICES.map(async (s) => {
+      try {
+        return (await settledMemory(await inspectorUrl(stack.processes[s]))).retainedMiB;
+      } catch (err) {
+        write(`!! ${s}: could not read its memory after a full GC: ${err instanceof Error ? err.message : String(err)}`);
+        return Number.NaN;
+      }
+    }),
+  );
+  return Object.fromEntries(SERVICES.map((s, i) => [s, read[i] ?? Number.NaN])) as Record<ServiceName, number>;
 }
 
 /** The sampling interval when none is given: every 2 s for a minute's run, every 5 s for ten minutes (about 30 to 120 samples). */
@@ -73,6 +96,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     write(sampleHeader());
     const load = traffic.run(t0 + options.seconds * 1000);
     const died: string[] = [];
+    const warmEnd = Math.max(1, Math.round(intervals / 3));
+    let warmRetained: Record<ServiceName, number> | undefined;
     for (let i = 0; i < intervals; i += 1) {
       const wait = t0 + (i + 1) * sampleMs - performance.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
@@ -99,8 +124,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       await trimEmulatorLogs(stack).catch((err: unknown) =>
         write(`!! could not empty the emulators' request logs: ${err instanceof Error ? err.message : String(err)}`),
       );
+      if (i + 1 === warmEnd) warmRetained = await readRetained(stack, write);
     }
     await load;
+    const endRetained = await readRetained(stack, write);
     const seconds = (performance.now() - t0) / 1000;
     const payments = await checkPayments(stack.dbUrl, traffic.settled);
     await stack.halt();
@@ -111,14 +138,22 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       ServiceName,
       MemoryVerdict
     >;
+    const retained = Object.fromEntries(
+      SERVICES.map((s) => [s, retainedVerdict(warmRetained?.[s] ?? Number.NaN, endRetained[s])]),
+    ) as Record<ServiceName, RetainedVerdict>;
     const errors = errorVerdict(tally.errorsPerInterval());
     const reasons = [
       ...died.map((s) => `${s} exited during the run`),
       ...kinds.filter((k) => k.requests === 0).map((k) => `${k.kind} made no requests`),
-      ...SERVICES.filter((s) => !memory[s].flat).map((s) =>
+      ...SERVICES.filter((s) => !retained[s].flat).map((s) =>
+        Number.isFinite(retained[s].growthMiB)
+          ? `${s} retained memory grew (${retained[s].growthMiB.toFixed(1)} MiB after a full GC from the end of warm-up to the end, slack ${retained[s].allowedMiB.toFixed(1)} MiB)`
+          : `${s} retained memory not read`,
+      ),
+      ...SERVICES.filter((s) => memory[s].judged && !memory[s].flat).map((s) =>
         memory[s].growthMiB > memory[s].allowedMiB
-          ? `${s} memory not flat (last-third median ${memory[s].growthMiB.toFixed(1)} MiB above the second third's, slack ${memory[s].allowedMiB.toFixed(1)} MiB)`
-          : `${s} memory not judged: fewer than ${MIN_SAMPLES_PER_THIRD} samples in a third`,
+          ? `${s} RSS not flat (last-third median ${memory[s].growthMiB.toFixed(1)} MiB above the second third's, slack ${memory[s].allowedMiB.toFixed(1)} MiB)`
+          : `${s} RSS not judged: fewer than ${MIN_SAMPLES_PER_THIRD} samples in a third`,
       ),
       ...(errors.noGrowth ? [] : [`errors grew: ${errors.firstThird} in the first third, ${errors.lastThird} in the last`]),
       ...(payments.wrongCount > 0 ? [`${payments.wrongCount} settled orders not credited exactly as expected`] : []),
@@ -126,7 +161,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       ...(payments.unmatchedPayments !== 0 ? [`${payments.unmatchedPayments} unmatched payments`] : []),
       ...(audit.clean ? [] : ['ledger audit not clean']),
     ];
-    const result: SoakResult = { passed: reasons.length === 0, reasons, seconds, kinds, memory, errors, payments, audit };
+    const result: SoakResult = { passed: reasons.length === 0, reasons, seconds, kinds, memory, retained, errors, payments, audit };
     for (const line of summary(result)) write(line);
     return result;
   } finally {

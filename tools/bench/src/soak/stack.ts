@@ -10,6 +10,9 @@ import { buildBundles, freePort, gatewayEnv, root, startBundle, stopAll, waitFor
 export const SERVICES = ['backend', 'gateway', 'bot', 'platform', 'provider'] as const;
 export type ServiceName = (typeof SERVICES)[number];
 
+/** Every soak process listens on an inspector (127.0.0.1, a free port) so the soak can read its memory after a full GC (heap.ts). */
+const INSPECT = { inspect: true };
+
 /** The bot token the platform emulator accepts, the bot uses and the backend verifies Mini App init data with. */
 export const BOT_TOKEN = '424242:soak-bot-token';
 /** The card shop of the direct channel (a test shop). */
@@ -107,15 +110,23 @@ export async function startSoakStack(serverUrl: string, rebuildApps: boolean): P
     const botHealth = `http://${host}:${botHealthPort}`;
     const mailDir = path.join(dir, 'mailbox');
 
-    started.platform = startBundle('tools/platform-emulator', {
-      PLATFORM_EMULATOR_PORT: String(platformPort),
-      PLATFORM_BOT_TOKEN: BOT_TOKEN,
-    });
-    started.provider = startBundle('tools/provider-emulator', {
-      PROVIDER_EMULATOR_PORT: String(providerPort),
-      PROVIDER_EMULATOR_SHOPS: `${SHOP.id}:${SHOP.secretKey}:test`,
-      PROVIDER_EMULATOR_WEBHOOK_URL: `${gateway}/api/v1/payments/notifications/yookassa`,
-    });
+    started.platform = startBundle(
+      'tools/platform-emulator',
+      {
+        PLATFORM_EMULATOR_PORT: String(platformPort),
+        PLATFORM_BOT_TOKEN: BOT_TOKEN,
+      },
+      INSPECT,
+    );
+    started.provider = startBundle(
+      'tools/provider-emulator',
+      {
+        PROVIDER_EMULATOR_PORT: String(providerPort),
+        PROVIDER_EMULATOR_SHOPS: `${SHOP.id}:${SHOP.secretKey}:test`,
+        PROVIDER_EMULATOR_WEBHOOK_URL: `${gateway}/api/v1/payments/notifications/yookassa`,
+      },
+      INSPECT,
+    );
     await waitHealthy(`${platform}/bot${BOT_TOKEN}/getMe`, gone);
     await waitHealthy(`${provider}/_control/health`, gone);
     const chat = (await postJson(`${platform}/_control/chats`, {
@@ -124,42 +135,51 @@ export async function startSoakStack(serverUrl: string, rebuildApps: boolean): P
       botStatus: 'administrator',
     })) as { id: number };
 
-    started.backend = startBundle('backend', {
-      ...TEST_SERVICE_TOKENS,
-      ...TEST_RATE_LIMITS,
-      DATABASE_URL: dbUrl,
-      BACKEND_PORT: String(backendPort),
-      BACKEND_METRICS_PORT: '0',
-      BACKEND_SEED_CATALOG: 'true',
-      BACKEND_TELEGRAM_BOT_TOKEN: BOT_TOKEN,
-      PUBLIC_BASE_URL: gateway,
-      GATEWAY_INTERNAL_URL: internal,
-      BACKEND_YOOKASSA_API_URL: `${provider}/v3`,
-      BACKEND_YOOKASSA_SHOPS: `direct:${SHOP.id}:${SHOP.secretKey}:test`,
-      MAIL_DEV_DIR: mailDir,
-      REAPER_INTERVAL_MS: '5000',
-    });
+    started.backend = startBundle(
+      'backend',
+      {
+        ...TEST_SERVICE_TOKENS,
+        ...TEST_RATE_LIMITS,
+        DATABASE_URL: dbUrl,
+        BACKEND_PORT: String(backendPort),
+        BACKEND_METRICS_PORT: '0',
+        BACKEND_SEED_CATALOG: 'true',
+        BACKEND_TELEGRAM_BOT_TOKEN: BOT_TOKEN,
+        PUBLIC_BASE_URL: gateway,
+        GATEWAY_INTERNAL_URL: internal,
+        BACKEND_YOOKASSA_API_URL: `${provider}/v3`,
+        BACKEND_YOOKASSA_SHOPS: `direct:${SHOP.id}:${SHOP.secretKey}:test`,
+        MAIL_DEV_DIR: mailDir,
+        REAPER_INTERVAL_MS: '5000',
+      },
+      INSPECT,
+    );
     await waitHealthy(`${backend}/health`, gone);
     started.gateway = startBundle(
       'gateway',
       gatewayEnv(backend, { http: httpPort, botlink: botlinkPort, internal: internalPort, metrics: metricsPort }, certs),
+      INSPECT,
     );
     await waitHealthy(`${gateway}/health`, gone);
-    started.bot = startBundle('bot', {
-      BOTLINK_URL: `https://${host}:${botlinkPort}`,
-      BOTLINK_TLS_CA: certs.ca.cert,
-      BOTLINK_TLS_CERT: certs.bot.cert,
-      BOTLINK_TLS_KEY: certs.bot.key,
-      PLATFORM_API_ROOT: platform,
-      PLATFORM_BOT_TOKEN: BOT_TOKEN,
-      ...DEV_POLICY_LINKS,
-      BOT_HEALTH_INTERVAL_MS: '1000',
-      BOT_HEALTH_PORT: String(botHealthPort),
-      BOT_POLL_TIMEOUT_S: '5',
-      BOT_OUTBOX_PATH: path.join(dir, 'outbox.sqlite'),
-      BOT_DISCUSSION_CHAT_ID: String(chat.id),
-      BOT_INSTANCE_ID: 'soak-bot',
-    });
+    started.bot = startBundle(
+      'bot',
+      {
+        BOTLINK_URL: `https://${host}:${botlinkPort}`,
+        BOTLINK_TLS_CA: certs.ca.cert,
+        BOTLINK_TLS_CERT: certs.bot.cert,
+        BOTLINK_TLS_KEY: certs.bot.key,
+        PLATFORM_API_ROOT: platform,
+        PLATFORM_BOT_TOKEN: BOT_TOKEN,
+        ...DEV_POLICY_LINKS,
+        BOT_HEALTH_INTERVAL_MS: '1000',
+        BOT_HEALTH_PORT: String(botHealthPort),
+        BOT_POLL_TIMEOUT_S: '5',
+        BOT_OUTBOX_PATH: path.join(dir, 'outbox.sqlite'),
+        BOT_DISCUSSION_CHAT_ID: String(chat.id),
+        BOT_INSTANCE_ID: 'soak-bot',
+      },
+      INSPECT,
+    );
     let lastBotHealth = 'no answer';
     await waitFor(
       async () => {
