@@ -1,6 +1,6 @@
 /**
- * A/B bench: the same wallet.get and wallet.buy load on two (or more) builds of the gateway and
- * backend, interleaved in one run, so a change is judged by a same-run ratio rather than by two
+ * A/B bench: the same wallet.get, wallet.buy and order-creation load on two (or more) builds of
+ * the gateway and backend, interleaved in one run, so a change is judged by a same-run ratio rather than by two
  * runs minutes apart on a machine whose speed drifts. Each build is a checkout root whose
  * `dist/apps/{backend,gateway}/main.js` are its bundles (`node tools/build/bundle.mjs apps/backend`
  * and `apps/gateway` there); each gets its own database, its own 50 accounts and product, and the
@@ -8,8 +8,11 @@
  * connection). Rounds alternate the order of the builds; the result is each build's median and the
  * median of per-round ratios to the first build, with the CPU each process spent per request.
  *
+ * `order` opens card orders (`POST /api/v1/user/wallet/orders`, rail card, for e-mail-confirmed
+ * buyers) against one provider emulator all builds share.
+ *
  * Run: `AB_ROOTS=<root A>,<root B> npm run ab -w tools/bench` (AB_RUNS rounds, default 5;
- * AB_SECONDS per run, default 10; AB_LOADS `get,buy`). A root may end in `#KEY=VALUE&...` to
+ * AB_SECONDS per run, default 10; AB_LOADS `get,buy,order`). A root may end in `#KEY=VALUE&...` to
  * start that build with extra environment. A base checkout: `git worktree add ../base <commit>`,
  * `npm ci` and the two bundle commands in it.
  */
@@ -19,15 +22,25 @@ import path from 'node:path';
 import { adminQuery, ensureDevCerts } from '@wordgame/testkit';
 import { runLoad } from './load/run.js';
 import type { RequestTemplate } from './load/spec.js';
-import { freePort, gatewayEnv, loadLine, quietBackendEnv, root, stopAll, waitHealthy } from './services.js';
+import { buildBundles, freePort, gatewayEnv, loadLine, quietBackendEnv, root, startBundle, stopAll, waitHealthy } from './services.js';
 import { median } from './stats.js';
 import { cpuMsOf } from './wallet-pgbench.js';
-import { seedProduct, signUp } from './wallet-seed.js';
+import { confirmEmails, seedCardProduct, seedProduct, signUp } from './wallet-seed.js';
 
 const serverUrl = process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 const seconds = Number(process.env['AB_SECONDS'] ?? 10);
 const runs = Number(process.env['AB_RUNS'] ?? 5);
-const loads = (process.env['AB_LOADS'] ?? 'get,buy').split(',') as ('get' | 'buy')[];
+type Load = 'get' | 'buy' | 'order';
+const LOADS: readonly Load[] = ['get', 'buy', 'order'];
+const loads = (process.env['AB_LOADS'] ?? LOADS.join(',')).split(',').map((l) => {
+  const load = LOADS.find((x) => x === l);
+  if (!load) throw new Error(`AB_LOADS: unknown load ${l} (known: ${LOADS.join(', ')})`);
+  return load;
+});
+/** The status each load's requests answer when they work. */
+const EXPECT: Record<Load, number> = { get: 200, buy: 200, order: 201 };
+/** The card shop every build's backend uses on the shared provider emulator. */
+const SHOP = { id: 'ab-shop', secretKey: 'ab-shop-secret' };
 const roots = (process.env['AB_ROOTS'] ?? '').split(',').filter((r) => r !== '');
 const CONNECTIONS = 50;
 
@@ -35,7 +48,7 @@ interface Build {
   label: string;
   children: ChildProcess[];
   port: number;
-  templates: Record<'get' | 'buy', RequestTemplate[]>;
+  templates: Record<Load, RequestTemplate[]>;
 }
 
 function startFrom(dir: string, app: string, env: Record<string, string>): ChildProcess {
@@ -49,11 +62,17 @@ function startFrom(dir: string, app: string, env: Record<string, string>): Child
 }
 
 /** Starts one build on its own database with 50 signed-up buyers of a 1-chip hint. */
-async function startBuild(spec: string, dbUrl: string): Promise<Build> {
+async function startBuild(spec: string, dbUrl: string, provider: string): Promise<Build> {
   const [dir = '', extra] = spec.split('#');
   const env: Record<string, string> = extra ? Object.fromEntries(extra.split('&').map((kv) => kv.split('=') as [string, string])) : {};
   const [backendPort, httpPort, botlinkPort, internalPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
-  const backend = startFrom(dir, 'backend', { ...quietBackendEnv(dbUrl, backendPort, internalPort, '8'), ...env });
+  const backend = startFrom(dir, 'backend', {
+    ...quietBackendEnv(dbUrl, backendPort, internalPort, '8'),
+    BACKEND_YOOKASSA_API_URL: `${provider}/v3`,
+    BACKEND_YOOKASSA_SHOPS: `direct:${SHOP.id}:${SHOP.secretKey}:test`,
+    PUBLIC_BASE_URL: `http://127.0.0.1:${httpPort}`,
+    ...env,
+  });
   await waitHealthy(`http://127.0.0.1:${backendPort}/health`);
   const certs = ensureDevCerts(path.join(root, '.data/certs'));
   const gateway = startFrom(dir, 'gateway', {
@@ -63,6 +82,8 @@ async function startBuild(spec: string, dbUrl: string): Promise<Build> {
   await waitHealthy(`http://127.0.0.1:${httpPort}/health`);
   const tokens = await signUp(`http://127.0.0.1:${httpPort}`, CONNECTIONS);
   const productId = String(await seedProduct(dbUrl));
+  const cardProductId = String(await seedCardProduct(dbUrl));
+  await confirmEmails(dbUrl);
   const auth = (t: string) => ({ authorization: `Bearer ${t}` });
   return {
     label: `${path.basename(dir.replace(/\/+$/, ''))}${extra ? `#${extra}` : ''}`,
@@ -77,6 +98,12 @@ async function startBuild(spec: string, dbUrl: string): Promise<Build> {
         body: JSON.stringify({ product_id: productId }),
         uniqueHeader: 'idempotency-key',
       })),
+      order: tokens.map((t) => ({
+        method: 'POST',
+        path: '/api/v1/user/wallet/orders',
+        headers: { ...auth(t), 'content-type': 'application/json' },
+        body: JSON.stringify({ product_id: cardProductId, rail: 'card' }),
+      })),
     },
   };
 }
@@ -88,14 +115,14 @@ interface Figures {
   errors: number;
 }
 
-async function measure(build: Build, load: 'get' | 'buy', secs: number): Promise<Figures> {
+async function measure(build: Build, load: Load, secs: number): Promise<Figures> {
   const [backend, gateway] = build.children.map((c) => c.pid ?? 0) as [number, number];
   const before = [cpuMsOf(gateway), cpuMsOf(backend)] as const;
   const f = await runLoad({
     mode: 'closed',
     seconds: secs,
     templates: build.templates[load],
-    expectStatus: 200,
+    expectStatus: EXPECT[load],
     host: '127.0.0.1',
     port: build.port,
     uniquePrefix: randomBytes(4).toString('hex'),
@@ -113,14 +140,22 @@ async function main(): Promise<void> {
   if (roots.length < 2) throw new Error('AB_ROOTS must name at least two checkout roots (comma-separated)');
   const dbs: string[] = [];
   const builds: Build[] = [];
+  buildBundles(['tools/provider-emulator']);
+  const providerPort = await freePort();
+  const providerProcess = startBundle('tools/provider-emulator', {
+    PROVIDER_EMULATOR_PORT: String(providerPort),
+    PROVIDER_EMULATOR_SHOPS: `${SHOP.id}:${SHOP.secretKey}:test`,
+  });
+  const provider = `http://127.0.0.1:${providerPort}`;
   try {
+    await waitHealthy(`${provider}/_control/health`);
     for (const spec of roots) {
       const name = `bench_ab_${randomBytes(4).toString('hex')}`;
       await adminQuery(serverUrl, `create database ${name}`);
       dbs.push(name);
       const url = new URL(serverUrl);
       url.pathname = `/${name}`;
-      builds.push(await startBuild(spec, url.toString()));
+      builds.push(await startBuild(spec, url.toString(), provider));
     }
     // Warm-up (not reported): every build's hot paths optimised before the first measured run.
     for (const b of builds) for (const load of loads) await measure(b, load, 5);
@@ -160,7 +195,7 @@ async function main(): Promise<void> {
     }
     process.stdout.write(`${out.join('\n')}\n`);
   } finally {
-    await stopAll(builds.flatMap((b) => b.children));
+    await stopAll([...builds.flatMap((b) => b.children), providerProcess]);
     for (const name of dbs) await adminQuery(serverUrl, `drop database if exists ${name} with (force)`);
   }
 }

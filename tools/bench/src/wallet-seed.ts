@@ -42,3 +42,37 @@ export async function seedProduct(dbUrl: string): Promise<bigint> {
     await db.end();
   }
 }
+
+/** A card-sold product (100.00 RUB, one hint) for the order-creation load; answers its id. */
+export async function seedCardProduct(dbUrl: string): Promise<bigint> {
+  const db = new pg.Client({ connectionString: dbUrl });
+  await db.connect();
+  try {
+    const product = await db.query<{ id: string }>(`insert into catalog_products (title) values ('Bench card hint') returning id`);
+    const productId = BigInt(product.rows[0]?.id ?? '0');
+    await db.query(`insert into catalog_atoms (kind, quantity) values ('hints', 1) on conflict do nothing`);
+    await db.query(
+      `insert into catalog_product_atoms (product_id, atom_id) select $1, id from catalog_atoms where kind = 'hints' and quantity = 1`,
+      [productId],
+    );
+    await db.query(
+      `insert into catalog_product_texts (product_id, locale, title) values ($1, 'en', 'Bench card hint'), ($1, 'ru', 'Подсказка')`,
+      [productId],
+    );
+    await db.query(`insert into catalog_prices (product_id, method, amount, currency) values ($1, 'provider', 10000, 'RUB')`, [productId]);
+    return productId;
+  } finally {
+    await db.end();
+  }
+}
+
+/** Marks every account's e-mail confirmed (a card order needs one; the bench's buyers never read their mail). */
+export async function confirmEmails(dbUrl: string): Promise<void> {
+  const db = new pg.Client({ connectionString: dbUrl });
+  await db.connect();
+  try {
+    await db.query(`update accounts set email_confirmed_at = now() where email is not null and email_confirmed_at is null`);
+  } finally {
+    await db.end();
+  }
+}
