@@ -1,6 +1,7 @@
 // Budgeted replicas bench (issue #29): every gateway, backend and bot process runs under its own
-// CPU quota (cgroup v1 cpu controller: cpu.cfs_quota_us per cpu.cfs_period_us; each process its own
-// group, cpuacct counting its CPU), as each replica would have its own CPU in production, so adding
+// CPU quota (the CFS bandwidth limit through cgroup v1's cpu controller, cpu.cfs_quota_us per
+// cpu.cfs_period_us with cpuacct counting, or cgroup v2's cpu.max with cpu.stat counting; each
+// process its own group: cgroup.ts), as each replica would have its own CPU in production, so adding
 // a replica adds CPU instead of taking it from the others. It fails (CpuBudgetUnavailable) rather
 // than run unbudgeted. PostgreSQL is a private cluster of this run (its processes counted in their
 // own cpuacct group, unbudgeted), NATS per stack (counted, unbudgeted), the load generator a
@@ -38,7 +39,7 @@ import { PrivateCluster } from '../../faults/src/harness/postgres.js';
 import { NOTIFICATION_PATH, TELEGRAM_BOT_TOKEN, CARD_SHOP } from '../../faults/src/harness/stack.js';
 import { waitFor } from '../../faults/src/harness/wait.js';
 import { operatorToken, startCluster, type Cluster } from '../../faults/src/harness/cluster.js';
-import { CpuGroup, findCgroupRoots, removeParentGroup } from './cgroup.js';
+import { CpuGroup, describeRoots, findCgroupRoots, removeParentGroup } from './cgroup.js';
 import { predict, size, type TierCosts, type Topology } from './budget/model.js';
 import { creditPeer, prepareCreditPeer, type CreditPeer } from './budget/credit-peer.js';
 import { runLoad } from './load/run.js';
@@ -494,7 +495,7 @@ function phaseLine(round: number, target: Target, flow: Flow, p: Phase): string 
 const out = (s: string) => process.stdout.write(s);
 const roots = findCgroupRoots();
 out(
-  `budgeted replicas bench ${new Date().toISOString()}: cgroup v1 cpu controller at ${roots.cpu} (cpuacct at ${roots.cpuacct}), each gateway, backend and bot ${BUDGET} core${BOT_BUDGET === BUDGET ? '' : ` (the bot ${BOT_BUDGET})`} (quota ${Math.round(BUDGET * PERIOD_US)} us per ${PERIOD_US} us), the one-process peer ${2 * BUDGET} core (1+1's two budgets); PostgreSQL (private cluster), NATS and the load generator unbudgeted, counted; ${CORES} cores; ${loadLine()}\n` +
+  `budgeted replicas bench ${new Date().toISOString()}: ${describeRoots(roots)}, each gateway, backend and bot ${BUDGET} core${BOT_BUDGET === BUDGET ? '' : ` (the bot ${BOT_BUDGET})`} (quota ${Math.round(BUDGET * PERIOD_US)} us per ${PERIOD_US} us), the one-process peer ${2 * BUDGET} core (1+1's two budgets); PostgreSQL (private cluster), NATS and the load generator unbudgeted, counted; ${CORES} cores; ${loadLine()}\n` +
     `topologies ${TOPOLOGIES.map(nameOf).join(', ')} all up at once; per flow ${WARMUP_SECONDS} s warm-up each, then ${ROUNDS} rounds of ${SECONDS} s, order rotating; wallet.get/buy ${CONNECTIONS} connections (spread over the gateways), stars ${STARS_CONCURRENCY} payers in flight through one bot; DB_POOL_MAX ${POOL_MAX}\n`,
 );
 buildBundles(['backend', 'gateway', 'bot']);
