@@ -34,7 +34,9 @@ export type { TgStarTransaction, TgTransactionPartnerUser } from './starTransact
 export { STAR_TRANSACTIONS_ORDERS } from './starOrder.js';
 export type { FaultRecord, FaultSpec } from './faults.js';
 export type { PayResult } from './payments.js';
-export type { InvoiceRecord, MessageRecord, PaymentRecord, PreCheckoutRecord, PreCheckoutStatus } from './state.js';
+export type { ClockAdvance, SubscriptionView } from './subscriptions.js';
+export { SUBSCRIPTION_PERIOD } from './subscriptions.js';
+export type { InvoiceRecord, MessageRecord, PaymentRecord, PreCheckoutRecord, PreCheckoutStatus, SubscriptionRecord } from './state.js';
 export type { EnqueueResult } from './updates.js';
 export { CONFLICT_DESCRIPTION } from './updates.js';
 export { QUERY_TOO_OLD } from './payments.js';
