@@ -162,7 +162,8 @@ describe('editUserStarSubscription', () => {
     });
     expect(answer.body).toEqual({ ok: true, result: true });
     expect(emu.control.subscription(charge)).toEqual(expect.objectContaining({ status: 'active', canceled: true }));
-    expect(emu.control.advanceClock(SUBSCRIPTION_PERIOD - 1).expired).toEqual([]);
+    const expiresAt = emu.control.subscription(charge)?.expiresAt ?? 0;
+    expect(emu.control.advanceClock(expiresAt - emu.control.clock().now - 1).expired).toEqual([]);
     expect(emu.control.subscription(charge)?.status).toBe('active');
     expect(emu.control.advanceClock(1).expired).toEqual([{ subscriptionId: charge, reason: 'canceled' }]);
     expect(await drain()).toEqual([]);
@@ -239,6 +240,25 @@ describe('a failed renewal', () => {
     ['failing an unknown subscription', '/subscriptions/stx-nope/fail-next-renewal', {}, 404],
   ])('control refuses %s', async (_case, path, body, status) => {
     expect((await controlApi(emu, 'POST', path, body)).status).toBe(status);
+  });
+});
+
+describe('renewal on the running clock', () => {
+  it('renews a subscription whose period ends as real time passes, without a control-API advance', async () => {
+    const ticking = await startCheckedEmulator({ subscriptionTickMs: 50 });
+    try {
+      const { charge, update } = await subscribe(ticking);
+      const expiry = update.message?.successful_payment?.subscription_expiration_date ?? 0;
+      ticking.control.advanceClock(expiry - ticking.control.clock().now - 1);
+      expect(ticking.control.subscription(charge)?.chargeIds).toHaveLength(1);
+      const answer = await callApi<TgUpdate[]>(ticking, 'getUpdates', { timeout: 10 });
+      expect(answer.body.result?.map((u) => u.message?.successful_payment?.subscription_expiration_date)).toEqual([
+        expiry + SUBSCRIPTION_PERIOD,
+      ]);
+      expect(ticking.control.subscription(charge)?.chargeIds).toHaveLength(2);
+    } finally {
+      await ticking.stop();
+    }
   });
 });
 
