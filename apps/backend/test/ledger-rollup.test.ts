@@ -267,9 +267,9 @@ describe('console ledger totals over the per-day rollup', () => {
       }),
       { numRuns: 25 },
     );
-    const byProduct = await sql<{ n: bigint }>`select count(distinct product_id) as n from ledger_daily_totals where product_id is not null`.execute(
-      database.db,
-    );
+    const byProduct = await sql<{
+      n: bigint;
+    }>`select count(distinct product_id) as n from ledger_daily_totals where product_id is not null`.execute(database.db);
     expect(byProduct.rows[0]?.n).toBe(2n);
   });
 

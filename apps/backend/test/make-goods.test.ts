@@ -7,7 +7,7 @@ import { auditLedger } from '../src/ledger/audit.js';
 import { upsertOperator } from '../src/operators/repository.js';
 import { signIn } from '../src/operators/sessions.js';
 import type { OperatorRole } from '../src/operators/operators.table.js';
-import { as, failure, startHarness, type Harness } from './support/harness.js';
+import { as, errorOf, failure, startHarness, type Harness } from './support/harness.js';
 import { fullRefund, orderProduct, paidOrder } from './support/orders.js';
 import { buyBody, createProduct, newAccount } from './support/wallet.js';
 
@@ -90,7 +90,13 @@ describe('make-goods by operators (MakeGoodService, PostgreSQL)', () => {
   const makeGoodRows = (account: bigint) =>
     h.database.db.selectFrom('ledger_operations').selectAll().where('account_id', '=', account).where('kind', '=', 'make_good').execute();
   const audits = (operatorId: bigint) =>
-    h.database.db.selectFrom('operator_audit').selectAll().where('operator_id', '=', operatorId).where('action', '=', 'make_good').orderBy('id').execute();
+    h.database.db
+      .selectFrom('operator_audit')
+      .selectAll()
+      .where('operator_id', '=', operatorId)
+      .where('action', '=', 'make_good')
+      .orderBy('id')
+      .execute();
 
   beforeAll(async () => {
     h = await startHarness({
@@ -116,7 +122,11 @@ describe('make-goods by operators (MakeGoodService, PostgreSQL)', () => {
       errorCode: 'operator_session_invalid',
     });
     expect(await makeGoodRows(account)).toEqual([]);
-    const forbidden = await h.database.db.selectFrom('operator_audit').select(['outcome', 'detail']).where('action', '=', 'make_good').execute();
+    const forbidden = await h.database.db
+      .selectFrom('operator_audit')
+      .select(['outcome', 'detail'])
+      .where('action', '=', 'make_good')
+      .execute();
     expect(forbidden).toContainEqual({ outcome: 'forbidden', detail: 'needs granter' });
   });
 
@@ -150,7 +160,9 @@ describe('make-goods by operators (MakeGoodService, PostgreSQL)', () => {
   it("grants chips, hints and no-ads days as one make_good row, audited, shown in the player's history without the reason", async () => {
     const g = await operator();
     const account = await newAccount(h.database.db);
-    const r = readResult((await grant(g, { account, segment: 'telegram', chips: 120n, hints: 2n, noAdsDays: 3n, reason: 'case 17: lost hints' })).body);
+    const r = readResult(
+      (await grant(g, { account, segment: 'telegram', chips: 120n, hints: 2n, noAdsDays: 3n, reason: 'case 17: lost hints' })).body,
+    );
     expect(r).toMatchObject({ replayed: false, chips: 120n, balance: 120n });
     expect(r.caps).toEqual([
       ['chips', 120n, CHIPS_CAP],
@@ -174,10 +186,12 @@ describe('make-goods by operators (MakeGoodService, PostgreSQL)', () => {
     expect(benefits.no_ads_until).not.toBeNull();
     expect((await audits(g.id)).map((a) => [a.target, a.outcome])).toEqual([[`account:${account}`, 'granted']]);
 
-    const history = await h.client(backendApi.WalletService).getHistory(
-      { body: encodeTable((b) => fb.WalletHistoryQuery.createWalletHistoryQuery(b, b.createString(''), 20, b.createString('en'))) },
-      as(account, 'direct'),
-    );
+    const history = await h
+      .client(backendApi.WalletService)
+      .getHistory(
+        { body: encodeTable((b) => fb.WalletHistoryQuery.createWalletHistoryQuery(b, b.createString(''), 20, b.createString('en'))) },
+        as(account, 'direct'),
+      );
     const entries = decodeTable(
       history.body,
       (bb) => fb.WalletHistory.getRootAsWalletHistory(bb),
@@ -245,7 +259,8 @@ describe('make-goods by operators (MakeGoodService, PostgreSQL)', () => {
         const granted = settled.flatMap((s, i) => (s.status === 'fulfilled' ? [amounts[i] ?? 0n] : []));
         const total = granted.reduce((a, b) => a + b, 0n);
         expect(total).toBeLessThanOrEqual(CHIPS_CAP);
-        for (const s of settled) if (s.status === 'rejected') expect(await failure(Promise.reject(s.reason))).toMatchObject({ errorCode: 'make_good_cap_reached' });
+        for (const s of settled)
+          if (s.status === 'rejected') expect(errorOf(s.reason)).toMatchObject({ errorCode: 'make_good_cap_reached' });
         // A refusal saw at most the final total granted (grants only add up), so each refused amount passes the cap on top of it.
         const refused = settled.flatMap((s, i) => (s.status === 'rejected' ? [amounts[i] ?? 0n] : []));
         for (const r of refused) expect(total + r).toBeGreaterThan(CHIPS_CAP);

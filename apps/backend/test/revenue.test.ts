@@ -22,7 +22,17 @@ function readReport(body: Uint8Array) {
       toUnix: t.toUnix(),
       rows: Array.from({ length: t.rowsLength() }, (_, i) => {
         const r = t.rows(i);
-        return [r?.rail(), r?.productId(), r?.productTitle(), r?.currency(), r?.gross(), r?.refunds(), r?.net(), r?.purchases(), r?.refundCount()];
+        return [
+          r?.rail(),
+          r?.productId(),
+          r?.productTitle(),
+          r?.currency(),
+          r?.gross(),
+          r?.refunds(),
+          r?.net(),
+          r?.purchases(),
+          r?.refundCount(),
+        ];
       }),
     }),
   );
@@ -57,7 +67,10 @@ describe('revenue query (RevenueService, PostgreSQL)', () => {
       [1n, unix(today)],
       [-1n, 0n],
     ] as const)
-      expect(await failure(revenue.queryRevenue({ body: query(from, to) }))).toEqual({ code: Code.InvalidArgument, errorCode: 'invalid_filter' });
+      expect(await failure(revenue.queryRevenue({ body: query(from, to) }))).toEqual({
+        code: Code.InvalidArgument,
+        errorCode: 'invalid_filter',
+      });
   });
 
   it('answers the last 30 days by default, one line per day, rail, product and currency, refunds netted', async () => {

@@ -35,14 +35,22 @@ describe('console make-goods (/_gm/grant)', () => {
     const form = await call(url('/_gm/login'));
     const nonceCookie = form.setCookie.find((c) => c.startsWith('gm_login='))?.split(';')[0] ?? '';
     const nonce = /name="_csrf" value="([^"]+)"/.exec(form.text)?.[1] ?? '';
-    const res = await call(url('/_gm/login'), { method: 'POST', cookie: nonceCookie, form: { _csrf: nonce, login, password: OPERATOR_PASSWORD } });
+    const res = await call(url('/_gm/login'), {
+      method: 'POST',
+      cookie: nonceCookie,
+      form: { _csrf: nonce, login, password: OPERATOR_PASSWORD },
+    });
     return res.setCookie.find((c) => c.startsWith('gm_session='))?.split(';')[0] ?? '';
   };
   const newAccount = async (name = 'Player') =>
     (await stack.db.query<{ id: string }>(`insert into accounts (display_name) values ($1) returning id`, [name])).rows[0]?.id ?? '';
   const balance = async (account: string, segment = 'direct') =>
-    (await stack.db.query<{ balance: string }>(`select balance from wallet_segments where account_id = $1 and segment = $2`, [account, segment]))
-      .rows[0]?.balance;
+    (
+      await stack.db.query<{ balance: string }>(`select balance from wallet_segments where account_id = $1 and segment = $2`, [
+        account,
+        segment,
+      ])
+    ).rows[0]?.balance;
   /** The grant form's hidden fields for the account (and case), as the page gave them. */
   const openForm = async (cookie: string, account: string, supportCase = '') => {
     const page = await call(url(`/_gm/grant?account=${account}${supportCase ? `&case=${supportCase}` : ''}`), { cookie });
@@ -115,8 +123,11 @@ describe('console make-goods (/_gm/grant)', () => {
   it("enforces the operator's daily cap: a grant past it is refused with the form kept", async () => {
     const account = await newAccount();
     const used = Number(
-      (await stack.db.query<{ n: string }>(`select coalesce(sum(chips), 0) as n from make_goods m join operators o on o.id = m.operator_id where o.login = 'granter@ops.test'`))
-        .rows[0]?.n,
+      (
+        await stack.db.query<{ n: string }>(
+          `select coalesce(sum(chips), 0) as n from make_goods m join operators o on o.id = m.operator_id where o.login = 'granter@ops.test'`,
+        )
+      ).rows[0]?.n,
     );
     const { formToken } = await openForm(granter, account);
     const over = await submit(granter, { account, chips: String(CHIPS_CAP - used + 1), reason: 'too generous', form_token: formToken });
@@ -128,11 +139,16 @@ describe('console make-goods (/_gm/grant)', () => {
 
   it('settles a support case and pays off the debt a refund left: the case links the grant, its audit shows it', async () => {
     const account = await newAccount('Debtor');
-    const product = (await stack.db.query<{ id: string }>(`insert into catalog_products (title) values ('Pack') returning id`)).rows[0]?.id ?? '';
+    const product =
+      (await stack.db.query<{ id: string }>(`insert into catalog_products (title) values ('Pack') returning id`)).rows[0]?.id ?? '';
     const orderId = await paidCardOrder(stack, account, product, 9_900n, 100n, new Date());
     await stack.db.query(`update wallet_segments set balance = balance - 60 where account_id = $1 and segment = 'direct'`, [account]);
-    await stack.db.query(`insert into ledger_operations (account_id, kind, segment, chips_delta) values ($1, 'spend', 'direct', -60)`, [account]);
-    const confirmation = await call(url(`/_gm/ledger/refund?order=${orderId}&return=${encodeURIComponent('/_gm/ledger')}`), { cookie: granter });
+    await stack.db.query(`insert into ledger_operations (account_id, kind, segment, chips_delta) values ($1, 'spend', 'direct', -60)`, [
+      account,
+    ]);
+    const confirmation = await call(url(`/_gm/ledger/refund?order=${orderId}&return=${encodeURIComponent('/_gm/ledger')}`), {
+      cookie: granter,
+    });
     const confirm = /name="confirm" value="([^"]+)"/.exec(confirmation.text)?.[1] ?? '';
     const refund = await call(url('/_gm/ledger/refund'), {
       method: 'POST',

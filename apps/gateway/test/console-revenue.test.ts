@@ -33,13 +33,18 @@ describe('console revenue (/_gm/revenue)', () => {
     const form = await call(url('/_gm/login'));
     const nonceCookie = form.setCookie.find((c) => c.startsWith('gm_login='))?.split(';')[0] ?? '';
     const nonce = /name="_csrf" value="([^"]+)"/.exec(form.text)?.[1] ?? '';
-    const res = await call(url('/_gm/login'), { method: 'POST', cookie: nonceCookie, form: { _csrf: nonce, login, password: OPERATOR_PASSWORD } });
+    const res = await call(url('/_gm/login'), {
+      method: 'POST',
+      cookie: nonceCookie,
+      form: { _csrf: nonce, login, password: OPERATOR_PASSWORD },
+    });
     return res.setCookie.find((c) => c.startsWith('gm_session='))?.split(';')[0] ?? '';
   };
   /** The money attributes of the `table`'s row for `key` and `currency`. */
   const cells = (text: string, table: string, key: string, currency: string) => {
     const t = new RegExp(`<table id="${table}"[\\s\\S]*?</table>`).exec(text)?.[0] ?? '';
-    const row = new RegExp(`<tr data-key="${key.replace(/[()#]/g, (c) => `\\${c}`)}" data-currency="${currency}">.*?</tr>`).exec(t)?.[0] ?? '';
+    const row =
+      new RegExp(`<tr data-key="${key.replace(/[()#]/g, (c) => `\\${c}`)}" data-currency="${currency}">.*?</tr>`).exec(t)?.[0] ?? '';
     const attr = (name: string) => new RegExp(`data-${name}="(-?\\d+)"`).exec(row)?.[1];
     return row === '' ? null : { gross: attr('gross'), refunds: attr('refunds'), net: attr('net') };
   };
@@ -50,9 +55,11 @@ describe('console revenue (/_gm/revenue)', () => {
     expect(createOperator(stack.db.url, 'granter-only@ops.test', 'granter').status).toBe(0);
     viewer = await signIn('studio@ops.test');
     granterOnly = await signIn('granter-only@ops.test');
-    const account = (await stack.db.query<{ id: string }>(`insert into accounts (display_name) values ('Buyer') returning id`)).rows[0]?.id ?? '';
+    const account =
+      (await stack.db.query<{ id: string }>(`insert into accounts (display_name) values ('Buyer') returning id`)).rows[0]?.id ?? '';
     big = (await stack.db.query<{ id: string }>(`insert into catalog_products (title) values ('Big pack') returning id`)).rows[0]?.id ?? '';
-    pass = (await stack.db.query<{ id: string }>(`insert into catalog_products (title) values ('Monthly pass') returning id`)).rows[0]?.id ?? '';
+    pass =
+      (await stack.db.query<{ id: string }>(`insert into catalog_products (title) values ('Monthly pass') returning id`)).rows[0]?.id ?? '';
     const at = (ms: number) => new Date(ms).toISOString();
     const rows: Array<[string, string | null, string | null, string | null, number | null, string]> = [
       ['purchase', 'yookassa', big, 'RUB', 9_900, at(today - 3 * DAY + 3_600_000)],

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { Counter, type Registry } from 'prom-client';
+import type { Counter } from 'prom-client';
 import type { DB } from '../db/index.js';
 import { isSegment, type Segment } from '../gate/index.js';
 import { postMakeGood } from '../ledger/index.js';
@@ -23,21 +23,6 @@ export interface MakeGoodDeps {
   caps: MakeGoodCaps;
   /** backend_make_goods_total{outcome}, from createMakeGoodOutcomes. */
   outcomes: Counter<'outcome'>;
-}
-
-/** The outcomes counted by backend_make_goods_total (a fixed set, never an id). */
-export const MAKE_GOOD_OUTCOMES = ['granted', 'replayed', 'refused'] as const;
-
-/** Registers backend_make_goods_total{outcome}: operator grants, their replays (a second submit) and refusals. */
-export function createMakeGoodOutcomes(registry: Registry): Counter<'outcome'> {
-  const c = new Counter({
-    name: 'backend_make_goods_total',
-    help: 'Operator make-good grants by outcome: granted, replayed (the same form submitted again: nothing more granted) or refused (role, input, cap, account).',
-    labelNames: ['outcome'],
-    registers: [registry],
-  });
-  for (const outcome of MAKE_GOOD_OUTCOMES) c.inc({ outcome }, 0);
-  return c;
 }
 
 /** A make-good as the console asks for it (unvalidated). */
@@ -85,7 +70,6 @@ export interface MakeGoodOutcome {
 
 const FORM_TOKEN = /^[A-Za-z0-9_-]{16,64}$/;
 const CASE_CODE = /^C-[0-9A-Z]{6}$/;
-// eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
 const MAX_AMOUNT = 1_000_000_000n;
 const DAY_MS = 86_400_000;
@@ -171,12 +155,25 @@ export async function grantMakeGood(deps: MakeGoodDeps, headers: Headers, raw: R
         if (caseAccount !== m.accountId) throw invalid('that support case is not this account’s');
       }
       const used = await grantedBetween(trx, operator.id, from, to);
-      const over = capUses(deps.caps, used).find((c) => c.used + (c.kind === 'chips' ? m.chips : c.kind === 'hints' ? m.hints : m.noAdsDays) > c.cap);
-      if (over) throw new DomainError('make_good_cap_reached', `this grant would pass your daily ${over.kind} cap (${over.used} of ${over.cap} used today)`);
+      const over = capUses(deps.caps, used).find(
+        (c) => c.used + (c.kind === 'chips' ? m.chips : c.kind === 'hints' ? m.hints : m.noAdsDays) > c.cap,
+      );
+      if (over)
+        throw new DomainError(
+          'make_good_cap_reached',
+          `this grant would pass your daily ${over.kind} cap (${over.used} of ${over.cap} used today)`,
+        );
       const id = await insertMakeGood(trx, { ...m, operatorId: operator.id, at: now });
       const posted = await postMakeGood(
         trx,
-        { accountId: m.accountId, segment: m.segment, chips: m.chips, hints: m.hints, noAdsDays: m.noAdsDays, note: `make-good ${id}: ${m.reason}` },
+        {
+          accountId: m.accountId,
+          segment: m.segment,
+          chips: m.chips,
+          hints: m.hints,
+          noAdsDays: m.noAdsDays,
+          note: `make-good ${id}: ${m.reason}`,
+        },
         now,
       );
       await audit(trx, {

@@ -72,7 +72,18 @@ export function makeGoodService(deps: MakeGoodDeps): ServiceImpl<typeof backendA
             b,
             r.caps.map((c) => fb.MakeGoodCap.createMakeGoodCap(b, b.createString(c.kind), c.cap, c.used)),
           );
-          return fb.MakeGoodResult.createMakeGoodResult(b, r.id, r.replayed, r.accountId, segment, r.chips, r.hints, r.noAdsDays, r.balance, caps);
+          return fb.MakeGoodResult.createMakeGoodResult(
+            b,
+            r.id,
+            r.replayed,
+            r.accountId,
+            segment,
+            r.chips,
+            r.hints,
+            r.noAdsDays,
+            r.balance,
+            caps,
+          );
         }),
       };
     },

@@ -17,7 +17,12 @@ export async function makeGoodByToken(
   operatorId: bigint,
   formToken: string,
 ): Promise<Selectable<MakeGoodsTable> | undefined> {
-  return db.selectFrom('make_goods').selectAll().where('operator_id', '=', operatorId).where('form_token', '=', formToken).executeTakeFirst();
+  return db
+    .selectFrom('make_goods')
+    .selectAll()
+    .where('operator_id', '=', operatorId)
+    .where('form_token', '=', formToken)
+    .executeTakeFirst();
 }
 
 /** What the operator's make-goods granted in [from, to): chips, hints and no-ads days. */

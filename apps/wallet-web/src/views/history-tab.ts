@@ -54,7 +54,9 @@ function entryItem(app: App, e: HistoryEntryJson): HTMLElement {
     e.amount !== null && e.currency !== null
       ? paidText(t, e.amount, e.currency)
       : e.chips !== '0' && `${e.chips.startsWith('-') ? '' : '+'}${chipsText(t, e.chips)}`,
-    e.kind !== 'grant' && e.kind !== 'make_good' && t.t(e.rail === 'card' ? 'wallet.rail_card' : e.rail === 'stars' ? 'wallet.rail_stars' : 'wallet.rail_chips'),
+    e.kind !== 'grant' &&
+      e.kind !== 'make_good' &&
+      t.t(e.rail === 'card' ? 'wallet.rail_card' : e.rail === 'stars' ? 'wallet.rail_stars' : 'wallet.rail_chips'),
     stateWord(app, e.state),
   ].filter((f): f is string => typeof f === 'string');
   const leftDebt = e.kind === 'refund' && e.in_debt;

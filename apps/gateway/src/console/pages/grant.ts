@@ -244,7 +244,11 @@ export function grantAction(client: MakeGoodClient) {
       const outcome = g.replayed
         ? html`<p class="notice" id="outcome" data-outcome="replayed" data-make-good="${g.id.toString()}">This form was submitted already: make-good ${g.id} granted ${what} to ${g.segment}. Nothing more was granted.</p>`
         : html`<p class="notice" id="outcome" data-outcome="granted" data-make-good="${g.id.toString()}">Granted ${what} to ${g.segment} of account ${account} (make-good ${g.id}).${g.chips > 0n ? html` The segment now holds <span id="balance">${g.balance}</span> chips${g.balance < 0n ? ' (still in debt)' : ''}.` : ''}</p>`;
-      send(res, 200, page(g.replayed ? 'Make-good already granted' : 'Make-good granted', html`${outcome}${capsTable(g.caps)}${links}`, operator));
+      send(
+        res,
+        200,
+        page(g.replayed ? 'Make-good already granted' : 'Make-good granted', html`${outcome}${capsTable(g.caps)}${links}`, operator),
+      );
     } catch (err: unknown) {
       const f = failureOf(err);
       if (f.status === 502) {

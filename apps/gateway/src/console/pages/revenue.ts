@@ -141,9 +141,17 @@ ${report.lines.length === 0 ? html`<p id="no-revenue">No purchases or refunds fr
 <h2>Net per day</h2>
 ${dailyChart(netDays, report.fromUnix, report.toUnix)}
 <h2>Totals</h2>
-${sumTable('totals', 'Range', sumBy(report.lines, () => `${f.from} to ${f.to}`))}
+${sumTable(
+  'totals',
+  'Range',
+  sumBy(report.lines, () => `${f.from} to ${f.to}`),
+)}
 <h2>Per rail</h2>
-${sumTable('by-rail', 'Rail', sumBy(report.lines, (l) => l.rail || 'none'))}
+${sumTable(
+  'by-rail',
+  'Rail',
+  sumBy(report.lines, (l) => l.rail || 'none'),
+)}
 <h2>Per product</h2>
 ${sumTable('by-product', 'Product', sumBy(report.lines, productName))}
 <h2>Per day, rail and product</h2>
