@@ -226,7 +226,10 @@ describe('make-goods by operators (MakeGoodService, PostgreSQL)', () => {
     const g = await operator();
     const account = await newAccount(h.database.db);
     await grant(g, { account, chips: 600n });
-    expect(await failure(grant(g, { account, chips: 401n }))).toEqual({ code: Code.ResourceExhausted, errorCode: 'make_good_cap_reached' });
+    expect(await failure(grant(g, { account, chips: 401n }))).toEqual({
+      code: Code.FailedPrecondition,
+      errorCode: 'make_good_cap_reached',
+    });
     expect(readResult((await grant(g, { account, chips: 400n })).body).caps[0]).toEqual(['chips', CHIPS_CAP, CHIPS_CAP]);
     expect(await failure(grant(g, { account, chips: 1n }))).toMatchObject({ errorCode: 'make_good_cap_reached' });
     await grant(g, { account, hints: HINTS_CAP });

@@ -131,7 +131,7 @@ describe('console make-goods (/_gm/grant)', () => {
     );
     const { formToken } = await openForm(granter, account);
     const over = await submit(granter, { account, chips: String(CHIPS_CAP - used + 1), reason: 'too generous', form_token: formToken });
-    expect(over.status).toBe(429);
+    expect(over.status).toBe(409);
     expect(over.text).toContain('data-code="make_good_cap_reached"');
     expect(over.text).toContain('value="too generous"');
     expect(await balance(account)).toBeUndefined();
