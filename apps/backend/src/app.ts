@@ -21,8 +21,9 @@ import {
   type StarRefunder,
 } from './payments/index.js';
 import { createLimits, type LimitSettings, type Limits } from './limits/index.js';
-import { consoleService } from './console/index.js';
+import { consoleService, revenueService } from './console/index.js';
 import { helpdeskService, registerSupportMetrics, supportIntakeMethods } from './helpdesk/index.js';
+import { createMakeGoodOutcomes, makeGoodService } from './makegoods/index.js';
 import { chatGateOver } from './botcommands/index.js';
 import { createLapseLoop, type LapseLoop } from './moderation/index.js';
 import { mailerFor, type Mailer } from './mail/index.js';
@@ -90,6 +91,7 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
   const startedAt = clock().getTime();
   const metrics = createBackendMetrics(options.registry);
   const natsRejected = createGameEventRejections(metrics.registry);
+  const makeGoodOutcomes = createMakeGoodOutcomes(metrics.registry);
 
   return {
     metrics,
@@ -184,6 +186,20 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
             service: backendApi.HelpdeskService,
             impl: helpdeskService({ db: db.db, logger, now: clock, sendToUser: (to, text) => payments.bot.sendToUser(to, text) }),
           },
+          {
+            service: backendApi.MakeGoodService,
+            impl: makeGoodService({
+              db: db.db,
+              now: clock,
+              outcomes: makeGoodOutcomes,
+              caps: {
+                chips: BigInt(config.BACKEND_MAKE_GOOD_DAILY_CHIPS_CAP),
+                hints: BigInt(config.BACKEND_MAKE_GOOD_DAILY_HINTS_CAP),
+                noAdsDays: BigInt(config.BACKEND_MAKE_GOOD_DAILY_NO_ADS_DAYS_CAP),
+              },
+            }),
+          },
+          { service: backendApi.RevenueService, impl: revenueService({ db: db.db, now: clock }) },
         ],
         metrics.rpc,
       );

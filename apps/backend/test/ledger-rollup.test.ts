@@ -6,7 +6,9 @@ import type { LedgerKind } from '../src/ledger/ledger.table.js';
 import type { Segment } from '../src/gate/context.js';
 import type { LedgerFilter } from '../src/console/ledger-filter.js';
 import { CHIPS, ledgerTotals, type LedgerTotals } from '../src/console/ledger-query.js';
+import { revenueReport, type RevenueLine } from '../src/console/revenue.js';
 import { freshPostgres } from '../src/testing/databases.js';
+import { orderProduct } from './support/orders.js';
 import { newAccount } from './support/wallet.js';
 
 const DAY = 86_400_000;
@@ -22,6 +24,7 @@ interface Row {
   chips: bigint;
   money: bigint | null;
   currency: string | null;
+  productId?: bigint | null;
   at: Date;
 }
 
@@ -74,6 +77,7 @@ async function insert(db: Database, r: Row): Promise<void> {
       chips_delta: r.chips,
       money_minor: r.money,
       currency: r.currency,
+      product_id: r.productId ?? null,
       created_at: r.at,
     })
     .execute();
@@ -87,6 +91,7 @@ async function insert(db: Database, r: Row): Promise<void> {
 describe('console ledger totals over the per-day rollup', () => {
   let database: Database;
   const rows: Row[] = [];
+  const products: bigint[] = [];
   const now = Date.now();
 
   beforeAll(async () => {
@@ -102,9 +107,11 @@ describe('console ledger totals over the per-day rollup', () => {
         chips: fc.bigInt(-500n, 500n),
         money: fc.bigInt(-90_000n, 90_000n),
         ageMs: fc.integer({ min: 0, max: 40 * DAY }),
+        product: fc.nat(2),
       }),
       { numRuns: 400, seed: 7 },
     );
+    products.push(await orderProduct(database.db), await orderProduct(database.db));
     for (const s of sample) {
       const rail = s.kind === 'purchase' || s.kind === 'refund' ? (s.segment === 'telegram' ? 'telegram_stars' : 'yookassa') : null;
       const row: Row = {
@@ -116,6 +123,7 @@ describe('console ledger totals over the per-day rollup', () => {
         chips: s.chips,
         money: rail === null ? null : s.money,
         currency: rail === null ? null : rail === 'telegram_stars' ? 'XTR' : 'RUB',
+        productId: rail === null ? null : (products[s.product] ?? null),
         at: new Date(now - s.ageMs),
       };
       rows.push(row);
@@ -211,5 +219,78 @@ describe('console ledger totals over the per-day rollup', () => {
     await insert(database, fresh);
     expect((await sql<{ n: bigint }>`select count(*) as n from ledger_rollup_days`.execute(database.db)).rows[0]?.n).toBe(before);
     expect(await ledgerTotals(database.db, f)).toEqual(expected(rows, f));
+  });
+  /** Revenue lines of `rows` over whole days [from, to), computed row by row (the oracle). */
+  const expectedRevenue = (from: number, to: number): Omit<RevenueLine, 'title'>[] => {
+    const lines = new Map<string, Omit<RevenueLine, 'title'>>();
+    for (const r of rows) {
+      const at = r.at.getTime();
+      if (at < from || at >= to || r.currency === null || r.money === null || (r.kind !== 'purchase' && r.kind !== 'refund')) continue;
+      const dayUnix = BigInt(Math.floor(at / DAY) * 86_400);
+      const key = `${dayUnix}|${r.rail}|${r.productId}|${r.currency}`;
+      const l = lines.get(key) ?? {
+        dayUnix,
+        rail: r.rail ?? '',
+        productId: r.productId ?? 0n,
+        currency: r.currency,
+        gross: 0n,
+        refunds: 0n,
+        net: 0n,
+        purchases: 0n,
+        refundCount: 0n,
+      };
+      if (r.kind === 'purchase') {
+        l.gross += r.money;
+        l.purchases += 1n;
+      } else {
+        l.refunds -= r.money;
+        l.refundCount += 1n;
+      }
+      l.net = l.gross - l.refunds;
+      lines.set(key, l);
+    }
+    const cmp = (a: string | bigint, b: string | bigint) => (a < b ? -1 : a > b ? 1 : 0);
+    return [...lines.values()].sort(
+      (a, b) => cmp(a.dayUnix, b.dayUnix) || cmp(a.rail, b.rail) || cmp(a.productId, b.productId) || cmp(a.currency, b.currency),
+    );
+  };
+  const withoutTitles = (lines: RevenueLine[]) => lines.map(({ title: _title, ...l }) => l);
+
+  it('revenue per day, rail, product and currency (rollup for closed days, rows for today) equals the rows (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: 45 }), fc.integer({ min: 1, max: 45 }), async (startAgo, days) => {
+        const from = Math.floor(now / DAY) * DAY - startAgo * DAY;
+        const to = from + days * DAY;
+        const report = await revenueReport(database.db, new Date(from), new Date(to));
+        expect(withoutTitles(report.lines)).toEqual(expectedRevenue(from, to));
+        expect(report.rollupEnd.getTime()).toBeLessThanOrEqual(Math.max(from, Math.min(to, Math.floor(now / DAY) * DAY)));
+      }),
+      { numRuns: 25 },
+    );
+    const byProduct = await sql<{
+      n: bigint;
+    }>`select count(distinct product_id) as n from ledger_daily_totals where product_id is not null`.execute(database.db);
+    expect(byProduct.rows[0]?.n).toBe(2n);
+  });
+
+  it('a purchase back-dated into a rolled-up day is counted in its product once the day is rebuilt', async () => {
+    const from = Math.floor(now / DAY) * DAY - 30 * DAY;
+    const to = Math.floor(now / DAY) * DAY + DAY;
+    await revenueReport(database.db, new Date(from), new Date(to));
+    const late: Row = {
+      ...(rows[0] as Row),
+      kind: 'purchase',
+      rail: 'yookassa',
+      currency: 'RUB',
+      money: 12_345n,
+      chips: 10n,
+      productId: products[1] ?? null,
+      at: new Date(Math.floor((now - 12 * DAY) / DAY) * DAY + 7_200_000),
+    };
+    rows.push(late);
+    await insert(database, late);
+    const report = await revenueReport(database.db, new Date(from), new Date(to));
+    expect(withoutTitles(report.lines)).toEqual(expectedRevenue(from, to));
+    expect(report.lines.find((l) => l.productId === products[1])?.title).toBe('Test pack');
   });
 });

@@ -7,6 +7,7 @@ import { SEGMENTS, parsePlatformHeader, type Segment } from '../src/gate/context
 import { gate } from '../src/gate/gate.js';
 import { useHint } from '../src/game/hint.js';
 import { auditLedger } from '../src/ledger/audit.js';
+import { postMakeGood } from '../src/ledger/postings/make-good.js';
 import type { OrderRow } from '../src/payments/orders/repository.js';
 import type { Caller } from '../src/rpc/caller.js';
 import { freshPostgres } from '../src/testing/databases.js';
@@ -26,7 +27,8 @@ type Step =
   | { kind: 'credit'; segment: Segment; chips: bigint; hints: bigint; days: bigint; forever: boolean }
   | { kind: 'buy'; context: (typeof CONTEXTS)[number]; price: bigint }
   | { kind: 'hint'; context: (typeof CONTEXTS)[number] }
-  | { kind: 'refund'; pick: number };
+  | { kind: 'refund'; pick: number }
+  | { kind: 'makeGood'; segment: Segment; chips: bigint; hints: bigint; days: bigint };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
   {
@@ -46,6 +48,16 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   },
   { arbitrary: fc.record({ kind: fc.constant('hint' as const), context: fc.constantFrom(...CONTEXTS) }), weight: 2 },
   { arbitrary: fc.record({ kind: fc.constant('refund' as const), pick: fc.nat() }), weight: 3 },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('makeGood' as const),
+      segment: fc.constantFrom(...SEGMENTS),
+      chips: fc.bigInt(0n, 120n),
+      hints: fc.bigInt(0n, 3n),
+      days: fc.bigInt(0n, 3n),
+    }),
+    weight: 2,
+  },
 );
 
 function caller(accountId: bigint, header: string): Caller {
@@ -56,11 +68,12 @@ function caller(accountId: bigint, header: string): Caller {
 
 /**
  * From optional starting debts (a pack credited, spent and fully refunded per segment), random
- * sequences of pack credits, chip buys, wallet hints and full refunds across the three
- * segments of one account (PostgreSQL): every refund reverses its pack's chips and hints exactly
+ * sequences of pack credits, chip buys, wallet hints, full refunds and operators' make-goods across
+ * the three segments of one account (PostgreSQL): every refund reverses its pack's chips and hints exactly
  * (debts allowed), every buy draws exactly what the draw rules give with debts counting as nothing
  * (never from a segment in debt), every hint comes from the first origin that holds one, and the
- * ledger audit is clean after each sequence.
+ * ledger audit is clean after each sequence; a make-good adds its chips and hints whatever the
+ * balance (paying a debt off first).
  */
 describe('wallet debts under random credits, buys, hints and refunds', () => {
   let pg: Database;
@@ -102,7 +115,7 @@ describe('wallet debts under random credits, buys, hints and refunds', () => {
   const benefits = async (id: bigint) =>
     new Map((await db().selectFrom('benefits').selectAll().where('account_id', '=', id).execute()).map((r) => [r.origin, r]));
 
-  it('reverses every refunded pack exactly, never spends from a debt, and keeps the audit clean (150 runs)', async () => {
+  it('reverses every refunded pack exactly, never spends from a debt, adds every make-good, and keeps the audit clean (150 runs)', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.tuple(fc.bigInt(0n, 80n), fc.bigInt(0n, 80n), fc.bigInt(0n, 80n)),
@@ -147,6 +160,22 @@ describe('wallet debts under random credits, buys, hints and refunds', () => {
                 expect(after.get(d.segment)).toBe((before.get(d.segment) ?? 0n) - d.amount);
               }
               for (const [segment, balance] of before) if (balance <= 0n) expect(after.get(segment)).toBe(balance);
+            } else if (s.kind === 'makeGood') {
+              if (s.chips + s.hints + s.days === 0n) continue;
+              const balanceBefore = (await balances(id)).get(s.segment) ?? 0n;
+              const hintsBefore = (await benefits(id)).get(s.segment)?.hints ?? 0n;
+              const posted = await db()
+                .transaction()
+                .execute((trx) =>
+                  postMakeGood(
+                    trx,
+                    { accountId: id, segment: s.segment, chips: s.chips, hints: s.hints, noAdsDays: s.days, note: 'property' },
+                    new Date(),
+                  ),
+                );
+              expect((await balances(id)).get(s.segment) ?? 0n).toBe(balanceBefore + s.chips);
+              expect(posted.balance).toBe(s.chips > 0n ? balanceBefore + s.chips : null);
+              expect((await benefits(id)).get(s.segment)?.hints ?? 0n).toBe(hintsBefore + s.hints);
             } else if (s.kind === 'hint') {
               const who = caller(id, s.context);
               game ??= await gameToHintIn(deps, caller(id, 'direct;web'));

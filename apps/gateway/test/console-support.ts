@@ -42,9 +42,9 @@ async function until(check: () => boolean, what: string, timeoutMs = 30_000): Pr
  * Starts a fresh database, the provider emulator, the real backend process (its ChatGate client
  * pointed at the gateway's internal port) and the gateway in-process; with `bot`, also the platform
  * emulator (a discussion supergroup where the bot is admin) and the real bot process linked to the
- * gateway over mutual TLS.
+ * gateway over mutual TLS. `backendEnv` adds to (or overrides) the backend's environment.
  */
-export async function startConsoleStack(options: { bot?: boolean } = {}): Promise<ConsoleStack> {
+export async function startConsoleStack(options: { bot?: boolean; backendEnv?: Record<string, string> } = {}): Promise<ConsoleStack> {
   const dir = mkdtempSync(join(tmpdir(), 'gw-console-'));
   const certs = ensureDevCerts(dir);
   const db = await freshDatabase();
@@ -56,6 +56,7 @@ export async function startConsoleStack(options: { bot?: boolean } = {}): Promis
     BACKEND_YOOKASSA_SHOPS: `direct:${SHOP.shopId}:${SHOP.secretKey}:test`,
     REAPER_INTERVAL_MS: '0',
     MODERATION_LAPSE_INTERVAL_MS: '500',
+    ...options.backendEnv,
   });
   const gateway = buildGateway(
     testGatewayConfig(certs, {

@@ -28,7 +28,7 @@ import {
 /**
  * The wallet page as a new web player sees it, in Chromium against the real stack: the sign-in form
  * naming its action once, only the wallets that hold something, the document's language following
- * the words, and the history tab (a card purchase with its receipt, the chips spent, the refund and
+ * the words, and the history tab (a card purchase with its receipt, the chips spent, support's make-good, the refund and
  * the debt it left, in English and Russian, paged with "show older").
  */
 describe('the wallet page history tab in headless Chromium on the real stack', () => {
@@ -82,7 +82,16 @@ describe('the wallet page history tab in headless Chromium on the real stack', (
     expect((await call(`${base}/_gm/api/orders/${order.order_id}/refund`, { method: 'POST', headers: operator() })).body).toMatchObject({
       status: 'succeeded',
     });
-    // Ten small grants after it, so the refund is on the second page.
+    // Support's make-good of 3 hints and 2 no-ads days (as ledger/postings/make-good.ts writes it), then
+    // ten small grants, so the make-good and the refund are on the second page.
+    await stack.db.query(
+      `update benefits set hints = hints + 3, no_ads_until = now() + interval '2 days' where account_id = $1 and origin = 'direct'`,
+      [player.accountId],
+    );
+    await stack.db.query(
+      `insert into ledger_operations (account_id, kind, benefit_origin, hints_delta, no_ads_days, note) values ($1, 'make_good', 'direct', 3, 2, 'make-good 1: a hint was lost to a server fault')`,
+      [player.accountId],
+    );
     for (let i = 1; i <= 10; i++) await grantChips(stack.db, player.accountId, 'direct', BigInt(i));
     browser = await launchWalletChromium();
   }, 120_000);
@@ -138,7 +147,7 @@ describe('the wallet page history tab in headless Chromium on the real stack', (
     await page.context().close();
   });
 
-  it('English: the history shows the grants, then on the next page the refund with its debt, the chip spend and the refunded card order with its receipts', async () => {
+  it("English: the history shows the grants, then on the next page support's make-good (without its reason), the refund with its debt, the chip spend and the refunded card order with its receipts", async () => {
     const { page, problems } = await signedIn('en-US');
     await showTab(page, 'history');
     expect(await entries(page)).toEqual(Array(10).fill('grant'));
@@ -150,9 +159,16 @@ describe('the wallet page history tab in headless Chromium on the real stack', (
     expect(grant).not.toContain('refunded');
     expect(await attributes(page, '#history li.debt', 'data-kind')).toEqual([]);
     await page.click('#history-more');
-    await page.waitForSelector('#history li:nth-child(13)');
+    await page.waitForSelector('#history li:nth-child(14)');
     expect(await page.isHidden('#history-more')).toBe(true);
-    expect((await entries(page)).slice(10)).toEqual(['refund', 'spend', 'order']);
+    expect((await entries(page)).slice(10)).toEqual(['make_good', 'refund', 'spend', 'order']);
+    const makeGood = await text(page, '#history li[data-kind="make_good"]');
+    expect(makeGood).toContain('Granted by support');
+    expect(makeGood).toContain('3 hints added');
+    expect(makeGood).toContain('No ads for 2 more days');
+    // The operator's reason is an internal note: the player never sees it.
+    expect(makeGood).not.toContain('server fault');
+    expect(makeGood).not.toContain('with chips');
     const refund = await text(page, '#history li[data-kind="refund"]');
     expect(refund).toContain('Refund: Bag of chips');
     expect(refund).toContain('99.00 ₽ went back the way it was paid');
@@ -185,7 +201,11 @@ describe('the wallet page history tab in headless Chromium on the real stack', (
     await showTab(page, 'history');
     expect(await text(page, '#tab-history')).toBe('История');
     await page.click('#history-more');
-    await page.waitForSelector('#history li:nth-child(13)');
+    await page.waitForSelector('#history li:nth-child(14)');
+    const makeGood = await text(page, '#history li[data-kind="make_good"]');
+    expect(makeGood).toContain('Начислено поддержкой');
+    expect(makeGood).toContain('Добавлено подсказок: 3');
+    expect(makeGood).toContain('Без рекламы ещё на 2 дн.');
     const refund = await text(page, '#history li[data-kind="refund"]');
     expect(refund).toContain('Возврат: Мешок фишек');
     expect(refund).toContain('99,00 ₽');

@@ -164,6 +164,14 @@ export const ERRORS = {
     'service',
     'a reply is 1-1000 characters without control characters other than newlines',
   ),
+  // make-goods (the console's grants by a `granter` operator)
+  invalid_make_good: spec(
+    InvalidArgument,
+    400,
+    'service',
+    'a make-good names a segment, grants whole chips, hints or no-ads days (at least one) and gives a reason (1..500 characters)',
+  ),
+  make_good_cap_reached: spec(FailedPrecondition, 409, 'service', "this grant would exceed the operator's daily make-good cap"),
 } as const satisfies Record<string, ErrorSpec>;
 
 /** Every registry code. */

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 export const DEV_OPERATOR = {
   login: 'dev-operator',
   password: 'dev-operator-password',
-  roles: 'viewer,refunder,catalog_editor,moderator',
+  roles: 'viewer,refunder,catalog_editor,moderator,granter',
 } as const;
 
 /**

@@ -5,6 +5,7 @@ import { Registry } from 'prom-client';
 import type { DB } from '../../../apps/backend/src/db/schema.js';
 import { createGameEventRejections } from '../../../apps/backend/src/game/nats-bus.js';
 import { registerSupportMetrics } from '../../../apps/backend/src/helpdesk/metrics.js';
+import { createMakeGoodOutcomes } from '../../../apps/backend/src/makegoods/metrics.js';
 import { createBackendMetrics, registerStateCollector } from '../../../apps/backend/src/metrics/index.js';
 import { createBackendRegistry } from '../../../apps/backend/src/metrics/registry.js';
 import { registerForgetGauges } from '../../../apps/backend/src/privacy/metrics.js';
@@ -65,6 +66,7 @@ async function backendMetrics(): Promise<ServiceMetrics> {
     const logger = createLogger('docs', 'silent');
     createBackendMetrics(registry);
     createGameEventRejections(registry);
+    createMakeGoodOutcomes(registry);
     registerStateCollector(registry, { db, pool, ready: () => Promise.resolve(true), logger });
     reconciliationMetrics(registry, db, logger);
     registerForgetGauges(registry, db, () => new Date(), logger);

@@ -256,6 +256,17 @@ export const backendConfigSchema = z
       .describe(
         'How long an open support case may wait for an operator, in seconds: older ones count in backend_support_cases_overdue (alert SupportCaseWaiting).',
       ),
+    BACKEND_MAKE_GOOD_DAILY_CHIPS_CAP: env
+      .int(10_000, 0, 1_000_000_000)
+      .describe(
+        "Chips one operator may grant as make-goods per UTC day, all players together (0: none); a grant past it is make_good_cap_reached. Checked under a lock on the operator in the grant's transaction.",
+      ),
+    BACKEND_MAKE_GOOD_DAILY_HINTS_CAP: env
+      .int(100, 0, 1_000_000)
+      .describe('Hints one operator may grant as make-goods per UTC day, all players together (0: none).'),
+    BACKEND_MAKE_GOOD_DAILY_NO_ADS_DAYS_CAP: env
+      .int(90, 0, 36_500)
+      .describe('No-ads days one operator may grant as make-goods per UTC day, all players together (0: none).'),
   })
   .superRefine((c, ctx) => {
     if (c.BACKEND_DRAIN_DELAY_MS + MIN_INFLIGHT_GRACE_MS + STOP_CLOSE_RESERVE_MS > c.BACKEND_STOP_GRACE_MS) {

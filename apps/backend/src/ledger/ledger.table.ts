@@ -59,6 +59,8 @@ export interface LedgerDailyTotalsTable {
   rail: string | null;
   kind: LedgerKind;
   currency: string | null;
+  /** The rows' product (0181); null for rows without one. */
+  product_id: bigint | null;
   operations: bigint;
   chips_operations: bigint;
   chips: bigint;

@@ -7,13 +7,13 @@ import { parseRoles } from './roles.js';
 /**
  * `npm run operator:create -w apps/backend -- <login> <roles>` with the password in
  * OPERATOR_PASSWORD (never on the command line): creates a console operator, or resets the
- * password and roles of an existing login. Roles: comma-separated viewer,refunder,catalog_editor,moderator.
+ * password and roles of an existing login. Roles: comma-separated viewer,refunder,catalog_editor,moderator,granter.
  */
 async function main(argv: string[]): Promise<number> {
   const [login, roleList] = argv;
   const password = process.env['OPERATOR_PASSWORD'];
   if (login === undefined || roleList === undefined || password === undefined) {
-    process.stderr.write('usage: OPERATOR_PASSWORD=... operator:create <login> <viewer,refunder,catalog_editor,moderator>\n');
+    process.stderr.write('usage: OPERATOR_PASSWORD=... operator:create <login> <viewer,refunder,catalog_editor,moderator,granter>\n');
     return 2;
   }
   const roles = parseRoles(roleList);

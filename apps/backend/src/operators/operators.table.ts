@@ -2,7 +2,7 @@ import type { ColumnType, Generated } from 'kysely';
 import type { Timestamp } from '../db/index.js';
 
 /** A console operator role; each gates its own pages and actions. */
-export type OperatorRole = 'viewer' | 'refunder' | 'catalog_editor' | 'moderator';
+export type OperatorRole = 'viewer' | 'refunder' | 'catalog_editor' | 'moderator' | 'granter';
 
 export interface OperatorsTable {
   id: Generated<bigint>;

@@ -1,7 +1,7 @@
 import type { OperatorRole } from './operators.table.js';
 
 /** Every console role; each gates its own pages and actions (none implies another). */
-export const OPERATOR_ROLES: readonly OperatorRole[] = ['viewer', 'refunder', 'catalog_editor', 'moderator'];
+export const OPERATOR_ROLES: readonly OperatorRole[] = ['viewer', 'refunder', 'catalog_editor', 'moderator', 'granter'];
 
 /** True when `value` names a console role. */
 export function isOperatorRole(value: string): value is OperatorRole {

@@ -1,5 +1,5 @@
 /** Console roles; each gates its own pages and actions. */
-export type ConsoleRole = 'viewer' | 'refunder' | 'catalog_editor' | 'moderator';
+export type ConsoleRole = 'viewer' | 'refunder' | 'catalog_editor' | 'moderator' | 'granter';
 
 /** The signed-in operator of a console request. */
 export interface ConsoleOperator {

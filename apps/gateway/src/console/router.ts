@@ -8,7 +8,9 @@ import { ledgerPage } from './pages/ledger.js';
 import { loginAction, loginPage, logoutAction } from './pages/login.js';
 import { reconciliationAct, reconciliationConfirm, reconciliationPage, createReconciliationClient } from './pages/reconciliation.js';
 import { createPrivacyClient, userDeleteAction, userDeleteConfirm, userExport } from './pages/privacy.js';
+import { createMakeGoodClient, grantAction, grantForm } from './pages/grant.js';
 import { refundAction, refundConfirm } from './pages/refund.js';
+import { createRevenueClient, revenueCsv, revenuePage } from './pages/revenue.js';
 import { createHelpdeskClient, supportAct, supportCase, supportList } from './pages/support.js';
 import { unmatchedPage } from './pages/unmatched.js';
 import { userDetail, userModerate, usersSearch } from './pages/users.js';
@@ -51,6 +53,8 @@ export function createConsoleRouter(options: ConsoleOptions): Router {
   const reconciliation = createReconciliationClient(options.backendUrl, options.backendToken);
   const privacy = createPrivacyClient(options.backendUrl, options.backendToken);
   const helpdesk = createHelpdeskClient(options.backendUrl, options.backendToken);
+  const makeGoods = createMakeGoodClient(options.backendUrl, options.backendToken);
+  const revenue = createRevenueClient(options.backendUrl, options.backendToken);
   const form = express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 100 });
   const secure = options.secureCookie;
   const router = Router();
@@ -65,8 +69,10 @@ export function createConsoleRouter(options: ConsoleOptions): Router {
       roles.includes('viewer') ? html`<li><a href="/_gm/unmatched">Unmatched stars payments</a></li>` : '',
       roles.includes('viewer') ? html`<li><a href="/_gm/reconciliation">Provider reconciliation</a></li>` : '',
       roles.includes('viewer') ? html`<li><a href="/_gm/support">Support cases</a></li>` : '',
+      roles.includes('viewer') ? html`<li><a href="/_gm/revenue">Revenue</a></li>` : '',
       roles.includes('catalog_editor') ? html`<li><a href="/_gm/catalog">Catalog</a></li>` : '',
       roles.includes('moderator') ? html`<li><a href="/_gm/users">Users</a></li>` : '',
+      roles.includes('granter') ? html`<li><a href="/_gm/grant">Make-good</a></li>` : '',
     ];
     send(res, 200, page('Console', html`<ul>${links}</ul>`, req.operator));
   });
@@ -80,6 +86,12 @@ export function createConsoleRouter(options: ConsoleOptions): Router {
   router.get('/reconciliation', guard(client, 'viewer'), safe(reconciliationPage(reconciliation)));
   router.get('/reconciliation/act', guard(client, 'refunder'), safe(reconciliationConfirm(reconciliation)));
   router.post('/reconciliation/act', form, guard(client, 'refunder'), safe(reconciliationAct(reconciliation)));
+
+  router.get('/revenue', guard(client, 'viewer'), safe(revenuePage(revenue)));
+  router.get('/revenue.csv', guard(client, 'viewer'), safe(revenueCsv(revenue)));
+
+  router.get('/grant', guard(client, 'granter'), safe(grantForm(makeGoods)));
+  router.post('/grant', form, guard(client, 'granter'), safe(grantAction(makeGoods)));
 
   router.get('/support', guard(client, 'viewer'), safe(supportList(helpdesk)));
   router.get('/support/:id', guard(client, 'viewer'), safe(supportCase(helpdesk)));

@@ -54,7 +54,9 @@ function entryItem(app: App, e: HistoryEntryJson): HTMLElement {
     e.amount !== null && e.currency !== null
       ? paidText(t, e.amount, e.currency)
       : e.chips !== '0' && `${e.chips.startsWith('-') ? '' : '+'}${chipsText(t, e.chips)}`,
-    e.kind !== 'grant' && t.t(e.rail === 'card' ? 'wallet.rail_card' : e.rail === 'stars' ? 'wallet.rail_stars' : 'wallet.rail_chips'),
+    e.kind !== 'grant' &&
+      e.kind !== 'make_good' &&
+      t.t(e.rail === 'card' ? 'wallet.rail_card' : e.rail === 'stars' ? 'wallet.rail_stars' : 'wallet.rail_chips'),
     stateWord(app, e.state),
   ].filter((f): f is string => typeof f === 'string');
   const leftDebt = e.kind === 'refund' && e.in_debt;
@@ -75,6 +77,8 @@ function headline(app: App, e: HistoryEntryJson): string {
   if (e.kind === 'refund') return t.t('wallet.history_refund', { title });
   if (e.kind === 'spend') return t.t('wallet.history_spend', { title });
   if (e.kind === 'purchase') return t.t('wallet.history_purchase', { title });
+  // The operator's reason is an internal note (it may name a case, a refund or other players): the player sees who granted it.
+  if (e.kind === 'make_good') return t.t('wallet.history_make_good');
   return e.title !== '' ? t.t('wallet.history_grant_of', { title }) : t.t('wallet.history_grant');
 }
 
@@ -92,6 +96,9 @@ function explanations(app: App, e: HistoryEntryJson): string[] {
     const words = chipsText(t, e.chips.replace(/^-/, ''));
     out.push(t.t(e.chips.startsWith('-') ? 'wallet.history_chips_out' : 'wallet.history_chips_in', { chips: words, segment }));
   }
+  if (e.kind === 'make_good' && e.hints !== '0') out.push(t.t('wallet.history_make_good_hints', { count: amount(e.hints, t.language) }));
+  if (e.kind === 'make_good' && e.no_ads_days !== '0')
+    out.push(t.t('wallet.history_make_good_no_ads', { count: amount(e.no_ads_days, t.language) }));
   if (e.kind === 'order' && e.refunded_at) out.push(t.t('wallet.history_refunded_on', { date: dateText(app, new Date(e.refunded_at)) }));
   if (e.kind === 'order' && e.state === 'failed' && e.failure_reason) out.push(t.t('wallet.history_failed', { reason: e.failure_reason }));
   if (e.kind === 'order' && e.state === 'expired') out.push(t.t('wallet.history_expired'));

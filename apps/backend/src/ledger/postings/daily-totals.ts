@@ -7,7 +7,8 @@ const ROLLUP_CHUNK = 92;
 const isoDay = (d: Date) => d.toISOString().slice(0, 10);
 
 /**
- * Rolls up every closed UTC day in [fromDay, toDay) not yet in ledger_daily_totals and returns
+ * Rolls up every closed UTC day in [fromDay, toDay) not yet in ledger_daily_totals (per segment,
+ * origin, rail, kind, currency and product) and returns
  * the exclusive end of the closed days (per the database clock, days that ended at least 10
  * minutes ago; see migration 0040). A day is recomputed under its advisory lock, the lock a
  * back-dated ledger insert takes to invalidate it, so a rollup never misses a committed row.
@@ -38,13 +39,13 @@ async function rollUp(db: Kysely<DB>, days: string[]): Promise<void> {
     if (first === undefined || last === undefined) return;
     await sql`delete from ledger_daily_totals where day = any(${todo}::date[])`.execute(trx);
     await sql`
-      insert into ledger_daily_totals (day, segment, benefit_origin, rail, kind, currency, operations, chips_operations, chips, money)
-      select (created_at at time zone 'UTC')::date, segment, benefit_origin, rail, kind, currency,
+      insert into ledger_daily_totals (day, segment, benefit_origin, rail, kind, currency, product_id, operations, chips_operations, chips, money)
+      select (created_at at time zone 'UTC')::date, segment, benefit_origin, rail, kind, currency, product_id,
              count(*), count(*) filter (where chips_delta <> 0), coalesce(sum(chips_delta), 0), sum(money_minor)
       from ledger_operations
       where created_at >= ${first}::date::timestamp at time zone 'UTC' and created_at < (${last}::date + 1)::timestamp at time zone 'UTC'
         and (created_at at time zone 'UTC')::date = any(${todo}::date[])
-      group by 1, 2, 3, 4, 5, 6`.execute(trx);
+      group by 1, 2, 3, 4, 5, 6, 7`.execute(trx);
     await sql`insert into ledger_rollup_days (day) select unnest(${todo}::date[]) on conflict do nothing`.execute(trx);
   });
 }

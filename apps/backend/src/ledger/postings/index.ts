@@ -10,6 +10,7 @@ export { addBenefits, lockHintBenefits, spendWalletHint } from './benefits.js';
 export { BUY_STATEMENT, LOCK_ACCOUNT, type BuyRow, runBuy, runBuyUnderLocks } from './buy.js';
 export { orderCredit, type CreditGuard, type CreditStatement, type OrderCredit, type Settlement } from './credit.js';
 export { rollUpClosedDays } from './daily-totals.js';
+export { type MakeGoodGrant, type MakeGoodPosting, postMakeGood } from './make-good.js';
 export { noAdsExtended, noAdsExtendedText } from './no-ads.js';
 export { postRefund, type RefundPosting } from './refund.js';
 export { lockSpender, requireSpender, spenderRow, type SpendRefusal } from './spender.js';

@@ -158,6 +158,10 @@ function casePage(operator: ConsoleOperator, d: CaseDetail, notice: SafeHtml | s
     d.refundOrderId !== '' && operator.roles.includes('refunder')
       ? html`<p><a id="refund" href="/_gm/ledger/refund?${new URLSearchParams({ order: d.refundOrderId, return: `/_gm/support/${c.code}` }).toString()}">Refund order ${d.refundOrderId}</a> (the console's refund confirmation: the refund rules decide)</p>`
       : '';
+  const grantLink =
+    c.accountId !== 0n && operator.roles.includes('granter')
+      ? html`<p><a id="grant" href="/_gm/grant?${new URLSearchParams({ account: c.accountId.toString(), case: c.code }).toString()}">Grant a make-good</a> for this case (chips, hints or no-ads days with a reason; audited on this case)</p>`
+      : '';
   const actions =
     open && moderator
       ? html`<h2>Actions</h2>
@@ -182,6 +186,7 @@ ${
 ${d.evidence.map((e) => html`<tr data-kind="${e.kind}"><td>${EVIDENCE_TITLE[e.kind] ?? e.kind}</td><td>${utc(e.atUnix)}</td><td>${e.summary}</td></tr>`)}</table>`
 }
 ${refundLink}
+${grantLink}
 <h2>History</h2>
 <table id="history" class="fit"><tr><th>When</th><th>What</th><th>Operator</th><th>Outcome</th><th>Text</th></tr>
 ${d.history.map((h) => html`<tr data-kind="${h.kind}"><td>${utc(h.atUnix)}</td><td>${h.kind}</td><td>${h.login}</td><td>${h.outcome}</td><td><pre>${h.text}</pre></td></tr>`)}</table>

@@ -136,6 +136,7 @@ function detail(operator: ConsoleOperator, a: Account, notice: SafeHtml | string
 <h2>Wallet</h2>
 <p>A negative amount is a debt: a full refund revoked chips or hints already spent. Nothing is spent from it; credits pay it off.</p>
 ${walletTable(a)}
+${operator.roles.includes('granter') ? html`<p><a id="make-good" href="/_gm/grant?account=${a.id.toString()}">Grant a make-good</a> (chips, hints or no-ads days with a reason; chips into a segment in debt pay it off)</p>` : ''}
 <h2>Moderation</h2>
 ${action('block', 'Block')}${action('temp_block', 'Block until', html`<label>End (UTC) <input type="datetime-local" name="until" required></label> `)}${action('unblock', 'Unblock')}
 ${action('mute', 'Mute in chat')}${action('unmute', 'Unmute in chat')}

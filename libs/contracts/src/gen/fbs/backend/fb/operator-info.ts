@@ -3,7 +3,7 @@
 import * as flatbuffers from 'flatbuffers';
 
 /**
- * A signed-in operator. roles: subset of "viewer", "refunder", "catalog_editor", "moderator".
+ * A signed-in operator. roles: subset of "viewer", "refunder", "catalog_editor", "moderator", "granter".
  */
 export class OperatorInfo {
   bb: flatbuffers.ByteBuffer|null = null;
