@@ -5,13 +5,17 @@
  */
 export {
   type BuyRow,
+  type GrantAmounts,
   lockHintBenefits,
   lockSpender,
   openWallet,
   orderCredit,
   type OrderCredit,
+  postCodeGrant,
   postRefund,
+  postReversal,
   requireSpender,
+  type ReversalPosting,
   rollUpClosedDays,
   runBuy,
   runBuyUnderLocks,

@@ -11,6 +11,7 @@ export { BUY_STATEMENT, LOCK_ACCOUNT, type BuyRow, runBuy, runBuyUnderLocks } fr
 export { orderCredit, type CreditGuard, type CreditStatement, type OrderCredit, type Settlement } from './credit.js';
 export { rollUpClosedDays } from './daily-totals.js';
 export { noAdsExtended, noAdsExtendedText } from './no-ads.js';
+export { type GrantAmounts, postCodeGrant, postReversal, type ReversalPosting } from './promo.js';
 export { postRefund, type RefundPosting } from './refund.js';
 export { lockSpender, requireSpender, spenderRow, type SpendRefusal } from './spender.js';
 export { openWallet } from './wallet.js';
