@@ -44,7 +44,8 @@ function isHost(v: string): v is PromoHost {
 
 /** Checks a draft; answers the hosts in their fixed order, or throws `invalid_promo_code` naming the first problem. */
 function checkDraft(d: CodeDraft, now: Date): PromoHost[] {
-  if ([...d.label].length > LABEL_MAX || CONTROL.test(d.label)) throw invalid(`the label is at most ${LABEL_MAX} characters without control characters`);
+  if ([...d.label].length > LABEL_MAX || CONTROL.test(d.label))
+    throw invalid(`the label is at most ${LABEL_MAX} characters without control characters`);
   if (d.chips < 0n || d.chips > LIMITS.chips) throw invalid(`chips are 0..${LIMITS.chips}`);
   if (d.hints < 0n || d.hints > LIMITS.hints) throw invalid(`hints are 0..${LIMITS.hints}`);
   if (d.noAdsDays < 0n || d.noAdsDays > LIMITS.noAdsDays) throw invalid(`no-ads days are 0..${LIMITS.noAdsDays}`);
@@ -146,8 +147,7 @@ export async function reverseRedemption(
       outcome: posted.debts.length > 0 ? 'reversed_with_debt' : 'reversed',
       detail: `account ${r.account_id} code ${r.code_id}: ${why}`,
     });
-    if (posted.debts.length > 0)
-      deps.logger.info({ redemptionId: String(r.id), debts: posted.debts }, 'code reversal left a debt');
+    if (posted.debts.length > 0) deps.logger.info({ redemptionId: String(r.id), debts: posted.debts }, 'code reversal left a debt');
     return { balance: posted.balance, debts: posted.debts };
   });
 }

@@ -16,7 +16,7 @@ export function createPromoMetrics(registry: Registry): PromoMetrics {
   return {
     redemptions: new Counter({
       name: 'backend_code_redemptions_total',
-      help: 'Promo code redemption attempts by outcome: granted, not_redeemable (unknown, used up, outside its window or host, or malformed), already_redeemed (the player\'s own repeat), rate_limited, refused (untrusted, frozen or suspended context).',
+      help: "Promo code redemption attempts by outcome: granted, not_redeemable (unknown, used up, outside its window or host, or malformed), already_redeemed (the player's own repeat), rate_limited, refused (untrusted, frozen or suspended context).",
       labelNames: ['outcome'],
       registers: [registry],
     }),

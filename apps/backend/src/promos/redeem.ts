@@ -94,9 +94,7 @@ export async function redeemCode(deps: RedeemDeps, caller: Caller, address: stri
     return redeemed;
   } catch (err) {
     if (err instanceof DomainError)
-      count(
-        err.code === 'code_not_redeemable' ? 'not_redeemable' : err.code === 'code_already_redeemed' ? 'already_redeemed' : 'refused',
-      );
+      count(err.code === 'code_not_redeemable' ? 'not_redeemable' : err.code === 'code_already_redeemed' ? 'already_redeemed' : 'refused');
     throw err;
   }
 }

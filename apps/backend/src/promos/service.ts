@@ -81,9 +81,7 @@ export function promoService(deps: PromoDeps): ServiceImpl<typeof backendApi.Pro
       );
       const made = await createCode(deps, operator.id, draft);
       return {
-        body: encodeTable((b) =>
-          fb.CodeCreated.createCodeCreated(b, made.id, b.createString(made.code), b.createString(made.prefix)),
-        ),
+        body: encodeTable((b) => fb.CodeCreated.createCodeCreated(b, made.id, b.createString(made.code), b.createString(made.prefix))),
       };
     },
     async listCodes(req, ctx) {
