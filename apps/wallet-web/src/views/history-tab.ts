@@ -75,6 +75,8 @@ function headline(app: App, e: HistoryEntryJson): string {
   if (e.kind === 'refund') return t.t('wallet.history_refund', { title });
   if (e.kind === 'spend') return t.t('wallet.history_spend', { title });
   if (e.kind === 'purchase') return t.t('wallet.history_purchase', { title });
+  if (e.kind === 'code_grant') return t.t('wallet.history_code_grant');
+  if (e.kind === 'reversal') return t.t('wallet.history_reversal');
   return e.title !== '' ? t.t('wallet.history_grant_of', { title }) : t.t('wallet.history_grant');
 }
 
