@@ -5,7 +5,7 @@ import { upsertOperator } from '../src/operators/repository.js';
 import { signIn } from '../src/operators/sessions.js';
 import { auditLedger } from '../src/ledger/audit.js';
 import { codeHash, promoKey } from '../src/promos/index.js';
-import { as, failure, startHarness, type Harness } from './support/harness.js';
+import { as, errorOf, failure, startHarness, type Harness } from './support/harness.js';
 import { codeDetail, createCode, listCodes, redeem, reverse, type PromoClient } from './support/promos.js';
 import { buyBody, createProduct, newAccount } from './support/wallet.js';
 import { TEST_SERVICE_TOKENS } from '@wordgame/testkit';
@@ -149,7 +149,7 @@ describe('promo codes (PostgreSQL)', () => {
         const outcomes = await Promise.allSettled(players.map((p) => redeem(promos, code, as(p, 'direct;web'))));
         const granted = outcomes.filter((o) => o.status === 'fulfilled').length;
         expect(granted).toBe(Math.min(max, racers));
-        for (const o of outcomes) if (o.status === 'rejected') expect(await failure(Promise.reject(o.reason))).toEqual(NOT_REDEEMABLE);
+        for (const o of outcomes) if (o.status === 'rejected') expect(errorOf(o.reason)).toEqual(NOT_REDEEMABLE);
         const detail = await codeDetail(promos, made.id);
         expect(detail.redeemed).toBe(granted);
         expect(detail.redemptions).toHaveLength(granted);

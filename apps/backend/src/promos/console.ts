@@ -33,8 +33,7 @@ export interface CodeDraft {
 const LIMITS = { chips: 1_000_000_000n, hints: 1_000_000n, noAdsDays: 3_650n, redemptions: 1_000_000 } as const;
 const LABEL_MAX = 64;
 const REASON_MAX = 500;
-// eslint-disable-next-line no-control-regex -- the rule is exactly: no control characters
-const CONTROL = /[\u0000-\u001f\u007f]/;
+const CONTROL = /\p{Cc}/u;
 
 const invalid = (detail: string) => new DomainError('invalid_promo_code', detail);
 
