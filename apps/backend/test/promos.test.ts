@@ -206,6 +206,38 @@ describe('promo codes (PostgreSQL)', () => {
     await clean();
   });
 
+  it('reverses once when two operators press at the same time; spent hints become a hint debt', async () => {
+    const made = await createCode(promos, { code: 'HINTS-ONLY-0001', chips: 0n, hints: 2n, noAdsDays: 5n });
+    const p = await newAccount(db());
+    await redeem(promos, 'HINTS-ONLY-0001', as(p, 'vk;web'));
+    await db().updateTable('benefits').set({ hints: 0n }).where('account_id', '=', p).where('origin', '=', 'vk').execute();
+    await db()
+      .insertInto('ledger_operations')
+      .values({ account_id: p, kind: 'spend', benefit_origin: 'vk', hints_delta: -2n, note: 'two hints used' })
+      .execute();
+    const [redemption] = (await codeDetail(promos, made.id)).redemptions;
+    if (!redemption) throw new Error('no redemption');
+    const outcomes = await Promise.allSettled([reverse(promos, redemption.id, 'first'), reverse(promos, redemption.id, 'second')]);
+    const done = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
+    expect(done).toEqual([{ balance: 0n, debts: ['vk hints -2'] }]);
+    for (const o of outcomes) if (o.status === 'rejected') expect(errorOf(o.reason)).toMatchObject({ errorCode: 'redemption_reversed' });
+    const benefit = await db()
+      .selectFrom('benefits')
+      .selectAll()
+      .where('account_id', '=', p)
+      .where('origin', '=', 'vk')
+      .executeTakeFirstOrThrow();
+    expect(benefit.hints).toBe(-2n);
+    const reversals = await db()
+      .selectFrom('ledger_operations')
+      .selectAll()
+      .where('account_id', '=', p)
+      .where('kind', '=', 'reversal')
+      .execute();
+    expect(reversals).toEqual([expect.objectContaining({ hints_delta: -2n, no_ads_days: 5n, benefit_origin: 'vk' })]);
+    await clean();
+  });
+
   it('lists the codes with their usage and the redemptions per day', async () => {
     const list = await listCodes(promos);
     const reversed = list.codes.find((c) => c.prefix === 'REVE');
@@ -219,7 +251,7 @@ describe('promo codes (PostgreSQL)', () => {
     const today = new Date().toISOString().slice(0, 10);
     const day = list.days.find((d) => d.day === today);
     expect(day?.redemptions).toBeGreaterThanOrEqual(5n);
-    expect(day?.reversals).toBe(1n);
+    expect(day?.reversals).toBe(2n);
   });
 });
 
