@@ -30,6 +30,7 @@ import { mailerFor, type Mailer } from './mail/index.js';
 import { createBackendMetrics, instrumentServices, registerStateCollector, type BackendMetrics } from './metrics/index.js';
 import { walletService } from './wallet/index.js';
 import { historyMethods } from './history/index.js';
+import { createPromoMetrics, promoKey, promoService } from './promos/index.js';
 import { backendGate, errorEdge, listenDual, MAX_BODY_BYTES, type DualListener } from './server/index.js';
 import { checkSystem, systemService } from './system/index.js';
 import { systemClock, type Clock } from './support/index.js';
@@ -92,6 +93,7 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
   const metrics = createBackendMetrics(options.registry);
   const natsRejected = createGameEventRejections(metrics.registry);
   const makeGoodOutcomes = createMakeGoodOutcomes(metrics.registry);
+  const promoMetrics = createPromoMetrics(metrics.registry);
 
   return {
     metrics,
@@ -180,6 +182,17 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
               chatGate,
               sessionTtlHours: config.OPERATOR_SESSION_TTL_HOURS,
               signInLimit: limits.operatorSignIn,
+            }),
+          },
+          {
+            service: backendApi.PromoService,
+            impl: promoService({
+              db: db.db,
+              logger,
+              now: clock,
+              key: promoKey(config.PROMO_CODE_SECRET, config.BACKEND_SERVICE_TOKEN),
+              limit: limits.codeRedeem,
+              metrics: promoMetrics,
             }),
           },
           {
@@ -355,6 +368,8 @@ function limitSettings(config: BackendConfig): LimitSettings {
     confirmationMailRecipientWindowHours: config.CONFIRMATION_MAIL_RECIPIENT_WINDOW_HOURS,
     starChargesListMax: config.STAR_CHARGES_LIST_MAX,
     supportCaseOpenMax: config.SUPPORT_CASE_OPEN_MAX,
+    codeRedeemMax: config.CODE_REDEEM_MAX,
+    codeRedeemAddressMax: config.CODE_REDEEM_ADDRESS_MAX,
   };
 }
 

@@ -17,6 +17,12 @@ import { createStarRefunder, type StarRefunder } from '../src/payments/refunds/s
 import { startPropertyWorld, type PropertyWorld } from './support/property-world.js';
 import { StarPlatform, type Fate } from './support/star-platform.js';
 import { newAccount } from './support/wallet.js';
+import { Registry } from 'prom-client';
+import { upsertOperator } from '../src/operators/repository.js';
+import { createCode, reverseRedemption } from '../src/promos/console.js';
+import { createPromoMetrics } from '../src/promos/index.js';
+import { redeemCode } from '../src/promos/redeem.js';
+import type { PromoDeps } from '../src/promos/service.js';
 
 type Action =
   | { kind: 'pay'; user: 0 | 1 }
@@ -28,7 +34,9 @@ type Action =
   | { kind: 'paymentNotification' }
   | { kind: 'refundNotification' }
   | { kind: 'tick'; expire: boolean }
-  | { kind: 'consoleRefundCard' };
+  | { kind: 'consoleRefundCard' }
+  | { kind: 'redeem'; twice: boolean }
+  | { kind: 'reverseCode'; twice: boolean };
 
 const action: fc.Arbitrary<Action> = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant('pay' as const), user: fc.constantFrom(0 as const, 1 as const) }), weight: 4 },
@@ -44,10 +52,14 @@ const action: fc.Arbitrary<Action> = fc.oneof(
   fc.constant({ kind: 'refundNotification' as const }),
   fc.record({ kind: fc.constant('tick' as const), expire: fc.boolean() }),
   fc.constant({ kind: 'consoleRefundCard' as const }),
+  { arbitrary: fc.record({ kind: fc.constant('redeem' as const), twice: fc.boolean() }), weight: 2 },
+  fc.record({ kind: fc.constant('reverseCode' as const), twice: fc.boolean() }),
 );
 
 /** Refusals an operator or the bot sees as an answer, not a failure of the system. */
 const EXPECTED = ['order_not_paid', 'bot_unavailable', 'refund_rejected', 'provider_unavailable', 'refund_in_progress'];
+/** A code redemption's or reversal's answers when the interleaving repeats it or races it. */
+const CODE_EXPECTED = ['code_already_redeemed', 'redemption_reversed'];
 
 const HOLD_MS = 10_000;
 
@@ -63,6 +75,8 @@ describe('money conservation: random interleavings of both rails on PostgreSQL',
   let deps: PaymentDeps;
   let reaper: Reaper;
   let refunder: StarRefunder;
+  let promos: PromoDeps;
+  let operatorId: bigint;
   let productId: bigint;
   let world: PropertyWorld;
   const platform = new StarPlatform();
@@ -83,6 +97,15 @@ describe('money conservation: random interleavings of both rails on PostgreSQL',
     deps = { ...paymentDeps(config, pg.db, createLogger('money-property', 'silent')), bot, now: () => new Date(clock) };
     reaper = createReaper(deps, { intervalMs: 0, recheckBatch: 200, recheckConcurrency: 8 });
     refunder = createStarRefunder(deps, { intervalMs: 0, retryMaxMs: 60_000 });
+    promos = {
+      db: pg.db,
+      logger: createLogger('money-property', 'silent'),
+      now: () => new Date(clock),
+      key: 'money-conservation-promo-key-0123456789abcdef',
+      limit: { take: () => Promise.resolve() },
+      metrics: createPromoMetrics(new Registry()),
+    };
+    operatorId = (await upsertOperator(pg.db, 'property-operator', 'property operator password', ['refunder', 'catalog_editor'])).id;
   });
   afterAll(async () => {
     await world.stop();
@@ -97,6 +120,11 @@ describe('money conservation: random interleavings of both rails on PostgreSQL',
     outbox: string[];
     /** The operator was told "nothing recorded, press again" for the stars order. */
     pressAgain: boolean;
+    /** The run's promo code (one use, telegram only) and its player. */
+    code: string;
+    account: bigint;
+    /** An operator looked for the redemption before there was one: they reverse it afterwards. */
+    reverseLater: boolean;
   }
 
   const codeOf = (err: unknown) => (err instanceof DomainError ? err.code : '');
@@ -175,6 +203,33 @@ describe('money conservation: random interleavings of both rails on PostgreSQL',
       case 'consoleRefundCard':
         await consoleRefund(run.card, run, false);
         return;
+      case 'redeem': {
+        const once = () =>
+          redeemCode(promos, { accountId: run.account, platform: { kind: 'telegram', subtype: null } }, null, run.code).then(
+            () => undefined,
+            (err: unknown) => {
+              if (!CODE_EXPECTED.includes(codeOf(err))) throw err;
+            },
+          );
+        await Promise.all(a.twice ? [once(), once()] : [once()]);
+        return;
+      }
+      case 'reverseCode': {
+        const r = await pg.db.selectFrom('promo_redemptions').select('id').where('account_id', '=', run.account).executeTakeFirst();
+        if (r === undefined) {
+          run.reverseLater = true;
+          return;
+        }
+        const once = () =>
+          reverseRedemption(promos, operatorId, r.id, 'property run').then(
+            () => undefined,
+            (err: unknown) => {
+              if (!CODE_EXPECTED.includes(codeOf(err))) throw err;
+            },
+          );
+        await Promise.all(a.twice ? [once(), once()] : [once()]);
+        return;
+      }
     }
   }
 
@@ -188,13 +243,16 @@ describe('money conservation: random interleavings of both rails on PostgreSQL',
       await refunder.runDue(new Date(clock));
     }
     if (run.pressAgain) await consoleRefund(run.stars, run, true);
+    if (run.reverseLater) await act({ kind: 'reverseCode', twice: false }, { ...run, reverseLater: false });
   }
 
-  it('every charge ends credited once or returned once, never both, never neither; refunds reverse once; the audit stays clean (1,000 runs)', async () => {
+  it('every charge ends credited once or returned once, never both, never neither; refunds reverse once; code grants and their reversals happen once each; the audit stays clean (1,000 runs)', async () => {
     let runs = 0;
     let unmatchedSeen = 0;
     let autoRefunded = 0;
     let consoleStarRefunds = 0;
+    let codeGrants = 0;
+    let reversedCodes = 0;
     await fc.assert(
       fc.asyncProperty(
         fc.array(action, { minLength: 3, maxLength: 10 }),
@@ -228,7 +286,28 @@ describe('money conservation: random interleavings of both rails on PostgreSQL',
               expires_at: new Date(clock + 1_800_000),
             })
             .execute();
-          const run: Run = { stars, card: card.id, paymentId, taken: [], outbox: [], pressAgain: false };
+          const { code } = await createCode(promos, operatorId, {
+            code: '',
+            label: `run ${runs}`,
+            chips: 30n,
+            hints: 1n,
+            noAdsDays: 2n,
+            maxRedemptions: 1,
+            validFrom: new Date(0),
+            validUntil: new Date(clock + 10 * 365 * 86_400_000),
+            hosts: ['telegram'],
+          });
+          const run: Run = {
+            stars,
+            card: card.id,
+            paymentId,
+            taken: [],
+            outbox: [],
+            pressAgain: false,
+            code,
+            account,
+            reverseLater: false,
+          };
 
           await Promise.all(actions.map((a) => act(a, run)));
           await settle(run, refundLater);
@@ -287,6 +366,20 @@ describe('money conservation: random interleavings of both rails on PostgreSQL',
           expect(rows(card.id, 'refund').length).toBe(cardRow?.refund_id ? 1 : 0);
           if (cardRow?.refund_id) expect(providerRefunds.map((r) => r.id)).toContain(cardRow.refund_id);
 
+          // Codes: one grant at most (one use, one per player), a reversal only of a grant and only once, each marked on its redemption.
+          const redemptions = await pg.db
+            .selectFrom('promo_redemptions')
+            .select(['reversed_at'])
+            .where('account_id', '=', account)
+            .execute();
+          const grants = ledger.filter((l) => l.kind === 'code_grant').length;
+          const codeReversals = ledger.filter((l) => l.kind === 'reversal').length;
+          expect(grants).toBe(redemptions.length);
+          expect(grants).toBeLessThanOrEqual(1);
+          expect(codeReversals).toBe(redemptions.filter((r) => r.reversed_at !== null).length);
+          if (grants > 0) codeGrants += 1;
+          if (codeReversals > 0) reversedCodes += 1;
+
           if (runs % 250 === 0) expect((await auditLedger(pg.db)).problems).toEqual([]);
         },
       ),
@@ -298,5 +391,7 @@ describe('money conservation: random interleavings of both rails on PostgreSQL',
     expect(unmatchedSeen).toBeGreaterThan(50);
     expect(autoRefunded).toBeGreaterThan(50);
     expect(consoleStarRefunds).toBeGreaterThan(100);
+    expect(codeGrants).toBeGreaterThan(200);
+    expect(reversedCodes).toBeGreaterThan(50);
   }, 600_000);
 });

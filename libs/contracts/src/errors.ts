@@ -115,6 +115,17 @@ export const ERRORS = {
   refund_rejected: spec(FailedPrecondition, 409, 'client', 'the payment provider refused the refund; nothing was recorded'),
   refund_in_progress: spec(Aborted, 409, 'client', 'a refund of this order is in progress; press again shortly to see its outcome'),
 
+  // promo and redeem codes (the wallet page, REST and the console's /_gm/codes)
+  // One answer for a code that is unknown, used up, outside its window or not for this host: a
+  // guesser learns nothing from which of them it was.
+  code_not_redeemable: spec(FailedPrecondition, 409, 'client', 'this code cannot be redeemed'),
+  code_already_redeemed: spec(FailedPrecondition, 409, 'client', 'you have already redeemed this code'),
+  invalid_promo_code: spec(InvalidArgument, 400, 'service', 'the code is not valid'),
+  promo_code_taken: spec(AlreadyExists, 409, 'service', 'a code with these characters exists already'),
+  unknown_promo_code: spec(NotFound, 404, 'service', 'no such code'),
+  unknown_redemption: spec(NotFound, 404, 'service', 'no such redemption'),
+  redemption_reversed: spec(FailedPrecondition, 409, 'service', 'this redemption was reversed already'),
+
   // the game and social layer
   invalid_variant: spec(InvalidArgument, 400, 'client', 'variant must be classic or no_repeat'),
   invalid_game_id: spec(InvalidArgument, 400, 'client', 'the game id must be a positive integer written as a string of decimal digits'),

@@ -9,6 +9,7 @@ import { createMakeGoodOutcomes } from '../../../apps/backend/src/makegoods/metr
 import { createBackendMetrics, registerStateCollector } from '../../../apps/backend/src/metrics/index.js';
 import { createBackendRegistry } from '../../../apps/backend/src/metrics/registry.js';
 import { registerForgetGauges } from '../../../apps/backend/src/privacy/metrics.js';
+import { createPromoMetrics } from '../../../apps/backend/src/promos/metrics.js';
 import { reconciliationMetrics } from '../../../apps/backend/src/reconciliation/metrics.js';
 import { createApiMetrics } from '../../../apps/gateway/src/http/metrics.js';
 import { createBotlinkMetrics } from '../../../apps/gateway/src/metrics/botlink-metrics.js';
@@ -71,6 +72,7 @@ async function backendMetrics(): Promise<ServiceMetrics> {
     reconciliationMetrics(registry, db, logger);
     registerForgetGauges(registry, db, () => new Date(), logger);
     registerSupportMetrics(registry, db, () => new Date(0), 86_400, logger);
+    createPromoMetrics(registry);
     return {
       service: 'Backend',
       port: 'BACKEND_METRICS_PORT',

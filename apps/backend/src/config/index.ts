@@ -248,6 +248,19 @@ export const backendConfigSchema = z
       .describe(
         "The bot's OpenSupportCase per platform user per hour, refused ones included; the next is rate_limited (ResourceExhausted).",
       ),
+    CODE_REDEEM_MAX: env
+      .int(10, 1, 1_000_000)
+      .describe('Code redemption attempts (POST /api/v1/user/codes/redeem) one account may make per hour, refused ones included.'),
+    CODE_REDEEM_ADDRESS_MAX: env
+      .int(60, 1, 1_000_000)
+      .describe('Code redemption attempts one client address may make per hour, refused ones included.'),
+    PROMO_CODE_SECRET: env
+      .str()
+      .min(SERVICE_TOKEN_MIN, `must be at least ${SERVICE_TOKEN_MIN} characters`)
+      .optional()
+      .describe(
+        'Key of the HMAC under which promo codes are stored (the database keeps the keyed hash and a 4-character prefix, never the code); unset = a key derived from BACKEND_SERVICE_TOKEN. Changing it makes every existing code unredeemable; never logged.',
+      ),
     SUPPORT_CASE_OPEN_CAP: env
       .int(3, 1, 100)
       .describe('Open support cases one platform user may have at once; another is support_case_limit until an operator resolves one.'),

@@ -16,7 +16,7 @@ const DAY_MS = 86_400_000;
  * sum of its operations' chips_delta; every origin's hints are the sum of hints_delta, its
  * no-ads-forever flag is set exactly when more operations granted it than refunds revoked it, and
  * its no-ads end is the replay of its granted days (each extends from max(previous end, the
- * operation's time); a `refund` row's days move the end back).
+ * operation's time); a `refund` or `reversal` row's days move the end back).
  */
 export async function auditLedger(db: Kysely<DB>): Promise<AuditReport> {
   return db
@@ -54,8 +54,8 @@ export async function auditLedger(db: Kysely<DB>): Promise<AuditReport> {
       }>`
         with grants as (
           select account_id, benefit_origin as origin, sum(hints_delta)::bigint as granted_hints,
-                 count(*) filter (where no_ads_forever and kind <> 'refund')
-                   > count(*) filter (where no_ads_forever and kind = 'refund') as granted_forever
+                 count(*) filter (where no_ads_forever and kind not in ('refund', 'reversal'))
+                   > count(*) filter (where no_ads_forever and kind in ('refund', 'reversal')) as granted_forever
           from ledger_operations where benefit_origin is not null group by account_id, benefit_origin
         )
         select coalesce(b.account_id, g.account_id) as account_id, coalesce(b.origin, g.origin) as origin,
@@ -76,7 +76,7 @@ export async function auditLedger(db: Kysely<DB>): Promise<AuditReport> {
         const key = `${t.account_id}/${t.benefit_origin}`;
         const at = t.created_at.getTime();
         const days = Number(t.no_ads_days) * DAY_MS;
-        if (t.kind === 'refund') {
+        if (t.kind === 'refund' || t.kind === 'reversal') {
           const end = replayed.get(key);
           if (end !== undefined) replayed.set(key, end - days);
           continue;

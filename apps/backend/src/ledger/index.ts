@@ -5,6 +5,7 @@
  */
 export {
   type BuyRow,
+  type GrantAmounts,
   lockHintBenefits,
   lockSpender,
   openWallet,
@@ -13,8 +14,11 @@ export {
   postMakeGood,
   type MakeGoodGrant,
   type MakeGoodPosting,
+  postCodeGrant,
   postRefund,
+  postReversal,
   requireSpender,
+  type ReversalPosting,
   rollUpClosedDays,
   runBuy,
   runBuyUnderLocks,

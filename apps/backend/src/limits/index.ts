@@ -22,6 +22,8 @@ export interface LimitSettings {
   confirmationMailRecipientWindowHours: number;
   starChargesListMax: number;
   supportCaseOpenMax: number;
+  codeRedeemMax: number;
+  codeRedeemAddressMax: number;
 }
 
 /** Every rate limit of the backend: the one place that decides how often a caller may try. */
@@ -46,6 +48,11 @@ export interface Limits {
   starChargesList: KeyQuota;
   /** The bot's OpenSupportCase per platform user, per hour, refused or not (keyed by platform and user id). */
   supportCaseOpen: KeyQuota;
+  /**
+   * Code redemption attempts per account and per client address, per hour, whatever their outcome:
+   * with codes of 80 bits (or typed ones the operator chose) this is what makes guessing useless.
+   */
+  codeRedeem: Quota;
 }
 
 const HOUR = 3_600;
@@ -78,5 +85,6 @@ export function createLimits(settings: LimitSettings, store: CounterStore): Limi
     ),
     starChargesList: keyQuotaOver(make('charges_user', settings.starChargesListMax, 60)),
     supportCaseOpen: keyQuotaOver(make('case_user', settings.supportCaseOpenMax, HOUR)),
+    codeRedeem: quotaOver(make('code_acct', settings.codeRedeemMax, HOUR), make('code_addr', settings.codeRedeemAddressMax, HOUR)),
   };
 }

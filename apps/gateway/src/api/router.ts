@@ -3,6 +3,7 @@ import type { CachingSessionResolver } from '../auth/index.js';
 import type { BackendClients } from '../backend/index.js';
 import type { ApiMetrics } from '../http/index.js';
 import { catalogAdminOperations } from './catalog-admin/operations.js';
+import { codeOperations } from './codes/operations.js';
 import type { DocumentedRoute } from './doc.js';
 import { GAME_EVENTS_ROUTE, mountGameEvents } from './game/events.js';
 import { gameOperations } from './game/operations.js';
@@ -38,6 +39,7 @@ export function operationTable(backend: BackendClients, sessions: CachingSession
     ...profileOperations(backend),
     ...privacyOperations(backend),
     ...walletOperations(backend),
+    ...codeOperations(backend),
     ...operatorSessionOperations(backend),
     ...catalogAdminOperations(backend),
     ...orderOperations(backend),

@@ -27,6 +27,8 @@ export interface BackendClients {
   social: Client<typeof backendApi.SocialService>;
   /** The player's data export; an operator's export and deletion on request (caller headers, or the operator's session). */
   privacy: Client<typeof backendApi.PrivacyService>;
+  /** Promo code redemption (caller headers required). */
+  promos: Client<typeof backendApi.PromoService>;
   /** The replicas the calls are spread over. */
   pool: BackendPool;
   /** Closes the connection to the backend (gateway stop). */
@@ -75,6 +77,7 @@ export function createBackendClients(
     game: createClient(backendApi.GameService, transport),
     social: createClient(backendApi.SocialService, transport),
     privacy: createClient(backendApi.PrivacyService, transport),
+    promos: createClient(backendApi.PromoService, transport),
     close: () => transport.close(),
   };
 }

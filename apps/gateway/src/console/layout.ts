@@ -30,7 +30,7 @@ export function csrfField(operator: ConsoleOperator): SafeHtml {
 /** A whole page: navigation by the operator's roles, a sign-out form, and the body. */
 export function page(title: string, body: SafeHtml, operator?: ConsoleOperator): SafeHtml {
   const nav = operator
-    ? html`<nav>${operator.roles.includes('viewer') ? html`<a href="/_gm/ledger">Ledger</a> <a href="/_gm/unmatched">Unmatched</a> <a href="/_gm/reconciliation">Reconciliation</a> <a href="/_gm/support">Support</a> <a href="/_gm/revenue">Revenue</a> ` : ''}${operator.roles.includes('catalog_editor') ? html`<a href="/_gm/catalog">Catalog</a> ` : ''}${operator.roles.includes('moderator') ? html`<a href="/_gm/users">Users</a> ` : ''}${operator.roles.includes('granter') ? html`<a href="/_gm/grant">Make-good</a>` : ''}</nav>
+    ? html`<nav>${operator.roles.includes('viewer') ? html`<a href="/_gm/ledger">Ledger</a> <a href="/_gm/unmatched">Unmatched</a> <a href="/_gm/reconciliation">Reconciliation</a> <a href="/_gm/support">Support</a> <a href="/_gm/revenue">Revenue</a> <a href="/_gm/codes">Codes</a> ` : ''}${operator.roles.includes('catalog_editor') ? html`<a href="/_gm/catalog">Catalog</a> ` : ''}${operator.roles.includes('moderator') ? html`<a href="/_gm/users">Users</a> ` : ''}${operator.roles.includes('granter') ? html`<a href="/_gm/grant">Make-good</a>` : ''}</nav>
 <form method="post" action="/_gm/logout">${csrfField(operator)}<span>${operator.login}</span> <button type="submit">Sign out</button></form>`
     : '';
   return html`<!doctype html>

@@ -3,6 +3,7 @@ import { createConsoleClient } from './backend.js';
 import { html } from '../http/index.js';
 import { page, send, sendError } from './layout.js';
 import { catalogEdit, catalogList, catalogSave } from './pages/catalog.js';
+import { codeCreate, codeDetail, codeNew, codeReverse, codesList, createPromoClient } from './pages/codes.js';
 import { ledgerExport } from './pages/export.js';
 import { ledgerPage } from './pages/ledger.js';
 import { loginAction, loginPage, logoutAction } from './pages/login.js';
@@ -55,6 +56,7 @@ export function createConsoleRouter(options: ConsoleOptions): Router {
   const helpdesk = createHelpdeskClient(options.backendUrl, options.backendToken);
   const makeGoods = createMakeGoodClient(options.backendUrl, options.backendToken);
   const revenue = createRevenueClient(options.backendUrl, options.backendToken);
+  const promos = createPromoClient(options.backendUrl, options.backendToken);
   const form = express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 100 });
   const secure = options.secureCookie;
   const router = Router();
@@ -70,6 +72,7 @@ export function createConsoleRouter(options: ConsoleOptions): Router {
       roles.includes('viewer') ? html`<li><a href="/_gm/reconciliation">Provider reconciliation</a></li>` : '',
       roles.includes('viewer') ? html`<li><a href="/_gm/support">Support cases</a></li>` : '',
       roles.includes('viewer') ? html`<li><a href="/_gm/revenue">Revenue</a></li>` : '',
+      roles.includes('viewer') ? html`<li><a href="/_gm/codes">Promo codes</a></li>` : '',
       roles.includes('catalog_editor') ? html`<li><a href="/_gm/catalog">Catalog</a></li>` : '',
       roles.includes('moderator') ? html`<li><a href="/_gm/users">Users</a></li>` : '',
       roles.includes('granter') ? html`<li><a href="/_gm/grant">Make-good</a></li>` : '',
@@ -97,6 +100,12 @@ export function createConsoleRouter(options: ConsoleOptions): Router {
   router.get('/support/:id', guard(client, 'viewer'), safe(supportCase(helpdesk)));
   router.post('/support/:id/reply', form, guard(client, 'moderator'), safe(supportAct(helpdesk, 'reply')));
   router.post('/support/:id/resolve', form, guard(client, 'moderator'), safe(supportAct(helpdesk, 'resolve')));
+
+  router.get('/codes', guard(client, 'viewer'), safe(codesList(promos)));
+  router.get('/codes/new', guard(client, 'catalog_editor'), safe(codeNew()));
+  router.post('/codes', form, guard(client, 'catalog_editor'), safe(codeCreate(promos)));
+  router.get('/codes/:id', guard(client, 'viewer'), safe(codeDetail(promos)));
+  router.post('/codes/:id/reverse', form, guard(client, 'refunder'), safe(codeReverse(promos)));
 
   router.get('/catalog', guard(client, 'catalog_editor'), safe(catalogList(client)));
   router.get('/catalog/new', guard(client, 'catalog_editor'), safe(catalogEdit(client)));

@@ -96,3 +96,12 @@ export interface HistoryJson {
   entries: HistoryEntryJson[];
   next_cursor: string | null;
 }
+
+/** POST /user/codes/redeem: what a code granted and where (gateway api/codes/wire.ts). */
+export interface CodeRedeemedJson {
+  segment: string;
+  chips: string;
+  hints: string;
+  no_ads_days: string;
+  balance: string;
+}

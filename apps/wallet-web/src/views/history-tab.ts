@@ -79,6 +79,8 @@ function headline(app: App, e: HistoryEntryJson): string {
   if (e.kind === 'purchase') return t.t('wallet.history_purchase', { title });
   // The operator's reason is an internal note (it may name a case, a refund or other players): the player sees who granted it.
   if (e.kind === 'make_good') return t.t('wallet.history_make_good');
+  if (e.kind === 'code_grant') return t.t('wallet.history_code_grant');
+  if (e.kind === 'reversal') return t.t('wallet.history_reversal');
   return e.title !== '' ? t.t('wallet.history_grant_of', { title }) : t.t('wallet.history_grant');
 }
 

@@ -3,6 +3,7 @@ import type { WalletJson } from '../api/types.js';
 import type { App } from '../app.js';
 import { el } from '../ui/dom.js';
 import { amount, segmentName } from '../ui/words.js';
+import { redeemForm } from './redeem-code.js';
 
 /** The segment this context funds and spends first: the host's inside a host, else the web's. */
 function ownSegment(kind: string | null): string {
@@ -27,8 +28,8 @@ export function shownWallet(wallet: WalletJson, kind: string | null, now = Date.
 
 /**
  * The balance tab: each visible segment's chips (a negative balance is a debt, said in words),
- * benefits per origin (no-ads until / forever, hints), the spend order, and a frozen or view-only
- * context explained.
+ * benefits per origin (no-ads until / forever, hints), the spend order, a frozen or view-only
+ * context explained, and (where the context may receive chips) the "Redeem a code" form.
  */
 export async function walletTab(app: App): Promise<HTMLElement> {
   const { t } = app;
@@ -71,6 +72,8 @@ export async function walletTab(app: App): Promise<HTMLElement> {
     benefits,
     el('h2', {}, t.t('wallet.spend_order')),
     order,
+    // Codes are redeemed where the session may receive chips: trusted and not frozen (the vk iOS context).
+    wallet.trusted && !wallet.frozen && redeemForm(app),
   );
 }
 

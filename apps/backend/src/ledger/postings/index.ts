@@ -12,6 +12,7 @@ export { orderCredit, type CreditGuard, type CreditStatement, type OrderCredit, 
 export { rollUpClosedDays } from './daily-totals.js';
 export { type MakeGoodGrant, type MakeGoodPosting, postMakeGood } from './make-good.js';
 export { noAdsExtended, noAdsExtendedText } from './no-ads.js';
+export { type GrantAmounts, postCodeGrant, postReversal, type ReversalPosting } from './promo.js';
 export { postRefund, type RefundPosting } from './refund.js';
 export { lockSpender, requireSpender, spenderRow, type SpendRefusal } from './spender.js';
 export { openWallet } from './wallet.js';
