@@ -27,7 +27,7 @@ export function walletService(
         (bb) => fb.WalletCatalogQuery.getRootAsWalletCatalogQuery(bb),
         (t) => languageOf(t.locale()) ?? 'en',
       );
-      return { body: encodeCatalog(await catalogFor(db, caller, language)) };
+      return { body: encodeCatalog(await catalogFor(db, caller, clock(), language)) };
     },
     async getWallet(req, ctx) {
       const caller = callerFrom(ctx.requestHeader);
