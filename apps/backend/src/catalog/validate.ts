@@ -208,7 +208,8 @@ function validateLimit(count: number, rawPeriod: string | null): PurchaseLimit |
     if (period !== '') throw fail('a purchase limit period needs a purchase limit above 0');
     return null;
   }
-  if (!Number.isInteger(count) || count < 1 || count > MAX_PURCHASE_LIMIT) throw fail(`purchase_limit must be 0 (none) or 1-${MAX_PURCHASE_LIMIT}`);
+  if (!Number.isInteger(count) || count < 1 || count > MAX_PURCHASE_LIMIT)
+    throw fail(`purchase_limit must be 0 (none) or 1-${MAX_PURCHASE_LIMIT}`);
   if (!(PURCHASE_LIMIT_PERIODS as readonly string[]).includes(period))
     throw fail(`purchase_limit_period must be one of ${PURCHASE_LIMIT_PERIODS.join(', ')}`);
   return { count, period: period as PurchaseLimitPeriod };
