@@ -1,6 +1,8 @@
 import type { Client } from '@connectrpc/connect';
 import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import fc from 'fast-check';
+import { CompiledQuery } from 'kysely';
+import { BUY_STATEMENT } from '../src/ledger/postings/index.js';
 import { grantChips } from '../src/ledger/postings/append.js';
 import { as, failure, startHarness, type Harness } from './support/harness.js';
 import { buyBody, createProduct, draftBody, type DraftSpec } from './support/wallet.js';
@@ -271,6 +273,53 @@ describe('offers and purchase limits', () => {
     const m = /^backend_purchase_limit_breaches_total\{rail="stars"\} (\d+)$/m.exec(text);
     return Number(m?.[1] ?? NaN);
   };
+
+  describe('what a product without a limit costs', () => {
+    /** Scan nodes of the buy statement's plan over orders and ledger_operations, with how often each ran (EXPLAIN ANALYZE, rolled back). */
+    const limitScans = async (productId: bigint, accountId: bigint) => {
+      const flags = JSON.stringify({ spendOrder: ['telegram'], canSpend: true, frozen: false, trusted: true });
+      const values = [accountId, productId, null, ['telegram'], ['telegram'], flags, new Date(nowMs)];
+      let plan: unknown;
+      await h.database.db
+        .transaction()
+        .execute(async (trx) => {
+          const res = await trx.executeQuery<{ 'QUERY PLAN': unknown }>(
+            CompiledQuery.raw(`EXPLAIN (ANALYZE, FORMAT JSON) ${BUY_STATEMENT}`, values),
+          );
+          plan = res.rows[0]?.['QUERY PLAN'];
+          throw new Error('roll back');
+        })
+        .catch((err: unknown) => {
+          if (!(err instanceof Error && err.message === 'roll back')) throw err;
+        });
+      const scans: number[] = [];
+      const walk = (node: unknown): void => {
+        if (typeof node !== 'object' || node === null) return;
+        const n = node as Record<string, unknown>;
+        if (/Scan/.test(String(n['Node Type'])) && ['orders', 'ledger_operations'].includes(String(n['Relation Name'])))
+          scans.push(Number(n['Actual Loops']));
+        for (const v of Object.values(n)) (Array.isArray(v) ? v : [v]).forEach(walk);
+      };
+      walk(plan);
+      return scans;
+    };
+
+    it('wallet.buy of a product without a limit never reads orders or past purchases; one with a limit does', async () => {
+      const open = await createProduct(admin, { title: 'Plain hint', atoms: [['hints', 1n]], prices: [['chips', 1n]] });
+      const limited = await createProduct(admin, {
+        title: 'Rare hint',
+        atoms: [['hints', 1n]],
+        prices: [['chips', 1n]],
+        purchaseLimit: [5, 'day'],
+      });
+      const id = await player();
+      await grantChips(h.database.db, id, 'telegram', 10n);
+      const plain = await limitScans(open, id);
+      expect(plain.length).toBeGreaterThan(0);
+      expect(plain.every((loops) => loops === 0)).toBe(true);
+      expect((await limitScans(limited, id)).some((loops) => loops > 0)).toBe(true);
+    });
+  });
 
   describe('the editor', () => {
     it('stores and answers the offer fields, and a monthly stars pass', async () => {
