@@ -268,11 +268,21 @@ describe('offers and purchase limits', () => {
     ]);
   });
 
-  const breaches = async () => {
+  /** One series of the backend's /metrics, by its exact label text. */
+  const metric = async (series: string) => {
     const text = await (await fetch(h.metricsUrl)).text();
-    const m = /^backend_purchase_limit_breaches_total\{rail="stars"\} (\d+)$/m.exec(text);
-    return Number(m?.[1] ?? NaN);
+    const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+    return Number(line?.slice(series.length + 1) ?? NaN);
   };
+  const breaches = () => metric('backend_purchase_limit_breaches_total{rail="stars"}');
+
+  it('counts every refusal by path and reason', async () => {
+    // The tests above refused on each path for each reason (they run first, in file order).
+    expect(await metric('backend_offer_refusals_total{path="chips",reason="offer_not_available"}')).toBeGreaterThan(0);
+    expect(await metric('backend_offer_refusals_total{path="chips",reason="purchase_limit_reached"}')).toBeGreaterThan(0);
+    expect(await metric('backend_offer_refusals_total{path="order",reason="offer_not_available"}')).toBeGreaterThan(0);
+    expect(await metric('backend_offer_refusals_total{path="order",reason="purchase_limit_reached"}')).toBeGreaterThan(0);
+  });
 
   describe('what a product without a limit costs', () => {
     /** Scan nodes of the buy statement's plan over orders and ledger_operations, with how often each ran (EXPLAIN ANALYZE, rolled back). */

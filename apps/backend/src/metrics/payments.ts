@@ -44,8 +44,8 @@ export interface PaymentMetrics {
   notice(kind: 'credited' | 'failed', channel: NoticeChannel, outcome: string): void;
   /** A provider notification was answered without a provider re-read of its object. */
   rereadCoalesced(kind: RereadKind, reason: CoalesceReason): void;
-  /** Order creation refused a product: outside its offer window, or the player's purchase limit reached. */
-  offerRefused(reason: OfferRefusal): void;
+  /** Order creation (`order`) or wallet.buy (`chips`) refused a product: outside its offer window, or the player's purchase limit reached. */
+  offerRefused(reason: OfferRefusal, path: 'order' | 'chips'): void;
   /** A credited order took its player past the product's purchase limit (credited anyway: money is conserved). */
   limitBreached(rail: OrderRail): void;
 }
@@ -122,8 +122,8 @@ export function createPaymentMetrics(registry: Registry): PaymentMetrics {
   });
   const offerRefusals = new Counter({
     name: 'backend_offer_refusals_total',
-    help: 'Orders refused for an offer rule, by reason: offer_not_available (outside the product window), purchase_limit_reached (the player reached the product limit for the period).',
-    labelNames: ['reason'],
+    help: 'Purchases refused for an offer rule, by path (order: order creation on either rail; chips: wallet.buy) and reason: offer_not_available (outside the product window), purchase_limit_reached (the player reached the product limit for the period).',
+    labelNames: ['path', 'reason'],
     registers,
   });
   const limitBreaches = new Counter({
@@ -132,7 +132,7 @@ export function createPaymentMetrics(registry: Registry): PaymentMetrics {
     labelNames: ['rail'],
     registers,
   });
-  for (const reason of OFFER_REFUSALS) offerRefusals.inc({ reason }, 0);
+  for (const path of ['order', 'chips']) for (const reason of OFFER_REFUSALS) offerRefusals.inc({ path, reason }, 0);
   for (const kind of ['payment', 'refund']) for (const reason of ['in_flight', 'window']) coalesced.inc({ kind, reason }, 0);
   for (const rail of RAILS) {
     credits.inc({ rail }, 0);
@@ -164,7 +164,7 @@ export function createPaymentMetrics(registry: Registry): PaymentMetrics {
     },
     notice: (kind, channel, outcome) => notices.inc({ kind, channel, outcome }),
     rereadCoalesced: (kind, reason) => coalesced.inc({ kind, reason }),
-    offerRefused: (reason) => offerRefusals.inc({ reason }),
+    offerRefused: (reason, path) => offerRefusals.inc({ path, reason }),
     limitBreached: (rail) => limitBreaches.inc({ rail }),
   };
 }

@@ -12,7 +12,7 @@ import { lockPurchaseLimit, paidPurchasesBetween, purchasesSince, storedPurchase
  */
 export function requireOnOffer(deps: PaymentDeps, product: Product, now: Date): void {
   if (onOffer(product, now)) return;
-  deps.metrics.offerRefused('offer_not_available');
+  deps.metrics.offerRefused('offer_not_available', 'order');
   throw new DomainError('offer_not_available', 'this offer is not available now');
 }
 
@@ -33,7 +33,7 @@ export async function requireUnderLimit(
   if (limit === null) return;
   await lockPurchaseLimit(trx, accountId, product.id);
   if ((await purchasesSince(trx, accountId, product.id, periodStart(limit.period, now), now)) < limit.count) return;
-  deps.metrics.offerRefused('purchase_limit_reached');
+  deps.metrics.offerRefused('purchase_limit_reached', 'order');
   throw new DomainError('purchase_limit_reached', limitMessage(limit));
 }
 
