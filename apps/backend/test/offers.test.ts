@@ -179,24 +179,60 @@ describe('offers and purchase limits', () => {
       expect((await createOrder(payments, id, 'telegram', limited, 'stars')).state).toBe('pending');
     });
 
-    it('wallet.buy counts chips purchases per period', async () => {
-      const hints = await createProduct(admin, {
-        title: 'Daily hint',
-        atoms: [['hints', 1n]],
-        prices: [['chips', 3n]],
-        purchaseLimit: [2, 'day'],
-      });
-      const id = await player();
-      await grantChips(h.database.db, id, 'telegram', 100n);
-      at('2026-05-05T23:00:00Z');
-      await wallet.buy({ body: buyBody(hints) }, as(id, 'telegram'));
-      await wallet.buy({ body: buyBody(hints) }, as(id, 'telegram'));
-      expect(await failure(wallet.buy({ body: buyBody(hints) }, as(id, 'telegram')))).toEqual({
-        code: 9,
-        errorCode: 'purchase_limit_reached',
-      });
-      at('2026-05-06T00:00:00Z');
-      await wallet.buy({ body: buyBody(hints) }, as(id, 'telegram'));
+    it.each([
+      ['day', '2026-05-05T00:00:00Z', '2026-05-05T23:59:59.999Z', '2026-05-06T00:00:00Z'],
+      ['week', '2026-05-04T00:00:00Z', '2026-05-10T23:59:59.999Z', '2026-05-11T00:00:00Z'],
+      ['month', '2026-05-01T00:00:00Z', '2026-05-31T23:59:59.999Z', '2026-06-01T00:00:00Z'],
+      ['ever', '2026-05-01T00:00:00Z', '2031-05-31T00:00:00Z', null],
+    ])(
+      'wallet.buy, %s: chips purchases count to the end of the UTC period (the rule in the buy statement)',
+      async (period, first, last, next) => {
+        const hints = await createProduct(admin, {
+          title: `Hints ${period}`,
+          atoms: [['hints', 1n]],
+          prices: [['chips', 3n]],
+          purchaseLimit: [2, period],
+        });
+        const id = await player();
+        await grantChips(h.database.db, id, 'telegram', 100n);
+        at(first);
+        await wallet.buy({ body: buyBody(hints) }, as(id, 'telegram'));
+        await wallet.buy({ body: buyBody(hints) }, as(id, 'telegram'));
+        at(last);
+        expect(await failure(wallet.buy({ body: buyBody(hints) }, as(id, 'telegram')))).toEqual({
+          code: 9,
+          errorCode: 'purchase_limit_reached',
+        });
+        if (next === null) return;
+        at(next);
+        await wallet.buy({ body: buyBody(hints) }, as(id, 'telegram'));
+      },
+    );
+  });
+
+  it('one limit counts both ways of buying: a chips purchase counts against an order, and an order against a chips purchase', async () => {
+    const both = await createProduct(admin, {
+      title: 'Either way',
+      atoms: [['hints', 2n]],
+      prices: [
+        ['chips', 4n],
+        ['xtr', 5n],
+      ],
+      purchaseLimit: [1, 'ever'],
+    });
+    const chipsFirst = await player();
+    await grantChips(h.database.db, chipsFirst, 'telegram', 10n);
+    await wallet.buy({ body: buyBody(both) }, as(chipsFirst, 'telegram'));
+    expect(await failure(createOrder(payments, chipsFirst, 'telegram', both, 'stars'))).toEqual({
+      code: 9,
+      errorCode: 'purchase_limit_reached',
+    });
+    const orderFirst = await player();
+    await grantChips(h.database.db, orderFirst, 'telegram', 10n);
+    await createOrder(payments, orderFirst, 'telegram', both, 'stars');
+    expect(await failure(wallet.buy({ body: buyBody(both) }, as(orderFirst, 'telegram')))).toEqual({
+      code: 9,
+      errorCode: 'purchase_limit_reached',
     });
   });
 
