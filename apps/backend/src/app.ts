@@ -145,7 +145,13 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
         [
           { service: backendApi.SystemService, impl: systemService(check) },
           { service: backendApi.AccountService, impl: accountService(sessions) },
-          { service: backendApi.WalletService, impl: { ...walletService(db.db, logger, clock), ...historyMethods(db.db) } },
+          {
+            service: backendApi.WalletService,
+            impl: {
+              ...walletService(db.db, logger, clock, (reason) => metrics.payments.offerRefused(reason, 'chips')),
+              ...historyMethods(db.db),
+            },
+          },
           {
             service: backendApi.CatalogAdminService,
             impl: catalogAdminService(db.db, logger, clock, cardPriceCurrencies(payments.card?.shops)),

@@ -20,6 +20,9 @@ import { createProduct, draftBody } from './support/wallet.js';
  * the wallet catalog, the stars invoice and the bot's payment notice carry the player's language,
  * and English is the fallback for a product that has no words in it.
  */
+/** A draft's offer fields left at their defaults: one-time, always on offer, no limit. */
+const OPEN_OFFER = { subscriptionPeriod: 0, availableFromUnix: 0n, availableUntilUnix: 0n, purchaseLimit: 0, purchaseLimitPeriod: null };
+
 describe('product texts per language', () => {
   let bot: BotCommandServer;
   let h: Harness;
@@ -223,6 +226,7 @@ describe('product texts per language', () => {
       atoms: [{ kind: 'chips', quantity: 1n }],
       prices: [{ method: 'xtr', amount: 1n, currency: 'XTR' }],
       texts: [{ locale: 'ru', title: 'Пачка\u202e', description: null }],
+      ...OPEN_OFFER,
     };
     expect(() => validateDraft(raw, ['RUB'])).toThrow(/^ru title: /);
   });
@@ -235,6 +239,7 @@ describe('product texts per language', () => {
         prices: product.prices.map((p) => ({ ...p })),
         atoms: product.atoms.map((a) => ({ ...a })),
         texts: (product.texts ?? []).map((t) => ({ ...t })),
+        ...OPEN_OFFER,
       };
       expect(validateDraft(raw, ['RUB']).texts).toEqual(product.texts);
       for (const t of product.texts ?? []) expect(t.description.toLowerCase()).not.toContain(t.title.toLowerCase());

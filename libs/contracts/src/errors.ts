@@ -86,6 +86,9 @@ export const ERRORS = {
   invalid_atoms: spec(InvalidArgument, 400, 'client', 'the atoms are not valid'),
   invalid_prices: spec(InvalidArgument, 400, 'client', 'the prices are not valid'),
   invalid_currency: spec(InvalidArgument, 400, 'client', 'a card price must be in a currency the configured card shops settle'),
+  invalid_offer: spec(InvalidArgument, 400, 'client', 'the subscription, offer window or purchase limit is not valid'),
+  offer_not_available: spec(FailedPrecondition, 409, 'client', 'this offer is not available now'),
+  purchase_limit_reached: spec(FailedPrecondition, 409, 'client', 'you have bought this product as often as it may be bought for now'),
 
   // orders, the two rails, notifications and refunds
   invalid_rail: spec(InvalidArgument, 400, 'client', 'rail must be stars or card'),

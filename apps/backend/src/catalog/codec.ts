@@ -30,7 +30,22 @@ function writeRecord(b: Builder, p: Product): number {
   const atoms = fb.ProductRecord.createAtomsVector(b, writeAtoms(b, p.atoms));
   const prices = fb.ProductRecord.createPricesVector(b, writePrices(b, p.prices));
   const texts = fb.ProductRecord.createTextsVector(b, writeTexts(b, p.texts));
-  return fb.ProductRecord.createProductRecord(b, p.id, title, p.active, atoms, prices, unixSeconds(p.updatedAt), texts);
+  const limitPeriod = b.createString(p.purchaseLimit?.period ?? '');
+  return fb.ProductRecord.createProductRecord(
+    b,
+    p.id,
+    title,
+    p.active,
+    atoms,
+    prices,
+    unixSeconds(p.updatedAt),
+    texts,
+    p.subscriptionPeriodSeconds ?? 0,
+    p.availableFrom ? unixSeconds(p.availableFrom) : 0n,
+    p.availableUntil ? unixSeconds(p.availableUntil) : 0n,
+    p.purchaseLimit?.count ?? 0,
+    limitPeriod,
+  );
 }
 
 export function encodeProductRecord(p: Product): Uint8Array {
@@ -61,5 +76,17 @@ export function readDraft(t: InstanceType<typeof fb.ProductDraft>): RawDraft {
     const x = t.texts(i);
     if (x) texts.push({ locale: x.locale(), title: x.title(), description: x.description() });
   }
-  return { id: t.productId(), title: t.title(), active: t.active(), atoms, prices, texts };
+  return {
+    id: t.productId(),
+    title: t.title(),
+    active: t.active(),
+    atoms,
+    prices,
+    texts,
+    subscriptionPeriod: t.subscriptionPeriod(),
+    availableFromUnix: t.availableFromUnix(),
+    availableUntilUnix: t.availableUntilUnix(),
+    purchaseLimit: t.purchaseLimit(),
+    purchaseLimitPeriod: t.purchaseLimitPeriod(),
+  };
 }

@@ -6,7 +6,10 @@
 export { encodeProductList, encodeProductRecord, readDraft, writeAtoms, writePrices } from './codec.js';
 export {
   type BenefitGrant,
+  onOffer,
   packGrant,
+  periodStart,
+  PURCHASE_LIMIT_PERIODS,
   type Product,
   type ProductPriceView,
   type PurchaseLimit,

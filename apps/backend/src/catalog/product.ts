@@ -30,6 +30,35 @@ export interface PurchaseLimit {
   period: PurchaseLimitPeriod;
 }
 
+/** The periods a purchase limit may count over. */
+export const PURCHASE_LIMIT_PERIODS: readonly PurchaseLimitPeriod[] = ['day', 'week', 'month', 'ever'];
+
+/**
+ * Where the limit period holding `now` starts (UTC calendar day, ISO week from Monday, calendar
+ * month); null for `ever` (all time). Orders and chips purchases at or after it count.
+ */
+export function periodStart(period: PurchaseLimitPeriod, now: Date): Date | null {
+  const y = now.getUTCFullYear();
+  const m = now.getUTCMonth();
+  const d = now.getUTCDate();
+  switch (period) {
+    case 'day':
+      return new Date(Date.UTC(y, m, d));
+    case 'week':
+      return new Date(Date.UTC(y, m, d - ((now.getUTCDay() + 6) % 7)));
+    case 'month':
+      return new Date(Date.UTC(y, m, 1));
+    case 'ever':
+      return null;
+  }
+}
+
+/** Whether the product's offer window holds `now`: [availableFrom, availableUntil), an absent edge open. */
+export function onOffer(p: Pick<Product, 'availableFrom' | 'availableUntil'>, now: Date): boolean {
+  const t = now.getTime();
+  return (p.availableFrom === null || p.availableFrom.getTime() <= t) && (p.availableUntil === null || t < p.availableUntil.getTime());
+}
+
 /** The only subscription period Telegram allows (Bot API createInvoiceLink subscription_period): 30 days. */
 export const STARS_SUBSCRIPTION_PERIOD_SECONDS = 2_592_000;
 

@@ -1,8 +1,11 @@
 import { DomainError } from '../rpc/index.js';
 import { PAYMENT_METHODS, type PaymentMethod } from '../gate/index.js';
-import type { AtomKind } from './catalog.table.js';
+import type { AtomKind, PurchaseLimitPeriod } from './catalog.table.js';
 import {
   ATOM_KINDS,
+  PURCHASE_LIMIT_PERIODS,
+  type PurchaseLimit,
+  STARS_SUBSCRIPTION_PERIOD_SECONDS,
   PRODUCT_LOCALES,
   type ProductAtomView,
   type ProductDraftInput,
@@ -25,6 +28,14 @@ export interface RawDraft {
   prices: Array<{ method: string | null; amount: bigint; currency: string | null }>;
   /** The words per language; empty = `title` is the English title and the only text. */
   texts: Array<{ locale: string | null; title: string | null; description: string | null }>;
+  /** Seconds of one subscription period; 0 = one-time. */
+  subscriptionPeriod: number;
+  /** The offer window in unix seconds; 0 = open on that side. */
+  availableFromUnix: bigint;
+  availableUntilUnix: bigint;
+  /** 0 = no limit (then the period must be empty). */
+  purchaseLimit: number;
+  purchaseLimitPeriod: string | null;
 }
 
 /**
@@ -160,6 +171,50 @@ function unsettledCurrency(currency: string, cardCurrencies: readonly string[]):
   return `a card price cannot be in ${currency}: ${accepted}`;
 }
 
+/** The last second a window edge may name (9999-12-31T23:59:59Z): beyond it a Date cannot round-trip. */
+const MAX_UNIX = 253_402_300_799n;
+const MAX_PURCHASE_LIMIT = 1_000_000;
+
+/**
+ * A subscription's period: 0 (one-time) or Telegram's only period (30 days), sold for stars only:
+ * its one price is an xtr price (`invalid_prices` otherwise), since renewals exist only on that rail.
+ */
+function validateSubscription(period: number, prices: readonly ProductPriceView[]): number | null {
+  if (period === 0) return null;
+  if (period !== STARS_SUBSCRIPTION_PERIOD_SECONDS)
+    throw new DomainError('invalid_offer', `subscription_period must be 0 or ${STARS_SUBSCRIPTION_PERIOD_SECONDS} (30 days)`);
+  if (prices.length !== 1 || prices[0]?.method !== 'xtr')
+    throw new DomainError('invalid_prices', 'a subscription is sold for stars only: one xtr price, no chips or card price');
+  return period;
+}
+
+/** The offer window: each edge 0 (open) or a unix second up to year 9999; when both are set, from is before until. */
+function validateWindow(fromUnix: bigint, untilUnix: bigint): { availableFrom: Date | null; availableUntil: Date | null } {
+  const fail = (why: string) => new DomainError('invalid_offer', why);
+  if (fromUnix < 0n || fromUnix > MAX_UNIX) throw fail(`available_from must be 0 (open) or unix seconds up to ${MAX_UNIX}`);
+  if (untilUnix < 0n || untilUnix > MAX_UNIX) throw fail(`available_until must be 0 (open) or unix seconds up to ${MAX_UNIX}`);
+  if (fromUnix > 0n && untilUnix > 0n && fromUnix >= untilUnix) throw fail('available_from must be before available_until');
+  return {
+    availableFrom: fromUnix === 0n ? null : new Date(Number(fromUnix) * 1000),
+    availableUntil: untilUnix === 0n ? null : new Date(Number(untilUnix) * 1000),
+  };
+}
+
+/** A purchase limit: 0 with no period (none), or 1-1000000 per day, week, month or ever. */
+function validateLimit(count: number, rawPeriod: string | null): PurchaseLimit | null {
+  const fail = (why: string) => new DomainError('invalid_offer', why);
+  const period = (rawPeriod ?? '').trim();
+  if (count === 0) {
+    if (period !== '') throw fail('a purchase limit period needs a purchase limit above 0');
+    return null;
+  }
+  if (!Number.isInteger(count) || count < 1 || count > MAX_PURCHASE_LIMIT)
+    throw fail(`purchase_limit must be 0 (none) or 1-${MAX_PURCHASE_LIMIT}`);
+  if (!(PURCHASE_LIMIT_PERIODS as readonly string[]).includes(period))
+    throw fail(`purchase_limit_period must be one of ${PURCHASE_LIMIT_PERIODS.join(', ')}`);
+  return { count, period: period as PurchaseLimitPeriod };
+}
+
 /**
  * Validates an editor draft into a storable product, or throws the first problem as InvalidArgument.
  * A card (`provider`) price must be in one of `cardCurrencies` (what every configured card shop
@@ -171,6 +226,19 @@ export function validateDraft(raw: RawDraft, cardCurrencies: readonly string[]):
   const { title, texts } = validateTexts(raw);
   const atoms = validateAtoms(raw.atoms);
   const prices = validatePrices(raw.prices, atoms, cardCurrencies);
+  const subscriptionPeriodSeconds = validateSubscription(raw.subscriptionPeriod, prices);
+  const window = validateWindow(raw.availableFromUnix, raw.availableUntilUnix);
+  const purchaseLimit = validateLimit(raw.purchaseLimit, raw.purchaseLimitPeriod);
   // A draft without texts (a client from before them) sets the English title only: see upsertProduct.
-  return { id: raw.id, title, active: raw.active, atoms, prices, ...(raw.texts.length > 0 ? { texts } : {}) };
+  return {
+    id: raw.id,
+    title,
+    active: raw.active,
+    atoms,
+    prices,
+    ...(raw.texts.length > 0 ? { texts } : {}),
+    subscriptionPeriodSeconds,
+    ...window,
+    purchaseLimit,
+  };
 }

@@ -8,7 +8,7 @@ import { createRpcMetrics, type RpcMetrics } from './rpc.js';
 export { instrumentServices } from './rpc.js';
 export { PROVIDER_OUTCOMES, type ProviderMetrics, type ProviderOutcome } from './provider.js';
 export { registerStateCollector } from './state.js';
-export type { PaymentMetrics, ReaperTickCounts } from './payments.js';
+export type { OfferRefusal, PaymentMetrics, ReaperTickCounts } from './payments.js';
 
 /** Every metric family of one backend, on its own registry (README "Operating it"). */
 export interface BackendMetrics {

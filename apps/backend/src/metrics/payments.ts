@@ -44,7 +44,15 @@ export interface PaymentMetrics {
   notice(kind: 'credited' | 'failed', channel: NoticeChannel, outcome: string): void;
   /** A provider notification was answered without a provider re-read of its object. */
   rereadCoalesced(kind: RereadKind, reason: CoalesceReason): void;
+  /** Order creation (`order`) or wallet.buy (`chips`) refused a product: outside its offer window, or the player's purchase limit reached. */
+  offerRefused(reason: OfferRefusal, path: 'order' | 'chips'): void;
+  /** A credited order took its player past the product's purchase limit (credited anyway: money is conserved). */
+  limitBreached(rail: OrderRail): void;
 }
+
+/** Why order creation refused a product of a time-limited offer or with a purchase limit. */
+export type OfferRefusal = 'offer_not_available' | 'purchase_limit_reached';
+const OFFER_REFUSALS: readonly OfferRefusal[] = ['offer_not_available', 'purchase_limit_reached'];
 
 const UNMATCHED_REASONS = ['unknown_order', 'order_paid', 'order_failed', 'amount_mismatch'];
 const REAPER_OUTCOMES = ['expired', 'rechecked', 'credited', 'failed', 'errors', 'refunds_settled'] as const;
@@ -112,10 +120,24 @@ export function createPaymentMetrics(registry: Registry): PaymentMetrics {
     labelNames: ['kind', 'reason'],
     registers,
   });
+  const offerRefusals = new Counter({
+    name: 'backend_offer_refusals_total',
+    help: 'Purchases refused for an offer rule, by path (order: order creation on either rail; chips: wallet.buy) and reason: offer_not_available (outside the product window), purchase_limit_reached (the player reached the product limit for the period).',
+    labelNames: ['path', 'reason'],
+    registers,
+  });
+  const limitBreaches = new Counter({
+    name: 'backend_purchase_limit_breaches_total',
+    help: 'Credited orders that took their player past the product purchase limit (an order created before the limit was lowered, or a late charge), by rail; credited anyway, each logged with its order id.',
+    labelNames: ['rail'],
+    registers,
+  });
+  for (const path of ['order', 'chips']) for (const reason of OFFER_REFUSALS) offerRefusals.inc({ path, reason }, 0);
   for (const kind of ['payment', 'refund']) for (const reason of ['in_flight', 'window']) coalesced.inc({ kind, reason }, 0);
   for (const rail of RAILS) {
     credits.inc({ rail }, 0);
     refunds.inc({ rail }, 0);
+    limitBreaches.inc({ rail }, 0);
   }
   for (const reason of UNMATCHED_REASONS) unmatched.inc({ rail: 'stars', reason }, 0);
   for (const outcome of ['ok', 'error']) ticks.inc({ outcome }, 0);
@@ -142,5 +164,7 @@ export function createPaymentMetrics(registry: Registry): PaymentMetrics {
     },
     notice: (kind, channel, outcome) => notices.inc({ kind, channel, outcome }),
     rereadCoalesced: (kind, reason) => coalesced.inc({ kind, reason }),
+    offerRefused: (reason, path) => offerRefusals.inc({ path, reason }),
+    limitBreached: (rail) => limitBreaches.inc({ rail }),
   };
 }

@@ -21,6 +21,8 @@ const REFUSALS: Record<string, [DomainError['code'], string]> = {
   unknown_product: ['unknown_product', 'no such active product'],
   not_sold_for_chips: ['not_sold_for_chips', 'this product is not sold for chips'],
   insufficient_chips: ['insufficient_chips', 'not enough chips for this product'],
+  offer_not_available: ['offer_not_available', 'this offer is not available now'],
+  purchase_limit_reached: ['purchase_limit_reached', 'you have bought this product as often as it may be bought for now'],
 };
 
 /**

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/index.js';
-import { listProducts, textOf, type Product, type ProductPriceView } from '../catalog/index.js';
+import { listProducts, onOffer, textOf, type Product, type ProductPriceView } from '../catalog/index.js';
 import type { Language } from '@wordgame/i18n';
 import { type PaymentMethod, gate, type GateDecision } from '../gate/index.js';
 import { type Caller, DomainError } from '../rpc/index.js';
@@ -9,12 +9,14 @@ import { catalogAccount } from './repository.js';
 /** The catalog as one context may see it (wallet.catalog). */
 export interface CatalogViewData {
   /** Title and description in the caller's language (English for a product without that text). */
-  products: Array<Pick<Product, 'id' | 'title' | 'atoms'> & { description: string; prices: ProductPriceView[] }>;
+  products: Array<Pick<Product, 'id' | 'title' | 'atoms' | 'availableUntil'> & { description: string; prices: ProductPriceView[] }>;
   purchaseMethods: PaymentMethod[];
   emailRequired: boolean;
   notice: string;
   frozen: boolean;
   trusted: boolean;
+  /** The server's clock when it answered: the client counts an offer's time left from it, not from its own clock. */
+  now: Date;
 }
 
 /** Methods a context may pay with: chips when it may spend, plus its money methods. */
@@ -30,17 +32,20 @@ function noticeFor(decision: GateDecision & { emailRequired: boolean }): string 
 }
 
 /**
- * Keeps only the prices a context may use and drops products left without one; each product's
- * title and description are in `language` (catalog textOf).
+ * Keeps only the prices a context may use and drops products left without one, and the offers
+ * whose window does not hold `now` (catalog onOffer: the shop shows what order creation would
+ * accept); each product's title and description are in `language` (catalog textOf).
  */
 export function projectCatalog(
   products: readonly Product[],
   decision: GateDecision & { emailRequired: boolean },
+  now: Date,
   language: Language = 'en',
 ): CatalogViewData {
   const methods = usableMethods(decision);
   return {
     products: products
+      .filter((p) => onOffer(p, now))
       .map((p) => {
         const text = textOf(p, language);
         return {
@@ -48,6 +53,7 @@ export function projectCatalog(
           title: text.title,
           description: text.description,
           atoms: p.atoms,
+          availableUntil: p.availableUntil,
           prices: p.prices.filter((x) => methods.includes(x.method)),
         };
       })
@@ -57,13 +63,14 @@ export function projectCatalog(
     notice: noticeFor(decision),
     frozen: decision.frozen,
     trusted: decision.trusted,
+    now,
   };
 }
 
-/** wallet.catalog for a caller: active products projected through the gate, worded in `language`. */
-export async function catalogFor(db: Kysely<DB>, caller: Caller, language: Language = 'en'): Promise<CatalogViewData> {
+/** wallet.catalog for a caller at `now`: active products on offer, projected through the gate, worded in `language`. */
+export async function catalogFor(db: Kysely<DB>, caller: Caller, now: Date, language: Language = 'en'): Promise<CatalogViewData> {
   const account = await catalogAccount(db, caller.accountId);
   if (!account || account.status === 'deleted') throw new DomainError('caller_required', 'the caller account does not exist');
   const decision = gate({ ...caller.platform, emailConfirmed: account.email_confirmed_at !== null });
-  return projectCatalog(await listProducts(db, { includeInactive: false }), decision, language);
+  return projectCatalog(await listProducts(db, { includeInactive: false }), decision, now, language);
 }

@@ -54,11 +54,11 @@ export function encodeCatalog(c: CatalogViewData): Uint8Array {
       const atoms = fb.WalletCatalogItem.createAtomsVector(b, writeAtoms(b, p.atoms));
       const prices = fb.WalletCatalogItem.createPricesVector(b, writePrices(b, p.prices));
       const description = b.createString(p.description);
-      return fb.WalletCatalogItem.createWalletCatalogItem(b, p.id, title, atoms, prices, description);
+      return fb.WalletCatalogItem.createWalletCatalogItem(b, p.id, title, atoms, prices, description, unixSeconds(p.availableUntil));
     });
     const products = fb.WalletCatalog.createProductsVector(b, items);
     const methods = stringVector(b, c.purchaseMethods, (bb, d) => fb.WalletCatalog.createPurchaseMethodsVector(bb, d));
     const notice = b.createString(c.notice);
-    return fb.WalletCatalog.createWalletCatalog(b, products, methods, c.emailRequired, notice, c.frozen, c.trusted);
+    return fb.WalletCatalog.createWalletCatalog(b, products, methods, c.emailRequired, notice, c.frozen, c.trusted, unixSeconds(c.now));
   }, 1024);
 }

@@ -12,12 +12,17 @@ import { encodeCatalog, encodePurchase, encodeWalletView } from './codec.js';
 import { readWallet } from './repository.js';
 import { projectWallet } from './view.js';
 import type { Clock } from '../support/index.js';
+import type { OfferRefusal } from '../metrics/index.js';
 
-/** backend.v1.WalletService: wallet.catalog, wallet.get, wallet.buy for the caller in the headers (wallet.history: history/). */
+/**
+ * backend.v1.WalletService: wallet.catalog, wallet.get, wallet.buy for the caller in the headers
+ * (wallet.history: history/). `offerRefused` counts a wallet.buy refused for an offer rule.
+ */
 export function walletService(
   db: Kysely<DB>,
   logger: Logger,
   clock: Clock,
+  offerRefused: (reason: OfferRefusal) => void = () => undefined,
 ): Omit<ServiceImpl<typeof backendApi.WalletService>, 'getHistory'> {
   return {
     async getCatalog(req, ctx) {
@@ -27,7 +32,7 @@ export function walletService(
         (bb) => fb.WalletCatalogQuery.getRootAsWalletCatalogQuery(bb),
         (t) => languageOf(t.locale()) ?? 'en',
       );
-      return { body: encodeCatalog(await catalogFor(db, caller, language)) };
+      return { body: encodeCatalog(await catalogFor(db, caller, clock(), language)) };
     },
     async getWallet(req, ctx) {
       const caller = callerFrom(ctx.requestHeader);
@@ -51,7 +56,11 @@ export function walletService(
           key: t.idempotencyKey(),
         }),
       );
-      const result = await buy(db, caller, order.productId, order.key, clock());
+      const result = await buy(db, caller, order.productId, order.key, clock()).catch((err: unknown) => {
+        if (err instanceof DomainError && (err.code === 'offer_not_available' || err.code === 'purchase_limit_reached'))
+          offerRefused(err.code);
+        throw err;
+      });
       if (!result.replayed) {
         logger.info(
           {

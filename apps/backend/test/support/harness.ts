@@ -7,7 +7,7 @@ import { DomainError, toConnectError } from '@wordgame/contracts';
 import { withServiceToken } from '@wordgame/h2-unary';
 import { createLogger } from '@wordgame/logging';
 import { TEST_RATE_LIMITS, TEST_SERVICE_TOKENS } from '@wordgame/testkit';
-import { buildBackend, type BackendApp } from '../../src/app.js';
+import { buildBackend, type BackendApp, type BackendOptions } from '../../src/app.js';
 import { loadBackendConfig } from '../../src/config/index.js';
 import type { Database } from '../../src/db/database.js';
 import { freshPostgres } from '../../src/testing/databases.js';
@@ -51,8 +51,13 @@ export interface Replica {
 /**
  * Starts buildBackend with test config; `env` overrides any variable. With `warnings`, the
  * backend's warn-and-above log lines are pushed there (parsed JSON); otherwise it logs nothing.
+ * `options` reach buildBackend (a test's clock).
  */
-export async function startHarness(env: Record<string, string> = {}, warnings?: Array<Record<string, unknown>>): Promise<Harness> {
+export async function startHarness(
+  env: Record<string, string> = {},
+  warnings?: Array<Record<string, unknown>>,
+  options: BackendOptions = {},
+): Promise<Harness> {
   const pg = await freshPostgres();
   const mailDir = await mkdtemp(path.join(tmpdir(), 'backend-mail-'));
   const config = loadBackendConfig({
@@ -71,7 +76,7 @@ export async function startHarness(env: Record<string, string> = {}, warnings?: 
   const logger = warnings
     ? createLogger('backend-test', 'warn', { write: (line: string) => void warnings.push(JSON.parse(line) as Record<string, unknown>) })
     : createLogger('backend-test', 'silent');
-  const app: BackendApp = buildBackend(config, logger);
+  const app: BackendApp = buildBackend(config, logger, options);
   const { url, metricsUrl, db } = await app.start();
   await upsertOperator(db, 'harness-operator', 'harness operator password', ['viewer', 'refunder', 'catalog_editor', 'moderator']);
   const { token: operatorToken } = await signIn(db, 'harness-operator', 'harness operator password', 24, new Date());

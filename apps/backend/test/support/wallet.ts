@@ -13,6 +13,11 @@ export interface DraftSpec {
   prices: Array<[method: string, amount: bigint, currency?: string]>;
   /** Words per language: [locale, title, description]; left out, the title in every language; `[]` sends none (a client from before texts). */
   texts?: Array<[locale: string, title: string, description: string]>;
+  subscriptionPeriod?: number;
+  /** The offer window in unix seconds (0 or left out: open). */
+  availableFrom?: bigint;
+  availableUntil?: bigint;
+  purchaseLimit?: [count: number, period: string];
 }
 
 export function draftBody(d: DraftSpec): Uint8Array {
@@ -39,6 +44,11 @@ export function draftBody(d: DraftSpec): Uint8Array {
       fb.ProductDraft.createAtomsVector(b, atoms),
       fb.ProductDraft.createPricesVector(b, prices),
       fb.ProductDraft.createTextsVector(b, texts),
+      d.subscriptionPeriod ?? 0,
+      d.availableFrom ?? 0n,
+      d.availableUntil ?? 0n,
+      d.purchaseLimit?.[0] ?? 0,
+      d.purchaseLimit ? b.createString(d.purchaseLimit[1]) : 0,
     );
   });
 }

@@ -39,6 +39,8 @@ export interface ProductJson {
   description: string;
   atoms: { kind: string; quantity: string }[];
   prices: PriceJson[];
+  /** When a time-limited offer ends (unix seconds); null: not time-limited. */
+  available_until_unix: number | null;
 }
 
 export interface CatalogJson {
@@ -47,6 +49,8 @@ export interface CatalogJson {
   email_required: boolean;
   frozen: boolean;
   trusted: boolean;
+  /** The server's clock when it answered: an offer's time left counts from it, not from this device's clock. */
+  server_now_unix: number;
 }
 
 export interface PurchaseJson {

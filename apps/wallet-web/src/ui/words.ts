@@ -8,6 +8,24 @@ export function errorText(t: Translator, err: unknown): string {
   return t.has(key) ? t.t(key as MessageKey) : t.t('wallet.error', { code });
 }
 
+/**
+ * How long a time-limited offer still runs, from `seconds` left by the server's clock (so a wrong
+ * client clock does not matter): `Ends in 2 h 15 min`, `Ends in 3 days 4 h`, `Закончится через 5 дней 1 ч`;
+ * the two largest units, each counted in the page's plural rules; under a minute, its own words.
+ */
+export function offerEndsText(t: Translator, seconds: number): string {
+  const total = Math.max(0, Math.floor(seconds / 60));
+  if (total === 0) return t.t('wallet.offer_ends_soon');
+  const days = Math.floor(total / 1440);
+  const hours = Math.floor((total % 1440) / 60);
+  const minutes = total % 60;
+  const parts =
+    days > 0
+      ? [t.plural('wallet.left_days', days), hours > 0 && t.plural('wallet.left_hours', hours)]
+      : [hours > 0 && t.plural('wallet.left_hours', hours), minutes > 0 && t.plural('wallet.left_minutes', minutes)];
+  return t.t('wallet.offer_ends', { left: parts.filter((p) => p !== false).join(' ') });
+}
+
 /** The name of a wallet segment or benefit origin (`direct`, `telegram`, `vk`). */
 export function segmentName(t: Translator, segment: string): string {
   const key = `wallet.segment_${segment}`;

@@ -3,7 +3,7 @@ import type { CatalogJson, OrderJson, PriceJson, ProductJson, ProfileJson, Purch
 import type { App } from '../app.js';
 import { rememberPendingOrder } from '../session.js';
 import { el, replace } from '../ui/dom.js';
-import { amount, errorText, money } from '../ui/words.js';
+import { amount, errorText, money, offerEndsText } from '../ui/words.js';
 
 /** A fresh idempotency key (random, 128 bits); works outside secure contexts too. */
 export function newIdempotencyKey(): string {
@@ -73,6 +73,8 @@ function productCard(app: App, catalog: CatalogJson, product: ProductJson, messa
     el('h3', {}, product.title),
     product.description !== '' && el('p', { class: 'description' }, product.description),
     grants.length > 0 && el('p', { class: 'detail' }, grants.join(' · ')),
+    product.available_until_unix !== null &&
+      el('p', { class: 'offer-ends' }, offerEndsText(t, product.available_until_unix - catalog.server_now_unix)),
     el('div', { class: 'actions' }, ...product.prices.map((price) => priceButton(app, catalog, product, price, message))),
   );
   function grantText(a: App, kind: string, quantity: string): string {

@@ -25,7 +25,15 @@ import { spenderRow } from './spender.js';
  * snapshot, so values read from the snapshot may be out of date; nothing is written and the
  * caller re-runs the statement after taking the locks first (LOCK_ACCOUNT), when the snapshot is
  * taken under the locks. Statuses: ok, replay, stale, caller_required, account_suspended,
- * idempotency_key_reused, unknown_product, not_sold_for_chips, insufficient_chips. `result` is the stored purchase JSON
+ * idempotency_key_reused, unknown_product, not_sold_for_chips, offer_not_available (outside the
+ * product's window at $7), purchase_limit_reached, insufficient_chips.
+ *
+ * Offers and limits: the window is two columns of the product row already read. The purchase
+ * limit is counted only for a product that has one (`bought` reads no row otherwise): the
+ * account's chips purchases of it (its `spend` rows carrying the benefit origin, one per purchase)
+ * plus its paid and live pending orders of it, since the start of the UTC period holding $7. Two
+ * racing buys of one account serialise on its segment locks, and the second runs again (`stale`)
+ * with a snapshot that sees the first. `result` is the stored purchase JSON
  * (see purchase-record.ts) for ok and replay.
  */
 export const BUY_STATEMENT = `
@@ -52,13 +60,30 @@ product AS (
   SELECT p.id, pr.amount AS price,
          coalesce(sum(a.quantity) FILTER (WHERE a.kind = 'hints'), 0)::bigint AS hints,
          coalesce(sum(a.quantity) FILTER (WHERE a.kind = 'no_ads_days'), 0)::bigint AS days,
-         coalesce(bool_or(a.kind = 'no_ads_forever'), false) AS forever
+         coalesce(bool_or(a.kind = 'no_ads_forever'), false) AS forever,
+         (p.available_from IS NULL OR p.available_from <= $7::timestamptz)
+           AND (p.available_until IS NULL OR $7::timestamptz < p.available_until) AS on_offer,
+         p.purchase_limit, p.purchase_limit_period
   FROM catalog_products p
   LEFT JOIN catalog_prices pr ON pr.product_id = p.id AND pr.method = 'chips'
   LEFT JOIN catalog_product_atoms pa ON pa.product_id = p.id
   LEFT JOIN catalog_atoms a ON a.id = pa.atom_id
   WHERE p.id = $2::bigint AND p.active
   GROUP BY p.id, pr.amount
+),
+bought AS (
+  SELECT (SELECT count(*) FROM ledger_operations l
+           WHERE l.account_id = $1::bigint AND l.created_at >= w.since AND l.kind = 'spend'
+             AND l.product_id = $2::bigint AND l.benefit_origin IS NOT NULL)
+       + (SELECT count(*) FROM orders o
+           WHERE o.account_id = $1::bigint AND o.product_id = $2::bigint AND o.created_at >= w.since
+             AND (o.state = 'paid' OR (o.state = 'pending' AND o.expires_at > $7::timestamptz))) AS n
+  FROM (
+    SELECT CASE purchase_limit_period
+             WHEN 'ever' THEN '-infinity'::timestamptz
+             ELSE date_trunc(purchase_limit_period, $7::timestamptz AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' END AS since
+    FROM product WHERE purchase_limit IS NOT NULL
+  ) w
 ),
 held AS (
   SELECT o.segment, o.ord, greatest(coalesce(s.balance, 0), 0)::bigint AS spendable
@@ -82,6 +107,8 @@ status AS (
     WHEN EXISTS (SELECT 1 FROM prior) THEN CASE WHEN (SELECT product_id FROM prior) = $2::bigint THEN 'replay' ELSE 'idempotency_key_reused' END
     WHEN NOT EXISTS (SELECT 1 FROM product) THEN 'unknown_product'
     WHEN (SELECT price FROM product) IS NULL THEN 'not_sold_for_chips'
+    WHEN NOT (SELECT on_offer FROM product) THEN 'offer_not_available'
+    WHEN coalesce((SELECT n FROM bought), 0) >= (SELECT purchase_limit FROM product) THEN 'purchase_limit_reached'
     WHEN coalesce((SELECT sum(amount) FROM drawn), 0) < (SELECT price FROM product) THEN 'insufficient_chips'
     ELSE 'ok' END AS status
 ),

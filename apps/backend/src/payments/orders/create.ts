@@ -20,6 +20,7 @@ import {
   type OrderRow,
 } from './repository.js';
 import { ORDER_LIFETIME_MS, STARS_PROVIDER } from './state.js';
+import { requireOnOffer, requireUnderLimit } from './limit.js';
 
 /** The one currency of the stars rail (whole stars). */
 const STARS_CURRENCY = 'XTR';
@@ -51,11 +52,14 @@ export function invoiceText(product: Product, language: Language): { title: stri
 /**
  * Inserts the order and its `created` event in one transaction that first locks the account row
  * and refuses a deleted (`caller_required`) or blocked (`account_suspended`) account, so a block
- * takes effect on the order at once, whatever the gateway's session cache still holds.
+ * takes effect on the order at once, whatever the gateway's session cache still holds; then, for a
+ * product with a purchase limit only, counts the player's purchases under the limit's lock
+ * (`purchase_limit_reached`, limit.ts requireUnderLimit).
  */
-async function openOrder(deps: PaymentDeps, values: Insertable<OrdersTable>, now: Date): Promise<OrderRow> {
+async function openOrder(deps: PaymentDeps, values: Insertable<OrdersTable>, product: Product, now: Date): Promise<OrderRow> {
   return deps.db.transaction().execute(async (trx) => {
     await requireSpender(trx, values.account_id, now);
+    await requireUnderLimit(trx, deps, values.account_id, product, now);
     const order = await insertOrder(trx, values);
     await recordEvent(trx, order.id, 'created');
     return order;
@@ -81,7 +85,9 @@ function requireSettled(deps: PaymentDeps, product: Product, rail: OrderRail, pr
  * contexts are refused (purchase_forbidden); stars only where the gate offers `xtr` (telegram),
  * card only where it offers `provider` and the account has a confirmed e-mail (email_required);
  * a blocked account opens none (`account_suspended`, checked with the insert: openOrder); a price
- * in a currency the rail does not settle opens none either (`currency_not_settled`).
+ * in a currency the rail does not settle opens none either (`currency_not_settled`), nor does a
+ * product outside its offer window (`offer_not_available`) or one the player reached the purchase
+ * limit of (`purchase_limit_reached`).
  * Stars: the bot mints the invoice link (create_invoice, payload = order id); an Ack carrying an
  * error (the bot was reached; the platform refused or the render failed) answers
  * bot_delivery_failed, any other outcome but delivered bot_unavailable; either way the order stays
@@ -119,10 +125,11 @@ export async function createOrder(
   if (!product) throw new DomainError('unknown_product', `no active product ${productId}`);
   const price = product.prices.find((p) => p.method === method);
   if (!price) throw paymentError('not_sold_on_rail', `this product is not sold by ${rail}`);
+  const now = deps.now();
+  requireOnOffer(deps, product, now);
   const pack = packOf(product);
   const words = invoiceText(product, language);
   const orderRail: OrderRail = rail;
-  const now = deps.now();
   const base = {
     id: randomUUID(),
     account_id: caller.accountId,
@@ -139,7 +146,7 @@ export async function createOrder(
 
   if (rail === 'stars') {
     requireSettled(deps, product, orderRail, price.currency, STARS_CURRENCY);
-    const order = await openOrder(deps, { ...base, provider: STARS_PROVIDER, shop: null }, now);
+    const order = await openOrder(deps, { ...base, provider: STARS_PROVIDER, shop: null }, product, now);
     const outcome = await deps.bot.createInvoice({
       title: words.title,
       description: words.description,
@@ -161,7 +168,7 @@ export async function createOrder(
   const shop = card?.shops[decision.fundingSegment as CardChannel];
   if (!card || !shop) throw paymentError('rail_not_configured', 'card payments are not configured here');
   requireSettled(deps, product, orderRail, price.currency, shop.currency);
-  const order = await openOrder(deps, { ...base, provider: card.provider.name, shop: shop.id }, now);
+  const order = await openOrder(deps, { ...base, provider: card.provider.name, shop: shop.id }, product, now);
   try {
     const receipt =
       card.vatCode !== null && account.email !== null

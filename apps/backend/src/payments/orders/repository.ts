@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { DB } from '../../db/index.js';
 import type { OrdersTable, PaymentEventKind } from '../payments.table.js';
+import type { PurchaseLimit } from '../../catalog/index.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -172,4 +173,58 @@ export async function erasePayerIds(trx: Transaction<DB>, accountId: bigint, pla
       ]),
     )
     .execute();
+}
+
+/**
+ * Takes the transaction-scoped advisory lock of one (account, product) purchase limit: every order
+ * creation of a limited product takes it before counting, so two racing orders count one after the
+ * other and cannot both pass. Released at commit or rollback.
+ */
+export async function lockPurchaseLimit(trx: Transaction<DB>, accountId: bigint, productId: bigint): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtextextended(${`purchase_limit:${accountId}:${productId}`}, 0))`.execute(trx);
+}
+
+/**
+ * How many of the product the account bought or is buying since `since` (null: ever): its paid
+ * orders and its pending orders still inside their lifetime at `now` (expired and failed ones do
+ * not count), plus its chips purchases (one `spend` ledger row per purchase carries the benefit origin).
+ */
+export async function purchasesSince(db: Db, accountId: bigint, productId: bigint, since: Date | null, now: Date): Promise<number> {
+  const from = since ?? new Date(0);
+  const { rows } = await sql<{ n: string | bigint }>`
+    select (select count(*) from orders
+             where account_id = ${accountId} and product_id = ${productId} and created_at >= ${from}
+               and (state = 'paid' or (state = 'pending' and expires_at > ${now})))
+         + (select count(*) from ledger_operations
+             where account_id = ${accountId} and created_at >= ${from} and kind = 'spend'
+               and product_id = ${productId} and benefit_origin is not null) as n`.execute(db);
+  return Number(rows[0]?.n ?? 0);
+}
+
+/** The product's purchase limit as stored now (null: none, or no such product): what a credit is checked against. */
+export async function storedPurchaseLimit(db: Db, productId: bigint): Promise<PurchaseLimit | null> {
+  const row = await db
+    .selectFrom('catalog_products')
+    .select(['purchase_limit', 'purchase_limit_period'])
+    .where('id', '=', productId)
+    .executeTakeFirst();
+  return row && row.purchase_limit !== null && row.purchase_limit_period !== null
+    ? { count: row.purchase_limit, period: row.purchase_limit_period }
+    : null;
+}
+
+/**
+ * Paid orders and chips purchases of the product by the account in [since, until) (since null:
+ * from the start): what a credited order is checked against.
+ */
+export async function paidPurchasesBetween(db: Db, accountId: bigint, productId: bigint, since: Date | null, until: Date): Promise<number> {
+  const from = since ?? new Date(0);
+  const { rows } = await sql<{ n: string | bigint }>`
+    select (select count(*) from orders
+             where account_id = ${accountId} and product_id = ${productId} and state = 'paid'
+               and created_at >= ${from} and created_at < ${until})
+         + (select count(*) from ledger_operations
+             where account_id = ${accountId} and created_at >= ${from} and created_at < ${until} and kind = 'spend'
+               and product_id = ${productId} and benefit_origin is not null) as n`.execute(db);
+  return Number(rows[0]?.n ?? 0);
 }

@@ -7,12 +7,19 @@ import type { Operation, OperationContext } from '../operation.js';
 import { isoFromUnix } from '../fbs-read.js';
 import { ATOM_KINDS, PRICE_METHODS, readAtoms, readPrices, writeAtoms, writePrices } from '../products.js';
 import { amountParam, byField, idParam, jsonBody, parseInput, text } from '../validation.js';
-import { productListWire, productWire, type ProductJson } from './wire.js';
+import { LIMIT_PERIODS, productListWire, productWire, purchaseLimitWire, type ProductJson } from './wire.js';
 
 /** Characters a product title must not contain: they break a platform's payment-callback signature check. */
 const TITLE_FORBIDDEN = /[&<>"']/;
 
 const LANGUAGE_NAMES: Readonly<Record<Language, string>> = { en: 'English-speaking', ru: 'Russian-speaking' };
+
+/** An offer window edge: ISO 8601 with a zone, whole seconds; null or left out: open on that side. */
+const windowEdge = z.iso
+  .datetime({ offset: true })
+  .refine((s) => Date.parse(s) % 1000 === 0, 'must be whole seconds')
+  .nullable()
+  .default(null);
 
 const draftText = z.object({ title: text(64).min(1, 'must not be empty'), description: text(255).default('') }).strict();
 
@@ -41,6 +48,14 @@ const draftBody = z
       .min(1, 'a product needs at least one price')
       .max(5)
       .refine((p) => new Set(p.map((x) => x.method)).size === p.length, 'price methods must be distinct'),
+    /** 2592000 (30 days, Telegram's only period) makes a stars subscription: one xtr price only. */
+    subscription_period_seconds: z
+      .union([z.literal(0), z.literal(2_592_000)])
+      .nullable()
+      .default(null),
+    available_from: windowEdge,
+    available_until: windowEdge,
+    purchase_limit: purchaseLimitWire.nullable().default(null),
   })
   .strict()
   .refine((d) => d.title !== undefined || d.texts?.en !== undefined, { message: 'an English title is needed', path: ['title'] });
@@ -49,6 +64,26 @@ const listQuery = z.object({ include_inactive: z.enum(['true', 'false']).default
 const productPath = z.object({ id: idParam });
 
 const draftExamples = {
+  weekend_offer: {
+    texts: {
+      en: { title: 'Weekend hints', description: 'Ten hints, this weekend only, twice per player.' },
+      ru: { title: 'Подсказки выходного дня', description: 'Десять подсказок, только в эти выходные, дважды на игрока.' },
+    },
+    atoms: [{ kind: 'hints', quantity: '10' }],
+    prices: [{ method: 'xtr', amount: '25', currency: 'XTR' }],
+    available_from: '2026-12-05T00:00:00Z',
+    available_until: '2026-12-07T00:00:00Z',
+    purchase_limit: { count: 2, period: 'ever' },
+  },
+  monthly_pass: {
+    texts: {
+      en: { title: 'Monthly pass', description: 'No ads for 30 days, renewed by Telegram.' },
+      ru: { title: 'Месячный пропуск', description: '30 дней без рекламы, продлевается в Telegram.' },
+    },
+    atoms: [{ kind: 'no_ads_days', quantity: '30' }],
+    prices: [{ method: 'xtr', amount: '100', currency: 'XTR' }],
+    subscription_period_seconds: 2592000,
+  },
   chips: {
     texts: {
       en: { title: 'Handful of chips', description: '100 chips to spend on hints and ad-free days.' },
@@ -70,7 +105,14 @@ const draftExamples = {
     prices: [{ method: 'chips', amount: '30', currency: 'CHIPS' }],
   },
 };
-const draftErrors = ['invalid_title', 'invalid_atoms', 'invalid_prices', 'invalid_currency'] as const;
+const draftErrors = ['invalid_title', 'invalid_atoms', 'invalid_prices', 'invalid_currency', 'invalid_offer'] as const;
+
+const unixOf = (iso: string | null): bigint => (iso === null ? 0n : BigInt(Date.parse(iso) / 1000));
+
+function limitOf(t: InstanceType<typeof fb.ProductRecord>): ProductJson['purchase_limit'] {
+  const period = LIMIT_PERIODS.find((p) => p === t.purchaseLimitPeriod());
+  return t.purchaseLimit() > 0 && period !== undefined ? { count: t.purchaseLimit(), period } : null;
+}
 
 function productOf(t: InstanceType<typeof fb.ProductRecord>): ProductJson {
   const title = t.title() ?? '';
@@ -88,6 +130,10 @@ function productOf(t: InstanceType<typeof fb.ProductRecord>): ProductJson {
     prices: readPrices(t),
     updated_at: isoFromUnix(t.updatedAtUnix()),
     texts,
+    subscription_period_seconds: t.subscriptionPeriod() === 0 ? null : t.subscriptionPeriod(),
+    available_from: isoFromUnix(t.availableFromUnix()),
+    available_until: isoFromUnix(t.availableUntilUnix()),
+    purchase_limit: limitOf(t),
   };
 }
 
@@ -114,7 +160,16 @@ async function upsert(backend: BackendClients, productId: bigint, { req, call }:
   const draft = parseInput(
     draftBody,
     jsonBody(req),
-    byField({ title: 'invalid_title', texts: 'invalid_title', atoms: 'invalid_atoms', prices: 'invalid_prices' }),
+    byField({
+      title: 'invalid_title',
+      texts: 'invalid_title',
+      atoms: 'invalid_atoms',
+      prices: 'invalid_prices',
+      subscription_period_seconds: 'invalid_offer',
+      available_from: 'invalid_offer',
+      available_until: 'invalid_offer',
+      purchase_limit: 'invalid_offer',
+    }),
   );
   const texts = Object.entries(draft.texts ?? {}).flatMap(([locale, t]) => (t ? [{ locale, ...t }] : []));
   // As the console's form does: a new product, or new words for one, has a title in every language.
@@ -142,6 +197,11 @@ async function upsert(backend: BackendClients, productId: bigint, { req, call }:
       atoms,
       prices,
       fb.ProductDraft.createTextsVector(b, textOffsets),
+      draft.subscription_period_seconds ?? 0,
+      unixOf(draft.available_from),
+      unixOf(draft.available_until),
+      draft.purchase_limit?.count ?? 0,
+      draft.purchase_limit ? b.createString(draft.purchase_limit.period) : 0,
     );
   });
   const res = await backend.catalogAdmin.upsertProduct({ body }, call);
@@ -196,7 +256,7 @@ export function catalogAdminOperations(backend: BackendClients): Operation[] {
         tag: 'operator',
         summary: 'Create a catalog product (catalog_editor role)',
         description:
-          "Every title (`title`, `texts.en.title`, `texts.ru.title`) must not contain any of & < > \" ' (they break a platform's payment-callback signature). A description must not repeat its title. A new product needs a title in every language (`title` or `texts.en`, and `texts.ru`; the refusal names the missing one): `texts.ru` is what a Russian player reads. On an update, a body without `texts` sets the English title only and keeps the other languages' words; a body with `texts` replaces them and needs every language too.",
+          "Every title (`title`, `texts.en.title`, `texts.ru.title`) must not contain any of & < > \" ' (they break a platform's payment-callback signature). A description must not repeat its title. A new product needs a title in every language (`title` or `texts.en`, and `texts.ru`; the refusal names the missing one): `texts.ru` is what a Russian player reads. On an update, a body without `texts` sets the English title only and keeps the other languages' words; a body with `texts` replaces them and needs every language too. `subscription_period_seconds` 2592000 makes a monthly stars subscription (one xtr price only); `available_from`/`available_until` bound a time-limited offer (outside it the shop hides the product and orders are refused); `purchase_limit` caps each player's purchases per UTC day, ISO week, month or ever. Left out, each is null (one-time, always on offer, no limit); an update replaces them like the rest (`invalid_offer` names a bad one).",
         body: draftBody,
         examples: draftExamples,
         success: { status: 201, description: 'The product created.', body: productWire },

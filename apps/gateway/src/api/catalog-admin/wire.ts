@@ -12,6 +12,15 @@ export const productTextsWire = z
   .strict()
   .meta({ title: 'ProductTexts' }) satisfies z.ZodType<ProductJson['texts']>;
 
+/** The periods a purchase limit counts over (UTC calendar day, ISO week, calendar month, all time). */
+export const LIMIT_PERIODS = ['day', 'week', 'month', 'ever'] as const;
+
+/** At most `count` paid or pending purchases of the product per player in each `period`. */
+export const purchaseLimitWire = z
+  .object({ count: z.number().int().min(1).max(1_000_000), period: z.enum(LIMIT_PERIODS) })
+  .strict()
+  .meta({ title: 'PurchaseLimit' });
+
 /** A catalog product as the editor sees it; `title` is the English title (`texts.en.title`). */
 export const productWire = z
   .object({
@@ -22,6 +31,14 @@ export const productWire = z
     prices: z.array(priceWire),
     updated_at: isoTime,
     texts: productTextsWire,
+    subscription_period_seconds: z
+      .number()
+      .int()
+      .nullable()
+      .describe('seconds one paid period of a stars subscription lasts (2592000); null: a one-time product'),
+    available_from: isoTime.describe('when the offer starts; null: open'),
+    available_until: isoTime.describe('when the offer ends (exclusive); null: open'),
+    purchase_limit: purchaseLimitWire.nullable().describe('null: no limit'),
   })
   .strict()
   .meta({ title: 'Product' }) satisfies z.ZodType<Wire<ProductJson>>;
@@ -47,4 +64,8 @@ export interface ProductJson {
   prices: PriceJson[];
   updated_at: string | null;
   texts: { en: ProductTextJson; ru?: ProductTextJson };
+  subscription_period_seconds: number | null;
+  available_from: string | null;
+  available_until: string | null;
+  purchase_limit: { count: number; period: (typeof LIMIT_PERIODS)[number] } | null;
 }

@@ -37,7 +37,7 @@ export function orderOperations(backend: BackendClients): Operation[] {
         tag: 'orders',
         summary: 'Open an order on a payment rail',
         description:
-          "stars: answers the invoice link (inside Telegram); card: the provider's confirmation URL. The invoice's (or payment's) title and description are in the language `Accept-Language` names first among en and ru (else English).",
+          "stars: answers the invoice link (inside Telegram); card: the provider's confirmation URL. The invoice's (or payment's) title and description are in the language `Accept-Language` names first among en and ru (else English). A time-limited offer is refused outside its window (`offer_not_available`; an order opened inside it stays payable for its 30 minutes); a product with a per-player purchase limit is refused once the player's paid and pending orders and chips purchases of it in the period reach it (`purchase_limit_reached`).",
         body: createBody,
         examples: { card: { product_id: '12', rail: 'card' }, stars: { product_id: '12', rail: 'stars' } },
         success: { status: 201, description: 'The pending order.', body: orderWire },
@@ -48,6 +48,8 @@ export function orderOperations(backend: BackendClients): Operation[] {
           'rail_not_offered',
           'not_sold_on_rail',
           'currency_not_settled',
+          'offer_not_available',
+          'purchase_limit_reached',
           'email_required',
           'purchase_forbidden',
           'account_suspended',

@@ -19,12 +19,22 @@ export interface WalletJson {
 /** The catalog projected for the caller's context. */
 export interface CatalogJson {
   /** Title and description in the request's language (Accept-Language; English otherwise). */
-  products: { product_id: bigint; title: string; description: string; atoms: AtomJson[]; prices: PriceJson[] }[];
+  products: {
+    product_id: bigint;
+    title: string;
+    description: string;
+    atoms: AtomJson[];
+    prices: PriceJson[];
+    /** When a time-limited offer ends (unix seconds); null: not time-limited. */
+    available_until_unix: number | null;
+  }[];
   purchase_methods: string[];
   email_required: boolean;
   notice: string | null;
   frozen: boolean;
   trusted: boolean;
+  /** The server's clock (unix seconds) when it answered: an offer's time left is counted from it. */
+  server_now_unix: number;
 }
 
 /** The result of a chip purchase; `replayed` marks the stored first result of a repeated Idempotency-Key. */
@@ -86,6 +96,7 @@ export function readCatalog(body: Uint8Array): CatalogJson {
             description: p.description() ?? '',
             atoms: readAtoms(p),
             prices: readPrices(p),
+            available_until_unix: p.availableUntilUnix() === 0n ? null : Number(p.availableUntilUnix()),
           });
       }
       return {
@@ -95,6 +106,7 @@ export function readCatalog(body: Uint8Array): CatalogJson {
         notice: t.notice() || null,
         frozen: t.frozen(),
         trusted: t.trusted(),
+        server_now_unix: Number(t.serverNowUnix()),
       };
     },
   );

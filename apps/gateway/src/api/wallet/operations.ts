@@ -38,7 +38,7 @@ export function walletOperations(backend: BackendClients): Operation[] {
         tag: 'wallet',
         summary: "The catalog offered in the caller's context",
         description:
-          'Titles and descriptions are in the language `Accept-Language` names first among those the catalogue has (en, ru); English otherwise, and for a product without words in that language.',
+          'Titles and descriptions are in the language `Accept-Language` names first among those the catalogue has (en, ru); English otherwise, and for a product without words in that language. A time-limited offer is listed only inside its window, with `available_until_unix`; `server_now_unix` is the server clock, so the time left does not depend on the client clock.',
         success: { status: 200, description: 'The catalog.', body: catalogWire },
         errors: [],
       },
@@ -106,6 +106,8 @@ export function walletOperations(backend: BackendClients): Operation[] {
           'unknown_product',
           'insufficient_chips',
           'not_sold_for_chips',
+          'offer_not_available',
+          'purchase_limit_reached',
           'purchase_forbidden',
           'account_suspended',
           'idempotency_key_reused',

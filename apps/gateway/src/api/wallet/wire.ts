@@ -36,6 +36,11 @@ export const catalogWire = z
           description: z.string(),
           atoms: z.array(atomWire),
           prices: z.array(priceWire),
+          available_until_unix: z
+            .number()
+            .int()
+            .nullable()
+            .describe('when this time-limited offer ends (unix seconds, exclusive); null: not time-limited'),
         })
         .strict(),
     ),
@@ -44,6 +49,10 @@ export const catalogWire = z
     notice: z.string().nullable(),
     frozen: z.boolean(),
     trusted: z.boolean(),
+    server_now_unix: z
+      .number()
+      .int()
+      .describe("the server's clock when it answered (unix seconds): time left = available_until_unix - server_now_unix"),
   })
   .strict()
   .meta({ title: 'Catalog' }) satisfies z.ZodType<Wire<CatalogJson>>;

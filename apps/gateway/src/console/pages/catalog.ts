@@ -22,6 +22,14 @@ interface Draft {
   priceProvider: string;
   providerCurrency: string;
   priceXtr: string;
+  /** A monthly stars subscription (30 days, Telegram's only period). */
+  subscription: boolean;
+  /** The offer window's edges as `YYYY-MM-DDTHH:MM` in UTC (a datetime-local value); empty = open. */
+  availableFrom: string;
+  availableUntil: string;
+  /** Empty = no limit. */
+  limitCount: string;
+  limitPeriod: string;
 }
 
 interface Product {
@@ -31,10 +39,47 @@ interface Product {
   active: boolean;
   atoms: Array<{ kind: string; quantity: bigint }>;
   prices: Array<{ method: string; amount: bigint; currency: string }>;
+  subscriptionPeriod: number;
+  availableFromUnix: bigint;
+  availableUntilUnix: bigint;
+  purchaseLimit: number;
+  purchaseLimitPeriod: string;
 }
 
-/** Field errors by group: each language's title and description, atoms, prices, the card price's currency, other. */
-type Errors = Partial<Record<'title' | 'description' | 'title_ru' | 'description_ru' | 'atoms' | 'prices' | 'currency' | 'other', string>>;
+/** Field errors by group: each language's title and description, atoms, prices, the card price's currency, the offer fields, other. */
+type Errors = Partial<
+  Record<'title' | 'description' | 'title_ru' | 'description_ru' | 'atoms' | 'prices' | 'currency' | 'offer' | 'other', string>
+>;
+
+const LIMIT_PERIODS = ['day', 'week', 'month', 'ever'] as const;
+const MONTHLY = 2_592_000;
+const LOCAL_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/;
+
+/** A datetime-local value read as UTC, in unix seconds; 0 for empty; null when malformed. */
+function unixOfLocal(v: string): bigint | null {
+  if (v === '') return 0n;
+  if (!LOCAL_TIME.test(v)) return null;
+  const ms = Date.parse(`${v}Z`);
+  return Number.isNaN(ms) ? null : BigInt(Math.floor(ms / 1000));
+}
+
+/** Unix seconds as a datetime-local value in UTC (`YYYY-MM-DDTHH:MM`, seconds when not 0); empty for 0. */
+function localOfUnix(seconds: bigint): string {
+  if (seconds === 0n) return '';
+  const iso = new Date(Number(seconds) * 1000).toISOString();
+  return iso.endsWith(':00.000Z') ? iso.slice(0, 16) : iso.slice(0, 19);
+}
+
+/** The offer column of the list: subscription, window (UTC) and limit, or empty. */
+function offerSummary(p: Product): string {
+  const parts: string[] = [];
+  if (p.subscriptionPeriod > 0) parts.push('monthly stars subscription');
+  if (p.availableFromUnix > 0n || p.availableUntilUnix > 0n)
+    parts.push(`on offer ${localOfUnix(p.availableFromUnix) || 'now'} to ${localOfUnix(p.availableUntilUnix) || 'open'} UTC`);
+  if (p.purchaseLimit > 0)
+    parts.push(`limit ${p.purchaseLimit} per player ${p.purchaseLimitPeriod === 'ever' ? 'ever' : `per ${p.purchaseLimitPeriod}`}`);
+  return parts.join('; ');
+}
 
 const EMPTY: Draft = {
   id: '0',
@@ -51,6 +96,11 @@ const EMPTY: Draft = {
   priceProvider: '',
   providerCurrency: 'RUB',
   priceXtr: '',
+  subscription: false,
+  availableFrom: '',
+  availableUntil: '',
+  limitCount: '',
+  limitPeriod: 'day',
 };
 
 async function listProducts(client: ConsoleClient, operator: ConsoleOperator): Promise<Product[]> {
@@ -82,6 +132,11 @@ async function listProducts(client: ConsoleClient, operator: ConsoleOperator): P
             amount: p?.prices(j)?.amount() ?? 0n,
             currency: p?.prices(j)?.currency() ?? '',
           })),
+          subscriptionPeriod: p?.subscriptionPeriod() ?? 0,
+          availableFromUnix: p?.availableFromUnix() ?? 0n,
+          availableUntilUnix: p?.availableUntilUnix() ?? 0n,
+          purchaseLimit: p?.purchaseLimit() ?? 0,
+          purchaseLimitPeriod: p?.purchaseLimitPeriod() ?? '',
         };
       }),
   );
@@ -106,6 +161,11 @@ function draftOf(p: Product): Draft {
     priceProvider: price('provider')?.amount.toString() ?? '',
     providerCurrency: price('provider')?.currency ?? 'RUB',
     priceXtr: price('xtr')?.amount.toString() ?? '',
+    subscription: p.subscriptionPeriod === MONTHLY,
+    availableFrom: localOfUnix(p.availableFromUnix),
+    availableUntil: localOfUnix(p.availableUntilUnix),
+    limitCount: p.purchaseLimit > 0 ? String(p.purchaseLimit) : '',
+    limitPeriod: p.purchaseLimit > 0 ? p.purchaseLimitPeriod : 'day',
   };
 }
 
@@ -128,6 +188,14 @@ function editor(operator: ConsoleOperator, d: Draft, errors: Errors) {
 <fieldset><legend>Prices (empty = not sold that way; money in minor units)</legend>${num('price_chips', d.priceChips, 'Chips')}
 ${num('price_provider', d.priceProvider, 'Card (minor units)')}<label>Currency <input name="price_provider_currency" value="${d.providerCurrency}" size="4"></label>${err('currency')}
 ${num('price_xtr', d.priceXtr, 'Stars (XTR)')}${err('prices')}</fieldset>
+<fieldset id="offer"><legend>Subscription, offer window and purchase limit</legend>
+<p><label><input type="checkbox" name="subscription" value="1"${d.subscription ? html` checked` : ''}> Monthly stars subscription (30 days, renewed by Telegram; a stars price only)</label></p>
+<p><label>On offer from (UTC) <input type="datetime-local" name="available_from" value="${d.availableFrom}"></label>
+<label>until (UTC, not included) <input type="datetime-local" name="available_until" value="${d.availableUntil}"></label> (empty = open on that side; outside the window the shop hides the product and refuses orders)</p>
+<p>${num('limit_count', d.limitCount, 'At most (per player)')} <label>purchases per <select name="limit_period">${LIMIT_PERIODS.map(
+    (p) =>
+      html`<option value="${p}"${d.limitPeriod === p ? html` selected` : ''}>${p === 'ever' ? 'ever (all time)' : `${p} (UTC)`}</option>`,
+  )}</select></label> (empty = no limit; paid and pending orders and chips purchases count)</p>${err('offer')}</fieldset>
 <p><button type="submit" id="save">Save</button> <a href="/_gm/catalog">Back to the catalog</a></p></form>`;
 }
 
@@ -144,13 +212,13 @@ export function catalogList(client: ConsoleClient) {
       page(
         'Catalog',
         html`${saved ? html`<p class="notice" id="saved">Product ${saved} saved.</p>` : ''}<p><a id="new" href="/_gm/catalog/new">New product</a></p>
-<table id="products"><tr><th>Id</th><th>Title</th><th>Title (Russian)</th><th>Active</th><th>Atoms</th><th>Prices</th><th></th></tr>
+<table id="products"><tr><th>Id</th><th>Title</th><th>Title (Russian)</th><th>Active</th><th>Atoms</th><th>Prices</th><th>Offer</th><th></th></tr>
 ${products.map(
   (
     p,
   ) => html`<tr data-id="${p.id}"><td>${p.id}</td><td class="title">${p.title}</td><td class="title-ru" lang="ru">${p.texts.find((t) => t.locale === 'ru')?.title ?? ''}</td><td>${p.active ? 'yes' : 'no'}</td>
 <td>${p.atoms.map((a) => `${a.kind} ${a.quantity}`).join(', ')}</td><td>${p.prices.map((x) => `${x.method}: ${formatAmount(x.amount, x.currency)}`).join(', ')}</td>
-<td><a href="/_gm/catalog/${p.id.toString()}">Edit</a></td></tr>`,
+<td class="offer">${offerSummary(p)}</td><td><a href="/_gm/catalog/${p.id.toString()}">Edit</a></td></tr>`,
 )}</table>`,
         operator,
       ),
@@ -184,7 +252,7 @@ function field(body: Record<string, unknown>, name: string): string {
 
 /**
  * POST /_gm/catalog/save (catalog_editor, CSRF): sends the draft to the backend's upsert; a
- * refusal (invalid_title, invalid_atoms, invalid_prices, invalid_currency) re-renders the form with
+ * refusal (invalid_title, invalid_atoms, invalid_prices, invalid_currency, invalid_offer) re-renders the form with
  * the reason next to its field.
  */
 export function catalogSave(client: ConsoleClient) {
@@ -207,6 +275,11 @@ export function catalogSave(client: ConsoleClient) {
       priceProvider: field(body, 'price_provider'),
       providerCurrency: field(body, 'price_provider_currency').toUpperCase(),
       priceXtr: field(body, 'price_xtr'),
+      subscription: body['subscription'] === '1',
+      availableFrom: field(body, 'available_from'),
+      availableUntil: field(body, 'available_until'),
+      limitCount: field(body, 'limit_count'),
+      limitPeriod: field(body, 'limit_period'),
     };
     const whole = (v: string) => /^\d{1,15}$/.test(v);
     const errors: Errors = {};
@@ -216,6 +289,11 @@ export function catalogSave(client: ConsoleClient) {
     if (![d.chips, d.noAdsDays, d.hints].every((v) => v === '' || whole(v))) errors.atoms = 'Quantities must be whole numbers.';
     if (![d.priceChips, d.priceProvider, d.priceXtr].every((v) => v === '' || whole(v)))
       errors.prices = 'Prices must be whole numbers (money in minor units).';
+    const from = unixOfLocal(d.availableFrom);
+    const until = unixOfLocal(d.availableUntil);
+    if (from === null || until === null) errors.offer = 'The offer window edges are UTC date and time (YYYY-MM-DDTHH:MM), or empty.';
+    else if (d.limitCount !== '' && !/^\d{1,7}$/.test(d.limitCount)) errors.offer = 'The purchase limit must be a whole number.';
+    else if (!(LIMIT_PERIODS as readonly string[]).includes(d.limitPeriod)) errors.offer = 'Choose the purchase limit period.';
     const title = d.id === '0' ? 'New product' : `Edit product ${d.id}`;
     if (Object.keys(errors).length > 0) {
       send(res, 400, page(title, editor(operator, d, errors), operator));
@@ -234,6 +312,7 @@ export function catalogSave(client: ConsoleClient) {
       ['en', d.title, d.description],
       ['ru', d.titleRu, d.descriptionRu],
     ];
+    const limit = d.limitCount === '' ? 0 : Number(d.limitCount);
     const draft = encodeTable((b) => {
       const t = b.createString(d.title);
       const x = texts.map(([locale, title, description]) =>
@@ -253,6 +332,11 @@ export function catalogSave(client: ConsoleClient) {
         fb.ProductDraft.createAtomsVector(b, a),
         fb.ProductDraft.createPricesVector(b, p),
         fb.ProductDraft.createTextsVector(b, x),
+        d.subscription ? MONTHLY : 0,
+        from ?? 0n,
+        until ?? 0n,
+        limit,
+        limit > 0 ? b.createString(d.limitPeriod) : 0,
       );
     });
     try {
@@ -273,9 +357,11 @@ export function catalogSave(client: ConsoleClient) {
               ? 'prices'
               : f.errorCode === 'invalid_currency'
                 ? 'currency'
-                : f.errorCode === 'unknown_product'
-                  ? 'other'
-                  : null;
+                : f.errorCode === 'invalid_offer'
+                  ? 'offer'
+                  : f.errorCode === 'unknown_product'
+                    ? 'other'
+                    : null;
       if (where === null) {
         if (f.errorCode === 'internal' || f.errorCode === 'unavailable') req.log.error({ err }, 'console catalog save failed');
         sendError(res, f.status, title, f.message, operator);

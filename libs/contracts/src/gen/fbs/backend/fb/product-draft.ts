@@ -83,8 +83,38 @@ textsLength():number {
   return offset ? this.bb!.__vector_len(this.bb_pos + offset) : 0;
 }
 
+/**
+ * As on ProductRecord; they replace the stored ones (0 / empty: one-time, always open, no limit).
+ */
+subscriptionPeriod():number {
+  const offset = this.bb!.__offset(this.bb_pos, 16);
+  return offset ? this.bb!.readInt32(this.bb_pos + offset) : 0;
+}
+
+availableFromUnix():bigint {
+  const offset = this.bb!.__offset(this.bb_pos, 18);
+  return offset ? this.bb!.readInt64(this.bb_pos + offset) : BigInt('0');
+}
+
+availableUntilUnix():bigint {
+  const offset = this.bb!.__offset(this.bb_pos, 20);
+  return offset ? this.bb!.readInt64(this.bb_pos + offset) : BigInt('0');
+}
+
+purchaseLimit():number {
+  const offset = this.bb!.__offset(this.bb_pos, 22);
+  return offset ? this.bb!.readInt32(this.bb_pos + offset) : 0;
+}
+
+purchaseLimitPeriod():string|null
+purchaseLimitPeriod(optionalEncoding:flatbuffers.Encoding):string|Uint8Array|null
+purchaseLimitPeriod(optionalEncoding?:any):string|Uint8Array|null {
+  const offset = this.bb!.__offset(this.bb_pos, 24);
+  return offset ? this.bb!.__string(this.bb_pos + offset, optionalEncoding) : null;
+}
+
 static startProductDraft(builder:flatbuffers.Builder) {
-  builder.startObject(6);
+  builder.startObject(11);
 }
 
 static addProductId(builder:flatbuffers.Builder, productId:bigint) {
@@ -147,12 +177,32 @@ static startTextsVector(builder:flatbuffers.Builder, numElems:number) {
   builder.startVector(4, numElems, 4);
 }
 
+static addSubscriptionPeriod(builder:flatbuffers.Builder, subscriptionPeriod:number) {
+  builder.addFieldInt32(6, subscriptionPeriod, 0);
+}
+
+static addAvailableFromUnix(builder:flatbuffers.Builder, availableFromUnix:bigint) {
+  builder.addFieldInt64(7, availableFromUnix, BigInt('0'));
+}
+
+static addAvailableUntilUnix(builder:flatbuffers.Builder, availableUntilUnix:bigint) {
+  builder.addFieldInt64(8, availableUntilUnix, BigInt('0'));
+}
+
+static addPurchaseLimit(builder:flatbuffers.Builder, purchaseLimit:number) {
+  builder.addFieldInt32(9, purchaseLimit, 0);
+}
+
+static addPurchaseLimitPeriod(builder:flatbuffers.Builder, purchaseLimitPeriodOffset:flatbuffers.Offset) {
+  builder.addFieldOffset(10, purchaseLimitPeriodOffset, 0);
+}
+
 static endProductDraft(builder:flatbuffers.Builder):flatbuffers.Offset {
   const offset = builder.endObject();
   return offset;
 }
 
-static createProductDraft(builder:flatbuffers.Builder, productId:bigint, titleOffset:flatbuffers.Offset, active:boolean, atomsOffset:flatbuffers.Offset, pricesOffset:flatbuffers.Offset, textsOffset:flatbuffers.Offset):flatbuffers.Offset {
+static createProductDraft(builder:flatbuffers.Builder, productId:bigint, titleOffset:flatbuffers.Offset, active:boolean, atomsOffset:flatbuffers.Offset, pricesOffset:flatbuffers.Offset, textsOffset:flatbuffers.Offset, subscriptionPeriod:number, availableFromUnix:bigint, availableUntilUnix:bigint, purchaseLimit:number, purchaseLimitPeriodOffset:flatbuffers.Offset):flatbuffers.Offset {
   ProductDraft.startProductDraft(builder);
   ProductDraft.addProductId(builder, productId);
   ProductDraft.addTitle(builder, titleOffset);
@@ -160,6 +210,11 @@ static createProductDraft(builder:flatbuffers.Builder, productId:bigint, titleOf
   ProductDraft.addAtoms(builder, atomsOffset);
   ProductDraft.addPrices(builder, pricesOffset);
   ProductDraft.addTexts(builder, textsOffset);
+  ProductDraft.addSubscriptionPeriod(builder, subscriptionPeriod);
+  ProductDraft.addAvailableFromUnix(builder, availableFromUnix);
+  ProductDraft.addAvailableUntilUnix(builder, availableUntilUnix);
+  ProductDraft.addPurchaseLimit(builder, purchaseLimit);
+  ProductDraft.addPurchaseLimitPeriod(builder, purchaseLimitPeriodOffset);
   return ProductDraft.endProductDraft(builder);
 }
 }

@@ -80,8 +80,47 @@ textsLength():number {
   return offset ? this.bb!.__vector_len(this.bb_pos + offset) : 0;
 }
 
+/**
+ * Seconds one paid period of a stars subscription lasts (2592000); 0 = a one-time product.
+ */
+subscriptionPeriod():number {
+  const offset = this.bb!.__offset(this.bb_pos, 18);
+  return offset ? this.bb!.readInt32(this.bb_pos + offset) : 0;
+}
+
+/**
+ * The offer window in unix seconds: sold only in [from, until); 0 = open on that side.
+ */
+availableFromUnix():bigint {
+  const offset = this.bb!.__offset(this.bb_pos, 20);
+  return offset ? this.bb!.readInt64(this.bb_pos + offset) : BigInt('0');
+}
+
+availableUntilUnix():bigint {
+  const offset = this.bb!.__offset(this.bb_pos, 22);
+  return offset ? this.bb!.readInt64(this.bb_pos + offset) : BigInt('0');
+}
+
+/**
+ * At most this many paid or pending orders per player per `purchase_limit_period`; 0 = no limit.
+ */
+purchaseLimit():number {
+  const offset = this.bb!.__offset(this.bb_pos, 24);
+  return offset ? this.bb!.readInt32(this.bb_pos + offset) : 0;
+}
+
+/**
+ * "day" | "week" | "month" (UTC calendar periods, ISO weeks) | "ever"; empty when there is no limit.
+ */
+purchaseLimitPeriod():string|null
+purchaseLimitPeriod(optionalEncoding:flatbuffers.Encoding):string|Uint8Array|null
+purchaseLimitPeriod(optionalEncoding?:any):string|Uint8Array|null {
+  const offset = this.bb!.__offset(this.bb_pos, 26);
+  return offset ? this.bb!.__string(this.bb_pos + offset, optionalEncoding) : null;
+}
+
 static startProductRecord(builder:flatbuffers.Builder) {
-  builder.startObject(7);
+  builder.startObject(12);
 }
 
 static addProductId(builder:flatbuffers.Builder, productId:bigint) {
@@ -148,12 +187,32 @@ static startTextsVector(builder:flatbuffers.Builder, numElems:number) {
   builder.startVector(4, numElems, 4);
 }
 
+static addSubscriptionPeriod(builder:flatbuffers.Builder, subscriptionPeriod:number) {
+  builder.addFieldInt32(7, subscriptionPeriod, 0);
+}
+
+static addAvailableFromUnix(builder:flatbuffers.Builder, availableFromUnix:bigint) {
+  builder.addFieldInt64(8, availableFromUnix, BigInt('0'));
+}
+
+static addAvailableUntilUnix(builder:flatbuffers.Builder, availableUntilUnix:bigint) {
+  builder.addFieldInt64(9, availableUntilUnix, BigInt('0'));
+}
+
+static addPurchaseLimit(builder:flatbuffers.Builder, purchaseLimit:number) {
+  builder.addFieldInt32(10, purchaseLimit, 0);
+}
+
+static addPurchaseLimitPeriod(builder:flatbuffers.Builder, purchaseLimitPeriodOffset:flatbuffers.Offset) {
+  builder.addFieldOffset(11, purchaseLimitPeriodOffset, 0);
+}
+
 static endProductRecord(builder:flatbuffers.Builder):flatbuffers.Offset {
   const offset = builder.endObject();
   return offset;
 }
 
-static createProductRecord(builder:flatbuffers.Builder, productId:bigint, titleOffset:flatbuffers.Offset, active:boolean, atomsOffset:flatbuffers.Offset, pricesOffset:flatbuffers.Offset, updatedAtUnix:bigint, textsOffset:flatbuffers.Offset):flatbuffers.Offset {
+static createProductRecord(builder:flatbuffers.Builder, productId:bigint, titleOffset:flatbuffers.Offset, active:boolean, atomsOffset:flatbuffers.Offset, pricesOffset:flatbuffers.Offset, updatedAtUnix:bigint, textsOffset:flatbuffers.Offset, subscriptionPeriod:number, availableFromUnix:bigint, availableUntilUnix:bigint, purchaseLimit:number, purchaseLimitPeriodOffset:flatbuffers.Offset):flatbuffers.Offset {
   ProductRecord.startProductRecord(builder);
   ProductRecord.addProductId(builder, productId);
   ProductRecord.addTitle(builder, titleOffset);
@@ -162,6 +221,11 @@ static createProductRecord(builder:flatbuffers.Builder, productId:bigint, titleO
   ProductRecord.addPrices(builder, pricesOffset);
   ProductRecord.addUpdatedAtUnix(builder, updatedAtUnix);
   ProductRecord.addTexts(builder, textsOffset);
+  ProductRecord.addSubscriptionPeriod(builder, subscriptionPeriod);
+  ProductRecord.addAvailableFromUnix(builder, availableFromUnix);
+  ProductRecord.addAvailableUntilUnix(builder, availableUntilUnix);
+  ProductRecord.addPurchaseLimit(builder, purchaseLimit);
+  ProductRecord.addPurchaseLimitPeriod(builder, purchaseLimitPeriodOffset);
   return ProductRecord.endProductRecord(builder);
 }
 }

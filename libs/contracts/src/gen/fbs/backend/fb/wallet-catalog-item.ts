@@ -72,8 +72,16 @@ description(optionalEncoding?:any):string|Uint8Array|null {
   return offset ? this.bb!.__string(this.bb_pos + offset, optionalEncoding) : null;
 }
 
+/**
+ * When a time-limited offer ends (unix seconds); 0 = not time-limited.
+ */
+availableUntilUnix():bigint {
+  const offset = this.bb!.__offset(this.bb_pos, 14);
+  return offset ? this.bb!.readInt64(this.bb_pos + offset) : BigInt('0');
+}
+
 static startWalletCatalogItem(builder:flatbuffers.Builder) {
-  builder.startObject(5);
+  builder.startObject(6);
 }
 
 static addProductId(builder:flatbuffers.Builder, productId:bigint) {
@@ -120,18 +128,23 @@ static addDescription(builder:flatbuffers.Builder, descriptionOffset:flatbuffers
   builder.addFieldOffset(4, descriptionOffset, 0);
 }
 
+static addAvailableUntilUnix(builder:flatbuffers.Builder, availableUntilUnix:bigint) {
+  builder.addFieldInt64(5, availableUntilUnix, BigInt('0'));
+}
+
 static endWalletCatalogItem(builder:flatbuffers.Builder):flatbuffers.Offset {
   const offset = builder.endObject();
   return offset;
 }
 
-static createWalletCatalogItem(builder:flatbuffers.Builder, productId:bigint, titleOffset:flatbuffers.Offset, atomsOffset:flatbuffers.Offset, pricesOffset:flatbuffers.Offset, descriptionOffset:flatbuffers.Offset):flatbuffers.Offset {
+static createWalletCatalogItem(builder:flatbuffers.Builder, productId:bigint, titleOffset:flatbuffers.Offset, atomsOffset:flatbuffers.Offset, pricesOffset:flatbuffers.Offset, descriptionOffset:flatbuffers.Offset, availableUntilUnix:bigint):flatbuffers.Offset {
   WalletCatalogItem.startWalletCatalogItem(builder);
   WalletCatalogItem.addProductId(builder, productId);
   WalletCatalogItem.addTitle(builder, titleOffset);
   WalletCatalogItem.addAtoms(builder, atomsOffset);
   WalletCatalogItem.addPrices(builder, pricesOffset);
   WalletCatalogItem.addDescription(builder, descriptionOffset);
+  WalletCatalogItem.addAvailableUntilUnix(builder, availableUntilUnix);
   return WalletCatalogItem.endWalletCatalogItem(builder);
 }
 }

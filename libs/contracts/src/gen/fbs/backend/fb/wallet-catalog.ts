@@ -82,8 +82,17 @@ trusted():boolean {
   return offset ? !!this.bb!.readInt8(this.bb_pos + offset) : false;
 }
 
+/**
+ * The server's clock when it answered (unix seconds): time left on an offer is
+ * available_until_unix minus this, whatever the client's clock says.
+ */
+serverNowUnix():bigint {
+  const offset = this.bb!.__offset(this.bb_pos, 16);
+  return offset ? this.bb!.readInt64(this.bb_pos + offset) : BigInt('0');
+}
+
 static startWalletCatalog(builder:flatbuffers.Builder) {
-  builder.startObject(6);
+  builder.startObject(7);
 }
 
 static addProducts(builder:flatbuffers.Builder, productsOffset:flatbuffers.Offset) {
@@ -134,12 +143,16 @@ static addTrusted(builder:flatbuffers.Builder, trusted:boolean) {
   builder.addFieldInt8(5, +trusted, +false);
 }
 
+static addServerNowUnix(builder:flatbuffers.Builder, serverNowUnix:bigint) {
+  builder.addFieldInt64(6, serverNowUnix, BigInt('0'));
+}
+
 static endWalletCatalog(builder:flatbuffers.Builder):flatbuffers.Offset {
   const offset = builder.endObject();
   return offset;
 }
 
-static createWalletCatalog(builder:flatbuffers.Builder, productsOffset:flatbuffers.Offset, purchaseMethodsOffset:flatbuffers.Offset, emailRequired:boolean, noticeOffset:flatbuffers.Offset, frozen:boolean, trusted:boolean):flatbuffers.Offset {
+static createWalletCatalog(builder:flatbuffers.Builder, productsOffset:flatbuffers.Offset, purchaseMethodsOffset:flatbuffers.Offset, emailRequired:boolean, noticeOffset:flatbuffers.Offset, frozen:boolean, trusted:boolean, serverNowUnix:bigint):flatbuffers.Offset {
   WalletCatalog.startWalletCatalog(builder);
   WalletCatalog.addProducts(builder, productsOffset);
   WalletCatalog.addPurchaseMethods(builder, purchaseMethodsOffset);
@@ -147,6 +160,7 @@ static createWalletCatalog(builder:flatbuffers.Builder, productsOffset:flatbuffe
   WalletCatalog.addNotice(builder, noticeOffset);
   WalletCatalog.addFrozen(builder, frozen);
   WalletCatalog.addTrusted(builder, trusted);
+  WalletCatalog.addServerNowUnix(builder, serverNowUnix);
   return WalletCatalog.endWalletCatalog(builder);
 }
 }
