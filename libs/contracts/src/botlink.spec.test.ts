@@ -102,6 +102,18 @@ const ADDITIVE: Record<string, SpecField[]> = {
     { name: 'refund_star_payment', type: 'RefundStarPaymentCommand', number: 7, oneof: 'payload' },
     { name: 'get_star_transactions', type: 'GetStarTransactionsCommand', number: 8, oneof: 'payload' },
     { name: 'forget_user', type: 'ForgetUserCommand', number: 9, oneof: 'payload' },
+    { name: 'edit_star_subscription', type: 'EditStarSubscriptionCommand', number: 10, oneof: 'payload' },
+  ],
+  EditStarSubscriptionCommand: [
+    { name: 'user_id', type: 'int64', number: 1 },
+    { name: 'platform_payment_charge_id', type: 'string', number: 2 },
+    { name: 'is_canceled', type: 'bool', number: 3 },
+  ],
+  CreateInvoiceCommand: [{ name: 'subscription_period', type: 'int64', number: 5 }],
+  ForwardPaymentRequest: [
+    { name: 'is_recurring', type: 'bool', number: 5 },
+    { name: 'is_first_recurring', type: 'bool', number: 6 },
+    { name: 'subscription_expiration_unix', type: 'int64', number: 7 },
   ],
   ForgetUserCommand: [{ name: 'user_id', type: 'int64', number: 1 }],
   RefundStarPaymentCommand: [

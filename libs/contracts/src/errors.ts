@@ -183,7 +183,7 @@ export const ERRORS = {
     InvalidArgument,
     400,
     'service',
-    'a make-good names a segment, grants whole chips, hints or no-ads days (at least one) and gives a reason (1..500 characters)',
+    'a make-good needs a segment, whole chips, hints or no-ads days (one at least) and a reason (1-500 characters)',
   ),
   make_good_cap_reached: spec(FailedPrecondition, 409, 'service', "this grant would exceed the operator's daily make-good cap"),
 } as const satisfies Record<string, ErrorSpec>;
