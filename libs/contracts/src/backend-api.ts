@@ -11,3 +11,4 @@ export * from './gen/proto/backend/v1/social_pb.js';
 export * from './gen/proto/backend/v1/reconciliation_pb.js';
 export * from './gen/proto/backend/v1/privacy_pb.js';
 export * from './gen/proto/backend/v1/helpdesk_pb.js';
+export * from './gen/proto/backend/v1/subscriptions_pb.js';

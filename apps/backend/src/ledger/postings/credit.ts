@@ -13,6 +13,11 @@ export interface Settlement {
   /** Stars: the payer's platform user id (a refund returns the stars to them). */
   platformUserId?: bigint;
   providerPaymentId?: string;
+  /**
+   * A stars subscription's charge: the end of the period it paid for (the platform's expiration
+   * date). The order, its benefits origin (`pass_until`, no ads until then) and its ledger row carry it.
+   */
+  passUntil?: Date;
 }
 
 /** Extra conditions the order must meet to be credited (the stars fast path checks them in the same statement). */
@@ -45,6 +50,7 @@ type SlotName =
   | 'platformChargeId'
   | 'platformUserId'
   | 'providerPaymentId'
+  | 'passUntil'
   | 'rail'
   | 'amount'
   | 'newPlatformChargeId';
@@ -102,6 +108,7 @@ export function orderCredit(creditableStates: readonly OrderState[]): OrderCredi
       settlement.platformChargeId,
       settlement.platformUserId,
       settlement.providerPaymentId,
+      settlement.passUntil,
       guard.rail,
       guard.amount,
       guard.newPlatformChargeId,
@@ -118,6 +125,7 @@ export function orderCredit(creditableStates: readonly OrderState[]): OrderCredi
           platformChargeId: slot<string | undefined>('platformChargeId', settlement.platformChargeId),
           platformUserId: slot<bigint | undefined>('platformUserId', settlement.platformUserId),
           providerPaymentId: slot<string | undefined>('providerPaymentId', settlement.providerPaymentId),
+          passUntil: slot<Date | undefined>('passUntil', settlement.passUntil),
         },
         slot<Date>('now', true),
         {
@@ -137,6 +145,7 @@ export function orderCredit(creditableStates: readonly OrderState[]): OrderCredi
       platformChargeId: settlement.platformChargeId,
       platformUserId: settlement.platformUserId,
       providerPaymentId: settlement.providerPaymentId,
+      passUntil: settlement.passUntil,
       rail: guard.rail,
       amount: guard.amount,
       newPlatformChargeId: guard.newPlatformChargeId,
@@ -166,7 +175,7 @@ function compileCreditFrom(
   detail = settlement.platformChargeId ?? settlement.providerPaymentId ?? '',
 ): CompiledQuery<OrderRow> {
   const { rail, amount, newPlatformChargeId } = guard;
-  const grantsBenefits = sql<boolean>`(o.hints > 0 or o.no_ads_days > 0 or o.no_ads_forever)`;
+  const grantsBenefits = sql<boolean>`(o.hints > 0 or o.no_ads_days > 0 or o.no_ads_forever or o.pass_until is not null)`;
   const query = db
     .with('o', (q) => {
       let update = q
@@ -179,6 +188,7 @@ function compileCreditFrom(
           ...(settlement.providerPaymentId !== undefined
             ? { provider_payment_id: eb.fn.coalesce('provider_payment_id', eb.val(settlement.providerPaymentId)) }
             : {}),
+          ...(settlement.passUntil !== undefined ? { pass_until: settlement.passUntil } : {}),
         }))
         .where('id', '=', orderId)
         .where('state', 'in', creditableStates)
@@ -220,7 +230,7 @@ function compileCreditFrom(
     .with('ben', (q) =>
       q
         .insertInto('benefits')
-        .columns(['account_id', 'origin', 'no_ads_until', 'no_ads_forever', 'hints'])
+        .columns(['account_id', 'origin', 'no_ads_until', 'no_ads_forever', 'hints', 'pass_until'])
         .expression((eb) =>
           eb
             .selectFrom('o')
@@ -232,6 +242,7 @@ function compileCreditFrom(
               ),
               'o.no_ads_forever',
               'o.hints',
+              'o.pass_until',
             ])
             .where(grantsBenefits),
         )
@@ -241,6 +252,7 @@ function compileCreditFrom(
               else ${noAdsExtended(sql`benefits.no_ads_until`, sql`${now}::timestamptz`, sql`(select o.no_ads_days from o)`)} end`,
             no_ads_forever: sql<boolean>`benefits.no_ads_forever or excluded.no_ads_forever`,
             hints: sql<bigint>`benefits.hints + excluded.hints`,
+            pass_until: sql<Date | null>`greatest(benefits.pass_until, excluded.pass_until)`,
           }),
         )
         .returning('benefits.account_id'),
@@ -264,6 +276,7 @@ function compileCreditFrom(
           'hints_delta',
           'no_ads_days',
           'no_ads_forever',
+          'pass_until',
         ])
         .expression((eb) =>
           eb
@@ -284,6 +297,7 @@ function compileCreditFrom(
               'o.hints',
               'o.no_ads_days',
               'o.no_ads_forever',
+              'o.pass_until',
             ]),
         )
         .returning('ledger_operations.id'),
