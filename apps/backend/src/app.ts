@@ -5,7 +5,7 @@ import { unaryServers, type ServiceRegistration } from '@wordgame/h2-unary';
 import { settledWithin, stopSteps } from '@wordgame/lifecycle';
 import type { Logger } from '@wordgame/logging';
 import { accountService, type SessionDeps } from './accounts/index.js';
-import { catalogAdminService, refundService } from './operators/index.js';
+import { catalogAdminService, refundService, requireRole } from './operators/index.js';
 import { seedDevCatalog } from './catalog/index.js';
 import { inflightGraceMs, listenerCaps, STOP_CLOSE_RESERVE_MS, type BackendConfig, cardPriceCurrencies } from './config/index.js';
 import {
@@ -27,6 +27,7 @@ import { chatGateOver } from './botcommands/index.js';
 import { createLapseLoop, type LapseLoop } from './moderation/index.js';
 import { mailerFor, type Mailer } from './mail/index.js';
 import { createBackendMetrics, instrumentServices, registerStateCollector, type BackendMetrics } from './metrics/index.js';
+import { subscriptionService } from './subscriptions/index.js';
 import { walletService } from './wallet/index.js';
 import { historyMethods } from './history/index.js';
 import { backendGate, errorEdge, listenDual, MAX_BODY_BYTES, type DualListener } from './server/index.js';
@@ -179,6 +180,12 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
               sessionTtlHours: config.OPERATOR_SESSION_TTL_HOURS,
               signInLimit: limits.operatorSignIn,
             }),
+          },
+          {
+            service: backendApi.SubscriptionService,
+            impl: subscriptionService({ db: db.db, logger, bot: payments.bot, now: clock }, (headers) =>
+              requireRole(db.db, headers, 'viewer', 'subscription_figures', clock()),
+            ),
           },
           {
             service: backendApi.HelpdeskService,

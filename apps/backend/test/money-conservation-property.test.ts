@@ -77,6 +77,7 @@ describe('money conservation: random interleavings of both rails on PostgreSQL',
       notify: () => Promise.resolve({ status: 'no_bot' }),
       chatGate: () => Promise.resolve({ status: 'no_bot' }),
       refundStarPayment: (user, charge) => Promise.resolve(platform.refund(user, charge)),
+      editStarSubscription: () => Promise.resolve({ status: 'no_bot' }),
       forgetUser: () => Promise.resolve({ status: 'no_bot' }),
       sendToUser: () => Promise.resolve({ status: 'no_bot' }),
     };

@@ -115,6 +115,12 @@ export const ERRORS = {
   refund_rejected: spec(FailedPrecondition, 409, 'client', 'the payment provider refused the refund; nothing was recorded'),
   refund_in_progress: spec(Aborted, 409, 'client', 'a refund of this order is in progress; press again shortly to see its outcome'),
 
+  // stars subscriptions (the monthly pass)
+  subscription_stars_only: spec(FailedPrecondition, 409, 'client', 'a subscription is paid with stars only'),
+  invalid_subscription_id: spec(InvalidArgument, 400, 'client', 'the subscription id must be a positive integer written as a string of decimal digits'),
+  unknown_subscription: spec(NotFound, 404, 'client', 'no such subscription'),
+  subscription_expired: spec(FailedPrecondition, 409, 'client', 'this subscription has no paid period left; buy the pass again'),
+
   // the game and social layer
   invalid_variant: spec(InvalidArgument, 400, 'client', 'variant must be classic or no_repeat'),
   invalid_game_id: spec(InvalidArgument, 400, 'client', 'the game id must be a positive integer written as a string of decimal digits'),

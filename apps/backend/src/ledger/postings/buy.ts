@@ -54,7 +54,7 @@ product AS (
          coalesce(sum(a.quantity) FILTER (WHERE a.kind = 'no_ads_days'), 0)::bigint AS days,
          coalesce(bool_or(a.kind = 'no_ads_forever'), false) AS forever
   FROM catalog_products p
-  LEFT JOIN catalog_prices pr ON pr.product_id = p.id AND pr.method = 'chips'
+  LEFT JOIN catalog_prices pr ON pr.product_id = p.id AND pr.method = 'chips' AND p.subscription_period IS NULL
   LEFT JOIN catalog_product_atoms pa ON pa.product_id = p.id
   LEFT JOIN catalog_atoms a ON a.id = pa.atom_id
   WHERE p.id = $2::bigint AND p.active

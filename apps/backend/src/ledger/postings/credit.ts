@@ -34,6 +34,8 @@ export interface CreditGuard {
    * and the caller falls back to its locked path.
    */
   newPlatformChargeId?: string;
+  /** Credit only an order that is not a stars subscription's (those take their locked path: payments/stars/subscription.ts). */
+  oneTime?: boolean;
 }
 
 /** The credit statement for these inputs: its prepared-statement name, SQL text and parameters. */
@@ -112,6 +114,7 @@ export function orderCredit(creditableStates: readonly OrderState[]): OrderCredi
       guard.rail,
       guard.amount,
       guard.newPlatformChargeId,
+      guard.oneTime ? true : undefined,
     ]
       .map((v) => (v === undefined ? '0' : '1'))
       .join('');
@@ -132,6 +135,7 @@ export function orderCredit(creditableStates: readonly OrderState[]): OrderCredi
           rail: slot<OrderRail | undefined>('rail', guard.rail),
           amount: slot<bigint | undefined>('amount', guard.amount),
           newPlatformChargeId: slot<string | undefined>('newPlatformChargeId', guard.newPlatformChargeId),
+          ...(guard.oneTime ? { oneTime: true } : {}),
         },
         slot<string>('detail', true),
       );
@@ -174,7 +178,7 @@ function compileCreditFrom(
   guard: CreditGuard,
   detail = settlement.platformChargeId ?? settlement.providerPaymentId ?? '',
 ): CompiledQuery<OrderRow> {
-  const { rail, amount, newPlatformChargeId } = guard;
+  const { rail, amount, newPlatformChargeId, oneTime } = guard;
   const grantsBenefits = sql<boolean>`(o.hints > 0 or o.no_ads_days > 0 or o.no_ads_forever or o.pass_until is not null)`;
   const query = db
     .with('o', (q) => {
@@ -196,6 +200,7 @@ function compileCreditFrom(
         .where('refund_hold', 'is', null);
       if (rail !== undefined) update = update.where('rail', '=', rail);
       if (amount !== undefined) update = update.where('amount', '=', amount);
+      if (oneTime) update = update.where('subscription_period', 'is', null);
       if (newPlatformChargeId !== undefined) {
         update = update
           .where(sql<boolean>`orders.xmin = (select seen.xmin from orders as seen where seen.id = ${orderId})`)

@@ -24,9 +24,15 @@ import { ORDER_LIFETIME_MS, STARS_PROVIDER } from './state.js';
 /** The one currency of the stars rail (whole stars). */
 const STARS_CURRENCY = 'XTR';
 
-/** What a pack grants (catalog's packGrant), in the order row's columns (snapshotted on the order). */
+/**
+ * What a pack grants (catalog's packGrant), in the order row's columns (snapshotted on the order).
+ * A subscription's no ads is its pass (to each paid period's end, set by the credit), not a term of
+ * days: its order snapshots the pack's chips and hints only, granted again by each renewal.
+ */
 function packOf(product: Product) {
   const g = packGrant(product.atoms);
+  if (product.subscriptionPeriodSeconds !== null)
+    return { chips: g.chips, hints: g.hints, no_ads_days: 0n, no_ads_forever: false, subscription_period: product.subscriptionPeriodSeconds };
   return { chips: g.chips, hints: g.hints, no_ads_days: g.noAdsDays, no_ads_forever: g.noAdsForever };
 }
 
@@ -81,7 +87,9 @@ function requireSettled(deps: PaymentDeps, product: Product, rail: OrderRail, pr
  * contexts are refused (purchase_forbidden); stars only where the gate offers `xtr` (telegram),
  * card only where it offers `provider` and the account has a confirmed e-mail (email_required);
  * a blocked account opens none (`account_suspended`, checked with the insert: openOrder); a price
- * in a currency the rail does not settle opens none either (`currency_not_settled`).
+ * in a currency the rail does not settle opens none either (`currency_not_settled`); a stars
+ * subscription (a monthly pass) is sold on the stars rail only (`subscription_stars_only`), its
+ * invoice carrying the subscription period.
  * Stars: the bot mints the invoice link (create_invoice, payload = order id); an Ack carrying an
  * error (the bot was reached; the platform refused or the render failed) answers
  * bot_delivery_failed, any other outcome but delivered bot_unavailable; either way the order stays
@@ -117,6 +125,8 @@ export async function createOrder(
 
   const [product] = await listProducts(deps.db, { includeInactive: false, ids: [productId] });
   if (!product) throw new DomainError('unknown_product', `no active product ${productId}`);
+  if (product.subscriptionPeriodSeconds !== null && rail !== 'stars')
+    throw paymentError('subscription_stars_only', 'a subscription is paid with stars only: open the pass from the Telegram app');
   const price = product.prices.find((p) => p.method === method);
   if (!price) throw paymentError('not_sold_on_rail', `this product is not sold by ${rail}`);
   const pack = packOf(product);
@@ -145,6 +155,7 @@ export async function createOrder(
       description: words.description,
       payload: order.id,
       amount: price.amount,
+      ...(product.subscriptionPeriodSeconds !== null ? { subscriptionPeriod: BigInt(product.subscriptionPeriodSeconds) } : {}),
     });
     if (outcome.status === 'failed') {
       deps.logger.warn({ orderId: order.id, error: outcome.error.slice(0, 500) }, 'create_invoice failed at the bot');
