@@ -27,6 +27,8 @@ export interface BackendClients {
   social: Client<typeof backendApi.SocialService>;
   /** The player's data export; an operator's export and deletion on request (caller headers, or the operator's session). */
   privacy: Client<typeof backendApi.PrivacyService>;
+  /** The player's stars subscriptions (caller headers) and the console's subscription figures (the operator's session). */
+  subscriptions: Client<typeof backendApi.SubscriptionService>;
   /** The replicas the calls are spread over. */
   pool: BackendPool;
   /** Closes the connection to the backend (gateway stop). */
@@ -75,6 +77,7 @@ export function createBackendClients(
     game: createClient(backendApi.GameService, transport),
     social: createClient(backendApi.SocialService, transport),
     privacy: createClient(backendApi.PrivacyService, transport),
+    subscriptions: createClient(backendApi.SubscriptionService, transport),
     close: () => transport.close(),
   };
 }
