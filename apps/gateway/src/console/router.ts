@@ -9,6 +9,7 @@ import { loginAction, loginPage, logoutAction } from './pages/login.js';
 import { reconciliationAct, reconciliationConfirm, reconciliationPage, createReconciliationClient } from './pages/reconciliation.js';
 import { createPrivacyClient, userDeleteAction, userDeleteConfirm, userExport } from './pages/privacy.js';
 import { refundAction, refundConfirm } from './pages/refund.js';
+import { createSubscriptionsClient, subscriptionsPage } from './pages/subscriptions.js';
 import { createHelpdeskClient, supportAct, supportCase, supportList } from './pages/support.js';
 import { unmatchedPage } from './pages/unmatched.js';
 import { userDetail, userModerate, usersSearch } from './pages/users.js';
@@ -51,6 +52,7 @@ export function createConsoleRouter(options: ConsoleOptions): Router {
   const reconciliation = createReconciliationClient(options.backendUrl, options.backendToken);
   const privacy = createPrivacyClient(options.backendUrl, options.backendToken);
   const helpdesk = createHelpdeskClient(options.backendUrl, options.backendToken);
+  const subscriptions = createSubscriptionsClient(options.backendUrl, options.backendToken);
   const form = express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 100 });
   const secure = options.secureCookie;
   const router = Router();
@@ -65,6 +67,7 @@ export function createConsoleRouter(options: ConsoleOptions): Router {
       roles.includes('viewer') ? html`<li><a href="/_gm/unmatched">Unmatched stars payments</a></li>` : '',
       roles.includes('viewer') ? html`<li><a href="/_gm/reconciliation">Provider reconciliation</a></li>` : '',
       roles.includes('viewer') ? html`<li><a href="/_gm/support">Support cases</a></li>` : '',
+      roles.includes('viewer') ? html`<li><a href="/_gm/subscriptions">Subscriptions</a></li>` : '',
       roles.includes('catalog_editor') ? html`<li><a href="/_gm/catalog">Catalog</a></li>` : '',
       roles.includes('moderator') ? html`<li><a href="/_gm/users">Users</a></li>` : '',
     ];
@@ -85,6 +88,8 @@ export function createConsoleRouter(options: ConsoleOptions): Router {
   router.get('/support/:id', guard(client, 'viewer'), safe(supportCase(helpdesk)));
   router.post('/support/:id/reply', form, guard(client, 'moderator'), safe(supportAct(helpdesk, 'reply')));
   router.post('/support/:id/resolve', form, guard(client, 'moderator'), safe(supportAct(helpdesk, 'resolve')));
+
+  router.get('/subscriptions', guard(client, 'viewer'), safe(subscriptionsPage(subscriptions)));
 
   router.get('/catalog', guard(client, 'catalog_editor'), safe(catalogList(client)));
   router.get('/catalog/new', guard(client, 'catalog_editor'), safe(catalogEdit(client)));
