@@ -39,6 +39,23 @@ export interface ProductJson {
   description: string;
   atoms: { kind: string; quantity: string }[];
   prices: PriceJson[];
+  /** Seconds of one period when the product is a monthly pass (a stars subscription); absent or null: one-time. */
+  subscription_period_seconds?: string | number | null;
+}
+
+/** One of the player's monthly passes (GET /user/subscriptions). */
+export interface SubscriptionJson {
+  id: string;
+  product_id: string;
+  title: string;
+  state: 'active' | 'cancelled' | 'expired';
+  paid_until: string | null;
+  next_renewal: string | null;
+  cancelled_at: string | null;
+  amount: string;
+  currency: string;
+  period_seconds: string;
+  periods: number;
 }
 
 export interface CatalogJson {
