@@ -183,7 +183,7 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
           },
           {
             service: backendApi.SubscriptionService,
-            impl: subscriptionService({ db: db.db, logger, bot: payments.bot, now: clock }, (headers) =>
+            impl: subscriptionService({ db: db.db, logger, bot: payments.bot, metrics: payments.metrics, now: clock }, (headers) =>
               requireRole(db.db, headers, 'viewer', 'subscription_figures', clock()),
             ),
           },

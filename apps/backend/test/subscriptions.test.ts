@@ -110,6 +110,8 @@ describe('stars subscriptions (the monthly pass) on PostgreSQL', () => {
       .where('kind', '=', 'purchase')
       .execute();
     expect(purchases.map((p) => p.money_minor)).toEqual([100n, 100n, 100n]);
+    const metrics = await (await fetch(h.metricsUrl)).text();
+    expect(Number(/backend_subscription_charges_total\{kind="renewal"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThanOrEqual(2);
   });
 
   it('a late renewal still credits, and one of an earlier period extends nothing', async () => {
@@ -191,6 +193,10 @@ describe('stars subscriptions (the monthly pass) on PostgreSQL', () => {
     expect(bot.commands.length).toBe(sentBefore);
 
     expect(await editSubscription(subs, accountId, s.id, false)).toMatchObject({ state: 'active', cancelledAtUnix: 0n });
+    const metrics = await (await fetch(h.metricsUrl)).text();
+    expect(metrics).toMatch(/backend_subscription_edits_total\{action="cancel",outcome="done"\} 1\b/);
+    expect(metrics).toMatch(/backend_subscription_edits_total\{action="cancel",outcome="not_delivered"\} 1\b/);
+    expect(metrics).toMatch(/backend_subscription_edits_total\{action="cancel",outcome="unchanged"\} 1\b/);
     const enabled = bot.commands.at(-1);
     if (enabled?.payload.case !== 'editStarSubscription') throw new Error('expected edit_star_subscription');
     expect(enabled.payload.value.isCanceled).toBe(false);

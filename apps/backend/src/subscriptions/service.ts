@@ -3,6 +3,7 @@ import type { Logger } from '@wordgame/logging';
 import type { Language } from '@wordgame/i18n';
 import type { DB } from '../db/index.js';
 import type { BotCommands } from '../botcommands/index.js';
+import type { PaymentMetrics } from '../metrics/index.js';
 import { listProducts, textOf } from '../catalog/index.js';
 import { DomainError, type Caller } from '../rpc/index.js';
 import { setCancelled, subscriptionFigures, subscriptionOf, subscriptionsOf, type SubscriptionDayRow, type SubscriptionListing } from './store.js';
@@ -12,6 +13,8 @@ export interface SubscriptionDeps {
   db: Kysely<DB>;
   logger: Logger;
   bot: Pick<BotCommands, 'editStarSubscription'>;
+  /** Each cancel or re-enable's outcome, counted. */
+  metrics: Pick<PaymentMetrics, 'subscriptionEdit'>;
   now(): Date;
 }
 
@@ -85,13 +88,19 @@ export async function editSubscription(
   cancel: boolean,
   language: Language,
 ): Promise<SubscriptionItem> {
+  const action = cancel ? 'cancel' : 'enable';
   if (id <= 0n) throw new DomainError('invalid_subscription_id', 'the subscription id must be a positive integer');
   const found = await subscriptionOf(deps.db, caller.accountId, id);
-  if (!found) throw new DomainError('unknown_subscription', 'no such subscription');
   const now = deps.now();
-  if (passState(found, now) === 'expired') throw new DomainError('subscription_expired', 'this subscription has no paid period left');
-  if ((found.cancelled_at !== null) !== cancel) {
+  if (!found || passState(found, now) === 'expired') {
+    deps.metrics.subscriptionEdit(action, 'refused');
+    if (!found) throw new DomainError('unknown_subscription', 'no such subscription');
+    throw new DomainError('subscription_expired', 'this subscription has no paid period left');
+  }
+  if ((found.cancelled_at !== null) === cancel) deps.metrics.subscriptionEdit(action, 'unchanged');
+  else {
     const outcome = await deps.bot.editStarSubscription(found.platform_user_id, found.last_charge_id, cancel);
+    if (outcome.status !== 'delivered') deps.metrics.subscriptionEdit(action, outcome.status === 'failed' ? 'failed' : 'not_delivered');
     if (outcome.status === 'failed') {
       deps.logger.warn({ subscriptionId: String(id), error: outcome.error.slice(0, 500) }, 'edit_star_subscription failed at the bot');
       throw new DomainError('bot_delivery_failed', 'the payment bot could not change the subscription; try again later');
@@ -101,6 +110,7 @@ export async function editSubscription(
       throw new DomainError('bot_unavailable', 'the payment bot is not reachable right now; try again shortly');
     }
     await setCancelled(deps.db, id, cancel ? now : null, now);
+    deps.metrics.subscriptionEdit(action, 'done');
     deps.logger.info({ subscriptionId: String(id), cancel }, cancel ? 'subscription cancelled' : 'subscription re-enabled');
   }
   const after = await subscriptionOf(deps.db, caller.accountId, id);

@@ -166,12 +166,12 @@ export async function forwardPayment(deps: PaymentDeps, p: PlatformPaymentInput)
     if (order && order.rail === 'stars' && order.subscription_period !== null) {
       if (reason === null) {
         const paid = await creditFirstPeriod(trx, order, charge, now);
-        if (paid) return { credited: true, replay: false, paid };
+        if (paid) return { credited: true, replay: false, paid, subscription: 'first' as const };
         reason = 'order_refund_hold';
       } else if (order.state === 'paid' && p.isRecurring === true) {
         const renewal = await creditRenewal(trx, order, charge, now);
         if (renewal.kind === 'replay') return { credited: true, replay: true };
-        if (renewal.kind === 'credited') return { credited: true, replay: false, paid: renewal.paid, renewal: true };
+        if (renewal.kind === 'credited') return { credited: true, replay: false, paid: renewal.paid, subscription: 'renewal' as const };
         reason = renewal.reason;
       }
     } else if (order && p.isRecurring === true && p.isFirstRecurring !== true) {
@@ -198,7 +198,7 @@ export async function forwardPayment(deps: PaymentDeps, p: PlatformPaymentInput)
     if (outcome.credited)
       deps.logger.info(
         { orderId: p.orderId, platformChargeId: p.platformChargeId },
-        'renewal' in outcome ? 'stars subscription renewal credited' : 'stars payment credited',
+        'subscription' in outcome && outcome.subscription === 'renewal' ? 'stars subscription renewal credited' : 'stars payment credited',
       );
     else
       deps.logger.warn(
@@ -206,6 +206,7 @@ export async function forwardPayment(deps: PaymentDeps, p: PlatformPaymentInput)
         'stars payment matched no creditable order; recorded as unmatched',
       );
     if ('paid' in outcome && outcome.paid) onCredited(deps, outcome.paid);
+    if ('subscription' in outcome && outcome.subscription !== undefined) deps.metrics.subscriptionCharge(outcome.subscription);
     if ('reason' in outcome && outcome.reason !== undefined) deps.metrics.unmatched('stars', outcome.reason);
   }
   return outcome.credited;
