@@ -47,9 +47,18 @@ describe('stars reconciliation of subscription renewals on PostgreSQL', () => {
     const first = await createOrder(deps, { accountId: account, platform: { kind: 'telegram', subtype: 'android' } }, pass, 'stars');
     const start = new Date();
     const t0 = Math.floor(start.getTime() / 1000);
-    const tx = (id: string, date: number): StarTransaction => ({ id, amount: 80n, date: new Date(date * 1000), kind: 'payment', userId: 88001n, payload: first.id });
+    const tx = (id: string, date: number): StarTransaction => ({
+      id,
+      amount: 80n,
+      date: new Date(date * 1000),
+      kind: 'payment',
+      userId: 88001n,
+      payload: first.id,
+    });
     const base = { orderId: first.id, amount: 80n, platformUserId: 88001n, isRecurring: true };
-    expect(await forwardPayment(deps, { ...base, platformChargeId: 'r-1', isFirstRecurring: true, expiresAt: new Date((t0 + PERIOD_S) * 1000) })).toBe(true);
+    expect(
+      await forwardPayment(deps, { ...base, platformChargeId: 'r-1', isFirstRecurring: true, expiresAt: new Date((t0 + PERIOD_S) * 1000) }),
+    ).toBe(true);
     expect(await forwardPayment(deps, { ...base, platformChargeId: 'r-2', expiresAt: new Date((t0 + 2 * PERIOD_S) * 1000) })).toBe(true);
     const listed = [tx('r-1', t0), tx('r-2', t0), tx('r-3', t0)];
     const source = { page: (offset: number, limit: number) => Promise.resolve(listed.slice(offset, offset + limit)) };
@@ -58,12 +67,30 @@ describe('stars reconciliation of subscription renewals on PostgreSQL', () => {
     expect(findings.map((f) => [f.kind, f.paymentRef, f.orderId])).toEqual([['taken_not_credited', 'r-3', first.id]]);
 
     // the operator credits it: a renewal order for r-3, its period one period from the platform's date
-    const done = await creditStarsCharge(deps, { platformChargeId: 'r-3', orderId: first.id, payerId: 88001n, amount: 80n, occurredAt: new Date(t0 * 1000) });
+    const done = await creditStarsCharge(deps, {
+      platformChargeId: 'r-3',
+      orderId: first.id,
+      payerId: 88001n,
+      amount: 80n,
+      occurredAt: new Date(t0 * 1000),
+    });
     expect(done).toMatchObject({ kind: 'done', outcome: 'credited' });
-    const period = await world.pg.db.selectFrom('star_subscription_periods').selectAll().where('charge_id', '=', 'r-3').executeTakeFirstOrThrow();
+    const period = await world.pg.db
+      .selectFrom('star_subscription_periods')
+      .selectAll()
+      .where('charge_id', '=', 'r-3')
+      .executeTakeFirstOrThrow();
     expect(period.period_end.getTime()).toBe((t0 + PERIOD_S) * 1000);
     expect(period.renewal).toBe(true);
-    expect(await creditStarsCharge(deps, { platformChargeId: 'r-3', orderId: first.id, payerId: 88001n, amount: 80n, occurredAt: new Date(t0 * 1000) })).toMatchObject({
+    expect(
+      await creditStarsCharge(deps, {
+        platformChargeId: 'r-3',
+        orderId: first.id,
+        payerId: 88001n,
+        amount: 80n,
+        occurredAt: new Date(t0 * 1000),
+      }),
+    ).toMatchObject({
       kind: 'done',
       outcome: 'credited',
     });

@@ -153,7 +153,11 @@ describe('stars subscriptions: renewals, duplicates and refunds interleaved on P
         const periods = await pg.db
           .selectFrom('star_subscription_periods')
           .select(['charge_id', 'order_id', 'period_end', 'refunded_at'])
-          .where('order_id', 'in', orders.map((o) => o.id))
+          .where(
+            'order_id',
+            'in',
+            orders.map((o) => o.id),
+          )
           .execute();
         const ledger = await pg.db
           .selectFrom('ledger_operations')
@@ -163,7 +167,11 @@ describe('stars subscriptions: renewals, duplicates and refunds interleaved on P
         const unmatched = await pg.db
           .selectFrom('unmatched_payments')
           .select(['platform_charge_id'])
-          .where('platform_charge_id', 'in', run.charges.map((c) => c.id))
+          .where(
+            'platform_charge_id',
+            'in',
+            run.charges.map((c) => c.id),
+          )
           .execute();
 
         for (const c of run.charges) {
@@ -192,7 +200,8 @@ describe('stars subscriptions: renewals, duplicates and refunds interleaved on P
           .select(['paid_until'])
           .where('first_order_id', '=', order.id)
           .executeTakeFirst();
-        if (periods.length > 0) expect(sub?.paid_until.getTime()).toBe(latest ?? Math.min(...periods.map((p) => p.period_end.getTime())) - PERIOD_S * 1000);
+        if (periods.length > 0)
+          expect(sub?.paid_until.getTime()).toBe(latest ?? Math.min(...periods.map((p) => p.period_end.getTime())) - PERIOD_S * 1000);
         const benefit = await pg.db
           .selectFrom('benefits')
           .select('pass_until')

@@ -16,10 +16,7 @@ export async function passProduct(db: Kysely<DB>, stars: bigint, hints = 5n): Pr
       id: 0n,
       title: 'Monthly pass',
       active: true,
-      atoms: [
-        { kind: 'no_ads_days', quantity: 30n },
-        ...(hints > 0n ? [{ kind: 'hints' as const, quantity: hints }] : []),
-      ],
+      atoms: [{ kind: 'no_ads_days', quantity: 30n }, ...(hints > 0n ? [{ kind: 'hints' as const, quantity: hints }] : [])],
       prices: [{ method: 'xtr', amount: stars, currency: 'XTR' }],
       subscriptionPeriodSeconds: PERIOD_S,
     },

@@ -66,8 +66,15 @@ describe('stars subscriptions (the monthly pass) on PostgreSQL', () => {
     if (sent?.payload.case !== 'createInvoice') throw new Error('expected create_invoice');
     expect(sent.payload.value).toMatchObject({ payload: orderId, amount: 100n, subscriptionPeriod: BigInt(PERIOD_S) });
     const direct = await telegramAccount(h.database.db, 'direct-1', { address: 'pass@example.com', confirmed: true });
-    expect(await failure(createOrder(payments, direct, 'direct;web', pass, 'card'))).toEqual({ code: 9, errorCode: 'subscription_stars_only' });
-    expect(await failure(wallet.buy({ body: encodeTable((b) => fb.WalletBuy.createWalletBuy(b, pass, b.createString('k1'))) }, as(accountId, 'telegram')))).toMatchObject({
+    expect(await failure(createOrder(payments, direct, 'direct;web', pass, 'card'))).toEqual({
+      code: 9,
+      errorCode: 'subscription_stars_only',
+    });
+    expect(
+      await failure(
+        wallet.buy({ body: encodeTable((b) => fb.WalletBuy.createWalletBuy(b, pass, b.createString('k1'))) }, as(accountId, 'telegram')),
+      ),
+    ).toMatchObject({
       errorCode: 'not_sold_for_chips',
     });
   });
@@ -153,7 +160,11 @@ describe('stars subscriptions (the monthly pass) on PostgreSQL', () => {
     const second = first + BigInt(PERIOD_S);
     await forward(intake, orderId, 'sub-d-1', 100n, payer, { first: true, expiresUnix: first });
     await forward(intake, orderId, 'sub-d-2', 100n, payer, { first: false, expiresUnix: second });
-    const renewal = await h.database.db.selectFrom('orders').select('id').where('platform_charge_id', '=', 'sub-d-2').executeTakeFirstOrThrow();
+    const renewal = await h.database.db
+      .selectFrom('orders')
+      .select('id')
+      .where('platform_charge_id', '=', 'sub-d-2')
+      .executeTakeFirstOrThrow();
     expect(await refund(h.client(backendApi.RefundService), renewal.id)).toMatchObject({ status: 'succeeded' });
     let [s] = await listSubscriptions(subs, accountId);
     expect(s).toMatchObject({ state: 'active', paidUntilUnix: first, periods: 1 });
@@ -222,7 +233,13 @@ describe('stars subscriptions (the monthly pass) on PostgreSQL', () => {
     expect(f.active).toBeGreaterThanOrEqual(3n);
     expect(today?.renewals).toBeGreaterThanOrEqual(5n);
     expect(today?.started).toBeGreaterThanOrEqual(5n);
-    expect(await failure(h.bareClient(backendApi.SubscriptionService).getSubscriptionFigures({ body: encodeTable((b) => fb.SubscriptionFiguresQuery.createSubscriptionFiguresQuery(b, 3)) }))).toMatchObject({
+    expect(
+      await failure(
+        h
+          .bareClient(backendApi.SubscriptionService)
+          .getSubscriptionFigures({ body: encodeTable((b) => fb.SubscriptionFiguresQuery.createSubscriptionFiguresQuery(b, 3)) }),
+      ),
+    ).toMatchObject({
       errorCode: 'operator_session_invalid',
     });
   });

@@ -67,7 +67,8 @@ describe('REST /api/v1/user/subscriptions through gateway -> backend -> PostgreS
     expect(res.status).toBe(200);
     return (res.body as { subscriptions: SubscriptionBody[] }).subscriptions;
   };
-  const edit = (who: Customer, id: string, verb: 'cancel' | 'enable') => call(`${subs}/${id}/${verb}`, { method: 'POST', headers: bearer(who) });
+  const edit = (who: Customer, id: string, verb: 'cancel' | 'enable') =>
+    call(`${subs}/${id}/${verb}`, { method: 'POST', headers: bearer(who) });
 
   beforeAll(async () => {
     stack = await startPaymentsStack();
@@ -83,14 +84,22 @@ describe('REST /api/v1/user/subscriptions through gateway -> backend -> PostgreS
     await stack?.stop();
   });
 
-  it('lists the caller\'s passes newest first, with the next renewal of an active one', async () => {
+  it("lists the caller's passes newest first, with the next renewal of an active one", async () => {
     const mine = await list(payer);
     expect(mine.map((s) => [s.id, s.state])).toEqual([
       [ids.expired, 'expired'],
       [ids.active, 'active'],
     ]);
     const active = mine[1];
-    expect(active).toMatchObject({ product_id: pass, title: 'Monthly pass', amount: '100', currency: 'XTR', period_seconds: '2592000', periods: 1, cancelled_at: null });
+    expect(active).toMatchObject({
+      product_id: pass,
+      title: 'Monthly pass',
+      amount: '100',
+      currency: 'XTR',
+      period_seconds: '2592000',
+      periods: 1,
+      cancelled_at: null,
+    });
     expect(active?.next_renewal).toBe(active?.paid_until);
     expect(mine[0]?.next_renewal).toBeNull();
     expect(await list(stranger)).toEqual([]);
@@ -113,7 +122,11 @@ describe('REST /api/v1/user/subscriptions through gateway -> backend -> PostgreS
 
   it('sells a pass on the stars rail only', async () => {
     const web = await directCustomer(stack, 'pass-card@example.test', true);
-    const res = await call(`${stack.api}/user/wallet/orders`, { method: 'POST', headers: bearer(web), json: { product_id: pass, rail: 'card' } });
+    const res = await call(`${stack.api}/user/wallet/orders`, {
+      method: 'POST',
+      headers: bearer(web),
+      json: { product_id: pass, rail: 'card' },
+    });
     expect(res).toMatchObject({ status: 409, body: { error: { code: 'subscription_stars_only' } } });
   });
 });

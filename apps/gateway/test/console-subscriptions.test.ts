@@ -26,14 +26,20 @@ describe('console subscriptions figures', () => {
     const form = await call(url('/_gm/login'));
     const nonceCookie = form.setCookie.find((c) => c.startsWith('gm_login='))?.split(';')[0] ?? '';
     const nonce = /name="_csrf" value="([^"]+)"/.exec(form.text)?.[1] ?? '';
-    const res = await call(url('/_gm/login'), { method: 'POST', cookie: nonceCookie, form: { _csrf: nonce, login, password: OPERATOR_PASSWORD } });
+    const res = await call(url('/_gm/login'), {
+      method: 'POST',
+      cookie: nonceCookie,
+      form: { _csrf: nonce, login, password: OPERATOR_PASSWORD },
+    });
     return res.setCookie.find((c) => c.startsWith('gm_session='))?.split(';')[0] ?? '';
   }
 
   /** A subscription with `renewals` renewals recorded today, paid until `paidUntil`, cancelled or not. */
   async function seed(paidUntil: Date, renewals: number, cancelled: boolean): Promise<void> {
-    const account = (await stack.db.query<{ id: string }>(`insert into accounts (display_name) values ('Subscriber') returning id`)).rows[0]?.id;
-    const product = (await stack.db.query<{ id: string }>(`insert into catalog_products (title) values ('Monthly pass') returning id`)).rows[0]?.id;
+    const account = (await stack.db.query<{ id: string }>(`insert into accounts (display_name) values ('Subscriber') returning id`)).rows[0]
+      ?.id;
+    const product = (await stack.db.query<{ id: string }>(`insert into catalog_products (title) values ('Monthly pass') returning id`))
+      .rows[0]?.id;
     const orderIds = Array.from({ length: renewals + 1 }, () => randomUUID());
     for (const id of orderIds)
       await stack.db.query(
@@ -64,7 +70,7 @@ describe('console subscriptions figures', () => {
   }, 120_000);
   afterAll(() => stack?.stop());
 
-  it('shows active passes now and today\'s first payments, renewals and cancellations', async () => {
+  it("shows active passes now and today's first payments, renewals and cancellations", async () => {
     const cookie = await signIn('subs-viewer@ops.test', 'viewer');
     const res = await call(url('/_gm/subscriptions?days=7'), { cookie });
     expect(res.status).toBe(200);

@@ -117,7 +117,12 @@ export const ERRORS = {
 
   // stars subscriptions (the monthly pass)
   subscription_stars_only: spec(FailedPrecondition, 409, 'client', 'a subscription is paid with stars only'),
-  invalid_subscription_id: spec(InvalidArgument, 400, 'client', 'the subscription id must be a positive integer written as a string of decimal digits'),
+  invalid_subscription_id: spec(
+    InvalidArgument,
+    400,
+    'client',
+    'the subscription id must be a positive integer written as a string of decimal digits',
+  ),
   unknown_subscription: spec(NotFound, 404, 'client', 'no such subscription'),
   subscription_expired: spec(FailedPrecondition, 409, 'client', 'this subscription has no paid period left; buy the pass again'),
 

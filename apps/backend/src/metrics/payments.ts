@@ -135,7 +135,8 @@ export function createPaymentMetrics(registry: Registry): PaymentMetrics {
     registers,
   });
   for (const kind of ['first', 'renewal']) subscriptionCharges.inc({ kind }, 0);
-  for (const action of ['cancel', 'enable']) for (const outcome of SUBSCRIPTION_EDIT_OUTCOMES) subscriptionEdits.inc({ action, outcome }, 0);
+  for (const action of ['cancel', 'enable'])
+    for (const outcome of SUBSCRIPTION_EDIT_OUTCOMES) subscriptionEdits.inc({ action, outcome }, 0);
   for (const kind of ['payment', 'refund']) for (const reason of ['in_flight', 'window']) coalesced.inc({ kind, reason }, 0);
   for (const rail of RAILS) {
     credits.inc({ rail }, 0);

@@ -75,9 +75,20 @@ export function subscriptionService(
       return {
         body: encodeTable((b) => {
           const rows = f.days.map((d) =>
-            fb.SubscriptionDay.createSubscriptionDay(b, b.createString(d.day), BigInt(d.started), BigInt(d.renewals), BigInt(d.cancellations)),
+            fb.SubscriptionDay.createSubscriptionDay(
+              b,
+              b.createString(d.day),
+              BigInt(d.started),
+              BigInt(d.renewals),
+              BigInt(d.cancellations),
+            ),
           );
-          return fb.SubscriptionFigures.createSubscriptionFigures(b, f.active, f.activeCancelled, fb.SubscriptionFigures.createDaysVector(b, rows));
+          return fb.SubscriptionFigures.createSubscriptionFigures(
+            b,
+            f.active,
+            f.activeCancelled,
+            fb.SubscriptionFigures.createDaysVector(b, rows),
+          );
         }),
       };
     },

@@ -6,7 +6,14 @@ import type { BotCommands } from '../botcommands/index.js';
 import type { PaymentMetrics } from '../metrics/index.js';
 import { listProducts, textOf } from '../catalog/index.js';
 import { DomainError, type Caller } from '../rpc/index.js';
-import { setCancelled, subscriptionFigures, subscriptionOf, subscriptionsOf, type SubscriptionDayRow, type SubscriptionListing } from './store.js';
+import {
+  setCancelled,
+  subscriptionFigures,
+  subscriptionOf,
+  subscriptionsOf,
+  type SubscriptionDayRow,
+  type SubscriptionListing,
+} from './store.js';
 
 /** What the subscriptions feature works with; `now` is the backend's clock. */
 export interface SubscriptionDeps {

@@ -45,8 +45,18 @@ export async function insertSubscription(trx: Transaction<DB>, p: FirstPeriod): 
     .onConflict((oc) => oc.column('first_order_id').doNothing())
     .returning('id')
     .executeTakeFirst();
-  const id = inserted?.id ?? (await trx.selectFrom('star_subscriptions').select('id').where('first_order_id', '=', p.firstOrderId).executeTakeFirstOrThrow()).id;
-  await insertPeriod(trx, { subscriptionId: id, chargeId: p.chargeId, orderId: p.firstOrderId, renewal: false, start: p.periodStart, end: p.periodEnd, at: p.at });
+  const id =
+    inserted?.id ??
+    (await trx.selectFrom('star_subscriptions').select('id').where('first_order_id', '=', p.firstOrderId).executeTakeFirstOrThrow()).id;
+  await insertPeriod(trx, {
+    subscriptionId: id,
+    chargeId: p.chargeId,
+    orderId: p.firstOrderId,
+    renewal: false,
+    start: p.periodStart,
+    end: p.periodEnd,
+    at: p.at,
+  });
   return id;
 }
 
@@ -70,7 +80,15 @@ export interface NewPeriod {
 export async function insertPeriod(trx: Transaction<DB>, p: NewPeriod): Promise<void> {
   await trx
     .insertInto('star_subscription_periods')
-    .values({ charge_id: p.chargeId, subscription_id: p.subscriptionId, order_id: p.orderId, renewal: p.renewal, period_start: p.start, period_end: p.end, created_at: p.at })
+    .values({
+      charge_id: p.chargeId,
+      subscription_id: p.subscriptionId,
+      order_id: p.orderId,
+      renewal: p.renewal,
+      period_start: p.start,
+      period_end: p.end,
+      created_at: p.at,
+    })
     .onConflict((oc) => oc.column('charge_id').doNothing())
     .execute();
 }
@@ -199,7 +217,9 @@ export async function lockSubscriptionOfOrder(trx: Transaction<DB>, orderId: str
   const row = await trx
     .selectFrom('star_subscriptions as s')
     .select('s.id')
-    .where('s.id', '=', (eb) => eb.selectFrom('star_subscription_periods as p').select('p.subscription_id').where('p.order_id', '=', orderId))
+    .where('s.id', '=', (eb) =>
+      eb.selectFrom('star_subscription_periods as p').select('p.subscription_id').where('p.order_id', '=', orderId),
+    )
     .forUpdate()
     .executeTakeFirst();
   return row !== undefined;

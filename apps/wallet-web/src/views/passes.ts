@@ -55,7 +55,11 @@ function draw(app: App, item: HTMLElement, pass: SubscriptionJson): void {
   const action =
     pass.state === 'expired'
       ? null
-      : el('button', { type: 'button', 'data-action': pass.state === 'active' ? 'cancel' : 'enable' }, t.t(pass.state === 'active' ? 'wallet.pass_cancel' : 'wallet.pass_enable'));
+      : el(
+          'button',
+          { type: 'button', 'data-action': pass.state === 'active' ? 'cancel' : 'enable' },
+          t.t(pass.state === 'active' ? 'wallet.pass_cancel' : 'wallet.pass_enable'),
+        );
   action?.addEventListener('click', () => {
     if (action.disabled) return;
     action.disabled = true;

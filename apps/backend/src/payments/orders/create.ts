@@ -32,7 +32,13 @@ const STARS_CURRENCY = 'XTR';
 function packOf(product: Product) {
   const g = packGrant(product.atoms);
   if (product.subscriptionPeriodSeconds !== null)
-    return { chips: g.chips, hints: g.hints, no_ads_days: 0n, no_ads_forever: false, subscription_period: product.subscriptionPeriodSeconds };
+    return {
+      chips: g.chips,
+      hints: g.hints,
+      no_ads_days: 0n,
+      no_ads_forever: false,
+      subscription_period: product.subscriptionPeriodSeconds,
+    };
   return { chips: g.chips, hints: g.hints, no_ads_days: g.noAdsDays, no_ads_forever: g.noAdsForever };
 }
 

@@ -152,7 +152,12 @@ export async function forwardPayment(deps: PaymentDeps, p: PlatformPaymentInput)
       // Under the order lock: a concurrent forward of this charge may have recorded it meanwhile.
       if (await chargeUnmatched(trx, p.platformChargeId)) return { credited: false, replay: true };
     }
-    const charge = { platformChargeId: p.platformChargeId, amount: p.amount, platformUserId: p.platformUserId, expiresAt: p.expiresAt ?? null };
+    const charge = {
+      platformChargeId: p.platformChargeId,
+      amount: p.amount,
+      platformUserId: p.platformUserId,
+      expiresAt: p.expiresAt ?? null,
+    };
     let reason =
       !order || order.rail !== 'stars'
         ? p.isRecurring === true && p.isFirstRecurring !== true

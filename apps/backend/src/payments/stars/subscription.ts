@@ -34,7 +34,12 @@ function periodStart(order: Pick<OrderRow, 'subscription_period'>, end: Date): D
  */
 export async function creditFirstPeriod(trx: Transaction<DB>, order: OrderRow, c: SubscriptionCharge, now: Date): Promise<OrderRow | null> {
   const end = periodEnd(order, c, now);
-  const paid = await creditOrder(trx, order.id, { platformChargeId: c.platformChargeId, platformUserId: c.platformUserId, passUntil: end }, now);
+  const paid = await creditOrder(
+    trx,
+    order.id,
+    { platformChargeId: c.platformChargeId, platformUserId: c.platformUserId, passUntil: end },
+    now,
+  );
   if (!paid) return null;
   await insertSubscription(trx, {
     accountId: order.account_id,
@@ -88,9 +93,22 @@ export async function creditRenewal(trx: Transaction<DB>, first: OrderRow, c: Su
     expires_at: new Date(now.getTime() + ORDER_LIFETIME_MS),
   });
   await recordEvent(trx, renewal.id, 'created', `renewal of ${first.id}`);
-  const paid = await creditOrder(trx, renewal.id, { platformChargeId: c.platformChargeId, platformUserId: c.platformUserId, passUntil: end }, now);
+  const paid = await creditOrder(
+    trx,
+    renewal.id,
+    { platformChargeId: c.platformChargeId, platformUserId: c.platformUserId, passUntil: end },
+    now,
+  );
   if (!paid) throw new Error('a renewal order just opened could not be credited');
-  await insertPeriod(trx, { subscriptionId: sub.id, chargeId: c.platformChargeId, orderId: renewal.id, renewal: true, start: periodStart(first, end), end, at: now });
+  await insertPeriod(trx, {
+    subscriptionId: sub.id,
+    chargeId: c.platformChargeId,
+    orderId: renewal.id,
+    renewal: true,
+    start: periodStart(first, end),
+    end,
+    at: now,
+  });
   await extendSubscription(trx, sub.id, end, c.platformChargeId, now);
   return { kind: 'credited', paid };
 }

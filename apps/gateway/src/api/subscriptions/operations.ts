@@ -58,7 +58,10 @@ export function subscriptionOperations(backend: BackendClients): Operation[] {
       async handle({ req, call }) {
         const locale = requestLanguage(req);
         const body = encodeTable((b) => fb.SubscriptionListQuery.createSubscriptionListQuery(b, b.createString(locale)));
-        return { status: 200, body: { subscriptions: readSubscriptionList((await backend.subscriptions.listSubscriptions({ body }, call)).body) } };
+        return {
+          status: 200,
+          body: { subscriptions: readSubscriptionList((await backend.subscriptions.listSubscriptions({ body }, call)).body) },
+        };
       },
     },
     editOperation(backend, true),

@@ -51,7 +51,8 @@ export function subscriptionsPage(client: SubscriptionsClient) {
       data = readFigures((await client.getSubscriptionFigures({ body }, asOperator(operator.token))).body);
     } catch (err: unknown) {
       const failure = failureOf(err);
-      if (failure.errorCode === 'internal' || failure.errorCode === 'unavailable') req.log.error({ err }, 'console subscriptions query failed');
+      if (failure.errorCode === 'internal' || failure.errorCode === 'unavailable')
+        req.log.error({ err }, 'console subscriptions query failed');
       sendError(res, failure.status, 'Subscriptions', failure.message, operator);
       return;
     }
