@@ -78,6 +78,27 @@ describe("the bot's validators and the published Bot API types", () => {
     const platformChargeId = emu.control.preCheckout(preCheckoutQueryId)?.payment?.telegramPaymentChargeId ?? '';
     await platform.call('refundStarPayment', { user_id: ann.id, telegram_payment_charge_id: platformChargeId });
     expect((await platform.call('getStarTransactions', { offset: 0, limit: 100 })).transactions).toHaveLength(2);
+    const pass = await platform.call('createInvoiceLink', {
+      title: 'Pass',
+      description: 'A monthly pass',
+      payload: 'order-pass',
+      provider_token: '',
+      currency: 'XTR',
+      prices: [{ label: 'Pass', amount: 30 }],
+      subscription_period: 2_592_000,
+    });
+    const subscribed = emu.control.pay({ link: pass, userId: ann.id });
+    await platform.call('answerPreCheckoutQuery', { pre_checkout_query_id: subscribed.preCheckoutQueryId, ok: true });
+    emu.control.advanceClock(2_592_000);
+    const recurring = (await platform.call('getUpdates', { timeout: 0 })).map(parseUpdate).slice(-2);
+    expect(recurring.map((u) => (u.kind === 'handled' ? u.update.message?.successful_payment?.is_recurring : u.kind))).toEqual([
+      true,
+      true,
+    ]);
+    const subscriptionCharge = emu.control.preCheckout(subscribed.preCheckoutQueryId)?.payment?.telegramPaymentChargeId ?? '';
+    await platform.call('editUserStarSubscription', { user_id: ann.id, telegram_payment_charge_id: subscriptionCharge, is_canceled: true });
+    const withPeriods = (await platform.call('getStarTransactions', { offset: 0, limit: 100 })).transactions;
+    expect(withPeriods.map((t) => t.source?.subscription_period)).toEqual([undefined, undefined, 2_592_000, 2_592_000]);
     await platform.call('setMyCommands', { commands: [{ command: 'start', description: 'Open the game' }], language_code: 'en' });
     await platform.call('setChatMenuButton', {
       menu_button: { type: 'web_app', text: 'Open the game', web_app: { url: 'https://wallet.example/app' } },

@@ -28,6 +28,7 @@ import {
   type TgStarTransaction,
 } from './starTransactions.js';
 import type { StarTransactionsOrder } from './starOrder.js';
+import { advanceClock, failNextRenewal, subscriptionOfCharge, type ClockAdvance, type SubscriptionView } from './subscriptions.js';
 import type { EnqueueResult } from './updates.js';
 import {
   ADMIN_RIGHT_KEYS,
@@ -191,6 +192,7 @@ export interface StateSnapshot {
   invoices: InvoiceRecord[];
   preCheckouts: PreCheckoutRecord[];
   payments: PaymentRecord[];
+  subscriptions: SubscriptionView[];
   faults: FaultRecord[];
 }
 
@@ -504,6 +506,39 @@ export class PlatformControl {
     forgetCharge(this.world, chargeId);
   }
 
+  /** The emulated clock: unix seconds now, and how far it runs ahead of the machine's. */
+  clock(): { now: number; offsetSeconds: number } {
+    return { now: this.world.now(), offsetSeconds: this.world.clockOffsetSeconds };
+  }
+
+  /**
+   * Moves the emulated clock `seconds` on (never back): every subscription whose paid period ended
+   * renews (a successful_payment update per renewal) or, cancelled or set to fail, expires.
+   */
+  advanceClock(seconds: number): ClockAdvance {
+    return advanceClock(this.world, seconds);
+  }
+
+  /** Every Stars subscription (of one user with `userId`), oldest first. */
+  subscriptions(filter: { userId?: number } = {}): SubscriptionView[] {
+    return clone(
+      [...this.world.subscriptions.values()]
+        .filter((s) => filter.userId === undefined || s.userId === filter.userId)
+        .sort((a, b) => a.startedAt - b.startedAt),
+    );
+  }
+
+  /** The subscription one of whose charges is `chargeId` (its first or any renewal), if any. */
+  subscription(chargeId: string): SubscriptionView | undefined {
+    const found = subscriptionOfCharge(this.world, chargeId);
+    return found === undefined ? undefined : clone(found);
+  }
+
+  /** The next renewal of that subscription fails (`reason`, default insufficient stars): it expires at its end. */
+  failNextRenewal(chargeId: string, reason?: string): SubscriptionView {
+    return failNextRenewal(this.world, chargeId, reason);
+  }
+
   private firstBotId(): number {
     const bot = this.world.bots[0];
     if (!bot) throw new ControlError(404, 'no bot');
@@ -569,6 +604,7 @@ export class PlatformControl {
       invoices: [...w.invoices.values()],
       preCheckouts: [...w.preCheckouts.values()],
       payments: w.payments,
+      subscriptions: [...w.subscriptions.values()],
       faults: this.faultTable.list(),
     });
   }

@@ -220,6 +220,38 @@ const routes: Route[] = [
     path: /^\/star-transactions\/([^/]+)$/,
     run: (c, _body, _url, match) => (c.forgetCharge(decodeURIComponent(match[1] ?? '')), { ok: true }),
   },
+  { method: 'GET', path: /^\/clock$/, run: (c) => c.clock() },
+  {
+    method: 'POST',
+    path: /^\/clock\/advance$/,
+    run: async (c, body) => c.advanceClock(z.strictObject({ seconds: id.nonnegative() }).parse(camelTopLevel(await body())).seconds),
+  },
+  {
+    method: 'GET',
+    path: /^\/subscriptions$/,
+    run: (c, _body, url) => {
+      const userId = param(url, 'userId');
+      if (userId !== null && !/^\d+$/.test(userId)) throw new ControlError(400, 'user_id must be a user id');
+      return c.subscriptions(userId === null ? {} : { userId: Number(userId) });
+    },
+  },
+  {
+    method: 'GET',
+    path: /^\/subscriptions\/([^/]+)$/,
+    run: (c, _body, _url, match) => {
+      const found = c.subscription(decodeURIComponent(match[1] ?? ''));
+      if (!found) throw new ControlError(404, 'no subscription with that charge');
+      return found;
+    },
+  },
+  {
+    method: 'POST',
+    path: /^\/subscriptions\/([^/]+)\/fail-next-renewal$/,
+    run: async (c, body, _url, match) => {
+      const { reason } = z.strictObject({ reason: z.string().min(1).max(200).optional() }).parse(camelTopLevel(await body()));
+      return c.failNextRenewal(decodeURIComponent(match[1] ?? ''), reason);
+    },
+  },
   { method: 'GET', path: /^\/calls$/, run: (c, _body, url) => c.calls(url.searchParams.get('method') ?? undefined) },
   { method: 'DELETE', path: /^\/calls$/, run: (c) => (c.clearCalls(), { ok: true }) },
   { method: 'GET', path: /^\/state$/, run: (c) => c.state() },

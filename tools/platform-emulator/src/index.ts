@@ -7,6 +7,7 @@ import { Payments } from './payments.js';
 import { persistWorld } from './persist.js';
 import { listen } from './server.js';
 import { World } from './state.js';
+import { runDueSubscriptions } from './subscriptions.js';
 import type { StarTransactionsOrder } from './starOrder.js';
 
 export { PlatformControl } from './control.js';
@@ -34,7 +35,9 @@ export type { TgStarTransaction, TgTransactionPartnerUser } from './starTransact
 export { STAR_TRANSACTIONS_ORDERS } from './starOrder.js';
 export type { FaultRecord, FaultSpec } from './faults.js';
 export type { PayResult } from './payments.js';
-export type { InvoiceRecord, MessageRecord, PaymentRecord, PreCheckoutRecord, PreCheckoutStatus } from './state.js';
+export type { ClockAdvance, SubscriptionView } from './subscriptions.js';
+export { SUBSCRIPTION_PERIOD } from './subscriptions.js';
+export type { InvoiceRecord, MessageRecord, PaymentRecord, PreCheckoutRecord, PreCheckoutStatus, SubscriptionRecord } from './state.js';
 export type { EnqueueResult } from './updates.js';
 export { CONFLICT_DESCRIPTION } from './updates.js';
 export { QUERY_TOO_OLD } from './payments.js';
@@ -61,6 +64,11 @@ export interface PlatformEmulatorOptions {
    * beside its database); unset = memory only.
    */
   stateFile?: string;
+  /**
+   * How often subscriptions are checked against the clock between control-API advances, so a
+   * period that ends in real time (a long-running dev stack) renews too; default 1000 ms.
+   */
+  subscriptionTickMs?: number;
   /** Where to log; default silent. */
   logger?: Logger;
   /**
@@ -104,6 +112,13 @@ export async function startPlatformEmulator(options: PlatformEmulatorOptions = {
     { world, payments, faults, calls, logger, shutdown: shutdown.signal, control, onAnswer: options.onAnswer },
     logger,
   );
+  const tick = setInterval(() => {
+    const ran = runDueSubscriptions(world);
+    if (ran.renewals.length + ran.expired.length === 0) return;
+    logger.info({ renewals: ran.renewals.length, expired: ran.expired.length }, 'subscriptions ran on the clock');
+    persisted?.touch();
+  }, options.subscriptionTickMs ?? 1_000);
+  tick.unref();
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${server.port}`;
   let stopping: Promise<void> | undefined;
   return {
@@ -114,6 +129,7 @@ export async function startPlatformEmulator(options: PlatformEmulatorOptions = {
     stop: () => {
       stopping ??= (async () => {
         shutdown.abort();
+        clearInterval(tick);
         payments.clearTimers();
         for (const bot of world.bots) bot.queue.close();
         await server.close();

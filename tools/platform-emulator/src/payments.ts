@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '@wordgame/logging';
 import { ApiError, ControlError, badRequest } from './errors.js';
-import type { BotRecord, InvoiceRecord, PreCheckoutRecord, World } from './state.js';
-import { unixNow } from './state.js';
-import type { TgMessage, TgSuccessfulPayment } from './types.js';
+import type { BotRecord, PaymentRecord, PreCheckoutRecord, World } from './state.js';
+import { newChargeId, startSubscription, successfulPaymentOf } from './subscriptions.js';
+import type { TgMessage } from './types.js';
 
 /** Telegram's answer to a pre-checkout query answered after its deadline. */
 export const QUERY_TOO_OLD = 'query is too old and response timeout expired or query ID is invalid';
@@ -101,7 +101,7 @@ export class Payments {
     const payment = this.world.payments.find((p) => p.telegramPaymentChargeId === chargeId);
     if (!payment || payment.botId !== bot.user.id || payment.userId !== userId) throw badRequest('CHARGE_NOT_FOUND');
     if (payment.refundedAt !== undefined) throw badRequest('CHARGE_ALREADY_REFUNDED');
-    payment.refundedAt = new Date().toISOString();
+    payment.refundedAt = this.world.nowIso();
     this.logger.info({ chargeId, userId, amount: payment.totalAmount }, 'star payment refunded');
   }
 
@@ -111,20 +111,19 @@ export class Payments {
     this.timers.clear();
   }
 
+  /**
+   * Completes an approved payment at the emulated clock's time: a new charge, a successful_payment
+   * message to the bot, and for an invoice with `subscription_period` a new subscription whose first
+   * charge this is (is_recurring, is_first_recurring, subscription_expiration_date = now + period).
+   */
   private complete(bot: BotRecord, record: PreCheckoutRecord): void {
     const user = this.world.users.get(record.userId)?.user;
     const invoice = this.world.invoices.get(record.link);
     if (!user || !invoice) throw new ApiError(500, 'Internal Server Error: payment lost its user or invoice');
-    const chargeId = `stx${randomBytes(24).toString('base64url')}`;
+    const chargeId = newChargeId();
     record.telegramPaymentChargeId = chargeId;
-    const message: TgMessage = {
-      message_id: this.world.nextMessageId(user.id),
-      from: user,
-      date: unixNow(),
-      chat: this.world.privateChat(user),
-      successful_payment: successfulPayment(record, invoice, chargeId),
-    };
-    this.world.payments.push({
+    const paidAt = this.world.now();
+    const payment: PaymentRecord = {
       telegramPaymentChargeId: chargeId,
       preCheckoutQueryId: record.id,
       botId: bot.user.id,
@@ -133,11 +132,21 @@ export class Payments {
       payload: record.payload,
       currency: record.currency,
       totalAmount: record.totalAmount,
-      at: new Date().toISOString(),
-    });
+      at: this.world.nowIso(),
+    };
+    this.world.payments.push(payment);
+    const subscription =
+      invoice.subscriptionPeriod === undefined ? undefined : startSubscription(this.world, payment, invoice.subscriptionPeriod, paidAt);
+    const message: TgMessage = {
+      message_id: this.world.nextMessageId(user.id),
+      from: user,
+      date: paidAt,
+      chat: this.world.privateChat(user),
+      successful_payment: successfulPaymentOf(payment, subscription && { first: true, expiresAt: subscription.expiresAt }),
+    };
     this.world.messages.push({ chatId: user.id, direction: 'to_bot', botId: bot.user.id, message });
     bot.queue.enqueue({ message });
-    this.logger.info({ preCheckoutQueryId: record.id, chargeId }, 'payment completed');
+    this.logger.info({ preCheckoutQueryId: record.id, chargeId, subscription: subscription?.id }, 'payment completed');
   }
 
   private expire(id: string): void {
@@ -159,20 +168,4 @@ export class Payments {
       if (!this.world.preCheckouts.has(id)) return id;
     }
   }
-}
-
-function successfulPayment(record: PreCheckoutRecord, invoice: InvoiceRecord, chargeId: string): TgSuccessfulPayment {
-  const payment: TgSuccessfulPayment = {
-    currency: record.currency,
-    total_amount: record.totalAmount,
-    invoice_payload: record.payload,
-    telegram_payment_charge_id: chargeId,
-    provider_payment_charge_id: '',
-  };
-  if (invoice.subscriptionPeriod !== undefined) {
-    payment.subscription_expiration_date = unixNow() + invoice.subscriptionPeriod;
-    payment.is_recurring = true;
-    payment.is_first_recurring = true;
-  }
-  return payment;
 }

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { ControlError } from './errors.js';
 import type { PaymentRecord, World } from './state.js';
 import type { StarTransaction, TransactionPartnerUser } from '@grammyjs/types';
-import { unixNow } from './state.js';
 import type { TgMessage, TgUser } from './types.js';
 import type { EnqueueResult } from './updates.js';
 
@@ -28,7 +27,7 @@ interface Entry {
 /**
  * The bot's Stars transactions as getStarTransactions reports them, in `world.starOrder` (default
  * chronological, as documented): one incoming transaction per completed payment (source = the
- * payer, with the invoice payload) and one outgoing per refund (receiver = the payer, same id as the
+ * payer, with the invoice payload, and for a subscription's charge its `subscription_period`) and one outgoing per refund (receiver = the payer, same id as the
  * refunded charge). Equal dates keep one stable order (the time in ms, then the order recorded), so
  * paging the same list twice gives the same sequence.
  */
@@ -44,7 +43,13 @@ export function starTransactions(world: World, botId: number): TgStarTransaction
         id: p.telegramPaymentChargeId,
         amount: p.totalAmount,
         date: unix(p.at),
-        source: { type: 'user', transaction_type: 'invoice_payment', user, invoice_payload: p.payload },
+        source: {
+          type: 'user',
+          transaction_type: 'invoice_payment',
+          user,
+          invoice_payload: p.payload,
+          ...(p.subscriptionPeriod === undefined ? {} : { subscription_period: p.subscriptionPeriod }),
+        },
       },
     });
     if (p.refundedAt !== undefined) {
@@ -85,7 +90,7 @@ export function unforwardedCharge(
     payload: input.payload,
     currency: 'XTR',
     totalAmount: input.amount,
-    at: (input.date === undefined ? new Date() : new Date(input.date * 1000)).toISOString(),
+    at: input.date === undefined ? world.nowIso() : new Date(input.date * 1000).toISOString(),
   });
   return chargeId;
 }
@@ -94,7 +99,7 @@ export function unforwardedCharge(
 export function platformRefund(world: World, chargeId: string): void {
   const payment = chargeOf(world, chargeId);
   if (payment.refundedAt !== undefined) throw new ControlError(409, `charge ${chargeId} is refunded already`);
-  payment.refundedAt = new Date().toISOString();
+  payment.refundedAt = world.nowIso();
 }
 
 /**
@@ -108,12 +113,12 @@ export function supportRefund(world: World, chargeId: string): { message: TgMess
   if (payment.refundedAt !== undefined) throw new ControlError(409, `charge ${chargeId} is refunded already`);
   const bot = world.botById(payment.botId);
   if (!bot) throw new ControlError(404, `the bot of charge ${chargeId} is gone`);
-  payment.refundedAt = new Date().toISOString();
+  payment.refundedAt = world.nowIso();
   const user = userOf(world, payment.userId);
   const message: TgMessage = {
     message_id: world.nextMessageId(user.id),
     from: user,
-    date: unixNow(),
+    date: world.now(),
     chat: world.privateChat(user),
     refunded_payment: {
       currency: payment.currency,

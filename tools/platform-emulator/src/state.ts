@@ -106,6 +106,35 @@ export interface PaymentRecord {
   totalAmount: number;
   at: string;
   refundedAt?: string;
+  /** For a subscription's charge: the period it pays for (seconds) and the subscription's id (its first charge id). */
+  subscriptionPeriod?: number;
+  subscriptionId?: string;
+}
+
+/**
+ * A Stars subscription started by paying an invoice with `subscription_period`: keyed by its first
+ * charge id, it lists every charge (first payment, then each renewal), the unix second its paid
+ * period ends, whether the bot cancelled its extension (editUserStarSubscription) and whether the
+ * next renewal is to fail (control API; the user lacks the stars). `expired` once a period ended
+ * without a renewal.
+ */
+export interface SubscriptionRecord {
+  id: string;
+  botId: number;
+  userId: number;
+  link: string;
+  payload: string;
+  currency: string;
+  amount: number;
+  period: number;
+  chargeIds: string[];
+  startedAt: number;
+  expiresAt: number;
+  canceled: boolean;
+  failNextRenewal?: string;
+  status: 'active' | 'expired';
+  /** Why it expired: `canceled` or the renewal failure's reason. */
+  endReason?: string;
 }
 
 /**
@@ -152,6 +181,10 @@ export interface WorldSnapshot {
   /** setChatMenuButton buttons by `botId|chat id` or `botId|default`. */
   menuButtons?: Array<[string, MenuButton]>;
   callbackQueries?: CallbackQueryRecord[];
+  /** Stars subscriptions (absent in files written before them). */
+  subscriptions?: SubscriptionRecord[];
+  /** Seconds the emulator's clock runs ahead of the machine's (POST /_control/clock/advance). */
+  clockOffsetSeconds?: number;
 }
 
 /** Rights the bot holds in chats created without saying otherwise. */
@@ -184,6 +217,10 @@ export class World {
   /** Each bot's menu buttons (setChatMenuButton), by `botId|chat id` or `botId|default`. */
   readonly menuButtons = new Map<string, MenuButton>();
   readonly callbackQueries = new Map<string, CallbackQueryRecord>();
+  /** Stars subscriptions by their first charge id. */
+  readonly subscriptions = new Map<string, SubscriptionRecord>();
+  /** How far the emulated clock runs ahead of the machine's, in seconds (never negative). */
+  clockOffsetSeconds = 0;
   private readonly messageIds = new Map<number, number>();
   private lastUserId = 1_000_000;
   private lastChatSeq = 0;
@@ -217,6 +254,8 @@ export class World {
     this.botCommands.clear();
     this.menuButtons.clear();
     this.callbackQueries.clear();
+    this.subscriptions.clear();
+    this.clockOffsetSeconds = 0;
     this.messageIds.clear();
     this.starOrder = this.defaultStarOrder;
     for (const bot of this.bots) bot.queue.clear();
@@ -246,6 +285,8 @@ export class World {
       botCommands: [...this.botCommands.entries()],
       menuButtons: [...this.menuButtons.entries()],
       callbackQueries: [...this.callbackQueries.values()],
+      subscriptions: [...this.subscriptions.values()],
+      clockOffsetSeconds: this.clockOffsetSeconds,
     };
   }
 
@@ -270,11 +311,23 @@ export class World {
     for (const [key, commands] of snapshot.botCommands ?? []) this.botCommands.set(key, commands);
     for (const [key, button] of snapshot.menuButtons ?? []) this.menuButtons.set(key, button);
     for (const q of snapshot.callbackQueries ?? []) this.callbackQueries.set(q.id, q);
+    for (const sub of snapshot.subscriptions ?? []) this.subscriptions.set(sub.id, sub);
+    this.clockOffsetSeconds = snapshot.clockOffsetSeconds ?? 0;
     for (const [chatId, last] of snapshot.messageIds) this.messageIds.set(chatId, last);
     this.lastUserId = snapshot.lastUserId;
     this.lastChatSeq = snapshot.lastChatSeq;
     this.starOrder = snapshot.starOrder;
     for (const saved of snapshot.bots) this.botByToken(saved.token)?.queue.restore(saved.queue);
+  }
+
+  /** The emulated clock in unix seconds: the machine's time plus the offset the control API advanced it by. */
+  now(): number {
+    return unixNow() + this.clockOffsetSeconds;
+  }
+
+  /** The emulated clock as an ISO timestamp (millisecond precision, as the records keep it). */
+  nowIso(): string {
+    return new Date(Date.now() + this.clockOffsetSeconds * 1000).toISOString();
   }
 
   botByToken(token: string): BotRecord | undefined {

@@ -210,6 +210,44 @@ describe('grammY against the platform emulator', () => {
     expect(methods).toEqual(expect.arrayContaining(['getMe', 'deleteWebhook', 'getUpdates', 'answerPreCheckoutQuery']));
   });
 
+  it('a Stars subscription: createInvoiceLink with subscription_period, the first and a renewed successful_payment, editUserStarSubscription, getStarTransactions', async () => {
+    const ann = emu.control.createUser({ firstName: 'Ann' }).user;
+    const link = await bot.api.createInvoiceLink('Pass', 'A monthly pass', 'order-sub', '', 'XTR', [{ label: 'Pass', amount: 30 }], {
+      subscription_period: 2_592_000,
+    });
+    const payments: Update[] = [];
+    const twoPaid = new Promise<void>((resolve) => {
+      bot.on('pre_checkout_query', (ctx) => ctx.answerPreCheckoutQuery(true));
+      bot.on('message:successful_payment', (ctx) => {
+        payments.push(ctx.update);
+        if (payments.length === 1) emu.control.advanceClock(2_592_000);
+        if (payments.length === 2) resolve();
+      });
+    });
+    const polling = bot.start({ timeout: 1, allowed_updates: ['message', 'pre_checkout_query'] });
+    emu.control.pay({ link, userId: ann.id });
+    await twoPaid;
+    await bot.stop();
+    await polling;
+
+    for (const update of payments) expect(checker.checkUpdate(update)).toEqual([]);
+    const [first, renewal] = payments.map((u) => u.message?.successful_payment);
+    expect(first).toMatchObject({ is_recurring: true, is_first_recurring: true, invoice_payload: 'order-sub' });
+    expect(renewal).toMatchObject({ is_recurring: true, invoice_payload: 'order-sub' });
+    expect(renewal?.is_first_recurring).toBeUndefined();
+    expect(renewal?.subscription_expiration_date).toBe((first?.subscription_expiration_date ?? 0) + 2_592_000);
+    const chargeId = renewal?.telegram_payment_charge_id ?? '';
+    expect(await bot.api.editUserStarSubscription(ann.id, chargeId, true)).toBe(true);
+    expect(await bot.api.editUserStarSubscription(ann.id, chargeId, false)).toBe(true);
+    const unknown = await rejection(bot.api.editUserStarSubscription(ann.id, 'stx-unknown', true));
+    expect(unknown).toMatchObject({ error_code: 400, description: 'Bad Request: CHARGE_NOT_FOUND' });
+    const { transactions } = await bot.api.getStarTransactions({ offset: 0, limit: 100 });
+    expect(transactions.map((t) => t.source)).toEqual([
+      expect.objectContaining({ subscription_period: 2_592_000 }),
+      expect.objectContaining({ subscription_period: 2_592_000 }),
+    ]);
+  });
+
   it("a refund made outside the bot: a polling grammY bot reads refunded_payment in the payer's chat, and getStarTransactions lists the refund", async () => {
     const ann = emu.control.createUser({ firstName: 'Ann' }).user;
     const link = await bot.api.createInvoiceLink('10 stars', 'An order', 'order-2', '', 'XTR', [{ label: 'Order', amount: 10 }]);

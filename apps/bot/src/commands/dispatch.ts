@@ -3,6 +3,7 @@ import type { CommandHandler } from '../link/index.js';
 import type { PlatformClient } from '../platform/index.js';
 import { chatGate } from './chat-gate.js';
 import { createInvoice } from './create-invoice.js';
+import { editStarSubscription } from './edit-star-subscription.js';
 import { forgetUser, type ForgetUser } from './forget-user.js';
 import { notify, sendToChannel, sendToUser, type LanguageFor } from './messages.js';
 import { failed } from './outcome.js';
@@ -56,7 +57,7 @@ export function commandHandler(deps: CommandDeps): CommandHandler {
       case 'forgetUser':
         return forgetUser(deps.forget, payload.value, logger);
       case 'editStarSubscription':
-        return failed('edit_star_subscription is not handled by this bot build');
+        return editStarSubscription(deps.platform, payload.value, logger);
       case undefined: {
         const error = unknownKind(command);
         logger.warn({ error }, 'command of a kind this bot does not know');

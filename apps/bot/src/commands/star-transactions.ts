@@ -11,7 +11,7 @@ const MAX_PAYLOAD_CHARS = 128;
 
 /**
  * One transaction in Ack.result: `payment` from a user (the charge id, its payer and invoice
- * payload), `refund` to a user (the refunded charge's id), `other` for any other partner.
+ * payload, and `subscription_period` on a subscription's charge), `refund` to a user (the refunded charge's id), `other` for any other partner.
  */
 export interface CompactStarTransaction {
   id: string;
@@ -20,6 +20,8 @@ export interface CompactStarTransaction {
   kind: 'payment' | 'refund' | 'other';
   user_id?: number;
   payload?: string;
+  /** The platform's TransactionPartnerUser.subscription_period (seconds), only on a subscription's charges. */
+  subscription_period?: number;
 }
 
 /**
@@ -50,7 +52,14 @@ export async function getStarTransactions(
 function compact(t: TgStarTransaction): CompactStarTransaction {
   const base = { id: t.id, amount: t.amount, date: t.date };
   if (t.source?.type === 'user' && t.source.user) {
-    return { ...base, kind: 'payment', user_id: t.source.user.id, payload: (t.source.invoice_payload ?? '').slice(0, MAX_PAYLOAD_CHARS) };
+    const period = t.source.subscription_period;
+    return {
+      ...base,
+      kind: 'payment',
+      user_id: t.source.user.id,
+      payload: (t.source.invoice_payload ?? '').slice(0, MAX_PAYLOAD_CHARS),
+      ...(period === undefined ? {} : { subscription_period: period }),
+    };
   }
   if (t.receiver?.type === 'user' && t.receiver.user) return { ...base, kind: 'refund', user_id: t.receiver.user.id };
   return { ...base, kind: 'other' };

@@ -8,6 +8,12 @@ const USAGE = 'usage: outbox list | outbox retry <platform_charge_id> | outbox r
 /** A usage or setup problem: printed with exit code 2. */
 class UsageError extends Error {}
 
+/** A unix second as ISO text (an out-of-range one as its number). */
+function isoOfUnix(seconds: bigint): string {
+  const ms = Number(seconds) * 1000;
+  return Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : seconds.toString();
+}
+
 /** One waiting payment as `outbox list` prints it (ids and amounts as strings, times as ISO). */
 function printable(entry: OutboxEntry, kind: OutboxKind, nowMs: number): Record<string, unknown> {
   return {
@@ -16,6 +22,9 @@ function printable(entry: OutboxEntry, kind: OutboxKind, nowMs: number): Record<
     orderId: entry.orderId,
     amount: entry.amount.toString(),
     platformUserId: entry.platformUserId.toString(),
+    ...(entry.subscription
+      ? { recurring: entry.subscription.first ? 'first' : 'renewal', subscriptionExpiresAt: isoOfUnix(entry.subscription.expirationUnix) }
+      : {}),
     attempts: entry.attempts,
     failing: entry.attempts > 0,
     createdAt: new Date(entry.createdAt).toISOString(),

@@ -9,6 +9,20 @@ export interface OutboxPayment {
   /** Whole stars. */
   amount: bigint;
   platformUserId: bigint;
+  /**
+   * A stars subscription's charge (successful_payment.is_recurring): first charge or renewal, and
+   * the unix second its paid period ends (ForwardPaymentRequest fields 5, 6, 7). Absent (false, 0)
+   * for a one-time payment and for every refund row.
+   */
+  subscription?: OutboxSubscription;
+}
+
+/** What a subscription's charge adds to its outbox row. */
+export interface OutboxSubscription {
+  /** successful_payment.is_first_recurring: the subscription's first charge (a renewal is false). */
+  first: boolean;
+  /** successful_payment.subscription_expiration_date, unix seconds. */
+  expirationUnix: bigint;
 }
 
 /** A stored payment, how often forwarding it has failed so far, and when it may be tried next. */
@@ -46,9 +60,13 @@ interface RawRow {
   platform_user_id: bigint;
   attempts: bigint;
   next_attempt_at: bigint;
+  is_recurring: bigint;
+  is_first_recurring: bigint;
+  subscription_expiration_unix: bigint;
 }
 
-const COLUMNS = 'charge_id, order_id, amount, platform_user_id, attempts, next_attempt_at';
+const COLUMNS =
+  'charge_id, order_id, amount, platform_user_id, attempts, next_attempt_at, is_recurring, is_first_recurring, subscription_expiration_unix';
 
 /**
  * What an outbox row carries to the backend: a successful payment (ForwardPayment) or a refund made
@@ -91,11 +109,23 @@ export class PaymentOutbox {
     return new PaymentOutbox(this.db, kind);
   }
 
-  /** Stores a payment durably; false when that charge is already waiting. */
+  /** Stores a payment durably (a subscription's charge with its recurring fields); false when that charge is already waiting. */
   add(payment: OutboxPayment): boolean {
+    const sub = payment.subscription;
     const result = this.db
-      .prepare(`INSERT OR IGNORE INTO ${this.table} (charge_id, order_id, amount, platform_user_id, created_at) VALUES (?, ?, ?, ?, ?)`)
-      .run(payment.platformChargeId, payment.orderId, payment.amount, payment.platformUserId, BigInt(Date.now()));
+      .prepare(
+        `INSERT OR IGNORE INTO ${this.table} (charge_id, order_id, amount, platform_user_id, created_at, is_recurring, is_first_recurring, subscription_expiration_unix) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        payment.platformChargeId,
+        payment.orderId,
+        payment.amount,
+        payment.platformUserId,
+        BigInt(Date.now()),
+        sub ? 1n : 0n,
+        sub?.first === true ? 1n : 0n,
+        sub?.expirationUnix ?? 0n,
+      );
     return result.changes > 0;
   }
 
@@ -184,7 +214,7 @@ export class PaymentOutbox {
 }
 
 function rowOf(r: RawRow): OutboxRow {
-  return {
+  const row: OutboxRow = {
     platformChargeId: r.charge_id,
     orderId: r.order_id,
     amount: r.amount,
@@ -192,4 +222,6 @@ function rowOf(r: RawRow): OutboxRow {
     attempts: Number(r.attempts),
     nextAttemptAt: Number(r.next_attempt_at),
   };
+  if (r.is_recurring !== 0n) row.subscription = { first: r.is_first_recurring !== 0n, expirationUnix: r.subscription_expiration_unix };
+  return row;
 }

@@ -38,7 +38,10 @@ export const chatMemberResult = z.union([
   z.looseObject({ status: z.literal('restricted'), user: tgUser, is_member: z.boolean() }),
 ]) satisfies z.ZodType<TgChatMember>;
 
-/** Methods answering True (restrictChatMember, answerPreCheckoutQuery, refundStarPayment, approve/declineChatJoinRequest). */
+/**
+ * Methods answering True (restrictChatMember, answerPreCheckoutQuery, refundStarPayment,
+ * editUserStarSubscription, approve/declineChatJoinRequest).
+ */
 export const trueResult = z.boolean();
 
 /** sendMessage: the sent message. */
@@ -48,7 +51,12 @@ export const messageResult = z.looseObject({ message_id: int() }) satisfies z.Zo
 export const linkResult = z.string().min(1) satisfies z.ZodType<ReadResults['createInvoiceLink']>;
 
 /** A TransactionPartner: only the user kind (payments from and refunds to users) is read. */
-const transactionPartner = z.looseObject({ type: z.string(), user: tgUser.optional(), invoice_payload: z.string().optional() });
+const transactionPartner = z.looseObject({
+  type: z.string(),
+  user: tgUser.optional(),
+  invoice_payload: z.string().optional(),
+  subscription_period: int().positive().optional(),
+});
 
 /** getStarTransactions: StarTransactions `{transactions: StarTransaction[]}`, at most 100 per call. */
 export const starTransactionsResult = z.looseObject({
@@ -79,6 +87,7 @@ export const RESULT_SHAPES: { [M in BotMethod]: z.ZodType<ReadResults[M]> } = {
   restrictChatMember: trueResult,
   refundStarPayment: trueResult,
   getStarTransactions: starTransactionsResult,
+  editUserStarSubscription: trueResult,
   answerCallbackQuery: trueResult,
   setMyCommands: trueResult,
   setChatMenuButton: trueResult,

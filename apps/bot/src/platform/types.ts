@@ -22,10 +22,20 @@ export interface TgChat {
   username?: Tg.Chat.SupergroupChat['username'];
 }
 
+/**
+ * A successful payment as read; a subscription's charge also carries `is_recurring`,
+ * `is_first_recurring` (its first charge) and `subscription_expiration_date` (unix seconds). The two
+ * flags are published as `true` when present; they are read as booleans (a hostile `false` reads
+ * as not set, never as a type error that would lose the payment).
+ */
 export type TgSuccessfulPayment = Pick<
   Tg.SuccessfulPayment,
   'currency' | 'total_amount' | 'invoice_payload' | 'telegram_payment_charge_id'
->;
+> &
+  Partial<Pick<Tg.SuccessfulPayment, 'subscription_expiration_date'>> & {
+    is_recurring?: boolean;
+    is_first_recurring?: boolean;
+  };
 
 /** A refund made outside the bot (Telegram support, say): the charge and what it paid, as the bot reads it. */
 export type TgRefundedPayment = Pick<Tg.RefundedPayment, 'currency' | 'total_amount' | 'invoice_payload' | 'telegram_payment_charge_id'>;
@@ -95,6 +105,8 @@ export interface TgTransactionPartner {
   type: string;
   user?: TgUser;
   invoice_payload?: Tg.TransactionPartnerUser['invoice_payload'];
+  /** Seconds of the subscription period a subscription's charge paid for. */
+  subscription_period?: Tg.TransactionPartnerUser['subscription_period'];
 }
 
 export type TgStarTransaction = Pick<Tg.StarTransaction, 'id' | 'amount' | 'date'> & {
@@ -120,6 +132,7 @@ export type BotMethod =
   | 'restrictChatMember'
   | 'refundStarPayment'
   | 'getStarTransactions'
+  | 'editUserStarSubscription'
   | 'answerCallbackQuery'
   | 'setMyCommands'
   | 'setChatMenuButton'
@@ -143,6 +156,7 @@ export interface ReadResults {
   restrictChatMember: boolean;
   refundStarPayment: boolean;
   getStarTransactions: TgStarTransactions;
+  editUserStarSubscription: boolean;
   answerCallbackQuery: boolean;
   setMyCommands: boolean;
   setChatMenuButton: boolean;
@@ -190,6 +204,7 @@ export const READ_VIEWS_PROJECT_PUBLISHED_TYPES: {
     restrictChatMember: true,
     refundStarPayment: true,
     getStarTransactions: true,
+    editUserStarSubscription: true,
     answerCallbackQuery: true,
     setMyCommands: true,
     setChatMenuButton: true,

@@ -15,13 +15,41 @@ import type {
 const int = () => z.number().int().safe();
 const chat = tgChat;
 
-/** A successful_payment with every field the outbox row needs. */
-const successfulPayment = z.looseObject({
-  currency: z.string().min(1),
-  total_amount: int().positive(),
-  invoice_payload: z.string().min(1),
-  telegram_payment_charge_id: z.string().min(1),
-}) satisfies z.ZodType<TgSuccessfulPayment>;
+/** Latest subscription expiration the bot accepts: 9999-12-31T23:59:59Z (a larger one is no date). */
+export const MAX_EXPIRATION_UNIX = 253_402_300_799;
+
+/**
+ * A successful_payment with every field the outbox row needs. A subscription's charge
+ * (`is_recurring`) must carry a `subscription_expiration_date` that is a whole positive unix second
+ * (at most year 9999); `is_first_recurring` only on a recurring charge, and an expiration only on
+ * one. Anything else is malformed (the update is parked and counted, for an operator to reconcile).
+ */
+const successfulPayment = z
+  .looseObject({
+    currency: z.string().min(1),
+    total_amount: int().positive(),
+    invoice_payload: z.string().min(1),
+    telegram_payment_charge_id: z.string().min(1),
+    is_recurring: z.boolean().optional(),
+    is_first_recurring: z.boolean().optional(),
+    subscription_expiration_date: int().positive().max(MAX_EXPIRATION_UNIX).optional(),
+  })
+  .superRefine((payment, ctx) => {
+    const recurring = payment.is_recurring === true;
+    if (recurring && payment.subscription_expiration_date === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['subscription_expiration_date'],
+        message: 'a recurring payment must say when its period ends',
+      });
+    }
+    if (!recurring && payment.subscription_expiration_date !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['subscription_expiration_date'], message: 'only a recurring payment has an expiration' });
+    }
+    if (!recurring && payment.is_first_recurring === true) {
+      ctx.addIssue({ code: 'custom', path: ['is_first_recurring'], message: 'is_first_recurring without is_recurring' });
+    }
+  }) satisfies z.ZodType<TgSuccessfulPayment>;
 
 const entity = z.looseObject({
   type: z.string(),

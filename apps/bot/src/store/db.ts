@@ -99,6 +99,24 @@ function errorCode(err: unknown): unknown {
   return typeof err === 'object' && err !== null && 'code' in err ? err.code : undefined;
 }
 
+/**
+ * A stars subscription's charge keeps its recurring fields on its outbox row (ForwardPaymentRequest
+ * fields 5-7): added with defaults that mean a one-time payment, so rows stored by an older bot
+ * forward as before, and an older bot (a rollback) that names its columns still reads the table.
+ * The refund outbox gets them too, so one row shape serves both kinds; refunds leave them 0.
+ */
+function addSubscriptionColumns(db: Database.Database, table: string): void {
+  const present = new Set((db.prepare('SELECT name FROM pragma_table_info(?)').all(table) as { name: string }[]).map((c) => c.name));
+  const columns: [string, string][] = [
+    ['is_recurring', 'INTEGER NOT NULL DEFAULT 0 CHECK (is_recurring IN (0, 1))'],
+    ['is_first_recurring', 'INTEGER NOT NULL DEFAULT 0 CHECK (is_first_recurring IN (0, 1))'],
+    ['subscription_expiration_unix', 'INTEGER NOT NULL DEFAULT 0'],
+  ];
+  for (const [name, definition] of columns) {
+    if (!present.has(name)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${name} ${definition}`);
+  }
+}
+
 function migrate(db: Database.Database): void {
   db.exec(`CREATE TABLE IF NOT EXISTS payment_outbox (
     charge_id TEXT PRIMARY KEY,
@@ -128,6 +146,7 @@ function migrate(db: Database.Database): void {
     last_error TEXT
   ) STRICT`);
   db.exec('CREATE INDEX IF NOT EXISTS refund_outbox_due ON refund_outbox (next_attempt_at, created_at)');
+  for (const table of ['payment_outbox', 'refund_outbox']) addSubscriptionColumns(db, table);
   db.exec(`CREATE TABLE IF NOT EXISTS refund_notices (
     charge_id TEXT PRIMARY KEY,
     told_at INTEGER NOT NULL

@@ -32,6 +32,7 @@ export interface BotApiResults {
   answerPreCheckoutQuery: true;
   refundStarPayment: true;
   getStarTransactions: StarTransactions;
+  editUserStarSubscription: true;
   getChatMember: ChatMember;
   restrictChatMember: true;
   setMyCommands: true;
@@ -67,6 +68,7 @@ export const resultsArePublished: { [M in EmulatedMethod]: Same<BotApiResults[M]
   answerPreCheckoutQuery: true,
   refundStarPayment: true,
   getStarTransactions: true,
+  editUserStarSubscription: true,
   getChatMember: true,
   restrictChatMember: true,
   setMyCommands: true,

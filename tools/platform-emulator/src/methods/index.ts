@@ -5,7 +5,7 @@ import { deleteMyCommands, getChatMenuButton, getMyCommands, setChatMenuButton, 
 import type { MethodHandler } from './context.js';
 import { approveChatJoinRequest, declineChatJoinRequest, getChatMember, restrictChatMember } from './members.js';
 import { sendMessage } from './messages.js';
-import { answerPreCheckoutQuery, createInvoiceLink, getStarTransactions, refundStarPayment } from './payments.js';
+import { answerPreCheckoutQuery, createInvoiceLink, editUserStarSubscription, getStarTransactions, refundStarPayment } from './payments.js';
 import { getUpdates } from './updates.js';
 
 export type { MethodContext, MethodHandler } from './context.js';
@@ -20,6 +20,7 @@ const HANDLERS: { [M in EmulatedMethod]: MethodHandler<M> } = {
   answerPreCheckoutQuery,
   refundStarPayment,
   getStarTransactions,
+  editUserStarSubscription,
   getChatMember,
   restrictChatMember,
   setMyCommands,

@@ -2,10 +2,9 @@ import { boolArg, intArg, jsonArg, requiredStringArg, stringArg, userIdArg } fro
 import { badRequest } from '../errors.js';
 import { newInvoiceLink } from '../payments.js';
 import { starTransactions } from '../starTransactions.js';
+import { SUBSCRIPTION_PERIOD, editSubscription } from '../subscriptions.js';
 import type { MethodHandler } from './context.js';
 
-/** Telegram's only accepted subscription period (30 days), in seconds. */
-const SUBSCRIPTION_PERIOD = 2_592_000;
 /** Invoice options that do not exist for Telegram Stars; any of them set is STARS_INVOICE_INVALID. */
 const FIAT_ONLY_FLAGS = [
   'need_name',
@@ -32,7 +31,8 @@ function readPrices(value: unknown): { label: string; amount: number }[] {
 /**
  * createInvoiceLink for Telegram Stars only: title 1-32 characters, description 1-255, payload
  * 1-128 bytes, currency `XTR`, no provider token, exactly one positive integer price, no tips or
- * fiat-only options, `subscription_period` only 2592000. Returns `https://t.me/$<slug>` and keeps
+ * fiat-only options, `subscription_period` only 2592000 (and only with XTR, as the Bot API says; a
+ * provider token is refused for any Stars invoice). Returns `https://t.me/$<slug>` and keeps
  * the invoice so the control API can pay it.
  */
 export const createInvoiceLink: MethodHandler<'createInvoiceLink'> = ({ bot, params, world }) => {
@@ -110,4 +110,21 @@ export const getStarTransactions: MethodHandler<'getStarTransactions'> = ({ bot,
   if (Number.isNaN(offset) || Number.isNaN(limit)) throw badRequest('invalid offset or limit specified');
   const from = Math.max(0, offset);
   return { transactions: starTransactions(world, bot.user.id).slice(from, from + Math.min(100, Math.max(1, limit))) };
+};
+
+/**
+ * editUserStarSubscription `{user_id, telegram_payment_charge_id, is_canceled}`: cancels (true) or
+ * re-enables (false) the extension of that user's Stars subscription and returns true; a cancelled
+ * subscription stays active to the end of its paid period and then expires instead of renewing.
+ * Any charge of the subscription names it. An unknown or foreign charge, or one that is no
+ * subscription's, is CHARGE_NOT_FOUND; a subscription that already ended is SUBSCRIPTION_EXPIRED.
+ */
+export const editUserStarSubscription: MethodHandler<'editUserStarSubscription'> = ({ bot, params, world }) => {
+  const userId = userIdArg(params);
+  const chargeId = requiredStringArg(params, 'telegram_payment_charge_id');
+  if (params['is_canceled'] === undefined || params['is_canceled'] === null || params['is_canceled'] === '') {
+    throw badRequest('parameter "is_canceled" is required');
+  }
+  editSubscription(world, bot, userId, chargeId, boolArg(params, 'is_canceled'));
+  return true;
 };
