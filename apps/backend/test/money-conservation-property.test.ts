@@ -17,6 +17,7 @@ import { createStarRefunder, type StarRefunder } from '../src/payments/refunds/s
 import { startPropertyWorld, type PropertyWorld } from './support/property-world.js';
 import { StarPlatform, type Fate } from './support/star-platform.js';
 import { newAccount } from './support/wallet.js';
+import { passProduct, PERIOD_S } from './subscriptions-support.js';
 
 type Action =
   | { kind: 'pay'; user: 0 | 1 }
@@ -28,7 +29,9 @@ type Action =
   | { kind: 'paymentNotification' }
   | { kind: 'refundNotification' }
   | { kind: 'tick'; expire: boolean }
-  | { kind: 'consoleRefundCard' };
+  | { kind: 'consoleRefundCard' }
+  | { kind: 'renewPass' }
+  | { kind: 'consoleRefundPass'; pick: number };
 
 const action: fc.Arbitrary<Action> = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant('pay' as const), user: fc.constantFrom(0 as const, 1 as const) }), weight: 4 },
@@ -44,6 +47,8 @@ const action: fc.Arbitrary<Action> = fc.oneof(
   fc.constant({ kind: 'refundNotification' as const }),
   fc.record({ kind: fc.constant('tick' as const), expire: fc.boolean() }),
   fc.constant({ kind: 'consoleRefundCard' as const }),
+  { arbitrary: fc.constant({ kind: 'renewPass' as const }), weight: 2 },
+  fc.record({ kind: fc.constant('consoleRefundPass' as const), pick: fc.nat(5) }),
 );
 
 /** Refusals an operator or the bot sees as an answer, not a failure of the system. */
@@ -64,6 +69,7 @@ describe('money conservation: random interleavings of both rails on PostgreSQL',
   let reaper: Reaper;
   let refunder: StarRefunder;
   let productId: bigint;
+  let passId: bigint;
   let world: PropertyWorld;
   const platform = new StarPlatform();
   let clock = Date.now();
@@ -84,6 +90,7 @@ describe('money conservation: random interleavings of both rails on PostgreSQL',
     deps = { ...paymentDeps(config, pg.db, createLogger('money-property', 'silent')), bot, now: () => new Date(clock) };
     reaper = createReaper(deps, { intervalMs: 0, recheckBatch: 200, recheckConcurrency: 8 });
     refunder = createStarRefunder(deps, { intervalMs: 0, retryMaxMs: 60_000 });
+    passId = await passProduct(pg.db, 30n, 1n);
   });
   afterAll(async () => {
     await world.stop();
@@ -98,6 +105,11 @@ describe('money conservation: random interleavings of both rails on PostgreSQL',
     outbox: string[];
     /** The operator was told "nothing recorded, press again" for the stars order. */
     pressAgain: boolean;
+    /** A monthly pass of the same account: its first order, and each charge the platform took for it with its period end (unix s). */
+    pass: string;
+    passCharges: Map<string, number>;
+    /** Pass orders an operator pressed Refund on (pressed again afterwards until recorded). */
+    passRefunds: Set<string>;
   }
 
   const codeOf = (err: unknown) => (err instanceof DomainError ? err.code : '');
@@ -115,7 +127,20 @@ describe('money conservation: random interleavings of both rails on PostgreSQL',
   async function forwardOne(run: Run, platformChargeId: string, answerLost: boolean): Promise<void> {
     const charge = platform.charges.get(platformChargeId);
     if (!charge) throw new Error('unknown charge');
-    await forwardPayment(deps, { orderId: charge.orderId, platformChargeId, amount: charge.amount, platformUserId: charge.user });
+    const end = run.passCharges.get(platformChargeId);
+    await forwardPayment(deps, {
+      orderId: charge.orderId,
+      platformChargeId,
+      amount: charge.amount,
+      platformUserId: charge.user,
+      ...(end === undefined
+        ? {}
+        : {
+            isRecurring: true,
+            isFirstRecurring: run.passCharges.keys().next().value === platformChargeId,
+            expiresAt: new Date(end * 1000),
+          }),
+    });
     // The answer reached the bot: it forgets the outbox row (a lost answer leaves it for a retry).
     if (!answerLost) run.outbox = run.outbox.filter((c) => c !== platformChargeId);
   }
@@ -176,6 +201,25 @@ describe('money conservation: random interleavings of both rails on PostgreSQL',
       case 'consoleRefundCard':
         await consoleRefund(run.card, run, false);
         return;
+      case 'renewPass': {
+        const charge = platform.take(run.pass, 30n, 9_200n);
+        run.passCharges.set(charge, Math.floor(clock / 1000) + (run.passCharges.size + 1) * PERIOD_S);
+        run.taken.push(charge);
+        run.outbox.push(charge);
+        return;
+      }
+      case 'consoleRefundPass': {
+        const charges = [...run.passCharges.keys()];
+        const charge = charges[a.pick % charges.length];
+        const order =
+          charge === undefined
+            ? undefined
+            : await pg.db.selectFrom('orders').select('id').where('platform_charge_id', '=', charge).executeTakeFirst();
+        if (!order) return;
+        run.passRefunds.add(order.id);
+        await consoleRefund(order.id, run, false);
+        return;
+      }
     }
   }
 
@@ -189,6 +233,7 @@ describe('money conservation: random interleavings of both rails on PostgreSQL',
       await refunder.runDue(new Date(clock));
     }
     if (run.pressAgain) await consoleRefund(run.stars, run, true);
+    for (const order of run.passRefunds) await consoleRefund(order, run, false);
   }
 
   it('every charge ends credited once or returned once, never both, never neither; refunds reverse once; the audit stays clean (1,000 runs)', async () => {
@@ -196,6 +241,7 @@ describe('money conservation: random interleavings of both rails on PostgreSQL',
     let unmatchedSeen = 0;
     let autoRefunded = 0;
     let consoleStarRefunds = 0;
+    let passCharges = 0;
     await fc.assert(
       fc.asyncProperty(
         fc.array(action, { minLength: 3, maxLength: 10 }),
@@ -229,7 +275,40 @@ describe('money conservation: random interleavings of both rails on PostgreSQL',
               expires_at: new Date(clock + 1_800_000),
             })
             .execute();
-          const run: Run = { stars, card: card.id, paymentId, taken: [], outbox: [], pressAgain: false };
+          const pass = randomUUID();
+          await pg.db
+            .insertInto('orders')
+            .values({
+              id: pass,
+              account_id: account,
+              product_id: passId,
+              title: 'Monthly pass',
+              rail: 'stars',
+              provider: 'telegram_stars',
+              shop: null,
+              segment: 'telegram',
+              amount: 30n,
+              currency: 'XTR',
+              chips: 0n,
+              hints: 1n,
+              subscription_period: PERIOD_S,
+              created_at: new Date(clock),
+              expires_at: new Date(clock + 1_800_000),
+            })
+            .execute();
+          const run: Run = {
+            stars,
+            card: card.id,
+            paymentId,
+            taken: [],
+            outbox: [],
+            pressAgain: false,
+            pass,
+            passCharges: new Map(),
+            passRefunds: new Set(),
+          };
+          // The pass's first charge, forwarded among the rest (a renewal may even arrive before it).
+          await act({ kind: 'renewPass' }, run);
 
           await Promise.all(actions.map((a) => act(a, run)));
           await settle(run, refundLater);
@@ -261,6 +340,24 @@ describe('money conservation: random interleavings of both rails on PostgreSQL',
             const returned = unmatched.filter((u) => u.platform_charge_id === platformChargeId);
             // Exactly one home for every charge the platform took.
             expect([platformChargeId, credited.length + returned.length]).toEqual([platformChargeId, 1]);
+            if (run.passCharges.has(platformChargeId)) {
+              // A pass charge: credited with its one period (granted once), reversed once exactly when the platform gave it back.
+              passCharges += 1;
+              const o = credited[0];
+              expect(o).toBeDefined();
+              if (!o) continue;
+              const periods = await pg.db
+                .selectFrom('star_subscription_periods')
+                .select('refunded_at')
+                .where('charge_id', '=', platformChargeId)
+                .execute();
+              expect(periods).toHaveLength(1);
+              expect(rows(o.id, 'purchase')).toHaveLength(1);
+              expect(rows(o.id, 'refund')).toHaveLength(o.refund_id === null ? 0 : 1);
+              expect([platformChargeId, charge?.refunded]).toEqual([platformChargeId, o.refund_id !== null]);
+              expect(periods[0]?.refunded_at !== null).toBe(o.refund_id !== null);
+              continue;
+            }
             if (returned.length === 1) {
               unmatchedSeen += 1;
               expect([platformChargeId, returned[0]?.refund_status, charge?.refunded]).toEqual([platformChargeId, 'refunded', true]);
@@ -299,5 +396,6 @@ describe('money conservation: random interleavings of both rails on PostgreSQL',
     expect(unmatchedSeen).toBeGreaterThan(50);
     expect(autoRefunded).toBeGreaterThan(50);
     expect(consoleStarRefunds).toBeGreaterThan(100);
+    expect(passCharges).toBeGreaterThan(1_000);
   }, 600_000);
 });
