@@ -6,6 +6,7 @@
 export { passState, type PassState, type SubscriptionDeps } from './service.js';
 export { subscriptionService } from './rpc.js';
 export {
+  eraseSubscriptionPayers,
   extendSubscription,
   insertPeriod,
   insertSubscription,

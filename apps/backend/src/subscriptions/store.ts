@@ -224,3 +224,8 @@ export async function lockSubscriptionOfOrder(trx: Transaction<DB>, orderId: str
     .executeTakeFirst();
   return row !== undefined;
 }
+
+/** A deleted account's subscriptions forget their payer's platform user id (0: none); the money records stay. */
+export async function eraseSubscriptionPayers(trx: Transaction<DB>, accountId: bigint): Promise<void> {
+  await trx.updateTable('star_subscriptions').set({ platform_user_id: 0n }).where('account_id', '=', accountId).execute();
+}
