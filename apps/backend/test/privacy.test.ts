@@ -118,6 +118,8 @@ describe('players’ data: deletion erases it everywhere, export returns it (Pos
     if (!stars) throw new Error('the stars order was not credited');
     await sql`insert into unmatched_payments (provider, platform_charge_id, order_ref, order_id, amount, platform_user_id, reason, refund_status, refunded_at)
       values ('telegram_stars', ${`stray-${starsId}`}, ${starsId}, ${starsId}, 5, ${userId}, 'duplicate', 'refunded', now())`.execute(db());
+    await sql`insert into star_subscriptions (account_id, product_id, first_order_id, segment, platform_user_id, amount, currency, paid_until, last_charge_id)
+      values (${accountId}, ${productId}, ${starsId}, 'telegram', ${userId}, 25, 'XTR', now(), ${`charge-${starsId}`})`.execute(db());
     const run = await sql<{
       id: bigint;
     }>`insert into reconciliation_runs (trigger, window_from, window_to, started_at, finished_at, outcome)
