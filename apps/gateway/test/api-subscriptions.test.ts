@@ -73,7 +73,7 @@ describe('REST /api/v1/user/subscriptions through gateway -> backend -> PostgreS
   beforeAll(async () => {
     stack = await startPaymentsStack();
     subs = `${stack.api}/user/subscriptions`;
-    pass = await createProduct(stack, 'Monthly pass', 10n, { xtr: 100n });
+    pass = await createProduct(stack, 'Monthly pass', 10n, { xtr: 100n, rub: 9900n });
     await stack.db.query('update catalog_products set subscription_period = 2592000 where id = $1', [pass]);
     payer = await telegramCustomer(stack.api, 9101);
     stranger = await telegramCustomer(stack.api, 9102);
@@ -118,6 +118,19 @@ describe('REST /api/v1/user/subscriptions through gateway -> backend -> PostgreS
     expect(await edit(payer, ids.active, 'cancel')).toMatchObject({ status: 503, body: { error: { code: 'bot_unavailable' } } });
     expect((await list(payer)).find((s) => s.id === ids.active)?.state).toBe('active');
     expect(await edit(payer, ids.active, 'enable')).toMatchObject({ status: 200, body: { id: ids.active, state: 'active' } });
+  });
+
+  it('lists a pass in the catalog as a monthly pass, with its stars price only, and not outside Telegram', async () => {
+    const catalog = async (who: Customer) =>
+      (
+        (await call(`${stack.api}/user/wallet/catalog`, { headers: bearer(who) })).body as {
+          products: { product_id: string; subscription_period_seconds: number | null; prices: { method: string }[] }[];
+        }
+      ).products;
+    const listed = (await catalog(payer)).find((p) => p.product_id === pass);
+    expect(listed).toMatchObject({ subscription_period_seconds: 2592000, prices: [{ method: 'xtr' }] });
+    const web = await directCustomer(stack, 'pass-catalog@example.test', true);
+    expect((await catalog(web)).find((p) => p.product_id === pass)).toBeUndefined();
   });
 
   it('sells a pass on the stars rail only', async () => {

@@ -71,6 +71,8 @@ describe('the wallet page shows and edits a monthly pass (headless Chromium, rea
       `${stack.urls.httpUrl}/wallet#tgWebAppData=${encodeURIComponent(initData)}&tgWebAppVersion=8.0&tgWebAppPlatform=android`,
     );
     await page.waitForSelector('#context[data-kind="telegram"]');
+    await showTab(page, 'buy');
+    expect(await page.textContent(`li[data-product-id="${pass}"] .pass-tag`)).toBe('Monthly pass: renews every 30 days until you cancel');
     await showTab(page, 'wallet');
     await page.waitForSelector('#passes li[data-state="active"]');
     const expires = platform.control.subscription(charge)?.expiresAt ?? 0;

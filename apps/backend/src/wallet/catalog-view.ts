@@ -9,7 +9,9 @@ import { catalogAccount } from './repository.js';
 /** The catalog as one context may see it (wallet.catalog). */
 export interface CatalogViewData {
   /** Title and description in the caller's language (English for a product without that text). */
-  products: Array<Pick<Product, 'id' | 'title' | 'atoms'> & { description: string; prices: ProductPriceView[] }>;
+  products: Array<
+    Pick<Product, 'id' | 'title' | 'atoms' | 'subscriptionPeriodSeconds'> & { description: string; prices: ProductPriceView[] }
+  >;
   purchaseMethods: PaymentMethod[];
   emailRequired: boolean;
   notice: string;
@@ -31,7 +33,8 @@ function noticeFor(decision: GateDecision & { emailRequired: boolean }): string 
 
 /**
  * Keeps only the prices a context may use and drops products left without one; each product's
- * title and description are in `language` (catalog textOf).
+ * title and description are in `language` (catalog textOf). A monthly pass (a stars subscription)
+ * keeps only its stars price: it is sold on the stars rail alone, so outside Telegram it is not listed.
  */
 export function projectCatalog(
   products: readonly Product[],
@@ -48,7 +51,8 @@ export function projectCatalog(
           title: text.title,
           description: text.description,
           atoms: p.atoms,
-          prices: p.prices.filter((x) => methods.includes(x.method)),
+          subscriptionPeriodSeconds: p.subscriptionPeriodSeconds,
+          prices: p.prices.filter((x) => methods.includes(x.method) && (p.subscriptionPeriodSeconds === null || x.method === 'xtr')),
         };
       })
       .filter((p) => p.prices.length > 0),

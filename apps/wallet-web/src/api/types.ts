@@ -40,7 +40,7 @@ export interface ProductJson {
   atoms: { kind: string; quantity: string }[];
   prices: PriceJson[];
   /** Seconds of one period when the product is a monthly pass (a stars subscription); absent or null: one-time. */
-  subscription_period_seconds?: string | number | null;
+  subscription_period_seconds?: number | null;
 }
 
 /** One of the player's monthly passes (GET /user/subscriptions). */

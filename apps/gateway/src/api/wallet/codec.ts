@@ -19,7 +19,15 @@ export interface WalletJson {
 /** The catalog projected for the caller's context. */
 export interface CatalogJson {
   /** Title and description in the request's language (Accept-Language; English otherwise). */
-  products: { product_id: bigint; title: string; description: string; atoms: AtomJson[]; prices: PriceJson[] }[];
+  products: {
+    product_id: bigint;
+    title: string;
+    description: string;
+    atoms: AtomJson[];
+    prices: PriceJson[];
+    /** Seconds of one paid period of a monthly pass (a stars subscription); null: a one-time product. */
+    subscription_period_seconds: number | null;
+  }[];
   purchase_methods: string[];
   email_required: boolean;
   notice: string | null;
@@ -86,6 +94,7 @@ export function readCatalog(body: Uint8Array): CatalogJson {
             description: p.description() ?? '',
             atoms: readAtoms(p),
             prices: readPrices(p),
+            subscription_period_seconds: p.subscriptionPeriod() === 0 ? null : p.subscriptionPeriod(),
           });
       }
       return {

@@ -72,8 +72,16 @@ description(optionalEncoding?:any):string|Uint8Array|null {
   return offset ? this.bb!.__string(this.bb_pos + offset, optionalEncoding) : null;
 }
 
+/**
+ * Seconds of one paid period when the product is a monthly pass (a stars subscription, 2592000); 0 = one-time.
+ */
+subscriptionPeriod():number {
+  const offset = this.bb!.__offset(this.bb_pos, 14);
+  return offset ? this.bb!.readInt32(this.bb_pos + offset) : 0;
+}
+
 static startWalletCatalogItem(builder:flatbuffers.Builder) {
-  builder.startObject(5);
+  builder.startObject(6);
 }
 
 static addProductId(builder:flatbuffers.Builder, productId:bigint) {
@@ -120,18 +128,23 @@ static addDescription(builder:flatbuffers.Builder, descriptionOffset:flatbuffers
   builder.addFieldOffset(4, descriptionOffset, 0);
 }
 
+static addSubscriptionPeriod(builder:flatbuffers.Builder, subscriptionPeriod:number) {
+  builder.addFieldInt32(5, subscriptionPeriod, 0);
+}
+
 static endWalletCatalogItem(builder:flatbuffers.Builder):flatbuffers.Offset {
   const offset = builder.endObject();
   return offset;
 }
 
-static createWalletCatalogItem(builder:flatbuffers.Builder, productId:bigint, titleOffset:flatbuffers.Offset, atomsOffset:flatbuffers.Offset, pricesOffset:flatbuffers.Offset, descriptionOffset:flatbuffers.Offset):flatbuffers.Offset {
+static createWalletCatalogItem(builder:flatbuffers.Builder, productId:bigint, titleOffset:flatbuffers.Offset, atomsOffset:flatbuffers.Offset, pricesOffset:flatbuffers.Offset, descriptionOffset:flatbuffers.Offset, subscriptionPeriod:number):flatbuffers.Offset {
   WalletCatalogItem.startWalletCatalogItem(builder);
   WalletCatalogItem.addProductId(builder, productId);
   WalletCatalogItem.addTitle(builder, titleOffset);
   WalletCatalogItem.addAtoms(builder, atomsOffset);
   WalletCatalogItem.addPrices(builder, pricesOffset);
   WalletCatalogItem.addDescription(builder, descriptionOffset);
+  WalletCatalogItem.addSubscriptionPeriod(builder, subscriptionPeriod);
   return WalletCatalogItem.endWalletCatalogItem(builder);
 }
 }
