@@ -183,8 +183,10 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
           },
           {
             service: backendApi.SubscriptionService,
-            impl: subscriptionService({ db: db.db, logger, bot: payments.bot, metrics: payments.metrics, now: clock }, (headers) =>
-              requireRole(db.db, headers, 'viewer', 'subscription_figures', clock()),
+            impl: subscriptionService(
+              { db: db.db, logger, bot: payments.bot, metrics: payments.metrics, now: clock },
+              limits.subscriptionEdit,
+              (headers) => requireRole(db.db, headers, 'viewer', 'subscription_figures', clock()),
             ),
           },
           {
@@ -346,6 +348,8 @@ function limitSettings(config: BackendConfig): LimitSettings {
     confirmationMailRecipientWindowHours: config.CONFIRMATION_MAIL_RECIPIENT_WINDOW_HOURS,
     starChargesListMax: config.STAR_CHARGES_LIST_MAX,
     supportCaseOpenMax: config.SUPPORT_CASE_OPEN_MAX,
+    subscriptionEditMax: config.SUBSCRIPTION_EDIT_MAX,
+    subscriptionEditAddressMax: config.SUBSCRIPTION_EDIT_ADDRESS_MAX,
   };
 }
 

@@ -244,3 +244,34 @@ describe('stars subscriptions (the monthly pass) on PostgreSQL', () => {
     });
   });
 });
+
+describe('cancelling and re-enabling a pass is rate-limited per account', () => {
+  let bot: BotCommandServer;
+  let h: Harness;
+
+  beforeAll(async () => {
+    bot = await startBotCommandServer();
+    h = await startHarness({ GATEWAY_INTERNAL_URL: bot.url, REAPER_INTERVAL_MS: '0', SUBSCRIPTION_EDIT_MAX: '2' });
+  });
+  afterAll(async () => {
+    await h.stop();
+    await bot.stop();
+  });
+
+  it('refuses the third edit in an hour with rate_limited, before asking the bot', async () => {
+    const pass = await passProduct(h.database.db, 100n, 0n);
+    const accountId = await telegramAccount(h.database.db, '6001');
+    const order = await createOrder(h.client(backendApi.PaymentsService), accountId, 'telegram', pass, 'stars');
+    const intake = h.client(backendApi.BotIntakeService);
+    expect(await forward(intake, order.orderId, 'rl-1', 100n, 6001n, { first: true, expiresUnix: unixIn(30) })).toBe(true);
+    const subs = h.client(backendApi.SubscriptionService);
+    const [s] = await listSubscriptions(subs, accountId);
+    if (!s) throw new Error('no subscription');
+    await editSubscription(subs, accountId, s.id, true);
+    await editSubscription(subs, accountId, s.id, false);
+    const sent = bot.commands.length;
+    expect(await failure(editSubscription(subs, accountId, s.id, true))).toMatchObject({ errorCode: 'rate_limited' });
+    expect(bot.commands.length).toBe(sent);
+    expect((await listSubscriptions(subs, accountId))[0]?.state).toBe('active');
+  });
+});

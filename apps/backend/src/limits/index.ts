@@ -22,6 +22,8 @@ export interface LimitSettings {
   confirmationMailRecipientWindowHours: number;
   starChargesListMax: number;
   supportCaseOpenMax: number;
+  subscriptionEditMax: number;
+  subscriptionEditAddressMax: number;
 }
 
 /** Every rate limit of the backend: the one place that decides how often a caller may try. */
@@ -46,6 +48,8 @@ export interface Limits {
   starChargesList: KeyQuota;
   /** The bot's OpenSupportCase per platform user, per hour, refused or not (keyed by platform and user id). */
   supportCaseOpen: KeyQuota;
+  /** A player's cancel / re-enable of a subscription (each a platform call through the bot) per account and per client address, per hour. */
+  subscriptionEdit: Quota;
 }
 
 const HOUR = 3_600;
@@ -78,5 +82,9 @@ export function createLimits(settings: LimitSettings, store: CounterStore): Limi
     ),
     starChargesList: keyQuotaOver(make('charges_user', settings.starChargesListMax, 60)),
     supportCaseOpen: keyQuotaOver(make('case_user', settings.supportCaseOpenMax, HOUR)),
+    subscriptionEdit: quotaOver(
+      make('subedit_acct', settings.subscriptionEditMax, HOUR),
+      make('subedit_addr', settings.subscriptionEditAddressMax, HOUR),
+    ),
   };
 }

@@ -2,6 +2,7 @@ import type { ServiceImpl } from '@connectrpc/connect';
 import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import type { Builder } from 'flatbuffers';
 import { languageOf } from '@wordgame/i18n';
+import { clientAddressOf, type Quota } from '../limits/index.js';
 import { callerFrom, DomainError, unixSeconds as unix, writerFrom } from '../rpc/index.js';
 import { editSubscription, figures, listSubscriptions, type SubscriptionDeps, type SubscriptionItem } from './service.js';
 
@@ -30,11 +31,13 @@ const DAYS_MAX = 366;
 
 /**
  * backend.v1.SubscriptionService. The player methods read the caller from the headers (editing
- * needs a trusted session); the console's figures call `requireViewer` (the operators' role check,
+ * needs a trusted session and takes one unit of `editQuota` per account and client address: each
+ * edit is a platform call); the console's figures call `requireViewer` (the operators' role check,
  * injected by app.ts so this feature does not depend on the operators feature).
  */
 export function subscriptionService(
   deps: SubscriptionDeps,
+  editQuota: Quota,
   requireViewer: (headers: Headers) => Promise<unknown>,
 ): ServiceImpl<typeof backendApi.SubscriptionService> {
   return {
@@ -55,6 +58,7 @@ export function subscriptionService(
     },
     async editSubscription(req, ctx) {
       const caller = writerFrom(ctx.requestHeader);
+      await editQuota.take(caller.accountId, clientAddressOf(ctx.requestHeader));
       const edit = decodeTable(
         req.body,
         (bb) => fb.SubscriptionEdit.getRootAsSubscriptionEdit(bb),

@@ -24,7 +24,14 @@ function editOperation(backend: BackendClients, cancel: boolean): Operation {
         : 'The bot asks the platform to re-enable renewals; the state is recorded once the platform did it. Re-enabling an active pass changes nothing.',
       params: subscriptionPath,
       success: { status: 200, description: 'The subscription as it stands.', body: subscriptionWire },
-      errors: ['invalid_subscription_id', 'unknown_subscription', 'subscription_expired', 'bot_unavailable', 'bot_delivery_failed'],
+      errors: [
+        'invalid_subscription_id',
+        'unknown_subscription',
+        'subscription_expired',
+        'bot_unavailable',
+        'bot_delivery_failed',
+        'rate_limited',
+      ],
     },
     async handle({ req, call }) {
       const { id } = parseInput(subscriptionPath, req.params, 'invalid_subscription_id');
