@@ -189,6 +189,9 @@ describe('stars subscriptions (the monthly pass) on PostgreSQL', () => {
     bot.respond = () => ({ outcome: gatewayApi.Outcome.FAILED, error: 'SUBSCRIPTION_NOT_FOUND' });
     expect(await failure(editSubscription(subs, accountId, s.id, true))).toMatchObject({ errorCode: 'bot_delivery_failed' });
     expect((await listSubscriptions(subs, accountId))[0]?.state).toBe('active');
+    bot.respond = () => ({ outcome: gatewayApi.Outcome.FAILED, error: 'platform 400: Bad Request: SUBSCRIPTION_EXPIRED' });
+    expect(await failure(editSubscription(subs, accountId, s.id, true))).toMatchObject({ errorCode: 'subscription_expired' });
+    expect((await listSubscriptions(subs, accountId))[0]?.state).toBe('active');
 
     bot.respond = deliverInvoices;
     const cancelled = await editSubscription(subs, accountId, s.id, true);

@@ -138,9 +138,9 @@ describe('e2e: a monthly pass through gateway, backend, bot and the platform emu
     expect(mine).toMatchObject({ periods: 3, paid_until: iso(end) });
     const kept = await stack.db.query<{ n: number }>('select count(*)::int as n from star_subscription_periods');
     expect(kept.rows[0]?.n).toBe(3);
-    // re-enabling an expired subscription is refused by the platform (the bot's Ack carries its error)
+    // re-enabling an expired subscription is refused by the platform; the player is told it has ended
     const reenable = await call(`${stack.api}/user/subscriptions/${mine?.id ?? ''}/enable`, { method: 'POST', headers: bearer(payer) });
-    expect(reenable).toMatchObject({ status: 502, body: { error: { code: 'bot_delivery_failed' } } });
+    expect(reenable).toMatchObject({ status: 409, body: { error: { code: 'subscription_expired' } } });
     expect((await subscriptions())[0]?.state).toBe('cancelled');
   });
 });

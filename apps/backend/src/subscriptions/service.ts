@@ -53,6 +53,9 @@ export interface SubscriptionItem {
   periods: number;
 }
 
+/** The platform's refusal to edit a subscription whose period already ended (editUserStarSubscription). */
+const PLATFORM_EXPIRED = 'SUBSCRIPTION_EXPIRED';
+
 /** Seconds of one stars subscription period (the only one the platform allows). */
 const PERIOD_SECONDS = 2_592_000n;
 
@@ -84,9 +87,10 @@ export async function listSubscriptions(deps: SubscriptionDeps, caller: Caller, 
  * Cancels (`cancel`) or re-enables the caller's subscription `id`. Asking for the state it is in
  * changes nothing and sends nothing. Otherwise the bot is asked (edit_star_subscription, naming the
  * latest charge) and the state is recorded only when its Ack says delivered: an Ack with an error
- * answers `bot_delivery_failed`, no Ack `bot_unavailable`, and nothing changes. A subscription with
- * no paid period left answers `subscription_expired` (the platform has ended it; buying the pass
- * again starts a new one); another account's or an unknown id `unknown_subscription`.
+ * answers `bot_delivery_failed` (the platform's SUBSCRIPTION_EXPIRED: `subscription_expired`), no
+ * Ack `bot_unavailable`, and nothing changes. A subscription with no paid period left answers
+ * `subscription_expired` (the platform has ended it; buying the pass again starts a new one);
+ * another account's or an unknown id `unknown_subscription`.
  */
 export async function editSubscription(
   deps: SubscriptionDeps,
@@ -108,6 +112,10 @@ export async function editSubscription(
   else {
     const outcome = await deps.bot.editStarSubscription(found.platform_user_id, found.last_charge_id, cancel);
     if (outcome.status !== 'delivered') deps.metrics.subscriptionEdit(action, outcome.status === 'failed' ? 'failed' : 'not_delivered');
+    if (outcome.status === 'failed' && outcome.error.includes(PLATFORM_EXPIRED)) {
+      // The platform ended it before our clock saw its end: nothing to edit.
+      throw new DomainError('subscription_expired', 'this subscription has ended on the platform');
+    }
     if (outcome.status === 'failed') {
       deps.logger.warn({ subscriptionId: String(id), error: outcome.error.slice(0, 500) }, 'edit_star_subscription failed at the bot');
       throw new DomainError('bot_delivery_failed', 'the payment bot could not change the subscription; try again later');
