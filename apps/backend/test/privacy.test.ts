@@ -248,6 +248,7 @@ describe('players’ data: deletion erases it everywhere, export returns it (Pos
       'orders',
       'ledger',
       'support_cases',
+      'subscriptions',
     ]);
     expect(document['profile']).toMatchObject({
       account_id: String(player.accountId),
@@ -279,6 +280,9 @@ describe('players’ data: deletion erases it everywhere, export returns it (Pos
         state: 'open',
         events: [expect.objectContaining({ kind: 'opened' })],
       }),
+    ]);
+    expect(document['subscriptions']).toEqual([
+      expect.objectContaining({ first_order_id: player.orders[1], amount: '25', currency: 'XTR', cancelled_at: null, periods: [] }),
     ]);
 
     for (let i = 1; i < 4; i += 1) await privacy.exportAccount({ body: exportQuery() }, player.me);

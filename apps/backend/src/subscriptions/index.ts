@@ -13,6 +13,7 @@ export {
   lockSubscriptionOfOrder,
   refundPeriod,
   subscriptionByFirstOrderForUpdate,
+  subscriptionsSection,
   type FirstPeriod,
   type SubscriptionRow,
 } from './store.js';

@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { DB } from '../db/index.js';
 import type { Segment } from '../gate/index.js';
+import { isoOrNull, type JsonValue } from '../support/index.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
 /** A star_subscriptions row. */
@@ -228,4 +229,46 @@ export async function lockSubscriptionOfOrder(trx: Transaction<DB>, orderId: str
 /** A deleted account's subscriptions forget their payer's platform user id (0: none); the money records stay. */
 export async function eraseSubscriptionPayers(trx: Transaction<DB>, accountId: bigint): Promise<void> {
   await trx.updateTable('star_subscriptions').set({ platform_user_id: 0n }).where('account_id', '=', accountId).execute();
+}
+
+/** The player's data export section: each subscription with its paid periods (money as integer strings, times ISO). */
+export async function subscriptionsSection(db: Db, accountId: bigint): Promise<JsonValue> {
+  const subs = await db
+    .selectFrom('star_subscriptions')
+    .select(['id', 'product_id', 'first_order_id', 'amount', 'currency', 'paid_until', 'cancelled_at', 'created_at'])
+    .where('account_id', '=', accountId)
+    .orderBy('id')
+    .execute();
+  const periods =
+    subs.length === 0
+      ? []
+      : await db
+          .selectFrom('star_subscription_periods')
+          .select(['subscription_id', 'order_id', 'renewal', 'period_start', 'period_end', 'refunded_at'])
+          .where(
+            'subscription_id',
+            'in',
+            subs.map((s) => s.id),
+          )
+          .orderBy('period_end')
+          .execute();
+  return subs.map((s) => ({
+    subscription_id: String(s.id),
+    product_id: String(s.product_id),
+    first_order_id: s.first_order_id,
+    amount: String(s.amount),
+    currency: s.currency,
+    paid_until: s.paid_until.toISOString(),
+    cancelled_at: isoOrNull(s.cancelled_at),
+    started_at: s.created_at.toISOString(),
+    periods: periods
+      .filter((p) => p.subscription_id === s.id)
+      .map((p) => ({
+        order_id: p.order_id,
+        renewal: p.renewal,
+        start: p.period_start.toISOString(),
+        end: p.period_end.toISOString(),
+        refunded_at: isoOrNull(p.refunded_at),
+      })),
+  }));
 }
