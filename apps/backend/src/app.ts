@@ -5,7 +5,7 @@ import { unaryServers, type ServiceRegistration } from '@wordgame/h2-unary';
 import { settledWithin, stopSteps } from '@wordgame/lifecycle';
 import type { Logger } from '@wordgame/logging';
 import { accountService, type SessionDeps } from './accounts/index.js';
-import { catalogAdminService, refundService } from './operators/index.js';
+import { catalogAdminService, refundService, requireRole } from './operators/index.js';
 import { seedDevCatalog } from './catalog/index.js';
 import { inflightGraceMs, listenerCaps, STOP_CLOSE_RESERVE_MS, type BackendConfig, cardPriceCurrencies } from './config/index.js';
 import {
@@ -28,6 +28,7 @@ import { chatGateOver } from './botcommands/index.js';
 import { createLapseLoop, type LapseLoop } from './moderation/index.js';
 import { mailerFor, type Mailer } from './mail/index.js';
 import { createBackendMetrics, instrumentServices, registerStateCollector, type BackendMetrics } from './metrics/index.js';
+import { subscriptionService } from './subscriptions/index.js';
 import { walletService } from './wallet/index.js';
 import { historyMethods } from './history/index.js';
 import { createPromoMetrics, promoKey, promoService } from './promos/index.js';
@@ -200,6 +201,14 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
               limit: limits.codeRedeem,
               metrics: promoMetrics,
             }),
+          },
+          {
+            service: backendApi.SubscriptionService,
+            impl: subscriptionService(
+              { db: db.db, logger, bot: payments.bot, metrics: payments.metrics, now: clock },
+              limits.subscriptionEdit,
+              (headers) => requireRole(db.db, headers, 'viewer', 'subscription_figures', clock()),
+            ),
           },
           {
             service: backendApi.HelpdeskService,
@@ -376,6 +385,8 @@ function limitSettings(config: BackendConfig): LimitSettings {
     supportCaseOpenMax: config.SUPPORT_CASE_OPEN_MAX,
     codeRedeemMax: config.CODE_REDEEM_MAX,
     codeRedeemAddressMax: config.CODE_REDEEM_ADDRESS_MAX,
+    subscriptionEditMax: config.SUBSCRIPTION_EDIT_MAX,
+    subscriptionEditAddressMax: config.SUBSCRIPTION_EDIT_ADDRESS_MAX,
   };
 }
 

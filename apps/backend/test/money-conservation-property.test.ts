@@ -23,6 +23,7 @@ import { createCode, reverseRedemption } from '../src/promos/console.js';
 import { createPromoMetrics } from '../src/promos/index.js';
 import { redeemCode } from '../src/promos/redeem.js';
 import type { PromoDeps } from '../src/promos/service.js';
+import { passProduct, PERIOD_S } from './subscriptions-support.js';
 
 type Action =
   | { kind: 'pay'; user: 0 | 1 }
@@ -36,7 +37,9 @@ type Action =
   | { kind: 'tick'; expire: boolean }
   | { kind: 'consoleRefundCard' }
   | { kind: 'redeem'; twice: boolean }
-  | { kind: 'reverseCode'; twice: boolean };
+  | { kind: 'reverseCode'; twice: boolean }
+  | { kind: 'renewPass' }
+  | { kind: 'consoleRefundPass'; pick: number };
 
 const action: fc.Arbitrary<Action> = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant('pay' as const), user: fc.constantFrom(0 as const, 1 as const) }), weight: 4 },
@@ -54,6 +57,8 @@ const action: fc.Arbitrary<Action> = fc.oneof(
   fc.constant({ kind: 'consoleRefundCard' as const }),
   { arbitrary: fc.record({ kind: fc.constant('redeem' as const), twice: fc.boolean() }), weight: 2 },
   fc.record({ kind: fc.constant('reverseCode' as const), twice: fc.boolean() }),
+  { arbitrary: fc.constant({ kind: 'renewPass' as const }), weight: 2 },
+  fc.record({ kind: fc.constant('consoleRefundPass' as const), pick: fc.nat(5) }),
 );
 
 /** Refusals an operator or the bot sees as an answer, not a failure of the system. */
@@ -78,6 +83,7 @@ describe('money conservation: random interleavings of both rails on PostgreSQL',
   let promos: PromoDeps;
   let operatorId: bigint;
   let productId: bigint;
+  let passId: bigint;
   let world: PropertyWorld;
   const platform = new StarPlatform();
   let clock = Date.now();
@@ -91,6 +97,7 @@ describe('money conservation: random interleavings of both rails on PostgreSQL',
       notify: () => Promise.resolve({ status: 'no_bot' }),
       chatGate: () => Promise.resolve({ status: 'no_bot' }),
       refundStarPayment: (user, charge) => Promise.resolve(platform.refund(user, charge)),
+      editStarSubscription: () => Promise.resolve({ status: 'no_bot' }),
       forgetUser: () => Promise.resolve({ status: 'no_bot' }),
       sendToUser: () => Promise.resolve({ status: 'no_bot' }),
     };
@@ -106,6 +113,7 @@ describe('money conservation: random interleavings of both rails on PostgreSQL',
       metrics: createPromoMetrics(new Registry()),
     };
     operatorId = (await upsertOperator(pg.db, 'property-operator', 'property operator password', ['refunder', 'catalog_editor'])).id;
+    passId = await passProduct(pg.db, 30n, 1n);
   });
   afterAll(async () => {
     await world.stop();
@@ -125,6 +133,11 @@ describe('money conservation: random interleavings of both rails on PostgreSQL',
     account: bigint;
     /** An operator looked for the redemption before there was one: they reverse it afterwards. */
     reverseLater: boolean;
+    /** A monthly pass of the same account: its first order, and each charge the platform took for it with its period end (unix s). */
+    pass: string;
+    passCharges: Map<string, number>;
+    /** Pass orders an operator pressed Refund on (pressed again afterwards until recorded). */
+    passRefunds: Set<string>;
   }
 
   const codeOf = (err: unknown) => (err instanceof DomainError ? err.code : '');
@@ -142,7 +155,20 @@ describe('money conservation: random interleavings of both rails on PostgreSQL',
   async function forwardOne(run: Run, platformChargeId: string, answerLost: boolean): Promise<void> {
     const charge = platform.charges.get(platformChargeId);
     if (!charge) throw new Error('unknown charge');
-    await forwardPayment(deps, { orderId: charge.orderId, platformChargeId, amount: charge.amount, platformUserId: charge.user });
+    const end = run.passCharges.get(platformChargeId);
+    await forwardPayment(deps, {
+      orderId: charge.orderId,
+      platformChargeId,
+      amount: charge.amount,
+      platformUserId: charge.user,
+      ...(end === undefined
+        ? {}
+        : {
+            isRecurring: true,
+            isFirstRecurring: run.passCharges.keys().next().value === platformChargeId,
+            expiresAt: new Date(end * 1000),
+          }),
+    });
     // The answer reached the bot: it forgets the outbox row (a lost answer leaves it for a retry).
     if (!answerLost) run.outbox = run.outbox.filter((c) => c !== platformChargeId);
   }
@@ -230,6 +256,25 @@ describe('money conservation: random interleavings of both rails on PostgreSQL',
         await Promise.all(a.twice ? [once(), once()] : [once()]);
         return;
       }
+      case 'renewPass': {
+        const charge = platform.take(run.pass, 30n, 9_200n);
+        run.passCharges.set(charge, Math.floor(clock / 1000) + (run.passCharges.size + 1) * PERIOD_S);
+        run.taken.push(charge);
+        run.outbox.push(charge);
+        return;
+      }
+      case 'consoleRefundPass': {
+        const charges = [...run.passCharges.keys()];
+        const charge = charges[a.pick % charges.length];
+        const order =
+          charge === undefined
+            ? undefined
+            : await pg.db.selectFrom('orders').select('id').where('platform_charge_id', '=', charge).executeTakeFirst();
+        if (!order) return;
+        run.passRefunds.add(order.id);
+        await consoleRefund(order.id, run, false);
+        return;
+      }
     }
   }
 
@@ -244,6 +289,7 @@ describe('money conservation: random interleavings of both rails on PostgreSQL',
     }
     if (run.pressAgain) await consoleRefund(run.stars, run, true);
     if (run.reverseLater) await act({ kind: 'reverseCode', twice: false }, { ...run, reverseLater: false });
+    for (const order of run.passRefunds) await consoleRefund(order, run, false);
   }
 
   it('every charge ends credited once or returned once, never both, never neither; refunds reverse once; code grants and their reversals happen once each; the audit stays clean (1,000 runs)', async () => {
@@ -253,6 +299,7 @@ describe('money conservation: random interleavings of both rails on PostgreSQL',
     let consoleStarRefunds = 0;
     let codeGrants = 0;
     let reversedCodes = 0;
+    let passCharges = 0;
     await fc.assert(
       fc.asyncProperty(
         fc.array(action, { minLength: 3, maxLength: 10 }),
@@ -297,6 +344,27 @@ describe('money conservation: random interleavings of both rails on PostgreSQL',
             validUntil: new Date(clock + 10 * 365 * 86_400_000),
             hosts: ['telegram'],
           });
+          const pass = randomUUID();
+          await pg.db
+            .insertInto('orders')
+            .values({
+              id: pass,
+              account_id: account,
+              product_id: passId,
+              title: 'Monthly pass',
+              rail: 'stars',
+              provider: 'telegram_stars',
+              shop: null,
+              segment: 'telegram',
+              amount: 30n,
+              currency: 'XTR',
+              chips: 0n,
+              hints: 1n,
+              subscription_period: PERIOD_S,
+              created_at: new Date(clock),
+              expires_at: new Date(clock + 1_800_000),
+            })
+            .execute();
           const run: Run = {
             stars,
             card: card.id,
@@ -307,7 +375,12 @@ describe('money conservation: random interleavings of both rails on PostgreSQL',
             code,
             account,
             reverseLater: false,
+            pass,
+            passCharges: new Map(),
+            passRefunds: new Set(),
           };
+          // The pass's first charge, forwarded among the rest (a renewal may even arrive before it).
+          await act({ kind: 'renewPass' }, run);
 
           await Promise.all(actions.map((a) => act(a, run)));
           await settle(run, refundLater);
@@ -339,6 +412,24 @@ describe('money conservation: random interleavings of both rails on PostgreSQL',
             const returned = unmatched.filter((u) => u.platform_charge_id === platformChargeId);
             // Exactly one home for every charge the platform took.
             expect([platformChargeId, credited.length + returned.length]).toEqual([platformChargeId, 1]);
+            if (run.passCharges.has(platformChargeId)) {
+              // A pass charge: credited with its one period (granted once), reversed once exactly when the platform gave it back.
+              passCharges += 1;
+              const o = credited[0];
+              expect(o).toBeDefined();
+              if (!o) continue;
+              const periods = await pg.db
+                .selectFrom('star_subscription_periods')
+                .select('refunded_at')
+                .where('charge_id', '=', platformChargeId)
+                .execute();
+              expect(periods).toHaveLength(1);
+              expect(rows(o.id, 'purchase')).toHaveLength(1);
+              expect(rows(o.id, 'refund')).toHaveLength(o.refund_id === null ? 0 : 1);
+              expect([platformChargeId, charge?.refunded]).toEqual([platformChargeId, o.refund_id !== null]);
+              expect(periods[0]?.refunded_at !== null).toBe(o.refund_id !== null);
+              continue;
+            }
             if (returned.length === 1) {
               unmatchedSeen += 1;
               expect([platformChargeId, returned[0]?.refund_status, charge?.refunded]).toEqual([platformChargeId, 'refunded', true]);
@@ -393,5 +484,6 @@ describe('money conservation: random interleavings of both rails on PostgreSQL',
     expect(consoleStarRefunds).toBeGreaterThan(100);
     expect(codeGrants).toBeGreaterThan(200);
     expect(reversedCodes).toBeGreaterThan(50);
+    expect(passCharges).toBeGreaterThan(1_000);
   }, 600_000);
 });

@@ -22,6 +22,7 @@ const noBot: BotCommands = {
   notify: () => Promise.resolve({ status: 'no_bot' }),
   chatGate: () => Promise.resolve({ status: 'no_bot' }),
   refundStarPayment: () => Promise.resolve({ status: 'no_bot' }),
+  editStarSubscription: () => Promise.resolve({ status: 'no_bot' }),
   forgetUser: () => Promise.resolve({ status: 'no_bot' }),
   sendToUser: () => Promise.resolve({ status: 'no_bot' }),
 };

@@ -219,6 +219,7 @@ export async function forward(
   platformChargeId: string,
   amount: bigint,
   userId = 777n,
+  recurring: { first: boolean; expiresUnix: bigint } | null = null,
 ) {
   const res = await intake.forwardPayment({
     body: encodeTable((b) =>
@@ -229,6 +230,9 @@ export async function forward(
         amount,
         userId,
         b.createString('telegram'),
+        recurring !== null,
+        recurring?.first ?? false,
+        recurring?.expiresUnix ?? 0n,
       ),
     ),
   });

@@ -118,6 +118,8 @@ describe('players’ data: deletion erases it everywhere, export returns it (Pos
     if (!stars) throw new Error('the stars order was not credited');
     await sql`insert into unmatched_payments (provider, platform_charge_id, order_ref, order_id, amount, platform_user_id, reason, refund_status, refunded_at)
       values ('telegram_stars', ${`stray-${starsId}`}, ${starsId}, ${starsId}, 5, ${userId}, 'duplicate', 'refunded', now())`.execute(db());
+    await sql`insert into star_subscriptions (account_id, product_id, first_order_id, segment, platform_user_id, amount, currency, paid_until, last_charge_id)
+      values (${accountId}, ${productId}, ${starsId}, 'telegram', ${userId}, 25, 'XTR', now(), ${`charge-${starsId}`})`.execute(db());
     const run = await sql<{
       id: bigint;
     }>`insert into reconciliation_runs (trigger, window_from, window_to, started_at, finished_at, outcome)
@@ -246,6 +248,7 @@ describe('players’ data: deletion erases it everywhere, export returns it (Pos
       'orders',
       'ledger',
       'support_cases',
+      'subscriptions',
     ]);
     expect(document['profile']).toMatchObject({
       account_id: String(player.accountId),
@@ -277,6 +280,9 @@ describe('players’ data: deletion erases it everywhere, export returns it (Pos
         state: 'open',
         events: [expect.objectContaining({ kind: 'opened' })],
       }),
+    ]);
+    expect(document['subscriptions']).toEqual([
+      expect.objectContaining({ first_order_id: player.orders[1], amount: '25', currency: 'XTR', cancelled_at: null, periods: [] }),
     ]);
 
     for (let i = 1; i < 4; i += 1) await privacy.exportAccount({ body: exportQuery() }, player.me);

@@ -39,6 +39,7 @@ describe('GET /api/v1/user/export through gateway -> backend -> PostgreSQL', () 
       'orders',
       'ledger',
       'support_cases',
+      'subscriptions',
     ]);
     expect(body).toMatchObject({
       format: 1,
@@ -48,6 +49,7 @@ describe('GET /api/v1/user/export through gateway -> backend -> PostgreSQL', () 
       orders: [],
       ledger: [{ kind: 'grant', segment: 'direct', chips_delta: '120', note: 'welcome', money_minor: null }],
       support_cases: [],
+      subscriptions: [],
     });
     expect((body['wallet'] as { segments: unknown[] }).segments).toContainEqual({ segment: 'direct', chips: '120' });
     expect(JSON.stringify(body)).not.toMatch(/password|token_hash|scrypt/);

@@ -14,3 +14,4 @@ export * from './gen/proto/backend/v1/helpdesk_pb.js';
 export * from './gen/proto/backend/v1/makegood_pb.js';
 export * from './gen/proto/backend/v1/revenue_pb.js';
 export * from './gen/proto/backend/v1/promos_pb.js';
+export * from './gen/proto/backend/v1/subscriptions_pb.js';

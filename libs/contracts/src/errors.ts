@@ -128,6 +128,16 @@ export const ERRORS = {
   unknown_promo_code: spec(NotFound, 404, 'service', 'no such code'),
   unknown_redemption: spec(NotFound, 404, 'service', 'no such redemption'),
   redemption_reversed: spec(FailedPrecondition, 409, 'service', 'this redemption was reversed already'),
+  // stars subscriptions (the monthly pass)
+  subscription_stars_only: spec(FailedPrecondition, 409, 'client', 'a subscription is paid with stars only'),
+  invalid_subscription_id: spec(
+    InvalidArgument,
+    400,
+    'client',
+    'the subscription id must be a positive integer written as a string of decimal digits',
+  ),
+  unknown_subscription: spec(NotFound, 404, 'client', 'no such subscription'),
+  subscription_expired: spec(FailedPrecondition, 409, 'client', 'this subscription has no paid period left; buy the pass again'),
 
   // the game and social layer
   invalid_variant: spec(InvalidArgument, 400, 'client', 'variant must be classic or no_repeat'),

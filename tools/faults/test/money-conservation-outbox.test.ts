@@ -105,6 +105,7 @@ describe('money conservation with the bot outbox: backend unreachable while paym
       notify: () => Promise.resolve({ status: 'no_bot' }),
       chatGate: () => Promise.resolve({ status: 'no_bot' }),
       refundStarPayment: (user, charge) => Promise.resolve(platform.refund(user, charge)),
+      editStarSubscription: () => Promise.resolve({ status: 'no_bot' }),
       forgetUser: () => Promise.resolve({ status: 'no_bot' }),
       sendToUser: () => Promise.resolve({ status: 'no_bot' }),
     };

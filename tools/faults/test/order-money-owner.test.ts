@@ -171,6 +171,7 @@ describe('one order, one story: credits and refunds of one order on both rails n
       createInvoice: () => Promise.resolve({ status: 'no_bot' }),
       notify: () => Promise.resolve({ status: 'no_bot' }),
       chatGate: () => Promise.resolve({ status: 'no_bot' }),
+      editStarSubscription: () => Promise.resolve({ status: 'no_bot' }),
       forgetUser: () => Promise.resolve({ status: 'no_bot' }),
       sendToUser: () => Promise.resolve({ status: 'no_bot' }),
       async refundStarPayment(user, charge) {

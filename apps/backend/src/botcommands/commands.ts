@@ -13,6 +13,8 @@ export interface InvoiceCommand {
   description: string;
   payload: string;
   amount: bigint;
+  /** Seconds of one period for a stars subscription's invoice (2592000); absent for a one-time invoice. */
+  subscriptionPeriod?: bigint;
 }
 
 /** A templated notification to a user's telegram identity. */
@@ -36,6 +38,11 @@ export interface BotCommands {
    * earlier (result `already_refunded`); an error carries the platform's refusal.
    */
   refundStarPayment(userId: bigint, platformChargeId: string): Promise<CommandOutcome>;
+  /**
+   * Cancels (`isCanceled`) or re-enables a user's stars subscription, named by the charge id of its
+   * latest payment (platform editUserStarSubscription). Delivered = the platform did it.
+   */
+  editStarSubscription(userId: bigint, platformChargeId: string, isCanceled: boolean): Promise<CommandOutcome>;
   /**
    * Asks the bot to erase what it keeps of a platform user whose account was deleted (its language
    * entry, chat-gate retries, parked updates). Delivered once erased; idempotent.
@@ -71,7 +78,16 @@ export function gatewayBotCommands(baseUrl: string | readonly string[], token: s
   return {
     createInvoice: (c) =>
       send({
-        payload: { case: 'createInvoice', value: { title: c.title, description: c.description, payload: c.payload, amount: c.amount } },
+        payload: {
+          case: 'createInvoice',
+          value: {
+            title: c.title,
+            description: c.description,
+            payload: c.payload,
+            amount: c.amount,
+            ...(c.subscriptionPeriod !== undefined ? { subscriptionPeriod: c.subscriptionPeriod } : {}),
+          },
+        },
       }),
     notify: (c) =>
       send({
@@ -83,6 +99,8 @@ export function gatewayBotCommands(baseUrl: string | readonly string[], token: s
     chatGate: (externalId, allow) => send({ payload: { case: 'chatGate', value: { externalId, allow } } }),
     refundStarPayment: (userId, platformChargeId) =>
       send({ payload: { case: 'refundStarPayment', value: { userId, platformPaymentChargeId: platformChargeId } } }),
+    editStarSubscription: (userId, platformChargeId, isCanceled) =>
+      send({ payload: { case: 'editStarSubscription', value: { userId, platformPaymentChargeId: platformChargeId, isCanceled } } }),
     forgetUser: (userId) => send({ payload: { case: 'forgetUser', value: { userId } } }),
     sendToUser: (externalId, text) =>
       send({

@@ -228,6 +228,10 @@ export const backendConfigSchema = z
       ),
     ORDER_CREATE_MAX: env.int(30, 1, 1_000_000).describe('Orders one account may create per hour.'),
     ORDER_CREATE_ADDRESS_MAX: env.int(300, 1, 1_000_000).describe('Orders one client address may create per hour.'),
+    SUBSCRIPTION_EDIT_MAX: env
+      .int(20, 1, 1_000_000)
+      .describe('Cancels and re-enables of a monthly pass (each a platform call through the bot) one account may ask for per hour.'),
+    SUBSCRIPTION_EDIT_ADDRESS_MAX: env.int(200, 1, 1_000_000).describe('Cancels and re-enables one client address may ask for per hour.'),
     DATA_EXPORT_MAX: env.int(10, 1, 1_000_000).describe('Data exports (GET /api/v1/user/export) one account may ask for per hour.'),
     DATA_EXPORT_ADDRESS_MAX: env.int(60, 1, 1_000_000).describe('Data exports one client address may ask for per hour.'),
     CONFIRMATION_MAIL_MAX: env.int(5, 1, 1_000_000).describe('Confirmation mails (profile e-mail changes) one account may cause per hour.'),

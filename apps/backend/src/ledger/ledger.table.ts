@@ -15,6 +15,8 @@ export interface BenefitsTable {
   no_ads_forever: ColumnType<boolean, boolean | undefined, boolean>;
   /** Below zero is a debt left by a full refund (0062): no hint is taken from it. */
   hints: ColumnType<bigint, bigint | undefined, bigint>;
+  /** No ads until then from a stars subscription's paid periods (the latest unrefunded period's end, 0150). */
+  pass_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 /**
@@ -46,6 +48,8 @@ export interface LedgerOperationsTable {
   created_at: ColumnType<Date, Date | undefined, never>;
   /** The paid order a `purchase` or `refund` row belongs to; null otherwise. */
   order_id: ColumnType<string | null, string | null | undefined, never>;
+  /** A subscription charge's `purchase` (granted) or `refund` (revoked) row: the end of the period it paid for (0150). */
+  pass_until: ColumnType<Date | null, Date | null | undefined, never>;
 }
 
 /**

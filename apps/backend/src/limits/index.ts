@@ -24,6 +24,8 @@ export interface LimitSettings {
   supportCaseOpenMax: number;
   codeRedeemMax: number;
   codeRedeemAddressMax: number;
+  subscriptionEditMax: number;
+  subscriptionEditAddressMax: number;
 }
 
 /** Every rate limit of the backend: the one place that decides how often a caller may try. */
@@ -53,6 +55,8 @@ export interface Limits {
    * with codes of 80 bits (or typed ones the operator chose) this is what makes guessing useless.
    */
   codeRedeem: Quota;
+  /** A player's cancel / re-enable of a subscription (each a platform call through the bot) per account and per client address, per hour. */
+  subscriptionEdit: Quota;
 }
 
 const HOUR = 3_600;
@@ -86,5 +90,9 @@ export function createLimits(settings: LimitSettings, store: CounterStore): Limi
     starChargesList: keyQuotaOver(make('charges_user', settings.starChargesListMax, 60)),
     supportCaseOpen: keyQuotaOver(make('case_user', settings.supportCaseOpenMax, HOUR)),
     codeRedeem: quotaOver(make('code_acct', settings.codeRedeemMax, HOUR), make('code_addr', settings.codeRedeemAddressMax, HOUR)),
+    subscriptionEdit: quotaOver(
+      make('subedit_acct', settings.subscriptionEditMax, HOUR),
+      make('subedit_addr', settings.subscriptionEditAddressMax, HOUR),
+    ),
   };
 }

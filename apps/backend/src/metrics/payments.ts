@@ -48,13 +48,23 @@ export interface PaymentMetrics {
   offerRefused(reason: OfferRefusal, path: 'order' | 'chips'): void;
   /** A credited order took its player past the product's purchase limit (credited anyway: money is conserved). */
   limitBreached(rail: OrderRail): void;
+  /** A stars subscription's charge was credited (exactly once per charge): its first payment or a renewal. */
+  subscriptionCharge(kind: SubscriptionChargeKind): void;
+  /** A player's cancel or re-enable of a subscription ended with `outcome`. */
+  subscriptionEdit(action: 'cancel' | 'enable', outcome: SubscriptionEditOutcome): void;
 }
 
 /** Why order creation refused a product of a time-limited offer or with a purchase limit. */
 export type OfferRefusal = 'offer_not_available' | 'purchase_limit_reached';
 const OFFER_REFUSALS: readonly OfferRefusal[] = ['offer_not_available', 'purchase_limit_reached'];
 
-const UNMATCHED_REASONS = ['unknown_order', 'order_paid', 'order_failed', 'amount_mismatch'];
+/** A subscription charge: the first payment or a renewal. */
+export type SubscriptionChargeKind = 'first' | 'renewal';
+/** What a cancel or re-enable did: changed it, nothing to change, the bot not reached, the platform refused, or refused here (expired, unknown). */
+export type SubscriptionEditOutcome = 'done' | 'unchanged' | 'not_delivered' | 'failed' | 'refused';
+const SUBSCRIPTION_EDIT_OUTCOMES: readonly SubscriptionEditOutcome[] = ['done', 'unchanged', 'not_delivered', 'failed', 'refused'];
+
+const UNMATCHED_REASONS = ['unknown_order', 'order_paid', 'order_failed', 'amount_mismatch', 'unknown_subscription'];
 const REAPER_OUTCOMES = ['expired', 'rechecked', 'credited', 'failed', 'errors', 'refunds_settled'] as const;
 
 /** Registers the payment series on `registry`, every closed label set pre-created at zero. */
@@ -133,6 +143,21 @@ export function createPaymentMetrics(registry: Registry): PaymentMetrics {
     registers,
   });
   for (const path of ['order', 'chips']) for (const reason of OFFER_REFUSALS) offerRefusals.inc({ path, reason }, 0);
+  const subscriptionCharges = new Counter({
+    name: 'backend_subscription_charges_total',
+    help: "Stars subscription charges credited, by kind (first: the subscription's first payment; renewal); exactly once per charge.",
+    labelNames: ['kind'],
+    registers,
+  });
+  const subscriptionEdits = new Counter({
+    name: 'backend_subscription_edits_total',
+    help: 'Players cancelling or re-enabling a stars subscription, by action (cancel, enable) and outcome (done, unchanged: already so, not_delivered: the bot was not reached, failed: the platform refused, refused: expired or unknown here).',
+    labelNames: ['action', 'outcome'],
+    registers,
+  });
+  for (const kind of ['first', 'renewal']) subscriptionCharges.inc({ kind }, 0);
+  for (const action of ['cancel', 'enable'])
+    for (const outcome of SUBSCRIPTION_EDIT_OUTCOMES) subscriptionEdits.inc({ action, outcome }, 0);
   for (const kind of ['payment', 'refund']) for (const reason of ['in_flight', 'window']) coalesced.inc({ kind, reason }, 0);
   for (const rail of RAILS) {
     credits.inc({ rail }, 0);
@@ -166,5 +191,7 @@ export function createPaymentMetrics(registry: Registry): PaymentMetrics {
     rereadCoalesced: (kind, reason) => coalesced.inc({ kind, reason }),
     offerRefused: (reason, path) => offerRefusals.inc({ path, reason }),
     limitBreached: (rail) => limitBreaches.inc({ rail }),
+    subscriptionCharge: (kind) => subscriptionCharges.inc({ kind }),
+    subscriptionEdit: (action, outcome) => subscriptionEdits.inc({ action, outcome }),
   };
 }

@@ -62,6 +62,10 @@ export interface OrdersTable {
   receipt_sent: ColumnType<boolean, boolean | undefined, boolean>;
   /** Card: the refund was asked with a 54-FZ receipt (0135). */
   refund_receipt_sent: ColumnType<boolean, boolean | undefined, boolean>;
+  /** Seconds of one period when the order is a stars subscription's (0150); null: a one-time order. */
+  subscription_period: ColumnType<number | null, number | null | undefined, never>;
+  /** A subscription order: the end of the period its charge paid for, set by the credit (0150). */
+  pass_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface PaymentEventsTable {

@@ -7,6 +7,7 @@ import { audit } from '../operator-audit/index.js';
 import type { Mailer } from '../mail/index.js';
 import { erasePayerIds } from '../payments/index.js';
 import { erasePayerRefs } from '../reconciliation/index.js';
+import { eraseSubscriptionPayers } from '../subscriptions/index.js';
 import { DomainError } from '../rpc/index.js';
 import { queueForgets } from './store.js';
 
@@ -61,6 +62,7 @@ export async function softDeleteAccount(
       .filter((i) => i.kind === 'telegram' && PLATFORM_USER_ID.test(i.externalId))
       .map((i) => i.externalId);
     await erasePayerIds(trx, accountId, telegramIds.map(BigInt));
+    await eraseSubscriptionPayers(trx, accountId);
     await erasePayerRefs(
       trx,
       accountId,

@@ -6,6 +6,7 @@ import { ledgerSection, walletSection } from '../ledger/index.js';
 import { ordersSection } from '../payments/index.js';
 import { DomainError } from '../rpc/index.js';
 import type { JsonValue } from '../support/index.js';
+import { subscriptionsSection } from '../subscriptions/index.js';
 import { accountRowExists } from './store.js';
 
 /** One section of the export: one function of the module that owns the data, reading one account. */
@@ -23,6 +24,7 @@ export const EXPORT_SECTIONS: Readonly<Record<string, ExportSection>> = {
   orders: ordersSection,
   ledger: ledgerSection,
   support_cases: supportCasesSection,
+  subscriptions: subscriptionsSection,
 };
 
 /** Version of the export document's shape; it grows only by new sections and fields. */

@@ -257,6 +257,7 @@ async function credit(deps: PaymentDeps, row: MismatchRow): Promise<Attempt> {
         orderId: row.order_id,
         payerId: payerOf(row),
         amount: row.provider_amount ?? -1n,
+        occurredAt: row.occurred_at,
       }),
     );
   }

@@ -9,7 +9,12 @@ import { catalogAccount } from './repository.js';
 /** The catalog as one context may see it (wallet.catalog). */
 export interface CatalogViewData {
   /** Title and description in the caller's language (English for a product without that text). */
-  products: Array<Pick<Product, 'id' | 'title' | 'atoms' | 'availableUntil'> & { description: string; prices: ProductPriceView[] }>;
+  products: Array<
+    Pick<Product, 'id' | 'title' | 'atoms' | 'availableUntil' | 'subscriptionPeriodSeconds'> & {
+      description: string;
+      prices: ProductPriceView[];
+    }
+  >;
   purchaseMethods: PaymentMethod[];
   emailRequired: boolean;
   notice: string;
@@ -34,7 +39,9 @@ function noticeFor(decision: GateDecision & { emailRequired: boolean }): string 
 /**
  * Keeps only the prices a context may use and drops products left without one, and the offers
  * whose window does not hold `now` (catalog onOffer: the shop shows what order creation would
- * accept); each product's title and description are in `language` (catalog textOf).
+ * accept); each product's title and description are in `language` (catalog textOf). A monthly pass
+ * (a stars subscription) keeps only its stars price: it is sold on the stars rail alone, so outside
+ * Telegram it is not listed.
  */
 export function projectCatalog(
   products: readonly Product[],
@@ -54,7 +61,8 @@ export function projectCatalog(
           description: text.description,
           atoms: p.atoms,
           availableUntil: p.availableUntil,
-          prices: p.prices.filter((x) => methods.includes(x.method)),
+          subscriptionPeriodSeconds: p.subscriptionPeriodSeconds,
+          prices: p.prices.filter((x) => methods.includes(x.method) && (p.subscriptionPeriodSeconds === null || x.method === 'xtr')),
         };
       })
       .filter((p) => p.prices.length > 0),

@@ -54,7 +54,16 @@ export function encodeCatalog(c: CatalogViewData): Uint8Array {
       const atoms = fb.WalletCatalogItem.createAtomsVector(b, writeAtoms(b, p.atoms));
       const prices = fb.WalletCatalogItem.createPricesVector(b, writePrices(b, p.prices));
       const description = b.createString(p.description);
-      return fb.WalletCatalogItem.createWalletCatalogItem(b, p.id, title, atoms, prices, description, unixSeconds(p.availableUntil));
+      return fb.WalletCatalogItem.createWalletCatalogItem(
+        b,
+        p.id,
+        title,
+        atoms,
+        prices,
+        description,
+        unixSeconds(p.availableUntil),
+        p.subscriptionPeriodSeconds ?? 0,
+      );
     });
     const products = fb.WalletCatalog.createProductsVector(b, items);
     const methods = stringVector(b, c.purchaseMethods, (bb, d) => fb.WalletCatalog.createPurchaseMethodsVector(bb, d));

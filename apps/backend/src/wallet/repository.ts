@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { runPrepared, type DB } from '../db/index.js';
 import type { Segment } from '../gate/index.js';
 
-/** Benefits funded from one origin. */
+/** Benefits funded from one origin; `noAdsUntil` is the later of the no-ads term and a stars subscription's pass. */
 export interface BenefitRow {
   origin: Segment;
   noAdsUntil: Date | null;
@@ -14,7 +14,7 @@ const READ_WALLET = `
 SELECT 'segment' AS part, segment AS origin, balance AS amount, NULL::timestamptz AS no_ads_until, false AS no_ads_forever
   FROM wallet_segments WHERE account_id = $1::bigint
 UNION ALL
-SELECT 'benefit', origin, hints, no_ads_until, no_ads_forever FROM benefits WHERE account_id = $1::bigint
+SELECT 'benefit', origin, hints, greatest(no_ads_until, pass_until), no_ads_forever FROM benefits WHERE account_id = $1::bigint
 ORDER BY part, origin
 `;
 
@@ -28,7 +28,8 @@ interface WalletRow {
 
 /**
  * Segment balances and benefits of an account in one statement (one round trip, one snapshot),
- * as a named prepared statement on PostgreSQL.
+ * as a named prepared statement on PostgreSQL. No ads runs to the later of the origin's term and
+ * its monthly pass (`pass_until`, the end of the latest paid, unrefunded subscription period).
  */
 export async function readWallet(db: Kysely<DB>, accountId: bigint): Promise<{ segments: Map<Segment, bigint>; benefits: BenefitRow[] }> {
   const rows = await runPrepared<WalletRow>(db, 'wallet_read', READ_WALLET, [accountId]);

@@ -20,6 +20,7 @@ import { privacyOperations } from './privacy/operations.js';
 import { profileOperations } from './profile/operations.js';
 import { sessionOperations } from './session/operations.js';
 import { socialOperations } from './social/operations.js';
+import { subscriptionOperations } from './subscriptions/operations.js';
 import { walletOperations } from './wallet/operations.js';
 
 /** What the REST API needs. */
@@ -43,6 +44,7 @@ export function operationTable(backend: BackendClients, sessions: CachingSession
     ...operatorSessionOperations(backend),
     ...catalogAdminOperations(backend),
     ...orderOperations(backend),
+    ...subscriptionOperations(backend),
     ...refundOperations(backend),
     ...notificationOperations(backend),
     ...gameOperations(backend),

@@ -29,6 +29,8 @@ export interface BackendClients {
   privacy: Client<typeof backendApi.PrivacyService>;
   /** Promo code redemption (caller headers required). */
   promos: Client<typeof backendApi.PromoService>;
+  /** The player's stars subscriptions (caller headers) and the console's subscription figures (the operator's session). */
+  subscriptions: Client<typeof backendApi.SubscriptionService>;
   /** The replicas the calls are spread over. */
   pool: BackendPool;
   /** Closes the connection to the backend (gateway stop). */
@@ -78,6 +80,7 @@ export function createBackendClients(
     social: createClient(backendApi.SocialService, transport),
     privacy: createClient(backendApi.PrivacyService, transport),
     promos: createClient(backendApi.PromoService, transport),
+    subscriptions: createClient(backendApi.SubscriptionService, transport),
     close: () => transport.close(),
   };
 }

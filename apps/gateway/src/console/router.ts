@@ -12,6 +12,7 @@ import { createPrivacyClient, userDeleteAction, userDeleteConfirm, userExport } 
 import { createMakeGoodClient, grantAction, grantForm } from './pages/grant.js';
 import { refundAction, refundConfirm } from './pages/refund.js';
 import { createRevenueClient, revenueCsv, revenuePage } from './pages/revenue.js';
+import { createSubscriptionsClient, subscriptionsPage } from './pages/subscriptions.js';
 import { createHelpdeskClient, supportAct, supportCase, supportList } from './pages/support.js';
 import { unmatchedPage } from './pages/unmatched.js';
 import { userDetail, userModerate, usersSearch } from './pages/users.js';
@@ -57,6 +58,7 @@ export function createConsoleRouter(options: ConsoleOptions): Router {
   const makeGoods = createMakeGoodClient(options.backendUrl, options.backendToken);
   const revenue = createRevenueClient(options.backendUrl, options.backendToken);
   const promos = createPromoClient(options.backendUrl, options.backendToken);
+  const subscriptions = createSubscriptionsClient(options.backendUrl, options.backendToken);
   const form = express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 100 });
   const secure = options.secureCookie;
   const router = Router();
@@ -73,6 +75,7 @@ export function createConsoleRouter(options: ConsoleOptions): Router {
       roles.includes('viewer') ? html`<li><a href="/_gm/support">Support cases</a></li>` : '',
       roles.includes('viewer') ? html`<li><a href="/_gm/revenue">Revenue</a></li>` : '',
       roles.includes('viewer') ? html`<li><a href="/_gm/codes">Promo codes</a></li>` : '',
+      roles.includes('viewer') ? html`<li><a href="/_gm/subscriptions">Subscriptions</a></li>` : '',
       roles.includes('catalog_editor') ? html`<li><a href="/_gm/catalog">Catalog</a></li>` : '',
       roles.includes('moderator') ? html`<li><a href="/_gm/users">Users</a></li>` : '',
       roles.includes('granter') ? html`<li><a href="/_gm/grant">Make-good</a></li>` : '',
@@ -106,6 +109,7 @@ export function createConsoleRouter(options: ConsoleOptions): Router {
   router.post('/codes', form, guard(client, 'catalog_editor'), safe(codeCreate(promos)));
   router.get('/codes/:id', guard(client, 'viewer'), safe(codeDetail(promos)));
   router.post('/codes/:id/reverse', form, guard(client, 'refunder'), safe(codeReverse(promos)));
+  router.get('/subscriptions', guard(client, 'viewer'), safe(subscriptionsPage(subscriptions)));
 
   router.get('/catalog', guard(client, 'catalog_editor'), safe(catalogList(client)));
   router.get('/catalog/new', guard(client, 'catalog_editor'), safe(catalogEdit(client)));

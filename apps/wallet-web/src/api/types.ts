@@ -41,6 +41,23 @@ export interface ProductJson {
   prices: PriceJson[];
   /** When a time-limited offer ends (unix seconds); null: not time-limited. */
   available_until_unix: number | null;
+  /** Seconds of one period when the product is a monthly pass (a stars subscription); absent or null: one-time. */
+  subscription_period_seconds?: number | null;
+}
+
+/** One of the player's monthly passes (GET /user/subscriptions). */
+export interface SubscriptionJson {
+  id: string;
+  product_id: string;
+  title: string;
+  state: 'active' | 'cancelled' | 'expired';
+  paid_until: string | null;
+  next_renewal: string | null;
+  cancelled_at: string | null;
+  amount: string;
+  currency: string;
+  period_seconds: string;
+  periods: number;
 }
 
 export interface CatalogJson {

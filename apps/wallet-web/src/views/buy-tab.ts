@@ -71,6 +71,7 @@ function productCard(app: App, catalog: CatalogJson, product: ProductJson, messa
     'article',
     { 'aria-label': product.title },
     el('h3', {}, product.title),
+    isPass(product) && el('p', { class: 'pass-tag', 'data-pass': 'monthly' }, t.t('wallet.pass_tag')),
     product.description !== '' && el('p', { class: 'description' }, product.description),
     grants.length > 0 && el('p', { class: 'detail' }, grants.join(' · ')),
     product.available_until_unix !== null &&
@@ -84,6 +85,12 @@ function productCard(app: App, catalog: CatalogJson, product: ProductJson, messa
     if (kind === 'no_ads_forever') return t.t('wallet.grants_no_ads_forever');
     return '';
   }
+}
+
+/** Whether the product is a monthly pass (a stars subscription: its benefits last one paid period, renewed by Telegram). */
+export function isPass(product: Pick<ProductJson, 'subscription_period_seconds'>): boolean {
+  const period = product.subscription_period_seconds;
+  return period !== undefined && period !== null && String(period) !== '0';
 }
 
 function priceButton(app: App, catalog: CatalogJson, product: ProductJson, price: PriceJson, message: HTMLElement): HTMLElement {

@@ -4,6 +4,7 @@ import type { App } from '../app.js';
 import { el } from '../ui/dom.js';
 import { amount, segmentName } from '../ui/words.js';
 import { redeemForm } from './redeem-code.js';
+import { passesSection } from './passes.js';
 
 /** The segment this context funds and spends first: the host's inside a host, else the web's. */
 function ownSegment(kind: string | null): string {
@@ -28,13 +29,15 @@ export function shownWallet(wallet: WalletJson, kind: string | null, now = Date.
 
 /**
  * The balance tab: each visible segment's chips (a negative balance is a debt, said in words),
- * benefits per origin (no-ads until / forever, hints), the spend order, a frozen or view-only
- * context explained, and (where the context may receive chips) the "Redeem a code" form.
+ * benefits per origin (no-ads until / forever, hints), the player's monthly passes (next renewal
+ * or end, cancel / re-enable), the spend order, a frozen or view-only context explained, and
+ * (where the context may receive chips) the "Redeem a code" form.
  */
 export async function walletTab(app: App): Promise<HTMLElement> {
   const { t } = app;
   const lang = t.language;
-  const wallet = shownWallet(await call<WalletJson>('/user/wallet', { token: app.session.token }), app.session.profile.platform.kind);
+  const [raw, passes] = await Promise.all([call<WalletJson>('/user/wallet', { token: app.session.token }), passesSection(app)]);
+  const wallet = shownWallet(raw, app.session.profile.platform.kind);
   const notices = [
     !wallet.trusted && el('p', { class: 'notice', id: 'untrusted-notice' }, t.t('wallet.untrusted')),
     wallet.frozen && el('p', { class: 'notice', id: 'frozen-notice' }, t.t('wallet.frozen')),
@@ -70,6 +73,7 @@ export async function walletTab(app: App): Promise<HTMLElement> {
     segments,
     el('h2', {}, t.t('wallet.benefits')),
     benefits,
+    passes,
     el('h2', {}, t.t('wallet.spend_order')),
     order,
     // Codes are redeemed where the session may receive chips: trusted and not frozen (the vk iOS context).

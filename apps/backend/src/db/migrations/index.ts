@@ -21,6 +21,7 @@ import * as m0107 from './0107_unmatched_order_id.js';
 import * as m0110 from './0110_order_refund_hold.js';
 import * as m0135 from './0135_order_receipts.js';
 import * as m0140 from './0140_store_base.js';
+import * as m0150 from './0150_star_subscriptions.js';
 import * as m0170 from './0170_promo_codes.js';
 import * as m0180 from './0180_make_goods.js';
 import * as m0181 from './0181_daily_totals_product.js';
@@ -56,6 +57,7 @@ export const migrations: Record<string, Migration> = {
   '0130_bot_forgets': m0130,
   '0135_order_receipts': m0135,
   '0140_store_base': m0140,
+  '0150_star_subscriptions': m0150,
   '0170_promo_codes': m0170,
   '0180_make_goods': m0180,
   '0181_daily_totals_product': m0181,

@@ -65,7 +65,7 @@ product AS (
            AND (p.available_until IS NULL OR $7::timestamptz < p.available_until) AS on_offer,
          p.purchase_limit, p.purchase_limit_period
   FROM catalog_products p
-  LEFT JOIN catalog_prices pr ON pr.product_id = p.id AND pr.method = 'chips'
+  LEFT JOIN catalog_prices pr ON pr.product_id = p.id AND pr.method = 'chips' AND p.subscription_period IS NULL
   LEFT JOIN catalog_product_atoms pa ON pa.product_id = p.id
   LEFT JOIN catalog_atoms a ON a.id = pa.atom_id
   WHERE p.id = $2::bigint AND p.active

@@ -13,6 +13,11 @@ export interface Settlement {
   /** Stars: the payer's platform user id (a refund returns the stars to them). */
   platformUserId?: bigint;
   providerPaymentId?: string;
+  /**
+   * A stars subscription's charge: the end of the period it paid for (the platform's expiration
+   * date). The order, its benefits origin (`pass_until`, no ads until then) and its ledger row carry it.
+   */
+  passUntil?: Date;
 }
 
 /** Extra conditions the order must meet to be credited (the stars fast path checks them in the same statement). */
@@ -29,6 +34,8 @@ export interface CreditGuard {
    * and the caller falls back to its locked path.
    */
   newPlatformChargeId?: string;
+  /** Credit only an order that is not a stars subscription's (those take their locked path: payments/stars/subscription.ts). */
+  oneTime?: boolean;
 }
 
 /** The credit statement for these inputs: its prepared-statement name, SQL text and parameters. */
@@ -45,6 +52,7 @@ type SlotName =
   | 'platformChargeId'
   | 'platformUserId'
   | 'providerPaymentId'
+  | 'passUntil'
   | 'rail'
   | 'amount'
   | 'newPlatformChargeId';
@@ -102,9 +110,11 @@ export function orderCredit(creditableStates: readonly OrderState[]): OrderCredi
       settlement.platformChargeId,
       settlement.platformUserId,
       settlement.providerPaymentId,
+      settlement.passUntil,
       guard.rail,
       guard.amount,
       guard.newPlatformChargeId,
+      guard.oneTime ? true : undefined,
     ]
       .map((v) => (v === undefined ? '0' : '1'))
       .join('');
@@ -118,12 +128,14 @@ export function orderCredit(creditableStates: readonly OrderState[]): OrderCredi
           platformChargeId: slot<string | undefined>('platformChargeId', settlement.platformChargeId),
           platformUserId: slot<bigint | undefined>('platformUserId', settlement.platformUserId),
           providerPaymentId: slot<string | undefined>('providerPaymentId', settlement.providerPaymentId),
+          passUntil: slot<Date | undefined>('passUntil', settlement.passUntil),
         },
         slot<Date>('now', true),
         {
           rail: slot<OrderRail | undefined>('rail', guard.rail),
           amount: slot<bigint | undefined>('amount', guard.amount),
           newPlatformChargeId: slot<string | undefined>('newPlatformChargeId', guard.newPlatformChargeId),
+          ...(guard.oneTime ? { oneTime: true } : {}),
         },
         slot<string>('detail', true),
       );
@@ -137,6 +149,7 @@ export function orderCredit(creditableStates: readonly OrderState[]): OrderCredi
       platformChargeId: settlement.platformChargeId,
       platformUserId: settlement.platformUserId,
       providerPaymentId: settlement.providerPaymentId,
+      passUntil: settlement.passUntil,
       rail: guard.rail,
       amount: guard.amount,
       newPlatformChargeId: guard.newPlatformChargeId,
@@ -165,8 +178,8 @@ function compileCreditFrom(
   guard: CreditGuard,
   detail = settlement.platformChargeId ?? settlement.providerPaymentId ?? '',
 ): CompiledQuery<OrderRow> {
-  const { rail, amount, newPlatformChargeId } = guard;
-  const grantsBenefits = sql<boolean>`(o.hints > 0 or o.no_ads_days > 0 or o.no_ads_forever)`;
+  const { rail, amount, newPlatformChargeId, oneTime } = guard;
+  const grantsBenefits = sql<boolean>`(o.hints > 0 or o.no_ads_days > 0 or o.no_ads_forever or o.pass_until is not null)`;
   const query = db
     .with('o', (q) => {
       let update = q
@@ -179,6 +192,7 @@ function compileCreditFrom(
           ...(settlement.providerPaymentId !== undefined
             ? { provider_payment_id: eb.fn.coalesce('provider_payment_id', eb.val(settlement.providerPaymentId)) }
             : {}),
+          ...(settlement.passUntil !== undefined ? { pass_until: settlement.passUntil } : {}),
         }))
         .where('id', '=', orderId)
         .where('state', 'in', creditableStates)
@@ -186,6 +200,7 @@ function compileCreditFrom(
         .where('refund_hold', 'is', null);
       if (rail !== undefined) update = update.where('rail', '=', rail);
       if (amount !== undefined) update = update.where('amount', '=', amount);
+      if (oneTime) update = update.where('subscription_period', 'is', null);
       if (newPlatformChargeId !== undefined) {
         update = update
           .where(sql<boolean>`orders.xmin = (select seen.xmin from orders as seen where seen.id = ${orderId})`)
@@ -220,7 +235,7 @@ function compileCreditFrom(
     .with('ben', (q) =>
       q
         .insertInto('benefits')
-        .columns(['account_id', 'origin', 'no_ads_until', 'no_ads_forever', 'hints'])
+        .columns(['account_id', 'origin', 'no_ads_until', 'no_ads_forever', 'hints', 'pass_until'])
         .expression((eb) =>
           eb
             .selectFrom('o')
@@ -232,6 +247,7 @@ function compileCreditFrom(
               ),
               'o.no_ads_forever',
               'o.hints',
+              'o.pass_until',
             ])
             .where(grantsBenefits),
         )
@@ -241,6 +257,7 @@ function compileCreditFrom(
               else ${noAdsExtended(sql`benefits.no_ads_until`, sql`${now}::timestamptz`, sql`(select o.no_ads_days from o)`)} end`,
             no_ads_forever: sql<boolean>`benefits.no_ads_forever or excluded.no_ads_forever`,
             hints: sql<bigint>`benefits.hints + excluded.hints`,
+            pass_until: sql<Date | null>`greatest(benefits.pass_until, excluded.pass_until)`,
           }),
         )
         .returning('benefits.account_id'),
@@ -264,6 +281,7 @@ function compileCreditFrom(
           'hints_delta',
           'no_ads_days',
           'no_ads_forever',
+          'pass_until',
         ])
         .expression((eb) =>
           eb
@@ -284,6 +302,7 @@ function compileCreditFrom(
               'o.hints',
               'o.no_ads_days',
               'o.no_ads_forever',
+              'o.pass_until',
             ]),
         )
         .returning('ledger_operations.id'),

@@ -19,11 +19,13 @@ export interface RefundPosting {
  * transaction, segment first, then benefits (the order every money writer uses): the pack's chips
  * off its segment in full (below zero is a debt), its benefits revoked, and one `refund` ledger row
  * carrying the full negative deltas, revoked days/forever as markers and the negative money
- * snapshot; its note names a debt it created.
+ * snapshot; its note names a debt it created. A subscription charge's order (`pass_until` set)
+ * revokes the period it paid for: the origin's pass moves back to the latest period end another
+ * unrefunded charge granted (none left: no pass), and the refund row carries the revoked end.
  */
 export async function postRefund(trx: Transaction<DB>, order: OrderRow, refundId: string, now: Date): Promise<RefundPosting> {
   const balance = order.chips > 0n ? await debitChips(trx, order) : null;
-  const grantsBenefits = order.hints > 0n || order.no_ads_days > 0n || order.no_ads_forever;
+  const grantsBenefits = order.hints > 0n || order.no_ads_days > 0n || order.no_ads_forever || order.pass_until !== null;
   const benefits = grantsBenefits ? await revokeBenefits(trx, order) : null;
 
   const debts = [
@@ -51,6 +53,7 @@ export async function postRefund(trx: Transaction<DB>, order: OrderRow, refundId
             hints_delta: -order.hints,
             no_ads_days: benefits.daysRevoked,
             no_ads_forever: order.no_ads_forever,
+            pass_until: order.pass_until,
           }
         : {}),
     },
@@ -100,12 +103,24 @@ async function revokeBenefits(trx: Transaction<DB>, order: OrderRow): Promise<{ 
       hints: sql<bigint>`hints - ${order.hints}::bigint`,
       no_ads_until: sql<Date | null>`no_ads_until - ${daysRevoked * DAY_SECONDS}::bigint * interval '1 second'`,
       ...(keepForever !== undefined ? { no_ads_forever: keepForever } : {}),
+      ...(order.pass_until !== null ? { pass_until: passStillGranted(order) } : {}),
     })
     .where('account_id', '=', order.account_id)
     .where('origin', '=', order.segment)
     .returning('hints')
     .executeTakeFirstOrThrow();
   return { hints: row.hints, daysRevoked };
+}
+
+/**
+ * The latest period end the origin's other unrefunded subscription charges granted (a `purchase`
+ * row with `pass_until` whose order has no `refund` row), as an expression for the benefits update.
+ */
+function passStillGranted(order: OrderRow) {
+  return sql<Date | null>`(select max(g.pass_until) from ledger_operations g
+    where g.account_id = ${order.account_id}::bigint and g.benefit_origin = ${order.segment} and g.kind = 'purchase'
+      and g.pass_until is not null and g.order_id <> ${order.id}::uuid
+      and not exists (select 1 from ledger_operations r where r.order_id = g.order_id and r.kind = 'refund'))`;
 }
 
 /** True when, without this order's grant, another unrefunded no-ads-forever grant of the origin remains. */

@@ -25,9 +25,21 @@ import { requireOnOffer, requireUnderLimit } from './limit.js';
 /** The one currency of the stars rail (whole stars). */
 const STARS_CURRENCY = 'XTR';
 
-/** What a pack grants (catalog's packGrant), in the order row's columns (snapshotted on the order). */
+/**
+ * What a pack grants (catalog's packGrant), in the order row's columns (snapshotted on the order).
+ * A subscription's no ads is its pass (to each paid period's end, set by the credit), not a term of
+ * days: its order snapshots the pack's chips and hints only, granted again by each renewal.
+ */
 function packOf(product: Product) {
   const g = packGrant(product.atoms);
+  if (product.subscriptionPeriodSeconds !== null)
+    return {
+      chips: g.chips,
+      hints: g.hints,
+      no_ads_days: 0n,
+      no_ads_forever: false,
+      subscription_period: product.subscriptionPeriodSeconds,
+    };
   return { chips: g.chips, hints: g.hints, no_ads_days: g.noAdsDays, no_ads_forever: g.noAdsForever };
 }
 
@@ -87,7 +99,8 @@ function requireSettled(deps: PaymentDeps, product: Product, rail: OrderRail, pr
  * a blocked account opens none (`account_suspended`, checked with the insert: openOrder); a price
  * in a currency the rail does not settle opens none either (`currency_not_settled`), nor does a
  * product outside its offer window (`offer_not_available`) or one the player reached the purchase
- * limit of (`purchase_limit_reached`).
+ * limit of (`purchase_limit_reached`); a stars subscription (a monthly pass) is sold on the stars
+ * rail only (`subscription_stars_only`), its invoice carrying the subscription period.
  * Stars: the bot mints the invoice link (create_invoice, payload = order id); an Ack carrying an
  * error (the bot was reached; the platform refused or the render failed) answers
  * bot_delivery_failed, any other outcome but delivered bot_unavailable; either way the order stays
@@ -123,6 +136,8 @@ export async function createOrder(
 
   const [product] = await listProducts(deps.db, { includeInactive: false, ids: [productId] });
   if (!product) throw new DomainError('unknown_product', `no active product ${productId}`);
+  if (product.subscriptionPeriodSeconds !== null && rail !== 'stars')
+    throw paymentError('subscription_stars_only', 'a subscription is paid with stars only: open the pass from the Telegram app');
   const price = product.prices.find((p) => p.method === method);
   if (!price) throw paymentError('not_sold_on_rail', `this product is not sold by ${rail}`);
   const now = deps.now();
@@ -152,6 +167,7 @@ export async function createOrder(
       description: words.description,
       payload: order.id,
       amount: price.amount,
+      ...(product.subscriptionPeriodSeconds !== null ? { subscriptionPeriod: BigInt(product.subscriptionPeriodSeconds) } : {}),
     });
     if (outcome.status === 'failed') {
       deps.logger.warn({ orderId: order.id, error: outcome.error.slice(0, 500) }, 'create_invoice failed at the bot');

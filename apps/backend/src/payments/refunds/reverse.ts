@@ -2,6 +2,7 @@ import type { Transaction } from 'kysely';
 import type { Logger } from '@wordgame/logging';
 import type { DB } from '../../db/index.js';
 import { postRefund } from '../../ledger/index.js';
+import { lockSubscriptionOfOrder, refundPeriod } from '../../subscriptions/index.js';
 import { orderForUpdate, recordEvent } from '../orders/repository.js';
 import { closeRefundedUncredited, markOrderRefunded } from './store.js';
 
@@ -24,7 +25,10 @@ export type RefundRecord = 'recorded' | 'closed_uncredited' | 'already_refunded'
  * - no-ads days: the term end moves back by exactly the pack's days, also when the term has
  *   already lapsed (no-ads then simply stays off; days are not carried as a debt, a later grant
  *   runs from its own time as usual);
- * - no-ads forever: revoked, unless another unrefunded grant of the same origin still holds it.
+ * - no-ads forever: revoked, unless another unrefunded grant of the same origin still holds it;
+ * - a stars subscription's period (the order's `pass_until`): the pass moves back to the latest
+ *   period another unrefunded charge paid for (none: no pass), and so does its subscription's
+ *   paid_until (its row locked before the wallet, the order a renewal locks in).
  * One `refund` ledger row carries it (the full negative deltas, revoked days/forever as positive
  * markers, negative money snapshot; its note names a debt it created, which is also logged as a
  * warning), so the ledger audit stays exact. Unique (provider, refund_id) and (order_id, kind) make
@@ -47,7 +51,9 @@ export async function recordRefund(
     return 'closed_uncredited';
   }
 
+  const period = order.pass_until !== null && (await lockSubscriptionOfOrder(trx, order.id));
   const { balance, benefits, debts } = await postRefund(trx, order, refundId, now);
+  if (period) await refundPeriod(trx, order.id, now);
   await markOrderRefunded(trx, order.id, refundId, now);
   await recordEvent(trx, order.id, 'refunded', refundId);
   if (debts.length > 0) {

@@ -7,6 +7,7 @@ import { onCredited } from '../credited.js';
 import { attemptStarRefund, STAR_REFUND_LEASE_MS, FIRST_STAR_RETRY_MS } from '../refunds/star-refunds.js';
 import { CREDITED_MEANWHILE, type ChargeAction } from '../refunds/uncredited.js';
 import { chargeCredited, insertChargeToReturn, touchOrder, unmatchedByCharge } from './store.js';
+import { creditRenewal } from './subscription.js';
 
 /** A stars charge the platform took that no order was credited with, as a reconciliation finding names it. */
 export interface UncreditedStarCharge {
@@ -16,6 +17,8 @@ export interface UncreditedStarCharge {
   /** The payer's platform user id (a refund goes back to them); null when not known. */
   payerId: bigint | null;
   amount: bigint;
+  /** When the platform took it (its transaction date): a subscription renewal's period runs one period from then. */
+  occurredAt?: Date | null;
 }
 
 /** What an unmatched row's refund state means for an action that finds the charge already recorded there. */
@@ -81,7 +84,9 @@ export async function refundUncreditedStars(deps: PaymentDeps, c: UncreditedStar
  * credit), under the order's row lock like ForwardPayment's locked path: done when the order is
  * credited with it (now, or meanwhile by the bot's delivery); refused when the charge is recorded as
  * unmatched (it is being returned to its payer: crediting it too would pay twice), credited another
- * order, or the order is not creditable, refunded in flight, or of another amount.
+ * order, or the order is not creditable, refunded in flight, or of another amount. A charge naming
+ * a paid subscription's first order is a renewal the bot never forwarded: it is credited as one
+ * (stars/subscription.ts), its period ending one period after the platform took it.
  */
 export async function creditStarsCharge(deps: PaymentDeps, c: UncreditedStarCharge): Promise<ChargeAction> {
   const refuse = (message: string): ChargeAction => ({ kind: 'refused', reason: 'stale', message });
@@ -95,6 +100,27 @@ export async function creditStarsCharge(deps: PaymentDeps, c: UncreditedStarChar
     if (order.platform_charge_id === c.platformChargeId) return { kind: 'done', outcome: 'credited', detail: order.id };
     const recorded = await unmatchedByCharge(trx, c.platformChargeId);
     if (recorded) return refuse('this charge is recorded as unmatched meanwhile and is returned to its payer; it cannot credit the order');
+    if (order.state === 'paid' && order.subscription_period !== null) {
+      const at = c.occurredAt ?? null;
+      const renewal = await creditRenewal(
+        trx,
+        order,
+        {
+          platformChargeId: c.platformChargeId,
+          amount: c.amount,
+          platformUserId: c.payerId ?? order.platform_user_id ?? 0n,
+          expiresAt: at === null ? null : new Date(at.getTime() + order.subscription_period * 1000),
+        },
+        now,
+      );
+      if (renewal.kind === 'credited') return { paid: renewal.paid };
+      if (renewal.kind === 'replay') return { kind: 'done', outcome: 'credited', detail: order.id };
+      return refuse(
+        renewal.reason === 'amount_mismatch'
+          ? 'the charged amount differs from the subscription: refund it instead'
+          : 'no subscription is recorded for this order: refund it instead',
+      );
+    }
     if (await chargeCredited(trx, c.platformChargeId)) return refuse('this charge credited another order meanwhile');
     if (!isCreditable(order.state) || order.refund_hold !== null)
       return refuse('the order could not be credited (already settled or failed)');
@@ -108,9 +134,9 @@ export async function creditStarsCharge(deps: PaymentDeps, c: UncreditedStarChar
     return paid ? { paid } : refuse('the order could not be credited (already settled or failed)');
   });
   if ('paid' in outcome) {
-    deps.logger.info({ orderId, platformChargeId: c.platformChargeId }, 'stars payment credited by an operator');
+    deps.logger.info({ orderId: outcome.paid.id, platformChargeId: c.platformChargeId }, 'stars payment credited by an operator');
     onCredited(deps, outcome.paid);
-    return { kind: 'done', outcome: 'credited', detail: orderId };
+    return { kind: 'done', outcome: 'credited', detail: outcome.paid.id };
   }
   return outcome;
 }

@@ -9,6 +9,7 @@ import type { PaymentDeps } from '../deps.js';
 import { DomainError } from '../../rpc/index.js';
 import { isOrderId } from '../errors.js';
 import { forwardRefund } from './refunded.js';
+import { creditFirstPeriod, creditRenewal } from './subscription.js';
 import {
   chargeCredited,
   chargeUnmatched,
@@ -18,6 +19,9 @@ import {
   touchOrder,
   unmatchedForOrder,
 } from './store.js';
+
+/** The latest subscription_expiration_unix a forwarded payment may carry (year 9999). */
+const MAX_EXPIRATION_UNIX = 253_402_300_799n;
 
 /** A pre-checkout answer: ok, or a short user-facing reason. */
 export type PreCheckoutVerdict = { ok: true } | { ok: false; reason: string };
@@ -97,6 +101,12 @@ export interface PlatformPaymentInput {
   platformChargeId: string;
   amount: bigint;
   platformUserId: bigint;
+  /** A stars subscription's charge (the platform's is_recurring); absent = false. */
+  isRecurring?: boolean;
+  /** The subscription's first charge (is_first_recurring). */
+  isFirstRecurring?: boolean;
+  /** The end of the period a subscription charge paid for (subscription_expiration_date); absent = not given. */
+  expiresAt?: Date | null;
 }
 
 /**
@@ -107,18 +117,26 @@ export interface PlatformPaymentInput {
  * equal amount, else the payment is recorded in unmatched_payments (unique on the charge id) for
  * an operator and answers false. Any answer means the payment is durably handled, so the bot may
  * forget its outbox row.
+ *
+ * A stars subscription's order (orders.subscription_period set) never takes the one-statement path:
+ * under its lock, its first payment credits it with the pass and records the subscription
+ * (stars/subscription.ts), and a renewal (`isRecurring`, the paid first order named again) opens
+ * and credits a renewal order for the charge, exactly once per charge id. A renewal for a payload we
+ * have no subscription for is recorded unmatched (`unknown_subscription`) like any other payment.
  */
 export async function forwardPayment(deps: PaymentDeps, p: PlatformPaymentInput): Promise<boolean> {
   const now = deps.now();
   // Fast path, one statement: a new charge for a creditable stars order of this amount is credited
   // at once. Anything else (a replay, an unmatched payment, a race lost) takes the locked path below.
-  const credited = isOrderId(p.orderId)
-    ? await creditOrder(deps.db, p.orderId, { platformChargeId: p.platformChargeId, platformUserId: p.platformUserId }, now, {
-        rail: 'stars',
-        amount: p.amount,
-        newPlatformChargeId: p.platformChargeId,
-      })
-    : null;
+  const credited =
+    isOrderId(p.orderId) && p.isRecurring !== true
+      ? await creditOrder(deps.db, p.orderId, { platformChargeId: p.platformChargeId, platformUserId: p.platformUserId }, now, {
+          rail: 'stars',
+          amount: p.amount,
+          newPlatformChargeId: p.platformChargeId,
+          oneTime: true,
+        })
+      : null;
   if (credited) {
     deps.logger.info({ orderId: p.orderId, platformChargeId: p.platformChargeId }, 'stars payment credited');
     onCredited(deps, credited);
@@ -134,14 +152,36 @@ export async function forwardPayment(deps: PaymentDeps, p: PlatformPaymentInput)
       // Under the order lock: a concurrent forward of this charge may have recorded it meanwhile.
       if (await chargeUnmatched(trx, p.platformChargeId)) return { credited: false, replay: true };
     }
-    const reason =
+    const charge = {
+      platformChargeId: p.platformChargeId,
+      amount: p.amount,
+      platformUserId: p.platformUserId,
+      expiresAt: p.expiresAt ?? null,
+    };
+    let reason =
       !order || order.rail !== 'stars'
-        ? 'unknown_order'
+        ? p.isRecurring === true && p.isFirstRecurring !== true
+          ? 'unknown_subscription'
+          : 'unknown_order'
         : !isCreditable(order.state)
           ? `order_${order.state}`
           : order.amount !== p.amount
             ? 'amount_mismatch'
             : null;
+    if (order && order.rail === 'stars' && order.subscription_period !== null) {
+      if (reason === null) {
+        const paid = await creditFirstPeriod(trx, order, charge, now);
+        if (paid) return { credited: true, replay: false, paid, subscription: 'first' as const };
+        reason = 'order_refund_hold';
+      } else if (order.state === 'paid' && p.isRecurring === true) {
+        const renewal = await creditRenewal(trx, order, charge, now);
+        if (renewal.kind === 'replay') return { credited: true, replay: true };
+        if (renewal.kind === 'credited') return { credited: true, replay: false, paid: renewal.paid, subscription: 'renewal' as const };
+        reason = renewal.reason;
+      }
+    } else if (order && p.isRecurring === true && p.isFirstRecurring !== true) {
+      reason = 'unknown_subscription';
+    }
     if (reason === null) {
       const paid = await creditOrder(trx, p.orderId, { platformChargeId: p.platformChargeId, platformUserId: p.platformUserId }, now);
       return { credited: true, replay: false, paid };
@@ -160,13 +200,18 @@ export async function forwardPayment(deps: PaymentDeps, p: PlatformPaymentInput)
     return { credited: false, replay: false, reason };
   });
   if (!outcome.replay) {
-    if (outcome.credited) deps.logger.info({ orderId: p.orderId, platformChargeId: p.platformChargeId }, 'stars payment credited');
+    if (outcome.credited)
+      deps.logger.info(
+        { orderId: p.orderId, platformChargeId: p.platformChargeId },
+        'subscription' in outcome && outcome.subscription === 'renewal' ? 'stars subscription renewal credited' : 'stars payment credited',
+      );
     else
       deps.logger.warn(
         { orderId: p.orderId.slice(0, 200), platformChargeId: p.platformChargeId, reason: outcome.reason },
         'stars payment matched no creditable order; recorded as unmatched',
       );
     if ('paid' in outcome && outcome.paid) onCredited(deps, outcome.paid);
+    if ('subscription' in outcome && outcome.subscription !== undefined) deps.metrics.subscriptionCharge(outcome.subscription);
     if ('reason' in outcome && outcome.reason !== undefined) deps.metrics.unmatched('stars', outcome.reason);
   }
   return outcome.credited;
@@ -200,12 +245,22 @@ export function starsIntakeMethods(
           platformChargeId: t.platformPaymentChargeId() ?? '',
           amount: t.amount(),
           platformUserId: t.platformUserId(),
+          isRecurring: t.isRecurring(),
+          isFirstRecurring: t.isFirstRecurring(),
+          expirationUnix: t.subscriptionExpirationUnix(),
         }),
       );
       if (p.platformChargeId === '' || p.platformChargeId.length > 256) {
         throw new DomainError('malformed_body', 'platform_payment_charge_id must be 1-256 characters');
       }
-      const credited = await forwardPayment(deps, p);
+      if (p.expirationUnix < 0n || p.expirationUnix > MAX_EXPIRATION_UNIX || (p.expirationUnix !== 0n && !p.isRecurring)) {
+        throw new DomainError('malformed_body', 'subscription_expiration_unix must be 0, or a time in seconds on a recurring payment');
+      }
+      const { expirationUnix, ...payment } = p;
+      const credited = await forwardPayment(deps, {
+        ...payment,
+        expiresAt: expirationUnix === 0n ? null : new Date(Number(expirationUnix) * 1000),
+      });
       return { body: encodeTable((b) => fb.PlatformPaymentResult.createPlatformPaymentResult(b, credited)) };
     },
     async forwardRefund(req) {

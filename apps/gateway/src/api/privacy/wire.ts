@@ -102,6 +102,20 @@ const supportCaseWire = z
   })
   .strict();
 
+const subscriptionWire = z
+  .object({
+    subscription_id: bigintString,
+    product_id: bigintString,
+    first_order_id: z.string(),
+    amount: bigintString,
+    currency: z.string(),
+    paid_until: at,
+    cancelled_at: at.nullable(),
+    started_at: at,
+    periods: z.array(z.object({ order_id: z.string(), renewal: z.boolean(), start: at, end: at, refunded_at: at.nullable() }).strict()),
+  })
+  .strict();
+
 /**
  * The player's data export (GET /api/v1/user/export; the console's "Export data" downloads the
  * same document). One key per section, each the section of the backend module that keeps that data
@@ -120,6 +134,7 @@ export const accountExportWire = z
     support_cases: z
       .array(supportCaseWire)
       .describe("The player's support cases, with their history (texts erased with the account are empty)."),
+    subscriptions: z.array(subscriptionWire).describe("The player's monthly passes (stars subscriptions) with their paid periods."),
   })
   .strict()
   .meta({ title: 'AccountExport' });

@@ -27,6 +27,8 @@ export interface CatalogJson {
     prices: PriceJson[];
     /** When a time-limited offer ends (unix seconds); null: not time-limited. */
     available_until_unix: number | null;
+    /** Seconds of one paid period of a monthly pass (a stars subscription); null: a one-time product. */
+    subscription_period_seconds: number | null;
   }[];
   purchase_methods: string[];
   email_required: boolean;
@@ -97,6 +99,7 @@ export function readCatalog(body: Uint8Array): CatalogJson {
             atoms: readAtoms(p),
             prices: readPrices(p),
             available_until_unix: p.availableUntilUnix() === 0n ? null : Number(p.availableUntilUnix()),
+            subscription_period_seconds: p.subscriptionPeriod() === 0 ? null : p.subscriptionPeriod(),
           });
       }
       return {

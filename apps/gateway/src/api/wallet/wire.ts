@@ -34,6 +34,11 @@ export const catalogWire = z
           product_id: bigintString,
           title: z.string(),
           description: z.string(),
+          subscription_period_seconds: z
+            .number()
+            .int()
+            .nullable()
+            .describe('a monthly pass (stars subscription): seconds of one paid period (2592000), renewed by Telegram; null: one-time'),
           atoms: z.array(atomWire),
           prices: z.array(priceWire),
           available_until_unix: z

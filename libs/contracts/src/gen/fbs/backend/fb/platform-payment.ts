@@ -63,8 +63,32 @@ platform(optionalEncoding?:any):string|Uint8Array|null {
   return offset ? this.bb!.__string(this.bb_pos + offset, optionalEncoding) : null;
 }
 
+/**
+ * The charge is a stars subscription's (the platform's is_recurring).
+ */
+isRecurring():boolean {
+  const offset = this.bb!.__offset(this.bb_pos, 14);
+  return offset ? !!this.bb!.readInt8(this.bb_pos + offset) : false;
+}
+
+/**
+ * The subscription's first charge (is_first_recurring).
+ */
+isFirstRecurring():boolean {
+  const offset = this.bb!.__offset(this.bb_pos, 16);
+  return offset ? !!this.bb!.readInt8(this.bb_pos + offset) : false;
+}
+
+/**
+ * Unix seconds the period this charge paid for ends (subscription_expiration_date); 0 for a one-time charge.
+ */
+subscriptionExpirationUnix():bigint {
+  const offset = this.bb!.__offset(this.bb_pos, 18);
+  return offset ? this.bb!.readInt64(this.bb_pos + offset) : BigInt('0');
+}
+
 static startPlatformPayment(builder:flatbuffers.Builder) {
-  builder.startObject(5);
+  builder.startObject(8);
 }
 
 static addOrderId(builder:flatbuffers.Builder, orderIdOffset:flatbuffers.Offset) {
@@ -87,18 +111,33 @@ static addPlatform(builder:flatbuffers.Builder, platformOffset:flatbuffers.Offse
   builder.addFieldOffset(4, platformOffset, 0);
 }
 
+static addIsRecurring(builder:flatbuffers.Builder, isRecurring:boolean) {
+  builder.addFieldInt8(5, +isRecurring, +false);
+}
+
+static addIsFirstRecurring(builder:flatbuffers.Builder, isFirstRecurring:boolean) {
+  builder.addFieldInt8(6, +isFirstRecurring, +false);
+}
+
+static addSubscriptionExpirationUnix(builder:flatbuffers.Builder, subscriptionExpirationUnix:bigint) {
+  builder.addFieldInt64(7, subscriptionExpirationUnix, BigInt('0'));
+}
+
 static endPlatformPayment(builder:flatbuffers.Builder):flatbuffers.Offset {
   const offset = builder.endObject();
   return offset;
 }
 
-static createPlatformPayment(builder:flatbuffers.Builder, orderIdOffset:flatbuffers.Offset, platformPaymentChargeIdOffset:flatbuffers.Offset, amount:bigint, platformUserId:bigint, platformOffset:flatbuffers.Offset):flatbuffers.Offset {
+static createPlatformPayment(builder:flatbuffers.Builder, orderIdOffset:flatbuffers.Offset, platformPaymentChargeIdOffset:flatbuffers.Offset, amount:bigint, platformUserId:bigint, platformOffset:flatbuffers.Offset, isRecurring:boolean, isFirstRecurring:boolean, subscriptionExpirationUnix:bigint):flatbuffers.Offset {
   PlatformPayment.startPlatformPayment(builder);
   PlatformPayment.addOrderId(builder, orderIdOffset);
   PlatformPayment.addPlatformPaymentChargeId(builder, platformPaymentChargeIdOffset);
   PlatformPayment.addAmount(builder, amount);
   PlatformPayment.addPlatformUserId(builder, platformUserId);
   PlatformPayment.addPlatform(builder, platformOffset);
+  PlatformPayment.addIsRecurring(builder, isRecurring);
+  PlatformPayment.addIsFirstRecurring(builder, isFirstRecurring);
+  PlatformPayment.addSubscriptionExpirationUnix(builder, subscriptionExpirationUnix);
   return PlatformPayment.endPlatformPayment(builder);
 }
 }

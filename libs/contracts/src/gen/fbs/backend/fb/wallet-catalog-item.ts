@@ -80,8 +80,16 @@ availableUntilUnix():bigint {
   return offset ? this.bb!.readInt64(this.bb_pos + offset) : BigInt('0');
 }
 
+/**
+ * Seconds of one paid period when the product is a monthly pass (a stars subscription, 2592000); 0 = one-time.
+ */
+subscriptionPeriod():number {
+  const offset = this.bb!.__offset(this.bb_pos, 16);
+  return offset ? this.bb!.readInt32(this.bb_pos + offset) : 0;
+}
+
 static startWalletCatalogItem(builder:flatbuffers.Builder) {
-  builder.startObject(6);
+  builder.startObject(7);
 }
 
 static addProductId(builder:flatbuffers.Builder, productId:bigint) {
@@ -132,12 +140,16 @@ static addAvailableUntilUnix(builder:flatbuffers.Builder, availableUntilUnix:big
   builder.addFieldInt64(5, availableUntilUnix, BigInt('0'));
 }
 
+static addSubscriptionPeriod(builder:flatbuffers.Builder, subscriptionPeriod:number) {
+  builder.addFieldInt32(6, subscriptionPeriod, 0);
+}
+
 static endWalletCatalogItem(builder:flatbuffers.Builder):flatbuffers.Offset {
   const offset = builder.endObject();
   return offset;
 }
 
-static createWalletCatalogItem(builder:flatbuffers.Builder, productId:bigint, titleOffset:flatbuffers.Offset, atomsOffset:flatbuffers.Offset, pricesOffset:flatbuffers.Offset, descriptionOffset:flatbuffers.Offset, availableUntilUnix:bigint):flatbuffers.Offset {
+static createWalletCatalogItem(builder:flatbuffers.Builder, productId:bigint, titleOffset:flatbuffers.Offset, atomsOffset:flatbuffers.Offset, pricesOffset:flatbuffers.Offset, descriptionOffset:flatbuffers.Offset, availableUntilUnix:bigint, subscriptionPeriod:number):flatbuffers.Offset {
   WalletCatalogItem.startWalletCatalogItem(builder);
   WalletCatalogItem.addProductId(builder, productId);
   WalletCatalogItem.addTitle(builder, titleOffset);
@@ -145,6 +157,7 @@ static createWalletCatalogItem(builder:flatbuffers.Builder, productId:bigint, ti
   WalletCatalogItem.addPrices(builder, pricesOffset);
   WalletCatalogItem.addDescription(builder, descriptionOffset);
   WalletCatalogItem.addAvailableUntilUnix(builder, availableUntilUnix);
+  WalletCatalogItem.addSubscriptionPeriod(builder, subscriptionPeriod);
   return WalletCatalogItem.endWalletCatalogItem(builder);
 }
 }
