@@ -192,6 +192,10 @@ describe('conformance: the bot process against a @grpc/grpc-js BotLink server (m
         platform_payment_charge_id: charge,
         amount: '50',
         platform_user_id: String(userId),
+        // The additive subscription fields, as a one-time payment carries them.
+        is_recurring: false,
+        is_first_recurring: false,
+        subscription_expiration_unix: '0',
       });
       const left = Number(call.deadline) - call.at;
       expect(left).toBeGreaterThan(MAX_TIMER_MS - 2_000);
