@@ -263,15 +263,23 @@ describe('lists through @a2seven/yoo-checkout', () => {
   it('pages payments newest first with next_cursor, and filters by created_at, captured_at, status and payment_method', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 5; i += 1) ids.push((await shopA.createPayment(order())).id);
-    const seen: string[] = [];
+    const seen: { id: string; created_at: string }[] = [];
     let page = await shopA.getPaymentList({ limit: 2 });
     for (;;) {
       expectPublished('PaymentListAnswer', page);
-      seen.push(...page.items.map((p) => p.id));
+      seen.push(...page.items.map((p) => ({ id: p.id, created_at: p.created_at })));
       if (!page.next_cursor) break;
       page = await shopA.getPaymentList({ limit: 2, cursor: page.next_cursor });
     }
-    expect(seen).toEqual([...ids].reverse());
+    // Every payment once, newest first; payments created in the same millisecond come by id,
+    // descending (the emulator's stable cursor order), so creation order holds only across instants.
+    expect(seen.map((p) => p.id).sort()).toEqual([...ids].sort());
+    const newestFirst = [...seen].sort((a, b) =>
+      a.created_at !== b.created_at ? (a.created_at > b.created_at ? -1 : 1) : a.id > b.id ? -1 : a.id < b.id ? 1 : 0,
+    );
+    expect(seen).toEqual(newestFirst);
+    const created = new Map(seen.map((p) => [p.id, p.created_at]));
+    for (let i = 1; i < ids.length; i += 1) expect(created.get(ids[i]!)! >= created.get(ids[i - 1]!)!).toBe(true);
 
     await new Promise((resolve) => setTimeout(resolve, 20));
     const from = new Date().toISOString();
