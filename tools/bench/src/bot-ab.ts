@@ -6,7 +6,7 @@
  * alternate the builds; in each, BOT_AB_PAYERS payers pay stars orders for BOT_AB_SECONDS
  * (create_invoice, pre-checkout, successful_payment), and the round ends when every approved
  * payment is credited. Bot CPU is read from /proc; new connections are counted by a TCP forwarder in
- * front of the emulator. Prints each build's medians and ratios to the first build, and the targets
+ * front of the emulator, after the round's first STEADY_AFTER_S seconds (steady state). Prints each build's medians and ratios to the first build, and the targets
  * (≤ 3 ms bot CPU per payment, ≤ 1 new platform connection per 100 payments) for the last build.
  *
  * Run: `BOT_AB_ROOTS=<root A>,<root B> npm run bot-ab -w tools/bench` (default: this checkout alone;
@@ -75,9 +75,17 @@ interface Round {
   payments: number;
   failed: number;
   botCpuMs: number;
+  /** Connections opened in the steady part of the round (after STEADY_AFTER_S), and the payments made in it. */
   connections: number;
+  steadyPayments: number;
   seconds: number;
 }
+
+/**
+ * The round's first seconds reopen what the idle gap before it (another build's round) let the
+ * server's keep-alive timeout close; connections are counted after them, in steady state.
+ */
+const STEADY_AFTER_S = 2;
 
 async function startBuild(dir: string): Promise<Build> {
   const platform = await startPlatformEmulator({ tokens: [TELEGRAM_BOT_TOKEN] });
@@ -124,11 +132,14 @@ async function uncredited(b: Build): Promise<number> {
 async function round(b: Build, seconds: number): Promise<Round> {
   const pid = b.stack.bot?.pid ?? 0;
   const cpu0 = cpuMsOf(pid);
-  const conn0 = b.forwarder.accepted();
   const t0 = performance.now();
   const end = t0 + seconds * 1000;
   let payments = 0;
   let failed = 0;
+  let steady: { connections: number; payments: number } | undefined;
+  const mark = setTimeout(() => {
+    steady = { connections: b.forwarder.accepted(), payments };
+  }, STEADY_AFTER_S * 1000);
   await Promise.all(
     b.payers.map(async (p) => {
       while (performance.now() < end) {
@@ -137,14 +148,11 @@ async function round(b: Build, seconds: number): Promise<Round> {
       }
     }),
   );
+  clearTimeout(mark);
+  const connections = b.forwarder.accepted() - (steady?.connections ?? 0);
+  const steadyPayments = payments - (steady?.payments ?? 0);
   await waitFor('approved payments credited', async () => (await uncredited(b)) === 0, 60_000, 20);
-  return {
-    payments,
-    failed,
-    botCpuMs: cpuMsOf(pid) - cpu0,
-    connections: b.forwarder.accepted() - conn0,
-    seconds: (performance.now() - t0) / 1000,
-  };
+  return { payments, failed, botCpuMs: cpuMsOf(pid) - cpu0, connections, steadyPayments, seconds: (performance.now() - t0) / 1000 };
 }
 
 const fixed = (n: number, d = 2) => (Number.isFinite(n) ? n.toFixed(d) : '?');
@@ -161,7 +169,7 @@ async function main(): Promise<void> {
       for (const b of order) results.get(b)?.push(await round(b, SECONDS));
     }
     const cpuPer = (x: Round) => x.botCpuMs / Math.max(1, x.payments);
-    const connPer100 = (x: Round) => (x.connections * 100) / Math.max(1, x.payments);
+    const connPer100 = (x: Round) => (x.connections * 100) / Math.max(1, x.steadyPayments);
     const first = results.get(builds[0] as Build) ?? [];
     const lines = [
       `bot A/B bench ${new Date().toISOString()}: ${RUNS} rounds of ${SECONDS} s, ${PAYERS} payers, stars payments (create_invoice, pre-checkout, successful_payment, ForwardPayment), node ${process.version}   [${loadLine()}]`,
@@ -172,7 +180,7 @@ async function main(): Promise<void> {
       const cpu = median(rs.map(cpuPer));
       const conns = median(rs.map(connPer100));
       lines.push(
-        `  ${b.label.padEnd(12)} bot CPU ${fixed(cpu)} ms/payment (rounds ${rs.map((x) => fixed(cpuPer(x))).join(' ')}) x${fixed(median(ratios))} of ${builds[0]?.label}; ${fixed(median(rs.map((x) => x.payments / x.seconds)), 1)} payments/s; new platform connections ${fixed(conns, 1)} per 100 payments; failed ${rs.reduce((n, x) => n + x.failed, 0)}`,
+        `  ${b.label.padEnd(12)} bot CPU ${fixed(cpu)} ms/payment (rounds ${rs.map((x) => fixed(cpuPer(x))).join(' ')}) x${fixed(median(ratios))} of ${builds[0]?.label}; ${fixed(median(rs.map((x) => x.payments / x.seconds)), 1)} payments/s; new platform connections ${fixed(conns, 1)} per 100 payments in steady state (after ${STEADY_AFTER_S} s); failed ${rs.reduce((n, x) => n + x.failed, 0)}`,
       );
       return { b, cpu, conns, ratio: median(ratios) };
     });
