@@ -158,7 +158,7 @@ async function round(b: Build, seconds: number): Promise<Round> {
 const fixed = (n: number, d = 2) => (Number.isFinite(n) ? n.toFixed(d) : '?');
 
 async function main(): Promise<void> {
-  buildBundles(['backend', 'gateway']);
+  buildBundles(['backend', 'gateway', 'bot']);
   const builds: Build[] = [];
   try {
     for (const dir of roots) builds.push(await startBuild(dir));
