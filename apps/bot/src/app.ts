@@ -328,6 +328,7 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
       outbox?.close();
       outbox = undefined;
       transport?.close();
+      platform.close();
       transport = undefined;
       await health?.close();
       health = undefined;

@@ -45,6 +45,18 @@ async function failure(call: Promise<unknown>): Promise<PlatformError> {
 }
 
 describe('the one platform-API client (Bot behaviour toward the chat-platform API)', () => {
+  it('keeps its connections alive: calls in a row reuse one, concurrent calls open one each and keep them', async () => {
+    const { platform } = client();
+    for (let i = 0; i < 20; i += 1) await platform.call('getMe');
+    expect(platform.connectionsOpened).toBe(1);
+    await Promise.all(Array.from({ length: 4 }, () => platform.call('getMe')));
+    const afterBurst = platform.connectionsOpened;
+    expect(afterBurst).toBeLessThanOrEqual(4);
+    for (let i = 0; i < 3; i += 1) await Promise.all(Array.from({ length: 4 }, () => platform.call('getMe')));
+    expect(platform.connectionsOpened).toBe(afterBurst);
+    platform.close();
+  });
+
   it('stamps liveness on any 2xx', async () => {
     const { platform, counters } = client();
     expect(counters.lastOkUnix).toBe(0n);

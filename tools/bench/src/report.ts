@@ -1,5 +1,5 @@
 /**
- * One report: runs the benches of tools/bench one after the other (botlink, wallet, payments,
+ * One report: runs the benches of tools/bench one after the other (botlink, wallet, payments, bot-ab,
  * console; REPORT_BENCHES=wallet,payments runs a subset, in the order given), each as its own
  * process with this environment (so knobs such as BENCH_ROUNDS pass through), echoes their output
  * on stderr prefixed with the bench's name, reads each one's BENCH_RESULT line, and prints one
@@ -15,7 +15,7 @@ import { renderTable, type BenchOutcome } from './report/table.js';
 import { loadLine, root, tsx } from './services.js';
 
 /** Every bench of tools/bench, in the order the report runs them. */
-export const BENCHES = ['botlink', 'wallet', 'payments', 'console'] as const;
+export const BENCHES = ['botlink', 'wallet', 'payments', 'bot-ab', 'console'] as const;
 
 function chosen(): string[] {
   const list = process.env['REPORT_BENCHES']

@@ -90,6 +90,8 @@ const TABLES: Readonly<Record<OutboxKind, string>> = { payment: 'payment_outbox'
  */
 export class PaymentOutbox {
   private readonly table: string;
+  /** Every statement of the hot path, compiled once per outbox (SQLite parses and plans at prepare). */
+  private readonly sql: ReturnType<typeof prepareStatements>;
 
   /** The outbox of one kind of row in the bot's database (default: payments). */
   constructor(
@@ -97,6 +99,7 @@ export class PaymentOutbox {
     readonly kind: OutboxKind = 'payment',
   ) {
     this.table = TABLES[kind];
+    this.sql = prepareStatements(db, this.table);
   }
 
   /** Opens (creating or migrating if needed, owner-only: see `openBotDb`) the bot's SQLite file and returns its outbox. */
@@ -109,23 +112,23 @@ export class PaymentOutbox {
     return new PaymentOutbox(this.db, kind);
   }
 
-  /** Stores a payment durably (a subscription's charge with its recurring fields); false when that charge is already waiting. */
+  /**
+   * Stores a payment durably (a subscription's charge with its recurring fields); false when that
+   * charge is already waiting. Its commit is the payment's one fsync (WAL, synchronous=FULL): the
+   * row is on disk before the update loop confirms the update.
+   */
   add(payment: OutboxPayment): boolean {
     const sub = payment.subscription;
-    const result = this.db
-      .prepare(
-        `INSERT OR IGNORE INTO ${this.table} (charge_id, order_id, amount, platform_user_id, created_at, is_recurring, is_first_recurring, subscription_expiration_unix) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        payment.platformChargeId,
-        payment.orderId,
-        payment.amount,
-        payment.platformUserId,
-        BigInt(Date.now()),
-        sub ? 1n : 0n,
-        sub?.first === true ? 1n : 0n,
-        sub?.expirationUnix ?? 0n,
-      );
+    const result = this.sql.insert.run(
+      payment.platformChargeId,
+      payment.orderId,
+      payment.amount,
+      payment.platformUserId,
+      BigInt(Date.now()),
+      sub ? 1n : 0n,
+      sub?.first === true ? 1n : 0n,
+      sub?.expirationUnix ?? 0n,
+    );
     return result.changes > 0;
   }
 
@@ -134,47 +137,41 @@ export class PaymentOutbox {
    * rule declines another charge for that order (index payment_outbox_order).
    */
   holdsPaymentFor(orderId: string): boolean {
-    return this.db.prepare(`SELECT 1 FROM ${this.table} WHERE order_id = ? LIMIT 1`).get(orderId) !== undefined;
+    return this.sql.holds.get(orderId) !== undefined;
   }
 
   /** Every waiting payment, oldest first. */
   pending(limit = 100): OutboxRow[] {
-    return this.rows(`SELECT ${COLUMNS} FROM ${this.table} ORDER BY created_at, charge_id LIMIT ?`, limit);
+    return this.sql.pending.all(limit).map(rowOf);
   }
 
   /** Payments whose next attempt is due at `nowMs`, oldest first. */
   due(nowMs: number, limit = 100): OutboxRow[] {
-    return this.rows(
-      `SELECT ${COLUMNS} FROM ${this.table} WHERE next_attempt_at <= ? ORDER BY created_at, charge_id LIMIT ?`,
-      BigInt(nowMs),
-      limit,
-    );
+    return this.sql.due.all(BigInt(nowMs), limit).map(rowOf);
   }
 
   /** The earliest next attempt of any waiting payment (unix ms), or undefined when none waits. */
   nextDueAt(): number | undefined {
-    const row = this.db.prepare(`SELECT MIN(next_attempt_at) AS at FROM ${this.table}`).get() as { at: bigint | null };
-    return row.at === null ? undefined : Number(row.at);
+    const row = this.sql.nextDue.get();
+    return row?.at === null || row === undefined ? undefined : Number(row.at);
   }
 
   /** Makes every waiting payment due now (a fresh process retries at once what an earlier one left). */
   makeAllDue(): void {
-    this.db.prepare(`UPDATE ${this.table} SET next_attempt_at = 0 WHERE next_attempt_at > 0`).run();
+    this.sql.makeAllDue.run();
   }
 
-  /** Counts a failed forwarding attempt, keeps why it failed, and sets when the row may be tried again. */
+  /**
+   * Counts a failed forwarding attempt, keeps why it failed, and sets when the row may be tried
+   * again. Not fsynced on its own (see `lazily`): a lost count only retries sooner.
+   */
   recordFailure(platformChargeId: string, nextAttemptAt: number, error: string): void {
-    this.db
-      .prepare(`UPDATE ${this.table} SET attempts = attempts + 1, next_attempt_at = ?, last_error = ? WHERE charge_id = ?`)
-      .run(BigInt(nextAttemptAt), error.slice(0, 1_000), platformChargeId);
+    this.lazily(() => this.sql.recordFailure.run(BigInt(nextAttemptAt), error.slice(0, 1_000), platformChargeId));
   }
 
   /** How many rows have failed at least once and still wait, and the age of the oldest at `nowMs`. */
   failing(nowMs: number): FailingRows {
-    const row = this.db.prepare(`SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM ${this.table} WHERE attempts > 0`).get() as {
-      n: bigint;
-      oldest: bigint | null;
-    };
+    const row = this.sql.failing.get() ?? { n: 0n, oldest: null };
     return { count: Number(row.n), oldestAgeMs: row.oldest === null ? 0 : Math.max(0, nowMs - Number(row.oldest)) };
   }
 
@@ -198,19 +195,58 @@ export class PaymentOutbox {
     return result.changes;
   }
 
-  /** Forgets a payment once ForwardPayment answered. */
+  /**
+   * Forgets a payment once ForwardPayment answered. Not fsynced on its own (see `lazily`): a delete
+   * lost to a power cut brings the row back, and forwarding it again is answered idempotently by
+   * the backend (the charge id is its idempotency key).
+   */
   remove(platformChargeId: string): void {
-    this.db.prepare(`DELETE FROM ${this.table} WHERE charge_id = ?`).run(platformChargeId);
+    this.lazily(() => this.sql.remove.run(platformChargeId));
   }
 
   close(): void {
     this.db.close();
   }
 
-  private rows(sql: string, ...args: (bigint | number)[]): OutboxRow[] {
-    const rows = this.db.prepare(sql).all(...args) as RawRow[];
-    return rows.map(rowOf);
+  /**
+   * Runs a write whose loss is harmless with synchronous=NORMAL: in WAL mode its commit is not
+   * fsynced by itself but by the next FULL commit (the next `add`) or checkpoint, which sync the
+   * WAL up to and past it. A process kill loses nothing either way (the WAL is in the OS's cache);
+   * only a power cut can drop it. Keeps one fsync per payment, the insert's.
+   */
+  private lazily(write: () => unknown): void {
+    this.sql.syncNormal.run();
+    try {
+      write();
+    } finally {
+      this.sql.syncFull.run();
+    }
   }
+}
+
+/** The outbox's statements on `table`, prepared once. */
+function prepareStatements(db: Database.Database, table: string) {
+  return {
+    insert: db.prepare<[string, string, bigint, bigint, bigint, bigint, bigint, bigint]>(
+      `INSERT OR IGNORE INTO ${table} (charge_id, order_id, amount, platform_user_id, created_at, is_recurring, is_first_recurring, subscription_expiration_unix) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    holds: db.prepare<[string], unknown>(`SELECT 1 FROM ${table} WHERE order_id = ? LIMIT 1`),
+    pending: db.prepare<[number], RawRow>(`SELECT ${COLUMNS} FROM ${table} ORDER BY created_at, charge_id LIMIT ?`),
+    due: db.prepare<[bigint, number], RawRow>(
+      `SELECT ${COLUMNS} FROM ${table} WHERE next_attempt_at <= ? ORDER BY created_at, charge_id LIMIT ?`,
+    ),
+    nextDue: db.prepare<[], { at: bigint | null }>(`SELECT MIN(next_attempt_at) AS at FROM ${table}`),
+    makeAllDue: db.prepare(`UPDATE ${table} SET next_attempt_at = 0 WHERE next_attempt_at > 0`),
+    recordFailure: db.prepare<[bigint, string, string]>(
+      `UPDATE ${table} SET attempts = attempts + 1, next_attempt_at = ?, last_error = ? WHERE charge_id = ?`,
+    ),
+    failing: db.prepare<[], { n: bigint; oldest: bigint | null }>(
+      `SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM ${table} WHERE attempts > 0`,
+    ),
+    remove: db.prepare<[string]>(`DELETE FROM ${table} WHERE charge_id = ?`),
+    syncNormal: db.prepare('PRAGMA synchronous = NORMAL'),
+    syncFull: db.prepare('PRAGMA synchronous = FULL'),
+  };
 }
 
 function rowOf(r: RawRow): OutboxRow {

@@ -1,3 +1,5 @@
+import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Logger } from '@wordgame/logging';
 import { z } from 'zod';
 import type { HealthCounters } from './health-counters.js';
@@ -48,6 +50,21 @@ export interface CallOptions {
   extraTimeoutMs?: number;
 }
 
+/** A platform answer as read off the wire: `body` is undefined when it is not JSON or was cut short. */
+interface Answer {
+  status: number;
+  statusText: string;
+  headers: IncomingHttpHeaders;
+  body: unknown;
+}
+
+/**
+ * The platform agent's settings: `fifo` takes the connection idle longest, so every connection a
+ * burst opened keeps being used and none ages out at the server's keep-alive timeout (whose
+ * `Keep-Alive: timeout` hint the agent honours) only to be opened again by the next burst.
+ */
+const KEEP_ALIVE = { keepAlive: true, scheduling: 'fifo' } as const;
+
 /** The Bot API's success envelope; a missing `result` is malformed. */
 const okEnvelope = z.object({ ok: z.literal(true), result: z.unknown().refine((r) => r !== undefined, 'result is missing') });
 
@@ -80,8 +97,28 @@ function envelopeOf(result: z.ZodType): z.ZodType<{ result: unknown }> {
  */
 export class PlatformClient {
   private pausedUntil = 0;
+  /** Kept-alive connections to the platform, reused call after call (the long poll holds one, each concurrent call another). */
+  private readonly agent: HttpAgent;
+  private readonly send: typeof httpRequest;
+  private readonly base: URL;
+  private opened = 0;
 
-  constructor(private readonly options: PlatformClientOptions) {}
+  constructor(private readonly options: PlatformClientOptions) {
+    this.base = new URL(options.apiRoot.endsWith('/') ? options.apiRoot : `${options.apiRoot}/`);
+    const tls = this.base.protocol === 'https:';
+    this.agent = tls ? new HttpsAgent(KEEP_ALIVE) : new HttpAgent(KEEP_ALIVE);
+    this.send = tls ? httpsRequest : httpRequest;
+  }
+
+  /** How many TCP connections to the platform this client has opened (a reused one is not counted again). */
+  get connectionsOpened(): number {
+    return this.opened;
+  }
+
+  /** Closes the kept-alive connections (a call after it opens new ones). */
+  close(): void {
+    this.agent.destroy();
+  }
 
   /**
    * Calls `method` with its published parameters (JSON) and returns its `result`, checked against
@@ -93,25 +130,19 @@ export class PlatformClient {
     const { counters } = this.options;
     const timeout = AbortSignal.timeout((this.options.requestTimeoutMs ?? 15_000) + (opts.extraTimeoutMs ?? 0));
     const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
-    let res: Response;
-    let body: unknown;
+    let res: Answer;
     try {
-      res = await fetch(`${this.options.apiRoot}/bot${this.options.token}/${method}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(params),
-        signal,
-      });
-      body = await res.json().catch(() => undefined);
+      res = await this.post(`bot${this.options.token}/${method}`, JSON.stringify(params), signal);
     } catch (err: unknown) {
       if (opts.signal?.aborted) throw err;
       if (opts.longPoll) counters.connectFailure();
       else counters.apiError();
       throw new PlatformError('transport', method, undefined, err instanceof Error ? err.message : 'transport failure');
     }
+    const body = res.body;
     const envelope = (body ?? {}) as { ok?: unknown; result?: unknown; description?: unknown; parameters?: { retry_after?: unknown } };
     const description = typeof envelope.description === 'string' ? envelope.description : res.statusText;
-    if (res.ok) {
+    if (res.status >= 200 && res.status < 300) {
       counters.stampOk();
       const accepted = envelopeOf(RESULT_SHAPES[method]).safeParse(body);
       if (!accepted.success) {
@@ -120,7 +151,7 @@ export class PlatformClient {
         const problem = accepted.error.issues[0];
         const why = `not a Bot API envelope: ${problem ? `${problem.path.join('.') || 'body'} ${problem.message}` : 'invalid'}`;
         this.options.logger.warn(
-          { method, status: res.status, contentType: res.headers.get('content-type'), why },
+          { method, status: res.status, contentType: res.headers['content-type'], why },
           'platform answered 2xx with a body the bot cannot read; counted as unreadable, the call failed',
         );
         throw new PlatformError('malformed', method, res.status, why);
@@ -129,7 +160,7 @@ export class PlatformClient {
     }
     if (res.status === 429) {
       counters.rateLimit();
-      const seconds = Number(envelope.parameters?.retry_after ?? res.headers.get('retry-after') ?? 1);
+      const seconds = Number(envelope.parameters?.retry_after ?? res.headers['retry-after'] ?? 1);
       this.pause(Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 1000);
       throw new PlatformError('rate_limited', method, 429, description);
     }
@@ -140,6 +171,59 @@ export class PlatformClient {
       throw new PlatformError('server', method, res.status, description);
     }
     throw new PlatformError('client', method, res.status, description);
+  }
+
+  /**
+   * POSTs `payload` to `path` under the API root on a kept-alive connection. Rejects only when no
+   * answer came (connect, reset or abort before the status line); a body that is not JSON, or is
+   * cut short or aborted after the status line, resolves with `body` undefined, as a 2xx the caller
+   * cannot read.
+   */
+  private post(path: string, payload: string, signal: AbortSignal): Promise<Answer> {
+    return new Promise<Answer>((resolve, reject) => {
+      if (signal.aborted) {
+        reject(signal.reason as Error);
+        return;
+      }
+      // The signal is held here, not given to http.request: node leaves that listener on a finished
+      // request, and an abort after the answer then destroys the kept-alive socket in its next use.
+      const onAbort = () => req.destroy(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+      const settle = () => signal.removeEventListener('abort', onAbort);
+      const req = this.send(
+        new URL(`${this.base.href}${path}`),
+        {
+          method: 'POST',
+          agent: this.agent,
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          let ended = false;
+          const answer = (body: unknown) => {
+            settle();
+            resolve({ status: res.statusCode ?? 0, statusText: res.statusMessage ?? '', headers: res.headers, body });
+          };
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => {
+            ended = true;
+            answer(parseJson(Buffer.concat(chunks).toString('utf8')));
+          });
+          res.on('error', () => undefined);
+          res.on('close', () => {
+            if (!ended) answer(undefined);
+          });
+        },
+      );
+      signal.addEventListener('abort', onAbort, { once: true });
+      req.on('socket', () => {
+        if (!req.reusedSocket) this.opened += 1;
+      });
+      req.on('error', (err) => {
+        settle();
+        reject(err);
+      });
+      req.end(payload);
+    });
   }
 
   /** Milliseconds left of the shared 429 pause (0 when calls may go). */
@@ -167,5 +251,14 @@ export class PlatformClient {
         );
       });
     }
+  }
+}
+
+/** The JSON value of `text`, or undefined when it is not JSON. */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
   }
 }

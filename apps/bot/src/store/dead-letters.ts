@@ -36,16 +36,30 @@ interface RawDeadLetter {
  * `sqlite3 $BOT_OUTBOX_PATH 'SELECT * FROM dead_letters'`.
  */
 export class DeadLetters {
+  private readonly insert: Database.Statement<[string, string, string, string, bigint]>;
+  private readonly paymentFor: Database.Statement<[string], unknown>;
+
   constructor(
     private readonly db: Database.Database,
     private readonly onParked: () => void = () => undefined,
-  ) {}
+  ) {
+    this.insert = db.prepare('INSERT INTO dead_letters (source, ref, raw, reason, created_at) VALUES (?, ?, ?, ?, ?)');
+    this.paymentFor = db.prepare(
+      `SELECT 1 FROM dead_letters
+       WHERE (source = 'outbox' OR instr(raw, '"successful_payment"') > 0)
+         AND CASE WHEN json_valid(raw) THEN
+           CASE source
+             WHEN 'outbox' THEN json_extract(raw, '$.orderId')
+             ELSE json_extract(raw, '$.message.successful_payment.invoice_payload')
+           END = ?
+         ELSE 0 END
+       LIMIT 1`,
+    );
+  }
 
   /** Stores one dead letter durably; throws when the file cannot be written (the caller retries). */
   park(source: DeadLetterSource, ref: string, raw: unknown, reason: string): void {
-    this.db
-      .prepare('INSERT INTO dead_letters (source, ref, raw, reason, created_at) VALUES (?, ?, ?, ?, ?)')
-      .run(source, ref, jsonOf(raw), reason, BigInt(Date.now()));
+    this.insert.run(source, ref, jsonOf(raw), reason, BigInt(Date.now()));
     this.onParked();
   }
 
@@ -56,19 +70,7 @@ export class DeadLetters {
    * can be payments are parsed (outbox rows, updates naming successful_payment); they are few.
    */
   holdsPaymentFor(orderId: string): boolean {
-    const row = this.db
-      .prepare(
-        `SELECT 1 FROM dead_letters
-         WHERE (source = 'outbox' OR instr(raw, '"successful_payment"') > 0)
-           AND CASE WHEN json_valid(raw) THEN
-             CASE source
-               WHEN 'outbox' THEN json_extract(raw, '$.orderId')
-               ELSE json_extract(raw, '$.message.successful_payment.invoice_payload')
-             END = ?
-           ELSE 0 END
-         LIMIT 1`,
-      )
-      .get(orderId);
+    const row = this.paymentFor.get(orderId);
     return row !== undefined;
   }
 

@@ -52,6 +52,8 @@ export class ServiceProcess {
     private readonly app: App,
     private readonly env: Record<string, string>,
     private readonly ready: (service: ServiceProcess) => boolean | Promise<boolean>,
+    /** Another checkout's bundle to run instead of this root's (the bot A/B bench). */
+    private readonly bundle?: string,
   ) {}
 
   /** The pid of the current run (undefined before the first start). */
@@ -80,7 +82,7 @@ export class ServiceProcess {
     if (this.running) throw new Error(`${this.name} is already running`);
     this.runs += 1;
     const run = this.runs;
-    const child = spawn(process.execPath, ['--enable-source-maps', bundlePath(this.app)], {
+    const child = spawn(process.execPath, ['--enable-source-maps', this.bundle ?? bundlePath(this.app)], {
       cwd: ROOT,
       env: { PATH: process.env['PATH'] ?? '', NODE_ENV: 'production', ...this.env },
       stdio: ['ignore', 'pipe', 'pipe'],

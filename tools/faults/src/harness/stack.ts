@@ -31,6 +31,8 @@ export interface StackOptions {
   gatewayEnv?: Record<string, string>;
   botEnv?: Record<string, string>;
   logLevel?: string;
+  /** The bot's bundle when not this checkout's `dist/apps/bot/main.js` (the bot A/B bench runs another build's). */
+  botBundle?: string;
 }
 
 /** Where the stack listens. */
@@ -174,6 +176,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
           ...options.botEnv,
         },
         () => httpOk(`http://${host}:${botHealthPort}/health`),
+        options.botBundle,
       )
     : undefined;
 
