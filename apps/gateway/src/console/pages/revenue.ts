@@ -4,7 +4,7 @@ import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import { html, type SafeHtml } from '../../http/index.js';
 import { asOperator, consoleTransport, failureOf } from '../backend.js';
 import { dailyChart, type DayTotal } from '../chart.js';
-import { parseFilter, wireRange } from '../filter.js';
+import { parseFilter, wireRange, type ConsoleFilter } from '../filter.js';
 import { consoleHeaders, page, send, sendError } from '../layout.js';
 import { formatAmount } from '../money.js';
 import type { ConsoleOperator } from '../session.js';
@@ -102,6 +102,34 @@ ${rows.map((r) => html`<tr data-key="${r.key}" data-currency="${r.sum.currency}"
 }
 
 /**
+ * The range of the request (`from`, `to`) and its report, for the page and the CSV alike; an
+ * invalid range (400) or a backend failure (logged when unexpected) is answered here and nothing
+ * is returned.
+ */
+async function loadReport(
+  client: RevenueClient,
+  req: Request,
+  res: Response,
+): Promise<{ operator: ConsoleOperator; filter: ConsoleFilter; report: Report } | undefined> {
+  const operator = req.operator;
+  if (!operator) return undefined;
+  const parsed = parseFilter({ from: req.query['from'], to: req.query['to'] });
+  if ('error' in parsed) {
+    sendError(res, 400, 'Revenue', `Range refused: ${parsed.error}.`, operator);
+    return undefined;
+  }
+  const range = wireRange(parsed.filter);
+  try {
+    return { operator, filter: parsed.filter, report: await fetchReport(client, operator, range.fromUnix, range.toUnix) };
+  } catch (err: unknown) {
+    const failure = failureOf(err);
+    if (failure.status === 502) req.log.error({ err }, 'console revenue failed');
+    sendError(res, failure.status, 'Revenue', failure.message, operator);
+    return undefined;
+  }
+}
+
+/**
  * GET /_gm/revenue?from=&to= (viewer): revenue over whole UTC days (default the last 30, today
  * included; `to` inclusive) — totals, per rail, per product and per day, each per currency (never
  * summing two currencies), gross, refunds and net (gross minus refunds); a chart of net per day and
@@ -110,24 +138,9 @@ ${rows.map((r) => html`<tr data-key="${r.key}" data-currency="${r.sum.currency}"
  */
 export function revenuePage(client: RevenueClient) {
   return async (req: Request, res: Response): Promise<void> => {
-    const operator = req.operator;
-    if (!operator) return;
-    const parsed = parseFilter({ from: req.query['from'], to: req.query['to'] });
-    if ('error' in parsed) {
-      sendError(res, 400, 'Revenue', `Range refused: ${parsed.error}.`, operator);
-      return;
-    }
-    const f = parsed.filter;
-    const range = wireRange(f);
-    let report: Report;
-    try {
-      report = await fetchReport(client, operator, range.fromUnix, range.toUnix);
-    } catch (err: unknown) {
-      const failure = failureOf(err);
-      if (failure.status === 502) req.log.error({ err }, 'console revenue failed');
-      sendError(res, failure.status, 'Revenue', failure.message, operator);
-      return;
-    }
+    const loaded = await loadReport(client, req, res);
+    if (!loaded) return;
+    const { operator, filter: f, report } = loaded;
     const q = new URLSearchParams({ from: f.from, to: f.to }).toString();
     const netDays: DayTotal[] = sumBy(report.lines, (l) => l.dayUnix.toString().padStart(12, '0')).map((r) => ({
       dayUnix: BigInt(r.key),
@@ -182,23 +195,9 @@ export const REVENUE_CSV_COLUMNS = [
 /** GET /_gm/revenue.csv?from=&to= (viewer): the report's lines (one per day, rail, product and currency) as CSV. */
 export function revenueCsv(client: RevenueClient) {
   return async (req: Request, res: Response): Promise<void> => {
-    const operator = req.operator;
-    if (!operator) return;
-    const parsed = parseFilter({ from: req.query['from'], to: req.query['to'] });
-    if ('error' in parsed) {
-      sendError(res, 400, 'Revenue', `Range refused: ${parsed.error}.`, operator);
-      return;
-    }
-    const f = parsed.filter;
-    const range = wireRange(f);
-    let report: Report;
-    try {
-      report = await fetchReport(client, operator, range.fromUnix, range.toUnix);
-    } catch (err: unknown) {
-      const failure = failureOf(err);
-      sendError(res, failure.status, 'Revenue', failure.message, operator);
-      return;
-    }
+    const loaded = await loadReport(client, req, res);
+    if (!loaded) return;
+    const { operator, filter: f, report } = loaded;
     const lines = report.lines.map(
       (l) =>
         `${[isoDay(l.dayUnix), l.rail, l.productId === 0n ? '' : l.productId.toString()].map((v) => csvField(v)).join(',')},${csvField(l.title, true)},${[
