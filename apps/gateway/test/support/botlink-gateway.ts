@@ -17,13 +17,15 @@ export interface TestGateway {
   stop(): Promise<void>;
 }
 
-/** Starts a gateway for a test; `env` overrides configuration variables. */
-export async function startTestGateway(env: Record<string, string> = {}): Promise<TestGateway> {
+/** Starts a gateway for a test; `env` overrides configuration variables; `logTo` receives its log lines (info and up). */
+export async function startTestGateway(env: Record<string, string> = {}, logTo?: Parameters<typeof createLogger>[2]): Promise<TestGateway> {
   const dir = mkdtempSync(join(tmpdir(), 'gw-botlink-'));
   const certs = ensureDevCerts(dir);
   const gateway = buildGateway(
     testGatewayConfig(certs, env),
-    createLogger('gateway-test', process.env.TEST_LOG_LEVEL === 'debug' ? 'debug' : 'silent'),
+    logTo
+      ? createLogger('gateway-test', 'info', logTo)
+      : createLogger('gateway-test', process.env.TEST_LOG_LEVEL === 'debug' ? 'debug' : 'silent'),
   );
   const urls = await gateway.start();
   return {
