@@ -129,8 +129,10 @@ describe('e2e: forged card notifications cost at most one provider re-read per w
     const before = await Promise.all(stack.backends.map((b) => coalesced(b.metricsUrl)));
     const started = performance.now();
     for (let i = 0; i < 6; i += 1) expect(await post(forged(paymentId, order.order_id))).toBe(200);
-    expect(performance.now() - started).toBeLessThan(WINDOW_MS);
-    expect(rereads(paymentId)).toBe(1);
+    // One re-read per window the six spanned: one on a quiet machine, a few if load stretched them.
+    const windows = Math.floor((performance.now() - started) / WINDOW_MS) + 1;
+    expect(rereads(paymentId)).toBeGreaterThanOrEqual(1);
+    expect(rereads(paymentId)).toBeLessThanOrEqual(Math.min(windows, 5));
     const after = await Promise.all(stack.backends.map((b) => coalesced(b.metricsUrl)));
     for (const [i, n] of after.entries()) expect(n - (before[i] ?? 0)).toBeGreaterThan(0);
   }, 30_000);

@@ -77,11 +77,12 @@ describe('gateway stop with peers that vanished', () => {
     const nats: NatsTestServer = await startNatsServer();
     const relay = await startTcpProxy(nats.port);
     const logs: string[] = [];
-    const gw = await startTestGateway(
-      { ...nats.env('gateway'), NATS_URL: `nats://127.0.0.1:${relay.port}` },
-      { write: (line: string) => void logs.push(line) },
-    );
+    // Inside the try: a gateway that fails to start must not leave the relay and nats-server open (jest would hang).
     try {
+      const gw = await startTestGateway(
+        { ...nats.env('gateway'), NATS_URL: `nats://127.0.0.1:${relay.port}` },
+        { write: (line: string) => void logs.push(line) },
+      );
       relay.freeze();
       const { outcome } = await timedStop(() => gw.gateway.stop());
       expect(outcome).toBe('stopped');

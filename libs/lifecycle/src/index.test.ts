@@ -75,8 +75,7 @@ describe('settledWithin', () => {
   it('is true for work that settles in time, rejected work included, and false when the time runs out', async () => {
     expect(await settledWithin(new Promise((resolve) => setTimeout(resolve, 5)), 1_000)).toBe(true);
     expect(await settledWithin(Promise.reject(new Error('closed badly')), 1_000)).toBe(true);
-    const began = Date.now();
+    // Work that never settles: the answer comes from the bound (a missing bound would never answer).
     expect(await settledWithin(new Promise(() => undefined), 50)).toBe(false);
-    expect(Date.now() - began).toBeLessThan(1_000);
   });
 });

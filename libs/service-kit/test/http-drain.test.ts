@@ -54,7 +54,8 @@ describe('http1Drain', () => {
     const took = performance.now() - t0;
     expect(closedSockets).toHaveLength(2);
     expect(took).toBeGreaterThanOrEqual(IDLE_LINGER_MS - 20);
-    expect(took).toBeLessThan(IDLE_LINGER_MS + 500);
+    // Closed by the linger, not by the 60 s keep-alive timeout that would otherwise hold it.
+    expect(took).toBeLessThan(server.keepAliveTimeout);
     idleAgent.destroy();
     busyAgent.destroy();
   });
