@@ -26,8 +26,8 @@ import {
   starTransactions,
   unforwardedCharge,
   type TgStarTransaction,
-} from './starTransactions.js';
-import type { StarTransactionsOrder } from './starOrder.js';
+} from './star-transactions.js';
+import type { StarTransactionsOrder } from './star-order.js';
 import { advanceClock, failNextRenewal, subscriptionOfCharge, type ClockAdvance, type SubscriptionView } from './subscriptions.js';
 import type { EnqueueResult } from './updates.js';
 import {

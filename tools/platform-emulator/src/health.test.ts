@@ -1,4 +1,4 @@
-import { startCheckedEmulator } from './testHelpers.js';
+import { startCheckedEmulator } from './test-helpers.js';
 import { type PlatformEmulator } from './index.js';
 
 describe('platform emulator health routes', () => {

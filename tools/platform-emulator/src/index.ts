@@ -1,5 +1,5 @@
 import { createLogger, type Logger } from '@wordgame/logging';
-import type { BotApiAnswer } from './botApi.js';
+import type { BotApiAnswer } from './bot-api.js';
 import { CallLog } from './calls.js';
 import { PlatformControl } from './control.js';
 import { FaultTable } from './faults.js';
@@ -8,7 +8,7 @@ import { persistWorld } from './persist.js';
 import { listen } from './server.js';
 import { World } from './state.js';
 import { runDueSubscriptions } from './subscriptions.js';
-import type { StarTransactionsOrder } from './starOrder.js';
+import type { StarTransactionsOrder } from './star-order.js';
 
 export { PlatformControl } from './control.js';
 export type {
@@ -29,10 +29,10 @@ export type {
   UserView,
 } from './control.js';
 export type { CallRecord } from './calls.js';
-export type { BotApiAnswer } from './botApi.js';
-export type { StarTransactionsOrder } from './starOrder.js';
-export type { TgStarTransaction, TgTransactionPartnerUser } from './starTransactions.js';
-export { STAR_TRANSACTIONS_ORDERS } from './starOrder.js';
+export type { BotApiAnswer } from './bot-api.js';
+export type { StarTransactionsOrder } from './star-order.js';
+export type { TgStarTransaction, TgTransactionPartnerUser } from './star-transactions.js';
+export { STAR_TRANSACTIONS_ORDERS } from './star-order.js';
 export type { FaultRecord, FaultSpec } from './faults.js';
 export type { PayResult } from './payments.js';
 export type { ClockAdvance, SubscriptionView } from './subscriptions.js';

@@ -1,5 +1,5 @@
 import { type PlatformEmulator, type TgChatMember, type TgUpdate } from './index.js';
-import { callApi, startCheckedEmulator } from './testHelpers.js';
+import { callApi, startCheckedEmulator } from './test-helpers.js';
 
 let emu: PlatformEmulator;
 

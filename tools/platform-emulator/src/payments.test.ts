@@ -1,5 +1,5 @@
 import { QUERY_TOO_OLD, type PlatformEmulator, type TgUpdate } from './index.js';
-import { callApi, waitFor, startCheckedEmulator } from './testHelpers.js';
+import { callApi, waitFor, startCheckedEmulator } from './test-helpers.js';
 
 let emu: PlatformEmulator;
 

@@ -2,9 +2,9 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PlatformEmulator } from './index.js';
-import type { TgStarTransaction } from './starTransactions.js';
+import type { TgStarTransaction } from './star-transactions.js';
 import type { TgUpdate } from './types.js';
-import { callApi, controlApi, startCheckedEmulator } from './testHelpers.js';
+import { callApi, controlApi, startCheckedEmulator } from './test-helpers.js';
 
 /**
  * The dev stack restarts the emulator beside a database that keeps its orders: with a state file

@@ -1,5 +1,5 @@
 import { type PlatformEmulator, type StarRefundView } from './index.js';
-import { callApi, controlApi, startCheckedEmulator } from './testHelpers.js';
+import { callApi, controlApi, startCheckedEmulator } from './test-helpers.js';
 
 let emu: PlatformEmulator;
 

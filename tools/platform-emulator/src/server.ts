@@ -1,9 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '@wordgame/logging';
-import { handleBotApi, type BotApiDeps } from './botApi.js';
+import { handleBotApi, type BotApiDeps } from './bot-api.js';
 import type { PlatformControl } from './control.js';
-import { handleControl } from './controlHttp.js';
+import { handleControl } from './control-http.js';
 import { sendJson } from './http.js';
 
 /** A listening emulator HTTP server. */

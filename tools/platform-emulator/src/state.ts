@@ -12,7 +12,7 @@ import {
   type TgUser,
 } from './types.js';
 import type { ChatRef } from './args.js';
-import type { StarTransactionsOrder } from './starOrder.js';
+import type { StarTransactionsOrder } from './star-order.js';
 
 /** One accepted bot token and its own update queue. */
 export interface BotRecord {

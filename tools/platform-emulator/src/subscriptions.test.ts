@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SUBSCRIPTION_PERIOD, type PlatformEmulator, type SubscriptionView, type TgStarTransaction, type TgUpdate } from './index.js';
-import { callApi, controlApi, startCheckedEmulator } from './testHelpers.js';
+import { callApi, controlApi, startCheckedEmulator } from './test-helpers.js';
 
 /**
  * Stars subscriptions as the Bot API publishes them: createInvoiceLink with subscription_period,

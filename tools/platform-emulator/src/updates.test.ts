@@ -1,5 +1,5 @@
 import { CONFLICT_DESCRIPTION, type PlatformEmulator, type TgUpdate } from './index.js';
-import { callApi, isPolling, waitFor, startCheckedEmulator } from './testHelpers.js';
+import { callApi, isPolling, waitFor, startCheckedEmulator } from './test-helpers.js';
 
 let emu: PlatformEmulator;
 

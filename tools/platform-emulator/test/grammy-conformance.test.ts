@@ -2,7 +2,7 @@ import type { ApiResponse, ChatPermissions, LanguageCode, StarTransaction, Updat
 import { Bot, GrammyError } from 'grammy';
 import { BotApiChecker, type Divergence } from '../src/conformance/index.js';
 import { CONFLICT_DESCRIPTION, type PlatformEmulator } from '../src/index.js';
-import { startCheckedEmulator } from '../src/testHelpers.js';
+import { startCheckedEmulator } from '../src/test-helpers.js';
 
 /**
  * The emulator against grammY 1.46.0, a Bot API client written by others, pointed at it with

@@ -1,4 +1,4 @@
-import { takeDivergences } from '../src/testHelpers.js';
+import { takeDivergences } from '../src/test-helpers.js';
 
 // Every emulator started with startCheckedEmulator reports answers that differ from the published
 // Bot API types; a test after which any was seen fails, naming the method and the schema's reasons.

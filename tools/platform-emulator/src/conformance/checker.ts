@@ -1,6 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { readFileSync } from 'node:fs';
-import type { BotApiAnswer } from '../botApi.js';
+import type { BotApiAnswer } from '../bot-api.js';
 import { METHOD_NAMES } from '../methods/index.js';
 import type { EmulatedMethod } from './published.js';
 import { SCHEMA_PATH } from './schema.js';

@@ -1,7 +1,7 @@
 import { boolArg, intArg, jsonArg, requiredStringArg, stringArg, userIdArg } from '../args.js';
 import { badRequest } from '../errors.js';
 import { newInvoiceLink } from '../payments.js';
-import { starTransactions } from '../starTransactions.js';
+import { starTransactions } from '../star-transactions.js';
 import { SUBSCRIPTION_PERIOD, editSubscription } from '../subscriptions.js';
 import type { MethodHandler } from './context.js';
 

@@ -4,7 +4,7 @@ import type { PlatformControl } from './control.js';
 import { ControlError } from './errors.js';
 import { sendJson } from './http.js';
 import { readBody } from './params.js';
-import { STAR_TRANSACTIONS_ORDERS, type StarTransactionsOrder } from './starOrder.js';
+import { STAR_TRANSACTIONS_ORDERS, type StarTransactionsOrder } from './star-order.js';
 import { ADMIN_RIGHT_KEYS, PERMISSION_KEYS } from './types.js';
 
 const id = z.number().int();

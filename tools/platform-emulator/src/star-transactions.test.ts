@@ -1,6 +1,6 @@
 import { type PlatformEmulator } from './index.js';
-import type { TgStarTransaction } from './starTransactions.js';
-import { callApi, controlApi, startCheckedEmulator } from './testHelpers.js';
+import type { TgStarTransaction } from './star-transactions.js';
+import { callApi, controlApi, startCheckedEmulator } from './test-helpers.js';
 
 let emu: PlatformEmulator;
 

@@ -1,5 +1,5 @@
 import { type PlatformEmulator, type StateSnapshot, type UserView } from './index.js';
-import { callApi, controlApi, startCheckedEmulator } from './testHelpers.js';
+import { callApi, controlApi, startCheckedEmulator } from './test-helpers.js';
 
 let emu: PlatformEmulator;
 

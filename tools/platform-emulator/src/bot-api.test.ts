@@ -1,5 +1,5 @@
 import { type PlatformEmulator, type TgBotUser } from './index.js';
-import { callApi, startCheckedEmulator } from './testHelpers.js';
+import { callApi, startCheckedEmulator } from './test-helpers.js';
 
 const TOKEN = '123456:test-token';
 let emu: PlatformEmulator;
