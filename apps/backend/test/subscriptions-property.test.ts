@@ -217,5 +217,5 @@ describe('stars subscriptions: renewals, duplicates and refunds interleaved on P
     // The interleavings must reach the interesting paths.
     expect(renewalsCredited).toBeGreaterThan(100);
     expect(periodsRefunded).toBeGreaterThan(30);
-  });
+  }, 600_000);
 });
