@@ -21,6 +21,9 @@ import { errorOf, failure, startHarness, type Harness } from './support/harness.
 import { startBotCommandServer, type BotCommandServer } from './payments-support.js';
 import { createProduct, draftBody, newAccount } from './support/wallet.js';
 
+/** Property runs on real servers take what a loaded machine gives them; the deadline only catches a hang. */
+const PROPERTY_DEADLINE_MS = 600_000;
+
 const DAY = 86_400_000;
 const SHOP = { shopId: 'console-shop', secretKey: 'console-secret', test: true };
 
@@ -325,33 +328,37 @@ describe('console service (operators, ledger, refunds, catalog, moderation)', ()
       expect((await query({ from: ago(500), to: ago(30) })).rows).toHaveLength(2);
     });
 
-    it('keyset pages cover the filter exactly once, newest first, whatever the page size (property)', async () => {
-      const filters: FilterSpec[] = [
-        {},
-        { wallet: 'direct' },
-        { wallet: 'vk' },
-        { kind: 'grant' },
-        { account: a1 },
-        { rail: 'yookassa' },
-        { from: ago(500), to: new Date(now.getTime() + DAY) },
-      ];
-      await fc.assert(
-        fc.asyncProperty(fc.constantFrom(...filters), fc.integer({ min: 1, max: 12 }), async (f, size) => {
-          const whole = (await query(f, 200, false)).rows.map((r) => r.id);
-          const seen: bigint[] = [];
-          let cursor: { createdUs: bigint; id: bigint } | null = null;
-          for (let i = 0; i < 100; i += 1) {
-            const page = await query(f, size, false, cursor);
-            expect(page.rows.length).toBeLessThanOrEqual(size);
-            seen.push(...page.rows.map((r) => r.id));
-            if (!page.next) break;
-            cursor = page.next;
-          }
-          expect(seen).toEqual(whole);
-        }),
-        { numRuns: 25 },
-      );
-    });
+    it(
+      'keyset pages cover the filter exactly once, newest first, whatever the page size (property)',
+      async () => {
+        const filters: FilterSpec[] = [
+          {},
+          { wallet: 'direct' },
+          { wallet: 'vk' },
+          { kind: 'grant' },
+          { account: a1 },
+          { rail: 'yookassa' },
+          { from: ago(500), to: new Date(now.getTime() + DAY) },
+        ];
+        await fc.assert(
+          fc.asyncProperty(fc.constantFrom(...filters), fc.integer({ min: 1, max: 12 }), async (f, size) => {
+            const whole = (await query(f, 200, false)).rows.map((r) => r.id);
+            const seen: bigint[] = [];
+            let cursor: { createdUs: bigint; id: bigint } | null = null;
+            for (let i = 0; i < 100; i += 1) {
+              const page = await query(f, size, false, cursor);
+              expect(page.rows.length).toBeLessThanOrEqual(size);
+              seen.push(...page.rows.map((r) => r.id));
+              if (!page.next) break;
+              cursor = page.next;
+            }
+            expect(seen).toEqual(whole);
+          }),
+          { numRuns: 25 },
+        );
+      },
+      PROPERTY_DEADLINE_MS,
+    );
 
     it('refuses a malformed filter or cursor instead of widening it', async () => {
       for (const f of [

@@ -11,6 +11,9 @@ import { freshPostgres } from '../src/testing/databases.js';
 import { orderProduct } from './support/orders.js';
 import { newAccount } from './support/wallet.js';
 
+/** Property runs on real servers take what a loaded machine gives them; the deadline only catches a hang. */
+const PROPERTY_DEADLINE_MS = 600_000;
+
 const DAY = 86_400_000;
 const WALLETS: Segment[] = ['direct', 'telegram', 'vk'];
 const KINDS: LedgerKind[] = ['grant', 'spend', 'purchase', 'refund'];
@@ -129,7 +132,7 @@ describe('console ledger totals over the per-day rollup', () => {
       rows.push(row);
       await insert(database, row);
     }
-  });
+  }, PROPERTY_DEADLINE_MS);
   afterAll(() => database.close());
 
   const filters = fc.record({
@@ -157,17 +160,21 @@ describe('console ledger totals over the per-day rollup', () => {
     return { from: new Date(from), to: new Date(to), wallet: x.wallet, rail: x.rail, kind: x.kind, accountId: null };
   };
 
-  it('equal the row-by-row totals for any range and filter (property)', async () => {
-    await fc.assert(
-      fc.asyncProperty(filters, async (x) => {
-        const f = toFilter(x);
-        expect(await ledgerTotals(database.db, f)).toEqual(expected(rows, f));
-      }),
-      { numRuns: 40 },
-    );
-    const rolled = await sql<{ n: bigint }>`select count(*) as n from ledger_rollup_days`.execute(database.db);
-    expect(rolled.rows[0]?.n).toBeGreaterThan(0n);
-  });
+  it(
+    'equal the row-by-row totals for any range and filter (property)',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(filters, async (x) => {
+          const f = toFilter(x);
+          expect(await ledgerTotals(database.db, f)).toEqual(expected(rows, f));
+        }),
+        { numRuns: 40 },
+      );
+      const rolled = await sql<{ n: bigint }>`select count(*) as n from ledger_rollup_days`.execute(database.db);
+      expect(rolled.rows[0]?.n).toBeGreaterThan(0n);
+    },
+    PROPERTY_DEADLINE_MS,
+  );
 
   it('a row back-dated into a rolled-up day invalidates that day, and the next query counts it', async () => {
     const f: LedgerFilter = {
@@ -256,22 +263,26 @@ describe('console ledger totals over the per-day rollup', () => {
   };
   const withoutTitles = (lines: RevenueLine[]) => lines.map(({ title: _title, ...l }) => l);
 
-  it('revenue per day, rail, product and currency (rollup for closed days, rows for today) equals the rows (property)', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 0, max: 45 }), fc.integer({ min: 1, max: 45 }), async (startAgo, days) => {
-        const from = Math.floor(now / DAY) * DAY - startAgo * DAY;
-        const to = from + days * DAY;
-        const report = await revenueReport(database.db, new Date(from), new Date(to));
-        expect(withoutTitles(report.lines)).toEqual(expectedRevenue(from, to));
-        expect(report.rollupEnd.getTime()).toBeLessThanOrEqual(Math.max(from, Math.min(to, Math.floor(now / DAY) * DAY)));
-      }),
-      { numRuns: 25 },
-    );
-    const byProduct = await sql<{
-      n: bigint;
-    }>`select count(distinct product_id) as n from ledger_daily_totals where product_id is not null`.execute(database.db);
-    expect(byProduct.rows[0]?.n).toBe(2n);
-  });
+  it(
+    'revenue per day, rail, product and currency (rollup for closed days, rows for today) equals the rows (property)',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.integer({ min: 0, max: 45 }), fc.integer({ min: 1, max: 45 }), async (startAgo, days) => {
+          const from = Math.floor(now / DAY) * DAY - startAgo * DAY;
+          const to = from + days * DAY;
+          const report = await revenueReport(database.db, new Date(from), new Date(to));
+          expect(withoutTitles(report.lines)).toEqual(expectedRevenue(from, to));
+          expect(report.rollupEnd.getTime()).toBeLessThanOrEqual(Math.max(from, Math.min(to, Math.floor(now / DAY) * DAY)));
+        }),
+        { numRuns: 25 },
+      );
+      const byProduct = await sql<{
+        n: bigint;
+      }>`select count(distinct product_id) as n from ledger_daily_totals where product_id is not null`.execute(database.db);
+      expect(byProduct.rows[0]?.n).toBe(2n);
+    },
+    PROPERTY_DEADLINE_MS,
+  );
 
   it('a purchase back-dated into a rolled-up day is counted in its product once the day is rebuilt', async () => {
     const from = Math.floor(now / DAY) * DAY - 30 * DAY;

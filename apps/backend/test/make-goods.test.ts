@@ -11,6 +11,9 @@ import { as, errorOf, failure, startHarness, type Harness } from './support/harn
 import { fullRefund, orderProduct, paidOrder } from './support/orders.js';
 import { buyBody, createProduct, newAccount } from './support/wallet.js';
 
+/** Property runs on real servers take what a loaded machine gives them; the deadline only catches a hang. */
+const PROPERTY_DEADLINE_MS = 600_000;
+
 const CHIPS_CAP = 1_000n;
 const HINTS_CAP = 10n;
 const NO_ADS_CAP = 5n;
@@ -253,26 +256,30 @@ describe('make-goods by operators (MakeGoodService, PostgreSQL)', () => {
     ]);
   });
 
-  it('concurrent grants at the cap never grant more than the cap in all (property, real PostgreSQL)', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(fc.bigInt({ min: 1n, max: 600n }), { minLength: 2, maxLength: 8 }), async (amounts) => {
-        const g = await operator();
-        const account = await newAccount(h.database.db);
-        const settled = await Promise.allSettled(amounts.map((chips) => grant(g, { account, chips })));
-        const granted = settled.flatMap((s, i) => (s.status === 'fulfilled' ? [amounts[i] ?? 0n] : []));
-        const total = granted.reduce((a, b) => a + b, 0n);
-        expect(total).toBeLessThanOrEqual(CHIPS_CAP);
-        for (const s of settled)
-          if (s.status === 'rejected') expect(errorOf(s.reason)).toMatchObject({ errorCode: 'make_good_cap_reached' });
-        // A refusal saw at most the final total granted (grants only add up), so each refused amount passes the cap on top of it.
-        const refused = settled.flatMap((s, i) => (s.status === 'rejected' ? [amounts[i] ?? 0n] : []));
-        for (const r of refused) expect(total + r).toBeGreaterThan(CHIPS_CAP);
-        expect(await balance(account, 'direct')).toBe(total);
-        expect((await makeGoodRows(account)).reduce((a, r) => a + r.chips_delta, 0n)).toBe(total);
-      }),
-      { numRuns: 12 },
-    );
-  });
+  it(
+    'concurrent grants at the cap never grant more than the cap in all (property, real PostgreSQL)',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.array(fc.bigInt({ min: 1n, max: 600n }), { minLength: 2, maxLength: 8 }), async (amounts) => {
+          const g = await operator();
+          const account = await newAccount(h.database.db);
+          const settled = await Promise.allSettled(amounts.map((chips) => grant(g, { account, chips })));
+          const granted = settled.flatMap((s, i) => (s.status === 'fulfilled' ? [amounts[i] ?? 0n] : []));
+          const total = granted.reduce((a, b) => a + b, 0n);
+          expect(total).toBeLessThanOrEqual(CHIPS_CAP);
+          for (const s of settled)
+            if (s.status === 'rejected') expect(errorOf(s.reason)).toMatchObject({ errorCode: 'make_good_cap_reached' });
+          // A refusal saw at most the final total granted (grants only add up), so each refused amount passes the cap on top of it.
+          const refused = settled.flatMap((s, i) => (s.status === 'rejected' ? [amounts[i] ?? 0n] : []));
+          for (const r of refused) expect(total + r).toBeGreaterThan(CHIPS_CAP);
+          expect(await balance(account, 'direct')).toBe(total);
+          expect((await makeGoodRows(account)).reduce((a, r) => a + r.chips_delta, 0n)).toBe(total);
+        }),
+        { numRuns: 12 },
+      );
+    },
+    PROPERTY_DEADLINE_MS,
+  );
 
   it('pays off a debt a refund left: chips granted into the negative segment bring it back up', async () => {
     const g = await operator();

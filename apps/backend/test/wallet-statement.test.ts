@@ -11,6 +11,9 @@ import { buy } from '../src/wallet/buy.js';
 import { benefitOriginOf, drawInOrder } from '../src/wallet/draw.js';
 import { newAccount } from './support/wallet.js';
 
+/** Property runs on real servers take what a loaded machine gives them; the deadline only catches a hang. */
+const PROPERTY_DEADLINE_MS = 600_000;
+
 const CONTEXTS = ['direct;web', 'direct', 'direct;android', 'telegram', 'telegram;ios', 'vk;android'] as const;
 
 function caller(accountId: bigint, header: string) {
@@ -52,71 +55,75 @@ describe('wallet.buy statement follows the draw rules', () => {
   });
   afterAll(() => pgdb.close());
 
-  it('matches drawInOrder and benefitOriginOf for random balances, contexts and prices (PostgreSQL)', async () => {
-    const products = new Map<string, bigint>();
-    await fc.assert(
-      fc.asyncProperty(
-        fc.tuple(fc.bigInt(0n, 60n), fc.bigInt(0n, 60n), fc.bigInt(0n, 60n)),
-        fc.constantFrom(...CONTEXTS),
-        fc.bigInt(1n, 120n),
-        fc.bigInt(1n, 5n),
-        async ([d, t, v], context, price, hints) => {
-          const id = await newAccount(pgdb.db);
-          for (const [segment, amount] of [
-            ['direct', d],
-            ['telegram', t],
-            ['vk', v],
-          ] as const)
-            if (amount > 0n) await grantChips(pgdb.db, id, segment, amount);
-          const key = `${price}:${hints}`;
-          const productId = products.get(key) ?? (await product(pgdb, price, hints));
-          products.set(key, productId);
-          const who = caller(id, context);
-          const decision = gate({ ...who.platform, emailConfirmed: false });
-          const before = await balances(pgdb, id);
-          const expected = drawInOrder(before, decision.spendOrder, price);
+  it(
+    'matches drawInOrder and benefitOriginOf for random balances, contexts and prices (PostgreSQL)',
+    async () => {
+      const products = new Map<string, bigint>();
+      await fc.assert(
+        fc.asyncProperty(
+          fc.tuple(fc.bigInt(0n, 60n), fc.bigInt(0n, 60n), fc.bigInt(0n, 60n)),
+          fc.constantFrom(...CONTEXTS),
+          fc.bigInt(1n, 120n),
+          fc.bigInt(1n, 5n),
+          async ([d, t, v], context, price, hints) => {
+            const id = await newAccount(pgdb.db);
+            for (const [segment, amount] of [
+              ['direct', d],
+              ['telegram', t],
+              ['vk', v],
+            ] as const)
+              if (amount > 0n) await grantChips(pgdb.db, id, segment, amount);
+            const key = `${price}:${hints}`;
+            const productId = products.get(key) ?? (await product(pgdb, price, hints));
+            products.set(key, productId);
+            const who = caller(id, context);
+            const decision = gate({ ...who.platform, emailConfirmed: false });
+            const before = await balances(pgdb, id);
+            const expected = drawInOrder(before, decision.spendOrder, price);
 
-          const attempt = buy(pgdb.db, who, productId, `k-${id}`, new Date());
-          if (expected === null) {
-            await expect(attempt).rejects.toMatchObject({ code: 'insufficient_chips' });
-            expect(await balances(pgdb, id)).toEqual(before);
-            expect(await pgdb.db.selectFrom('buy_requests').select('idempotency_key').where('account_id', '=', id).execute()).toEqual([]);
-            return;
-          }
-          const result = await attempt;
-          const origin = benefitOriginOf(expected);
-          expect(result.draws).toEqual(expected);
-          expect(result.benefitOrigin).toBe(origin);
-          expect(result.replayed).toBe(false);
-          const after = await balances(pgdb, id);
-          for (const [segment, amount] of before)
-            expect(after.get(segment)).toBe(amount - (expected.find((x) => x.segment === segment)?.amount ?? 0n));
-          expect(result.wallet.segments).toEqual(
-            decision.visibleSegments.map((segment) => ({ segment, balance: after.get(segment) ?? 0n })),
-          );
-          expect(result.wallet.benefits).toEqual([{ origin, noAdsUntil: null, noAdsForever: false, hints }]);
-          const ops = await pgdb.db
-            .selectFrom('ledger_operations')
-            .select(['segment', 'chips_delta', 'benefit_origin', 'hints_delta'])
-            .where('account_id', '=', id)
-            .where('kind', '=', 'spend')
-            .orderBy('id')
-            .execute();
-          expect(ops).toEqual(
-            expected.map((x) => ({
-              segment: x.segment,
-              chips_delta: -x.amount,
-              benefit_origin: x.segment === origin ? origin : null,
-              hints_delta: x.segment === origin ? hints : 0n,
-            })),
-          );
-          expect(await buy(pgdb.db, who, productId, `k-${id}`, new Date())).toEqual({ ...result, replayed: true });
-        },
-      ),
-      { numRuns: 60 },
-    );
-    expect((await auditLedger(pgdb.db)).problems).toEqual([]);
-  });
+            const attempt = buy(pgdb.db, who, productId, `k-${id}`, new Date());
+            if (expected === null) {
+              await expect(attempt).rejects.toMatchObject({ code: 'insufficient_chips' });
+              expect(await balances(pgdb, id)).toEqual(before);
+              expect(await pgdb.db.selectFrom('buy_requests').select('idempotency_key').where('account_id', '=', id).execute()).toEqual([]);
+              return;
+            }
+            const result = await attempt;
+            const origin = benefitOriginOf(expected);
+            expect(result.draws).toEqual(expected);
+            expect(result.benefitOrigin).toBe(origin);
+            expect(result.replayed).toBe(false);
+            const after = await balances(pgdb, id);
+            for (const [segment, amount] of before)
+              expect(after.get(segment)).toBe(amount - (expected.find((x) => x.segment === segment)?.amount ?? 0n));
+            expect(result.wallet.segments).toEqual(
+              decision.visibleSegments.map((segment) => ({ segment, balance: after.get(segment) ?? 0n })),
+            );
+            expect(result.wallet.benefits).toEqual([{ origin, noAdsUntil: null, noAdsForever: false, hints }]);
+            const ops = await pgdb.db
+              .selectFrom('ledger_operations')
+              .select(['segment', 'chips_delta', 'benefit_origin', 'hints_delta'])
+              .where('account_id', '=', id)
+              .where('kind', '=', 'spend')
+              .orderBy('id')
+              .execute();
+            expect(ops).toEqual(
+              expected.map((x) => ({
+                segment: x.segment,
+                chips_delta: -x.amount,
+                benefit_origin: x.segment === origin ? origin : null,
+                hints_delta: x.segment === origin ? hints : 0n,
+              })),
+            );
+            expect(await buy(pgdb.db, who, productId, `k-${id}`, new Date())).toEqual({ ...result, replayed: true });
+          },
+        ),
+        { numRuns: 60 },
+      );
+      expect((await auditLedger(pgdb.db)).problems).toEqual([]);
+    },
+    PROPERTY_DEADLINE_MS,
+  );
 
   it('runs on embedded PGlite too: a split buy, a replay and a refusal', async () => {
     const lite = await freshPglite();
