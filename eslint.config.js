@@ -1,9 +1,11 @@
 import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
+import { plugin as wordgame } from './tools/lint-rules/src/index.js';
 
 /**
  * One lint policy for every project: type-aware rules (floating promises are errors), no explicit
- * `any`, and Nx module boundaries by tag: apps and tools depend only on libs, libs only on libs.
+ * `any`, Nx module boundaries by tag (apps and tools depend only on libs, libs only on libs), and
+ * the project's own rules (tools/lint-rules): no elapsed-time upper bounds in tests.
  */
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', '**/.data/**', 'libs/contracts/src/gen/**', '**/jest.config.js'] },
@@ -64,6 +66,12 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    // Tests wait for events and counts: an elapsed-time upper bound fails on a loaded machine.
+    files: ['**/*.test.ts', '**/test/**/*.ts'],
+    plugins: { wordgame },
+    rules: { 'wordgame/no-elapsed-upper-bound': 'error' },
   },
   {
     // tools/bench measures the gateway's own hub, Link and listener in-process: the only place a

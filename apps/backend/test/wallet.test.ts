@@ -11,6 +11,13 @@ import { buyBody, createProduct, newAccount, readPurchase, readWallet } from './
 const walletQuery = encodeTable((b) => fb.WalletQuery.createWalletQuery(b));
 const catalogQuery = encodeTable((b) => fb.WalletCatalogQuery.createWalletCatalogQuery(b, 0));
 
+/** A term of `days` that began while the buys ran (between the two clock readings), to the second. */
+function expectTermEnd(untilMs: number, [from, to]: number[], days: number): void {
+  const term = days * 86_400_000;
+  expect(untilMs).toBeGreaterThanOrEqual(Math.floor(((from ?? 0) + term) / 1000) * 1000);
+  expect(untilMs).toBeLessThanOrEqual((to ?? 0) + term);
+}
+
 describe('wallet over Connect on PostgreSQL', () => {
   let h: Harness;
   let wallet: Client<typeof backendApi.WalletService>;
@@ -143,7 +150,9 @@ describe('wallet over Connect on PostgreSQL', () => {
     it('on direct draws direct, telegram, vk in order, one ledger operation per segment, benefits to the largest draw', async () => {
       const id = await funded(10n, 25n, 30n);
       const before = await ledgerCount();
+      const bought = [Date.now()];
       const p = readPurchase((await wallet.buy({ body: buyBody(noAds) }, as(id, 'direct;web'))).body);
+      bought.push(Date.now());
       expect(p).toMatchObject({
         productId: noAds,
         price: 40n,
@@ -158,7 +167,7 @@ describe('wallet over Connect on PostgreSQL', () => {
       expect(p.wallet?.segments).toEqual({ direct: 0n, telegram: 0n, vk: 25n });
       expect(p.wallet?.benefits).toEqual([{ origin: 'telegram', until: expect.any(BigInt) as bigint, forever: false, hints: 1n }]);
       const until = Number(p.wallet?.benefits[0]?.until) * 1000;
-      expect(Math.abs(until - (Date.now() + 7 * 86_400_000))).toBeLessThan(60_000);
+      expectTermEnd(until, bought, 7);
       expect((await ledgerCount()) ?? 0n).toBe((before ?? 0n) + 3n);
       const ops = await h.database.db
         .selectFrom('ledger_operations')
@@ -189,10 +198,12 @@ describe('wallet over Connect on PostgreSQL', () => {
 
     it('extends a no-ads term from its current end and sets forever', async () => {
       const id = await funded(2_000n, 0n, 0n);
+      const bought = [Date.now()];
       await wallet.buy({ body: buyBody(noAds) }, as(id, 'direct'));
       const second = readPurchase((await wallet.buy({ body: buyBody(noAds) }, as(id, 'direct'))).body);
+      bought.push(Date.now());
       const until = Number(second.wallet?.benefits[0]?.until) * 1000;
-      expect(Math.abs(until - (Date.now() + 14 * 86_400_000))).toBeLessThan(60_000);
+      expectTermEnd(until, bought, 14);
       const third = readPurchase((await wallet.buy({ body: buyBody(forever) }, as(id, 'direct'))).body);
       expect(third.wallet?.benefits).toEqual([{ origin: 'direct', until: second.wallet?.benefits[0]?.until, forever: true, hints: 2n }]);
     });

@@ -18,6 +18,7 @@ export { TEST_RATE_LIMITS } from './rate-limits.js';
 export { DEV_POLICY_LINKS } from './policy-links.js';
 export { composeEnvironment, composeExposureProblems, composeProblems, insecureComposeDefaults, workspaceDirs } from './compose.js';
 export { freePort } from './ports.js';
+export { settlesAtOnce, settlesWithin } from './deadline.js';
 export { CHROMIUM_COMMANDS, chromiumPath, findChromium, findNatsServer, findOnPath, natsServerPath, type BinaryEnv } from './binaries.js';
 export { adminQuery, freshDatabase, grantChips, testServerUrl, type FreshDatabase } from './postgres.js';
 export { signTelegramInitData, vkSign } from './launch-data.js';

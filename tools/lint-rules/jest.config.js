@@ -1,0 +1,3 @@
+import { base } from '../../jest.preset.js';
+
+export default { ...base, displayName: 'lint-rules', rootDir: import.meta.dirname };
