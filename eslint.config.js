@@ -5,7 +5,8 @@ import { plugin as wordgame } from './tools/lint-rules/src/index.js';
 /**
  * One lint policy for every project: type-aware rules (floating promises are errors), no explicit
  * `any`, Nx module boundaries by tag (apps and tools depend only on libs, libs only on libs), and
- * the project's own rules (tools/lint-rules): no elapsed-time upper bounds in tests.
+ * the project's own rules (tools/lint-rules): SQL only in store files, one writer per table, no
+ * elapsed-time upper bounds in tests.
  */
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', '**/.data/**', 'libs/contracts/src/gen/**', '**/jest.config.js'] },
@@ -13,12 +14,15 @@ export default tseslint.config(
   {
     files: ['**/*.ts'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
-    plugins: { '@nx': nx },
+    plugins: { '@nx': nx, wordgame },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': 'error',
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      // SQL only in store files and one writer per table (tools/check's analysis, shown in editors too).
+      'wordgame/sql-in-store-files': 'error',
+      'wordgame/one-writer-per-table': 'error',
       '@nx/enforce-module-boundaries': [
         'error',
         {
@@ -70,7 +74,6 @@ export default tseslint.config(
   {
     // Tests wait for events and counts: an elapsed-time upper bound fails on a loaded machine.
     files: ['**/*.test.ts', '**/test/**/*.ts'],
-    plugins: { wordgame },
     rules: { 'wordgame/no-elapsed-upper-bound': 'error' },
   },
   {
@@ -122,7 +125,7 @@ export default tseslint.config(
           enforceBuildableLibDependency: false,
           allow: [
             '^\\.\\./\\.\\./\\.\\./apps/backend/src/(botcommands/index|catalog/repository|config/index|db/database|db/migrate|ledger/audit|payments/(deps|module|refunds/star-refunds|stars/intake)|testing/databases)\\.js$',
-            '^\\.\\./\\.\\./\\.\\./apps/bot/src/(payments/(outbox|pre-checkout|successful-payment)|store/(db|dead-letters))\\.js$',
+            '^\\.\\./\\.\\./\\.\\./apps/bot/src/(payments/(outbox\\.store|pre-checkout|successful-payment)|store/(db|dead-letters))\\.js$',
             '^\\.\\./\\.\\./\\.\\./apps/backend/test/support/star-platform\\.js$',
           ],
           depConstraints: [
@@ -144,7 +147,7 @@ export default tseslint.config(
           enforceBuildableLibDependency: false,
           allow: [
             '^\\.\\./\\.\\./\\.\\./apps/backend/src/(botcommands/index|ledger/audit|payments/(deps|module|orders/create|card/notifications|reaper/reaper|refunds/console|refunds/star-refunds|stars/intake|stars/refunded)|reconciliation/(actions|job|star-source))\\.js$',
-            '^\\.\\./\\.\\./\\.\\./apps/bot/src/(payments/(outbox|successful-payment|refunded-payment)|store/db)\\.js$',
+            '^\\.\\./\\.\\./\\.\\./apps/bot/src/(payments/(outbox\\.store|successful-payment|refunded-payment)|store/db)\\.js$',
             '^\\.\\./\\.\\./\\.\\./apps/backend/test/support/(star-platform|property-world|wallet)\\.js$',
           ],
           depConstraints: [

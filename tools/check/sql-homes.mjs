@@ -6,7 +6,8 @@
  * shape `with('name', (db) => ...)`) and any use of kysely's `sql` tag (`sql\`...\``,
  * `sql<T>\`...\``, `sql.raw(`, `sql.lit(`, ...), recognised only where `sql` is imported from
  * 'kysely' (a local `sql` is not SQL), and running statement text directly (`.executeQuery(`,
- * `CompiledQuery.raw(`, and the backend's `runPrepared(` helper). Under each root it may appear only in:
+ * `CompiledQuery.raw(`, the backend's `runPrepared(` helper, and better-sqlite3's `.prepare(` / `.exec(`
+ * of SQL text and `.pragma(`, as the bot writes them). Under each root it may appear only in:
  * - store files: `store.ts`, `repository.ts`, `*.store.ts`, `*.repository.ts`, or any file under a
  *   folder named `store/`;
  * - the top-level `ledger/` (the one writer of money tables: its statements are its store) and
@@ -36,6 +37,10 @@ const BUILDER_CALLS = new Set(['selectFrom', 'insertInto', 'updateTable', 'delet
 const RAW_METHOD_CALLS = new Set(['executeQuery']);
 /** Functions that run statement text directly: the backend's prepared-statement helper (db/). */
 const RAW_FUNCTION_CALLS = new Set(['runPrepared']);
+/** better-sqlite3's calls that compile or run statement text: SQL when their first argument is SQL text. */
+const SQLITE_CALLS = new Set(['prepare', 'exec']);
+/** The opening keyword of SQL text (a string or template literal), so `regex.exec(s)` is not SQL. */
+const SQL_TEXT = /^\s*(select|insert|update|delete|replace|create|alter|drop|pragma|with|begin|commit|rollback|savepoint|release|vacuum)\b/i;
 /** CTE starters: SQL only on a db/transaction (Array.prototype.with shares the name). */
 const WITH_CALLS = new Set(['with', 'withRecursive']);
 /** Receiver names that are a Kysely instance or a transaction. */
@@ -118,6 +123,11 @@ function sqlCallOf(node, file, bindings) {
   const first = node.arguments[0];
   const arg = first !== undefined && ts.isStringLiteralLike(first) ? first.getText(file) : '';
   if (BUILDER_CALLS.has(name)) return `.${name}(${arg})`;
+  if (name === 'pragma' && first !== undefined && ts.isStringLiteralLike(first)) return `.pragma(${arg})`;
+  if (SQLITE_CALLS.has(name) && first !== undefined && (ts.isStringLiteralLike(first) || ts.isTemplateExpression(first))) {
+    const text = ts.isTemplateExpression(first) ? first.head.text : first.text;
+    if (SQL_TEXT.test(text)) return `.${name}(\`${oneLine(text, 30)}\`)`;
+  }
   if (WITH_CALLS.has(name)) {
     const second = node.arguments[1];
     const cteShape =

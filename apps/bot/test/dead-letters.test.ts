@@ -3,7 +3,7 @@ import { Code, ConnectError } from '@connectrpc/connect';
 import type { botlink } from '@wordgame/contracts';
 import { startPlatformEmulator, type PlatformEmulator } from '@wordgame/platform-emulator';
 import Database from 'better-sqlite3';
-import { PaymentOutbox } from '../src/payments/outbox.js';
+import { PaymentOutbox } from '../src/payments/outbox.store.js';
 import { openBotDb } from '../src/store/db.js';
 import { DeadLetters, type DeadLetter } from '../src/store/dead-letters.js';
 import { startBot, type RunningBot } from './support/bot.js';

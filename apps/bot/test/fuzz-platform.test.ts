@@ -3,7 +3,7 @@ import type { botlink } from '@wordgame/contracts';
 import { startPlatformEmulator, type FaultSpec, type PlatformEmulator } from '@wordgame/platform-emulator';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
-import { PaymentOutbox } from '../src/payments/outbox.js';
+import { PaymentOutbox } from '../src/payments/outbox.store.js';
 import { DeadLetters } from '../src/store/dead-letters.js';
 import { startBot, type RunningBot } from './support/bot.js';
 import { tempCerts, testConfig } from './support/fixture.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
-import { PaymentOutbox } from '../src/payments/outbox.js';
+import { PaymentOutbox } from '../src/payments/outbox.store.js';
 import { openBotDb } from '../src/store/index.js';
 
 const FULL = 2n;

@@ -2,7 +2,7 @@ import { chmodSync, existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startPlatformEmulator, type PlatformEmulator } from '@wordgame/platform-emulator';
 import Database from 'better-sqlite3';
-import { PaymentOutbox } from '../src/payments/outbox.js';
+import { PaymentOutbox } from '../src/payments/outbox.store.js';
 import { openBotDb, type TightenedFile } from '../src/store/db.js';
 import { startBot } from './support/bot.js';
 import { tempCerts, testConfig } from './support/fixture.js';

@@ -4,7 +4,7 @@ import { Code, ConnectError } from '@connectrpc/connect';
 import { startPlatformEmulator, type PlatformEmulator } from '@wordgame/platform-emulator';
 import type { ChildService } from '@wordgame/testkit';
 import Database from 'better-sqlite3';
-import { PaymentOutbox, type OutboxEntry } from '../src/payments/outbox.js';
+import { PaymentOutbox, type OutboxEntry } from '../src/payments/outbox.store.js';
 import { DeadLetters } from '../src/store/dead-letters.js';
 import { command, repoRoot, startBotProcess } from './support/bot.js';
 import { tempCerts } from './support/fixture.js';

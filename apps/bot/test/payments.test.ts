@@ -6,7 +6,7 @@ import { Code, ConnectError } from '@connectrpc/connect';
 import type { botlink } from '@wordgame/contracts';
 import { startPlatformEmulator, type PlatformEmulator } from '@wordgame/platform-emulator';
 import Database from 'better-sqlite3';
-import { PaymentOutbox } from '../src/payments/outbox.js';
+import { PaymentOutbox } from '../src/payments/outbox.store.js';
 import { PAYMENT_HELD_REASON, UNAVAILABLE_REASON } from '../src/payments/pre-checkout.js';
 import { openBotDb } from '../src/store/db.js';
 import { command, startBot, type RunningBot } from './support/bot.js';

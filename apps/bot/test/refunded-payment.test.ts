@@ -5,7 +5,7 @@ import { Code, ConnectError } from '@connectrpc/connect';
 import type { botlink } from '@wordgame/contracts';
 import { startPlatformEmulator, type PlatformEmulator } from '@wordgame/platform-emulator';
 import Database from 'better-sqlite3';
-import { PaymentOutbox } from '../src/payments/outbox.js';
+import { PaymentOutbox } from '../src/payments/outbox.store.js';
 import { BOT_DB_FILE_MODE, openBotDb } from '../src/store/db.js';
 import { DeadLetters } from '../src/store/dead-letters.js';
 import { command, repoRoot, startBot, type RunningBot } from './support/bot.js';

@@ -4,7 +4,7 @@ import type { botlink } from '@wordgame/contracts';
 import { SUBSCRIPTION_PERIOD, startPlatformEmulator, type PlatformEmulator } from '@wordgame/platform-emulator';
 import Database from 'better-sqlite3';
 import type { CompactStarTransaction } from '../src/commands/star-transactions.js';
-import { PaymentOutbox } from '../src/payments/outbox.js';
+import { PaymentOutbox } from '../src/payments/outbox.store.js';
 import { DeadLetters } from '../src/store/dead-letters.js';
 import { command, startBot, type RunningBot } from './support/bot.js';
 import { tempCerts, testConfig } from './support/fixture.js';

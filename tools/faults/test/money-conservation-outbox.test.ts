@@ -17,7 +17,7 @@ import { createStarRefunder, type StarRefunder } from '../../../apps/backend/src
 import { StarPlatform, type Fate } from '../../../apps/backend/test/support/star-platform.js';
 import { DECLINE, forwardPayment, validatePreCheckout } from '../../../apps/backend/src/payments/stars/intake.js';
 import { freshPostgres } from '../../../apps/backend/src/testing/databases.js';
-import { PaymentOutbox } from '../../../apps/bot/src/payments/outbox.js';
+import { PaymentOutbox } from '../../../apps/bot/src/payments/outbox.store.js';
 import {
   decidePreCheckout,
   paymentHeldIn,

@@ -22,7 +22,7 @@ import type { StarTransaction } from '../../../apps/backend/src/reconciliation/s
 import { StarPlatform, type Fate } from '../../../apps/backend/test/support/star-platform.js';
 import { startPropertyWorld, type PropertyWorld } from '../../../apps/backend/test/support/property-world.js';
 import { newAccount } from '../../../apps/backend/test/support/wallet.js';
-import { PaymentOutbox } from '../../../apps/bot/src/payments/outbox.js';
+import { PaymentOutbox } from '../../../apps/bot/src/payments/outbox.store.js';
 import { outboxRefundOf } from '../../../apps/bot/src/payments/refunded-payment.js';
 import { outboxPaymentOf } from '../../../apps/bot/src/payments/successful-payment.js';
 import { openBotDb } from '../../../apps/bot/src/store/db.js';

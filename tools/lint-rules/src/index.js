@@ -1,12 +1,18 @@
 import { noElapsedUpperBound } from './no-elapsed-upper-bound.js';
+import { oneWriterPerTable, sqlInStoreFiles } from './sql-rules.js';
 
 /**
  * The project's own ESLint rules, loaded by the root eslint.config.js so that `npm run lint` and
- * editors show them where the code is written.
+ * editors show them where the code is written: no elapsed-time upper bounds in tests, SQL only in
+ * store files, one writer per table.
  */
 export const plugin = {
   meta: { name: 'eslint-plugin-wordgame' },
-  rules: { 'no-elapsed-upper-bound': noElapsedUpperBound },
+  rules: {
+    'no-elapsed-upper-bound': noElapsedUpperBound,
+    'sql-in-store-files': sqlInStoreFiles,
+    'one-writer-per-table': oneWriterPerTable,
+  },
 };
 
 export default plugin;

@@ -1,7 +1,7 @@
 import { Code, ConnectError } from '@connectrpc/connect';
 import type { Logger } from '@wordgame/logging';
 import { Backoff, type BackoffOptions, delayAfter, sleep } from '../support/index.js';
-import type { OutboxPayment, OutboxRow, PaymentOutbox } from './outbox.js';
+import type { OutboxPayment, OutboxRow, PaymentOutbox } from './outbox.store.js';
 
 /**
  * Calls ForwardPayment (or, for the refund outbox, ForwardRefund); resolves with the backend's yes or

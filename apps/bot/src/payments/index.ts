@@ -5,7 +5,7 @@
  * The `outbox` operator command (outbox-cli.ts) is a program of its own, not imported.
  */
 export { PaymentForwarder } from './forwarder.js';
-export { PaymentOutbox, type OutboxKind } from './outbox.js';
+export { PaymentOutbox, type OutboxKind } from './outbox.store.js';
 export { outboxRefundOf } from './refunded-payment.js';
 export { tellRefunded } from './refund-notice.js';
 export { answerPreCheckout, paymentHeldIn, type ValidatePreCheckout } from './pre-checkout.js';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { ConfigError } from '@wordgame/config';
 import { loadOutboxCommandConfig } from '../config.js';
-import { PaymentOutbox, type OutboxEntry, type OutboxKind } from './outbox.js';
+import { PaymentOutbox, type OutboxEntry, type OutboxKind } from './outbox.store.js';
 
 const USAGE = 'usage: outbox list | outbox retry <platform_charge_id> | outbox retry --all';
 

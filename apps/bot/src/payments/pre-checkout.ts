@@ -1,7 +1,7 @@
 import type { Logger } from '@wordgame/logging';
 import type { MethodParams, PlatformClient, TgPreCheckoutQuery } from '../platform/index.js';
 import type { DeadLetters } from '../store/index.js';
-import type { PaymentOutbox } from './outbox.js';
+import type { PaymentOutbox } from './outbox.store.js';
 
 /** ValidatePreCheckout over the bot-link, with its deadline applied by the caller. */
 export type ValidatePreCheckout = (request: {

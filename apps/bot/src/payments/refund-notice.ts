@@ -2,7 +2,7 @@ import { createTranslator, type Language } from '@wordgame/i18n';
 import type { Logger } from '@wordgame/logging';
 import { PlatformError, type PlatformClient } from '../platform/index.js';
 import type { RefundNotices } from '../store/index.js';
-import type { OutboxRow } from './outbox.js';
+import type { OutboxRow } from './outbox.store.js';
 
 /**
  * Tells the payer, in their language, that a refund made outside the bot has been applied, once the

@@ -1,5 +1,5 @@
 import type { TgMessage, TgRefundedPayment } from '../platform/index.js';
-import type { OutboxPayment } from './outbox.js';
+import type { OutboxPayment } from './outbox.store.js';
 
 /**
  * The refund-outbox row of a refunded_payment message (a refund made outside the bot): the order id

@@ -1,5 +1,5 @@
 import type { TgMessage, TgSuccessfulPayment } from '../platform/index.js';
-import type { OutboxPayment } from './outbox.js';
+import type { OutboxPayment } from './outbox.store.js';
 
 /**
  * The outbox row of a successful_payment message: order id from the invoice payload, the payer from
