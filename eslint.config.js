@@ -124,7 +124,7 @@ export default tseslint.config(
         {
           enforceBuildableLibDependency: false,
           allow: [
-            '^\\.\\./\\.\\./\\.\\./apps/backend/src/(botcommands/index|catalog/repository|config/index|db/database|db/migrate|ledger/audit|payments/(deps|module|refunds/star-refunds|stars/intake)|testing/databases)\\.js$',
+            '^\\.\\./\\.\\./\\.\\./apps/backend/src/(botcommands/index|catalog/catalog\\.store|config/index|db/database|db/migrate|ledger/audit|payments/(deps|module|refunds/star-refunds|stars/intake)|testing/databases)\\.js$',
             '^\\.\\./\\.\\./\\.\\./apps/bot/src/(payments/(outbox\\.store|pre-checkout|successful-payment)|store/(db|dead-letters))\\.js$',
             '^\\.\\./\\.\\./\\.\\./apps/backend/test/support/star-platform\\.js$',
           ],

@@ -8,10 +8,9 @@
  * 'kysely' (a local `sql` is not SQL), and running statement text directly (`.executeQuery(`,
  * `CompiledQuery.raw(`, the backend's `runPrepared(` helper, and better-sqlite3's `.prepare(` / `.exec(`
  * of SQL text and `.pragma(`, as the bot writes them). Under each root it may appear only in:
- * - store files: `store.ts`, `repository.ts`, `*.store.ts`, `*.repository.ts`, or any file under a
- *   folder named `store/`;
- * - the top-level `ledger/` (the one writer of money tables: its statements are its store) and
- *   `db/` (migrations, pool, schema composition) folders;
+ * - store files: one suffix, `*.store.ts` (`store.ts`, `repository.ts`, `*.repository.ts` are not);
+ * - the top-level `ledger/` (the one writer of money tables: its statements are its store),
+ *   `db/` (migrations, pool, schema composition) and `store/` (the bot's SQLite file) folders;
  * - `*.table.ts` files and tests (`*.test.ts`, `*.spec.ts`).
  * Each violation prints `file:line: <call> outside a store file` and the check exits 1; else it
  * prints, per root, the files checked and the store files and statements found. A statement is
@@ -40,17 +39,22 @@ const RAW_FUNCTION_CALLS = new Set(['runPrepared']);
 /** better-sqlite3's calls that compile or run statement text: SQL when their first argument is SQL text. */
 const SQLITE_CALLS = new Set(['prepare', 'exec']);
 /** The opening keyword of SQL text (a string or template literal), so `regex.exec(s)` is not SQL. */
-const SQL_TEXT = /^\s*(select|insert|update|delete|replace|create|alter|drop|pragma|with|begin|commit|rollback|savepoint|release|vacuum)\b/i;
+const SQL_TEXT =
+  /^\s*(select|insert|update|delete|replace|create|alter|drop|pragma|with|begin|commit|rollback|savepoint|release|vacuum)\b/i;
 /** CTE starters: SQL only on a db/transaction (Array.prototype.with shares the name). */
 const WITH_CALLS = new Set(['with', 'withRecursive']);
 /** Receiver names that are a Kysely instance or a transaction. */
 const DB_NAME = /^(db|trx|tx|kysely)$|(Db|Trx|Kysely)$/;
 
 const TEST = /\.(test|spec)\.(m?ts|tsx)$/;
-const STORE_FILE = /^(store|repository)\.(m?ts|tsx)$|\.(store|repository)\.(m?ts|tsx)$/;
+/** The one suffix of a store file (`orders.store.ts`); `store.ts` and `repository.ts` are refused. */
+const STORE_FILE = /\.store\.(m?ts|tsx)$/;
 const TABLE_FILE = /\.table\.(m?ts|tsx)$/;
-/** Top-level folders whose every file is a SQL home. */
-const HOME_FOLDERS = new Set(['ledger', 'db']);
+/**
+ * Top-level folders whose every file is a SQL home: the backend's `ledger/` (the one writer of
+ * money tables) and `db/` (migrations, pool, schema), and the bot's `store/` (its SQLite file).
+ */
+const HOME_FOLDERS = new Set(['ledger', 'db', 'store']);
 
 /**
  * Where a file (path relative to its root) stands: 'store' (a store file, ledger/, db/, a table
@@ -61,7 +65,7 @@ export function homeOf(rel) {
   const name = parts[parts.length - 1] ?? '';
   if (TEST.test(name)) return 'test';
   if (parts.length > 1 && HOME_FOLDERS.has(parts[0] ?? '')) return 'store';
-  if (STORE_FILE.test(name) || TABLE_FILE.test(name) || parts.slice(0, -1).includes('store')) return 'store';
+  if (STORE_FILE.test(name) || TABLE_FILE.test(name)) return 'store';
   return 'code';
 }
 
@@ -228,9 +232,7 @@ export function check(roots) {
     );
   }
   if (outside > 0) {
-    lines.push(
-      `${outside} SQL statement(s) outside a store file: move each into a named function of its module's store.ts / repository.ts (or *.store.ts, store/)`,
-    );
+    lines.push(`${outside} SQL statement(s) outside a store file: move each into a named function of its module's *.store.ts`);
   }
   return { lines, failed: outside > 0 };
 }

@@ -1,6 +1,6 @@
 import type { Client } from '@connectrpc/connect';
 import { backendApi, connector, decodeTable, encodeTable, fb, type botlink } from '@wordgame/contracts';
-import { upsertProduct } from '../src/catalog/repository.js';
+import { upsertProduct } from '../src/catalog/catalog.store.js';
 import { DEV_CATALOG } from '../src/catalog/seed.js';
 import { validateDraft, type RawDraft } from '../src/catalog/validate.js';
 import {

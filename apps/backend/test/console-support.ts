@@ -6,7 +6,7 @@ import type { DB } from '../src/db/schema.js';
 import type { LedgerKind } from '../src/ledger/ledger.table.js';
 import type { OperatorRole } from '../src/operators/operators.table.js';
 import type { Segment } from '../src/gate/context.js';
-import { upsertOperator } from '../src/operators/repository.js';
+import { upsertOperator } from '../src/operators/operators.store.js';
 import { formatAmount } from '../src/payments/card/provider/money.js';
 
 export const PASSWORD = 'correct horse battery staple';

@@ -4,7 +4,7 @@ import { backendApi, decodeTable, encodeTable, fb, gatewayApi } from '@wordgame/
 import { startProviderEmulator, type ProviderEmulator } from '@wordgame/provider-emulator';
 import fc from 'fast-check';
 import { sql } from 'kysely';
-import { setOperatorDisabled } from '../src/operators/repository.js';
+import { setOperatorDisabled } from '../src/operators/operators.store.js';
 import {
   asOperator,
   ledgerQuery,

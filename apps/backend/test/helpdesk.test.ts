@@ -357,7 +357,7 @@ describe('support cases: the console desk (HelpdeskService) and its metrics', ()
       atoms: [['chips', 500n]],
       prices: [['xtr', 250n]],
     });
-    const { upsertOperator } = await import('../src/operators/repository.js');
+    const { upsertOperator } = await import('../src/operators/operators.store.js');
     const { signIn } = await import('../src/operators/sessions.js');
     await upsertOperator(h.database.db, 'desk-viewer', 'desk viewer password', ['viewer']);
     viewerToken = (await signIn(h.database.db, 'desk-viewer', 'desk viewer password', 24, new Date())).token;

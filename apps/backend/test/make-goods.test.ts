@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { createLogger } from '@wordgame/logging';
 import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import { auditLedger } from '../src/ledger/audit.js';
-import { upsertOperator } from '../src/operators/repository.js';
+import { upsertOperator } from '../src/operators/operators.store.js';
 import { signIn } from '../src/operators/sessions.js';
 import type { OperatorRole } from '../src/operators/operators.table.js';
 import { as, errorOf, failure, startHarness, type Harness } from './support/harness.js';

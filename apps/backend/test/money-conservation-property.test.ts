@@ -18,7 +18,7 @@ import { startPropertyWorld, type PropertyWorld } from './support/property-world
 import { StarPlatform, type Fate } from './support/star-platform.js';
 import { newAccount } from './support/wallet.js';
 import { Registry } from 'prom-client';
-import { upsertOperator } from '../src/operators/repository.js';
+import { upsertOperator } from '../src/operators/operators.store.js';
 import { createCode, reverseRedemption } from '../src/promos/console.js';
 import { createPromoMetrics } from '../src/promos/index.js';
 import { redeemCode } from '../src/promos/redeem.js';

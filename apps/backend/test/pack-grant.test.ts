@@ -1,6 +1,6 @@
 import { migrateToLatest } from '../src/db/migrate.js';
 import type { Database } from '../src/db/database.js';
-import { listProducts, upsertProduct } from '../src/catalog/repository.js';
+import { listProducts, upsertProduct } from '../src/catalog/catalog.store.js';
 import { packGrant } from '../src/catalog/product.js';
 import { parsePlatformHeader } from '../src/gate/context.js';
 import { grantChips } from '../src/ledger/postings/append.js';

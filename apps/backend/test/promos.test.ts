@@ -1,7 +1,7 @@
 import { Code } from '@connectrpc/connect';
 import fc from 'fast-check';
 import { backendApi } from '@wordgame/contracts';
-import { upsertOperator } from '../src/operators/repository.js';
+import { upsertOperator } from '../src/operators/operators.store.js';
 import { signIn } from '../src/operators/sessions.js';
 import { auditLedger } from '../src/ledger/audit.js';
 import { codeHash, promoKey } from '../src/promos/index.js';

@@ -1,6 +1,6 @@
 import { Code, type Client } from '@connectrpc/connect';
 import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
-import { upsertOperator } from '../src/operators/repository.js';
+import { upsertOperator } from '../src/operators/operators.store.js';
 import { signIn } from '../src/operators/sessions.js';
 import { failure, startHarness, type Harness } from './support/harness.js';
 import { seedLedger } from './console-support.js';

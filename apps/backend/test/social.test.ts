@@ -1,6 +1,6 @@
 import { Code } from '@connectrpc/connect';
 import { decodeTable, encodeTable, fb } from '@wordgame/contracts';
-import { insertSession } from '../src/accounts/sessions/repository.js';
+import { insertSession } from '../src/accounts/sessions/sessions.store.js';
 import { eventually, startBotCommandServer, telegramAccount, type BotCommandServer } from './payments-support.js';
 import { as, failure } from './support/harness.js';
 import { newAccount } from './support/wallet.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { createLogger } from '@wordgame/logging';
-import { upsertProduct } from '../src/catalog/repository.js';
+import { upsertProduct } from '../src/catalog/catalog.store.js';
 import type { Database } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { SEGMENTS, parsePlatformHeader, type Segment } from '../src/gate/context.js';
@@ -8,7 +8,7 @@ import { gate } from '../src/gate/gate.js';
 import { useHint } from '../src/game/hint.js';
 import { auditLedger } from '../src/ledger/audit.js';
 import { postMakeGood } from '../src/ledger/postings/make-good.js';
-import type { OrderRow } from '../src/payments/orders/repository.js';
+import type { OrderRow } from '../src/payments/orders/orders.store.js';
 import type { Caller } from '../src/rpc/caller.js';
 import { freshPostgres } from '../src/testing/databases.js';
 import { buy } from '../src/wallet/buy.js';

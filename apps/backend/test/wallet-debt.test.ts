@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { sql } from 'kysely';
 import { createLogger } from '@wordgame/logging';
-import { upsertProduct } from '../src/catalog/repository.js';
+import { upsertProduct } from '../src/catalog/catalog.store.js';
 import type { Database } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { migrations } from '../src/db/migrations/index.js';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { migrateToLatest } from '../src/db/migrate.js';
 import type { Database } from '../src/db/database.js';
-import { upsertProduct } from '../src/catalog/repository.js';
+import { upsertProduct } from '../src/catalog/catalog.store.js';
 import { gate } from '../src/gate/gate.js';
 import { parsePlatformHeader, type Segment } from '../src/gate/context.js';
 import { auditLedger } from '../src/ledger/audit.js';

@@ -28,21 +28,52 @@ describe('SQL only in store files', () => {
     expect(r.status).toBe(1);
   });
 
-  it('passes the same query in store.ts, repository.ts, x.store.ts, x.repository.ts, a store/ folder, ledger/, db/, a table file and a test', () => {
+  it('passes the same query in x.store.ts, the top-level ledger/, db/ and store/ folders, a table file and a test', () => {
     const r = checkTree({
-      'a/store.ts': QUERY,
-      'b/repository.ts': QUERY,
+      'a/a.store.ts': QUERY,
       'c/refunds/refunds.store.ts': QUERY,
-      'd/orders.repository.ts': QUERY,
-      'e/store/read.ts': QUERY,
+      'store/read.ts': QUERY,
       'ledger/postings/post.ts': QUERY,
       'db/migrations/0001_init.ts': SQL_TAG,
       'f/f.table.ts': QUERY,
       'g/service.test.ts': QUERY,
-      'h/service.ts': "import { names } from '../a/store.js';\nexport const n = names;\n",
+      'h/service.ts': "import { names } from '../a/a.store.js';\nexport const n = names;\n",
     });
-    expect(r.out).toContain('10 file(s) checked: 8 SQL statement(s) in 8 store file(s), 1 in tests, 0 outside a store file');
+    expect(r.out).toContain('8 file(s) checked: 6 SQL statement(s) in 6 store file(s), 1 in tests, 0 outside a store file');
     expect(r.status).toBe(0);
+  });
+
+  it('has one store suffix: store.ts, repository.ts, x.repository.ts and a nested store/ folder are refused', () => {
+    const r = checkTree({
+      'a/store.ts': QUERY,
+      'b/repository.ts': QUERY,
+      'd/orders.repository.ts': QUERY,
+      'e/store/read.ts': QUERY,
+    });
+    for (const file of ['a/store.ts', 'b/repository.ts', 'd/orders.repository.ts', 'e/store/read.ts']) {
+      expect(r.out).toContain(`<src>/${file}:3: .selectFrom('t') outside a store file`);
+    }
+    expect(r.status).toBe(1);
+  });
+
+  it("sees better-sqlite3's statements: prepare and exec of SQL text and pragma, not a regex's exec", () => {
+    const r = checkTree({
+      'payments/outbox.ts': [
+        "import type Database from 'better-sqlite3';",
+        'export const open = (db: Database.Database, table: string, re: RegExp, s: string) => [',
+        '  db.prepare(`SELECT charge_id FROM ${table} WHERE next_attempt_at <= ?`),',
+        "  db.exec('CREATE INDEX IF NOT EXISTS due ON payment_outbox (next_attempt_at)'),",
+        "  db.pragma('journal_mode = WAL'),",
+        '  re.exec(s),',
+        '];',
+        '',
+      ].join('\n'),
+    });
+    expect(r.out).toContain('<src>/payments/outbox.ts:3: .prepare(`SELECT charge_id FROM`) outside a store file');
+    expect(r.out).toContain('<src>/payments/outbox.ts:4:');
+    expect(r.out).toContain("<src>/payments/outbox.ts:5: .pragma('journal_mode = WAL') outside a store file");
+    expect(r.out).toContain('3 SQL statement(s) outside a store file');
+    expect(r.status).toBe(1);
   });
 
   it('refuses a kysely sql tag (aliased, with a type argument) outside a store file, once per statement', () => {
@@ -115,11 +146,13 @@ describe('SQL only in store files', () => {
     expect(inLedger.status).toBe(0);
   });
 
-  it('checks the backend, the gateway and the bot by default; the gateway and the bot hold no SQL', () => {
+  it("checks the backend, the gateway and the bot by default; the gateway holds no SQL, the bot's is all in store files", () => {
     const all = run();
     expect(all.out).toContain('apps/backend/src: ');
     expect(all.out).toMatch(/apps\/gateway\/src: \d+ file\(s\) checked: 0 SQL statement\(s\) in 0 store file\(s\), 0 in tests, 0 outside/);
-    expect(all.out).toMatch(/apps\/bot\/src: \d+ file\(s\) checked: 0 SQL statement\(s\) in 0 store file\(s\), 0 in tests, 0 outside/);
+    expect(all.out).toMatch(
+      /apps\/bot\/src: \d+ file\(s\) checked: [1-9]\d* SQL statement\(s\) in [1-9]\d* store file\(s\), 0 in tests, 0 outside/,
+    );
     const apps = run('apps/gateway/src', 'apps/bot/src');
     expect(apps.status).toBe(0);
     expect(run('no/such/folder').status).toBe(2);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { createLogger } from '@wordgame/logging';
 import { TEST_RATE_LIMITS, TEST_SERVICE_TOKENS } from '@wordgame/testkit';
-import { upsertProduct } from '../../../apps/backend/src/catalog/repository.js';
+import { upsertProduct } from '../../../apps/backend/src/catalog/catalog.store.js';
 import { loadBackendConfig } from '../../../apps/backend/src/config/index.js';
 import type { Database } from '../../../apps/backend/src/db/database.js';
 import { migrateToLatest } from '../../../apps/backend/src/db/migrate.js';

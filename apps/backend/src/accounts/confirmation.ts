@@ -12,7 +12,7 @@ import {
   lockUsableConfirmation,
   markConfirmationUsed,
   setConfirmedEmail,
-} from './repository.js';
+} from './accounts.store.js';
 
 /** How long a mailed confirmation link stays valid. */
 export const CONFIRMATION_TTL_HOURS = 48;

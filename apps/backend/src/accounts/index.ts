@@ -18,7 +18,7 @@ export {
   type ModerationUpdate,
   telegramIdOf,
   updateModeration,
-} from './repository.js';
+} from './accounts.store.js';
 export { accountService } from './service.js';
 export type { SessionDeps } from './sessions/open.js';
 export { isChatEligible } from './status.js';

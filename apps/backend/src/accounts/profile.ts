@@ -3,7 +3,7 @@ import { type Caller, DomainError } from '../rpc/index.js';
 import { gate, type SessionPlatform } from '../gate/index.js';
 import { permitConfirmationMail, requestConfirmation, type ConfirmationDeps, type ConfirmationPermit } from './confirmation.js';
 import { normalizeEmail } from './email.js';
-import { emailHolder, findAccount, linkedPlatforms, newestPendingEmail, setDisplayName } from './repository.js';
+import { emailHolder, findAccount, linkedPlatforms, newestPendingEmail, setDisplayName } from './accounts.store.js';
 
 /** A profile as the caller's context may see it. */
 export interface ProfileView {

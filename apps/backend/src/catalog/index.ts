@@ -16,7 +16,7 @@ export {
   STARS_SUBSCRIPTION_PERIOD_SECONDS,
   textOf,
 } from './product.js';
-export { listProducts, productTitles, upsertProduct } from './repository.js';
+export { listProducts, productTitles, upsertProduct } from './catalog.store.js';
 export { seedDevCatalog } from './seed.js';
 export { type RawDraft, validateDraft } from './validate.js';
 export type {

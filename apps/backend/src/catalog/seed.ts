@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/index.js';
 import type { ProductDraftInput } from './product.js';
-import { hasAnyProduct, upsertProduct } from './repository.js';
+import { hasAnyProduct, upsertProduct } from './catalog.store.js';
 
 /**
  * The small dev catalog: two chip packs (money, stars) and three value products (chips), each worded

@@ -5,7 +5,7 @@ import type { OperatorSession } from '../operators/index.js';
 import { unixSeconds } from '../rpc/index.js';
 import type { RawLedgerFilter } from './ledger-filter.js';
 import type { LedgerTotals } from './ledger-query.js';
-import type { ConsoleLedgerRow } from './store.js';
+import type { ConsoleLedgerRow } from './console.store.js';
 
 const str = (b: Builder, v: string | null) => b.createString(v ?? '');
 

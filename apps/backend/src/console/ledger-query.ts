@@ -3,7 +3,7 @@ import type { DB } from '../db/index.js';
 import { rollUpClosedDays } from '../ledger/index.js';
 import { ceilUtcDay, floorUtcDay } from './daily-totals.js';
 import type { LedgerFilter } from './ledger-filter.js';
-import { dailyTotalsGroups, ledgerRows, rowGroups, type ConsoleLedgerRow, type LedgerCursor, type TotalsGroup } from './store.js';
+import { dailyTotalsGroups, ledgerRows, rowGroups, type ConsoleLedgerRow, type LedgerCursor, type TotalsGroup } from './console.store.js';
 
 /** Sum of the matched rows' snapshots in one currency. */
 export interface CurrencyTotal {

@@ -3,7 +3,7 @@ import { encodeTable, fb } from '@wordgame/contracts';
 import type { DB } from '../db/index.js';
 import type { StarRefundStatus } from '../payments/index.js';
 import { DomainError } from '../rpc/index.js';
-import { unmatchedRows, unmatchedStatusCounts } from './store.js';
+import { unmatchedRows, unmatchedStatusCounts } from './console.store.js';
 
 const PAGE_DEFAULT = 50;
 const PAGE_MAX = 200;

@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../db/index.js';
 import { DomainError } from '../rpc/index.js';
-import { accountStatus } from './repository.js';
+import { accountStatus } from './game.store.js';
 
 /** Fails with `caller_required` unless the caller's account exists and is not deleted. */
 export async function requireLiveCaller(db: Kysely<DB> | Transaction<DB>, accountId: bigint): Promise<void> {

@@ -1,7 +1,7 @@
 import type { Builder } from 'flatbuffers';
 import { encodeTable, fb } from '@wordgame/contracts';
 import { unixSeconds } from '../rpc/index.js';
-import type { GameRecord, SeatRecord } from './repository.js';
+import type { GameRecord, SeatRecord } from './game.store.js';
 import { hintUnlockLeftSeconds, requiredLetter } from './rules.js';
 
 /** A played move as events carry it. */

@@ -1,5 +1,5 @@
 import type { MoveRecord } from './codec.js';
-import type { GameRecord } from './repository.js';
+import type { GameRecord } from './game.store.js';
 
 /** What happened to a game, with the game as it stood right after (committed). */
 export type GameBusEvent =

@@ -7,7 +7,7 @@ import type { HintResult } from './codec.js';
 import type { GameDeps } from './deps.js';
 import { chooseWord } from './dictionary.js';
 import { lockSeatedGame, requireTurn } from './play.js';
-import { countHint, takeHintAllowance, type GameRecord } from './repository.js';
+import { countHint, takeHintAllowance, type GameRecord } from './game.store.js';
 import { hintUnlockLeftSeconds, requiredLetter } from './rules.js';
 
 /**

@@ -8,7 +8,7 @@ export type { GameDeps } from './deps.js';
 export { type GameBus, GameEventBus } from './events.js';
 export { createGameEventRejections, gameEventSeal, NatsGameBus } from './nats-bus.js';
 export { forfeitGamesOf } from './play.js';
-export { isBlockedEitherWay, loadGame } from './repository.js';
+export { isBlockedEitherWay, loadGame } from './game.store.js';
 export { gameService } from './service.js';
 export { requireTarget } from './targets.js';
 export type { GameMovesTable, GameSeatsTable, GamesTable, HintAllowancesTable, PlayerStatsTable } from './game.table.js';

@@ -16,7 +16,7 @@ import {
   saveGameState,
   seatOf,
   type GameRecord,
-} from './repository.js';
+} from './game.store.js';
 import { checkWord, isVariant, MAX_MOVES, normaliseWord, pointsOf, requiredLetter, VARIANTS, winnerByScore } from './rules.js';
 import { requireTarget } from './targets.js';
 

@@ -6,7 +6,7 @@ import { encodeGameView, encodeHintGrant } from './codec.js';
 import type { GameDeps } from './deps.js';
 import { useHint } from './hint.js';
 import { createGame, playMove, resign } from './play.js';
-import { loadGame, seatOf } from './repository.js';
+import { loadGame, seatOf } from './game.store.js';
 import { watchGame } from './watch.js';
 
 function gameIdOf(body: Uint8Array): bigint {

@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../db/index.js';
 import { DomainError, type DomainErrorCode } from '../rpc/index.js';
-import { accountStatus } from './repository.js';
+import { accountStatus } from './game.store.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
 

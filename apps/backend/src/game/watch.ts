@@ -3,7 +3,7 @@ import { requireLiveCaller } from './caller.js';
 import { encodeGameEvent } from './codec.js';
 import type { GameDeps } from './deps.js';
 import type { GameBusEvent } from './events.js';
-import { loadGame, seatOf } from './repository.js';
+import { loadGame, seatOf } from './game.store.js';
 
 /** A watcher further behind than this many events is ended (the client reconnects for a snapshot). */
 export const WATCH_QUEUE_LIMIT = 256;

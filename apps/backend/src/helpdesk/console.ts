@@ -8,7 +8,17 @@ import { audit } from '../operator-audit/index.js';
 import { requireRole } from '../operators/index.js';
 import { DomainError } from '../rpc/index.js';
 import type { Clock } from '../support/index.js';
-import { appendEvent, auditOf, caseByCode, caseEvents, caseForUpdate, evidenceOf, markResolved, openCases, type CaseRow } from './store.js';
+import {
+  appendEvent,
+  auditOf,
+  caseByCode,
+  caseEvents,
+  caseForUpdate,
+  evidenceOf,
+  markResolved,
+  openCases,
+  type CaseRow,
+} from './helpdesk.store.js';
 
 /** What the support desk's console methods work with. */
 export interface HelpdeskConsoleDeps {

@@ -8,5 +8,5 @@
 export { helpdeskService, type HelpdeskConsoleDeps } from './console.js';
 export { supportIntakeMethods, type SupportIntakeDeps } from './intake.js';
 export { CASE_AGE_BUCKETS, registerSupportMetrics } from './metrics.js';
-export { eraseCaseTextsOf, supportCasesSection } from './store.js';
+export { eraseCaseTextsOf, supportCasesSection } from './helpdesk.store.js';
 export type { SupportCaseEventsTable, SupportCasesTable } from './helpdesk.table.js';

@@ -17,7 +17,7 @@ import type { DB } from '../db/index.js';
 import type { KeyQuota } from '../limits/index.js';
 import { DomainError } from '../rpc/index.js';
 import type { Clock } from '../support/index.js';
-import { accountOfIdentity, chargeOwner, chargesOf, insertCase, lockUserCases, openCasesOf, type ChargeRow } from './store.js';
+import { accountOfIdentity, chargeOwner, chargesOf, insertCase, lockUserCases, openCasesOf, type ChargeRow } from './helpdesk.store.js';
 
 /** What the bot intake's support methods work with. */
 export interface SupportIntakeDeps {

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from '@wordgame/logging';
 import type { DB } from '../db/index.js';
 import type { Clock } from '../support/index.js';
-import { openCaseAges } from './store.js';
+import { openCaseAges } from './helpdesk.store.js';
 
 /** The age buckets of open cases: label and lower bound in seconds (a fixed set, never an id). */
 export const CASE_AGE_BUCKETS: ReadonlyArray<readonly [string, number]> = [

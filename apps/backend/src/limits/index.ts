@@ -1,11 +1,11 @@
 import { keyQuotaOver, quotaOver, type KeyQuota, type Quota } from './quota.js';
 import { signInLimitOver, type SignInLimit } from './sign-in.js';
-import { limiterFor, type CounterStore } from './store.js';
+import { limiterFor, type CounterStore } from './limits.store.js';
 
 export { clientAddressOf, CLIENT_ADDRESS_HEADER } from './keys.js';
 export type { KeyQuota, Quota } from './quota.js';
 export type { FailureOutcome, SignInAttempt, SignInLimit } from './sign-in.js';
-export type { CounterStore } from './store.js';
+export type { CounterStore } from './limits.store.js';
 
 /** The limits as configured (backend config.ts; README "Rate limits"). */
 export interface LimitSettings {

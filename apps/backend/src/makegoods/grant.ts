@@ -7,7 +7,14 @@ import { audit } from '../operator-audit/index.js';
 import { codeOf, requireRole } from '../operators/index.js';
 import { DomainError } from '../rpc/index.js';
 import type { Clock } from '../support/index.js';
-import { grantedBetween, insertMakeGood, lockOperatorGrants, makeGoodByToken, supportCaseAccount, targetAccount } from './store.js';
+import {
+  grantedBetween,
+  insertMakeGood,
+  lockOperatorGrants,
+  makeGoodByToken,
+  supportCaseAccount,
+  targetAccount,
+} from './makegoods.store.js';
 
 /** BACKEND_MAKE_GOOD_DAILY_*_CAP: what one operator may grant per UTC day, all players together. */
 export interface MakeGoodCaps {

@@ -3,7 +3,7 @@ import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import { requireRole } from '../operators/index.js';
 import { DomainError } from '../rpc/index.js';
 import { capsToday, grantMakeGood, type MakeGoodDeps } from './grant.js';
-import { targetAccount, walletOf } from './store.js';
+import { targetAccount, walletOf } from './makegoods.store.js';
 
 /**
  * backend.v1.MakeGoodService: the grant form's facts (the account's wallet and the operator's caps

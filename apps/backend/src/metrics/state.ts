@@ -4,7 +4,7 @@ import { Gauge, type Registry } from 'prom-client';
 import type { Logger } from '@wordgame/logging';
 import type { DB } from '../db/index.js';
 import { measurePool } from './pool.js';
-import { readStateCounts, type StateRow } from './store.js';
+import { readStateCounts, type StateRow } from './metrics.store.js';
 
 /** Age buckets of open orders (label `age`): upper bounds in seconds, the last one open-ended. */
 export const AGE_BUCKETS: ReadonlyArray<readonly [string, number]> = [

@@ -4,7 +4,15 @@ import type { DB } from '../db/index.js';
 import type { AccountStatus, PlatformKind } from '../accounts/index.js';
 import { SEGMENTS, type Segment } from '../gate/index.js';
 import { DomainError } from '../rpc/index.js';
-import { accountIdsByEmail, accountIdsById, accountRows, benefitHints, identityOwners, identityRows, segmentBalances } from './store.js';
+import {
+  accountIdsByEmail,
+  accountIdsById,
+  accountRows,
+  benefitHints,
+  identityOwners,
+  identityRows,
+  segmentBalances,
+} from './moderation.store.js';
 
 /** What the console shows of an account. */
 export interface AccountSummary {

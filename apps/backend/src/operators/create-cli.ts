@@ -1,7 +1,7 @@
 import { ConfigError, FolderInUseError, withDevStack } from '@wordgame/config';
 import { loadDatabaseConfig } from '../config/index.js';
 import { openDatabase, migrateToLatest } from '../db/index.js';
-import { upsertOperator } from './repository.js';
+import { upsertOperator } from './operators.store.js';
 import { parseRoles } from './roles.js';
 
 /**

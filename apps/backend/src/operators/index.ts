@@ -6,6 +6,6 @@
 export { codeOf, operatorRefund, operatorUpsertProduct } from './actions.js';
 export { catalogAdminService } from './catalog-service.js';
 export { refundService } from './refund-service.js';
-export { normaliseLogin } from './repository.js';
+export { normaliseLogin } from './operators.store.js';
 export { OPERATOR_SESSION_HEADER, type OperatorSession, requireRole, resolveOperator, signIn, signOut } from './sessions.js';
 export type { OperatorSessionsTable, OperatorsTable } from './operators.table.js';

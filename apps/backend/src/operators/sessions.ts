@@ -5,7 +5,7 @@ import type { DB } from '../db/index.js';
 import type { OperatorRole } from './operators.table.js';
 import { audit } from '../operator-audit/index.js';
 import { DomainError } from '../rpc/index.js';
-import { closeSession, insertSession, normaliseLogin, openSessionOperator, operatorForSignIn, type Operator } from './repository.js';
+import { closeSession, insertSession, normaliseLogin, openSessionOperator, operatorForSignIn, type Operator } from './operators.store.js';
 
 /** A signed-in operator and when the session ends. */
 export interface OperatorSession extends Operator {

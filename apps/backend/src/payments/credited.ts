@@ -1,4 +1,4 @@
-import type { OrderRow } from './orders/repository.js';
+import type { OrderRow } from './orders/orders.store.js';
 import { notifyPaymentCredited } from './credit-notice.js';
 import type { PaymentDeps } from './deps.js';
 import { reportLimitBreach } from './orders/limit.js';

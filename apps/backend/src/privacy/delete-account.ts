@@ -9,7 +9,7 @@ import { erasePayerIds } from '../payments/index.js';
 import { erasePayerRefs } from '../reconciliation/index.js';
 import { eraseSubscriptionPayers } from '../subscriptions/index.js';
 import { DomainError } from '../rpc/index.js';
-import { queueForgets } from './store.js';
+import { queueForgets } from './privacy.store.js';
 
 /** What a deletion did. */
 export interface Deletion {

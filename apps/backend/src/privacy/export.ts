@@ -7,7 +7,7 @@ import { ordersSection } from '../payments/index.js';
 import { DomainError } from '../rpc/index.js';
 import type { JsonValue } from '../support/index.js';
 import { subscriptionsSection } from '../subscriptions/index.js';
-import { accountRowExists } from './store.js';
+import { accountRowExists } from './privacy.store.js';
 
 /** One section of the export: one function of the module that owns the data, reading one account. */
 export type ExportSection = (db: Kysely<DB>, accountId: bigint) => Promise<JsonValue>;

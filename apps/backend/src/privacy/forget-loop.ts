@@ -3,7 +3,7 @@ import type { Logger } from '@wordgame/logging';
 import type { BotCommands } from '../botcommands/index.js';
 import type { DB } from '../db/index.js';
 import { createTicker, type Clock } from '../support/index.js';
-import { claimDueForgets, forgetDone, forgetLater } from './store.js';
+import { claimDueForgets, forgetDone, forgetLater } from './privacy.store.js';
 
 /** Forgets one tick sends at most; the rest wait for the next tick. */
 const BATCH = 50;

@@ -3,7 +3,7 @@ import { Gauge, type Registry } from 'prom-client';
 import type { Logger } from '@wordgame/logging';
 import type { DB } from '../db/index.js';
 import type { Clock } from '../support/index.js';
-import { pendingForgets } from './store.js';
+import { pendingForgets } from './privacy.store.js';
 
 const NAMES = ['backend_bot_forgets_pending', 'backend_bot_forget_oldest_seconds'];
 

@@ -7,7 +7,7 @@ import { DomainError } from '../rpc/index.js';
 import type { Clock } from '../support/index.js';
 import { codeHash, generateCode, PREFIX_LENGTH, readableCode } from './code.js';
 import type { PromoHost } from './promos.table.js';
-import { HOSTS, insertCode, lockRedemption, markReversed } from './store.js';
+import { HOSTS, insertCode, lockRedemption, markReversed } from './promos.store.js';
 
 /** What the console's code actions need. */
 export interface PromoConsoleDeps {

@@ -9,7 +9,7 @@ import type { Clock } from '../support/index.js';
 import { codeHash, readableCode } from './code.js';
 import type { PromoMetrics, RedeemOutcome } from './metrics.js';
 import type { PromoHost } from './promos.table.js';
-import { hasRedeemed, lockCodeByHash, recordRedemption } from './store.js';
+import { hasRedeemed, lockCodeByHash, recordRedemption } from './promos.store.js';
 
 /** What redeeming needs. */
 export interface RedeemDeps {

@@ -6,7 +6,7 @@ import { requireRole } from '../operators/index.js';
 import { DomainError, stringVector, writerFrom } from '../rpc/index.js';
 import { createCode, reverseRedemption, type PromoConsoleDeps } from './console.js';
 import { redeemCode, type RedeemDeps } from './redeem.js';
-import { codeById, listCodes, redemptionDays, redemptionsOf, type CodeUsageRow } from './store.js';
+import { codeById, listCodes, redemptionDays, redemptionsOf, type CodeUsageRow } from './promos.store.js';
 
 /** What the PromoService works with. */
 export type PromoDeps = RedeemDeps & PromoConsoleDeps;

@@ -22,7 +22,7 @@ import {
   type MismatchClaim,
   type MismatchStateRow,
 } from './claims.store.js';
-import { mismatchById, type MismatchRow } from './store.js';
+import { mismatchById, type MismatchRow } from './reconciliation.store.js';
 
 export type { MismatchAction } from './reconciliation.table.js';
 

@@ -1,7 +1,7 @@
 import type { Builder } from 'flatbuffers';
 import { encodeTable, fb } from '@wordgame/contracts';
 import type { MismatchView } from './history.store.js';
-import type { RunRow } from './store.js';
+import type { RunRow } from './reconciliation.store.js';
 
 const unix = (d: Date | null) => (d === null ? 0n : BigInt(Math.floor(d.getTime() / 1000)));
 

@@ -7,7 +7,7 @@
 
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/index.js';
-import type { MismatchRow, RunRow } from './store.js';
+import type { MismatchRow, RunRow } from './reconciliation.store.js';
 
 /** A mismatch as the console shows it: the row, its player's account, its order's state and chips, and who resolved it. */
 export interface MismatchView extends MismatchRow {

@@ -10,7 +10,7 @@ import { RunIncomplete, type Finding, type Window } from './finding.js';
 import type { ReconciliationMetrics } from './metrics.js';
 import { reconcileStars } from './stars.js';
 import type { StarTransactionSource } from './star-source.js';
-import { claimLease, saveRun, type Report } from './store.js';
+import { claimLease, saveRun, type Report } from './reconciliation.store.js';
 
 /** What the reconciliation reads and writes. */
 export interface ReconcilerDeps {

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { type DB } from '../db/index.js';
 import { MISMATCH_KINDS } from './reconciliation.table.js';
-import { lastCounts } from './store.js';
+import { lastCounts } from './reconciliation.store.js';
 
 /** How a run ended, as `reconciliation_runs_total{outcome}` counts it (`skipped`: another replica held the lease). */
 export type RunMetricOutcome = 'clean' | 'mismatches' | 'failed' | 'incomplete' | 'skipped';

@@ -1,4 +1,4 @@
-import type { Report } from './store.js';
+import type { Report } from './reconciliation.store.js';
 
 /** A stored report as plain JSON (bigints as strings, times as ISO strings): the CLI's output. */
 export function reportJson(report: Report): Record<string, unknown> {

@@ -1,6 +1,6 @@
 import { requireLiveCaller, type GameDeps, requireTarget } from '../game/index.js';
 import { DomainError } from '../rpc/index.js';
-import { accountExists, deleteBlock, deleteFriendshipPair, insertBlock } from './store.js';
+import { accountExists, deleteBlock, deleteFriendshipPair, insertBlock } from './social.store.js';
 
 /**
  * Blocks `targetId`: refused for a deleted target (`account_deleted`), an unknown one or oneself.

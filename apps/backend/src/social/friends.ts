@@ -1,7 +1,7 @@
 import { isUniqueViolation } from '../accounts/index.js';
 import { requireLiveCaller, type GameDeps, isBlockedEitherWay, requireTarget } from '../game/index.js';
 import { DomainError } from '../rpc/index.js';
-import { acceptFriendship, insertFriendRequest, lockFriendshipPair } from './store.js';
+import { acceptFriendship, insertFriendRequest, lockFriendshipPair } from './social.store.js';
 
 /** The friendship between the caller and another account, from the caller's side. */
 export type FriendshipStatus = 'pending_outgoing' | 'pending_incoming' | 'friends';

@@ -16,5 +16,5 @@ export {
   subscriptionsSection,
   type FirstPeriod,
   type SubscriptionRow,
-} from './store.js';
+} from './subscriptions.store.js';
 export type { StarSubscriptionPeriodsTable, StarSubscriptionsTable } from './subscriptions.table.js';

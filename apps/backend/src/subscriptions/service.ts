@@ -13,7 +13,7 @@ import {
   subscriptionsOf,
   type SubscriptionDayRow,
   type SubscriptionListing,
-} from './store.js';
+} from './subscriptions.store.js';
 
 /** What the subscriptions feature works with; `now` is the backend's clock. */
 export interface SubscriptionDeps {

@@ -1,6 +1,6 @@
 import type { Database } from '../db/index.js';
 import type { Clock } from '../support/index.js';
-import { probeDatabase } from './store.js';
+import { probeDatabase } from './system.store.js';
 
 /** What the backend reports about itself to health probes and SystemService.Check. */
 export interface SystemStatus {

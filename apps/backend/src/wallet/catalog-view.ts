@@ -4,7 +4,7 @@ import { listProducts, onOffer, textOf, type Product, type ProductPriceView } fr
 import type { Language } from '@wordgame/i18n';
 import { type PaymentMethod, gate, type GateDecision } from '../gate/index.js';
 import { type Caller, DomainError } from '../rpc/index.js';
-import { catalogAccount } from './repository.js';
+import { catalogAccount } from './wallet.store.js';
 
 /** The catalog as one context may see it (wallet.catalog). */
 export interface CatalogViewData {

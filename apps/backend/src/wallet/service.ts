@@ -9,7 +9,7 @@ import { buy } from './buy.js';
 import { languageOf } from '@wordgame/i18n';
 import { catalogFor } from './catalog-view.js';
 import { encodeCatalog, encodePurchase, encodeWalletView } from './codec.js';
-import { readWallet } from './repository.js';
+import { readWallet } from './wallet.store.js';
 import { projectWallet } from './view.js';
 import type { Clock } from '../support/index.js';
 import type { OfferRefusal } from '../metrics/index.js';

@@ -1,5 +1,5 @@
 import type { GateDecision, Segment } from '../gate/index.js';
-import type { BenefitRow } from './repository.js';
+import type { BenefitRow } from './wallet.store.js';
 
 /** A wallet as one context may see it (wallet.get). */
 export interface WalletViewData {

@@ -11,7 +11,7 @@ import { buildBackend, type BackendApp, type BackendOptions } from '../../src/ap
 import { loadBackendConfig } from '../../src/config/index.js';
 import type { Database } from '../../src/db/database.js';
 import { freshPostgres } from '../../src/testing/databases.js';
-import { upsertOperator } from '../../src/operators/repository.js';
+import { upsertOperator } from '../../src/operators/operators.store.js';
 import { OPERATOR_SESSION_HEADER, signIn } from '../../src/operators/sessions.js';
 
 type DescService = Parameters<typeof createClient>[0];

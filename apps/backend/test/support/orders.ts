@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Logger } from '@wordgame/logging';
-import { upsertProduct } from '../../src/catalog/repository.js';
+import { upsertProduct } from '../../src/catalog/catalog.store.js';
 import type { DB } from '../../src/db/schema.js';
 import type { Segment } from '../../src/gate/context.js';
 import { creditOrder } from '../../src/payments/orders/credit.js';
-import { insertOrder, type OrderRow } from '../../src/payments/orders/repository.js';
+import { insertOrder, type OrderRow } from '../../src/payments/orders/orders.store.js';
 import { recordRefund, type RefundRecord } from '../../src/payments/refunds/reverse.js';
 
 /** What a test pack grants (the order's snapshot). */

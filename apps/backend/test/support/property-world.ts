@@ -1,6 +1,6 @@
 import { TEST_RATE_LIMITS, TEST_SERVICE_TOKENS } from '@wordgame/testkit';
 import { startProviderEmulator, type ProviderEmulator } from '@wordgame/provider-emulator';
-import { upsertProduct } from '../../src/catalog/repository.js';
+import { upsertProduct } from '../../src/catalog/catalog.store.js';
 import { loadBackendConfig, type BackendConfig } from '../../src/config/index.js';
 import type { Database } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';

@@ -1,7 +1,7 @@
 import type { Client } from '@connectrpc/connect';
 import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import type { Kysely } from 'kysely';
-import { insertAccount } from '../../src/accounts/repository.js';
+import { insertAccount } from '../../src/accounts/accounts.store.js';
 import type { DB } from '../../src/db/schema.js';
 
 /** A product draft as the editor sends it. */

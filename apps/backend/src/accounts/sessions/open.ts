@@ -3,12 +3,12 @@ import type { DB } from '../../db/index.js';
 import { permitConfirmationMail, requestConfirmation, type ConfirmationDeps } from '../confirmation.js';
 import { normalizeEmail } from '../email.js';
 import { hashPassword, verifyPassword } from '../password.js';
-import { accountForIdentity, findAccount, findAccountByEmail, insertAccount, isUniqueViolation } from '../repository.js';
+import { accountForIdentity, findAccount, findAccountByEmail, insertAccount, isUniqueViolation } from '../accounts.store.js';
 import { isSuspended, type AccountState } from '../status.js';
 import { isPlatformSubtype, type SessionPlatform } from '../../gate/index.js';
 import type { Limits } from '../../limits/index.js';
 import { DomainError } from '../../rpc/index.js';
-import { deleteSession, findLiveSession, insertSession } from './repository.js';
+import { deleteSession, findLiveSession, insertSession } from './sessions.store.js';
 import { verifyTelegramInitData } from './telegram.js';
 import { verifyVkLaunchParams } from './vk.js';
 

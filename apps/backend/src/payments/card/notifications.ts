@@ -1,7 +1,7 @@
 import { type ServiceImpl, ConnectError } from '@connectrpc/connect';
 import { z } from 'zod';
 import { backendApi, decodeTable, DomainError, encodeTable, fb } from '@wordgame/contracts';
-import { findOrder, orderByProviderPayment, type OrderRow } from '../orders/repository.js';
+import { findOrder, orderByProviderPayment, type OrderRow } from '../orders/orders.store.js';
 import { CREDITABLE_STATES } from '../orders/state.js';
 import { applyCardRefund } from '../refunds/card-refund.js';
 import { shopOf, type CardRail, type PaymentDeps } from '../deps.js';

@@ -4,7 +4,7 @@ import type { DB } from '../../db/index.js';
 import type { PaymentMetrics } from '../../metrics/index.js';
 import { paymentError } from '../errors.js';
 import { handled, type Disposition } from './disposition.js';
-import { claimReread, deleteRereadsBefore, markRereadFailed, rereadFailed, type RereadKey } from './store.js';
+import { claimReread, deleteRereadsBefore, markRereadFailed, rereadFailed, type RereadKey } from './card.store.js';
 
 export type { RereadKey };
 

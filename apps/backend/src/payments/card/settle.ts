@@ -1,10 +1,10 @@
 import { creditOrder } from '../orders/credit.js';
-import { findOrder, recordEvent, type OrderRow } from '../orders/repository.js';
+import { findOrder, recordEvent, type OrderRow } from '../orders/orders.store.js';
 import type { PaymentDeps } from '../deps.js';
 import { onCredited } from '../credited.js';
 import { notifyPaymentFailed } from './notify.js';
 import { handled, ignored, type Disposition } from './disposition.js';
-import { failCanceledOrder } from './store.js';
+import { failCanceledOrder } from './card.store.js';
 import type { ProviderPayment, Shop } from './provider/types.js';
 
 /**

@@ -5,7 +5,7 @@ import type { DB } from '../../db/index.js';
 import { isChatEligible } from '../../accounts/index.js';
 import { DomainError } from '../../rpc/index.js';
 import type { Clock } from '../../support/index.js';
-import { identityChatStanding } from './store.js';
+import { identityChatStanding } from './chat-eligibility.store.js';
 
 /** Chat eligibility of a platform identity: registered = maps to an account; eligible = may write. */
 export async function chatEligibility(

@@ -1,7 +1,7 @@
 import type { Builder } from 'flatbuffers';
 import { encodeTable, fb } from '@wordgame/contracts';
 import { unixSeconds } from '../../rpc/index.js';
-import type { OrderRow } from './repository.js';
+import type { OrderRow } from './orders.store.js';
 
 function writeOrder(b: Builder, o: OrderRow): number {
   const s = (v: string | null) => b.createString(v ?? '');

@@ -18,7 +18,7 @@ import {
   setInvoiceLink,
   setProviderPayment,
   type OrderRow,
-} from './repository.js';
+} from './orders.store.js';
 import { ORDER_LIFETIME_MS, STARS_PROVIDER } from './state.js';
 import { requireOnOffer, requireUnderLimit } from './limit.js';
 

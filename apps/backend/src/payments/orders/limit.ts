@@ -3,7 +3,7 @@ import type { DB } from '../../db/index.js';
 import { onOffer, periodStart, type Product, type PurchaseLimit } from '../../catalog/index.js';
 import { DomainError } from '../../rpc/index.js';
 import type { PaymentDeps } from '../deps.js';
-import { lockPurchaseLimit, paidPurchasesBetween, purchasesSince, storedPurchaseLimit, type OrderRow } from './repository.js';
+import { lockPurchaseLimit, paidPurchasesBetween, purchasesSince, storedPurchaseLimit, type OrderRow } from './orders.store.js';
 
 /**
  * Refuses an order for a product outside its offer window at `now` (`offer_not_available`). Only

@@ -7,7 +7,7 @@ import type { PaymentDeps } from '../deps.js';
 import { isOrderId, paymentError } from '../errors.js';
 import { encodeOrder, encodeOrderList } from './codec.js';
 import { createOrder } from './create.js';
-import { findOrder, recentOrders } from './repository.js';
+import { findOrder, recentOrders } from './orders.store.js';
 
 const DEFAULT_LIST = 20;
 const MAX_LIST = 100;

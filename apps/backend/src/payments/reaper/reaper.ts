@@ -1,13 +1,13 @@
 import type { Logger } from '@wordgame/logging';
 import { RECHECK_AGE_MS } from '../orders/state.js';
-import { recordEvents, type OrderRow } from '../orders/repository.js';
+import { recordEvents, type OrderRow } from '../orders/orders.store.js';
 import { shopOf, type CardRail, type PaymentDeps } from '../deps.js';
 import { ProviderError } from '../card/provider/types.js';
 import { pruneRereads } from '../card/reread-window.js';
 import { settleFromProvider } from '../card/settle.js';
 import { forEachPooled, createTicker } from '../../support/index.js';
 import { applyCardRefund } from '../refunds/card-refund.js';
-import { claimRechecks, expirePendingOrders, type RecheckClaim } from './store.js';
+import { claimRechecks, expirePendingOrders, type RecheckClaim } from './reaper.store.js';
 
 /** What one tick did. */
 export interface TickReport {

@@ -1,8 +1,8 @@
 import type { PaymentDeps } from '../deps.js';
-import type { OrderRow } from '../orders/repository.js';
+import type { OrderRow } from '../orders/orders.store.js';
 import { ProviderError, type CreateRefundInput, type PaymentProvider, type ProviderRefund, type Shop } from '../card/provider/types.js';
 import { recordRefund, type RefundRecord } from './reverse.js';
-import { clearCanceledHold } from './store.js';
+import { clearCanceledHold } from './refunds.store.js';
 
 /** One provider refund call's answer: the refund (its status current), or why there is none. */
 export type RefundAsked = { refund: ProviderRefund } | { failure: 'unavailable' | 'refused'; error: ProviderError };

@@ -1,9 +1,9 @@
 import type { DomainError } from '../../rpc/index.js';
 import type { PaymentDeps } from '../deps.js';
 import { paymentError } from '../errors.js';
-import type { OrderRow } from '../orders/repository.js';
+import type { OrderRow } from '../orders/orders.store.js';
 import { utcText } from '../../support/index.js';
-import { endRefundClaim, refundClaimOf, type HoldAfterCall, type RefundClaimInput } from './store.js';
+import { endRefundClaim, refundClaimOf, type HoldAfterCall, type RefundClaimInput } from './refunds.store.js';
 
 /** How a refund press's call ended: what it leaves on the order (HoldAfterCall) and its answer, or the refusal it throws. */
 export interface PressOutcome<T> {

@@ -1,11 +1,11 @@
-import { findOrder, markRefundReceipt, type OrderRow } from '../orders/repository.js';
+import { findOrder, markRefundReceipt, type OrderRow } from '../orders/orders.store.js';
 import { shopOf, type CardRail, type PaymentDeps } from '../deps.js';
 import { isOrderId, paymentError } from '../errors.js';
 import type { Shop } from '../card/provider/types.js';
 import { askRefund, recordCardRefund } from './card-refund.js';
 import { refundedMeanwhile, underRefundClaim, type PressOutcome } from './claim.js';
 import { refundStarsOrder } from './stars-console.js';
-import { accountEmail, advanceRefundAttempt, claimOrderRefund } from './store.js';
+import { accountEmail, advanceRefundAttempt, claimOrderRefund } from './refunds.store.js';
 
 /** What the console shows after pressing refund. */
 export interface ConsoleRefund {

@@ -3,8 +3,8 @@ import type { Logger } from '@wordgame/logging';
 import type { DB } from '../../db/index.js';
 import { postRefund } from '../../ledger/index.js';
 import { lockSubscriptionOfOrder, refundPeriod } from '../../subscriptions/index.js';
-import { orderForUpdate, recordEvent } from '../orders/repository.js';
-import { closeRefundedUncredited, markOrderRefunded } from './store.js';
+import { orderForUpdate, recordEvent } from '../orders/orders.store.js';
+import { closeRefundedUncredited, markOrderRefunded } from './refunds.store.js';
 
 /**
  * What recording a full refund did: `recorded` (a credited order reversed), `closed_uncredited` (a

@@ -3,7 +3,7 @@ import { ALREADY_REFUNDED } from '../../botcommands/index.js';
 import type { PaymentDeps } from '../deps.js';
 import { createTicker, type Ticker } from '../../support/index.js';
 import { starRefundVerdict, type StarRefundVerdict } from './star-outcome.js';
-import { claimDueStarRefunds, updatePendingStarRefund, type ClaimedStarRefund } from './store.js';
+import { claimDueStarRefunds, updatePendingStarRefund, type ClaimedStarRefund } from './refunds.store.js';
 
 /** What one pass over the due automatic stars refunds did. */
 export interface StarRefundReport {

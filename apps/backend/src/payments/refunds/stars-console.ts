@@ -1,9 +1,9 @@
 import { ALREADY_REFUNDED } from '../../botcommands/index.js';
 import type { PaymentDeps } from '../deps.js';
 import { paymentError } from '../errors.js';
-import type { OrderRow } from '../orders/repository.js';
+import type { OrderRow } from '../orders/orders.store.js';
 import { refundedMeanwhile, underRefundClaim, type PressOutcome } from './claim.js';
-import { claimOrderRefund } from './store.js';
+import { claimOrderRefund } from './refunds.store.js';
 import { recordRefund } from './reverse.js';
 import { starRefundVerdict } from './star-outcome.js';
 import { telegramIdOf } from '../../accounts/index.js';

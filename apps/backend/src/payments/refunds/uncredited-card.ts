@@ -1,11 +1,11 @@
 import { shopOf, type PaymentDeps } from '../deps.js';
 import { isOrderId } from '../errors.js';
-import { findOrder, orderByProviderPayment, type OrderRow } from '../orders/repository.js';
+import { findOrder, orderByProviderPayment, type OrderRow } from '../orders/orders.store.js';
 import { ProviderError, type PaymentProvider, type ProviderPayment, type Shop } from '../card/provider/types.js';
 import { utcText } from '../../support/index.js';
 import { askRefund, recordCardRefund } from './card-refund.js';
 import { underRefundClaim, type PressOutcome } from './claim.js';
-import { claimUncreditedRefund, refundClaimOf } from './store.js';
+import { claimUncreditedRefund, refundClaimOf } from './refunds.store.js';
 import { CREDITED_MEANWHILE, type ChargeAction } from './uncredited.js';
 
 /** A card payment the provider took that no order was credited with, as a reconciliation finding names it. */

@@ -1,12 +1,12 @@
 import type { PaymentDeps } from '../deps.js';
 import { isOrderId } from '../errors.js';
 import { creditOrder } from '../orders/credit.js';
-import { orderForUpdate } from '../orders/repository.js';
+import { orderForUpdate } from '../orders/orders.store.js';
 import { isCreditable, STARS_PROVIDER } from '../orders/state.js';
 import { onCredited } from '../credited.js';
 import { attemptStarRefund, STAR_REFUND_LEASE_MS, FIRST_STAR_RETRY_MS } from '../refunds/star-refunds.js';
 import { CREDITED_MEANWHILE, type ChargeAction } from '../refunds/uncredited.js';
-import { chargeCredited, insertChargeToReturn, touchOrder, unmatchedByCharge } from './store.js';
+import { chargeCredited, insertChargeToReturn, touchOrder, unmatchedByCharge } from './stars.store.js';
 import { creditRenewal } from './subscription.js';
 
 /** A stars charge the platform took that no order was credited with, as a reconciliation finding names it. */

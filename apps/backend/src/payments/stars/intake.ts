@@ -2,7 +2,7 @@ import type { ServiceImpl } from '@connectrpc/connect';
 import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import { lockSpender } from '../../ledger/index.js';
 import { creditOrder } from '../orders/credit.js';
-import { findOrder, orderForUpdate } from '../orders/repository.js';
+import { findOrder, orderForUpdate } from '../orders/orders.store.js';
 import { isCreditable, STARS_PROVIDER } from '../orders/state.js';
 import { onCredited } from '../credited.js';
 import type { PaymentDeps } from '../deps.js';
@@ -18,7 +18,7 @@ import {
   orderAccount,
   touchOrder,
   unmatchedForOrder,
-} from './store.js';
+} from './stars.store.js';
 
 /** The latest subscription_expiration_unix a forwarded payment may carry (year 9999). */
 const MAX_EXPIRATION_UNIX = 253_402_300_799n;

@@ -1,10 +1,16 @@
 import { isOrderId } from '../errors.js';
 import type { PaymentDeps } from '../deps.js';
-import { orderForUpdate, recordEvent } from '../orders/repository.js';
+import { orderForUpdate, recordEvent } from '../orders/orders.store.js';
 import { isCreditable, STARS_PROVIDER } from '../orders/state.js';
 import { recordRefund } from '../refunds/reverse.js';
-import { closeRefundedUncredited } from '../refunds/store.js';
-import { insertRefundedCharge, markUnmatchedRefunded, orderByChargeForUpdate, touchOrder, unmatchedByChargeForUpdate } from './store.js';
+import { closeRefundedUncredited } from '../refunds/refunds.store.js';
+import {
+  insertRefundedCharge,
+  markUnmatchedRefunded,
+  orderByChargeForUpdate,
+  touchOrder,
+  unmatchedByChargeForUpdate,
+} from './stars.store.js';
 
 /** A refunded_payment as the bot forwards it: a stars charge the platform returned to its payer outside our refund flow. */
 export interface PlatformRefundInput {

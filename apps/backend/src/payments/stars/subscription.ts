@@ -3,8 +3,8 @@ import type { Transaction } from 'kysely';
 import type { DB } from '../../db/index.js';
 import { extendSubscription, insertPeriod, insertSubscription, subscriptionByFirstOrderForUpdate } from '../../subscriptions/index.js';
 import { creditOrder } from '../orders/credit.js';
-import { chargeCredited } from './store.js';
-import { insertOrder, recordEvent, type OrderRow } from '../orders/repository.js';
+import { chargeCredited } from './stars.store.js';
+import { insertOrder, recordEvent, type OrderRow } from '../orders/orders.store.js';
 import { ORDER_LIFETIME_MS } from '../orders/state.js';
 
 /** A forwarded charge of a stars subscription (the platform's is_recurring payment). */

@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../../db/index.js';
-import type { OrderRow } from '../orders/repository.js';
+import type { OrderRow } from '../orders/orders.store.js';
 import { CREDITABLE_STATES } from '../orders/state.js';
 
 type Db = Kysely<DB> | Transaction<DB>;

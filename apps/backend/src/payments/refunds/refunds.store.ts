@@ -1,6 +1,6 @@
 import type { Kysely, Selectable, Transaction, Updateable } from 'kysely';
 import type { DB } from '../../db/index.js';
-import type { OrderRow } from '../orders/repository.js';
+import type { OrderRow } from '../orders/orders.store.js';
 import type { UnmatchedPaymentsTable } from '../payments.table.js';
 import { CREDITABLE_STATES } from '../orders/state.js';
 
