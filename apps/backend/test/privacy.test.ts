@@ -208,6 +208,26 @@ describe('players’ data: deletion erases it everywhere, export returns it (Pos
     return left;
   }
 
+  /** The money tables the deletion keeps, every row as it is, less the columns the register says it empties. */
+  const MONEY_TABLES = [
+    'orders',
+    'payment_events',
+    'wallet_segments',
+    'benefits',
+    'star_subscriptions',
+    'unmatched_payments',
+    'reconciliation_mismatches',
+  ];
+  async function moneyRows(): Promise<Record<string, unknown[]>> {
+    const emptied = new Set([...ERASED, ...NULLED]);
+    const out: Record<string, unknown[]> = {};
+    for (const table of MONEY_TABLES) {
+      const { rows } = await sql<Record<string, unknown>>`select * from ${sql.table(table)} order by 1, 2`.execute(db());
+      out[table] = rows.map((r) => Object.fromEntries(Object.entries(r).filter(([c]) => !emptied.has(`${table}.${c}`))));
+    }
+    return out;
+  }
+
   const scrape = async () => (await fetch(h.metricsUrl)).text();
   const mailsTo = async (address: string) => (await mailbox(h.mailDir)).filter((m) => m.includes(address));
 
@@ -228,6 +248,8 @@ describe('players’ data: deletion erases it everywhere, export returns it (Pos
       .orderBy('id')
       .execute();
     expect(ledgerBefore).toHaveLength(2);
+    const moneyBefore = await moneyRows();
+    for (const table of MONEY_TABLES) expect([table, moneyBefore[table]?.length]).not.toEqual([table, 0]);
 
     await social.deleteAccount({ body: deletion() }, player.me);
 
@@ -273,6 +295,8 @@ describe('players’ data: deletion erases it everywhere, export returns it (Pos
     ).toEqual(ledgerBefore);
     const unmatched = await db().selectFrom('unmatched_payments').select(['amount', 'platform_user_id']).executeTakeFirstOrThrow();
     expect(unmatched).toEqual({ amount: 5n, platform_user_id: 0n });
+    // Every money row stays exactly as it was but for the personal columns the deletion empties.
+    expect(await moneyRows()).toEqual(moneyBefore);
   });
 
   it('every column that could hold personal data is in the register, and privacy.md names every table that keeps any', async () => {
