@@ -232,11 +232,15 @@ describe('players’ data: deletion erases it everywhere, export returns it (Pos
   const mailsTo = async (address: string) => (await mailbox(h.mailDir)).filter((m) => m.includes(address));
 
   it('a deletion leaves no name, e-mail, password hash or platform id in any table or the mailbox; money rows stay under the account id; the bot is told once it is back', async () => {
+    // A case the Telegram user opened through the bot before they had an account (found through the identity).
+    const EARLY_CASE_TEXT = 'before I ever played: Quillfeather here';
+    await openCase(TELEGRAM_ID, EARLY_CASE_TEXT);
+    expect(await db().selectFrom('support_cases').select('account_id').execute()).toEqual([{ account_id: null }]);
     const player = await fullPlayer(TELEGRAM_ID, NAME, EMAIL);
     const CASE_TEXT = 'my stars went missing, Zanzibar speaking';
     const code = await openCase(TELEGRAM_ID, CASE_TEXT);
     await replyToCase(code, `Dear ${NAME}, we are checking your stars`);
-    const MARKERS = [NAME, EMAIL, confirmedOf(EMAIL), PASSWORD_HASH, String(TELEGRAM_ID), CASE_TEXT];
+    const MARKERS = [NAME, EMAIL, confirmedOf(EMAIL), PASSWORD_HASH, String(TELEGRAM_ID), CASE_TEXT, EARLY_CASE_TEXT];
     for (const marker of MARKERS) expect(await rowsHolding(marker)).not.toEqual([]);
     // The fixture fills every column the deletion must empty: a new one in the register needs a marker here.
     expect(await personalLeft(player.accountId, MARKERS)).toEqual([...ERASED, ...NULLED, ...ROW_TABLES.map((t) => `${t} rows`)]);
@@ -273,7 +277,8 @@ describe('players’ data: deletion erases it everywhere, export returns it (Pos
 
     for (const marker of MARKERS) expect(await rowsHolding(marker)).toEqual([]);
     expect(await personalLeft(player.accountId, MARKERS)).toEqual([]);
-    expect(await db().selectFrom('support_cases').select(['text', 'platform_user_id']).execute()).toEqual([
+    expect(await db().selectFrom('support_cases').select(['text', 'platform_user_id']).orderBy('id').execute()).toEqual([
+      { text: '', platform_user_id: 0n },
       { text: '', platform_user_id: 0n },
     ]);
     expect(await mailsTo(EMAIL)).toEqual([]);
