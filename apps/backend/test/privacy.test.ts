@@ -350,6 +350,7 @@ describe('players’ data: deletion erases it everywhere, export returns it (Pos
 
   it('the export holds every section (money as integer strings) and is rate-limited per account', async () => {
     const userId = 7318829943;
+    await openCase(userId, 'asked before I signed up');
     const player = await fullPlayer(userId, 'Export Person', 'export.person@example.com');
     await openCase(userId, 'where are my <b>chips</b>?');
     const { accountId, document } = exportOf((await privacy.exportAccount({ body: exportQuery() }, player.me)).body);
@@ -390,6 +391,7 @@ describe('players’ data: deletion erases it everywhere, export returns it (Pos
       ['purchase', '30', '25'],
     ]);
     expect(document['support_cases']).toEqual([
+      expect.objectContaining({ platform: 'telegram', text: 'asked before I signed up', state: 'open' }),
       expect.objectContaining({
         platform: 'telegram',
         text: 'where are my <b>chips</b>?',
