@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { Code, type Client } from '@connectrpc/connect';
 import { backendApi, decodeTable, encodeTable, fb, gatewayApi } from '@wordgame/contracts';
 import { sql } from 'kysely';
@@ -10,12 +11,29 @@ import { deliverInvoices, eventually, startBotCommandServer, type BotCommandServ
 import { as, failure, mailbox, startHarness, TELEGRAM_BOT_TOKEN, type Harness } from './support/harness.js';
 import { telegramInitData } from './support/launch-data.js';
 import { orderProduct, paidOrder } from './support/orders.js';
+import { PERSONAL_DATA, PERSONAL_NAME } from './support/personal-data.js';
 
 /** Markers of one player's personal data: each must be gone from every table after the deletion. */
 const TELEGRAM_ID = 7318829941;
 const NAME = 'Zanzibar Quillfeather';
 const EMAIL = 'zanzibar.quill@example.com';
 const PASSWORD_HASH = 'scrypt$privacy-test-hash-marker';
+/** The address the account had confirmed before it asked to change to `email` (kept on `accounts.email`). */
+const confirmedOf = (email: string) => `old.${email}`;
+/** The columns the register says the deletion empties, and the tables whose account rows it deletes. */
+const ERASED = Object.entries(PERSONAL_DATA)
+  .filter(([, d]) => d === 'erased')
+  .map(([c]) => c);
+const NULLED = Object.entries(PERSONAL_DATA)
+  .filter(([, d]) => d === 'nulled')
+  .map(([c]) => c);
+const ROW_TABLES = [
+  ...new Set(
+    Object.entries(PERSONAL_DATA)
+      .filter(([, d]) => d === 'row')
+      .map(([c]) => c.split('.')[0] ?? ''),
+  ),
+];
 
 const telegramBody = (initData: string) =>
   encodeTable((b) => fb.TelegramSessionOpen.createTelegramSessionOpen(b, b.createString(initData), b.createString('ios')));
@@ -67,8 +85,8 @@ describe('players’ data: deletion erases it everywhere, export returns it (Pos
 
   const db = () => h.database.db;
   /** Opens a support case in general from the bot for `userId`, with `text`. */
-  const openCase = async (userId: number, text: string) =>
-    intake.openSupportCase({
+  const openCase = async (userId: number, text: string) => {
+    const res = await intake.openSupportCase({
       body: encodeTable((b) =>
         fb.SupportCaseOpening.createSupportCaseOpening(
           b,
@@ -78,6 +96,19 @@ describe('players’ data: deletion erases it everywhere, export returns it (Pos
           b.createString(text),
           b.createString('en'),
         ),
+      ),
+    });
+    return decodeTable(
+      res.body,
+      (bb) => fb.SupportCaseOpened.getRootAsSupportCaseOpened(bb),
+      (t) => t.caseId() ?? '',
+    );
+  };
+  /** An operator's reply to the case through the console desk (its text is kept on the case's history). */
+  const replyToCase = async (code: string, text: string) =>
+    h.client(backendApi.HelpdeskService).actOnSupportCase({
+      body: encodeTable((b) =>
+        fb.SupportCaseAction.createSupportCaseAction(b, b.createString(code), b.createString('reply'), b.createString(text)),
       ),
     });
   const openTelegram = async (userId: number) =>
@@ -91,7 +122,11 @@ describe('players’ data: deletion erases it everywhere, export returns it (Pos
       { body: encodeTable((b) => fb.ProfileUpdate.createProfileUpdate(b, b.createString(name), b.createString(email))) },
       me,
     );
-    await db().updateTable('accounts').set({ password_hash: PASSWORD_HASH }).where('id', '=', accountId).execute();
+    await db()
+      .updateTable('accounts')
+      .set({ password_hash: PASSWORD_HASH, email: confirmedOf(email), email_confirmed_at: new Date() })
+      .where('id', '=', accountId)
+      .execute();
     const productId = await orderProduct(db());
     const card = await paidOrder(db(), productId, accountId, 'telegram', { chips: 70n, hints: 2n });
     const starsId = randomUUID();
@@ -145,14 +180,70 @@ describe('players’ data: deletion erases it everywhere, export returns it (Pos
     return found;
   }
 
+  /**
+   * The register's `erased` columns that hold one of `markers` somewhere, its `nulled` columns set on
+   * `accountId`'s row and its `row` tables that hold rows of `accountId`: everything the deletion must
+   * empty that is still there.
+   */
+  async function personalLeft(accountId: bigint, markers: readonly string[]): Promise<string[]> {
+    const patterns = markers.map((m) => `%${m}%`);
+    const left: string[] = [];
+    for (const column of ERASED) {
+      const [table = '', name = ''] = column.split('.');
+      const hits = await sql<{ n: string }>`select count(*) as n from ${sql.table(table)}
+        where ${sql.ref(name)}::text ilike any(${patterns}::text[])`.execute(db());
+      if (Number(hits.rows[0]?.n ?? 0) > 0) left.push(column);
+    }
+    for (const column of NULLED) {
+      const [table = '', name = ''] = column.split('.');
+      const owner = table === 'accounts' ? 'id' : 'account_id';
+      const set = await sql<{ n: string }>`select count(*) as n from ${sql.table(table)}
+        where ${sql.ref(owner)} = ${accountId} and ${sql.ref(name)} is not null`.execute(db());
+      if (Number(set.rows[0]?.n ?? 0) > 0) left.push(column);
+    }
+    for (const table of ROW_TABLES) {
+      const rows = await sql<{ n: string }>`select count(*) as n from ${sql.table(table)} where account_id = ${accountId}`.execute(db());
+      if (Number(rows.rows[0]?.n ?? 0) > 0) left.push(`${table} rows`);
+    }
+    return left;
+  }
+
+  /** The money tables the deletion keeps, every row as it is, less the columns the register says it empties. */
+  const MONEY_TABLES = [
+    'orders',
+    'payment_events',
+    'wallet_segments',
+    'benefits',
+    'star_subscriptions',
+    'unmatched_payments',
+    'reconciliation_mismatches',
+  ];
+  async function moneyRows(): Promise<Record<string, unknown[]>> {
+    const emptied = new Set([...ERASED, ...NULLED]);
+    const out: Record<string, unknown[]> = {};
+    for (const table of MONEY_TABLES) {
+      const { rows } = await sql<Record<string, unknown>>`select * from ${sql.table(table)} order by 1, 2`.execute(db());
+      out[table] = rows.map((r) => Object.fromEntries(Object.entries(r).filter(([c]) => !emptied.has(`${table}.${c}`))));
+    }
+    return out;
+  }
+
   const scrape = async () => (await fetch(h.metricsUrl)).text();
   const mailsTo = async (address: string) => (await mailbox(h.mailDir)).filter((m) => m.includes(address));
 
   it('a deletion leaves no name, e-mail, password hash or platform id in any table or the mailbox; money rows stay under the account id; the bot is told once it is back', async () => {
+    // A case the Telegram user opened through the bot before they had an account (found through the identity).
+    const EARLY_CASE_TEXT = 'before I ever played: Quillfeather here';
+    await openCase(TELEGRAM_ID, EARLY_CASE_TEXT);
+    expect(await db().selectFrom('support_cases').select('account_id').execute()).toEqual([{ account_id: null }]);
     const player = await fullPlayer(TELEGRAM_ID, NAME, EMAIL);
     const CASE_TEXT = 'my stars went missing, Zanzibar speaking';
-    await openCase(TELEGRAM_ID, CASE_TEXT);
-    for (const marker of [NAME, EMAIL, PASSWORD_HASH, String(TELEGRAM_ID), CASE_TEXT]) expect(await rowsHolding(marker)).not.toEqual([]);
+    const code = await openCase(TELEGRAM_ID, CASE_TEXT);
+    await replyToCase(code, `Dear ${NAME}, we are checking your stars`);
+    const MARKERS = [NAME, EMAIL, confirmedOf(EMAIL), PASSWORD_HASH, String(TELEGRAM_ID), CASE_TEXT, EARLY_CASE_TEXT];
+    for (const marker of MARKERS) expect(await rowsHolding(marker)).not.toEqual([]);
+    // The fixture fills every column the deletion must empty: a new one in the register needs a marker here.
+    expect(await personalLeft(player.accountId, MARKERS)).toEqual([...ERASED, ...NULLED, ...ROW_TABLES.map((t) => `${t} rows`)]);
     expect(await mailsTo(EMAIL)).toHaveLength(1);
     const ledgerBefore = await db()
       .selectFrom('ledger_operations')
@@ -161,6 +252,8 @@ describe('players’ data: deletion erases it everywhere, export returns it (Pos
       .orderBy('id')
       .execute();
     expect(ledgerBefore).toHaveLength(2);
+    const moneyBefore = await moneyRows();
+    for (const table of MONEY_TABLES) expect([table, moneyBefore[table]?.length]).not.toEqual([table, 0]);
 
     await social.deleteAccount({ body: deletion() }, player.me);
 
@@ -182,8 +275,10 @@ describe('players’ data: deletion erases it everywhere, export returns it (Pos
     botDown = false;
     await eventually(async () => (await db().selectFrom('bot_forgets').select('id').execute()).length === 0);
 
-    for (const marker of [NAME, EMAIL, PASSWORD_HASH, String(TELEGRAM_ID), CASE_TEXT]) expect(await rowsHolding(marker)).toEqual([]);
-    expect(await db().selectFrom('support_cases').select(['text', 'platform_user_id']).execute()).toEqual([
+    for (const marker of MARKERS) expect(await rowsHolding(marker)).toEqual([]);
+    expect(await personalLeft(player.accountId, MARKERS)).toEqual([]);
+    expect(await db().selectFrom('support_cases').select(['text', 'platform_user_id']).orderBy('id').execute()).toEqual([
+      { text: '', platform_user_id: 0n },
       { text: '', platform_user_id: 0n },
     ]);
     expect(await mailsTo(EMAIL)).toEqual([]);
@@ -205,6 +300,27 @@ describe('players’ data: deletion erases it everywhere, export returns it (Pos
     ).toEqual(ledgerBefore);
     const unmatched = await db().selectFrom('unmatched_payments').select(['amount', 'platform_user_id']).executeTakeFirstOrThrow();
     expect(unmatched).toEqual({ amount: 5n, platform_user_id: 0n });
+    // Every money row stays exactly as it was but for the personal columns the deletion empties.
+    expect(await moneyRows()).toEqual(moneyBefore);
+  });
+
+  it('every column that could hold personal data is in the register, and privacy.md names every table that keeps any', async () => {
+    const columns = await sql<{ t: string; c: string; type: string }>`select table_name as t, column_name as c, data_type as type
+      from information_schema.columns c join information_schema.tables using (table_schema, table_name)
+      where table_schema = 'public' and table_type = 'BASE TABLE' and table_name not like 'kysely_%'
+      order by 1, 2`.execute(db());
+    const TEXTUAL = new Set(['text', 'character varying', 'character', 'json', 'jsonb', 'ARRAY', 'bytea', 'USER-DEFINED', 'inet', 'cidr']);
+    const live = columns.rows.filter((r) => TEXTUAL.has(r.type) || PERSONAL_NAME.test(r.c)).map((r) => `${r.t}.${r.c}`);
+    expect(live.filter((c) => !(c in PERSONAL_DATA))).toEqual([]);
+    expect(Object.keys(PERSONAL_DATA).filter((c) => !live.includes(c))).toEqual([]);
+
+    const doc = await readFile(new URL('../../../docs/operating/privacy.md', import.meta.url), 'utf8');
+    const personalTables = new Set(
+      Object.entries(PERSONAL_DATA)
+        .filter(([, d]) => d !== 'none')
+        .map(([c]) => c.split('.')[0] ?? ''),
+    );
+    expect([...personalTables].filter((t) => !doc.includes(`\`${t}\``) && !doc.includes(`\`${t}.`))).toEqual([]);
   });
 
   it('a Telegram user who returns after the deletion is a new account with an empty wallet', async () => {
@@ -234,6 +350,7 @@ describe('players’ data: deletion erases it everywhere, export returns it (Pos
 
   it('the export holds every section (money as integer strings) and is rate-limited per account', async () => {
     const userId = 7318829943;
+    await openCase(userId, 'asked before I signed up');
     const player = await fullPlayer(userId, 'Export Person', 'export.person@example.com');
     await openCase(userId, 'where are my <b>chips</b>?');
     const { accountId, document } = exportOf((await privacy.exportAccount({ body: exportQuery() }, player.me)).body);
@@ -274,6 +391,7 @@ describe('players’ data: deletion erases it everywhere, export returns it (Pos
       ['purchase', '30', '25'],
     ]);
     expect(document['support_cases']).toEqual([
+      expect.objectContaining({ platform: 'telegram', text: 'asked before I signed up', state: 'open' }),
       expect.objectContaining({
         platform: 'telegram',
         text: 'where are my <b>chips</b>?',

@@ -33,7 +33,7 @@ export function privacyOperations(backend: BackendClients): Operation[] {
         tag: 'profile',
         summary: "Export the caller's data",
         description:
-          'Everything kept about the account as one JSON document: profile, platform identities, open sessions, wallet (segments, benefits), orders with their events, ledger, support cases. Money is in integer minor units, written as strings.',
+          'Everything kept about the account as one JSON document: profile, platform identities, open sessions, wallet (segments, benefits), orders with their events, ledger, support cases, monthly passes (subscriptions) with their paid periods. Money is in integer minor units, written as strings.',
         success: { status: 200, description: 'The export.', body: accountExportWire },
         errors: ['rate_limited'],
       },
