@@ -96,7 +96,8 @@ export default tseslint.config(
   },
   {
     // The reference generator reads the code it documents: the config schemas, the REST edge's
-    // and console's error mappings and the metric factories of the apps, and the emulators' config schemas.
+    // and console's error mappings and the metric factories of the apps, the emulators' config
+    // schemas, and the module graph of tools/check.
     files: ['tools/generate/**/*.ts'],
     rules: {
       '@nx/enforce-module-boundaries': [
@@ -108,6 +109,8 @@ export default tseslint.config(
             '^\\.\\./\\.\\./\\.\\./apps/backend/src/(db/schema|game/nats-bus|helpdesk/metrics|makegoods/metrics|metrics/index|metrics/registry|privacy/metrics|promos/metrics|reconciliation/metrics)\\.js$',
             '^\\.\\./\\.\\./\\.\\./apps/gateway/src/(console/backend|http/backend-errors|http/metrics|metrics/(botlink-metrics|cluster-metrics|internal-metrics|listener-metrics|registry))\\.js$',
             '^\\.\\./\\.\\./(mailcatcher|platform-emulator|provider-emulator)/src/config\\.js$',
+            // The modules reference reads the import graph and table owners the CI checks compute.
+            '^\\.\\./\\.\\./check/(feature-cycles|sources|table-owners)\\.mjs$',
           ],
           depConstraints: [{ sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:lib'] }],
         },
