@@ -1,7 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../db/index.js';
 import type { AccountStatus, PlatformKind } from './accounts.table.js';
-import { openWallet } from '../ledger/index.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -13,7 +12,7 @@ export function isUniqueViolation(err: unknown, constraint?: string): boolean {
   return constraint === undefined || e.constraint === constraint || String(e.message).includes(constraint);
 }
 
-/** Inserts an account with its three (empty) wallet segments; run inside a transaction. */
+/** Inserts an account row (its wallet is the ledger's: the caller opens it in the same transaction). */
 export async function insertAccount(
   trx: Transaction<DB>,
   values: { displayName: string; email?: string; passwordHash?: string },
@@ -23,41 +22,23 @@ export async function insertAccount(
     .values({ display_name: values.displayName, email: values.email ?? null, password_hash: values.passwordHash ?? null })
     .returning('id')
     .executeTakeFirstOrThrow();
-  await openWallet(trx, id);
   return id;
 }
 
-/**
- * The account a platform identity belongs to, creating account and identity on first sight.
- * Two first sessions racing for one identity end on the same account: the loser's insert hits the
- * unique key, its transaction rolls back and it reads the winner's row.
- */
-export async function accountForIdentity(
-  db: Kysely<DB>,
-  kind: PlatformKind,
-  externalId: string,
-  displayName: string,
-): Promise<{ accountId: bigint; created: boolean }> {
-  for (let attempt = 0; attempt < 3; attempt += 1) {
-    const existing = await db
-      .selectFrom('platform_identities')
-      .select('account_id')
-      .where('kind', '=', kind)
-      .where('external_id', '=', externalId)
-      .executeTakeFirst();
-    if (existing) return { accountId: existing.account_id, created: false };
-    try {
-      const accountId = await db.transaction().execute(async (trx) => {
-        const id = await insertAccount(trx, { displayName });
-        await trx.insertInto('platform_identities').values({ account_id: id, kind, external_id: externalId }).execute();
-        return id;
-      });
-      return { accountId, created: true };
-    } catch (err: unknown) {
-      if (!isUniqueViolation(err)) throw err;
-    }
-  }
-  throw new Error(`identity ${kind} could not be resolved after concurrent creation`);
+/** The account a platform identity belongs to, if it has one. */
+export async function identityAccount(db: Db, kind: PlatformKind, externalId: string): Promise<bigint | undefined> {
+  const row = await db
+    .selectFrom('platform_identities')
+    .select('account_id')
+    .where('kind', '=', kind)
+    .where('external_id', '=', externalId)
+    .executeTakeFirst();
+  return row?.account_id;
+}
+
+/** Links a platform identity to an account; a unique violation means another session linked it first. */
+export async function insertIdentity(trx: Transaction<DB>, accountId: bigint, kind: PlatformKind, externalId: string): Promise<void> {
+  await trx.insertInto('platform_identities').values({ account_id: accountId, kind, external_id: externalId }).execute();
 }
 
 /** The account row fields the services read. */

@@ -1,7 +1,6 @@
 import type { Builder } from 'flatbuffers';
 import { encodeTable, fb } from '@wordgame/contracts';
 import type { AccountSummary, GateSent } from '../moderation/index.js';
-import type { OperatorSession } from '../operators/index.js';
 import { unixSeconds } from '../rpc/index.js';
 import type { RawLedgerFilter } from './ledger-filter.js';
 import type { LedgerTotals } from './ledger-query.js';
@@ -9,7 +8,15 @@ import type { ConsoleLedgerRow } from './console.store.js';
 
 const str = (b: Builder, v: string | null) => b.createString(v ?? '');
 
-function writeOperator(b: Builder, o: OperatorSession): number {
+/** What the console's OperatorInfo carries of a signed-in operator (operators' OperatorSession is one). */
+interface OperatorInfoView {
+  id: bigint;
+  login: string;
+  roles: readonly string[];
+  expiresAt: Date;
+}
+
+function writeOperator(b: Builder, o: OperatorInfoView): number {
   const login = b.createString(o.login);
   const roles = fb.OperatorInfo.createRolesVector(
     b,
@@ -18,11 +25,11 @@ function writeOperator(b: Builder, o: OperatorSession): number {
   return fb.OperatorInfo.createOperatorInfo(b, o.id, login, roles, unixSeconds(o.expiresAt));
 }
 
-export function encodeOperator(o: OperatorSession): Uint8Array {
+export function encodeOperator(o: OperatorInfoView): Uint8Array {
   return encodeTable((b) => writeOperator(b, o));
 }
 
-export function encodeGrant(token: string, o: OperatorSession): Uint8Array {
+export function encodeGrant(token: string, o: OperatorInfoView): Uint8Array {
   return encodeTable((b) => {
     const t = b.createString(token);
     const info = writeOperator(b, o);

@@ -2,6 +2,7 @@ import type { Client } from '@connectrpc/connect';
 import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import type { Kysely } from 'kysely';
 import { insertAccount } from '../../src/accounts/accounts.store.js';
+import { openWallet } from '../../src/ledger/index.js';
 import type { DB } from '../../src/db/schema.js';
 
 /** A product draft as the editor sends it. */
@@ -77,6 +78,7 @@ export async function createProduct(admin: Client<typeof backendApi.CatalogAdmin
 export function newAccount(db: Kysely<DB>, email?: { address: string; confirmed: boolean }): Promise<bigint> {
   return db.transaction().execute(async (trx) => {
     const id = await insertAccount(trx, { displayName: 'tester', ...(email ? { email: email.address } : {}) });
+    await openWallet(trx, id);
     if (email?.confirmed) await trx.updateTable('accounts').set({ email_confirmed_at: new Date() }).where('id', '=', id).execute();
     return id;
   });

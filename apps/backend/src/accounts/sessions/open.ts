@@ -1,9 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/index.js';
+import { openWallet } from '../../ledger/index.js';
+import type { PlatformKind } from '../accounts.table.js';
 import { permitConfirmationMail, requestConfirmation, type ConfirmationDeps } from '../confirmation.js';
 import { normalizeEmail } from '../email.js';
 import { hashPassword, verifyPassword } from '../password.js';
-import { accountForIdentity, findAccount, findAccountByEmail, insertAccount, isUniqueViolation } from '../accounts.store.js';
+import { findAccount, findAccountByEmail, identityAccount, insertAccount, insertIdentity, isUniqueViolation } from '../accounts.store.js';
 import { isSuspended, type AccountState } from '../status.js';
 import { isPlatformSubtype, type SessionPlatform } from '../../gate/index.js';
 import type { Limits } from '../../limits/index.js';
@@ -43,6 +45,43 @@ export interface SessionInfoView {
 }
 
 const secondsOf = (now: Date) => Math.floor(now.getTime() / 1000);
+
+/** Opens an account with its three (empty) wallet segments, linking the identity when given, in one transaction. */
+async function openAccount(
+  db: Kysely<DB>,
+  values: { displayName: string; email?: string; passwordHash?: string },
+  identity?: { kind: PlatformKind; externalId: string },
+): Promise<bigint> {
+  return db.transaction().execute(async (trx) => {
+    const id = await insertAccount(trx, values);
+    await openWallet(trx, id);
+    if (identity) await insertIdentity(trx, id, identity.kind, identity.externalId);
+    return id;
+  });
+}
+
+/**
+ * The account a platform identity belongs to, creating account and identity on first sight.
+ * Two first sessions racing for one identity end on the same account: the loser's insert hits the
+ * unique key, its transaction rolls back and it reads the winner's row.
+ */
+async function accountForIdentity(
+  db: Kysely<DB>,
+  kind: PlatformKind,
+  externalId: string,
+  displayName: string,
+): Promise<{ accountId: bigint; created: boolean }> {
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    const existing = await identityAccount(db, kind, externalId);
+    if (existing !== undefined) return { accountId: existing, created: false };
+    try {
+      return { accountId: await openAccount(db, { displayName }, { kind, externalId }), created: true };
+    } catch (err: unknown) {
+      if (!isUniqueViolation(err)) throw err;
+    }
+  }
+  throw new Error(`identity ${kind} could not be resolved after concurrent creation`);
+}
 
 function assertMayAct(account: AccountState | undefined, now: Date): void {
   if (!account || account.status === 'deleted') throw new DomainError('session_invalid', 'the account no longer exists');
@@ -123,9 +162,7 @@ export async function openDirectSession(
   const passwordHash = await hashPassword(password);
   let accountId: bigint;
   try {
-    accountId = await deps.db
-      .transaction()
-      .execute((trx) => insertAccount(trx, { displayName: email.split('@')[0]?.slice(0, 64) ?? '', email, passwordHash }));
+    accountId = await openAccount(deps.db, { displayName: email.split('@')[0]?.slice(0, 64) ?? '', email, passwordHash });
   } catch (err: unknown) {
     if (isUniqueViolation(err)) throw new DomainError('email_taken', 'an account with this e-mail already exists');
     throw err;

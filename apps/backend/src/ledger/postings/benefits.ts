@@ -1,15 +1,27 @@
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/index.js';
 import type { Segment } from '../../gate/index.js';
-import type { BenefitGrant } from '../../catalog/index.js';
 import { appendOperations } from './append.js';
 import { noAdsExtended } from './no-ads.js';
+
+/** The benefits a posting adds to a segment (catalog's BenefitGrant is one: a product's non-chip atoms). */
+export interface GrantedBenefits {
+  hints: bigint;
+  noAdsDays: bigint;
+  noAdsForever: boolean;
+}
 
 /**
  * Adds a grant to an origin's benefits: hints add up, forever sticks, and a no-ads term extends
  * by the no-ads rule (no-ads.ts; the ledger audit replays the same rule).
  */
-export async function addBenefits(trx: Transaction<DB>, accountId: bigint, origin: Segment, grant: BenefitGrant, now: Date): Promise<void> {
+export async function addBenefits(
+  trx: Transaction<DB>,
+  accountId: bigint,
+  origin: Segment,
+  grant: GrantedBenefits,
+  now: Date,
+): Promise<void> {
   const seconds = grant.noAdsDays * 86_400n;
   const extended = sql<Date>`${now}::timestamptz + ${seconds}::bigint * interval '1 second'`;
   await trx
