@@ -102,10 +102,10 @@ describe('the wallet page history tab in headless Chromium on the real stack', (
     rmSync(walletDir, { recursive: true, force: true });
   });
 
-  /** The page signed in as the player (the stored web session), in `locale`. */
-  async function signedIn(locale: string): Promise<{ page: Page; problems: string[] }> {
+  /** The page signed in as `who` (the stored web session; the history's player unless named), in `locale`. */
+  async function signedIn(locale: string, who: Customer = player): Promise<{ page: Page; problems: string[] }> {
     const context = await browser.newContext({ viewport: VIEWPORTS[0], locale });
-    await context.addInitScript(`localStorage.setItem('wallet.session', ${JSON.stringify(player.token)})`);
+    await context.addInitScript(`localStorage.setItem('wallet.session', ${JSON.stringify(who.token)})`);
     const page = await context.newPage();
     const problems = watchPage(page);
     await page.goto(`${base}/wallet`);
@@ -143,6 +143,35 @@ describe('the wallet page history tab in headless Chromium on the real stack', (
     expect(await attributes(page, '#segments li', 'data-segment')).toEqual(['direct']);
     expect(await text(page, '#panel')).not.toMatch(/Telegram wallet|VK wallet/);
     expect(await attributes(page, '#benefits li', 'data-origin')).toEqual(['direct']);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it("a web player is shown a host's wallet once it holds something: its chips, its hints; a spent one stays hidden", async () => {
+    const other = await directCustomer(stack, 'history.hosts@example.com', true);
+    // Chips in the Telegram wallet, hints left from VK, and a Telegram no-ads that has run out with its hints used up.
+    await grantChips(stack.db, other.accountId, 'telegram', 20n);
+    await stack.db.query(
+      `insert into benefits (account_id, origin, hints, no_ads_until) values ($1, 'vk', 2, null), ($1, 'telegram', 0, now() - interval '1 day')`,
+      [other.accountId],
+    );
+    const api = (await call(`${stack.api}/user/wallet`, { headers: bearer(other) })).body as {
+      segments: { segment: string }[];
+      benefits: { origin: string }[];
+    };
+    // The API lists every wallet the context may see; the page leaves out the empty and spent ones.
+    expect(api.segments.map((s) => s.segment)).toEqual(expect.arrayContaining(['direct', 'telegram', 'vk']));
+    expect(api.benefits.map((b) => b.origin)).toEqual(expect.arrayContaining(['telegram', 'vk']));
+    const { page, problems } = await signedIn('en-US', other);
+    expect(await attributes(page, '#segments li', 'data-segment')).toEqual(
+      api.segments.map((s) => s.segment).filter((s) => s === 'direct' || s === 'telegram'),
+    );
+    expect(await page.getAttribute('#segments li[data-segment="telegram"]', 'data-balance')).toBe('20');
+    expect(await attributes(page, '#benefits li', 'data-origin')).toEqual(
+      api.benefits.map((b) => b.origin).filter((o) => o === 'direct' || o === 'vk'),
+    );
+    expect(await text(page, '#segments')).not.toMatch(/VK wallet/);
+    expect(await text(page, '#spend-order')).not.toMatch(/VK wallet/);
     expect(problems).toEqual([]);
     await page.context().close();
   });
