@@ -6,7 +6,8 @@ import { plugin as wordgame } from './tools/lint-rules/src/index.js';
  * One lint policy for every project: type-aware rules (floating promises are errors), no explicit
  * `any`, Nx module boundaries by tag (apps and tools depend only on libs, libs only on libs), and
  * the project's own rules (tools/lint-rules): SQL only in store files, one writer per table, no
- * elapsed-time upper bounds in tests.
+ * import cycle between an app's features, no elapsed-time upper bounds in tests. Feature entries and
+ * file circles are dependency-cruiser's (.dependency-cruiser.cjs, run by tools/lint-rules' lint).
  */
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', '**/.data/**', 'libs/contracts/src/gen/**', '**/jest.config.js'] },
@@ -23,6 +24,7 @@ export default tseslint.config(
       // SQL only in store files and one writer per table (tools/check's analysis, shown in editors too).
       'wordgame/sql-in-store-files': 'error',
       'wordgame/one-writer-per-table': 'error',
+      'wordgame/no-feature-cycle': 'error',
       '@nx/enforce-module-boundaries': [
         'error',
         {

@@ -48,7 +48,8 @@ export const sqlInStoreFiles = {
     docs: { description: "SQL only in a module's store files" },
     schema: OPTIONS,
     messages: {
-      outside: "{{call}} outside a store file: move it into a named function of its module's store file (docs/architecture.md#module-rules)",
+      outside:
+        "{{call}} outside a store file: move it into a named function of its module's store file (docs/architecture.md#module-rules)",
     },
   },
   create(context) {
