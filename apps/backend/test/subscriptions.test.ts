@@ -87,6 +87,10 @@ describe('stars subscriptions (the monthly pass) on PostgreSQL', () => {
     expect(s).toMatchObject({ state: 'active', paidUntilUnix: first, periods: 1, amount: 100n, title: 'Monthly pass' });
     expect((await noAdsUntil(accountId))?.until).toBe(first);
     expect((await noAdsUntil(accountId))?.hints).toBe(5n);
+    // the first charge delivered again credits nothing more and opens no renewal
+    expect(await forward(intake, orderId, 'sub-a-1', 100n, payer, { first: true, expiresUnix: first })).toBe(true);
+    expect(await listSubscriptions(subs, accountId)).toMatchObject([{ periods: 1, paidUntilUnix: first }]);
+    expect((await noAdsUntil(accountId))?.hints).toBe(5n);
 
     const second = first + BigInt(PERIOD_S);
     const third = second + BigInt(PERIOD_S);
