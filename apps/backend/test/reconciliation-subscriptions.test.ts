@@ -6,7 +6,7 @@ import { paymentDeps } from '../src/payments/module.js';
 import { forwardPayment } from '../src/payments/stars/intake.js';
 import { creditStarsCharge } from '../src/payments/stars/charges.js';
 import { reconcileStars } from '../src/reconciliation/stars.js';
-import type { StarTransaction } from '../src/reconciliation/star-source.js';
+import { parseStarPage, type StarTransaction } from '../src/reconciliation/star-source.js';
 import { startPropertyWorld, type PropertyWorld } from './support/property-world.js';
 import { telegramAccount } from './payments-support.js';
 import { passProduct, PERIOD_S } from './subscriptions-support.js';
@@ -47,14 +47,16 @@ describe('stars reconciliation of subscription renewals on PostgreSQL', () => {
     const first = await createOrder(deps, { accountId: account, platform: { kind: 'telegram', subtype: 'android' } }, pass, 'stars');
     const start = new Date();
     const t0 = Math.floor(start.getTime() / 1000);
-    const tx = (id: string, date: number): StarTransaction => ({
-      id,
-      amount: 80n,
-      date: new Date(date * 1000),
-      kind: 'payment',
-      userId: 88001n,
-      payload: first.id,
-    });
+    // Each charge as the bot's get_star_transactions Ack carries it: the platform's subscription_period on every one.
+    const tx = (id: string, date: number): StarTransaction => {
+      const [parsed] = parseStarPage(
+        JSON.stringify({
+          transactions: [{ id, amount: 80, date, kind: 'payment', user_id: 88001, payload: first.id, subscription_period: PERIOD_S }],
+        }),
+      );
+      if (!parsed) throw new Error('no transaction parsed');
+      return parsed;
+    };
     const base = { orderId: first.id, amount: 80n, platformUserId: 88001n, isRecurring: true };
     expect(
       await forwardPayment(deps, { ...base, platformChargeId: 'r-1', isFirstRecurring: true, expiresAt: new Date((t0 + PERIOD_S) * 1000) }),

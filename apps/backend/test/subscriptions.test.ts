@@ -1,5 +1,6 @@
 import type { Client } from '@connectrpc/connect';
 import { backendApi, encodeTable, fb, gatewayApi } from '@wordgame/contracts';
+import { upsertProduct } from '../src/catalog/index.js';
 import { auditLedger } from '../src/ledger/audit.js';
 import { as, failure, startHarness, type Harness } from './support/harness.js';
 import { readWallet } from './support/wallet.js';
@@ -87,6 +88,10 @@ describe('stars subscriptions (the monthly pass) on PostgreSQL', () => {
     expect(s).toMatchObject({ state: 'active', paidUntilUnix: first, periods: 1, amount: 100n, title: 'Monthly pass' });
     expect((await noAdsUntil(accountId))?.until).toBe(first);
     expect((await noAdsUntil(accountId))?.hints).toBe(5n);
+    // the first charge delivered again credits nothing more and opens no renewal
+    expect(await forward(intake, orderId, 'sub-a-1', 100n, payer, { first: true, expiresUnix: first })).toBe(true);
+    expect(await listSubscriptions(subs, accountId)).toMatchObject([{ periods: 1, paidUntilUnix: first }]);
+    expect((await noAdsUntil(accountId))?.hints).toBe(5n);
 
     const second = first + BigInt(PERIOD_S);
     const third = second + BigInt(PERIOD_S);
@@ -152,6 +157,42 @@ describe('stars subscriptions (the monthly pass) on PostgreSQL', () => {
     ]);
     // the same charge again is a replay of its record
     expect(await forward(intake, unknown, 'sub-c-3', 100n, payer, { first: false, expiresUnix: unixIn(60) })).toBe(false);
+  });
+
+  it('records a renewal naming a one-time order (pending or paid) as unknown_subscription, crediting nothing', async () => {
+    user += 1;
+    const payer = BigInt(user);
+    const accountId = await telegramAccount(h.database.db, String(user));
+    const { id: oneTime } = await upsertProduct(
+      h.database.db,
+      {
+        id: 0n,
+        title: 'Hint pack',
+        active: true,
+        atoms: [{ kind: 'hints', quantity: 3n }],
+        prices: [{ method: 'xtr', amount: 40n, currency: 'XTR' }],
+      },
+      new Date(),
+    );
+    const { orderId } = await createOrder(payments, accountId, 'telegram', oneTime, 'stars');
+    const state = async () =>
+      (await h.database.db.selectFrom('orders').select('state').where('id', '=', orderId).executeTakeFirstOrThrow()).state;
+    expect(await forward(intake, orderId, 'sub-g-1', 40n, payer, { first: false, expiresUnix: unixIn(30) })).toBe(false);
+    expect(await state()).toBe('pending');
+    // its own one-time charge still credits it; a renewal naming it afterwards is no subscription's either
+    expect(await forward(intake, orderId, 'one-g-1', 40n, payer)).toBe(true);
+    expect(await forward(intake, orderId, 'sub-g-2', 40n, payer, { first: false, expiresUnix: unixIn(60) })).toBe(false);
+    const rows = await h.database.db
+      .selectFrom('unmatched_payments')
+      .select(['platform_charge_id', 'reason'])
+      .where('platform_charge_id', 'in', ['sub-g-1', 'sub-g-2'])
+      .orderBy('platform_charge_id')
+      .execute();
+    expect(rows).toEqual([
+      { platform_charge_id: 'sub-g-1', reason: 'unknown_subscription' },
+      { platform_charge_id: 'sub-g-2', reason: 'unknown_subscription' },
+    ]);
+    expect(await listSubscriptions(subs, accountId)).toEqual([]);
   });
 
   it('a refund reverses the period it paid for; with none left the pass is gone', async () => {

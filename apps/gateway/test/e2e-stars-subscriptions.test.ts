@@ -1,6 +1,7 @@
 import type { PlatformEmulator, PreCheckoutView } from '@wordgame/platform-emulator';
 import { eventually } from './support/botlink-gateway.js';
 import { call } from './support/edge.js';
+import { reconcileCli } from './support/reconcile-cli.js';
 import {
   bearer,
   createProduct,
@@ -27,7 +28,8 @@ interface SubscriptionBody {
  * A monthly pass across real processes: client -> gateway -> backend -> create_invoice with the
  * subscription period over the real bot-link -> the real bot -> the platform emulator; the payer pays
  * through the emulator's control API, the emulator's clock renews the subscription twice (each a
- * successful_payment the bot forwards with is_recurring and the expiration date), the player
+ * successful_payment the bot forwards with is_recurring and the expiration date), the reconcile
+ * CLI reads the platform's list through the bot and finds every charge credited, the player
  * cancels from the REST edge (edit_star_subscription through the bot), and the platform lets the
  * subscription expire at the end of its paid period instead of renewing it.
  */
@@ -72,6 +74,7 @@ describe('e2e: a monthly pass through gateway, backend, bot and the platform emu
   });
 
   it('first payment, two renewals, a cancellation and the expiry at the end of the paid period', async () => {
+    const started = new Date(Date.now() - 1_000);
     const res = await call(`${stack.api}/user/wallet/orders`, {
       method: 'POST',
       headers: bearer(payer),
@@ -117,6 +120,22 @@ describe('e2e: a monthly pass through gateway, backend, bot and the platform emu
     );
     expect(renewals.rows[0]?.n).toBe(3);
     expect((await stack.db.query('select 1 from unmatched_payments')).rowCount).toBe(0);
+
+    // reconciliation through the real bot's get_star_transactions: the platform lists the first
+    // charge and both renewals (dated on its clock, so the window reaches its latest renewal; each
+    // charge carries the subscription period) and each matches the order its charge credited
+    const listed = platform.control.state().payments.filter((p) => platformSub?.chargeIds.includes(p.telegramPaymentChargeId));
+    expect(listed.map((p) => p.subscriptionPeriod)).toEqual([PERIOD, PERIOD, PERIOD]);
+    const run = await reconcileCli(stack, [
+      '--from',
+      started.toISOString(),
+      '--to',
+      new Date((platformSub.expiresAt + 1) * 1000).toISOString(),
+    ]);
+    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
+    const report = JSON.parse(run.stdout) as { run: { outcome: string; rails: string[] }; mismatches: unknown[] };
+    expect(report.run).toMatchObject({ outcome: 'clean', rails: ['card', 'stars'] });
+    expect(report.mismatches).toEqual([]);
 
     // the player cancels: the bot edits the platform's subscription; the pass stays to its end
     const cancelled = await call(`${stack.api}/user/subscriptions/${mine?.id ?? ''}/cancel`, { method: 'POST', headers: bearer(payer) });
