@@ -171,6 +171,13 @@ describe('ForwardRefund: a stars refund made outside our refund flow, on Postgre
     const charge = platform.control.unforwardedCharge({ userId, amount: 50, payload: orderId }).telegramPaymentChargeId;
     platform.control.platformRefund(charge);
     expect(await forwardRefund(intake(), orderId, charge, 50n, BigInt(userId))).toBe(true);
+    // The first delivery alone records the charge as refunded: its automatic return never sends the stars back a second time.
+    const recorded = () =>
+      db().selectFrom('unmatched_payments').select(['reason', 'refund_status']).where('platform_charge_id', '=', charge).execute();
+    expect(await recorded()).toEqual([{ reason: 'refunded_before_credit', refund_status: 'refunded' }]);
+    const before = f.bot.commands.length;
+    await createStarRefunder(f.deps, { intervalMs: 0, retryMaxMs: 60_000 }).runDue(new Date(Date.now() + 3_600_000));
+    expect(f.bot.commands.slice(before).filter((c) => c.payload.case === 'refundStarPayment')).toEqual([]);
     expect(await forwardRefund(intake(), orderId, charge, 50n, BigInt(userId))).toBe(true);
     expect(await forward(intake(), orderId, charge, 50n, BigInt(userId))).toBe(false);
 
@@ -181,12 +188,7 @@ describe('ForwardRefund: a stars refund made outside our refund flow, on Postgre
       .where('id', '=', orderId)
       .executeTakeFirstOrThrow();
     expect(order).toEqual({ state: 'failed', failure_reason: 'refunded', refund_id: charge, platform_charge_id: null });
-    const rows = await db()
-      .selectFrom('unmatched_payments')
-      .select(['reason', 'refund_status'])
-      .where('platform_charge_id', '=', charge)
-      .execute();
-    expect(rows).toEqual([{ reason: 'refunded_before_credit', refund_status: 'refunded' }]);
+    expect(await recorded()).toEqual([{ reason: 'refunded_before_credit', refund_status: 'refunded' }]);
     const events = await db()
       .selectFrom('payment_events')
       .select('kind')

@@ -60,6 +60,11 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
   let menu: CommandMenu | undefined;
   let username: string | undefined;
   const chatCounters = new ChatCommandCounters();
+  // One pace per chat for what this process sends there (the platform's limit is per chat, not per
+  // kind): command answers and refund notices wait for the chat's slot; notify and send_to_user (a
+  // support reply) are sent at once under their Ack deadline and book the slot.
+  const chatPacer = new ChatPacer(config.BOT_CHAT_SEND_GAP_MS);
+  const paceChat = (chatId: number): Promise<void> => chatPacer.turn(chatId);
   counters.readChatCommands(() => chatCounters.take());
   let joinRequests: JoinRequestAnswers | undefined;
 
@@ -96,6 +101,7 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
           discussionChatId: config.BOT_DISCUSSION_CHAT_ID,
           languageFor: (userId) => (userId === undefined ? undefined : languages?.languageOf(userId)) ?? config.BOT_DEFAULT_LANGUAGE,
           forget: (userId) => forgetter?.forget(userId),
+          noteSent: (chatId) => chatPacer.book(chatId),
         }),
         backoff: new Backoff({ initialMs: config.BOTLINK_BACKOFF_INITIAL_MS, maxMs: config.BOTLINK_BACKOFF_MAX_MS }),
         backoffResetAfterMs: config.BOTLINK_BACKOFF_RESET_AFTER_MS,
@@ -188,6 +194,7 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
             new RefundNotices(db),
             (userId) => userLanguages.languageOf(userId) ?? config.BOT_DEFAULT_LANGUAGE,
             logger.child({ part: 'refunds' }),
+            paceChat,
           ),
         });
         refundForwarder = refunds;
@@ -219,7 +226,7 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
             config.BOT_DEFAULT_LANGUAGE,
           dialogues,
           links: { privacy: config.PRIVACY_POLICY_URL, terms: config.TERMS_OF_SERVICE_URL, miniApp: config.BOT_MINI_APP_URL },
-          pacer: new ChatPacer(config.BOT_CHAT_SEND_GAP_MS),
+          pacer: chatPacer,
           limit: new UserRateLimit(config.BOT_COMMAND_RATE_LIMIT, config.BOT_COMMAND_RATE_WINDOW_MS),
           counters: chatCounters,
           dialogueMs: config.BOT_SUPPORT_TEXT_WINDOW_MS,

@@ -143,7 +143,9 @@ export const botConfigSchema = z.object({
   BOT_COMMAND_RATE_WINDOW_MS: env.int(60_000, 1_000, 3_600_000).describe('The window of BOT_COMMAND_RATE_LIMIT.'),
   BOT_CHAT_SEND_GAP_MS: env
     .int(1_000, 0, 60_000)
-    .describe("Least time between two of the bot's answers in one chat (the platform's limit is about one message per second per chat)."),
+    .describe(
+      "Least time between two of the bot's messages to one chat (the platform's limit is about one message per second per chat): command answers and refund notices wait for the chat's slot, also after a send_to_user or notify (sent at once under its Ack deadline, booking the slot).",
+    ),
   BOT_SUPPORT_TEXT_WINDOW_MS: env
     .int(600_000, 10_000, 86_400_000)
     .describe(

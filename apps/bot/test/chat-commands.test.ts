@@ -1,10 +1,10 @@
 import { Code, ConnectError } from '@connectrpc/connect';
 import type { InlineKeyboardMarkup } from '@grammyjs/types';
-import type { botlink } from '@wordgame/contracts';
+import { connector, type botlink } from '@wordgame/contracts';
 import { join } from 'node:path';
 import { startPlatformEmulator, type PlatformEmulator } from '@wordgame/platform-emulator';
 import { openBotDb, SupportDialogues } from '../src/store/index.js';
-import { startBot, type RunningBot } from './support/bot.js';
+import { command, startBot, type RunningBot } from './support/bot.js';
 import { POLICY_LINKS, tempCerts, testConfig } from './support/fixture.js';
 import { TestGateway } from './support/gateway.js';
 import { waitFor } from './support/wait.js';
@@ -413,6 +413,44 @@ describe('per-chat pacing', () => {
       // Lower bounds only: a loaded machine makes the gaps longer, never shorter.
       expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(1_000);
       expect(times[2]! - times[1]!).toBeGreaterThanOrEqual(1_000);
+    } finally {
+      await bot.app.stop();
+    }
+  });
+});
+
+describe('one pace per chat for everything the bot sends there', () => {
+  it('after a support reply (send_to_user, sent at once under its Ack deadline) the command answers to that chat wait BOT_CHAT_SEND_GAP_MS', async () => {
+    emu.control.reset();
+    const bot = await startBot(
+      testConfig(certs, { botlink: gateway.url, platform: emu.apiRoot }, { BOT_CHAT_SEND_GAP_MS: '1500' }),
+      gateway,
+    );
+    try {
+      await waitFor(() => emu.control.state().bots[0]?.polling === true, 'bot polling');
+      const user = emu.control.createUser({ languageCode: 'en', started: true }).user.id;
+      const recipient = { kind: connector.PlatformKind.TELEGRAM, externalId: String(user) };
+      const reply = 'Support case C-AAAAAA: we are on it';
+      expect(await command(bot.session, { case: 'sendToUser', value: { recipient, text: reply } })).toMatchObject({
+        delivered: true,
+        error: '',
+      });
+      emu.control.sendUserMessage({ userId: user, text: '/privacy' });
+      emu.control.sendUserMessage({ userId: user, text: '/terms' });
+      await nthMessage(user, 3);
+      const sends = emu.control
+        .calls('sendMessage')
+        .filter((c) => c.params['chat_id'] === user && c.status === 200)
+        .map((c) => ({ text: String(c.params['text']), at: Date.parse(c.at) }))
+        .sort((a, b) => a.at - b.at);
+      expect(sends.map((c) => c.text)).toEqual([
+        reply,
+        expect.stringMatching(/^Our privacy policy/) as string,
+        expect.stringMatching(/terms of service/) as string,
+      ]);
+      // Lower bounds only: a loaded machine makes the gaps longer, never shorter.
+      expect(sends[1]!.at - sends[0]!.at).toBeGreaterThanOrEqual(1_000);
+      expect(sends[2]!.at - sends[1]!.at).toBeGreaterThanOrEqual(1_000);
     } finally {
       await bot.app.stop();
     }

@@ -236,6 +236,27 @@ describe('refunded_payment: a refund made outside the bot', () => {
     expect(statSync(path).mode & 0o777).toBe(BOT_DB_FILE_MODE);
   });
 
+  it("tells the payer in the chat's next paced slot: a refund notice and a command answer to one chat keep BOT_CHAT_SEND_GAP_MS apart", async () => {
+    const running = await startBot(
+      testConfig(certs, { botlink: gateway.url, platform: emu.apiRoot }, { BOT_OUTBOX_PATH: newPath(), BOT_CHAT_SEND_GAP_MS: '1500' }),
+      gateway,
+    );
+    bots.push(running);
+    const { charge, userId } = await paid(running, 'order-paced', 10n);
+    emu.control.sendUserMessage({ userId, text: '/privacy' });
+    emu.control.supportRefund(charge);
+    await waitFor(() => toldInChat(userId).length === 2, 'the answer and the notice');
+    expect(toldInChat(userId)).toEqual(expect.arrayContaining(['Your purchase (order order-paced) was refunded.']));
+    const times = emu.control
+      .calls('sendMessage')
+      .filter((c) => c.params['chat_id'] === userId && c.status === 200)
+      .map((c) => Date.parse(c.at))
+      .sort((a, b) => a - b);
+    expect(times).toHaveLength(2);
+    // A lower bound only: a loaded machine makes the gap longer, never shorter.
+    expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(1_000);
+  });
+
   it('the outbox command lists waiting refunds beside payments (kind refund) and makes them due', async () => {
     const path = newPath();
     const db = openBotDb(path);

@@ -39,6 +39,7 @@ import {
   type TgChatMember,
   type TgChatPermissions,
   type TgMessage,
+  type TgMessageEntity,
   type TgUpdate,
   type TgUser,
 } from './types.js';
@@ -357,8 +358,9 @@ export class PlatformControl {
       chat,
       text: input.text,
     };
-    const command = /^\/\S+/.exec(input.text);
-    if (command) message.entities = [{ type: 'bot_command', offset: 0, length: command[0].length }];
+    const entities = commandEntities(input.text);
+    if (entities.length > 0) message.entities = entities;
+    const command = entities[0]?.offset === 0 ? entities[0] : null;
     const bots = group ? this.world.bots : [this.bot(input.token)];
     if (!group) {
       userRecord.started = true;
@@ -649,6 +651,18 @@ function groupRefusal(chat: ChatRecord, isCommand: boolean): string | undefined 
   if (chat.bot.status === 'left' || chat.bot.status === 'kicked') return 'the bot is not in the chat';
   if (!botIsAdmin(chat) && !isCommand) return 'privacy mode: a bot that is no administrator gets only commands';
   return undefined;
+}
+
+/**
+ * A bot command as Telegram's clients mark one (https://core.telegram.org/bots/features#commands): a
+ * slash and 1-32 Latin letters, digits or underscores, optionally `@` and a bot's username, at the
+ * start of the text or after whitespace, and not run on into more of those characters.
+ */
+const BOT_COMMAND = /(?<=^|\s)\/[A-Za-z0-9_]{1,32}(?:@[A-Za-z0-9_]{3,32})?(?![A-Za-z0-9_@])/g;
+
+/** The `bot_command` entities of a user's text, offsets and lengths in UTF-16 code units as the Bot API counts them. */
+function commandEntities(text: string): TgMessageEntity[] {
+  return [...text.matchAll(BOT_COMMAND)].map((m) => ({ type: 'bot_command', offset: m.index, length: m[0].length }));
 }
 
 function clone<T>(value: T): T {

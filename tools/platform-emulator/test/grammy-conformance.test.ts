@@ -460,6 +460,20 @@ describe('grammY against the platform emulator', () => {
     emu.control.sendUserMessage({ userId: ann.id, text: '/paysupport@emulator_bot please' });
     const [command] = await bot.api.getUpdates({ timeout: 0 });
     expect(command?.message?.entities).toEqual([{ type: 'bot_command', offset: 0, length: '/paysupport@emulator_bot'.length }]);
+    // Every command in the text is marked, as Telegram's clients mark them: Latin letters, digits and
+    // underscores (1-32), an optional @username, at the start or after whitespace, offsets in UTF-16 units.
+    const text = '/start, then 🎲 /terms@emulator_bot or /privacy; not a/b nor /стоп';
+    emu.control.sendUserMessage({ userId: ann.id, text });
+    const [several] = await bot.api.getUpdates({ offset: command!.update_id + 1, timeout: 0 });
+    expect(several?.message?.entities).toEqual([
+      { type: 'bot_command', offset: 0, length: '/start'.length },
+      { type: 'bot_command', offset: text.indexOf('/terms'), length: '/terms@emulator_bot'.length },
+      { type: 'bot_command', offset: text.indexOf('/privacy'), length: '/privacy'.length },
+    ]);
+    emu.control.sendUserMessage({ userId: ann.id, text: 'no command here' });
+    const [plain] = await bot.api.getUpdates({ offset: several!.update_id + 1, timeout: 0 });
+    expect(plain?.message?.entities).toBeUndefined();
+    await bot.api.getUpdates({ offset: plain!.update_id + 1, timeout: 0 });
 
     const sent = await bot.api.sendMessage(ann.id, 'Which one?', {
       reply_markup: {

@@ -23,6 +23,17 @@ export class ChatPacer {
     if (slot > now) await sleep(slot - now, signal);
   }
 
+  /**
+   * Books the chat's slot for a message sent now without waiting (one whose sender cannot wait: a
+   * gateway command under its Ack deadline): the chat's next turn comes at least `gapMs` later.
+   */
+  book(chatId: number | string): void {
+    const now = this.now();
+    const key = String(chatId);
+    this.next.set(key, Math.max(this.next.get(key) ?? 0, now + this.gapMs));
+    if (this.next.size > 10_000) this.forgetBefore(now);
+  }
+
   private forgetBefore(now: number): void {
     for (const [key, at] of this.next) if (at <= now) this.next.delete(key);
   }

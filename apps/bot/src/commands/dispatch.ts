@@ -5,7 +5,7 @@ import { chatGate } from './chat-gate.js';
 import { createInvoice } from './create-invoice.js';
 import { editStarSubscription } from './edit-star-subscription.js';
 import { forgetUser, type ForgetUser } from './forget-user.js';
-import { notify, sendToChannel, sendToUser, type LanguageFor } from './messages.js';
+import { notify, sendToChannel, sendToUser, type LanguageFor, type NoteSent } from './messages.js';
 import { failed } from './outcome.js';
 import { refundStarPayment } from './refund-star-payment.js';
 import { getStarTransactions } from './star-transactions.js';
@@ -20,6 +20,8 @@ export interface CommandDeps {
   languageFor: LanguageFor;
   /** Erases what the bot's file keeps of one user (forget_user). */
   forget: ForgetUser;
+  /** Books a private chat's send slot (BOT_CHAT_SEND_GAP_MS) for a notify or send_to_user sent now. */
+  noteSent?: NoteSent;
 }
 
 /**
@@ -41,9 +43,9 @@ export function commandHandler(deps: CommandDeps): CommandHandler {
     const { payload } = command;
     switch (payload.case) {
       case 'notify':
-        return notify(deps.platform, payload.value, logger, deps.languageFor);
+        return notify(deps.platform, payload.value, logger, deps.languageFor, deps.noteSent);
       case 'sendToUser':
-        return sendToUser(deps.platform, payload.value, logger);
+        return sendToUser(deps.platform, payload.value, logger, deps.noteSent);
       case 'sendToChannel':
         return sendToChannel(deps.platform, deps.gameChannelId, payload.value);
       case 'chatGate':

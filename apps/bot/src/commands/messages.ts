@@ -26,16 +26,28 @@ function recipientId(recipient: connector.PlatformIdentity | undefined): { id: n
   return id === undefined ? { problem: 'recipient external_id is not a platform user id' } : { id };
 }
 
-/** Sends `text` privately; a user who blocked or never started the bot is a clean not-delivered. */
+/**
+ * Books a private chat's send slot for a message sent now (the bot's one ChatPacer): the chat
+ * commands' answers and the refund notices to that chat then keep the platform's pace after it. A
+ * command is sent at once, never held back past its Ack deadline.
+ */
+export type NoteSent = (chatId: number) => void;
+
+/**
+ * Sends `text` privately, booking the chat's slot when `noteSent` is given; a user who blocked or
+ * never started the bot is a clean not-delivered.
+ */
 async function sendPrivately(
   platform: PlatformClient,
   recipient: connector.PlatformIdentity | undefined,
   text: string,
   logger: Logger,
+  noteSent?: NoteSent,
 ): Promise<CommandOutcome> {
   const to = recipientId(recipient);
   if ('problem' in to) return failed(to.problem);
   try {
+    noteSent?.(to.id);
     await callForCommand(platform, 'sendMessage', { chat_id: to.id, text });
     return delivered();
   } catch (err: unknown) {
@@ -48,8 +60,13 @@ async function sendPrivately(
 }
 
 /** send_to_user: the text as a private message. */
-export function sendToUser(platform: PlatformClient, request: connector.SendToUserRequest, logger: Logger): Promise<CommandOutcome> {
-  return sendPrivately(platform, request.recipient, request.text, logger);
+export function sendToUser(
+  platform: PlatformClient,
+  request: connector.SendToUserRequest,
+  logger: Logger,
+  noteSent?: NoteSent,
+): Promise<CommandOutcome> {
+  return sendPrivately(platform, request.recipient, request.text, logger, noteSent);
 }
 
 /** The language to write to a platform user in: theirs when the bot has seen it, else the configured default. */
@@ -64,6 +81,7 @@ export async function notify(
   request: connector.NotifyRequest,
   logger: Logger,
   languageFor: LanguageFor,
+  noteSent?: NoteSent,
 ): Promise<CommandOutcome> {
   let text: string | undefined;
   try {
@@ -74,7 +92,7 @@ export async function notify(
     throw err;
   }
   if (text === undefined) return notDelivered();
-  return sendPrivately(platform, request.recipient, text, logger);
+  return sendPrivately(platform, request.recipient, text, logger, noteSent);
 }
 
 /** send_to_channel: a post to the configured game channel; none configured is a clean not-delivered. */
