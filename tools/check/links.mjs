@@ -1,13 +1,15 @@
 #!/usr/bin/env node
 /**
- * Fails (exit 1) when a link in README.md or docs/**\/*.md points nowhere: a relative link whose file
+ * Fails (exit 1) when a link in any Markdown page of the repository points nowhere: a relative link whose file
  * or folder does not exist, or a `#anchor` (in the same page or another Markdown page) that matches no
  * heading slug there, by GitHub's rules (lower case; punctuation and symbols dropped; spaces become
  * hyphens; a repeated slug gets -1, -2, ...), nor an `id`/`name` attribute. External links are only
  * syntax-checked (http, https or mailto, and a parseable URL with a host): CI has no internet.
  *
  * Read: inline links and images `[text](target)`, reference definitions `[name]: target`, `href=` and
- * `src=` attributes, and `<https://...>` autolinks; fenced code blocks and inline code are skipped.
+ * `src=` attributes, and `<https://...>` autolinks; fenced code blocks are skipped. Inline code is not a
+ * link, but a repository path written in it (`docs/operating/upgrades.md`) must exist too, read from the
+ * repository root.
  * Headings are the ATX kind (`# Title`), the only kind these pages use.
  *
  * Usage: node tools/check/links.mjs [root]  (default: the repository this script is in). Prints one
@@ -18,18 +20,40 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The Markdown files checked under root: README.md and every .md below docs/. */
+/** Folders whose Markdown is not ours or not a page: dependencies, build output, run state. */
+const SKIPPED_DIRS = new Set(['node_modules', 'dist', '.data', '.reports', '.git', 'coverage', 'gen']);
+
+/** The Markdown files checked under root: every .md of the repository (README.md, docs/, each app's, tool's and deploy folder's). */
 export function markdownFiles(root) {
   const out = [];
-  if (existsSync(path.join(root, 'README.md'))) out.push(path.join(root, 'README.md'));
   const walk = (dir) => {
     for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
       const p = path.join(dir, entry.name);
-      if (entry.isDirectory()) walk(p);
-      else if (entry.name.endsWith('.md')) out.push(p);
+      if (entry.isDirectory()) {
+        if (!SKIPPED_DIRS.has(entry.name)) walk(p);
+      } else if (entry.name.endsWith('.md')) out.push(p);
     }
   };
-  if (existsSync(path.join(root, 'docs'))) walk(path.join(root, 'docs'));
+  walk(root);
+  return out;
+}
+
+/**
+ * A repository path written as inline code (`docs/operating/upgrades.md`, `deploy/k8s/`): a path under
+ * one of the repository's top folders, with no placeholder or pattern in it (`*`, `<`, `{`, `$`, a space).
+ */
+const CODE_PATH = /^(?:\.\/)?((?:apps|libs|tools|docs|deploy|ops|proto|fbs|\.ci)\/[A-Za-z0-9_.\/-]*)$/;
+
+/** The repository paths a page names in inline code, each with its line number. */
+export function codePathsOf(text) {
+  const out = [];
+  proseLines(text).forEach((raw, i) => {
+    for (const m of raw.matchAll(/(`+)([^`]+?)\1(?!`)/g)) {
+      const span = m[2].trim();
+      const hit = CODE_PATH.exec(span);
+      if (hit) out.push({ line: i + 1, target: hit[1].replace(/:\d+$/, '') });
+    }
+  });
   return out;
 }
 
@@ -174,6 +198,13 @@ export function checkLinks(root) {
         const page = resolved === file ? 'this page' : path.relative(root, resolved);
         problems.push(`${where}: no heading or id "#${anchor}" in ${page}: ${target}`);
       }
+    }
+  }
+  for (const file of files) {
+    const rel = path.relative(root, file);
+    for (const { line, target } of codePathsOf(readFileSync(file, 'utf8'))) {
+      links += 1;
+      if (!existsSync(path.join(root, target))) problems.push(`${rel}:${line}: no such file or folder (in code): ${target}`);
     }
   }
   return { files: files.length, links, problems };

@@ -54,7 +54,7 @@ function fixture(files: Record<string, string> = {}): string {
 }
 
 describe('docs link check (tools/check/links.mjs)', () => {
-  it('passes on the repository: every relative link and anchor in README.md and docs/ resolves', () => {
+  it('passes on the repository: every relative link and anchor of its Markdown pages resolves', () => {
     const r = run(root);
     expect(r.out).not.toMatch(/: (no such file|no heading|malformed|unsupported|empty)/);
     expect(r.out).toMatch(/, 0 broken\n$/);
@@ -82,6 +82,27 @@ describe('docs link check (tools/check/links.mjs)', () => {
       expect(r.out).toContain('docs/broken.md:3: no such file or folder: old-page.md');
       expect(r.out).toContain('docs/broken.md:5: no heading or id "#set-up" in docs/guide.md: guide.md#set-up');
       expect(r.out).toMatch(/, 2 broken\n$/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('checks every Markdown page of the repository, and repository paths written in inline code', () => {
+    const dir = fixture({
+      'deploy/k8s/README.md': [
+        '# Kubernetes',
+        '',
+        'Follow `docs/upgrades.md`, read `docs/guide.md` and `tools/x.txt`, not `docs/*.md` or `docs/<page>.md`.',
+        'Back to [the guide](../../docs/guide.md).',
+      ].join('\n'),
+    });
+    try {
+      const r = run(dir);
+      expect(r.status).toBe(1);
+      expect(r.out).toContain('deploy/k8s/README.md:3: no such file or folder (in code): docs/upgrades.md');
+      expect(r.out).not.toContain('docs/guide.md (in code)');
+      expect(r.out).not.toContain('docs/*.md');
+      expect(r.out).toMatch(/^3 page\(s\), .* 1 broken\n$/m);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
