@@ -1,4 +1,6 @@
 import { relative, resolve } from 'node:path';
+import { ConfigError, parseConfig } from '@wordgame/config';
+import { devStackConfigSchema, stackPortsOf } from './config.js';
 import { walletLaunchLinks } from './launch-links.js';
 import { DEV_OPERATOR } from './operator.js';
 import { startStack } from './stack.js';
@@ -6,7 +8,14 @@ import { startStack } from './stack.js';
 /** `npm start`: runs the whole local stack until Ctrl-C, then stops every process cleanly. */
 const root = resolve(import.meta.dirname, '../../..');
 const t0 = Date.now();
-const stack = await startStack({ root, logLevel: process.env['LOG_LEVEL'] ?? 'info' }).catch((err: unknown) => {
+let ports;
+try {
+  ports = stackPortsOf(parseConfig(devStackConfigSchema, process.env));
+} catch (err: unknown) {
+  process.stderr.write(`dev stack: ${err instanceof ConfigError ? err.message : String(err)}\n`);
+  process.exit(1);
+}
+const stack = await startStack({ root, ports, logLevel: process.env['LOG_LEVEL'] ?? 'info' }).catch((err: unknown) => {
   process.stderr.write(`dev stack failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(1);
 });

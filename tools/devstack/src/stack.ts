@@ -4,36 +4,9 @@ import { DEV_BOT_CLIENT_NAME, DEV_POLICY_LINKS, ensureDevCerts, randomServiceTok
 import { DEV_OPERATOR, ensureDevOperator } from './operator.js';
 import { startProcess, stopProcess, type ProcessSpec, type Running } from './processes.js';
 import { httpOk, tcpOpen, waitFor } from './wait.js';
+import { DEFAULT_PORTS, type StackPorts } from './config.js';
 
-/** The ports the stack listens on (all on 127.0.0.1). */
-export interface StackPorts {
-  /** The PGlite database served over the PostgreSQL protocol (the stack's DATABASE_URL). */
-  database: number;
-  platform: number;
-  provider: number;
-  backend: number;
-  gatewayHttp: number;
-  botlink: number;
-  botHealth: number;
-  /** The gateway's internal BotCommandService (the backend pushes bot commands there). */
-  gatewayInternal: number;
-  /** The gateway's `/metrics` listener (loopback), apart from its public REST port. */
-  gatewayMetrics: number;
-  backendMetrics: number;
-}
-
-export const DEFAULT_PORTS: StackPorts = {
-  database: 5433,
-  platform: 8081,
-  provider: 8082,
-  backend: 4000,
-  gatewayHttp: 8080,
-  botlink: 8443,
-  botHealth: 8090,
-  gatewayInternal: 8444,
-  gatewayMetrics: 9464,
-  backendMetrics: 9465,
-};
+export { DEFAULT_PORTS, type StackPorts } from './config.js';
 
 export interface StackOptions {
   /** Repository root (where dist/ and node_modules/ are). */

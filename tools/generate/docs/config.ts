@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { backendConfigSchema } from '../../../apps/backend/src/config/index.js';
 import { botConfigSchema } from '../../../apps/bot/src/config.js';
 import { gatewayConfigSchema } from '../../../apps/gateway/src/config.js';
+import { devStackConfigSchema } from '../../devstack/src/config.js';
 import { configSchema as mailcatcherConfigSchema } from '../../mailcatcher/src/config.js';
 import { configSchema as platformEmulatorConfigSchema } from '../../platform-emulator/src/config.js';
 import { configSchema as providerEmulatorConfigSchema } from '../../provider-emulator/src/config.js';
@@ -31,6 +32,7 @@ export const CONFIG_SOURCES: readonly ConfigSource[] = [
     schema: platformEmulatorConfigSchema,
   },
   { title: 'Mail catcher (dev stack)', source: 'tools/mailcatcher/src/config.ts', schema: mailcatcherConfigSchema },
+  { title: 'Dev stack (`npm start`)', source: 'tools/devstack/src/config.ts', schema: devStackConfigSchema },
 ];
 
 /** docs/reference/config.md: one table per process; throws when a variable has no description. */
