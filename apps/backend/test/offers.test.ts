@@ -6,7 +6,7 @@ import { BUY_STATEMENT } from '../src/ledger/postings/index.js';
 import { grantChips } from '../src/ledger/postings/append.js';
 import { as, errorOf, failure, startHarness, type Harness } from './support/harness.js';
 import { buyBody, createProduct, draftBody, type DraftSpec } from './support/wallet.js';
-import { createOrder, forward, startBotCommandServer, telegramAccount, type BotCommandServer } from './payments-support.js';
+import { createOrder, forward, preCheckout, startBotCommandServer, telegramAccount, type BotCommandServer } from './payments-support.js';
 
 /** Time-limited offers and per-player purchase limits on real PostgreSQL, with the backend's clock injected. */
 describe('offers and purchase limits', () => {
@@ -112,11 +112,13 @@ describe('offers and purchase limits', () => {
       expect(await failure(createOrder(payments, id, 'telegram', offer, 'stars'))).toEqual({ code: 9, errorCode: 'offer_not_available' });
     });
 
-    it('credits an order created inside the window that is paid after the window ended', async () => {
+    it('approves the checkout of and credits an order created inside the window that is paid after the window ended', async () => {
       at('2026-03-01T11:59:00Z');
       const id = await player();
       const order = await createOrder(payments, id, 'telegram', offer, 'stars');
+      expect(order.expiresAt).toBe(unix('2026-03-01T12:29:00Z'));
       at('2026-03-01T12:20:00Z');
+      expect(await preCheckout(intake, order.orderId, 5n, 'XTR')).toEqual({ ok: true, reason: '' });
       expect(await pay(order.orderId)).toBe(true);
       const row = await h.database.db.selectFrom('orders').select('state').where('id', '=', order.orderId).executeTakeFirstOrThrow();
       expect(row.state).toBe('paid');
