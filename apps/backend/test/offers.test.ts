@@ -103,13 +103,20 @@ describe('offers and purchase limits', () => {
       await wallet.buy({ body: buyBody(chipsOffer) }, as(id, 'telegram'));
     });
 
-    it('ends at availableUntil exactly (the window is half-open)', async () => {
+    it('ends at availableUntil exactly (the window is half-open), on both paths', async () => {
       const id = await player();
+      await grantChips(h.database.db, id, 'telegram', 10n);
       at('2026-03-01T11:59:59.999Z');
       expect((await catalog(id)).products.has(offer)).toBe(true);
+      await wallet.buy({ body: buyBody(chipsOffer) }, as(id, 'telegram'));
       at('2026-03-01T12:00:00Z');
       expect((await catalog(id)).products.has(offer)).toBe(false);
+      expect((await catalog(id)).products.has(chipsOffer)).toBe(false);
       expect(await failure(createOrder(payments, id, 'telegram', offer, 'stars'))).toEqual({ code: 9, errorCode: 'offer_not_available' });
+      expect(await failure(wallet.buy({ body: buyBody(chipsOffer) }, as(id, 'telegram')))).toEqual({
+        code: 9,
+        errorCode: 'offer_not_available',
+      });
     });
 
     it('approves the checkout of and credits an order created inside the window that is paid after the window ended', async () => {
