@@ -6,7 +6,7 @@ import { BUY_STATEMENT } from '../src/ledger/postings/index.js';
 import { grantChips } from '../src/ledger/postings/append.js';
 import { as, errorOf, failure, startHarness, type Harness } from './support/harness.js';
 import { buyBody, createProduct, draftBody, type DraftSpec } from './support/wallet.js';
-import { createOrder, forward, startBotCommandServer, telegramAccount, type BotCommandServer } from './payments-support.js';
+import { createOrder, forward, preCheckout, startBotCommandServer, telegramAccount, type BotCommandServer } from './payments-support.js';
 
 /** Property runs on real servers take what a loaded machine gives them; the deadline only catches a hang. */
 const PROPERTY_DEADLINE_MS = 600_000;
@@ -106,20 +106,29 @@ describe('offers and purchase limits', () => {
       await wallet.buy({ body: buyBody(chipsOffer) }, as(id, 'telegram'));
     });
 
-    it('ends at availableUntil exactly (the window is half-open)', async () => {
+    it('ends at availableUntil exactly (the window is half-open), on both paths', async () => {
       const id = await player();
+      await grantChips(h.database.db, id, 'telegram', 10n);
       at('2026-03-01T11:59:59.999Z');
       expect((await catalog(id)).products.has(offer)).toBe(true);
+      await wallet.buy({ body: buyBody(chipsOffer) }, as(id, 'telegram'));
       at('2026-03-01T12:00:00Z');
       expect((await catalog(id)).products.has(offer)).toBe(false);
+      expect((await catalog(id)).products.has(chipsOffer)).toBe(false);
       expect(await failure(createOrder(payments, id, 'telegram', offer, 'stars'))).toEqual({ code: 9, errorCode: 'offer_not_available' });
+      expect(await failure(wallet.buy({ body: buyBody(chipsOffer) }, as(id, 'telegram')))).toEqual({
+        code: 9,
+        errorCode: 'offer_not_available',
+      });
     });
 
-    it('credits an order created inside the window that is paid after the window ended', async () => {
+    it('approves the checkout of and credits an order created inside the window that is paid after the window ended', async () => {
       at('2026-03-01T11:59:00Z');
       const id = await player();
       const order = await createOrder(payments, id, 'telegram', offer, 'stars');
+      expect(order.expiresAt).toBe(unix('2026-03-01T12:29:00Z'));
       at('2026-03-01T12:20:00Z');
+      expect(await preCheckout(intake, order.orderId, 5n, 'XTR')).toEqual({ ok: true, reason: '' });
       expect(await pay(order.orderId)).toBe(true);
       const row = await h.database.db.selectFrom('orders').select('state').where('id', '=', order.orderId).executeTakeFirstOrThrow();
       expect(row.state).toBe('paid');

@@ -93,8 +93,27 @@ describe('console /_gm/codes: create, usage, per-day redemptions, reverse (CSRF,
   it('a catalog editor creates a generated code: shown once in full, stored as a hash and a prefix, audited', async () => {
     const editor = sessions['editor'] ?? '';
     expect((await call(url('/_gm/codes/new'), { cookie: editor })).text).toContain('id="code-form"');
-    const res = await call(url('/_gm/codes'), { method: 'POST', cookie: editor, form: createForm(editor) });
+    const form = createForm(editor);
+    const res = await call(url('/_gm/codes'), { method: 'POST', cookie: editor, form });
     expect(res.status).toBe(201);
+    // What the form said is what the code grants, how often, when and where (empty amounts grant none).
+    const stored = await stack.db.query<Record<string, string>>(
+      `select chips::text, hints::text, no_ads_days::text, max_redemptions::text, array_to_string(hosts, ',') as hosts,
+              to_char(valid_from at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI') as valid_from,
+              to_char(valid_until at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI') as valid_until
+       from promo_codes`,
+    );
+    expect(stored.rows).toEqual([
+      {
+        chips: '100',
+        hints: '0',
+        no_ads_days: '0',
+        max_redemptions: '2',
+        hosts: 'web,telegram',
+        valid_from: form.valid_from,
+        valid_until: form.valid_until,
+      },
+    ]);
     code = /id="created-code" data-code="([^"]+)"/.exec(res.text)?.[1] ?? '';
     expect(code).toMatch(/^[2-9A-HJ-NP-Z]{16}$/);
     const rows = await stack.db.query<{ id: string; prefix: string; label: string }>('select id, prefix, label from promo_codes');

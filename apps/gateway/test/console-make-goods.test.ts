@@ -84,6 +84,8 @@ describe('console make-goods (/_gm/grant)', () => {
 
   it('needs the granter role: the page and the action are refused without it, and nothing is granted', async () => {
     const account = await newAccount();
+    // The console's own guard (the form without an account asks the backend nothing) and the backend's (with one).
+    expect((await call(url('/_gm/grant'), { cookie: viewer })).status).toBe(403);
     expect((await call(url(`/_gm/grant?account=${account}`), { cookie: viewer })).status).toBe(403);
     const post = await submit(viewer, { account, chips: '10', reason: 'r', form_token: 'a'.repeat(24) });
     expect(post.status).toBe(403);
