@@ -1,4 +1,4 @@
-export { parseConfig, ConfigError, env } from './parse.js';
+export { CONFIG_FROM, parseConfig, ConfigError, env } from './parse.js';
 export { isSecretField, stripCredentials } from './secret.js';
 export { NKEY_USER_SEED, natsClientIssues, type NatsClientVariables } from './nats.js';
 export {

@@ -32,6 +32,25 @@ describe('parseConfig', () => {
     });
   });
 
+  it("names the operator's variable when the deployment filled this one from it (CONFIG_FROM), never echoing a secret", () => {
+    const token = z.object({ BACKEND_TELEGRAM_BOT_TOKEN: env.token() });
+    const run = (source: Record<string, string>) => {
+      try {
+        parseConfig(token, source);
+      } catch (err: unknown) {
+        if (err instanceof ConfigError) return err.problems;
+        throw err;
+      }
+      return [];
+    };
+    const placeholder = "<the bot's token from @BotFather>";
+    const [named] = run({ BACKEND_TELEGRAM_BOT_TOKEN: placeholder, CONFIG_FROM: 'BACKEND_TELEGRAM_BOT_TOKEN=PLATFORM_BOT_TOKEN' });
+    expect(named).toMatch(/^PLATFORM_BOT_TOKEN \(this process's BACKEND_TELEGRAM_BOT_TOKEN\): /);
+    expect(named).not.toContain('BotFather');
+    const [plain] = run({ BACKEND_TELEGRAM_BOT_TOKEN: placeholder });
+    expect(plain).toMatch(/^BACKEND_TELEGRAM_BOT_TOKEN: /);
+  });
+
   it('names a bad port', () => {
     const problems = problemsOf({ ...good, BOTLINK_PORT: 'abc' });
     expect(problems).toHaveLength(1);

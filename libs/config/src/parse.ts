@@ -17,6 +17,24 @@ export class ConfigError extends Error {
  * PASSWORD), and any other echoed value loses URL user-info and query first, so a malformed
  * credential never reaches a terminal or a log collector.
  */
+/**
+ * A deployment that fills a process's variable from one the operator wrote under another name
+ * lists the pairs here (`PROCESS_NAME=OPERATOR_NAME`, comma-separated; compose sets
+ * `BACKEND_TELEGRAM_BOT_TOKEN=PLATFORM_BOT_TOKEN` for the backend), so a problem names the
+ * variable the operator set, not only the one this process reads.
+ */
+export const CONFIG_FROM = 'CONFIG_FROM';
+
+/** The `CONFIG_FROM` pairs: process variable -> the operator's variable it was filled from. */
+function sourcesOf(value: string | undefined): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const pair of (value ?? '').split(',')) {
+    const [mine, theirs] = pair.split('=').map((s) => s.trim());
+    if (mine && theirs && /^[A-Z][A-Z0-9_]*$/.test(mine) && /^[A-Z][A-Z0-9_]*$/.test(theirs)) out.set(mine, theirs);
+  }
+  return out;
+}
+
 export function parseConfig<S extends z.ZodObject>(schema: S, source: Record<string, string | undefined> = process.env): z.infer<S> {
   const input: Record<string, string | undefined> = {};
   for (const key of Object.keys(schema.shape)) {
@@ -25,9 +43,11 @@ export function parseConfig<S extends z.ZodObject>(schema: S, source: Record<str
   }
   const result = schema.safeParse(input);
   if (result.success) return result.data;
+  const from = sourcesOf(source[CONFIG_FROM]);
   const problems = result.error.issues.map((issue) => {
     const key = String(issue.path[0] ?? '');
-    const name = issue.path.join('.') || '(config)';
+    const own = issue.path.join('.') || '(config)';
+    const name = from.has(key) ? `${from.get(key) ?? key} (this process's ${own})` : own;
     const raw = input[key];
     const secret = isSecretField(key, schema.shape[key]);
     return `${name}: ${issue.message} (${describeValue(raw, secret)})`;

@@ -14,7 +14,8 @@ interface ComposeService {
 }
 
 /** Variables a container may carry that belong to the runtime, not to the service's config schema. */
-const RUNTIME_VARS = new Set(['NODE_ENV']);
+/** Variables every process reads besides its schema: the runtime's, and config's CONFIG_FROM (who filled what). */
+const RUNTIME_VARS = new Set(['NODE_ENV', 'CONFIG_FROM']);
 
 /** Every npm workspace folder of the repository (the root package.json's `dir/*` globs). */
 export function workspaceDirs(root: string): string[] {
