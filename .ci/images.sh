@@ -76,11 +76,11 @@ mkdir -p "$ca"
   openssl verify -CAfile ca.crt gateway.crt bot.crt >/dev/null
 )
 for svc in gateway bot; do
-  rm -rf ".data/certs/$svc"
-  install -d -m 0755 ".data/certs/$svc"
-  install -m 0644 "$ca/ca.crt" ".data/certs/$svc/ca.crt"
-  install -m 0644 "$ca/$svc.crt" ".data/certs/$svc/tls.crt"
-  install -m 0640 -o root -g 10001 "$ca/$svc.key" ".data/certs/$svc/tls.key"
+  rm -rf ".deploy/certs/$svc"
+  install -d -m 0755 ".deploy/certs/$svc"
+  install -m 0644 "$ca/ca.crt" ".deploy/certs/$svc/ca.crt"
+  install -m 0644 "$ca/$svc.crt" ".deploy/certs/$svc/tls.crt"
+  install -m 0640 -o root -g 10001 "$ca/$svc.key" ".deploy/certs/$svc/tls.key"
 done
 
 # Secrets and settings: the deploy page's .env lines with fresh values, the dev profile's emulators and mail catcher, free host ports.
@@ -111,6 +111,7 @@ write_env() { # extra lines…
   {
     cat <<ENV
 COMPOSE_PROJECT_NAME=$project
+CERTS_DIR=./.deploy/certs
 POSTGRES_PASSWORD=$(openssl rand -hex 24)
 BACKEND_SERVICE_TOKEN=$(openssl rand -hex 32)
 GATEWAY_INTERNAL_TOKEN=$(openssl rand -hex 32)

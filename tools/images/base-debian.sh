@@ -26,7 +26,16 @@ if [ ! -f "$tarball" ]; then
   work=$(mktemp -d "$cache/rootfs.XXXX")
   trap 'rm -rf "$work"' EXIT
   echo "debootstrap bookworm from $mirror" >&2
-  debootstrap --variant=minbase bookworm "$work/rootfs" "$mirror" >"$work/debootstrap.log" 2>&1 || { tail -20 "$work/debootstrap.log" >&2; exit 1; }
+  debootstrap --variant=minbase bookworm "$work/rootfs" "$mirror" >"$work/debootstrap.log" 2>&1 &
+  strap=$!
+  # A first debootstrap takes minutes: say every 20 s what it is doing (its latest "I:" line).
+  ticks=0
+  while kill -0 "$strap" 2>/dev/null; do
+    sleep 2
+    ticks=$((ticks + 1))
+    [ $((ticks % 10)) -eq 0 ] && echo "  debootstrap: $(grep '^I: ' "$work/debootstrap.log" | tail -1 | cut -c1-100)" >&2
+  done
+  wait "$strap" || { tail -20 "$work/debootstrap.log" >&2; exit 1; }
   rootfs="$work/rootfs"
   nodedir="$(dirname "$(dirname "$(command -v node)")")"
   cp -a "$nodedir/bin/node" "$rootfs/usr/local/bin/node"

@@ -121,10 +121,31 @@ targets=("${services[@]}")
 [ "$local_infra" = yes ] && targets+=("${infra[@]}")
 if [ -n "$only" ]; then IFS=, read -r -a targets <<<"$only"; fi
 logs=$(mktemp -d)
+# While an image builds, say every 20 s which of its build steps is running (a first build spends
+# minutes in a step, npm ci above all, and would otherwise be silent).
+progress() { # target, log
+  local last="" ticks=0 step
+  while sleep 2; do
+    ticks=$((ticks + 1))
+    [ $((ticks % 10)) -eq 0 ] || continue
+    step=$(grep -E '^(STEP|\[[0-9]+/[0-9]+\]) ' "$2" 2>/dev/null | tail -1 | cut -c1-100)
+    if [ -n "$step" ] && [ "$step" != "$last" ]; then say "  $1: $step"; else say "  $1: still at ${step:-its first step}"; fi
+    last=$step
+  done
+}
+n=0
 for target in "${targets[@]}"; do
   s=$(date +%s)
-  if ! podman build --format docker --network host --build-arg "BASE_IMAGE=$base" --target "$target" \
-    -t "localhost/wordgame/$target:$tag" -f Dockerfile . >"$logs/$target.log" 2>&1; then
+  n=$((n + 1))
+  say "building localhost/wordgame/$target:$tag ($n of ${#targets[@]}; log $logs/$target.log)"
+  progress "$target" "$logs/$target.log" &
+  ticker=$!
+  built=yes
+  podman build --format docker --network host --build-arg "BASE_IMAGE=$base" --target "$target" \
+    -t "localhost/wordgame/$target:$tag" -f Dockerfile . >"$logs/$target.log" 2>&1 || built=no
+  kill "$ticker" 2>/dev/null || true
+  wait "$ticker" 2>/dev/null || true
+  if [ "$built" = no ]; then
     tail -40 "$logs/$target.log"
     say "image $target failed to build (log: $logs/$target.log)"
     exit 1
