@@ -89,6 +89,7 @@ RUN for app in apps/backend apps/bot apps/gateway tools/mailcatcher tools/platfo
 FROM ${BASE_IMAGE} AS runtime
 WORKDIR /app
 COPY --from=build /src/tools/build/entrypoint.sh /usr/local/bin/wordgame-entrypoint
+COPY --from=build /src/tools/build/early-stop.mjs /usr/local/lib/wordgame/early-stop.mjs
 RUN mkdir -p /app/.data && chown 10001:10001 /app/.data
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["/usr/local/bin/wordgame-entrypoint"]

@@ -5,7 +5,8 @@
 # anything else is executed as given (`… backend node --version`).
 set -e
 cd /app
-if [ $# -eq 0 ]; then exec node --enable-source-maps main.js; fi
+# early-stop.mjs answers a SIGTERM that comes while main.js is still loading (node is PID 1 here).
+if [ $# -eq 0 ]; then exec node --import /usr/local/lib/wordgame/early-stop.mjs --enable-source-maps main.js; fi
 case "$1" in
   */* | main | *.js) ;;
   *) if [ -f "/app/$1.js" ]; then cmd=$1; shift; exec node --enable-source-maps "/app/$cmd.js" "$@"; fi ;;

@@ -38,6 +38,8 @@ export function runService(service: Service, logger: Logger, graceMs = 10_000): 
       },
     );
   };
+  // The images' early-stop preload answered signals until now; from here this handler owns them.
+  (globalThis as Record<symbol, unknown>)[Symbol.for('wordgame.lifecycle.signals')] = true;
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);
   service.start().catch((err: unknown) => {

@@ -219,6 +219,16 @@ async function play(tag: string): Promise<boolean> {
   const secrets: string[] = [];
   let forwarder: Server | undefined;
   let ok = true;
+  // What exists before the play: the cleanup removes every pod and volume that appeared after it
+  // (kube play names some itself: a Job's pod, a claim's volume), then checks that none is left.
+  const listed = (what: 'pod' | 'volume') =>
+    new Set(
+      podman([what, 'ls', '-q', ...(what === 'pod' ? ['--format', '{{.Name}}'] : [])])
+        .stdout.split('\n')
+        .filter(Boolean),
+    );
+  const podsBefore = listed('pod');
+  const volumesBefore = listed('volume');
   try {
     must(['network', 'create', run]);
     const gateway = must(['network', 'inspect', run, '--format', '{{range .Subnets}}{{.Gateway}}{{end}}']);
@@ -376,17 +386,26 @@ async function play(tag: string): Promise<boolean> {
     say(`FAILED: ${err instanceof Error ? err.message : String(err)}`);
   } finally {
     const t = Date.now();
-    if (pods.length > 0) podman(['pod', 'rm', '-f', '-t', '5', ...pods.reverse()]);
+    const newPods = () => [...listed('pod')].filter((p) => !podsBefore.has(p) || pods.includes(p));
+    const newVolumes = () => [...listed('volume')].filter((v) => !volumesBefore.has(v));
+    const madePods = newPods();
+    if (madePods.length > 0) podman(['pod', 'rm', '-f', '-t', '5', ...madePods.reverse()]);
     for (const s of secrets) podman(['secret', 'rm', s]);
-    for (const v of podman(['volume', 'ls', '-q'])
-      .stdout.split('\n')
-      .filter((v) => /^(bot-outbox|nats-config|.*-botlink-tls)/.test(v)))
-      podman(['volume', 'rm', '-f', v]);
+    for (const v of newVolumes()) podman(['volume', 'rm', '-f', v]);
     podman(['network', 'rm', '-f', run]);
     forwarder?.close();
     spawnSync('psql', ['-h', '127.0.0.1', '-U', 'postgres', '-d', 'postgres', '-qc', `drop database if exists ${database} with (force)`]);
     rmSync(work, { recursive: true, force: true });
-    say(`removed the pods, secrets, volumes, network and database in ${Date.now() - t} ms`);
+    const leftPods = newPods();
+    const leftVolumes = newVolumes();
+    if (leftPods.length > 0 || leftVolumes.length > 0) {
+      ok = false;
+      say(`NOT CLEANED UP: pods ${leftPods.join(', ') || 'none'}; volumes ${leftVolumes.join(', ') || 'none'}`);
+    } else {
+      say(
+        `removed ${madePods.length} pods, ${secrets.length} secrets, the volumes, network and database in ${Date.now() - t} ms; none is left`,
+      );
+    }
   }
   say(ok ? 'passed' : 'failed');
   return ok;
