@@ -25,10 +25,15 @@ export interface MailCatcher {
   stop(): Promise<void>;
 }
 
-function listen(server: Server | NetServer, port: number, host: string): Promise<number> {
+function listen(
+  server: Server | NetServer,
+  port: number,
+  host: string,
+  listenOn: (cb: () => void) => void = (cb) => server.listen(port, host, cb),
+): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
+    listenOn(() => resolve((server.address() as AddressInfo).port));
   });
 }
 
@@ -50,8 +55,8 @@ export async function startMailCatcher(options: MailCatcherOptions = {}): Promis
     options.maxBytes ?? 10 * 1024 * 1024,
     logger,
   );
-  const view = createViewServer(store, () => smtp.listening);
-  const smtpPort = await listen(smtp, options.smtpPort ?? 0, host);
+  const view = createViewServer(store, () => smtp.server.listening);
+  const smtpPort = await listen(smtp.server, options.smtpPort ?? 0, host, (cb) => smtp.listen(options.smtpPort ?? 0, host, cb));
   const httpPort = await listen(view, options.httpPort ?? 0, host);
   return {
     smtpPort,
@@ -59,7 +64,7 @@ export async function startMailCatcher(options: MailCatcherOptions = {}): Promis
     store,
     async stop() {
       view.closeAllConnections();
-      await Promise.all([close(view), close(smtp)]);
+      await Promise.all([close(view), new Promise<void>((resolve) => smtp.close(() => resolve()))]);
     },
   };
 }
