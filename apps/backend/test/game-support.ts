@@ -10,7 +10,7 @@ import { loadBackendConfig } from '../src/config/index.js';
 import type { Database } from '../src/db/database.js';
 import type { Segment } from '../src/gate/context.js';
 import { appendOperations } from '../src/ledger/postings/append.js';
-import { freshPostgres } from '../src/testing/databases.js';
+import { freshMigratedPostgres } from '../src/testing/databases.js';
 import { addBenefits } from '../src/ledger/postings/index.js';
 import { TEST_RATE_LIMITS, TEST_SERVICE_TOKENS } from '@wordgame/testkit';
 import { backendTransport } from './support/harness.js';
@@ -40,7 +40,7 @@ export interface GameHarness {
 }
 
 export async function startGameHarness(env: Record<string, string> = {}): Promise<GameHarness> {
-  const pg = await freshPostgres();
+  const pg = await freshMigratedPostgres();
   const mailDir = await mkdtemp(path.join(tmpdir(), 'game-mail-'));
   const clock = new TestClock(Date.parse('2030-01-15T10:00:00.000Z'));
   const config = loadBackendConfig({

@@ -1,13 +1,12 @@
 import fc from 'fast-check';
 import { sql } from 'kysely';
-import { migrateToLatest } from '../src/db/migrate.js';
 import type { Database } from '../src/db/database.js';
 import type { LedgerKind } from '../src/ledger/ledger.table.js';
 import type { Segment } from '../src/gate/context.js';
 import type { LedgerFilter } from '../src/console/ledger-filter.js';
 import { CHIPS, ledgerTotals, type LedgerTotals } from '../src/console/ledger-query.js';
 import { revenueReport, type RevenueLine } from '../src/console/revenue.js';
-import { freshPostgres } from '../src/testing/databases.js';
+import { freshMigratedPostgres } from '../src/testing/databases.js';
 import { orderProduct } from './support/orders.js';
 import { newAccount } from './support/wallet.js';
 
@@ -98,8 +97,7 @@ describe('console ledger totals over the per-day rollup', () => {
   const now = Date.now();
 
   beforeAll(async () => {
-    database = await freshPostgres();
-    await migrateToLatest(database.db);
+    database = await freshMigratedPostgres();
     const accounts = [await newAccount(database.db), await newAccount(database.db)];
     const sample = fc.sample(
       fc.record({

@@ -1,10 +1,9 @@
-import { migrateToLatest } from '../src/db/migrate.js';
 import type { Database } from '../src/db/database.js';
 import { listProducts, upsertProduct } from '../src/catalog/catalog.store.js';
 import { packGrant } from '../src/catalog/product.js';
 import { parsePlatformHeader } from '../src/gate/context.js';
 import { grantChips } from '../src/ledger/postings/append.js';
-import { freshPostgres } from '../src/testing/databases.js';
+import { freshMigratedPostgres } from '../src/testing/databases.js';
 import { buy } from '../src/wallet/buy.js';
 import { newAccount } from './support/wallet.js';
 
@@ -17,8 +16,7 @@ import { newAccount } from './support/wallet.js';
 describe('what a pack grants: packGrant and the wallet.buy statement agree', () => {
   let pg: Database;
   beforeAll(async () => {
-    pg = await freshPostgres();
-    await migrateToLatest(pg.db);
+    pg = await freshMigratedPostgres();
   });
   afterAll(() => pg.close());
 

@@ -2,7 +2,6 @@ import fc from 'fast-check';
 import { createLogger } from '@wordgame/logging';
 import { upsertProduct } from '../src/catalog/catalog.store.js';
 import type { Database } from '../src/db/database.js';
-import { migrateToLatest } from '../src/db/migrate.js';
 import { SEGMENTS, parsePlatformHeader, type Segment } from '../src/gate/context.js';
 import { gate } from '../src/gate/gate.js';
 import { useHint } from '../src/game/hint.js';
@@ -10,7 +9,7 @@ import { auditLedger } from '../src/ledger/audit.js';
 import { postMakeGood } from '../src/ledger/postings/make-good.js';
 import type { OrderRow } from '../src/payments/orders/orders.store.js';
 import type { Caller } from '../src/rpc/caller.js';
-import { freshPostgres } from '../src/testing/databases.js';
+import { freshMigratedPostgres } from '../src/testing/databases.js';
 import { buy } from '../src/wallet/buy.js';
 import { drawInOrder } from '../src/wallet/draw.js';
 import { errorOf } from './support/harness.js';
@@ -81,8 +80,7 @@ describe('wallet debts under random credits, buys, hints and refunds', () => {
   const products = new Map<bigint, bigint>();
   const logger = createLogger('wallet-debt-property', 'silent');
   beforeAll(async () => {
-    pg = await freshPostgres();
-    await migrateToLatest(pg.db);
+    pg = await freshMigratedPostgres();
     productId = await orderProduct(pg.db);
   });
   afterAll(() => pg.close());

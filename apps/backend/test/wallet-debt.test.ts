@@ -3,14 +3,13 @@ import { sql } from 'kysely';
 import { createLogger } from '@wordgame/logging';
 import { upsertProduct } from '../src/catalog/catalog.store.js';
 import type { Database } from '../src/db/database.js';
-import { migrateToLatest } from '../src/db/migrate.js';
 import { migrations } from '../src/db/migrations/index.js';
 import { parsePlatformHeader, type Segment } from '../src/gate/context.js';
 import { useHint } from '../src/game/hint.js';
 import { auditLedger } from '../src/ledger/audit.js';
 import { grantChips } from '../src/ledger/postings/append.js';
 import type { Caller } from '../src/rpc/caller.js';
-import { freshPostgres } from '../src/testing/databases.js';
+import { freshMigratedPostgres } from '../src/testing/databases.js';
 import { buy } from '../src/wallet/buy.js';
 import { errorOf } from './support/harness.js';
 import { gameToHintIn, walletHintDeps } from './support/hints.js';
@@ -48,8 +47,7 @@ describe('wallet debt after a full refund (PostgreSQL)', () => {
   const db = () => pg.db;
   const priced = new Map<bigint, bigint>();
   beforeAll(async () => {
-    pg = await freshPostgres();
-    await migrateToLatest(pg.db);
+    pg = await freshMigratedPostgres();
     productId = await orderProduct(pg.db);
   });
   afterAll(() => pg.close());
@@ -260,9 +258,8 @@ describe('migration 0062_wallet_debt', () => {
   it('allows negative balances; its down refuses while a debt exists and restores the checks once debts are settled', async () => {
     const migration = migrations['0062_wallet_debt'];
     if (!migration?.down) throw new Error('0062_wallet_debt is not registered with a down');
-    const pg = await freshPostgres();
+    const pg = await freshMigratedPostgres();
     try {
-      await migrateToLatest(pg.db);
       const logger = createLogger('wallet-debt-test', 'silent');
       const productId = await orderProduct(pg.db);
       const id = await newAccount(pg.db);

@@ -1,13 +1,12 @@
 import { createLogger } from '@wordgame/logging';
 import { upsertProduct } from '../src/catalog/catalog.store.js';
 import type { Database } from '../src/db/database.js';
-import { migrateToLatest } from '../src/db/migrate.js';
 import { parsePlatformHeader } from '../src/gate/context.js';
 import { historyPage, type HistoryEntry } from '../src/history/index.js';
 import { grantChips } from '../src/ledger/postings/append.js';
 import { insertOrder } from '../src/payments/orders/orders.store.js';
 import type { Caller } from '../src/rpc/caller.js';
-import { freshPostgres } from '../src/testing/databases.js';
+import { freshMigratedPostgres } from '../src/testing/databases.js';
 import { buy } from '../src/wallet/buy.js';
 import { failure } from './support/harness.js';
 import { fullRefund, paidOrder } from './support/orders.js';
@@ -34,8 +33,7 @@ describe('wallet history (PostgreSQL)', () => {
   const db = () => pg.db;
 
   beforeAll(async () => {
-    pg = await freshPostgres();
-    await migrateToLatest(pg.db);
+    pg = await freshMigratedPostgres();
     const now = new Date();
     pack = (
       await upsertProduct(

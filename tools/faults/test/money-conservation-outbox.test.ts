@@ -8,7 +8,6 @@ import { TEST_RATE_LIMITS, TEST_SERVICE_TOKENS } from '@wordgame/testkit';
 import { upsertProduct } from '../../../apps/backend/src/catalog/catalog.store.js';
 import { loadBackendConfig } from '../../../apps/backend/src/config/index.js';
 import type { Database } from '../../../apps/backend/src/db/database.js';
-import { migrateToLatest } from '../../../apps/backend/src/db/migrate.js';
 import { auditLedger } from '../../../apps/backend/src/ledger/audit.js';
 import type { BotCommands } from '../../../apps/backend/src/botcommands/index.js';
 import type { PaymentDeps } from '../../../apps/backend/src/payments/deps.js';
@@ -16,7 +15,7 @@ import { paymentDeps } from '../../../apps/backend/src/payments/module.js';
 import { createStarRefunder, type StarRefunder } from '../../../apps/backend/src/payments/refunds/star-refunds.js';
 import { StarPlatform, type Fate } from '../../../apps/backend/test/support/star-platform.js';
 import { DECLINE, forwardPayment, validatePreCheckout } from '../../../apps/backend/src/payments/stars/intake.js';
-import { freshPostgres } from '../../../apps/backend/src/testing/databases.js';
+import { freshMigratedPostgres } from '../../../apps/backend/src/testing/databases.js';
 import { PaymentOutbox } from '../../../apps/bot/src/payments/outbox.store.js';
 import {
   decidePreCheckout,
@@ -92,8 +91,7 @@ describe('money conservation with the bot outbox: backend unreachable while paym
   let clock = Date.now();
 
   beforeAll(async () => {
-    pg = await freshPostgres();
-    await migrateToLatest(pg.db);
+    pg = await freshMigratedPostgres();
     const config = loadBackendConfig({
       ...TEST_SERVICE_TOKENS,
       ...TEST_RATE_LIMITS,

@@ -1,4 +1,4 @@
 /**
  * The testing module's one public entry: fresh databases for tests (PostgreSQL or PGlite).
  */
-export { freshPglite, freshPostgres } from './databases.js';
+export { freshMigratedPostgres, freshPglite, freshPostgres, migratedTemplateName } from './databases.js';

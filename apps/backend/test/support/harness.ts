@@ -10,7 +10,7 @@ import { TEST_RATE_LIMITS, TEST_SERVICE_TOKENS } from '@wordgame/testkit';
 import { buildBackend, type BackendApp, type BackendOptions } from '../../src/app.js';
 import { loadBackendConfig } from '../../src/config/index.js';
 import type { Database } from '../../src/db/database.js';
-import { freshPostgres } from '../../src/testing/databases.js';
+import { freshMigratedPostgres } from '../../src/testing/databases.js';
 import { upsertOperator } from '../../src/operators/operators.store.js';
 import { OPERATOR_SESSION_HEADER, signIn } from '../../src/operators/sessions.js';
 
@@ -58,7 +58,7 @@ export async function startHarness(
   warnings?: Array<Record<string, unknown>>,
   options: BackendOptions = {},
 ): Promise<Harness> {
-  const pg = await freshPostgres();
+  const pg = await freshMigratedPostgres();
   const mailDir = await mkdtemp(path.join(tmpdir(), 'backend-mail-'));
   const config = loadBackendConfig({
     BACKEND_PORT: '0',

@@ -3,8 +3,7 @@ import { startProviderEmulator, type ProviderEmulator } from '@wordgame/provider
 import { upsertProduct } from '../../src/catalog/catalog.store.js';
 import { loadBackendConfig, type BackendConfig } from '../../src/config/index.js';
 import type { Database } from '../../src/db/database.js';
-import { migrateToLatest } from '../../src/db/migrate.js';
-import { freshPostgres } from '../../src/testing/databases.js';
+import { freshMigratedPostgres } from '../../src/testing/databases.js';
 import { SHOPS, SHOPS_ENV } from '../payments-support.js';
 
 /** What the payments property tests run against: a migrated database, the provider emulator, config and one pack. */
@@ -19,8 +18,7 @@ export interface PropertyWorld {
 
 /** Starts a PropertyWorld; `env` adds backend variables. */
 export async function startPropertyWorld(title: string, env: Record<string, string> = {}): Promise<PropertyWorld> {
-  const pg = await freshPostgres();
-  await migrateToLatest(pg.db);
+  const pg = await freshMigratedPostgres();
   const emulator = await startProviderEmulator({ shops: [SHOPS.direct, SHOPS.vk], autoNotify: false });
   const config = loadBackendConfig({
     ...TEST_SERVICE_TOKENS,

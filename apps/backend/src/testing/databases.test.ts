@@ -1,0 +1,36 @@
+import { randomBytes } from 'node:crypto';
+import { adminQuery, testServerUrl } from '@wordgame/testkit';
+import pg from 'pg';
+import { migrations } from '../db/migrations/index.js';
+import { freshMigratedPostgres, migratedTemplateName } from './databases.js';
+
+describe('fresh migrated databases', () => {
+  it('are clones of one migrated template per migration set, made once however many suites start together', async () => {
+    expect(migratedTemplateName()).toMatch(/^t_template_[0-9a-f]{16}$/);
+    // A template of its own (the shared one stays for the suites running beside this one), built from nothing.
+    const template = `${migratedTemplateName()}_t${randomBytes(3).toString('hex')}`;
+    const clones = await Promise.all([0, 1, 2].map(() => freshMigratedPostgres({ template })));
+    try {
+      for (const clone of clones) {
+        const applied = await clone.db
+          .selectFrom('kysely_migration' as never)
+          .select('name' as never)
+          .execute();
+        expect(applied).toHaveLength(Object.keys(migrations).length);
+      }
+      const admin = new pg.Client({ connectionString: testServerUrl() });
+      await admin.connect();
+      try {
+        const found = await admin.query<{ datname: string }>("select datname from pg_database where datname like 't_template_%'");
+        expect(found.rows.map((r) => r.datname)).toContain(template);
+        expect(found.rows.filter((r) => r.datname === template)).toHaveLength(1);
+        expect(found.rows.filter((r) => r.datname.startsWith(`${template}_`))).toEqual([]);
+      } finally {
+        await admin.end();
+      }
+    } finally {
+      await Promise.all(clones.map((c) => c.close()));
+      await adminQuery(testServerUrl(), `drop database if exists ${template}`);
+    }
+  }, 120_000);
+});
