@@ -161,7 +161,10 @@ describe('bots with one instance_id (two real bot processes, a gateway process, 
     bot(gw.botlinkUrl, { OWNS_UPDATES: 'false' });
     await eventually(async () => sample(await gw.metrics(), 'botlink_connected_bots') === 2, 60_000);
     // Distinct ids of the opened Links (a process that reconnects under load opens again with its own id).
-    const ids = [...new Set(gw.proc.logs.filter((l) => l['msg'] === 'bot link opened').map((l) => String(l['instanceId'])))];
+    // The log lines come through the gateway's stdout pipe, which may trail its metrics: wait for them.
+    const distinct = () => [...new Set(gw.proc.logs.filter((l) => l['msg'] === 'bot link opened').map((l) => String(l['instanceId'])))];
+    await eventually(() => distinct().length >= 2, 30_000);
+    const ids = distinct();
     expect(ids).toHaveLength(2);
     const host = `${hostname().slice(0, 100)}-`;
     for (const id of ids) {

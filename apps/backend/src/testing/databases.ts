@@ -11,11 +11,16 @@ export { testServerUrl };
  * A fresh, empty PostgreSQL database on the test server, dropped again by `close()`. Each suite
  * gets its own so suites run in parallel without seeing each other's rows.
  */
-export async function freshPostgres(): Promise<Database & { url: string }> {
+export function freshPostgres(): Promise<Database & { url: string }> {
+  return freshDatabase();
+}
+
+/** A new database on the test server (a copy of `template` when given), with a pool; `close()` drops it. */
+async function freshDatabase(template?: string): Promise<Database & { url: string }> {
   const serverUrl = testServerUrl();
   // eslint-disable-next-line no-restricted-syntax -- a unique database name, not a rule that depends on time
   const name = `t_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
-  await adminQuery(serverUrl, `create database ${name}`);
+  await adminQuery(serverUrl, `create database ${name}${template === undefined ? '' : ` template ${template}`}`);
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   const database = await openDatabase({ url: url.toString(), poolMax: 10 });
@@ -81,22 +86,7 @@ async function ensureMigratedTemplate(serverUrl: string, template: string): Prom
  * `template` names another template (the template's own test, which must not drop the shared one).
  */
 export async function freshMigratedPostgres(options: { template?: string } = {}): Promise<Database & { url: string }> {
-  const serverUrl = testServerUrl();
-  const template = await ensureMigratedTemplate(serverUrl, options.template ?? migratedTemplateName());
-  // eslint-disable-next-line no-restricted-syntax -- a unique database name, not a rule that depends on time
-  const name = `t_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
-  await adminQuery(serverUrl, `create database ${name} template ${template}`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  const database = await openDatabase({ url: url.toString(), poolMax: 10 });
-  return {
-    ...database,
-    url: url.toString(),
-    close: async () => {
-      await database.close();
-      await adminQuery(serverUrl, `drop database if exists ${name} with (force)`);
-    },
-  };
+  return freshDatabase(await ensureMigratedTemplate(testServerUrl(), options.template ?? migratedTemplateName()));
 }
 
 /** A throwaway in-memory PGlite database. */
