@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import net from 'node:net';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -47,7 +48,7 @@ describe('the local stack', () => {
     expect((await fetch(`${stack.urls.backend}/health`)).status).toBe(200);
     expect((await fetch(`${stack.urls.botHealth}/health`)).status).toBe(200);
     expect(existsSync(join(data, 'certs', 'ca.crt'))).toBe(true);
-    expect(existsSync(join(data, 'pglite'))).toBe(true);
+    expect(existsSync(join(data, 'postgres', 'PG_VERSION'))).toBe(true);
   });
 
   it('wires the generated service tokens: the gateway reaches the backend, a caller without the token does not', async () => {
@@ -134,4 +135,41 @@ describe('the local stack', () => {
     const codes = await Promise.all(stack.processes.map((p) => p.exited));
     expect(codes).toEqual([0, 0, 0, 0, 0, 0]);
   }, 60_000);
+});
+
+/** A database that cannot start stops `npm start` at once with PostgreSQL's own words, not after the readiness wait. */
+describe('the local stack when its database cannot start', () => {
+  it('fails with the database process’s exit and the server’s log lines, and leaves the cluster for the next start', async () => {
+    const data = mkdtempSync(join(tmpdir(), 'wordgame-stack-busy-'));
+    const taken = net.createServer();
+    await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
+    const port = (taken.address() as net.AddressInfo).port;
+    const free = async () => freePort();
+    const ports: StackPorts = {
+      database: port,
+      platform: await free(),
+      provider: await free(),
+      backend: await free(),
+      gatewayHttp: await free(),
+      botlink: await free(),
+      botHealth: await free(),
+      gatewayInternal: await free(),
+      gatewayMetrics: await free(),
+      backendMetrics: await free(),
+    };
+    const lines: string[] = [];
+    try {
+      // A wait that the failure must cut short: jest's own timeout below is far shorter.
+      await expect(
+        startStack({ root, dataDir: data, ports, write: (l) => lines.push(l), readyTimeoutMs: 3_600_000, logLevel: 'warn' }),
+      ).rejects.toThrow(
+        /database exited with code 1 before it was ready:[\s\S]*could not bind IPv4 address "127\.0\.0\.1": Address already in use/,
+      );
+      expect(lines.some((l) => l.startsWith('[database]') && l.includes('Address already in use'))).toBe(true);
+      expect(existsSync(join(data, 'postgres', 'PG_VERSION'))).toBe(true);
+    } finally {
+      await new Promise((r) => taken.close(r));
+      rmSync(data, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

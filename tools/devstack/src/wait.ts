@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { serverAnswers } from '@wordgame/testkit';
 
 /** Resolves once `check` returns true, polling every `intervalMs`; rejects after `timeoutMs`. */
 export async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number, intervalMs = 200): Promise<void> {
@@ -32,4 +33,9 @@ export function tcpOpen(host: string, port: number): Promise<boolean> {
       resolve(false);
     });
   });
+}
+
+/** True when the PostgreSQL server at `url` accepts a connection and a query on that database. */
+export async function pgAnswers(url: string): Promise<boolean> {
+  return (await serverAnswers(url)) === undefined;
 }
