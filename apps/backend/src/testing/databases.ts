@@ -25,8 +25,3 @@ export async function freshPostgres(): Promise<Database & { url: string }> {
     },
   };
 }
-
-/** A throwaway in-memory PGlite database. */
-export function freshPglite(): Promise<Database> {
-  return openDatabase({ pgliteDir: 'memory://' });
-}

@@ -1,4 +1,4 @@
 /**
- * The testing module's one public entry: fresh databases for tests (PostgreSQL or PGlite).
+ * The testing module's one public entry: fresh PostgreSQL databases for tests.
  */
-export { freshPglite, freshPostgres } from './databases.js';
+export { freshPostgres } from './databases.js';
