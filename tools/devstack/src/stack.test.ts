@@ -141,7 +141,8 @@ describe('the local stack', () => {
 describe('the local stack when its database cannot start', () => {
   it('fails with the database process’s exit and the server’s log lines, and leaves the cluster for the next start', async () => {
     const data = mkdtempSync(join(tmpdir(), 'wordgame-stack-busy-'));
-    const taken = net.createServer();
+    // The port is taken by a listener that drops every connection (so close() below waits for none).
+    const taken = net.createServer((socket) => socket.destroy());
     await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
     const port = (taken.address() as net.AddressInfo).port;
     const free = async () => freePort();
