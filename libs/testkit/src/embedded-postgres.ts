@@ -9,6 +9,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readlinkSync,
+  realpathSync,
   rmdirSync,
   renameSync,
   rmSync,
@@ -146,6 +147,15 @@ function placeData(wanted: string, as: RunAs | undefined): string {
   return elsewhere;
 }
 
+/** True when both paths name one folder (false when either cannot be resolved). */
+function sameFolder(a: string, b: string): boolean {
+  try {
+    return realpathSync(a) === realpathSync(b);
+  } catch {
+    return false;
+  }
+}
+
 /** Options of startPostgresCluster. */
 export interface ClusterOptions {
   /** The data folder: initdb'd when it holds no cluster yet, reused as it is when it does. */
@@ -262,6 +272,19 @@ export async function startPostgresCluster(options: ClusterOptions): Promise<Pos
     const client = new pg.Client({ connectionString: admin });
     await client.connect();
     try {
+      // The server that answered must be this one: another one on the port (ours then fails to bind) is not.
+      const served = await client.query<{ data_directory: string }>('show data_directory');
+      const theirs = served.rows[0]?.data_directory ?? '';
+      if (!sameFolder(theirs, data)) {
+        const exit = await Promise.race([
+          early.then(
+            () => '',
+            (err: unknown) => messageOf(err),
+          ),
+          new Promise<string>((r) => setTimeout(() => r(''), 2_000)),
+        ]);
+        throw new Error(exit || `another PostgreSQL answers on ${host}:${options.port} (data in ${theirs}), not the one on ${data}`);
+      }
       const found = await client.query('select 1 from pg_database where datname = $1', [options.database]);
       if (found.rowCount === 0) await client.query(`create database "${options.database.replaceAll('"', '""')}"`);
     } finally {

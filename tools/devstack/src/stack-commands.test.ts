@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { readStackEnv } from '@wordgame/config';
@@ -70,6 +70,8 @@ describe('the backend commands while the dev stack runs', () => {
 
   beforeAll(async () => {
     data = mkdtempSync(join(tmpdir(), 'wordgame-stack-commands-'));
+    // As root the database runs as `postgres`, who must enter the folder (mkdtemp makes it 0700).
+    chmodSync(data, 0o755);
     ports = {
       database: await freePort(),
       platform: await freePort(),

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import net from 'node:net';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort } from '@wordgame/testkit';
@@ -20,6 +20,8 @@ describe('the local stack', () => {
 
   beforeAll(async () => {
     data = mkdtempSync(join(tmpdir(), 'wordgame-stack-'));
+    // As root the database runs as `postgres`, who must enter the folder (mkdtemp makes it 0700).
+    chmodSync(data, 0o755);
     const ports: StackPorts = {
       database: await freePort(),
       platform: await freePort(),
@@ -134,6 +136,8 @@ describe('the local stack', () => {
     await stack.stop();
     const codes = await Promise.all(stack.processes.map((p) => p.exited));
     expect(codes).toEqual([0, 0, 0, 0, 0, 0]);
+    // PostgreSQL's own last line of a fast shutdown: the next start needs no recovery.
+    expect(lines.some((l) => l.startsWith('[database]') && l.includes('database system is shut down'))).toBe(true);
   }, 60_000);
 });
 
@@ -141,6 +145,8 @@ describe('the local stack', () => {
 describe('the local stack when its database cannot start', () => {
   it('fails with the database process’s exit and the server’s log lines, and leaves the cluster for the next start', async () => {
     const data = mkdtempSync(join(tmpdir(), 'wordgame-stack-busy-'));
+    // As root the database runs as `postgres`, who must enter the folder (mkdtemp makes it 0700).
+    chmodSync(data, 0o755);
     // The port is taken by a listener that drops every connection (so close() below waits for none).
     const taken = net.createServer((socket) => socket.destroy());
     await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));

@@ -228,7 +228,11 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       const died = running.exited.then((code) => {
         throw new Error(`${spec.name} exited with code ${code} before it was ready${lastLines(running)}`);
       });
-      await Promise.race([waitFor(spec.name, check, timeout), died]);
+      let gone = false;
+      void running.exited.then(() => (gone = true));
+      const waited = waitFor(spec.name, check, timeout, 200, () => gone);
+      void waited.catch(() => undefined);
+      await Promise.race([waited, died]);
       void died.catch(() => undefined);
       if (spec.name === 'database') {
         ensureDevOperator(root, urls.database);
