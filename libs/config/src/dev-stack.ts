@@ -1,5 +1,5 @@
 import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 
 /** The dev stack's credentials file inside its data folder (`.data/stack.env`, mode 0600). */
 export const STACK_ENV_FILE = 'stack.env';
