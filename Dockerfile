@@ -94,8 +94,7 @@ RUN mkdir -p /app/.data && chown 10001:10001 /app/.data
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["/usr/local/bin/wordgame-entrypoint"]
 
-# Backend: Connect service (h1 + h2c) over PostgreSQL (DATABASE_URL is required in the image: PGlite
-# is the dev stack's database and a devDependency).
+# Backend: Connect service (h1 + h2c) over PostgreSQL (DATABASE_URL is required).
 FROM runtime AS backend
 ENV NODE_ENV=production BACKEND_HOST=0.0.0.0 BACKEND_PORT=4000
 COPY --from=build /src/dist/apps/backend ./

@@ -48,7 +48,8 @@ export function entryOf(root, project) {
 /**
  * The problems in one esbuild metafile (paths relative to `root`): each import of a bundled file
  * must be a Node builtin, a relative path, or a package in the `dependencies` of the workspace
- * project that owns the file (or, for a dynamic `import()` only, in its `devDependencies`). Returns one line per problem; empty means the bundle runs on its
+ * project that owns the file, a dynamic `import()` too (no dev-only path is left in a bundle: the
+ * backend runs on PostgreSQL alone). Returns one line per problem; empty means the bundle runs on its
  * declared dependencies alone.
  */
 export function metafileProblems(root, metafile) {
@@ -59,10 +60,6 @@ export function metafileProblems(root, metafile) {
     return manifests.get(project);
   };
   const depsOf = (project) => new Set(Object.keys(manifestOf(project).dependencies ?? {}));
-  // A dev-only path (the backend's PGlite when no DATABASE_URL is set) may `await import()` a
-  // devDependency: the bundle keeps the import unresolved, the image lacks the package, and the code
-  // turns the missing module into a clear error. A static import of one is still a problem.
-  const devDynamic = (project, name, kind) => kind === 'dynamic-import' && Object.hasOwn(manifestOf(project).devDependencies ?? {}, name);
   const problems = [];
   for (const [file, input] of Object.entries(metafile.inputs)) {
     const owner = projects.find((p) => file.startsWith(`${p}/`));
@@ -71,8 +68,7 @@ export function metafileProblems(root, metafile) {
       const spec = imp.original ?? imp.path;
       if (spec.startsWith('.') || spec.startsWith('node:') || builtins.has(spec) || (!imp.external && !spec.startsWith('@'))) continue;
       const name = packageName(spec);
-      if (!depsOf(owner).has(name) && !devDynamic(owner, name, imp.kind))
-        problems.push(`${file} imports ${name}, which is not in the dependencies of ${owner}/package.json`);
+      if (!depsOf(owner).has(name)) problems.push(`${file} imports ${name}, which is not in the dependencies of ${owner}/package.json`);
     }
   }
   return [...new Set(problems)];

@@ -1,6 +1,6 @@
 // The check that no dev-only package reaches a production image: lists every package installed
 // under the image's /app/node_modules (nested ones too) and fails on each that npm's lockfile marks
-// as reachable only through devDependencies (`dev` or `devOptional`: PGlite, vite, typescript, jest
+// as reachable only through devDependencies (`dev` or `devOptional`: vite, typescript, jest, esbuild
 // …). The lockfile is npm's own closure of every workspace's devDependencies, so the deny list is
 // derived, not kept by hand. `npm run images` and CI run it on every product image.
 // Usage: node tools/build/dev-deps-check.mjs <image> [<image> …]   (podman, or WORDGAME_ENGINE=docker)

@@ -101,15 +101,14 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
     async start() {
       database = await openDatabase({
         url: config.DATABASE_URL,
-        pgliteDir: config.PGLITE_DIR,
         poolMax: config.DB_POOL_MAX,
         statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS,
         logger,
       });
       const applied = await migrateToLatest(database.db);
-      logger.info({ dialect: database.dialect, applied }, 'database ready');
+      logger.info({ applied }, 'database ready');
 
-      if (config.BACKEND_SEED_CATALOG ?? config.DATABASE_URL === undefined) {
+      if (config.BACKEND_SEED_CATALOG) {
         const seeded = await seedDevCatalog(database.db, clock());
         if (seeded > 0) logger.info({ products: seeded }, 'dev catalog seeded');
       }
@@ -117,7 +116,7 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
       const db = database;
       const check = () => checkSystem(db, startedAt, BACKEND_VERSION, clock);
       const mailer = mailerFor(config, clock);
-      const limits = createLimits(limitSettings(config), db.pool ? { kind: 'postgres', pool: db.pool } : { kind: 'memory' });
+      const limits = createLimits(limitSettings(config), { kind: 'postgres', pool: db.pool });
       const sessions = sessionDeps(config, db, logger, mailer, limits, clock);
       const payments = paymentDeps(config, db.db, logger, { mailer, metrics, now: clock });
       rereads = payments.rereads;

@@ -6,23 +6,30 @@ import { createLogger } from '@wordgame/logging';
 import { buildBackend, type BackendApp } from '../src/app.js';
 import { ConfigError } from '@wordgame/config';
 import { inflightGraceMs, loadBackendConfig } from '../src/config/index.js';
-import { natsUserKeys, TEST_SERVICE_TOKENS } from '@wordgame/testkit';
+import { freshDatabase, natsUserKeys, TEST_SERVICE_TOKENS, type FreshDatabase } from '@wordgame/testkit';
 import { backendTransport } from './support/harness.js';
 
 const logger = createLogger('backend-test', 'silent');
+/** A database URL for the config-only checks below (nothing connects to it). */
+const A_DATABASE = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/unused' };
 
 describe('backend service', () => {
   let app: BackendApp;
   let url: string;
+  let database: FreshDatabase;
 
   beforeAll(async () => {
+    database = await freshDatabase('app');
     app = buildBackend(
-      loadBackendConfig({ ...TEST_SERVICE_TOKENS, BACKEND_PORT: '0', BACKEND_METRICS_PORT: '0', PGLITE_DIR: 'memory://' }),
+      loadBackendConfig({ ...TEST_SERVICE_TOKENS, BACKEND_PORT: '0', BACKEND_METRICS_PORT: '0', DATABASE_URL: database.url }),
       logger,
     );
     ({ url } = await app.start());
   });
-  afterAll(() => app.stop());
+  afterAll(async () => {
+    await app.stop();
+    await database.drop();
+  });
 
   it('answers SystemService.Check over Connect on h2c with a FlatBuffers body', async () => {
     const client = createClient(backendApi.SystemService, backendTransport(url));
@@ -37,7 +44,7 @@ describe('backend service', () => {
       }),
     );
     expect(status.status).toBe('ok');
-    expect(status.database).toBe('pglite');
+    expect(status.database).toBe('postgres');
     expect(status.latency).toBeGreaterThanOrEqual(0n);
   });
 
@@ -50,7 +57,7 @@ describe('backend service', () => {
   it('serves GET /health over HTTP/1.1 without a token, and a JSON 404 elsewhere to the gateway', async () => {
     const res = await fetch(`${url}/health`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ status: 'ok', database: 'pglite' });
+    expect(await res.json()).toMatchObject({ status: 'ok', database: 'postgres' });
     expect((await fetch(`${url}/nope`)).status).toBe(401);
     const missing = await fetch(`${url}/nope`, { headers: { authorization: `Bearer ${TEST_SERVICE_TOKENS.BACKEND_SERVICE_TOKEN}` } });
     expect(missing.status).toBe(404);
@@ -73,10 +80,14 @@ describe('backend main', () => {
     expect(run.stderr).toMatch(/DATABASE_URL: must be a URL/);
   });
 
+  it('refuses to start without DATABASE_URL: PostgreSQL is the one database', () => {
+    expect(() => loadBackendConfig({ ...TEST_SERVICE_TOKENS })).toThrow(/DATABASE_URL: .*\(missing\)/);
+  });
+
   it('refuses to start without both service tokens, with a short one, or with one token for both directions; never echoing them', () => {
     const problems = (env: Record<string, string>) => {
       try {
-        loadBackendConfig(env);
+        loadBackendConfig({ ...A_DATABASE, ...env });
       } catch (err: unknown) {
         if (err instanceof ConfigError) return err.problems.join('\n');
         throw err;
@@ -97,7 +108,7 @@ describe('backend main', () => {
   it('refuses NATS without an NKEY seed, with credentials in the URL, with mixed schemes or a CA for plain nats://; never echoing the seed', () => {
     const problems = (env: Record<string, string>) => {
       try {
-        loadBackendConfig({ ...TEST_SERVICE_TOKENS, ...env });
+        loadBackendConfig({ ...A_DATABASE, ...TEST_SERVICE_TOKENS, ...env });
       } catch (err: unknown) {
         if (err instanceof ConfigError) return err.problems.join('\n');
         throw err;
@@ -123,7 +134,7 @@ describe('backend main', () => {
   });
 
   it('refuses a drain delay that leaves the stop grace no room for in-flight calls and closing; derives the in-flight grace', () => {
-    const config = (env: Record<string, string>) => loadBackendConfig({ ...TEST_SERVICE_TOKENS, ...env });
+    const config = (env: Record<string, string>) => loadBackendConfig({ ...A_DATABASE, ...TEST_SERVICE_TOKENS, ...env });
     const problems = (env: Record<string, string>) => {
       try {
         config(env);
@@ -147,7 +158,8 @@ describe('backend main', () => {
 });
 
 describe('card shops (BACKEND_YOOKASSA_SHOPS)', () => {
-  const shops = (value: string) => loadBackendConfig({ ...TEST_SERVICE_TOKENS, BACKEND_YOOKASSA_SHOPS: value }).BACKEND_YOOKASSA_SHOPS;
+  const shops = (value: string) =>
+    loadBackendConfig({ ...A_DATABASE, ...TEST_SERVICE_TOKENS, BACKEND_YOOKASSA_SHOPS: value }).BACKEND_YOOKASSA_SHOPS;
 
   it('reads the currency each shop settles in, RUB unless named', () => {
     expect(shops('direct:s1:key-one:test,vk:s2:key-two:live:KZT')).toEqual({
@@ -171,12 +183,13 @@ describe('card shops (BACKEND_YOOKASSA_SHOPS)', () => {
 
 describe('backend probes', () => {
   it('answers /livez while the process serves and /readyz only while the database answers, both without a token', async () => {
+    const database = await freshDatabase('probes');
     const app = buildBackend(
       loadBackendConfig({
         ...TEST_SERVICE_TOKENS,
         BACKEND_PORT: '0',
         BACKEND_METRICS_PORT: '0',
-        PGLITE_DIR: 'memory://',
+        DATABASE_URL: database.url,
         REAPER_INTERVAL_MS: '0',
         MODERATION_LAPSE_INTERVAL_MS: '0',
         STAR_REFUND_INTERVAL_MS: '0',
@@ -188,7 +201,7 @@ describe('backend probes', () => {
       expect((await fetch(`${url}/livez`)).status).toBe(200);
       const ready = await fetch(`${url}/readyz`);
       expect(ready.status).toBe(200);
-      expect(await ready.json()).toMatchObject({ status: 'ok', database: 'pglite' });
+      expect(await ready.json()).toMatchObject({ status: 'ok', database: 'postgres' });
       await db.destroy();
       const notReady = await fetch(`${url}/readyz`);
       expect(notReady.status).toBe(503);
@@ -196,6 +209,7 @@ describe('backend probes', () => {
       expect((await fetch(`${url}/livez`)).status).toBe(200);
     } finally {
       await app.stop().catch(() => undefined);
+      await database.drop();
     }
   });
 });

@@ -159,8 +159,8 @@ describe('catalog editor (CatalogAdminService)', () => {
     await expect(h.database.db.insertInto('catalog_products').values({ title: 'a<b' }).execute()).rejects.toThrow(/check/i);
   });
 
-  it('seeds the dev catalog on PGlite (no DATABASE_URL) and only into an empty catalog', async () => {
-    const dev = await startHarness({ DATABASE_URL: '', PGLITE_DIR: 'memory://' });
+  it('seeds the dev catalog when BACKEND_SEED_CATALOG says so (npm start does) and only into an empty catalog', async () => {
+    const dev = await startHarness({ BACKEND_SEED_CATALOG: 'true' });
     try {
       const client = dev.client(backendApi.CatalogAdminService);
       const res = await client.listProducts({ body: encodeTable((b) => fb.ProductListQuery.createProductListQuery(b, true)) });

@@ -128,7 +128,11 @@ describe('backend connection cap', () => {
   });
 
   it('refuses caps that do not fit under the open-file limit, naming the variables', () => {
-    const env = { BACKEND_SERVICE_TOKEN: 'b'.repeat(32), GATEWAY_INTERNAL_TOKEN: 'g'.repeat(32) };
+    const env = {
+      BACKEND_SERVICE_TOKEN: 'b'.repeat(32),
+      GATEWAY_INTERNAL_TOKEN: 'g'.repeat(32),
+      DATABASE_URL: 'postgres://127.0.0.1/unused',
+    };
     expect(() => loadBackendConfig({ ...env, BACKEND_MAX_CONNECTIONS: '1000000', BACKEND_METRICS_MAX_CONNECTIONS: '1000000' })).toThrow(
       /BACKEND_MAX_CONNECTIONS: the connection caps \(BACKEND_MAX_CONNECTIONS=1000000, BACKEND_METRICS_MAX_CONNECTIONS=1000000\) must fit under the open-file limit/,
     );

@@ -1,22 +1,28 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freshDatabase, type FreshDatabase } from '@wordgame/testkit';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 describe('npm run operator:create -w apps/backend', () => {
-  const name = `.data/operator-cli-test-${process.pid}`;
-  afterAll(() => {
-    rmSync(join(ROOT, name), { recursive: true, force: true });
-    rmSync(join(ROOT, 'apps/backend', name), { recursive: true, force: true });
+  let database: FreshDatabase;
+  let noStack: string;
+  beforeAll(async () => {
+    database = await freshDatabase('opcli');
+    noStack = mkdtempSync(join(tmpdir(), 'no-dev-stack-'));
+  });
+  afterAll(async () => {
+    await database.drop();
+    rmSync(noStack, { recursive: true, force: true });
   });
 
-  const create = (cwd: string, args: string[], login: string) =>
+  const create = (cwd: string, args: string[], login: string, env: Record<string, string>) =>
     spawnSync('npm', ['run', '--silent', 'operator:create', ...args, '--', login, 'viewer'], {
       cwd,
-      // DEV_STACK_DIR empty: this store, never a dev stack the developer may be running in .data.
-      env: { ...process.env, PGLITE_DIR: name, DATABASE_URL: '', DEV_STACK_DIR: '', OPERATOR_PASSWORD: 'cli test password' },
+      env: { ...process.env, OPERATOR_PASSWORD: 'cli test password', ...env },
       encoding: 'utf8',
       timeout: 120_000,
     });
@@ -25,16 +31,24 @@ describe('npm run operator:create -w apps/backend', () => {
     ['the repository root, with -w apps/backend', '', ['-w', 'apps/backend'], 'cli-root'],
     ['a folder inside apps/backend', 'apps/backend/src', [], 'cli-inside'],
   ])(
-    'writes to the PGlite store named relative to the repository root when run from %s',
-    (_where, folder, args, login) => {
-      const run = create(join(ROOT, folder), args, login);
+    'writes to the database DATABASE_URL names when run from %s',
+    async (_where, folder, args, login) => {
+      // DEV_STACK_DIR empty: this database, never a dev stack the developer may be running in .data.
+      const run = create(join(ROOT, folder), args, login, { DATABASE_URL: database.url, DEV_STACK_DIR: '' });
       expect(run.stderr).toBe('');
       expect(run.status).toBe(0);
       expect(JSON.parse(run.stdout.trim().split('\n').pop() ?? '{}')).toMatchObject({ login, roles: ['viewer'] });
-      // The stack's store (npm start: <root>/.data/pglite) is where the operator lands, not apps/backend/.data.
-      expect(existsSync(join(ROOT, name))).toBe(true);
-      expect(existsSync(join(ROOT, 'apps/backend', name))).toBe(false);
+      const rows = await database.query<{ roles: string[] }>('select roles from operators where login = $1', [login]);
+      expect(rows.rows).toEqual([{ roles: ['viewer'] }]);
     },
     150_000,
   );
+
+  it('with no dev stack running and no DATABASE_URL, exits 1 saying to start the stack or set DATABASE_URL', () => {
+    const run = create(ROOT, ['-w', 'apps/backend'], 'cli-nowhere', { DATABASE_URL: '', DEV_STACK_DIR: noStack });
+    expect(run.stderr).toContain('no dev stack is running');
+    expect(run.stderr).toContain('start it (npm start), or set DATABASE_URL');
+    expect(run.stderr).toMatch(/DATABASE_URL/);
+    expect(run.status).toBe(1);
+  }, 150_000);
 });

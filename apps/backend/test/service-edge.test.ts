@@ -2,7 +2,15 @@ import http2 from 'node:http2';
 import { resolve } from 'node:path';
 import { create, toBinary } from '@bufbuild/protobuf';
 import { backendApi, encodeTable, fb } from '@wordgame/contracts';
-import { floodRequest, rssBytes, startChildService, TEST_SERVICE_TOKENS, type ChildService } from '@wordgame/testkit';
+import {
+  floodRequest,
+  freshDatabase,
+  rssBytes,
+  startChildService,
+  TEST_SERVICE_TOKENS,
+  type ChildService,
+  type FreshDatabase,
+} from '@wordgame/testkit';
 import { startHarness, type Harness } from './support/harness.js';
 import { newAccount } from './support/wallet.js';
 
@@ -88,7 +96,9 @@ describe('backend service edge: only the gateway may call, and it may not flood'
 describe('backend request size limit (a child process, its RSS measured)', () => {
   let backend: ChildService;
   let url: string;
+  let database: FreshDatabase;
   beforeAll(async () => {
+    database = await freshDatabase('edge');
     backend = await startChildService(
       ROOT,
       'apps/backend/src/main.ts',
@@ -96,7 +106,7 @@ describe('backend request size limit (a child process, its RSS measured)', () =>
         ...TEST_SERVICE_TOKENS,
         BACKEND_PORT: '0',
         BACKEND_METRICS_PORT: '0',
-        PGLITE_DIR: 'memory://',
+        DATABASE_URL: database.url,
         LOG_LEVEL: 'info',
         REAPER_INTERVAL_MS: '0',
         MODERATION_LAPSE_INTERVAL_MS: '0',
@@ -106,7 +116,10 @@ describe('backend request size limit (a child process, its RSS measured)', () =>
     );
     url = String(backend.ready['url']);
   }, 90_000);
-  afterAll(() => backend?.stop());
+  afterAll(async () => {
+    await backend?.stop();
+    await database?.drop();
+  });
 
   it('refuses a 100 MiB body early on the fast path, through connect-node and without a token, with RSS bounded', async () => {
     const before = rssBytes(backend.pid);

@@ -6,7 +6,7 @@ import { gate } from '../src/gate/gate.js';
 import { parsePlatformHeader, type Segment } from '../src/gate/context.js';
 import { auditLedger } from '../src/ledger/audit.js';
 import { grantChips } from '../src/ledger/postings/append.js';
-import { freshPglite, freshPostgres } from '../src/testing/databases.js';
+import { freshPostgres } from '../src/testing/databases.js';
 import { buy } from '../src/wallet/buy.js';
 import { benefitOriginOf, drawInOrder } from '../src/wallet/draw.js';
 import { newAccount } from './support/wallet.js';
@@ -124,28 +124,4 @@ describe('wallet.buy statement follows the draw rules', () => {
     },
     PROPERTY_DEADLINE_MS,
   );
-
-  it('runs on embedded PGlite too: a split buy, a replay and a refusal', async () => {
-    const lite = await freshPglite();
-    try {
-      await migrateToLatest(lite.db);
-      const id = await newAccount(lite.db);
-      await grantChips(lite.db, id, 'direct', 4n);
-      await grantChips(lite.db, id, 'vk', 10n);
-      const productId = await product(lite, 9n, 2n);
-      const first = await buy(lite.db, caller(id, 'direct;web'), productId, 'lite-1', new Date());
-      expect(first.draws).toEqual([
-        { segment: 'direct', amount: 4n },
-        { segment: 'vk', amount: 5n },
-      ]);
-      expect(first.benefitOrigin).toBe('vk');
-      expect(await buy(lite.db, caller(id, 'direct;web'), productId, 'lite-1', new Date())).toEqual({ ...first, replayed: true });
-      await expect(buy(lite.db, caller(id, 'direct;web'), productId, 'lite-2', new Date())).rejects.toMatchObject({
-        code: 'insufficient_chips',
-      });
-      expect((await auditLedger(lite.db)).problems).toEqual([]);
-    } finally {
-      await lite.close();
-    }
-  });
 });

@@ -39,7 +39,7 @@ describe('gateway HTTP edge', () => {
     backendStatus = 'ok';
     const ok = await fetch(`${base}/health`);
     expect(ok.status).toBe(200);
-    expect(await ok.json()).toMatchObject({ status: 'ok', backend: { status: 'ok', database: 'pglite' } });
+    expect(await ok.json()).toMatchObject({ status: 'ok', backend: { status: 'ok', database: 'postgres' } });
     backendStatus = 'degraded';
     expect((await fetch(`${base}/health`)).status).toBe(503);
     backendStatus = 'ok';

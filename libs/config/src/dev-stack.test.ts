@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { claimFolder, FolderInUseError, readStackEnv, removeStackEnv, withDevStack, writeStackEnv } from './dev-stack.js';
+import { readStackEnv, removeStackEnv, withDevStack, writeStackEnv } from './dev-stack.js';
 
 let dir: string;
 beforeEach(() => {
@@ -17,26 +17,6 @@ async function deadPid(): Promise<number> {
   await once(child, 'exit');
   return child.pid ?? 0;
 }
-
-describe('claimFolder', () => {
-  it('refuses a folder a live process holds, this one included, naming the holder', () => {
-    const release = claimFolder(join(dir, 'pglite'), 'the dev stack database server');
-    expect(() => claimFolder(join(dir, 'pglite'), 'a command')).toThrow(FolderInUseError);
-    expect(() => claimFolder(join(dir, 'pglite'), 'a command')).toThrow(
-      new RegExp(`open in process ${process.pid} \\(the dev stack database server\\)`),
-    );
-    release();
-    expect(existsSync(join(dir, 'pglite.lock'))).toBe(false);
-    claimFolder(join(dir, 'pglite'), 'a command')();
-  });
-
-  it('takes over a lock whose process is gone', async () => {
-    writeFileSync(join(dir, 'pglite.lock'), JSON.stringify({ pid: await deadPid(), holder: 'killed' }));
-    const release = claimFolder(join(dir, 'pglite'), 'a command');
-    expect(() => claimFolder(join(dir, 'pglite'), 'another')).toThrow(FolderInUseError);
-    release();
-  });
-});
 
 describe('stack.env', () => {
   it('is written with mode 0600 and removed by the stack that wrote it', () => {
@@ -68,7 +48,6 @@ describe('stack.env', () => {
       DATABASE_URL: 'postgres://postgres@127.0.0.1:5433/postgres',
       BACKEND_SERVICE_TOKEN: 'stack-token',
       LOG_LEVEL: 'warn',
-      PGLITE_DIR: join(dir, 'pglite'),
     });
     expect(notices).toEqual([expect.stringContaining('over DATABASE_URL from the environment') as unknown]);
     const production = { DATABASE_URL: 'postgres://db/prod' };
@@ -77,6 +56,8 @@ describe('stack.env', () => {
 
   it('withDevStack ignores a file left by a stack that is gone', async () => {
     writeFileSync(join(dir, 'stack.env'), `DEV_STACK_PID=${await deadPid()}\nDATABASE_URL=postgres://postgres@127.0.0.1:5433/postgres\n`);
-    expect(withDevStack({ DEV_STACK_DIR: dir }, () => undefined)).toEqual({ DEV_STACK_DIR: dir, PGLITE_DIR: join(dir, 'pglite') });
+    const notices: string[] = [];
+    expect(withDevStack({ DEV_STACK_DIR: dir }, (l) => notices.push(l))).toEqual({ DEV_STACK_DIR: dir });
+    expect(notices).toEqual([expect.stringMatching(/no dev stack is running .*start it \(npm start\), or set DATABASE_URL/) as unknown]);
   });
 });

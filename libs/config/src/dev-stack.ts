@@ -1,5 +1,5 @@
 import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 
 /** The dev stack's credentials file inside its data folder (`.data/stack.env`, mode 0600). */
 export const STACK_ENV_FILE = 'stack.env';
@@ -14,22 +14,6 @@ export const DEV_STACK_DIR = 'DEV_STACK_DIR';
 /** The variable in stack.env naming the process that wrote it (the running `npm start`). */
 export const DEV_STACK_PID = 'DEV_STACK_PID';
 
-/** A folder (PGlite's data) held by another live process. */
-export class FolderInUseError extends Error {
-  override readonly name = 'FolderInUseError';
-  constructor(
-    readonly folder: string,
-    readonly pid: number,
-    readonly holder: string,
-  ) {
-    super(
-      `${folder} is open in process ${pid} (${holder}); PGlite allows one process per folder, a second one would write beside it and lose the writes. ` +
-        'While `npm start` runs, run the backend commands through their npm scripts (npm run operator:create|reconcile|audit|migrate -w apps/backend), ' +
-        'which connect to the stack with the DATABASE_URL in .data/stack.env; or stop that process first.',
-    );
-  }
-}
-
 /** True while a process with this id exists (EPERM: it exists, owned by someone else). */
 export function processAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
@@ -38,46 +22,6 @@ export function processAlive(pid: number): boolean {
     return true;
   } catch (err: unknown) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-interface LockBody {
-  pid: number;
-  holder: string;
-}
-
-/**
- * Claims `folder` for this process with a lock file beside it (`<folder>.lock`, created
- * exclusively): throws FolderInUseError when a live process holds it (this one included), takes
- * over a lock whose process is gone. Answers the release, which removes the lock if still ours.
- * Every PGlite opener (the backend, its commands, the dev stack's database server) claims first.
- */
-export function claimFolder(folder: string, holder: string): () => void {
-  const lock = `${resolve(folder)}.lock`;
-  mkdirSync(dirname(lock), { recursive: true });
-  const body = `${JSON.stringify({ pid: process.pid, holder } satisfies LockBody)}\n`;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      writeFileSync(lock, body, { flag: 'wx', mode: 0o600 });
-      break;
-    } catch (err: unknown) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw err;
-      const held = readLock(lock);
-      if (held && processAlive(held.pid)) throw new FolderInUseError(resolve(folder), held.pid, held.holder);
-      rmSync(lock, { force: true });
-    }
-  }
-  return () => {
-    if (readLock(lock)?.pid === process.pid) rmSync(lock, { force: true });
-  };
-}
-
-function readLock(lock: string): LockBody | undefined {
-  try {
-    const parsed = JSON.parse(readFileSync(lock, 'utf8')) as Partial<LockBody>;
-    return typeof parsed.pid === 'number' ? { pid: parsed.pid, holder: String(parsed.holder ?? 'unknown') } : undefined;
-  } catch {
-    return undefined;
   }
 }
 
@@ -134,8 +78,8 @@ export function readStackEnv(dataDir: string, liveOnly = true): Record<string, s
  * DEV_STACK_DIR set and the stack that wrote `<DEV_STACK_DIR>/stack.env` running, that file's
  * values win over the environment (a DATABASE_URL exported for the tests must not send a write
  * elsewhere while the command says it went to the stack); `notice` is told the names it replaced.
- * PGLITE_DIR defaults to that folder's `pglite`. Without DEV_STACK_DIR (the commands bundled in
- * the images) or with no running stack, `source` is answered as it is.
+ * Without DEV_STACK_DIR (the commands bundled in the images) `source` is answered as it is; with
+ * it but no running stack and no DATABASE_URL, `notice` is told to start the stack or set one.
  */
 export function withDevStack(
   source: Record<string, string | undefined> = process.env,
@@ -144,9 +88,12 @@ export function withDevStack(
   const dir = source[DEV_STACK_DIR];
   if (!dir) return source;
   const merged: Record<string, string | undefined> = { ...source };
-  if (!merged['PGLITE_DIR']) merged['PGLITE_DIR'] = join(dir, 'pglite');
   const stack = readStackEnv(dir);
-  if (!stack) return merged;
+  if (!stack) {
+    if (!merged['DATABASE_URL'])
+      notice(`no dev stack is running with ${join(dir, STACK_ENV_FILE)}: start it (npm start), or set DATABASE_URL to the database to use`);
+    return merged;
+  }
   const replaced: string[] = [];
   for (const [name, value] of Object.entries(stack)) {
     const own = merged[name];

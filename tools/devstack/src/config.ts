@@ -3,7 +3,7 @@ import { z } from 'zod';
 
 /** The ports the stack listens on (all on 127.0.0.1). */
 export interface StackPorts {
-  /** The PGlite database served over the PostgreSQL protocol (the stack's DATABASE_URL). */
+  /** The embedded PostgreSQL (the stack's DATABASE_URL). */
   database: number;
   platform: number;
   provider: number;

@@ -28,7 +28,7 @@ process.stdout.write(
     `  gateway   REST /api/v1, console /_gm, /health             ${u.gateway}`,
     `  gateway   Prometheus /metrics (loopback only)             ${u.metrics}`,
     `  gateway   BotLink gRPC (mutual TLS)                       ${u.botlink}`,
-    `  database  PGlite in .data/pglite, PostgreSQL protocol     ${u.database}`,
+    `  database  PostgreSQL 15 (embedded) in .data/postgres      ${u.database}`,
     `  backend   Connect (h2c) + /health                         ${u.backend}`,
     `  bot       loopback health probe                           ${u.botHealth}/health`,
     `  platform  chat-platform (Bot API) emulator                ${u.platform}`,

@@ -14,6 +14,13 @@ export interface Running {
   spec: ProcessSpec;
   child: ChildProcess;
   exited: Promise<number | null>;
+  /** Its last output lines (up to 20), for the error when it exits before it is ready. */
+  tail: string[];
+}
+
+/** A process's last output lines, on lines of their own after a colon ('' when it wrote nothing). */
+export function lastLines(running: Running): string {
+  return running.tail.length === 0 ? '' : `:\n${running.tail.join('\n')}`;
 }
 
 /**
@@ -28,11 +35,17 @@ export function startProcess(spec: ProcessSpec, cwd: string, write: (line: strin
     detached: true,
   });
   const label = `[${spec.name}]`.padEnd(11);
+  const tail: string[] = [];
   for (const stream of [child.stdout, child.stderr]) {
-    if (stream) createInterface({ input: stream }).on('line', (line) => write(`${label} ${line}`));
+    if (stream)
+      createInterface({ input: stream }).on('line', (line) => {
+        tail.push(line);
+        if (tail.length > 20) tail.shift();
+        write(`${label} ${line}`);
+      });
   }
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? (signal ? 128 : null))));
-  return { spec, child, exited };
+  return { spec, child, exited, tail };
 }
 
 /** Sends SIGTERM and waits up to `graceMs`, then SIGKILLs the group. */

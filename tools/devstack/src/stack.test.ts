@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort } from '@wordgame/testkit';
@@ -19,6 +20,8 @@ describe('the local stack', () => {
 
   beforeAll(async () => {
     data = mkdtempSync(join(tmpdir(), 'wordgame-stack-'));
+    // As root the database runs as `postgres`, who must enter the folder (mkdtemp makes it 0700).
+    chmodSync(data, 0o755);
     const ports: StackPorts = {
       database: await freePort(),
       platform: await freePort(),
@@ -47,7 +50,7 @@ describe('the local stack', () => {
     expect((await fetch(`${stack.urls.backend}/health`)).status).toBe(200);
     expect((await fetch(`${stack.urls.botHealth}/health`)).status).toBe(200);
     expect(existsSync(join(data, 'certs', 'ca.crt'))).toBe(true);
-    expect(existsSync(join(data, 'pglite'))).toBe(true);
+    expect(existsSync(join(data, 'postgres', 'PG_VERSION'))).toBe(true);
   });
 
   it('wires the generated service tokens: the gateway reaches the backend, a caller without the token does not', async () => {
@@ -133,5 +136,47 @@ describe('the local stack', () => {
     await stack.stop();
     const codes = await Promise.all(stack.processes.map((p) => p.exited));
     expect(codes).toEqual([0, 0, 0, 0, 0, 0]);
+    // PostgreSQL's own last line of a fast shutdown: the next start needs no recovery.
+    expect(lines.some((l) => l.startsWith('[database]') && l.includes('database system is shut down'))).toBe(true);
   }, 60_000);
+});
+
+/** A database that cannot start stops `npm start` at once with PostgreSQL's own words, not after the readiness wait. */
+describe('the local stack when its database cannot start', () => {
+  it('fails with the database process’s exit and the server’s log lines, and leaves the cluster for the next start', async () => {
+    const data = mkdtempSync(join(tmpdir(), 'wordgame-stack-busy-'));
+    // As root the database runs as `postgres`, who must enter the folder (mkdtemp makes it 0700).
+    chmodSync(data, 0o755);
+    // The port is taken by a listener that drops every connection (so close() below waits for none).
+    const taken = net.createServer((socket) => socket.destroy());
+    await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
+    const port = (taken.address() as net.AddressInfo).port;
+    const free = async () => freePort();
+    const ports: StackPorts = {
+      database: port,
+      platform: await free(),
+      provider: await free(),
+      backend: await free(),
+      gatewayHttp: await free(),
+      botlink: await free(),
+      botHealth: await free(),
+      gatewayInternal: await free(),
+      gatewayMetrics: await free(),
+      backendMetrics: await free(),
+    };
+    const lines: string[] = [];
+    try {
+      // A wait that the failure must cut short: jest's own timeout below is far shorter.
+      await expect(
+        startStack({ root, dataDir: data, ports, write: (l) => lines.push(l), readyTimeoutMs: 3_600_000, logLevel: 'warn' }),
+      ).rejects.toThrow(
+        /database exited with code 1 before it was ready:[\s\S]*could not bind IPv4 address "127\.0\.0\.1": Address already in use/,
+      );
+      expect(lines.some((l) => l.startsWith('[database]') && l.includes('Address already in use'))).toBe(true);
+      expect(existsSync(join(data, 'postgres', 'PG_VERSION'))).toBe(true);
+    } finally {
+      await new Promise((r) => taken.close(r));
+      rmSync(data, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import { removeStackEnv, writeStackEnv } from '@wordgame/config';
 import { DEV_BOT_CLIENT_NAME, DEV_POLICY_LINKS, ensureDevCerts, randomServiceTokens } from '@wordgame/testkit';
 import { DEV_OPERATOR, ensureDevOperator } from './operator.js';
-import { startProcess, stopProcess, type ProcessSpec, type Running } from './processes.js';
-import { httpOk, tcpOpen, waitFor } from './wait.js';
+import { lastLines, startProcess, stopProcess, type ProcessSpec, type Running } from './processes.js';
+import { httpOk, pgAnswers, tcpOpen, waitFor } from './wait.js';
 import { DEFAULT_PORTS, type StackPorts } from './config.js';
 
 export { DEFAULT_PORTS, type StackPorts } from './config.js';
@@ -11,7 +11,7 @@ export { DEFAULT_PORTS, type StackPorts } from './config.js';
 export interface StackOptions {
   /** Repository root (where dist/ and node_modules/ are). */
   root: string;
-  /** Where PGlite data, certificates and the bot outbox live (default `<root>/.data`). */
+  /** Where the PostgreSQL data (`postgres/`), certificates and the bot outbox live (default `<root>/.data`). */
   dataDir?: string;
   ports?: StackPorts;
   /** Receives every child's output line, prefixed with its name. */
@@ -22,7 +22,7 @@ export interface StackOptions {
 
 /** Where each part listens once the stack is up. */
 export interface StackUrls {
-  /** The stack's DATABASE_URL (PGlite in `<data>/pglite`, served over the PostgreSQL protocol). */
+  /** The stack's DATABASE_URL (the embedded PostgreSQL on `<data>/postgres`). */
   database: string;
   gateway: string;
   /** The gateway's Prometheus endpoint, full URL. */
@@ -56,9 +56,9 @@ export const NOTIFICATION_PATH = '/api/v1/payments/notifications/yookassa';
 
 /**
  * Starts the local stack from the built bundles in dist/ (backend, gateway, bot), the database
- * server (PGlite in `<data>/pglite` over the PostgreSQL protocol) and both emulators, wired with the
- * dev certificates, and waits until each is ready: the database and the emulators accept
- * connections, the backend's and gateway's /health answer 200, the bot's probe answers. Once the
+ * server (the embedded PostgreSQL 15 on `<data>/postgres`, kept across restarts) and both emulators, wired with the
+ * dev certificates, and waits until each is ready: the database answers a query, the emulators
+ * accept connections, the backend's and gateway's /health answer 200, the bot's probe answers. Once the
  * database is up it creates the dev operator and writes `<data>/stack.env`; `stop()` removes it.
  */
 export async function startStack(options: StackOptions): Promise<Stack> {
@@ -86,7 +86,6 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const tokens = randomServiceTokens();
   const tls = { BOTLINK_TLS_CA: certs.ca.cert };
 
-  const pgliteDir = join(data, 'pglite');
   // What the backend and its commands share (stack.env holds these for the commands run beside the stack).
   const backendShared = {
     ...tokens,
@@ -105,7 +104,13 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       name: 'database',
       command: node,
       args: [tsx, join(root, 'tools/devstack/src/database-main.ts')],
-      env: { ...common, PGLITE_DIR: pgliteDir, DEV_DATABASE_HOST: host, DEV_DATABASE_PORT: String(ports.database) },
+      env: {
+        ...common,
+        DEV_DATABASE_DIR: join(data, 'postgres'),
+        DEV_DATABASE_HOST: host,
+        DEV_DATABASE_PORT: String(ports.database),
+        DEV_DATABASE_NAME: new URL(urls.database).pathname.slice(1),
+      },
     },
     {
       name: 'platform',
@@ -116,7 +121,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         PLATFORM_EMULATOR_HOST: host,
         PLATFORM_EMULATOR_PORT: String(ports.platform),
         PLATFORM_BOT_TOKEN: BOT_TOKEN,
-        // Beside .data/pglite, as the provider's: the star payments the stored orders refer to survive a restart with them.
+        // Beside .data/postgres, as the provider's: the star payments the stored orders refer to survive a restart with them.
         PLATFORM_EMULATOR_STATE_FILE: join(data, 'platform-emulator.json'),
       },
     },
@@ -130,7 +135,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         PROVIDER_EMULATOR_PORT: String(ports.provider),
         PROVIDER_EMULATOR_SHOPS: `${DEV_SHOP.id}:${DEV_SHOP.secretKey}:test`,
         PROVIDER_EMULATOR_WEBHOOK_URL: `${urls.gateway}${NOTIFICATION_PATH}`,
-        // Beside .data/pglite: the payments the stored orders refer to survive a restart with them.
+        // Beside .data/postgres: the payments the stored orders refer to survive a restart with them.
         PROVIDER_EMULATOR_STATE_FILE: join(data, 'provider-emulator.json'),
       },
     },
@@ -144,9 +149,6 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         BACKEND_HOST: host,
         BACKEND_PORT: String(ports.backend),
         BACKEND_METRICS_PORT: String(ports.backendMetrics),
-        // The database server runs one transaction at a time (PGlite has one session), as the
-        // in-process PGlite did: one pooled connection keeps the backend's own work in that order.
-        DB_POOL_MAX: '1',
         BACKEND_SEED_CATALOG: 'true',
       },
     },
@@ -208,7 +210,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 
   const timeout = options.readyTimeoutMs ?? 60_000;
   const ready: Record<string, () => Promise<boolean>> = {
-    database: () => tcpOpen(host, ports.database),
+    database: () => pgAnswers(urls.database),
     platform: () => tcpOpen(host, ports.platform),
     provider: () => tcpOpen(host, ports.provider),
     backend: () => httpOk(`${urls.backend}/health`),
@@ -224,9 +226,13 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       const check = ready[spec.name];
       if (!check) throw new Error(`no readiness check for ${spec.name}`);
       const died = running.exited.then((code) => {
-        throw new Error(`${spec.name} exited with code ${code} before it was ready`);
+        throw new Error(`${spec.name} exited with code ${code} before it was ready${lastLines(running)}`);
       });
-      await Promise.race([waitFor(spec.name, check, timeout), died]);
+      let gone = false;
+      void running.exited.then(() => (gone = true));
+      const waited = waitFor(spec.name, check, timeout, 200, () => gone);
+      void waited.catch(() => undefined);
+      await Promise.race([waited, died]);
       void died.catch(() => undefined);
       if (spec.name === 'database') {
         ensureDevOperator(root, urls.database);

@@ -12,7 +12,7 @@ export interface PersistedWorld {
 /**
  * Keeps the emulated world (users, chats and members, messages, invoices, pre-checkout queries,
  * star payments and refunds, update ids) in `file`, so a restarted emulator still knows the star
- * payments that a persistent backend store (PGlite, PostgreSQL) holds orders for: reconciliation
+ * payments that a persistent backend store (PostgreSQL) holds orders for: reconciliation
  * and refunds of earlier orders keep working. Loads the file if it exists, then, once touched,
  * writes it atomically (a temporary file renamed over it) within `intervalMs`, and on `stop()` (always: in-process control calls do not touch it).
  */

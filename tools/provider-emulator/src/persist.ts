@@ -24,7 +24,7 @@ function snapshotOf(state: EmulatorState): string {
 
 /**
  * Keeps the emulator's payments and refunds in `file` (JSON), so that a restarted emulator still
- * knows the payments a persistent backend store (PGlite, PostgreSQL) holds orders for, and refunds
+ * knows the payments a persistent backend store (PostgreSQL) holds orders for, and refunds
  * of earlier orders keep working. Loads the file if it exists (a payment of a shop no longer
  * configured is dropped), then writes it atomically whenever the state changed (checked every
  * `intervalMs`) and on `stop()`.

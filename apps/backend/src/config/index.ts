@@ -5,12 +5,7 @@ import { shopsField } from './shops.js';
 const database = {
   DATABASE_URL: env
     .secretUrl(['postgres:', 'postgresql:'])
-    .optional()
-    .describe('PostgreSQL URL; unset = embedded PGlite under PGLITE_DIR (dev default).'),
-  PGLITE_DIR: z
-    .string()
-    .default('.data/pglite')
-    .describe('PGlite data folder when DATABASE_URL is unset (`memory://` for a throwaway one).'),
+    .describe('PostgreSQL URL (`npm start`: its embedded server, `postgres://postgres@127.0.0.1:5433/postgres`).'),
 };
 
 /** Shortest accepted service token: 32 characters (the dev stack makes 43 from 32 random bytes). */
@@ -95,7 +90,7 @@ export const backendConfigSchema = z
       .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
       .transform((v) => v === 'true' || v === '1' || v === 'yes')
       .optional()
-      .describe('Insert the small dev catalog when the catalog is empty; default: true on PGlite (no DATABASE_URL), else false.'),
+      .describe('Insert the small dev catalog when the catalog is empty (`npm start` sets it); default false.'),
     BACKEND_FAST_PATH: env
       .bool(true)
       .describe('Serve binary Connect unary calls on the HTTP/2 fast path (libs/h2-unary); false = connect-node for every call.'),

@@ -2,25 +2,16 @@ import { sql } from 'kysely';
 import type { Database } from './database.js';
 import { migrateDown, migrateToLatest, migrateToZero } from './migrate.js';
 import { migrations } from './migrations/index.js';
-import { freshPglite, freshPostgres } from '../testing/index.js';
+import { freshPostgres } from '../testing/index.js';
 
-const dialects: Array<[string, () => Promise<Database>]> = [
-  ['postgres', freshPostgres],
-  ['pglite', freshPglite],
-];
-
-describe.each(dialects)('database layer on %s', (dialect, open) => {
+describe('database layer on PostgreSQL', () => {
   let database: Database;
 
   beforeAll(async () => {
-    database = await open();
+    database = await freshPostgres();
   });
   afterAll(async () => {
     await database.close();
-  });
-
-  it('reports its dialect', () => {
-    expect(database.dialect).toBe(dialect);
   });
 
   it('migrates up, down and up again', async () => {

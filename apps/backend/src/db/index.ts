@@ -1,5 +1,5 @@
 /**
- * The database module's one public entry: the connection (PostgreSQL or PGlite), prepared statements,
+ * The database module's one public entry: the PostgreSQL connection, prepared statements,
  * migrations, the database type the modules' *.table.ts files compose, and the unavailable-database classifier the error edge uses. Other
  * features import from here only.
  */

@@ -1,4 +1,4 @@
-import { ConfigError, FolderInUseError, withDevStack } from '@wordgame/config';
+import { ConfigError, withDevStack } from '@wordgame/config';
 import { loadBackendConfig } from '../config/index.js';
 import { openDatabase } from './database.js';
 import { migrateToLatest } from './migrate.js';
@@ -10,7 +10,7 @@ import { migrateToLatest } from './migrate.js';
  */
 async function main(): Promise<number> {
   const config = loadBackendConfig(withDevStack());
-  const database = await openDatabase({ url: config.DATABASE_URL, pgliteDir: config.PGLITE_DIR, poolMax: 2 });
+  const database = await openDatabase({ url: config.DATABASE_URL, poolMax: 2 });
   try {
     const applied = await migrateToLatest(database.db);
     process.stdout.write(`${JSON.stringify({ applied })}\n`);
@@ -24,7 +24,7 @@ main().then(
   (code) => process.exit(code),
   (err: unknown) => {
     process.stderr.write(
-      `migrate: ${err instanceof ConfigError || err instanceof FolderInUseError ? err.message : String(err instanceof Error ? (err.stack ?? err.message) : err)}\n`,
+      `migrate: ${err instanceof ConfigError ? err.message : String(err instanceof Error ? (err.stack ?? err.message) : err)}\n`,
     );
     process.exit(1);
   },

@@ -1,4 +1,4 @@
-import { ConfigError, FolderInUseError, withDevStack } from '@wordgame/config';
+import { ConfigError, withDevStack } from '@wordgame/config';
 import { loadDatabaseConfig } from '../config/index.js';
 import { openDatabase } from '../db/index.js';
 import { auditLedger } from './audit.js';
@@ -9,7 +9,7 @@ import { auditLedger } from './audit.js';
  */
 async function main(): Promise<number> {
   const config = loadDatabaseConfig(withDevStack());
-  const database = await openDatabase({ url: config.DATABASE_URL, pgliteDir: config.PGLITE_DIR, poolMax: 2 });
+  const database = await openDatabase({ url: config.DATABASE_URL, poolMax: 2 });
   try {
     const report = await auditLedger(database.db);
     process.stdout.write(
@@ -25,7 +25,7 @@ main().then(
   (code) => process.exit(code),
   (err: unknown) => {
     process.stderr.write(
-      `ledger audit: ${err instanceof ConfigError || err instanceof FolderInUseError ? err.message : String(err instanceof Error ? (err.stack ?? err.message) : err)}\n`,
+      `ledger audit: ${err instanceof ConfigError ? err.message : String(err instanceof Error ? (err.stack ?? err.message) : err)}\n`,
     );
     process.exit(2);
   },

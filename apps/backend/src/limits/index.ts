@@ -62,8 +62,8 @@ export interface Limits {
 const HOUR = 3_600;
 
 /**
- * Builds the limits over `store`: PostgreSQL when the backend runs on it, so every replica shares
- * one count; memory on PGlite (dev, one process). Each limit has its own key prefix.
+ * Builds the limits over `store`, the PostgreSQL table every replica shares, so all count as one.
+ * Each limit has its own key prefix.
  */
 export function createLimits(settings: LimitSettings, store: CounterStore): Limits {
   const window = settings.signInWindowSeconds;

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { RateLimiterMemory, RateLimiterPostgres, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterPostgres, type RateLimiterAbstract } from 'rate-limiter-flexible';
 
 /** One counter: at most `points` per `durationSeconds` window per key, under its own key prefix. */
 export interface Rule {
@@ -8,8 +8,8 @@ export interface Rule {
   durationSeconds: number;
 }
 
-/** Where counters live: the shared PostgreSQL table (every replica sees one count) or this process. */
-export type CounterStore = { kind: 'postgres'; pool: pg.Pool } | { kind: 'memory' };
+/** Where counters live: the shared PostgreSQL table (every replica sees one count). */
+export type CounterStore = { kind: 'postgres'; pool: pg.Pool };
 
 /** The table migration 0070 creates; the library is told it exists and never creates it. */
 const TABLE = 'rate_limits';
@@ -17,11 +17,10 @@ const TABLE = 'rate_limits';
 /**
  * A limiter for `rule` in `store`. On PostgreSQL every rule shares the `rate_limits` table (keys
  * carry the rule's prefix); only the rule named `sweeper` deletes rows expired an hour ago, once
- * an hour (one timer per process, not one per rule). PGlite (dev) counts in memory.
+ * an hour (one timer per process, not one per rule).
  */
 export function limiterFor(store: CounterStore, rule: Rule, sweeper: boolean): RateLimiterAbstract {
   const base = { keyPrefix: rule.prefix, points: rule.points, duration: rule.durationSeconds };
-  if (store.kind === 'memory') return new RateLimiterMemory(base);
   return new RateLimiterPostgres({
     ...base,
     storeClient: withStockTypes(store.pool),

@@ -1,4 +1,4 @@
-import { ConfigError, FolderInUseError, withDevStack } from '@wordgame/config';
+import { ConfigError, withDevStack } from '@wordgame/config';
 import { loadDatabaseConfig } from '../config/index.js';
 import { openDatabase, migrateToLatest } from '../db/index.js';
 import { upsertOperator } from './operators.store.js';
@@ -18,7 +18,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const roles = parseRoles(roleList);
   const config = loadDatabaseConfig(withDevStack());
-  const database = await openDatabase({ url: config.DATABASE_URL, pgliteDir: config.PGLITE_DIR, poolMax: 2 });
+  const database = await openDatabase({ url: config.DATABASE_URL, poolMax: 2 });
   try {
     await migrateToLatest(database.db);
     const operator = await upsertOperator(database.db, login, password, roles);
@@ -33,7 +33,7 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
     process.stderr.write(
-      `operator:create: ${err instanceof ConfigError || err instanceof FolderInUseError || err instanceof RangeError ? err.message : String(err instanceof Error ? (err.stack ?? err.message) : err)}\n`,
+      `operator:create: ${err instanceof ConfigError || err instanceof RangeError ? err.message : String(err instanceof Error ? (err.stack ?? err.message) : err)}\n`,
     );
     process.exit(1);
   },

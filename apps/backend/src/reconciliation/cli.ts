@@ -1,5 +1,5 @@
 import { systemClock } from '../support/index.js';
-import { ConfigError, FolderInUseError, withDevStack } from '@wordgame/config';
+import { ConfigError, withDevStack } from '@wordgame/config';
 import { createLogger } from '@wordgame/logging';
 import { loadBackendConfig } from '../config/index.js';
 import { openDatabase } from '../db/index.js';
@@ -19,7 +19,7 @@ async function main(): Promise<number> {
   const window = parseWindowArgs(process.argv.slice(2), systemClock());
   const config = loadBackendConfig(withDevStack());
   const logger = createLogger('reconcile', config.LOG_LEVEL, process.stderr);
-  const database = await openDatabase({ url: config.DATABASE_URL, pgliteDir: config.PGLITE_DIR, poolMax: 2 });
+  const database = await openDatabase({ url: config.DATABASE_URL, poolMax: 2 });
   try {
     const report = await reconcilerFor(config, paymentDeps(config, database.db, logger), null).run(window, 'cli');
     process.stdout.write(`${JSON.stringify(reportJson(report), null, 2)}\n`);
@@ -34,7 +34,7 @@ main().then(
   (code) => process.exit(code),
   (err: unknown) => {
     process.stderr.write(
-      `reconcile: ${err instanceof ConfigError || err instanceof FolderInUseError || err instanceof RangeError ? err.message : String(err instanceof Error ? (err.stack ?? err.message) : err)}\n`,
+      `reconcile: ${err instanceof ConfigError || err instanceof RangeError ? err.message : String(err instanceof Error ? (err.stack ?? err.message) : err)}\n`,
     );
     process.exit(2);
   },

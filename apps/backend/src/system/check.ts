@@ -6,7 +6,7 @@ import { probeDatabase } from './system.store.js';
 export interface SystemStatus {
   status: 'ok' | 'degraded';
   version: string;
-  database: 'postgres' | 'pglite';
+  database: 'postgres';
   databaseLatencyUs: bigint;
   uptimeSeconds: bigint;
 }
@@ -39,7 +39,7 @@ export async function checkSystem(
   return {
     status: ok ? 'ok' : 'degraded',
     version,
-    database: database.dialect,
+    database: 'postgres',
     databaseLatencyUs: ok ? (process.hrtime.bigint() - t0) / 1000n : -1n,
     uptimeSeconds: BigInt(Math.floor((clock().getTime() - startedAt) / 1000)),
   };

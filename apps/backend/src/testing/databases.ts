@@ -88,8 +88,3 @@ async function ensureMigratedTemplate(serverUrl: string, template: string): Prom
 export async function freshMigratedPostgres(options: { template?: string } = {}): Promise<Database & { url: string }> {
   return freshDatabase(await ensureMigratedTemplate(testServerUrl(), options.template ?? migratedTemplateName()));
 }
-
-/** A throwaway in-memory PGlite database. */
-export function freshPglite(): Promise<Database> {
-  return openDatabase({ pgliteDir: 'memory://' });
-}

@@ -1,4 +1,4 @@
 /**
- * The testing module's one public entry: fresh databases for tests (PostgreSQL or PGlite).
+ * The testing module's one public entry: fresh PostgreSQL databases for tests.
  */
-export { freshMigratedPostgres, freshPglite, freshPostgres, migratedTemplateName } from './databases.js';
+export { freshMigratedPostgres, freshPostgres, migratedTemplateName } from './databases.js';

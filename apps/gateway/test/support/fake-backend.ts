@@ -10,7 +10,7 @@ export function startStatusBackend(status: () => 'ok' | 'degraded'): Promise<H2c
     router.service(backendApi.SystemService, {
       check: () => ({
         body: encodeTable((b) =>
-          fb.CheckResponse.createCheckResponse(b, b.createString(status()), b.createString('test'), b.createString('pglite'), 12n, 1n),
+          fb.CheckResponse.createCheckResponse(b, b.createString(status()), b.createString('test'), b.createString('postgres'), 12n, 1n),
         ),
       }),
     }),
