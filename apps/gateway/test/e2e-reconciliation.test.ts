@@ -1,27 +1,20 @@
-import { spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { TEST_RATE_LIMITS, TEST_SERVICE_TOKENS } from '@wordgame/testkit';
 import type { PlatformEmulator } from '@wordgame/platform-emulator';
 import { eventually } from './support/botlink-gateway.js';
+import { reconcileCli } from './support/reconcile-cli.js';
 import { call } from './support/edge.js';
 import { createOperator, OPERATOR_PASSWORD } from './support/operator-api.js';
-import { TELEGRAM_BOT_TOKEN, VK_APP_SECRET } from './support/chain.js';
 import {
   bearer,
   createProduct,
-  DIRECT_SHOP,
   directCustomer,
   startPaymentsStack,
   telegramCustomer,
-  VK_SHOP,
   type Customer,
   type OrderBody,
   type PaymentsStack,
 } from './support/payments-stack.js';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const PAYER = 8201;
 
 /** A console HTTP call without following redirects, with an optional session cookie and form. */
@@ -70,35 +63,7 @@ describe('e2e: provider reconciliation, CLI and console', () => {
   }
 
   /** Runs the reconcile CLI as its own process with the backend's configuration. */
-  function reconcile(
-    args: string[],
-    extraEnv: Record<string, string> = {},
-  ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'apps/backend/src/reconciliation/cli.ts'), ...args], {
-      cwd: ROOT,
-      env: {
-        PATH: process.env['PATH'] ?? '',
-        DATABASE_URL: stack.db.url,
-        BACKEND_TELEGRAM_BOT_TOKEN: TELEGRAM_BOT_TOKEN,
-        BACKEND_VK_APP_SECRET: VK_APP_SECRET,
-        PUBLIC_BASE_URL: 'http://gateway.test',
-        GATEWAY_INTERNAL_URL: stack.urls.internalUrl,
-        BOT_COMMAND_TIMEOUT_MS: '5000',
-        BACKEND_YOOKASSA_API_URL: stack.provider.apiUrl,
-        BACKEND_YOOKASSA_SHOPS: `direct:${DIRECT_SHOP.shopId}:${DIRECT_SHOP.secretKey}:test,vk:${VK_SHOP.shopId}:${VK_SHOP.secretKey}:live`,
-        LOG_LEVEL: 'error',
-        ...TEST_SERVICE_TOKENS,
-        ...TEST_RATE_LIMITS,
-        ...extraEnv,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-    return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
-  }
+  const reconcile = (args: string[], extraEnv: Record<string, string> = {}) => reconcileCli(stack, args, extraEnv);
 
   const order = async (who: Customer, rail: 'card' | 'stars') => {
     const res = await call(`${stack.api}/user/wallet/orders`, { method: 'POST', headers: bearer(who), json: { product_id: pack, rail } });

@@ -1,26 +1,19 @@
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { TEST_RATE_LIMITS, TEST_SERVICE_TOKENS } from '@wordgame/testkit';
 import type { PlatformEmulator, PreCheckoutView } from '@wordgame/platform-emulator';
 import { eventually } from './support/botlink-gateway.js';
-import { TELEGRAM_BOT_TOKEN, VK_APP_SECRET } from './support/chain.js';
+import { reconcileCli } from './support/reconcile-cli.js';
 import { call } from './support/edge.js';
 import {
   balance,
   bearer,
   createProduct,
-  DIRECT_SHOP,
   ledgerRows,
   startPaymentsStack,
   telegramCustomer,
-  VK_SHOP,
   type Customer,
   type OrderBody,
   type PaymentsStack,
 } from './support/payments-stack.js';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const PAYER = 8301;
 
 /**
@@ -49,39 +42,7 @@ describe('e2e: a stars refund made outside the bot is applied at once', () => {
 
   /** Runs the reconcile CLI as its own process with the backend's configuration; its JSON report. */
   async function reconcile(from: Date): Promise<{ code: number | null; report: { mismatches: Array<{ paymentId: string }> } }> {
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        join(ROOT, 'apps/backend/src/reconciliation/cli.ts'),
-        '--from',
-        from.toISOString(),
-        '--to',
-        new Date(Date.now() + 2_000).toISOString(),
-      ],
-      {
-        cwd: ROOT,
-        env: {
-          PATH: process.env['PATH'] ?? '',
-          DATABASE_URL: stack.db.url,
-          BACKEND_TELEGRAM_BOT_TOKEN: TELEGRAM_BOT_TOKEN,
-          BACKEND_VK_APP_SECRET: VK_APP_SECRET,
-          PUBLIC_BASE_URL: 'http://gateway.test',
-          GATEWAY_INTERNAL_URL: stack.urls.internalUrl,
-          BOT_COMMAND_TIMEOUT_MS: '5000',
-          BACKEND_YOOKASSA_API_URL: stack.provider.apiUrl,
-          BACKEND_YOOKASSA_SHOPS: `direct:${DIRECT_SHOP.shopId}:${DIRECT_SHOP.secretKey}:test,vk:${VK_SHOP.shopId}:${VK_SHOP.secretKey}:live`,
-          LOG_LEVEL: 'error',
-          ...TEST_SERVICE_TOKENS,
-          ...TEST_RATE_LIMITS,
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let stdout = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const { code, stdout } = await reconcileCli(stack, ['--from', from.toISOString(), '--to', new Date(Date.now() + 2_000).toISOString()]);
     return { code, report: JSON.parse(stdout) as { mismatches: Array<{ paymentId: string }> } };
   }
 

@@ -14,8 +14,8 @@ export interface ReconcileRun {
   stderr: string;
 }
 
-/** Runs the backend's reconcile CLI as its own process against `stack`, with the backend's configuration. */
-export function reconcileCli(stack: PaymentsStack, args: string[]): Promise<ReconcileRun> {
+/** Runs the backend's reconcile CLI as its own process against `stack`, with the backend's configuration (and `extraEnv` over it). */
+export function reconcileCli(stack: PaymentsStack, args: string[], extraEnv: Record<string, string> = {}): Promise<ReconcileRun> {
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'apps/backend/src/reconciliation/cli.ts'), ...args], {
     cwd: ROOT,
     env: {
@@ -31,6 +31,7 @@ export function reconcileCli(stack: PaymentsStack, args: string[]): Promise<Reco
       LOG_LEVEL: 'error',
       ...TEST_SERVICE_TOKENS,
       ...TEST_RATE_LIMITS,
+      ...extraEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
