@@ -223,8 +223,10 @@ async function play(tag: string): Promise<boolean> {
   // (kube play names some itself: a Job's pod, a claim's volume), then checks that none is left.
   const listed = (what: 'pod' | 'volume') =>
     new Set(
-      podman([what, 'ls', '-q', ...(what === 'pod' ? ['--format', '{{.Name}}'] : [])])
-        .stdout.split('\n')
+      // `pod ls` refuses -q beside --format ("quiet and format cannot be used together"): names by --format alone.
+      // A listing that fails throws (must): an empty answer must never read as "none is left".
+      must([what, 'ls', ...(what === 'pod' ? ['--format', '{{.Name}}'] : ['-q'])])
+        .split('\n')
         .filter(Boolean),
     );
   const podsBefore = listed('pod');
