@@ -10,7 +10,7 @@
  * (≤ 3 ms bot CPU per payment, ≤ 1 new platform connection per 100 payments) for the last build.
  *
  * Run: `BOT_AB_ROOTS=<root A>,<root B> npm run bot-ab -w tools/bench` (default: this checkout alone;
- * BOT_AB_RUNS rounds, default 5; BOT_AB_SECONDS, default 6; BOT_AB_PAYERS, default 16). Build each
+ * BOT_AB_RUNS rounds, default 5; BOT_AB_SECONDS, default 6; BOT_AB_PAYERS, default 16; BENCH_CPU_PROF=<dir> for the bot's CPU profiles). Build each
  * root's bot bundle first (`node tools/build/bundle.mjs apps/bot`).
  */
 /* eslint-disable @nx/enforce-module-boundaries -- the bench runs the fault suite's stack (tools/faults harness). */
@@ -98,6 +98,8 @@ async function startBuild(dir: string): Promise<Build> {
     logLevel: 'warn',
     // The harness knows the gateway is ready from its info line 'gateway listening'.
     gatewayEnv: { LOG_LEVEL: 'info' },
+    // BENCH_CPU_PROF=<dir>: the bot writes a V8 CPU profile there when it stops.
+    ...(process.env['BENCH_CPU_PROF'] ? { botEnv: { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env['BENCH_CPU_PROF']}` } } : {}),
   });
   const product = await createProduct(
     stack.urls.gateway,

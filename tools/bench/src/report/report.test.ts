@@ -80,10 +80,10 @@ describe('the table', () => {
       { bench: 'wallet', result: wallet },
       { bench: 'console', error: 'exit 1' },
     ]);
-    expect(rows[0]).toEqual(['bench', 'figure', 'value', 'target', 'met', 'peer (same run)', 'ratio']);
-    expect(rows[1]).toEqual(['wallet', 'wallet.get', '1,327 /s', '>= 4,000 /s', 'NO', 'no peer', '-']);
-    expect(rows[2]).toEqual(['wallet', 'wallet.buy', '637 /s', 'ratio >= 0.5', 'NO', 'pgbench 1,721 /s', '0.371x']);
-    expect(rows[3]).toEqual(['wallet', 'wallet.buy p99', '12 ms', '<= 20 ms', 'yes', 'pgbench 4 ms', '3x']);
+    expect(rows[0]).toEqual(['bench', 'figure', 'value', 'target', 'verdict', 'peer (same run)', 'ratio']);
+    expect(rows[1]).toEqual(['wallet', 'wallet.get', '1,327 /s', '>= 4,000 /s', 'FAIL', 'no peer', '-']);
+    expect(rows[2]).toEqual(['wallet', 'wallet.buy', '637 /s', 'ratio >= 0.5', 'FAIL', 'pgbench 1,721 /s', '0.371x']);
+    expect(rows[3]).toEqual(['wallet', 'wallet.buy p99', '12 ms', '<= 20 ms', 'PASS', 'pgbench 4 ms', '3x']);
     expect(rows[4]).toEqual(['console', 'FAILED: exit 1', '', '', '', '', '']);
     expect(rows).toHaveLength(5);
   });

@@ -37,7 +37,7 @@ function describeTarget(target: Target | undefined, unit: string): string {
   return target.on === 'ratio' ? `ratio ${target.op} ${formatNumber(target.limit)}` : `${target.op} ${formatNumber(target.limit)} ${unit}`;
 }
 
-const HEADER = ['bench', 'figure', 'value', 'target', 'met', 'peer (same run)', 'ratio'] as const;
+const HEADER = ['bench', 'figure', 'value', 'target', 'verdict', 'peer (same run)', 'ratio'] as const;
 
 /** The table's cells, header first. */
 export function tableRows(outcomes: readonly BenchOutcome[]): string[][] {
@@ -55,7 +55,7 @@ export function tableRows(outcomes: readonly BenchOutcome[]): string[][] {
         f.name,
         `${formatNumber(f.value)} ${f.unit}`,
         describeTarget(f.target, f.unit),
-        met === undefined ? '-' : met ? 'yes' : 'NO',
+        met === undefined ? '-' : met ? 'PASS' : 'FAIL',
         f.peer ? `${f.peer.name} ${formatNumber(f.peer.value)} ${f.unit}` : 'no peer',
         ratio === undefined ? '-' : `${formatNumber(ratio)}x`,
       ]);
