@@ -270,7 +270,7 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
                 { orderId: row.orderId, platformChargeId: row.platformChargeId, amount: Number(row.amount), added },
                 'successful payment stored in the outbox',
               );
-              paymentForwarder.notify();
+              paymentForwarder.notify(added ? { ...row, attempts: 0, nextAttemptAt: 0 } : undefined);
               return Promise.resolve();
             },
             onRefundedPayment: (refund, message) => {
@@ -280,7 +280,7 @@ export function buildBot(config: BotConfig, logger: Logger): BotApp {
                 { orderId: row.orderId, platformChargeId: row.platformChargeId, amount: Number(row.amount), added },
                 'refund made outside the bot stored in the outbox',
               );
-              refunds.notify();
+              refunds.notify(added ? { ...row, attempts: 0, nextAttemptAt: 0 } : undefined);
               return Promise.resolve();
             },
           }),

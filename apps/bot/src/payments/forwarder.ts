@@ -57,6 +57,11 @@ function failureText(err: unknown): string {
  * `outbox list`; `outbox retry` makes them due now, which this loop sees within OUTBOX_RECHECK_MS.
  * Rows left by an earlier process are due at once on start. An unexpected failure (the SQLite file)
  * is logged and the loop goes on after a backoff; it never ends the loop.
+ *
+ * A row the bot has just stored is handed to `notify` and forwarded at once when a slot is free and
+ * no older row waits for one (`backlog`); only then is the file read again, so a payment in steady
+ * state costs no outbox read. The file stays the record: every row is read from it again after a
+ * failure, on start, within OUTBOX_RECHECK_MS, and whenever rows queued behind full slots.
  */
 export class PaymentForwarder {
   private readonly stopping = new AbortController();
@@ -67,15 +72,35 @@ export class PaymentForwarder {
   private readonly inFlight = new Map<string, Promise<void>>();
   /** An unexpected failure of a call (the SQLite file), for the loop to log and pause on. */
   private failure: unknown;
+  /** True while due rows may wait that are not in flight: the loop reads the outbox when a call ends. */
+  private backlog = true;
+  private readonly limit: number;
 
-  constructor(private readonly options: ForwarderOptions) {}
+  constructor(private readonly options: ForwarderOptions) {
+    this.limit = Math.max(1, options.concurrency ?? 8);
+  }
 
   start(): void {
     this.running ??= this.loop();
   }
 
-  /** A new row was added: forward it now rather than on the next retry. */
-  notify(): void {
+  /**
+   * A row was stored: `row` (the one just added) is forwarded now when a slot is free and no older
+   * row waits; otherwise, or without a row, the loop reads the outbox now rather than on its next look.
+   */
+  notify(row?: OutboxRow): void {
+    const direct =
+      row !== undefined &&
+      !this.backlog &&
+      this.running !== undefined &&
+      !this.stopping.signal.aborted &&
+      this.inFlight.size < this.limit &&
+      !this.inFlight.has(row.platformChargeId);
+    if (direct) {
+      this.launch(row);
+      return;
+    }
+    this.backlog = true;
     this.wake.abort();
   }
 
@@ -95,7 +120,7 @@ export class PaymentForwarder {
         'could not make left-over outbox rows due; they wait for their own backoff',
       );
     }
-    const limit = Math.max(1, this.options.concurrency ?? 8);
+    const limit = this.limit;
     while (!this.stopping.signal.aborted) {
       try {
         // Renewed before reading the outbox: a row added or a call ended after the read wakes the wait below.
@@ -111,9 +136,11 @@ export class PaymentForwarder {
             .filter((row) => !this.inFlight.has(row.platformChargeId))
             .slice(0, free);
           for (const row of rows) this.launch(row);
-          if (rows.length > 0) continue;
+          if (rows.length === free) continue;
+          // Fewer due rows than free slots: every due row is in flight.
+          this.backlog = false;
         }
-        // Nothing to start now: wait for a call to end, a new row, or the next row's retry time.
+        // Nothing to start now: wait for a new row, a failed or (with a backlog) ended call, or the next row's retry time.
         const next = this.inFlight.size > 0 ? undefined : outbox.nextDueAt();
         const waitMs =
           this.inFlight.size > 0
@@ -121,7 +148,8 @@ export class PaymentForwarder {
             : next === undefined
               ? OUTBOX_RECHECK_MS
               : Math.min(OUTBOX_RECHECK_MS, Math.max(0, next - Date.now()));
-        await sleep(waitMs, AbortSignal.any([this.stopping.signal, this.wake.signal]));
+        // stop() aborts `wake` too.
+        await sleep(waitMs, this.wake.signal);
       } catch (err: unknown) {
         const delayMs = this.guard.next();
         logger.error(
@@ -134,23 +162,31 @@ export class PaymentForwarder {
     await Promise.allSettled(this.inFlight.values());
   }
 
-  /** Starts forwarding `row`; its end (or an unexpected failure, for the loop to pause on) wakes the loop. */
+  /**
+   * Starts forwarding `row`. Its end wakes the loop when rows wait for a slot, when the attempt
+   * failed (for the row's retry time) or failed unexpectedly (for the loop to pause on).
+   */
   private launch(row: OutboxRow): void {
     const call = this.forwardOne(row)
       .then(
-        () => this.guard.reset(),
+        (answered) => {
+          this.guard.reset();
+          return answered;
+        },
         (err: unknown) => {
           this.failure ??= err;
+          return false;
         },
       )
-      .finally(() => {
+      .then((answered) => {
         this.inFlight.delete(row.platformChargeId);
-        this.wake.abort();
+        if (this.backlog || !answered) this.wake.abort();
       });
     this.inFlight.set(row.platformChargeId, call);
   }
 
-  private async forwardOne(row: OutboxRow): Promise<void> {
+  /** True when the gateway answered (the row left the outbox), false when the attempt failed. */
+  private async forwardOne(row: OutboxRow): Promise<boolean> {
     const { outbox } = this.options;
     const log = this.options.logger.child({ orderId: row.orderId, platformChargeId: row.platformChargeId });
     const attempts = row.attempts + 1;
@@ -165,8 +201,9 @@ export class PaymentForwarder {
       await this.options.onAnswered?.(row, credited).catch((err: unknown) => {
         log.warn({ err: failureText(err) }, 'after-answer step failed (the row is forwarded)');
       });
+      return true;
     } catch (err: unknown) {
-      if (this.stopping.signal.aborted) return;
+      if (this.stopping.signal.aborted) return false;
       const delayMs = delayAfter(attempts, this.options.retry);
       const reason = failureText(err);
       outbox.recordFailure(row.platformChargeId, Date.now() + delayMs, reason);
@@ -180,6 +217,7 @@ export class PaymentForwarder {
       } else {
         log.warn({ err: reason, attempts, delayMs }, `${this.rpcName} got no response; this row retries after its backoff`);
       }
+      return false;
     }
   }
 
