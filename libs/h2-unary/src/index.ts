@@ -9,6 +9,7 @@ export { MAX_TIMER_MS, clampTimeoutMs, clampTransportDeadlines, encodeGrpcTimeou
 export { timerSafeDeadlines } from './server/timer-safe.js';
 export { unaryServers, type UnaryServers } from './server/adapter.js';
 export { createConnectUnaryTransport, type ConnectUnaryTransportOptions, type ClosableTransport } from './client/connect.js';
+export { createGrpcUnaryTransport, type GrpcUnaryTransportOptions, type OpenStream } from './client/grpc.js';
 export {
   ServiceGate,
   REFUSAL_BODY,
