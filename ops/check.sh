@@ -31,7 +31,7 @@ promtool check rules "$panels" >/dev/null || { promtool check rules "$panels"; e
 routed="BotDisconnected=botlink BotPlatformUnreachable=botlink BotRateLimitedSustained=botlink BotDeadLetters=botlink
   BotDuplicateUpdateOwners=botlink BotUpdateConflicts=botlink BotPlatformUnreadableAnswers=botlink BotOutboxPaymentsFailing=botlink
   CardPaymentStuckPending=payments ProviderErrorsSustained=payments UnmatchedPayment=payments
-  UnmatchedRefundFailed=payments SupportCaseWaiting=payments ReconciliationMismatch=payments ReconciliationNotCompleting=payments BackendDown=backend BackendNotReady=backend NatsMessagesRejected=backend"
+  UnmatchedRefundFailed=payments SupportCaseWaiting=payments ReconciliationMismatch=payments ReconciliationNotCompleting=payments BackendDown=backend BackendNotReady=backend GatewayShedding=backend NatsMessagesRejected=backend"
 for alert in $(sed -n 's/^ *- alert: *//p' prometheus/alerts.yml); do
   [[ " $(echo $routed) " == *" $alert="* ]] || { echo "ops/check.sh: $alert is not in the routing check list" >&2; exit 1; }
 done

@@ -32,7 +32,7 @@ import { subscriptionService } from './subscriptions/index.js';
 import { walletService } from './wallet/index.js';
 import { historyMethods } from './history/index.js';
 import { createPromoMetrics, promoKey, promoService } from './promos/index.js';
-import { backendGate, errorEdge, listenDual, MAX_BODY_BYTES, type DualListener } from './server/index.js';
+import { backendGate, callScope, errorEdge, listenDual, MAX_BODY_BYTES, type DualListener } from './server/index.js';
 import { checkSystem, systemService } from './system/index.js';
 import { systemClock, type Clock } from './support/index.js';
 import type { NatsConnection } from '@nats-io/transport-node';
@@ -103,6 +103,7 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
         url: config.DATABASE_URL,
         poolMax: config.DB_POOL_MAX,
         statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS,
+        jobAcquireTimeoutMs: config.DB_ACQUIRE_TIMEOUT_MS,
         logger,
       });
       const applied = await migrateToLatest(database.db);
@@ -250,7 +251,7 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
       logger.info({ url: metricsListener.url }, 'backend metrics listening');
       // One options object for connect-node and the fast path: the error edge is registered once.
       const servers = unaryServers(
-        { services, interceptors: [errorEdge(logger)], readMaxBytes: MAX_BODY_BYTES, fast: config.BACKEND_FAST_PATH },
+        { services, interceptors: [errorEdge(logger), callScope], readMaxBytes: MAX_BODY_BYTES, fast: config.BACKEND_FAST_PATH },
         ['connect'],
         'http',
         (req, res) => void health(req, res, check, () => draining),

@@ -128,6 +128,7 @@ export function buildGateway(config: GatewayConfig, logger: Logger): GatewayApp 
         walletLinks: { privacyPolicyUrl: config.PRIVACY_POLICY_URL, termsOfServiceUrl: config.TERMS_OF_SERVICE_URL },
         confirmPageSecret: config.BACKEND_SERVICE_TOKEN,
         draining: () => draining,
+        maxInFlight: config.GATEWAY_MAX_IN_FLIGHT,
         console: {
           backendUrl: config.BACKEND_URL,
           backendToken: config.BACKEND_SERVICE_TOKEN,

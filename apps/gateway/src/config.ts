@@ -21,6 +21,9 @@ function trustProxyValue(raw: string): boolean | number | string[] {
   return v.split(',').map((s) => s.trim());
 }
 
+/** GATEWAY_MAX_IN_FLIGHT when unset: REST requests one gateway process has in progress at once. */
+export const MAX_IN_FLIGHT_DEFAULT = 512;
+
 /** Each listener's connection cap when its variable is unset (lowered to fit the open-file limit). */
 export const LISTENER_CAP_DEFAULTS = {
   GATEWAY_HTTP_MAX_CONNECTIONS: 8_192,
@@ -157,6 +160,11 @@ export const gatewayConfigSchema = z
       LISTENER_CAP_DEFAULTS.GATEWAY_INTERNAL_MAX_CONNECTIONS,
       'Most connections open at once on the internal listener (each backend multiplexes on a few); one more is closed as soon as it is accepted and counted.',
     ),
+    GATEWAY_MAX_IN_FLIGHT: env
+      .int(MAX_IN_FLIGHT_DEFAULT, 1, 100_000)
+      .describe(
+        'REST requests (`/api/v1`, `/_gm/api`) one gateway process has in progress at once. One more is answered at once `503 overloaded` with `Retry-After: 1`, before its body is read or the backend is asked, and counted in `gateway_shed_total`; every admitted request is served to its end. Size it to what the backends behind this gateway finish within a call deadline (10 s); docs/scaling.md#overload.',
+      ),
     GATEWAY_SESSION_CACHE_MS: env
       .int(5_000, 0, 60_000)
       .describe('How long (ms) a resolved session token is reused without asking the backend; 0 = always ask.'),

@@ -4,8 +4,9 @@ import type { Logger } from '@wordgame/logging';
 import { NOTIFICATION_BODY_LIMIT, NOTIFICATIONS_PATH, createApiRouter } from './api/index.js';
 import { stripTrustHeaders, backendSessionResolver, SessionCache } from './auth/index.js';
 import { checkBackend, type BackendClients } from './backend/index.js';
+import { MAX_IN_FLIGHT_DEFAULT } from './config.js';
 import { createConsoleRouter, type ConsoleOptions } from './console/index.js';
-import { errorHandler, notFound, bigintAsString, createApiMetrics, requestContext } from './http/index.js';
+import { errorHandler, notFound, bigintAsString, createApiMetrics, createDoor, requestContext } from './http/index.js';
 import { confirmPageRouter, walletPageBuilt, walletPageRouter, type WalletPageLinks } from './wallet-page/index.js';
 
 export interface HttpDeps {
@@ -32,6 +33,8 @@ export interface HttpDeps {
    * connection the stop would cut under its next request. Default: never.
    */
   draining?: () => boolean;
+  /** GATEWAY_MAX_IN_FLIGHT: REST requests (`/api/v1`, `/_gm/api`) in progress at once; one more is shed at the door. */
+  maxInFlight?: number;
 }
 
 /** Largest JSON body the REST edge reads; anything larger is 413 `body_too_large`. */
@@ -42,6 +45,7 @@ export const JSON_BODY_LIMIT = '64kb';
  * when the backend answers ok to a call carrying the service token; 503 while draining), the e-mail confirmation page
  * at the mailed link (a GET only shows it; its form's POST confirms), the wallet page at `/wallet`
  * (static, strict CSP), the REST operations of `/api/v1` and the catalog editor under `/_gm/api`,
+ * behind a door that sheds what is over GATEWAY_MAX_IN_FLIGHT (503 `overloaded`, Retry-After),
  * and JSON errors for everything else (`/metrics` is not here: it has its own listener).
  * Every response carries `x-request-id`; every request gets `req.clientAddress`; bigints in JSON
  * bodies are written as decimal strings.
@@ -58,6 +62,7 @@ export function createHttpApp({
   confirmPageSecret,
   now = Date.now,
   draining = () => false,
+  maxInFlight = MAX_IN_FLIGHT_DEFAULT,
 }: HttpDeps): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -94,6 +99,7 @@ export function createHttpApp({
     if (walletPageBuilt(walletDir)) app.use(walletPageRouter(walletDir, walletLinks));
     else logger.warn({ walletDir }, 'wallet page not built: /wallet answers 404 (run: npx nx build wallet-web)');
   }
+  app.use(['/api/v1', '/_gm/api'], createDoor(maxInFlight, registry));
   app.use(stripTrustHeaders);
   // Provider notifications are forwarded as raw bytes: read them before the JSON parser, which then skips them.
   app.use(NOTIFICATIONS_PATH, express.raw({ type: () => true, limit: NOTIFICATION_BODY_LIMIT }));

@@ -52,6 +52,7 @@ export const ERRORS = {
   forbidden: spec(PermissionDenied, 403, 'edge', 'this action is not allowed'),
   internal: spec(Internal, 500, 'edge', 'internal error'),
   backend_unavailable: spec(Unavailable, 503, 'edge', 'the service is temporarily unavailable'),
+  overloaded: spec(Unavailable, 503, 'edge', 'the service is busy; try again shortly (see Retry-After)'),
   rate_limited: spec(ResourceExhausted, 429, 'client', 'too many attempts; try again later (see Retry-After)'),
 
   // callers, sessions and accounts

@@ -56,6 +56,11 @@ export const backendConfigSchema = z
     ),
     DB_POOL_MAX: env.int(20, 1, 500).describe('PostgreSQL connection pool size.'),
     DB_STATEMENT_TIMEOUT_MS: env.int(10_000, 100, 600_000).describe('Per-statement timeout, in ms.'),
+    DB_ACQUIRE_TIMEOUT_MS: env
+      .int(5_000, 1, 15_000)
+      .describe(
+        'How long work outside a call (the reaper, reconciliation, outbox jobs) waits for a free pool connection (ms). A call waits until its own deadline instead (at most 15 s), so a busy pool slows calls down but does not fail them.',
+      ),
     LOG_LEVEL: env.logLevel().describe('pino log level.'),
     BACKEND_TELEGRAM_BOT_TOKEN: env
       .token()

@@ -1,6 +1,7 @@
 import { CompiledQuery, Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Logger } from '@wordgame/logging';
+import { ACQUIRE_CAP_MS, boundCheckouts } from './acquire.js';
 import type { DB } from './schema.js';
 
 const INT8_OID = 20;
@@ -19,6 +20,8 @@ export interface DatabaseOptions {
   url: string;
   poolMax?: number;
   statementTimeoutMs?: number;
+  /** How long a checkout outside a call waits (DB_ACQUIRE_TIMEOUT_MS); default JOB_ACQUIRE_TIMEOUT_MS. */
+  jobAcquireTimeoutMs?: number;
   logger?: Logger;
 }
 
@@ -52,14 +55,15 @@ function pgTypes(): pg.CustomTypesConfig {
 
 /**
  * Opens the PostgreSQL database at `url`. Int8 columns read back as `bigint`. The pg pool has
- * bounded waits (connect timeout, statement timeout, idle-in-transaction timeout) so a stuck
- * database surfaces as an error instead of a hang.
+ * bounded waits so a stuck database surfaces as an error instead of a hang: a checkout waits as
+ * long as its call may last (boundCheckouts; at most ACQUIRE_CAP_MS), a statement
+ * DB_STATEMENT_TIMEOUT_MS, an idle transaction 30 s.
  */
 export function openDatabase(options: DatabaseOptions): Promise<Database> {
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.poolMax ?? 20,
-    connectionTimeoutMillis: 5_000,
+    connectionTimeoutMillis: ACQUIRE_CAP_MS,
     idleTimeoutMillis: 30_000,
     statement_timeout: options.statementTimeoutMs ?? 10_000,
     idle_in_transaction_session_timeout: 30_000,
@@ -70,6 +74,7 @@ export function openDatabase(options: DatabaseOptions): Promise<Database> {
   // pool re-emits an idle client's error (needs a listener) and drops a broken client on release.
   pool.on('connect', (client) => client.on('error', (err) => options.logger?.warn({ err }, 'database connection failed')));
   pool.on('error', () => undefined);
+  boundCheckouts(pool, options.jobAcquireTimeoutMs);
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   const prepared = async <R>(name: string, text: string, values: readonly unknown[]): Promise<R[]> =>
     (await pool.query<R & pg.QueryResultRow>({ name, text, values: [...values] })).rows;

@@ -4,6 +4,7 @@
  * features import from here only.
  */
 export { type Database, openDatabase, runPrepared } from './database.js';
+export { withinCall } from './acquire.js';
 export { migrateToLatest } from './migrate.js';
 export type { DB, Timestamp } from './schema.js';
 export { isDatabaseUnavailable } from './unavailable.js';

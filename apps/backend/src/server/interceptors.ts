@@ -2,7 +2,7 @@ import type { DescMethod } from '@bufbuild/protobuf';
 import { Code, ConnectError, type Interceptor, type StreamResponse } from '@connectrpc/connect';
 import { codedConnectError, DomainError, FlatBufferDecodeError, toConnectError } from '@wordgame/contracts';
 import type { Logger } from '@wordgame/logging';
-import { isDatabaseUnavailable } from '../db/index.js';
+import { isDatabaseUnavailable, withinCall } from '../db/index.js';
 
 /**
  * The backend's one error mapping: a DomainError is encoded by the registry (its Connect code, the
@@ -58,3 +58,9 @@ async function* mapped<T>(messages: AsyncIterable<T>, toConnect: (err: unknown) 
     throw toConnect(err);
   }
 }
+
+/**
+ * Runs every call's handler within its signal (db withinCall), so the call's database checkouts
+ * wait for a pool connection until its deadline or its caller's cancel, not a fixed time.
+ */
+export const callScope: Interceptor = (next) => (req) => withinCall(req.signal, () => next(req));

@@ -18,7 +18,10 @@ export interface Edge {
 }
 
 /** Starts the real HTTP edge (createHttpApp) against a backend URL, on 127.0.0.1:0. */
-export async function startEdge(backendUrl: string, options: { sessionCacheMs?: number; draining?: () => boolean } = {}): Promise<Edge> {
+export async function startEdge(
+  backendUrl: string,
+  options: { sessionCacheMs?: number; draining?: () => boolean; maxInFlight?: number } = {},
+): Promise<Edge> {
   const logs: Record<string, unknown>[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {

@@ -12,8 +12,8 @@ const AUTH_ERRORS: Record<DocumentedRoute['auth'], readonly ErrorCode[]> = {
 /**
  * Every edge code a route may answer: its own (doc.errors), those of its auth guard, of reading
  * its input (invalid_request for a schema without a field code; a JSON body's malformed_json,
- * body_too_large, unsupported_media_type) and of the backend call (backend_unavailable) or any
- * failure (internal).
+ * body_too_large, unsupported_media_type), of the door every route is behind (overloaded), of the
+ * backend call (backend_unavailable) or any failure (internal).
  */
 export function errorCodesOf(route: DocumentedRoute): ErrorCode[] {
   const { doc } = route;
@@ -27,6 +27,7 @@ export function errorCodesOf(route: DocumentedRoute): ErrorCode[] {
     }
   }
   for (const code of doc.errors) codes.add(code);
+  codes.add('overloaded');
   if (doc.local !== true) codes.add('backend_unavailable');
   codes.add('internal');
   return [...codes];
@@ -67,7 +68,7 @@ export function errorResponses(route: DocumentedRoute): JsonObject {
       description: codes.map((c) => `\`${c}\`: ${errorMessage(c)}`).join('; '),
       content: { 'application/json': { schema: errorBodySchema(codes) } },
     };
-    if (codes.includes('rate_limited') || codes.includes('hint_locked')) response['headers'] = RETRY_AFTER;
+    if (codes.includes('rate_limited') || codes.includes('hint_locked') || codes.includes('overloaded')) response['headers'] = RETRY_AFTER;
     out[String(status)] = response;
   }
   return out;
