@@ -4,10 +4,10 @@ import pg from 'pg';
 // gateway (worker i is account i), and a 1-chip hint with a billion chips granted to every account
 // through the ledger, so buys never run out and the ledger audit stays clean.
 
-/** Signs up `count` direct web accounts through `gateway`; answers their session tokens in order. */
-export async function signUp(gateway: string, count: number): Promise<string[]> {
+/** Signs up `count` direct web accounts through `gateway` (bench<first>@… on); answers their session tokens in order. */
+export async function signUp(gateway: string, count: number, first = 0): Promise<string[]> {
   const tokens: string[] = [];
-  for (let i = 0; i < count; i += 1) {
+  for (let i = first; i < first + count; i += 1) {
     const res = await fetch(`${gateway}/api/v1/session/direct`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

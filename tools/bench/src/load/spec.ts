@@ -34,6 +34,10 @@ export interface LoadFigures {
   errors: number;
   /** Status codes other than the expected one, with a sample body. */
   firstError?: string;
+  /** Answers other than the expected status, by kind: `<status> <error code>` (the JSON body's `error.code`, else `-`). */
+  failures: Record<string, number>;
+  /** p99 (ms) of the answers with the expected status only. */
+  p99Ok: number;
   seconds: number;
   perSecond: number;
   p50: number;

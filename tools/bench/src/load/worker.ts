@@ -17,6 +17,16 @@ function build(t: RequestTemplate, connection: number, n: number): string {
   return httpRequest(t.method, `${spec.host}:${portOf(connection)}`, t.path, headers, t.body);
 }
 
+/** The `error.code` of a JSON error body, else `-`. */
+function errorCode(body: Buffer): string {
+  try {
+    const code = (JSON.parse(body.toString('utf8')) as { error?: { code?: unknown } }).error?.code;
+    return typeof code === 'string' && /^[a-z_]{1,64}$/.test(code) ? code : '-';
+  } catch {
+    return '-';
+  }
+}
+
 async function main(): Promise<void> {
   const connections = await Promise.all(spec.templates.map((_, i) => RawHttpConnection.open(spec.host, portOf(i))));
   // BENCH_LOAD_WAIT=1: connected, say so on stderr and start on the first line of stdin, so a
@@ -28,6 +38,8 @@ async function main(): Promise<void> {
   }
   const fixed = spec.templates.map((t, i) => (t.uniqueHeader ? null : Buffer.from(build(t, i, 0))));
   const latencies: number[] = [];
+  const okLatencies: number[] = [];
+  const failures: Record<string, number> = {};
   let errors = 0;
   let firstError: string | undefined;
   const cpu0 = process.cpuUsage();
@@ -48,11 +60,14 @@ async function main(): Promise<void> {
         } else if (performance.now() >= end) break;
         const sent = spec.mode === 'paced' ? scheduled : performance.now();
         const res = await conn.send(fixed[i] ?? build(template, i, n));
-        latencies.push(performance.now() - sent);
+        const took = performance.now() - sent;
+        latencies.push(took);
         if (res.status !== spec.expectStatus) {
           errors += 1;
           firstError ??= `${res.status} ${res.body.toString('utf8', 0, 200)}`;
-        }
+          const kind = `${res.status} ${errorCode(res.body)}`;
+          failures[kind] = (failures[kind] ?? 0) + 1;
+        } else okLatencies.push(took);
         scheduled += interval;
       }
     }),
@@ -61,10 +76,13 @@ async function main(): Promise<void> {
   const cpu = process.cpuUsage(cpu0);
   for (const c of connections) c.close();
   latencies.sort((a, b) => a - b);
+  okLatencies.sort((a, b) => a - b);
   const figures: LoadFigures = {
     requests: latencies.length,
     errors,
     ...(firstError === undefined ? {} : { firstError }),
+    failures,
+    p99Ok: percentile(okLatencies, 99) ?? Number.NaN,
     seconds,
     perSecond: latencies.length / seconds,
     p50: percentile(latencies, 50) ?? Number.NaN,
