@@ -1,40 +1,14 @@
-import { Code, ConnectError, createClient, type Transport } from '@connectrpc/connect';
+import { Code, type Transport } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { createConnectUnaryTransport, type ClosableTransport } from '../src/index.js';
-import { service, startConnectNode, type Running } from './support/echo.js';
+import { startConnectNode, type Running } from './support/echo.js';
+import { call } from './support/outcome.js';
 
 /**
  * The client fast path's contract: the same connect-node server's answers, read by connect-node's
  * Connect transport and by the fast transport, end the same way: the message with the same
  * headers and trailers, or a ConnectError with the same code, message, metadata and details.
  */
-type Outcome =
-  | { ok: true; body: string; header: [string, string][]; trailer: [string, string][] }
-  | { ok: false; code: Code; message: string; metadata: [string, string][]; details: unknown[] };
-
-const listed = (h: Headers) => [...h.entries()].filter(([k]) => k !== 'date').sort(([a], [b]) => a.localeCompare(b));
-
-async function call(transport: Transport, command: string, timeoutMs?: number, signal?: AbortSignal): Promise<Outcome> {
-  let header = new Headers();
-  let trailer = new Headers();
-  try {
-    const res = await createClient(service, transport).check(
-      { body: new TextEncoder().encode(command) },
-      {
-        headers: { 'x-in': 'v' },
-        onHeader: (h) => (header = h),
-        onTrailer: (t) => (trailer = t),
-        ...(timeoutMs === undefined ? {} : { timeoutMs }),
-        ...(signal ? { signal } : {}),
-      },
-    );
-    return { ok: true, body: new TextDecoder().decode(res.body), header: listed(header), trailer: listed(trailer) };
-  } catch (err: unknown) {
-    const e = ConnectError.from(err);
-    return { ok: false, code: e.code, message: e.rawMessage, metadata: listed(e.metadata), details: e.details };
-  }
-}
-
 describe('fast client conformance with connect-node', () => {
   let server: Running;
   let reference: Transport;

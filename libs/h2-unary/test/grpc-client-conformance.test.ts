@@ -1,10 +1,11 @@
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
-import { Code, ConnectError, createClient, type Transport } from '@connectrpc/connect';
+import { Code, type Transport } from '@connectrpc/connect';
 import { createGrpcTransport, Http2SessionManager } from '@connectrpc/connect-node';
 import { createGrpcUnaryTransport } from '../src/index.js';
-import { service, startConnectNode, type Running } from './support/echo.js';
+import { startConnectNode, type Running } from './support/echo.js';
+import { call } from './support/outcome.js';
 
 /**
  * The gRPC unary client fast path's contract (the bot's ForwardPayment, ValidatePreCheckout, …):
@@ -14,32 +15,6 @@ import { service, startConnectNode, type Running } from './support/echo.js';
  * HTTP/2 server's hostile ones (trailers-only, missing status, bad content type or HTTP status,
  * two messages, a cut envelope, compression, resets, a message that does not parse).
  */
-type Outcome =
-  | { ok: true; body: string; header: [string, string][]; trailer: [string, string][] }
-  | { ok: false; code: Code; message: string; metadata: [string, string][]; details: unknown[] };
-
-const listed = (h: Headers) => [...h.entries()].filter(([k]) => k !== 'date').sort(([a], [b]) => a.localeCompare(b));
-
-async function call(transport: Transport, command: string, timeoutMs?: number, signal?: AbortSignal): Promise<Outcome> {
-  let header = new Headers();
-  let trailer = new Headers();
-  try {
-    const res = await createClient(service, transport).check(
-      { body: new TextEncoder().encode(command) },
-      {
-        headers: { 'x-in': 'v' },
-        onHeader: (h) => (header = h),
-        onTrailer: (t) => (trailer = t),
-        ...(timeoutMs === undefined ? {} : { timeoutMs }),
-        ...(signal ? { signal } : {}),
-      },
-    );
-    return { ok: true, body: new TextDecoder().decode(res.body), header: listed(header), trailer: listed(trailer) };
-  } catch (err: unknown) {
-    const e = ConnectError.from(err);
-    return { ok: false, code: e.code, message: e.rawMessage, metadata: listed(e.metadata), details: e.details };
-  }
-}
 
 /** connect-node's gRPC transport and the fast one, each on its own connection to `url`. */
 function transports(url: string): { reference: Transport; fast: Transport; close: () => void } {
