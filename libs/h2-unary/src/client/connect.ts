@@ -1,6 +1,6 @@
 import http2 from 'node:http2';
 import type { Duplex } from 'node:stream';
-import { create, fromBinary, toBinary, type DescMessage, type DescMethodUnary, type MessageInitShape } from '@bufbuild/protobuf';
+import { create, toBinary, type DescMessage, type DescMethodUnary, type MessageInitShape } from '@bufbuild/protobuf';
 import { appendHeaders, Code, ConnectError, type Transport, type UnaryResponse } from '@connectrpc/connect';
 import { errorFromJsonBytes, trailerDemux, validateResponseWithCompression } from '@connectrpc/connect/protocol-connect';
 import { keepAlive } from '@wordgame/h2-keepalive';
@@ -9,6 +9,7 @@ import { clampTimeoutMs } from '../deadline.js';
 import { ADAPTER_COMPRESSIONS } from '../server/options.js';
 import { headersOf } from '../server/lifecycle.js';
 import { serviceAuthorization } from '../service-gate.js';
+import { parseOutput } from './output.js';
 
 /** Options of the fast Connect unary transport (one connection to one URL). */
 export interface ConnectUnaryTransportOptions {
@@ -216,14 +217,6 @@ function plainSuccess(status: number, raw: http2.IncomingHttpHeaders): boolean {
   if (status !== 200 || raw['content-type'] !== 'application/proto' || raw['content-encoding'] !== undefined) return false;
   for (const key in raw) if (key.startsWith('trailer-')) return false;
   return true;
-}
-
-function parseOutput<O extends DescMessage>(method: DescMethodUnary<DescMessage, O>, body: Uint8Array): ReturnType<typeof fromBinary<O>> {
-  try {
-    return fromBinary(method.output, body);
-  } catch (err: unknown) {
-    throw new ConnectError(`parse binary: ${err instanceof Error ? err.message : String(err)}`, Code.Internal);
-  }
 }
 
 /**

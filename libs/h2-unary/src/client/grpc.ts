@@ -1,5 +1,5 @@
 import http2 from 'node:http2';
-import { create, fromBinary, toBinary, type DescMessage, type DescMethodUnary, type MessageInitShape } from '@bufbuild/protobuf';
+import { create, toBinary, type DescMessage, type DescMethodUnary, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
 import { Code, ConnectError, type Transport, type UnaryResponse } from '@connectrpc/connect';
 import {
   headerGrpcStatus,
@@ -9,6 +9,7 @@ import {
 } from '@connectrpc/connect/protocol-grpc';
 import { compressionBrotli, compressionGzip } from '@connectrpc/connect-node';
 import { clampTimeoutMs, encodeGrpcTimeout } from '../deadline.js';
+import { parseOutput } from './output.js';
 
 /** Opens one HTTP/2 stream on the caller's connection (connect-node's session-manager `request`). */
 export type OpenStream = (
@@ -147,7 +148,7 @@ async function decode<I extends DescMessage, O extends DescMessage>(
   bytes: Buffer,
 ): Promise<UnaryResponse<I, O>> {
   const { compression, headerError } = validateResponseWithCompression(ACCEPT_COMPRESSION, status, header);
-  let message: ReturnType<typeof fromBinary<O>> | undefined;
+  let message: MessageShape<O> | undefined;
   let offset = 0;
   while (offset < bytes.length) {
     if (bytes.length - offset < 5) throw new ConnectError('protocol error: incomplete envelope', Code.InvalidArgument);
@@ -173,14 +174,6 @@ async function decode<I extends DescMessage, O extends DescMessage>(
   }
   if (headerError) throw new ConnectError('protocol error: received output message for unary method with error status', Code.Unknown);
   return { stream: false, service: method.parent, method, header, message, trailer };
-}
-
-function parseOutput<O extends DescMessage>(method: DescMethodUnary<DescMessage, O>, data: Uint8Array): ReturnType<typeof fromBinary<O>> {
-  try {
-    return fromBinary(method.output, data);
-  } catch (err: unknown) {
-    throw new ConnectError(`parse binary: ${err instanceof Error ? err.message : String(err)}`, Code.Internal);
-  }
 }
 
 /** A gRPC length-prefixed message: flags 0 (not compressed), 4-byte big-endian length, bytes. */
