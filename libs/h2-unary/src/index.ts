@@ -10,6 +10,7 @@ export { timerSafeDeadlines } from './server/timer-safe.js';
 export { unaryServers, type UnaryServers } from './server/adapter.js';
 export { createConnectUnaryTransport, type ConnectUnaryTransportOptions, type ClosableTransport } from './client/connect.js';
 export { createGrpcUnaryTransport, type GrpcUnaryTransportOptions, type OpenStream } from './client/grpc.js';
+export { decodeMessage, encodeMessage, isEnvelopeSchema } from './codec.js';
 export {
   ServiceGate,
   REFUSAL_BODY,
