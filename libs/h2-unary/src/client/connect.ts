@@ -1,10 +1,11 @@
 import http2 from 'node:http2';
 import type { Duplex } from 'node:stream';
-import { create, toBinary, type DescMessage, type DescMethodUnary, type MessageInitShape } from '@bufbuild/protobuf';
+import type { DescMessage, DescMethodUnary, MessageInitShape } from '@bufbuild/protobuf';
 import { appendHeaders, Code, ConnectError, type Transport, type UnaryResponse } from '@connectrpc/connect';
 import { errorFromJsonBytes, trailerDemux, validateResponseWithCompression } from '@connectrpc/connect/protocol-connect';
 import { keepAlive } from '@wordgame/h2-keepalive';
 import { CONNECT_TIMEOUT_CODE } from '@wordgame/net-errors';
+import { encodeMessage } from '../codec.js';
 import { clampTimeoutMs } from '../deadline.js';
 import { ADAPTER_COMPRESSIONS } from '../server/options.js';
 import { headersOf } from '../server/lifecycle.js';
@@ -171,7 +172,7 @@ export function createConnectUnaryTransport(options: ConnectUnaryTransportOption
       stream.on('close', () => {
         if (!settled) settle(new ConnectError(`stream closed before an answer (HTTP/2 code ${stream.rstCode})`, Code.Unavailable));
       });
-      stream.end(toBinary(method.input, create(method.input, input)));
+      stream.end(encodeMessage(method.input, input));
     });
 
   return {

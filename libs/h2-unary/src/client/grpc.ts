@@ -1,5 +1,5 @@
 import http2 from 'node:http2';
-import { create, toBinary, type DescMessage, type DescMethodUnary, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
+import type { DescMessage, DescMethodUnary, MessageInitShape, MessageShape } from '@bufbuild/protobuf';
 import { Code, ConnectError, type Transport, type UnaryResponse } from '@connectrpc/connect';
 import {
   headerGrpcStatus,
@@ -8,6 +8,7 @@ import {
   validateTrailer,
 } from '@connectrpc/connect/protocol-grpc';
 import { compressionBrotli, compressionGzip } from '@connectrpc/connect-node';
+import { encodeMessage } from '../codec.js';
 import { clampTimeoutMs, encodeGrpcTimeout } from '../deadline.js';
 import { parseOutput } from './output.js';
 
@@ -85,7 +86,7 @@ export function createGrpcUnaryTransport(options: GrpcUnaryTransportOptions): Tr
 
       let body: Uint8Array;
       try {
-        body = frame(toBinary(method.input, create(method.input, input)));
+        body = frame(encodeMessage(method.input, input));
       } catch (err: unknown) {
         return settle(ConnectError.from(err));
       }

@@ -1,5 +1,6 @@
-import { fromBinary, type DescMessage, type DescMethodUnary, type MessageShape } from '@bufbuild/protobuf';
+import type { DescMessage, DescMethodUnary, MessageShape } from '@bufbuild/protobuf';
 import { Code, ConnectError } from '@connectrpc/connect';
+import { decodeMessage } from '../codec.js';
 
 /**
  * The unary answer's message parsed from its bytes, or the ConnectError connect-node's transports
@@ -8,7 +9,7 @@ import { Code, ConnectError } from '@connectrpc/connect';
  */
 export function parseOutput<O extends DescMessage>(method: DescMethodUnary<DescMessage, O>, bytes: Uint8Array): MessageShape<O> {
   try {
-    return fromBinary(method.output, bytes);
+    return decodeMessage(method.output, bytes);
   } catch (err: unknown) {
     throw new ConnectError(`parse binary: ${err instanceof Error ? err.message : String(err)}`, Code.Internal);
   }

@@ -1,8 +1,9 @@
 import http2 from 'node:http2';
-import { fromBinary, toBinary } from '@bufbuild/protobuf';
+import type { DescMessage, MessageShape } from '@bufbuild/protobuf';
 import { Code, ConnectError, createContextValues } from '@connectrpc/connect';
 import { compressionNegotiate, mergeNonProtocolHeaders } from '@connectrpc/connect/protocol';
 import { codeToHttpStatus, errorToJsonBytes, trailerMux } from '@connectrpc/connect/protocol-connect';
+import { decodeMessage, encodeMessage } from '../codec.js';
 import type { StreamTaker } from '../stream-taker.js';
 import { readLimitError, serveUnary } from './lifecycle.js';
 import { ADAPTER_COMPRESSIONS, COMPRESS_MIN_BYTES, type UnaryServerOptions } from './options.js';
@@ -53,7 +54,7 @@ export function connectUnaryTaker(options: UnaryServerOptions, scheme: 'http' | 
         }
         const context = handlerContext(method, headers, exchange, 'connect', values, scheme);
         const output = await invokeRoute(route, context, parse(method.input, body), interceptors);
-        return toBinary(method.output, output);
+        return encodeMessage(method.output, output);
       },
       succeed(s, message, exchange) {
         answer(s, 200, message, exchange.responseHeader, exchange.responseTrailer).catch(() =>
@@ -87,9 +88,9 @@ export function connectUnaryTaker(options: UnaryServerOptions, scheme: 'http' | 
 }
 
 /** Request bytes as a message; bytes that are not one are Internal "parse binary: …", as connect-node answers. */
-function parse<D extends Parameters<typeof fromBinary>[0]>(schema: D, bytes: Uint8Array): ReturnType<typeof fromBinary<D>> {
+function parse<D extends DescMessage>(schema: D, bytes: Uint8Array): MessageShape<D> {
   try {
-    return fromBinary(schema, bytes);
+    return decodeMessage(schema, bytes);
   } catch (err: unknown) {
     throw new ConnectError(`parse binary: ${err instanceof Error ? err.message : String(err)}`, Code.Internal);
   }

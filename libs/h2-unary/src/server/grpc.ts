@@ -1,8 +1,9 @@
 import http2 from 'node:http2';
-import { fromBinary, toBinary, type DescMessage } from '@bufbuild/protobuf';
+import type { DescMessage, MessageShape } from '@bufbuild/protobuf';
 import { Code, ConnectError, createContextValues } from '@connectrpc/connect';
 import { compressionNegotiate } from '@connectrpc/connect/protocol';
 import { setTrailerStatus } from '@connectrpc/connect/protocol-grpc';
+import { decodeMessage, encodeMessage } from '../codec.js';
 import { parseGrpcTimeout } from '../deadline.js';
 import type { StreamTaker } from '../stream-taker.js';
 import { toOutgoing } from './connect.js';
@@ -58,7 +59,7 @@ export function grpcUnaryTaker(options: UnaryServerOptions, scheme: 'http' | 'ht
       async handle(body, exchange) {
         const input = await single(body, method.input, maxBytes);
         const context = handlerContext(method, headers, exchange, 'grpc', values, scheme);
-        return toBinary(method.output, await invokeRoute(route, context, input, interceptors));
+        return encodeMessage(method.output, await invokeRoute(route, context, input, interceptors));
       },
       succeed(s, message, exchange) {
         (async () => {
@@ -102,10 +103,10 @@ function end(s: http2.ServerHttp2Stream, header: Headers, trailer: Headers, body
  * (Internal "parse binary"), a trailing partial envelope is InvalidArgument, no message or a
  * second one is Unimplemented.
  */
-async function single<D extends DescMessage>(body: Buffer, schema: D, maxBytes: number): Promise<ReturnType<typeof fromBinary<D>>> {
+async function single<D extends DescMessage>(body: Buffer, schema: D, maxBytes: number): Promise<MessageShape<D>> {
   await Promise.resolve();
   let offset = 0;
-  let first: ReturnType<typeof fromBinary<D>> | undefined;
+  let first: MessageShape<D> | undefined;
   for (;;) {
     if (offset === body.length) break;
     if (body.length - offset < 5) throw new ConnectError('protocol error: incomplete envelope', Code.InvalidArgument);
@@ -115,9 +116,9 @@ async function single<D extends DescMessage>(body: Buffer, schema: D, maxBytes: 
     if (body.length - offset - 5 < length) throw new ConnectError('protocol error: incomplete envelope', Code.InvalidArgument);
     if (((body[offset] as number) & 1) === 1)
       throw new ConnectError('received compressed envelope, but do not know how to decompress', Code.Internal);
-    let message: ReturnType<typeof fromBinary<D>>;
+    let message: MessageShape<D>;
     try {
-      message = fromBinary(schema, body.subarray(offset + 5, offset + 5 + length));
+      message = decodeMessage(schema, body.subarray(offset + 5, offset + 5 + length));
     } catch (err: unknown) {
       throw new ConnectError(`parse binary: ${err instanceof Error ? err.message : String(err)}`, Code.Internal);
     }
