@@ -51,7 +51,8 @@ export function isEnvelopeSchema(schema: DescMessage): boolean {
  * `schema` that is `toBinary(schema, message)`). The gateway's, backend's and bot's messages are
  * envelopes (`bytes body = 1;` holding a FlatBuffers table), written here by hand: protobuf-es's
  * reflection cost 5-8 % of those processes' CPU. Any other schema, and an envelope carrying
- * unknown fields or a body that is not a Uint8Array, is written by protobuf-es.
+ * unknown fields or a body that is not a Uint8Array, is written by protobuf-es. An envelope's
+ * bytes may be a view into a shared ArrayBuffer (Node's Buffer pool), as Buffer.allocUnsafe's are.
  */
 export function encodeMessage<Desc extends DescMessage>(schema: Desc, message: MessageInitShape<Desc>): Uint8Array {
   const plan = envelopeOf(schema);
@@ -80,11 +81,16 @@ export function decodeMessage<Desc extends DescMessage>(schema: Desc, bytes: Uin
   return (plan !== null ? decodeEnvelope(plan, bytes) : undefined) ?? fromBinary(schema, bytes);
 }
 
+/**
+ * Tag 0x0a, the varint length, the body; nothing for an empty body. Written into Node's Buffer
+ * pool (every byte is overwritten) and returned as a plain Uint8Array view: a fresh ArrayBuffer
+ * for each message over V8's 64-byte on-heap limit cost more than all the rest of the encoding.
+ */
 function encodeEnvelope(body: Uint8Array): Uint8Array {
   const length = body.length;
   if (length === 0) return new Uint8Array(0);
   const head = length < 0x80 ? 2 : length < 0x4000 ? 3 : length < 0x200000 ? 4 : length < 0x10000000 ? 5 : 6;
-  const out = new Uint8Array(head + length);
+  const out = Buffer.allocUnsafe(head + length);
   out[0] = 0x0a;
   let pos = 1;
   let rest = length;
@@ -94,7 +100,7 @@ function encodeEnvelope(body: Uint8Array): Uint8Array {
   }
   out[pos] = rest;
   out.set(body, head);
-  return out;
+  return new Uint8Array(out.buffer, out.byteOffset, out.length);
 }
 
 /** The varint at `pos` if it ends within 4 bytes and before `end`, else -1; `cursor.pos` moves past it. */

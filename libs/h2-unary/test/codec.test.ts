@@ -97,6 +97,14 @@ describe('envelope codec', () => {
     expect(encodeMessage(envelope, {})).toStrictEqual(toBinary(envelope, create(envelope)));
   });
 
+  it('gives each message its own bytes, though they may share an ArrayBuffer', () => {
+    const a = encodeMessage(envelope, { body: new Uint8Array(200).fill(1) });
+    const b = encodeMessage(envelope, { body: new Uint8Array(200).fill(2) });
+    a.fill(9);
+    expect(b).toStrictEqual(toBinary(envelope, create(envelope, { body: new Uint8Array(200).fill(2) })));
+    expect(a.byteLength).toBe(203);
+  });
+
   it('writes unknown fields back as toBinary does', () => {
     const message = fromBinary(envelope, new Uint8Array([0x0a, 1, 0x41, 0x10, 0x05, 0x1a, 0x01, 0x42]));
     expect(message.$unknown).toHaveLength(2);
