@@ -46,6 +46,7 @@ import { runLoad } from './load/run.js';
 import type { RequestTemplate } from './load/spec.js';
 import { buildBundles, loadLine, root } from './services.js';
 import { median, percentile } from './stats.js';
+import { backendStatement, BUY_STATEMENT_FILE, READ_WALLET_FILE } from './wallet-pgbench.js';
 import { seedProduct, signUp } from './wallet-seed.js';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -403,8 +404,8 @@ async function startPeer(shared: Shared): Promise<Target> {
       DATABASE_URL: db.url,
       PEER_PORT: String(port),
       PEER_POOL_MAX: POOL_MAX,
-      PEER_READ_SQL: backendStatement('apps/backend/src/wallet/repository.ts', 'READ_WALLET'),
-      PEER_BUY_SQL: backendStatement('apps/backend/src/ledger/postings/buy.ts', 'BUY_STATEMENT'),
+      PEER_READ_SQL: backendStatement(root, READ_WALLET_FILE, 'READ_WALLET'),
+      PEER_BUY_SQL: backendStatement(root, BUY_STATEMENT_FILE, 'BUY_STATEMENT'),
       ...profEnv('peer'),
     },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -434,14 +435,6 @@ async function startPeer(shared: Shared): Promise<Target> {
       await db.drop();
     },
   };
-}
-
-/** A statement of the backend's source (`const NAME = \`...\`;`), so the peer runs exactly what the backend runs. */
-function backendStatement(file: string, constName: string): string {
-  const source = readFileSync(path.join(root, file), 'utf8');
-  const statement = new RegExp(`const ${constName} = \`([\\s\\S]*?)\`;`).exec(source)?.[1];
-  if (!statement) throw new Error(`${constName} not found in ${file}`);
-  return statement.trim();
 }
 
 // ---------------------------------------------------------------------------------------------

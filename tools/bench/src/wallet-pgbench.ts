@@ -24,15 +24,29 @@ UPDATE buy_requests SET result = '{"bench": true}' WHERE account_id = :aid AND i
 END;
 `;
 
+/** Where wallet.get's one statement (READ_WALLET) is defined in the backend. */
+export const READ_WALLET_FILE = 'apps/backend/src/wallet/wallet.store.ts';
+/** Where wallet.buy's one statement (BUY_STATEMENT) is defined in the backend. */
+export const BUY_STATEMENT_FILE = 'apps/backend/src/ledger/postings/buy.ts';
+
+/**
+ * The text of the template-literal constant `constName` in the backend's `file` under `root`, trimmed,
+ * so a bench runs the very statement the backend runs; throws when the constant is not there.
+ */
+export function backendStatement(root: string, file: string, constName: string): string {
+  const source = readFileSync(path.join(root, file), 'utf8');
+  const statement = new RegExp(`const ${constName} = \`([\\s\\S]*?)\`;`).exec(source)?.[1];
+  if (!statement) throw new Error(`${constName} not found in ${file}`);
+  return statement.trim();
+}
+
 /**
  * The spend `wallet.buy` issues now: BUY_STATEMENT read from the backend's source (so the two
  * cannot drift), with a direct;web context, one fresh Idempotency-Key per transaction and the
  * caller's account = pgbench client id + 1, run as a prepared statement like the backend does.
  */
 export function pgbenchSpendStatement(root: string): string {
-  const source = readFileSync(path.join(root, 'apps/backend/src/ledger/postings/buy.ts'), 'utf8');
-  const statement = /export const BUY_STATEMENT = `([\s\S]*?)`;/.exec(source)?.[1];
-  if (!statement) throw new Error('BUY_STATEMENT not found in apps/backend/src/ledger/postings/buy.ts');
+  const statement = backendStatement(root, BUY_STATEMENT_FILE, 'BUY_STATEMENT');
   const order = `ARRAY['direct','telegram','vk']`;
   // Built with functions: pgbench would take the colons of a JSON literal for its variables.
   const flags = `jsonb_build_object('spendOrder', jsonb_build_array('direct','telegram','vk'), 'canSpend', true, 'frozen', false, 'trusted', true)`;
@@ -54,9 +68,7 @@ export function pgbenchSpendStatement(root: string): string {
  * drift), the caller's account = pgbench client id + 1, run prepared like the backend runs it.
  */
 export function pgbenchReadStatement(root: string): string {
-  const source = readFileSync(path.join(root, 'apps/backend/src/wallet/repository.ts'), 'utf8');
-  const statement = /const READ_WALLET = `([\s\S]*?)`;/.exec(source)?.[1];
-  if (!statement) throw new Error('READ_WALLET not found in apps/backend/src/wallet/repository.ts');
+  const statement = backendStatement(root, READ_WALLET_FILE, 'READ_WALLET');
   const sqlText = statement.replaceAll('$1::bigint', ':aid::bigint');
   if (/\$\d/.test(sqlText)) throw new Error('READ_WALLET has a parameter the pgbench script does not bind');
   return `\\set aid :client_id + 1\n${sqlText.trim()};\n`;
