@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import pg from 'pg';
 import { testServerUrl } from '@wordgame/testkit';
-import { boundCheckouts, withinCall } from './acquire.js';
+import { boundCheckouts, CONNECT_RETRY_DELAYS_MS, withinCall } from './acquire.js';
 import { openDatabase } from './database.js';
 import { isDatabaseUnavailable } from './unavailable.js';
 
@@ -74,6 +74,55 @@ describe('pool checkouts bounded by the call', () => {
     } finally {
       held.release();
       await database.close();
+    }
+  });
+
+  /** A pg Client whose first `failures` connection attempts (across all instances) fail as a missing DNS answer does. */
+  function flakyClient(failures: number): { Client: typeof pg.Client; attempts: () => number } {
+    let attempts = 0;
+    type Callback = ((err: Error) => void) | ((err: null, c: pg.Client) => void);
+    class Flaky extends pg.Client {
+      override connect(): Promise<pg.Client>;
+      override connect(callback: Callback): void;
+      override connect(callback?: Callback): Promise<pg.Client> | void {
+        attempts += 1;
+        if (attempts <= failures) {
+          const err = Object.assign(new Error('getaddrinfo ENOTFOUND postgres'), { code: 'ENOTFOUND', syscall: 'getaddrinfo' });
+          if (callback) return void process.nextTick(() => (callback as (e: Error) => void)(err));
+          return Promise.reject(err);
+        }
+        if (callback) return super.connect(callback);
+        return super.connect();
+      }
+    }
+    return { Client: Flaky, attempts: () => attempts };
+  }
+
+  it('opens a new connection again after a network failure (nothing was sent), and gives up after the last retry', async () => {
+    const once = flakyClient(1);
+    const pool = new pg.Pool({ connectionString: testServerUrl(), max: 1, Client: once.Client });
+    boundCheckouts(pool, 60_000);
+    try {
+      expect((await withinCall(new AbortController().signal, () => pool.query<{ one: number }>('select 1 as one'))).rows).toEqual([
+        { one: 1 },
+      ]);
+      expect(once.attempts()).toBe(2);
+    } finally {
+      await pool.end();
+    }
+    const always = flakyClient(Number.MAX_SAFE_INTEGER);
+    const down = new pg.Pool({ connectionString: testServerUrl(), max: 1, Client: always.Client });
+    boundCheckouts(down, 60_000);
+    try {
+      const err = await down.query('select 1').then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(isDatabaseUnavailable(err)).toBe(true);
+      expect(always.attempts()).toBe(CONNECT_RETRY_DELAYS_MS.length + 1);
+      expect(CONNECT_RETRY_DELAYS_MS.length).toBeGreaterThan(0);
+    } finally {
+      await down.end();
     }
   });
 });

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type pg from 'pg';
+import { isNetworkFailure } from '@wordgame/net-errors';
 
 /** How long work outside a call (jobs, the reaper, CLIs) waits for a pool connection (ms). */
 export const JOB_ACQUIRE_TIMEOUT_MS = 5_000;
@@ -9,6 +10,13 @@ export const JOB_ACQUIRE_TIMEOUT_MS = 5_000;
  * hanging on a failing-over database free their pool slots soon after it is back.
  */
 export const ACQUIRE_CAP_MS = 15_000;
+
+/**
+ * Waits before another try at opening a connection that failed on the network (a DNS answer
+ * missing for a moment while a container network settles, a refused connect during a database
+ * restart): nothing was sent yet, so trying again is safe; after these the failure is the answer.
+ */
+export const CONNECT_RETRY_DELAYS_MS: readonly number[] = [100, 250];
 
 /** The message pg gives its own checkout timeout; the unavailable-database classifier knows it. */
 const TIMEOUT_MESSAGE = 'timeout exceeded when trying to connect';
@@ -32,7 +40,9 @@ export function withinCall<T>(signal: AbortSignal, fn: () => T): T {
  * Bounds every checkout of `pool` (kysely's, pool.query's and prepared statements' alike: both
  * call forms of `connect` are wrapped): inside withinCall until the call's signal aborts (the
  * checkout rejects with the signal's reason), elsewhere JOB_ACQUIRE_TIMEOUT_MS (pg's own timeout
- * error). A connection granted after its waiter gave up goes straight back to the pool.
+ * error). A connection granted after its waiter gave up goes straight back to the pool. A new
+ * connection that fails on the network is tried again after each of CONNECT_RETRY_DELAYS_MS while
+ * the checkout may still wait.
  */
 export function boundCheckouts(pool: pg.Pool, jobTimeoutMs = JOB_ACQUIRE_TIMEOUT_MS): void {
   const holder = pool as unknown as { connect: Connect };
@@ -50,22 +60,32 @@ export function boundCheckouts(pool: pg.Pool, jobTimeoutMs = JOB_ACQUIRE_TIMEOUT
       const onAbort = () => giveUp(signal ? reasonOf(signal) : new Error(TIMEOUT_MESSAGE));
       const timer = signal ? undefined : setTimeout(onAbort, jobTimeoutMs);
       signal?.addEventListener('abort', onAbort, { once: true });
-      connect().then(
-        (client) => {
-          clearTimeout(timer);
-          signal?.removeEventListener('abort', onAbort);
-          if (settled) client.release();
-          else {
-            settled = true;
-            resolve(client);
-          }
-        },
-        (err: unknown) => {
-          clearTimeout(timer);
-          signal?.removeEventListener('abort', onAbort);
-          giveUp(asError(err));
-        },
-      );
+      const attempt = (retries: number) => {
+        connect().then(
+          (client) => {
+            clearTimeout(timer);
+            signal?.removeEventListener('abort', onAbort);
+            if (settled) client.release();
+            else {
+              settled = true;
+              resolve(client);
+            }
+          },
+          (err: unknown) => {
+            const delay = CONNECT_RETRY_DELAYS_MS[retries];
+            if (!settled && delay !== undefined && isNetworkFailure(err)) {
+              setTimeout(() => {
+                if (!settled) attempt(retries + 1);
+              }, delay);
+              return;
+            }
+            clearTimeout(timer);
+            signal?.removeEventListener('abort', onAbort);
+            giveUp(asError(err));
+          },
+        );
+      };
+      attempt(0);
     });
   };
   holder.connect = (callback) => {
