@@ -174,7 +174,7 @@ async function main(): Promise<void> {
       const value = median(ours.map((s) => s[what]));
       const peerValue = median(peer.map((s) => s[what]));
       lines.push(
-        `  ${label}: ours ${value.toFixed(0)} us, peer ${peerValue.toFixed(0)} us, ratio ${ratio.toFixed(2)}x (target <= ${limit}x)`,
+        `  ${label}: ours ${value.toFixed(0)} us, peer ${peerValue.toFixed(0)} us, ratio ${ratio.toFixed(2)}x${limit === undefined ? '' : ` (target <= ${limit}x)`}`,
       );
       figures.push({
         name: label,
