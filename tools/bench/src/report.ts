@@ -15,7 +15,7 @@ import { renderTable, type BenchOutcome } from './report/table.js';
 import { loadLine, root, tsx } from './services.js';
 
 /** Every bench of tools/bench, in the order the report runs them. */
-export const BENCHES = ['botlink', 'wallet', 'edge', 'overload', 'payments', 'bot-ab', 'console'] as const;
+export const BENCHES = ['botlink', 'wallet', 'edge', 'overload', 'stars-pg', 'payments', 'bot-ab', 'console'] as const;
 
 function chosen(): string[] {
   const list = process.env['REPORT_BENCHES']

@@ -11,8 +11,7 @@ import { createBackendRegistry } from '../../../apps/backend/src/metrics/registr
 import { registerForgetGauges } from '../../../apps/backend/src/privacy/metrics.js';
 import { createPromoMetrics } from '../../../apps/backend/src/promos/metrics.js';
 import { reconciliationMetrics } from '../../../apps/backend/src/reconciliation/metrics.js';
-import { createDoor } from '../../../apps/gateway/src/http/door.js';
-import { createApiMetrics } from '../../../apps/gateway/src/http/metrics.js';
+import { createApiMetrics, createDoorMetrics } from '../../../apps/gateway/src/http/metrics.js';
 import { createBotlinkMetrics } from '../../../apps/gateway/src/metrics/botlink-metrics.js';
 import { createClusterMetrics } from '../../../apps/gateway/src/metrics/cluster-metrics.js';
 import { createInternalMetrics } from '../../../apps/gateway/src/metrics/internal-metrics.js';
@@ -92,7 +91,7 @@ function gatewayMetrics(): ServiceMetrics {
   createInternalMetrics(registry);
   createClusterMetrics(registry);
   createApiMetrics(registry);
-  createDoor(1, registry);
+  createDoorMetrics(registry, 1, () => 0);
   createGatewayListenerMetrics(registry);
   return {
     service: 'Gateway',

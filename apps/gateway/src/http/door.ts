@@ -1,7 +1,8 @@
-import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import type { RequestHandler } from 'express';
 import { ApiError } from './api-error.js';
 import { sendApiError } from './errors.js';
+import { createDoorMetrics } from './metrics.js';
 
 /** The wait a shed request is told (`Retry-After`, whole seconds). */
 export const SHED_RETRY_AFTER_SECONDS = 1;
@@ -15,31 +16,10 @@ export const SHED_RETRY_AFTER_SECONDS = 1;
  */
 export function createDoor(limit: number, registry: Registry): RequestHandler {
   let inFlight = 0;
-  const registers = [registry];
-  const shed = new Counter({
-    name: 'gateway_shed_total',
-    help: 'REST requests answered 503 overloaded at the door because GATEWAY_MAX_IN_FLIGHT were in progress (no work done for them).',
-    registers,
-  });
-  new Gauge({
-    name: 'gateway_in_flight_requests',
-    help: 'REST requests in progress now (admitted by the door, not yet answered).',
-    registers,
-    collect() {
-      this.set(inFlight);
-    },
-  });
-  new Gauge({
-    name: 'gateway_max_in_flight',
-    help: 'The door limit (GATEWAY_MAX_IN_FLIGHT).',
-    registers,
-    collect() {
-      this.set(limit);
-    },
-  });
+  const countShed = createDoorMetrics(registry, limit, () => inFlight);
   return (_req, res, next) => {
     if (inFlight >= limit) {
-      shed.inc();
+      countShed();
       sendApiError(res, new ApiError('overloaded', undefined, SHED_RETRY_AFTER_SECONDS));
       return;
     }

@@ -1,4 +1,4 @@
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 /** Per-operation REST metrics; labels are the operation name and status only (no ids). */
 export interface ApiMetrics {
@@ -26,4 +26,34 @@ export function createApiMetrics(registry: Registry): ApiMetrics {
       duration.observe({ operation }, seconds);
     },
   };
+}
+
+/**
+ * The door's metrics (http/door.ts): `gateway_shed_total`, and `gateway_in_flight_requests` and
+ * `gateway_max_in_flight` read on scrape. Answers the function that counts one request shed.
+ */
+export function createDoorMetrics(registry: Registry, limit: number, inFlight: () => number): () => void {
+  const registers = [registry];
+  const shed = new Counter({
+    name: 'gateway_shed_total',
+    help: 'REST requests answered 503 overloaded at the door because GATEWAY_MAX_IN_FLIGHT were in progress (no work done for them).',
+    registers,
+  });
+  new Gauge({
+    name: 'gateway_in_flight_requests',
+    help: 'REST requests in progress now (admitted by the door, not yet answered).',
+    registers,
+    collect() {
+      this.set(inFlight());
+    },
+  });
+  new Gauge({
+    name: 'gateway_max_in_flight',
+    help: 'The door limit (GATEWAY_MAX_IN_FLIGHT).',
+    registers,
+    collect() {
+      this.set(limit);
+    },
+  });
+  return () => shed.inc();
 }

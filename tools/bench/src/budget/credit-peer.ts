@@ -32,8 +32,8 @@ export interface CreditPeer {
   runs: number;
 }
 
-/** The order id of pgbench row number n (a uuid the SQL builds from n). */
-const orderIdSql = (n: string) => `('00000000-0000-4000-8000-' || lpad((${n})::text, 12, '0'))::uuid`;
+/** The order id of pgbench row number n (a uuid the SQL builds from n); the stars bench's peer uses it too. */
+export const orderIdSql = (n: string): string => `('00000000-0000-4000-8000-' || lpad((${n})::text, 12, '0'))::uuid`;
 
 /**
  * Builds the pgbench script from the backend's credit statement for a stars payment (every guard of

@@ -39,8 +39,8 @@ export class PrivateCluster {
     private readonly bin: string,
   ) {}
 
-  /** Creates and starts the cluster. */
-  static async create(): Promise<PrivateCluster> {
+  /** Creates and starts the cluster; `settings` are extra server settings (`-c name=value` each). */
+  static async create(settings: Readonly<Record<string, string>> = {}): Promise<PrivateCluster> {
     const bin = pgBin();
     const dir = mkdtempSync(join(tmpdir(), 'faults-pg-'));
     const cluster = new PrivateCluster(dir, await freePort(), bin);
@@ -50,7 +50,10 @@ export class PrivateCluster {
       chownSync(dir, uid, gid);
     }
     cluster.pg('initdb', ['-D', join(dir, 'data'), '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--no-sync']);
-    const options = `-p ${cluster.port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=${dir} -c max_connections=100`;
+    const extra = Object.entries(settings)
+      .map(([name, value]) => ` -c ${name}=${value}`)
+      .join('');
+    const options = `-p ${cluster.port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=${dir} -c max_connections=100${extra}`;
     cluster.pg('pg_ctl', ['-D', join(dir, 'data'), '-l', join(dir, 'server.log'), '-w', '-t', '60', '-o', options, 'start']);
     return cluster;
   }
