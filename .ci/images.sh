@@ -202,16 +202,38 @@ deploy_defaults() {
   done
   return "$bad"
 }
+# One application service's containers stopped by SIGTERM, as an orchestrator stops them. podman 4.3
+# has lost a stop's SIGTERM (the container logged nothing and was killed at the timeout: 137,
+# containers/podman#18452), so the signal is sent here and sent again only when the service has not
+# said "stopping" within 5 s (a lost signal, not a slow stop); then it must exit within 30 s.
+stop_service() { # service
+  local c before n waited
+  for c in $(podman ps --filter "label=com.docker.compose.project=$project" --filter "label=com.docker.compose.service=$1" --format '{{.Names}}'); do
+    before=$(podman logs "$c" 2>&1 | grep -c '"msg":"stopping"' || true)
+    for n in 1 2 3; do
+      podman kill --signal TERM "$c" >/dev/null 2>&1 || true
+      waited=0
+      while [ "$waited" -lt 10 ]; do
+        [ "$(podman logs "$c" 2>&1 | grep -c '"msg":"stopping"' || true)" -gt "$before" ] && break 2
+        [ "$(podman inspect --format '{{.State.Running}}' "$c" 2>/dev/null)" = true ] || break 2
+        sleep 0.5
+        waited=$((waited + 1))
+      done
+      say "$c: no \"stopping\" 5 s after SIGTERM $n (a lost signal); sending it again"
+    done
+    timeout 30 podman wait "$c" >/dev/null || { echo "$c did not exit within 30 s of SIGTERM"; return 1; }
+  done
+}
 stop_clean() { # gateway services…
   local codes
   # The application first: nothing in depends_on ties them to NATS, and a backend or gateway whose
   # NATS is already gone overran its 10 s graceful stop (exit 1) waiting on the connection's drain.
-  dc stop -t 20 bot || return 1
+  stop_service bot || return 1
   # The gateways one at a time: podman 4.3 stopping two containers in one call has recorded 137 for
   # both after each had logged its clean stop in 3 s, most likely podman's stop race (containers/podman#18452).
   local gw
-  for gw in "$@"; do dc stop -t 20 "$gw" || return 1; done
-  dc stop -t 20 backend || return 1
+  for gw in "$@"; do stop_service "$gw" || return 1; done
+  stop_service backend || return 1
   dc stop -t 20 || return 1
   codes=$(podman ps -a --filter "label=com.docker.compose.project=$project" --format '{{.Names}}={{.ExitCode}}' | sort | tr '\n' ' ')
   say "exit codes after SIGTERM: $codes"
