@@ -95,5 +95,11 @@ describe('the door: overload is refused before any work, admitted work is served
     second.abort();
     third.abort();
     await until(async () => gauge(await edge.metrics(), 'gateway_in_flight_requests') === 0);
+
+    // A request answered on a connection that stays open leaves too.
+    const anonymous = await fetch(`${edge.url}/api/v1/user/wallet`);
+    expect(anonymous.status).toBe(401);
+    await until(async () => gauge(await edge.metrics(), 'gateway_in_flight_requests') === 0);
+    expect(gauge(await edge.metrics(), 'gateway_shed_total')).toBe(1);
   });
 });

@@ -24,14 +24,10 @@ export function createDoor(limit: number, registry: Registry): RequestHandler {
       return;
     }
     inFlight += 1;
-    let left = false;
-    const leave = () => {
-      if (left) return;
-      left = true;
+    // A response emits 'close' once, when its answer is sent or its connection closed first.
+    res.once('close', () => {
       inFlight -= 1;
-    };
-    res.once('finish', leave);
-    res.once('close', leave);
+    });
     next();
   };
 }
