@@ -25,7 +25,7 @@ import type { RequestTemplate } from './load/spec.js';
 import { buildBundles, freePort, gatewayEnv, loadLine, quietBackendEnv, root, startBundle, stopAll, waitHealthy } from './services.js';
 import { median } from './stats.js';
 import { cpuMsOf } from './wallet-pgbench.js';
-import { confirmEmails, seedCardProduct, seedProduct, signUp } from './wallet-seed.js';
+import { confirmEmails, seedCardProduct, seedProduct, signUp, walletTemplates } from './wallet-seed.js';
 
 const serverUrl = process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 const seconds = Number(process.env['AB_SECONDS'] ?? 10);
@@ -90,14 +90,7 @@ async function startBuild(spec: string, dbUrl: string, provider: string): Promis
     children: [backend, gateway],
     port: httpPort,
     templates: {
-      get: tokens.map((t) => ({ method: 'GET', path: '/api/v1/user/wallet', headers: auth(t) })),
-      buy: tokens.map((t) => ({
-        method: 'POST',
-        path: '/api/v1/user/wallet',
-        headers: { ...auth(t), 'content-type': 'application/json' },
-        body: JSON.stringify({ product_id: productId }),
-        uniqueHeader: 'idempotency-key',
-      })),
+      ...walletTemplates(tokens, productId),
       order: tokens.map((t) => ({
         method: 'POST',
         path: '/api/v1/user/wallet/orders',

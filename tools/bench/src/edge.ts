@@ -25,7 +25,7 @@ import { printResult, type Figure } from './report/result.js';
 import { buildBundles, freePort, gatewayEnv, loadLine, quietBackendEnv, root, startBundle, stopAll, waitHealthy } from './services.js';
 import { median } from './stats.js';
 import { backendStatement, BUY_STATEMENT_FILE, cpuMsOf, READ_WALLET_FILE } from './wallet-pgbench.js';
-import { seedProduct, signUp } from './wallet-seed.js';
+import { seedProduct, signUp, walletTemplates } from './wallet-seed.js';
 
 const serverUrl = process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 const rounds = Number(process.env['BENCH_ROUNDS'] ?? 3);
@@ -137,17 +137,7 @@ async function main(): Promise<void> {
     const productId = String(await seedProduct(dbUrl));
     children.push(await startPeer(dbUrl, peerPort));
     await admin.connect();
-    const auth = (t: string) => ({ authorization: `Bearer ${t}` });
-    const templates: Record<Load, RequestTemplate[]> = {
-      get: tokens.map((t) => ({ method: 'GET', path: '/api/v1/user/wallet', headers: auth(t) })),
-      buy: tokens.map((t) => ({
-        method: 'POST',
-        path: '/api/v1/user/wallet',
-        headers: { ...auth(t), 'content-type': 'application/json' },
-        body: JSON.stringify({ product_id: productId }),
-        uniqueHeader: 'idempotency-key',
-      })),
-    };
+    const templates = walletTemplates(tokens, productId);
     const sides: Side[] = [
       { name: 'ours (gateway + backend)', pids: [gateway.pid ?? 0, backend.pid ?? 0], appName: OURS, port: httpPort },
       { name: 'one-process peer', pids: [children[2]?.pid ?? 0], appName: PEER, port: peerPort },

@@ -31,6 +31,7 @@ import { CARD_SHOP, TELEGRAM_BOT_TOKEN } from '../../faults/src/harness/stack.js
 import { waitFor } from '../../faults/src/harness/wait.js';
 import { orderIdSql, prepareCreditPeer } from './budget/credit-peer.js';
 import { printResult } from './report/result.js';
+import { pgbenchLoad } from './wallet-pgbench.js';
 import { buildBundles, loadLine } from './services.js';
 import { seedProduct, signUp } from './wallet-seed.js';
 
@@ -229,15 +230,7 @@ async function main(): Promise<void> {
     const run = spawnSync(
       'pgbench',
       [
-        '-n',
-        '-M',
-        'prepared',
-        '-c',
-        String(concurrency),
-        '-j',
-        '2',
-        '-T',
-        String(seconds),
+        ...pgbenchLoad(concurrency, seconds),
         '-D',
         'i=0',
         '-D',

@@ -24,6 +24,11 @@ UPDATE buy_requests SET result = '{"bench": true}' WHERE account_id = :aid AND i
 END;
 `;
 
+/** pgbench's load options for every bench: prepared statements, `clients` clients on 2 threads for `seconds`, no vacuum. */
+export function pgbenchLoad(clients: number, seconds: number): string[] {
+  return ['-n', '-M', 'prepared', '-c', String(clients), '-j', '2', '-T', String(seconds)];
+}
+
 /** Where wallet.get's one statement (READ_WALLET) is defined in the backend. */
 export const READ_WALLET_FILE = 'apps/backend/src/wallet/wallet.store.ts';
 /** Where wallet.buy's one statement (BUY_STATEMENT) is defined in the backend. */
@@ -103,15 +108,7 @@ export function pgbench(
   const run = spawnSync(
     'pgbench',
     [
-      '-n',
-      '-M',
-      'prepared',
-      '-c',
-      String(clients),
-      '-j',
-      '2',
-      '-T',
-      String(seconds),
+      ...pgbenchLoad(clients, seconds),
       ...(rate === undefined ? [] : ['-R', String(rate)]),
       '-D',
       `pid=${productId}`,

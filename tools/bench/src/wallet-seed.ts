@@ -1,4 +1,5 @@
 import pg from 'pg';
+import type { RequestTemplate } from './load/spec.js';
 
 // The wallet benches' buyers and product (wallet.ts and ab.ts): accounts signed up through the
 // gateway (worker i is account i), and a 1-chip hint with a billion chips granted to every account
@@ -75,4 +76,19 @@ export async function confirmEmails(dbUrl: string): Promise<void> {
   } finally {
     await db.end();
   }
+}
+
+/** wallet.get and wallet.buy as the load sends them: connection i is the buyer holding `tokens[i]`; every buy its own Idempotency-Key. */
+export function walletTemplates(tokens: readonly string[], productId: string): Record<'get' | 'buy', RequestTemplate[]> {
+  const auth = (t: string) => ({ authorization: `Bearer ${t}` });
+  return {
+    get: tokens.map((t) => ({ method: 'GET', path: '/api/v1/user/wallet', headers: auth(t) })),
+    buy: tokens.map((t) => ({
+      method: 'POST',
+      path: '/api/v1/user/wallet',
+      headers: { ...auth(t), 'content-type': 'application/json' },
+      body: JSON.stringify({ product_id: productId }),
+      uniqueHeader: 'idempotency-key',
+    })),
+  };
 }

@@ -14,6 +14,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { creditStatement } from '../../../../apps/backend/src/payments/orders/credit.js';
 import { percentile } from '../stats.js';
+import { pgbenchLoad } from '../wallet-pgbench.js';
 
 /** The stride of pgbench row numbers between clients (more than one client credits in a phase). */
 const PER_CLIENT = 100_000;
@@ -120,15 +121,7 @@ export async function creditPeer(
     const run = spawnSync(
       'pgbench',
       [
-        '-n',
-        '-M',
-        'prepared',
-        '-c',
-        String(clients),
-        '-j',
-        '2',
-        '-T',
-        String(seconds),
+        ...pgbenchLoad(clients, seconds),
         '-D',
         'i=0',
         '-D',
