@@ -202,16 +202,18 @@ deploy_defaults() {
   done
   return "$bad"
 }
-# One application service's containers stopped by SIGTERM, as an orchestrator stops them. podman 4.3
-# has lost a stop's SIGTERM (the container logged nothing and was killed at the timeout: 137,
-# containers/podman#18452), so the signal is sent here and sent again only when the service has not
-# said "stopping" within 5 s (a lost signal, not a slow stop); then it must exit within 30 s.
+# One application service's containers stopped as an orchestrator stops them (podman stop: SIGTERM,
+# SIGKILL after 30 s, no restart by the restart policy). podman 4.3 has lost a stop's SIGTERM (the
+# container logged nothing and was killed at the timeout: 137, containers/podman#18452), so while
+# the stop waits, SIGTERM is sent again when the service has not said "stopping" within 5 s (a lost
+# signal, not a slow stop: a service that said it is stopping gets no second signal).
 stop_service() { # service
-  local c before n waited
+  local c before n waited stopper
   for c in $(podman ps --filter "label=com.docker.compose.project=$project" --filter "label=com.docker.compose.service=$1" --format '{{.Names}}'); do
     before=$(podman logs "$c" 2>&1 | grep -c '"msg":"stopping"' || true)
+    podman stop -t 30 "$c" >/dev/null &
+    stopper=$!
     for n in 1 2 3; do
-      podman kill --signal TERM "$c" >/dev/null 2>&1 || true
       waited=0
       while [ "$waited" -lt 10 ]; do
         [ "$(podman logs "$c" 2>&1 | grep -c '"msg":"stopping"' || true)" -gt "$before" ] && break 2
@@ -219,9 +221,10 @@ stop_service() { # service
         sleep 0.5
         waited=$((waited + 1))
       done
-      say "$c: no \"stopping\" 5 s after SIGTERM $n (a lost signal); sending it again"
+      say "$c: no \"stopping\" 5 s into its stop (a lost SIGTERM, $n); sending SIGTERM again"
+      podman kill --signal TERM "$c" >/dev/null 2>&1 || true
     done
-    timeout 30 podman wait "$c" >/dev/null || { echo "$c did not exit within 30 s of SIGTERM"; return 1; }
+    wait "$stopper" || { echo "podman stop $c failed"; return 1; }
   done
 }
 stop_clean() { # gateway services…
