@@ -1,56 +1,51 @@
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../db/index.js';
 import { DomainError } from '../rpc/index.js';
+import type { PaymentMethod } from '../gate/index.js';
+import type { AtomKind, PurchaseLimitPeriod } from './catalog.table.js';
 import { draftTexts, PRODUCT_LOCALES, type Product, type ProductDraftInput, type ProductText } from './product.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
-/** Products (newest first) with atoms and prices; only active ones unless `includeInactive`. */
+interface ProductRow {
+  id: bigint;
+  title: string;
+  active: boolean;
+  updated_at: Date;
+  subscription_period: number | null;
+  available_from: Date | null;
+  available_until: Date | null;
+  purchase_limit: number | null;
+  purchase_limit_period: PurchaseLimitPeriod | null;
+  /** JSON arrays built by the statement; int8 values travel as text so no amount passes through a float. */
+  atoms: Array<{ kind: AtomKind; quantity: string }>;
+  prices: Array<{ method: PaymentMethod; amount: string; currency: string }>;
+  texts: Array<{ locale: string; title: string; description: string }>;
+}
+
+/**
+ * Products (newest first) with atoms, prices and texts; only active ones unless `includeInactive`.
+ * One statement (each product's atoms, prices and texts aggregated beside it), where it was four:
+ * every order creation, catalog page and console list reads through here.
+ */
 export async function listProducts(db: Db, options: { includeInactive: boolean; ids?: readonly bigint[] }): Promise<Product[]> {
-  let query = db
-    .selectFrom('catalog_products')
-    .select([
-      'id',
-      'title',
-      'active',
-      'updated_at',
-      'subscription_period',
-      'available_from',
-      'available_until',
-      'purchase_limit',
-      'purchase_limit_period',
-    ])
-    .orderBy('id', 'desc');
-  if (!options.includeInactive) query = query.where('active', '=', true);
-  if (options.ids) {
-    if (options.ids.length === 0) return [];
-    query = query.where('id', 'in', options.ids);
-  }
-  const products = await query.execute();
-  if (products.length === 0) return [];
-  const ids = products.map((p) => p.id);
-  const [atoms, prices, texts] = await Promise.all([
-    db
-      .selectFrom('catalog_product_atoms as pa')
-      .innerJoin('catalog_atoms as a', 'a.id', 'pa.atom_id')
-      .select(['pa.product_id', 'a.kind', 'a.quantity'])
-      .where('pa.product_id', 'in', ids)
-      .orderBy('a.kind')
-      .execute(),
-    db
-      .selectFrom('catalog_prices')
-      .select(['product_id', 'method', 'amount', 'currency'])
-      .where('product_id', 'in', ids)
-      .orderBy('method')
-      .execute(),
-    db
-      .selectFrom('catalog_product_texts')
-      .select(['product_id', 'locale', 'title', 'description'])
-      .where('product_id', 'in', ids)
-      .orderBy('locale')
-      .execute(),
-  ]);
-  return products.map((p) => ({
+  if (options.ids?.length === 0) return [];
+  const ids = options.ids === undefined ? null : [...options.ids];
+  const { rows } = await sql<ProductRow>`
+    select p.id, p.title, p.active, p.updated_at, p.subscription_period, p.available_from, p.available_until,
+           p.purchase_limit, p.purchase_limit_period,
+           coalesce((select json_agg(json_build_object('kind', a.kind, 'quantity', a.quantity::text) order by a.kind)
+                       from catalog_product_atoms pa join catalog_atoms a on a.id = pa.atom_id
+                      where pa.product_id = p.id), '[]') as atoms,
+           coalesce((select json_agg(json_build_object('method', x.method, 'amount', x.amount::text, 'currency', x.currency) order by x.method)
+                       from catalog_prices x where x.product_id = p.id), '[]') as prices,
+           coalesce((select json_agg(json_build_object('locale', t.locale, 'title', t.title, 'description', t.description) order by t.locale)
+                       from catalog_product_texts t where t.product_id = p.id), '[]') as texts
+      from catalog_products p
+     where (${options.includeInactive} or p.active)
+       and (${ids}::bigint[] is null or p.id = any(${ids}::bigint[]))
+     order by p.id desc`.execute(db);
+  return rows.map((p) => ({
     id: p.id,
     title: p.title,
     active: p.active,
@@ -60,14 +55,12 @@ export async function listProducts(db: Db, options: { includeInactive: boolean; 
     availableUntil: p.available_until,
     purchaseLimit:
       p.purchase_limit !== null && p.purchase_limit_period !== null ? { count: p.purchase_limit, period: p.purchase_limit_period } : null,
-    atoms: atoms.filter((a) => a.product_id === p.id).map(({ kind, quantity }) => ({ kind, quantity })),
-    prices: prices.filter((x) => x.product_id === p.id).map(({ method, amount, currency }) => ({ method, amount, currency })),
-    texts: texts
-      .filter((x) => x.product_id === p.id)
-      .flatMap(({ locale, title, description }): ProductText[] => {
-        const language = PRODUCT_LOCALES.find((l) => l === locale);
-        return language ? [{ locale: language, title, description }] : [];
-      }),
+    atoms: p.atoms.map(({ kind, quantity }) => ({ kind, quantity: BigInt(quantity) })),
+    prices: p.prices.map(({ method, amount, currency }) => ({ method, amount: BigInt(amount), currency })),
+    texts: p.texts.flatMap(({ locale, title, description }): ProductText[] => {
+      const language = PRODUCT_LOCALES.find((l) => l === locale);
+      return language ? [{ locale: language, title, description }] : [];
+    }),
   }));
 }
 
