@@ -161,13 +161,13 @@ async function main(): Promise<void> {
         const label = load === 'buy' ? 'wallet.buy' : 'card order creation';
         figures.push(
           {
-            name: `${label} at ${level}x: failed after work began`,
+            name: `${label} at ${levelName}: failed after work began`,
             value: failed,
             unit: 'requests',
             target: { on: 'value', op: '<=', limit: 0 },
           },
-          { name: `${label} at ${level}x: p99 of answers that worked`, value: f.p99Ok, unit: 'ms' },
-          { name: `${label} at ${level}x: shed at the door`, value: f.failures[SHED] ?? 0, unit: 'requests' },
+          { name: `${label} at ${levelName}: p99 of answers that worked`, value: f.p99Ok, unit: 'ms' },
+          { name: `${label} at ${levelName}: shed at the door`, value: f.failures[SHED] ?? 0, unit: 'requests' },
         );
       }
     }
