@@ -163,7 +163,7 @@ export const gatewayConfigSchema = z
     GATEWAY_MAX_IN_FLIGHT: env
       .int(MAX_IN_FLIGHT_DEFAULT, 1, 100_000)
       .describe(
-        'REST requests (`/api/v1`, `/_gm/api`) one gateway process has in progress at once. One more is answered at once `503 overloaded` with `Retry-After: 1`, before its body is read or the backend is asked, and counted in `gateway_shed_total`; every admitted request is served to its end. Size it to what the backends behind this gateway finish within a call deadline (10 s); docs/scaling.md#overload.',
+        'REST requests (`/api/v1`, `/_gm/api`) one gateway process has in progress at once. One more is answered at once `503 overloaded` with `Retry-After: 1`, before the backend is asked, and counted in `gateway_shed_total`; every admitted request is served to its end. A request counts once its body is read, so a client trickling a body holds no place. Size it to what the backends behind this gateway finish within a call deadline (10 s); docs/scaling.md#overload.',
       ),
     GATEWAY_SESSION_CACHE_MS: env
       .int(5_000, 0, 60_000)

@@ -45,7 +45,7 @@ export const JSON_BODY_LIMIT = '64kb';
  * when the backend answers ok to a call carrying the service token; 503 while draining), the e-mail confirmation page
  * at the mailed link (a GET only shows it; its form's POST confirms), the wallet page at `/wallet`
  * (static, strict CSP), the REST operations of `/api/v1` and the catalog editor under `/_gm/api`,
- * behind a door that sheds what is over GATEWAY_MAX_IN_FLIGHT (503 `overloaded`, Retry-After),
+ * behind a door (after the body parsers) that sheds what is over GATEWAY_MAX_IN_FLIGHT (503 `overloaded`, Retry-After),
  * and JSON errors for everything else (`/metrics` is not here: it has its own listener).
  * Every response carries `x-request-id`; every request gets `req.clientAddress`; bigints in JSON
  * bodies are written as decimal strings.
@@ -99,11 +99,12 @@ export function createHttpApp({
     if (walletPageBuilt(walletDir)) app.use(walletPageRouter(walletDir, walletLinks));
     else logger.warn({ walletDir }, 'wallet page not built: /wallet answers 404 (run: npx nx build wallet-web)');
   }
-  app.use(['/api/v1', '/_gm/api'], createDoor(maxInFlight, registry));
   app.use(stripTrustHeaders);
   // Provider notifications are forwarded as raw bytes: read them before the JSON parser, which then skips them.
   app.use(NOTIFICATIONS_PATH, express.raw({ type: () => true, limit: NOTIFICATION_BODY_LIMIT }));
   app.use(['/api/v1', '/_gm/api'], express.json({ limit: JSON_BODY_LIMIT }));
+  // After the bodies are read: a client trickling its body holds no place at the door.
+  app.use(['/api/v1', '/_gm/api'], createDoor(maxInFlight, registry));
   app.use(
     createApiRouter({
       backend,

@@ -102,4 +102,27 @@ describe('the door: overload is refused before any work, admitted work is served
     await until(async () => gauge(await edge.metrics(), 'gateway_in_flight_requests') === 0);
     expect(gauge(await edge.metrics(), 'gateway_shed_total')).toBe(1);
   });
+
+  it('a client trickling its body holds no place at the door', async () => {
+    const calls = backend.calls();
+    const trickling = [1, 2].map((i) => {
+      const req = http.request(`${edge.url}/api/v1/user/wallet`, {
+        method: 'POST',
+        agent: false,
+        headers: { 'content-type': 'application/json', 'content-length': '64', authorization: `Bearer trickle-${i}` },
+      });
+      req.on('error', () => undefined);
+      req.write('{"product_id":');
+      return req;
+    });
+    const first = request(edge.url, '/api/v1/user/wallet', 'player-token-5');
+    const second = request(edge.url, '/api/v1/user/wallet', 'player-token-6');
+    await until(() => backend.calls() === calls + 2);
+    const shed = await request(edge.url, '/api/v1/user/wallet', 'player-token-7').answer;
+    expect(shed.status).toBe(503);
+    for (const r of trickling) r.destroy();
+    first.abort();
+    second.abort();
+    await until(async () => gauge(await edge.metrics(), 'gateway_in_flight_requests') === 0);
+  });
 });
