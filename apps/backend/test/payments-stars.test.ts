@@ -50,6 +50,18 @@ describe('stars rail over Connect on PostgreSQL', () => {
     bot.respond = deliverInvoices;
   });
 
+  const ordersOf = async (accountId: bigint) =>
+    (
+      await h.database.db
+        .selectFrom('orders')
+        .select((eb) => [
+          'orders.id',
+          'orders.invoice_link',
+          eb.selectFrom('payment_events').select(eb.fn.countAll<string>().as('n')).whereRef('payment_events.order_id', '=', 'orders.id').as('n'),
+        ])
+        .where('account_id', '=', accountId)
+        .execute()
+    ).map((o) => ({ id: o.id, invoice_link: o.invoice_link, events: Number(o.n) }));
   const balance = async (accountId: bigint) =>
     (
       await h.database.db
@@ -84,20 +96,46 @@ describe('stars rail over Connect on PostgreSQL', () => {
     ['a timeout', gatewayApi.Outcome.TIMEOUT],
     ['an error outcome (link lost, queue full, or an older gateway sending an Ack error)', gatewayApi.Outcome.ERROR],
     ['a clean not-delivered', gatewayApi.Outcome.NOT_DELIVERED],
-  ])('answers bot_unavailable on %s and leaves the order pending', async (_name, outcome) => {
+  ])('answers bot_unavailable on %s and opens no order (the link comes first, the order with it)', async (_name, outcome) => {
     const id = await telegramAccount(h.database.db, `20${outcome}`);
     bot.respond = () => ({ outcome, error: outcome === gatewayApi.Outcome.ERROR ? 'render failed' : '' });
     expect(await failure(createOrder(payments, id, 'telegram', pack, 'stars'))).toEqual({ code: 14, errorCode: 'bot_unavailable' });
-    const [order] = await listOrders(payments, id, 'telegram');
-    expect(order).toMatchObject({ state: 'pending', invoiceLink: '' });
+    expect(await listOrders(payments, id, 'telegram')).toEqual([]);
+    expect(await ordersOf(id)).toEqual([]);
   });
 
-  it('answers bot_delivery_failed (502) when the bot was reached and its Ack carried an error; the order stays pending', async () => {
+  it('answers bot_delivery_failed (502) when the bot was reached and its Ack carried an error; no order is opened', async () => {
     const id = await telegramAccount(h.database.db, '2099');
     bot.respond = () => ({ outcome: gatewayApi.Outcome.FAILED, error: 'platform 400: Bad Request: PAYLOAD_INVALID' });
     expect(await failure(createOrder(payments, id, 'telegram', pack, 'stars'))).toEqual({ code: 14, errorCode: 'bot_delivery_failed' });
-    const [order] = await listOrders(payments, id, 'telegram');
-    expect(order).toMatchObject({ state: 'pending', invoiceLink: '' });
+    expect(await ordersOf(id)).toEqual([]);
+  });
+
+  it('inserts the order with the link minted for its id, and refuses a blocked account after minting: its link has no order, no event', async () => {
+    const id = await telegramAccount(h.database.db, '2098');
+    const minted: string[] = [];
+    bot.respond = (c) => {
+      if (c.payload.case !== 'createInvoice') return { outcome: gatewayApi.Outcome.NO_BOT };
+      minted.push(c.payload.value.payload);
+      return { outcome: gatewayApi.Outcome.DELIVERED, result: `https://t.me/$inv-${minted.length}` };
+    };
+    const order = await createOrder(payments, id, 'telegram', pack, 'stars');
+    expect(order).toMatchObject({ orderId: minted[0], state: 'pending', invoiceLink: 'https://t.me/$inv-1' });
+    expect(await ordersOf(id)).toEqual([{ id: minted[0], invoice_link: 'https://t.me/$inv-1', events: 1 }]);
+
+    const blocked = await telegramAccount(h.database.db, '2097');
+    bot.respond = (c) => {
+      if (c.payload.case !== 'createInvoice') return { outcome: gatewayApi.Outcome.NO_BOT };
+      minted.push(c.payload.value.payload);
+      return { outcome: gatewayApi.Outcome.DELIVERED, result: 'https://t.me/$inv-late' };
+    };
+    await h.database.db.updateTable('accounts').set({ status: 'suspended', suspended_until: null }).where('id', '=', blocked).execute();
+    expect(await failure(createOrder(payments, blocked, 'telegram', pack, 'stars'))).toEqual({ code: 7, errorCode: 'account_suspended' });
+    expect(minted).toHaveLength(2);
+    expect(await ordersOf(blocked)).toEqual([]);
+    expect(
+      await h.database.db.selectFrom('payment_events').select('id').where('order_id', '=', minted[1] ?? '').execute(),
+    ).toEqual([]);
   });
 
   it('answers bot_unavailable when the gateway is not reachable at all', async () => {

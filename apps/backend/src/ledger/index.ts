@@ -22,6 +22,8 @@ export {
   rollUpClosedDays,
   runBuy,
   runBuyUnderLocks,
+  spenderRow,
+  type SpendRefusal,
   spendWalletHint,
 } from './postings/index.js';
 export { ledgerHistory, type LedgerHistoryCursor, type LedgerHistoryRow } from './history.js';

@@ -10,15 +10,7 @@ import type { PaymentDeps } from '../deps.js';
 import { paymentError } from '../errors.js';
 import { ProviderError } from '../card/provider/types.js';
 import type { CardChannel } from '../../config/index.js';
-import {
-  failPendingOrder,
-  insertOrder,
-  orderingAccount,
-  recordEvent,
-  setInvoiceLink,
-  setProviderPayment,
-  type OrderRow,
-} from './orders.store.js';
+import { failPendingOrder, insertOpenOrder, orderingAccount, recordEvent, setProviderPayment, type OrderRow } from './orders.store.js';
 import { ORDER_LIFETIME_MS, STARS_PROVIDER } from './state.js';
 import { requireOnOffer, requireUnderLimit } from './limit.js';
 
@@ -62,20 +54,25 @@ export function invoiceText(product: Product, language: Language): { title: stri
 }
 
 /**
- * Inserts the order and its `created` event in one transaction that first locks the account row
- * and refuses a deleted (`caller_required`) or blocked (`account_suspended`) account, so a block
- * takes effect on the order at once, whatever the gateway's session cache still holds; then, for a
- * product with a purchase limit only, counts the player's purchases under the limit's lock
- * (`purchase_limit_reached`, limit.ts requireUnderLimit).
+ * Opens the order with its `created` event (orders.store insertOpenOrder: one statement that locks
+ * the account row and refuses a deleted (`caller_required`) or blocked (`account_suspended`)
+ * account, so a block takes effect on the order at once, whatever the gateway's session cache still
+ * holds). A product with a purchase limit opens it inside a transaction that first locks the account,
+ * then counts the player's purchases under the limit's lock (`purchase_limit_reached`, limit.ts
+ * requireUnderLimit); a product without one costs that one statement.
  */
 async function openOrder(deps: PaymentDeps, values: Insertable<OrdersTable>, product: Product, now: Date): Promise<OrderRow> {
-  return deps.db.transaction().execute(async (trx) => {
-    await requireSpender(trx, values.account_id, now);
-    await requireUnderLimit(trx, deps, values.account_id, product, now);
-    const order = await insertOrder(trx, values);
-    await recordEvent(trx, order.id, 'created');
-    return order;
-  });
+  const opened =
+    product.purchaseLimit === null
+      ? await insertOpenOrder(deps.db, values, now)
+      : await deps.db.transaction().execute(async (trx) => {
+          await requireSpender(trx, values.account_id, now);
+          await requireUnderLimit(trx, deps, values.account_id, product, now);
+          return insertOpenOrder(trx, values, now);
+        });
+  if (opened.refusal === null) return opened.order;
+  if (opened.refusal === 'account_suspended') throw new DomainError('account_suspended', 'the account is suspended');
+  throw new DomainError('caller_required', 'the caller account does not exist');
 }
 
 /**
@@ -101,10 +98,12 @@ function requireSettled(deps: PaymentDeps, product: Product, rail: OrderRail, pr
  * product outside its offer window (`offer_not_available`) or one the player reached the purchase
  * limit of (`purchase_limit_reached`); a stars subscription (a monthly pass) is sold on the stars
  * rail only (`subscription_stars_only`), its invoice carrying the subscription period.
- * Stars: the bot mints the invoice link (create_invoice, payload = order id); an Ack carrying an
- * error (the bot was reached; the platform refused or the render failed) answers
- * bot_delivery_failed, any other outcome but delivered bot_unavailable; either way the order stays
- * pending (it simply expires). Card: the
+ * Stars: the bot mints the invoice link first (create_invoice, payload = the new order's id), and the
+ * order is inserted with its link in one statement: an Ack carrying an error (the bot was reached;
+ * the platform refused or the render failed) answers bot_delivery_failed, any other outcome but
+ * delivered bot_unavailable, and either way no order is opened. A link whose order was then not
+ * opened (the account was blocked meanwhile, the database failed) moves no money: a pre-checkout
+ * for it finds no order and is refused. The e-mail is read for the card rail only. Card: the
  * provider creates a single-stage redirect payment keyed by the order id (Idempotence-Key and
  * metadata.order_id); unavailable leaves the order pending without a payment id (a retry with the
  * same key is safe), a rejection fails the order. The invoice (stars) and the payment description
@@ -119,9 +118,9 @@ export async function createOrder(
 ): Promise<OrderRow> {
   if (rail !== 'stars' && rail !== 'card') throw paymentError('invalid_rail', 'rail must be stars or card');
   if (productId <= 0n) throw new DomainError('invalid_product_id', 'product_id must be a positive integer');
-  const account = await orderingAccount(deps.db, caller.accountId);
-  if (!account) throw new DomainError('caller_required', 'the caller account does not exist');
-  const emailConfirmed = account.email !== null && account.email_confirmed_at !== null;
+  const account = rail === 'card' ? await orderingAccount(deps.db, caller.accountId) : null;
+  if (account === undefined) throw new DomainError('caller_required', 'the caller account does not exist');
+  const emailConfirmed = account !== null && account.email !== null && account.email_confirmed_at !== null;
   const decision = gate({ ...caller.platform, emailConfirmed });
   if (!decision.trusted || decision.frozen || decision.fundingSegment === null) {
     throw new DomainError(
@@ -161,23 +160,22 @@ export async function createOrder(
 
   if (rail === 'stars') {
     requireSettled(deps, product, orderRail, price.currency, STARS_CURRENCY);
-    const order = await openOrder(deps, { ...base, provider: STARS_PROVIDER, shop: null }, product, now);
     const outcome = await deps.bot.createInvoice({
       title: words.title,
       description: words.description,
-      payload: order.id,
+      payload: base.id,
       amount: price.amount,
       ...(product.subscriptionPeriodSeconds !== null ? { subscriptionPeriod: BigInt(product.subscriptionPeriodSeconds) } : {}),
     });
     if (outcome.status === 'failed') {
-      deps.logger.warn({ orderId: order.id, error: outcome.error.slice(0, 500) }, 'create_invoice failed at the bot');
+      deps.logger.warn({ orderId: base.id, error: outcome.error.slice(0, 500) }, 'create_invoice failed at the bot');
       throw paymentError('bot_delivery_failed', 'the payment bot could not create the invoice: an unexpected transport or render failure');
     }
     if (outcome.status !== 'delivered' || outcome.result === '') {
-      deps.logger.warn({ orderId: order.id, outcome: outcome.status }, 'create_invoice not delivered');
+      deps.logger.warn({ orderId: base.id, outcome: outcome.status }, 'create_invoice not delivered');
       throw paymentError('bot_unavailable', 'the payment bot is not reachable right now; try again shortly');
     }
-    return setInvoiceLink(deps.db, order.id, outcome.result);
+    return openOrder(deps, { ...base, provider: STARS_PROVIDER, shop: null, invoice_link: outcome.result }, product, now);
   }
 
   const card = deps.card;
@@ -185,11 +183,12 @@ export async function createOrder(
   if (!card || !shop) throw paymentError('rail_not_configured', 'card payments are not configured here');
   requireSettled(deps, product, orderRail, price.currency, shop.currency);
   const order = await openOrder(deps, { ...base, provider: card.provider.name, shop: shop.id }, product, now);
+  const email = account?.email ?? null;
   try {
     const receipt =
-      card.vatCode !== null && account.email !== null
+      card.vatCode !== null && email !== null
         ? {
-            email: account.email,
+            email,
             vatCode: card.vatCode,
             items: [{ description: words.title, amountMinor: price.amount, currency: price.currency }],
           }

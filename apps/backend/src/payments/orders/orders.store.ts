@@ -1,7 +1,8 @@
-import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { CompiledQuery, sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { DB } from '../../db/index.js';
 import type { OrdersTable, PaymentEventKind } from '../payments.table.js';
 import type { PurchaseLimit } from '../../catalog/index.js';
+import { spenderRow, type SpendRefusal } from '../../ledger/index.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -11,6 +12,34 @@ export type OrderRow = Selectable<OrdersTable>;
 /** Inserts a new order. */
 export async function insertOrder(db: Db, order: Insertable<OrdersTable>): Promise<OrderRow> {
   return db.insertInto('orders').values(order).returningAll().executeTakeFirstOrThrow();
+}
+
+/**
+ * Opens an order in one statement: locks the ordering account's row FOR SHARE (the ledger's
+ * spenderRow, so a block or a delete takes effect on the order at once, whatever a session cache
+ * still holds), inserts the order and its `created` payment event only when the account is live
+ * and not suspended at `now`, and answers the order or why none was opened. One statement where
+ * it was a transaction of four; inside a caller's transaction it runs in that transaction.
+ */
+export async function insertOpenOrder(
+  db: Db,
+  order: Insertable<OrdersTable>,
+  now: Date,
+): Promise<{ order: OrderRow; refusal: null } | { order: null; refusal: SpendRefusal }> {
+  const columns = Object.entries(order).filter(([, value]) => value !== undefined);
+  const text = `WITH s AS MATERIALIZED (${spenderRow('$1', '$2')}),
+o AS (INSERT INTO orders (${columns.map(([name]) => `"${name}"`).join(', ')})
+      SELECT ${columns.map((_, i) => `$${i + 3}`).join(', ')} FROM s WHERE s.live AND NOT s.suspended
+      RETURNING *),
+e AS (INSERT INTO payment_events (order_id, kind, detail) SELECT id, 'created', '' FROM o)
+SELECT s.live AS open_live, s.suspended AS open_suspended, o.* FROM s LEFT JOIN o ON true`;
+  const params: unknown[] = [order.account_id, now, ...columns.map(([, value]) => value)];
+  const { rows } = await db.executeQuery<OrderRow & { open_live: boolean; open_suspended: boolean }>(CompiledQuery.raw(text, params));
+  const row = rows[0];
+  if (!row?.open_live) return { order: null, refusal: 'caller_required' };
+  if (row.open_suspended) return { order: null, refusal: 'account_suspended' };
+  const { open_live: _live, open_suspended: _suspended, ...opened } = row;
+  return { order: opened, refusal: null };
 }
 
 /** An order by id, or undefined. */
@@ -56,11 +85,6 @@ export async function orderingAccount(
     .where('id', '=', accountId)
     .where('status', '<>', 'deleted')
     .executeTakeFirst();
-}
-
-/** Records the stars invoice link on an order; answers the order as updated (throws when it does not exist). */
-export async function setInvoiceLink(db: Db, orderId: string, invoiceLink: string): Promise<OrderRow> {
-  return db.updateTable('orders').set({ invoice_link: invoiceLink }).where('id', '=', orderId).returningAll().executeTakeFirstOrThrow();
 }
 
 /**
