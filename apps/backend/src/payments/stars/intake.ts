@@ -1,6 +1,5 @@
 import type { ServiceImpl } from '@connectrpc/connect';
 import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
-import { lockSpender } from '../../ledger/index.js';
 import { creditOrder } from '../orders/credit.js';
 import { findOrder, orderForUpdate } from '../orders/orders.store.js';
 import { isCreditable, STARS_PROVIDER } from '../orders/state.js';
@@ -15,7 +14,7 @@ import {
   chargeUnmatched,
   holdForCheckout,
   insertUnmatchedPayment,
-  orderAccount,
+  releaseCheckoutHold,
   touchOrder,
   unmatchedForOrder,
 } from './stars.store.js';
@@ -37,9 +36,6 @@ export const DECLINE = {
   charged: 'This order already has a payment. Please start a new purchase.',
 } as const;
 
-/** Thrown inside the approval's transaction to roll its hold back: the order already has a recorded charge. */
-class ChargeRecorded extends Error {}
-
 /**
  * ValidatePreCheckout: approves only an existing stars order that is pending or honoured-expired
  * (never paid) whose amount and currency (XTR) equal the query's, and that no other approval holds.
@@ -53,14 +49,16 @@ class ChargeRecorded extends Error {}
  *
  * An order that already has a recorded charge is declined, credited (paid) or not: a charge recorded
  * in unmatched_payments under this order (e.g. of another amount, being returned) means the payer was
- * charged for it, and a new purchase is the way on. That check reads after the hold's UPDATE: a
- * ForwardPayment recording such a charge touches the order row under its lock, so the UPDATE waits
- * for its commit and the next statement sees the row. A payment still in the bot's outbox is the
- * bot's to know (it declines before asking).
+ * charged for it, and a new purchase is the way on. That check is its own statement after the hold's:
+ * a ForwardPayment recording such a charge touches the order row under its lock, so the hold waits
+ * for its commit and the next statement (a newer snapshot) sees the row; the hold is then taken back
+ * (releaseCheckoutHold) before the decline. A payment still in the bot's outbox is the bot's to know
+ * (it declines before asking).
  *
- * The order's account is locked first (FOR SHARE, ledger/postings/spender.ts): a blocked or deleted
- * account's charge is declined before money moves, and a block committing meanwhile waits for this
- * approval or is seen by it. A payment already approved or taken is still credited (ForwardPayment).
+ * The hold's statement locks the order's account first (FOR SHARE, ledger/postings/spender.ts): a
+ * blocked or deleted account's charge is declined before money moves, and a block committing
+ * meanwhile waits for this approval or is seen by it. A payment already approved or taken is still
+ * credited (ForwardPayment). The common case is two statements and no explicit transaction.
  */
 export async function validatePreCheckout(
   deps: PaymentDeps,
@@ -70,23 +68,14 @@ export async function validatePreCheckout(
 ): Promise<PreCheckoutVerdict> {
   if (!isOrderId(orderId)) return { ok: false, reason: DECLINE.missing };
   const now = deps.now();
-  let held: boolean | 'account';
-  try {
-    held = await deps.db.transaction().execute(async (trx) => {
-      const owner = await orderAccount(trx, orderId);
-      if (owner === undefined) return false;
-      if ((await lockSpender(trx, owner, now)) !== null) return 'account' as const;
-      const holdUntil = new Date(now.getTime() + deps.stars.holdMs);
-      if (!(await holdForCheckout(trx, { orderId, amount, currency: currency ?? '', now, holdUntil }))) return false;
-      if (await unmatchedForOrder(trx, orderId)) throw new ChargeRecorded();
-      return true;
-    });
-  } catch (err: unknown) {
-    if (err instanceof ChargeRecorded) return { ok: false, reason: DECLINE.charged };
-    throw err;
-  }
+  const holdUntil = new Date(now.getTime() + deps.stars.holdMs);
+  const held = await holdForCheckout(deps.db, { orderId, amount, currency: currency ?? '', now, holdUntil });
   if (held === 'account') return { ok: false, reason: DECLINE.account };
-  if (held) return { ok: true };
+  if (held === 'held') {
+    if (!(await unmatchedForOrder(deps.db, orderId))) return { ok: true };
+    await releaseCheckoutHold(deps.db, orderId, holdUntil);
+    return { ok: false, reason: DECLINE.charged };
+  }
   const order = await findOrder(deps.db, orderId);
   if (!order || order.rail !== 'stars') return { ok: false, reason: DECLINE.missing };
   if (order.state === 'paid') return { ok: false, reason: DECLINE.paid };

@@ -1,16 +1,11 @@
-import type { Insertable, Kysely, Selectable, Transaction } from 'kysely';
+import { CompiledQuery, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { DB } from '../../db/index.js';
 import { CREDITABLE_STATES } from '../orders/state.js';
+import { spenderRow } from '../../ledger/index.js';
 import type { UnmatchedPaymentsTable } from '../payments.table.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
 type UnmatchedRow = Selectable<UnmatchedPaymentsTable>;
-
-/** The account an order belongs to; undefined when there is no such order. */
-export async function orderAccount(db: Db, orderId: string): Promise<bigint | undefined> {
-  const owner = await db.selectFrom('orders').select('account_id').where('id', '=', orderId).executeTakeFirst();
-  return owner?.account_id;
-}
 
 /** What a pre-checkout approval holds: the order, the amount and currency asked, and until when. */
 export interface CheckoutHold {
@@ -21,24 +16,48 @@ export interface CheckoutHold {
   holdUntil: Date;
 }
 
+/** How a hold attempt went: held, the order's account may not pay (blocked, deleted), or nothing matched. */
+export type HoldOutcome = 'held' | 'account' | 'none';
+
+const HOLD_FOR_CHECKOUT = `WITH o AS (SELECT account_id FROM orders WHERE id = $1::uuid),
+s AS MATERIALIZED (${spenderRow('(SELECT account_id FROM o)', '$2')}),
+h AS (UPDATE orders SET checkout_hold_until = $3::timestamptz
+       WHERE id = $1::uuid AND rail = 'stars' AND state = ANY($4::text[]) AND amount = $5::bigint AND currency = $6::text
+         AND (checkout_hold_until IS NULL OR checkout_hold_until <= $2::timestamptz)
+         AND EXISTS (SELECT 1 FROM s WHERE s.live AND NOT s.suspended)
+       RETURNING id)
+SELECT (SELECT count(*) FROM o)::int AS found, (SELECT live FROM s) AS live, (SELECT suspended FROM s) AS suspended,
+       (SELECT count(*) FROM h)::int AS held`;
+
 /**
  * Holds a creditable stars order of this amount and currency for a pre-checkout approval until
- * `holdUntil`, in ONE conditional UPDATE that matches only when no hold is live at `now`: true when
- * it held the order, false when nothing matched (absent, other rail or price, settled, or held).
+ * `holdUntil`, in ONE statement: it locks the order's account FOR SHARE first (the ledger's
+ * spenderRow: a blocked or deleted account's charge is declined, and a block committing meanwhile
+ * waits for this hold or is seen by it), then the conditional UPDATE matches only when no hold is
+ * live at `now`, so of two approvals racing for one order PostgreSQL re-checks the second on the row
+ * the first wrote and it matches nothing. `none`: absent, other rail or price, settled, or held.
  */
-export async function holdForCheckout(db: Db, hold: CheckoutHold): Promise<boolean> {
-  const row = await db
+export async function holdForCheckout(db: Db, hold: CheckoutHold): Promise<HoldOutcome> {
+  const { rows } = await db.executeQuery<{ found: number; live: boolean | null; suspended: boolean | null; held: number }>(
+    CompiledQuery.raw(HOLD_FOR_CHECKOUT, [hold.orderId, hold.now, hold.holdUntil, [...CREDITABLE_STATES], hold.amount, hold.currency]),
+  );
+  const row = rows[0];
+  if (!row || row.found === 0) return 'none';
+  if (row.live !== true || row.suspended !== false) return 'account';
+  return row.held > 0 ? 'held' : 'none';
+}
+
+/**
+ * Takes back the hold `holdForCheckout` set until `holdUntil` (only that one: a later approval's
+ * hold stays), for an approval declined after it held the order.
+ */
+export async function releaseCheckoutHold(db: Db, orderId: string, holdUntil: Date): Promise<void> {
+  await db
     .updateTable('orders')
-    .set({ checkout_hold_until: hold.holdUntil })
-    .where('id', '=', hold.orderId)
-    .where('rail', '=', 'stars')
-    .where('state', 'in', CREDITABLE_STATES)
-    .where('amount', '=', hold.amount)
-    .where('currency', '=', hold.currency)
-    .where((eb) => eb.or([eb('checkout_hold_until', 'is', null), eb('checkout_hold_until', '<=', hold.now)]))
-    .returning('id')
-    .executeTakeFirst();
-  return row !== undefined;
+    .set({ checkout_hold_until: null })
+    .where('id', '=', orderId)
+    .where('checkout_hold_until', '=', holdUntil)
+    .execute();
 }
 
 /** True when an unmatched payment names `orderId` as its order. */
