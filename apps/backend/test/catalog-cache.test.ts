@@ -1,6 +1,7 @@
 import net from 'node:net';
 import { sql, type Kysely, type KyselyPlugin, type QueryResult, type UnknownRow } from 'kysely';
 import { Registry } from 'prom-client';
+import { backendApi, decodeTable, encodeTable, fb } from '@wordgame/contracts';
 import { createLogger } from '@wordgame/logging';
 import {
   createCatalogCache,
@@ -15,6 +16,8 @@ import {
 import type { ProductDraftInput } from '../src/catalog/product.js';
 import type { DB } from '../src/db/index.js';
 import { freshMigratedPostgres } from '../src/testing/index.js';
+import { as, startHarness, type Harness } from './support/harness.js';
+import { createProduct, newAccount } from './support/wallet.js';
 
 type Pg = Awaited<ReturnType<typeof freshMigratedPostgres>>;
 
@@ -301,5 +304,44 @@ describe('the in-memory catalog across replicas, invalidated by the catalog tabl
     expect(r.cache.state()).toMatchObject({ live: false, cached: false });
     expect(await starsOf(r.cache, productId)).toBe(61n);
     expect(await reads(r.metrics, 'memory')).toBe(0);
+  });
+});
+
+describe('the backend reads the wallet catalog from its in-memory catalog', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(() => h.stop());
+
+  it('serves wallet.catalog from memory once loaded and shows an operator price edit once notified', async () => {
+    const cache = h.app.catalog();
+    if (cache === undefined) throw new Error('the backend has no catalog cache');
+    await until(cache, (s) => s.live);
+    const admin = h.client(backendApi.CatalogAdminService);
+    const wallet = h.client(backendApi.WalletService);
+    const query = encodeTable((b) => fb.WalletCatalogQuery.createWalletCatalogQuery(b, 0));
+    const account = await newAccount(h.database.db);
+    const stars = async () =>
+      decodeTable(
+        (await wallet.getCatalog({ body: query }, as(account, 'telegram'))).body,
+        (bb) => fb.WalletCatalog.getRootAsWalletCatalog(bb),
+        (t) => Array.from({ length: t.productsLength() }, (_, i) => t.products(i)?.prices(0)?.amount()),
+      );
+    const memory = async () =>
+      (await h.app.metricsRegistry().getSingleMetricAsString('backend_catalog_reads_total')).match(/source="memory"} (\d+)/)?.[1];
+
+    const created = cache.state().generation;
+    const id = await createProduct(admin, { title: 'Pouch', atoms: [['chips', 10n]], prices: [['xtr', 50n]] });
+    await until(cache, (s) => s.generation > created);
+    expect(await stars()).toEqual([50n]);
+    const before = Number((await memory()) ?? 0);
+    expect(await stars()).toEqual([50n]);
+    expect(Number(await memory())).toBe(before + 1);
+
+    const edited = cache.state().generation;
+    await createProduct(admin, { id, title: 'Pouch', atoms: [['chips', 10n]], prices: [['xtr', 70n]] });
+    await until(cache, (s) => s.generation > edited);
+    expect(await stars()).toEqual([70n]);
   });
 });
