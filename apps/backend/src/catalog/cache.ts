@@ -255,7 +255,8 @@ export function createCatalogCache(options: CatalogCacheOptions): CatalogCache {
       wake?.();
       const c = client;
       if (c !== undefined) await settledWithin(c.end(), closeMs);
-      if (running !== undefined && !(await settledWithin(running, closeMs))) logger.warn({ closeMs }, 'catalog change listener did not close in time');
+      if (running !== undefined && !(await settledWithin(running, closeMs)))
+        logger.warn({ closeMs }, 'catalog change listener did not close in time');
       live = false;
       invalidate();
     },
