@@ -6,7 +6,7 @@ import { settledWithin, stopSteps } from '@wordgame/lifecycle';
 import type { Logger } from '@wordgame/logging';
 import { accountService, type SessionDeps } from './accounts/index.js';
 import { catalogAdminService, refundService, requireRole } from './operators/index.js';
-import { seedDevCatalog } from './catalog/index.js';
+import { type CatalogCache, createCatalogCache, createCatalogMetrics, seedDevCatalog } from './catalog/index.js';
 import { inflightGraceMs, listenerCaps, STOP_CLOSE_RESERVE_MS, type BackendConfig, cardPriceCurrencies } from './config/index.js';
 import {
   chatEligibilityMethods,
@@ -56,6 +56,8 @@ export interface BackendApp {
   metricsRegistry(): Registry;
   /** The reconciliation job once started (the console and tests run it on demand). */
   reconciler(): Reconciler | undefined;
+  /** The in-memory catalog once started (tests wait on its invalidations). */
+  catalog(): CatalogCache | undefined;
 }
 
 /** Optional dependencies of buildBackend (tests inject a clock). */
@@ -89,12 +91,14 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
   let unregisterForgets: (() => void) | undefined;
   let unregisterSupport: (() => void) | undefined;
   let reconciler: Reconciler | undefined;
+  let catalog: CatalogCache | undefined;
   const clock = options.now ?? systemClock;
   const startedAt = clock().getTime();
   const metrics = createBackendMetrics(options.registry);
   const natsRejected = createGameEventRejections(metrics.registry);
   const makeGoodOutcomes = createMakeGoodOutcomes(metrics.registry);
   const promoMetrics = createPromoMetrics(metrics.registry);
+  const catalogMetrics = createCatalogMetrics(metrics.registry);
 
   return {
     metrics,
@@ -115,11 +119,14 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
       }
 
       const db = database;
+      const products = createCatalogCache({ db: db.db, connectionString: config.DATABASE_URL, logger, metrics: catalogMetrics });
+      catalog = products;
+      products.start();
       const check = () => checkSystem(db, startedAt, BACKEND_VERSION, clock);
       const mailer = mailerFor(config, clock);
       const limits = createLimits(limitSettings(config), { kind: 'postgres', pool: db.pool });
       const sessions = sessionDeps(config, db, logger, mailer, limits, clock);
-      const payments = paymentDeps(config, db.db, logger, { mailer, metrics, now: clock });
+      const payments = paymentDeps(config, db.db, logger, { mailer, metrics, now: clock, catalog: products });
       rereads = payments.rereads;
       const chatGate = chatGateOver(payments.bot);
       if (config.NATS_URL && config.NATS_NKEY_SEED) {
@@ -149,7 +156,7 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
           {
             service: backendApi.WalletService,
             impl: {
-              ...walletService(db.db, logger, clock, (reason) => metrics.payments.offerRefused(reason, 'chips')),
+              ...walletService(db.db, products, logger, clock, (reason) => metrics.payments.offerRefused(reason, 'chips')),
               ...historyMethods(db.db),
             },
           },
@@ -294,6 +301,7 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
     },
     metricsRegistry: () => metrics.registry,
     reconciler: () => reconciler,
+    catalog: () => catalog,
     async stop() {
       // Each step is timed and logged (libs/lifecycle stopSteps): the whole stop must fit its grace.
       const { step, done } = stopSteps(logger);
@@ -308,6 +316,7 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
         step('star_refunds', () => starRefunds?.stop()),
         step('lapses', () => lapses?.stop()),
         step('forgets', () => forgets?.stop()),
+        step('catalog_listener', () => catalog?.stop()),
       ]);
       if (config.BACKEND_DRAIN_DELAY_MS > 0 && listener)
         await step('drain_delay', () => new Promise((r) => setTimeout(r, config.BACKEND_DRAIN_DELAY_MS)));
@@ -318,6 +327,7 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
       starRefunds = undefined;
       lapses = undefined;
       forgets = undefined;
+      catalog = undefined;
       await step('game_bus', () => gameBus?.close());
       gameBus = undefined;
       await step('listener', () => listener?.close());

@@ -3,6 +3,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { Registry } from 'prom-client';
 import type { DB } from '../../../apps/backend/src/db/schema.js';
+import { createCatalogMetrics } from '../../../apps/backend/src/catalog/metrics.js';
 import { createGameEventRejections } from '../../../apps/backend/src/game/nats-bus.js';
 import { registerSupportMetrics } from '../../../apps/backend/src/helpdesk/metrics.js';
 import { createMakeGoodOutcomes } from '../../../apps/backend/src/makegoods/metrics.js';
@@ -73,6 +74,7 @@ async function backendMetrics(): Promise<ServiceMetrics> {
     registerForgetGauges(registry, db, () => new Date(), logger);
     registerSupportMetrics(registry, db, () => new Date(0), 86_400, logger);
     createPromoMetrics(registry);
+    createCatalogMetrics(registry);
     return {
       service: 'Backend',
       port: 'BACKEND_METRICS_PORT',

@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
+import type pg from 'pg';
 import type { DB } from '../db/index.js';
 import { DomainError } from '../rpc/index.js';
 import type { PaymentMethod } from '../gate/index.js';
@@ -146,7 +147,18 @@ export async function upsertProduct(db: Kysely<DB>, draft: ProductDraftInput, no
   return product;
 }
 
-/** A product's title in each locale it has one in (none: empty). */
-export async function productTitles(db: Db, productId: bigint): Promise<{ locale: string; title: string }[]> {
-  return db.selectFrom('catalog_product_texts').select(['locale', 'title']).where('product_id', '=', productId).execute();
+/** The channel every catalog table's triggers notify at commit (migration 0182_catalog_notify). */
+export const CATALOG_CHANGED_CHANNEL = 'catalog_changed';
+
+/**
+ * Subscribes `client` to CATALOG_CHANGED_CHANNEL. A dedicated connection, never a pooled one: a
+ * LISTEN belongs to its session, and a pool would hand that session to other work or close it.
+ */
+export async function listenForCatalogChanges(client: pg.Client): Promise<void> {
+  await client.query('listen catalog_changed');
+}
+
+/** One round trip on the listener's connection: it answers only while the session (and its LISTEN) is alive. */
+export async function pingListener(client: pg.Client): Promise<void> {
+  await client.query('select 1');
 }

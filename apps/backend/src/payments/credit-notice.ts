@@ -2,7 +2,6 @@ import { connector } from '@wordgame/contracts';
 import type { OrderRail } from './payments.table.js';
 import { tellCustomer } from './customer-notice.js';
 import type { PaymentDeps } from './deps.js';
-import { productTitles } from '../catalog/index.js';
 
 /** The credited order a customer is told about. */
 export interface CreditedPayment {
@@ -52,7 +51,7 @@ export async function notifyPaymentCredited(deps: PaymentDeps, paid: CreditedPay
  */
 async function localizedTitles(deps: PaymentDeps, productId: bigint): Promise<Record<string, string>> {
   try {
-    const rows = await productTitles(deps.db, productId);
+    const rows = await deps.catalog.titles(productId);
     return Object.fromEntries(rows.map((r) => [`product_title_${r.locale}`, r.title]));
   } catch (err: unknown) {
     deps.logger.warn({ err, productId: String(productId) }, 'payment credited notice: product titles not read; English only');

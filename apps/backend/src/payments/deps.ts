@@ -7,6 +7,7 @@ import type { BotCommands } from '../botcommands/index.js';
 import type { PaymentProvider, Shop } from './card/provider/types.js';
 import type { RereadWindow } from './card/reread-window.js';
 import type { ShopTable } from '../config/index.js';
+import type { CatalogReader } from '../catalog/index.js';
 
 /** The card rail: one provider adapter, its shop per channel, receipts and the return URL. */
 export interface CardRail {
@@ -28,6 +29,11 @@ export interface StarsRail {
 export interface PaymentDeps {
   db: Kysely<DB>;
   logger: Logger;
+  /**
+   * The catalog as orders, credits and notices read it: the backend's in-memory catalog (one per
+   * process, invalidated by the catalog tables' notifications), or straight from the database.
+   */
+  catalog: CatalogReader;
   bot: BotCommands;
   /** Customer mail (a failed card payment is told by e-mail too). */
   mailer: Mailer;

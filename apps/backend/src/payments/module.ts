@@ -10,12 +10,15 @@ import type { PaymentDeps } from './deps.js';
 import { YooKassaProvider } from './card/provider/yookassa.js';
 import { RereadWindow } from './card/reread-window.js';
 import { systemClock } from '../support/index.js';
+import { readThroughCatalog, type CatalogReader } from '../catalog/index.js';
 
-/** Optional replacements: the bot command channel and the clock (tests), the app's one mailer. */
+/** Optional replacements: the bot command channel and the clock (tests), the app's one mailer and in-memory catalog. */
 export interface PaymentOverrides {
   bot?: BotCommands;
   mailer?: Mailer;
   now?: () => Date;
+  /** The app's in-memory catalog; default a reader that asks the database every time. */
+  catalog?: CatalogReader;
   /** The app's metrics; default a fresh set on a registry of its own (tests that build deps alone). */
   metrics?: { payments: PaymentMetrics; provider: ProviderMetrics };
 }
@@ -32,6 +35,7 @@ export function paymentDeps(config: BackendConfig, db: Kysely<DB>, logger: Logge
   return {
     db,
     logger,
+    catalog: overrides.catalog ?? readThroughCatalog(db),
     bot: overrides.bot ?? gatewayBotCommands(config.GATEWAY_INTERNAL_URL, config.GATEWAY_INTERNAL_TOKEN, config.BOT_COMMAND_TIMEOUT_MS),
     mailer: overrides.mailer ?? mailerFor(config, now),
     card: shops

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/index.js';
-import { listProducts, onOffer, textOf, type Product, type ProductPriceView } from '../catalog/index.js';
+import { onOffer, textOf, type CatalogReader, type Product, type ProductPriceView } from '../catalog/index.js';
 import type { Language } from '@wordgame/i18n';
 import { type PaymentMethod, gate, type GateDecision } from '../gate/index.js';
 import { type Caller, DomainError } from '../rpc/index.js';
@@ -75,10 +75,20 @@ export function projectCatalog(
   };
 }
 
-/** wallet.catalog for a caller at `now`: active products on offer, projected through the gate, worded in `language`. */
-export async function catalogFor(db: Kysely<DB>, caller: Caller, now: Date, language: Language = 'en'): Promise<CatalogViewData> {
+/**
+ * wallet.catalog for a caller at `now`: active products on offer, projected through the gate, worded
+ * in `language`. The products come from `catalog` (the backend's in-memory catalog: the page is
+ * read on every wallet open), the account from `db`.
+ */
+export async function catalogFor(
+  db: Kysely<DB>,
+  catalog: CatalogReader,
+  caller: Caller,
+  now: Date,
+  language: Language = 'en',
+): Promise<CatalogViewData> {
   const account = await catalogAccount(db, caller.accountId);
   if (!account || account.status === 'deleted') throw new DomainError('caller_required', 'the caller account does not exist');
   const decision = gate({ ...caller.platform, emailConfirmed: account.email_confirmed_at !== null });
-  return projectCatalog(await listProducts(db, { includeInactive: false }), decision, now, language);
+  return projectCatalog(await catalog.products({ includeInactive: false }), decision, now, language);
 }

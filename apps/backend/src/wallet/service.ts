@@ -13,13 +13,16 @@ import { readWallet } from './wallet.store.js';
 import { projectWallet } from './view.js';
 import type { Clock } from '../support/index.js';
 import type { OfferRefusal } from '../metrics/index.js';
+import type { CatalogReader } from '../catalog/index.js';
 
 /**
  * backend.v1.WalletService: wallet.catalog, wallet.get, wallet.buy for the caller in the headers
- * (wallet.history: history/). `offerRefused` counts a wallet.buy refused for an offer rule.
+ * (wallet.history: history/). `offerRefused` counts a wallet.buy refused for an offer rule; the
+ * catalog page reads products from `catalog` (the backend's in-memory catalog).
  */
 export function walletService(
   db: Kysely<DB>,
+  catalog: CatalogReader,
   logger: Logger,
   clock: Clock,
   offerRefused: (reason: OfferRefusal) => void = () => undefined,
@@ -32,7 +35,7 @@ export function walletService(
         (bb) => fb.WalletCatalogQuery.getRootAsWalletCatalogQuery(bb),
         (t) => languageOf(t.locale()) ?? 'en',
       );
-      return { body: encodeCatalog(await catalogFor(db, caller, clock(), language)) };
+      return { body: encodeCatalog(await catalogFor(db, catalog, caller, clock(), language)) };
     },
     async getWallet(req, ctx) {
       const caller = callerFrom(ctx.requestHeader);

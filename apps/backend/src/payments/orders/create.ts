@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createTranslator, type Language } from '@wordgame/i18n';
-import { listProducts, packGrant, textOf, type Product } from '../../catalog/index.js';
+import { packGrant, textOf, type Product } from '../../catalog/index.js';
 import { gate } from '../../gate/index.js';
 import { type Caller, DomainError } from '../../rpc/index.js';
 import type { Insertable } from 'kysely';
@@ -133,7 +133,7 @@ export async function createOrder(
   if (rail === 'card' && decision.emailRequired)
     throw paymentError('email_required', 'add and confirm an e-mail in your profile to pay by card');
 
-  const [product] = await listProducts(deps.db, { includeInactive: false, ids: [productId] });
+  const [product] = await deps.catalog.products({ includeInactive: false, ids: [productId] });
   if (!product) throw new DomainError('unknown_product', `no active product ${productId}`);
   if (product.subscriptionPeriodSeconds !== null && rail !== 'stars')
     throw paymentError('subscription_stars_only', 'a subscription is paid with stars only: open the pass from the Telegram app');

@@ -3,7 +3,7 @@ import type { DB } from '../../db/index.js';
 import { onOffer, periodStart, type Product, type PurchaseLimit } from '../../catalog/index.js';
 import { DomainError } from '../../rpc/index.js';
 import type { PaymentDeps } from '../deps.js';
-import { lockPurchaseLimit, paidPurchasesBetween, purchasesSince, storedPurchaseLimit, type OrderRow } from './orders.store.js';
+import { lockPurchaseLimit, paidPurchasesBetween, purchasesSince, type OrderRow } from './orders.store.js';
 
 /**
  * Refuses an order for a product outside its offer window at `now` (`offer_not_available`). Only
@@ -61,7 +61,7 @@ function limitMessage(limit: PurchaseLimit): string {
  */
 export async function reportLimitBreach(deps: PaymentDeps, paid: OrderRow): Promise<void> {
   try {
-    const limit = await storedPurchaseLimit(deps.db, paid.product_id);
+    const limit = await deps.catalog.purchaseLimit(paid.product_id);
     if (limit === null) return;
     const since = periodStart(limit.period, paid.created_at);
     const until = periodEnd(limit.period, since);

@@ -1,7 +1,6 @@
 import { CompiledQuery, sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { DB } from '../../db/index.js';
 import type { OrdersTable, PaymentEventKind } from '../payments.table.js';
-import type { PurchaseLimit } from '../../catalog/index.js';
 import { spenderRow, type SpendRefusal } from '../../ledger/index.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
@@ -223,18 +222,6 @@ export async function purchasesSince(db: Db, accountId: bigint, productId: bigin
              where account_id = ${accountId} and created_at >= ${from} and kind = 'spend'
                and product_id = ${productId} and benefit_origin is not null) as n`.execute(db);
   return Number(rows[0]?.n ?? 0);
-}
-
-/** The product's purchase limit as stored now (null: none, or no such product): what a credit is checked against. */
-export async function storedPurchaseLimit(db: Db, productId: bigint): Promise<PurchaseLimit | null> {
-  const row = await db
-    .selectFrom('catalog_products')
-    .select(['purchase_limit', 'purchase_limit_period'])
-    .where('id', '=', productId)
-    .executeTakeFirst();
-  return row && row.purchase_limit !== null && row.purchase_limit_period !== null
-    ? { count: row.purchase_limit, period: row.purchase_limit_period }
-    : null;
 }
 
 /**
