@@ -124,7 +124,7 @@ export function buildBackend(config: BackendConfig, logger: Logger, options: Bac
       products.start();
       const check = () => checkSystem(db, startedAt, BACKEND_VERSION, clock);
       const mailer = mailerFor(config, clock);
-      const limits = createLimits(limitSettings(config), { kind: 'postgres', pool: db.pool });
+      const limits = createLimits(limitSettings(config), { kind: 'postgres', pool: db.pool }, clock);
       const sessions = sessionDeps(config, db, logger, mailer, limits, clock);
       const payments = paymentDeps(config, db.db, logger, { mailer, metrics, now: clock, catalog: products });
       rereads = payments.rereads;

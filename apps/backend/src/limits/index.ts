@@ -1,6 +1,7 @@
 import { keyQuotaOver, quotaOver, type KeyQuota, type Quota } from './quota.js';
 import { signInLimitOver, type SignInLimit } from './sign-in.js';
-import { limiterFor, type CounterStore } from './limits.store.js';
+import type { Clock } from '../support/index.js';
+import { limiterFor, type CounterStore, type Rule } from './limits.store.js';
 
 export { clientAddressOf, CLIENT_ADDRESS_HEADER } from './keys.js';
 export type { KeyQuota, Quota } from './quota.js';
@@ -63,36 +64,44 @@ const HOUR = 3_600;
 
 /**
  * Builds the limits over `store`, the PostgreSQL table every replica shares, so all count as one.
- * Each limit has its own key prefix.
+ * Each limit has its own key prefix. The quotas run their windows by `now` (the backend's one
+ * clock) and take all their counters in one statement; the sign-in limits stay on
+ * rate-limiter-flexible (they reset and reward counters), and their rule `signin_login` is the one
+ * that sweeps rows expired an hour ago from the whole table.
  */
-export function createLimits(settings: LimitSettings, store: CounterStore): Limits {
+export function createLimits(settings: LimitSettings, store: CounterStore, now: Clock): Limits {
   const window = settings.signInWindowSeconds;
-  const make = (prefix: string, points: number, durationSeconds: number, sweeper = false) =>
+  const limiter = (prefix: string, points: number, durationSeconds: number, sweeper = false) =>
     limiterFor(store, { prefix, points, durationSeconds }, sweeper);
+  const rule = (prefix: string, points: number, durationSeconds: number): Rule => ({ prefix, points, durationSeconds });
+  const q = { store, now };
   return {
     directSignIn: signInLimitOver(
-      make('signin_login', settings.signInMaxFailures, window, true),
-      make('signin_addr', settings.signInAddressMaxFailures, window),
+      limiter('signin_login', settings.signInMaxFailures, window, true),
+      limiter('signin_addr', settings.signInAddressMaxFailures, window),
     ),
     operatorSignIn: signInLimitOver(
-      make('opsignin_login', settings.signInMaxFailures, window),
-      make('opsignin_addr', settings.signInAddressMaxFailures, window),
+      limiter('opsignin_login', settings.signInMaxFailures, window),
+      limiter('opsignin_addr', settings.signInAddressMaxFailures, window),
     ),
-    orderCreate: quotaOver(make('order_acct', settings.orderCreateMax, HOUR), make('order_addr', settings.orderCreateAddressMax, HOUR)),
-    dataExport: quotaOver(make('export_acct', settings.dataExportMax, HOUR), make('export_addr', settings.dataExportAddressMax, HOUR)),
+    orderCreate: quotaOver(q, rule('order_acct', settings.orderCreateMax, HOUR), rule('order_addr', settings.orderCreateAddressMax, HOUR)),
+    dataExport: quotaOver(q, rule('export_acct', settings.dataExportMax, HOUR), rule('export_addr', settings.dataExportAddressMax, HOUR)),
     confirmationMail: quotaOver(
-      make('mail_acct', settings.confirmationMailMax, HOUR),
-      make('mail_addr', settings.confirmationMailAddressMax, HOUR),
+      q,
+      rule('mail_acct', settings.confirmationMailMax, HOUR),
+      rule('mail_addr', settings.confirmationMailAddressMax, HOUR),
     ),
     confirmationRecipient: keyQuotaOver(
-      make('mail_to', settings.confirmationMailRecipientMax, settings.confirmationMailRecipientWindowHours * HOUR),
+      q,
+      rule('mail_to', settings.confirmationMailRecipientMax, settings.confirmationMailRecipientWindowHours * HOUR),
     ),
-    starChargesList: keyQuotaOver(make('charges_user', settings.starChargesListMax, 60)),
-    supportCaseOpen: keyQuotaOver(make('case_user', settings.supportCaseOpenMax, HOUR)),
-    codeRedeem: quotaOver(make('code_acct', settings.codeRedeemMax, HOUR), make('code_addr', settings.codeRedeemAddressMax, HOUR)),
+    starChargesList: keyQuotaOver(q, rule('charges_user', settings.starChargesListMax, 60)),
+    supportCaseOpen: keyQuotaOver(q, rule('case_user', settings.supportCaseOpenMax, HOUR)),
+    codeRedeem: quotaOver(q, rule('code_acct', settings.codeRedeemMax, HOUR), rule('code_addr', settings.codeRedeemAddressMax, HOUR)),
     subscriptionEdit: quotaOver(
-      make('subedit_acct', settings.subscriptionEditMax, HOUR),
-      make('subedit_addr', settings.subscriptionEditAddressMax, HOUR),
+      q,
+      rule('subedit_acct', settings.subscriptionEditMax, HOUR),
+      rule('subedit_addr', settings.subscriptionEditAddressMax, HOUR),
     ),
   };
 }

@@ -23,13 +23,13 @@ export function keyOf(value: string): string {
   return createHash('sha256').update(value).digest('base64url');
 }
 
-/** Whole seconds until a limited key may try again (at least 1). */
-export function retryAfterSeconds(res: RateLimiterRes): number {
-  return Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+/** Whole seconds until a limited key may try again (at least 1), from the milliseconds left in its window. */
+export function retryAfterSeconds(msBeforeNext: number): number {
+  return Math.max(1, Math.ceil(msBeforeNext / 1000));
 }
 
 /** Turns the library's refusal (a RateLimiterRes) into a `rate_limited` DomainError; a store failure is rethrown as it is. */
 export function refusal(err: unknown): never {
-  if (err instanceof RateLimiterRes) throw rateLimited(retryAfterSeconds(err));
+  if (err instanceof RateLimiterRes) throw rateLimited(retryAfterSeconds(err.msBeforeNext));
   throw err;
 }
