@@ -226,14 +226,31 @@ export async function telegramIdOf(db: Db, accountId: bigint): Promise<string | 
   return identity?.external_id;
 }
 
-/** The account's e-mail address when it has one and it is confirmed; undefined otherwise. */
-export async function confirmedEmailOf(db: Db, accountId: bigint): Promise<string | undefined> {
-  const account = await db
+/** Where an account can be told something: its telegram identity's external id and its confirmed e-mail, each when it has one. */
+export interface ContactChannels {
+  telegramId: string | undefined;
+  email: string | undefined;
+}
+
+/**
+ * The account's contact channels in ONE statement, so a payment notice reads both in one round
+ * trip: the telegram identity as telegramIdOf reads it, the address only once confirmed; neither
+ * for an account that does not exist or was deleted (deletion drops the identities and the address).
+ */
+export async function contactChannelsOf(db: Db, accountId: bigint): Promise<ContactChannels> {
+  const row = await db
     .selectFrom('accounts')
-    .select('email')
-    .where('id', '=', accountId)
-    .where('email', 'is not', null)
-    .where('email_confirmed_at', 'is not', null)
+    .select((eb) => [
+      eb.case().when('accounts.email_confirmed_at', 'is not', null).then(eb.ref('accounts.email')).else(null).end().as('email'),
+      eb
+        .selectFrom('platform_identities')
+        .select('platform_identities.external_id')
+        .whereRef('platform_identities.account_id', '=', 'accounts.id')
+        .where('platform_identities.kind', '=', 'telegram')
+        .limit(1)
+        .as('telegram_id'),
+    ])
+    .where('accounts.id', '=', accountId)
     .executeTakeFirst();
-  return account?.email ?? undefined;
+  return { telegramId: row?.telegram_id ?? undefined, email: row?.email ?? undefined };
 }

@@ -10,7 +10,8 @@ export { identitiesSection, profileSection, sessionsSection } from './export.sto
 export { hashPassword, verifyPassword } from './password.js';
 export {
   type AccountErasure,
-  confirmedEmailOf,
+  contactChannelsOf,
+  type ContactChannels,
   isUniqueViolation,
   liftLapsedBlocks,
   lockAccountStatus,

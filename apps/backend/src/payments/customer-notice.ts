@@ -1,7 +1,7 @@
 import type { connector } from '@wordgame/contracts';
 import type { CommandOutcome } from '../botcommands/index.js';
 import type { PaymentDeps } from './deps.js';
-import { confirmedEmailOf, telegramIdOf } from '../accounts/index.js';
+import { contactChannelsOf, type ContactChannels } from '../accounts/index.js';
 
 /** How one channel went; logged and counted, never raised. */
 export type ChannelOutcome = 'sent' | 'skipped' | 'failed' | CommandOutcome['status'];
@@ -22,11 +22,22 @@ export interface CustomerNotice {
 /**
  * Tells the customer on every channel the account has, so a web-only customer hears too: a NOTIFY
  * command through the bot when the account has a telegram identity, and a mail when it has a
- * confirmed e-mail address. Best-effort: never throws; each channel's outcome is logged (never the
- * address) and counted. Callers send it after the money transaction committed, never inside it.
+ * confirmed e-mail address; both are read in one statement. Best-effort: never throws; each
+ * channel's outcome is logged (never the address) and counted, and a failed read fails both.
+ * Callers send it after the money transaction committed, never inside it.
  */
 export async function tellCustomer(deps: PaymentDeps, notice: CustomerNotice): Promise<void> {
-  const [bot, email] = await Promise.all([viaBot(deps, notice), viaMail(deps, notice)]);
+  let channels: ContactChannels | null;
+  try {
+    channels = await contactChannelsOf(deps.db, notice.accountId);
+  } catch (err: unknown) {
+    deps.logger.warn({ err, orderId: notice.orderId }, `payment ${notice.kind} notice: contact channels not read`);
+    channels = null;
+  }
+  const [bot, email] =
+    channels === null
+      ? (['failed', 'failed'] as const)
+      : await Promise.all([viaBot(deps, notice, channels), viaMail(deps, notice, channels)]);
   deps.metrics.notice(notice.kind, 'bot', bot);
   deps.metrics.notice(notice.kind, 'email', email);
   deps.logger.info(
@@ -35,10 +46,10 @@ export async function tellCustomer(deps: PaymentDeps, notice: CustomerNotice): P
   );
 }
 
-async function viaBot(deps: PaymentDeps, notice: CustomerNotice): Promise<ChannelOutcome> {
+async function viaBot(deps: PaymentDeps, notice: CustomerNotice, channels: ContactChannels): Promise<ChannelOutcome> {
+  const externalId = channels.telegramId;
+  if (externalId === undefined) return 'skipped';
   try {
-    const externalId = await telegramIdOf(deps.db, notice.accountId);
-    if (externalId === undefined) return 'skipped';
     const outcome = await deps.bot.notify({ externalId, kind: notice.bot.kind, params: notice.bot.params });
     return outcome.status;
   } catch (err: unknown) {
@@ -47,10 +58,10 @@ async function viaBot(deps: PaymentDeps, notice: CustomerNotice): Promise<Channe
   }
 }
 
-async function viaMail(deps: PaymentDeps, notice: CustomerNotice): Promise<ChannelOutcome> {
+async function viaMail(deps: PaymentDeps, notice: CustomerNotice, channels: ContactChannels): Promise<ChannelOutcome> {
+  const email = channels.email;
+  if (!email) return 'skipped';
   try {
-    const email = await confirmedEmailOf(deps.db, notice.accountId);
-    if (!email) return 'skipped';
     await deps.mailer.send({ to: email, subject: notice.mail.subject, text: notice.mail.text });
     return 'sent';
   } catch (err: unknown) {
