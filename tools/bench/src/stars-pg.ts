@@ -122,6 +122,7 @@ async function main(): Promise<void> {
   const server = await PrivateCluster.create({
     shared_preload_libraries: 'pg_stat_statements',
     'pg_stat_statements.track': 'top',
+    'pg_stat_statements.track_planning': 'on',
     'pg_stat_statements.max': '10000',
   });
   const postmaster = Number(readFileSync(path.join(server.dir, 'data/postmaster.pid'), 'utf8').split('\n')[0]);
@@ -193,11 +194,13 @@ async function main(): Promise<void> {
     const b = await counters(admin, postmaster);
     const ours = per(a, b, await commitsBetween(admin, a.lsn, b.lsn), payments);
     // Where the statements go: each statement's calls per payment (the list the next cut starts from).
-    const top = await admin.query<{ calls: string; query: string }>(
-      `select calls, regexp_replace(query, '\\s+', ' ', 'g') as query from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database()) and query not like '%stars-pg-bench%' order by calls desc limit 30 ${MARK}`,
+    const top = await admin.query<{ calls: string; plan_ms: number; exec_ms: number; query: string }>(
+      `select calls, total_plan_time as plan_ms, total_exec_time as exec_ms, regexp_replace(query, '\\s+', ' ', 'g') as query from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database()) and query not like '%stars-pg-bench%' order by calls desc limit 30 ${MARK}`,
     );
+    process.stderr.write(`  calls, planning and execution ms per payment, statement:\n`);
+    const perPayment = (v: number | string) => (Number(v) / Math.max(1, payments)).toFixed(3).padStart(7);
     for (const r of top.rows)
-      process.stderr.write(`  ${(Number(r.calls) / Math.max(1, payments)).toFixed(2).padStart(6)} per payment  ${r.query.slice(0, 160)}\n`);
+      process.stderr.write(`  ${(Number(r.calls) / Math.max(1, payments)).toFixed(2).padStart(6)} ${perPayment(r.plan_ms)} ${perPayment(r.exec_ms)}  ${r.query.slice(0, 140)}\n`);
 
     // The peer: the spec's minimum as three autocommit statements, on accounts of this database.
     await signUp(g0.http, concurrency);

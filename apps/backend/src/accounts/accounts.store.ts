@@ -1,5 +1,5 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { DB } from '../db/index.js';
+import type { InferResult, Kysely, Transaction } from 'kysely';
+import { runPrepared, type DB } from '../db/index.js';
 import type { AccountStatus, PlatformKind } from './accounts.table.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
@@ -236,9 +236,10 @@ export interface ContactChannels {
  * The account's contact channels in ONE statement, so a payment notice reads both in one round
  * trip: the telegram identity as telegramIdOf reads it, the address only once confirmed; neither
  * for an account that does not exist or was deleted (deletion drops the identities and the address).
+ * A named prepared statement (kysely compiles the same text every call).
  */
-export async function contactChannelsOf(db: Db, accountId: bigint): Promise<ContactChannels> {
-  const row = await db
+export async function contactChannelsOf(db: Kysely<DB>, accountId: bigint): Promise<ContactChannels> {
+  const query = db
     .selectFrom('accounts')
     .select((eb) => [
       eb.case().when('accounts.email_confirmed_at', 'is not', null).then(eb.ref('accounts.email')).else(null).end().as('email'),
@@ -251,6 +252,7 @@ export async function contactChannelsOf(db: Db, accountId: bigint): Promise<Cont
         .as('telegram_id'),
     ])
     .where('accounts.id', '=', accountId)
-    .executeTakeFirst();
+    .compile();
+  const [row] = await runPrepared<InferResult<typeof query>[number]>(db, 'account_contact_channels', query.sql, query.parameters);
   return { telegramId: row?.telegram_id ?? undefined, email: row?.email ?? undefined };
 }

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Database } from './database.js';
+import { runPrepared, type Database } from './database.js';
 import { migrateDown, migrateToLatest, migrateToZero } from './migrate.js';
 import { migrations } from './migrations/index.js';
 import { freshPostgres } from '../testing/index.js';
@@ -26,6 +26,16 @@ describe('database layer on PostgreSQL', () => {
 
     expect(await migrateToLatest(database.db)).toEqual(names.map((n) => `Up ${n}`));
     expect(await tables(database)).toEqual(expect.arrayContaining(['accounts', 'platform_identities']));
+  });
+
+  it('prepares a statement again when a migration changes what it returns (a column added while it is cached)', async () => {
+    await sql`create table plan_probe (id int primary key)`.execute(database.db);
+    await sql`insert into plan_probe values (1)`.execute(database.db);
+    const read = () => runPrepared<Record<string, unknown>>(database.db, 'plan_probe_all', 'select * from plan_probe where id = $1', [1]);
+    for (let i = 0; i < database.pool.options.max + 2; i += 1) expect(await read()).toEqual([{ id: 1 }]);
+    await sql`alter table plan_probe add column note text not null default 'added'`.execute(database.db);
+    for (let i = 0; i < database.pool.options.max + 2; i += 1) expect(await read()).toEqual([{ id: 1, note: 'added' }]);
+    await sql`drop table plan_probe`.execute(database.db);
   });
 
   it('reads int8 as bigint, beyond 2^53, in rows, aggregates and arrays', async () => {

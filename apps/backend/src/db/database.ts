@@ -42,6 +42,15 @@ export function runPrepared<R>(db: Kysely<DB>, name: string, text: string, value
   return db.executeQuery<R>(CompiledQuery.raw(text, [...values])).then((r) => r.rows);
 }
 
+/** PostgreSQL's refusal of a cached plan whose result type a schema change altered (SQLSTATE 0A000). */
+function isStalePlan(err: unknown): boolean {
+  return (
+    err instanceof Error &&
+    (err as { code?: unknown }).code === '0A000' &&
+    /cached plan must not change result type/.test(err.message)
+  );
+}
+
 /** int8 arrives as text from pg; parse it to bigint (money is int8). */
 function pgTypes(): pg.CustomTypesConfig {
   const builtin = (oid: number): TextParser => pg.types.getTypeParser(oid, 'text') as TextParser;
@@ -76,8 +85,23 @@ export function openDatabase(options: DatabaseOptions): Promise<Database> {
   pool.on('error', () => undefined);
   boundCheckouts(pool, options.jobAcquireTimeoutMs);
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-  const prepared = async <R>(name: string, text: string, values: readonly unknown[]): Promise<R[]> =>
-    (await pool.query<R & pg.QueryResultRow>({ name, text, values: [...values] })).rows;
+  // A migration that changes a table a prepared statement reads (a column added, as a rolling deploy
+  // does while older replicas serve) makes PostgreSQL refuse the cached plan before it runs anything:
+  // every name then moves to a new generation, parsed afresh on each connection, and the call is
+  // repeated once (nothing ran, so repeating is safe).
+  let generation = 0;
+  const prepared = async <R>(name: string, text: string, values: readonly unknown[]): Promise<R[]> => {
+    const seen = generation;
+    const named = () => (generation === 0 ? name : `${name}~${generation}`);
+    try {
+      return (await pool.query<R & pg.QueryResultRow>({ name: named(), text, values: [...values] })).rows;
+    } catch (err: unknown) {
+      if (!isStalePlan(err)) throw err;
+      if (generation === seen) generation += 1;
+      options.logger?.warn({ statement: name, generation }, 'prepared statement plan went stale after a schema change: prepared again');
+      return (await pool.query<R & pg.QueryResultRow>({ name: named(), text, values: [...values] })).rows;
+    }
+  };
   preparedRunners.set(db, prepared);
   return Promise.resolve({ db, pool, close: () => db.destroy() });
 }

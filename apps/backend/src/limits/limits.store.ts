@@ -44,15 +44,16 @@ const TAKE_UNITS = `INSERT INTO rate_limits (key, points, expire)
 /**
  * Takes one unit from each counter of `takes` at `nowMs`, in ONE statement (one write
  * transaction), atomically per row, so every replica sharing the table counts as one. Every take
- * counts, whether or not it goes over; the caller decides what over means.
+ * counts, whether or not it goes over; the caller decides what over means. A named prepared
+ * statement: parsed and planned once per pooled connection.
  */
 export async function takeUnits(store: CounterStore, takes: readonly Take[], nowMs: number): Promise<Count[]> {
   const sorted = [...takes].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  const { rows } = await store.pool.query<{ key: string; points: number; expire: bigint | string | null }>(TAKE_UNITS, [
-    sorted.map((t) => t.key),
-    sorted.map((t) => Math.trunc(t.durationMs)),
-    Math.trunc(nowMs),
-  ]);
+  const { rows } = await store.pool.query<{ key: string; points: number; expire: bigint | string | null }>({
+    name: 'rate_limits_take',
+    text: TAKE_UNITS,
+    values: [sorted.map((t) => t.key), sorted.map((t) => Math.trunc(t.durationMs)), Math.trunc(nowMs)],
+  });
   return rows.map((r) => ({ key: r.key, points: r.points, expire: r.expire === null ? null : Number(r.expire) }));
 }
 

@@ -1,5 +1,6 @@
 import { CompiledQuery, sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
-import type { DB } from '../../db/index.js';
+import { createHash } from 'node:crypto';
+import { runPrepared, type DB } from '../../db/index.js';
 import type { OrdersTable, PaymentEventKind } from '../payments.table.js';
 import { spenderRow, type SpendRefusal } from '../../ledger/index.js';
 
@@ -13,12 +14,57 @@ export async function insertOrder(db: Db, order: Insertable<OrdersTable>): Promi
   return db.insertInto('orders').values(order).returningAll().executeTakeFirstOrThrow();
 }
 
+/** Every column of an order row, named: a prepared statement's result must not follow `*` through a migration. */
+const ORDER_COLUMNS = [
+  'id',
+  'account_id',
+  'product_id',
+  'title',
+  'rail',
+  'provider',
+  'shop',
+  'segment',
+  'amount',
+  'currency',
+  'chips',
+  'hints',
+  'no_ads_days',
+  'no_ads_forever',
+  'state',
+  'created_at',
+  'expires_at',
+  'paid_at',
+  'provider_payment_id',
+  'platform_charge_id',
+  'invoice_link',
+  'confirmation_url',
+  'failure_reason',
+  'refund_id',
+  'refunded_at',
+  'recheck_after',
+  'checkout_hold_until',
+  'platform_user_id',
+  'refund_attempt',
+  'refund_claimed_at',
+  'refund_claimed_by',
+  'refund_hold',
+  'refund_pending_id',
+  'receipt_sent',
+  'refund_receipt_sent',
+  'subscription_period',
+  'pass_until',
+] as const satisfies readonly (keyof OrdersTable)[];
+/** Compile-time check that ORDER_COLUMNS names every column of OrdersTable. */
+const everyOrderColumn: Exclude<keyof OrdersTable, (typeof ORDER_COLUMNS)[number]> extends never ? true : never = true;
+void everyOrderColumn;
+
 /**
  * Opens an order in one statement: locks the ordering account's row FOR SHARE (the ledger's
  * spenderRow, so a block or a delete takes effect on the order at once, whatever a session cache
  * still holds), inserts the order and its `created` payment event only when the account is live
  * and not suspended at `now`, and answers the order or why none was opened. One statement where
- * it was a transaction of four; inside a caller's transaction it runs in that transaction.
+ * it was a transaction of four; on its own it is a named prepared statement (one per set of
+ * columns given), inside a caller's transaction it runs in that transaction.
  */
 export async function insertOpenOrder(
   db: Db,
@@ -26,14 +72,18 @@ export async function insertOpenOrder(
   now: Date,
 ): Promise<{ order: OrderRow; refusal: null } | { order: null; refusal: SpendRefusal }> {
   const columns = Object.entries(order).filter(([, value]) => value !== undefined);
+  const names = columns.map(([name]) => name);
   const text = `WITH s AS MATERIALIZED (${spenderRow('$1', '$2')}),
-o AS (INSERT INTO orders (${columns.map(([name]) => `"${name}"`).join(', ')})
+o AS (INSERT INTO orders (${names.map((name) => `"${name}"`).join(', ')})
       SELECT ${columns.map((_, i) => `$${i + 3}`).join(', ')} FROM s WHERE s.live AND NOT s.suspended
-      RETURNING *),
+      RETURNING ${ORDER_COLUMNS.map((c) => `"${c}"`).join(', ')}),
 e AS (INSERT INTO payment_events (order_id, kind, detail) SELECT id, 'created', '' FROM o)
 SELECT s.live AS open_live, s.suspended AS open_suspended, o.* FROM s LEFT JOIN o ON true`;
   const params: unknown[] = [order.account_id, now, ...columns.map(([, value]) => value)];
-  const { rows } = await db.executeQuery<OrderRow & { open_live: boolean; open_suspended: boolean }>(CompiledQuery.raw(text, params));
+  type Opened = OrderRow & { open_live: boolean; open_suspended: boolean };
+  const rows = db.isTransaction
+    ? (await db.executeQuery<Opened>(CompiledQuery.raw(text, params))).rows
+    : await runPrepared<Opened>(db, `order_open_${createHash('sha1').update(names.join(',')).digest('hex').slice(0, 12)}`, text, params);
   const row = rows[0];
   if (!row?.open_live) return { order: null, refusal: 'caller_required' };
   if (row.open_suspended) return { order: null, refusal: 'account_suspended' };

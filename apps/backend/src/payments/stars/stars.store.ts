@@ -1,5 +1,5 @@
-import { CompiledQuery, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
-import type { DB } from '../../db/index.js';
+import { type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { runPrepared, type DB } from '../../db/index.js';
 import { CREDITABLE_STATES } from '../orders/state.js';
 import { spenderRow } from '../../ledger/index.js';
 import type { UnmatchedPaymentsTable } from '../payments.table.js';
@@ -36,10 +36,14 @@ SELECT (SELECT count(*) FROM o)::int AS found, (SELECT live FROM s) AS live, (SE
  * waits for this hold or is seen by it), then the conditional UPDATE matches only when no hold is
  * live at `now`, so of two approvals racing for one order PostgreSQL re-checks the second on the row
  * the first wrote and it matches nothing. `none`: absent, other rail or price, settled, or held.
+ * Its own transaction, as a named prepared statement.
  */
-export async function holdForCheckout(db: Db, hold: CheckoutHold): Promise<HoldOutcome> {
-  const { rows } = await db.executeQuery<{ found: number; live: boolean | null; suspended: boolean | null; held: number }>(
-    CompiledQuery.raw(HOLD_FOR_CHECKOUT, [hold.orderId, hold.now, hold.holdUntil, [...CREDITABLE_STATES], hold.amount, hold.currency]),
+export async function holdForCheckout(db: Kysely<DB>, hold: CheckoutHold): Promise<HoldOutcome> {
+  const rows = await runPrepared<{ found: number; live: boolean | null; suspended: boolean | null; held: number }>(
+    db,
+    'stars_checkout_hold',
+    HOLD_FOR_CHECKOUT,
+    [hold.orderId, hold.now, hold.holdUntil, [...CREDITABLE_STATES], hold.amount, hold.currency],
   );
   const row = rows[0];
   if (!row || row.found === 0) return 'none';
@@ -60,10 +64,10 @@ export async function releaseCheckoutHold(db: Db, orderId: string, holdUntil: Da
     .execute();
 }
 
-/** True when an unmatched payment names `orderId` as its order. */
-export async function unmatchedForOrder(db: Db, orderId: string): Promise<boolean> {
-  const recorded = await db.selectFrom('unmatched_payments').select('id').where('order_id', '=', orderId).limit(1).executeTakeFirst();
-  return recorded !== undefined;
+/** True when an unmatched payment names `orderId` as its order (a named prepared statement). */
+export async function unmatchedForOrder(db: Kysely<DB>, orderId: string): Promise<boolean> {
+  const query = db.selectFrom('unmatched_payments').select('id').where('order_id', '=', orderId).limit(1).compile();
+  return (await runPrepared(db, 'stars_unmatched_for_order', query.sql, query.parameters)).length > 0;
 }
 
 /** True when an order was credited by the platform charge `platformChargeId`. */
