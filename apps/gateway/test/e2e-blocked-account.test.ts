@@ -123,7 +123,15 @@ describe('e2e: a block takes effect at once for every money operation, whatever 
       webCard: await order(web, 'card'),
       tgBuy: await buy(tg),
       tgStars: await order(tg, 'stars'),
-    }).toMatchObject({ webBuy: refused, webCard: refused, tgBuy: refused, tgStars: refused });
+    }).toMatchObject({
+      webBuy: refused,
+      webCard: refused,
+      tgBuy: refused,
+      // A stars order asks the bot for its link before the one statement that locks the account and
+      // inserts; no bot is linked here, so it ends there (with a bot it is 403 account_suspended and
+      // the link names no order: apps/backend/test/blocked-account.test.ts). Nothing is written either way.
+      tgStars: { status: 503, body: { error: { code: 'bot_unavailable' } } },
+    });
     expect(await written(web, tg)).toEqual(before);
     expect(stack.provider.control.payments().length).toBe(payments);
     // The gateway still serves the cached sessions (a fresh resolve would be refused): the refusals
