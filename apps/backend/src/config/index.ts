@@ -54,7 +54,9 @@ export const backendConfigSchema = z
       LISTENER_CAP_DEFAULTS.BACKEND_METRICS_MAX_CONNECTIONS,
       'Most connections open at once on the `/metrics` listener; one more is closed as soon as it is accepted and counted.',
     ),
-    DB_POOL_MAX: env.int(20, 1, 500).describe('PostgreSQL connection pool size.'),
+    DB_POOL_MAX: env
+      .int(20, 1, 500)
+      .describe('PostgreSQL connection pool size; each backend holds one connection more, its catalog listener (LISTEN catalog_changed).'),
     DB_STATEMENT_TIMEOUT_MS: env.int(10_000, 100, 600_000).describe('Per-statement timeout, in ms.'),
     DB_ACQUIRE_TIMEOUT_MS: env
       .int(5_000, 1, 15_000)
