@@ -1,7 +1,8 @@
-import express, { type Express } from 'express';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
 import type { Registry } from 'prom-client';
 import type { Logger } from '@wordgame/logging';
-import { NOTIFICATION_BODY_LIMIT, NOTIFICATIONS_PATH, createApiRouter } from './api/index.js';
+import { NOTIFICATION_BODY_LIMIT, NOTIFICATIONS_PATH, WALLET_PATH, createApiRouter, fixedChain, runChain } from './api/index.js';
 import { stripTrustHeaders, backendSessionResolver, SessionCache } from './auth/index.js';
 import { checkBackend, type BackendClients } from './backend/index.js';
 import { MAX_IN_FLIGHT_DEFAULT } from './config.js';
@@ -35,6 +36,11 @@ export interface HttpDeps {
   draining?: () => boolean;
   /** GATEWAY_MAX_IN_FLIGHT: REST requests (`/api/v1`, `/_gm/api`) in progress at once; one more is shed at the door. */
   maxInFlight?: number;
+  /**
+   * Serve `GET /api/v1/user/wallet` by the direct route (default true); false sends it through
+   * Express's router like every other request. Only the test that proves both alike turns it off.
+   */
+  directWallet?: boolean;
 }
 
 /** Largest JSON body the REST edge reads; anything larger is 413 `body_too_large`. */
@@ -48,7 +54,11 @@ export const JSON_BODY_LIMIT = '64kb';
  * behind a door (after the body parsers) that sheds what is over GATEWAY_MAX_IN_FLIGHT (503 `overloaded`, Retry-After),
  * and JSON errors for everything else (`/metrics` is not here: it has its own listener).
  * Every response carries `x-request-id`; every request gets `req.clientAddress`; bigints in JSON
- * bodies are written as decimal strings.
+ * bodies are written as decimal strings. `GET /api/v1/user/wallet` exactly as written, without a
+ * body, takes the direct route: the very handlers the Express path runs for it (request context,
+ * draining, trust headers, door, the operation's chain, the error handler), without the walk
+ * through Express's router to reach them; every other request (HEAD, a query, another case or a
+ * trailing slash included) goes to Express.
  */
 export function createHttpApp({
   logger,
@@ -63,18 +73,21 @@ export function createHttpApp({
   now = Date.now,
   draining = () => false,
   maxInFlight = MAX_IN_FLIGHT_DEFAULT,
-}: HttpDeps): Express {
+  directWallet = true,
+}: HttpDeps): RequestListener {
   const app = express();
   app.disable('x-powered-by');
   // API answers are per caller and never revalidated; hashing every body for an ETag was wasted CPU.
   app.set('etag', false);
   app.set('trust proxy', trustProxy);
   app.set('json replacer', bigintAsString);
-  app.use(requestContext(app, logger));
-  app.use((_req, res, next) => {
+  const context = requestContext(app, logger);
+  const closeWhenDraining: RequestHandler = (_req, res, next) => {
     if (draining()) res.setHeader('connection', 'close');
     next();
-  });
+  };
+  app.use(context);
+  app.use(closeWhenDraining);
 
   app.get('/livez', (_req, res) => {
     res.json({ status: 'ok' });
@@ -104,17 +117,59 @@ export function createHttpApp({
   app.use(NOTIFICATIONS_PATH, express.raw({ type: () => true, limit: NOTIFICATION_BODY_LIMIT }));
   app.use(['/api/v1', '/_gm/api'], express.json({ limit: JSON_BODY_LIMIT }));
   // After the bodies are read: a client trickling its body holds no place at the door.
-  app.use(['/api/v1', '/_gm/api'], createDoor(maxInFlight, registry));
-  app.use(
-    createApiRouter({
-      backend,
-      sessions: backendSessionResolver(backend.account, new SessionCache(sessionCacheMs)),
-      metrics: createApiMetrics(registry),
-    }),
-  );
+  const door = createDoor(maxInFlight, registry);
+  app.use(['/api/v1', '/_gm/api'], door);
+  const api = createApiRouter({
+    backend,
+    sessions: backendSessionResolver(backend.account, new SessionCache(sessionCacheMs)),
+    metrics: createApiMetrics(registry),
+  });
+  app.use(api);
 
   if (consoleOptions) app.use('/_gm', createConsoleRouter(consoleOptions));
   app.use(notFound);
-  app.use(errorHandler(logger));
-  return app;
+  const onError = errorHandler(logger);
+  app.use(onError);
+
+  const walletChain = fixedChain(api, 'GET', WALLET_PATH);
+  if (!directWallet || walletChain === undefined) return app;
+  // What a body-less GET of the wallet meets on the Express path, in order (the page routers and
+  // the notification parser do not match it; the JSON parser skips a request without a body).
+  const walletRoute = [context, closeWhenDraining, stripTrustHeaders, door, ...walletChain];
+  return (req, res) => {
+    if (!isDirectWallet(req)) {
+      app(req, res);
+      return;
+    }
+    const [request, response] = asExpress(app, req, res);
+    runChain(walletRoute, request, response, (err?: unknown) => {
+      if (err === undefined) notFound(request, response, noNext);
+      else onError(err, request, response, noNext);
+    });
+  };
 }
+
+/** `GET /api/v1/user/wallet` exactly (no query, case or slash variant) and no body: nothing for a parser to read. */
+function isDirectWallet(req: IncomingMessage): boolean {
+  return (
+    req.method === 'GET' &&
+    req.url === WALLET_PATH &&
+    req.headers['content-length'] === undefined &&
+    req.headers['transfer-encoding'] === undefined
+  );
+}
+
+/** Makes a request and its response the app's, as Express's `app.handle` does before routing (its router sets the URL fields). */
+function asExpress(app: Express, req: IncomingMessage, res: ServerResponse): [Request, Response] {
+  const request = Object.setPrototypeOf(req, app.request) as Request;
+  const response = Object.setPrototypeOf(res, app.response) as Response;
+  request.res = response;
+  response.req = request;
+  response.locals = Object.create(null) as Record<string, unknown>;
+  request.baseUrl = '';
+  request.originalUrl = request.url;
+  return [request, response];
+}
+
+/** The `next` of the last handlers: they answer, never pass on. */
+function noNext(): void {}

@@ -1,26 +1,6 @@
 import http from 'node:http';
-import http2 from 'node:http2';
-import type { AddressInfo } from 'node:net';
 import { startEdge, type Edge } from './support/edge.js';
-
-/** An h2c "backend" that takes every call and never answers: what the gateway sees of a backend that is behind. */
-async function silentBackend(): Promise<{ url: string; calls: () => number; close(): Promise<void> }> {
-  let calls = 0;
-  const server = http2.createServer();
-  const open: http2.ServerHttp2Session[] = [];
-  server.on('session', (s) => open.push(s));
-  server.on('stream', () => (calls += 1));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    calls: () => calls,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        for (const s of open) s.destroy();
-      }),
-  };
-}
+import { silentBackend, type SilentBackend } from './support/silent-backend.js';
 
 /** One request on its own connection, as the player holding `token`; resolves with its answer, or stays pending (the returned `abort` ends it). */
 function request(
@@ -54,7 +34,7 @@ async function until(check: () => Promise<boolean> | boolean): Promise<void> {
 const gauge = (text: string, name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1] ?? Number.NaN);
 
 describe('the door: overload is refused before any work, admitted work is served', () => {
-  let backend: Awaited<ReturnType<typeof silentBackend>>;
+  let backend: SilentBackend;
   let edge: Edge;
   beforeAll(async () => {
     backend = await silentBackend();

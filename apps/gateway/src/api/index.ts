@@ -5,5 +5,7 @@
  * data export's reader because the console downloads the same document.
  */
 export { createApiRouter } from './router.js';
+export { fixedChain, runChain } from './mount.js';
+export { WALLET_PATH } from './wallet/operations.js';
 export { NOTIFICATION_BODY_LIMIT, NOTIFICATIONS_PATH } from './notifications/operations.js';
 export { exportAccountBody, readAccountExport } from './privacy/operations.js';

@@ -18,6 +18,8 @@ export interface MountedRoute {
 
 /** The fixed-path routes `mountOperations` put on each router (they are not Express routes, so not in its stack). */
 const fixedRoutes = new WeakMap<Router, MountedRoute[]>();
+/** Each router's fixed-path handler chains by `routeKey`: what its lookup middleware runs. */
+const fixedChains = new WeakMap<Router, Map<string, RequestHandler[]>>();
 
 /**
  * Every route mounted on `router`: its Express routes (path parameters, streams, anything mounted
@@ -52,7 +54,8 @@ export function mountOperations(router: Router, operations: readonly Operation[]
   const operator = requireOperator();
   const session = authenticate(deps.sessions, false);
   const trusted = authenticate(deps.sessions, true);
-  const fixed = new Map<string, RequestHandler[]>();
+  const fixed = fixedChains.get(router) ?? new Map<string, RequestHandler[]>();
+  fixedChains.set(router, fixed);
   const listed = fixedRoutes.get(router) ?? [];
   fixedRoutes.set(router, listed);
   for (const op of operations) {
@@ -94,14 +97,26 @@ export function mountOperations(router: Router, operations: readonly Operation[]
   });
 }
 
+/**
+ * The handlers `router` runs for a fixed-path operation (naming, auth, the handler), exactly those
+ * its lookup would pick for `method path`; undefined when no fixed operation is mounted there. The
+ * edge's direct route (http-app.ts) runs them without Express's router, so both paths share one chain.
+ */
+export function fixedChain(router: Router, method: string, path: string): readonly RequestHandler[] | undefined {
+  return fixedChains.get(router)?.get(routeKey(method, path));
+}
+
 /** The lookup key of a fixed route: Express matches paths case-insensitively, a trailing slash optional. */
 function routeKey(method: string, path: string): string {
   const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
   return `${method} ${trimmed.toLowerCase()}`;
 }
 
-/** Runs handlers in order as an Express route does: `next(err)` or a rejected promise ends in `done(err)`. */
-function runChain(chain: readonly RequestHandler[], req: Request, res: Response, done: NextFunction): void {
+/**
+ * Runs handlers in order as an Express route does: `next(err)` or a rejected promise ends in
+ * `done(err)`, `next()` past the last handler (or `next('route')`) in `done()`.
+ */
+export function runChain(chain: readonly RequestHandler[], req: Request, res: Response, done: NextFunction): void {
   let index = 0;
   const step = (err?: unknown): void => {
     if (err !== undefined && err !== null) {

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { createLogger } from '@wordgame/logging';
@@ -20,7 +20,13 @@ export interface Edge {
 /** Starts the real HTTP edge (createHttpApp) against a backend URL, on 127.0.0.1:0. */
 export async function startEdge(
   backendUrl: string,
-  options: { sessionCacheMs?: number; draining?: () => boolean; maxInFlight?: number } = {},
+  options: {
+    sessionCacheMs?: number;
+    draining?: () => boolean;
+    maxInFlight?: number;
+    directWallet?: boolean;
+    trustProxy?: boolean | number | string[];
+  } = {},
 ): Promise<Edge> {
   const logs: Record<string, unknown>[] = [];
   const sink = new Writable({
@@ -30,7 +36,7 @@ export async function startEdge(
     },
   });
   const registry = createRegistry();
-  const app = createHttpApp({
+  const handler = createHttpApp({
     logger: createLogger('gateway-test', 'info', sink),
     registry,
     backend: createBackendClients(backendUrl, TEST_SERVICE_TOKENS.BACKEND_SERVICE_TOKEN),
@@ -39,7 +45,7 @@ export async function startEdge(
     ...options,
   });
   const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    const s = createServer(handler).listen(0, '127.0.0.1', () => resolve(s));
   });
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,

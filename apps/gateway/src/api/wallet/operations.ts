@@ -22,6 +22,9 @@ const historyQuery = z
   })
   .strict();
 
+/** The wallet's own route: `wallet.get` (the hottest player read, also served by the edge's direct route) and `wallet.buy`. */
+export const WALLET_PATH = '/api/v1/user/wallet';
+
 /**
  * The wallet operations of the spec: `wallet.catalog`, `wallet.get` (view-only, any session) and
  * `wallet.buy` (a trusted session only: an untrusted one is refused here with 403
@@ -51,7 +54,7 @@ export function walletOperations(backend: BackendClients): Operation[] {
     {
       name: 'wallet.get',
       method: 'get',
-      path: '/api/v1/user/wallet',
+      path: WALLET_PATH,
       auth: 'session',
       doc: {
         tag: 'wallet',
@@ -90,7 +93,7 @@ export function walletOperations(backend: BackendClients): Operation[] {
     {
       name: 'wallet.buy',
       method: 'post',
-      path: '/api/v1/user/wallet',
+      path: WALLET_PATH,
       auth: 'trusted_session',
       doc: {
         tag: 'wallet',
