@@ -108,7 +108,7 @@ export default tseslint.config(
           enforceBuildableLibDependency: false,
           allow: [
             '^\\.\\./\\.\\./\\.\\./apps/(backend/src/config/index|gateway/src/config|bot/src/config)\\.js$',
-            '^\\.\\./\\.\\./\\.\\./apps/backend/src/(db/schema|game/nats-bus|helpdesk/metrics|makegoods/metrics|metrics/index|metrics/registry|privacy/metrics|promos/metrics|reconciliation/metrics)\\.js$',
+            '^\\.\\./\\.\\./\\.\\./apps/backend/src/(catalog/metrics|db/schema|game/nats-bus|helpdesk/metrics|makegoods/metrics|metrics/index|metrics/registry|privacy/metrics|promos/metrics|reconciliation/metrics)\\.js$',
             '^\\.\\./\\.\\./\\.\\./apps/gateway/src/(console/backend|http/backend-errors|http/metrics|metrics/(botlink-metrics|cluster-metrics|internal-metrics|listener-metrics|registry))\\.js$',
             '^\\.\\./\\.\\./(devstack|mailcatcher|platform-emulator|provider-emulator)/src/config\\.js$',
             // The modules reference reads the import graph and table owners the CI checks compute.
