@@ -61,6 +61,16 @@ describe('a quota takes its account and address counters in one statement', () =
     expect((await rows())['order_acct:7']).toEqual({ points: 2, expire: clock + HOUR_MS });
   });
 
+  it('keeps its counters in an UNLOGGED table: a take writes no WAL for the rows and waits for no WAL flush', async () => {
+    // (Measured while writing this: two counters taken again wrote 296 bytes of WAL logged and only the
+    // commit record unlogged; WAL is the whole cluster's, shared with suites running beside this one,
+    // so the test checks the table's persistence rather than the bytes.)
+    const persistence = await pg.pool.query<{ relpersistence: string }>(
+      `select relpersistence from pg_class where relname = 'rate_limits'`,
+    );
+    expect(persistence.rows[0]?.relpersistence).toBe('u');
+  });
+
   it('refuses with rate_limited and the wait left, and a refused call still counts on both counters', async () => {
     const quota = quotaOver({ store: { kind: 'postgres', pool: pg.pool }, now }, ACCOUNT, ADDRESS);
     expect(await outcome(quota.take(8n, '198.51.100.1'))).toBeNull();

@@ -26,6 +26,7 @@ import * as m0170 from './0170_promo_codes.js';
 import * as m0180 from './0180_make_goods.js';
 import * as m0181 from './0181_daily_totals_product.js';
 import * as m0182 from './0182_catalog_notify.js';
+import * as m0183 from './0183_rate_limits_unlogged.js';
 import * as m0130 from './0130_bot_forgets.js';
 import * as m0120 from './0120_support_cases.js';
 
@@ -63,4 +64,5 @@ export const migrations: Record<string, Migration> = {
   '0180_make_goods': m0180,
   '0181_daily_totals_product': m0181,
   '0182_catalog_notify': m0182,
+  '0183_rate_limits_unlogged': m0183,
 };
