@@ -57,7 +57,11 @@ describe('stars rail over Connect on PostgreSQL', () => {
         .select((eb) => [
           'orders.id',
           'orders.invoice_link',
-          eb.selectFrom('payment_events').select(eb.fn.countAll<string>().as('n')).whereRef('payment_events.order_id', '=', 'orders.id').as('n'),
+          eb
+            .selectFrom('payment_events')
+            .select(eb.fn.countAll<string>().as('n'))
+            .whereRef('payment_events.order_id', '=', 'orders.id')
+            .as('n'),
         ])
         .where('account_id', '=', accountId)
         .execute()
@@ -134,7 +138,11 @@ describe('stars rail over Connect on PostgreSQL', () => {
     expect(minted).toHaveLength(2);
     expect(await ordersOf(blocked)).toEqual([]);
     expect(
-      await h.database.db.selectFrom('payment_events').select('id').where('order_id', '=', minted[1] ?? '').execute(),
+      await h.database.db
+        .selectFrom('payment_events')
+        .select('id')
+        .where('order_id', '=', minted[1] ?? '')
+        .execute(),
     ).toEqual([]);
   });
 

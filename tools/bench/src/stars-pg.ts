@@ -200,7 +200,9 @@ async function main(): Promise<void> {
     process.stderr.write(`  calls, planning and execution ms per payment, statement:\n`);
     const perPayment = (v: number | string) => (Number(v) / Math.max(1, payments)).toFixed(3).padStart(7);
     for (const r of top.rows)
-      process.stderr.write(`  ${(Number(r.calls) / Math.max(1, payments)).toFixed(2).padStart(6)} ${perPayment(r.plan_ms)} ${perPayment(r.exec_ms)}  ${r.query.slice(0, 140)}\n`);
+      process.stderr.write(
+        `  ${(Number(r.calls) / Math.max(1, payments)).toFixed(2).padStart(6)} ${perPayment(r.plan_ms)} ${perPayment(r.exec_ms)}  ${r.query.slice(0, 140)}\n`,
+      );
 
     // The peer: the spec's minimum as three autocommit statements, on accounts of this database.
     await signUp(g0.http, concurrency);

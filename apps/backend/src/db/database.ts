@@ -45,9 +45,7 @@ export function runPrepared<R>(db: Kysely<DB>, name: string, text: string, value
 /** PostgreSQL's refusal of a cached plan whose result type a schema change altered (SQLSTATE 0A000). */
 function isStalePlan(err: unknown): boolean {
   return (
-    err instanceof Error &&
-    (err as { code?: unknown }).code === '0A000' &&
-    /cached plan must not change result type/.test(err.message)
+    err instanceof Error && (err as { code?: unknown }).code === '0A000' && /cached plan must not change result type/.test(err.message)
   );
 }
 
