@@ -115,6 +115,21 @@ describe('stars rail over Connect on PostgreSQL', () => {
     expect(await ordersOf(id)).toEqual([]);
   });
 
+  it.each([
+    ['a script URL', 'javascript:alert(1)'],
+    ['another host', 'https://t.me.evil.example/$abc'],
+    ['plain http', 'http://t.me/$abc'],
+    ['credentials in the URL', 'https://user@t.me/$abc'],
+    ['not a URL', 'not a link'],
+    ['an oversized link', `https://t.me/$${'a'.repeat(3000)}`],
+  ])('refuses %s as a minted link (502 bot_delivery_failed) and opens no order', async (_name, link) => {
+    const id = await telegramAccount(h.database.db, `2096${link.length}`);
+    bot.respond = (c) =>
+      c.payload.case === 'createInvoice' ? { outcome: gatewayApi.Outcome.DELIVERED, result: link } : { outcome: gatewayApi.Outcome.NO_BOT };
+    expect(await failure(createOrder(payments, id, 'telegram', pack, 'stars'))).toEqual({ code: 14, errorCode: 'bot_delivery_failed' });
+    expect(await ordersOf(id)).toEqual([]);
+  });
+
   it('inserts the order with the link minted for its id, and refuses a blocked account after minting: its link has no order, no event', async () => {
     const id = await telegramAccount(h.database.db, '2098');
     const minted: string[] = [];

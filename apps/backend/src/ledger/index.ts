@@ -7,7 +7,6 @@ export {
   type BuyRow,
   type GrantAmounts,
   lockHintBenefits,
-  lockSpender,
   openWallet,
   orderCredit,
   type OrderCredit,

@@ -14,6 +14,26 @@ import { failPendingOrder, insertOpenOrder, orderingAccount, recordEvent, setPro
 import { ORDER_LIFETIME_MS, STARS_PROVIDER } from './state.js';
 import { requireOnOffer, requireUnderLimit } from './limit.js';
 
+/** The longest invoice link an order keeps (Telegram's are a few dozen characters). */
+const MAX_INVOICE_LINK = 2048;
+
+/**
+ * Whether a minted link is what createInvoiceLink returns: an https link on t.me (or telegram.me),
+ * of bounded length. The link goes to the player's wallet page as the way to pay, so anything else
+ * a bot (or whoever answers in its name) sends back is refused rather than shown.
+ */
+function isInvoiceLink(link: string): boolean {
+  if (link.length > MAX_INVOICE_LINK) return false;
+  try {
+    const url = new URL(link);
+    return (
+      url.protocol === 'https:' && (url.hostname === 't.me' || url.hostname === 'telegram.me') && url.username === '' && url.port === ''
+    );
+  } catch {
+    return false;
+  }
+}
+
 /** The one currency of the stars rail (whole stars). */
 const STARS_CURRENCY = 'XTR';
 
@@ -174,6 +194,13 @@ export async function createOrder(
     if (outcome.status !== 'delivered' || outcome.result === '') {
       deps.logger.warn({ orderId: base.id, outcome: outcome.status }, 'create_invoice not delivered');
       throw paymentError('bot_unavailable', 'the payment bot is not reachable right now; try again shortly');
+    }
+    if (!isInvoiceLink(outcome.result)) {
+      deps.logger.warn(
+        { orderId: base.id, length: outcome.result.length },
+        'create_invoice answered something that is not a Telegram link',
+      );
+      throw paymentError('bot_delivery_failed', 'the payment bot could not create the invoice: an unexpected transport or render failure');
     }
     return openOrder(deps, { ...base, provider: STARS_PROVIDER, shop: null, invoice_link: outcome.result }, product, now);
   }
